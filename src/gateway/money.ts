@@ -1,0 +1,136 @@
+/**
+ * The one money module. Inside the code money is an integer number of cents (a safe integer); on the wire it is an
+ * exact decimal. Conversions go through strings, never through float arithmetic, so `10.1` is 1010 cents and not
+ * 1009.9999.
+ */
+
+/** Integer cents. A plain number, but always a safe integer. */
+export type Cents = number;
+
+/** Raised for an amount that is not exactly representable in cents. */
+export class MoneyFormatError extends Error {
+  constructor(
+    message: string,
+    readonly input: unknown,
+  ) {
+    super(message);
+    this.name = 'MoneyFormatError';
+  }
+}
+
+const DECIMAL = /^([+-])?(\d+)(?:\.(\d{1,2}))?$/;
+
+/** Throws unless `value` is a safe integer number of cents. */
+export function assertCents(value: unknown, field = 'amount'): asserts value is Cents {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw new MoneyFormatError(`${field} must be an integer number of cents, got ${String(value)}`, value);
+  }
+}
+
+/**
+ * Parses `"10.5"`, `"10.50"`, `"-3"` (a dot decimal with at most two places) to cents.
+ * More than two decimal places is an error, not a rounding.
+ */
+export function decimalStringToCents(text: string): Cents {
+  const m = DECIMAL.exec(text.trim());
+  if (!m) throw new MoneyFormatError(`not a decimal amount with at most two places: "${text}"`, text);
+  const [, sign, units, fraction = ''] = m;
+  const cents = Number(units) * 100 + Number(fraction.padEnd(2, '0'));
+  if (!Number.isSafeInteger(cents)) throw new MoneyFormatError(`amount out of range: "${text}"`, text);
+  return sign === '-' && cents !== 0 ? -cents : cents;
+}
+
+/**
+ * Parses a Brazilian formatted amount: `"R$ 1.234,56"`, `"1.234,56"`, `"R$ -0,50"`, `"-R$ 10,00"`.
+ * Dots group thousands and the comma separates cents, as pt-BR writes money.
+ */
+export function brlStringToCents(text: string): Cents {
+  let s = text.replace(/\u00a0/g, ' ').trim();
+  let negative = false;
+  if (s.startsWith('-')) {
+    negative = true;
+    s = s.slice(1).trim();
+  }
+  if (s.startsWith('R$')) s = s.slice(2).trim();
+  if (s.startsWith('-')) {
+    negative = !negative;
+    s = s.slice(1).trim();
+  }
+  if (!/^\d{1,3}(\.\d{3})*(,\d{1,2})?$|^\d+(,\d{1,2})?$/.test(s)) {
+    throw new MoneyFormatError(`not a formatted BRL amount: "${text}"`, text);
+  }
+  const [units, fraction = ''] = s.replace(/\./g, '').split(',');
+  const cents = decimalStringToCents(`${units}.${fraction.padEnd(2, '0')}`);
+  return negative && cents !== 0 ? -cents : cents;
+}
+
+/**
+ * Reads any amount the service sends: a JSON number (`10.5`), a decimal string (`"10.50"`) or a formatted currency
+ * string (`"R$ 1.234,56"`). A number is read through its shortest decimal text, which is exact for every amount
+ * with at most two decimal places.
+ */
+export function toCents(value: number | string): Cents {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new MoneyFormatError(`amount is not finite: ${value}`, value);
+    const text = String(value);
+    if (/e/i.test(text)) throw new MoneyFormatError(`amount out of range: ${text}`, value);
+    return decimalStringToCents(text);
+  }
+  if (typeof value !== 'string') throw new MoneyFormatError(`not an amount: ${String(value)}`, value);
+  const s = value.trim();
+  if (s.includes(',') || s.includes('R$')) return brlStringToCents(s);
+  // A dotted value with exactly three digits after a dot is a pt-BR thousands group ("1.234"), not a decimal.
+  if (/^-?\d{1,3}(\.\d{3})+$/.test(s)) return brlStringToCents(s);
+  return decimalStringToCents(s);
+}
+
+/** Like `toCents`, but `null`/`undefined`/`""` read as `null`. */
+export function toCentsOrNull(value: number | string | null | undefined): Cents | null {
+  if (value === null || value === undefined || value === '') return null;
+  return toCents(value);
+}
+
+/** Cents to a decimal string with two places: `1050` → `"10.50"`. */
+export function centsToDecimalString(cents: Cents): string {
+  assertCents(cents);
+  const negative = cents < 0;
+  const abs = Math.abs(cents);
+  const units = Math.trunc(abs / 100);
+  const fraction = String(abs % 100).padStart(2, '0');
+  return `${negative ? '-' : ''}${units}.${fraction}`;
+}
+
+/**
+ * Cents to the JSON number the service expects on the wire: `1050` → `10.5`. The number is parsed from the exact
+ * decimal text, so its JSON serialization is that text (minus trailing zeros).
+ */
+export function centsToWireNumber(cents: Cents): number {
+  return Number(centsToDecimalString(cents));
+}
+
+/** Cents to pt-BR currency text: `123456` → `"R$ 1.234,56"`. */
+export function formatBrl(cents: Cents): string {
+  const [units, fraction] = centsToDecimalString(Math.abs(cents)).split('.');
+  const grouped = units.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${cents < 0 ? '-' : ''}R$ ${grouped},${fraction}`;
+}
+
+/** Sum of cents, checked to stay a safe integer. */
+export function sumCents(values: readonly Cents[]): Cents {
+  let total = 0;
+  for (const v of values) {
+    assertCents(v);
+    total += v;
+  }
+  assertCents(total, 'sum');
+  return total;
+}
+
+/** `unitCents × quantity`, checked to stay a safe integer. */
+export function multiplyCents(unitCents: Cents, quantity: number): Cents {
+  assertCents(unitCents);
+  if (!Number.isSafeInteger(quantity)) throw new MoneyFormatError(`quantity must be an integer: ${quantity}`, quantity);
+  const total = unitCents * quantity;
+  assertCents(total, 'line total');
+  return total;
+}

@@ -1,0 +1,366 @@
+/**
+ * The service's wire format, field for field as the spec writes it (§2, §4) plus the conventions of
+ * `docs/gateway-assumptions.md` (A-numbers below). These types describe JSON on the wire: amounts are numbers or
+ * strings exactly as sent, never cents. Code outside `gateway/` should use the normalized `Invoice` instead.
+ */
+
+/** `api` block of every envelope (§9.1). */
+export interface WireApiInfo {
+  by: string;
+  version: string;
+  updated: string;
+}
+
+/** Fields every response envelope carries (§2.1, §7.1). */
+export interface WireEnvelope {
+  date: string;
+  success: boolean;
+  error: boolean;
+  type: string;
+  api: WireApiInfo;
+}
+
+/** Status block of the current shape (§2.1). `code` is the field to rely on. */
+export interface WireStatus {
+  text: string;
+  sub_text: string;
+  code: number;
+  title: string;
+  description: string;
+  details: unknown | null;
+}
+
+export interface WirePix {
+  image: string | null;
+  payload: string | null;
+  status: string | null;
+  ete: { id: string | null; refund_id: string | null };
+}
+
+export interface WireRefunds {
+  possbile: boolean | null;
+  total: number | null;
+  brl: string | null;
+  data: string | null;
+}
+
+/** `invoice` object of the current shape (§2.1, reported version 3.x). */
+export interface WireInvoiceCurrent {
+  currency: string;
+  id: string;
+  uuid: string;
+  invoice_id: string;
+  token: string;
+  referrer: string;
+  card: {
+    type: string | null;
+    tid: string | null;
+    token: string | null;
+    bin: string | null;
+    last4: string | null;
+    number: string | null;
+    brand: string | null;
+    acquirer: string | null;
+    expire: string | null;
+    holder: { name: string | null; document: string | null };
+  };
+  created_at: string;
+  due_at: { day: string; original: string };
+  links: { url: string | null };
+  installments: string;
+  products: Array<{
+    image: string;
+    description: string;
+    quantity: number;
+    discount: string;
+    price_cents: number;
+  }>;
+  customer: { id: string };
+  subscription: { id: string | null };
+  secure: { id: string | null; url: string | null };
+  amount: { gross: number; net: number; fees: number; discount: number; shipping: string };
+  pix: WirePix;
+  billet: { line: string; barcode: string; download: string | null; image: string } | null;
+  payment: {
+    total: number | string | null;
+    fees: number | string | null;
+    dates: { system: string | null; customer: string | null; captured: string | null };
+  };
+  split: { id: string | null; rules: unknown | null };
+  refunds: WireRefunds;
+  webhook: unknown | null;
+  status: WireStatus;
+}
+
+/** Current-shape response to invoice creation and refund (§2.1, A8). */
+export interface WireInvoiceCurrentResponse extends WireEnvelope {
+  __seconds: number;
+  invoice: WireInvoiceCurrent;
+}
+
+/** `fatura` object of the legacy shape (§2.2, reported version 1.x). */
+export interface WireFatura {
+  moeda: string;
+  id: string;
+  /** Present (as a number) in the due-date response, absent in the cancellation response. */
+  uuid?: number;
+  invoice_id: string;
+  token: string | null;
+  cartao: {
+    tid: string | null;
+    token: string | null;
+    bin: string | null;
+    numero: string | null;
+    bandeira: string | null;
+  };
+  criacao: string;
+  vencimento: { dia: string; original: string };
+  assinatura: { id: string | null };
+  secure: { id: string | null; url: string | null };
+  parcelas: number;
+  produtos: Array<{
+    id: string;
+    description: string;
+    price_cents: number;
+    quantity: number;
+    created_at: string;
+    updated_at: string;
+    price: string;
+  }>;
+  cliente: { id: string; name: string; external: string | null };
+  externo: { url: string; fatura: string; bankSlipUrl: string };
+  /** Types not shown in the spec; the sandbox sends decimal strings (A1). */
+  valores: {
+    bruto: number | string;
+    liquido: number | string;
+    original: number | string;
+    juros: number | string;
+    desconto: number | string;
+    taxas: number | string;
+  };
+  pix: WirePix;
+  billet: unknown | null;
+  /** The cancellation response carries only `text`. */
+  status: Partial<WireStatus> & { text: string };
+  pagamento: {
+    total: number | string | null;
+    taxas: number | string | null;
+    datas: { sistema: string | null; cliente: string | null; capturado: string | null };
+  };
+  nossoNumero: string;
+  referencia: string;
+  split: { id: string | null; rules: unknown | null };
+  refunds: { possbile: boolean | null; total: number; brl: string; data: string | null };
+}
+
+/** Legacy-shape response to due-date change and cancellation (§2.2). */
+export interface WireInvoiceLegacyResponse {
+  date: string;
+  success: boolean;
+  error: boolean;
+  type: string;
+  tipo: string;
+  api: WireApiInfo;
+  /** Cancellation response only. */
+  req?: unknown | null;
+  fatura: WireFatura;
+}
+
+/** Page block of list responses (A7). */
+export interface WirePagination {
+  page: number;
+  limit: number;
+  total: number;
+  pages: number;
+}
+
+/** List invoices response (A7). */
+export interface WireInvoiceListResponse extends WireEnvelope {
+  invoices: WireInvoiceCurrent[];
+  pagination: WirePagination;
+}
+
+/** Error body (A6). */
+export interface WireErrorBody extends Partial<WireEnvelope> {
+  code?: string;
+  message?: string;
+  errors?: Record<string, string[]>;
+  required_scope?: string;
+  status_code?: number;
+}
+
+/** Address of `client.address` (§4.2). */
+export interface WireAddress {
+  street: string;
+  number: string;
+  district: string;
+  city: string;
+  /** Two-letter state (UF for Brazil). */
+  state: string;
+  /** Digits only. */
+  zipcode: string;
+  /** ISO 3166-1 alpha-3. */
+  country: string;
+}
+
+/** Create invoice request body (§4.2, A3). */
+export interface WireCreateInvoiceRequest {
+  client: {
+    name?: string;
+    document?: string;
+    email?: string;
+    phone?: string;
+    address?: WireAddress;
+    ip?: string;
+  };
+  ecommerce?: { store_id: number; checkout: number };
+  payment: {
+    product_type?: number;
+    id?: string;
+    type?: number;
+    due_at?: string;
+    referrer?: string;
+    installments?: number;
+    order_url?: string;
+    store_url?: string;
+    webhook?: string;
+    discount?: number;
+    products?: Array<{
+      id: string;
+      image?: string;
+      title: string;
+      qnt: number;
+      discount: number;
+      amount: number;
+    }>;
+    card?: {
+      saved: 0;
+      tokenize: 0;
+      token: string;
+      valid: string;
+      holder: { name: string };
+    };
+  };
+  shipping?: { amount: number };
+}
+
+/** Change due date body (§4.3). */
+export interface WireChangeDueDateRequest {
+  payment: { invoice_id: string; due_at: string };
+}
+
+/** Cancel body (§4.4). */
+export interface WireCancelRequest {
+  payment: { id: string };
+}
+
+/** Refund body (A8). */
+export interface WireRefundRequest {
+  payment: { id: string; invoice_id: string; amount: number };
+}
+
+/** Tracking body (A9). */
+export interface WireTrackingRequest {
+  payment: { invoice_id: string };
+  tracking: { code: string; carrier?: string; url?: string };
+}
+
+/** Tracking response (A9). */
+export interface WireTrackingResponse extends WireEnvelope {
+  tracking: { invoice_id: string; code: string; carrier: string | null; url: string | null; created_at: string };
+}
+
+/** Validate received webhook body (§4.7). */
+export interface WireValidateWebhookRequest {
+  token: string;
+}
+
+/** Resend webhook body (§4.8). */
+export interface WireResendWebhookRequest {
+  url: string;
+  events: string;
+  webhook: string;
+}
+
+/** Resend webhook response (§4.8). */
+export interface WireResendWebhookResponse {
+  success: boolean;
+  sent: {
+    event: string;
+    total: number;
+    responses: Array<{
+      events: string;
+      webhook: string;
+      response: {
+        action: string;
+        details: {
+          raw_response: boolean;
+          json_response: unknown | null;
+          http: number;
+          headers: string[];
+        };
+      };
+      update: string;
+      version: string;
+    }>;
+  };
+}
+
+/** Body of a webhook delivery (A13). */
+export interface WireWebhookDelivery {
+  event: string;
+  delivery_id: string;
+  webhook: string;
+  sent_at: string;
+  test?: boolean;
+  invoice: WireInvoiceCurrent | null;
+}
+
+/** Authenticate response (A5). */
+export interface WireAuthTokenResponse extends WireEnvelope {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scopes: string[];
+}
+
+/** Credential status response (A5). */
+export interface WireCredentialStatusResponse extends WireEnvelope {
+  active: boolean;
+  scopes: string[];
+  expires_at: string | null;
+}
+
+/** Consumer record (A10). */
+export interface WireConsumer {
+  id: string;
+  name: string;
+  document: string | null;
+  email: string | null;
+  created_at: string;
+}
+
+/** Mediation or chargeback record (A10). */
+export interface WireDispute {
+  id: string;
+  invoice_id: string;
+  status: string;
+  reason: string;
+  amount: number;
+  created_at: string;
+}
+
+export interface WireConsumerListResponse extends WireEnvelope {
+  consumers: WireConsumer[];
+  pagination: WirePagination;
+}
+
+export interface WireMediationListResponse extends WireEnvelope {
+  mediations: WireDispute[];
+  pagination: WirePagination;
+}
+
+export interface WireChargebackListResponse extends WireEnvelope {
+  chargebacks: WireDispute[];
+  pagination: WirePagination;
+}
