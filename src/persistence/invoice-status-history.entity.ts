@@ -1,0 +1,42 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { isoTimestampColumn } from './columns';
+
+/** What moved (or tried to move) an invoice's status. */
+export type StatusChangeSource = 'create' | 'operation' | 'webhook' | 'sweep' | 'provider';
+
+/**
+ * Every status an invoice was reported in, applied or not: a refused backwards move or an unknown code is kept
+ * here with the reason, so support can always answer "what did the service tell us, and what did we do?".
+ */
+@Entity('invoice_payments_status_history')
+@Index('IDX_invoice_payments_status_history_invoice', ['invoiceRecordId'])
+export class InvoiceStatusHistory {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Column({ name: 'invoice_record_id', type: 'varchar', length: 36 })
+  invoiceRecordId!: string;
+
+  @Column({ name: 'from_code', type: 'integer', nullable: true })
+  fromCode!: number | null;
+
+  @Column({ name: 'to_code', type: 'integer' })
+  toCode!: number;
+
+  @Column({ name: 'status_text', type: 'varchar', length: 128, nullable: true })
+  statusText!: string | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  source!: StatusChangeSource;
+
+  /** `true` when the invoice moved to `toCode`; `false` when the report was recorded and refused. */
+  @Column({ type: 'boolean' })
+  applied!: boolean;
+
+  /** Why it was refused or flagged (backwards move, unknown code, paid after cancel...). */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  note!: string | null;
+
+  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  createdAt!: Date;
+}
