@@ -10,6 +10,7 @@ export type StatusChangeSource = 'create' | 'operation' | 'webhook' | 'sweep' | 
  */
 @Entity('invoice_payments_status_history')
 @Index('IDX_invoice_payments_status_history_invoice', ['invoiceRecordId'])
+@Index('IDX_invoice_payments_status_history_notify', ['notifiedAt'])
 export class InvoiceStatusHistory {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
@@ -36,6 +37,23 @@ export class InvoiceStatusHistory {
   /** Why it was refused or flagged (backwards move, unknown code, paid after cancel...). */
   @Column({ type: 'varchar', length: 255, nullable: true })
   note!: string | null;
+
+  /** Alert raised with this change, if any (see `PaymentStatusChange.alert`). */
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  alert!: string | null;
+
+  /**
+   * Applied changes are also the outbox of host notifications: `notifiedAt` is set once the host's port and the
+   * event bus have both had the change, so a crash between applying and notifying is retried, never lost.
+   */
+  @Column({ name: 'notified_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  notifiedAt!: Date | null;
+
+  @Column({ name: 'notify_attempts', type: 'integer', default: 0 })
+  notifyAttempts!: number;
+
+  @Column({ name: 'notify_error', type: 'text', nullable: true })
+  notifyError!: string | null;
 
   @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
   createdAt!: Date;
