@@ -78,9 +78,9 @@ export function toCents(value: number | string): Cents {
   }
   if (typeof value !== 'string') throw new MoneyFormatError(`not an amount: ${String(value)}`, value);
   const s = value.trim();
+  // Only a comma or the currency sign marks pt-BR text. A bare "1.234" is a decimal with three places, rejected as
+  // A1 says: reading it as 1234 reais would turn a malformed amount into a thousandfold one.
   if (s.includes(',') || s.includes('R$')) return brlStringToCents(s);
-  // A dotted value with exactly three digits after a dot is a pt-BR thousands group ("1.234"), not a decimal.
-  if (/^-?\d{1,3}(\.\d{3})+$/.test(s)) return brlStringToCents(s);
   return decimalStringToCents(s);
 }
 
@@ -105,7 +105,14 @@ export function centsToDecimalString(cents: Cents): string {
  * decimal text, so its JSON serialization is that text (minus trailing zeros).
  */
 export function centsToWireNumber(cents: Cents): number {
-  return Number(centsToDecimalString(cents));
+  const text = centsToDecimalString(cents);
+  const wire = Number(text);
+  // A double holds 15 significant digits for sure; past that the number's shortest text may lose a cent, so such an
+  // amount (over R$ 9.999.999.999.999,99) is refused rather than sent wrong.
+  if (String(wire) !== text.replace(/\.?0+$/, '')) {
+    throw new MoneyFormatError(`amount too large to send exactly as a JSON number: ${text}`, cents);
+  }
+  return wire;
 }
 
 /** Cents to pt-BR currency text: `123456` → `"R$ 1.234,56"`. */
@@ -129,7 +136,8 @@ export function sumCents(values: readonly Cents[]): Cents {
 /** `unitCents × quantity`, checked to stay a safe integer. */
 export function multiplyCents(unitCents: Cents, quantity: number): Cents {
   assertCents(unitCents);
-  if (!Number.isSafeInteger(quantity)) throw new MoneyFormatError(`quantity must be an integer: ${quantity}`, quantity);
+  if (!Number.isSafeInteger(quantity))
+    throw new MoneyFormatError(`quantity must be an integer: ${quantity}`, quantity);
   const total = unitCents * quantity;
   assertCents(total, 'line total');
   return total;

@@ -1,0 +1,110 @@
+import fc from 'fast-check';
+import {
+  brlStringToCents,
+  centsToDecimalString,
+  centsToWireNumber,
+  decimalStringToCents,
+  formatBrl,
+  MoneyFormatError,
+  toCents,
+  toCentsOrNull,
+} from './money';
+
+/** The largest amount the wire carries exactly: 15 significant digits. */
+const MAX_WIRE_CENTS = 999_999_999_999_999;
+const wireCents = fc.integer({ min: -MAX_WIRE_CENTS, max: MAX_WIRE_CENTS });
+const anyCents = fc.maxSafeInteger().filter((n) => n >= Number.MIN_SAFE_INTEGER);
+
+describe('money round trips (property)', () => {
+  it('cents → decimal string → cents is the identity for every safe integer', () => {
+    fc.assert(
+      fc.property(anyCents, (cents) => {
+        expect(decimalStringToCents(centsToDecimalString(cents))).toBe(cents);
+        expect(toCents(centsToDecimalString(cents))).toBe(cents);
+      }),
+    );
+  });
+
+  it('cents → wire number → JSON text → parsed → cents is the identity', () => {
+    fc.assert(
+      fc.property(wireCents, (cents) => {
+        const json = JSON.stringify({ amount: centsToWireNumber(cents) });
+        const parsed = JSON.parse(json) as { amount: number };
+        expect(toCents(parsed.amount)).toBe(cents);
+      }),
+    );
+  });
+
+  it('the wire number serializes to the exact decimal text, never a float artifact', () => {
+    fc.assert(
+      fc.property(wireCents, (cents) => {
+        const text = JSON.stringify(centsToWireNumber(cents));
+        expect(text).toMatch(/^-?\d+(\.\d{1,2})?$/);
+        expect(decimalStringToCents(text)).toBe(cents);
+      }),
+    );
+  });
+
+  it('cents → formatBrl → brlStringToCents (and toCents) is the identity', () => {
+    fc.assert(
+      fc.property(anyCents, (cents) => {
+        const text = formatBrl(cents);
+        expect(text).toMatch(/^-?R\$ \d{1,3}(\.\d{3})*,\d{2}$/);
+        expect(brlStringToCents(text)).toBe(cents);
+        expect(toCents(text)).toBe(cents);
+      }),
+    );
+  });
+
+  it('every amount that cannot be represented in cents is refused, never rounded', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000_000 }), fc.integer({ min: 1, max: 9 }), (units, third) => {
+        expect(() => toCents(`${units}.12${third}`)).toThrow(MoneyFormatError);
+      }),
+    );
+  });
+
+  it('float arithmetic artifacts are refused', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }), (value) => {
+        const text = String(value);
+        const exact = /^-?\d+(\.\d{1,2})?$/.test(text);
+        if (exact) expect(toCents(value)).toBe(decimalStringToCents(text));
+        else expect(() => toCents(value)).toThrow(MoneyFormatError);
+      }),
+    );
+  });
+});
+
+describe('money examples', () => {
+  it('reads the three wire forms', () => {
+    expect(toCents(10.5)).toBe(1050);
+    expect(toCents(0.1)).toBe(10);
+    expect(toCents('10.50')).toBe(1050);
+    expect(toCents('R$ 1.234,56')).toBe(123456);
+    expect(toCents('R$\u00a010,50')).toBe(1050);
+    expect(toCents('-R$ 0,50')).toBe(-50);
+    expect(toCentsOrNull(null)).toBeNull();
+    expect(toCentsOrNull('')).toBeNull();
+  });
+
+  it('refuses a bare dotted number with three places instead of reading it as thousands (A1)', () => {
+    expect(() => toCents('1.234')).toThrow(MoneyFormatError);
+    expect(() => toCents('10.500')).toThrow(MoneyFormatError);
+    expect(toCents('R$ 1.234')).toBe(123400);
+  });
+
+  it('refuses an amount too large to send exactly as a JSON number', () => {
+    expect(centsToWireNumber(MAX_WIRE_CENTS)).toBe(9999999999999.99);
+    expect(() => centsToWireNumber(Number.MAX_SAFE_INTEGER)).toThrow(/too large/);
+    expect(() => centsToWireNumber(1.5)).toThrow(MoneyFormatError);
+  });
+
+  it('refuses junk', () => {
+    for (const junk of ['', 'abc', '1e3', '10.', '.5', 'R$', '1,2,3', '12.34.56']) {
+      expect(() => toCents(junk)).toThrow(MoneyFormatError);
+    }
+    expect(() => toCents(Number.NaN)).toThrow(MoneyFormatError);
+    expect(() => toCents(1e21)).toThrow(MoneyFormatError);
+  });
+});
