@@ -1,0 +1,7 @@
+import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePaymentsInit';
+
+/**
+ * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
+ * host's own; each capability appends its migration class here.
+ */
+export const INVOICE_PAYMENTS_MIGRATIONS = [InvoicePaymentsInit1763700000000];
