@@ -16,8 +16,18 @@ const integer = (name: string, nullable = false): TableColumnOptions => ({
   type: 'integer',
   isNullable: nullable,
 });
-const cents = (name: string, nullable = true): TableColumnOptions => ({ name, type: 'bigint', isNullable: nullable });
+const cents = (name: string, nullable = true): TableColumnOptions => ({
+  name,
+  type: 'bigint',
+  isNullable: nullable,
+});
 const timestamp = (name: string, nullable = false): TableColumnOptions => varchar(name, 32, nullable);
+/**
+ * `false` as each driver writes a boolean default (SQLite stores booleans as 0/1), so the schema matches what
+ * TypeORM derives from the entities and a host's `migration:generate` finds nothing to change.
+ */
+const falseDefault = (queryRunner: QueryRunner): string | boolean =>
+  queryRunner.connection.driver.options.type === 'postgres' ? false : '0';
 
 /**
  * The invoice of each payment attempt and its status history (`src/persistence/`).
@@ -27,6 +37,7 @@ export class InvoicePaymentsInit1763700000000 implements MigrationInterface {
   name = 'InvoicePaymentsInit1763700000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    const no = falseDefault(queryRunner);
     await queryRunner.createTable(
       new Table({
         name: INVOICE,
@@ -53,7 +64,7 @@ export class InvoicePaymentsInit1763700000000 implements MigrationInterface {
           cents('shipping_cents'),
           cents('paid_cents'),
           { ...cents('refunded_cents', false), default: 0 },
-          { name: 'amount_mismatch', type: 'boolean', isNullable: false, default: false },
+          { name: 'amount_mismatch', type: 'boolean', isNullable: false, default: no },
           text('pix_payload'),
           text('pix_image'),
           varchar('billet_line', 64, true),
@@ -97,7 +108,10 @@ export class InvoicePaymentsInit1763700000000 implements MigrationInterface {
             name: 'IDX_invoice_payments_status_history_invoice',
             columnNames: ['invoice_record_id'],
           }),
-          new TableIndex({ name: 'IDX_invoice_payments_status_history_notify', columnNames: ['notified_at'] }),
+          new TableIndex({
+            name: 'IDX_invoice_payments_status_history_notify',
+            columnNames: ['notified_at'],
+          }),
         ],
       }),
     );

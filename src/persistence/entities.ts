@@ -1,0 +1,8 @@
+import { InvoiceStatusHistory } from './invoice-status-history.entity';
+import { InvoiceRecord } from './invoice.entity';
+
+/**
+ * Every entity of the module. Add them to the host's DataSource (`entities: [...]`) or let `autoLoadEntities`
+ * pick them up; each capability appends its entity classes here.
+ */
+export const INVOICE_PAYMENTS_ENTITIES = [InvoiceRecord, InvoiceStatusHistory];
