@@ -1,0 +1,208 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/** Envelope version written by {@link SecretBox.encrypt}. */
+const VERSION = 'v1';
+const ALGORITHM = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Environment variable holding the keys: JSON `{"k1":"<key>"}` or `k1:<key>,k2:<key>`. */
+export const ENCRYPTION_KEYS_ENV = 'INVOICE_PAYMENTS_ENCRYPTION_KEYS';
+/** Environment variable naming the key new values are encrypted with. */
+export const ENCRYPTION_KEY_ID_ENV = 'INVOICE_PAYMENTS_ENCRYPTION_KEY_ID';
+
+/**
+ * Keys that encrypt the stored secrets (access token, merchant webhook token).
+ *
+ * Each key is 32 random bytes written as base64, base64url or hex (`openssl rand -base64 32`). To rotate, add a new
+ * key, make it `currentKeyId`, keep the old one until `rotateSecrets()` has re-encrypted every row, then remove it.
+ */
+export interface EncryptionKeyOptions {
+  /** Key id → key. Ids are 1-32 characters of `A-Z a-z 0-9 _ -`; they are stored beside each value. */
+  keys: Record<string, string | Buffer>;
+  /** Id of the key new values are encrypted with. May be omitted when there is exactly one key. */
+  currentKeyId?: string;
+}
+
+/** A secret could not be encrypted or decrypted. Messages name the key id and field, never key or secret. */
+export class SecretBoxError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretBoxError';
+  }
+}
+
+/**
+ * AES-256-GCM with a random 12-byte IV per value. A stored value reads
+ * `v1:<keyId>:<iv>:<tag>:<ciphertext>` (base64url parts), so any configured key can decrypt it and rotation can tell
+ * which rows still use an old key. An optional context string is bound as additional authenticated data: a value
+ * copied into another column or row fails to decrypt instead of being accepted.
+ */
+export class SecretBox {
+  private readonly keys: ReadonlyMap<string, Buffer>;
+
+  private constructor(
+    keys: Map<string, Buffer>,
+    /** Id of the key new values are encrypted with; `null` when no key is configured. */
+    readonly currentKeyId: string | null,
+  ) {
+    this.keys = keys;
+  }
+
+  /**
+   * Builds the box from explicit options, else from {@link ENCRYPTION_KEYS_ENV} / {@link ENCRYPTION_KEY_ID_ENV}.
+   * With neither, the box has no key: it can tell that values are encrypted but cannot read or write them.
+   */
+  static create(options?: EncryptionKeyOptions, env: NodeJS.ProcessEnv = process.env): SecretBox {
+    const source = options ?? fromEnv(env);
+    if (!source) return new SecretBox(new Map(), null);
+    const keys = new Map<string, Buffer>();
+    for (const [id, raw] of Object.entries(source.keys)) {
+      if (!KEY_ID.test(id)) {
+        throw new SecretBoxError(`encryption key id "${id}" must be 1-32 characters of A-Z a-z 0-9 _ -`);
+      }
+      keys.set(id, parseKey(id, raw));
+    }
+    const ids = [...keys.keys()];
+    const current = source.currentKeyId ?? (ids.length === 1 ? ids[0] : undefined);
+    if (ids.length === 0) throw new SecretBoxError('encryption keys are configured but empty');
+    if (current === undefined) {
+      throw new SecretBoxError(
+        `encryption currentKeyId is required when several keys are given (${ids.join(', ')})`,
+      );
+    }
+    if (!keys.has(current)) {
+      throw new SecretBoxError(
+        `encryption currentKeyId "${current}" is not among the keys (${ids.join(', ')})`,
+      );
+    }
+    return new SecretBox(keys, current);
+  }
+
+  /** Whether new secrets can be encrypted. */
+  get canEncrypt(): boolean {
+    return this.currentKeyId !== null;
+  }
+
+  /** Ids of every configured key. */
+  get keyIds(): string[] {
+    return [...this.keys.keys()];
+  }
+
+  /** Encrypts `plain` with the current key. `context` must be given again to decrypt. */
+  encrypt(plain: string, context = ''): string {
+    if (this.currentKeyId === null) {
+      throw new SecretBoxError(
+        `no encryption key is configured: set admin.encryption in the module options or ${ENCRYPTION_KEYS_ENV}`,
+      );
+    }
+    const key = this.keys.get(this.currentKeyId) as Buffer;
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return [VERSION, this.currentKeyId, b64(iv), b64(tag), b64(body)].join(':');
+  }
+
+  /** Decrypts a value written by {@link encrypt} with any configured key. */
+  decrypt(envelope: string, context = ''): string {
+    const parts = parseEnvelope(envelope);
+    const key = this.keys.get(parts.keyId);
+    if (!key) {
+      throw new SecretBoxError(`value was encrypted with key "${parts.keyId}", which is not configured`);
+    }
+    try {
+      const decipher = createDecipheriv(ALGORITHM, key, parts.iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(Buffer.from(context, 'utf8'));
+      decipher.setAuthTag(parts.tag);
+      return Buffer.concat([decipher.update(parts.body), decipher.final()]).toString('utf8');
+    } catch {
+      throw new SecretBoxError(
+        `value encrypted with key "${parts.keyId}" failed authentication (wrong key or tampered)`,
+      );
+    }
+  }
+
+  /** Id of the key a stored value was encrypted with. */
+  static keyIdOf(envelope: string): string {
+    return parseEnvelope(envelope).keyId;
+  }
+
+  /** Whether a stored value uses a key other than the current one. */
+  needsRotation(envelope: string): boolean {
+    return this.currentKeyId !== null && SecretBox.keyIdOf(envelope) !== this.currentKeyId;
+  }
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): EncryptionKeyOptions | undefined {
+  const raw = env[ENCRYPTION_KEYS_ENV]?.trim();
+  if (!raw) return undefined;
+  const currentKeyId = env[ENCRYPTION_KEY_ID_ENV]?.trim() || undefined;
+  if (raw.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} is not valid JSON`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} must be a JSON object of key id to key`);
+    }
+    const keys: Record<string, string> = {};
+    for (const [id, value] of Object.entries(parsed)) {
+      if (typeof value !== 'string')
+        throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV}: key "${id}" is not a string`);
+      keys[id] = value;
+    }
+    return { keys, currentKeyId };
+  }
+  const keys: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    const at = pair.indexOf(':');
+    if (at <= 0) throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} entries must read <keyId>:<key>`);
+    keys[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  }
+  return { keys, currentKeyId };
+}
+
+function parseKey(id: string, raw: string | Buffer): Buffer {
+  if (Buffer.isBuffer(raw)) {
+    if (raw.length === KEY_BYTES) return Buffer.from(raw);
+  } else {
+    const text = raw.trim();
+    const decoded = /^[0-9a-fA-F]{64}$/.test(text)
+      ? Buffer.from(text, 'hex')
+      : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+        ? Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
+        : null;
+    if (decoded && decoded.length === KEY_BYTES) return decoded;
+  }
+  throw new SecretBoxError(`encryption key "${id}" must be 32 bytes written as base64 or hex`);
+}
+
+function parseEnvelope(envelope: string): { keyId: string; iv: Buffer; tag: Buffer; body: Buffer } {
+  const parts = typeof envelope === 'string' ? envelope.split(':') : [];
+  if (parts.length !== 5 || parts[0] !== VERSION || !KEY_ID.test(parts[1])) {
+    throw new SecretBoxError(
+      'stored value is not an encrypted secret (expected v1:<keyId>:<iv>:<tag>:<data>)',
+    );
+  }
+  const [, keyId, iv, tag, body] = parts;
+  const out = {
+    keyId,
+    iv: Buffer.from(iv, 'base64url'),
+    tag: Buffer.from(tag, 'base64url'),
+    body: Buffer.from(body, 'base64url'),
+  };
+  if (out.iv.length !== IV_BYTES || out.tag.length !== TAG_BYTES) {
+    throw new SecretBoxError(`stored value encrypted with key "${keyId}" is malformed`);
+  }
+  return out;
+}
+
+function b64(buf: Buffer): string {
+  return buf.toString('base64url');
+}
