@@ -1,0 +1,320 @@
+import fc from 'fast-check';
+import {
+  currentBilletResponse,
+  currentCardResponse,
+  legacyCancelResponse,
+  legacyCardResponse,
+  legacyDueDateResponse,
+} from '../../test/gateway/fixtures';
+import { GatewayResponseError } from './errors';
+import { normalizeInvoice } from './invoice.normalizer';
+import { centsToDecimalString, formatBrl } from './money';
+
+describe('normalizeInvoice: current shape (§2.1)', () => {
+  it('reads every field of a creation response', () => {
+    const body = currentBilletResponse();
+    const inv = normalizeInvoice(body);
+    expect(inv).toEqual({
+      id: '123456',
+      uuid: '9f0c6a1e-77a1-4a43-9a7c-3d2f1c4f7b10',
+      invoiceId: 'inv_8H2kQ',
+      token: 'tok_invoice_abc',
+      referrer: 'order-42',
+      currency: 'BRL',
+      status: {
+        code: 1,
+        text: 'pending',
+        subText: 'pending',
+        title: 'Aguardando pagamento',
+        description: 'A fatura aguarda o pagamento',
+      },
+      method: 'billet',
+      amounts: {
+        grossCents: 123456,
+        netCents: 120010,
+        feesCents: 3446,
+        discountCents: 0,
+        shippingCents: 1590,
+        paidCents: null,
+      },
+      pix: {
+        image: 'https://pay.example.com/qr/123456.png',
+        payload: body.invoice.pix.payload,
+        status: 'qr_code_created',
+        endToEndId: null,
+      },
+      billet: {
+        line: '23793.38128 60000.000003 00000.000400 1 84340000012345',
+        barcode: '23791843400000123453381260000000000000000040',
+        url: 'https://pay.example.com/b/123456.pdf',
+      },
+      card: null,
+      installments: 1,
+      dueDate: '2026-11-24',
+      originalDueDate: '2026-11-24',
+      createdAt: '2026-11-21 09:59:58',
+      paymentUrl: 'https://pay.example.com/i/123456',
+      refunds: { possible: null, totalCents: null, date: null },
+      source: { shape: 'current', version: '3.4' },
+      raw: body,
+    });
+  });
+
+  it('accepts the bare invoice object and a webhook delivery body alike', () => {
+    const body = currentBilletResponse();
+    const fromEnvelope = normalizeInvoice(body);
+    const bare = normalizeInvoice(body.invoice);
+    const delivery = normalizeInvoice({ event: 'invoice.update', delivery_id: 'd1', invoice: body.invoice });
+    for (const inv of [bare, delivery]) {
+      expect({ ...inv, raw: null, source: null }).toEqual({ ...fromEnvelope, raw: null, source: null });
+      expect(inv.source).toEqual({ shape: 'current', version: null });
+    }
+  });
+
+  it('falls back to billet.image for the slip URL, and infers pix when there is no slip line', () => {
+    const body = currentBilletResponse();
+    body.invoice.billet = { ...body.invoice.billet, download: null };
+    expect(normalizeInvoice(body).billet?.url).toBe('https://pay.example.com/b/123456.png');
+    Object.assign(body.invoice, { billet: null });
+    const inv = normalizeInvoice(body);
+    expect(inv.method).toBe('pix');
+    expect(inv.billet).toBeNull();
+  });
+
+  it('keeps brand and last four digits of a card, nothing more, and scrubs number/token/bin from raw', () => {
+    const body = currentCardResponse();
+    body.invoice.card.token = 'card-token-secret';
+    const inv = normalizeInvoice(body);
+    expect(inv.method).toBe('card');
+    expect(inv.card).toEqual({ brand: 'visa', last4: '1111' });
+    expect(inv.status.code).toBe(5);
+    expect(inv.amounts.paidCents).toBe(123456);
+    expect(inv.pix).toBeNull();
+    const rawText = JSON.stringify(inv.raw);
+    expect(rawText).not.toContain('card-token-secret');
+    expect(rawText).not.toContain('411111');
+    expect(body.invoice.card.token).toBe('card-token-secret'); // the caller's object is untouched
+  });
+
+  it('takes last4 from a masked number when last4 is absent', () => {
+    const body = currentCardResponse();
+    body.invoice.card.last4 = null;
+    body.invoice.card.number = '************4242';
+    expect(normalizeInvoice(body).card).toEqual({ brand: 'visa', last4: '4242' });
+  });
+
+  it('reads refunds, including the spec spelling `possbile`', () => {
+    const body = currentCardResponse();
+    body.invoice.refunds = {
+      possbile: true,
+      total: 10.5,
+      brl: 'R$ 10,50',
+      data: '2026-11-22 10:00:00',
+    } as never;
+    expect(normalizeInvoice(body).refunds).toEqual({
+      possible: true,
+      totalCents: 1050,
+      date: '2026-11-22 10:00:00',
+    });
+    body.invoice.refunds = { possbile: false, total: null, brl: 'R$ 1.234,56', data: null } as never;
+    expect(normalizeInvoice(body).refunds).toEqual({ possible: false, totalCents: 123456, date: null });
+  });
+
+  it('reads a uuid sent as a number as a string', () => {
+    const body = currentBilletResponse();
+    (body.invoice as Record<string, unknown>).uuid = 77;
+    expect(normalizeInvoice(body).uuid).toBe('77');
+  });
+});
+
+describe('normalizeInvoice: legacy shape (§2.2)', () => {
+  it('reads every field of a due-date response', () => {
+    const body = legacyDueDateResponse();
+    const inv = normalizeInvoice(body);
+    expect(inv).toEqual({
+      id: '123456',
+      uuid: '987654',
+      invoiceId: 'inv_8H2kQ',
+      token: null,
+      referrer: 'order-42',
+      currency: 'BRL',
+      status: {
+        code: 1,
+        text: 'pending',
+        subText: 'pending',
+        title: 'Aguardando pagamento',
+        description: 'A fatura aguarda o pagamento',
+      },
+      method: 'pix',
+      amounts: {
+        grossCents: 123456,
+        netCents: 120010,
+        feesCents: 3446,
+        discountCents: 0,
+        shippingCents: null,
+        paidCents: null,
+      },
+      pix: {
+        image: 'https://pay.example.com/qr/123456.png',
+        payload: body.fatura.pix.payload,
+        status: 'pending',
+        endToEndId: 'E12345678202611211000abcdef12345',
+      },
+      billet: { line: null, barcode: null, url: 'https://pay.example.com/b/123456.pdf' },
+      card: null,
+      installments: 1,
+      dueDate: '2026-11-30',
+      originalDueDate: '2026-11-24',
+      createdAt: '2026-11-21 09:59:58',
+      paymentUrl: 'https://pay.example.com/i/123456',
+      refunds: { possible: false, totalCents: 0, date: null },
+      source: { shape: 'legacy', version: '1.9' },
+      raw: body,
+    });
+  });
+
+  it('reads a cancellation response whose status has only text as code 6, without uuid', () => {
+    const inv = normalizeInvoice(legacyCancelResponse());
+    expect(inv.status).toEqual({ code: 6, text: 'canceled', subText: null, title: null, description: null });
+    expect(inv.uuid).toBeNull();
+    expect(inv.source.shape).toBe('legacy');
+  });
+
+  it('reads the bare fatura object', () => {
+    const body = legacyDueDateResponse();
+    const inv = normalizeInvoice(body.fatura);
+    expect(inv.source).toEqual({ shape: 'legacy', version: null });
+    expect(inv.dueDate).toBe('2026-11-30');
+    expect(inv.referrer).toBe('order-42');
+  });
+
+  it('maps cartao to brand and the masked number’s last four digits, and scrubs raw', () => {
+    const inv = normalizeInvoice(legacyCardResponse());
+    expect(inv.method).toBe('card');
+    expect(inv.card).toEqual({ brand: 'visa', last4: '1111' });
+    expect(inv.billet).toBeNull();
+    const rawText = JSON.stringify(inv.raw);
+    expect(rawText).not.toContain('card-token-secret');
+    expect(rawText).not.toContain('411111******1111');
+  });
+
+  it('reads a billet object with a line in the legacy shape as billet', () => {
+    const body = legacyDueDateResponse();
+    (body.fatura as Record<string, unknown>).billet = {
+      line: '2379...',
+      barcode: '2379',
+      download: null,
+      image: null,
+    };
+    const inv = normalizeInvoice(body);
+    expect(inv.method).toBe('billet');
+    expect(inv.billet).toEqual({
+      line: '2379...',
+      barcode: '2379',
+      url: 'https://pay.example.com/b/123456.pdf',
+    });
+  });
+});
+
+describe('normalizeInvoice: unreadable payloads', () => {
+  const cases: Array<[string, (b: ReturnType<typeof currentBilletResponse>) => void, RegExp]> = [
+    ['missing id', (b) => delete (b.invoice as Partial<typeof b.invoice>).id, /invoice\.id: missing/],
+    [
+      'missing invoice_id',
+      (b) => ((b.invoice as Record<string, unknown>).invoice_id = ''),
+      /invoice\.invoice_id/,
+    ],
+    ['missing status', (b) => delete (b.invoice as Partial<typeof b.invoice>).status, /invoice\.status/],
+    ['non-integer code', (b) => ((b.invoice.status as Record<string, unknown>).code = 'x'), /status\.code/],
+    [
+      'code-less non-canceled status',
+      (b) => delete (b.invoice.status as Partial<typeof b.invoice.status>).code,
+      /status\.code: missing/,
+    ],
+    ['three-place amount', (b) => (b.invoice.amount.gross = 10.123), /invoice\.amount\.gross/],
+    ['garbage amount', (b) => (b.invoice.amount.shipping = 'ten'), /invoice\.amount\.shipping/],
+    [
+      'object amount',
+      (b) => ((b.invoice.amount as Record<string, unknown>).net = {}),
+      /invoice\.amount\.net/,
+    ],
+  ];
+  it.each(cases)('%s → GatewayResponseError naming the field', (_name, mutate, pattern) => {
+    const body = currentBilletResponse();
+    mutate(body);
+    expect(() => normalizeInvoice(body, 'createInvoice')).toThrow(GatewayResponseError);
+    expect(() => normalizeInvoice(body, 'createInvoice')).toThrow(pattern);
+    expect(() => normalizeInvoice(body, 'createInvoice')).toThrow(/^createInvoice\(\): unreadable/);
+  });
+
+  it('refuses non-objects', () => {
+    for (const value of [null, undefined, 'text', 3, [], true]) {
+      expect(() => normalizeInvoice(value)).toThrow(GatewayResponseError);
+    }
+  });
+});
+
+describe('normalizeInvoice: properties', () => {
+  it('never throws anything but GatewayResponseError, whatever JSON it is given', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        try {
+          normalizeInvoice(value);
+        } catch (err) {
+          expect(err).toBeInstanceOf(GatewayResponseError);
+        }
+      }),
+    );
+  });
+
+  it('survives any field of a real payload replaced by arbitrary JSON: an Invoice or a GatewayResponseError', () => {
+    const paths = collectPaths(currentBilletResponse()).concat(collectPaths(legacyDueDateResponse()));
+    fc.assert(
+      fc.property(fc.constantFrom(...paths), fc.jsonValue(), (path, value) => {
+        const body = path[0] === 'invoice' ? currentBilletResponse() : legacyDueDateResponse();
+        setPath(body, path, value);
+        try {
+          const inv = normalizeInvoice(body);
+          for (const cents of Object.values(inv.amounts))
+            expect(cents === null || Number.isSafeInteger(cents)).toBe(true);
+          expect(Number.isInteger(inv.status.code)).toBe(true);
+          expect(typeof inv.id).toBe('string');
+          expect(typeof inv.invoiceId).toBe('string');
+          expect(inv.method === null || ['pix', 'billet', 'card'].includes(inv.method)).toBe(true);
+        } catch (err) {
+          expect(err).toBeInstanceOf(GatewayResponseError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads every amount form to the same cents (number, decimal string, formatted BRL)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 99_999_999_999 }),
+        fc.integer({ min: 0, max: 2 }),
+        (cents, form) => {
+          const body = currentBilletResponse();
+          const text = centsToDecimalString(cents);
+          const value = form === 0 ? Number(text) : form === 1 ? text : formatBrl(cents);
+          (body.invoice.amount as Record<string, unknown>).gross = value;
+          expect(normalizeInvoice(body).amounts.grossCents).toBe(cents);
+        },
+      ),
+    );
+  });
+});
+
+function collectPaths(value: unknown, prefix: string[] = []): string[][] {
+  if (typeof value !== 'object' || value === null) return [prefix];
+  const out: string[][] = prefix.length ? [prefix] : [];
+  for (const [key, child] of Object.entries(value)) out.push(...collectPaths(child, [...prefix, key]));
+  return out;
+}
+
+function setPath(target: unknown, path: string[], value: unknown): void {
+  let node = target as Record<string, unknown>;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[path[path.length - 1]] = value;
+}

@@ -1,0 +1,81 @@
+import { GatewayResponseError } from './errors';
+import { Cents, MoneyFormatError, toCents } from './money';
+
+/**
+ * Defensive reading of JSON the service sent. Descriptive fields read leniently (a wrong type becomes `null`);
+ * identifiers, status and money read strictly: a malformed one is a `GatewayResponseError` naming the field, never a
+ * guess.
+ */
+
+export type JsonRecord = Record<string, unknown>;
+
+export function asRecord(value: unknown): JsonRecord | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : null;
+}
+
+/** A string as is, a finite number as its text; anything else (and `""`) → `null`. */
+export function asText(value: unknown): string | null {
+  if (typeof value === 'string') return value === '' ? null : value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+/** An integer, or an integer written as a string; anything else → `null`. */
+export function asInt(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  if (typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  return null;
+}
+
+export function asBool(value: unknown): boolean | null {
+  return typeof value === 'boolean' ? value : null;
+}
+
+/** The `YYYY-MM-DD` day of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`; anything else → `null`. */
+export function asDay(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T].*)?$/.exec(value.trim());
+  return m ? m[1] : null;
+}
+
+/** The last four digits of a card number or a `last4` field (`"************1111"` → `"1111"`). */
+export function lastFour(value: unknown): string | null {
+  const text = asText(value);
+  if (!text) return null;
+  const m = /(\d{4})$/.exec(text.trim());
+  return m ? m[1] : null;
+}
+
+/** Reader bound to the operation that received the payload, for error messages. */
+export class PayloadReader {
+  constructor(readonly operation: string) {}
+
+  fail(path: string, problem: string): never {
+    throw new GatewayResponseError(
+      { operation: this.operation, sent: true },
+      `unreadable ${path}: ${problem}`,
+    );
+  }
+
+  record(value: unknown, path: string): JsonRecord {
+    return asRecord(value) ?? this.fail(path, 'not an object');
+  }
+
+  requiredText(value: unknown, path: string): string {
+    const text = asText(value);
+    if (text === null || text.trim() === '') this.fail(path, 'missing');
+    return text;
+  }
+
+  /** Money in cents; `null`/absent/`""` → `null`; anything not exactly cents fails naming the field. */
+  money(value: unknown, path: string): Cents | null {
+    if (value === null || value === undefined || value === '') return null;
+    if (typeof value !== 'number' && typeof value !== 'string') this.fail(path, 'not an amount');
+    try {
+      return toCents(value);
+    } catch (err) {
+      if (err instanceof MoneyFormatError) this.fail(path, err.message);
+      throw err;
+    }
+  }
+}
