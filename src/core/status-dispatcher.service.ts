@@ -1,0 +1,271 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import {
+  ORDER_PAYMENT_PORT,
+  OrderPaymentPort,
+  PaymentStatusChange,
+  PaymentStatusSnapshot,
+} from './order-payment.port';
+import { statusRow } from './status-table';
+import { isPostgres, runInTransaction } from './transaction';
+
+/** Injection token of {@link StatusDispatchOptions}. */
+export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
+
+/** How applied status changes are delivered to the host. */
+export interface StatusDispatchOptions {
+  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
+  pollIntervalMs?: number;
+  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
+  retryMaxDelayMs?: number;
+}
+
+/** Classid of the PostgreSQL advisory locks that give one instance at a time an invoice's notifications. */
+const ADVISORY_LOCK_CLASS = 0x1e0b;
+const LOCK_BUSY_RETRY_MS = 100;
+
+/**
+ * Delivers each applied status change to the host's {@link OrderPaymentPort} (when provided) and to the event bus,
+ * exactly once and in order per invoice. The status history is the outbox: a row is delivered while its
+ * `notifiedAt` is empty and closed by setting it, so a crash between applying and notifying is retried, never lost.
+ *
+ * When the port throws, the change is retried later with exponential backoff and later changes of the same
+ * invoice wait behind it. Several app instances may share one PostgreSQL database: an advisory lock per invoice
+ * lets one instance at a time deliver an invoice's changes. On SQLite one instance is assumed.
+ */
+@Injectable()
+export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(StatusChangeDispatcher.name);
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly retryAt = new Map<string, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly options: Required<StatusDispatchOptions>;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventEmitter2,
+    @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
+    @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchOptions | null,
+  ) {
+    this.options = {
+      pollIntervalMs: options?.pollIntervalMs ?? 5000,
+      retryBaseDelayMs: options?.retryBaseDelayMs ?? 1000,
+      retryMaxDelayMs: options?.retryMaxDelayMs ?? 300_000,
+    };
+  }
+
+  onModuleInit(): void {
+    if (this.options.pollIntervalMs > 0) {
+      const timer = setInterval(() => void this.poll(), this.options.pollIntervalMs);
+      timer.unref();
+      this.timers.add(timer);
+    }
+    // Changes left undelivered by a previous run (crash, port down) start moving at once.
+    void this.poll();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** Starts (or re-runs) delivery of an invoice's undelivered changes. Returns at once. */
+  kick(recordId: string): void {
+    if (this.stopped) return;
+    if (this.running.has(recordId)) {
+      this.again.add(recordId);
+      return;
+    }
+    const run = (async () => {
+      do {
+        this.again.delete(recordId);
+        await this.dispatchInvoice(recordId);
+      } while (this.again.has(recordId) && !this.stopped);
+    })()
+      .catch((err: unknown) =>
+        this.logger.error(`notifying invoice ${recordId} failed: ${errorMessage(err)}`),
+      )
+      .finally(() => this.running.delete(recordId));
+    this.running.set(recordId, run);
+  }
+
+  /** Kicks every invoice with undelivered changes (up to 500 per call). */
+  async poll(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const rows = await this.dataSource
+        .getRepository(InvoiceStatusHistory)
+        .createQueryBuilder('h')
+        .select('DISTINCT h.invoiceRecordId', 'recordId')
+        .where('h.notifiedAt IS NULL AND h.applied = :applied', { applied: true })
+        .limit(500)
+        .getRawMany<{ recordId: string }>();
+      for (const row of rows) this.kick(row.recordId);
+    } catch (err) {
+      this.logger.warn(`looking for undelivered status changes failed: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Resolves once nothing is being delivered (retries waiting on their backoff are not awaited). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async dispatchInvoice(recordId: string): Promise<void> {
+    if (!isPostgres(this.dataSource)) return this.deliverPending(recordId, this.dataSource.manager);
+    const qr = this.dataSource.createQueryRunner();
+    await qr.connect();
+    try {
+      const [{ locked }] = (await qr.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
+        ADVISORY_LOCK_CLASS,
+        recordId,
+      ])) as Array<{ locked: boolean }>;
+      if (!locked) {
+        // Another instance is delivering this invoice; look again shortly in case it finished before our row.
+        this.later(recordId, LOCK_BUSY_RETRY_MS);
+        return;
+      }
+      try {
+        await this.deliverPending(recordId, qr.manager);
+      } finally {
+        await qr.query('SELECT pg_advisory_unlock($1, hashtext($2))', [ADVISORY_LOCK_CLASS, recordId]);
+      }
+    } finally {
+      await qr.release();
+    }
+  }
+
+  private async deliverPending(recordId: string, em: EntityManager): Promise<void> {
+    while (!this.stopped) {
+      const row = await em.getRepository(InvoiceStatusHistory).findOne({
+        where: { invoiceRecordId: recordId, applied: true, notifiedAt: IsNull() },
+        order: { createdAt: 'ASC', id: 'ASC' },
+      });
+      if (!row) return;
+      const due = this.retryAt.get(row.id);
+      if (due !== undefined && due > Date.now()) return this.later(recordId, due - Date.now());
+      const record = await em.getRepository(InvoiceRecord).findOneBy({ id: recordId });
+      if (!record) return;
+      const change = await this.changeOf(em, row, record);
+      try {
+        if (this.port) await this.port.onPaymentStatusChanged(change);
+      } catch (err) {
+        const attempts = row.notifyAttempts + 1;
+        const delay = Math.min(
+          this.options.retryBaseDelayMs * 2 ** (attempts - 1),
+          this.options.retryMaxDelayMs,
+        );
+        this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
+        await this.write(em, row.id, {
+          notifyAttempts: attempts,
+          notifyError: errorMessage(err).slice(0, 2000),
+        });
+        this.retryAt.set(row.id, Date.now() + delay);
+        return this.later(recordId, delay);
+      }
+      this.retryAt.delete(row.id);
+      this.emit(InvoicePaymentsEvents.StatusChanged, change);
+      if (row.alert === 'paid_after_cancel') {
+        const alert: InvoicePaymentsAlert = {
+          kind: 'paid_after_cancel',
+          orderId: record.orderId,
+          invoiceRecordId: record.id,
+          message: row.note ?? 'paid after the invoice was closed: the money must go back',
+        };
+        this.emit(InvoicePaymentsEvents.Alert, alert);
+      }
+      await this.write(em, row.id, {
+        notifiedAt: new Date(),
+        notifyAttempts: row.notifyAttempts + 1,
+        notifyError: null,
+      });
+    }
+  }
+
+  private async changeOf(
+    em: EntityManager,
+    row: InvoiceStatusHistory,
+    record: InvoiceRecord,
+  ): Promise<PaymentStatusChange> {
+    let previous: PaymentStatusSnapshot | null = null;
+    if (row.fromCode !== null) {
+      const before = await em.getRepository(InvoiceStatusHistory).findOne({
+        where: {
+          invoiceRecordId: row.invoiceRecordId,
+          applied: true,
+          toCode: row.fromCode,
+          createdAt: LessThan(row.createdAt),
+        },
+        order: { createdAt: 'DESC' },
+      });
+      previous = snapshot(row.fromCode, before?.statusText ?? null);
+    }
+    return {
+      orderId: record.orderId,
+      invoiceRecordId: record.id,
+      gatewayId: record.gatewayId,
+      method: record.method,
+      previous,
+      current: snapshot(row.toCode, row.statusText),
+      source: row.source,
+      ...(row.alert === 'paid_after_cancel' ? { alert: 'paid_after_cancel' as const } : {}),
+      occurredAt: row.createdAt,
+    };
+  }
+
+  private emit(event: string, payload: unknown): void {
+    try {
+      this.events.emit(event, payload);
+    } catch (err) {
+      // A listener's bug must not make the port hear the change twice.
+      this.logger.error(`a listener of ${event} threw: ${errorMessage(err)}`);
+    }
+  }
+
+  /** Closes or annotates an outbox row; only while it is still open, so a row is never closed twice. */
+  private async write(em: EntityManager, id: string, patch: Partial<InvoiceStatusHistory>): Promise<void> {
+    const update = (m: EntityManager) =>
+      m.getRepository(InvoiceStatusHistory).update({ id, notifiedAt: IsNull() }, patch);
+    if (isPostgres(this.dataSource)) await update(em);
+    else await runInTransaction(this.dataSource, update);
+  }
+
+  private later(recordId: string, delayMs: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        this.kick(recordId);
+      },
+      Math.max(1, delayMs),
+    );
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
+
+function snapshot(code: number, text: string | null): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  return {
+    code,
+    text,
+    sessionStatus: row?.session ?? 'error',
+    orderPaymentStatus: row?.order ?? 'requires_action',
+  };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,400 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { DataSource, IsNull } from 'typeorm';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
+import { InvoiceRecordNotFoundError, InvoiceStatusService } from '../../src/core/invoice-status.service';
+import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import type { Invoice } from '../../src/gateway/types';
+import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+import { insertInvoiceRecord } from './fixtures';
+
+const entities = [InvoiceRecord, InvoiceStatusHistory];
+
+class RecordingPort implements OrderPaymentPort {
+  changes: PaymentStatusChange[] = [];
+  down = false;
+  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
+    if (this.down) throw new Error('host database is down');
+    this.changes.push(change);
+  }
+}
+
+interface Harness {
+  service: InvoiceStatusService;
+  dispatcher: StatusChangeDispatcher;
+  port: RecordingPort;
+  busChanges: PaymentStatusChange[];
+  alerts: InvoicePaymentsAlert[];
+}
+
+function harness(ds: DataSource, withPort = true): Harness {
+  const events = new EventEmitter2();
+  const busChanges: PaymentStatusChange[] = [];
+  const alerts: InvoicePaymentsAlert[] = [];
+  events.on(InvoicePaymentsEvents.StatusChanged, (c: PaymentStatusChange) => busChanges.push(c));
+  events.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
+  const port = new RecordingPort();
+  const dispatcher = new StatusChangeDispatcher(ds, events, withPort ? port : null, {
+    pollIntervalMs: 0,
+    retryBaseDelayMs: 20,
+    retryMaxDelayMs: 100,
+  });
+  return { service: new InvoiceStatusService(ds, dispatcher), dispatcher, port, busChanges, alerts };
+}
+
+function paidInvoice(gatewayId: string): Invoice {
+  return {
+    id: gatewayId,
+    uuid: 'uuid-1',
+    invoiceId: 'inv-1',
+    token: null,
+    referrer: null,
+    currency: 'BRL',
+    status: { code: 5, text: 'paid', subText: null, title: null, description: null },
+    method: 'pix',
+    amounts: {
+      grossCents: 10_050,
+      netCents: 9_900,
+      feesCents: 150,
+      discountCents: 0,
+      shippingCents: 1_000,
+      paidCents: 10_050,
+    },
+    pix: { image: 'https://qr.example/1.png', payload: '000201...', status: 'paid', endToEndId: 'E1' },
+    billet: null,
+    card: null,
+    installments: 1,
+    dueDate: '2026-12-01',
+    originalDueDate: '2026-12-01',
+    createdAt: '2026-11-21 10:00:00',
+    paymentUrl: 'https://pay.example/1',
+    refunds: { possible: true, totalCents: null, date: null },
+    source: { shape: 'current', version: '3.1' },
+    raw: { id: gatewayId, marker: 'raw-paid' },
+  };
+}
+
+async function historyOf(ds: DataSource, recordId: string): Promise<InvoiceStatusHistory[]> {
+  return ds.getRepository(InvoiceStatusHistory).find({
+    where: { invoiceRecordId: recordId },
+    order: { createdAt: 'ASC' },
+  });
+}
+
+describeEachDatabase('InvoiceStatusService', (kind) => {
+  let db: TestDatabase;
+  let ds: DataSource;
+  let h: Harness;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(kind, { entities, synchronize: true });
+    ds = db.dataSource;
+  });
+  afterAll(async () => db.destroy());
+  beforeEach(() => {
+    h = harness(ds);
+  });
+  afterEach(async () => h.dispatcher.onModuleDestroy());
+
+  it('applies a first status, records it and notifies the port and the bus once', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    const result = await h.service.applyReport({
+      recordId: rec.id,
+      code: 1,
+      text: 'pending',
+      source: 'create',
+    });
+    expect(result).toEqual({ applied: true, previousCode: null, historyId: expect.any(String) });
+    await h.dispatcher.drain();
+
+    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    expect(stored.statusCode).toBe(1);
+    expect(stored.statusText).toBe('pending');
+    const history = await historyOf(ds, rec.id);
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({
+      fromCode: null,
+      toCode: 1,
+      applied: true,
+      source: 'create',
+      notifyAttempts: 1,
+    });
+    expect(history[0].notifiedAt).toBeInstanceOf(Date);
+
+    expect(h.port.changes).toHaveLength(1);
+    expect(h.port.changes[0]).toMatchObject({
+      orderId: rec.orderId,
+      invoiceRecordId: rec.id,
+      gatewayId: rec.gatewayId,
+      method: 'pix',
+      previous: null,
+      current: { code: 1, text: 'pending', sessionStatus: 'pending', orderPaymentStatus: 'awaiting' },
+      source: 'create',
+    });
+    expect(h.busChanges).toEqual(h.port.changes);
+  });
+
+  it('refreshes the snapshot from the invoice and reports the previous status', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    await h.service.applyReport({ recordId: rec.id, code: 1, text: 'pending', source: 'create' });
+    await h.service.applyReport({
+      recordId: rec.id,
+      code: 5,
+      source: 'webhook',
+      invoice: paidInvoice('gw-x'),
+    });
+    await h.dispatcher.drain();
+
+    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    expect(stored).toMatchObject({
+      statusCode: 5,
+      statusText: 'paid',
+      gatewayId: rec.gatewayId, // known ids are never replaced by a payload's
+      gatewayUuid: 'uuid-1',
+      gatewayInvoiceId: 'inv-1',
+      grossCents: 10_050,
+      netCents: 9_900,
+      feesCents: 150,
+      shippingCents: 1_000,
+      paidCents: 10_050,
+      pixPayload: '000201...',
+      dueDate: '2026-12-01',
+      paymentUrl: 'https://pay.example/1',
+      openOrderId: rec.orderId,
+    });
+    expect(JSON.parse(stored.rawSnapshot!)).toEqual({ id: 'gw-x', marker: 'raw-paid' });
+    expect(h.port.changes.map((c) => [c.previous?.code ?? null, c.current.code])).toEqual([
+      [null, 1],
+      [1, 5],
+    ]);
+    expect(h.port.changes[1].previous).toEqual({
+      code: 1,
+      text: 'pending',
+      sessionStatus: 'pending',
+      orderPaymentStatus: 'awaiting',
+    });
+    expect(h.port.changes[1].current.orderPaymentStatus).toBe('captured');
+  });
+
+  it('records a backwards report without applying it, touching the record or notifying', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    await h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook', invoice: paidInvoice('gw') });
+    const stale = {
+      ...paidInvoice('gw'),
+      pix: null,
+      amounts: { ...paidInvoice('gw').amounts, grossCents: 1 },
+    };
+    const result = await h.service.applyReport({
+      recordId: rec.id,
+      code: 1,
+      text: 'pending',
+      source: 'webhook',
+      invoice: stale,
+    });
+    await h.dispatcher.drain();
+
+    expect(result).toMatchObject({
+      applied: false,
+      previousCode: 5,
+      reason: expect.stringMatching(/^backwards/),
+    });
+    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    expect(stored.statusCode).toBe(5);
+    expect(stored.grossCents).toBe(10_050);
+    const history = await historyOf(ds, rec.id);
+    expect(history.map((r) => [r.toCode, r.applied])).toEqual([
+      [5, true],
+      [1, false],
+    ]);
+    expect(history[1].note).toMatch(/^backwards/);
+    expect(h.port.changes.map((c) => c.current.code)).toEqual([5]);
+  });
+
+  it('records an unknown status code and never applies it', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    await h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    const result = await h.service.applyReport({
+      recordId: rec.id,
+      code: 13,
+      text: 'mystery',
+      source: 'webhook',
+    });
+    await h.dispatcher.drain();
+    expect(result.applied).toBe(false);
+    expect(result.reason).toContain('unknown status code 13');
+    expect((await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).statusCode).toBe(1);
+    const history = await historyOf(ds, rec.id);
+    expect(history[1]).toMatchObject({ toCode: 13, applied: false, statusText: 'mystery' });
+    expect(h.port.changes).toHaveLength(1);
+  });
+
+  it('closes the order on cancel; paid after cancel is applied, flagged and raised as an alert', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    await h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await h.service.applyReport({ recordId: rec.id, code: 6, text: 'canceled', source: 'operation' });
+    expect((await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).openOrderId).toBeNull();
+    const result = await h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
+    await h.dispatcher.drain();
+
+    expect(result).toMatchObject({ applied: true, previousCode: 6, alert: 'paid_after_cancel' });
+    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    expect(stored.statusCode).toBe(5);
+    expect(stored.openOrderId).toBeNull(); // never reopened: the order may have a newer attempt
+    expect(h.port.changes.map((c) => c.current.code)).toEqual([1, 6, 5]);
+    expect(h.port.changes[2]).toMatchObject({ alert: 'paid_after_cancel', previous: { code: 6 } });
+    expect(h.alerts).toEqual([
+      {
+        kind: 'paid_after_cancel',
+        orderId: rec.orderId,
+        invoiceRecordId: rec.id,
+        message: expect.stringContaining('money must go back'),
+      },
+    ]);
+    const history = await historyOf(ds, rec.id);
+    expect(history[2].alert).toBe('paid_after_cancel');
+  });
+
+  it('applies the same report sent 10 times at once exactly once', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' }),
+      ),
+    );
+    await h.dispatcher.drain();
+    expect(results.filter((r) => r.applied)).toHaveLength(1);
+    expect(results.filter((r) => !r.applied).every((r) => r.reason?.startsWith('unchanged'))).toBe(true);
+    expect(await historyOf(ds, rec.id)).toHaveLength(10);
+    expect(h.port.changes).toHaveLength(1);
+    expect(h.busChanges).toHaveLength(1);
+  });
+
+  it('retries a change the port refused, in order, and delivers each change once', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    h.port.down = true;
+    await h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
+    // Retried with backoff while the host is down; the change behind the failing one waits its turn.
+    await waitFor(async () => (await historyOf(ds, rec.id))[0].notifyAttempts >= 2);
+    const failing = await historyOf(ds, rec.id);
+    expect(failing.map((r) => r.notifiedAt)).toEqual([null, null]);
+    expect(failing[0].notifyError).toBe('host database is down');
+    expect(failing[1].notifyAttempts).toBe(0);
+    expect(h.busChanges).toHaveLength(0);
+
+    h.port.down = false;
+    await waitFor(async () => (await historyOf(ds, rec.id)).every((r) => r.notifiedAt !== null));
+    expect(h.port.changes.map((c) => c.current.code)).toEqual([1, 5]);
+    expect(h.busChanges.map((c) => c.current.code)).toEqual([1, 5]);
+    const delivered = await historyOf(ds, rec.id);
+    expect(delivered[0].notifyAttempts).toBeGreaterThanOrEqual(3);
+    expect(delivered[0].notifyError).toBeNull();
+    expect(delivered[1].notifyAttempts).toBe(1);
+  });
+
+  it('without a host port, notifies the bus only', async () => {
+    const bare = harness(ds, false);
+    const rec = await insertInvoiceRecord(ds);
+    await bare.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await bare.dispatcher.drain();
+    expect(bare.busChanges.map((c) => c.current.code)).toEqual([1]);
+    expect((await historyOf(ds, rec.id))[0].notifiedAt).not.toBeNull();
+    await bare.dispatcher.onModuleDestroy();
+  });
+
+  it('delivers changes left undelivered by a crashed instance when polled', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    const crashed = harness(ds);
+    await crashed.dispatcher.onModuleDestroy(); // stopped before it could notify
+    await crashed.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    expect(crashed.port.changes).toHaveLength(0);
+
+    await h.dispatcher.poll();
+    await h.dispatcher.drain();
+    expect(h.port.changes.map((c) => [c.invoiceRecordId, c.current.code])).toContainEqual([rec.id, 1]);
+  });
+
+  it('refuses a malformed report or an unknown record, naming the field, and writes nothing', async () => {
+    const rec = await insertInvoiceRecord(ds);
+    await expect(h.service.applyReport({ recordId: rec.id, code: 1.5, source: 'webhook' })).rejects.toThrow(
+      /^code:/,
+    );
+    await expect(h.service.applyReport({ recordId: '', code: 1, source: 'webhook' })).rejects.toThrow(
+      /^recordId:/,
+    );
+    await expect(
+      h.service.applyReport({ recordId: rec.id, code: 1, source: 'elsewhere' as 'webhook' }),
+    ).rejects.toThrow(/^source:/);
+    await expect(
+      h.service.applyReport({ recordId: 'no-such-record', code: 1, source: 'webhook' }),
+    ).rejects.toBeInstanceOf(InvoiceRecordNotFoundError);
+    expect(await historyOf(ds, rec.id)).toHaveLength(0);
+    expect(await ds.getRepository(InvoiceStatusHistory).countBy({ invoiceRecordId: 'no-such-record' })).toBe(
+      0,
+    );
+  });
+});
+
+// Several instances sharing one database is a PostgreSQL setup: SQLite is one process by design.
+const describeOnPostgres = databaseKinds().includes('postgres') ? describe : () => undefined;
+
+describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL database', () => {
+  let db: TestDatabase;
+  let second: DataSource;
+
+  beforeAll(async () => {
+    db = await openTestDatabase('postgres', { entities, synchronize: true, poolSize: 20 });
+    second = await new DataSource({ ...db.options, synchronize: false }).initialize();
+  });
+  afterAll(async () => {
+    await second.destroy();
+    await db.destroy();
+  });
+
+  it('applies concurrent reports from both once each, ends at the furthest state, notifies each change once', async () => {
+    const a = harness(db.dataSource);
+    const b = harness(second);
+    const records = await Promise.all(Array.from({ length: 20 }, () => insertInvoiceRecord(db.dataSource)));
+    const life = [1, 2, 4, 5, 8, 9];
+    const reports = records.flatMap((r) =>
+      [...life, ...life].map((code, i) => ({ recordId: r.id, code, via: i % 2 ? a : b })),
+    );
+    reports.sort(() => Math.random() - 0.5);
+    const results = await Promise.all(
+      reports.map(({ via, ...r }) => via.service.applyReport({ ...r, source: 'webhook' })),
+    );
+    await a.dispatcher.poll();
+    await b.dispatcher.poll();
+    await waitFor(async () => {
+      await Promise.all([a.dispatcher.drain(), b.dispatcher.drain()]);
+      return (
+        (await db.dataSource.getRepository(InvoiceStatusHistory).countBy({ notifiedAt: IsNull() })) === 0
+      );
+    });
+
+    const applied = results.filter((r) => r.applied).length;
+    const delivered = [...a.port.changes, ...b.port.changes];
+    expect(delivered).toHaveLength(applied);
+    expect(new Set(delivered.map((c) => `${c.invoiceRecordId}:${c.current.code}`)).size).toBe(applied);
+    for (const rec of records) {
+      const stored = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+      expect(stored.statusCode).toBe(9);
+      const seen = delivered.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code);
+      expect(seen).toEqual([...seen].sort((x, y) => life.indexOf(x) - life.indexOf(y)));
+      expect(seen[seen.length - 1]).toBe(9);
+    }
+    expect(await db.dataSource.getRepository(InvoiceStatusHistory).count()).toBe(reports.length);
+    await a.dispatcher.onModuleDestroy();
+    await b.dispatcher.onModuleDestroy();
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
