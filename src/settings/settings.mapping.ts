@@ -1,0 +1,122 @@
+import type { PaymentMethod } from '../gateway/types';
+import type { InvoicePaymentsSettingsRecord } from './settings.entity';
+import {
+  BUILT_IN_DEFAULTS,
+  EffectiveSettings,
+  InvoicePaymentsSettingsDefaults,
+  InvoicePaymentsSettingsValues,
+  MaskedSecret,
+  MaskedSettings,
+  PAYMENT_METHODS,
+  SECRET_SETTINGS,
+  SecretSettingName,
+  SettingName,
+} from './types';
+
+/**
+ * A change to the settings: an absent field is left as it is, `null` resets it to the module options' default, a
+ * value overrides the default.
+ */
+export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
+
+/** Secrets as read from a row (already decrypted); `undefined` when the row holds none. */
+export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
+
+/** Column of each secret, also bound into its ciphertext as context. */
+export const SECRET_COLUMNS: Record<SecretSettingName, 'accessTokenEnc' | 'webhookTokenEnc'> = {
+  accessToken: 'accessTokenEnc',
+  webhookToken: 'webhookTokenEnc',
+};
+
+/** Context bound to a secret's ciphertext: the value only decrypts in its own row and column. */
+export function secretContext(rowId: string, name: SecretSettingName): string {
+  return `invoice_payments_settings:${rowId}:${name}`;
+}
+
+/** Values saved in a row, setting by setting (secrets excluded: they are decrypted separately). */
+export function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
+  const out: Partial<InvoicePaymentsSettingsValues> = {};
+  if (row.baseUrl !== null) out.baseUrl = row.baseUrl;
+  if (row.mode !== null) out.mode = row.mode;
+  if (row.ecommerceStoreId !== null && row.ecommerceCheckout !== null) {
+    out.ecommerce = { storeId: row.ecommerceStoreId, checkout: row.ecommerceCheckout };
+  }
+  if (row.enabledMethods !== null) out.enabledMethods = parseMethods(row.enabledMethods);
+  if (row.dueDays !== null) out.dueDays = row.dueDays;
+  if (row.maxInstallments !== null) out.maxInstallments = row.maxInstallments;
+  if (row.publicWebhookUrl !== null) out.publicWebhookUrl = row.publicWebhookUrl;
+  if (row.orderUrlTemplate !== null) out.orderUrlTemplate = row.orderUrlTemplate;
+  if (row.storeUrlTemplate !== null) out.storeUrlTemplate = row.storeUrlTemplate;
+  if (row.timeZone !== null) out.timeZone = row.timeZone;
+  return out;
+}
+
+/** Writes the non-secret part of an update onto a row's columns. */
+export function applyUpdate(row: InvoicePaymentsSettingsRecord, update: SettingsUpdate): void {
+  const set = <K extends SettingName>(
+    name: K,
+    apply: (v: InvoicePaymentsSettingsValues[K] | null) => void,
+  ) => {
+    if (update[name] !== undefined) apply(update[name] as InvoicePaymentsSettingsValues[K] | null);
+  };
+  set('baseUrl', (v) => (row.baseUrl = v));
+  set('mode', (v) => (row.mode = v));
+  set('ecommerce', (v) => {
+    row.ecommerceStoreId = v?.storeId ?? null;
+    row.ecommerceCheckout = v?.checkout ?? null;
+  });
+  set('enabledMethods', (v) => (row.enabledMethods = v === null ? null : v.join(',')));
+  set('dueDays', (v) => (row.dueDays = v));
+  set('maxInstallments', (v) => (row.maxInstallments = v));
+  set('publicWebhookUrl', (v) => (row.publicWebhookUrl = v));
+  set('orderUrlTemplate', (v) => (row.orderUrlTemplate = v));
+  set('storeUrlTemplate', (v) => (row.storeUrlTemplate = v));
+  set('timeZone', (v) => (row.timeZone = v));
+}
+
+/** Defaults (options, then built-in) overridden by what the row saved. */
+export function mergeSettings(
+  storeId: string,
+  defaults: InvoicePaymentsSettingsDefaults,
+  row: InvoicePaymentsSettingsRecord | null,
+  secrets: DecryptedSecrets,
+): EffectiveSettings {
+  const saved: Partial<InvoicePaymentsSettingsValues> = row ? { ...savedValues(row), ...secrets } : {};
+  const base: InvoicePaymentsSettingsValues = { ...BUILT_IN_DEFAULTS, ...withoutUndefined(defaults) };
+  const overridden = (Object.keys(saved) as SettingName[]).filter((k) => saved[k] !== undefined);
+  return {
+    ...base,
+    ...saved,
+    enabledMethods: [...(saved.enabledMethods ?? base.enabledMethods)],
+    storeId,
+    overridden: overridden.sort(),
+    updatedAt: row?.updatedAt ?? null,
+  };
+}
+
+/** The settings with each secret replaced by whether it is set. */
+export function maskSettings(settings: EffectiveSettings): MaskedSettings {
+  const masked = { ...settings } as Omit<EffectiveSettings, SecretSettingName> & Partial<EffectiveSettings>;
+  const out = masked as unknown as MaskedSettings;
+  for (const name of SECRET_SETTINGS) {
+    const value = settings[name];
+    const secret: MaskedSecret = {
+      set: value !== null && value !== '',
+      last4: value !== null && value.length >= 16 ? `…${value.slice(-4)}` : null,
+      source: value === null ? null : settings.overridden.includes(name) ? 'saved' : 'options',
+    };
+    out[name] = secret;
+  }
+  return out;
+}
+
+function parseMethods(text: string): PaymentMethod[] {
+  return text
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

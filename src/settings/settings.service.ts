@@ -1,0 +1,219 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import {
+  DEFAULT_SETTINGS_CACHE_TTL_MS,
+  INVOICE_PAYMENTS_ADMIN_OPTIONS,
+  INVOICE_PAYMENTS_SECRET_BOX,
+  INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
+} from './constants';
+import { SecretBox } from './secret-box';
+import { DEFAULT_SETTINGS_ID, InvoicePaymentsSettingsRecord } from './settings.entity';
+import {
+  applyUpdate,
+  DecryptedSecrets,
+  maskSettings,
+  mergeSettings,
+  SECRET_COLUMNS,
+  secretContext,
+  SettingsUpdate,
+} from './settings.mapping';
+import {
+  EffectiveSettings,
+  GatewayRuntimeConfig,
+  InvoicePaymentsAdminOptions,
+  InvoicePaymentsSettingsDefaults,
+  MaskedSettings,
+  SECRET_SETTINGS,
+  SettingName,
+} from './types';
+
+/** A setting the module needs is not configured anywhere (neither saved nor in the options). */
+export class SettingsIncompleteError extends Error {
+  constructor(readonly field: SettingName) {
+    super(`${field} is not configured: set it in the admin settings or in the module options`);
+    this.name = 'SettingsIncompleteError';
+  }
+}
+
+/** Two saves kept colliding on the same row. */
+export class SettingsConflictError extends Error {
+  constructor() {
+    super('the settings were changed by someone else at the same time; try again');
+    this.name = 'SettingsConflictError';
+  }
+}
+
+const SAVE_ATTEMPTS = 5;
+
+/**
+ * The settings the module runs with: module options overridden by what the store's admin saved. Reads are cached
+ * for `admin.settingsCacheTtlMs` (default 5 s) and a save clears the cache, so a change applies to the next
+ * request without a restart (within the cache lifetime on other instances).
+ */
+@Injectable()
+export class InvoicePaymentsSettingsService {
+  private readonly logger = new Logger('InvoicePaymentsSettings');
+  private readonly cache = new Map<string, { expiresAt: number; value: Promise<EffectiveSettings> }>();
+  private readonly ttlMs: number;
+
+  constructor(
+    @InjectRepository(InvoicePaymentsSettingsRecord)
+    private readonly rows: Repository<InvoicePaymentsSettingsRecord>,
+    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
+    @Inject(INVOICE_PAYMENTS_SETTINGS_DEFAULTS) private readonly defaults: InvoicePaymentsSettingsDefaults,
+    @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) admin: InvoicePaymentsAdminOptions,
+  ) {
+    this.ttlMs = admin.settingsCacheTtlMs ?? DEFAULT_SETTINGS_CACHE_TTL_MS;
+  }
+
+  /** Effective settings of a store (only `default` for now). */
+  async getEffective(storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
+    const hit = this.cache.get(storeId);
+    if (hit && hit.expiresAt > Date.now()) return hit.value;
+    const value = this.load(storeId);
+    this.cache.set(storeId, { expiresAt: Date.now() + this.ttlMs, value });
+    // A failed read must not be cached: the next call tries again.
+    value.catch(() => this.cache.get(storeId)?.value === value && this.cache.delete(storeId));
+    return value;
+  }
+
+  /** For `GatewayClientOptions.resolveConfig`: base URL, access token and mode, read before every request. */
+  async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<GatewayRuntimeConfig> {
+    const s = await this.getEffective(storeId);
+    if (!s.baseUrl) throw new SettingsIncompleteError('baseUrl');
+    if (!s.accessToken) throw new SettingsIncompleteError('accessToken');
+    return { baseUrl: s.baseUrl, accessToken: s.accessToken, mode: s.mode };
+  }
+
+  /** The merchant part of the webhook token, or `null` when none is configured. */
+  async merchantWebhookToken(storeId: string = DEFAULT_SETTINGS_ID): Promise<string | null> {
+    return (await this.getEffective(storeId)).webhookToken;
+  }
+
+  /** Effective settings with the secrets masked: what the admin API shows. */
+  async getMasked(storeId: string = DEFAULT_SETTINGS_ID): Promise<MaskedSettings> {
+    return maskSettings(await this.getEffective(storeId));
+  }
+
+  /**
+   * Saves a change (absent: unchanged, `null`: back to the default) and clears the cache. Secrets are encrypted
+   * with the current key; without a key configured a secret cannot be saved and nothing is written.
+   */
+  async update(update: SettingsUpdate, storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
+    const encrypted: Partial<Record<keyof typeof SECRET_COLUMNS, string | null>> = {};
+    for (const name of SECRET_SETTINGS) {
+      const value = update[name];
+      if (value !== undefined)
+        encrypted[name] = value === null ? null : this.box.encrypt(value, secretContext(storeId, name));
+    }
+    await this.saveWithRetry(storeId, (row) => {
+      applyUpdate(row, update);
+      for (const name of SECRET_SETTINGS) {
+        if (encrypted[name] !== undefined) row[SECRET_COLUMNS[name]] = encrypted[name] ?? null;
+      }
+    });
+    this.invalidate(storeId);
+    const fields = Object.keys(update).filter((k) => update[k as SettingName] !== undefined);
+    this.logger.log(`settings of store "${storeId}" saved (${fields.join(', ') || 'no fields'})`);
+    return this.getEffective(storeId);
+  }
+
+  /**
+   * Re-encrypts every stored secret that uses an old key with the current key. Safe to run again: values already
+   * on the current key are left alone. Old keys may be removed once it reports `remaining: 0`.
+   */
+  async rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
+    let rotated = 0;
+    for (const { id } of await this.rows.find({ select: { id: true } })) {
+      await this.saveWithRetry(id, (row) => {
+        for (const name of SECRET_SETTINGS) {
+          const value = row[SECRET_COLUMNS[name]];
+          if (value === null || !this.box.needsRotation(value)) continue;
+          const plain = this.box.decrypt(value, secretContext(id, name));
+          row[SECRET_COLUMNS[name]] = this.box.encrypt(plain, secretContext(id, name));
+          rotated += 1;
+        }
+      });
+      this.invalidate(id);
+    }
+    const remaining = (await this.rows.find()).reduce(
+      (n, row) =>
+        n +
+        SECRET_SETTINGS.filter(
+          (s) => row[SECRET_COLUMNS[s]] && this.box.needsRotation(row[SECRET_COLUMNS[s]] as string),
+        ).length,
+      0,
+    );
+    this.logger.log(
+      `secrets rotated to key "${this.box.currentKeyId}": ${rotated} value(s), ${remaining} remaining`,
+    );
+    return { currentKeyId: this.box.currentKeyId, rotated, remaining };
+  }
+
+  /** Forgets cached settings (all stores when no id is given). */
+  invalidate(storeId?: string): void {
+    if (storeId === undefined) this.cache.clear();
+    else this.cache.delete(storeId);
+  }
+
+  private async load(storeId: string): Promise<EffectiveSettings> {
+    const row = await this.rows.findOneBy({ id: storeId });
+    const secrets: DecryptedSecrets = {};
+    if (row) {
+      for (const name of SECRET_SETTINGS) {
+        const value = row[SECRET_COLUMNS[name]];
+        if (value !== null) secrets[name] = this.box.decrypt(value, secretContext(storeId, name));
+      }
+    }
+    return mergeSettings(storeId, this.defaults, row, secrets);
+  }
+
+  /** Read, change, write only if nobody wrote in between (version check); a first save inserts the row. */
+  private async saveWithRetry(
+    storeId: string,
+    change: (row: InvoicePaymentsSettingsRecord) => void,
+  ): Promise<void> {
+    for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt += 1) {
+      const now = new Date();
+      const current = await this.rows.findOneBy({ id: storeId });
+      if (!current) {
+        const row = this.rows.create({ ...emptyRow(storeId), createdAt: now, updatedAt: now, version: 1 });
+        change(row);
+        try {
+          await this.rows.insert(row);
+          return;
+        } catch (err) {
+          // Another save inserted the row first: go round again and update it. Anything else is a real failure.
+          if (!(await this.rows.existsBy({ id: storeId }))) throw err;
+          continue;
+        }
+      }
+      const { version } = current;
+      change(current);
+      const { id: _id, version: _v, createdAt: _c, ...columns } = current;
+      const result = await this.rows.update({ id: storeId, version }, { ...columns, updatedAt: now });
+      if (result.affected === 1) return;
+    }
+    throw new SettingsConflictError();
+  }
+}
+
+function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' | 'updatedAt' | 'version'> {
+  return {
+    id,
+    baseUrl: null,
+    accessTokenEnc: null,
+    webhookTokenEnc: null,
+    mode: null,
+    ecommerceStoreId: null,
+    ecommerceCheckout: null,
+    enabledMethods: null,
+    dueDays: null,
+    maxInstallments: null,
+    publicWebhookUrl: null,
+    orderUrlTemplate: null,
+    storeUrlTemplate: null,
+    timeZone: null,
+  };
+}

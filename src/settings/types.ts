@@ -1,0 +1,139 @@
+import type { CanActivate, Type } from '@nestjs/common';
+import type { PaymentMethod } from '../gateway/types';
+import type { EncryptionKeyOptions } from './secret-box';
+
+/** Where requests go: the sandbox or the live service. Test-only operations (resend webhook) are refused in production. */
+export type InvoicePaymentsMode = 'sandbox' | 'production';
+
+/** Every payment method, in the order the admin shows them. */
+export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
+
+/**
+ * The settings a store owner may change at runtime. Module options give the defaults; a saved value overrides its
+ * default until it is reset (set to `null`).
+ */
+export interface InvoicePaymentsSettingsValues {
+  /** The service's base address (`{base_url}`); `null` until configured. */
+  baseUrl: string | null;
+  /** Bearer access token copied from the service's control panel. Secret: encrypted at rest, never returned. */
+  accessToken: string | null;
+  /** Merchant part of the webhook token (§6.4), when the webhook was registered by hand. Secret. */
+  webhookToken: string | null;
+  mode: InvoicePaymentsMode;
+  /** `ecommerce.store_id` and `ecommerce.checkout` of §4.2, for checkout integrations. */
+  ecommerce: { storeId: number; checkout: number } | null;
+  /** Methods offered at checkout. */
+  enabledMethods: PaymentMethod[];
+  /** Days from today to the due date of PIX and bank-slip invoices. */
+  dueDays: number;
+  /** Highest number of card installments offered. */
+  maxInstallments: number;
+  /** Public URL of this module's webhook route, sent as `payment.webhook`. */
+  publicWebhookUrl: string | null;
+  /** Order page URL, `{orderId}` replaced (`payment.order_url`). */
+  orderUrlTemplate: string | null;
+  /** Store URL (`payment.store_url`); `{orderId}` is replaced here too. */
+  storeUrlTemplate: string | null;
+  /** IANA time zone due dates are computed in. */
+  timeZone: string;
+}
+
+/** Names of the settings that hold secrets. */
+export type SecretSettingName = 'accessToken' | 'webhookToken';
+export const SECRET_SETTINGS: readonly SecretSettingName[] = ['accessToken', 'webhookToken'];
+
+/** Names of every setting. */
+export type SettingName = keyof InvoicePaymentsSettingsValues;
+
+/** Defaults of the settings, from the module options; what they leave out comes from {@link BUILT_IN_DEFAULTS}. */
+export type InvoicePaymentsSettingsDefaults = Partial<InvoicePaymentsSettingsValues>;
+
+/** Built-in defaults for settings neither the options nor the saved row give. */
+export const BUILT_IN_DEFAULTS: InvoicePaymentsSettingsValues = {
+  baseUrl: null,
+  accessToken: null,
+  webhookToken: null,
+  mode: 'sandbox',
+  ecommerce: null,
+  enabledMethods: [...PAYMENT_METHODS],
+  dueDays: 3,
+  maxInstallments: 1,
+  publicWebhookUrl: null,
+  orderUrlTemplate: null,
+  storeUrlTemplate: null,
+  timeZone: 'America/Sao_Paulo',
+};
+
+/** What the module runs with right now: defaults overridden by the saved row. */
+export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
+  /** The settings row these came from (`default` for now: one row per store later). */
+  storeId: string;
+  /** Settings whose value comes from the saved row rather than the defaults. */
+  overridden: SettingName[];
+  /** When the row was last saved; `null` when nothing was ever saved. */
+  updatedAt: Date | null;
+}
+
+/** What the gateway client needs before each request (its `resolveConfig`). */
+export interface GatewayRuntimeConfig {
+  baseUrl: string;
+  accessToken: string;
+  mode: InvoicePaymentsMode;
+}
+
+/** How a secret is shown by the admin API: whether it is set, never its value. */
+export interface MaskedSecret {
+  set: boolean;
+  /** Last four characters, only for secrets of 16 characters or more (`"…abcd"`); otherwise `null`. */
+  last4: string | null;
+  /** `saved` (admin), `options` (module options) or `null` when unset. */
+  source: 'saved' | 'options' | null;
+}
+
+/** The settings as the admin API returns them: secrets masked. */
+export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
+  Record<SecretSettingName, MaskedSecret>;
+
+/**
+ * Admin API options (`admin` in the module options).
+ *
+ * Without `guard`, every admin request needs `Authorization: Bearer <adminKey>`; without either, the admin API
+ * answers 401 to everything.
+ */
+export interface InvoicePaymentsAdminOptions {
+  /** Route prefix of the admin API. Default `admin/invoice-payments`. */
+  prefix?: string;
+  /** The host's own guard (class or instance). Replaces the admin-key guard entirely. */
+  guard?: Type<CanActivate> | CanActivate;
+  /** Key admin requests must carry as a bearer token (at least 16 characters). */
+  adminKey?: string;
+  /** Keys encrypting stored secrets; default from `INVOICE_PAYMENTS_ENCRYPTION_KEYS`/`_KEY_ID`. */
+  encryption?: EncryptionKeyOptions;
+  /** How long effective settings are cached, in ms (default 5000). A save on this instance clears it at once. */
+  settingsCacheTtlMs?: number;
+}
+
+/** Result of one operation of the credential check. */
+export type CredentialCheckResult = 'ok' | 'unauthorized' | 'missing_scope' | 'error';
+
+export interface CredentialCheckOperation {
+  /** Gateway operation, e.g. `listInvoices`. */
+  operation: string;
+  /** Scope it needs (A5, A10); `null` for the credential status itself. */
+  scope: string | null;
+  result: CredentialCheckResult;
+  /** `call`: the operation was called; `scopes`: judged from the credential's scope list (write operations). */
+  checkedBy: 'call' | 'scopes';
+  /** What went wrong, for `error` (never a secret). */
+  message?: string;
+}
+
+export interface CredentialCheckReport {
+  /** Every operation is `ok`. */
+  ok: boolean;
+  mode: InvoicePaymentsMode;
+  baseUrl: string;
+  /** Scopes the service reported for the credential; `null` when it could not be read. */
+  scopes: string[] | null;
+  operations: CredentialCheckOperation[];
+}
