@@ -1,0 +1,31 @@
+/** A shipment was refused before anything was stored: `field` names the offending input. */
+export class ShipmentValidationError extends Error {
+  override readonly name = 'ShipmentValidationError';
+
+  constructor(
+    /** Path of the bad field, e.g. `trackingCode`. */
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}
+
+/** A tracking code was recorded for an order the service would refuse it for (A9: only paid invoices). */
+export class OrderNotPaidError extends Error {
+  override readonly name = 'OrderNotPaidError';
+
+  constructor(
+    readonly orderId: string,
+    /** `no_invoice`: the order has no invoice at all; `not_paid`: none of its invoices is in status 4, 5 or 8. */
+    readonly reason: 'no_invoice' | 'not_paid',
+    /** Status code of the order's latest invoice, when it has one. */
+    readonly statusCode: number | null,
+  ) {
+    super(
+      reason === 'no_invoice'
+        ? `order ${orderId} has no invoice: no tracking code is sent for it`
+        : `order ${orderId} has no paid invoice (latest status ${statusCode ?? 'unknown'}): no tracking code is sent for it`,
+    );
+  }
+}

@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { DataSource } from 'typeorm';
+import { InvoicePaymentsEvents } from '../core/events';
+import { GatewayRateLimitError, isGatewayError } from '../gateway/errors';
+import { retryDelayMs } from './backoff';
+import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
+import { TrackingOutboxStore } from './tracking-outbox.store';
+import { TrackingOutbox } from './tracking-outbox.entity';
+import type {
+  ResolvedShippingOptions,
+  TrackingFailedEvent,
+  TrackingPostedEvent,
+  TrackingPoster,
+  TrackingRunResult,
+} from './types';
+
+/** Gateway error kinds that no retry can fix: the row fails at once. */
+const PERMANENT_KINDS: ReadonlySet<string> = new Set([
+  'authentication',
+  'scope',
+  'validation',
+  'not_found',
+  'state_conflict',
+  'mode',
+]);
+
+/**
+ * Posts the outbox's tracking codes to the service. Each round claims due rows (see `TrackingOutboxStore.claim`),
+ * posts them one by one and records the outcome: `sent`, a later retry (capped exponential backoff with jitter), or
+ * `failed` after `maxAttempts` or a permanent error.
+ *
+ * Delivery is exactly once per row between live workers: the claim keeps two workers from posting the same row. One
+ * window remains: a worker that dies after the service accepted a code but before marking the row sent leaves the row
+ * to be posted again when its claim lapses. That is harmless, as the service accepts a repeated code and changes
+ * nothing (A9).
+ */
+@Injectable()
+export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  /** Identifies this worker's claims in `locked_by`. */
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly logger = new Logger('InvoicePayments:TrackingWorker');
+  private readonly store: TrackingOutboxStore;
+  private started = false;
+  private timer: NodeJS.Timeout | null = null;
+  private round: Promise<unknown> | null = null;
+  private kicked = false;
+  private claims = 0;
+
+  constructor(
+    dataSource: DataSource,
+    @Inject(TRACKING_POSTER) private readonly poster: TrackingPoster,
+    private readonly events: EventEmitter2,
+    @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
+  ) {
+    this.store = new TrackingOutboxStore(dataSource);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.autoStartWorker) this.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** `true` between `start()` and `stop()`. */
+  get running(): boolean {
+    return this.started;
+  }
+
+  /** Starts polling every `pollIntervalMs` (the first round runs at once). Idempotent. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the round in progress; rows it had not reached yet are handed back. */
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.round;
+  }
+
+  /** Asks for a round now rather than at the next poll (a new shipment was recorded). No-op while stopped. */
+  kick(): void {
+    if (!this.started) return;
+    if (this.round) {
+      this.kicked = true;
+    } else {
+      this.schedule(0);
+    }
+  }
+
+  /** Runs one round: claims up to `batchSize` due rows and handles them. Tests call it directly. */
+  async runOnce(): Promise<TrackingRunResult> {
+    const result: TrackingRunResult = { claimed: 0, sent: 0, retried: 0, failed: 0, superseded: 0 };
+    const claim = `${this.workerId}#${++this.claims}`;
+    const rows = await this.store.claim(claim, this.options.batchSize, this.options.leaseMs);
+    result.claimed = rows.length;
+    for (let i = 0; i < rows.length; i++) {
+      if (this.stopping) {
+        await this.store.release(rows.slice(i), claim);
+        break;
+      }
+      result[await this.handle(rows[i], claim)]++;
+    }
+    return result;
+  }
+
+  private get stopping(): boolean {
+    // A round started by `runOnce` on a stopped worker (tests) runs to its end.
+    return !this.started && this.round !== null;
+  }
+
+  private async handle(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult> {
+    if (await this.store.hasNewerCode(row)) {
+      await this.store.settle(row, claim, { status: 'superseded' });
+      return 'superseded';
+    }
+    // The claim may be several posts old: make it last for this post.
+    if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'superseded';
+    try {
+      await this.poster.addTrackingCode({
+        invoiceId: row.gatewayInvoiceId,
+        code: row.code,
+        ...(row.carrier !== null ? { carrier: row.carrier } : {}),
+        ...(row.url !== null ? { url: row.url } : {}),
+      });
+    } catch (err) {
+      return this.onFailure(row, claim, err);
+    }
+    const now = new Date();
+    if (await this.store.settle(row, claim, { status: 'sent', sentAt: now, lastError: null })) {
+      this.emit(InvoicePaymentsEvents.TrackingPosted, {
+        orderId: row.orderId,
+        code: row.code,
+        invoiceRecordId: row.invoiceRecordId,
+        carrier: row.carrier,
+        url: row.url,
+        outboxId: row.id,
+        attempts: row.attempts,
+      } satisfies TrackingPostedEvent);
+    }
+    return 'sent';
+  }
+
+  private async onFailure(
+    row: TrackingOutbox,
+    claim: string,
+    err: unknown,
+  ): Promise<keyof TrackingRunResult> {
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+    const kind = isGatewayError(err) ? err.kind : 'unknown';
+    const permanent = PERMANENT_KINDS.has(kind);
+    if (!permanent && row.attempts < this.options.maxAttempts) {
+      const backoff = retryDelayMs(row.attempts, this.options.backoff);
+      const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
+      const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
+      await this.store.settle(row, claim, { nextAttemptAt, lastError: message });
+      this.logger.warn(
+        `Tracking code ${row.code} for order ${row.orderId}: attempt ${row.attempts} failed (${kind}), ` +
+          `retrying at ${nextAttemptAt.toISOString()}: ${message}`,
+      );
+      return 'retried';
+    }
+    if (await this.store.settle(row, claim, { status: 'failed', lastError: message })) {
+      this.logger.error(
+        `Tracking code ${row.code} for order ${row.orderId} failed after ${row.attempts} attempt(s) (${kind}): ${message}`,
+      );
+      this.emit(InvoicePaymentsEvents.TrackingFailed, {
+        orderId: row.orderId,
+        code: row.code,
+        error: message,
+        errorKind: kind,
+        invoiceRecordId: row.invoiceRecordId,
+        outboxId: row.id,
+        attempts: row.attempts,
+      } satisfies TrackingFailedEvent);
+    }
+    return 'failed';
+  }
+
+  /** A host listener that throws must not undo what was recorded, nor stop the worker. */
+  private emit(event: string, payload: TrackingPostedEvent | TrackingFailedEvent): void {
+    try {
+      this.events.emit(event, payload);
+    } catch (err) {
+      this.logger.error(`A listener of ${event} threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    // Polling alone must not keep the process alive.
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    this.timer = null;
+    if (!this.started || this.round) return;
+    this.kicked = false;
+    let full = false;
+    const round = this.runOnce().then(
+      (r) => (full = r.claimed === this.options.batchSize),
+      (err: unknown) =>
+        this.logger.error(`Tracking round failed: ${err instanceof Error ? err.message : String(err)}`),
+    );
+    this.round = round;
+    await round;
+    this.round = null;
+    // A full batch or a kick during the round: more may be due at once.
+    if (this.started) this.schedule(full || this.kicked ? 0 : this.options.pollIntervalMs);
+  }
+}

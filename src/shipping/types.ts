@@ -1,0 +1,137 @@
+import type { TrackingParams, TrackingResult } from '../gateway/types';
+
+/** A shipped order's tracking data, as the host gives it. */
+export interface RecordShipmentInput {
+  /** The host's order id: the order must have a paid invoice (status 4, 5 or 8). */
+  orderId: string;
+  /** The carrier's tracking code, e.g. `BR123456789BR`. Surrounding spaces are dropped. */
+  trackingCode: string;
+  /** Carrier name, e.g. `Correios`. */
+  carrier?: string;
+  /** Public tracking page (http or https). */
+  trackingUrl?: string;
+}
+
+/** A shipment after validation: trimmed, empty optional fields as `null`. */
+export interface ValidShipment {
+  orderId: string;
+  trackingCode: string;
+  carrier: string | null;
+  trackingUrl: string | null;
+}
+
+/** What `recordShipment` did. */
+export interface RecordShipmentResult {
+  /** The outbox row that carries this code. */
+  outboxId: string;
+  orderId: string;
+  code: string;
+  /**
+   * - `queued`: a new row will be posted by the worker;
+   * - `duplicate`: this code is already queued or posted for this order, nothing new happens;
+   * - `requeued`: the code had failed, or a newer code was recorded since: it is queued again.
+   */
+  outcome: 'queued' | 'duplicate' | 'requeued';
+}
+
+/** Where an outbox row stands. */
+export type TrackingOutboxStatus =
+  /** Waiting for (or being handled by) the worker. */
+  | 'pending'
+  /** The service accepted it. */
+  | 'sent'
+  /** Given up: a permanent error or `maxAttempts` reached; `TrackingFailed` was emitted. */
+  | 'failed'
+  /** A newer code was recorded for the order before this one was posted: never posted. */
+  | 'superseded';
+
+/** Payload of `InvoicePaymentsEvents.TrackingPosted`. */
+export interface TrackingPostedEvent {
+  orderId: string;
+  code: string;
+  invoiceRecordId: string;
+  carrier: string | null;
+  url: string | null;
+  outboxId: string;
+  attempts: number;
+}
+
+/** Payload of `InvoicePaymentsEvents.TrackingFailed`. */
+export interface TrackingFailedEvent {
+  orderId: string;
+  code: string;
+  /** The last error's message (never a secret: the gateway client keeps tokens out of its messages). */
+  error: string;
+  /** The gateway error's kind (`state_conflict`, `unavailable`, ...), or `unknown`. */
+  errorKind: string;
+  invoiceRecordId: string;
+  outboxId: string;
+  attempts: number;
+}
+
+/** Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, jittered. */
+export interface BackoffOptions {
+  /** Delay after the first failed attempt. Default 10 000 ms. */
+  initialDelayMs: number;
+  /** Upper bound of any delay. Default 30 min. */
+  maxDelayMs: number;
+  /** Growth per attempt. Default 2. */
+  factor: number;
+  /** Share of the delay taken off at random, 0 (none) to 1 (full jitter). Default 0.5. */
+  jitter: number;
+}
+
+/** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
+export interface ShippingOptions {
+  /**
+   * Name of the host's shipment event on `@nestjs/event-emitter`. Default `order.shipment_created`.
+   * `false`: no listener; the host calls `TrackingService.recordShipment` itself.
+   */
+  shipmentEvent?: string | false;
+  /**
+   * Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}
+   * (`{ orderId, trackingCode, carrier?, trackingUrl? }`).
+   */
+  mapShipmentEvent?: (payload: unknown) => RecordShipmentInput;
+  /** Start the worker with the application. Default `true`; tests start it explicitly. */
+  autoStartWorker?: boolean;
+  /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
+  pollIntervalMs?: number;
+  /** Rows claimed per round. Default 10. */
+  batchSize?: number;
+  /**
+   * How long a claim stays valid. A worker that dies while holding rows loses them after this time and another
+   * worker (or the same one, restarted) takes them over. Must exceed one post's whole time (the client's timeout
+   * and its own retries). Default 60 000 ms.
+   */
+  leaseMs?: number;
+  /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
+  maxAttempts?: number;
+  backoff?: Partial<BackoffOptions>;
+}
+
+/** {@link ShippingOptions} with every default filled in. */
+export interface ResolvedShippingOptions {
+  shipmentEvent: string | false;
+  mapShipmentEvent: (payload: unknown) => RecordShipmentInput;
+  autoStartWorker: boolean;
+  pollIntervalMs: number;
+  batchSize: number;
+  leaseMs: number;
+  maxAttempts: number;
+  backoff: BackoffOptions;
+}
+
+/** Posts one tracking code to the service: `GatewayClient.addTrackingCode` (A9). */
+export interface TrackingPoster {
+  addTrackingCode(params: TrackingParams): Promise<TrackingResult>;
+}
+
+/** What one worker round did. */
+export interface TrackingRunResult {
+  claimed: number;
+  sent: number;
+  retried: number;
+  failed: number;
+  superseded: number;
+}
