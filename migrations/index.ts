@@ -1,7 +1,8 @@
 import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePaymentsInit';
+import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
  * host's own; each capability appends its migration class here.
  */
-export const INVOICE_PAYMENTS_MIGRATIONS = [InvoicePaymentsInit1763700000000];
+export const INVOICE_PAYMENTS_MIGRATIONS = [InvoicePaymentsInit1763700000000, TrackingOutbox1763700002000];

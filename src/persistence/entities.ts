@@ -1,8 +1,9 @@
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
+import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 
 /**
  * Every entity of the module. Add them to the host's DataSource (`entities: [...]`) or let `autoLoadEntities`
  * pick them up; each capability appends its entity classes here.
  */
-export const INVOICE_PAYMENTS_ENTITIES = [InvoiceRecord, InvoiceStatusHistory];
+export const INVOICE_PAYMENTS_ENTITIES = [InvoiceRecord, InvoiceStatusHistory, TrackingOutbox];
