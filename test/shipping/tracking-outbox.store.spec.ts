@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource, Repository } from 'typeorm';
+import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
+import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+
+const LEASE = 60_000;
+
+function row(overrides: Partial<TrackingOutbox> = {}): TrackingOutbox {
+  const now = new Date(Date.now() - 1000);
+  return Object.assign(new TrackingOutbox(), {
+    id: randomUUID(),
+    orderId: `order-${randomUUID()}`,
+    code: 'BR123456789BR',
+    carrier: null,
+    url: null,
+    invoiceRecordId: randomUUID(),
+    gatewayInvoiceId: 'inv_1',
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    lockedBy: null,
+    lastError: null,
+    recordedAt: now,
+    sentAt: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  });
+}
+
+describeEachDatabase('TrackingOutboxStore', (kind) => {
+  let db: TestDatabase;
+  let outbox: Repository<TrackingOutbox>;
+  let store: TrackingOutboxStore;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(kind, {
+      entities: INVOICE_PAYMENTS_ENTITIES,
+      migrations: INVOICE_PAYMENTS_MIGRATIONS,
+    });
+    outbox = db.dataSource.getRepository(TrackingOutbox);
+    store = new TrackingOutboxStore(db.dataSource);
+  });
+  afterAll(async () => db.destroy());
+  beforeEach(async () => outbox.clear());
+
+  // One by one: TypeORM's multi-row insert on SQLite reads generated values back by rowid and can mix the
+  // objects up.
+  async function insertAll(rows: TrackingOutbox[]): Promise<void> {
+    for (const r of rows) await outbox.insert(r);
+  }
+
+  it('claims due pending rows only, counts the attempt and holds them for the lease', async () => {
+    const due = row();
+    await insertAll([
+      due,
+      row({ nextAttemptAt: new Date(Date.now() + 60_000) }),
+      row({ status: 'sent' }),
+      row({ status: 'failed' }),
+      row({ status: 'superseded' }),
+    ]);
+    const claimed = await store.claim('w1#1', 10, LEASE);
+    expect(claimed.map((r) => r.id)).toEqual([due.id]);
+    expect(claimed[0]).toMatchObject({ attempts: 1, lockedBy: 'w1#1' });
+    expect(claimed[0].lockedUntil!.getTime()).toBeGreaterThan(Date.now() + LEASE / 2);
+    // Held: nobody else gets it while the lease runs.
+    expect(await store.claim('w2#1', 10, LEASE)).toEqual([]);
+  });
+
+  it('lets another worker take a row whose claim lapsed (the holder died), counting a new attempt', async () => {
+    const r = row({ attempts: 1, lockedBy: 'dead#1', lockedUntil: new Date(Date.now() - 1) });
+    await outbox.insert(r);
+    const claimed = await store.claim('w2#1', 10, LEASE);
+    expect(claimed.map((c) => [c.id, c.attempts, c.lockedBy])).toEqual([[r.id, 2, 'w2#1']]);
+    // The dead worker's late write is refused: the row is no longer its claim's.
+    expect(await store.settle(r, 'dead#1', { status: 'sent' })).toBe(false);
+    expect(await store.settle(r, 'w2#1', { status: 'sent', sentAt: new Date() })).toBe(true);
+    expect(await outbox.findOneByOrFail({ id: r.id })).toMatchObject({ status: 'sent', lockedBy: null });
+  });
+
+  it('does not claim a row while another row of the same order is held, and respects the batch size', async () => {
+    const held = row({
+      orderId: 'o-1',
+      code: 'A1',
+      lockedBy: 'w1#1',
+      lockedUntil: new Date(Date.now() + LEASE),
+    });
+    const waiting = row({ orderId: 'o-1', code: 'A2' });
+    const others = [row(), row(), row()];
+    await insertAll([held, waiting, ...others]);
+    const first = await store.claim('w2#1', 2, LEASE);
+    const second = await store.claim('w2#2', 10, LEASE);
+    expect(first).toHaveLength(2);
+    expect([...first, ...second].map((r) => r.id).sort()).toEqual(others.map((r) => r.id).sort());
+  });
+
+  it('hands unreached rows back without counting the attempt', async () => {
+    const r = row({ attempts: 3 });
+    await outbox.insert(r);
+    const [claimed] = await store.claim('w1#1', 1, LEASE);
+    expect(claimed.attempts).toBe(4);
+    await store.release([claimed], 'w1#1');
+    expect(await outbox.findOneByOrFail({ id: r.id })).toMatchObject({
+      attempts: 3,
+      lockedBy: null,
+      lockedUntil: null,
+    });
+  });
+
+  it('sees a newer code recorded for the same order', async () => {
+    const t = Date.now();
+    const older = row({ orderId: 'o-2', code: 'OLD', recordedAt: new Date(t - 10) });
+    const newer = row({ orderId: 'o-2', code: 'NEW', recordedAt: new Date(t - 9) });
+    await insertAll([older, newer]);
+    expect(await store.hasNewerCode(older)).toBe(true);
+    expect(await store.hasNewerCode(newer)).toBe(false);
+  });
+
+  if (kind === 'postgres') {
+    it('gives each row to exactly one of many workers claiming at once (FOR UPDATE SKIP LOCKED)', async () => {
+      const rows = Array.from({ length: 200 }, () => row());
+      await insertAll(rows);
+      // Separate connection pools: as separate processes would.
+      const sources = await Promise.all(
+        Array.from({ length: 4 }, () => new DataSource({ ...db.options, migrationsRun: false }).initialize()),
+      );
+      try {
+        const claimedBy = new Map<string, string[]>();
+        await Promise.all(
+          sources.flatMap((source, w) =>
+            // Several claimers per pool too, so claims really overlap.
+            [0, 1, 2].map(async (c) => {
+              const s = new TrackingOutboxStore(source);
+              for (let n = 0; ; n++) {
+                const claim = `w${w}.${c}#${n}`;
+                const got = await s.claim(claim, 3, LEASE);
+                if (got.length === 0) break;
+                for (const g of got) claimedBy.set(g.id, [...(claimedBy.get(g.id) ?? []), claim]);
+              }
+            }),
+          ),
+        );
+        expect([...claimedBy.keys()].sort()).toEqual(rows.map((r) => r.id).sort());
+        expect([...claimedBy.values()].filter((claims) => claims.length !== 1)).toEqual([]);
+        const attempts = await outbox.find();
+        expect(attempts.every((r) => r.attempts === 1)).toBe(true);
+      } finally {
+        await Promise.all(sources.map((s) => s.destroy()));
+      }
+    });
+  }
+});
