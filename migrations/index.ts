@@ -1,8 +1,13 @@
 import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePaymentsInit';
+import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
  * host's own; each capability appends its migration class here.
  */
-export const INVOICE_PAYMENTS_MIGRATIONS = [InvoicePaymentsInit1763700000000, TrackingOutbox1763700002000];
+export const INVOICE_PAYMENTS_MIGRATIONS = [
+  InvoicePaymentsInit1763700000000,
+  WebhookInbox1763700001000,
+  TrackingOutbox1763700002000,
+];

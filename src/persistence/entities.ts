@@ -1,9 +1,15 @@
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
+import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 
 /**
  * Every entity of the module. Add them to the host's DataSource (`entities: [...]`) or let `autoLoadEntities`
  * pick them up; each capability appends its entity classes here.
  */
-export const INVOICE_PAYMENTS_ENTITIES = [InvoiceRecord, InvoiceStatusHistory, TrackingOutbox];
+export const INVOICE_PAYMENTS_ENTITIES = [
+  InvoiceRecord,
+  InvoiceStatusHistory,
+  TrackingOutbox,
+  WebhookInboxEntry,
+];

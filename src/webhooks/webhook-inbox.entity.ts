@@ -1,0 +1,107 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { isoTimestampColumn } from '../persistence/columns';
+
+/**
+ * Where an inbox entry stands.
+ * - `pending`: stored, waiting to be applied (or retried at `nextAttemptAt`).
+ * - `processed`: its status report went through `InvoiceStatusService` (applied or recorded as refused).
+ * - `ignored`: nothing to apply (a synthetic test delivery without an invoice).
+ * - `dead`: given up (unreadable payload, invoice still unknown after the retry window, too many failures); an
+ *   `Alert` event was raised and the entry is kept for a person.
+ */
+export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
+
+/**
+ * Every authenticated webhook delivery, written before it is acknowledged. The `dedupeKey` is unique, so the
+ * service's retries and duplicates of a delivery are recognized and applied once.
+ */
+@Entity('invoice_payments_webhook_inbox')
+@Index('IDX_invoice_payments_webhook_inbox_due', ['state', 'nextAttemptAt'])
+export class WebhookInboxEntry {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  /** `delivery:<delivery_id>`, or `hash:<sha256 of invoice id, status code, event, sent_at>` (see webhook-payload). */
+  @Column({ name: 'dedupe_key', type: 'varchar', length: 160, unique: true })
+  dedupeKey!: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  event!: string | null;
+
+  @Column({ name: 'delivery_id', type: 'varchar', length: 128, nullable: true })
+  deliveryId!: string | null;
+
+  /** Webhook identifier (body `webhook`, else the `Webhook` header line that is not the token). */
+  @Column({ name: 'webhook_id', type: 'varchar', length: 128, nullable: true })
+  webhookId!: string | null;
+
+  /** The service's invoice number (`id`), when readable. */
+  @Column({ name: 'gateway_id', type: 'varchar', length: 128, nullable: true })
+  gatewayId!: string | null;
+
+  /** The invoice's `referrer`, when readable: finds the record before the checkout stored `gatewayId`. */
+  @Column({ type: 'varchar', length: 160, nullable: true })
+  referrer!: string | null;
+
+  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  statusCode!: number | null;
+
+  /** `sent_at` as the service wrote it (`YYYY-MM-DD HH:MM:SS`, service time). */
+  @Column({ name: 'sent_at', type: 'varchar', length: 32, nullable: true })
+  sentAt!: string | null;
+
+  /** The invoice payload as JSON text, card number, token and bin redacted. */
+  @Column({ type: 'text' })
+  payload!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state!: WebhookInboxState;
+
+  /** Processing attempts so far. */
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  /** When a pending entry is due (again). */
+  @Column({
+    name: 'next_attempt_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
+  nextAttemptAt!: Date | null;
+
+  /** A processor holds the entry until then; after it, a crashed processor's claim lapses. */
+  @Column({
+    name: 'locked_until',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
+  lockedUntil!: Date | null;
+
+  /** Why the last attempt failed or why the entry is dead (never a secret). */
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+
+  /** What processing did: `applied`, or the transition table's reason for not applying. */
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  outcome!: string | null;
+
+  /** The invoice record the delivery was matched to. */
+  @Column({ name: 'invoice_record_id', type: 'varchar', length: 36, nullable: true })
+  invoiceRecordId!: string | null;
+
+  @Column({ name: 'received_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  receivedAt!: Date;
+
+  @Column({
+    name: 'processed_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
+  processedAt!: Date | null;
+}

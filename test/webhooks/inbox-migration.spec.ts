@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+
+function entry(overrides: Partial<WebhookInboxEntry> = {}): WebhookInboxEntry {
+  return Object.assign(new WebhookInboxEntry(), {
+    id: randomUUID(),
+    dedupeKey: `delivery:${randomUUID()}`,
+    event: 'invoice.update',
+    deliveryId: null,
+    webhookId: 'default',
+    gatewayId: '123',
+    referrer: null,
+    statusCode: 5,
+    sentAt: '2026-11-21 10:00:00',
+    payload: '{"invoice":{}}',
+    state: 'pending',
+    nextAttemptAt: new Date('2026-11-21T13:00:00.000Z'),
+    lockedUntil: null,
+    lastError: null,
+    outcome: null,
+    invoiceRecordId: null,
+    receivedAt: new Date('2026-11-21T13:00:00.000Z'),
+    processedAt: null,
+    ...overrides,
+  });
+}
+
+describeEachDatabase('WebhookInbox migration', (kind) => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(kind, {
+      entities: [WebhookInboxEntry],
+      migrations: [WebhookInbox1763700001000],
+      migrationsRun: false,
+    });
+  });
+  afterAll(async () => db.destroy());
+
+  it('creates the inbox table exactly as the entity describes it', async () => {
+    const ran = await db.dataSource.runMigrations();
+    expect(ran.map((m) => m.name)).toEqual(['WebhookInbox1763700001000']);
+    const pending = await db.dataSource.driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('stores an entry and refuses a second one with the same dedupe key', async () => {
+    const repo = db.dataSource.getRepository(WebhookInboxEntry);
+    const first = entry();
+    await repo.insert(first);
+    const read = await repo.findOneByOrFail({ id: first.id });
+    expect(read).toMatchObject({ state: 'pending', attempts: 0, statusCode: 5 });
+    expect(read.nextAttemptAt?.toISOString()).toBe('2026-11-21T13:00:00.000Z');
+    await expect(repo.insert(entry({ dedupeKey: first.dedupeKey }))).rejects.toThrow(/unique|duplicate/i);
+    expect(await repo.countBy({ dedupeKey: first.dedupeKey })).toBe(1);
+  });
+
+  it('drops the table on the way down and can run again', async () => {
+    await db.dataSource.undoLastMigration();
+    const qr = db.dataSource.createQueryRunner();
+    try {
+      expect(await qr.hasTable('invoice_payments_webhook_inbox')).toBe(false);
+    } finally {
+      await qr.release();
+    }
+    await db.dataSource.runMigrations();
+    expect(await db.dataSource.getRepository(WebhookInboxEntry).count()).toBe(0);
+  });
+});
