@@ -1,0 +1,112 @@
+import {
+  currentBilletResponse,
+  currentCardResponse,
+  legacyDueDateResponse,
+} from '../../test/gateway/fixtures';
+import { dedupeKeyOf, readDelivery } from './webhook-payload';
+
+const meta = {
+  event: 'invoice.update',
+  delivery_id: 'd-1',
+  webhook: 'default',
+  sent_at: '2026-11-21 10:00:00',
+};
+
+describe('readDelivery', () => {
+  it('reads the current shape the sandbox sends (A13)', () => {
+    const d = readDelivery({ ...meta, invoice: currentBilletResponse().invoice });
+    expect(d).toMatchObject({
+      event: 'invoice.update',
+      deliveryId: 'd-1',
+      webhookId: 'default',
+      sentAt: '2026-11-21 10:00:00',
+      shape: 'current',
+      wrapped: false,
+      test: false,
+      invoiceError: null,
+      dedupeKey: 'delivery:d-1',
+    });
+    expect(d.invoice?.id).toBe('123456');
+    expect(d.invoice?.referrer).toBe('order-42');
+  });
+
+  it('reads the legacy shape (fatura)', () => {
+    const d = readDelivery({ ...meta, fatura: legacyDueDateResponse().fatura });
+    expect(d.shape).toBe('legacy');
+    expect(d.invoice?.source.shape).toBe('legacy');
+    expect(d.invoice?.id).toBe(legacyDueDateResponse().fatura.id);
+  });
+
+  it.each([
+    ['data', 'current', { data: { ...meta, invoice: currentBilletResponse().invoice } }],
+    ['payload', 'legacy', { payload: { ...meta, fatura: legacyDueDateResponse().fatura } }],
+    ['data (bare invoice)', 'current', { ...meta, data: currentBilletResponse().invoice }],
+    ['data (bare fatura)', 'legacy', { ...meta, data: legacyDueDateResponse().fatura }],
+  ])('reads an event wrapper with %s around the %s shape', (_label, shape, body) => {
+    const d = readDelivery(body);
+    expect(d.wrapped).toBe(true);
+    expect(d.shape).toBe(shape);
+    expect(d.invoiceError).toBeNull();
+    expect(d.invoice).not.toBeNull();
+    expect(d.event).toBe('invoice.update');
+    expect(d.dedupeKey).toBe('delivery:d-1');
+  });
+
+  it('lets the wrapper name the event over the inner body', () => {
+    const d = readDelivery({ event: 'outer', data: { ...meta, invoice: currentBilletResponse().invoice } });
+    expect(d.event).toBe('outer');
+    expect(d.deliveryId).toBe('d-1');
+  });
+
+  it('redacts card secrets in the invoice it keeps', () => {
+    const d = readDelivery({ ...meta, invoice: currentCardResponse().invoice });
+    const raw = JSON.stringify(d.invoice?.raw);
+    const card = currentCardResponse().invoice.card;
+    for (const secret of [card.number, card.token].filter((s): s is string => !!s)) {
+      expect(raw).not.toContain(secret);
+    }
+    expect(d.invoice?.card?.last4).toBe(card.last4);
+  });
+
+  it('recognizes a synthetic test delivery with no invoice', () => {
+    const d = readDelivery({ ...meta, test: true, invoice: null });
+    expect(d).toMatchObject({ test: true, shape: null, invoice: null, invoiceError: null });
+  });
+
+  it('reports an unreadable invoice naming the field instead of throwing', () => {
+    const invoice = { ...currentBilletResponse().invoice, status: { text: 'paid' } };
+    const d = readDelivery({ ...meta, invoice });
+    expect(d.invoice).toBeNull();
+    expect(d.invoiceError).toMatch(/status/);
+    expect(d.dedupeKey).toBe('delivery:d-1');
+  });
+
+  it('keys a delivery without delivery_id by invoice, status, event and sent_at', () => {
+    const body = {
+      event: 'invoice.update',
+      sent_at: '2026-11-21 10:00:00',
+      invoice: currentBilletResponse().invoice,
+    };
+    const a = readDelivery(body);
+    const b = readDelivery(structuredClone(body));
+    expect(a.dedupeKey).toMatch(/^hash:[0-9a-f]{64}$/);
+    expect(b.dedupeKey).toBe(a.dedupeKey);
+    const later = readDelivery({ ...body, sent_at: '2026-11-21 10:00:01' });
+    expect(later.dedupeKey).not.toBe(a.dedupeKey);
+    const paid = structuredClone(body);
+    paid.invoice.status.code = 5;
+    expect(readDelivery(paid).dedupeKey).not.toBe(a.dedupeKey);
+  });
+
+  it('hashes an overlong delivery_id so the key fits its column', () => {
+    const key = dedupeKeyOf({
+      deliveryId: 'x'.repeat(500),
+      invoiceId: null,
+      statusCode: null,
+      event: null,
+      sentAt: null,
+    });
+    expect(key).toMatch(/^delivery#[0-9a-f]{64}$/);
+    expect(key.length).toBeLessThanOrEqual(160);
+  });
+});
