@@ -100,6 +100,10 @@ export function errorForResponse(
   const said = (what: string) => (serviceMessage ? `${what}: ${serviceMessage}` : what);
 
   if (status >= 200 && status < 300) {
+    if (!record && ctx.safety === 'create') {
+      const detail = `unreadable response body (HTTP ${status}); the invoice may exist`;
+      return new GatewayOutcomeUnknownError(base, detail, ctx.referrer ?? '', 'unreadable_response');
+    }
     if (!record) return new GatewayResponseError(base, `unreadable response body (HTTP ${status})`);
     if (record.success === false || record.error === true) {
       return new GatewayResponseError(base, said('the service reported a failure'));

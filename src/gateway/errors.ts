@@ -173,7 +173,7 @@ export class GatewayNetworkError extends GatewayError {
 
 /**
  * Invoice creation may or may not have happened: the request was sent and then timed out, the connection dropped,
- * or the service failed (5xx) without saying whether it stored the invoice. Never create again blindly: resolve with
+ * the service failed (5xx) without saying whether it stored the invoice, or it answered 2xx unreadably. Never create again blindly: resolve with
  * `GatewayClient.findInvoiceByReferrer(referrer)` (the `referrer` field holds it).
  */
 export class GatewayOutcomeUnknownError extends GatewayError {
@@ -183,7 +183,8 @@ export class GatewayOutcomeUnknownError extends GatewayError {
     detail: string,
     /** The `payment.referrer` of the creation, to look the invoice up. */
     readonly referrer: string,
-    readonly reason: 'timeout' | 'connection' | 'server_error',
+    /** What happened after sending: no answer in time, connection lost, a 5xx, or a 2xx that could not be read. */
+    readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response',
   ) {
     super(context, detail);
   }

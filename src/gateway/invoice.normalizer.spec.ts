@@ -10,6 +10,9 @@ import { GatewayResponseError } from './errors';
 import { normalizeInvoice } from './invoice.normalizer';
 import { centsToDecimalString, formatBrl } from './money';
 
+/** Lets a test put a wrong type where the wire type says otherwise. */
+const loose = (o: object) => o as unknown as Record<string, unknown>;
+
 describe('normalizeInvoice: current shape (§2.1)', () => {
   it('reads every field of a creation response', () => {
     const body = currentBilletResponse();
@@ -73,7 +76,7 @@ describe('normalizeInvoice: current shape (§2.1)', () => {
 
   it('falls back to billet.image for the slip URL, and infers pix when there is no slip line', () => {
     const body = currentBilletResponse();
-    body.invoice.billet = { ...body.invoice.billet, download: null };
+    body.invoice.billet = { ...body.invoice.billet!, download: null };
     expect(normalizeInvoice(body).billet?.url).toBe('https://pay.example.com/b/123456.png');
     Object.assign(body.invoice, { billet: null });
     const inv = normalizeInvoice(body);
@@ -122,7 +125,7 @@ describe('normalizeInvoice: current shape (§2.1)', () => {
 
   it('reads a uuid sent as a number as a string', () => {
     const body = currentBilletResponse();
-    (body.invoice as Record<string, unknown>).uuid = 77;
+    loose(body.invoice).uuid = 77;
     expect(normalizeInvoice(body).uuid).toBe('77');
   });
 });
@@ -200,7 +203,7 @@ describe('normalizeInvoice: legacy shape (§2.2)', () => {
 
   it('reads a billet object with a line in the legacy shape as billet', () => {
     const body = legacyDueDateResponse();
-    (body.fatura as Record<string, unknown>).billet = {
+    loose(body.fatura).billet = {
       line: '2379...',
       barcode: '2379',
       download: null,
@@ -219,13 +222,9 @@ describe('normalizeInvoice: legacy shape (§2.2)', () => {
 describe('normalizeInvoice: unreadable payloads', () => {
   const cases: Array<[string, (b: ReturnType<typeof currentBilletResponse>) => void, RegExp]> = [
     ['missing id', (b) => delete (b.invoice as Partial<typeof b.invoice>).id, /invoice\.id: missing/],
-    [
-      'missing invoice_id',
-      (b) => ((b.invoice as Record<string, unknown>).invoice_id = ''),
-      /invoice\.invoice_id/,
-    ],
+    ['missing invoice_id', (b) => (loose(b.invoice).invoice_id = ''), /invoice\.invoice_id/],
     ['missing status', (b) => delete (b.invoice as Partial<typeof b.invoice>).status, /invoice\.status/],
-    ['non-integer code', (b) => ((b.invoice.status as Record<string, unknown>).code = 'x'), /status\.code/],
+    ['non-integer code', (b) => (loose(b.invoice.status).code = 'x'), /status\.code/],
     [
       'code-less non-canceled status',
       (b) => delete (b.invoice.status as Partial<typeof b.invoice.status>).code,
@@ -233,11 +232,7 @@ describe('normalizeInvoice: unreadable payloads', () => {
     ],
     ['three-place amount', (b) => (b.invoice.amount.gross = 10.123), /invoice\.amount\.gross/],
     ['garbage amount', (b) => (b.invoice.amount.shipping = 'ten'), /invoice\.amount\.shipping/],
-    [
-      'object amount',
-      (b) => ((b.invoice.amount as Record<string, unknown>).net = {}),
-      /invoice\.amount\.net/,
-    ],
+    ['object amount', (b) => (loose(b.invoice.amount).net = {}), /invoice\.amount\.net/],
   ];
   it.each(cases)('%s → GatewayResponseError naming the field', (_name, mutate, pattern) => {
     const body = currentBilletResponse();
@@ -298,7 +293,7 @@ describe('normalizeInvoice: properties', () => {
           const body = currentBilletResponse();
           const text = centsToDecimalString(cents);
           const value = form === 0 ? Number(text) : form === 1 ? text : formatBrl(cents);
-          (body.invoice.amount as Record<string, unknown>).gross = value;
+          loose(body.invoice.amount).gross = value;
           expect(normalizeInvoice(body).amounts.grossCents).toBe(cents);
         },
       ),

@@ -37,7 +37,12 @@ export interface Invoice {
     shippingCents: Cents | null;
     paidCents: Cents | null;
   };
-  pix: { image: string | null; payload: string | null; status: string | null; endToEndId: string | null } | null;
+  pix: {
+    image: string | null;
+    payload: string | null;
+    status: string | null;
+    endToEndId: string | null;
+  } | null;
   billet: { line: string | null; barcode: string | null; url: string | null } | null;
   /** Card summary: brand and last four digits, nothing more. */
   card: { brand: string | null; last4: string | null } | null;
@@ -154,4 +159,59 @@ export interface TrackingResult {
   carrier: string | null;
   url: string | null;
   createdAt: string | null;
+}
+
+/** Result of `authenticate` (A5). */
+export interface AccessToken {
+  accessToken: string;
+  tokenType: string;
+  /** Lifetime in seconds, as the service said. */
+  expiresIn: number | null;
+  scopes: string[];
+}
+
+/** Result of `credentialStatus` (A5). */
+export interface CredentialStatus {
+  active: boolean;
+  scopes: string[];
+  /** `YYYY-MM-DD HH:MM:SS` service time; `null` for a token that never expires. */
+  expiresAt: string | null;
+}
+
+/** A customer record (A10). */
+export interface Consumer {
+  id: string;
+  name: string | null;
+  document: string | null;
+  email: string | null;
+  createdAt: string | null;
+  raw: unknown;
+}
+
+/** A mediation or chargeback record (A10). */
+export interface Dispute {
+  id: string;
+  /** The disputed invoice's `invoice_id`. */
+  invoiceId: string | null;
+  status: string | null;
+  reason: string | null;
+  amountCents: Cents | null;
+  createdAt: string | null;
+  raw: unknown;
+}
+
+/** Result of `resendWebhook` (§4.8). */
+export interface ResendWebhookResult {
+  success: boolean;
+  event: string | null;
+  total: number;
+  responses: Array<{
+    events: string | null;
+    webhook: string | null;
+    action: string | null;
+    /** HTTP status the destination answered. */
+    httpStatus: number | null;
+    update: string | null;
+    version: string | null;
+  }>;
 }

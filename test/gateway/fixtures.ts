@@ -1,3 +1,5 @@
+import type { WireInvoiceCurrentResponse, WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
+
 /**
  * Response payloads built field for field from the spec's tables (§2.1 current shape, §2.2 legacy shape), with
  * values as the service would send them. Each builder returns a fresh object, so tests may mutate it.
@@ -6,7 +8,7 @@
 const api = (version: string) => ({ by: 'Gateway', version, updated: '2025-01-10' });
 
 /** §2.1: response to invoice creation (a bank slip, so it carries PIX data as well, A3). */
-export function currentBilletResponse() {
+export function currentBilletResponse(): WireInvoiceCurrentResponse {
   return {
     date: '2026-11-21 10:00:00',
     success: true,
@@ -74,7 +76,7 @@ export function currentBilletResponse() {
 }
 
 /** §2.1 shape of a paid card invoice (A12: only brand, last4, bin, expire and holder name are filled). */
-export function currentCardResponse() {
+export function currentCardResponse(): WireInvoiceCurrentResponse {
   const body = currentBilletResponse();
   body.invoice.card = {
     type: 'credit',
@@ -100,12 +102,12 @@ export function currentCardResponse() {
     total: 1234.56,
     fees: 34.46,
     dates: { system: '2026-11-21 10:01:00', customer: null, captured: '2026-11-21 10:01:00' },
-  } as never;
+  };
   return body;
 }
 
 /** §2.2: response to a due-date change (`uuid` a number, `vencimento` as `YYYY-MM-DD`). */
-export function legacyDueDateResponse() {
+export function legacyDueDateResponse(): WireInvoiceLegacyResponse {
   return {
     date: '2026-11-21 11:00:00',
     success: true,
@@ -176,7 +178,9 @@ export function legacyDueDateResponse() {
 
 /** §2.2: response to a cancellation (`req` present, no `uuid`, status with `text` only). */
 export function legacyCancelResponse() {
-  const body = legacyDueDateResponse() as Record<string, unknown> & { fatura: Record<string, unknown> };
+  const body = legacyDueDateResponse() as unknown as Record<string, unknown> & {
+    fatura: Record<string, unknown>;
+  };
   delete body.fatura.uuid;
   body.fatura.status = { text: 'canceled' };
   body.req = null;
@@ -184,7 +188,7 @@ export function legacyCancelResponse() {
 }
 
 /** §2.2 shape of a card invoice with a masked number and a brand. */
-export function legacyCardResponse() {
+export function legacyCardResponse(): WireInvoiceLegacyResponse {
   const body = legacyDueDateResponse();
   body.fatura.cartao = {
     tid: 'tid-1',
@@ -193,7 +197,7 @@ export function legacyCardResponse() {
     numero: '411111******1111',
     bandeira: 'visa',
   };
-  body.fatura.pix = { image: null, payload: null, status: null, ete: { id: null, refund_id: null } } as never;
-  body.fatura.externo = { url: 'https://pay.example.com/i/1', fatura: '', bankSlipUrl: '' } as never;
+  body.fatura.pix = { image: null, payload: null, status: null, ete: { id: null, refund_id: null } };
+  body.fatura.externo = { url: 'https://pay.example.com/i/1', fatura: '', bankSlipUrl: '' };
   return body;
 }
