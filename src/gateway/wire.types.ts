@@ -267,7 +267,13 @@ export interface WireTrackingRequest {
 
 /** Tracking response (A9). */
 export interface WireTrackingResponse extends WireEnvelope {
-  tracking: { invoice_id: string; code: string; carrier: string | null; url: string | null; created_at: string };
+  tracking: {
+    invoice_id: string;
+    code: string;
+    carrier: string | null;
+    url: string | null;
+    created_at: string;
+  };
 }
 
 /** Validate received webhook body (§4.7). */
