@@ -1,0 +1,64 @@
+import type { RenderContext } from './shapes';
+import type { Store } from './store';
+import type { SandboxInvoiceRecord } from './types';
+
+/** Event kinds the sandbox delivers (A13). */
+export type EventKind = 'invoice.created' | 'invoice.update' | 'invoice.tracking';
+
+/** What a route answers; the server writes it and runs `after` once the answer has left. */
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  after?: () => void;
+}
+
+/** Timers that `close()` and `reset()` cancel. */
+export class Timers {
+  private readonly pending = new Map<NodeJS.Timeout, () => void>();
+
+  /** Runs `fn` after `ms` unless cancelled first. */
+  after(ms: number, fn: () => void): void {
+    this.schedule(ms, fn, () => undefined);
+  }
+
+  /** Resolves true after `ms`, or false at once if cancelled meanwhile (the caller should stop). */
+  sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) =>
+      this.schedule(
+        ms,
+        () => resolve(true),
+        () => resolve(false),
+      ),
+    );
+  }
+
+  cancelAll(): void {
+    const cancels = [...this.pending.entries()];
+    this.pending.clear();
+    for (const [t, onCancel] of cancels) {
+      clearTimeout(t);
+      onCancel();
+    }
+  }
+
+  private schedule(ms: number, fn: () => void, onCancel: () => void): void {
+    const t = setTimeout(() => {
+      this.pending.delete(t);
+      fn();
+    }, ms);
+    this.pending.set(t, onCancel);
+  }
+}
+
+/** The shared parts every operation uses. */
+export interface Core {
+  store: Store;
+  timers: Timers;
+  now(): Date;
+  render(): RenderContext;
+  /** Queues the event for delivery with the invoice as it is now. */
+  emit(event: EventKind, invoice: SandboxInvoiceRecord): void;
+  autoProcessCards: boolean;
+  cardProcessingDelayMs: number;
+}

@@ -1,0 +1,295 @@
+import type { WireInvoiceCurrent, WireWebhookDelivery } from '../gateway/wire.types';
+
+/** Options of {@link startSandbox}. Every field is optional; the defaults suit most tests. */
+export interface SandboxOptions {
+  /** Port to listen on; default 0 (a free port). The host is always 127.0.0.1. */
+  port?: number;
+  /** Static bearer tokens (they never expire). Default: one token `sandbox-token` with every scope. */
+  tokens?: Array<{ token: string; scopes: string[] }>;
+  /**
+   * Client credentials accepted by `GET /auth/token` (A5). Default: `sandbox-client` / `sandbox-secret` with every
+   * scope.
+   */
+  clients?: Array<{ clientId: string; clientSecret: string; scopes: string[] }>;
+  /** Account identifier sent in the `UserId` webhook header. Default `sandbox-account`. */
+  accountId?: string;
+  /** Sender name sent in the `Gateway` webhook header and in `api.by`. Default `sandbox`. */
+  gatewayName?: string;
+  /** Process card charges right after creation: 1 → 2 → 5 or 12 (A12). Default true. */
+  autoProcessCards?: boolean;
+  /** Delay between the steps of automatic card processing, in ms. Default 5. */
+  cardProcessingDelayMs?: number;
+  /** Webhook retry policy (A13): attempts (default 5), base delay in ms (200), factor (2), per-attempt timeout (5000). */
+  webhookRetry?: { attempts?: number; baseDelayMs?: number; factor?: number; timeoutMs?: number };
+  /** SQLite file (better-sqlite3): when set, invoices and registrations survive a restart. */
+  persistPath?: string;
+  /** Time source for dates, due dates and token expiry. Default: the real clock. */
+  clock?: () => Date;
+  /** Lifetime of tokens issued by `GET /auth/token`, in seconds. Default 3600. */
+  issuedTokenLifetimeSeconds?: number;
+  /** Called with one line per request handled (method, path, status); secrets never appear in it. */
+  log?: (line: string) => void;
+}
+
+/** A running sandbox. */
+export interface SandboxServer {
+  /** The service's `{base_url}`, e.g. `http://127.0.0.1:54321`. */
+  url: string;
+  port: number;
+  /** In-process equivalents of the `/_sandbox` HTTP controls. */
+  controls: SandboxControls;
+  /** The webhook delivery log, oldest first (a copy). */
+  deliveries(): DeliveryLogEntry[];
+  /** Stops the server, pending webhook retries and timers; closes the SQLite file. */
+  close(): Promise<void>;
+}
+
+/** How the `pay` control settles an invoice. */
+export type PaymentMethod = 'pix' | 'billet' | 'card';
+
+export interface PayOptions {
+  /** Default: the invoice's own method (PIX for type 1, bank slip for 2, card for 3). */
+  method?: PaymentMethod;
+  /** Default true. A declined card goes 2 → 12; a failed PIX or bank slip goes to 16. */
+  approved?: boolean;
+}
+
+export interface ContestOptions {
+  /** Default: `chargeback` for card invoices, `mediation` otherwise. */
+  kind?: 'chargeback' | 'mediation';
+  reason?: string;
+}
+
+export interface CardTokenInput {
+  number: string;
+  holder: string;
+  /** `MM/YY`. */
+  expiry: string;
+}
+
+export interface CardTokenResult {
+  token: string;
+  brand: string;
+  bin: string;
+  last4: string;
+  expiry: string;
+}
+
+export interface WebhookRegistrationInput {
+  url: string;
+  /** The merchant part of the webhook token; empty when omitted (§6.5). */
+  merchant_token?: string;
+}
+
+export interface WebhookRegistration {
+  id: string;
+  /** Null for the default webhook, which serves `payment.webhook` URLs. */
+  url: string | null;
+  merchantToken: string;
+  /** The service token: the part a receiver validates with `OPTIONS /webhooks`. */
+  token: string;
+}
+
+/**
+ * An HTTP fault. A rule matches requests by `method` and `path` (exact, or a prefix ending in `*`; both optional)
+ * and, for `times` matching requests (every one when omitted), does what its other fields say. Rules never
+ * apply to `/_sandbox`.
+ */
+export interface FaultRule {
+  method?: string;
+  path?: string;
+  /** Apply to the next N matching requests only, then expire. */
+  times?: number;
+  /** Wait this long before handling (or failing) the request. */
+  latencyMs?: number;
+  /** Answer this status (with an A6 body) instead of handling the request; 429 adds `Retry-After`. */
+  status?: number;
+  /** With `status`: fail only this fraction of matching requests, drawn from a seeded generator. */
+  errorRate?: number;
+  /** Seed of the generator used by `errorRate` (default 1): the same seed gives the same sequence. */
+  seed?: number;
+  /** `Retry-After` seconds for a 429 (default 1). */
+  retryAfterSeconds?: number;
+  /** Handle the request for real, then answer `status` anyway (the client sees a failure that took effect). */
+  afterProcessing?: boolean;
+  /** Never answer (the request hangs until the client gives up or the sandbox closes). */
+  hang?: boolean;
+  /** Destroy the connection without an answer (a network error for the client). */
+  dropConnection?: boolean;
+  /** Rate limit: at most `limit` matching requests per `windowMs`; beyond it 429 with `Retry-After`. */
+  rateLimit?: { limit: number; windowMs: number };
+}
+
+/** A stored fault with its identifier and what is left of it. */
+export interface ActiveFault extends FaultRule {
+  id: string;
+  /** Requests still to be affected (`null`: unlimited). */
+  remaining: number | null;
+}
+
+/** Webhook faults: counts apply to the next deliveries issued (retries of one delivery count once). */
+export interface WebhookFaults {
+  /** Drop the next N deliveries: logged as `dropped`, never sent. */
+  drop?: number;
+  /** Send the next N deliveries twice (same `delivery_id`). */
+  duplicate?: number;
+  /** Hold the next N deliveries and send them in reverse order once the Nth is issued. */
+  reorder?: number;
+  /** Hold every delivery until `releaseWebhooks()`. */
+  hold?: boolean;
+}
+
+export interface DeliveryAttempt {
+  /** ISO 8601 instant. */
+  at: string;
+  /** HTTP status of the receiver, or null on a network error. */
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export type DeliveryState = 'pending' | 'held' | 'delivered' | 'failed' | 'dropped';
+
+/** One webhook delivery, with every attempt made. */
+export interface DeliveryLogEntry {
+  /** Unique per log entry (a duplicate has its own `seq` but the same `deliveryId`). */
+  seq: number;
+  deliveryId: string;
+  event: string;
+  webhookId: string;
+  url: string;
+  /** Invoice `id` (invoice number), null for a synthetic test delivery. */
+  invoiceId: string | null;
+  /** `invoice.status.code` carried by the body. */
+  statusCode: number | null;
+  /** Request headers as sent; `Webhook` holds both lines [webhook id, token]. */
+  headers: Record<string, string | string[]>;
+  body: WireWebhookDelivery;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** ISO instants. */
+  createdAt: string;
+  completedAt: string | null;
+  /** A second copy sent by the `duplicate` fault. */
+  duplicate: boolean;
+  /** Sent by `COPY /webhooks` (resend). */
+  manual: boolean;
+}
+
+/** In-process test controls; each has an HTTP twin under `/_sandbox` (see docs/sandbox.md). */
+export interface SandboxControls {
+  /** The customer pays (`POST /_sandbox/invoices/:id/pay`). `id` is the invoice number (or its `invoice_id`). */
+  pay(id: string, options?: PayOptions): Promise<WireInvoiceCurrent>;
+  /** The due date passes: 1 → 15 (`POST /_sandbox/invoices/:id/overdue`). */
+  overdue(id: string): Promise<WireInvoiceCurrent>;
+  /** The customer disputes the payment: 5 or 8 → 10, and a mediation or chargeback is listed. */
+  contest(id: string, options?: ContestOptions): Promise<WireInvoiceCurrent>;
+  /** The bank slip refund reaches the customer: 7 → 8 or 9. */
+  completeRefund(id: string): Promise<WireInvoiceCurrent>;
+  /** Sets any status code, known or not (11, 13...), with a webhook. */
+  setStatus(id: string, code: number): Promise<WireInvoiceCurrent>;
+  /** The stored invoice (internal record), or undefined. */
+  getInvoice(id: string): SandboxInvoiceRecord | undefined;
+  /** The invoice in the current shape (§2.1), or undefined. */
+  renderInvoice(id: string): WireInvoiceCurrent | undefined;
+  /** Forgets invoices, consumers, disputes, deliveries, faults, registered webhooks and issued tokens. */
+  reset(): Promise<void>;
+  deliveries(): DeliveryLogEntry[];
+  /** Resolves once no delivery is pending (held deliveries excepted). */
+  waitForDeliveries(timeoutMs?: number): Promise<void>;
+  createCardToken(input: CardTokenInput): CardTokenResult;
+  registerWebhook(input: WebhookRegistrationInput): WebhookRegistration;
+  /** Every registered webhook, the default one first. */
+  webhooks(): WebhookRegistration[];
+  /** Issues a bearer token with these scopes; it expires after `expiresInSeconds` when given. */
+  issueToken(scopes: string[], expiresInSeconds?: number): string;
+  addFault(rule: FaultRule): ActiveFault;
+  /** Removes every HTTP fault and webhook fault. */
+  clearFaults(): void;
+  faults(): ActiveFault[];
+  setWebhookFaults(faults: WebhookFaults): void;
+  /** Sends held deliveries (`hold` fault) in the order given; answers how many were released. */
+  releaseWebhooks(order?: 'fifo' | 'reverse'): number;
+  /** Moves invoices in 1 whose due day has passed (by `clock`) to 15; answers how many moved. */
+  checkDueDates(): Promise<number>;
+}
+
+/** A product line as stored. */
+export interface SandboxProduct {
+  id: string;
+  title: string;
+  image: string;
+  qnt: number;
+  amountCents: number;
+  discountCents: number;
+}
+
+export interface SandboxAddress {
+  street: string;
+  number: string;
+  district: string;
+  city: string;
+  state: string;
+  zipcode: string;
+  country: string;
+}
+
+export interface SandboxRefund {
+  amountCents: number;
+  /** ISO instant. */
+  at: string;
+  /** False while a bank slip refund waits for `completeRefund` (status 7). */
+  completed: boolean;
+}
+
+/** An invoice as the sandbox stores it: cents and ISO instants, rendered into the wire shapes on the way out. */
+export interface SandboxInvoiceRecord {
+  seq: number;
+  id: string;
+  uuid: string;
+  invoiceId: string;
+  token: string;
+  referrer: string;
+  paymentId: string | null;
+  type: number;
+  productType: number | null;
+  installments: number;
+  createdAt: string;
+  updatedAt: string;
+  dueDay: string;
+  originalDueDay: string;
+  products: SandboxProduct[];
+  client: {
+    name: string | null;
+    document: string | null;
+    email: string | null;
+    phone: string | null;
+    ip: string | null;
+    address: Partial<SandboxAddress> | null;
+  };
+  customerId: string;
+  ecommerce: { storeId: number; checkout: number } | null;
+  orderUrl: string | null;
+  storeUrl: string | null;
+  webhookUrl: string | null;
+  grossCents: number;
+  /** Product discounts plus the invoice discount. */
+  discountCents: number;
+  shippingCents: number;
+  feesCents: number;
+  statusCode: number;
+  pix: { payload: string; status: string; endToEndId: string | null; refundId: string | null } | null;
+  billet: { line: string; barcode: string; ourNumber: string } | null;
+  card: {
+    token: string;
+    brand: string;
+    bin: string;
+    last4: string;
+    expire: string;
+    holderName: string;
+    approved: boolean;
+  } | null;
+  payment: { method: PaymentMethod | null; paidCents: number | null; paidAt: string | null };
+  refunds: SandboxRefund[];
+  tracking: { code: string; carrier: string | null; url: string | null; createdAt: string } | null;
+}
