@@ -1,3 +1,4 @@
+import type { CreateInvoiceParams } from '../../src/gateway/types';
 import type { WireInvoiceCurrentResponse, WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
 
 /**
@@ -200,4 +201,38 @@ export function legacyCardResponse(): WireInvoiceLegacyResponse {
   body.fatura.pix = { image: null, payload: null, status: null, ete: { id: null, refund_id: null } };
   body.fatura.externo = { url: 'https://pay.example.com/i/1', fatura: '', bankSlipUrl: '' };
   return body;
+}
+
+/** Valid `createInvoice` input: a domestic customer, one physical product, PIX. */
+export function validCreateParams(): CreateInvoiceParams {
+  return {
+    client: {
+      name: 'Maria Silva',
+      document: '52998224725',
+      email: 'maria@example.com',
+      address: {
+        street: 'Rua A',
+        number: '10',
+        district: 'Centro',
+        city: 'São Paulo',
+        state: 'SP',
+        zipcode: '01001000',
+        country: 'BRA',
+      },
+    },
+    payment: {
+      method: 'pix',
+      physical: true,
+      id: 'order-1',
+      referrer: 'order-1-a1',
+      dueAt: daysFromToday(10),
+      products: [{ id: 'p1', title: 'Mug', quantity: 2, discountCents: 0, unitAmountCents: 2550 }],
+    },
+    shippingCents: 1590,
+  };
+}
+
+/** `YYYY-MM-DD` of today plus `days` (UTC). */
+export function daysFromToday(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }

@@ -25,7 +25,10 @@ export function validateInput<T extends object>(
     throw failure(context, errors);
   }
   const dto = plainToInstance(dtoClass, input);
-  const found = validateSync(dto, { validationError: { target: false, value: false } });
+  const found = validateSync(dto, {
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+  });
   flatten(found, '', errors);
   if (Object.keys(errors).length === 0 && crossRules) Object.assign(errors, crossRules(dto));
   if (Object.keys(errors).length > 0) throw failure(context, errors);

@@ -1,0 +1,174 @@
+import { GatewayValidationError } from '../errors';
+import type { CreateInvoiceParams } from '../types';
+import { createInvoiceRules, CreateInvoiceDto } from './create-invoice.dto';
+import { RefundDto, refundRules, TrackingDto, ChangeDueDateDto } from './invoice-operations.dto';
+import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './query.dto';
+import { validateInput } from './validate';
+import { isCalendarDay, isTaxDocument } from './validators';
+import { validCreateParams } from '../../../test/gateway/fixtures';
+
+/** Runs a validation and returns the field map of the error it must throw. */
+function fieldsOf(run: () => unknown): Record<string, string[]> {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayValidationError);
+    const e = err as GatewayValidationError;
+    expect(e.sent).toBe(false);
+    expect(e.message).toMatch(/nothing was sent$/);
+    return e.fields;
+  }
+  throw new Error('expected a GatewayValidationError');
+}
+
+const create = (p: unknown) => () =>
+  validateInput(
+    CreateInvoiceDto,
+    p,
+    { operation: 'createInvoice', invoiceRef: 'referrer=x' },
+    createInvoiceRules,
+  );
+
+describe('createInvoice input', () => {
+  it('accepts valid params and returns them as the DTO', () => {
+    const dto = create(validCreateParams())();
+    expect(dto.payment.products[0].unitAmountCents).toBe(2550);
+  });
+
+  it.each<[string, string, (p: CreateInvoiceParams) => void]>([
+    ['empty products', 'payment.products', (p) => (p.payment.products = [])],
+    ['zero quantity', 'payment.products[0].quantity', (p) => (p.payment.products[0].quantity = 0)],
+    ['fractional quantity', 'payment.products[0].quantity', (p) => (p.payment.products[0].quantity = 1.5)],
+    [
+      'negative price',
+      'payment.products[0].unitAmountCents',
+      (p) => (p.payment.products[0].unitAmountCents = -1),
+    ],
+    [
+      'float cents',
+      'payment.products[0].unitAmountCents',
+      (p) => (p.payment.products[0].unitAmountCents = 10.5),
+    ],
+    [
+      'line discount above total',
+      'payment.products[0].discountCents',
+      (p) => (p.payment.products[0].discountCents = 5101),
+    ],
+    ['invoice discount above total', 'payment.discountCents', (p) => (p.payment.discountCents = 5101)],
+    ['blank id', 'payment.id', (p) => (p.payment.id = '  ')],
+    ['missing referrer', 'payment.referrer', (p) => delete (p.payment as Partial<typeof p.payment>).referrer],
+    ['unreal due date', 'payment.dueAt', (p) => (p.payment.dueAt = '2026-02-30')],
+    ['due date with time', 'payment.dueAt', (p) => (p.payment.dueAt = '2026-02-03 10:00:00')],
+    ['unknown method', 'payment.method', (p) => (p.payment.method = 'cash' as never)],
+    ['card without card data', 'payment.card', (p) => (p.payment.method = 'card')],
+    ['bad CPF check digits', 'client.document', (p) => (p.client.document = '52998224724')],
+    ['formatted CPF', 'client.document', (p) => (p.client.document = '529.982.247-25')],
+    ['domestic without document', 'client.document', (p) => delete p.client.document],
+    ['physical without address', 'client.address', (p) => delete p.client.address],
+    ['bad state', 'client.address.state', (p) => (p.client.address!.state = 'XX')],
+    ['short CEP', 'client.address.zipcode', (p) => (p.client.address!.zipcode = '0100100')],
+    ['two-letter country', 'client.address.country', (p) => (p.client.address!.country = 'BR')],
+    ['bad webhook URL', 'payment.webhook', (p) => (p.payment.webhook = 'not a url')],
+    ['negative shipping', 'shippingCents', (p) => (p.shippingCents = -5)],
+    ['zero installments', 'payment.installments', (p) => (p.payment.installments = 0)],
+  ])('%s → names %s', (_name, field, mutate) => {
+    const params = validCreateParams();
+    mutate(params);
+    const fields = fieldsOf(create(params));
+    expect(Object.keys(fields)).toContain(field);
+  });
+
+  it('checks the card expiry as MM/YY', () => {
+    const params = validCreateParams();
+    params.payment.method = 'card';
+    for (const valid of ['13/30', '1/30', '12/2030', '00/30']) {
+      params.payment.card = { token: 'tok', valid, holderName: 'MARIA' };
+      expect(Object.keys(fieldsOf(create(params)))).toEqual(['payment.card.valid']);
+    }
+    params.payment.card = { token: 'tok', valid: '12/30', holderName: 'MARIA' };
+    expect(() => create(params)()).not.toThrow();
+  });
+
+  it('requires the e-mail, not the document, of an international customer (A4)', () => {
+    const params = validCreateParams();
+    params.client.address = { ...params.client.address!, country: 'PRT', state: 'LX', zipcode: '1000001' };
+    delete params.client.document;
+    delete params.client.email;
+    expect(fieldsOf(create(params))).toEqual({
+      'client.email': ['is required for international customers (A4)'],
+    });
+    params.client.email = 'joao@example.pt';
+    expect(() => create(params)()).not.toThrow();
+  });
+
+  it('accepts an alphanumeric CNPJ', () => {
+    const params = validCreateParams();
+    params.client.document = '12ABC34501DE35';
+    expect(() => create(params)()).not.toThrow();
+  });
+
+  it('refuses non-objects and never echoes values in messages', () => {
+    expect(fieldsOf(create(null))).toEqual({ params: ['must be an object'] });
+    const params = validCreateParams();
+    params.client.document = 'SECRET-VALUE-123';
+    const err = (() => {
+      try {
+        create(params)();
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(err?.message).not.toContain('SECRET-VALUE-123');
+    expect(JSON.stringify(err)).not.toContain('SECRET-VALUE-123');
+  });
+});
+
+describe('other inputs', () => {
+  it('list: page size 1..100, real dates, ordered range', () => {
+    const list = (p: unknown) => () =>
+      validateInput(ListInvoicesDto, p, { operation: 'listInvoices' }, listInvoicesRules);
+    expect(Object.keys(fieldsOf(list({ limit: 101 })))).toEqual(['limit']);
+    expect(Object.keys(fieldsOf(list({ limit: 0 })))).toEqual(['limit']);
+    expect(Object.keys(fieldsOf(list({ page: 0 })))).toEqual(['page']);
+    expect(Object.keys(fieldsOf(list({ createdFrom: '2026-13-01' })))).toEqual(['createdFrom']);
+    expect(Object.keys(fieldsOf(list({ createdFrom: '2026-02-02', createdTo: '2026-02-01' })))).toEqual([
+      'createdTo',
+    ]);
+    expect(() => list({ limit: 100, page: 3, createdFrom: '2024-02-29' })()).not.toThrow();
+    expect(
+      Object.keys(
+        fieldsOf(() => validateInput(PageQueryDto, { limit: 500 }, { operation: 'listConsumers' })),
+      ),
+    ).toEqual(['limit']);
+  });
+
+  it('refund: positive amount, not above what is refundable', () => {
+    const refund = (p: unknown) => () =>
+      validateInput(RefundDto, p, { operation: 'refundInvoice' }, refundRules);
+    expect(Object.keys(fieldsOf(refund({ id: '1', invoiceId: 'a', amountCents: 0 })))).toEqual([
+      'amountCents',
+    ]);
+    expect(
+      Object.keys(fieldsOf(refund({ id: '1', invoiceId: 'a', amountCents: 501, refundableCents: 500 }))),
+    ).toEqual(['amountCents']);
+    expect(Object.keys(fieldsOf(refund({ id: '', invoiceId: 'a', amountCents: 1 })))).toEqual(['id']);
+    expect(() => refund({ id: '1', invoiceId: 'a', amountCents: 500, refundableCents: 500 })()).not.toThrow();
+  });
+
+  it('due date: YYYY-MM-DD only; tracking: code and invoice id required', () => {
+    const due = (p: unknown) => () => validateInput(ChangeDueDateDto, p, { operation: 'changeDueDate' });
+    expect(Object.keys(fieldsOf(due({ invoiceId: 'a', dueAt: '2026-12-01T00:00:00Z' })))).toEqual(['dueAt']);
+    expect(Object.keys(fieldsOf(due({ invoiceId: 'a', dueAt: '01/12/2026' })))).toEqual(['dueAt']);
+    const track = (p: unknown) => () => validateInput(TrackingDto, p, { operation: 'addTrackingCode' });
+    expect(Object.keys(fieldsOf(track({ invoiceId: 'a', code: '' })))).toEqual(['code']);
+    expect(Object.keys(fieldsOf(track({ invoiceId: 'a', code: 'X', url: 'ftp://x' })))).toEqual(['url']);
+  });
+
+  it('calendar days and tax documents', () => {
+    expect(isCalendarDay('2024-02-29')).toBe(true);
+    expect(isCalendarDay('2023-02-29')).toBe(false);
+    expect(isCalendarDay('2023-2-28')).toBe(false);
+    expect(isTaxDocument('11222333000181')).toBe(true);
+    expect(isTaxDocument('11.222.333/0001-81')).toBe(false);
+  });
+});
