@@ -64,6 +64,8 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
+    if (!this.port)
+      this.logger.log('no ORDER_PAYMENT_PORT provided: status changes go to the event bus only');
     if (this.options.pollIntervalMs > 0) {
       const timer = setInterval(() => void this.poll(), this.options.pollIntervalMs);
       timer.unref();

@@ -1,0 +1,62 @@
+import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
+
+/** Injection token of the resolved {@link ResolvedWebhooksOptions}. */
+export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
+
+/** Injection token of the {@link WebhookTokenValidator} (the gateway client by default). */
+export const WEBHOOK_TOKEN_VALIDATOR = Symbol('INVOICE_PAYMENTS_WEBHOOK_TOKEN_VALIDATOR');
+
+export const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
+export const DEFAULT_WEBHOOK_BODY_LIMIT = 256 * 1024;
+
+/** Fills in the defaults and checks the values, naming the option at fault. */
+export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedWebhooksOptions {
+  const positive = (value: number | undefined, fallback: number, name: string, allowZero = false): number => {
+    const v = value ?? fallback;
+    if (!Number.isSafeInteger(v) || v < 0 || (v === 0 && !allowZero)) {
+      throw new Error(`webhooks.${name}: must be a ${allowZero ? 'non-negative' : 'positive'} integer`);
+    }
+    return v;
+  };
+  const path = (options.path ?? DEFAULT_WEBHOOK_PATH).replace(/^\/+|\/+$/g, '');
+  if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path: must be a non-empty route path');
+  if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
+    throw new Error('webhooks.merchantToken: must be a string');
+  }
+  const inbox = options.inbox ?? {};
+  const sweep = options.sweep ?? {};
+  const pageSize = positive(sweep.pageSize, 100, 'sweep.pageSize');
+  if (pageSize > 100) throw new Error('webhooks.sweep.pageSize: at most 100 (spec §4.1)');
+  return {
+    path,
+    bodyLimitBytes: positive(options.bodyLimitBytes, DEFAULT_WEBHOOK_BODY_LIMIT, 'bodyLimitBytes'),
+    installBodyReader: options.installBodyReader ?? true,
+    merchantToken: options.merchantToken ? options.merchantToken : null,
+    allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
+    tokenCacheTtlMs: positive(options.tokenCacheTtlMs, 300_000, 'tokenCacheTtlMs', true),
+    rejectedTokenCacheTtlMs: positive(
+      options.rejectedTokenCacheTtlMs,
+      10_000,
+      'rejectedTokenCacheTtlMs',
+      true,
+    ),
+    inbox: {
+      pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),
+      retryBaseDelayMs: positive(inbox.retryBaseDelayMs, 1000, 'inbox.retryBaseDelayMs'),
+      retryMaxDelayMs: positive(inbox.retryMaxDelayMs, 300_000, 'inbox.retryMaxDelayMs'),
+      unknownInvoiceWindowMs: positive(
+        inbox.unknownInvoiceWindowMs,
+        72 * 3600_000,
+        'inbox.unknownInvoiceWindowMs',
+      ),
+      maxAttempts: positive(inbox.maxAttempts, 20, 'inbox.maxAttempts'),
+      leaseMs: positive(inbox.leaseMs, 60_000, 'inbox.leaseMs'),
+      batchSize: positive(inbox.batchSize, 50, 'inbox.batchSize'),
+    },
+    sweep: {
+      intervalMs: positive(sweep.intervalMs, 0, 'sweep.intervalMs', true),
+      lookbackDays: positive(sweep.lookbackDays, 30, 'sweep.lookbackDays'),
+      pageSize,
+    },
+  };
+}

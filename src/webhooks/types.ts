@@ -1,0 +1,83 @@
+/**
+ * Options of the webhook capability (`InvoicePaymentsModule.forRoot({ webhooks: {...} })`). Every field has a
+ * default; the defaults suit production.
+ */
+export interface WebhooksOptions {
+  /** Route of the receiving controller (POST). Default `webhooks/invoice-payments`. */
+  path?: string;
+  /** Largest accepted body, in bytes; a larger one is answered 413. Default 262144 (256 KB). */
+  bodyLimitBytes?: number;
+  /**
+   * Read this route's body before the host's JSON parser (Express only), so the route has its own limit whatever
+   * the host's parser allows (Express' default is 100 KB). Default `true`. With `false` the host's parser reads
+   * the body and its limit applies.
+   */
+  installBodyReader?: boolean;
+  /**
+   * The merchant part of the webhook token (§6.5), when the webhook was registered by hand with one. A non-empty
+   * merchant part must then equal it (compared in constant time).
+   */
+  merchantToken?: string;
+  /**
+   * Accept deliveries whose merchant part is empty even when `merchantToken` is set. Default `true`: deliveries to
+   * an invoice's `payment.webhook` URL come from the account's default webhook, which has no merchant token (A13).
+   * Set `false` when every delivery comes through the hand-registered webhook.
+   */
+  allowEmptyMerchantPart?: boolean;
+  /** How long a service token the service confirmed stays trusted without asking again, in ms. Default 300000. */
+  tokenCacheTtlMs?: number;
+  /** How long a service token the service refused stays refused without asking again, in ms. Default 10000. */
+  rejectedTokenCacheTtlMs?: number;
+  /** The inbox processor. */
+  inbox?: WebhookInboxOptions;
+  /** The reconciliation sweep. */
+  sweep?: ReconciliationOptions;
+}
+
+export interface WebhookInboxOptions {
+  /** Look for due entries (retries, entries left by a crash) every this many ms. Default 1000; 0 turns it off. */
+  pollIntervalMs?: number;
+  /** First retry delay, doubled each attempt. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
+  retryMaxDelayMs?: number;
+  /**
+   * How long a delivery for an invoice not known yet is retried (the webhook may win the race against the
+   * checkout's commit, or the invoice was created elsewhere) before it is dead-lettered with an alert.
+   * Default 259200000 (72 hours).
+   */
+  unknownInvoiceWindowMs?: number;
+  /** Attempts before an entry that keeps failing for another reason (database errors) is dead-lettered. Default 20. */
+  maxAttempts?: number;
+  /** How long a processor holds a claimed entry; a crashed processor's claim lapses after it. Default 60000. */
+  leaseMs?: number;
+  /** Entries claimed per poll. Default 50. */
+  batchSize?: number;
+}
+
+export interface ReconciliationOptions {
+  /** Run the sweep every this many ms. Default: off (0). */
+  intervalMs?: number;
+  /** Only invoices created within this many days (A7 `created_from`). Default 30. */
+  lookbackDays?: number;
+  /** Page size, at most 100 (§4.1). Default 100. */
+  pageSize?: number;
+}
+
+/** {@link WebhooksOptions} with every default filled in. */
+export interface ResolvedWebhooksOptions {
+  path: string;
+  bodyLimitBytes: number;
+  installBodyReader: boolean;
+  merchantToken: string | null;
+  allowEmptyMerchantPart: boolean;
+  tokenCacheTtlMs: number;
+  rejectedTokenCacheTtlMs: number;
+  inbox: Required<WebhookInboxOptions>;
+  sweep: Required<ReconciliationOptions>;
+}
+
+/** Checks a service token with the service (§4.7): `true` valid, `false` invalid, throws when unreachable. */
+export interface WebhookTokenValidator {
+  validateWebhookToken(serviceToken: string): Promise<boolean>;
+}

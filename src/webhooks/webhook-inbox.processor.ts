@@ -1,0 +1,223 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Brackets, DataSource, IsNull } from 'typeorm';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { InvoiceStatusService } from '../core/invoice-status.service';
+import { runInTransaction } from '../core/transaction';
+import { normalizeInvoice } from '../gateway/invoice.normalizer';
+import type { Invoice } from '../gateway/types';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { WEBHOOKS_OPTIONS } from './constants';
+import { WebhookInboxEntry } from './webhook-inbox.entity';
+import type { ResolvedWebhooksOptions } from './types';
+
+/** Entries processed at once by one instance, so a burst does not take every pooled connection. */
+const CONCURRENCY = 8;
+
+/**
+ * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
+ *
+ * An entry is claimed with a conditional update (`locked_until`, a lease), so several instances may poll one
+ * database and a crashed processor's claim lapses. Failures are retried with exponential backoff: a delivery for an
+ * invoice not known yet (the webhook won the race against the checkout's commit) for `unknownInvoiceWindowMs`,
+ * anything else (a database error) up to `maxAttempts`; then the entry is dead-lettered with an `Alert` event.
+ * Applying twice is harmless: the transition table records a repeated status as unchanged.
+ */
+@Injectable()
+export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(WebhookInboxProcessor.name);
+  private readonly running = new Set<Promise<void>>();
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private active = 0;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statuses: InvoiceStatusService,
+    private readonly events: EventEmitter2,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+  ) {}
+
+  onModuleInit(): void {
+    const every = this.options.inbox.pollIntervalMs;
+    if (every > 0) {
+      this.timer = setInterval(() => void this.poll(), every);
+      this.timer.unref();
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.queue.length = 0;
+    await this.drain();
+  }
+
+  /** Processes an entry soon (it is claimed first, so a duplicate kick or another instance is harmless). */
+  kick(id: string): void {
+    if (this.stopped || this.queued.has(id)) return;
+    this.queued.add(id);
+    this.queue.push(id);
+    this.pump();
+  }
+
+  /** Queues every due entry (pending, due, unclaimed or lease lapsed), up to `batchSize`. */
+  async poll(): Promise<number> {
+    if (this.stopped) return 0;
+    const now = new Date();
+    try {
+      const due = await this.dataSource
+        .getRepository(WebhookInboxEntry)
+        .createQueryBuilder('e')
+        .select('e.id', 'id')
+        .where('e.state = :state', { state: 'pending' })
+        .andWhere('e.nextAttemptAt <= :now', { now: now.toISOString() })
+        .andWhere(new Brackets((w) => w.where('e.lockedUntil IS NULL').orWhere('e.lockedUntil <= :now')))
+        .orderBy('e.nextAttemptAt', 'ASC')
+        .limit(this.options.inbox.batchSize)
+        .getRawMany<{ id: string }>();
+      for (const { id } of due) this.kick(id);
+      return due.length;
+    } catch (err) {
+      this.logger.warn(`polling the webhook inbox failed: ${message(err)}`);
+      return 0;
+    }
+  }
+
+  /** Resolves once nothing is queued or being processed (retries waiting on their time are not awaited). */
+  async drain(): Promise<void> {
+    while (this.running.size > 0 || (this.queue.length > 0 && !this.stopped)) {
+      await Promise.allSettled([...this.running]);
+      if (this.running.size === 0 && this.queue.length > 0) this.pump();
+    }
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.active < CONCURRENCY && this.queue.length > 0) {
+      const id = this.queue.shift() as string;
+      this.queued.delete(id);
+      this.active++;
+      const run = this.process(id)
+        .catch((err: unknown) => this.logger.error(`webhook inbox entry ${id}: ${message(err)}`))
+        .finally(() => {
+          this.active--;
+          this.running.delete(run);
+          this.pump();
+        });
+      this.running.add(run);
+    }
+  }
+
+  private async process(id: string): Promise<void> {
+    const now = new Date();
+    const lease = new Date(now.getTime() + this.options.inbox.leaseMs);
+    const claimed = await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(WebhookInboxEntry)
+        .createQueryBuilder()
+        .update()
+        .set({ lockedUntil: lease, attempts: () => 'attempts + 1' })
+        .where('id = :id AND state = :state', { id, state: 'pending' })
+        .andWhere(new Brackets((w) => w.where('locked_until IS NULL').orWhere('locked_until <= :now')))
+        .andWhere('next_attempt_at <= :now', { now: now.toISOString() })
+        .execute(),
+    );
+    if (!claimed.affected) return;
+    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id });
+
+    let invoice: Invoice;
+    try {
+      invoice = normalizeInvoice(JSON.parse(entry.payload), 'webhook');
+    } catch (err) {
+      return this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
+    }
+    let record: InvoiceRecord | null;
+    try {
+      record = await this.findRecord(invoice);
+      if (!record) {
+        const waited = now.getTime() - entry.receivedAt.getTime();
+        if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
+          return this.deadLetter(
+            entry,
+            null,
+            `no invoice record for invoice ${invoice.id} after ${waited} ms`,
+          );
+        }
+        return this.retryLater(entry, `no invoice record yet for invoice ${invoice.id}`);
+      }
+      const result = await this.statuses.applyReport({
+        recordId: record.id,
+        code: invoice.status.code,
+        text: invoice.status.text,
+        source: 'webhook',
+        invoice,
+      });
+      await this.finish(entry, {
+        state: 'processed',
+        outcome: clip(result.applied ? 'applied' : (result.reason ?? 'not applied'), 255),
+        invoiceRecordId: record.id,
+        lastError: null,
+        processedAt: new Date(),
+      });
+    } catch (err) {
+      if (entry.attempts >= this.options.inbox.maxAttempts) {
+        return this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+      }
+      return this.retryLater(entry, message(err));
+    }
+  }
+
+  /** The record of the service's invoice: by invoice number, else by the referrer we sent (see the class notes). */
+  private async findRecord(invoice: Invoice): Promise<InvoiceRecord | null> {
+    const repo = this.dataSource.getRepository(InvoiceRecord);
+    const byId = await repo.findOneBy({ gatewayId: invoice.id });
+    if (byId || !invoice.referrer) return byId;
+    // Matched by referrer only while the checkout has not stored an invoice number: a record already tied to
+    // another invoice must not take this one's status (a duplicate invoice at the service is dead-lettered).
+    return repo.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
+  }
+
+  private async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
+    const delay = Math.min(retryBaseDelayMs * 2 ** Math.max(0, entry.attempts - 1), retryMaxDelayMs);
+    const next = new Date(Date.now() + delay);
+    await this.finish(entry, { lastError: clip(reason, 2000), nextAttemptAt: next, lockedUntil: null });
+    this.logger.debug(`webhook inbox entry ${entry.id}: ${reason}; retry in ${delay} ms`);
+  }
+
+  private async deadLetter(entry: WebhookInboxEntry, recordId: string | null, reason: string): Promise<void> {
+    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
+    this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
+    const alert: InvoicePaymentsAlert = {
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: recordId,
+      message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
+    };
+    try {
+      this.events.emit(InvoicePaymentsEvents.Alert, alert);
+    } catch (err) {
+      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
+    }
+  }
+
+  /** Updates an entry this processor claimed; releases the claim. */
+  private async finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
+    await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(WebhookInboxEntry)
+        .update({ id: entry.id, state: 'pending' }, { lockedUntil: null, ...patch }),
+    );
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function clip(value: string, max: number): string {
+  return value.slice(0, max);
+}

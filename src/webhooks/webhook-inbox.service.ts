@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { runInTransaction } from '../core/transaction';
+import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
+import type { WebhookDelivery } from './webhook-payload';
+
+/** What storing a delivery did. */
+export interface StoredDelivery {
+  id: string;
+  /** The dedupe key was already in the inbox: this is a retry or a duplicate of a stored delivery. */
+  duplicate: boolean;
+  state: WebhookInboxState;
+  /** Why the entry is dead (unreadable payload); `null` otherwise. */
+  problem: string | null;
+}
+
+const NO_INVOICE =
+  'body: no invoice (accepted: `invoice`, `fatura`, or an event wrapper `data`/`payload` around either)';
+
+/**
+ * Writes authenticated deliveries to the inbox, once per dedupe key. A readable invoice is stored `pending` for the
+ * processor; a test delivery without an invoice is `ignored`; an unreadable one is kept `dead` and raised as an
+ * alert, so nothing the service sent is ever dropped silently.
+ */
+@Injectable()
+export class WebhookInboxService {
+  private readonly logger = new Logger(WebhookInboxService.name);
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  async store(
+    delivery: WebhookDelivery,
+    body: Record<string, unknown>,
+    headerWebhookId: string | null,
+  ): Promise<StoredDelivery> {
+    const now = new Date();
+    const invoice = delivery.invoice;
+    const state: WebhookInboxState = invoice ? 'pending' : delivery.test ? 'ignored' : 'dead';
+    const problem = state === 'dead' ? (delivery.invoiceError ?? NO_INVOICE) : null;
+    const entry: WebhookInboxEntry = Object.assign(new WebhookInboxEntry(), {
+      id: randomUUID(),
+      dedupeKey: delivery.dedupeKey,
+      event: clip(delivery.event, 64),
+      deliveryId: clip(delivery.deliveryId, 128),
+      webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
+      gatewayId: clip(invoice?.id ?? null, 128),
+      referrer: clip(invoice?.referrer ?? null, 160),
+      statusCode: invoice?.status.code ?? null,
+      sentAt: clip(delivery.sentAt, 32),
+      // The normalizer's copy has the card number, token and bin redacted; an unreadable body is redacted here.
+      payload: JSON.stringify(invoice ? invoice.raw : redactCardData(body)),
+      state,
+      attempts: 0,
+      nextAttemptAt: state === 'pending' ? now : null,
+      lockedUntil: null,
+      lastError: problem,
+      outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
+      invoiceRecordId: null,
+      receivedAt: now,
+      processedAt: state === 'pending' ? null : now,
+    });
+    try {
+      await runInTransaction(this.dataSource, (em) => em.getRepository(WebhookInboxEntry).insert(entry));
+    } catch (err) {
+      const existing = await this.dataSource
+        .getRepository(WebhookInboxEntry)
+        .findOneBy({ dedupeKey: delivery.dedupeKey });
+      if (!existing) throw err;
+      return {
+        id: existing.id,
+        duplicate: true,
+        state: existing.state,
+        problem: existing.state === 'dead' ? existing.lastError : null,
+      };
+    }
+    if (state === 'dead') {
+      this.logger.warn(`webhook delivery ${entry.id} dead-lettered: ${problem ?? ''}`);
+      const alert: InvoicePaymentsAlert = {
+        kind: 'webhook_dead_letter',
+        orderId: null,
+        invoiceRecordId: null,
+        message: `webhook delivery ${entry.id} (event ${entry.event ?? '?'}) could not be read: ${problem ?? ''}`,
+      };
+      this.events.emit(InvoicePaymentsEvents.Alert, alert);
+    }
+    return { id: entry.id, duplicate: false, state, problem };
+  }
+}
+
+const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
+
+/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
+export function redactCardData(value: unknown, inCard = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (inCard && CARD_SECRETS.has(key) && v !== null && v !== undefined) out[key] = '[redacted]';
+    else out[key] = redactCardData(v, key === 'card' || key === 'cartao');
+  }
+  return out;
+}
+
+function clip(value: string | null, max: number): string | null {
+  return value === null ? null : value.slice(0, max);
+}

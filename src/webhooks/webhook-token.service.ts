@@ -1,0 +1,152 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
+import type { ResolvedWebhooksOptions, WebhookTokenValidator } from './types';
+
+/** The two `Webhook` header lines of a delivery, told apart (A13). */
+export interface WebhookHeaderLines {
+  /** The line that is not the token: the webhook identifier. */
+  webhookId: string | null;
+  /** The decoded token, or `null` when no line decodes to `merchant:service`. */
+  token: { merchant: string; service: string } | null;
+  /** Why no usable token was found. */
+  problem: string | null;
+}
+
+/** Outcome of authenticating a delivery: `401` forged or invalid, `503` the service could not be asked. */
+export type WebhookAuthResult =
+  { ok: true; webhookId: string | null } | { ok: false; status: 401 | 503; reason: string };
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * Reads every `Webhook` header line. Node joins repeated headers with ", " in `req.headers`, so the lines are taken
+ * from `headersDistinct` (or `rawHeaders`), and a line that a proxy joined is split again (base64 and webhook ids
+ * have no commas). The token line is the one that is strict base64 of a text with a colon; order does not matter.
+ * The token splits at its first colon: `merchant` (possibly empty) and `service`.
+ */
+export function readWebhookHeaderLines(req: IncomingMessage): WebhookHeaderLines {
+  const lines = rawWebhookLines(req)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+  const decoded = lines.map((line) => ({ line, text: decodeToken(line) }));
+  const tokens = [...new Set(decoded.filter((d) => d.text !== null).map((d) => d.text as string))];
+  const webhookId = decoded.find((d) => d.text === null)?.line ?? null;
+  if (tokens.length === 0)
+    return { webhookId, token: null, problem: 'no Webhook header line carries a token' };
+  if (tokens.length > 1) return { webhookId, token: null, problem: 'several different Webhook tokens' };
+  const text = tokens[0];
+  const colon = text.indexOf(':');
+  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
+  if (token.service.length === 0)
+    return { webhookId, token: null, problem: 'the token has an empty service part' };
+  return { webhookId, token, problem: null };
+}
+
+function rawWebhookLines(req: IncomingMessage): string[] {
+  const distinct = (req as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> })
+    .headersDistinct;
+  if (distinct) return distinct['webhook'] ?? [];
+  const out: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i].toLowerCase() === 'webhook') out.push(req.rawHeaders[i + 1]);
+  }
+  return out;
+}
+
+function decodeToken(line: string): string | null {
+  if (line.length % 4 !== 0 || !BASE64.test(line)) return null;
+  const buf = Buffer.from(line, 'base64');
+  if (buf.toString('base64') !== line) return null;
+  const text = buf.toString('utf8');
+  // A webhook id that happens to be valid base64 decodes to binary noise, not printable `merchant:service`.
+  if (!text.includes(':')) return null;
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c < 0x20 || c === 0x7f || c === 0xfffd) return null;
+  }
+  return text;
+}
+
+/** Equal-length digests, so the comparison takes the same time whatever the inputs. */
+function constantTimeEquals(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * Authenticates webhook deliveries as spec §6 says: the merchant part against the configured merchant token, the
+ * service token with the service's validation operation (§4.7). Successful validations are cached for
+ * `tokenCacheTtlMs` (the service token is per webhook and stable, A13), refusals for `rejectedTokenCacheTtlMs`,
+ * and simultaneous checks of one token share one call, so a burst of deliveries costs one validation.
+ * No token ever reaches a log line or a reason.
+ */
+@Injectable()
+export class WebhookTokenService {
+  private readonly logger = new Logger(WebhookTokenService.name);
+  private readonly verdicts = new Map<string, { valid: boolean; until: number }>();
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+
+  constructor(
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Inject(WEBHOOK_TOKEN_VALIDATOR) private readonly validator: WebhookTokenValidator,
+  ) {}
+
+  /** Authenticates a delivery from its request headers. */
+  async authenticate(req: IncomingMessage): Promise<WebhookAuthResult> {
+    const lines = readWebhookHeaderLines(req);
+    if (!lines.token) return { ok: false, status: 401, reason: lines.problem ?? 'no token' };
+    const expected = this.options.merchantToken;
+    if (expected !== null) {
+      if (lines.token.merchant === '') {
+        if (!this.options.allowEmptyMerchantPart) {
+          return { ok: false, status: 401, reason: 'the token has an empty merchant part' };
+        }
+      } else if (!constantTimeEquals(lines.token.merchant, expected)) {
+        return { ok: false, status: 401, reason: 'the merchant part of the token does not match' };
+      }
+    }
+    let valid: boolean;
+    try {
+      valid = await this.isValidServiceToken(lines.token.service);
+    } catch (err) {
+      const kind = (err as { kind?: unknown })?.kind;
+      this.logger.warn(`webhook token validation unreachable (${typeof kind === 'string' ? kind : 'error'})`);
+      return { ok: false, status: 503, reason: 'the token could not be validated now; try again later' };
+    }
+    if (!valid) return { ok: false, status: 401, reason: 'the service does not recognize the token' };
+    return { ok: true, webhookId: lines.webhookId };
+  }
+
+  /** Whether the service confirms the token, from the cache when it can. Throws when the service is unreachable. */
+  async isValidServiceToken(serviceToken: string): Promise<boolean> {
+    const key = createHash('sha256').update(serviceToken, 'utf8').digest('hex');
+    const cached = this.verdicts.get(key);
+    if (cached && cached.until > Date.now()) return cached.valid;
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const call = this.validator
+      .validateWebhookToken(serviceToken)
+      .then((valid) => {
+        const ttl = valid ? this.options.tokenCacheTtlMs : this.options.rejectedTokenCacheTtlMs;
+        if (ttl > 0) this.remember(key, valid, ttl);
+        return valid;
+      })
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, call);
+    return call;
+  }
+
+  private remember(key: string, valid: boolean, ttl: number): void {
+    const now = Date.now();
+    if (this.verdicts.size >= 1000) {
+      for (const [k, v] of this.verdicts) if (v.until <= now) this.verdicts.delete(k);
+      // Still full of live refusals (someone sprays forged tokens): forget those rather than grow.
+      if (this.verdicts.size >= 1000)
+        for (const [k, v] of this.verdicts) if (!v.valid) this.verdicts.delete(k);
+    }
+    this.verdicts.set(key, { valid, until: now + ttl });
+  }
+}

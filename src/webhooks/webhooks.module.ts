@@ -1,0 +1,61 @@
+import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './constants';
+import { createWebhookBodyReader, installBeforeBodyParsers } from './webhook-body';
+import { WebhookInboxProcessor } from './webhook-inbox.processor';
+import { WebhookInboxService } from './webhook-inbox.service';
+import { WebhookTokenService } from './webhook-token.service';
+import { createWebhooksController } from './webhooks.controller';
+import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
+
+/** How the module finds the service's token validation: a provider of {@link WEBHOOK_TOKEN_VALIDATOR}. */
+export interface WebhooksModuleExtras {
+  /** Binds the validator, e.g. `{ provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient }`. */
+  tokenValidator?: Provider;
+}
+
+/**
+ * Webhook reception: the controller at `options.path`, the token check, the inbox and its processor. Status
+ * changes go through the global `InvoiceStatusModule`, which the app must import too (the root module does).
+ */
+@Module({})
+export class WebhooksModule implements OnModuleInit {
+  private readonly logger = new Logger(WebhooksModule.name);
+
+  constructor(
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+  ) {}
+
+  static forRoot(options: WebhooksOptions = {}, extras: WebhooksModuleExtras = {}): DynamicModule {
+    const resolved = resolveWebhooksOptions(options);
+    return {
+      module: WebhooksModule,
+      controllers: [createWebhooksController(resolved.path)],
+      providers: [
+        { provide: WEBHOOKS_OPTIONS, useValue: resolved },
+        ...(extras.tokenValidator ? [extras.tokenValidator] : []),
+        WebhookTokenService,
+        WebhookInboxService,
+        WebhookInboxProcessor,
+      ],
+      exports: [WEBHOOKS_OPTIONS, WebhookTokenService, WebhookInboxService, WebhookInboxProcessor],
+    };
+  }
+
+  /** Puts the route's own body reader ahead of the host's JSON parser (see `WebhooksOptions.installBodyReader`). */
+  onModuleInit(): void {
+    if (!this.options.installBodyReader) return;
+    const adapter = this.adapterHost?.httpAdapter;
+    const reader = createWebhookBodyReader(this.options.path, this.options.bodyLimitBytes);
+    if (
+      !adapter ||
+      adapter.getType() !== 'express' ||
+      !installBeforeBodyParsers(adapter.getInstance(), reader)
+    ) {
+      this.logger.warn(
+        `could not install the webhook body reader: the host's body parser limit applies to /${this.options.path}`,
+      );
+    }
+  }
+}

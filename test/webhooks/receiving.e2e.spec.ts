@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { insertInvoiceRecord } from '../core/fixtures';
+import {
+  createSandboxInvoice,
+  postDelivery,
+  openWebhooksDatabase,
+  startWebhookApp,
+  tokenLine,
+  waitFor,
+  WebhookApp,
+} from './support';
+
+describeEachDatabase('webhooks: receiving', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let app: WebhookApp;
+  const validationCalls: string[] = [];
+  let invoice: WireInvoiceCurrent;
+  let serviceToken: string;
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox({
+      log: (line) => {
+        if (line.startsWith('OPTIONS /webhooks')) validationCalls.push(line);
+      },
+    });
+    app = await startWebhookApp(db, sandbox);
+    const created = await createSandboxInvoice(sandbox.url);
+    invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
+    serviceToken = sandbox.controls.webhooks()[0].token;
+  });
+  afterAll(async () => {
+    await app.close();
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  const inbox = () => db.dataSource.getRepository(WebhookInboxEntry);
+  const body = (overrides: Record<string, unknown> = {}) => ({
+    event: 'invoice.update',
+    delivery_id: randomUUID(),
+    webhook: 'default',
+    sent_at: '2026-11-21 10:00:00',
+    invoice,
+    ...overrides,
+  });
+  const post = (payload: unknown, lines: string[] = ['default', tokenLine('', serviceToken)]) =>
+    postDelivery(app.url, '/webhooks/invoice-payments', payload, lines);
+
+  it('accepts a valid delivery, stores it before answering and applies it', async () => {
+    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: invoice.id });
+    const delivery = body();
+    const res = await post(delivery);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ received: true, duplicate: false, state: 'pending' });
+    const stored = await inbox().findOneByOrFail({ id: res.body.id });
+    expect(stored).toMatchObject({
+      dedupeKey: `delivery:${delivery.delivery_id}`,
+      event: 'invoice.update',
+      webhookId: 'default',
+      gatewayId: invoice.id,
+      statusCode: 1,
+    });
+    await app.settle();
+    expect((await inbox().findOneByOrFail({ id: res.body.id })).state).toBe('processed');
+    expect(
+      (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).statusCode,
+    ).toBe(1);
+    expect(app.port.changes.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code)).toEqual([
+      1,
+    ]);
+  });
+
+  it('reads both Webhook header lines whatever their order', async () => {
+    const token = tokenLine('', serviceToken);
+    for (const lines of [
+      ['default', token],
+      [token, 'default'],
+    ]) {
+      const res = await post(body(), lines);
+      expect(res.status).toBe(200);
+      expect((await inbox().findOneByOrFail({ id: res.body.id })).webhookId).toBe('default');
+    }
+  });
+
+  it('answers 401 to a forged service token, stores nothing and applies nothing', async () => {
+    const before = await inbox().count();
+    const res = await post(body(), ['default', tokenLine('', 'forged-service-token')]);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('the service does not recognize the token');
+    expect(JSON.stringify(res.body)).not.toContain('forged-service-token');
+    expect(await inbox().count()).toBe(before);
+  });
+
+  it('answers 401 without a token line or with a token without a service part', async () => {
+    const before = await inbox().count();
+    expect((await post(body(), ['default'])).status).toBe(401);
+    expect((await post(body(), ['default', tokenLine('merchant', '')])).status).toBe(401);
+    expect((await post(body(), [])).status).toBe(401);
+    expect(await inbox().count()).toBe(before);
+  });
+
+  it('validates a burst of deliveries with one call to the service (cached)', async () => {
+    validationCalls.length = 0;
+    const fresh = await startWebhookApp(db, sandbox, { path: 'burst/hook' });
+    try {
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          postDelivery(fresh.url, '/burst/hook', body(), ['default', tokenLine('', serviceToken)]),
+        ),
+      );
+      expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+      expect(validationCalls).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when the service cannot validate the token, and stores nothing', async () => {
+    const fresh = await startWebhookApp(db, sandbox, { path: 'unreachable/hook' });
+    const fault = sandbox.controls.addFault({ method: 'OPTIONS', path: '/webhooks', status: 503 });
+    try {
+      const before = await inbox().count();
+      const delivery = body();
+      const send = () =>
+        postDelivery(fresh.url, '/unreachable/hook', delivery, ['default', tokenLine('', serviceToken)]);
+      const res = await send();
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('30');
+      expect(await inbox().count()).toBe(before);
+      sandbox.controls.clearFaults();
+      expect((await send()).status).toBe(200);
+    } finally {
+      sandbox.controls.clearFaults();
+      void fault;
+      await fresh.close();
+    }
+  });
+
+  it('recognizes the same delivery sent 10 times: one entry, one transition, one notification', async () => {
+    const created = await createSandboxInvoice(sandbox.url);
+    const paid = { ...sandbox.controls.renderInvoice(created.invoice.id)! };
+    paid.status = { ...paid.status, code: 5, text: 'paid' };
+    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: paid.id, statusCode: null });
+    const delivery = body({ invoice: paid });
+    const responses = await Promise.all(Array.from({ length: 10 }, () => post(delivery)));
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(responses.filter((r) => r.body.duplicate === false)).toHaveLength(1);
+    expect(new Set(responses.map((r) => r.body.id)).size).toBe(1);
+    await app.settle();
+    expect(await inbox().countBy({ deliveryId: delivery.delivery_id })).toBe(1);
+    expect(app.port.changes.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code)).toEqual([
+      5,
+    ]);
+    expect(app.busChanges.filter((c) => c.invoiceRecordId === rec.id)).toHaveLength(1);
+  });
+
+  it('keys a delivery without delivery_id by invoice, status, event and sent_at', async () => {
+    const delivery = body({ delivery_id: undefined, sent_at: '2026-11-21 11:11:11' });
+    const first = await post(delivery);
+    const again = await post(delivery);
+    expect(first.status).toBe(200);
+    expect(again.body).toMatchObject({ id: first.body.id, duplicate: true });
+    expect((await inbox().findOneByOrFail({ id: first.body.id })).dedupeKey).toMatch(/^hash:/);
+  });
+
+  it('answers 400 to malformed JSON and to a body that is not an object, before anything else', async () => {
+    const malformed = await post('{"event": "invoice.update", "invoice": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('body: malformed JSON');
+    const array = await post('[1,2,3]');
+    expect(array.status).toBe(400);
+    expect(array.body.message).toBe('body: must be a JSON object');
+  });
+
+  it('accepts a 200 KB body and answers 413 above 256 KB, beyond the host parser default of 100 KB', async () => {
+    const big = await post(body({ padding: 'x'.repeat(200 * 1024) }));
+    expect(big.status).toBe(200);
+    const before = await inbox().count();
+    const tooBig = await post(body({ padding: 'x'.repeat(257 * 1024) }));
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.message).toBe('body exceeds 262144 bytes');
+    expect(await inbox().count()).toBe(before);
+  });
+
+  it('honours a configured body limit and route', async () => {
+    const small = await startWebhookApp(db, sandbox, { path: '/hooks/pay/', bodyLimitBytes: 4096 });
+    try {
+      const send = (payload: unknown) =>
+        postDelivery(small.url, '/hooks/pay', payload, ['default', tokenLine('', serviceToken)]);
+      expect((await send(body())).status).toBe(200);
+      expect((await send(body({ padding: 'x'.repeat(5000) }))).status).toBe(413);
+      expect((await request(small.url).post('/webhooks/invoice-payments').send({})).status).toBe(404);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('stores an unreadable invoice as dead, raises an alert and answers 422 naming the field', async () => {
+    const broken = { ...invoice, status: { text: 'paid' } };
+    const res = await post(body({ invoice: broken }));
+    expect(res.status).toBe(422);
+    expect(res.body.message).toMatch(/status/);
+    await waitFor(() => app.alerts.some((a) => a.kind === 'webhook_dead_letter'));
+    const dead = await inbox().findOneByOrFail({ state: 'dead' });
+    expect(dead.lastError).toMatch(/status/);
+  });
+
+  it('acknowledges a synthetic test delivery without an invoice and applies nothing', async () => {
+    const res = await post(body({ test: true, invoice: null }));
+    expect(res.status).toBe(200);
+    expect(res.body.state).toBe('ignored');
+  });
+});
+
+describeEachDatabase('webhooks: merchant part of the token', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let strict: WebhookApp;
+  let lenient: WebhookApp;
+  let hookToken: string;
+  let defaultToken: string;
+  let invoice: WireInvoiceCurrent;
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox();
+    strict = await startWebhookApp(db, sandbox, {
+      path: 'strict/hook',
+      merchantToken: 'shop-secret',
+      allowEmptyMerchantPart: false,
+    });
+    lenient = await startWebhookApp(db, sandbox, { path: 'lenient/hook', merchantToken: 'shop-secret' });
+    hookToken = sandbox.controls.registerWebhook({
+      url: strict.webhookUrl,
+      merchant_token: 'shop-secret',
+    }).token;
+    defaultToken = sandbox.controls.webhooks()[0].token;
+    const created = await createSandboxInvoice(sandbox.url, { webhook: `${lenient.webhookUrl}` });
+    invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
+  });
+  afterAll(async () => {
+    await strict.close();
+    await lenient.close();
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  const inbox = () => db.dataSource.getRepository(WebhookInboxEntry);
+  const send = (target: WebhookApp, lines: string[]) =>
+    postDelivery(
+      target.url,
+      new URL(target.webhookUrl).pathname,
+      {
+        event: 'invoice.update',
+        delivery_id: randomUUID(),
+        invoice,
+      },
+      lines,
+    );
+
+  it('accepts real deliveries of a hand-registered webhook whose merchant part matches', async () => {
+    await createSandboxInvoice(sandbox.url); // no payment.webhook: goes to the registered webhook
+    await sandbox.controls.waitForDeliveries();
+    const toStrict = sandbox.deliveries().filter((d) => d.url === strict.webhookUrl);
+    expect(toStrict.length).toBeGreaterThan(0);
+    expect(toStrict.every((d) => d.state === 'delivered' && d.attempts[0].status === 200)).toBe(true);
+    const stored = await inbox().findOneByOrFail({ deliveryId: toStrict[0].deliveryId });
+    expect(stored.webhookId).toMatch(/^wh_/);
+  });
+
+  it('answers 401 to a wrong merchant part, even with a valid service token', async () => {
+    const before = await inbox().count();
+    const res = await send(strict, ['wh_0001', tokenLine('not-the-secret', hookToken)]);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('the merchant part of the token does not match');
+    expect(JSON.stringify(res.body)).not.toContain('shop-secret');
+    expect((await send(lenient, ['wh_0001', tokenLine('shop-secre', hookToken)])).status).toBe(401);
+    expect(await inbox().count()).toBe(before);
+  });
+
+  it('answers 401 to an empty merchant part when the webhook must carry one', async () => {
+    const res = await send(strict, ['default', tokenLine('', defaultToken)]);
+    expect(res.status).toBe(401);
+    expect(res.body.message).toBe('the token has an empty merchant part');
+  });
+
+  it('accepts an empty merchant part by default: payment.webhook deliveries come from the default webhook', async () => {
+    expect((await send(lenient, ['default', tokenLine('', defaultToken)])).status).toBe(200);
+    await sandbox.controls.waitForDeliveries();
+    const real = sandbox.deliveries().filter((d) => d.url === lenient.webhookUrl);
+    expect(real.length).toBeGreaterThan(0);
+    expect(real.every((d) => d.webhookId === 'default' && d.attempts.at(-1)?.status === 200)).toBe(true);
+  });
+
+  it('reads the two lines when a proxy joined them into one', async () => {
+    expect((await send(strict, [`wh_0001, ${tokenLine('shop-secret', hookToken)}`])).status).toBe(200);
+  });
+});

@@ -1,0 +1,221 @@
+import request from 'supertest';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { generateCpf } from '@brazilian-utils/brazilian-utils';
+import { Global, INestApplication, Module } from '@nestjs/common';
+import { EventEmitterModule, EventEmitter2 } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
+import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
+import { InvoiceStatusService } from '../../src/core/invoice-status.service';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
+import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import type { Invoice } from '../../src/gateway/types';
+import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import type { SandboxServer } from '../../src/sandbox';
+import { WEBHOOK_TOKEN_VALIDATOR } from '../../src/webhooks/constants';
+import type { WebhooksOptions, WebhookTokenValidator } from '../../src/webhooks/types';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
+import { WebhooksModule } from '../../src/webhooks/webhooks.module';
+import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+
+export const SANDBOX_TOKEN = 'sandbox-token';
+
+/** A database with the module's invoice tables and the webhook inbox, created by their migrations. */
+export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
+  return openTestDatabase(kind, {
+    entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry],
+    migrations: [InvoicePaymentsInit1763700000000, WebhookInbox1763700001000],
+    ...(poolSize ? { poolSize } : {}),
+  });
+}
+
+/** The host's order port as a test sees it: every change it was told, and a switch to make it fail. */
+export class RecordingOrderPort implements OrderPaymentPort {
+  readonly changes: PaymentStatusChange[] = [];
+  down = false;
+  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
+    if (this.down) throw new Error('host unavailable');
+    this.changes.push(change);
+  }
+}
+
+export interface WebhookApp {
+  app: INestApplication;
+  /** Base URL of the app, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  /** Full URL of the webhook route. */
+  webhookUrl: string;
+  port: RecordingOrderPort;
+  busChanges: PaymentStatusChange[];
+  alerts: InvoicePaymentsAlert[];
+  statuses: InvoiceStatusService;
+  processor: WebhookInboxProcessor;
+  dispatcher: StatusChangeDispatcher;
+  sandboxUrl: string;
+  /** Waits until the inbox and the notification outbox are idle. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A host app made of the module's own parts (TypeORM on the test database, the event bus, the status module and
+ * the webhooks module), listening on loopback, talking to the sandbox with a real GatewayClient.
+ */
+export async function startWebhookApp(
+  db: TestDatabase,
+  sandbox: SandboxServer | { url: string },
+  webhooks: WebhooksOptions = {},
+  configure?: (app: INestApplication) => void,
+): Promise<WebhookApp> {
+  const port = new RecordingOrderPort();
+
+  @Global()
+  @Module({
+    providers: [
+      { provide: ORDER_PAYMENT_PORT, useValue: port },
+      {
+        provide: STATUS_DISPATCH_OPTIONS,
+        useValue: { pollIntervalMs: 200, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
+      },
+      { provide: WEBHOOK_TOKEN_VALIDATOR, useValue: new SandboxTokenValidator(sandbox.url) },
+    ],
+    exports: [ORDER_PAYMENT_PORT, STATUS_DISPATCH_OPTIONS, WEBHOOK_TOKEN_VALIDATOR],
+  })
+  class TestHostModule {}
+
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      TypeOrmModule.forRootAsync({
+        useFactory: () => ({ ...db.options }),
+        dataSourceFactory: async () => db.dataSource,
+      }),
+      EventEmitterModule.forRoot(),
+      TestHostModule,
+      InvoiceStatusModule,
+      WebhooksModule.forRoot({
+        inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 500 },
+        ...webhooks,
+      }),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
+  configure?.(app);
+  await app.listen(0, '127.0.0.1');
+  const { port: httpPort } = app.getHttpServer().address() as AddressInfo;
+  const url = `http://127.0.0.1:${httpPort}`;
+  const path = (webhooks.path ?? 'webhooks/invoice-payments').replace(/^\/+/, '');
+
+  const events = app.get(EventEmitter2);
+  const busChanges: PaymentStatusChange[] = [];
+  const alerts: InvoicePaymentsAlert[] = [];
+  events.on(InvoicePaymentsEvents.StatusChanged, (c: PaymentStatusChange) => busChanges.push(c));
+  events.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
+  const processor = app.get(WebhookInboxProcessor);
+  const dispatcher = app.get(StatusChangeDispatcher);
+
+  return {
+    app,
+    url,
+    webhookUrl: `${url}/${path}`,
+    port,
+    busChanges,
+    alerts,
+    statuses: app.get(InvoiceStatusService),
+    processor,
+    dispatcher,
+    sandboxUrl: sandbox.url,
+    async settle() {
+      await processor.drain();
+      await dispatcher.drain();
+    },
+    async close() {
+      // The test owns the DataSource: keep it open for the next app and for assertions.
+      const destroy = db.dataSource.destroy.bind(db.dataSource);
+      db.dataSource.destroy = async () => undefined;
+      try {
+        await app.close();
+      } finally {
+        db.dataSource.destroy = destroy;
+      }
+    },
+  };
+}
+
+/** Validates a service token at the sandbox over HTTP (`OPTIONS /webhooks`, §4.7). */
+export class SandboxTokenValidator implements WebhookTokenValidator {
+  constructor(private readonly baseUrl: string) {}
+  async validateWebhookToken(serviceToken: string): Promise<boolean> {
+    const res = await fetch(`${this.baseUrl}/webhooks`, {
+      method: 'OPTIONS',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token: serviceToken }),
+    });
+    await res.arrayBuffer();
+    if (res.status === 200) return true;
+    if (res.status === 404) return false;
+    throw Object.assign(new Error(`validation answered ${res.status}`), { kind: 'unavailable' });
+  }
+}
+
+/** Creates a PIX invoice at the sandbox over HTTP (§4.2) and reads it with the one normalizer. */
+export async function createSandboxInvoice(
+  sandboxUrl: string,
+  opts: { referrer?: string; webhook?: string } = {},
+): Promise<{ invoice: Invoice; referrer: string }> {
+  const referrer = opts.referrer ?? `ref-${randomUUID()}`;
+  const res = await fetch(`${sandboxUrl}/invoices`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${SANDBOX_TOKEN}` },
+    body: JSON.stringify({
+      client: { name: 'Ana Souza', document: generateCpf(), email: 'ana@example.com' },
+      payment: {
+        type: 1,
+        product_type: 2,
+        id: referrer,
+        referrer,
+        ...(opts.webhook ? { webhook: opts.webhook } : {}),
+        products: [{ id: 'sku-1', title: 'Mug', qnt: 2, amount: 10.5, discount: 0 }],
+      },
+    }),
+  });
+  if (res.status !== 200) throw new Error(`sandbox create answered ${res.status}: ${await res.text()}`);
+  return { invoice: normalizeInvoice(await res.json()), referrer };
+}
+
+/** The `Webhook` token line: base64 of `merchant:service`. */
+export function tokenLine(merchant: string, service: string): string {
+  return Buffer.from(`${merchant}:${service}`).toString('base64');
+}
+
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 15_000,
+  what = 'condition',
+) {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * POSTs a delivery as the service does: JSON, with each element of `lines` as its own `Webhook` header line
+ * (supertest's types only allow arrays for cookies, but Node writes one line per element for any header).
+ */
+export function postDelivery(baseUrl: string, path: string, payload: unknown, lines: string[]): request.Test {
+  const req = request(baseUrl)
+    .post(path.startsWith('/') ? path : `/${path}`)
+    .set('Content-Type', 'application/json')
+    .set('UserId', 'sandbox-account')
+    .set('Gateway', 'sandbox');
+  const set = req.set.bind(req) as unknown as (field: string, value: string[]) => request.Test;
+  return set('Webhook', lines).send(typeof payload === 'string' ? payload : JSON.stringify(payload));
+}
