@@ -1,6 +1,8 @@
 import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './constants';
+import { GatewayClient } from '../gateway/gateway.client';
+import { resolveWebhooksOptions, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
+import { ReconciliationService } from './reconciliation.service';
 import { createWebhookBodyReader, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
@@ -8,14 +10,18 @@ import { WebhookTokenService } from './webhook-token.service';
 import { createWebhooksController } from './webhooks.controller';
 import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
 
-/** How the module finds the service's token validation: a provider of {@link WEBHOOK_TOKEN_VALIDATOR}. */
+/** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
-  /** Binds the validator, e.g. `{ provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient }`. */
+  /**
+   * A provider of {@link WEBHOOK_TOKEN_VALIDATOR}. Default: the app's `GatewayClient` (`validateWebhookToken`,
+   * §4.7), which must then be injectable where this module is imported (the root module provides it).
+   */
   tokenValidator?: Provider;
 }
 
 /**
- * Webhook reception: the controller at `options.path`, the token check, the inbox and its processor. Status
+ * Webhook reception: the controller at `options.path`, the token check, the inbox and its processor, and the
+ * reconciliation sweep. Status
  * changes go through the global `InvoiceStatusModule`, which the app must import too (the root module does).
  */
 @Module({})
@@ -34,12 +40,19 @@ export class WebhooksModule implements OnModuleInit {
       controllers: [createWebhooksController(resolved.path)],
       providers: [
         { provide: WEBHOOKS_OPTIONS, useValue: resolved },
-        ...(extras.tokenValidator ? [extras.tokenValidator] : []),
+        extras.tokenValidator ?? { provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient },
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
+        ReconciliationService,
       ],
-      exports: [WEBHOOKS_OPTIONS, WebhookTokenService, WebhookInboxService, WebhookInboxProcessor],
+      exports: [
+        WEBHOOKS_OPTIONS,
+        WebhookTokenService,
+        WebhookInboxService,
+        WebhookInboxProcessor,
+        ReconciliationService,
+      ],
     };
   }
 

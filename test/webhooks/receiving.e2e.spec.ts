@@ -32,7 +32,7 @@ describeEachDatabase('webhooks: receiving', (kind) => {
       },
     });
     app = await startWebhookApp(db, sandbox);
-    const created = await createSandboxInvoice(sandbox.url);
+    const created = await createSandboxInvoice(app.gateway);
     invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
     serviceToken = sandbox.controls.webhooks()[0].token;
   });
@@ -145,7 +145,7 @@ describeEachDatabase('webhooks: receiving', (kind) => {
   });
 
   it('recognizes the same delivery sent 10 times: one entry, one transition, one notification', async () => {
-    const created = await createSandboxInvoice(sandbox.url);
+    const created = await createSandboxInvoice(app.gateway);
     const paid = { ...sandbox.controls.renderInvoice(created.invoice.id)! };
     paid.status = { ...paid.status, code: 5, text: 'paid' };
     const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: paid.id, statusCode: null });
@@ -243,7 +243,7 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
       merchant_token: 'shop-secret',
     }).token;
     defaultToken = sandbox.controls.webhooks()[0].token;
-    const created = await createSandboxInvoice(sandbox.url, { webhook: `${lenient.webhookUrl}` });
+    const created = await createSandboxInvoice(lenient.gateway, { webhook: `${lenient.webhookUrl}` });
     invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
   });
   afterAll(async () => {
@@ -267,7 +267,7 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
     );
 
   it('accepts real deliveries of a hand-registered webhook whose merchant part matches', async () => {
-    await createSandboxInvoice(sandbox.url); // no payment.webhook: goes to the registered webhook
+    await createSandboxInvoice(strict.gateway); // no payment.webhook: goes to the registered webhook
     await sandbox.controls.waitForDeliveries();
     const toStrict = sandbox.deliveries().filter((d) => d.url === strict.webhookUrl);
     expect(toStrict.length).toBeGreaterThan(0);

@@ -13,13 +13,12 @@ import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
 import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import { GATEWAY_CLIENT_OPTIONS, GatewayClient } from '../../src/gateway';
 import type { Invoice } from '../../src/gateway/types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import type { SandboxServer } from '../../src/sandbox';
-import { WEBHOOK_TOKEN_VALIDATOR } from '../../src/webhooks/constants';
-import type { WebhooksOptions, WebhookTokenValidator } from '../../src/webhooks/types';
+import type { WebhooksOptions } from '../../src/webhooks/types';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
@@ -58,7 +57,7 @@ export interface WebhookApp {
   statuses: InvoiceStatusService;
   processor: WebhookInboxProcessor;
   dispatcher: StatusChangeDispatcher;
-  sandboxUrl: string;
+  gateway: GatewayClient;
   /** Waits until the inbox and the notification outbox are idle. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -84,9 +83,18 @@ export async function startWebhookApp(
         provide: STATUS_DISPATCH_OPTIONS,
         useValue: { pollIntervalMs: 200, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
       },
-      { provide: WEBHOOK_TOKEN_VALIDATOR, useValue: new SandboxTokenValidator(sandbox.url) },
+      {
+        provide: GATEWAY_CLIENT_OPTIONS,
+        useValue: {
+          baseUrl: sandbox.url,
+          accessToken: SANDBOX_TOKEN,
+          mode: 'sandbox',
+          retry: { maxAttempts: 1 },
+        },
+      },
+      GatewayClient,
     ],
-    exports: [ORDER_PAYMENT_PORT, STATUS_DISPATCH_OPTIONS, WEBHOOK_TOKEN_VALIDATOR],
+    exports: [ORDER_PAYMENT_PORT, STATUS_DISPATCH_OPTIONS, GatewayClient],
   })
   class TestHostModule {}
 
@@ -130,7 +138,7 @@ export async function startWebhookApp(
     statuses: app.get(InvoiceStatusService),
     processor,
     dispatcher,
-    sandboxUrl: sandbox.url,
+    gateway: app.get(GatewayClient),
     async settle() {
       await processor.drain();
       await dispatcher.drain();
@@ -148,45 +156,24 @@ export async function startWebhookApp(
   };
 }
 
-/** Validates a service token at the sandbox over HTTP (`OPTIONS /webhooks`, §4.7). */
-export class SandboxTokenValidator implements WebhookTokenValidator {
-  constructor(private readonly baseUrl: string) {}
-  async validateWebhookToken(serviceToken: string): Promise<boolean> {
-    const res = await fetch(`${this.baseUrl}/webhooks`, {
-      method: 'OPTIONS',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ token: serviceToken }),
-    });
-    await res.arrayBuffer();
-    if (res.status === 200) return true;
-    if (res.status === 404) return false;
-    throw Object.assign(new Error(`validation answered ${res.status}`), { kind: 'unavailable' });
-  }
-}
-
-/** Creates a PIX invoice at the sandbox over HTTP (§4.2) and reads it with the one normalizer. */
+/** Creates a PIX invoice at the sandbox through the real gateway client. */
 export async function createSandboxInvoice(
-  sandboxUrl: string,
+  gateway: GatewayClient,
   opts: { referrer?: string; webhook?: string } = {},
 ): Promise<{ invoice: Invoice; referrer: string }> {
   const referrer = opts.referrer ?? `ref-${randomUUID()}`;
-  const res = await fetch(`${sandboxUrl}/invoices`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${SANDBOX_TOKEN}` },
-    body: JSON.stringify({
-      client: { name: 'Ana Souza', document: generateCpf(), email: 'ana@example.com' },
-      payment: {
-        type: 1,
-        product_type: 2,
-        id: referrer,
-        referrer,
-        ...(opts.webhook ? { webhook: opts.webhook } : {}),
-        products: [{ id: 'sku-1', title: 'Mug', qnt: 2, amount: 10.5, discount: 0 }],
-      },
-    }),
+  const invoice = await gateway.createInvoice({
+    client: { name: 'Ana Souza', document: generateCpf(), email: 'ana@example.com' },
+    payment: {
+      method: 'pix',
+      physical: false,
+      id: referrer,
+      referrer,
+      ...(opts.webhook ? { webhook: opts.webhook } : {}),
+      products: [{ id: 'sku-1', title: 'Mug', quantity: 2, discountCents: 0, unitAmountCents: 1050 }],
+    },
   });
-  if (res.status !== 200) throw new Error(`sandbox create answered ${res.status}: ${await res.text()}`);
-  return { invoice: normalizeInvoice(await res.json()), referrer };
+  return { invoice, referrer };
 }
 
 /** The `Webhook` token line: base64 of `merchant:service`. */

@@ -1,0 +1,265 @@
+import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { ReconciliationService } from '../../src/webhooks/reconciliation.service';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { insertInvoiceRecord } from '../core/fixtures';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { createSandboxInvoice, openWebhooksDatabase, startWebhookApp, waitFor, WebhookApp } from './support';
+
+/** Real deliveries from the sandbox, applied through the inbox, the transition table and the outbox. */
+describeEachDatabase('webhooks: applying real deliveries', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let app: WebhookApp;
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox({ webhookRetry: { attempts: 5, baseDelayMs: 20, factor: 2 } });
+    app = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } });
+  });
+  afterAll(async () => {
+    await app.close();
+    await sandbox.close();
+    await db.destroy();
+  });
+  afterEach(() => sandbox.controls.clearFaults());
+
+  const records = () => db.dataSource.getRepository(InvoiceRecord);
+  const inbox = () => db.dataSource.getRepository(WebhookInboxEntry);
+  const history = (recordId: string) =>
+    db.dataSource
+      .getRepository(InvoiceStatusHistory)
+      .find({ where: { invoiceRecordId: recordId }, order: { createdAt: 'ASC' } });
+  const codesTold = (recordId: string) =>
+    app.port.changes.filter((c) => c.invoiceRecordId === recordId).map((c) => c.current.code);
+
+  /** An invoice at the sandbox whose webhooks come to the app, and its local record (as the checkout writes it). */
+  async function paidLater() {
+    const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
+    const rec = await insertInvoiceRecord(db.dataSource, {
+      gatewayId: created.invoice.id,
+      referrer: created.referrer,
+    });
+    return { id: created.invoice.id, rec };
+  }
+
+  async function settled(recordId: string, code: number) {
+    await sandbox.controls.waitForDeliveries();
+    await waitFor(
+      async () => (await records().findOneByOrFail({ id: recordId })).statusCode === code,
+      15_000,
+      `status ${code}`,
+    );
+    await app.settle();
+  }
+
+  it('moves an order forward from the service: created, then paid, each change told once', async () => {
+    const { id, rec } = await paidLater();
+    await settled(rec.id, 1);
+    await sandbox.controls.pay(id);
+    await settled(rec.id, 5);
+    const stored = await records().findOneByOrFail({ id: rec.id });
+    expect(stored).toMatchObject({ statusCode: 5, openOrderId: rec.orderId, grossCents: 2100 });
+    expect(codesTold(rec.id)).toEqual([1, 5]);
+    expect(app.port.changes.find((c) => c.invoiceRecordId === rec.id && c.current.code === 5)).toMatchObject({
+      source: 'webhook',
+      previous: { code: 1, orderPaymentStatus: 'awaiting' },
+      current: { code: 5, sessionStatus: 'captured', orderPaymentStatus: 'captured' },
+    });
+    expect(app.busChanges.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code)).toEqual([
+      1, 5,
+    ]);
+  });
+
+  it('applies a duplicated delivery once (sandbox duplicate fault)', async () => {
+    const { id, rec } = await paidLater();
+    await settled(rec.id, 1);
+    sandbox.controls.setWebhookFaults({ duplicate: 1 });
+    await sandbox.controls.pay(id);
+    await settled(rec.id, 5);
+    const paidDeliveries = sandbox.deliveries().filter((d) => d.invoiceId === id && d.statusCode === 5);
+    expect(paidDeliveries).toHaveLength(2);
+    expect(new Set(paidDeliveries.map((d) => d.deliveryId)).size).toBe(1);
+    expect(codesTold(rec.id)).toEqual([1, 5]);
+    expect(await inbox().countBy({ deliveryId: paidDeliveries[0].deliveryId })).toBe(1);
+  });
+
+  it('keeps the furthest state when deliveries arrive in reverse order (sandbox reorder fault)', async () => {
+    const { id, rec } = await paidLater();
+    await settled(rec.id, 1);
+    sandbox.controls.setWebhookFaults({ reorder: 2 });
+    await sandbox.controls.pay(id); // 1 → 5
+    await app.gateway.refundInvoice({
+      id,
+      invoiceId: sandbox.controls.getInvoice(id)!.invoiceId,
+      amountCents: 2100,
+    }); // 5 → 9
+    await settled(rec.id, 9);
+    const told = codesTold(rec.id);
+    expect(told[told.length - 1]).toBe(9);
+    expect(told).not.toContain(5); // the paid report came after refunded: recorded, not applied
+    const rows = await history(rec.id);
+    expect(rows.find((r) => r.toCode === 5)).toMatchObject({
+      applied: false,
+      note: expect.stringMatching(/^backwards/),
+    });
+  });
+
+  it('records an unknown status code and never applies it', async () => {
+    const { id, rec } = await paidLater();
+    await settled(rec.id, 1);
+    await sandbox.controls.setStatus(id, 13);
+    await sandbox.controls.waitForDeliveries();
+    await waitFor(
+      async () => (await history(rec.id)).some((r) => r.toCode === 13),
+      15_000,
+      'code 13 recorded',
+    );
+    await app.settle();
+    expect((await records().findOneByOrFail({ id: rec.id })).statusCode).toBe(1);
+    expect((await history(rec.id)).find((r) => r.toCode === 13)).toMatchObject({ applied: false });
+    const entry = await inbox().findOneByOrFail({ gatewayId: id, statusCode: 13 });
+    expect(entry).toMatchObject({
+      state: 'processed',
+      outcome: expect.stringContaining('unknown status code 13'),
+    });
+    expect(codesTold(rec.id)).toEqual([1]);
+  });
+
+  it('keeps a delivery for an invoice not known yet and applies it once the record exists', async () => {
+    const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
+    await sandbox.controls.pay(created.invoice.id);
+    await sandbox.controls.waitForDeliveries();
+    // The service was answered 200 for both: they are in the inbox, waiting for the checkout's commit.
+    await waitFor(async () =>
+      (await inbox().findBy({ gatewayId: created.invoice.id })).every((e) => e.attempts >= 2),
+    );
+    const waiting = await inbox().findBy({ gatewayId: created.invoice.id });
+    expect(waiting.map((e) => e.state)).toEqual(['pending', 'pending']);
+    expect(waiting[0].lastError).toMatch(/no invoice record yet/);
+
+    // The checkout commits its record (by referrer: it has not stored the invoice number yet).
+    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: null, referrer: created.referrer });
+    await waitFor(async () =>
+      (await inbox().findBy({ gatewayId: created.invoice.id })).every((e) => e.state === 'processed'),
+    );
+    await app.settle();
+    const stored = await records().findOneByOrFail({ id: rec.id });
+    expect(stored).toMatchObject({ statusCode: 5, gatewayId: created.invoice.id });
+    expect(codesTold(rec.id).at(-1)).toBe(5);
+  });
+
+  it('recovers a dropped webhook with the reconciliation sweep, through the same path', async () => {
+    const { id, rec } = await paidLater();
+    await settled(rec.id, 1);
+    sandbox.controls.setWebhookFaults({ drop: 1 });
+    await sandbox.controls.pay(id);
+    await sandbox.controls.waitForDeliveries();
+    expect(sandbox.deliveries().find((d) => d.invoiceId === id && d.statusCode === 5)?.state).toBe('dropped');
+    expect((await records().findOneByOrFail({ id: rec.id })).statusCode).toBe(1);
+
+    const result = await app.app.get(ReconciliationService).sweep();
+    expect(result.error).toBeNull();
+    expect(result.applied).toBeGreaterThanOrEqual(1);
+    await app.settle();
+    expect((await records().findOneByOrFail({ id: rec.id })).statusCode).toBe(5);
+    expect((await history(rec.id)).at(-1)).toMatchObject({ toCode: 5, applied: true, source: 'sweep' });
+    expect(codesTold(rec.id)).toEqual([1, 5]);
+
+    // A second sweep finds nothing to do and writes nothing.
+    const rows = (await history(rec.id)).length;
+    const again = await app.app.get(ReconciliationService).sweep();
+    expect(again.applied).toBe(0);
+    expect((await history(rec.id)).length).toBe(rows);
+  });
+});
+
+describeEachDatabase('webhooks: dead letters', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  it('dead-letters a delivery whose invoice never becomes known, with an alert, after the retry window', async () => {
+    const app = await startWebhookApp(db, sandbox, {
+      inbox: { pollIntervalMs: 30, retryBaseDelayMs: 20, retryMaxDelayMs: 50, unknownInvoiceWindowMs: 300 },
+    });
+    try {
+      const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
+      await sandbox.controls.waitForDeliveries();
+      const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+      await waitFor(async () => (await inbox.findOneBy({ gatewayId: created.invoice.id }))?.state === 'dead');
+      const dead = await inbox.findOneByOrFail({ gatewayId: created.invoice.id });
+      expect(dead.attempts).toBeGreaterThan(1);
+      expect(dead.lastError).toMatch(/no invoice record/);
+      expect(app.alerts).toContainEqual(
+        expect.objectContaining({
+          kind: 'webhook_dead_letter',
+          message: expect.stringContaining(created.invoice.id),
+        }),
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describeEachDatabase('webhooks: the periodic sweep', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  it('is off unless configured, and when on, pages through every invoice (100 a page) on its own', async () => {
+    const off = await startWebhookApp(db, sandbox, { path: 'off/hook' });
+    const created = await Promise.all(Array.from({ length: 105 }, () => createSandboxInvoice(off.gateway)));
+    const recs = await Promise.all(
+      created.map((c) =>
+        insertInvoiceRecord(db.dataSource, { gatewayId: c.invoice.id, referrer: c.referrer }),
+      ),
+    );
+    const last = created[created.length - 1].invoice.id;
+    await sandbox.controls.pay(last); // no webhook reaches the app: nothing registered for it
+    await new Promise((r) => setTimeout(r, 300));
+    expect(
+      (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[104].id })).statusCode,
+    ).toBeNull();
+    await off.close();
+
+    const on = await startWebhookApp(db, sandbox, { path: 'on/hook', sweep: { intervalMs: 100 } });
+    try {
+      await waitFor(
+        async () =>
+          (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[104].id }))
+            .statusCode === 5,
+        15_000,
+        'the sweep applied the last page',
+      );
+      await on.settle();
+      expect(on.port.changes.find((c) => c.invoiceRecordId === recs[104].id)).toMatchObject({
+        source: 'sweep',
+        current: { code: 5 },
+      });
+      expect(
+        (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[0].id })).statusCode,
+      ).toBe(1);
+    } finally {
+      await on.close();
+    }
+  });
+});
