@@ -5,7 +5,7 @@ import { ALL_SCOPES } from './constants';
 import type { Core, RouteResult } from './core';
 import { invalidField, notFound } from './errors';
 import type { Faults } from './faults';
-import { parseJsonObject, type JsonObject } from './http';
+import { isObject, parseJsonObject, type JsonObject } from './http';
 import type { Lifecycle } from './lifecycle';
 import { formatBrl } from './money';
 import { paymentPage } from './page';
@@ -145,7 +145,7 @@ export async function handleControl(
     case 'GET /_sandbox/faults':
       return ok({ faults: controls.faults(), webhooks: d.deliveries.currentFaults() });
     case 'POST /_sandbox/faults':
-      return ok({ fault: controls.addFault(body()) });
+      return ok(addFaults(controls, d, body()));
     case 'POST /_sandbox/faults/webhooks':
       controls.setWebhookFaults(webhookFaults(body()));
       return ok({ webhooks: d.deliveries.currentFaults() });
@@ -176,6 +176,17 @@ function payOptions(body: JsonObject): { method?: PaymentMethod; approved?: bool
     method: (method ?? undefined) as PaymentMethod | undefined,
     approved: body.approved as boolean | undefined,
   };
+}
+
+/** `POST /_sandbox/faults`: an HTTP rule, and/or webhook faults under `webhooks`. */
+function addFaults(controls: SandboxControls, d: ControlDeps, body: JsonObject) {
+  const { webhooks, ...rule } = body;
+  if (webhooks !== undefined && !isObject(webhooks)) throw invalidField('webhooks', 'must be an object');
+  // Validate both parts before applying either, so a bad request changes nothing.
+  const hookFaults = webhooks === undefined ? undefined : webhookFaults(webhooks as JsonObject);
+  const fault = webhooks === undefined || Object.keys(rule).length > 0 ? controls.addFault(rule) : null;
+  if (hookFaults) controls.setWebhookFaults(hookFaults);
+  return { fault, webhooks: d.deliveries.currentFaults() };
 }
 
 function webhookFaults(body: JsonObject) {

@@ -7,7 +7,8 @@ import { parseJsonObject } from './http';
 import type { Invoices } from './invoices';
 import type { Lifecycle } from './lifecycle';
 import { listConsumers, listDisputes, listInvoices } from './listing';
-import { currentResponse, elapsedSeconds, envelope, legacyResponse, renderCurrent } from './shapes';
+import { legacyResponse } from './legacy-shape';
+import { currentResponse, elapsedSeconds, envelope, renderCurrent } from './shapes';
 import type { WebhookRegistry } from './webhook-registry';
 
 export interface ApiDeps {

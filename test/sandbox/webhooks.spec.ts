@@ -279,7 +279,15 @@ describe('sandbox: webhooks (§4.7, §4.8, §6, A13, A14)', () => {
     it('drops the next N deliveries', async () => {
       const receiver = await startReceiver();
       try {
-        sandbox.controls.setWebhookFaults({ drop: 1 });
+        const set = await call<{ webhooks: { drop: number } }>(
+          sandbox.url,
+          'POST',
+          '/_sandbox/faults',
+          { webhooks: { drop: 1 } },
+          null,
+        );
+        expect(set.body.webhooks.drop).toBe(1);
+        expect(sandbox.controls.faults()).toEqual([]);
         const a = await create(receiver.url);
         const b = await create(receiver.url);
         await sandbox.controls.waitForDeliveries();
