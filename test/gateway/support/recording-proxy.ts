@@ -67,9 +67,11 @@ export class RecordingProxy {
     this.rules.push(rule);
   }
 
+  /** Forgets recorded requests, rules and what is pending (a sandbox reset leaves delayed requests unanswered). */
   reset(): void {
     this.requests.length = 0;
     this.rules = [];
+    this.pending.clear();
   }
 
   /** Requests other than the sandbox's own controls. */

@@ -1,0 +1,105 @@
+import {
+  errorForResponse,
+  errorForTimeout,
+  errorForTransportFailure,
+  FailureContext,
+  parseRetryAfter,
+  redact,
+} from './error.mapper';
+import {
+  GatewayNetworkError,
+  GatewayOutcomeUnknownError,
+  GatewayResponseError,
+  GatewayTimeoutError,
+  GatewayUnavailableError,
+} from './errors';
+
+const ctx = (safety: FailureContext['safety']): FailureContext => ({
+  operation: 'op',
+  invoiceRef: 'id=1',
+  safety,
+  secrets: ['s3cr3t-token'],
+  referrer: 'ref-1',
+});
+
+describe('error mapping', () => {
+  it('redacts a secret in plain, base64 and URL-encoded forms, and ignores tiny strings', () => {
+    const b64 = Buffer.from('s3cr3t-token').toString('base64');
+    expect(redact(`a s3cr3t-token b ${b64} c s3cr3t-token`, ['s3cr3t-token'])).toBe(
+      'a [redacted] b [redacted] c [redacted]',
+    );
+    expect(redact('a/b c', ['a/b c', ''])).toBe('[redacted]');
+    expect(redact('abc', ['ab'])).toBe('abc');
+  });
+
+  it('parses Retry-After in seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('2')).toBe(2000);
+    expect(parseRetryAfter(['1.5'])).toBe(1500);
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon')).toBeNull();
+    expect(parseRetryAfter(undefined)).toBeNull();
+  });
+
+  it('a 2xx is fine unless its body says it failed or cannot be read', () => {
+    expect(errorForResponse(ctx('read'), 200, { success: true, error: false }, {})).toBeNull();
+    expect(errorForResponse(ctx('read'), 200, { error: true }, {})).toBeInstanceOf(GatewayResponseError);
+    expect(errorForResponse(ctx('read'), 200, 'text', {})).toBeInstanceOf(GatewayResponseError);
+    const create = errorForResponse(ctx('create'), 201, 'text', {});
+    expect(create).toBeInstanceOf(GatewayOutcomeUnknownError);
+    expect(create).toMatchObject({ reason: 'unreadable_response', referrer: 'ref-1' });
+  });
+
+  it('5xx: unavailable, except on creation where the outcome is unknown', () => {
+    expect(errorForResponse(ctx('read'), 503, {}, {})).toBeInstanceOf(GatewayUnavailableError);
+    expect(errorForResponse(ctx('write'), 500, {}, {})).toBeInstanceOf(GatewayUnavailableError);
+    expect(errorForResponse(ctx('create'), 502, {}, {})).toMatchObject({
+      kind: 'outcome_unknown',
+      reason: 'server_error',
+    });
+    expect(errorForResponse(ctx('read'), 418, {}, {})).toBeInstanceOf(GatewayResponseError);
+  });
+
+  it('transport failures: refused and DNS are not sent; others are, and creation becomes outcome unknown', () => {
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']) {
+      const err = errorForTransportFailure(ctx('create'), code, 'x');
+      expect(err).toBeInstanceOf(GatewayNetworkError);
+      expect(err.sent).toBe(false);
+    }
+    expect(errorForTransportFailure(ctx('read'), 'ECONNRESET', 'socket hang up')).toMatchObject({
+      kind: 'network',
+      sent: true,
+    });
+    expect(errorForTransportFailure(ctx('create'), 'ECONNRESET', 'x')).toMatchObject({
+      kind: 'outcome_unknown',
+      reason: 'connection',
+    });
+    expect(errorForTransportFailure(ctx('create'), null, 'x s3cr3t-token').message).not.toContain(
+      's3cr3t-token',
+    );
+    expect(errorForTimeout(ctx('read'), 50)).toBeInstanceOf(GatewayTimeoutError);
+    expect(errorForTimeout(ctx('create'), 50)).toMatchObject({ kind: 'outcome_unknown', reason: 'timeout' });
+  });
+
+  it('errors serialize to a plain, complete view', () => {
+    const err = errorForResponse(
+      ctx('write'),
+      409,
+      { message: 'nope', status_code: 6, code: 'state_conflict' },
+      {},
+    )!;
+    expect(JSON.parse(JSON.stringify(err))).toEqual({
+      name: 'GatewayStateConflictError',
+      kind: 'state_conflict',
+      message: 'op(id=1): state conflict (invoice status 6): nope',
+      detail: 'state conflict (invoice status 6): nope',
+      operation: 'op',
+      invoiceRef: 'id=1',
+      httpStatus: 409,
+      serviceCode: 'state_conflict',
+      sent: true,
+      statusCode: 6,
+    });
+  });
+});
