@@ -97,7 +97,7 @@ export class Invoices {
     return rec;
   }
 
-  /** PATCH /invoices: a new due day for a PIX or bank slip invoice in 1 or 15 (15 goes back to 1). */
+  /** PATCH /invoices: a new due day for a PIX or bank slip invoice in 1 or 15; the status code stays (A11). */
   changeDueDate(body: JsonObject): SandboxInvoiceRecord {
     const c = new FieldCheck();
     const payment = c.object(body, 'payment', 'payment', true) ?? {};
@@ -114,17 +114,12 @@ export class Invoices {
     if (!DUE_DATE_CODES.includes(rec.statusCode)) {
       throw stateConflict(`the due date cannot change in status ${rec.statusCode}`, rec.statusCode);
     }
-    const apply = (r: SandboxInvoiceRecord): void => {
-      r.dueDay = dueAt as string;
-      // A slip carries its due date in the barcode: a new date is a new slip.
-      if (r.billet) r.billet = billet(r.seq, r.grossCents, r.dueDay);
-      r.updatedAt = this.core.now().toISOString();
-    };
-    if (rec.statusCode === 15) this.lifecycle.transition(rec, 1, apply);
-    else {
-      apply(rec);
-      this.core.store.saveInvoice(rec);
-    }
+    rec.dueDay = dueAt as string;
+    // A slip carries its due date in the barcode: a new date is a new slip.
+    if (rec.billet) rec.billet = billet(rec.seq, rec.grossCents, rec.dueDay);
+    rec.updatedAt = this.core.now().toISOString();
+    // The status code stays (§3, A11): an overdue invoice keeps 15 with its new day.
+    this.core.store.saveInvoice(rec);
     return rec;
   }
 

@@ -77,13 +77,15 @@ describe('sandbox: state rules (§3, §8, A8, A9, A11)', () => {
       expect(info?.amount).toBe(2100);
     });
 
-    it('takes an overdue invoice (15) back to 1', async () => {
+    it('keeps an overdue invoice (15) in 15 with its new day, still payable (§3, A11)', async () => {
       const inv = await newInvoice({ type: 2 });
       await sandbox.controls.overdue(inv.id);
       const res = await patch({ payment: { invoice_id: inv.invoice_id, due_at: '2026-12-01' } });
       expect(res.status).toBe(200);
-      expect(res.body.fatura.status.code).toBe(1);
-      expect(code(inv.id)).toBe(1);
+      expect(res.body.fatura.status.code).toBe(15);
+      expect(res.body.fatura.vencimento.dia).toBe('2026-12-01');
+      expect(code(inv.id)).toBe(15);
+      expect((await sandbox.controls.pay(inv.id)).status.code).toBe(5);
     });
 
     it('answers 409 state_conflict for card invoices and for paid ones', async () => {
