@@ -22,9 +22,9 @@ import { statusRow } from './status-table';
  * paid twice if the customer started another attempt).
  *
  * What the line gives up, on purpose: a report that would step back is recorded and not applied even when the
- * service really went back (an overdue invoice made payable again by a due-date change, 15 → 1; a second bank-slip
- * refund after a partial one, 8 → 7; a won dispute, 10 → 5). In each case the kept code maps to the same or a
- * safer order status (see `status-table.ts`) and the next forward report applies normally.
+ * service really went back (a second bank-slip refund after a partial one, 8 → 7; a won dispute, 10 → 5). In each
+ * case the kept code maps to the same or a safer order status (see `status-table.ts`) and the next forward report
+ * applies normally. (A due-date change keeps an overdue invoice at 15, A11, so 15 → 1 is never a real move.)
  */
 export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [
   InvoiceStatusCode.AwaitingPayment, // 1
