@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { transitionTableMarkdown } from './transition-table.markdown';
+
+/** A markdown table line without its padding, so Prettier's column alignment does not matter. */
+const normalize = (text: string) =>
+  text
+    .split('\n')
+    .map((line) =>
+      line
+        .split('|')
+        .map((cell) => cell.trim().replace(/^-+$/, '-'))
+        .join('|'),
+    )
+    .join('\n');
+
+describe('README', () => {
+  it('shows the transition table exactly as src/core/status-transitions.ts defines it', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    expect(normalize(readme)).toContain(normalize(transitionTableMarkdown()));
+  });
+});
