@@ -60,12 +60,9 @@ export class WebhooksModule implements OnModuleInit {
   onModuleInit(): void {
     if (!this.options.installBodyReader) return;
     const adapter = this.adapterHost?.httpAdapter;
+    if (!adapter) return; // an application context without HTTP: no route to read for
     const reader = createWebhookBodyReader(this.options.path, this.options.bodyLimitBytes);
-    if (
-      !adapter ||
-      adapter.getType() !== 'express' ||
-      !installBeforeBodyParsers(adapter.getInstance(), reader)
-    ) {
+    if (adapter.getType() !== 'express' || !installBeforeBodyParsers(adapter.getInstance(), reader)) {
       this.logger.warn(
         `could not install the webhook body reader: the host's body parser limit applies to /${this.options.path}`,
       );
