@@ -47,6 +47,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private readonly again = new Set<string>();
   private readonly retryAt = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchOptions>;
   private stopped = false;
 
@@ -79,6 +80,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.wakeUps.clear();
     await Promise.allSettled([...this.running.values()]);
   }
 
@@ -243,17 +245,24 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     else await runInTransaction(this.dataSource, update);
   }
 
+  /** Kicks the invoice again after `delayMs`; one pending wake-up per invoice (the earliest) is enough. */
   private later(recordId: string, delayMs: number): void {
     if (this.stopped) return;
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        this.kick(recordId);
-      },
-      Math.max(1, delayMs),
-    );
+    const at = Date.now() + Math.max(1, delayMs);
+    const existing = this.wakeUps.get(recordId);
+    if (existing && existing.at <= at) return;
+    if (existing) {
+      clearTimeout(existing.timer);
+      this.timers.delete(existing.timer);
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.wakeUps.delete(recordId);
+      this.kick(recordId);
+    }, at - Date.now());
     timer.unref();
     this.timers.add(timer);
+    this.wakeUps.set(recordId, { at, timer });
   }
 }
 
