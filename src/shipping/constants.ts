@@ -12,7 +12,7 @@ export const TRACKING_OUTBOX_TABLE = 'invoice_payments_tracking_outbox';
 
 /** Longest tracking code accepted (carriers' codes are far shorter: Correios uses 13 characters). */
 export const MAX_TRACKING_CODE_LENGTH = 64;
-export const MAX_CARRIER_LENGTH = 128;
+export const MAX_CARRIER_LENGTH = 64;
 export const MAX_TRACKING_URL_LENGTH = 2048;
 /** Same bound as `InvoiceRecord.orderId`. */
 export const MAX_ORDER_ID_LENGTH = 128;

@@ -98,7 +98,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShut
 
   /** Runs one round: claims up to `batchSize` due rows and handles them. Tests call it directly. */
   async runOnce(): Promise<TrackingRunResult> {
-    const result: TrackingRunResult = { claimed: 0, sent: 0, retried: 0, failed: 0, superseded: 0 };
+    const result: TrackingRunResult = { claimed: 0, sent: 0, retried: 0, failed: 0, superseded: 0, lost: 0 };
     const claim = `${this.workerId}#${++this.claims}`;
     const rows = await this.store.claim(claim, this.options.batchSize, this.options.leaseMs);
     result.claimed = rows.length;
@@ -123,7 +123,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShut
       return 'superseded';
     }
     // The claim may be several posts old: make it last for this post.
-    if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'superseded';
+    if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'lost';
     try {
       await this.poster.addTrackingCode({
         invoiceId: row.gatewayInvoiceId,
@@ -134,18 +134,22 @@ export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShut
     } catch (err) {
       return this.onFailure(row, claim, err);
     }
-    const now = new Date();
-    if (await this.store.settle(row, claim, { status: 'sent', sentAt: now, lastError: null })) {
-      this.emit(InvoicePaymentsEvents.TrackingPosted, {
-        orderId: row.orderId,
-        code: row.code,
-        invoiceRecordId: row.invoiceRecordId,
-        carrier: row.carrier,
-        url: row.url,
-        outboxId: row.id,
-        attempts: row.attempts,
-      } satisfies TrackingPostedEvent);
+    if (!(await this.store.settle(row, claim, { status: 'sent', sentAt: new Date(), lastError: null }))) {
+      // The worker that took over posts it too: harmless, the service ignores a repeated code (A9).
+      this.logger.warn(
+        `Tracking code ${row.code} for order ${row.orderId} posted after this worker's claim lapsed`,
+      );
+      return 'lost';
     }
+    this.emit(InvoicePaymentsEvents.TrackingPosted, {
+      orderId: row.orderId,
+      code: row.code,
+      invoiceRecordId: row.invoiceRecordId,
+      carrier: row.carrier,
+      url: row.url,
+      outboxId: row.id,
+      attempts: row.attempts,
+    } satisfies TrackingPostedEvent);
     return 'sent';
   }
 
@@ -156,32 +160,28 @@ export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShut
   ): Promise<keyof TrackingRunResult> {
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
     const kind = isGatewayError(err) ? err.kind : 'unknown';
-    const permanent = PERMANENT_KINDS.has(kind);
-    if (!permanent && row.attempts < this.options.maxAttempts) {
+    const what = `Tracking code ${row.code} for order ${row.orderId}`;
+    if (!PERMANENT_KINDS.has(kind) && row.attempts < this.options.maxAttempts) {
       const backoff = retryDelayMs(row.attempts, this.options.backoff);
       const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
       const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
-      await this.store.settle(row, claim, { nextAttemptAt, lastError: message });
+      if (!(await this.store.settle(row, claim, { nextAttemptAt, lastError: message }))) return 'lost';
       this.logger.warn(
-        `Tracking code ${row.code} for order ${row.orderId}: attempt ${row.attempts} failed (${kind}), ` +
-          `retrying at ${nextAttemptAt.toISOString()}: ${message}`,
+        `${what}: attempt ${row.attempts} failed (${kind}), next at ${nextAttemptAt.toISOString()}: ${message}`,
       );
       return 'retried';
     }
-    if (await this.store.settle(row, claim, { status: 'failed', lastError: message })) {
-      this.logger.error(
-        `Tracking code ${row.code} for order ${row.orderId} failed after ${row.attempts} attempt(s) (${kind}): ${message}`,
-      );
-      this.emit(InvoicePaymentsEvents.TrackingFailed, {
-        orderId: row.orderId,
-        code: row.code,
-        error: message,
-        errorKind: kind,
-        invoiceRecordId: row.invoiceRecordId,
-        outboxId: row.id,
-        attempts: row.attempts,
-      } satisfies TrackingFailedEvent);
-    }
+    if (!(await this.store.settle(row, claim, { status: 'failed', lastError: message }))) return 'lost';
+    this.logger.error(`${what} failed after ${row.attempts} attempt(s) (${kind}): ${message}`);
+    this.emit(InvoicePaymentsEvents.TrackingFailed, {
+      orderId: row.orderId,
+      code: row.code,
+      error: message,
+      errorKind: kind,
+      invoiceRecordId: row.invoiceRecordId,
+      outboxId: row.id,
+      attempts: row.attempts,
+    } satisfies TrackingFailedEvent);
     return 'failed';
   }
 

@@ -134,4 +134,6 @@ export interface TrackingRunResult {
   retried: number;
   failed: number;
   superseded: number;
+  /** Rows whose claim lapsed while this worker was posting (it was too slow): another worker owns them now. */
+  lost: number;
 }

@@ -1,0 +1,43 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { GatewayClient } from '../gateway/gateway.client';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
+import { ShipmentListener } from './shipment.listener';
+import { resolveShippingOptions } from './shipping-options';
+import { TrackingOutbox } from './tracking-outbox.entity';
+import { TrackingService } from './tracking.service';
+import { TrackingWorker } from './tracking.worker';
+import type { ShippingOptions } from './types';
+
+/** Wiring choices of {@link ShippingModule.forRoot} beyond its options. */
+export interface ShippingModuleExtras {
+  /**
+   * A provider of {@link TRACKING_POSTER}. Default: the app's `GatewayClient` (`addTrackingCode`, A9), which must
+   * then be injectable where this module is imported (the root module provides it).
+   */
+  poster?: Provider;
+}
+
+/**
+ * Shipping: the host's shipment event (or `TrackingService.recordShipment`) → the tracking outbox → the worker →
+ * the service's tracking operation (§4.6, A9). Needs TypeORM (with the module's migrations) and
+ * `EventEmitterModule.forRoot()` in the app.
+ */
+@Module({})
+export class ShippingModule {
+  static forRoot(options: ShippingOptions = {}, extras: ShippingModuleExtras = {}): DynamicModule {
+    return {
+      module: ShippingModule,
+      imports: [TypeOrmModule.forFeature([TrackingOutbox, InvoiceRecord])],
+      providers: [
+        { provide: SHIPPING_OPTIONS, useValue: resolveShippingOptions(options) },
+        extras.poster ?? { provide: TRACKING_POSTER, useExisting: GatewayClient },
+        TrackingService,
+        TrackingWorker,
+        ShipmentListener,
+      ],
+      exports: [SHIPPING_OPTIONS, TrackingService, TrackingWorker],
+    };
+  }
+}

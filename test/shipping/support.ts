@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { Global, LoggerService, Module } from '@nestjs/common';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { Test, TestingModule } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
+import { InvoicePaymentsEvents } from '../../src/core/events';
+import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
+import { GatewayClient } from '../../src/gateway/gateway.client';
+import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
+import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { ALL_SCOPES, startSandbox } from '../../src/sandbox';
+import type { SandboxServer } from '../../src/sandbox';
+import { ShippingModule } from '../../src/shipping/shipping.module';
+import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { TrackingService } from '../../src/shipping/tracking.service';
+import { TrackingWorker } from '../../src/shipping/tracking.worker';
+import type { ShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
+import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
+import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+
+/** A distinctive bearer token: any trace of it in a log line is a leak. */
+export const TOKEN = 'tok_SHIPPING_LEAKCHECK_5e1f0a';
+export const TRACKING_PATH = '/invoices/tracking';
+
+/** The invoice table (with its history) and the outbox, created by their migrations. */
+export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  return openTestDatabase(kind, {
+    entities: [InvoiceRecord, InvoiceStatusHistory, TrackingOutbox],
+    migrations: [InvoicePaymentsInit1763700000000, TrackingOutbox1763700002000],
+  });
+}
+
+/** Every log line, so tests can find the refusal lines and search for secrets. */
+export class CapturingLogger implements LoggerService {
+  readonly lines: string[] = [];
+  log(message: unknown) {
+    this.lines.push(`log ${String(message)}`);
+  }
+  error(message: unknown) {
+    this.lines.push(`error ${String(message)}`);
+  }
+  warn(message: unknown) {
+    this.lines.push(`warn ${String(message)}`);
+  }
+  debug(message: unknown) {
+    this.lines.push(`debug ${String(message)}`);
+  }
+  verbose(message: unknown) {
+    this.lines.push(`verbose ${String(message)}`);
+  }
+}
+
+/** The sandbox, with a recording proxy in front of it: the witness of every tracking request sent. */
+export interface ShippingHarness {
+  sandbox: SandboxServer;
+  proxy: RecordingProxy;
+  logger: CapturingLogger;
+  /** A client for the test's own calls (creating invoices). */
+  client: GatewayClient;
+  /** Tracking requests that reached the proxy, with their A9 body. */
+  trackingRequests(): Array<{ invoiceId: string; code: string; carrier?: string; url?: string }>;
+  close(): Promise<void>;
+}
+
+export async function startShippingHarness(): Promise<ShippingHarness> {
+  const sandbox = await startSandbox({ tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }] });
+  const proxy = await RecordingProxy.start(sandbox.url);
+  const logger = new CapturingLogger();
+  return {
+    sandbox,
+    proxy,
+    logger,
+    client: new GatewayClient(clientOptions(proxy.url, logger)),
+    trackingRequests: () =>
+      proxy.requests
+        .filter((r: RecordedRequest) => r.method === 'POST' && r.path === TRACKING_PATH)
+        .map((r) => {
+          const body = r.json as {
+            payment: { invoice_id: string };
+            tracking: { code: string; carrier?: string; url?: string };
+          };
+          return { invoiceId: body.payment.invoice_id, ...body.tracking };
+        }),
+    async close() {
+      await proxy.close();
+      await sandbox.close();
+    },
+  };
+}
+
+function clientOptions(baseUrl: string, logger: LoggerService, extra: Partial<GatewayClientOptions> = {}) {
+  return { baseUrl, accessToken: TOKEN, mode: 'sandbox' as const, logger, ...extra };
+}
+
+/**
+ * An order with an invoice made at the sandbox (PIX), paid there unless `pay: false`, and its `InvoiceRecord` row
+ * with the service's ids and the status the sandbox reports.
+ */
+export async function createOrder(
+  db: TestDatabase,
+  h: ShippingHarness,
+  { pay = true }: { pay?: boolean } = {},
+): Promise<{ orderId: string; record: InvoiceRecord }> {
+  const orderId = `order-${randomUUID()}`;
+  const referrer = `${orderId}-a1`;
+  const invoice = await h.client.createInvoice({
+    client: { name: 'Maria Silva', document: '52998224725', email: 'maria@example.com' },
+    payment: {
+      method: 'pix',
+      physical: false,
+      id: orderId,
+      referrer,
+      products: [{ id: 'p1', title: 'Mug', quantity: 2, discountCents: 0, unitAmountCents: 2550 }],
+    },
+  });
+  if (pay) await h.sandbox.controls.pay(invoice.id);
+  const statusCode = h.sandbox.controls.renderInvoice(invoice.id)!.status.code;
+  const now = new Date();
+  const record = Object.assign(new InvoiceRecord(), {
+    id: randomUUID(),
+    orderId,
+    openOrderId: orderId,
+    attempt: 1,
+    referrer,
+    creationState: 'created',
+    method: 'pix',
+    gatewayId: invoice.id,
+    gatewayUuid: invoice.uuid,
+    gatewayInvoiceId: invoice.invoiceId,
+    statusCode,
+    statusText: null,
+    currency: 'BRL',
+    amountCents: 5100,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await db.dataSource.getRepository(InvoiceRecord).insert(record);
+  return { orderId, record };
+}
+
+export interface ShippingApp {
+  moduleRef: TestingModule;
+  tracking: TrackingService;
+  worker: TrackingWorker;
+  emitter: EventEmitter2;
+  posted: TrackingPostedEvent[];
+  failed: TrackingFailedEvent[];
+  close(): Promise<void>;
+}
+
+/** Fast defaults for tests: the worker is started by the test, retries come back within ~100 ms. */
+export const TEST_SHIPPING: ShippingOptions = {
+  autoStartWorker: false,
+  pollIntervalMs: 20,
+  backoff: { initialDelayMs: 20, maxDelayMs: 100 },
+};
+
+/**
+ * One instance of a host app: TypeORM on its own connection to the test database, the event bus, a real
+ * `GatewayClient` (through the harness's proxy) and the shipping module. Several may run on one database, as
+ * several processes would.
+ */
+export async function startShippingApp(
+  db: TestDatabase,
+  h: ShippingHarness,
+  options: ShippingOptions = {},
+  client: Partial<GatewayClientOptions> = {},
+): Promise<ShippingApp> {
+  @Global()
+  @Module({
+    providers: [
+      { provide: GATEWAY_CLIENT_OPTIONS, useValue: clientOptions(h.proxy.url, h.logger, client) },
+      GatewayClient,
+    ],
+    exports: [GatewayClient],
+  })
+  class TestGatewayModule {}
+
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      TypeOrmModule.forRoot({
+        ...db.options,
+        migrationsRun: false,
+        entities: [InvoiceRecord, TrackingOutbox],
+      }),
+      EventEmitterModule.forRoot(),
+      TestGatewayModule,
+      ShippingModule.forRoot({ ...TEST_SHIPPING, ...options }),
+    ],
+  }).compile();
+  moduleRef.useLogger(h.logger);
+  await moduleRef.init();
+  const emitter = moduleRef.get(EventEmitter2);
+  const posted: TrackingPostedEvent[] = [];
+  const failed: TrackingFailedEvent[] = [];
+  emitter.on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
+  emitter.on(InvoicePaymentsEvents.TrackingFailed, (e: TrackingFailedEvent) => failed.push(e));
+  return {
+    moduleRef,
+    tracking: moduleRef.get(TrackingService),
+    worker: moduleRef.get(TrackingWorker),
+    emitter,
+    posted,
+    failed,
+    close: () => moduleRef.close(),
+  };
+}
+
+/** Polls `check` until it holds; a guard against hanging, not a speed assertion. */
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
