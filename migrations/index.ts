@@ -1,6 +1,7 @@
 import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePaymentsInit';
 import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
+import { Settings1763700003000 } from './1763700003000-Settings';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -10,4 +11,5 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   InvoicePaymentsInit1763700000000,
   WebhookInbox1763700001000,
   TrackingOutbox1763700002000,
+  Settings1763700003000,
 ];

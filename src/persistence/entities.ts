@@ -1,5 +1,6 @@
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
+import { InvoicePaymentsSettingsRecord } from '../settings/settings.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 
@@ -12,4 +13,5 @@ export const INVOICE_PAYMENTS_ENTITIES = [
   InvoiceStatusHistory,
   TrackingOutbox,
   WebhookInboxEntry,
+  InvoicePaymentsSettingsRecord,
 ];

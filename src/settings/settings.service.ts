@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { GatewayConnection } from '../gateway/gateway.options';
+import { DataSource, Repository } from 'typeorm';
+import { runInTransaction } from '../core/transaction';
 import {
   DEFAULT_SETTINGS_CACHE_TTL_MS,
   INVOICE_PAYMENTS_ADMIN_OPTIONS,
@@ -20,21 +22,12 @@ import {
 } from './settings.mapping';
 import {
   EffectiveSettings,
-  GatewayRuntimeConfig,
   InvoicePaymentsAdminOptions,
   InvoicePaymentsSettingsDefaults,
   MaskedSettings,
   SECRET_SETTINGS,
   SettingName,
 } from './types';
-
-/** A setting the module needs is not configured anywhere (neither saved nor in the options). */
-export class SettingsIncompleteError extends Error {
-  constructor(readonly field: SettingName) {
-    super(`${field} is not configured: set it in the admin settings or in the module options`);
-    this.name = 'SettingsIncompleteError';
-  }
-}
 
 /** Two saves kept colliding on the same row. */
 export class SettingsConflictError extends Error {
@@ -57,14 +50,16 @@ export class InvoicePaymentsSettingsService {
   private readonly cache = new Map<string, { expiresAt: number; value: Promise<EffectiveSettings> }>();
   private readonly ttlMs: number;
 
+  private readonly rows: Repository<InvoicePaymentsSettingsRecord>;
+
   constructor(
-    @InjectRepository(InvoicePaymentsSettingsRecord)
-    private readonly rows: Repository<InvoicePaymentsSettingsRecord>,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
     @Inject(INVOICE_PAYMENTS_SETTINGS_DEFAULTS) private readonly defaults: InvoicePaymentsSettingsDefaults,
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) admin: InvoicePaymentsAdminOptions,
   ) {
     this.ttlMs = admin.settingsCacheTtlMs ?? DEFAULT_SETTINGS_CACHE_TTL_MS;
+    this.rows = dataSource.getRepository(InvoicePaymentsSettingsRecord);
   }
 
   /** Effective settings of a store (only `default` for now). */
@@ -78,12 +73,13 @@ export class InvoicePaymentsSettingsService {
     return value;
   }
 
-  /** For `GatewayClientOptions.resolveConfig`: base URL, access token and mode, read before every request. */
-  async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<GatewayRuntimeConfig> {
+  /**
+   * For `GatewayClientOptions.resolveConfig`: base URL, access token and mode, read before every request. A setting
+   * configured nowhere comes back empty, and the client refuses the call naming it (nothing is sent).
+   */
+  async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<GatewayConnection> {
     const s = await this.getEffective(storeId);
-    if (!s.baseUrl) throw new SettingsIncompleteError('baseUrl');
-    if (!s.accessToken) throw new SettingsIncompleteError('accessToken');
-    return { baseUrl: s.baseUrl, accessToken: s.accessToken, mode: s.mode };
+    return { baseUrl: s.baseUrl ?? '', accessToken: s.accessToken ?? '', mode: s.mode };
   }
 
   /** The merchant part of the webhook token, or `null` when none is configured. */
@@ -169,31 +165,36 @@ export class InvoicePaymentsSettingsService {
     return mergeSettings(storeId, this.defaults, row, secrets);
   }
 
-  /** Read, change, write only if nobody wrote in between (version check); a first save inserts the row. */
+  /**
+   * Read, change, write in one transaction, and only if nobody wrote in between (version check; on PostgreSQL two
+   * saves may still race, and the loser goes round again). A first save inserts the row.
+   */
   private async saveWithRetry(
     storeId: string,
     change: (row: InvoicePaymentsSettingsRecord) => void,
   ): Promise<void> {
     for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt += 1) {
-      const now = new Date();
-      const current = await this.rows.findOneBy({ id: storeId });
-      if (!current) {
-        const row = this.rows.create({ ...emptyRow(storeId), createdAt: now, updatedAt: now, version: 1 });
-        change(row);
-        try {
-          await this.rows.insert(row);
-          return;
-        } catch (err) {
-          // Another save inserted the row first: go round again and update it. Anything else is a real failure.
-          if (!(await this.rows.existsBy({ id: storeId }))) throw err;
-          continue;
+      const saved = await runInTransaction(this.dataSource, async (em) => {
+        const rows = em.getRepository(InvoicePaymentsSettingsRecord);
+        const now = new Date();
+        const current = await rows.findOneBy({ id: storeId });
+        if (!current) {
+          const row = rows.create({ ...emptyRow(storeId), createdAt: now, updatedAt: now, version: 1 });
+          change(row);
+          await rows.insert(row);
+          return true;
         }
-      }
-      const { version } = current;
-      change(current);
-      const { id: _id, version: _v, createdAt: _c, ...columns } = current;
-      const result = await this.rows.update({ id: storeId, version }, { ...columns, updatedAt: now });
-      if (result.affected === 1) return;
+        const { version } = current;
+        change(current);
+        const { id: _id, version: _v, createdAt: _c, ...columns } = current;
+        const result = await rows.update({ id: storeId, version }, { ...columns, updatedAt: now });
+        return result.affected === 1;
+      }).catch(async (err: unknown) => {
+        // Another save inserted the row first: go round again and update it. Anything else is a real failure.
+        if (await this.rows.existsBy({ id: storeId })) return false;
+        throw err;
+      });
+      if (saved) return;
     }
     throw new SettingsConflictError();
   }

@@ -30,9 +30,9 @@ export interface InvoicePaymentsSettingsValues {
   maxInstallments: number;
   /** Public URL of this module's webhook route, sent as `payment.webhook`. */
   publicWebhookUrl: string | null;
-  /** Order page URL, `{orderId}` replaced (`payment.order_url`). */
+  /** Order page URL (`payment.order_url`); placeholders `{order_id}`, `{display_id}`, `{reference}`. */
   orderUrlTemplate: string | null;
-  /** Store URL (`payment.store_url`); `{orderId}` is replaced here too. */
+  /** Store URL (`payment.store_url`), same placeholders. */
   storeUrlTemplate: string | null;
   /** IANA time zone due dates are computed in. */
   timeZone: string;
@@ -57,7 +57,7 @@ export const BUILT_IN_DEFAULTS: InvoicePaymentsSettingsValues = {
   ecommerce: null,
   enabledMethods: [...PAYMENT_METHODS],
   dueDays: 3,
-  maxInstallments: 1,
+  maxInstallments: 12,
   publicWebhookUrl: null,
   orderUrlTemplate: null,
   storeUrlTemplate: null,
@@ -72,13 +72,6 @@ export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
   overridden: SettingName[];
   /** When the row was last saved; `null` when nothing was ever saved. */
   updatedAt: Date | null;
-}
-
-/** What the gateway client needs before each request (its `resolveConfig`). */
-export interface GatewayRuntimeConfig {
-  baseUrl: string;
-  accessToken: string;
-  mode: InvoicePaymentsMode;
 }
 
 /** How a secret is shown by the admin API: whether it is set, never its value. */

@@ -1,0 +1,41 @@
+import { Settings1763700003000 } from '../../migrations/1763700003000-Settings';
+import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
+import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+
+describeEachDatabase('Settings migration', (kind) => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(kind, {
+      entities: [InvoicePaymentsSettingsRecord],
+      migrations: [Settings1763700003000],
+      migrationsRun: false,
+    });
+  });
+  afterAll(async () => db.destroy());
+
+  it('is registered in the module lists', () => {
+    expect(INVOICE_PAYMENTS_MIGRATIONS).toContain(Settings1763700003000);
+    expect(INVOICE_PAYMENTS_ENTITIES).toContain(InvoicePaymentsSettingsRecord);
+  });
+
+  it('creates the table exactly as the entity describes it', async () => {
+    const ran = await db.dataSource.runMigrations();
+    expect(ran.map((m) => m.name)).toEqual(['Settings1763700003000']);
+    // No pending change: the migration and the entity agree on every column, type and nullability.
+    const pending = await db.dataSource.driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((q) => q.query)).toEqual([]);
+  });
+
+  it('drops the table on the way down', async () => {
+    await db.dataSource.undoLastMigration();
+    const qr = db.dataSource.createQueryRunner();
+    try {
+      expect(await qr.hasTable('invoice_payments_settings')).toBe(false);
+    } finally {
+      await qr.release();
+    }
+  });
+});
