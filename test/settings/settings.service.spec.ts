@@ -21,14 +21,9 @@ const defaults: InvoicePaymentsSettingsDefaults = {
 describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
   let db: TestDatabase;
   const service = (box: SecretBox, ttl = 60_000) =>
-    new InvoicePaymentsSettingsService(
-      db.dataSource,
-      box,
-      defaults,
-      {
-        settingsCacheTtlMs: ttl,
-      },
-    );
+    new InvoicePaymentsSettingsService(db.dataSource, box, defaults, {
+      settingsCacheTtlMs: ttl,
+    });
 
   beforeEach(async () => {
     db = await openTestDatabase(kind, {
