@@ -57,7 +57,10 @@ export class TrackingOutboxStore {
     const count = await this.repo
       .createQueryBuilder('o')
       .where('o.order_id = :orderId AND o.id <> :id', { orderId: row.orderId, id: row.id })
-      .andWhere('o.recorded_at > :recordedAt', { recordedAt: row.recordedAt.toISOString() })
+      // Two codes recorded at the same instant (by two processes): the id decides, the same way for every worker.
+      .andWhere('(o.recorded_at > :recordedAt OR (o.recorded_at = :recordedAt AND o.id > :id))', {
+        recordedAt: row.recordedAt.toISOString(),
+      })
       .getCount();
     return count > 0;
   }

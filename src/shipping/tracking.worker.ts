@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents } from '../core/events';
@@ -38,7 +38,7 @@ const PERMANENT_KINDS: ReadonlySet<string> = new Set([
  * nothing (A9).
  */
 @Injectable()
-export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Identifies this worker's claims in `locked_by`. */
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly logger = new Logger('InvoicePayments:TrackingWorker');
@@ -62,7 +62,8 @@ export class TrackingWorker implements OnApplicationBootstrap, OnApplicationShut
     if (this.options.autoStartWorker) this.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before TypeORM closes its connections (`onApplicationShutdown`): the round in progress still needs them. */
+  async onModuleDestroy(): Promise<void> {
     await this.stop();
   }
 

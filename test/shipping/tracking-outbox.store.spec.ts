@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, Repository } from 'typeorm';
-import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
-import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
-import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { openShippingDatabase } from './support';
 
 const LEASE = 60_000;
 
@@ -38,10 +37,7 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
   let store: TrackingOutboxStore;
 
   beforeAll(async () => {
-    db = await openTestDatabase(kind, {
-      entities: INVOICE_PAYMENTS_ENTITIES,
-      migrations: INVOICE_PAYMENTS_MIGRATIONS,
-    });
+    db = await openShippingDatabase(kind);
     outbox = db.dataSource.getRepository(TrackingOutbox);
     store = new TrackingOutboxStore(db.dataSource);
   });
@@ -118,6 +114,14 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
     await insertAll([older, newer]);
     expect(await store.hasNewerCode(older)).toBe(true);
     expect(await store.hasNewerCode(newer)).toBe(false);
+    // Recorded at the same instant by two processes: exactly one of them counts as the latest.
+    const at = new Date(t - 5);
+    const [x, y] = [
+      row({ orderId: 'o-3', code: 'X', recordedAt: at }),
+      row({ orderId: 'o-3', code: 'Y', recordedAt: at }),
+    ];
+    await insertAll([x, y]);
+    expect([await store.hasNewerCode(x), await store.hasNewerCode(y)].sort()).toEqual([false, true]);
   });
 
   if (kind === 'postgres') {
