@@ -1,17 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
-import {
-  ORDER_PAYMENT_PORT,
-  OrderPaymentPort,
-  PaymentStatusChange,
-  PaymentStatusSnapshot,
-} from './order-payment.port';
-import { statusRow } from './status-table';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './order-payment.port';
+import { statusChangeOf } from './status-change';
 import { isPostgres, runInTransaction } from './transaction';
 
 /** Injection token of {@link StatusDispatchOptions}. */
@@ -161,7 +156,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       if (due !== undefined && due > Date.now()) return this.later(recordId, due - Date.now());
       const record = await em.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
-      const change = await this.changeOf(em, row, record);
+      const change = await statusChangeOf(em, row, record);
       try {
         if (this.port) await this.port.onPaymentStatusChanged(change);
       } catch (err) {
@@ -195,37 +190,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
         notifyError: null,
       });
     }
-  }
-
-  private async changeOf(
-    em: EntityManager,
-    row: InvoiceStatusHistory,
-    record: InvoiceRecord,
-  ): Promise<PaymentStatusChange> {
-    let previous: PaymentStatusSnapshot | null = null;
-    if (row.fromCode !== null) {
-      const before = await em.getRepository(InvoiceStatusHistory).findOne({
-        where: {
-          invoiceRecordId: row.invoiceRecordId,
-          applied: true,
-          toCode: row.fromCode,
-          createdAt: LessThan(row.createdAt),
-        },
-        order: { createdAt: 'DESC' },
-      });
-      previous = snapshot(row.fromCode, before?.statusText ?? null);
-    }
-    return {
-      orderId: record.orderId,
-      invoiceRecordId: record.id,
-      gatewayId: record.gatewayId,
-      method: record.method,
-      previous,
-      current: snapshot(row.toCode, row.statusText),
-      source: row.source,
-      ...(row.alert === 'paid_after_cancel' ? { alert: 'paid_after_cancel' as const } : {}),
-      occurredAt: row.createdAt,
-    };
   }
 
   private emit(event: string, payload: unknown): void {
@@ -264,17 +228,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     this.timers.add(timer);
     this.wakeUps.set(recordId, { at, timer });
   }
-}
-
-function snapshot(code: number, text: string | null): PaymentStatusSnapshot {
-  const row = statusRow(code);
-  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
-  return {
-    code,
-    text,
-    sessionStatus: row?.session ?? 'error',
-    orderPaymentStatus: row?.order ?? 'requires_action',
-  };
 }
 
 function errorMessage(err: unknown): string {

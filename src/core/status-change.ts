@@ -1,0 +1,53 @@
+import { EntityManager, LessThan } from 'typeorm';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { PaymentStatusChange, PaymentStatusSnapshot } from './order-payment.port';
+import { statusRow } from './status-table';
+
+/**
+ * What the host is told about an applied history row: the previous and the new status, each with what it means
+ * for the payment session and the order (`status-table.ts`). The previous status text is the one its own
+ * applied row recorded.
+ */
+export async function statusChangeOf(
+  em: EntityManager,
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+): Promise<PaymentStatusChange> {
+  let previous: PaymentStatusSnapshot | null = null;
+  if (row.fromCode !== null) {
+    const before = await em.getRepository(InvoiceStatusHistory).findOne({
+      where: {
+        invoiceRecordId: row.invoiceRecordId,
+        applied: true,
+        toCode: row.fromCode,
+        createdAt: LessThan(row.createdAt),
+      },
+      order: { createdAt: 'DESC' },
+    });
+    previous = statusSnapshot(row.fromCode, before?.statusText ?? null);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous,
+    current: statusSnapshot(row.toCode, row.statusText),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' ? { alert: 'paid_after_cancel' as const } : {}),
+    occurredAt: row.createdAt,
+  };
+}
+
+/** One side of a change. */
+export function statusSnapshot(code: number, text: string | null): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  return {
+    code,
+    text,
+    sessionStatus: row?.session ?? 'error',
+    orderPaymentStatus: row?.order ?? 'requires_action',
+  };
+}
