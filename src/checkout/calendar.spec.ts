@@ -1,0 +1,42 @@
+import { addDays, isCalendarDay, isCardExpiryCurrent, todayIn } from './calendar';
+
+describe('calendar', () => {
+  it.each([
+    ['2026-11-22T02:59:00Z', 'America/Sao_Paulo', '2026-11-21'],
+    ['2026-11-22T03:00:00Z', 'America/Sao_Paulo', '2026-11-22'],
+    ['2026-11-22T02:59:00Z', 'UTC', '2026-11-22'],
+    ['2026-12-31T23:00:00Z', 'Asia/Tokyo', '2027-01-01'],
+  ])('today at %s in %s is %s', (instant, zone, day) => {
+    expect(todayIn(zone, new Date(instant))).toBe(day);
+  });
+
+  it.each([
+    ['2026-11-21', 3, '2026-11-24'],
+    ['2026-12-30', 3, '2027-01-02'],
+    ['2028-02-28', 1, '2028-02-29'],
+    ['2026-03-01', -1, '2026-02-28'],
+  ])('%s + %i days is %s', (day, days, expected) => {
+    expect(addDays(day, days)).toBe(expected);
+  });
+
+  it.each([
+    ['2026-02-28', true],
+    ['2026-02-29', false],
+    ['2026-13-01', false],
+    ['26-01-01', false],
+    [20260101, false],
+  ])('%p is a calendar day: %p', (value, expected) => {
+    expect(isCalendarDay(value)).toBe(expected);
+  });
+
+  it.each([
+    ['11/26', '2026-11-30', true],
+    ['11/26', '2026-12-01', false],
+    ['01/27', '2026-12-31', true],
+    ['12/25', '2026-01-01', false],
+    ['00/27', '2026-01-01', false],
+    ['1/27', '2026-01-01', false],
+  ])('card expiring %s on %s is current: %p', (expiry, today, expected) => {
+    expect(isCardExpiryCurrent(expiry, today)).toBe(expected);
+  });
+});

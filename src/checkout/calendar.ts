@@ -1,0 +1,40 @@
+/**
+ * Calendar days in the store's time zone, with Intl only. Due dates are calendar days (A2), so "today" must be the
+ * store's today: at 22:00 in São Paulo it is already tomorrow in UTC.
+ */
+
+/** Today's date in `timeZone`, `YYYY-MM-DD`. */
+export function todayIn(timeZone: string, now: Date): string {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')}`;
+}
+
+/** `YYYY-MM-DD` plus `days` calendar days. */
+export function addDays(day: string, days: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+}
+
+/** `true` for a real calendar day written `YYYY-MM-DD`. */
+export function isCalendarDay(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  return addDays(value, 0) === value;
+}
+
+/**
+ * `true` when a card expiring `MM/YY` is still valid on `today` (`YYYY-MM-DD`): a card is valid through the last
+ * day of its expiry month.
+ */
+export function isCardExpiryCurrent(expiry: string, today: string): boolean {
+  const m = /^(0[1-9]|1[0-2])\/(\d{2})$/.exec(expiry);
+  if (!m) return false;
+  const expires = (2000 + Number(m[2])) * 12 + Number(m[1]);
+  const [y, mo] = today.split('-').map(Number);
+  return expires >= y * 12 + mo;
+}

@@ -1,0 +1,125 @@
+import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
+import type { CheckoutAddress, CheckoutOrder } from './types';
+
+/**
+ * Maps the order's shipping address to `client.address`. Brazilian stores keep the house number and the district
+ * in fields of their own (custom fields, metadata): give a function that reads them from there. `country` may be
+ * alpha-2 or alpha-3. The result is still validated (UF, zipcode, country).
+ */
+export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
+
+/** The `checkout` section of the module options. */
+export interface CheckoutOptions {
+  /** Methods the store offers. Default: all three. */
+  methods?: PaymentMethod[];
+  /** Days from today (in `timeZone`) to the due date (`payment.due_at`). Default 3. */
+  dueDays?: number;
+  /** The store's IANA time zone, for due dates and card expiry. Default `America/Sao_Paulo`. */
+  timeZone?: string;
+  /** Highest number of card installments offered. Default 12. */
+  maxInstallments?: number;
+  /**
+   * `payment.order_url`, with placeholders `{order_id}`, `{display_id}` and `{reference}` (URL-encoded):
+   * `https://shop.example/orders/{order_id}`. Not sent when absent.
+   */
+  orderUrlTemplate?: string;
+  /** `payment.store_url`, same placeholders. Not sent when absent. */
+  storeUrlTemplate?: string;
+  /** `ecommerce.store_id` and `ecommerce.checkout`: only for checkout integrations, sent only when set. */
+  ecommerce?: { storeId: number; checkout: number };
+  /** The module's public webhook URL, sent as `payment.webhook`. */
+  publicWebhookUrl?: string;
+  /** Replaces the default shipping-address mapping (see {@link AddressMapper}). */
+  mapAddress?: AddressMapper;
+  /** How long a caller waits for another caller's creation of the same order's invoice. Default 30 000 ms. */
+  creationWaitMs?: number;
+  /**
+   * A creation claim older than this is taken to belong to a crashed process and is resolved by looking the
+   * invoice up by its reference. Must exceed the client's longest request. Default 120 000 ms.
+   */
+  staleCreationMs?: number;
+  /** The clock (tests). */
+  now?: () => Date;
+}
+
+/** {@link CheckoutOptions} with the defaults applied and checked. */
+export interface ResolvedCheckoutOptions {
+  methods: PaymentMethod[];
+  dueDays: number;
+  timeZone: string;
+  maxInstallments: number;
+  orderUrlTemplate?: string;
+  storeUrlTemplate?: string;
+  ecommerce?: { storeId: number; checkout: number };
+  publicWebhookUrl?: string;
+  mapAddress?: AddressMapper;
+  creationWaitMs: number;
+  staleCreationMs: number;
+  now: () => Date;
+}
+
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+const ALL_METHODS: PaymentMethod[] = ['pix', 'billet', 'card'];
+
+/** Applies the defaults and refuses bad options at startup, naming the option. */
+export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
+  const problems: string[] = [];
+  const bad = (field: string, why: string) => problems.push(`checkout.${field} ${why}`);
+
+  const methods = options.methods ?? ALL_METHODS;
+  if (methods.length === 0 || methods.some((m) => !ALL_METHODS.includes(m))) {
+    bad('methods', `must be a non-empty list of ${ALL_METHODS.join(', ')}`);
+  }
+  const int = (field: keyof CheckoutOptions, value: unknown, min: number) => {
+    if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < min)) {
+      bad(field, `must be an integer of at least ${min}`);
+    }
+  };
+  int('dueDays', options.dueDays, 0);
+  int('maxInstallments', options.maxInstallments, 1);
+  int('creationWaitMs', options.creationWaitMs, 1);
+  int('staleCreationMs', options.staleCreationMs, 1);
+
+  const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    bad('timeZone', 'is not an IANA time zone');
+  }
+  for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
+    const value = options[field];
+    if (value !== undefined && !isHttpUrl(value.replace(/\{(order_id|display_id|reference)\}/g, 'x'))) {
+      bad(field, 'must be an absolute http(s) URL');
+    }
+  }
+  if (options.ecommerce) {
+    const { storeId, checkout } = options.ecommerce;
+    if (!Number.isSafeInteger(storeId)) bad('ecommerce.storeId', 'must be an integer');
+    if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
+  }
+  if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
+
+  return {
+    methods: [...methods],
+    dueDays: options.dueDays ?? 3,
+    timeZone,
+    maxInstallments: options.maxInstallments ?? 12,
+    orderUrlTemplate: options.orderUrlTemplate,
+    storeUrlTemplate: options.storeUrlTemplate,
+    ecommerce: options.ecommerce,
+    publicWebhookUrl: options.publicWebhookUrl,
+    mapAddress: options.mapAddress,
+    creationWaitMs: options.creationWaitMs ?? 30_000,
+    staleCreationMs: options.staleCreationMs ?? 120_000,
+    now: options.now ?? (() => new Date()),
+  };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,108 @@
+import { BadRequestException, ConflictException, NotFoundException } from '@nestjs/common';
+
+/** Field path → what is wrong with it. */
+export type FieldErrors = Record<string, string[]>;
+
+/**
+ * The checkout input is wrong. Nothing was sent to the service and nothing was stored. `fields` maps each field of
+ * the input (`customer.document`, `shipping_address.postal_code`, `items[0].quantity`, ...) to its problems; the
+ * message names them too. Values are never echoed (they may be personal data). A Nest HTTP host answers 400.
+ */
+export class CheckoutValidationError extends BadRequestException {
+  readonly fields: FieldErrors;
+
+  constructor(fields: FieldErrors) {
+    const summary = Object.entries(fields)
+      .map(([field, problems]) => `${field} ${problems.join(', ')}`)
+      .join('; ');
+    const message = `Invalid checkout input: ${summary}`;
+    super({ statusCode: 400, error: 'Bad Request', message, fields });
+    this.fields = fields;
+    this.message = message;
+  }
+}
+
+/** Collects field errors, then throws them all at once. */
+export class FieldErrorCollector {
+  private readonly fields: FieldErrors = {};
+
+  add(field: string, problem: string): void {
+    (this.fields[field] ??= []).push(problem);
+  }
+
+  /** Number of problems so far. */
+  count(): number {
+    return Object.values(this.fields).reduce((n, problems) => n + problems.length, 0);
+  }
+
+  has(field?: string): boolean {
+    return field === undefined ? Object.keys(this.fields).length > 0 : field in this.fields;
+  }
+
+  throwIfAny(): void {
+    if (this.has()) throw new CheckoutValidationError(this.fields);
+  }
+}
+
+/**
+ * The order already has an open invoice that does not match this request (another method or amount). Cancel it
+ * (`cancelPayment`/`deletePayment`) and start again. A Nest HTTP host answers 409.
+ */
+export class OpenInvoiceConflictError extends ConflictException {
+  constructor(
+    readonly orderId: string,
+    readonly invoiceRecordId: string,
+    detail: string,
+  ) {
+    super(`Order ${orderId} already has an open invoice (${invoiceRecordId}): ${detail}; cancel it first`);
+  }
+}
+
+/** An operation the invoice's status (or method) does not allow; checked before calling the service. */
+export class InvoiceOperationNotAllowedError extends ConflictException {
+  constructor(
+    readonly operation: string,
+    readonly invoiceRecordId: string,
+    detail: string,
+  ) {
+    super(`${operation} is not allowed for invoice ${invoiceRecordId}: ${detail}`);
+  }
+}
+
+/**
+ * The invoice's creation has not settled: another caller is still creating it, or the service could not be asked
+ * whether a creation whose outcome was unknown went through. Nothing new was created; try again later (the next
+ * call looks the invoice up by its reference first).
+ */
+export class InvoiceCreationUnresolvedError extends ConflictException {
+  constructor(
+    readonly orderId: string,
+    detail: string,
+  ) {
+    super(`The invoice of order ${orderId} is not settled yet: ${detail}`);
+  }
+}
+
+/** The service refused to create the invoice; the attempt is closed and the order may try again. */
+export class InvoiceCreationFailedError extends BadRequestException {
+  constructor(
+    readonly orderId: string,
+    readonly reason: string,
+    readonly fields: FieldErrors = {},
+  ) {
+    super({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: `The service refused the invoice of order ${orderId}: ${reason}`,
+      fields,
+    });
+    this.message = `The service refused the invoice of order ${orderId}: ${reason}`;
+  }
+}
+
+/** The session data names no invoice this module knows. */
+export class InvoiceRecordNotFoundError extends NotFoundException {
+  constructor(readonly invoiceRecordId: string) {
+    super(`No invoice record ${invoiceRecordId}`);
+  }
+}

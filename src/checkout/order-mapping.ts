@@ -1,0 +1,272 @@
+import { isIP } from 'node:net';
+import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
+import { centsToDecimalString, type Cents } from '../gateway/money';
+import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
+import { mapAddress } from './address-mapping';
+import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
+import type { ResolvedCheckoutOptions } from './checkout.options';
+import { CheckoutValidationError, FieldErrorCollector } from './errors';
+import type { CheckoutOrder, InitiatePaymentData } from './types';
+
+/** What the checkout asks for: Medusa's `initiatePayment` input. */
+export interface CheckoutRequest {
+  /** Cents; must equal `order.total`. */
+  amount: Cents;
+  currency_code: string;
+  data: InitiatePaymentData;
+}
+
+/** An order mapped to the service's create-invoice parameters. */
+export interface MappedInvoice {
+  /** For attempt 1; {@link withReferrer} sets the attempt's own. */
+  params: CreateInvoiceParams;
+  /** The order's reference; the referrer of attempt n is `<reference>-<n>`. */
+  reference: string;
+  totalCents: Cents;
+  method: PaymentMethod;
+}
+
+const MAX_REFERENCE_LENGTH = 150;
+
+/** `payment.referrer` of one attempt: unique per attempt, so an unknown outcome can be looked up. */
+export function invoiceReferrer(reference: string, attempt: number): string {
+  return `${reference}-${attempt}`;
+}
+
+/** The same parameters for another attempt. */
+export function withReferrer(params: CreateInvoiceParams, referrer: string): CreateInvoiceParams {
+  return { ...params, payment: { ...params.payment, referrer } };
+}
+
+/**
+ * Validates a checkout request and maps it to an invoice (spec §4.2). Every problem is collected and thrown at
+ * once as a `CheckoutValidationError` naming the fields; nothing here talks to the service or the database.
+ */
+export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {
+  const errors = new FieldErrorCollector();
+  const data = request?.data;
+  const order = data?.order;
+  if (!order || typeof order !== 'object') throw new CheckoutValidationError({ order: ['is required'] });
+  const method = data.method;
+  if (!options.methods.includes(method)) errors.add('method', `must be one of ${options.methods.join(', ')}`);
+  if (!nonEmpty(order.id)) errors.add('order.id', 'is required');
+  for (const [field, code] of [
+    ['currency_code', request.currency_code],
+    ['order.currency_code', order.currency_code],
+  ] as const) {
+    if (typeof code !== 'string' || code.toUpperCase() !== 'BRL') errors.add(field, 'must be BRL');
+  }
+
+  const totalCents = checkAmounts(order, request.amount, errors);
+  const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
+
+  let address: InvoiceAddress | undefined;
+  if (order.shipping_address) {
+    address = mapAddress(order.shipping_address, order, options.mapAddress, errors);
+  } else if (physical) {
+    errors.add('order.shipping_address', 'is required when an item requires shipping');
+  }
+  // A4: international when the address is outside Brazil; a customer without an address is domestic.
+  const international = address !== undefined && address.country !== 'BRA';
+  const client = mapCustomer(order, international, errors);
+  if (address) client.address = address;
+
+  const today = todayIn(options.timeZone, options.now());
+  const { installments, card } = mapCard(data, method, options.maxInstallments, today, errors);
+
+  const reference = order.reference ?? String(order.display_id ?? order.id ?? '');
+  if (!nonEmpty(reference) || reference.length > MAX_REFERENCE_LENGTH) {
+    errors.add('order.reference', `must be 1 to ${MAX_REFERENCE_LENGTH} characters`);
+  }
+  errors.throwIfAny();
+
+  const lineDiscounts = order.items.reduce((sum, item) => sum + (item.discount_total ?? 0), 0);
+  const params: CreateInvoiceParams = {
+    client,
+    ...(options.ecommerce ? { ecommerce: { ...options.ecommerce } } : {}),
+    payment: {
+      method,
+      physical,
+      id: order.id,
+      referrer: invoiceReferrer(reference, 1),
+      dueAt: addDays(today, options.dueDays),
+      installments,
+      ...urls(order, reference, options),
+      ...(options.publicWebhookUrl ? { webhook: options.publicWebhookUrl } : {}),
+      discountCents: (order.discount_total ?? 0) - lineDiscounts,
+      products: order.items.map((item) => ({
+        id: item.id,
+        ...(nonEmpty(item.thumbnail) ? { image: item.thumbnail } : {}),
+        title: item.title.trim(),
+        quantity: item.quantity,
+        discountCents: item.discount_total ?? 0,
+        unitAmountCents: item.unit_price,
+      })),
+      ...(card ? { card } : {}),
+    },
+    shippingCents: order.shipping_total ?? 0,
+  };
+  return { params, reference, totalCents, method };
+}
+
+/** Items, discounts and shipping must be whole cents and add up to the order total and to `amount`. */
+function checkAmounts(order: CheckoutOrder, amount: unknown, errors: FieldErrorCollector): Cents {
+  const before = errors.count();
+  const cents = (field: string, value: unknown, required: boolean): value is Cents => {
+    if (value === undefined && !required) return true;
+    if (!Number.isSafeInteger(value) || (value as number) < 0) {
+      errors.add(field, 'must be a non-negative integer number of cents');
+      return false;
+    }
+    return true;
+  };
+  if (!Array.isArray(order.items) || order.items.length === 0) {
+    errors.add('order.items', 'must contain at least one item');
+  }
+  let gross = 0;
+  let lineDiscounts = 0;
+  (Array.isArray(order.items) ? order.items : []).forEach((item, i) => {
+    const at = `order.items[${i}]`;
+    if (!item || typeof item !== 'object') return errors.add(at, 'must be an item');
+    if (!nonEmpty(item.id)) errors.add(`${at}.id`, 'is required');
+    if (!nonEmpty(item.title)) errors.add(`${at}.title`, 'is required');
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) {
+      errors.add(`${at}.quantity`, 'must be a positive integer');
+    }
+    const priced = cents(`${at}.unit_price`, item.unit_price, true);
+    const discounted = cents(`${at}.discount_total`, item.discount_total, false);
+    if (priced && Number.isSafeInteger(item.quantity) && item.quantity >= 1) {
+      const line = item.unit_price * item.quantity;
+      if (discounted && (item.discount_total ?? 0) > line) {
+        errors.add(`${at}.discount_total`, 'must not exceed the line total');
+      }
+      gross += line;
+      lineDiscounts += discounted ? (item.discount_total ?? 0) : 0;
+    }
+  });
+  const okShipping = cents('order.shipping_total', order.shipping_total, false);
+  const okDiscount = cents('order.discount_total', order.discount_total, false);
+  const okTotal = cents('order.total', order.total, true);
+  if (okTotal && order.total === 0) errors.add('order.total', 'must be positive');
+  if (okDiscount && (order.discount_total ?? 0) < lineDiscounts) {
+    errors.add('order.discount_total', "must include the items' discount_total");
+  }
+  if (errors.count() > before || !okShipping || !okTotal) return 0;
+
+  const shipping = order.shipping_total ?? 0;
+  const discount = order.discount_total ?? 0;
+  const sum = gross - discount + shipping;
+  if (sum !== order.total) {
+    const f = centsToDecimalString;
+    errors.add(
+      'order.total',
+      `does not add up: items ${f(gross)} - discounts ${f(discount)} + shipping ${f(shipping)} = ${f(sum)}, not ${f(order.total)}`,
+    );
+  } else if (amount !== order.total) {
+    errors.add('amount', `must equal the order total (${centsToDecimalString(order.total)})`);
+  }
+  return order.total;
+}
+
+function mapCustomer(
+  order: CheckoutOrder,
+  international: boolean,
+  errors: FieldErrorCollector,
+): CreateInvoiceParams['client'] {
+  const customer = order.customer ?? {};
+  const client: CreateInvoiceParams['client'] = {};
+  const name =
+    customer.name?.trim() || [customer.first_name, customer.last_name].filter(nonEmpty).join(' ').trim();
+  if (name) client.name = name;
+
+  const document = normalizeDocument(customer.document);
+  if (document) {
+    if (!isValidTaxDocument(document)) errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
+    client.document = document;
+  } else if (!international) {
+    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
+  }
+
+  const email = customer.email?.trim();
+  if (email) {
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+      errors.add('order.customer.email', 'is not an e-mail address');
+    client.email = email;
+  } else if (international) {
+    errors.add('order.customer.email', 'is required for international customers');
+  }
+
+  if (nonEmpty(customer.phone)) {
+    const digits = customer.phone.replace(/\D/g, '');
+    if (digits.length < 8 || digits.length > 15)
+      errors.add('order.customer.phone', 'must have 8 to 15 digits');
+    client.phone = digits;
+  }
+  if (nonEmpty(order.customer_ip)) {
+    if (!isIP(order.customer_ip.trim())) errors.add('order.customer_ip', 'is not an IP address');
+    client.ip = order.customer_ip.trim();
+  }
+  return client;
+}
+
+/** CPF or CNPJ without punctuation, letters upper-cased (alphanumeric CNPJ); `''` when absent. */
+export function normalizeDocument(value: unknown): string {
+  return typeof value === 'string' ? value.replace(/[\s./-]/g, '').toUpperCase() : '';
+}
+
+/** An 11-digit CPF or a 14-character CNPJ (numeric or alphanumeric) whose check digits are right. */
+export function isValidTaxDocument(document: string): boolean {
+  if (/^\d{11}$/.test(document)) return isValidCpf(document);
+  if (/^[0-9A-Z]{12}\d{2}$/.test(document)) return isValidCnpj(document, { version: 2 });
+  return false;
+}
+
+function mapCard(
+  data: InitiatePaymentData,
+  method: PaymentMethod,
+  maxInstallments: number,
+  today: string,
+  errors: FieldErrorCollector,
+): { installments: number; card?: NonNullable<CreateInvoiceParams['payment']['card']> } {
+  const installments = data.installments ?? 1;
+  if (method !== 'card') {
+    if (installments !== 1) errors.add('installments', 'must be 1 for PIX and bank slip');
+    return { installments: 1 };
+  }
+  if (!Number.isSafeInteger(installments) || installments < 1 || installments > maxInstallments) {
+    errors.add('installments', `must be an integer from 1 to ${maxInstallments}`);
+  }
+  const card = data.card;
+  if (!card || typeof card !== 'object') {
+    errors.add('card', 'is required for card payments');
+    return { installments };
+  }
+  if (!nonEmpty(card.token)) errors.add('card.token', 'is required');
+  if (!nonEmpty(card.holder_name)) errors.add('card.holder_name', 'is required');
+  if (typeof card.expiry !== 'string' || !/^(0[1-9]|1[0-2])\/\d{2}$/.test(card.expiry)) {
+    errors.add('card.expiry', 'must be MM/YY');
+  } else if (!isCardExpiryCurrent(card.expiry, today)) {
+    errors.add('card.expiry', 'is in the past: the card has expired');
+  }
+  return {
+    installments,
+    card: { token: card.token, valid: card.expiry, holderName: card.holder_name?.trim() },
+  };
+}
+
+function urls(order: CheckoutOrder, reference: string, options: ResolvedCheckoutOptions) {
+  const fill = (template: string) =>
+    template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: string) =>
+      encodeURIComponent(
+        key === 'order_id' ? order.id : key === 'display_id' ? String(order.display_id ?? '') : reference,
+      ),
+    );
+  return {
+    ...(options.orderUrlTemplate ? { orderUrl: fill(options.orderUrlTemplate) } : {}),
+    ...(options.storeUrlTemplate ? { storeUrl: fill(options.storeUrlTemplate) } : {}),
+  };
+}
+
+function nonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0;
+}

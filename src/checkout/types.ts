@@ -1,0 +1,202 @@
+import type { PaymentSessionStatus } from '../core/status-table';
+import type { Cents } from '../gateway/money';
+import type { PaymentMethod } from '../gateway/types';
+import type { InvoiceCreationState } from '../persistence/invoice.entity';
+
+/**
+ * A Medusa-style order as the host hands it to the checkout. Every amount is an integer number of cents (as
+ * Medusa v1 and Vendure store money); prices include taxes, as Brazilian prices do.
+ */
+export interface CheckoutOrder {
+  /** The host's order id: sent as `payment.id`, and the key of "one open invoice per order". */
+  id: string;
+  /** Human order number (Medusa's `display_id`): the default order reference. */
+  display_id?: string | number;
+  /**
+   * The order's reference: `payment.referrer` is `<reference>-<attempt>`. Defaults to `display_id`, then `id`.
+   * It must identify the order across the store, because a creation whose outcome is unknown is looked up by it.
+   */
+  reference?: string;
+  /** Must be `BRL` (any case). */
+  currency_code: string;
+  /** What the customer pays: items − discounts + shipping. */
+  total: Cents;
+  items: CheckoutOrderItem[];
+  shipping_total?: Cents;
+  /** All discounts of the order, the items' `discount_total` included (Medusa's meaning). */
+  discount_total?: Cents;
+  customer: CheckoutCustomer;
+  shipping_address?: CheckoutAddress | null;
+  /** The customer's IP address (`client.ip`). */
+  customer_ip?: string;
+}
+
+export interface CheckoutOrderItem {
+  /** Sent as the product's `id`. */
+  id: string;
+  title: string;
+  /** Image URL, sent as the product's `image`. */
+  thumbnail?: string | null;
+  quantity: number;
+  unit_price: Cents;
+  /** Discount on the whole line (not per unit). */
+  discount_total?: Cents;
+  /** A physical item: the order then needs a shipping address (`client.address`). Default `true`. */
+  requires_shipping?: boolean;
+}
+
+export interface CheckoutCustomer {
+  /** Full name; defaults to `first_name last_name`. */
+  name?: string;
+  first_name?: string;
+  last_name?: string;
+  /** Required for international customers (an address outside Brazil). */
+  email?: string;
+  phone?: string;
+  /** CPF or CNPJ (numeric or alphanumeric), punctuation allowed. Required for domestic customers. */
+  document?: string;
+}
+
+/** A Medusa-style address with the two fields Brazilian stores add: `number` and `district`. */
+export interface CheckoutAddress {
+  address_1?: string;
+  address_2?: string | null;
+  /** House number; default: the number after the last comma of `address_1`, else `S/N`. */
+  number?: string;
+  /** Neighbourhood (bairro); default: `address_2`. */
+  district?: string;
+  city?: string;
+  /** Two-letter state (UF for Brazil). */
+  province?: string;
+  postal_code?: string;
+  /** ISO 3166-1 alpha-2 (`br`, `BR`); converted to alpha-3 on the wire. */
+  country_code?: string;
+}
+
+/** Card data from the storefront: the token comes from the service's tokenization script, never a card number. */
+export interface CheckoutCard {
+  token: string;
+  /** Card expiry, `MM/YY`. */
+  expiry: string;
+  holder_name: string;
+}
+
+/** What the storefront chose at checkout: `data` of {@link InitiatePaymentInput}. */
+export interface InitiatePaymentData {
+  order: CheckoutOrder;
+  method: PaymentMethod;
+  /** Required for `card`. */
+  card?: CheckoutCard;
+  /** Card only: 1 to `checkout.maxInstallments`. PIX and bank slip are always 1. */
+  installments?: number;
+}
+
+/**
+ * A payment session's data, as the provider returns it and takes it back (Medusa keeps it on the session).
+ * Everything the storefront needs to show: the PIX QR code and copy-and-paste code, the bank-slip line and link.
+ */
+export interface InvoicePaymentSessionData extends Record<string, unknown> {
+  /** The local invoice record: the session's id. */
+  invoiceRecordId: string;
+  orderId: string;
+  attempt: number;
+  referrer: string;
+  method: PaymentMethod;
+  creationState: InvoiceCreationState;
+  /** The service's invoice number and `invoice_id`. */
+  gatewayId: string | null;
+  gatewayInvoiceId: string | null;
+  statusCode: number | null;
+  statusText: string | null;
+  sessionStatus: PaymentSessionStatus;
+  amountCents: Cents;
+  currency: string;
+  /** `YYYY-MM-DD`. */
+  dueDate: string | null;
+  installments: number;
+  pix: { payload: string | null; image: string | null } | null;
+  billet: { line: string | null; barcode: string | null; url: string | null } | null;
+  card: { brand: string | null; last4: string | null } | null;
+  paymentUrl: string | null;
+  refundedCents: Cents;
+  /** The service's gross amount differed from the order total: a person should look. */
+  amountMismatch: boolean;
+}
+
+/** Who and where, as Medusa passes it (`PaymentProviderContext`); informational here. */
+export interface PaymentProviderContext {
+  idempotency_key?: string;
+  customer?: { id?: string; email?: string };
+  [key: string]: unknown;
+}
+
+/** Medusa's `InitiatePaymentInput`: `amount` in cents, equal to the order total. */
+export interface InitiatePaymentInput {
+  amount: Cents;
+  currency_code: string;
+  data: InitiatePaymentData;
+  context?: PaymentProviderContext;
+}
+
+/** Medusa's `InitiatePaymentOutput`. */
+export interface InitiatePaymentOutput {
+  id: string;
+  data: InvoicePaymentSessionData;
+  status: PaymentSessionStatus;
+}
+
+/** Input of the methods that act on an existing session. */
+export interface PaymentSessionInput {
+  data: Pick<InvoicePaymentSessionData, 'invoiceRecordId'> & Record<string, unknown>;
+  context?: PaymentProviderContext;
+}
+
+export interface PaymentSessionOutput {
+  data: InvoicePaymentSessionData;
+}
+
+export interface PaymentStatusOutput {
+  status: PaymentSessionStatus;
+  data: InvoicePaymentSessionData;
+}
+
+export interface RefundPaymentInput extends PaymentSessionInput {
+  /** Cents to refund; at most what was paid and not yet refunded. */
+  amount: Cents;
+}
+
+/**
+ * Medusa's `UpdatePaymentInput`. The service cannot change an invoice, so a new `amount`, `method` or `order`
+ * cancels the open invoice and creates another; the same values return the session as it is.
+ */
+export interface UpdatePaymentInput {
+  amount: Cents;
+  currency_code: string;
+  data: Pick<InvoicePaymentSessionData, 'invoiceRecordId'> &
+    Partial<InitiatePaymentData> &
+    Record<string, unknown>;
+  context?: PaymentProviderContext;
+}
+
+export interface ChangeDueDateInput extends PaymentSessionInput {
+  /** New due day, `YYYY-MM-DD`, today or later in the store's time zone. */
+  dueDate: string;
+}
+
+/** What a webhook delivery tells Medusa (`PaymentActions`). */
+export type PaymentWebhookAction =
+  'authorized' | 'captured' | 'failed' | 'pending' | 'requires_more' | 'canceled' | 'not_supported';
+
+/** Medusa's `ProviderWebhookPayload['payload']`. */
+export interface ProviderWebhookPayload {
+  /** The parsed body. */
+  data: Record<string, unknown>;
+  rawData: string | Buffer;
+  headers: Record<string, unknown>;
+}
+
+/** Medusa's `WebhookActionResult`: `session_id` is the invoice record id, `amount` in cents. */
+export interface WebhookActionResult {
+  action: PaymentWebhookAction;
+  data?: { session_id: string; amount: Cents };
+}
