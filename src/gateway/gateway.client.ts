@@ -21,7 +21,7 @@ import {
 } from './dto/invoice-operations.dto';
 import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './dto/query.dto';
 import { validateInput } from './dto/validate';
-import { isHttpUrl, isNonBlank } from './dto/validators';
+import { isNonBlank } from './dto/validators';
 import { AuthenticateDto, ResendWebhookDto, ValidateWebhookTokenDto } from './dto/webhook.dto';
 import { GatewayOutcomeUnknownError, GatewayResponseError, GatewayValidationError } from './errors';
 import type {
@@ -33,7 +33,7 @@ import type {
 import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
 import { normalizeInvoice } from './invoice.normalizer';
 import { PayloadReader } from './payload.reader';
-import { toWireCreateInvoice, toWireTracking, WireCodes } from './request.mapper';
+import { toWireCreateInvoice, toWireListQuery, toWireTracking, WireCodes } from './request.mapper';
 import {
   readAccessToken,
   readConsumer,
@@ -59,6 +59,7 @@ import type {
   TrackingResult,
 } from './types';
 import { assertResendAllowed } from './webhook-destination';
+import { checkConnection } from './connection';
 
 /** `key=value` reference of an invoice for error messages, from input that may not be valid yet. */
 function ref(key: string, value: unknown): string | undefined {
@@ -324,16 +325,7 @@ export class GatewayClient {
     params: ListInvoicesParams,
   ): Promise<Page<Invoice>> {
     const dto = validateInput(ListInvoicesDto, params, { operation, invoiceRef }, listInvoicesRules);
-    const names = this.query;
-    const query: Record<string, string | number> = {
-      [names.page]: dto.page ?? 1,
-      [names.limit]: dto.limit ?? MAX_PAGE_SIZE,
-    };
-    if (dto.status !== undefined) query[names.status] = dto.status;
-    if (dto.referrer !== undefined) query[names.referrer] = dto.referrer;
-    if (dto.paymentId !== undefined) query[names.paymentId] = dto.paymentId;
-    if (dto.createdFrom !== undefined) query[names.createdFrom] = dto.createdFrom;
-    if (dto.createdTo !== undefined) query[names.createdTo] = dto.createdTo;
+    const query = toWireListQuery(dto, this.query);
     const answer = await this.send({
       operation,
       invoiceRef,
@@ -413,23 +405,6 @@ export class GatewayClient {
   /** The connection for this call: `resolveConfig()` when set (runtime settings), else the options; checked. */
   private async connection(operation: string, needsToken = true): Promise<GatewayConnection> {
     const source = this.options.resolveConfig ? await this.options.resolveConfig() : this.options;
-    const fields: Record<string, string[]> = {};
-    if (!isHttpUrl(source?.baseUrl)) fields.baseUrl = ['must be an absolute http(s) URL'];
-    if (needsToken && !isNonBlank(source?.accessToken)) fields.accessToken = ['is required'];
-    if (source?.mode !== 'sandbox' && source?.mode !== 'production')
-      fields.mode = ['must be sandbox or production'];
-    if (Object.keys(fields).length > 0) {
-      const names = Object.keys(fields).join(', ');
-      throw new GatewayValidationError(
-        { operation, sent: false },
-        `invalid configuration: ${names}; nothing was sent`,
-        fields,
-      );
-    }
-    return {
-      baseUrl: source.baseUrl.replace(/\/+$/, ''),
-      accessToken: source.accessToken ?? '',
-      mode: source.mode,
-    };
+    return checkConnection(source, operation, needsToken);
   }
 }

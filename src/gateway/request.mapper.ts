@@ -1,5 +1,7 @@
+import { MAX_PAGE_SIZE } from './constants';
+import type { GatewayListQueryNames } from './gateway.options';
 import { centsToWireNumber } from './money';
-import type { CreateInvoiceParams, TrackingParams } from './types';
+import type { CreateInvoiceParams, ListInvoicesParams, TrackingParams } from './types';
 import type { WireCreateInvoiceRequest, WireTrackingRequest } from './wire.types';
 
 /** `payment.type` / `payment.product_type` numbers in use (A3, overridable by options). */
@@ -73,4 +75,21 @@ export function toWireTracking(params: TrackingParams): WireTrackingRequest {
     payment: { invoice_id: params.invoiceId },
     tracking: compact({ code: params.code, carrier: params.carrier, url: params.url }),
   };
+}
+
+/** `listInvoices` filters → the A7 query, with the parameter names in use. */
+export function toWireListQuery(
+  params: ListInvoicesParams,
+  names: GatewayListQueryNames,
+): Record<string, string | number> {
+  const query: Record<string, string | number> = {
+    [names.page]: params.page ?? 1,
+    [names.limit]: params.limit ?? MAX_PAGE_SIZE,
+  };
+  if (params.status !== undefined) query[names.status] = params.status;
+  if (params.referrer !== undefined) query[names.referrer] = params.referrer;
+  if (params.paymentId !== undefined) query[names.paymentId] = params.paymentId;
+  if (params.createdFrom !== undefined) query[names.createdFrom] = params.createdFrom;
+  if (params.createdTo !== undefined) query[names.createdTo] = params.createdTo;
+  return query;
 }
