@@ -40,7 +40,7 @@ const PERMANENT_KINDS: ReadonlySet<string> = new Set([
 @Injectable()
 export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** Identifies this worker's claims in `locked_by`. */
-  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  readonly workerId = `${hostname().slice(0, 60)}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly logger = new Logger('InvoicePayments:TrackingWorker');
   private readonly store: TrackingOutboxStore;
   private started = false;

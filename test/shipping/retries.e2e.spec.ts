@@ -95,20 +95,33 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     expect(first.posted).toEqual([]);
   });
 
-  it('stopping while a post is in flight lets it finish and record the outcome; nothing is posted again', async () => {
+  it('stopping mid-round finishes the post in flight and hands the rest back; the next instance sends those', async () => {
     const first = await app();
-    const { orderId, record } = await createOrder(db, h);
+    const orders = [await createOrder(db, h), await createOrder(db, h), await createOrder(db, h)];
+    for (const [i, o] of orders.entries()) {
+      await first.tracking.recordShipment({ orderId: o.orderId, trackingCode: `BR30000000${i}BR` });
+    }
     h.sandbox.controls.addFault({ method: 'POST', path: TRACKING_PATH, latencyMs: 300 });
     first.worker.start();
-    await first.tracking.recordShipment({ orderId, trackingCode: 'BR300000003BR' });
-    await waitFor(() => requestsFor(record.gatewayInvoiceId!).length === 1, 'the post to leave');
+    await waitFor(
+      () => h.trackingRequests().some((r) => r.code === 'BR300000000BR'),
+      'the first post to leave',
+    );
     await apps.pop()!.close();
-    expect(await row(orderId)).toMatchObject({ status: 'sent', attempts: 1, lockedBy: null });
-    expect(first.posted).toHaveLength(1);
+    // The post in flight completed and was recorded; the two rows the round had not reached were handed back
+    // without counting an attempt.
+    expect(first.posted.map((e) => e.code)).toEqual(['BR300000000BR']);
+    const states = await Promise.all(orders.map((o) => row(o.orderId)));
+    expect(states.map((r) => [r.status, r.attempts, r.lockedBy])).toEqual([
+      ['sent', 1, null],
+      ['pending', 0, null],
+      ['pending', 0, null],
+    ]);
 
+    h.sandbox.controls.clearFaults();
     const second = await app();
-    expect(await second.worker.runOnce()).toMatchObject({ claimed: 0 });
-    expect(requestsFor(record.gatewayInvoiceId!)).toHaveLength(1);
+    expect(await second.worker.runOnce()).toMatchObject({ claimed: 2, sent: 2 });
+    for (const o of orders) expect(requestsFor(o.record.gatewayInvoiceId!)).toHaveLength(1);
   });
 
   it('a worker that dies holding a row loses it when its claim lapses; another posts it, once', async () => {
