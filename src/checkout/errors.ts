@@ -83,20 +83,19 @@ export class InvoiceCreationUnresolvedError extends ConflictException {
   }
 }
 
-/** The service refused to create the invoice; the attempt is closed and the order may try again. */
+/**
+ * The service refused the invoice as invalid (422/400): `fields` holds its field messages. The attempt is closed
+ * and the order may try again. A Nest HTTP host answers 400.
+ */
 export class InvoiceCreationFailedError extends BadRequestException {
   constructor(
     readonly orderId: string,
     readonly reason: string,
     readonly fields: FieldErrors = {},
   ) {
-    super({
-      statusCode: 400,
-      error: 'Bad Request',
-      message: `The service refused the invoice of order ${orderId}: ${reason}`,
-      fields,
-    });
-    this.message = `The service refused the invoice of order ${orderId}: ${reason}`;
+    const message = `The service refused the invoice of order ${orderId}: ${reason}`;
+    super({ statusCode: 400, error: 'Bad Request', message, fields });
+    this.message = message;
   }
 }
 

@@ -1,0 +1,32 @@
+import { Global, Module } from '@nestjs/common';
+import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
+import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
+import { CheckoutConfig } from './checkout-config.service';
+import { resolveCheckoutOptions } from './checkout.options';
+import { CHECKOUT_OPTIONS } from './constants';
+import { InvoiceCreationService } from './invoice-creation.service';
+import { InvoicePaymentProvider } from './invoice-payment.provider';
+import { InvoiceRecordStore } from './invoice-record.store';
+
+/**
+ * Checkout: the order → invoice mapping, exactly-once creation and the {@link InvoicePaymentProvider}. Imported by
+ * `InvoicePaymentsModule`, which provides what it needs globally (options, `GatewayClient`, the status path).
+ * Global so the other capabilities (the admin API) and the host reach the one provider; its tokens are this
+ * package's own classes and symbols, so nothing of the host's is shadowed.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: CHECKOUT_OPTIONS,
+      useFactory: (options: InvoicePaymentsModuleOptions) => resolveCheckoutOptions(options.checkout),
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+    CheckoutConfig,
+    InvoiceRecordStore,
+    InvoiceCreationService,
+    InvoicePaymentProvider,
+  ],
+  exports: [CHECKOUT_OPTIONS, CheckoutConfig, InvoiceCreationService, InvoicePaymentProvider],
+})
+export class CheckoutModule {}

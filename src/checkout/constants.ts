@@ -1,0 +1,32 @@
+import type { PaymentMethod } from '../gateway/types';
+
+/** Injection token of the resolved checkout options (`ResolvedCheckoutOptions`). */
+export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
+
+/**
+ * Injection token of a {@link CheckoutSettingsSource}: runtime settings (the admin panel) that override the
+ * checkout options without a restart. Optional; the root module provides it from the settings service.
+ */
+export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
+
+/** The runtime settings the checkout reads, named as the settings service names them. */
+export interface CheckoutSettingsValues {
+  enabledMethods: PaymentMethod[];
+  dueDays: number;
+  maxInstallments: number;
+  timeZone: string;
+  ecommerce: { storeId: number; checkout: number } | null;
+  publicWebhookUrl: string | null;
+  orderUrlTemplate: string | null;
+  storeUrlTemplate: string | null;
+}
+
+/** Where the checkout reads its runtime settings from (the settings service matches it). */
+export interface CheckoutSettingsSource {
+  getEffective(): Promise<CheckoutSettingsValues>;
+}
+
+/** How often a caller waiting for another caller's creation looks at the row again. */
+export const CREATION_POLL_MS = 25;
+/** Re-creations after "not found" for one unknown outcome, before giving up for now. */
+export const MAX_RECREATIONS = 2;

@@ -1,0 +1,260 @@
+import { Injectable } from '@nestjs/common';
+import { InvoiceStatusService } from '../core/invoice-status.service';
+import { statusRow } from '../core/status-table';
+import { GatewayClient } from '../gateway/gateway.client';
+import { normalizeInvoice } from '../gateway/invoice.normalizer';
+import { centsToDecimalString } from '../gateway/money';
+import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
+import type { Invoice } from '../gateway/types';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { isCalendarDay, todayIn } from './calendar';
+import { CheckoutConfig } from './checkout-config.service';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
+import { InvoiceCreationService } from './invoice-creation.service';
+import { InvoiceRecordStore } from './invoice-record.store';
+import { sessionDataOf, sessionStatusOf } from './session-data';
+import type {
+  ChangeDueDateInput,
+  InitiatePaymentInput,
+  InitiatePaymentOutput,
+  PaymentSessionInput,
+  PaymentSessionOutput,
+  PaymentStatusOutput,
+  PaymentWebhookAction,
+  ProviderWebhookPayload,
+  RefundPaymentInput,
+  UpdatePaymentInput,
+  WebhookActionResult,
+} from './types';
+
+/** Codes after which an attempt is over unpaid: nothing to cancel or delete. */
+const CLOSED_UNPAID: readonly number[] = [6, 12, 16];
+
+/**
+ * The payment provider, in the shape of Medusa's (v2.5+) `AbstractPaymentProvider`: methods take
+ * `{ data, amount, currency_code, context }` and return `{ data, status? }`, where `data` is the session's
+ * {@link InvoicePaymentSessionData} (the storefront shows its PIX code, bank-slip line or card result).
+ *
+ * Capture: the service has no capture operation. Money is captured when the customer pays the PIX or bank slip,
+ * or when the acquirer settles the card (status 5); `capturePayment` only confirms that this has happened and
+ * throws `InvoiceOperationNotAllowedError` otherwise. Every status change goes through the one status path
+ * (`InvoiceStatusService`), which notifies the host's port and the event bus.
+ */
+@Injectable()
+export class InvoicePaymentProvider {
+  /** Medusa's provider identifier. */
+  static readonly identifier = 'invoice-payments';
+
+  constructor(
+    private readonly creation: InvoiceCreationService,
+    private readonly store: InvoiceRecordStore,
+    private readonly gateway: GatewayClient,
+    private readonly status: InvoiceStatusService,
+    private readonly config: CheckoutConfig,
+  ) {}
+
+  /**
+   * Creates the order's invoice, or returns the open one for the same method and amount: at most one open invoice
+   * per order, one create request however many concurrent calls. Bad input throws `CheckoutValidationError`
+   * before anything is sent; an open invoice for another method or amount throws `OpenInvoiceConflictError`.
+   */
+  async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
+    const record = await this.creation.create(input);
+    return { id: record.id, data: sessionDataOf(record), status: sessionStatusOf(record) };
+  }
+
+  /** The session's status as last reported (webhooks keep it current; `retrievePayment` asks the service). */
+  async authorizePayment(input: PaymentSessionInput): Promise<PaymentStatusOutput> {
+    return this.getPaymentStatus(input);
+  }
+
+  async getPaymentStatus(input: PaymentSessionInput): Promise<PaymentStatusOutput> {
+    const record = await this.store.get(input?.data?.invoiceRecordId);
+    return { status: sessionStatusOf(record), data: sessionDataOf(record) };
+  }
+
+  /** Confirms the money was captured (see the class note: the service has no capture operation). */
+  async capturePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
+    const record = await this.store.get(input?.data?.invoiceRecordId);
+    if (sessionStatusOf(record) !== 'captured') {
+      throw new InvoiceOperationNotAllowedError(
+        'capture',
+        record.id,
+        `status ${record.statusCode ?? 'none'}: the service has no capture operation; ` +
+          'the payment is captured when the customer pays (status 5)',
+      );
+    }
+    return { data: sessionDataOf(record) };
+  }
+
+  /** Cancels the invoice at the service (status 1, 2, 3, 4 or 15); already canceled: nothing to do. */
+  async cancelPayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
+    const record = await this.settled(input);
+    if (record.creationState === 'failed' || record.statusCode === 6) return { data: sessionDataOf(record) };
+    return { data: sessionDataOf(await this.cancel(record)) };
+  }
+
+  /** The session is dropped (the customer chose another method): cancel what can still be paid. */
+  async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
+    const record = await this.settled(input);
+    if (record.creationState === 'failed' || CLOSED_UNPAID.includes(record.statusCode ?? -1)) {
+      return { data: sessionDataOf(record) };
+    }
+    return { data: sessionDataOf(await this.cancel(record)) };
+  }
+
+  /** Refunds `amount` cents of a paid invoice (status 5 or 8), at most what was paid and not yet refunded. */
+  async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {
+    const record = await this.settled(input);
+    this.allow(
+      'refund',
+      record,
+      REFUNDABLE_CODES.includes(record.statusCode ?? -1),
+      'only paid invoices (5, 8)',
+    );
+    const paid = record.paidCents ?? record.grossCents ?? record.amountCents;
+    const refundable = paid - record.refundedCents;
+    if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > refundable) {
+      const most = centsToDecimalString(refundable);
+      throw new CheckoutValidationError({
+        amount: [`must be a whole number of cents from 1 to ${most} (refundable)`],
+      });
+    }
+    const invoice = await this.gateway.refundInvoice({
+      id: this.gatewayId(record),
+      invoiceId: this.gatewayInvoiceId(record),
+      amountCents: input.amount,
+      refundableCents: refundable,
+    });
+    return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
+  }
+
+  /** Asks the service for the invoice and applies what it says (source `provider`). */
+  async retrievePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
+    const record = await this.settled(input);
+    if (record.creationState !== 'created') return { data: sessionDataOf(record) };
+    const invoice = await this.gateway.findInvoiceByReferrer(record.referrer);
+    return { data: sessionDataOf(invoice ? await this.report(record, invoice, 'provider') : record) };
+  }
+
+  /**
+   * The service cannot change an invoice: the same amount, method and order keep the session; a new amount or
+   * method (or a new `order`) cancels the open invoice and creates another. The new request is validated first,
+   * so bad input cancels nothing.
+   */
+  async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
+    const record = await this.store.get(input?.data?.invoiceRecordId);
+    const { order, method = record.method, card, installments } = input.data;
+    const same = method === record.method && input.amount === record.amountCents;
+    const open = record.openOrderId !== null;
+    if (!order) {
+      if (same) return { id: record.id, data: sessionDataOf(record), status: sessionStatusOf(record) };
+      throw new CheckoutValidationError({ 'data.order': ['is required to change the amount or the method'] });
+    }
+    const request = {
+      amount: input.amount,
+      currency_code: input.currency_code,
+      data: { order, method, card, installments },
+    };
+    await this.creation.prepare(request);
+    if (same && open && order.id === record.orderId) return this.initiatePayment(request);
+    if (open) {
+      const settled = await this.creation.settle(record);
+      if (settled.openOrderId !== null && !CLOSED_UNPAID.includes(settled.statusCode ?? -1))
+        await this.cancel(settled);
+    }
+    return this.initiatePayment(request);
+  }
+
+  /** Moves the due date of a PIX or bank-slip invoice in status 1 or 15, checked before calling the service. */
+  async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
+    const record = await this.settled(input);
+    const options = await this.config.current();
+    const today = todayIn(options.timeZone, options.now());
+    if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
+      throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
+    }
+    this.allow('changeDueDate', record, record.method !== 'card', 'only PIX and bank-slip invoices');
+    this.allow(
+      'changeDueDate',
+      record,
+      DUE_DATE_CHANGE_CODES.includes(record.statusCode ?? -1),
+      'only in status 1 or 15',
+    );
+    const invoice = await this.gateway.changeDueDate({
+      invoiceId: this.gatewayInvoiceId(record),
+      dueAt: input.dueDate,
+    });
+    return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
+  }
+
+  /**
+   * What a webhook delivery means for Medusa: the status table's session status → `authorized`, `captured` (paid,
+   * status 5), `pending`, `requires_more`, `canceled`, `failed` (error); refunds, disputes, unknown codes and
+   * unknown invoices → `not_supported` (they reach the host through the port and the events instead).
+   */
+  async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
+    let invoice: Invoice;
+    try {
+      invoice = normalizeInvoice(payload?.data, 'getWebhookActionAndData');
+    } catch {
+      return { action: 'not_supported' };
+    }
+    const record = await this.store.findByInvoice(invoice.id, invoice.referrer);
+    const row = statusRow(invoice.status.code);
+    if (!record || !row) return { action: 'not_supported' };
+    const actions: Record<string, PaymentWebhookAction> = {
+      pending: 'pending',
+      requires_more: 'requires_more',
+      authorized: 'authorized',
+      captured: row.code === 5 ? 'captured' : 'not_supported',
+      canceled: 'canceled',
+      error: 'failed',
+    };
+    const amount = invoice.amounts.paidCents ?? invoice.amounts.grossCents ?? record.amountCents;
+    return { action: actions[row.session], data: { session_id: record.id, amount } };
+  }
+
+  /** The record of a session, its creation settled first when it was left unknown. */
+  private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
+    return this.creation.settle(await this.store.get(input?.data?.invoiceRecordId));
+  }
+
+  private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
+    this.allow(
+      'cancel',
+      record,
+      CANCELLABLE_CODES.includes(record.statusCode ?? -1),
+      'only in status 1, 2, 3, 4 or 15',
+    );
+    const invoice = await this.gateway.cancelInvoice({ id: this.gatewayId(record) });
+    return this.report(record, invoice, 'operation');
+  }
+
+  private async report(record: InvoiceRecord, invoice: Invoice, source: 'operation' | 'provider') {
+    await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source, invoice });
+    return this.store.get(record.id);
+  }
+
+  private allow(operation: string, record: InvoiceRecord, allowed: boolean, rule: string): void {
+    if (record.creationState !== 'created') {
+      throw new InvoiceOperationNotAllowedError(
+        operation,
+        record.id,
+        `its creation is ${record.creationState}`,
+      );
+    }
+    if (!allowed) {
+      const status = `${record.method} invoice in status ${record.statusCode ?? 'none'}`;
+      throw new InvoiceOperationNotAllowedError(operation, record.id, `${rule}; it is a ${status}`);
+    }
+  }
+
+  private gatewayId(record: InvoiceRecord): string {
+    return record.gatewayId ?? '';
+  }
+
+  private gatewayInvoiceId(record: InvoiceRecord): string {
+    return record.gatewayInvoiceId ?? '';
+  }
+}

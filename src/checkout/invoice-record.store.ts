@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
+import { runInTransaction } from '../core/transaction';
+import type { PaymentMethod } from '../gateway/types';
+import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
+import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
+import { invoiceReferrer } from './order-mapping';
+
+/** What a new attempt row starts with. */
+export interface ClaimInput {
+  orderId: string;
+  reference: string;
+  method: PaymentMethod;
+  currency: string;
+  amountCents: number;
+  installments: number;
+}
+
+/**
+ * The invoice rows as the checkout uses them. Every write goes through `runInTransaction`, which keeps SQLite's
+ * single shared connection from mixing these writes into another caller's open transaction.
+ */
+@Injectable()
+export class InvoiceRecordStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get rows() {
+    return this.dataSource.getRepository(InvoiceRecord);
+  }
+
+  async get(id: unknown): Promise<InvoiceRecord> {
+    if (typeof id !== 'string' || id.length === 0) {
+      throw new CheckoutValidationError({ 'data.invoiceRecordId': ['is required'] });
+    }
+    const record = await this.rows.findOneBy({ id });
+    if (!record) throw new InvoiceRecordNotFoundError(id);
+    return record;
+  }
+
+  /** The order's open attempt (at most one: `open_order_id` is unique). */
+  findOpen(orderId: string): Promise<InvoiceRecord | null> {
+    return this.rows.findOneBy({ openOrderId: orderId });
+  }
+
+  /**
+   * Claims the order for a new attempt: inserts a `pending` row holding `open_order_id`. Returns `null` when another
+   * caller holds the order (the unique constraint refused the row); only the caller that gets a row may create.
+   */
+  async claim(input: ClaimInput): Promise<InvoiceRecord | null> {
+    const now = new Date();
+    const last = await this.rows
+      .createQueryBuilder('r')
+      .select('MAX(r.attempt)', 'attempt')
+      .where('r.orderId = :orderId', { orderId: input.orderId })
+      .getRawOne<{ attempt: number | string | null }>();
+    const attempt = Number(last?.attempt ?? 0) + 1;
+    const record = this.rows.create({
+      id: randomUUID(),
+      orderId: input.orderId,
+      openOrderId: input.orderId,
+      attempt,
+      referrer: invoiceReferrer(input.reference, attempt),
+      creationState: 'pending',
+      method: input.method,
+      currency: input.currency,
+      amountCents: input.amountCents,
+      installments: input.installments,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      await runInTransaction(this.dataSource, (em) => em.getRepository(InvoiceRecord).insert(record));
+      return this.get(record.id);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const owner = await this.rows.findOneBy({ referrer: record.referrer });
+      if (owner && owner.orderId !== input.orderId) {
+        throw new CheckoutValidationError({
+          'order.reference': [`is already used by another order (referrer ${record.referrer} exists)`],
+        });
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Moves the row from one of `from` to `patch` and reports whether it did: the compare-and-set that lets exactly
+   * one caller take over a stale or unknown creation.
+   */
+  async transition(
+    id: string,
+    from: InvoiceCreationState[],
+    patch: Partial<InvoiceRecord>,
+    updatedAt?: Date,
+  ): Promise<boolean> {
+    return runInTransaction(this.dataSource, async (em) => {
+      const qb = em
+        .getRepository(InvoiceRecord)
+        .createQueryBuilder()
+        .update()
+        .set({ ...patch, updatedAt: new Date() })
+        .where('id = :id', { id })
+        .andWhere('creation_state IN (:...from)', { from });
+      if (updatedAt) qb.andWhere('updated_at = :seen', { seen: updatedAt.toISOString() });
+      const result = await qb.execute();
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  async patch(id: string, patch: Partial<InvoiceRecord>): Promise<void> {
+    await runInTransaction(this.dataSource, (em) =>
+      em.getRepository(InvoiceRecord).update({ id }, { ...patch, updatedAt: new Date() }),
+    );
+  }
+
+  /** Finds the record of a service invoice: by its number, else by the referrer sent at creation. */
+  async findByInvoice(gatewayId: string | null, referrer: string | null): Promise<InvoiceRecord | null> {
+    if (gatewayId) {
+      const byId = await this.rows.findOneBy({ gatewayId });
+      if (byId) return byId;
+    }
+    return referrer ? this.rows.findOneBy({ referrer }) : null;
+  }
+}
+
+/** A unique constraint refused the write (PostgreSQL 23505, SQLite `UNIQUE constraint failed`). */
+export function isUniqueViolation(err: unknown): boolean {
+  if (!(err instanceof QueryFailedError)) return false;
+  const driverError = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;
+  return driverError?.code === '23505' || /UNIQUE constraint failed/i.test(err.message);
+}

@@ -1,0 +1,57 @@
+import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
+import type { CheckoutOptions } from '../checkout/checkout.options';
+import type { OrderPaymentPort } from '../core/order-payment.port';
+import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
+import type { GatewayClientOptions } from '../gateway/gateway.options';
+import type { InvoicePaymentsAdminOptions } from '../settings/types';
+import type { ShippingOptions } from '../shipping/types';
+import type { WebhooksOptions } from '../webhooks/types';
+
+/**
+ * Options of `InvoicePaymentsModule`, one section per capability. Only `gateway` is required.
+ * Settings saved through the admin API override `gateway` (base URL, token, mode) and most of `checkout` at runtime;
+ * these options are their defaults.
+ */
+export interface InvoicePaymentsModuleOptions {
+  /** The service's address, credential and wire conventions (`GatewayClientOptions`). */
+  gateway: GatewayClientOptions;
+  /** Order → invoice mapping and creation: methods, due days, installments, URLs, ids, address mapping. */
+  checkout?: CheckoutOptions;
+  /** Webhook reception (route, token check, inbox, sweep). */
+  webhooks?: WebhooksOptions;
+  /** Tracking codes posted after shipment. */
+  shipping?: ShippingOptions;
+  /** The admin API (prefix, guard or admin key, secret encryption). */
+  admin?: InvoicePaymentsAdminOptions;
+  /** How applied status changes are delivered to the host's port (polling, retry backoff). */
+  notifications?: StatusDispatchOptions;
+}
+
+/** How the module is registered, beside its options. */
+export interface InvoicePaymentsModuleWiring {
+  /** Make the module's exports (provider, client, services) injectable everywhere, like `ConfigModule`. */
+  isGlobal?: boolean;
+  /**
+   * The host's {@link OrderPaymentPort} class, provided as `ORDER_PAYMENT_PORT`. Its dependencies must come from
+   * global modules or from `imports`. Omit it to provide `ORDER_PAYMENT_PORT` in a global module yourself, or to
+   * listen to the events only.
+   */
+  orderPort?: Type<OrderPaymentPort>;
+  /** Modules whose exports the order port (and `useFactory`) need. */
+  imports?: ModuleMetadata['imports'];
+}
+
+/** `InvoicePaymentsModule.forRoot(options)`. */
+export type InvoicePaymentsModuleRootOptions = InvoicePaymentsModuleOptions & InvoicePaymentsModuleWiring;
+
+/**
+ * `InvoicePaymentsModule.forRootAsync(...)`: the options from a factory (`ConfigService`, secrets...).
+ * `webhooks`, `shipping` and `admin` shape routes and workers when the module is defined, so they are given here,
+ * not by the factory (a factory's values for them are ignored).
+ */
+export interface InvoicePaymentsModuleAsyncOptions
+  extends InvoicePaymentsModuleWiring, Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'> {
+  useFactory(...args: unknown[]): InvoicePaymentsModuleOptions | Promise<InvoicePaymentsModuleOptions>;
+  /** Providers handed to `useFactory`, in order. */
+  inject?: Array<InjectionToken | OptionalFactoryDependency>;
+}

@@ -1,0 +1,186 @@
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CheckoutModule } from './checkout/checkout.module';
+import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/constants';
+import { InvoiceStatusModule } from './core/invoice-status.module';
+import { ORDER_PAYMENT_PORT } from './core/order-payment.port';
+import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
+import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
+import { GatewayClient } from './gateway/gateway.client';
+import type { GatewayClientOptions } from './gateway/gateway.options';
+import { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
+import type {
+  InvoicePaymentsModuleAsyncOptions,
+  InvoicePaymentsModuleOptions,
+  InvoicePaymentsModuleRootOptions,
+  InvoicePaymentsModuleWiring,
+} from './interfaces/invoice-payments-options.interface';
+import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
+import { InvoicePaymentsSettingsService } from './settings/settings.service';
+import type { InvoicePaymentsSettingsDefaults } from './settings/types';
+import { SettingsModule } from './settings/settings.module';
+import { ShippingModule } from './shipping/shipping.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+
+type StaticSections = Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'>;
+
+/**
+ * The payment module: checkout (the provider), webhooks, shipping and settings, on the host's TypeORM connection
+ * and event bus.
+ *
+ * The host registers `TypeOrmModule.forRoot(...)` with {@link INVOICE_PAYMENTS_ENTITIES} (or `autoLoadEntities`)
+ * and {@link INVOICE_PAYMENTS_MIGRATIONS}, and `EventEmitterModule.forRoot()`: the module injects `EventEmitter2`
+ * and emits `InvoicePaymentsEvents`. Register it once per application.
+ *
+ * @example
+ * InvoicePaymentsModule.forRoot({
+ *   gateway: { baseUrl: 'https://api.example.com', accessToken: process.env.PAYMENTS_TOKEN!, mode: 'production' },
+ *   checkout: { publicWebhookUrl: 'https://shop.example/webhooks/invoice-payments' },
+ *   orderPort: OrderPaymentAdapter,
+ *   isGlobal: true,
+ * })
+ */
+@Module({})
+export class InvoicePaymentsModule {
+  static forRoot(options: InvoicePaymentsModuleRootOptions): DynamicModule {
+    const checked = checkOptions(options);
+    return assemble({ provide: INVOICE_PAYMENTS_OPTIONS, useValue: checked }, options, options);
+  }
+
+  static forRootAsync(options: InvoicePaymentsModuleAsyncOptions): DynamicModule {
+    const statics: StaticSections = {
+      webhooks: options.webhooks,
+      shipping: options.shipping,
+      admin: options.admin,
+    };
+    const provider: Provider = {
+      provide: INVOICE_PAYMENTS_OPTIONS,
+      useFactory: async (...args: unknown[]) =>
+        checkOptions({ ...(await options.useFactory(...args)), ...statics }),
+      inject: options.inject ?? [],
+    };
+    return assemble(provider, options, statics);
+  }
+}
+
+/**
+ * What every capability shares, in one global module: the options, the `GatewayClient`, the status path, the
+ * host's port and the links to the runtime settings. Global like `@nestjs/typeorm`'s core module; every token is
+ * this package's own, so nothing of the host's is shadowed.
+ */
+@Global()
+@Module({})
+class InvoicePaymentsCoreModule {
+  static register(options: Provider, wiring: InvoicePaymentsModuleWiring): DynamicModule {
+    const port: Provider[] = wiring.orderPort
+      ? [{ provide: ORDER_PAYMENT_PORT, useClass: wiring.orderPort }]
+      : [];
+    return {
+      module: InvoicePaymentsCoreModule,
+      imports: [
+        ...(wiring.imports ?? []),
+        TypeOrmModule.forFeature(INVOICE_PAYMENTS_ENTITIES),
+        InvoiceStatusModule,
+      ],
+      providers: [
+        options,
+        {
+          provide: GATEWAY_CLIENT_OPTIONS,
+          useFactory: gatewayOptions,
+          inject: [INVOICE_PAYMENTS_OPTIONS, ModuleRef],
+        },
+        GatewayClient,
+        {
+          provide: STATUS_DISPATCH_OPTIONS,
+          useFactory: (o: InvoicePaymentsModuleOptions) => o.notifications ?? {},
+          inject: [INVOICE_PAYMENTS_OPTIONS],
+        },
+        { provide: CHECKOUT_SETTINGS, useFactory: checkoutSettings, inject: [ModuleRef] },
+        ...port,
+      ],
+      exports: [
+        INVOICE_PAYMENTS_OPTIONS,
+        GATEWAY_CLIENT_OPTIONS,
+        GatewayClient,
+        STATUS_DISPATCH_OPTIONS,
+        CHECKOUT_SETTINGS,
+        ...(wiring.orderPort ? [ORDER_PAYMENT_PORT] : []),
+      ],
+    };
+  }
+}
+
+function assemble(
+  options: Provider,
+  wiring: InvoicePaymentsModuleWiring,
+  statics: StaticSections,
+): DynamicModule {
+  const capabilities = [
+    CheckoutModule,
+    WebhooksModule.forRoot(statics.webhooks),
+    ShippingModule.forRoot(statics.shipping),
+    SettingsModule.forRoot(statics.admin, {
+      defaultsProvider: {
+        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
+        useFactory: settingsDefaults,
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+    }),
+  ];
+  return {
+    module: InvoicePaymentsModule,
+    global: wiring.isGlobal ?? false,
+    imports: [InvoicePaymentsCoreModule.register(options, wiring), ...capabilities],
+    exports: [InvoicePaymentsCoreModule, ...capabilities],
+  };
+}
+
+/** Refuses options that cannot work, naming the option, at startup. */
+function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T): T {
+  if (!options || typeof options !== 'object') throw new Error('InvoicePaymentsModule: options are required');
+  if (!options.gateway || typeof options.gateway !== 'object') {
+    throw new Error('InvoicePaymentsModule: gateway is required (baseUrl, accessToken, mode)');
+  }
+  return options;
+}
+
+/**
+ * The client reads its connection from the runtime settings before each call (they default to these options), so
+ * a token changed in the admin panel applies without a restart. The settings service is looked up lazily: it lives
+ * in `SettingsModule`, which the client's module cannot import.
+ */
+function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: ModuleRef): GatewayClientOptions {
+  if (options.gateway.resolveConfig) return options.gateway;
+  return {
+    ...options.gateway,
+    resolveConfig: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).gatewayConfig(),
+  };
+}
+
+function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
+  return {
+    getEffective: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).getEffective(),
+  };
+}
+
+/** The settings' defaults are the module options. */
+function settingsDefaults(options: InvoicePaymentsModuleOptions): InvoicePaymentsSettingsDefaults {
+  const { gateway, checkout = {}, webhooks = {} } = options;
+  const defaults: InvoicePaymentsSettingsDefaults = {
+    baseUrl: gateway.baseUrl || undefined,
+    accessToken: gateway.accessToken || undefined,
+    mode: gateway.mode,
+    webhookToken: webhooks.merchantToken || undefined,
+    ecommerce: checkout.ecommerce,
+    enabledMethods: checkout.methods,
+    dueDays: checkout.dueDays,
+    maxInstallments: checkout.maxInstallments,
+    publicWebhookUrl: checkout.publicWebhookUrl,
+    orderUrlTemplate: checkout.orderUrlTemplate,
+    storeUrlTemplate: checkout.storeUrlTemplate,
+    timeZone: checkout.timeZone,
+  };
+  return Object.fromEntries(Object.entries(defaults).filter(([, v]) => v !== undefined));
+}
