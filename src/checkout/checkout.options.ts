@@ -38,6 +38,11 @@ export interface CheckoutOptions {
    * invoice up by its reference. Must exceed the client's longest request. Default 120 000 ms.
    */
   staleCreationMs?: number;
+  /**
+   * After a creation whose outcome is unknown is not found by its referrer, look again after this long before
+   * creating it again: a slow service may still be storing the first request. Default 2000 ms.
+   */
+  unknownOutcomeRecheckMs?: number;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -55,6 +60,7 @@ export interface ResolvedCheckoutOptions {
   mapAddress?: AddressMapper;
   creationWaitMs: number;
   staleCreationMs: number;
+  unknownOutcomeRecheckMs: number;
   now: () => Date;
 }
 
@@ -79,6 +85,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   int('maxInstallments', options.maxInstallments, 1);
   int('creationWaitMs', options.creationWaitMs, 1);
   int('staleCreationMs', options.staleCreationMs, 1);
+  int('unknownOutcomeRecheckMs', options.unknownOutcomeRecheckMs, 0);
 
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
@@ -111,6 +118,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     mapAddress: options.mapAddress,
     creationWaitMs: options.creationWaitMs ?? 30_000,
     staleCreationMs: options.staleCreationMs ?? 120_000,
+    unknownOutcomeRecheckMs: options.unknownOutcomeRecheckMs ?? 2_000,
     now: options.now ?? (() => new Date()),
   };
 }

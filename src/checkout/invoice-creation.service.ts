@@ -176,9 +176,16 @@ export class InvoiceCreationService {
     return this.send(record, mapped, recreations + 1);
   }
 
-  /** The invoice created under the record's referrer, or `null`; a failed lookup leaves the record `unknown`. */
+  /**
+   * The invoice created under the record's referrer, or `null`. Not found at first, it looks once more after
+   * `unknownOutcomeRecheckMs`: a slow service may still be storing a request the client gave up on. A failed
+   * lookup leaves the record `unknown`.
+   */
   private async lookUp(record: InvoiceRecord): Promise<Invoice | null> {
     try {
+      const found = await this.gateway.findInvoiceByReferrer(record.referrer);
+      if (found) return found;
+      await sleep(this.config.static.unknownOutcomeRecheckMs);
       return await this.gateway.findInvoiceByReferrer(record.referrer);
     } catch (err) {
       await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });

@@ -1,0 +1,279 @@
+import { startSandbox, SandboxServer, TEST_CARDS } from '../../src/sandbox';
+import {
+  CheckoutValidationError,
+  InvoiceOperationNotAllowedError,
+  OpenInvoiceConflictError,
+} from '../../src/index';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp } from './support';
+
+describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let shop: CheckoutApp;
+  const cardToken = (number: string) =>
+    sandbox.controls.createCardToken({ number, holder: 'MARIA SILVA', expiry: '12/30' });
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox({ autoProcessCards: false });
+    shop = await startCheckoutApp(db, sandbox);
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  it('PIX: initiate returns the QR code and copy-and-paste code, stores the invoice and tells the host', async () => {
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+
+    expect(out.status).toBe('pending');
+    expect(out.id).toBe(out.data.invoiceRecordId);
+    expect(out.data).toMatchObject({
+      orderId: order.id,
+      method: 'pix',
+      attempt: 1,
+      referrer: `${order.id}-1`,
+      creationState: 'created',
+      statusCode: 1,
+      amountCents: 11990,
+      amountMismatch: false,
+    });
+    expect(out.data.pix?.payload).toMatch(/^000201/);
+    expect(out.data.pix?.image).toMatch(/^https?:\/\//);
+    expect(out.data.dueDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    const [record] = await shop.records(order.id);
+    expect(record).toMatchObject({ openOrderId: order.id, gatewayId: out.data.gatewayId, grossCents: 11990 });
+    const atService = sandbox.controls.renderInvoice(out.data.gatewayId!);
+    expect(atService?.referrer).toBe(`${order.id}-1`);
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+
+    await shop.notified();
+    const told = shop.port.changes.filter((c) => c.orderId === order.id);
+    expect(told.map((c) => [c.source, c.current.code, c.current.orderPaymentStatus])).toEqual([
+      ['create', 1, 'awaiting'],
+    ]);
+
+    // The same checkout again: the same invoice, no second request.
+    const again = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    expect(again.id).toBe(out.id);
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+
+  it('bank slip: returns the digitable line, barcode and link; the due date moves (status 1 and 15)', async () => {
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'billet'));
+    expect(out.data.billet?.line).toMatch(/^\d{47}$/);
+    expect(out.data.billet?.barcode).toMatch(/^\d{44}$/);
+    expect(out.data.billet?.url).toMatch(/^https?:\/\//);
+
+    const moved = await shop.provider.changeDueDate({ data: out.data, dueDate: '2099-01-15' });
+    expect(moved.data.dueDate).toBe('2099-01-15');
+    expect(sandbox.controls.renderInvoice(out.data.gatewayId!)?.due_at.day).toMatch(/^2099-01-15/);
+
+    await sandbox.controls.overdue(out.data.gatewayId!);
+    await shop.provider.retrievePayment({ data: out.data });
+    expect((await shop.provider.getPaymentStatus({ data: out.data })).status).toBe('requires_more');
+    const again = await shop.provider.changeDueDate({ data: out.data, dueDate: '2099-02-01' });
+    expect(again.data.dueDate).toBe('2099-02-01');
+  });
+
+  it('due-date change is refused before calling the service: card, paid, past or malformed date', async () => {
+    const card = await shop.provider.initiatePayment(
+      checkout(makeOrder(), 'card', cardToken(TEST_CARDS.approved)),
+    );
+    const pix = await shop.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+    await expect(shop.provider.changeDueDate({ data: pix.data, dueDate: '2020-01-01' })).rejects.toThrow(
+      CheckoutValidationError,
+    );
+    await expect(shop.provider.changeDueDate({ data: pix.data, dueDate: '2099-02-30' })).rejects.toThrow(
+      /dueDate/,
+    );
+    await sandbox.controls.pay(pix.data.gatewayId!);
+    await shop.provider.retrievePayment({ data: pix.data });
+
+    const before = sandbox.deliveries().length;
+    const dueBefore = sandbox.controls.renderInvoice(pix.data.gatewayId!)?.due_at.day;
+    await expect(shop.provider.changeDueDate({ data: card.data, dueDate: '2099-01-15' })).rejects.toThrow(
+      /only PIX and bank-slip/,
+    );
+    await expect(shop.provider.changeDueDate({ data: pix.data, dueDate: '2099-01-15' })).rejects.toThrow(
+      InvoiceOperationNotAllowedError,
+    );
+    expect(sandbox.controls.renderInvoice(pix.data.gatewayId!)?.due_at.day).toBe(dueBefore);
+    expect(sandbox.deliveries().length).toBe(before);
+  });
+
+  it('status, capture and refunds: partial, then the rest, never more than was paid', async () => {
+    const order = makeOrder();
+    const { data } = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    await expect(shop.provider.capturePayment({ data })).rejects.toThrow(/no capture operation/);
+
+    await sandbox.controls.pay(data.gatewayId!);
+    expect((await shop.provider.getPaymentStatus({ data })).status).toBe('pending'); // not asked yet
+    const paid = await shop.provider.retrievePayment({ data });
+    expect(paid.data).toMatchObject({ statusCode: 5, sessionStatus: 'captured' });
+    expect((await shop.provider.capturePayment({ data })).data.statusCode).toBe(5);
+    expect((await shop.provider.authorizePayment({ data })).status).toBe('captured');
+
+    await expect(shop.provider.refundPayment({ data, amount: 11991 })).rejects.toThrow(
+      CheckoutValidationError,
+    );
+    await expect(shop.provider.refundPayment({ data, amount: 10.5 })).rejects.toThrow(/amount/);
+    const partial = await shop.provider.refundPayment({ data, amount: 1990 });
+    expect(partial.data).toMatchObject({ statusCode: 8, refundedCents: 1990, sessionStatus: 'captured' });
+    const rest = await shop.provider.refundPayment({ data, amount: 10000 });
+    expect(rest.data).toMatchObject({ statusCode: 9, refundedCents: 11990 });
+    await expect(shop.provider.refundPayment({ data, amount: 1 })).rejects.toThrow(
+      InvoiceOperationNotAllowedError,
+    );
+
+    await shop.notified();
+    const told = shop.port.changes
+      .filter((c) => c.orderId === order.id)
+      .map((c) => c.current.orderPaymentStatus);
+    expect(told).toEqual(['awaiting', 'captured', 'partially_refunded', 'refunded']);
+  });
+
+  it('bank-slip refund waits for the money to go back (7), refused on an unpaid invoice', async () => {
+    const { data } = await shop.provider.initiatePayment(checkout(makeOrder(), 'billet'));
+    await expect(shop.provider.refundPayment({ data, amount: 100 })).rejects.toThrow(/only paid invoices/);
+    await sandbox.controls.pay(data.gatewayId!);
+    await shop.provider.retrievePayment({ data });
+    const out = await shop.provider.refundPayment({ data, amount: 11990 });
+    expect(out.data.statusCode).toBe(7);
+  });
+
+  it('cancel: the open invoice is canceled, the order is free, and the customer switches to card', async () => {
+    const order = makeOrder();
+    const pix = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    const token = cardToken(TEST_CARDS.approved);
+    await expect(shop.provider.initiatePayment(checkout(order, 'card', token))).rejects.toThrow(
+      OpenInvoiceConflictError,
+    );
+
+    const canceled = await shop.provider.cancelPayment({ data: pix.data });
+    expect(canceled.data).toMatchObject({ statusCode: 6, sessionStatus: 'canceled' });
+    expect(sandbox.controls.renderInvoice(pix.data.gatewayId!)?.status.code).toBe(6);
+    expect((await shop.provider.cancelPayment({ data: pix.data })).data.statusCode).toBe(6); // idempotent
+
+    const card = await shop.provider.initiatePayment(checkout(order, 'card', token, 3));
+    expect(card.data).toMatchObject({
+      method: 'card',
+      attempt: 2,
+      referrer: `${order.id}-2`,
+      installments: 3,
+    });
+    expect(card.data.card).toEqual({ brand: expect.any(String), last4: '1111' });
+    const records = await shop.records(order.id);
+    expect(records.map((r) => [r.attempt, r.openOrderId])).toEqual([
+      [1, null],
+      [2, order.id],
+    ]);
+    expect(await shop.invoicesAtService(order.id)).toBe(2);
+  });
+
+  it('a denied card (12) closes the attempt and allows a new one', async () => {
+    const order = makeOrder();
+    const first = await shop.provider.initiatePayment(checkout(order, 'card', cardToken(TEST_CARDS.denied)));
+    await sandbox.controls.pay(first.data.gatewayId!, { approved: false });
+    const denied = await shop.provider.retrievePayment({ data: first.data });
+    expect(denied.data).toMatchObject({ statusCode: 12, sessionStatus: 'error' });
+    await expect(shop.provider.cancelPayment({ data: first.data })).rejects.toThrow(
+      InvoiceOperationNotAllowedError,
+    );
+    expect((await shop.provider.deletePayment({ data: first.data })).data.statusCode).toBe(12);
+
+    const second = await shop.provider.initiatePayment(
+      checkout(order, 'card', cardToken(TEST_CARDS.approved)),
+    );
+    expect(second.data.attempt).toBe(2);
+    expect(second.id).not.toBe(first.id);
+  });
+
+  it('updatePayment: same values keep the session; another method cancels it and creates another', async () => {
+    const order = makeOrder();
+    const pix = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    const same = await shop.provider.updatePayment({
+      amount: order.total,
+      currency_code: 'BRL',
+      data: pix.data,
+    });
+    expect(same.id).toBe(pix.id);
+
+    const bad = { ...checkout(order, 'card'), data: { ...pix.data, order, method: 'card' as const } };
+    await expect(shop.provider.updatePayment(bad)).rejects.toThrow(/card is required/);
+    expect((await shop.records(order.id))[0].statusCode).toBe(1); // bad input canceled nothing
+
+    const token = cardToken(TEST_CARDS.approved);
+    const switched = await shop.provider.updatePayment({
+      amount: order.total,
+      currency_code: 'BRL',
+      data: { ...pix.data, ...checkout(order, 'card', token).data },
+    });
+    expect(switched.data).toMatchObject({ method: 'card', attempt: 2 });
+    expect(sandbox.controls.renderInvoice(pix.data.gatewayId!)?.status.code).toBe(6);
+  });
+
+  it('bad input names the field and sends nothing', async () => {
+    const order = makeOrder({ customer: { name: 'Maria', document: '123.456.789-00' } });
+    const before = sandbox.deliveries().length;
+    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(
+      /order\.customer\.document is not a valid CPF or CNPJ/,
+    );
+    expect(await shop.records(order.id)).toHaveLength(0);
+    expect(await shop.invoicesAtService(order.id)).toBe(0);
+    expect(sandbox.deliveries().length).toBe(before);
+  });
+
+  it('getWebhookActionAndData maps a delivery body (A13) through the status table', async () => {
+    const { data } = await shop.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+    const delivery = () => ({
+      event: 'invoice.update',
+      delivery_id: 'd-1',
+      webhook: 'default',
+      sent_at: '2026-11-21 10:00:00',
+      invoice: structuredClone(sandbox.controls.renderInvoice(data.gatewayId!)!),
+    });
+    const action = (body: object) =>
+      shop.provider.getWebhookActionAndData({
+        data: body as Record<string, unknown>,
+        rawData: '',
+        headers: {},
+      });
+
+    expect(await action(delivery())).toEqual({
+      action: 'pending',
+      data: { session_id: data.invoiceRecordId, amount: 11990 },
+    });
+    await sandbox.controls.pay(data.gatewayId!);
+    const paid = delivery();
+    expect(await action(paid)).toEqual({
+      action: 'captured',
+      data: { session_id: data.invoiceRecordId, amount: 11990 },
+    });
+    const overdue = delivery();
+    overdue.invoice.status.code = 15;
+    expect((await action(overdue)).action).toBe('requires_more');
+    const denied = delivery();
+    denied.invoice.status.code = 12;
+    expect((await action(denied)).action).toBe('failed');
+    const canceled = delivery();
+    canceled.invoice.status = { ...canceled.invoice.status, code: 6, text: 'canceled' };
+    expect((await action(canceled)).action).toBe('canceled');
+    const refunded = delivery();
+    refunded.invoice.status.code = 9;
+    expect((await action(refunded)).action).toBe('not_supported');
+    const unlisted = delivery();
+    unlisted.invoice.status.code = 13;
+    expect((await action(unlisted)).action).toBe('not_supported');
+    const stranger = delivery();
+    stranger.invoice.id = 'not-ours';
+    stranger.invoice.referrer = 'not-ours-1';
+    expect((await action(stranger)).action).toBe('not_supported');
+    expect(await action({ event: 'invoice.update', invoice: null })).toEqual({ action: 'not_supported' });
+  });
+});

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import { generateCpf } from '@brazilian-utils/brazilian-utils';
+import { INestApplication } from '@nestjs/common';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import {
+  CheckoutOptions,
+  CheckoutOrder,
+  GatewayClient,
+  InitiatePaymentInput,
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentProvider,
+  InvoicePaymentsAlert,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+  OrderPaymentPort,
+  PaymentMethod,
+  PaymentStatusChange,
+  StatusChangeDispatcher,
+} from '../../src/index';
+import type { SandboxServer } from '../../src/sandbox';
+import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+
+export const SANDBOX_TOKEN = 'sandbox-token';
+
+/** A database with every table of the module, made by its migrations. */
+export function openCheckoutDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
+  return openTestDatabase(kind, {
+    entities: INVOICE_PAYMENTS_ENTITIES,
+    migrations: INVOICE_PAYMENTS_MIGRATIONS,
+    ...(poolSize ? { poolSize } : {}),
+  });
+}
+
+/** The host's order port as a test sees it. */
+export class RecordingOrderPort implements OrderPaymentPort {
+  readonly changes: PaymentStatusChange[] = [];
+  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
+    this.changes.push(change);
+  }
+}
+
+export interface CheckoutApp {
+  app: INestApplication;
+  provider: InvoicePaymentProvider;
+  gateway: GatewayClient;
+  port: RecordingOrderPort;
+  alerts: InvoicePaymentsAlert[];
+  /** Every record of an order, oldest attempt first. */
+  records(orderId: string): Promise<InvoiceRecord[]>;
+  /** How many invoices the sandbox holds for an order (`payment.id`), asked over HTTP. */
+  invoicesAtService(orderId: string): Promise<number>;
+  /** Waits until every applied status change reached the port. */
+  notified(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A host app as a store builds it: TypeORM on the test database, the event bus and `InvoicePaymentsModule.forRoot`,
+ * talking to the sandbox over HTTP.
+ */
+export async function startCheckoutApp(
+  db: TestDatabase,
+  sandbox: SandboxServer,
+  checkout: CheckoutOptions = {},
+  gateway: { timeouts?: { createMs?: number; readMs?: number } } = {},
+): Promise<CheckoutApp> {
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      TypeOrmModule.forRootAsync({
+        useFactory: () => ({ ...db.options }),
+        dataSourceFactory: async () => db.dataSource,
+      }),
+      EventEmitterModule.forRoot(),
+      InvoicePaymentsModule.forRoot({
+        gateway: {
+          baseUrl: sandbox.url,
+          accessToken: SANDBOX_TOKEN,
+          mode: 'sandbox',
+          retry: { maxAttempts: 1 },
+          ...gateway,
+        },
+        checkout: { unknownOutcomeRecheckMs: 300, ...checkout },
+        notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
+        orderPort: RecordingOrderPort,
+      }),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: ['error'] });
+  await app.init();
+  const alerts: InvoicePaymentsAlert[] = [];
+  app.get(EventEmitter2).on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
+  const client = app.get(GatewayClient);
+  return {
+    app,
+    provider: app.get(InvoicePaymentProvider),
+    gateway: client,
+    port: app.get<RecordingOrderPort>(ORDER_PAYMENT_PORT),
+    alerts,
+    records: (orderId) =>
+      db.dataSource.getRepository(InvoiceRecord).find({ where: { orderId }, order: { attempt: 'ASC' } }),
+    invoicesAtService: async (orderId) => (await client.listInvoices({ paymentId: orderId })).total,
+    notified: () => app.get(StatusChangeDispatcher).drain(),
+    async close() {
+      // The test owns the DataSource: keep it open for the next app and for assertions.
+      const destroy = db.dataSource.destroy.bind(db.dataSource);
+      db.dataSource.destroy = async () => undefined;
+      try {
+        await app.close();
+      } finally {
+        db.dataSource.destroy = destroy;
+      }
+    },
+  };
+}
+
+/** A valid Brazilian order: 2 × 50.00 (10.00 off the line) + 19.90 − 5.00 + 15.00 shipping = 119.90. */
+export function makeOrder(overrides: Partial<CheckoutOrder> = {}): CheckoutOrder {
+  const id = overrides.id ?? `order_${randomUUID()}`;
+  return {
+    id,
+    reference: id,
+    currency_code: 'brl',
+    total: 11990,
+    items: [
+      {
+        id: 'item_1',
+        title: 'Camiseta',
+        thumbnail: 'https://cdn.example/camiseta.jpg',
+        quantity: 2,
+        unit_price: 5000,
+        discount_total: 1000,
+        requires_shipping: true,
+      },
+      { id: 'item_2', title: 'E-book', quantity: 1, unit_price: 1990, requires_shipping: false },
+    ],
+    shipping_total: 1500,
+    discount_total: 1500,
+    customer: {
+      first_name: 'Maria',
+      last_name: 'Silva',
+      email: 'maria@example.com',
+      phone: '11987654321',
+      document: generateCpf(),
+    },
+    shipping_address: {
+      address_1: 'Rua das Flores, 123',
+      district: 'Centro',
+      city: 'São Paulo',
+      province: 'SP',
+      postal_code: '01310-100',
+      country_code: 'BR',
+    },
+    customer_ip: '203.0.113.7',
+    ...overrides,
+  };
+}
+
+/** The `initiatePayment` input for an order and a method (card data for `card`). */
+export function checkout(
+  order: CheckoutOrder,
+  method: PaymentMethod,
+  card?: { token: string },
+  installments?: number,
+): InitiatePaymentInput {
+  return {
+    amount: order.total,
+    currency_code: 'BRL',
+    data: {
+      order,
+      method,
+      ...(card ? { card: { token: card.token, expiry: '12/30', holder_name: 'MARIA SILVA' } } : {}),
+      ...(installments ? { installments } : {}),
+    },
+  };
+}
+
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+  what = 'condition',
+) {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
