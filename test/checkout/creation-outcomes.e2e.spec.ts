@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  InvoiceCreationFailedError,
+  InvoiceCreationUnresolvedError,
+  InvoiceRecord,
+  mapOrderToInvoice,
+  OpenInvoiceConflictError,
+  resolveCheckoutOptions,
+} from '../../src/index';
+import { withReferrer } from '../../src/checkout/order-mapping';
+import { startSandbox, SandboxServer } from '../../src/sandbox';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp } from './support';
+
+/**
+ * What happens when the create request's outcome is not a plain answer: the invoice is looked up by its referrer
+ * before anything is created again, so the customer never gets two invoices to pay for one order.
+ */
+describeEachDatabase('invoice creation when the outcome is unknown or refused', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let shop: CheckoutApp;
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox();
+    shop = await startCheckoutApp(
+      db,
+      sandbox,
+      { creationWaitMs: 400, unknownOutcomeRecheckMs: 800 },
+      {
+        timeouts: { createMs: 250 },
+      },
+    );
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+  afterEach(() => sandbox.controls.clearFaults());
+
+  it('a 5xx after the service stored the invoice: found by its referrer, not created twice', async () => {
+    sandbox.controls.addFault({
+      method: 'POST',
+      path: '/invoices',
+      status: 500,
+      afterProcessing: true,
+      times: 1,
+    });
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    expect(out.data).toMatchObject({ creationState: 'created', statusCode: 1, referrer: `${order.id}-1` });
+    expect(out.data.pix?.payload).toBeTruthy();
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+
+  it('a dropped connection before the service stored anything: not found twice, created again once', async () => {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', dropConnection: true, times: 1 });
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'billet'));
+    expect(out.data).toMatchObject({ creationState: 'created', attempt: 1, referrer: `${order.id}-1` });
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+
+  it('a timeout while a slow service is still storing it: the re-check finds it, no second invoice', async () => {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', latencyMs: 600, times: 1 });
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    expect(out.data.creationState).toBe('created');
+    await new Promise((r) => setTimeout(r, 400)); // anything still in flight has landed by now
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+
+  it('when the lookup fails too, the attempt stays unknown and blocks the order until resolved', async () => {
+    sandbox.controls.addFault({
+      method: 'POST',
+      path: '/invoices',
+      status: 500,
+      afterProcessing: true,
+      times: 1,
+    });
+    sandbox.controls.addFault({ method: 'GET', path: '/invoices', status: 503, times: 1 });
+    const order = makeOrder();
+    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(
+      InvoiceCreationUnresolvedError,
+    );
+    const [record] = await shop.records(order.id);
+    expect(record).toMatchObject({ creationState: 'unknown', openOrderId: order.id });
+    // Never a second payable invoice: another method is refused while the first may exist.
+    await expect(shop.provider.initiatePayment(checkout(order, 'billet'))).rejects.toThrow(
+      OpenInvoiceConflictError,
+    );
+
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    expect(out.id).toBe(record.id);
+    expect(out.data).toMatchObject({ creationState: 'created', statusCode: 1 });
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+
+  it('cancelPayment on an unknown attempt that never reached the service closes it without a request', async () => {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', dropConnection: true, times: 1 });
+    sandbox.controls.addFault({ method: 'GET', path: '/invoices', status: 503, times: 1 });
+    const order = makeOrder();
+    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(/not settled/);
+    const [record] = await shop.records(order.id);
+    const out = await shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } });
+    expect(out.data).toMatchObject({ creationState: 'failed', sessionStatus: 'error' });
+    expect((await shop.records(order.id))[0].openOrderId).toBeNull();
+    expect(await shop.invoicesAtService(order.id)).toBe(0);
+  });
+
+  it('a claim left pending by a crashed process is taken over and resolved by its referrer', async () => {
+    const order = makeOrder();
+    const request = checkout(order, 'pix');
+    const referrer = `${order.id}-1`;
+    const mapped = mapOrderToInvoice(request, resolveCheckoutOptions());
+    const invoice = await shop.gateway.createInvoice(withReferrer(mapped.params, referrer)); // it did reach the service
+    const old = new Date(Date.now() - 10 * 60_000);
+    const rows = db.dataSource.getRepository(InvoiceRecord);
+    await rows.insert(
+      rows.create({
+        id: randomUUID(),
+        orderId: order.id,
+        openOrderId: order.id,
+        attempt: 1,
+        referrer,
+        creationState: 'pending',
+        method: 'pix',
+        currency: 'BRL',
+        amountCents: order.total,
+        installments: 1,
+        createdAt: old,
+        updatedAt: old,
+      }),
+    );
+    const out = await shop.provider.initiatePayment(request);
+    expect(out.data).toMatchObject({ gatewayId: invoice.id, creationState: 'created', statusCode: 1 });
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+
+  it('a fresh claim held by another process makes the caller wait, then give up without creating', async () => {
+    const order = makeOrder();
+    const rows = db.dataSource.getRepository(InvoiceRecord);
+    const now = new Date();
+    await rows.insert(
+      rows.create({
+        id: randomUUID(),
+        orderId: order.id,
+        openOrderId: order.id,
+        attempt: 1,
+        referrer: `${order.id}-1`,
+        creationState: 'pending',
+        method: 'pix',
+        currency: 'BRL',
+        amountCents: order.total,
+        installments: 1,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(/still creating it/);
+    expect(await shop.invoicesAtService(order.id)).toBe(0);
+  });
+
+  it('a refusal (422) closes the attempt with the service fields; the next attempt goes through', async () => {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', status: 422, times: 1 });
+    const order = makeOrder();
+    const error = await shop.provider.initiatePayment(checkout(order, 'pix')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvoiceCreationFailedError);
+    expect((error as Error).message).not.toContain('sandbox-token');
+    const [failed] = await shop.records(order.id);
+    expect(failed).toMatchObject({ creationState: 'failed', openOrderId: null });
+
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    expect(out.data).toMatchObject({ attempt: 2, referrer: `${order.id}-2`, creationState: 'created' });
+    expect(await shop.invoicesAtService(order.id)).toBe(1);
+  });
+});
+
+describeEachDatabase('a gross amount that differs from the order total', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let proxy: http.Server;
+  let shop: CheckoutApp;
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox();
+    // A real HTTP hop that adds R$ 1,00 to the gross of created invoices, as a service with other rules would.
+    proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
+        ) as Record<string, string>;
+        const body = chunks.length ? Buffer.concat(chunks) : undefined;
+        const answer = await fetch(`${sandbox.url}${req.url}`, { method: req.method, headers, body });
+        let text = await answer.text();
+        if (req.method === 'POST' && answer.ok) {
+          const json = JSON.parse(text) as { invoice: { amount: { gross: number } } };
+          json.invoice.amount.gross += 1;
+          text = JSON.stringify(json);
+        }
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    shop = await startCheckoutApp(db, { ...sandbox, url });
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await new Promise((resolve) => proxy?.close(resolve));
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  it('is flagged on the invoice and raised as an alert', async () => {
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    expect(out.data.amountMismatch).toBe(true);
+    expect((await shop.records(order.id))[0].grossCents).toBe(12090);
+    expect(shop.alerts).toEqual([
+      expect.objectContaining({ kind: 'amount_mismatch', orderId: order.id, invoiceRecordId: out.id }),
+    ]);
+    expect(shop.alerts[0].message).toMatch(/120\.90.*119\.90/);
+  });
+});
