@@ -144,7 +144,8 @@ export class InvoicePaymentProvider {
    */
   async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
-    const { order, method = record.method, card, installments } = input.data;
+    const { order, method = record.method, installments } = input.data;
+    const card = input.data.card && 'token' in input.data.card ? input.data.card : undefined;
     const same = method === record.method && input.amount === record.amountCents;
     const open = record.openOrderId !== null;
     if (!order) {

@@ -172,9 +172,14 @@ export interface RefundPaymentInput extends PaymentSessionInput {
 export interface UpdatePaymentInput {
   amount: Cents;
   currency_code: string;
+  /**
+   * The session's data (as Medusa hands it back) with the new choices merged in. `card` is the new card data; the
+   * session's own card summary (`brand`, `last4`) found there instead is ignored.
+   */
   data: Pick<InvoicePaymentSessionData, 'invoiceRecordId'> &
-    Partial<InitiatePaymentData> &
-    Record<string, unknown>;
+    Partial<Omit<InitiatePaymentData, 'card'>> & {
+      card?: CheckoutCard | InvoicePaymentSessionData['card'];
+    } & Record<string, unknown>;
   context?: PaymentProviderContext;
 }
 

@@ -255,6 +255,9 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
       action: 'captured',
       data: { session_id: data.invoiceRecordId, amount: 11990 },
     });
+    const authorized = delivery();
+    authorized.invoice.status.code = 4;
+    expect((await action(authorized)).action).toBe('authorized');
     const overdue = delivery();
     overdue.invoice.status.code = 15;
     expect((await action(overdue)).action).toBe('requires_more');
