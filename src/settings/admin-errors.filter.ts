@@ -1,0 +1,73 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { CheckoutValidationError } from '../checkout/errors';
+import { GatewayError, isGatewayError } from '../gateway/errors';
+import { adminValidationError } from './validation';
+import { SecretBoxError } from './secret-box';
+
+interface JsonResponse {
+  status(code: number): { json(body: unknown): void };
+}
+
+/** HTTP status the admin API answers for each gateway failure. */
+const GATEWAY_STATUS: Record<GatewayError['kind'], number> = {
+  validation: HttpStatus.BAD_REQUEST,
+  not_found: HttpStatus.NOT_FOUND,
+  state_conflict: HttpStatus.CONFLICT,
+  mode: HttpStatus.CONFLICT,
+  // The store's own credential was refused by the service: the admin request was fine, the upstream was not.
+  authentication: HttpStatus.BAD_GATEWAY,
+  scope: HttpStatus.BAD_GATEWAY,
+  rate_limit: HttpStatus.SERVICE_UNAVAILABLE,
+  unavailable: HttpStatus.BAD_GATEWAY,
+  timeout: HttpStatus.GATEWAY_TIMEOUT,
+  network: HttpStatus.BAD_GATEWAY,
+  outcome_unknown: HttpStatus.GATEWAY_TIMEOUT,
+  response: HttpStatus.BAD_GATEWAY,
+};
+
+/**
+ * Turns what the admin operations throw into JSON answers. Gateway errors carry no secrets (the client scrubs them)
+ * and keep their kind; a secret that cannot be decrypted names its key id; anything unexpected is a bare 500 whose
+ * details go to the log only.
+ */
+@Catch()
+export class AdminErrorsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('InvoicePaymentsAdmin');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<JsonResponse>();
+    if (error instanceof CheckoutValidationError) {
+      // The checkout's field errors, in the admin API's one shape for a 400.
+      response.status(400).json(adminValidationError(error.fields).getResponse());
+      return;
+    }
+    if (error instanceof HttpException) {
+      const body = error.getResponse();
+      response
+        .status(error.getStatus())
+        .json(typeof body === 'string' ? { statusCode: error.getStatus(), message: body } : body);
+      return;
+    }
+    if (isGatewayError(error)) {
+      const statusCode = GATEWAY_STATUS[error.kind];
+      const fields = 'fields' in error ? (error.fields as Record<string, string[]>) : undefined;
+      response.status(statusCode).json({
+        statusCode,
+        error: 'gateway_' + error.kind,
+        message: error.message,
+        ...(fields ? { errors: fields } : {}),
+        ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
+      });
+      return;
+    }
+    if (error instanceof SecretBoxError) {
+      this.logger.error(`stored settings could not be read: ${error.message}`);
+      response.status(500).json({ statusCode: 500, error: 'settings_unreadable', message: error.message });
+      return;
+    }
+    // Only encrypted secrets ever reach the database or the client's errors, so a message here holds none.
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
+    this.logger.error(`admin request failed: ${detail}`);
+    response.status(500).json({ statusCode: 500, message: 'Internal server error' });
+  }
+}

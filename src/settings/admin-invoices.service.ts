@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, FindOptionsWhere, Repository } from 'typeorm';
+import { statusRow } from '../core/status-table';
+import type { Page } from '../gateway/types';
+import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+
+/** An invoice as the admin API lists it: the local record, without the raw payload. */
+export interface AdminInvoiceView {
+  /** Local id: the key of the admin operations (`/invoices/:id/...`). */
+  id: string;
+  orderId: string;
+  attempt: number;
+  method: 'pix' | 'billet' | 'card';
+  creationState: string;
+  /** The service's invoice number and `invoice_id`. */
+  gatewayId: string | null;
+  gatewayInvoiceId: string | null;
+  statusCode: number | null;
+  statusText: string | null;
+  /** The spec's name of the code (§3), `null` for unlisted codes. */
+  statusName: string | null;
+  /** What the code means for the order (the status table). */
+  orderPaymentStatus: string | null;
+  currency: string;
+  amountCents: number;
+  paidCents: number | null;
+  refundedCents: number;
+  amountMismatch: boolean;
+  dueDate: string | null;
+  installments: number;
+  card: { brand: string | null; last4: string | null } | null;
+  billetLine: string | null;
+  paymentUrl: string | null;
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AdminInvoiceQuery {
+  page?: number;
+  limit?: number;
+  status?: number;
+  orderId?: string;
+}
+
+/** The local invoice records, paged, newest first. */
+@Injectable()
+export class AdminInvoicesService {
+  private readonly invoices: Repository<InvoiceRecord>;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    this.invoices = dataSource.getRepository(InvoiceRecord);
+  }
+
+  async list(query: AdminInvoiceQuery): Promise<Page<AdminInvoiceView>> {
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const where: FindOptionsWhere<InvoiceRecord> = {};
+    if (query.status !== undefined) where.statusCode = query.status;
+    if (query.orderId !== undefined) where.orderId = query.orderId;
+    const [rows, total] = await this.invoices.findAndCount({
+      where,
+      order: { createdAt: 'DESC', id: 'ASC' },
+      skip: (page - 1) * limit,
+      take: limit,
+    });
+    return { items: rows.map(toView), page, limit, total, pages: Math.ceil(total / limit) };
+  }
+
+  /** One record, or `null`. */
+  async find(id: string): Promise<AdminInvoiceView | null> {
+    const row = await this.invoices.findOneBy({ id });
+    return row ? toView(row) : null;
+  }
+}
+
+export function toView(row: InvoiceRecord): AdminInvoiceView {
+  const code = row.statusCode;
+  return {
+    id: row.id,
+    orderId: row.orderId,
+    attempt: row.attempt,
+    method: row.method,
+    creationState: row.creationState,
+    gatewayId: row.gatewayId,
+    gatewayInvoiceId: row.gatewayInvoiceId,
+    statusCode: code,
+    statusText: row.statusText,
+    statusName: code !== null && isKnownStatusCode(code) ? INVOICE_STATUS_NAMES[code] : null,
+    orderPaymentStatus: statusRow(code)?.order ?? null,
+    currency: row.currency,
+    amountCents: row.amountCents,
+    paidCents: row.paidCents,
+    refundedCents: row.refundedCents,
+    amountMismatch: row.amountMismatch,
+    dueDate: row.dueDate,
+    installments: row.installments,
+    card: row.cardBrand || row.cardLast4 ? { brand: row.cardBrand, last4: row.cardLast4 } : null,
+    billetLine: row.billetLine,
+    paymentUrl: row.paymentUrl,
+    failureReason: row.failureReason,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,160 @@
+import {
+  Body,
+  ConflictException,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  NotFoundException,
+  Param,
+  Post,
+  Put,
+  Query,
+  Type,
+  UseFilters,
+  UseGuards,
+  UsePipes,
+} from '@nestjs/common';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { Page, ResendWebhookResult } from '../gateway/types';
+import { CheckoutValidationError } from '../checkout/errors';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { AdminErrorsFilter } from './admin-errors.filter';
+import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
+import {
+  ChangeDueDateDto,
+  ListInvoicesQueryDto,
+  RefundDto,
+  ResendWebhookDto,
+  UpdateSettingsDto,
+} from './admin.dto';
+import { InvoicePaymentsAdminGuard } from './admin.guard';
+import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
+import { CredentialCheckService } from './credential-check.service';
+import { SecretBox } from './secret-box';
+import { SettingsUpdate } from './settings.mapping';
+import { InvoicePaymentsSettingsService } from './settings.service';
+import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
+import { adminValidationError, adminValidationPipe } from './validation';
+
+/**
+ * The admin API: settings (secrets masked), a credential check, the local invoices and the operations a store's
+ * staff needs on them. Mounted under the configured prefix (default `admin/invoice-payments`) and guarded by
+ * {@link InvoicePaymentsAdminGuard}.
+ */
+@UseGuards(InvoicePaymentsAdminGuard)
+@UsePipes(adminValidationPipe())
+@UseFilters(AdminErrorsFilter)
+export class InvoicePaymentsAdminController {
+  constructor(
+    private readonly settings: InvoicePaymentsSettingsService,
+    private readonly credentials: CredentialCheckService,
+    private readonly invoices: AdminInvoicesService,
+    private readonly provider: InvoicePaymentProvider,
+    private readonly client: GatewayClient,
+    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  /** The effective settings; secrets only as `{ set, last4, source }`. */
+  @Get('settings')
+  getSettings(): Promise<MaskedSettings> {
+    return this.settings.getMasked();
+  }
+
+  /** Saves a change: absent fields stay, `null` resets a field to the module options' default. */
+  @Put('settings')
+  async putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
+    const secrets = SECRET_SETTINGS.filter((name) => typeof body[name] === 'string');
+    if (secrets.length > 0 && !this.box.canEncrypt) {
+      const why =
+        'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
+      throw adminValidationError(Object.fromEntries(secrets.map((name) => [name, [why]])));
+    }
+    await this.settings.update({ ...body } as SettingsUpdate);
+    return this.settings.getMasked();
+  }
+
+  /** Re-encrypts stored secrets with the current encryption key. */
+  @Post('settings/rotate-secrets')
+  @HttpCode(200)
+  rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
+    return this.settings.rotateSecrets();
+  }
+
+  /** Calls the service with the saved credentials and reports each operation. */
+  @Post('credentials/check')
+  @HttpCode(200)
+  checkCredentials(): Promise<CredentialCheckReport> {
+    return this.credentials.check();
+  }
+
+  @Get('invoices')
+  listInvoices(@Query() query: ListInvoicesQueryDto): Promise<Page<AdminInvoiceView>> {
+    return this.invoices.list(query);
+  }
+
+  @Get('invoices/:id')
+  getInvoice(@Param('id') id: string): Promise<AdminInvoiceView> {
+    return this.reload(id);
+  }
+
+  /** Moves the due date of a PIX or bank-slip invoice (status 1 or 15). */
+  @Post('invoices/:id/due-date')
+  @HttpCode(200)
+  async changeDueDate(@Param('id') id: string, @Body() body: ChangeDueDateDto): Promise<AdminInvoiceView> {
+    await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
+    return this.reload(id);
+  }
+
+  @Post('invoices/:id/cancel')
+  @HttpCode(200)
+  async cancel(@Param('id') id: string): Promise<AdminInvoiceView> {
+    await this.provider.cancelPayment({ data: { invoiceRecordId: id } });
+    return this.reload(id);
+  }
+
+  @Post('invoices/:id/refund')
+  @HttpCode(200)
+  async refund(@Param('id') id: string, @Body() body: RefundDto): Promise<AdminInvoiceView> {
+    try {
+      await this.provider.refundPayment({ data: { invoiceRecordId: id }, amount: body.amountCents });
+    } catch (err) {
+      // The provider names its own input (`amount`); the admin API's field is `amountCents`.
+      if (err instanceof CheckoutValidationError && err.fields.amount) {
+        throw adminValidationError({ amountCents: err.fields.amount });
+      }
+      throw err;
+    }
+    return this.reload(id);
+  }
+
+  /** Asks the service to deliver a webhook again (spec §4.8). Tests only: refused in production mode. */
+  @Post('webhooks/resend')
+  @HttpCode(200)
+  async resendWebhook(@Body() body: ResendWebhookDto): Promise<ResendWebhookResult> {
+    const { mode } = await this.settings.getEffective();
+    if (mode === 'production') {
+      throw new ConflictException(
+        'resend webhook is refused in production mode: the service blocklists production callers (spec §6.6)',
+      );
+    }
+    return this.client.resendWebhook({
+      url: body.url,
+      events: body.events ?? 'invoice.update',
+      webhook: body.webhook ?? 'default',
+    });
+  }
+
+  private async reload(id: string): Promise<AdminInvoiceView> {
+    const invoice = await this.invoices.find(id);
+    if (!invoice) throw new NotFoundException(`No invoice record ${id}`);
+    return invoice;
+  }
+}
+
+/** The admin controller mounted at `prefix`: a subclass per prefix, so two apps in one process may differ. */
+export function createAdminController(prefix: string): Type<InvoicePaymentsAdminController> {
+  @Controller(prefix.replace(/^\/+|\/+$/g, ''))
+  class PrefixedInvoicePaymentsAdminController extends InvoicePaymentsAdminController {}
+  return PrefixedInvoicePaymentsAdminController;
+}

@@ -1,0 +1,163 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import type { PaymentMethod } from '../gateway/types';
+import { PAYMENT_METHODS, type InvoicePaymentsMode } from './types';
+import { IsCalendarDate, IsHttpUrl, IsTimeZone } from './validation';
+
+/** Highest due-date offset accepted, in days. */
+export const MAX_DUE_DAYS = 90;
+/** Highest number of installments accepted (the spec gives no bound; card issuers in Brazil stop at 12 to 24). */
+export const MAX_INSTALLMENTS = 24;
+
+export class EcommerceDto {
+  @IsInt({ message: 'storeId must be an integer' })
+  @Min(1, { message: 'storeId must be at least 1' })
+  storeId!: number;
+
+  @IsInt({ message: 'checkout must be an integer' })
+  @Min(1, { message: 'checkout must be at least 1' })
+  checkout!: number;
+}
+
+/**
+ * Body of `PUT /settings`. Every field is optional: an absent field is left as it is, `null` resets it to the
+ * module options' default.
+ */
+export class UpdateSettingsDto {
+  @IsOptional()
+  @IsHttpUrl()
+  baseUrl?: string | null;
+
+  @IsOptional()
+  @IsString({ message: 'accessToken must be a string' })
+  @Length(8, 2048, { message: 'accessToken must be 8 to 2048 characters' })
+  @Matches(/^\S+$/, { message: 'accessToken must not contain spaces' })
+  accessToken?: string | null;
+
+  @IsOptional()
+  @IsString({ message: 'webhookToken must be a string' })
+  @Length(1, 256, { message: 'webhookToken must be 1 to 256 characters' })
+  @Matches(/^[^\s:]+$/, { message: 'webhookToken must not contain spaces or ":" (the token separator)' })
+  webhookToken?: string | null;
+
+  @IsOptional()
+  @IsIn(['sandbox', 'production'], { message: 'mode must be sandbox or production' })
+  mode?: InvoicePaymentsMode | null;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EcommerceDto)
+  ecommerce?: EcommerceDto | null;
+
+  @IsOptional()
+  @IsArray({ message: 'enabledMethods must be a list of pix, billet, card' })
+  @ArrayMinSize(1, { message: 'enabledMethods must name at least one method' })
+  @ArrayUnique({ message: 'enabledMethods must not repeat a method' })
+  @IsIn(PAYMENT_METHODS, { each: true, message: 'enabledMethods may only hold pix, billet, card' })
+  enabledMethods?: PaymentMethod[] | null;
+
+  @IsOptional()
+  @IsInt({ message: 'dueDays must be an integer' })
+  @Min(0, { message: 'dueDays must be 0 or more' })
+  @Max(MAX_DUE_DAYS, { message: `dueDays must be at most ${MAX_DUE_DAYS}` })
+  dueDays?: number | null;
+
+  @IsOptional()
+  @IsInt({ message: 'maxInstallments must be an integer' })
+  @Min(1, { message: 'maxInstallments must be at least 1' })
+  @Max(MAX_INSTALLMENTS, { message: `maxInstallments must be at most ${MAX_INSTALLMENTS}` })
+  maxInstallments?: number | null;
+
+  @IsOptional()
+  @IsHttpUrl()
+  publicWebhookUrl?: string | null;
+
+  @IsOptional()
+  @IsHttpUrl({
+    template: true,
+    message:
+      'orderUrlTemplate must be an http or https URL (placeholders {order_id}, {display_id}, {reference})',
+  })
+  orderUrlTemplate?: string | null;
+
+  @IsOptional()
+  @IsHttpUrl({
+    template: true,
+    message:
+      'storeUrlTemplate must be an http or https URL (placeholders {order_id}, {display_id}, {reference})',
+  })
+  storeUrlTemplate?: string | null;
+
+  @IsOptional()
+  @IsTimeZone()
+  timeZone?: string | null;
+}
+
+/** Query of `GET /invoices`. */
+export class ListInvoicesQueryDto {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'page must be an integer' })
+  @Min(1, { message: 'page must be at least 1' })
+  page?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1, { message: 'limit must be at least 1' })
+  @Max(100, { message: 'limit must be at most 100' })
+  limit?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'status must be a status code (integer)' })
+  status?: number;
+
+  @IsOptional()
+  @IsString({ message: 'orderId must be a string' })
+  @MaxLength(128, { message: 'orderId must be at most 128 characters' })
+  orderId?: string;
+}
+
+/** Body of `POST /invoices/:id/due-date`. */
+export class ChangeDueDateDto {
+  @IsCalendarDate({ message: 'dueDate must be a calendar day written YYYY-MM-DD' })
+  dueDate!: string;
+}
+
+/** Body of `POST /invoices/:id/refund`. */
+export class RefundDto {
+  @IsInt({ message: 'amountCents must be an integer number of cents' })
+  @Min(1, { message: 'amountCents must be at least 1' })
+  amountCents!: number;
+}
+
+/** Body of `POST /webhooks/resend` (spec §4.8): refused in production mode. */
+export class ResendWebhookDto {
+  @IsHttpUrl({ message: 'url must be an http or https URL' })
+  url!: string;
+
+  @IsOptional()
+  @IsString({ message: 'events must be an event name such as invoice.update' })
+  @Matches(/^[a-z_]+(\.[a-z_]+)+$/, { message: 'events must be an event name such as invoice.update' })
+  events?: string;
+
+  @IsOptional()
+  @IsString({ message: 'webhook must be a webhook identifier' })
+  @Length(1, 128, { message: 'webhook must be 1 to 128 characters' })
+  webhook?: string;
+}

@@ -1,0 +1,91 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { OPERATION_SCOPES } from '../gateway/constants';
+import { GatewayScopeError, isGatewayError } from '../gateway/errors';
+import { GatewayClient } from '../gateway/gateway.client';
+import { InvoicePaymentsSettingsService } from './settings.service';
+import type { CredentialCheckOperation, CredentialCheckReport, CredentialCheckResult } from './types';
+
+/** Read-only operations the check calls for real (one item each). */
+const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) => Promise<unknown> }> = [
+  { operation: 'listInvoices', call: (c) => c.listInvoices({ limit: 1 }) },
+  { operation: 'listConsumers', call: (c) => c.listConsumers({ limit: 1 }) },
+  { operation: 'listMediations', call: (c) => c.listMediations({ limit: 1 }) },
+  { operation: 'listChargebacks', call: (c) => c.listChargebacks({ limit: 1 }) },
+];
+
+/**
+ * Write operations are never called to test a credential (a creation or a refund cannot be taken back): they are
+ * judged from the scopes the credential status reports.
+ */
+const JUDGED = ['createInvoice', 'changeDueDate', 'cancelInvoice', 'addTrackingCode', 'refundInvoice'];
+
+/**
+ * Checks the saved credentials against the service, operation by operation: `ok`, `unauthorized` (the token is
+ * missing, unknown or expired), `missing_scope`, or `error` (anything else: service down, bad base URL...).
+ */
+@Injectable()
+export class CredentialCheckService {
+  private readonly logger = new Logger('InvoicePaymentsAdmin');
+
+  constructor(
+    private readonly client: GatewayClient,
+    private readonly settings: InvoicePaymentsSettingsService,
+  ) {}
+
+  async check(): Promise<CredentialCheckReport> {
+    // Read what is saved now, not what this instance cached: another instance may have just saved.
+    this.settings.invalidate();
+    const { baseUrl, mode } = await this.settings.getEffective();
+    const operations: CredentialCheckOperation[] = [];
+
+    let scopes: string[] | null = null;
+    let statusFailure: CredentialCheckOperation | null = null;
+    try {
+      scopes = (await this.client.credentialStatus()).scopes;
+      operations.push({ operation: 'credentialStatus', scope: null, result: 'ok', checkedBy: 'call' });
+    } catch (err) {
+      statusFailure = failure('credentialStatus', null, err);
+      operations.push(statusFailure);
+    }
+
+    for (const { operation, call } of CALLED) {
+      const scope = OPERATION_SCOPES[operation] ?? null;
+      try {
+        await call(this.client);
+        operations.push({ operation, scope, result: 'ok', checkedBy: 'call' });
+      } catch (err) {
+        operations.push(failure(operation, scope, err));
+      }
+    }
+
+    for (const operation of JUDGED) {
+      const scope = OPERATION_SCOPES[operation] ?? null;
+      if (scopes !== null) {
+        const result: CredentialCheckResult =
+          scope === null || scopes.includes(scope) ? 'ok' : 'missing_scope';
+        operations.push({ operation, scope, result, checkedBy: 'scopes' });
+      } else {
+        const result = statusFailure?.result === 'unauthorized' ? 'unauthorized' : 'error';
+        const message = 'the credential status could not be read, so its scopes are unknown';
+        operations.push({ operation, scope, result, checkedBy: 'scopes', message });
+      }
+    }
+
+    const ok = operations.every((o) => o.result === 'ok');
+    const summary = operations.map((o) => `${o.operation}=${o.result}`).join(' ');
+    this.logger.log(`credential check (${mode}): ${ok ? 'ok' : 'problems'}: ${summary}`);
+    return { ok, mode, baseUrl: baseUrl ?? '', scopes, operations };
+  }
+}
+
+function failure(operation: string, scope: string | null, err: unknown): CredentialCheckOperation {
+  if (isGatewayError(err) && err.kind === 'authentication') {
+    return { operation, scope, result: 'unauthorized', checkedBy: 'call' };
+  }
+  if (err instanceof GatewayScopeError) {
+    return { operation, scope: err.scope ?? scope, result: 'missing_scope', checkedBy: 'call' };
+  }
+  // Gateway errors are scrubbed of secrets; anything else is reported by name only.
+  const message = isGatewayError(err) ? err.message : err instanceof Error ? err.name : 'unknown error';
+  return { operation, scope, result: 'error', checkedBy: 'call', message };
+}

@@ -1,0 +1,119 @@
+import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { registerDecorator, ValidationOptions } from 'class-validator';
+
+/** Body of a 400 from the admin API: one message per field, fields as dotted paths (`ecommerce.storeId`). */
+export interface AdminValidationErrorBody {
+  statusCode: 400;
+  error: 'Bad Request';
+  message: string;
+  errors: Record<string, string[]>;
+}
+
+/** Throws a 400 in the admin API's shape for errors found outside class-validator. */
+export function adminValidationError(errors: Record<string, string[]>): BadRequestException {
+  const body: AdminValidationErrorBody = {
+    statusCode: 400,
+    error: 'Bad Request',
+    message: `invalid ${Object.keys(errors).join(', ')}`,
+    errors,
+  };
+  return new BadRequestException(body);
+}
+
+/**
+ * The admin API's validation pipe: strips nothing silently (an unknown field is an error), converts query strings
+ * to numbers where the DTO says so, and answers `{ message, errors: { field: [...] } }`. Rejected values are never
+ * echoed back: a mistyped secret must not end up in a response or a log.
+ */
+export function adminValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => adminValidationError(flattenErrors(errors)),
+  });
+}
+
+/** class-validator's nested errors → `{ 'a.b': ['message', ...] }`. */
+export function flattenErrors(errors: ValidationError[], parent = ''): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const error of errors) {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    if (error.constraints) out[path] = Object.values(error.constraints);
+    Object.assign(out, flattenErrors(error.children ?? [], path));
+  }
+  return out;
+}
+
+/** The value is an IANA time zone the runtime knows (`America/Sao_Paulo`). */
+export function IsTimeZone(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isTimeZone',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: '$property must be an IANA time zone such as America/Sao_Paulo', ...options },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string' || value.length === 0) return false;
+          try {
+            new Intl.DateTimeFormat('en-US', { timeZone: value });
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      },
+    });
+}
+
+/** A real calendar day written `YYYY-MM-DD`. */
+export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isCalendarDate',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: '$property must be a calendar day written YYYY-MM-DD', ...options },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+          const date = new Date(`${value}T00:00:00Z`);
+          return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+        },
+      },
+    });
+}
+
+/** Placeholders the checkout fills in URL templates. */
+const TEMPLATE_PLACEHOLDERS = /\{(order_id|display_id|reference)\}/g;
+
+/**
+ * An http(s) URL; with `template`, the checkout's placeholders `{order_id}`, `{display_id}`, `{reference}` are
+ * allowed (and no others). Hosts without a dot
+ * (`localhost`, IP addresses) are accepted: stores test against loopback.
+ */
+export function IsHttpUrl(options?: ValidationOptions & { template?: boolean }): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isHttpUrl',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: '$property must be an http or https URL', ...options },
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string' || value.length > 2048) return false;
+          const text = options?.template ? value.replace(TEMPLATE_PLACEHOLDERS, 'x') : value;
+          if (/[{}]/.test(text)) return false;
+          try {
+            const url = new URL(text);
+            return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+          } catch {
+            return false;
+          }
+        },
+      },
+    });
+}

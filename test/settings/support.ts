@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { CanActivate, Global, INestApplication, LoggerService, Module, Type } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import request from 'supertest';
+import {
+  CheckoutOptions,
+  GatewayClient,
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  InvoicePaymentsSettingsService,
+  type InvoicePaymentsAdminOptions,
+} from '../../src/index';
+import type { SandboxServer } from '../../src/sandbox';
+import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+
+/** The admin key the test apps accept. */
+export const ADMIN_KEY = 'admin-key-0123456789abcdef';
+
+/** A fresh 32-byte encryption key, base64. */
+export function newKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+/** A database with every table of the module, made by its migrations. */
+export function openAdminDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  return openTestDatabase(kind, {
+    entities: INVOICE_PAYMENTS_ENTITIES,
+    migrations: INVOICE_PAYMENTS_MIGRATIONS,
+  });
+}
+
+export interface AdminApp {
+  app: INestApplication;
+  /** Base URL of the app on loopback. */
+  url: string;
+  /** Full URL of the module's (public) webhook route. */
+  webhookUrl: string;
+  /** supertest agent of the app's HTTP server. */
+  http(): ReturnType<typeof request>;
+  provider: InvoicePaymentProvider;
+  settings: InvoicePaymentsSettingsService;
+  gateway: GatewayClient;
+  close(): Promise<void>;
+}
+
+export interface AdminAppOptions {
+  /** Module options' access token (the default the settings override). */
+  accessToken?: string;
+  admin?: InvoicePaymentsAdminOptions;
+  checkout?: CheckoutOptions;
+  merchantToken?: string;
+  /** Where Nest logs go (default: errors only, to the console). */
+  logger?: LoggerService;
+  /** Guard classes the host module provides (a host guard with its own dependencies). */
+  hostProviders?: Array<Type<CanActivate>>;
+}
+
+/**
+ * A host app as a store builds it: TypeORM on the test database, the event bus and `InvoicePaymentsModule.forRoot`,
+ * talking to the sandbox over HTTP, with the admin API mounted.
+ */
+export async function startAdminApp(
+  db: TestDatabase,
+  sandbox: SandboxServer,
+  options: AdminAppOptions = {},
+): Promise<AdminApp> {
+  const hostProviders = options.hostProviders ?? [];
+
+  @Global()
+  @Module({ providers: hostProviders, exports: hostProviders })
+  class HostModule {}
+
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      HostModule,
+      TypeOrmModule.forRootAsync({
+        useFactory: () => ({ ...db.options }),
+        dataSourceFactory: async () => db.dataSource,
+      }),
+      EventEmitterModule.forRoot(),
+      InvoicePaymentsModule.forRoot({
+        gateway: {
+          baseUrl: sandbox.url,
+          accessToken: options.accessToken ?? 'sandbox-token',
+          mode: 'sandbox',
+          retry: { maxAttempts: 1 },
+        },
+        checkout: { ...options.checkout },
+        webhooks: {
+          inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 500 },
+          ...(options.merchantToken ? { merchantToken: options.merchantToken } : {}),
+        },
+        notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
+        admin: { adminKey: ADMIN_KEY, settingsCacheTtlMs: 60_000, ...options.admin },
+      }),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ logger: options.logger ?? ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    app,
+    url,
+    webhookUrl: `${url}/webhooks/invoice-payments`,
+    http: () => request(app.getHttpServer()),
+    provider: app.get(InvoicePaymentProvider),
+    settings: app.get(InvoicePaymentsSettingsService),
+    gateway: app.get(GatewayClient),
+    async close() {
+      // The test owns the DataSource: keep it open for the next app and for assertions.
+      const destroy = db.dataSource.destroy.bind(db.dataSource);
+      db.dataSource.destroy = async () => undefined;
+      try {
+        await app.close();
+      } finally {
+        db.dataSource.destroy = destroy;
+      }
+    },
+  };
+}
+
+/** `Authorization` header with the test admin key. */
+export const adminAuth = { Authorization: `Bearer ${ADMIN_KEY}` };
