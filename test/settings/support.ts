@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { CanActivate, Global, INestApplication, LoggerService, Module, Type } from '@nestjs/common';
+import { Global, INestApplication, LoggerService, Module, Type } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -56,8 +56,8 @@ export interface AdminAppOptions {
   merchantToken?: string;
   /** Where Nest logs go (default: errors only, to the console). */
   logger?: LoggerService;
-  /** Guard classes the host module provides (a host guard with its own dependencies). */
-  hostProviders?: Array<Type<CanActivate>>;
+  /** Classes a global host module provides (a host guard and its dependencies). */
+  hostProviders?: Type[];
 }
 
 /**
