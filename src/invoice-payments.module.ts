@@ -22,6 +22,8 @@ import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import type { InvoicePaymentsSettingsDefaults } from './settings/types';
 import { SettingsModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE } from './webhooks/constants';
+import type { WebhookMerchantTokenSource } from './webhooks/types';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 type StaticSections = Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'>;
@@ -119,7 +121,7 @@ function assemble(
 ): DynamicModule {
   const capabilities = [
     CheckoutModule,
-    WebhooksModule.forRoot(statics.webhooks),
+    WebhooksModule.forRoot(statics.webhooks, { merchantTokenSource: merchantTokenFromSettings }),
     ShippingModule.forRoot(statics.shipping),
     SettingsModule.forRoot(statics.admin, {
       defaultsProvider: {
@@ -158,6 +160,16 @@ function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: Module
     resolveConfig: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).gatewayConfig(),
   };
 }
+
+/** The webhook token's merchant part as the admin settings have it now (default: `webhooks.merchantToken`). */
+const merchantTokenFromSettings: Provider = {
+  provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
+  useFactory: (moduleRef: ModuleRef): WebhookMerchantTokenSource => ({
+    merchantToken: () =>
+      moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).merchantWebhookToken(),
+  }),
+  inject: [ModuleRef],
+};
 
 function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
   return {

@@ -6,6 +6,12 @@ export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 /** Injection token of the {@link WebhookTokenValidator} (the gateway client by default). */
 export const WEBHOOK_TOKEN_VALIDATOR = Symbol('INVOICE_PAYMENTS_WEBHOOK_TOKEN_VALIDATOR');
 
+/**
+ * Injection token of an optional {@link WebhookMerchantTokenSource}: where the merchant token is read at runtime
+ * (the root module binds the admin settings). Without it, `webhooks.merchantToken` applies.
+ */
+export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
+
 export const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
 export const DEFAULT_WEBHOOK_BODY_LIMIT = 256 * 1024;
 

@@ -7,7 +7,7 @@ export type { SweepResult } from './reconciliation.service';
 export { WebhookInboxProcessor } from './webhook-inbox.processor';
 export { WebhookInboxService } from './webhook-inbox.service';
 export type { StoredDelivery } from './webhook-inbox.service';
-export { WebhookTokenService, readWebhookHeaderLines } from './webhook-token.service';
+export { WebhookTokenService, readWebhookHeaderLines, webhookLinesOf } from './webhook-token.service';
 export type { WebhookAuthResult, WebhookHeaderLines } from './webhook-token.service';
 export { WebhookInboxEntry } from './webhook-inbox.entity';
 export type { WebhookInboxState } from './webhook-inbox.entity';
@@ -16,6 +16,7 @@ export type { WebhookDelivery } from './webhook-payload';
 export {
   DEFAULT_WEBHOOK_BODY_LIMIT,
   DEFAULT_WEBHOOK_PATH,
+  WEBHOOK_MERCHANT_TOKEN_SOURCE,
   WEBHOOK_TOKEN_VALIDATOR,
   WEBHOOKS_OPTIONS,
   resolveWebhooksOptions,
@@ -25,5 +26,6 @@ export type {
   ResolvedWebhooksOptions,
   WebhookInboxOptions,
   WebhooksOptions,
+  WebhookMerchantTokenSource,
   WebhookTokenValidator,
 } from './types';

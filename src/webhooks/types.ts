@@ -81,3 +81,8 @@ export interface ResolvedWebhooksOptions {
 export interface WebhookTokenValidator {
   validateWebhookToken(serviceToken: string): Promise<boolean>;
 }
+
+/** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
+export interface WebhookMerchantTokenSource {
+  merchantToken(): Promise<string | null>;
+}

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
-import type { ResolvedWebhooksOptions, WebhookTokenValidator } from './types';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
+import type { ResolvedWebhooksOptions, WebhookMerchantTokenSource, WebhookTokenValidator } from './types';
 
 /** The two `Webhook` header lines of a delivery, told apart (A13). */
 export interface WebhookHeaderLines {
@@ -21,13 +21,13 @@ export type WebhookAuthResult =
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**
- * Reads every `Webhook` header line. Node joins repeated headers with ", " in `req.headers`, so the lines are taken
- * from `headersDistinct` (or `rawHeaders`), and a line that a proxy joined is split again (base64 and webhook ids
+ * Tells the `Webhook` header lines apart. Node joins repeated headers with ", " in `req.headers`, so pass the lines
+ * as received (see {@link webhookLinesOf}); a line that was joined anyway is split again (base64 and webhook ids
  * have no commas). The token line is the one that is strict base64 of a text with a colon; order does not matter.
  * The token splits at its first colon: `merchant` (possibly empty) and `service`.
  */
-export function readWebhookHeaderLines(req: IncomingMessage): WebhookHeaderLines {
-  const lines = rawWebhookLines(req)
+export function readWebhookHeaderLines(received: readonly string[]): WebhookHeaderLines {
+  const lines = received
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
@@ -45,13 +45,24 @@ export function readWebhookHeaderLines(req: IncomingMessage): WebhookHeaderLines
   return { webhookId, token, problem: null };
 }
 
-function rawWebhookLines(req: IncomingMessage): string[] {
-  const distinct = (req as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> })
-    .headersDistinct;
-  if (distinct) return distinct['webhook'] ?? [];
+/**
+ * The `Webhook` header lines of a request (`headersDistinct`, else `rawHeaders`), or of a plain header record such
+ * as a framework hands over (`{ webhook: 'id, token' }` or `{ Webhook: ['id', 'token'] }`, any letter case).
+ */
+export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>): string[] {
+  const req = source as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> };
+  if (req.headersDistinct) return req.headersDistinct['webhook'] ?? [];
+  if (Array.isArray(req.rawHeaders)) {
+    const out: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      if (req.rawHeaders[i].toLowerCase() === 'webhook') out.push(req.rawHeaders[i + 1]);
+    }
+    return out;
+  }
   const out: string[] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i].toLowerCase() === 'webhook') out.push(req.rawHeaders[i + 1]);
+  for (const [name, value] of Object.entries(source)) {
+    if (name.toLowerCase() !== 'webhook') continue;
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
   }
   return out;
 }
@@ -77,7 +88,9 @@ function constantTimeEquals(a: string, b: string): boolean {
 }
 
 /**
- * Authenticates webhook deliveries as spec §6 says: the merchant part against the configured merchant token, the
+ * Authenticates webhook deliveries as spec §6 says: the merchant part against the merchant token (from
+ * {@link WEBHOOK_MERCHANT_TOKEN_SOURCE} when provided, the admin settings in the root module, else
+ * `webhooks.merchantToken`), the
  * service token with the service's validation operation (§4.7). Successful validations are cached for
  * `tokenCacheTtlMs` (the service token is per webhook and stable, A13), refusals for `rejectedTokenCacheTtlMs`,
  * and simultaneous checks of one token share one call, so a burst of deliveries costs one validation.
@@ -92,13 +105,24 @@ export class WebhookTokenService {
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     @Inject(WEBHOOK_TOKEN_VALIDATOR) private readonly validator: WebhookTokenValidator,
+    @Optional()
+    @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE)
+    private readonly merchantSource?: WebhookMerchantTokenSource | null,
   ) {}
 
-  /** Authenticates a delivery from its request headers. */
-  async authenticate(req: IncomingMessage): Promise<WebhookAuthResult> {
-    const lines = readWebhookHeaderLines(req);
+  /**
+   * Authenticates a delivery from its headers: the request itself, or a plain header record (what a framework such
+   * as Medusa hands a payment provider's `getWebhookActionAndData`).
+   */
+  async authenticate(source: IncomingMessage | Record<string, unknown>): Promise<WebhookAuthResult> {
+    const lines = readWebhookHeaderLines(webhookLinesOf(source));
     if (!lines.token) return { ok: false, status: 401, reason: lines.problem ?? 'no token' };
-    const expected = this.options.merchantToken;
+    let expected: string | null;
+    try {
+      expected = this.merchantSource ? await this.merchantSource.merchantToken() : this.options.merchantToken;
+    } catch {
+      return { ok: false, status: 503, reason: 'the merchant token could not be read now; try again later' };
+    }
     if (expected !== null) {
       if (lines.token.merchant === '') {
         if (!this.options.allowEmptyMerchantPart) {

@@ -17,6 +17,11 @@ export interface WebhooksModuleExtras {
    * §4.7), which must then be injectable where this module is imported (the root module provides it).
    */
   tokenValidator?: Provider;
+  /**
+   * A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE`, so the merchant token can change at runtime (the root
+   * module binds the admin settings). Default: none, `options.merchantToken` applies.
+   */
+  merchantTokenSource?: Provider;
 }
 
 /**
@@ -41,6 +46,7 @@ export class WebhooksModule implements OnModuleInit {
       providers: [
         { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         extras.tokenValidator ?? { provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient },
+        ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,

@@ -1,0 +1,141 @@
+import { resolveWebhooksOptions } from './constants';
+import { readWebhookHeaderLines, webhookLinesOf, WebhookTokenService } from './webhook-token.service';
+import type { WebhookTokenValidator } from './types';
+
+const line = (merchant: string, service: string) => Buffer.from(`${merchant}:${service}`).toString('base64');
+
+/** A stand-in for the service's validation operation that counts its calls. */
+class CountingValidator implements WebhookTokenValidator {
+  calls = 0;
+  constructor(private readonly valid: Set<string>) {}
+  async validateWebhookToken(token: string): Promise<boolean> {
+    this.calls++;
+    return this.valid.has(token);
+  }
+}
+
+describe('readWebhookHeaderLines', () => {
+  it('tells the token line from the id line in either order, and splits at the first colon', () => {
+    for (const lines of [
+      ['wh_1', line('m', 'svc:with:colons')],
+      [line('m', 'svc:with:colons'), 'wh_1'],
+      [`wh_1, ${line('m', 'svc:with:colons')}`],
+    ]) {
+      expect(readWebhookHeaderLines(lines)).toEqual({
+        webhookId: 'wh_1',
+        token: { merchant: 'm', service: 'svc:with:colons' },
+        problem: null,
+      });
+    }
+  });
+
+  it('does not take a base64-looking webhook id for the token', () => {
+    // "abcd" is valid base64 but decodes to bytes without a colon.
+    expect(readWebhookHeaderLines(['abcd', line('', 's')]).webhookId).toBe('abcd');
+  });
+
+  it('says why there is no usable token', () => {
+    expect(readWebhookHeaderLines(['wh_1']).problem).toBe('no Webhook header line carries a token');
+    expect(readWebhookHeaderLines([line('a', 's1'), line('b', 's2')]).problem).toBe(
+      'several different Webhook tokens',
+    );
+    expect(readWebhookHeaderLines([line('m', '')]).problem).toBe('the token has an empty service part');
+  });
+});
+
+describe('webhookLinesOf', () => {
+  it('reads a plain header record in any letter case, joined or as an array', () => {
+    expect(webhookLinesOf({ webhook: 'wh_1, abc=' })).toEqual(['wh_1, abc=']);
+    expect(webhookLinesOf({ Webhook: ['wh_1', 'abc='], other: 'x' })).toEqual(['wh_1', 'abc=']);
+  });
+});
+
+describe('WebhookTokenService', () => {
+  it('authenticates a header record such as a framework hands a payment provider', async () => {
+    const validator = new CountingValidator(new Set(['svc']));
+    const tokens = new WebhookTokenService(resolveWebhooksOptions(), validator);
+    expect(await tokens.authenticate({ webhook: `default, ${line('', 'svc')}` })).toEqual({
+      ok: true,
+      webhookId: 'default',
+    });
+    expect(await tokens.authenticate({ webhook: `default, ${line('', 'forged')}` })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+  });
+
+  it('reads the merchant token from its runtime source on every delivery', async () => {
+    let current: string | null = 'first';
+    const tokens = new WebhookTokenService(
+      resolveWebhooksOptions({ merchantToken: 'from-options' }),
+      new CountingValidator(new Set(['svc'])),
+      { merchantToken: async () => current },
+    );
+    const headers = (merchant: string) => ({ webhook: ['wh', line(merchant, 'svc')] });
+    expect((await tokens.authenticate(headers('first'))).ok).toBe(true);
+    expect((await tokens.authenticate(headers('from-options'))).ok).toBe(false);
+    current = 'second';
+    expect((await tokens.authenticate(headers('first'))).ok).toBe(false);
+    expect((await tokens.authenticate(headers('second'))).ok).toBe(true);
+    current = null; // none configured: any merchant part
+    expect((await tokens.authenticate(headers('anything'))).ok).toBe(true);
+  });
+
+  it('answers 503 when the merchant token cannot be read, without asking the service', async () => {
+    const validator = new CountingValidator(new Set(['svc']));
+    const tokens = new WebhookTokenService(resolveWebhooksOptions(), validator, {
+      merchantToken: () => Promise.reject(new Error('database down')),
+    });
+    expect(await tokens.authenticate({ webhook: ['wh', line('m', 'svc')] })).toMatchObject({
+      ok: false,
+      status: 503,
+    });
+    expect(validator.calls).toBe(0);
+  });
+
+  it('asks the service once per token while the verdict is cached, refusals included', async () => {
+    const validator = new CountingValidator(new Set(['svc']));
+    const tokens = new WebhookTokenService(resolveWebhooksOptions(), validator);
+    await Promise.all([1, 2, 3].map(() => tokens.isValidServiceToken('svc')));
+    await tokens.isValidServiceToken('svc');
+    expect(validator.calls).toBe(1);
+    expect(await tokens.isValidServiceToken('nope')).toBe(false);
+    expect(await tokens.isValidServiceToken('nope')).toBe(false);
+    expect(validator.calls).toBe(2);
+  });
+
+  it('does not cache when the TTLs are 0', async () => {
+    const validator = new CountingValidator(new Set(['svc']));
+    const tokens = new WebhookTokenService(
+      resolveWebhooksOptions({ tokenCacheTtlMs: 0, rejectedTokenCacheTtlMs: 0 }),
+      validator,
+    );
+    await tokens.isValidServiceToken('svc');
+    await tokens.isValidServiceToken('svc');
+    expect(validator.calls).toBe(2);
+  });
+});
+
+describe('resolveWebhooksOptions', () => {
+  it('fills the defaults', () => {
+    expect(resolveWebhooksOptions()).toMatchObject({
+      path: 'webhooks/invoice-payments',
+      bodyLimitBytes: 262144,
+      installBodyReader: true,
+      merchantToken: null,
+      allowEmptyMerchantPart: true,
+      sweep: { intervalMs: 0, pageSize: 100, lookbackDays: 30 },
+    });
+  });
+
+  it.each([
+    [{ bodyLimitBytes: 0 }, 'webhooks.bodyLimitBytes'],
+    [{ path: '' }, 'webhooks.path'],
+    [{ path: 'a b' }, 'webhooks.path'],
+    [{ sweep: { pageSize: 101 } }, 'webhooks.sweep.pageSize'],
+    [{ inbox: { retryBaseDelayMs: -1 } }, 'webhooks.inbox.retryBaseDelayMs'],
+    [{ tokenCacheTtlMs: 1.5 }, 'webhooks.tokenCacheTtlMs'],
+  ])('refuses %p naming %s', (options, name) => {
+    expect(() => resolveWebhooksOptions(options)).toThrow(name);
+  });
+});

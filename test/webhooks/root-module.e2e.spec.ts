@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { INestApplication } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  InvoicePaymentsSettingsService,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+  StatusChangeDispatcher,
+  WebhookInboxEntry,
+  WebhookInboxProcessor,
+} from '../../src/index';
+import { startSandbox, type SandboxServer, type DeliveryLogEntry } from '../../src/sandbox';
+import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { postDelivery, SANDBOX_TOKEN, tokenLine, waitFor } from './support';
+
+/** The whole module as a store registers it: checkout creates, the webhook route moves the order. */
+describeEachDatabase('webhooks in the root module', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let app: INestApplication;
+  let url: string;
+  let provider: InvoicePaymentProvider;
+  let port: RecordingOrderPort;
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox({ autoProcessCards: false });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...db.options }),
+          dataSourceFactory: async () => db.dataSource,
+        }),
+        EventEmitterModule.forRoot(),
+        InvoicePaymentsModule.forRoot({
+          gateway: {
+            baseUrl: sandbox.url,
+            accessToken: SANDBOX_TOKEN,
+            mode: 'sandbox',
+            retry: { maxAttempts: 1 },
+          },
+          webhooks: { merchantToken: 'shop-secret', inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
+          admin: { encryption: { keys: { k1: randomBytes(32) } }, settingsCacheTtlMs: 0 },
+          notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
+          orderPort: RecordingOrderPort,
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: ['error'] });
+    await app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    // The store owner sets the public webhook URL in the admin settings; the checkout sends it as payment.webhook.
+    await app
+      .get(InvoicePaymentsSettingsService)
+      .update({ publicWebhookUrl: `${url}/webhooks/invoice-payments` });
+    provider = app.get(InvoicePaymentProvider);
+    port = app.get<RecordingOrderPort>(ORDER_PAYMENT_PORT);
+  });
+  afterAll(async () => {
+    const destroy = db.dataSource.destroy.bind(db.dataSource);
+    db.dataSource.destroy = async () => undefined;
+    await app.close();
+    db.dataSource.destroy = destroy;
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });
+  const settle = async () => {
+    await sandbox.controls.waitForDeliveries();
+    await app.get(WebhookInboxProcessor).drain();
+    await app.get(StatusChangeDispatcher).drain();
+  };
+  const deliveriesOf = (gatewayId: string) => sandbox.deliveries().filter((d) => d.invoiceId === gatewayId);
+  /** A sandbox delivery handed to the provider as Medusa's webhook route does. */
+  const asMedusaPayload = (d: DeliveryLogEntry) => ({
+    data: d.body as unknown as Record<string, unknown>,
+    rawData: JSON.stringify(d.body),
+    headers: { ...d.headers, Webhook: (d.headers.Webhook as string[]).join(', ') },
+  });
+
+  it('moves a checked-out order from awaiting to paid through real deliveries', async () => {
+    const order = makeOrder();
+    const session = await provider.initiatePayment(checkout(order, 'pix'));
+    const rec = await record(session.data.invoiceRecordId);
+    await sandbox.controls.pay(rec.gatewayId!);
+    await settle();
+    await waitFor(async () => (await record(rec.id)).statusCode === 5);
+    await settle();
+    const told = port.changes.filter((c) => c.invoiceRecordId === rec.id);
+    expect(told.map((c) => c.current.code)).toEqual([1, 5]);
+    expect(told[1]).toMatchObject({
+      orderId: order.id,
+      source: 'webhook',
+      current: { orderPaymentStatus: 'captured' },
+    });
+    const inbox = await db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: rec.gatewayId! });
+    expect(inbox.map((e) => e.state).sort()).toEqual(['processed', 'processed']);
+
+    // getWebhookActionAndData over the same real deliveries.
+    const [created, paid] = deliveriesOf(rec.gatewayId!);
+    expect(created.statusCode).toBe(1);
+    expect(await provider.getWebhookActionAndData(asMedusaPayload(created))).toEqual({
+      action: 'pending',
+      data: { session_id: rec.id, amount: order.total },
+    });
+    expect(await provider.getWebhookActionAndData(asMedusaPayload(paid))).toEqual({
+      action: 'captured',
+      data: { session_id: rec.id, amount: order.total },
+    });
+  });
+
+  it.each([
+    ['canceled', 6, 'canceled'],
+    ['overdue', 15, 'requires_more'],
+    ['unknown-code', 13, 'not_supported'],
+  ])('gives Medusa the action of a real %s delivery', async (_label, code, action) => {
+    const session = await provider.initiatePayment(checkout(makeOrder(), 'pix'));
+    const rec = await record(session.data.invoiceRecordId);
+    if (code === 6) await provider.cancelPayment({ data: { invoiceRecordId: rec.id } });
+    else if (code === 15) await sandbox.controls.overdue(rec.gatewayId!);
+    else await sandbox.controls.setStatus(rec.gatewayId!, code);
+    await settle();
+    const delivery = deliveriesOf(rec.gatewayId!).find((d) => d.statusCode === code)!;
+    expect(delivery).toBeDefined();
+    const result = await provider.getWebhookActionAndData(asMedusaPayload(delivery));
+    expect(result.action).toBe(action);
+    if (action !== 'not_supported') expect(result.data?.session_id).toBe(rec.id);
+  });
+
+  it('gives Medusa "failed" for a real denied card delivery', async () => {
+    const card = sandbox.controls.createCardToken({
+      number: '4000000000000002',
+      holder: 'MARIA SILVA',
+      expiry: '12/30',
+    });
+    const session = await provider.initiatePayment(checkout(makeOrder(), 'card', card));
+    const rec = await record(session.data.invoiceRecordId);
+    await sandbox.controls.pay(rec.gatewayId!, { approved: false });
+    await settle();
+    const denied = deliveriesOf(rec.gatewayId!).find((d) => d.statusCode === 12)!;
+    expect((await provider.getWebhookActionAndData(asMedusaPayload(denied))).action).toBe('failed');
+    await waitFor(async () => (await record(rec.id)).statusCode === 12);
+  });
+
+  it('reads the merchant token from the admin settings at runtime', async () => {
+    const hook = sandbox.controls.registerWebhook({ url: `${url}/nowhere`, merchant_token: 'shop-secret' });
+    const send = (merchant: string) =>
+      postDelivery(
+        url,
+        '/webhooks/invoice-payments',
+        { event: 'invoice.update', test: true, invoice: null },
+        [hook.id, tokenLine(merchant, hook.token)],
+      );
+    expect((await send('shop-secret')).status).toBe(200); // the option is the settings' default
+    expect((await send('wrong')).status).toBe(401);
+    await app.get(InvoicePaymentsSettingsService).update({ webhookToken: 'rotated-secret' });
+    expect((await send('shop-secret')).status).toBe(401);
+    expect((await send('rotated-secret')).status).toBe(200);
+    await app.get(InvoicePaymentsSettingsService).update({ webhookToken: null });
+    expect((await send('shop-secret')).status).toBe(200);
+  });
+});
