@@ -29,6 +29,9 @@ const sqliteQueues = new WeakMap<DataSource, Promise<void>>();
  * silently nest as savepoints of each other and commit or roll back together. Transactions through this function
  * are therefore queued one after the other per DataSource (SQLite serializes writers anyway). On PostgreSQL each
  * transaction gets its own pooled connection and this is a plain `dataSource.transaction`.
+ *
+ * Not re-entrant: on SQLite, calling it (or anything that does, such as `InvoiceStatusService.applyReport`) from
+ * inside `work` waits for itself forever. Finish the transaction first.
  */
 export async function runInTransaction<T>(
   dataSource: DataSource,
