@@ -20,8 +20,8 @@ import { IsCalendarDate, IsHttpUrl, IsTimeZone } from './validation';
 
 /** Highest due-date offset accepted, in days. */
 export const MAX_DUE_DAYS = 90;
-/** Highest number of installments accepted (the spec gives no bound; card issuers in Brazil stop at 12 to 24). */
-export const MAX_INSTALLMENTS = 24;
+/** Highest number of installments accepted: the service's bound (A3). */
+export const MAX_INSTALLMENTS = 12;
 
 export class EcommerceDto {
   @IsInt({ message: 'storeId must be an integer' })

@@ -240,7 +240,7 @@ describeEachDatabase('admin API: settings', (kind) => {
         'ecommerce.checkout': ['checkout must be at least 1'],
         enabledMethods: ['enabledMethods may only hold pix, billet, card'],
         dueDays: ['dueDays must be 0 or more'],
-        maxInstallments: ['maxInstallments must be at most 24'],
+        maxInstallments: ['maxInstallments must be at most 12'],
         timeZone: ['timeZone must be an IANA time zone such as America/Sao_Paulo'],
         color: ['property color should not exist'],
       });
