@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { INestApplication } from '@nestjs/common';
+import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoicePaymentsSettingsService,
+  InvoiceRecord,
+  OrderNotPaidError,
+  StatusChangeDispatcher,
+  TrackingOutbox,
+  TrackingPostedEvent,
+  TrackingService,
+  TrackingWorker,
+  WebhookInboxProcessor,
+} from '../../src/index';
+import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
+import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { CapturingLogger, TOKEN, waitFor } from './support';
+
+/** The whole module as a store registers it: checkout creates, a webhook marks it paid, the shipment is posted. */
+describeEachDatabase('shipping in the root module', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let app: INestApplication;
+  const logger = new CapturingLogger();
+  const posted: TrackingPostedEvent[] = [];
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox({ tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }] });
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...db.options }),
+          dataSourceFactory: async () => db.dataSource,
+        }),
+        EventEmitterModule.forRoot(),
+        InvoicePaymentsModule.forRoot({
+          gateway: { baseUrl: sandbox.url, accessToken: TOKEN, mode: 'sandbox' },
+          webhooks: { inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
+          // The worker starts with the app, as in production; only the delays are short.
+          shipping: { pollIntervalMs: 50, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
+          admin: { encryption: { keys: { k1: randomBytes(32) } }, settingsCacheTtlMs: 0 },
+          notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
+          orderPort: RecordingOrderPort,
+        }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger });
+    await app.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    await app
+      .get(InvoicePaymentsSettingsService)
+      .update({ publicWebhookUrl: `${url}/webhooks/invoice-payments` });
+    app
+      .get(EventEmitter2)
+      .on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
+  });
+  afterAll(async () => {
+    if (app) {
+      // The test owns the DataSource: keep it open for the assertions' cleanup below.
+      const destroy = db.dataSource.destroy.bind(db.dataSource);
+      db.dataSource.destroy = async () => undefined;
+      await app.close();
+      db.dataSource.destroy = destroy;
+    }
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  const settle = async () => {
+    await sandbox.controls.waitForDeliveries();
+    await app.get(WebhookInboxProcessor).drain();
+    await app.get(StatusChangeDispatcher).drain();
+  };
+  const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });
+
+  it('refuses the shipment of an order not paid yet, then posts it once the payment is in', async () => {
+    expect(app.get(TrackingWorker).running).toBe(true);
+    const order = makeOrder();
+    const session = await app.get(InvoicePaymentProvider).initiatePayment(checkout(order, 'pix'));
+    const rec = await record(session.data.invoiceRecordId);
+    const shipment = { orderId: order.id, trackingCode: 'BR987654321BR', carrier: 'Correios' };
+
+    await expect(app.get(TrackingService).recordShipment(shipment)).rejects.toBeInstanceOf(OrderNotPaidError);
+
+    await sandbox.controls.pay(rec.gatewayId!);
+    await settle();
+    await waitFor(async () => (await record(rec.id)).statusCode === 5, 'the paid status');
+
+    await app.get(EventEmitter2).emitAsync('order.shipment_created', shipment);
+    await waitFor(() => posted.some((e) => e.orderId === order.id), 'TrackingPosted');
+    expect(sandbox.controls.getInvoice(rec.gatewayId!)?.tracking).toMatchObject({
+      code: 'BR987654321BR',
+      carrier: 'Correios',
+    });
+    expect(posted.find((e) => e.orderId === order.id)).toMatchObject({
+      invoiceRecordId: rec.id,
+      attempts: 1,
+    });
+    const rows = await db.dataSource.getRepository(TrackingOutbox).findBy({ orderId: order.id });
+    expect(rows.map((r) => r.status)).toEqual(['sent']);
+    // The service's tracking webhook changes nothing on the order.
+    await settle();
+    expect((await record(rec.id)).statusCode).toBe(5);
+    expect(logger.lines.join('\n')).not.toContain(TOKEN);
+  });
+});
