@@ -31,12 +31,8 @@ export type { CheckoutSettingsSource, CheckoutSettingsValues } from './checkout/
 export { resolveCheckoutOptions, DEFAULT_TIME_ZONE } from './checkout/checkout.options';
 export type { AddressMapper, CheckoutOptions, ResolvedCheckoutOptions } from './checkout/checkout.options';
 export { defaultAddressMapper } from './checkout/address-mapping';
-export {
-  mapOrderToInvoice,
-  invoiceReferrer,
-  isValidTaxDocument,
-  normalizeDocument,
-} from './checkout/order-mapping';
+export { mapOrderToInvoice, invoiceReferrer, withReferrer } from './checkout/order-mapping';
+export { isValidTaxDocument, normalizeDocument } from './checkout/customer-mapping';
 export type { CheckoutRequest, MappedInvoice } from './checkout/order-mapping';
 export { sessionDataOf, sessionStatusOf } from './checkout/session-data';
 export {
@@ -70,6 +66,4 @@ export * from './gateway';
 // The other capabilities.
 export * from './webhooks';
 export * from './shipping';
-export { SettingsModule } from './settings/settings.module';
-export { InvoicePaymentsSettingsService } from './settings/settings.service';
-export type * from './settings/types';
+export * from './settings';
