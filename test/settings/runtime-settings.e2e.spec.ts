@@ -1,0 +1,173 @@
+import { addDays, todayIn } from '../../src/checkout/calendar';
+import { GatewayAuthenticationError, InvoiceRecord, InvoicePaymentsSettingsRecord } from '../../src/index';
+import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
+import { SecretBox } from '../../src/settings/secret-box';
+import { checkout, makeOrder } from '../checkout/support';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { adminAuth, AdminApp, newKey, openAdminDatabase, startAdminApp } from './support';
+
+const A = '/admin/invoice-payments';
+/** The only token the sandboxes accept: the options' token is not it, so only the saved one works. */
+const SAVED = 'tok_saved_runtime_0123456789ab';
+const OPTIONS_TOKEN = 'tok_options_not_accepted_9999';
+
+/** Saved settings reach the next checkout without a restart; secrets survive key rotation. */
+describeEachDatabase('runtime settings', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let other: SandboxServer;
+  const k1 = newKey();
+  const k2 = newKey();
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ tokens: [{ token: SAVED, scopes: [...ALL_SCOPES] }] });
+    other = await startSandbox({ tokens: [{ token: SAVED, scopes: [...ALL_SCOPES] }] });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await other.close();
+  });
+  beforeEach(async () => {
+    db = await openAdminDatabase(kind);
+  });
+  afterEach(async () => db.destroy());
+
+  const put = (app: AdminApp, body: object) =>
+    app.http().put(`${A}/settings`).set(adminAuth).send(body).expect(200);
+  const atService = (server: SandboxServer, gatewayId: string) => server.controls.getInvoice(gatewayId);
+
+  it('a saved access token, due days, URL template and ecommerce ids apply to the very next checkout', async () => {
+    const app = await startAdminApp(db, sandbox, {
+      accessToken: OPTIONS_TOKEN,
+      admin: { encryption: { keys: { k1 } } },
+      checkout: { dueDays: 3 },
+    });
+    try {
+      // With the options' token the service refuses; nothing is created there.
+      await expect(app.provider.initiatePayment(checkout(makeOrder(), 'pix'))).rejects.toThrow();
+      await expect(app.gateway.credentialStatus()).rejects.toBeInstanceOf(GatewayAuthenticationError);
+
+      await put(app, {
+        accessToken: SAVED,
+        dueDays: 12,
+        orderUrlTemplate: 'https://shop.example/orders/{order_id}',
+        ecommerce: { storeId: 77, checkout: 5 },
+      });
+      const order = makeOrder();
+      const out = await app.provider.initiatePayment(checkout(order, 'pix'));
+      const day = addDays(todayIn('America/Sao_Paulo', new Date()), 12);
+      expect(out.data).toMatchObject({ creationState: 'created', dueDate: day });
+      const created = atService(sandbox, out.data.gatewayId as string);
+      expect(created).toMatchObject({
+        dueDay: day,
+        orderUrl: `https://shop.example/orders/${order.id}`,
+        ecommerce: { storeId: 77, checkout: 5 },
+      });
+
+      // Methods too: the store turns the bank slip off, and the next billet checkout is refused.
+      await put(app, { enabledMethods: ['pix', 'card'] });
+      await expect(app.provider.initiatePayment(checkout(makeOrder(), 'billet'))).rejects.toThrow(/method/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a saved base URL sends the next checkout to the other service', async () => {
+    const app = await startAdminApp(db, sandbox, {
+      accessToken: SAVED,
+      admin: { encryption: { keys: { k1 } } },
+    });
+    try {
+      const first = await app.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      expect(atService(sandbox, first.data.gatewayId as string)).toBeDefined();
+
+      await put(app, { baseUrl: other.url });
+      const second = await app.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      expect(atService(other, second.data.gatewayId as string)).toBeDefined();
+      expect(atService(sandbox, second.data.gatewayId as string)?.referrer).not.toBe(second.data.referrer);
+
+      // And back to the default with null.
+      await put(app, { baseUrl: null });
+      const third = await app.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      expect(atService(sandbox, third.data.gatewayId as string)?.referrer).toBe(third.data.referrer);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('another instance sees a saved change once its cache is cleared (no restart)', async () => {
+    const shared = {
+      accessToken: OPTIONS_TOKEN,
+      admin: { encryption: { keys: { k1 } }, settingsCacheTtlMs: 0 },
+    };
+    const writer = await startAdminApp(db, sandbox, shared);
+    const reader = await startAdminApp(db, sandbox, shared);
+    try {
+      await expect(reader.gateway.credentialStatus()).rejects.toBeInstanceOf(GatewayAuthenticationError);
+      await put(writer, { accessToken: SAVED });
+      // A zero cache lifetime: every call reads the row.
+      expect((await reader.gateway.credentialStatus()).active).toBe(true);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  it('rotates keys: old values stay readable with the new key added, rotation re-encrypts, the old key can go', async () => {
+    const rows = () => db.dataSource.getRepository(InvoicePaymentsSettingsRecord).find();
+
+    const before = await startAdminApp(db, sandbox, {
+      accessToken: OPTIONS_TOKEN,
+      admin: { encryption: { keys: { k1 } } },
+    });
+    try {
+      await put(before, { accessToken: SAVED, webhookToken: 'hook-merchant-1' });
+    } finally {
+      await before.close();
+    }
+    expect(SecretBox.keyIdOf((await rows())[0].accessTokenEnc as string)).toBe('k1');
+
+    const during = await startAdminApp(db, sandbox, {
+      accessToken: OPTIONS_TOKEN,
+      admin: { encryption: { keys: { k1, k2 }, currentKeyId: 'k2' } },
+    });
+    try {
+      // Still readable (the sandbox only accepts the saved token, so a checkout proves it decrypted).
+      const ok = await during.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      expect(ok.data.creationState).toBe('created');
+
+      const res = await during.http().post(`${A}/settings/rotate-secrets`).set(adminAuth).expect(200);
+      expect(res.body).toEqual({ currentKeyId: 'k2', rotated: 2, remaining: 0 });
+      const [row] = await rows();
+      expect(SecretBox.keyIdOf(row.accessTokenEnc as string)).toBe('k2');
+      expect(SecretBox.keyIdOf(row.webhookTokenEnc as string)).toBe('k2');
+      const again = await during.http().post(`${A}/settings/rotate-secrets`).set(adminAuth).expect(200);
+      expect(again.body).toEqual({ currentKeyId: 'k2', rotated: 0, remaining: 0 });
+    } finally {
+      await during.close();
+    }
+
+    const after = await startAdminApp(db, sandbox, {
+      accessToken: OPTIONS_TOKEN,
+      admin: { encryption: { keys: { k2 } } },
+    });
+    try {
+      const ok = await after.provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      expect(ok.data.creationState).toBe('created');
+      const shown = await after.http().get(`${A}/settings`).set(adminAuth).expect(200);
+      expect(shown.body.accessToken).toEqual({ set: true, last4: '…89ab', source: 'saved' });
+    } finally {
+      await after.close();
+    }
+
+    // With only the retired key, the settings cannot be read: the answer names the key, never a secret.
+    const stale = await startAdminApp(db, sandbox, { admin: { encryption: { keys: { k1 } } } });
+    try {
+      const res = await stale.http().get(`${A}/settings`).set(adminAuth).expect(500);
+      expect(res.body.message).toBe('value was encrypted with key "k2", which is not configured');
+      expect(await db.dataSource.getRepository(InvoiceRecord).count()).toBe(2);
+    } finally {
+      await stale.close();
+    }
+  });
+});
