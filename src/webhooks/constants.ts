@@ -46,6 +46,7 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
       'rejectedTokenCacheTtlMs',
       true,
     ),
+    validationTimeoutMs: positive(options.validationTimeoutMs, 4000, 'validationTimeoutMs'),
     inbox: {
       pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),
       retryBaseDelayMs: positive(inbox.retryBaseDelayMs, 1000, 'inbox.retryBaseDelayMs'),

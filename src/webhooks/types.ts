@@ -28,6 +28,11 @@ export interface WebhooksOptions {
   tokenCacheTtlMs?: number;
   /** How long a service token the service refused stays refused without asking again, in ms. Default 10000. */
   rejectedTokenCacheTtlMs?: number;
+  /**
+   * How long a delivery waits for the service to validate its token before it is answered 503 (the service retries
+   * later). Default 4000, below the sender's own timeout.
+   */
+  validationTimeoutMs?: number;
   /** The inbox processor. */
   inbox?: WebhookInboxOptions;
   /** The reconciliation sweep. */
@@ -73,6 +78,7 @@ export interface ResolvedWebhooksOptions {
   allowEmptyMerchantPart: boolean;
   tokenCacheTtlMs: number;
   rejectedTokenCacheTtlMs: number;
+  validationTimeoutMs: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;
 }

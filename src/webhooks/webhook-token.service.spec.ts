@@ -139,3 +139,23 @@ describe('resolveWebhooksOptions', () => {
     expect(() => resolveWebhooksOptions(options)).toThrow(name);
   });
 });
+
+describe('WebhookTokenService deadline', () => {
+  it('answers 503 when the service is slower than validationTimeoutMs, and still caches its late verdict', async () => {
+    let release!: (valid: boolean) => void;
+    let calls = 0;
+    const slow: WebhookTokenValidator = {
+      validateWebhookToken: () => {
+        calls++;
+        return new Promise<boolean>((resolve) => (release = resolve));
+      },
+    };
+    const tokens = new WebhookTokenService(resolveWebhooksOptions({ validationTimeoutMs: 20 }), slow);
+    const headers = { webhook: ['wh', line('', 'svc')] };
+    expect(await tokens.authenticate(headers)).toMatchObject({ ok: false, status: 503 });
+    release(true);
+    await new Promise((r) => setImmediate(r));
+    expect(await tokens.authenticate(headers)).toEqual({ ok: true, webhookId: 'wh' });
+    expect(calls).toBe(1);
+  });
+});

@@ -160,7 +160,24 @@ export class WebhookTokenService {
       })
       .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, call);
-    return call;
+    return this.withinDeadline(call);
+  }
+
+  /**
+   * The answer, or a failure after `validationTimeoutMs`: the sender then gets a 503 while it still waits, instead
+   * of timing out on a slow validation. The call itself goes on and its verdict is still cached.
+   */
+  private withinDeadline(call: Promise<boolean>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(Object.assign(new Error('token validation timed out'), { kind: 'timeout' })),
+        this.options.validationTimeoutMs,
+      );
+      timer.unref();
+    });
+    call.catch(() => undefined); // a late failure after the deadline must not go unhandled
+    return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
   }
 
   private remember(key: string, valid: boolean, ttl: number): void {
