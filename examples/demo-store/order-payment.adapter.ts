@@ -1,5 +1,7 @@
 import { Injectable, Logger, NotFoundException } from '@nestjs/common';
-import type { OrderPaymentPort, PaymentStatusChange } from '../../src/index';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { InvoiceRecord, OrderPaymentPort, PaymentStatusChange } from '../../src/index';
 import type { DemoOrder, OrderPaymentEvent } from './order.entity';
 import { OrdersService } from './orders.service';
 
@@ -8,18 +10,29 @@ import { OrdersService } from './orders.service';
  * order per invoice, retried when it throws), and it moves the order. This is the integration point a host writes.
  *
  * - Every change is kept on the order (`payment_events`), once: a retried delivery is recognised and skipped.
- * - Only the order's current payment attempt moves `payment_status`; a change of an older attempt (say, the PIX
- *   invoice canceled when the customer switched to card) is kept but does not move the order.
+ * - Only the order's latest payment attempt moves `payment_status`; a change of an older attempt (say, the PIX
+ *   invoice canceled when the customer switched to card) is kept, marked `stale`, and does not move the order.
+ *   Which attempt is the latest comes from the module's invoice records, not from the order: the first reports of
+ *   a new attempt may arrive before the storefront call that created it has returned.
  * - Money arriving for a canceled attempt (`alert: paid_after_cancel`) puts the order in `requires_action`.
  */
 @Injectable()
 export class OrderPaymentAdapter implements OrderPaymentPort {
   private readonly logger = new Logger(OrderPaymentAdapter.name);
 
-  constructor(private readonly orders: OrdersService) {}
+  constructor(
+    private readonly orders: OrdersService,
+    @InjectRepository(InvoiceRecord) private readonly invoices: Repository<InvoiceRecord>,
+  ) {}
 
   async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
     const at = new Date(change.occurredAt).toISOString();
+    const latest = await this.invoices.findOne({
+      where: { orderId: change.orderId },
+      order: { attempt: 'DESC' },
+      select: { id: true },
+    });
+    const latestId = latest?.id ?? change.invoiceRecordId;
     try {
       await this.orders.mutate(change.orderId, (order) => {
         const seen = order.paymentEvents.some(
@@ -27,10 +40,8 @@ export class OrderPaymentAdapter implements OrderPaymentPort {
             e.invoice_record_id === change.invoiceRecordId && e.code === change.current.code && e.at === at,
         );
         if (seen) return false;
-        // The first report of the order's first attempt may come before the storefront call that created it has
-        // saved the attempt on the order: adopt it.
-        order.invoiceRecordId ??= change.invoiceRecordId;
-        const current = order.invoiceRecordId === change.invoiceRecordId;
+        order.invoiceRecordId = latestId;
+        const current = latestId === change.invoiceRecordId;
         const event: OrderPaymentEvent = {
           at,
           invoice_record_id: change.invoiceRecordId,
