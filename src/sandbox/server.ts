@@ -95,7 +95,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       }
       lifecycle.sweepOverdue();
       const plan = faults.plan(method, path);
-      if (plan.latencyMs > 0 && !(await timers.sleep(plan.latencyMs))) return;
+      // A reset or close during the wait drops the connection rather than leaving the client hanging.
+      if (plan.latencyMs > 0 && !(await timers.sleep(plan.latencyMs))) return void req.socket.destroy();
       if (plan.action === 'hang') return;
       if (plan.action === 'drop') return void req.socket.destroy();
       if (plan.action === 'fail' && !plan.afterProcessing) throw plan.error;

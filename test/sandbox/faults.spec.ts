@@ -68,6 +68,13 @@ describe('sandbox: fault injection (/_sandbox/faults)', () => {
     expect(a).toContain(200);
   });
 
+  it('adds latency, then answers normally', async () => {
+    sandbox.controls.addFault({ path: '/invoices', latencyMs: 20, times: 1 });
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(sandbox.controls.faults()).toEqual([]);
+  });
+
   it('adds latency: a client with a short timeout gives up', async () => {
     sandbox.controls.addFault({ latencyMs: 30000, times: 1 });
     await expect(fetch(`${sandbox.url}/invoices`, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
