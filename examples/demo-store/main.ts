@@ -29,7 +29,9 @@ async function main(): Promise<number | null> {
   try {
     demo = await startDemoStore(config);
   } catch (err) {
-    t.fail(`The store could not start: ${err instanceof Error ? err.message : String(err)}`);
+    const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const hint = inUse ? ' (choose another port: npm start -- --port <n>, or PORT)' : '';
+    t.fail(`The store could not start: ${err instanceof Error ? err.message : String(err)}${hint}`);
     return 1;
   }
   t.step(`Database: ${describeDatabase(config)} (migrations ran at start)`);

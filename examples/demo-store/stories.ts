@@ -38,13 +38,15 @@ export async function pixStory(run: Run, step: Stepper): Promise<void> {
     placed(run, order);
   });
   await step('pay', async () => {
-    payment = (await run.client.pay(order.id, { method: 'pix' })).payment;
+    const paying = await run.client.pay(order.id, { method: 'pix' });
+    payment = paying.payment;
     const code = payment.pix?.copy_paste;
     if (!code || !payment.invoice_number) throw new Error('the payment carries no PIX copy-and-paste code');
     t.step(`Customer chose PIX: invoice ${payment.invoice_number} issued, due ${payment.due_date ?? '?'}`);
     t.detail('PIX copy-and-paste', t.highlight(code));
     t.block(run.drawQr(code));
     if (payment.pix?.qr_code_url) t.detail('QR image', payment.pix.qr_code_url);
+    t.detail('Order', `payment ${paying.order.payment_status}`);
   });
   await step('customer_pays', async () => {
     await run.client.sandboxPay(payment.invoice_number as string);
@@ -63,6 +65,10 @@ export async function pixStory(run: Run, step: Stepper): Promise<void> {
     if (order.fulfillment_status !== 'shipped')
       throw new Error(`order is ${order.fulfillment_status} after shipping`);
     t.step(`Admin shipped order #${order.display_id} by Correios, tracking code ${t.highlight(code)}`);
+    t.detail(
+      'Order',
+      `${order.status}, fulfillment ${order.fulfillment_status}, payment ${order.payment_status}`,
+    );
   });
   await step('tracking', async () => {
     let held: string | null = null;

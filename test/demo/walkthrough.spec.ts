@@ -135,3 +135,49 @@ describeEachDatabase('demo store walkthrough (npm start -- --once)', (kind) => {
     ]);
   });
 });
+
+describeEachDatabase('demo store walkthrough, when webhooks cannot reach the store', (kind) => {
+  let db: TestDatabase;
+  let demo: RunningDemo;
+
+  beforeAll(async () => {
+    db = await openDemoDatabase(kind);
+  });
+  afterAll(async () => {
+    await demo?.close();
+    await db?.destroy();
+  });
+
+  it('reports the steps that failed, ends their stories, and runs the others', async () => {
+    // A public URL nothing listens on: the service's deliveries never arrive.
+    const config = { ...testConfig(db), publicUrl: 'http://127.0.0.1:9' };
+    demo = await startQuietDemo(config);
+    const lines: string[] = [];
+    const result = await runWalkthrough({
+      storeUrl: demo.storeUrl,
+      sandboxUrl: demo.sandbox!.url,
+      adminKey: config.adminKey,
+      timeline: new Timeline({ write: (line) => lines.push(line), color: false }),
+      waitMs: 1500,
+    });
+    expect(result.ok).toBe(false);
+    expect(result.steps.map((s) => `${s.name}:${s.ok}`)).toEqual([
+      'pix.create:true',
+      'pix.pay:true',
+      'pix.customer_pays:true',
+      'pix.webhook:false',
+      'card.create:true',
+      'card.tokenize:true',
+      'card.pay:true',
+      'card.webhook:false',
+      'billet.create:true',
+      'billet.pay:true',
+      'billet.cancel:true',
+    ]);
+    expect(result.steps[3].error).toMatch(
+      /gave up waiting for the webhook to mark the order paid after 1500 ms/,
+    );
+    expect(lines).toContainEqual(expect.stringMatching(/✖ pix\.webhook: gave up waiting/));
+    expect(lines[lines.length - 1]).toMatch(/✖ Walkthrough failed: pix\.webhook, card\.webhook$/);
+  }, 60_000);
+});
