@@ -3,6 +3,7 @@ import { CheckoutValidationError } from '../checkout/errors';
 import { GatewayError, isGatewayError } from '../gateway/errors';
 import { adminValidationError } from './validation';
 import { SecretBoxError } from './secret-box';
+import { SettingsConflictError } from './settings.service';
 
 interface JsonResponse {
   status(code: number): { json(body: unknown): void };
@@ -58,6 +59,10 @@ export class AdminErrorsFilter implements ExceptionFilter {
         ...(fields ? { errors: fields } : {}),
         ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
       });
+      return;
+    }
+    if (error instanceof SettingsConflictError) {
+      response.status(409).json({ statusCode: 409, error: 'Conflict', message: error.message });
       return;
     }
     if (error instanceof SecretBoxError) {

@@ -122,15 +122,19 @@ export class InvoicePaymentsSettingsService {
   async rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
     let rotated = 0;
     for (const { id } of await this.rows.find({ select: { id: true } })) {
+      // Counted per attempt: a save that lost a race runs the change again on the fresh row.
+      let inRow = 0;
       await this.saveWithRetry(id, (row) => {
+        inRow = 0;
         for (const name of SECRET_SETTINGS) {
           const value = row[SECRET_COLUMNS[name]];
           if (value === null || !this.box.needsRotation(value)) continue;
           const plain = this.box.decrypt(value, secretContext(id, name));
           row[SECRET_COLUMNS[name]] = this.box.encrypt(plain, secretContext(id, name));
-          rotated += 1;
+          inRow += 1;
         }
       });
+      rotated += inRow;
       this.invalidate(id);
     }
     const remaining = (await this.rows.find()).reduce(
@@ -174,6 +178,7 @@ export class InvoicePaymentsSettingsService {
     change: (row: InvoicePaymentsSettingsRecord) => void,
   ): Promise<void> {
     for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt += 1) {
+      let inserting = false;
       const saved = await runInTransaction(this.dataSource, async (em) => {
         const rows = em.getRepository(InvoicePaymentsSettingsRecord);
         const now = new Date();
@@ -181,6 +186,7 @@ export class InvoicePaymentsSettingsService {
         if (!current) {
           const row = rows.create({ ...emptyRow(storeId), createdAt: now, updatedAt: now, version: 1 });
           change(row);
+          inserting = true;
           await rows.insert(row);
           return true;
         }
@@ -191,7 +197,7 @@ export class InvoicePaymentsSettingsService {
         return result.affected === 1;
       }).catch(async (err: unknown) => {
         // Another save inserted the row first: go round again and update it. Anything else is a real failure.
-        if (await this.rows.existsBy({ id: storeId })) return false;
+        if (inserting && (await this.rows.existsBy({ id: storeId }))) return false;
         throw err;
       });
       if (saved) return;

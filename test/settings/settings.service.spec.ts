@@ -104,6 +104,21 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
     expect(await onlyNew.getEffective()).toMatchObject({ accessToken: ACCESS, webhookToken: WEBHOOK });
   });
 
+  it('rotation stops at a value whose key is gone, naming the key, and changes nothing', async () => {
+    await service(SecretBox.create({ keys: { k1 } })).update({ accessToken: ACCESS });
+    const [before]: Array<Record<string, string>> = await db.dataSource.query(
+      'SELECT access_token_enc FROM invoice_payments_settings',
+    );
+    const s = service(SecretBox.create({ keys: { k2 } }));
+    await expect(s.rotateSecrets()).rejects.toThrow(
+      'value was encrypted with key "k1", which is not configured',
+    );
+    const [after]: Array<Record<string, string>> = await db.dataSource.query(
+      'SELECT access_token_enc FROM invoice_payments_settings',
+    );
+    expect(after.access_token_enc).toBe(before.access_token_enc);
+  });
+
   it('concurrent saves of different fields all land (optimistic lock retries)', async () => {
     const box = SecretBox.create({ keys: { k1 } });
     const a = service(box);
