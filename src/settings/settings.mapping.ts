@@ -8,7 +8,6 @@ import {
   MaskedSecret,
   MaskedSettings,
   PAYMENT_METHODS,
-  SECRET_SETTINGS,
   SecretSettingName,
   SettingName,
 } from './types';
@@ -96,18 +95,16 @@ export function mergeSettings(
 
 /** The settings with each secret replaced by whether it is set. */
 export function maskSettings(settings: EffectiveSettings): MaskedSettings {
-  const masked = { ...settings } as Omit<EffectiveSettings, SecretSettingName> & Partial<EffectiveSettings>;
-  const out = masked as unknown as MaskedSettings;
-  for (const name of SECRET_SETTINGS) {
+  const mask = (name: SecretSettingName): MaskedSecret => {
     const value = settings[name];
-    const secret: MaskedSecret = {
+    return {
       set: value !== null && value !== '',
+      // A short secret would be mostly given away by its last four characters.
       last4: value !== null && value.length >= 16 ? `…${value.slice(-4)}` : null,
       source: value === null ? null : settings.overridden.includes(name) ? 'saved' : 'options',
     };
-    out[name] = secret;
-  }
-  return out;
+  };
+  return { ...settings, accessToken: mask('accessToken'), webhookToken: mask('webhookToken') };
 }
 
 function parseMethods(text: string): PaymentMethod[] {
