@@ -16,6 +16,7 @@ export interface RouteResult {
 /** Timers that `close()` and `reset()` cancel. */
 export class Timers {
   private readonly pending = new Map<NodeJS.Timeout, () => void>();
+  private stopped = false;
 
   /** Runs `fn` after `ms` unless cancelled first. */
   after(ms: number, fn: () => void): void {
@@ -33,6 +34,12 @@ export class Timers {
     );
   }
 
+  /** Cancels everything and refuses new timers: the sandbox is closing. */
+  stop(): void {
+    this.stopped = true;
+    this.cancelAll();
+  }
+
   cancelAll(): void {
     const cancels = [...this.pending.entries()];
     this.pending.clear();
@@ -43,6 +50,7 @@ export class Timers {
   }
 
   private schedule(ms: number, fn: () => void, onCancel: () => void): void {
+    if (this.stopped) return onCancel();
     const t = setTimeout(() => {
       this.pending.delete(t);
       fn();

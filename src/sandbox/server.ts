@@ -138,7 +138,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         clearInterval(sweep);
-        timers.cancelAll();
+        timers.stop();
+        deliveries.stop();
         server.close(() => {
           store.close();
           resolve();

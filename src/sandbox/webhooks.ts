@@ -117,6 +117,15 @@ export class Deliveries {
     });
   }
 
+  /** Stops sending (the sandbox is closing): queued and retrying deliveries end; the log stays readable. */
+  stop(): void {
+    this.generation++;
+    this.held = [];
+    this.reordering = [];
+    this.pending = 0;
+    this.notifyIdle();
+  }
+
   /** Forgets the log, the faults and everything queued; running retries stop at their next step. */
   reset(): void {
     this.generation++;

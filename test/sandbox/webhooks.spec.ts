@@ -4,7 +4,9 @@ import type {
   WireResendWebhookResponse,
 } from '../../src/gateway/wire.types';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { call, createBody, startReceiver } from './helpers';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { call, createBody, eventually, startReceiver } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -196,6 +198,32 @@ describe('sandbox: webhooks (§4.7, §4.8, §6, A13, A14)', () => {
       expect(res.body.deliveries[0].headers.Webhook).toHaveLength(2);
     } finally {
       await receiver.close();
+    }
+  });
+
+  it('stops retrying once closed, even when an attempt was in flight', async () => {
+    let release: () => void = () => undefined;
+    let requests = 0;
+    const server = http.createServer((_req, res) => {
+      requests++;
+      // Hold the first answer until the sandbox is closed, then fail it.
+      release = () => res.writeHead(500).end();
+      if (requests > 1) release();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const closing = await startSandbox({ webhookRetry: { attempts: 5, baseDelayMs: 10 } });
+    try {
+      await call(closing.url, 'POST', '/invoices', createBody({ payment: { webhook: url } }));
+      await eventually(() => requests === 1, 'the first attempt');
+      await closing.close();
+      release();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(requests).toBe(1);
+      expect(closing.deliveries()[0].attempts.map((a) => a.status)).toEqual([500]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 
