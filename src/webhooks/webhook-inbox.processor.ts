@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, IsNull } from 'typeorm';
+import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { runInTransaction } from '../core/transaction';
@@ -28,7 +28,8 @@ const CONCURRENCY = 8;
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookInboxProcessor.name);
   private readonly running = new Set<Promise<void>>();
-  private readonly queue: string[] = [];
+  private readonly queue: Array<{ id: string; key: string }> = [];
+  private readonly chains = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -56,11 +57,15 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.drain();
   }
 
-  /** Processes an entry soon (it is claimed first, so a duplicate kick or another instance is harmless). */
-  kick(id: string): void {
+  /**
+   * Processes an entry soon (it is claimed first, so a duplicate kick or another instance is harmless). Entries of
+   * one invoice (`invoiceKey`: the service's invoice number) are applied one after the other in the order they
+   * were kicked, i.e. as they arrived, so a sender that delivers in order has every step applied.
+   */
+  kick(id: string, invoiceKey: string | null = null): void {
     if (this.stopped || this.queued.has(id)) return;
     this.queued.add(id);
-    this.queue.push(id);
+    this.queue.push({ id, key: invoiceKey ?? id });
     this.pump();
   }
 
@@ -73,13 +78,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         .getRepository(WebhookInboxEntry)
         .createQueryBuilder('e')
         .select('e.id', 'id')
+        .addSelect('e.gatewayId', 'gatewayId')
         .where('e.state = :state', { state: 'pending' })
         .andWhere('e.nextAttemptAt <= :now', { now: now.toISOString() })
         .andWhere(new Brackets((w) => w.where('e.lockedUntil IS NULL').orWhere('e.lockedUntil <= :now')))
-        .orderBy('e.nextAttemptAt', 'ASC')
+        .orderBy('e.receivedAt', 'ASC')
         .limit(this.options.inbox.batchSize)
-        .getRawMany<{ id: string }>();
-      for (const { id } of due) this.kick(id);
+        .getRawMany<{ id: string; gatewayId: string | null }>();
+      for (const { id, gatewayId } of due) this.kick(id, gatewayId);
       return due.length;
     } catch (err) {
       this.logger.warn(`polling the webhook inbox failed: ${message(err)}`);
@@ -97,48 +103,34 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   private pump(): void {
     while (!this.stopped && this.active < CONCURRENCY && this.queue.length > 0) {
-      const id = this.queue.shift() as string;
+      const { id, key } = this.queue.shift() as { id: string; key: string };
       this.queued.delete(id);
       this.active++;
-      const run = this.process(id)
+      // Behind the invoice's previous entry; the head of every chain holds a slot, so the chains always move.
+      const previous = this.chains.get(key) ?? Promise.resolve();
+      const run = previous
+        .then(() => this.process(id))
         .catch((err: unknown) => this.logger.error(`webhook inbox entry ${id}: ${message(err)}`))
         .finally(() => {
           this.active--;
           this.running.delete(run);
+          if (this.chains.get(key) === run) this.chains.delete(key);
           this.pump();
         });
+      this.chains.set(key, run);
       this.running.add(run);
     }
   }
 
   private async process(id: string): Promise<void> {
-    const now = new Date();
-    const lease = new Date(now.getTime() + this.options.inbox.leaseMs);
-    const claimed = await runInTransaction(this.dataSource, (em) =>
-      em
-        .getRepository(WebhookInboxEntry)
-        .createQueryBuilder()
-        .update()
-        .set({ lockedUntil: lease, attempts: () => 'attempts + 1' })
-        .where('id = :id AND state = :state', { id, state: 'pending' })
-        .andWhere(new Brackets((w) => w.where('locked_until IS NULL').orWhere('locked_until <= :now')))
-        .andWhere('next_attempt_at <= :now', { now: now.toISOString() })
-        .execute(),
-    );
-    if (!claimed.affected) return;
-    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id });
-
-    let invoice: Invoice;
+    const entry = await this.claim(id, true);
+    if (!entry) return;
+    const invoice = await this.invoiceOf(entry);
+    if (!invoice) return;
     try {
-      invoice = normalizeInvoice(JSON.parse(entry.payload), 'webhook');
-    } catch (err) {
-      return this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
-    }
-    let record: InvoiceRecord | null;
-    try {
-      record = await this.findRecord(invoice);
+      const record = await this.findRecord(invoice);
       if (!record) {
-        const waited = now.getTime() - entry.receivedAt.getTime();
+        const waited = Date.now() - entry.receivedAt.getTime();
         if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
           return this.deadLetter(
             entry,
@@ -148,26 +140,83 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         }
         return this.retryLater(entry, `no invoice record yet for invoice ${invoice.id}`);
       }
-      const result = await this.statuses.applyReport({
-        recordId: record.id,
-        code: invoice.status.code,
-        text: invoice.status.text,
-        source: 'webhook',
-        invoice,
-      });
-      await this.finish(entry, {
-        state: 'processed',
-        outcome: clip(result.applied ? 'applied' : (result.reason ?? 'not applied'), 255),
-        invoiceRecordId: record.id,
-        lastError: null,
-        processedAt: new Date(),
-      });
+      // Deliveries of this invoice that arrived earlier and still wait (it was unknown then) go first, so once the
+      // record exists the reports are applied in the order they came.
+      await this.applyEarlier(entry, record);
+      await this.apply(entry, invoice, record);
     } catch (err) {
       if (entry.attempts >= this.options.inbox.maxAttempts) {
         return this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
       }
       return this.retryLater(entry, message(err));
     }
+  }
+
+  /** Takes an entry for this processor (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
+  private async claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
+    const now = new Date().toISOString();
+    const lease = new Date(Date.now() + this.options.inbox.leaseMs);
+    const claimed = await runInTransaction(this.dataSource, (em) => {
+      const update = em
+        .getRepository(WebhookInboxEntry)
+        .createQueryBuilder()
+        .update()
+        .set({ lockedUntil: lease, attempts: () => 'attempts + 1' })
+        .where('id = :id AND state = :state', { id, state: 'pending' })
+        .andWhere(
+          new Brackets((w) => w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now })),
+        );
+      if (dueOnly) update.andWhere('next_attempt_at <= :now', { now });
+      return update.execute();
+    });
+    if (!claimed.affected) return null;
+    return this.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id });
+  }
+
+  /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
+  private async invoiceOf(entry: WebhookInboxEntry): Promise<Invoice | null> {
+    try {
+      return normalizeInvoice(JSON.parse(entry.payload), 'webhook');
+    } catch (err) {
+      await this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
+      return null;
+    }
+  }
+
+  private async applyEarlier(entry: WebhookInboxEntry, record: InvoiceRecord): Promise<void> {
+    if (!entry.gatewayId) return;
+    const earlier = await this.dataSource.getRepository(WebhookInboxEntry).find({
+      where: { gatewayId: entry.gatewayId, state: 'pending', receivedAt: LessThan(entry.receivedAt) },
+      order: { receivedAt: 'ASC' },
+    });
+    for (const waiting of earlier) {
+      const claimed = await this.claim(waiting.id, false);
+      if (!claimed) continue; // another processor has it
+      const invoice = await this.invoiceOf(claimed);
+      if (!invoice) continue;
+      try {
+        await this.apply(claimed, invoice, record);
+      } catch (err) {
+        await this.retryLater(claimed, message(err));
+      }
+    }
+  }
+
+  private async apply(entry: WebhookInboxEntry, invoice: Invoice, record: InvoiceRecord): Promise<void> {
+    const result = await this.statuses.applyReport({
+      recordId: record.id,
+      code: invoice.status.code,
+      text: invoice.status.text,
+      source: 'webhook',
+      invoice,
+    });
+    await this.finish(entry, {
+      state: 'processed',
+      outcome: clip(result.applied ? 'applied' : (result.reason ?? 'not applied'), 255),
+      invoiceRecordId: record.id,
+      lastError: null,
+      processedAt: new Date(),
+    });
   }
 
   /** The record of the service's invoice: by invoice number, else by the referrer we sent (see the class notes). */

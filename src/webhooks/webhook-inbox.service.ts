@@ -16,6 +16,8 @@ export interface StoredDelivery {
   state: WebhookInboxState;
   /** Why the entry is dead (unreadable payload); `null` otherwise. */
   problem: string | null;
+  /** The service's invoice number, when readable. */
+  gatewayId: string | null;
 }
 
 const NO_INVOICE =
@@ -78,6 +80,7 @@ export class WebhookInboxService {
         duplicate: true,
         state: existing.state,
         problem: existing.state === 'dead' ? existing.lastError : null,
+        gatewayId: existing.gatewayId,
       };
     }
     if (state === 'dead') {
@@ -90,7 +93,7 @@ export class WebhookInboxService {
       };
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     }
-    return { id: entry.id, duplicate: false, state, problem };
+    return { id: entry.id, duplicate: false, state, problem, gatewayId: entry.gatewayId };
   }
 }
 

@@ -79,7 +79,7 @@ abstract class WebhooksControllerBase {
     const stored = await this.inbox.store(readDelivery(body), body, auth.webhookId);
     if (stored.state === 'dead')
       throw new UnprocessableEntityException(stored.problem ?? 'unreadable delivery');
-    if (stored.state === 'pending') this.processor.kick(stored.id);
+    if (stored.state === 'pending') this.processor.kick(stored.id, stored.gatewayId);
     return { received: true, id: stored.id, duplicate: stored.duplicate, state: stored.state };
   }
 }

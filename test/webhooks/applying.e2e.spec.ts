@@ -1,3 +1,4 @@
+import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
@@ -70,6 +71,35 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     expect(app.busChanges.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code)).toEqual([
       1, 5,
     ]);
+  });
+
+  it('applies every step of deliveries that arrive in order (card: 1 → 2 → 5, five invoices at once)', async () => {
+    const recs = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const card = sandbox.controls.createCardToken({
+          number: '4111111111111111',
+          holder: 'MARIA SILVA',
+          expiry: '12/30',
+        });
+        const referrer = `ref-${Math.random().toString(36).slice(2)}`;
+        const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: null, referrer, method: 'card' });
+        await app.gateway.createInvoice({
+          client: { name: 'Maria Silva', document: generateCpf(), email: 'maria@example.com' },
+          payment: {
+            method: 'card',
+            physical: false,
+            id: referrer,
+            referrer,
+            webhook: app.webhookUrl,
+            products: [{ id: 'sku-1', title: 'Mug', quantity: 1, discountCents: 0, unitAmountCents: 5000 }],
+            card: { token: card.token, valid: '12/30', holderName: 'MARIA SILVA' },
+          },
+        });
+        return rec;
+      }),
+    );
+    for (const rec of recs) await settled(rec.id, 5);
+    for (const rec of recs) expect(codesTold(rec.id)).toEqual([1, 2, 5]);
   });
 
   it('applies a duplicated delivery once (sandbox duplicate fault)', async () => {

@@ -80,6 +80,67 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
     await db.destroy();
   });
 
+  it('applies every step of deliveries that arrive in order, one invoice after another in parallel', async () => {
+    const life = [1, 15, 2, 3, 4, 5, 7, 8, 10, 9];
+    const recs = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` }),
+      ),
+    );
+    // Like the service: one delivery at a time per invoice, the next sent once the previous was answered.
+    await Promise.all(
+      recs.map(async (rec) => {
+        for (const code of life)
+          expect((await send(ctx, delivery(ctx, rec.gatewayId!, code))).status).toBe(200);
+      }),
+    );
+    await ctx.app.settle();
+    for (const rec of recs) {
+      expect(
+        ctx.app.port.changes.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code),
+      ).toEqual(life);
+    }
+  });
+
+  it('applies a delivery that waited for its invoice before a later one that found it known', async () => {
+    // A long backoff: the waiting delivery is not retried on its own during the test.
+    const slow = await startWebhookApp(db, sandbox, {
+      path: 'slow/hook',
+      inbox: { retryBaseDelayMs: 60_000 },
+    });
+    try {
+      const gatewayId = `gw-${randomUUID()}`;
+      const post = (code: number) =>
+        postDelivery(slow.url, '/slow/hook', delivery(ctx, gatewayId, code), [
+          'default',
+          tokenLine('', ctx.token),
+        ]);
+      const processing = await post(2); // the webhook wins the race against the checkout's commit
+      expect(processing.status).toBe(200);
+      await slow.settle();
+      const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+      expect(await inbox.findOneByOrFail({ id: processing.body.id })).toMatchObject({
+        state: 'pending',
+        attempts: 1,
+      });
+
+      const rec = await insertInvoiceRecord(db.dataSource, { gatewayId });
+      expect((await post(5)).status).toBe(200);
+      await slow.settle();
+      // Both applied, in the order they arrived (whichever app instance of the test processed them).
+      const history = await db.dataSource
+        .getRepository(InvoiceStatusHistory)
+        .find({ where: { invoiceRecordId: rec.id }, order: { createdAt: 'ASC' } });
+      expect(history.map((h) => [h.toCode, h.applied])).toEqual([
+        [2, true],
+        [5, true],
+      ]);
+      expect((await inbox.findOneByOrFail({ id: processing.body.id })).state).toBe('processed');
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('property: any shuffled order of a legal sequence ends in the furthest legal state, told in order', async () => {
     await fc.assert(
       fc.asyncProperty(
