@@ -1,5 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards, UsePipes } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  UseFilters,
+  UseGuards,
+  UsePipes,
+} from '@nestjs/common';
 import { AdminKeyGuard } from './admin-key.guard';
+import { GatewayErrorsFilter } from './gateway-errors.filter';
 import { RefundOrderDto, ShipOrderDto } from './order.dto';
 import { OrderPaymentsService } from './order-payments.service';
 import { OrdersService } from './orders.service';
@@ -10,6 +21,7 @@ import { OrderView, toOrderView } from './views';
 @Controller('admin/orders')
 @UseGuards(AdminKeyGuard)
 @UsePipes(strictValidation)
+@UseFilters(GatewayErrorsFilter)
 export class AdminOrdersController {
   constructor(
     private readonly orders: OrdersService,

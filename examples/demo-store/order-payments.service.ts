@@ -1,9 +1,11 @@
-import { ConflictException, Injectable } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
 import {
   CheckoutOrder,
   InvoicePaymentProvider,
   InvoicePaymentSessionData,
   OpenInvoiceConflictError,
+  OrderNotPaidError,
+  ShipmentValidationError,
   statusRow,
   TrackingService,
 } from '../../src/index';
@@ -11,6 +13,13 @@ import type { PayOrderDto, RefundOrderDto, ShipOrderDto } from './order.dto';
 import type { DemoOrder } from './order.entity';
 import { applyPaymentStatus } from './order-payment.adapter';
 import { OrdersService } from './orders.service';
+
+/** The module's shipment fields → the ship body's. */
+const SHIPMENT_FIELDS: Record<string, string> = {
+  trackingCode: 'tracking_code',
+  carrier: 'carrier',
+  trackingUrl: 'tracking_url',
+};
 
 const PAID: readonly DemoOrder['paymentStatus'][] = ['authorized', 'captured', 'partially_refunded'];
 
@@ -78,12 +87,22 @@ export class OrderPaymentsService {
     if (!PAID.includes(order.paymentStatus)) {
       throw new ConflictException(`order ${id} cannot ship: its payment is ${order.paymentStatus}`);
     }
-    await this.tracking.recordShipment({
-      orderId: id,
-      trackingCode: dto.tracking_code,
-      carrier: dto.carrier,
-      trackingUrl: dto.tracking_url,
-    });
+    try {
+      await this.tracking.recordShipment({
+        orderId: id,
+        trackingCode: dto.tracking_code,
+        carrier: dto.carrier,
+        trackingUrl: dto.tracking_url,
+      });
+    } catch (err) {
+      // The module's own checks, in the store API's words: 400 naming the body field, 409 for an unpaid order.
+      if (err instanceof ShipmentValidationError) {
+        const field = SHIPMENT_FIELDS[err.field] ?? err.field;
+        throw new BadRequestException(`${field} ${err.message.slice(err.field.length + 2)}`);
+      }
+      if (err instanceof OrderNotPaidError) throw new ConflictException(err.message);
+      throw err;
+    }
     return this.orders.mutate(id, (o) => {
       o.trackingCode = dto.tracking_code.trim();
       o.carrier = dto.carrier ?? null;

@@ -152,7 +152,7 @@ export class ShipOrderDto {
 
   @IsOptional()
   @IsString()
-  @Length(1, 128)
+  @Length(1, 64)
   carrier?: string;
 
   @IsOptional()

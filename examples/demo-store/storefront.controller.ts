@@ -1,4 +1,16 @@
-import { Body, Controller, Get, HttpCode, Ip, Param, Post, UsePipes, ValidationPipe } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Ip,
+  Param,
+  Post,
+  UseFilters,
+  UsePipes,
+  ValidationPipe,
+} from '@nestjs/common';
+import { GatewayErrorsFilter } from './gateway-errors.filter';
 import { CATALOG, CatalogProduct } from './catalog';
 import { CreateOrderDto, PayOrderDto } from './order.dto';
 import { OrderPaymentsService } from './order-payments.service';
@@ -15,6 +27,7 @@ export const strictValidation = new ValidationPipe({
 /** What a storefront calls: the catalog, placing an order, paying it, looking at it. */
 @Controller('store')
 @UsePipes(strictValidation)
+@UseFilters(GatewayErrorsFilter)
 export class StorefrontController {
   constructor(
     private readonly orders: OrdersService,

@@ -243,6 +243,31 @@ describeEachDatabase('demo store API', (kind) => {
     expect(tooMuch.status).toBe(400);
     expect(tooMuch.body.message).toMatch(/amount/);
 
+    // The module's own shipment checks answer 400 naming the body field; nothing is marked shipped.
+    const control = await call(
+      'POST',
+      `/admin/orders/${order.id}/ship`,
+      { tracking_code: 'QB123456785BR', carrier: 'Correios\u0007' },
+      true,
+    );
+    expect(control.status).toBe(400);
+    expect(control.body.message).toBe('carrier must not contain control characters');
+    expect(
+      ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).fulfillment_status,
+    ).toBe('not_fulfilled');
+
+    // The service fails: the store answers 502 with the client's (secret-free) message and changes nothing.
+    demo.sandbox!.controls.addFault({ method: 'PUT', path: '/invoices', status: 503, times: 1 });
+    const down = await call('POST', `/admin/orders/${order.id}/refund`, { amount: 1000 }, true);
+    expect(down.status).toBe(502);
+    expect(down.body).toMatchObject({
+      error: 'payment_service_unavailable',
+      message: expect.stringMatching(/^refundInvoice/),
+    });
+    expect(
+      ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).refunded_total,
+    ).toBe(0);
+
     const part = await call('POST', `/admin/orders/${order.id}/refund`, { amount: 1000 }, true);
     expect(part.status).toBe(200);
     expect(part.body.refunded_total).toBe(1000);
