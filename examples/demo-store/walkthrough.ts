@@ -45,16 +45,11 @@ export async function runWalkthrough(options: WalkthroughOptions): Promise<Walkt
   await run.story('pix', 'PIX order: physical items shipped to São Paulo', (s) => pixStory(run, s));
   await run.story('card', 'Card order: paid, then refunded', (s) => cardStory(run, s));
   await run.story('billet', 'Bank-slip order: issued, then canceled', (s) => billetStory(run, s));
-  const ok = run.steps.every((step) => step.ok);
+  const failed = run.steps.filter((step) => !step.ok).map((step) => step.name);
+  const ok = failed.length === 0;
   run.timeline.line();
   if (ok) run.timeline.ok(`Walkthrough complete: ${run.steps.length} steps passed.`);
-  else
-    run.timeline.fail(
-      `Walkthrough failed: ${run.steps
-        .filter((s) => !s.ok)
-        .map((s) => s.name)
-        .join(', ')}`,
-    );
+  else run.timeline.fail(`Walkthrough failed: ${failed.join(', ')}`);
   return { ok, steps: run.steps, orders: run.orders, trackingAtService: run.trackingAtService };
 }
 
