@@ -13,8 +13,9 @@ import { insertInvoiceRecord } from './fixtures';
 const entities = [InvoiceRecord, InvoiceStatusHistory];
 
 class RecordingPort implements OrderPaymentPort {
-  changes: PaymentStatusChange[] = [];
   down = false;
+  /** `changes` may be one list shared by several instances' ports: it then holds their real order of delivery. */
+  constructor(readonly changes: PaymentStatusChange[] = []) {}
   async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
     if (this.down) throw new Error('host database is down');
     this.changes.push(change);
@@ -29,13 +30,13 @@ interface Harness {
   alerts: InvoicePaymentsAlert[];
 }
 
-function harness(ds: DataSource, withPort = true): Harness {
+function harness(ds: DataSource, withPort = true, shared?: PaymentStatusChange[]): Harness {
   const events = new EventEmitter2();
   const busChanges: PaymentStatusChange[] = [];
   const alerts: InvoicePaymentsAlert[] = [];
   events.on(InvoicePaymentsEvents.StatusChanged, (c: PaymentStatusChange) => busChanges.push(c));
   events.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
-  const port = new RecordingPort();
+  const port = new RecordingPort(shared);
   const dispatcher = new StatusChangeDispatcher(ds, events, withPort ? port : null, {
     pollIntervalMs: 0,
     retryBaseDelayMs: 20,
@@ -354,8 +355,10 @@ describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL da
   });
 
   it('applies concurrent reports from both once each, ends at the furthest state, notifies each change once', async () => {
-    const a = harness(db.dataSource);
-    const b = harness(second);
+    // Both instances' ports write to one list, so it holds the real order of delivery across them.
+    const delivered: PaymentStatusChange[] = [];
+    const a = harness(db.dataSource, true, delivered);
+    const b = harness(second, true, delivered);
     const records = await Promise.all(Array.from({ length: 20 }, () => insertInvoiceRecord(db.dataSource)));
     const life = [1, 2, 4, 5, 8, 9];
     const reports = records.flatMap((r) =>
@@ -375,7 +378,6 @@ describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL da
     });
 
     const applied = results.filter((r) => r.applied).length;
-    const delivered = [...a.port.changes, ...b.port.changes];
     expect(delivered).toHaveLength(applied);
     expect(new Set(delivered.map((c) => `${c.invoiceRecordId}:${c.current.code}`)).size).toBe(applied);
     for (const rec of records) {
