@@ -50,6 +50,8 @@ export type * from './checkout/types';
 export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
 export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
 export { InvoicePaymentsEvents } from './core/events';
+export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
+export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
 export type { InvoicePaymentsAlert } from './core/events';
 export { STATUS_TABLE, statusRow } from './core/status-table';
 export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { statusRow } from '../core/status-table';
+import { WEBHOOK_VERIFIER, WebhookVerifier } from '../core/webhook-verifier.port';
 import { GatewayClient } from '../gateway/gateway.client';
-import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import { centsToDecimalString } from '../gateway/money';
 import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
@@ -51,7 +52,10 @@ export class InvoicePaymentProvider {
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
     private readonly config: CheckoutConfig,
+    private readonly moduleRef: ModuleRef,
   ) {}
+
+  private readonly logger = new Logger('InvoicePaymentProvider');
 
   /**
    * Creates the order's invoice, or returns the open one for the same method and amount: at most one open invoice
@@ -192,15 +196,20 @@ export class InvoicePaymentProvider {
   /**
    * What a webhook delivery means for Medusa: the status table's session status → `authorized`, `captured` (paid,
    * status 5), `pending`, `requires_more`, `canceled`, `failed` (error); refunds, disputes, unknown codes and
-   * unknown invoices → `not_supported` (they reach the host through the port and the events instead).
+   * unknown invoices → `not_supported` (they reach the host through the port and the events instead). Pass the
+   * request's headers: a delivery whose `Webhook` token does not check out (§6) is `not_supported`, never acted on.
    */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
-    let invoice: Invoice;
-    try {
-      invoice = normalizeInvoice(payload?.data, 'getWebhookActionAndData');
-    } catch {
+    // A body alone proves nothing: anyone can post "status 5". Check the delivery exactly as the module's own
+    // webhook route does (both `Webhook` lines, merchant part, the service's validation) and fail closed.
+    const verifier = this.webhookVerifier();
+    if (!verifier) return { action: 'not_supported' };
+    const verified = await verifier.verify(payload?.headers, payload?.data);
+    if (!verified.ok) {
+      this.logger.warn(`webhook delivery not acted on: ${verified.reason}`);
       return { action: 'not_supported' };
     }
+    const invoice = verified.invoice;
     const record = await this.store.findByInvoice(invoice.id, invoice.referrer);
     const row = statusRow(invoice.status.code);
     if (!record || !row) return { action: 'not_supported' };
@@ -214,6 +223,16 @@ export class InvoicePaymentProvider {
     };
     const amount = invoice.amounts.paidCents ?? invoice.amounts.grossCents ?? record.amountCents;
     return { action: actions[row.session], data: { session_id: record.id, amount } };
+  }
+
+  /** The webhooks capability's verifier, looked up lazily: checkout does not import the webhooks capability. */
+  private webhookVerifier(): WebhookVerifier | null {
+    try {
+      return this.moduleRef.get<WebhookVerifier>(WEBHOOK_VERIFIER, { strict: false });
+    } catch {
+      this.logger.error('no webhook verifier registered: webhook deliveries are not acted on');
+      return null;
+    }
   }
 
   /** The record of a session, its creation settled first when it was left unknown. */

@@ -12,6 +12,7 @@ export type { WebhookAuthResult, WebhookHeaderLines } from './webhook-token.serv
 export { WebhookInboxEntry } from './webhook-inbox.entity';
 export type { WebhookInboxState } from './webhook-inbox.entity';
 export { readDelivery, dedupeKeyOf } from './webhook-payload';
+export { WebhookDeliveryVerifier } from './webhook-verifier.service';
 export type { WebhookDelivery } from './webhook-payload';
 export {
   DEFAULT_WEBHOOK_BODY_LIMIT,

@@ -7,6 +7,8 @@ import { createWebhookBodyReader, installBeforeBodyParsers } from './webhook-bod
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { WebhookTokenService } from './webhook-token.service';
+import { WebhookDeliveryVerifier } from './webhook-verifier.service';
+import { WEBHOOK_VERIFIER } from '../core/webhook-verifier.port';
 import { createWebhooksController } from './webhooks.controller';
 import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
 
@@ -51,9 +53,11 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         ReconciliationService,
+        { provide: WEBHOOK_VERIFIER, useClass: WebhookDeliveryVerifier },
       ],
       exports: [
         WEBHOOKS_OPTIONS,
+        WEBHOOK_VERIFIER,
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,

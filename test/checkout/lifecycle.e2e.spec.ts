@@ -229,7 +229,7 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
     expect(sandbox.deliveries().length).toBe(before);
   });
 
-  it('getWebhookActionAndData maps a delivery body (A13) through the status table', async () => {
+  it('getWebhookActionAndData authenticates a delivery (§6) and maps its body (A13) through the status table', async () => {
     const { data } = await shop.provider.initiatePayment(checkout(makeOrder(), 'pix'));
     const delivery = () => ({
       event: 'invoice.update',
@@ -238,11 +238,14 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
       sent_at: '2026-11-21 10:00:00',
       invoice: structuredClone(sandbox.controls.renderInvoice(data.gatewayId!)!),
     });
-    const action = (body: object) =>
+    // The headers a real delivery from the account's default webhook carries (§6: id line, token line).
+    const hook = sandbox.controls.webhooks().find((w) => w.id === 'default')!;
+    const genuine = { webhook: ['default', Buffer.from(`:${hook.token}`).toString('base64')] };
+    const action = (body: object, headers: Record<string, unknown> = genuine) =>
       shop.provider.getWebhookActionAndData({
         data: body as Record<string, unknown>,
         rawData: '',
-        headers: {},
+        headers,
       });
 
     expect(await action(delivery())).toEqual({
@@ -273,6 +276,18 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
     const unlisted = delivery();
     unlisted.invoice.status.code = 13;
     expect((await action(unlisted)).action).toBe('not_supported');
+
+    // A body alone is not a delivery: without the service's token, or with a forged one, nothing is acted on.
+    expect(await action(paid, {})).toEqual({ action: 'not_supported' });
+    const forged = { webhook: ['default', Buffer.from(':forged-service-token').toString('base64')] };
+    expect(await action(paid, forged)).toEqual({ action: 'not_supported' });
+    const tokenLineOnly = { webhook: [Buffer.from(`:${hook.token}`).toString('base64')] };
+    expect((await action(paid, tokenLineOnly)).action).toBe('captured');
+    // The event wrapper around the current shape reads like the bare delivery (the webhook route's reader).
+    expect(await action({ event: 'invoice.update', data: paid })).toEqual({
+      action: 'captured',
+      data: { session_id: data.invoiceRecordId, amount: 11990 },
+    });
     const stranger = delivery();
     stranger.invoice.id = 'not-ours';
     stranger.invoice.referrer = 'not-ours-1';
