@@ -1,3 +1,4 @@
+import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
 import type { CheckoutAddress, CheckoutOrder } from './types';
 
@@ -121,13 +122,4 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     unknownOutcomeRecheckMs: options.unknownOutcomeRecheckMs ?? 2_000,
     now: options.now ?? (() => new Date()),
   };
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }

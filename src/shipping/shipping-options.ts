@@ -1,3 +1,4 @@
+import { isHttpUrl } from '../gateway/dto/validators';
 import {
   DEFAULT_SHIPMENT_EVENT,
   MAX_CARRIER_LENGTH,
@@ -89,15 +90,6 @@ function optionalText(field: string, value: unknown, max: number): string | null
   if (/[\u0000-\u001f\u007f]/.test(text))
     throw new ShipmentValidationError(field, 'must not contain control characters');
   return text;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
