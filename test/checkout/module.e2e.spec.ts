@@ -1,7 +1,4 @@
 import { Injectable, Module } from '@nestjs/common';
-import { EventEmitterModule } from '@nestjs/event-emitter';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   CheckoutValidationError,
   InvoicePaymentProvider,
@@ -15,6 +12,7 @@ import {
 } from '../../src/index';
 import { todayIn, addDays } from '../../src/checkout/calendar';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
+import { startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { checkout, makeOrder, openCheckoutDatabase, SANDBOX_TOKEN } from './support';
 
@@ -58,32 +56,9 @@ describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
     await db?.destroy();
   });
 
-  const typeorm = () =>
-    TypeOrmModule.forRootAsync({
-      useFactory: () => ({ ...db.options }),
-      dataSourceFactory: async () => db.dataSource,
-    });
   const gateway = () => ({ baseUrl: sandbox.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' as const });
 
-  async function compile(imports: unknown[]) {
-    const moduleRef = await Test.createTestingModule({
-      imports: [typeorm(), EventEmitterModule.forRoot(), ...(imports as [])],
-    }).compile();
-    const app = moduleRef.createNestApplication({ logger: false });
-    await app.init();
-    return {
-      app,
-      async close() {
-        const destroy = db.dataSource.destroy.bind(db.dataSource);
-        db.dataSource.destroy = async () => undefined;
-        try {
-          await app.close();
-        } finally {
-          db.dataSource.destroy = destroy;
-        }
-      },
-    };
-  }
+  const compile = (imports: unknown[]) => startHostApp(db, imports as [], { logger: false });
 
   it('forRootAsync: options from an injected config, an order port with the host’s own dependencies', async () => {
     @Module({ providers: [{ provide: CONFIG, useValue: { url: sandbox.url } }], exports: [CONFIG] })

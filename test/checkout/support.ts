@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { INestApplication } from '@nestjs/common';
-import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
   CheckoutOptions,
   CheckoutOrder,
@@ -17,15 +15,14 @@ import {
   InvoicePaymentsModule,
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
-  OrderPaymentPort,
   PaymentMethod,
-  PaymentStatusChange,
   StatusChangeDispatcher,
 } from '../../src/index';
 import type { SandboxServer } from '../../src/sandbox';
+import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
-export const SANDBOX_TOKEN = 'sandbox-token';
+export { RecordingOrderPort, SANDBOX_TOKEN, waitFor } from '../support/app';
 
 /** A database with every table of the module, made by its migrations. */
 export function openCheckoutDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
@@ -34,14 +31,6 @@ export function openCheckoutDatabase(kind: DatabaseKind, poolSize?: number): Pro
     migrations: INVOICE_PAYMENTS_MIGRATIONS,
     ...(poolSize ? { poolSize } : {}),
   });
-}
-
-/** The host's order port as a test sees it. */
-export class RecordingOrderPort implements OrderPaymentPort {
-  readonly changes: PaymentStatusChange[] = [];
-  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
-    this.changes.push(change);
-  }
 }
 
 export interface CheckoutApp {
@@ -69,29 +58,20 @@ export async function startCheckoutApp(
   checkout: CheckoutOptions = {},
   gateway: { timeouts?: { createMs?: number; readMs?: number } } = {},
 ): Promise<CheckoutApp> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      TypeOrmModule.forRootAsync({
-        useFactory: () => ({ ...db.options }),
-        dataSourceFactory: async () => db.dataSource,
-      }),
-      EventEmitterModule.forRoot(),
-      InvoicePaymentsModule.forRoot({
-        gateway: {
-          baseUrl: sandbox.url,
-          accessToken: SANDBOX_TOKEN,
-          mode: 'sandbox',
-          retry: { maxAttempts: 1 },
-          ...gateway,
-        },
-        checkout: { unknownOutcomeRecheckMs: 300, ...checkout },
-        notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
-        orderPort: RecordingOrderPort,
-      }),
-    ],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: ['error'] });
-  await app.init();
+  const { app, close } = await startHostApp(db, [
+    InvoicePaymentsModule.forRoot({
+      gateway: {
+        baseUrl: sandbox.url,
+        accessToken: SANDBOX_TOKEN,
+        mode: 'sandbox',
+        retry: { maxAttempts: 1 },
+        ...gateway,
+      },
+      checkout: { unknownOutcomeRecheckMs: 300, ...checkout },
+      notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
+      orderPort: RecordingOrderPort,
+    }),
+  ]);
   const alerts: InvoicePaymentsAlert[] = [];
   app.get(EventEmitter2).on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
   const client = app.get(GatewayClient);
@@ -105,16 +85,7 @@ export async function startCheckoutApp(
       db.dataSource.getRepository(InvoiceRecord).find({ where: { orderId }, order: { attempt: 'ASC' } }),
     invoicesAtService: async (orderId) => (await client.listInvoices({ paymentId: orderId })).total,
     notified: () => app.get(StatusChangeDispatcher).drain(),
-    async close() {
-      // The test owns the DataSource: keep it open for the next app and for assertions.
-      const destroy = db.dataSource.destroy.bind(db.dataSource);
-      db.dataSource.destroy = async () => undefined;
-      try {
-        await app.close();
-      } finally {
-        db.dataSource.destroy = destroy;
-      }
-    },
+    close,
   };
 }
 
@@ -177,16 +148,4 @@ export function checkout(
       ...(installments ? { installments } : {}),
     },
   };
-}
-
-export async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 10_000,
-  what = 'condition',
-) {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

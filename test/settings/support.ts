@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { Global, INestApplication, LoggerService, Module, Type } from '@nestjs/common';
-import { EventEmitterModule } from '@nestjs/event-emitter';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import {
   CheckoutOptions,
@@ -16,6 +12,7 @@ import {
   type InvoicePaymentsAdminOptions,
 } from '../../src/index';
 import type { SandboxServer } from '../../src/sandbox';
+import { startHostApp } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
 /** The admin key the test apps accept. */
@@ -75,14 +72,9 @@ export async function startAdminApp(
   @Module({ providers: hostProviders, exports: hostProviders })
   class HostModule {}
 
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      HostModule,
-      TypeOrmModule.forRootAsync({
-        useFactory: () => ({ ...db.options }),
-        dataSourceFactory: async () => db.dataSource,
-      }),
-      EventEmitterModule.forRoot(),
+  const { app, url, close } = await startHostApp(
+    db,
+    [
       InvoicePaymentsModule.forRoot({
         gateway: {
           baseUrl: sandbox.url,
@@ -99,11 +91,8 @@ export async function startAdminApp(
         admin: { adminKey: ADMIN_KEY, settingsCacheTtlMs: 60_000, ...options.admin },
       }),
     ],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: options.logger ?? ['error'] });
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+    { hostImports: [HostModule], logger: options.logger, listen: true },
+  );
   return {
     app,
     url,
@@ -112,16 +101,7 @@ export async function startAdminApp(
     provider: app.get(InvoicePaymentProvider),
     settings: app.get(InvoicePaymentsSettingsService),
     gateway: app.get(GatewayClient),
-    async close() {
-      // The test owns the DataSource: keep it open for the next app and for assertions.
-      const destroy = db.dataSource.destroy.bind(db.dataSource);
-      db.dataSource.destroy = async () => undefined;
-      try {
-        await app.close();
-      } finally {
-        db.dataSource.destroy = destroy;
-      }
-    },
+    close,
   };
 }
 

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { INestApplication } from '@nestjs/common';
-import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
   InvoicePaymentProvider,
   InvoicePaymentsEvents,
@@ -20,6 +17,7 @@ import {
 } from '../../src/index';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { HostApp, startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { CapturingLogger, TOKEN, waitFor } from './support';
 
@@ -27,6 +25,7 @@ import { CapturingLogger, TOKEN, waitFor } from './support';
 describeEachDatabase('shipping in the root module', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
+  let host: HostApp;
   let app: INestApplication;
   const logger = new CapturingLogger();
   const posted: TrackingPostedEvent[] = [];
@@ -34,13 +33,9 @@ describeEachDatabase('shipping in the root module', (kind) => {
   beforeAll(async () => {
     db = await openCheckoutDatabase(kind);
     sandbox = await startSandbox({ tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }] });
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...db.options }),
-          dataSourceFactory: async () => db.dataSource,
-        }),
-        EventEmitterModule.forRoot(),
+    host = await startHostApp(
+      db,
+      [
         InvoicePaymentsModule.forRoot({
           gateway: { baseUrl: sandbox.url, accessToken: TOKEN, mode: 'sandbox' },
           webhooks: { inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
@@ -51,25 +46,19 @@ describeEachDatabase('shipping in the root module', (kind) => {
           orderPort: RecordingOrderPort,
         }),
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger });
-    await app.listen(0, '127.0.0.1');
-    const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      { logger, listen: true },
+    );
+    app = host.app;
     await app
       .get(InvoicePaymentsSettingsService)
-      .update({ publicWebhookUrl: `${url}/webhooks/invoice-payments` });
+      .update({ publicWebhookUrl: `${host.url}/webhooks/invoice-payments` });
     app
       .get(EventEmitter2)
       .on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
   });
   afterAll(async () => {
-    if (app) {
-      // The test owns the DataSource: keep it open for the assertions' cleanup below.
-      const destroy = db.dataSource.destroy.bind(db.dataSource);
-      db.dataSource.destroy = async () => undefined;
-      await app.close();
-      db.dataSource.destroy = destroy;
-    }
+    // The test owns the DataSource: keep it open for the assertions' cleanup below.
+    await host?.close();
     await sandbox?.close();
     await db?.destroy();
   });

@@ -19,6 +19,7 @@ import { TrackingService } from '../../src/shipping/tracking.service';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
 import type { ShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
+import { waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
 /** A distinctive bearer token: any trace of it in a log line is a leak. */
@@ -209,15 +210,11 @@ export async function startShippingApp(
   };
 }
 
-/** Polls `check` until it holds; a guard against hanging, not a speed assertion. */
-export async function waitFor(
+/** {@link pollUntil} as the shipping suites call it: what first, 15 s, polled every 10 ms. */
+export function waitFor(
   check: () => boolean | Promise<boolean>,
   what: string,
   timeoutMs = 15_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  return pollUntil(check, timeoutMs, what, 10);
 }

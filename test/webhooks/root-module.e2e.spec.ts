@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { INestApplication } from '@nestjs/common';
-import { EventEmitterModule } from '@nestjs/event-emitter';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   InvoicePaymentProvider,
   InvoicePaymentsModule,
@@ -16,6 +12,7 @@ import {
 } from '../../src/index';
 import { startSandbox, type SandboxServer, type DeliveryLogEntry } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { HostApp, startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { postDelivery, SANDBOX_TOKEN, tokenLine, waitFor } from './support';
 
@@ -23,6 +20,7 @@ import { postDelivery, SANDBOX_TOKEN, tokenLine, waitFor } from './support';
 describeEachDatabase('webhooks in the root module', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
+  let host: HostApp;
   let app: INestApplication;
   let url: string;
   let provider: InvoicePaymentProvider;
@@ -31,13 +29,9 @@ describeEachDatabase('webhooks in the root module', (kind) => {
   beforeAll(async () => {
     db = await openCheckoutDatabase(kind);
     sandbox = await startSandbox({ autoProcessCards: false });
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...db.options }),
-          dataSourceFactory: async () => db.dataSource,
-        }),
-        EventEmitterModule.forRoot(),
+    host = await startHostApp(
+      db,
+      [
         InvoicePaymentsModule.forRoot({
           gateway: {
             baseUrl: sandbox.url,
@@ -51,10 +45,10 @@ describeEachDatabase('webhooks in the root module', (kind) => {
           orderPort: RecordingOrderPort,
         }),
       ],
-    }).compile();
-    app = moduleRef.createNestApplication({ logger: ['error'] });
-    await app.listen(0, '127.0.0.1');
-    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      { listen: true },
+    );
+    app = host.app;
+    url = host.url;
     // The store owner sets the public webhook URL in the admin settings; the checkout sends it as payment.webhook.
     await app
       .get(InvoicePaymentsSettingsService)
@@ -63,10 +57,7 @@ describeEachDatabase('webhooks in the root module', (kind) => {
     port = app.get<RecordingOrderPort>(ORDER_PAYMENT_PORT);
   });
   afterAll(async () => {
-    const destroy = db.dataSource.destroy.bind(db.dataSource);
-    db.dataSource.destroy = async () => undefined;
-    await app.close();
-    db.dataSource.destroy = destroy;
+    await host.close();
     await sandbox.close();
     await db.destroy();
   });

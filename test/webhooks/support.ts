@@ -1,17 +1,14 @@
 import request from 'supertest';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { Global, INestApplication, Module } from '@nestjs/common';
-import { EventEmitterModule, EventEmitter2 } from '@nestjs/event-emitter';
-import { Test } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
+import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/order-payment.port';
 import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS, GatewayClient } from '../../src/gateway';
 import type { Invoice } from '../../src/gateway/types';
@@ -22,9 +19,10 @@ import type { WebhooksOptions } from '../../src/webhooks/types';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
+import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
-export const SANDBOX_TOKEN = 'sandbox-token';
+export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 
 /** A database with the module's invoice tables and the webhook inbox, created by their migrations. */
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
@@ -33,16 +31,6 @@ export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Pro
     migrations: [InvoicePaymentsInit1763700000000, WebhookInbox1763700001000],
     ...(poolSize ? { poolSize } : {}),
   });
-}
-
-/** The host's order port as a test sees it: every change it was told, and a switch to make it fail. */
-export class RecordingOrderPort implements OrderPaymentPort {
-  readonly changes: PaymentStatusChange[] = [];
-  down = false;
-  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
-    if (this.down) throw new Error('host unavailable');
-    this.changes.push(change);
-  }
 }
 
 export interface WebhookApp {
@@ -98,13 +86,9 @@ export async function startWebhookApp(
   })
   class TestHostModule {}
 
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      TypeOrmModule.forRootAsync({
-        useFactory: () => ({ ...db.options }),
-        dataSourceFactory: async () => db.dataSource,
-      }),
-      EventEmitterModule.forRoot(),
+  const { app, url, close } = await startHostApp(
+    db,
+    [
       TestHostModule,
       InvoiceStatusModule,
       WebhooksModule.forRoot({
@@ -112,12 +96,8 @@ export async function startWebhookApp(
         ...webhooks,
       }),
     ],
-  }).compile();
-  const app = moduleRef.createNestApplication({ logger: ['error', 'warn'] });
-  configure?.(app);
-  await app.listen(0, '127.0.0.1');
-  const { port: httpPort } = app.getHttpServer().address() as AddressInfo;
-  const url = `http://127.0.0.1:${httpPort}`;
+    { logger: ['error', 'warn'], listen: true, configure },
+  );
   const path = (webhooks.path ?? 'webhooks/invoice-payments').replace(/^\/+/, '');
 
   const events = app.get(EventEmitter2);
@@ -143,16 +123,7 @@ export async function startWebhookApp(
       await processor.drain();
       await dispatcher.drain();
     },
-    async close() {
-      // The test owns the DataSource: keep it open for the next app and for assertions.
-      const destroy = db.dataSource.destroy.bind(db.dataSource);
-      db.dataSource.destroy = async () => undefined;
-      try {
-        await app.close();
-      } finally {
-        db.dataSource.destroy = destroy;
-      }
-    },
+    close,
   };
 }
 
@@ -181,16 +152,9 @@ export function tokenLine(merchant: string, service: string): string {
   return Buffer.from(`${merchant}:${service}`).toString('base64');
 }
 
-export async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 15_000,
-  what = 'condition',
-) {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** {@link pollUntil} with the webhook suites' longer default (deliveries go through the sandbox and the inbox). */
+export function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition') {
+  return pollUntil(check, timeoutMs, what);
 }
 
 /**
