@@ -51,6 +51,7 @@ export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
 export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
 export { InvoicePaymentsEvents } from './core/events';
 export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
+export { GATEWAY_ERROR_HTTP_STATUS } from './core/http-status';
 export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
 export type { InvoicePaymentsAlert } from './core/events';
 export { STATUS_TABLE, statusRow } from './core/status-table';

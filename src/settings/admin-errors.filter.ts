@@ -1,6 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { CheckoutValidationError } from '../checkout/errors';
-import { GatewayError, isGatewayError } from '../gateway/errors';
+import { GATEWAY_ERROR_HTTP_STATUS } from '../core/http-status';
+import { isGatewayError } from '../gateway/errors';
 import { adminValidationError } from './validation';
 import { SecretBoxError } from './secret-box';
 import { SettingsConflictError } from './settings.service';
@@ -8,23 +9,6 @@ import { SettingsConflictError } from './settings.service';
 interface JsonResponse {
   status(code: number): { json(body: unknown): void };
 }
-
-/** HTTP status the admin API answers for each gateway failure. */
-const GATEWAY_STATUS: Record<GatewayError['kind'], number> = {
-  validation: HttpStatus.BAD_REQUEST,
-  not_found: HttpStatus.NOT_FOUND,
-  state_conflict: HttpStatus.CONFLICT,
-  mode: HttpStatus.CONFLICT,
-  // The store's own credential was refused by the service: the admin request was fine, the upstream was not.
-  authentication: HttpStatus.BAD_GATEWAY,
-  scope: HttpStatus.BAD_GATEWAY,
-  rate_limit: HttpStatus.SERVICE_UNAVAILABLE,
-  unavailable: HttpStatus.BAD_GATEWAY,
-  timeout: HttpStatus.GATEWAY_TIMEOUT,
-  network: HttpStatus.BAD_GATEWAY,
-  outcome_unknown: HttpStatus.GATEWAY_TIMEOUT,
-  response: HttpStatus.BAD_GATEWAY,
-};
 
 /**
  * Turns what the admin operations throw into JSON answers. Gateway errors carry no secrets (the client scrubs them)
@@ -50,7 +34,7 @@ export class AdminErrorsFilter implements ExceptionFilter {
       return;
     }
     if (isGatewayError(error)) {
-      const statusCode = GATEWAY_STATUS[error.kind];
+      const statusCode = GATEWAY_ERROR_HTTP_STATUS[error.kind];
       const fields = 'fields' in error ? (error.fields as Record<string, string[]>) : undefined;
       response.status(statusCode).json({
         statusCode,
