@@ -1,0 +1,101 @@
+import { DynamicModule, forwardRef } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { LanguageCode, PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
+import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
+import { InvoicePaymentsModule } from '../invoice-payments.module';
+import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
+import { OrderEventsSubscriber } from './order-events.subscriber';
+import { VendureOrderPaymentPort } from './order-payment.port';
+import { invoicePaymentMethodHandler } from './payment-method.handler';
+import { shopApiSchema } from './shop-api.schema';
+import { InvoicePaymentShopResolver } from './shop-api.resolver';
+import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './types';
+
+/**
+ * PIX, bank slip and credit card payments for a Vendure 3 store, through the invoicing and payment service.
+ *
+ * Registers the payment method handler `invoice-payments` (create a payment method with it in the admin), the
+ * module's entities and migrations, the Shop API mutation `startInvoicePayment`, the module's webhook route
+ * (`POST /webhooks/invoice-payments` by default) and the order port that turns the service's reports into the
+ * order's Payment. Shipped fulfillments post their tracking code; canceled orders cancel their open invoice;
+ * `refundOrder` refunds through the service. See `docs/vendure.md`.
+ *
+ * @example
+ * plugins: [
+ *   InvoicePaymentsPlugin.init({
+ *     gateway: { baseUrl: 'https://api.example.com', accessToken: process.env.PAYMENTS_TOKEN!, mode: 'production' },
+ *     checkout: { publicWebhookUrl: 'https://shop.example/webhooks/invoice-payments' },
+ *   }),
+ * ]
+ */
+@VendurePlugin({
+  imports: [PluginCommonModule, forwardRef(() => InvoicePaymentsPlugin.moduleImport())],
+  providers: [
+    { provide: VENDURE_PLUGIN_OPTIONS, useFactory: () => InvoicePaymentsPlugin.options },
+    OrderEventsSubscriber,
+  ],
+  exports: [VENDURE_PLUGIN_OPTIONS],
+  entities: () => [...INVOICE_PAYMENTS_ENTITIES],
+  shopApiExtensions: { schema: shopApiSchema, resolvers: [InvoicePaymentShopResolver] },
+  configuration: (config) => InvoicePaymentsPlugin.configure(config),
+  compatibility: '^3.0.0',
+})
+export class InvoicePaymentsPlugin {
+  static options: ResolvedPluginOptions;
+  private static imported: DynamicModule | undefined;
+
+  /** The plugin with its options; put the result in `VendureConfig.plugins`. */
+  static init(options: InvoicePaymentsPluginOptions): typeof InvoicePaymentsPlugin {
+    if (!options?.gateway) throw new Error('InvoicePaymentsPlugin: gateway is required (baseUrl, accessToken, mode)');
+    this.options = { ...options, documentField: options.documentField ?? DEFAULT_DOCUMENT_FIELD };
+    this.imported = undefined;
+    return InvoicePaymentsPlugin;
+  }
+
+  /**
+   * The module on Vendure's DataSource and services, made once the options are known: `init` runs after this
+   * class is decorated, so the import is a forward reference that Nest resolves at bootstrap. Global, so the
+   * plugin's GraphQL resolver (which Vendure hosts in a module of its own) reaches the payment provider.
+   */
+  static moduleImport(): DynamicModule {
+    if (!this.options) throw new Error('InvoicePaymentsPlugin: call InvoicePaymentsPlugin.init(options) first');
+    this.imported ??= {
+      module: InvoicePaymentsHostModule,
+      imports: [
+        EventEmitterModule.forRoot(),
+        InvoicePaymentsModule.forRoot({
+          ...this.options,
+          isGlobal: true,
+          orderPort: VendureOrderPaymentPort,
+          imports: [PluginCommonModule],
+        }),
+      ],
+      exports: [InvoicePaymentsModule],
+    };
+    return this.imported;
+  }
+
+  /** Vendure configuration: the payment handler, the module's migrations, the customer's CPF/CNPJ field. */
+  static configure(config: RuntimeVendureConfig): RuntimeVendureConfig {
+    config.paymentOptions.paymentMethodHandlers.push(invoicePaymentMethodHandler);
+    const db = config.dbConnectionOptions as { migrations?: unknown };
+    const existing = Array.isArray(db.migrations) ? db.migrations : Object.values(db.migrations ?? {});
+    db.migrations = [...existing, ...INVOICE_PAYMENTS_MIGRATIONS];
+    const field = this.options?.documentField ?? DEFAULT_DOCUMENT_FIELD;
+    const customerFields = (config.customFields.Customer ??= []);
+    if (!customerFields.some((f) => f.name === field)) {
+      customerFields.push({
+        name: field,
+        type: 'string',
+        nullable: true,
+        public: false,
+        label: [{ languageCode: LanguageCode.en, value: 'CPF / CNPJ' }],
+      });
+    }
+    return config;
+  }
+}
+
+/** Holds the module's registration (a class of its own, so Nest sees one module however often it is imported). */
+class InvoicePaymentsHostModule {}

@@ -1,0 +1,103 @@
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import {
+  EventBus,
+  Fulfillment,
+  FulfillmentStateTransitionEvent,
+  HistoryService,
+  Logger,
+  OrderStateTransitionEvent,
+  RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
+import { IsNull, Not } from 'typeorm';
+import type { Subscription } from 'rxjs';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { TrackingService } from '../shipping/tracking.service';
+
+const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+
+/**
+ * What Vendure's order events mean for the invoice, acted on after Vendure's transaction has committed (the event
+ * bus publishes then), so no Vendure transaction is held while the module calls the service:
+ *
+ * - a Fulfillment moved to `Shipped` with a tracking code: the code (carrier = the fulfillment's method, URL = a
+ *   `trackingUrl` custom field when the store has one) goes to the module's outbox, which posts it to the service
+ *   and retries until it is through;
+ * - an order moved to `Cancelled`: its open invoice is canceled at the service, so it can no longer be paid. A paid
+ *   invoice cannot be canceled: that is written on the order (refund it with `refundOrder`).
+ */
+@Injectable()
+export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly subscriptions: Subscription[] = [];
+
+  constructor(
+    private readonly eventBus: EventBus,
+    private readonly connection: TransactionalConnection,
+    private readonly tracking: TrackingService,
+    private readonly payments: InvoicePaymentProvider,
+    private readonly history: HistoryService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.subscriptions.push(
+      this.eventBus.ofType(FulfillmentStateTransitionEvent).subscribe((event) => {
+        if (event.toState === 'Shipped') void this.guard('shipment', () => this.onShipped(event.fulfillment));
+      }),
+      this.eventBus.ofType(OrderStateTransitionEvent).subscribe((event) => {
+        if (event.toState === 'Cancelled') {
+          void this.guard('cancellation', () => this.onCancelled(event.ctx, String(event.order.id)));
+        }
+      }),
+    );
+  }
+
+  onApplicationShutdown(): void {
+    for (const s of this.subscriptions) s.unsubscribe();
+  }
+
+  /** Records the fulfillment's tracking code for each of its orders. */
+  async onShipped(shipped: Fulfillment): Promise<void> {
+    const fulfillment = await this.connection.rawConnection
+      .getRepository(Fulfillment)
+      .findOne({ where: { id: shipped.id }, relations: { orders: true } });
+    const code = fulfillment?.trackingCode?.trim();
+    if (!fulfillment || !code) return;
+    const url = (fulfillment.customFields as { trackingUrl?: unknown } | undefined)?.trackingUrl;
+    for (const order of fulfillment.orders) {
+      await this.tracking.recordShipment({
+        orderId: String(order.id),
+        trackingCode: code,
+        carrier: fulfillment.method || undefined,
+        trackingUrl: typeof url === 'string' && url.trim() !== '' ? url : undefined,
+      });
+    }
+  }
+
+  /** Cancels the order's open invoice at the service. */
+  async onCancelled(ctx: RequestContext, orderId: string): Promise<void> {
+    const open = await this.connection.rawConnection
+      .getRepository(InvoiceRecord)
+      .find({ where: { orderId, openOrderId: Not(IsNull()) } });
+    for (const record of open) {
+      try {
+        await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } });
+      } catch (err) {
+        const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${(err as Error).message}`;
+        Logger.warn(`order ${orderId}: ${note}`, LOG_CONTEXT);
+        await this.history.createHistoryEntryForOrder(
+          { ctx, orderId, type: 'ORDER_NOTE' as never, data: { note } as never },
+          false,
+        );
+      }
+    }
+  }
+
+  private async guard(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      Logger.error(`${what} not handled: ${(err as Error).message}`, LOG_CONTEXT);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import { Injectable } from '@nestjs/common';
+import {
+  HistoryService,
+  isGraphQlErrorResult,
+  Logger,
+  Order,
+  OrderService,
+  Payment,
+  PaymentMethodService,
+  RequestContext,
+  RequestContextService,
+  TransactionalConnection,
+} from '@vendure/core';
+import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-payment.port';
+import { centsToDecimalString } from '../gateway/money';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
+
+const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+const DEFAULT_CHANNEL_CODE = '__default_channel__';
+
+/**
+ * The module's order port for Vendure: each applied status change of an invoice moves the order's Payment for that
+ * invoice (one per invoice, found by `metadata.invoiceRecordId`, `transactionId` the service's invoice number; its
+ * method is the channel's enabled payment method with the `invoice-payments` handler):
+ *
+ * - 4 adds it `Authorized`; 5, 7, 8, 9, 10 add it `Settled` or settle the authorized one (Vendure then moves the
+ *   order to `PaymentAuthorized` / `PaymentSettled` once its total is covered);
+ * - 6, 12, 16 decline it: an authorized Payment is cancelled; an order still arranging payment gets a `Declined`
+ *   Payment, so the failed attempt is on the order;
+ * - 8, 9 settle the order's `Pending` refunds of that Payment; a refund the service made outside Vendure (more
+ *   refunded there than Vendure's refunds add up to) is written on the order's history;
+ * - 10 (contested) and money paid to a canceled invoice are written on the order's history for a person.
+ *
+ * Every step checks what the order already has, so a repeated delivery changes nothing. Business refusals (a
+ * canceled order cannot take a payment) are written on the order, not thrown: a throw is retried by the module,
+ * and would hold back the invoice's later changes. Database errors are thrown, and retried.
+ */
+@Injectable()
+export class VendureOrderPaymentPort implements OrderPaymentPort {
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly orders: OrderService,
+    private readonly history: HistoryService,
+    private readonly contexts: RequestContextService,
+    private readonly methods: PaymentMethodService,
+  ) {}
+
+  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
+    try {
+      await this.apply(change);
+    } catch (err) {
+      // The module retries; the reason is for the store's logs (the module logs no host error text).
+      Logger.error(`order ${change.orderId}: status ${change.current.code} not applied: ${(err as Error).message}`, LOG_CONTEXT);
+      throw err;
+    }
+  }
+
+  private async apply(change: PaymentStatusChange): Promise<void> {
+    const ctx = await this.contextFor(change.orderId);
+    if (!ctx) {
+      Logger.warn(`payment change for unknown order ${change.orderId} ignored`, LOG_CONTEXT);
+      return;
+    }
+    const code = change.current.code;
+    const invoice = change.gatewayId ?? change.invoiceRecordId;
+    const state = PAYMENT_STATE_OF_CODE[code];
+    if (state) {
+      const problem = await this.connection.withTransaction(ctx, (tx) => this.applyPayment(tx, change, state));
+      if (problem) await this.note(ctx, change.orderId, `Invoice ${invoice}: ${problem}`);
+    }
+    if (code === 8 || code === 9) await this.matchRefunds(ctx, change);
+    if (code === 10) {
+      await this.note(ctx, change.orderId, `Invoice ${invoice} is contested at the payment service (status 10).`);
+    }
+    if (change.alert === 'paid_after_cancel') {
+      await this.note(
+        ctx,
+        change.orderId,
+        `Invoice ${invoice} was paid after it was canceled: the money must be returned to the customer.`,
+      );
+    }
+  }
+
+  /** Adds, settles or declines the invoice's Payment; returns a problem to write on the order, if any. */
+  private async applyPayment(
+    ctx: RequestContext,
+    change: PaymentStatusChange,
+    state: 'Authorized' | 'Settled' | 'Declined',
+  ): Promise<string | null> {
+    const order = await this.orders.findOne(ctx, change.orderId, []);
+    if (!order) return null;
+    const payment = await this.paymentOf(ctx, change);
+    if (payment) {
+      if (payment.state === state) return null;
+      const open = payment.state === 'Authorized' || payment.state === 'Created';
+      if (state === 'Settled' && open) return errorOf(await this.orders.settlePayment(ctx, payment.id));
+      if (state === 'Declined' && open) return errorOf(await this.orders.cancelPayment(ctx, payment.id));
+      return null;
+    }
+    if (state === 'Declined') {
+      // Only an order still arranging payment shows the failed attempt; a canceled or paid order needs nothing.
+      if (order.state !== 'ArrangingPayment') return null;
+    } else if (order.state === 'AddingItems') {
+      // Money arrived while the customer was back at the cart: the order must take it.
+      const moved = await this.orders.transitionToState(ctx, order.id, 'ArrangingPayment');
+      if (isGraphQlErrorResult(moved)) return `paid, but the order could not take the payment: ${moved.message}`;
+    }
+    const result = await this.orders.addPaymentToOrder(ctx, order.id, {
+      method: await this.methodCode(ctx),
+      metadata: { invoiceRecordId: change.invoiceRecordId },
+    });
+    if (!isGraphQlErrorResult(result) || state === 'Declined') return null;
+    return `${change.current.text ?? state}, but the order could not take the payment: ${result.message}`;
+  }
+
+  /** Settles the Payment's pending refunds; notes a refund Vendure does not know of. */
+  private async matchRefunds(ctx: RequestContext, change: PaymentStatusChange): Promise<void> {
+    const payment = await this.paymentOf(ctx, change);
+    if (!payment) return;
+    for (const refund of payment.refunds ?? []) {
+      if (refund.state !== 'Pending') continue;
+      await this.connection.withTransaction(ctx, (tx) =>
+        this.orders.settleRefund(tx, { id: refund.id, transactionId: payment.transactionId ?? refund.id.toString() }),
+      );
+    }
+    // A refund started by Vendure (`refundOrder`) reports as an operation while its Refund is not committed yet.
+    if (change.source === 'operation') return;
+    const record = await this.connection.rawConnection
+      .getRepository(InvoiceRecord)
+      .findOneBy({ id: change.invoiceRecordId });
+    const known = (payment.refunds ?? [])
+      .filter((r) => r.state !== 'Failed')
+      .reduce((sum, r) => sum + r.total, 0);
+    if (record && record.refundedCents > known) {
+      await this.note(
+        ctx,
+        change.orderId,
+        `Invoice ${change.gatewayId}: the payment service refunded R$ ${centsToDecimalString(record.refundedCents)}, ` +
+          `Vendure's refunds add up to R$ ${centsToDecimalString(known)}.`,
+      );
+    }
+  }
+
+  private async paymentOf(ctx: RequestContext, change: PaymentStatusChange): Promise<Payment | undefined> {
+    const payments = await this.orders.getOrderPayments(ctx, change.orderId);
+    return payments.find(
+      (p) => (p.metadata as { invoiceRecordId?: unknown } | null)?.invoiceRecordId === change.invoiceRecordId,
+    );
+  }
+
+  /**
+   * The code of the channel's enabled payment method that uses the `invoice-payments` handler. None: thrown, so
+   * the module retries until the store owner creates one (the change is kept, not lost).
+   */
+  private async methodCode(ctx: RequestContext): Promise<string> {
+    const { items } = await this.methods.findAll(ctx, { filter: { enabled: { eq: true } } });
+    const method = items.find((m) => m.handler.code === INVOICE_PAYMENTS_HANDLER_CODE);
+    if (!method) {
+      throw new Error(`channel ${ctx.channel.code} has no enabled payment method with the ${INVOICE_PAYMENTS_HANDLER_CODE} handler`);
+    }
+    return method.code;
+  }
+
+  private async note(ctx: RequestContext, orderId: string, note: string): Promise<void> {
+    Logger.warn(`order ${orderId}: ${note}`, LOG_CONTEXT);
+    await this.history.createHistoryEntryForOrder(
+      { ctx, orderId, type: 'ORDER_NOTE' as never, data: { note } as never },
+      false,
+    );
+  }
+
+  /** A context in the order's own channel (its seller channel when it has one). */
+  private async contextFor(orderId: string): Promise<RequestContext | null> {
+    if (!/^[\w-]{1,64}$/.test(orderId)) return null;
+    const order = await this.connection.rawConnection
+      .getRepository(Order)
+      .findOne({ where: { id: orderId }, relations: { channels: true } });
+    if (!order) return null;
+    const channel = order.channels.find((c) => c.code !== DEFAULT_CHANNEL_CODE) ?? order.channels[0];
+    // By token: the service loads the channel whole (its tax zones among it).
+    return this.contexts.create({ apiType: 'admin', channelOrToken: channel.token });
+  }
+}
+
+function errorOf(result: unknown): string | null {
+  return isGraphQlErrorResult(result as never) ? (result as { message: string }).message : null;
+}

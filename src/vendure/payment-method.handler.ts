@@ -1,0 +1,107 @@
+import { LanguageCode, Logger, PaymentMethodHandler, TransactionalConnection } from '@vendure/core';
+import type { Injector, Order, RequestContext } from '@vendure/core';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { CANCELLABLE_CODES } from '../gateway/status';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
+
+const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+
+let provider: InvoicePaymentProvider;
+let connection: TransactionalConnection;
+
+/** The invoice a Payment stands for, by the `invoiceRecordId` of its metadata. */
+async function recordOf(metadata: Record<string, unknown> | undefined): Promise<InvoiceRecord | null> {
+  const id = metadata?.invoiceRecordId;
+  if (typeof id !== 'string' || id === '') return null;
+  return connection.rawConnection.getRepository(InvoiceRecord).findOneBy({ id });
+}
+
+/** What the customer and the shop API may see of a payment (`metadata.public`). */
+function publicMetadata(record: InvoiceRecord) {
+  return { method: record.method, invoice: record.gatewayId, statusCode: record.statusCode };
+}
+
+/**
+ * The Vendure payment method of the module: code `invoice-payments`.
+ *
+ * Payments are not created by the storefront's `addPaymentToOrder`: the storefront starts an invoice with the
+ * `startInvoicePayment` mutation, and the plugin's order port adds the order's Payment once the service reports the
+ * invoice authorized (4, `Authorized`), paid (5, `Settled`) or over unpaid (6, 12, 16, `Declined`). One Payment per
+ * invoice; its `transactionId` is the service's invoice number. A Shop API `addPaymentToOrder` with this method is
+ * declined: its metadata comes from the client and proves nothing.
+ *
+ * - settle: only when the service has reported the invoice paid;
+ * - cancel: cancels the invoice at the service while it can still be paid (1, 2, 3, 4, 15);
+ * - refund (`refundOrder`): refunds through the service, partially or fully; a refund the service has yet to carry
+ *   out (bank slip, 7) is `Pending` and settled by the order port when the service reports it done.
+ */
+export const invoicePaymentMethodHandler = new PaymentMethodHandler({
+  code: INVOICE_PAYMENTS_HANDLER_CODE,
+  description: [{ languageCode: LanguageCode.en, value: 'PIX, bank slip and credit card (invoice payments)' }],
+  args: {},
+
+  init(injector: Injector) {
+    provider = injector.get(InvoicePaymentProvider);
+    connection = injector.get(TransactionalConnection);
+  },
+
+  async createPayment(ctx: RequestContext, order: Order, amount: number, _args, metadata) {
+    if (ctx.apiType === 'shop') {
+      return { amount, state: 'Declined', errorMessage: 'start the payment with the startInvoicePayment mutation' };
+    }
+    const record = await recordOf(metadata);
+    if (!record || record.orderId !== String(order.id)) {
+      return { amount, state: 'Declined', errorMessage: 'no invoice of this order' };
+    }
+    const state = PAYMENT_STATE_OF_CODE[record.statusCode ?? -1];
+    const base = {
+      transactionId: record.gatewayId ?? undefined,
+      metadata: { invoiceRecordId: record.id, public: publicMetadata(record) },
+    };
+    if (!state || state === 'Declined') {
+      const why = `invoice ${record.gatewayId ?? record.id} is ${record.statusText ?? 'not paid'}`;
+      return { ...base, amount: record.amountCents, state: 'Declined', errorMessage: why };
+    }
+    // What the service says was paid: a different amount leaves the order short (or over), for a person to see.
+    return { ...base, amount: record.paidCents ?? record.amountCents, state };
+  },
+
+  async settlePayment(_ctx, _order, payment) {
+    const record = await recordOf(payment.metadata);
+    if (record && PAYMENT_STATE_OF_CODE[record.statusCode ?? -1] === 'Settled') return { success: true };
+    return {
+      success: false,
+      errorMessage: `the service has not reported invoice ${payment.transactionId} paid`,
+    };
+  },
+
+  async cancelPayment(_ctx, _order, payment) {
+    const record = await recordOf(payment.metadata);
+    if (!record || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return { success: true };
+    try {
+      await provider.cancelPayment({ data: { invoiceRecordId: record.id } });
+      return { success: true };
+    } catch (err) {
+      Logger.warn(`cancel of invoice ${record.gatewayId} failed: ${(err as Error).message}`, LOG_CONTEXT);
+      return { success: false, errorMessage: (err as Error).message };
+    }
+  },
+
+  async createRefund(_ctx, _input, amount, _order, payment) {
+    const record = await recordOf(payment.metadata);
+    if (!record) return { state: 'Failed', metadata: { errorMessage: 'no invoice for this payment' } };
+    try {
+      const { data } = await provider.refundPayment({ data: { invoiceRecordId: record.id }, amount });
+      return {
+        // 7: asked for, not yet done (a bank slip's refund); the order port settles it on 8 or 9.
+        state: data.statusCode === 7 ? 'Pending' : 'Settled',
+        transactionId: record.gatewayId ?? undefined,
+        metadata: { statusCode: data.statusCode, refundedCents: data.refundedCents },
+      };
+    } catch (err) {
+      Logger.warn(`refund of invoice ${record.gatewayId} failed: ${(err as Error).message}`, LOG_CONTEXT);
+      return { state: 'Failed', metadata: { errorMessage: (err as Error).message } };
+    }
+  },
+});

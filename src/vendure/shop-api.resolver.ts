@@ -1,0 +1,141 @@
+import { HttpException, Inject } from '@nestjs/common';
+import { Args, Mutation, Resolver } from '@nestjs/graphql';
+import {
+  ActiveOrderService,
+  Allow,
+  Ctx,
+  Customer,
+  IllegalOperationError,
+  isGraphQlErrorResult,
+  Order,
+  OrderService,
+  Permission,
+  RequestContext,
+  TransactionalConnection,
+  UserInputError,
+} from '@vendure/core';
+import { CheckoutValidationError, OpenInvoiceConflictError } from '../checkout/errors';
+import { isValidTaxDocument, normalizeDocument } from '../checkout/customer-mapping';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
+import { VENDURE_PLUGIN_OPTIONS } from './constants';
+import { toCheckoutOrder } from './order-mapping';
+import type { ResolvedPluginOptions } from './types';
+
+interface StartInvoicePaymentInput {
+  method: InitiatePaymentData['method'];
+  document?: string | null;
+  card?: { token: string; expiry: string; holderName: string } | null;
+  installments?: number | null;
+}
+
+/**
+ * `startInvoicePayment`: creates the active order's invoice (or returns the open one for the same method and
+ * amount; another method or amount replaces it) and answers what the storefront shows. The order's Payment is added
+ * later, by the order port, when the service reports the invoice paid; no Vendure transaction is open while the
+ * service is called.
+ */
+@Resolver()
+export class InvoicePaymentShopResolver {
+  constructor(
+    private readonly activeOrders: ActiveOrderService,
+    private readonly orders: OrderService,
+    private readonly payments: InvoicePaymentProvider,
+    private readonly connection: TransactionalConnection,
+    @Inject(VENDURE_PLUGIN_OPTIONS) private readonly options: ResolvedPluginOptions,
+  ) {}
+
+  @Mutation()
+  @Allow(Permission.UpdateOrder, Permission.Owner)
+  async startInvoicePayment(@Ctx() ctx: RequestContext, @Args() args: { input: StartInvoicePaymentInput }) {
+    const { input } = args;
+    const order = await this.arrangingPayment(ctx);
+    const document = await this.documentFor(ctx, order, input.document);
+    const data: InitiatePaymentData = {
+      order: toCheckoutOrder(order, { document, customerIp: ctx.req?.ip }),
+      method: input.method,
+      card: input.card
+        ? { token: input.card.token, expiry: input.card.expiry, holder_name: input.card.holderName }
+        : undefined,
+      installments: input.installments ?? undefined,
+    };
+    const request = { amount: order.totalWithTax, currency_code: order.currencyCode, data };
+    let session: InvoicePaymentSessionData;
+    try {
+      try {
+        session = (await this.payments.initiatePayment(request)).data;
+      } catch (err) {
+        if (!(err instanceof OpenInvoiceConflictError)) throw err;
+        // Another method or amount than the open invoice's: the module cancels it and issues another.
+        const update = { ...request, data: { invoiceRecordId: err.invoiceRecordId, ...data } };
+        session = (await this.payments.updatePayment(update)).data;
+      }
+    } catch (err) {
+      throw asGraphQlError(err);
+    }
+    const now = await this.orders.findOne(ctx, order.id, []);
+    return {
+      invoiceRecordId: session.invoiceRecordId,
+      method: session.method,
+      invoiceId: session.gatewayId,
+      statusCode: session.statusCode,
+      statusText: session.statusText,
+      sessionStatus: session.sessionStatus,
+      amount: session.amountCents,
+      dueDate: session.dueDate,
+      installments: session.installments,
+      pix: session.pix,
+      billet: session.billet,
+      card: session.card,
+      paymentUrl: session.paymentUrl,
+      orderState: now?.state ?? order.state,
+      orderCode: order.code,
+    };
+  }
+
+  /** The active order, moved to `ArrangingPayment` (Vendure checks it has a customer and a shipping method). */
+  private async arrangingPayment(ctx: RequestContext): Promise<Order> {
+    const active = await this.activeOrders.getActiveOrder(ctx, undefined);
+    if (!active) throw new UserInputError('There is no active order');
+    if (active.state === 'AddingItems') {
+      const moved = await this.connection.withTransaction(ctx, (tx) =>
+        this.orders.transitionToState(tx, active.id, 'ArrangingPayment'),
+      );
+      if (isGraphQlErrorResult(moved)) {
+        throw new IllegalOperationError(`${moved.message}: ${moved.transitionError ?? ''}`.trim());
+      }
+    }
+    const order = await this.orders.findOne(ctx, active.id);
+    if (!order || order.state !== 'ArrangingPayment') {
+      throw new IllegalOperationError(`The order cannot be paid in state ${order?.state ?? 'unknown'}`);
+    }
+    return order;
+  }
+
+  /**
+   * The customer's CPF or CNPJ: the one given now, else the customer record's. A valid one given now is kept on a
+   * customer record that has none, so the customer is not asked again.
+   */
+  private async documentFor(ctx: RequestContext, order: Order, given?: string | null): Promise<string | undefined> {
+    const field = this.options.documentField;
+    const fields = (order.customer?.customFields ?? {}) as Record<string, unknown>;
+    const stored = typeof fields[field] === 'string' && fields[field] !== '' ? (fields[field] as string) : undefined;
+    const document = given ? normalizeDocument(given) : undefined;
+    if (document && !stored && order.customer && isValidTaxDocument(document)) {
+      await this.connection
+        .getRepository(ctx, Customer)
+        .update({ id: order.customer.id }, { customFields: { [field]: document } } as never);
+    }
+    return document || stored;
+  }
+}
+
+/** The module's errors in Vendure's GraphQL terms: bad input names its fields; a refused operation says why. */
+function asGraphQlError(err: unknown): unknown {
+  if (err instanceof CheckoutValidationError) {
+    const fields = Object.entries(err.fields).map(([field, problems]) => `${field} ${problems.join(', ')}`);
+    return new UserInputError(fields.join('; ') || err.message);
+  }
+  if (err instanceof HttpException && err.getStatus() < 500) return new IllegalOperationError(err.message);
+  return err;
+}

@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFactory } from '@nestjs/core';
+import { INestApplication } from '@nestjs/common';
+import { JobQueueService, LanguageCode, Logger, mergeConfig, VendureConfig } from '@vendure/core';
+import { preBootstrapConfig } from '@vendure/core/dist/bootstrap';
+import {
+  createTestEnvironment,
+  registerInitializer,
+  SimpleGraphQLClient,
+  SqljsInitializer,
+  testConfig,
+  TestDbInitializer,
+  TestServer,
+} from '@vendure/testing';
+import { parse } from 'graphql';
+import { Client } from 'pg';
+import { SandboxServer, startSandbox } from '../../src/sandbox';
+import { InvoicePaymentsPlugin } from '../../src/vendure';
+import type { DatabaseKind } from '../support/databases';
+import { postgresAdminUrl } from '../support/pg-url';
+
+/** `gql` without a dependency of its own: the documents are parsed once, where they are written. */
+export const gql = (source: TemplateStringsArray) => parse(source.join(''));
+
+/** A new PostgreSQL database for each run (Vendure's own initializer reuses one per test file name). */
+class FreshPostgresInitializer implements TestDbInitializer<Record<string, unknown>> {
+  readonly name = `nip_vendure_${process.pid}_${randomBytes(4).toString('hex')}`;
+
+  async init(_file: string, options: Record<string, unknown>) {
+    await this.admin((c) => c.query(`CREATE DATABASE "${this.name}"`));
+    options.database = this.name;
+    options.synchronize = true;
+    return options;
+  }
+  async populate(populate: () => Promise<void>) {
+    await populate();
+  }
+  async destroy() {}
+  async drop() {
+    await this.admin((c) => c.query(`DROP DATABASE IF EXISTS "${this.name}" WITH (FORCE)`));
+  }
+  private async admin(fn: (c: Client) => Promise<unknown>) {
+    const client = new Client({ connectionString: postgresAdminUrl() });
+    await client.connect();
+    try {
+      await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+function databaseOptions(kind: DatabaseKind): VendureConfig['dbConnectionOptions'] {
+  if (kind === 'sqlite') return testConfig.dbConnectionOptions;
+  const url = new URL(postgresAdminUrl());
+  return {
+    type: 'postgres',
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    username: decodeURIComponent(url.username || 'postgres'),
+    password: decodeURIComponent(url.password),
+    synchronize: true,
+    logging: false,
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `@vendure/testing` starts the server on every interface; this is its bootstrap with the listen on 127.0.0.1
+ * (the test config uses bearer tokens and no early middleware, the parts of it left out).
+ */
+function listenOnLoopback(server: TestServer): void {
+  (server as unknown as { bootstrapForTesting: unknown }).bootstrapForTesting = async (
+    userConfig: Partial<VendureConfig>,
+  ): Promise<INestApplication> => {
+    const config = await preBootstrapConfig(userConfig);
+    Logger.useLogger(config.logger);
+    const { AppModule } = await import('@vendure/core/dist/app.module.js');
+    const app = await NestFactory.create(AppModule, { cors: config.apiOptions.cors, logger: new Logger() });
+    await app.listen(config.apiOptions.port, '127.0.0.1');
+    await app.get(JobQueueService).start();
+    return app;
+  };
+}
+
+const INITIAL_DATA = {
+  defaultLanguage: LanguageCode.en,
+  defaultZone: 'Brasil',
+  countries: [{ name: 'Brasil', code: 'BR', zone: 'Brasil' }],
+  taxRates: [{ name: 'Padrão', percentage: 10 }],
+  shippingMethods: [{ name: 'Correios', price: 1500 }],
+  paymentMethods: [{ name: 'Pix, boleto e cartão', handler: { code: 'invoice-payments', arguments: [] } }],
+  collections: [],
+};
+
+export interface VendureTestEnv {
+  url: string;
+  webhookUrl: string;
+  admin: SimpleGraphQLClient;
+  shop: SimpleGraphQLClient;
+  sandbox: SandboxServer;
+  /** Id of the product variant every test order buys (R$ 59,90 with tax). */
+  variantId: string;
+  shippingMethodId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real Vendure server (`@vendure/testing`) on 127.0.0.1 with the plugin, against the sandbox started in-process:
+ * its default channel in BRL with prices including tax (as Brazilian prices are), one product and the Correios
+ * shipping method with 10 % tax.
+ */
+export async function startVendure(kind: DatabaseKind): Promise<VendureTestEnv> {
+  const dir = mkdtempSync(join(tmpdir(), 'nip-vendure-'));
+  const postgres = kind === 'postgres' ? new FreshPostgresInitializer() : null;
+  registerInitializer('sqljs', new SqljsInitializer(dir));
+  if (postgres) registerInitializer('postgres', postgres);
+  const sandbox = await startSandbox({ webhookRetry: { attempts: 3, baseDelayMs: 50, timeoutMs: 5000 } });
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const webhookUrl = `${url}/webhooks/invoice-payments`;
+  const config = mergeConfig(testConfig, {
+    apiOptions: { port },
+    dbConnectionOptions: databaseOptions(kind),
+    plugins: [
+      InvoicePaymentsPlugin.init({
+        gateway: { baseUrl: sandbox.url, accessToken: 'sandbox-token', mode: 'sandbox' },
+        checkout: { publicWebhookUrl: webhookUrl },
+        webhooks: { inbox: { pollIntervalMs: 200, retryBaseDelayMs: 200 } },
+        shipping: { pollIntervalMs: 100, backoff: { initialDelayMs: 200, maxDelayMs: 1000 } },
+        notifications: { pollIntervalMs: 100 },
+      }),
+    ],
+  });
+  const { server } = createTestEnvironment(config);
+  listenOnLoopback(server);
+  try {
+    await server.init({ initialData: INITIAL_DATA, customerCount: 1 });
+  } catch (err) {
+    await sandbox.close();
+    throw err;
+  }
+  const admin = new SimpleGraphQLClient(config, `${url}/admin-api`);
+  const shop = new SimpleGraphQLClient(config, `${url}/shop-api`);
+  await admin.asSuperAdmin();
+  const seeded = await seedCatalog(admin);
+  return {
+    url,
+    webhookUrl,
+    admin,
+    shop,
+    sandbox,
+    ...seeded,
+    async close() {
+      await server.destroy();
+      await sandbox.close();
+      await postgres?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The channel in BRL with tax-inclusive prices, then one product priced in BRL. */
+async function seedCatalog(admin: SimpleGraphQLClient) {
+  const { activeChannel } = await admin.query(gql`
+    query {
+      activeChannel {
+        id
+      }
+    }
+  `);
+  await admin.query(
+    gql`
+      mutation ($input: UpdateChannelInput!) {
+        updateChannel(input: $input) {
+          ... on Channel {
+            id
+          }
+        }
+      }
+    `,
+    {
+      input: {
+        id: activeChannel.id,
+        defaultCurrencyCode: 'BRL',
+        availableCurrencyCodes: ['BRL'],
+        pricesIncludeTax: true,
+      },
+    },
+  );
+  const { createProduct } = await admin.query(
+    gql`
+      mutation ($input: CreateProductInput!) {
+        createProduct(input: $input) {
+          id
+        }
+      }
+    `,
+    { input: { translations: [{ languageCode: 'en', name: 'Camiseta', slug: 'camiseta', description: '' }] } },
+  );
+  const { createProductVariants } = await admin.query(
+    gql`
+      mutation ($input: [CreateProductVariantInput!]!) {
+        createProductVariants(input: $input) {
+          id
+        }
+      }
+    `,
+    {
+      input: [
+        {
+          productId: createProduct.id,
+          sku: 'CAMISETA-M',
+          price: 5990,
+          trackInventory: 'FALSE',
+          translations: [{ languageCode: 'en', name: 'Camiseta M' }],
+        },
+      ],
+    },
+  );
+  const { shippingMethods } = await admin.query(gql`
+    query {
+      shippingMethods {
+        items {
+          id
+        }
+      }
+    }
+  `);
+  return { variantId: createProductVariants[0].id as string, shippingMethodId: shippingMethods.items[0].id as string };
+}
