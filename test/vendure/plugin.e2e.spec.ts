@@ -1,10 +1,43 @@
 import { TEST_CARDS } from '../../src/sandbox';
 import { waitFor } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
-import { adminOrder, cartReadyToPay, CPF, gqlWith, startPayment } from './flows';
+import { adminOrder, AdminOrder, cartReadyToPay, CPF, gqlWith, startPayment } from './flows';
 import { startVendure, VendureTestEnv } from './support';
 
 jest.setTimeout(120_000);
+
+const ADD_FULFILLMENT = gqlWith(`
+  mutation ($input: FulfillOrderInput!) {
+    addFulfillmentToOrder(input: $input) {
+      ... on Fulfillment { id state }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
+const TRANSITION_FULFILLMENT = gqlWith(`
+  mutation ($id: ID!, $state: String!) {
+    transitionFulfillmentToState(id: $id, state: $state) {
+      ... on Fulfillment { id state }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
+const CANCEL_ORDER = gqlWith(`
+  mutation ($input: CancelOrderInput!) {
+    cancelOrder(input: $input) {
+      ... on Order { id state }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
+const REFUND_ORDER = gqlWith(`
+  mutation ($input: RefundOrderInput!) {
+    refundOrder(input: $input) {
+      ... on Refund { id state total transactionId }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
 
 describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) => {
   let env: VendureTestEnv;
@@ -16,7 +49,26 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     await env?.close();
   });
 
-  const paymentsOf = async (id: string) => (await adminOrder(env, id)).payments;
+  const settled = async (id: string, state = 'PaymentSettled'): Promise<AdminOrder> => {
+    let order!: AdminOrder;
+    await waitFor(async () => (order = await adminOrder(env, id)).state === state, 20_000, `order ${id} ${state}`);
+    return order;
+  };
+  /** The webhook request the sandbox sent for `invoiceId` reaching `code`, as it was sent. */
+  const deliveryOf = (invoiceId: string, code: number) => {
+    const d = env.sandbox.controls.deliveries().find((x) => x.invoiceId === invoiceId && x.statusCode === code);
+    if (!d) throw new Error(`no delivery of status ${code} for invoice ${invoiceId}`);
+    return d;
+  };
+  const post = (headers: Record<string, string | string[]>, body: unknown) => {
+    const h = new Headers();
+    for (const [name, value] of Object.entries(headers)) {
+      for (const v of Array.isArray(value) ? value : [value]) h.append(name, v);
+    }
+    return fetch(env.webhookUrl, { method: 'POST', headers: h, body: JSON.stringify(body) });
+  };
+
+  let pixOrder: { id: string; invoiceId: string };
 
   it('PIX: the storefront gets the QR code; the paid webhook settles the order with one Payment', async () => {
     const cart = await cartReadyToPay(env, `pix-${kind}@example.com`);
@@ -25,17 +77,124 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     expect(session).toMatchObject({ method: 'pix', statusCode: 1, amount: 13480, orderState: 'ArrangingPayment' });
     expect(session.pix?.payload).toMatch(/^000201/);
     expect(session.pix?.image).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    const invoice = env.sandbox.controls.getInvoice(session.invoiceId!)!;
+    expect(invoice.client.document).toBe('52998224725');
+    expect(invoice.grossCents).toBe(13480);
+    expect(invoice.shippingCents).toBe(1500);
 
     await env.sandbox.controls.pay(session.invoiceId!);
-    await waitFor(async () => (await adminOrder(env, cart.id)).state === 'PaymentSettled', 8_000, 'PaymentSettled').catch(async (e) => { console.log(JSON.stringify(env.sandbox.controls.deliveries().map(d => ({s: d.statusCode, st: d.state, a: d.attempts})), null, 1)); console.log(JSON.stringify(await adminOrder(env, cart.id), null, 1)); throw e; });
-    const payments = await paymentsOf(cart.id);
-    expect(payments).toHaveLength(1);
-    expect(payments[0]).toMatchObject({
-      state: 'Settled',
-      amount: 13480,
-      transactionId: session.invoiceId,
+    const order = await settled(cart.id);
+    expect(order.payments).toHaveLength(1);
+    expect(order.payments[0]).toMatchObject({ state: 'Settled', amount: 13480, transactionId: session.invoiceId });
+    pixOrder = { id: cart.id, invoiceId: session.invoiceId! };
+  });
+
+  it('the same delivery sent again: received as a duplicate, still one Payment', async () => {
+    const paid = deliveryOf(pixOrder.invoiceId, 5);
+    const res = await post(paid.headers, paid.body);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ duplicate: true });
+    await env.sandbox.controls.waitForDeliveries();
+    const order = await adminOrder(env, pixOrder.id);
+    expect(order.state).toBe('PaymentSettled');
+    expect(order.payments).toHaveLength(1);
+  });
+
+  it('a Fulfillment moved to Shipped posts its tracking code to the service', async () => {
+    const order = await adminOrder(env, pixOrder.id);
+    const { addFulfillmentToOrder } = await env.admin.query(ADD_FULFILLMENT, {
+      input: {
+        lines: order.lines.map((l) => ({ orderLineId: l.id, quantity: l.quantity })),
+        handler: {
+          code: 'manual-fulfillment',
+          arguments: [
+            { name: 'method', value: 'Correios' },
+            { name: 'trackingCode', value: 'BR123456789BR' },
+          ],
+        },
+      },
+    });
+    expect(addFulfillmentToOrder.id).toBeDefined();
+    expect(env.sandbox.controls.getInvoice(pixOrder.invoiceId)!.tracking).toBeNull();
+    const { transitionFulfillmentToState } = await env.admin.query(TRANSITION_FULFILLMENT, {
+      id: addFulfillmentToOrder.id,
+      state: 'Shipped',
+    });
+    expect(transitionFulfillmentToState.state).toBe('Shipped');
+    await waitFor(() => env.sandbox.controls.getInvoice(pixOrder.invoiceId)!.tracking !== null, 20_000, 'tracking');
+    expect(env.sandbox.controls.getInvoice(pixOrder.invoiceId)!.tracking).toMatchObject({
+      code: 'BR123456789BR',
+      carrier: 'Correios',
     });
   });
-});
 
-export { TEST_CARDS, gqlWith };
+  let cardOrder: { id: string; invoiceId: string; paymentId: string };
+
+  it('card: the token from the service settles the order', async () => {
+    const cart = await cartReadyToPay(env, `card-${kind}@example.com`);
+    const token = env.sandbox.controls.createCardToken({
+      number: TEST_CARDS.approved,
+      holder: 'MARIA SILVA',
+      expiry: '12/30',
+    });
+    const session = await startPayment(env, {
+      method: 'card',
+      document: CPF,
+      card: { token: token.token, expiry: '12/30', holderName: 'MARIA SILVA' },
+      installments: 2,
+    });
+    expect(session).toMatchObject({ method: 'card', amount: 13480 });
+    const order = await settled(cart.id);
+    expect(order.payments).toHaveLength(1);
+    expect(order.payments[0]).toMatchObject({ state: 'Settled', amount: 13480, transactionId: session.invoiceId });
+    cardOrder = { id: cart.id, invoiceId: session.invoiceId!, paymentId: order.payments[0].id };
+  });
+
+  it('refundOrder refunds through the service: partial (8), then the rest (9)', async () => {
+    const partial = await env.admin.query(REFUND_ORDER, {
+      input: { paymentId: cardOrder.paymentId, amount: 3000, lines: [], shipping: 0, adjustment: 0, reason: 'one shirt returned' },
+    });
+    expect(partial.refundOrder).toMatchObject({ state: 'Settled', total: 3000, transactionId: cardOrder.invoiceId });
+    expect(env.sandbox.controls.getInvoice(cardOrder.invoiceId)!.statusCode).toBe(8);
+
+    const rest = await env.admin.query(REFUND_ORDER, {
+      input: { paymentId: cardOrder.paymentId, amount: 10480, lines: [], shipping: 0, adjustment: 0, reason: 'order returned' },
+    });
+    expect(rest.refundOrder).toMatchObject({ state: 'Settled', total: 10480 });
+    expect(env.sandbox.controls.getInvoice(cardOrder.invoiceId)!.statusCode).toBe(9);
+    await env.sandbox.controls.waitForDeliveries();
+    const order = await adminOrder(env, cardOrder.id);
+    expect(order.payments).toHaveLength(1);
+    expect(order.payments[0].refunds.map((r) => [r.state, r.total])).toEqual([
+      ['Settled', 3000],
+      ['Settled', 10480],
+    ]);
+  });
+
+  it('a bank-slip order canceled in Vendure cancels its invoice at the service (6)', async () => {
+    const cart = await cartReadyToPay(env, `billet-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'billet', document: CPF });
+    expect(session.billet?.line).toMatch(/^\d{47}$/);
+    expect(session.billet?.url).toMatch(/^http/);
+    const { cancelOrder } = await env.admin.query(CANCEL_ORDER, {
+      input: { orderId: cart.id, reason: 'customer gave up' },
+    });
+    expect(cancelOrder.state).toBe('Cancelled');
+    await waitFor(() => env.sandbox.controls.getInvoice(session.invoiceId!)!.statusCode === 6, 20_000, 'status 6');
+  });
+
+  it('a forged delivery (token the service does not know) changes nothing', async () => {
+    const cart = await cartReadyToPay(env, `forged-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+    const created = deliveryOf(session.invoiceId!, 1);
+    const body = structuredClone(created.body) as unknown as { invoice: { status: Record<string, unknown> } };
+    body.invoice.status = { ...body.invoice.status, code: 5, text: 'paid' };
+    const headers = { ...created.headers, Webhook: [String((created.headers.Webhook as string[])[0]), btoa(':forged')] };
+    const res = await post(headers, body);
+    expect(res.status).toBe(401);
+    const order = await adminOrder(env, cart.id);
+    expect(order.state).toBe('ArrangingPayment');
+    expect(order.payments).toHaveLength(0);
+    expect(env.sandbox.controls.getInvoice(session.invoiceId!)!.statusCode).toBe(1);
+  });
+});
