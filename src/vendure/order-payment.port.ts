@@ -65,7 +65,9 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     const code = change.current.code;
     const invoice = change.gatewayId ?? change.invoiceRecordId;
     const state = PAYMENT_STATE_OF_CODE[code];
-    if (state) {
+    // Looked at first outside a transaction: a report that changes nothing (a refund, a repeated delivery) opens
+    // none, so nothing is written while Vendure may itself be in the middle of the operation that caused it.
+    if (state && (await this.paymentOf(ctx, change))?.state !== state) {
       const problem = await this.connection.withTransaction(ctx, (tx) => this.applyPayment(tx, change, state));
       if (problem) await this.note(ctx, change.orderId, `Invoice ${invoice}: ${problem}`);
     }
@@ -114,8 +116,13 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return `${change.current.text ?? state}, but the order could not take the payment: ${result.message}`;
   }
 
-  /** Settles the Payment's pending refunds; notes a refund Vendure does not know of. */
+  /**
+   * Settles the Payment's pending refunds; notes a refund Vendure does not know of. Not for a refund reported by
+   * the operation itself: that is Vendure's own `refundOrder`, whose Refund Vendure is still writing (from its
+   * handler's answer) and which must not be touched from outside its transaction.
+   */
   private async matchRefunds(ctx: RequestContext, change: PaymentStatusChange): Promise<void> {
+    if (change.source === 'operation') return;
     const payment = await this.paymentOf(ctx, change);
     if (!payment) return;
     for (const refund of payment.refunds ?? []) {
@@ -124,8 +131,6 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
         this.orders.settleRefund(tx, { id: refund.id, transactionId: payment.transactionId ?? refund.id.toString() }),
       );
     }
-    // A refund started by Vendure (`refundOrder`) reports as an operation while its Refund is not committed yet.
-    if (change.source === 'operation') return;
     const record = await this.connection.rawConnection
       .getRepository(InvoiceRecord)
       .findOneBy({ id: change.invoiceRecordId });

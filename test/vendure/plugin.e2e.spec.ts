@@ -39,6 +39,27 @@ const REFUND_ORDER = gqlWith(`
   }
 `);
 
+const CREATE_PROMOTION = gqlWith(`
+  mutation ($input: CreatePromotionInput!) {
+    createPromotion(input: $input) {
+      ... on Promotion { id }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
+const APPLY_COUPON = gqlWith(`
+  mutation ($code: String!) {
+    applyCouponCode(couponCode: $code) {
+      ... on Order { id totalWithTax }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
+
+/** The order's history notes. */
+const notes = (order: AdminOrder) =>
+  order.history.items.filter((h) => h.type === 'ORDER_NOTE').map((h) => String(h.data.note));
+
 describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) => {
   let env: VendureTestEnv;
 
@@ -128,6 +149,18 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     });
   });
 
+  it('a contestation at the service is written on the order', async () => {
+    await env.sandbox.controls.contest(pixOrder.invoiceId);
+    await waitFor(
+      async () => notes(await adminOrder(env, pixOrder.id)).some((n) => /contested/.test(n)),
+      20_000,
+      'contestation note',
+    );
+    const order = await adminOrder(env, pixOrder.id);
+    expect(order.payments).toHaveLength(1);
+    expect(order.payments[0].state).toBe('Settled');
+  });
+
   let cardOrder: { id: string; invoiceId: string; paymentId: string };
 
   it('card: the token from the service settles the order', async () => {
@@ -181,6 +214,50 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     });
     expect(cancelOrder.state).toBe('Cancelled');
     await waitFor(() => env.sandbox.controls.getInvoice(session.invoiceId!)!.statusCode === 6, 20_000, 'status 6');
+  });
+
+  it('a denied card declines: the order keeps arranging payment, the attempt is on it as a Declined payment', async () => {
+    const cart = await cartReadyToPay(env, `denied-${kind}@example.com`);
+    const token = env.sandbox.controls.createCardToken({
+      number: TEST_CARDS.denied,
+      holder: 'MARIA SILVA',
+      expiry: '12/30',
+    });
+    const session = await startPayment(env, {
+      method: 'card',
+      document: CPF,
+      card: { token: token.token, expiry: '12/30', holderName: 'MARIA SILVA' },
+    });
+    await waitFor(async () => (await adminOrder(env, cart.id)).payments.length > 0, 20_000, 'declined payment');
+    const order = await adminOrder(env, cart.id);
+    expect(order.state).toBe('ArrangingPayment');
+    expect(order.payments).toEqual([
+      expect.objectContaining({ state: 'Declined', transactionId: session.invoiceId }),
+    ]);
+  });
+
+  it('a coupon reaches the invoice as the line discount Vendure prorated; the invoice total is the order total', async () => {
+    const { createPromotion } = await env.admin.query(CREATE_PROMOTION, {
+      input: {
+        enabled: true,
+        couponCode: `DESCONTO10-${kind}`,
+        translations: [{ languageCode: 'en', name: '10% off' }],
+        conditions: [],
+        actions: [{ code: 'order_percentage_discount', arguments: [{ name: 'discount', value: '10' }] }],
+      },
+    });
+    expect(createPromotion.id).toBeDefined();
+    const cart = await cartReadyToPay(env, `coupon-${kind}@example.com`);
+    const { applyCouponCode } = await env.shop.query(APPLY_COUPON, { code: `DESCONTO10-${kind}` });
+    // 2 × R$ 59,90 − 10 % (R$ 11,98) + R$ 15,00 shipping.
+    expect(applyCouponCode.totalWithTax).toBe(12282);
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+    expect(session.amount).toBe(12282);
+    const invoice = env.sandbox.controls.getInvoice(session.invoiceId!)!;
+    expect(invoice.grossCents).toBe(12282);
+    expect(invoice.discountCents).toBe(1198);
+    expect(invoice.products).toEqual([expect.objectContaining({ qnt: 2, amountCents: 5990, discountCents: 1198 })]);
+    expect((await adminOrder(env, cart.id)).state).toBe('ArrangingPayment');
   });
 
   it('a forged delivery (token the service does not know) changes nothing', async () => {
