@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/examples'],
   testMatch: ['**/*.spec.ts'],
+  // Needs `node --experimental-vm-modules`: run by `npm run test:vendure` (jest.vendure.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/vendure/'],
   transform: {
     // Type checking is `npm run typecheck`'s job; tests only transpile, which keeps them fast.
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],

@@ -47,7 +47,8 @@ export class InvoicePaymentsPlugin {
 
   /** The plugin with its options; put the result in `VendureConfig.plugins`. */
   static init(options: InvoicePaymentsPluginOptions): typeof InvoicePaymentsPlugin {
-    if (!options?.gateway) throw new Error('InvoicePaymentsPlugin: gateway is required (baseUrl, accessToken, mode)');
+    if (!options?.gateway)
+      throw new Error('InvoicePaymentsPlugin: gateway is required (baseUrl, accessToken, mode)');
     this.options = { ...options, documentField: options.documentField ?? DEFAULT_DOCUMENT_FIELD };
     this.imported = undefined;
     return InvoicePaymentsPlugin;
@@ -59,7 +60,8 @@ export class InvoicePaymentsPlugin {
    * plugin's GraphQL resolver (which Vendure hosts in a module of its own) reaches the payment provider.
    */
   static moduleImport(): DynamicModule {
-    if (!this.options) throw new Error('InvoicePaymentsPlugin: call InvoicePaymentsPlugin.init(options) first');
+    if (!this.options)
+      throw new Error('InvoicePaymentsPlugin: call InvoicePaymentsPlugin.init(options) first');
     this.imported ??= {
       module: InvoicePaymentsHostModule,
       imports: [

@@ -51,7 +51,10 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
       await this.apply(change);
     } catch (err) {
       // The module retries; the reason is for the store's logs (the module logs no host error text).
-      Logger.error(`order ${change.orderId}: status ${change.current.code} not applied: ${(err as Error).message}`, LOG_CONTEXT);
+      Logger.error(
+        `order ${change.orderId}: status ${change.current.code} not applied: ${(err as Error).message}`,
+        LOG_CONTEXT,
+      );
       throw err;
     }
   }
@@ -68,12 +71,18 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     // Looked at first outside a transaction: a report that changes nothing (a refund, a repeated delivery) opens
     // none, so nothing is written while Vendure may itself be in the middle of the operation that caused it.
     if (state && (await this.paymentOf(ctx, change))?.state !== state) {
-      const problem = await this.connection.withTransaction(ctx, (tx) => this.applyPayment(tx, change, state));
+      const problem = await this.connection.withTransaction(ctx, (tx) =>
+        this.applyPayment(tx, change, state),
+      );
       if (problem) await this.note(ctx, change.orderId, `Invoice ${invoice}: ${problem}`);
     }
     if (code === 8 || code === 9) await this.matchRefunds(ctx, change);
     if (code === 10) {
-      await this.note(ctx, change.orderId, `Invoice ${invoice} is contested at the payment service (status 10).`);
+      await this.note(
+        ctx,
+        change.orderId,
+        `Invoice ${invoice} is contested at the payment service (status 10).`,
+      );
     }
     if (change.alert === 'paid_after_cancel') {
       await this.note(
@@ -106,7 +115,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     } else if (order.state === 'AddingItems') {
       // Money arrived while the customer was back at the cart: the order must take it.
       const moved = await this.orders.transitionToState(ctx, order.id, 'ArrangingPayment');
-      if (isGraphQlErrorResult(moved)) return `paid, but the order could not take the payment: ${moved.message}`;
+      if (isGraphQlErrorResult(moved))
+        return `paid, but the order could not take the payment: ${moved.message}`;
     }
     const result = await this.orders.addPaymentToOrder(ctx, order.id, {
       method: await this.methodCode(ctx),
@@ -128,7 +138,10 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     for (const refund of payment.refunds ?? []) {
       if (refund.state !== 'Pending') continue;
       await this.connection.withTransaction(ctx, (tx) =>
-        this.orders.settleRefund(tx, { id: refund.id, transactionId: payment.transactionId ?? refund.id.toString() }),
+        this.orders.settleRefund(tx, {
+          id: refund.id,
+          transactionId: payment.transactionId ?? refund.id.toString(),
+        }),
       );
     }
     const record = await this.connection.rawConnection
@@ -162,7 +175,9 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     const { items } = await this.methods.findAll(ctx, { filter: { enabled: { eq: true } } });
     const method = items.find((m) => m.handler.code === INVOICE_PAYMENTS_HANDLER_CODE);
     if (!method) {
-      throw new Error(`channel ${ctx.channel.code} has no enabled payment method with the ${INVOICE_PAYMENTS_HANDLER_CODE} handler`);
+      throw new Error(
+        `channel ${ctx.channel.code} has no enabled payment method with the ${INVOICE_PAYMENTS_HANDLER_CODE} handler`,
+      );
     }
     return method.code;
   }

@@ -38,7 +38,9 @@ function publicMetadata(record: InvoiceRecord) {
  */
 export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   code: INVOICE_PAYMENTS_HANDLER_CODE,
-  description: [{ languageCode: LanguageCode.en, value: 'PIX, bank slip and credit card (invoice payments)' }],
+  description: [
+    { languageCode: LanguageCode.en, value: 'PIX, bank slip and credit card (invoice payments)' },
+  ],
   args: {},
 
   init(injector: Injector) {
@@ -48,7 +50,11 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
 
   async createPayment(ctx: RequestContext, order: Order, amount: number, _args, metadata) {
     if (ctx.apiType === 'shop') {
-      return { amount, state: 'Declined', errorMessage: 'start the payment with the startInvoicePayment mutation' };
+      return {
+        amount,
+        state: 'Declined',
+        errorMessage: 'start the payment with the startInvoicePayment mutation',
+      };
     }
     const record = await recordOf(metadata);
     if (!record || record.orderId !== String(order.id)) {

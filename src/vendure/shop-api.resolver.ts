@@ -116,10 +116,15 @@ export class InvoicePaymentShopResolver {
    * The customer's CPF or CNPJ: the one given now, else the customer record's. A valid one given now is kept on a
    * customer record that has none, so the customer is not asked again.
    */
-  private async documentFor(ctx: RequestContext, order: Order, given?: string | null): Promise<string | undefined> {
+  private async documentFor(
+    ctx: RequestContext,
+    order: Order,
+    given?: string | null,
+  ): Promise<string | undefined> {
     const field = this.options.documentField;
     const fields = (order.customer?.customFields ?? {}) as Record<string, unknown>;
-    const stored = typeof fields[field] === 'string' && fields[field] !== '' ? (fields[field] as string) : undefined;
+    const stored =
+      typeof fields[field] === 'string' && fields[field] !== '' ? (fields[field] as string) : undefined;
     const document = given ? normalizeDocument(given) : undefined;
     if (document && !stored && order.customer && isValidTaxDocument(document)) {
       await this.connection

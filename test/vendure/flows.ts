@@ -1,6 +1,5 @@
 import { gql, VendureTestEnv } from './support';
 
-
 /** A valid CPF (check digits right), as the sandbox requires. */
 export const CPF = '529.982.247-25';
 
@@ -27,7 +26,10 @@ const ORDER_FIELDS = `
 `;
 
 /** A guest's cart, ready to pay: two shirts, a customer, a Brazilian address, Correios. */
-export async function cartReadyToPay(env: VendureTestEnv, email: string): Promise<{ id: string; code: string }> {
+export async function cartReadyToPay(
+  env: VendureTestEnv,
+  email: string,
+): Promise<{ id: string; code: string }> {
   await env.shop.asAnonymousUser();
   const { addItemToOrder } = await env.shop.query(
     gqlWith(`mutation ($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 2) { ${ORDER_FIELDS} } }`),
@@ -35,12 +37,16 @@ export async function cartReadyToPay(env: VendureTestEnv, email: string): Promis
   );
   expectOrder(addItemToOrder);
   const customer = await env.shop.query(
-    gqlWith(`mutation ($input: CreateCustomerInput!) { setCustomerForOrder(input: $input) { ${ORDER_FIELDS} } }`),
+    gqlWith(
+      `mutation ($input: CreateCustomerInput!) { setCustomerForOrder(input: $input) { ${ORDER_FIELDS} } }`,
+    ),
     { input: { firstName: 'Maria', lastName: 'Silva', emailAddress: email } },
   );
   expectOrder(customer.setCustomerForOrder);
   const address = await env.shop.query(
-    gqlWith(`mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { ${ORDER_FIELDS} } }`),
+    gqlWith(
+      `mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { ${ORDER_FIELDS} } }`,
+    ),
     {
       input: {
         fullName: 'Maria Silva',

@@ -72,12 +72,18 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
 
   const settled = async (id: string, state = 'PaymentSettled'): Promise<AdminOrder> => {
     let order!: AdminOrder;
-    await waitFor(async () => (order = await adminOrder(env, id)).state === state, 20_000, `order ${id} ${state}`);
+    await waitFor(
+      async () => (order = await adminOrder(env, id)).state === state,
+      20_000,
+      `order ${id} ${state}`,
+    );
     return order;
   };
   /** The webhook request the sandbox sent for `invoiceId` reaching `code`, as it was sent. */
   const deliveryOf = (invoiceId: string, code: number) => {
-    const d = env.sandbox.controls.deliveries().find((x) => x.invoiceId === invoiceId && x.statusCode === code);
+    const d = env.sandbox.controls
+      .deliveries()
+      .find((x) => x.invoiceId === invoiceId && x.statusCode === code);
     if (!d) throw new Error(`no delivery of status ${code} for invoice ${invoiceId}`);
     return d;
   };
@@ -95,7 +101,12 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     const cart = await cartReadyToPay(env, `pix-${kind}@example.com`);
     const session = await startPayment(env, { method: 'pix', document: CPF });
     // 2 × R$ 59,90 + R$ 15,00 shipping, prices with tax.
-    expect(session).toMatchObject({ method: 'pix', statusCode: 1, amount: 13480, orderState: 'ArrangingPayment' });
+    expect(session).toMatchObject({
+      method: 'pix',
+      statusCode: 1,
+      amount: 13480,
+      orderState: 'ArrangingPayment',
+    });
     expect(session.pix?.payload).toMatch(/^000201/);
     expect(session.pix?.image).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
     const invoice = env.sandbox.controls.getInvoice(session.invoiceId!)!;
@@ -106,7 +117,11 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     await env.sandbox.controls.pay(session.invoiceId!);
     const order = await settled(cart.id);
     expect(order.payments).toHaveLength(1);
-    expect(order.payments[0]).toMatchObject({ state: 'Settled', amount: 13480, transactionId: session.invoiceId });
+    expect(order.payments[0]).toMatchObject({
+      state: 'Settled',
+      amount: 13480,
+      transactionId: session.invoiceId,
+    });
     pixOrder = { id: cart.id, invoiceId: session.invoiceId! };
   });
 
@@ -142,7 +157,11 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
       state: 'Shipped',
     });
     expect(transitionFulfillmentToState.state).toBe('Shipped');
-    await waitFor(() => env.sandbox.controls.getInvoice(pixOrder.invoiceId)!.tracking !== null, 20_000, 'tracking');
+    await waitFor(
+      () => env.sandbox.controls.getInvoice(pixOrder.invoiceId)!.tracking !== null,
+      20_000,
+      'tracking',
+    );
     expect(env.sandbox.controls.getInvoice(pixOrder.invoiceId)!.tracking).toMatchObject({
       code: 'BR123456789BR',
       carrier: 'Correios',
@@ -179,19 +198,41 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     expect(session).toMatchObject({ method: 'card', amount: 13480 });
     const order = await settled(cart.id);
     expect(order.payments).toHaveLength(1);
-    expect(order.payments[0]).toMatchObject({ state: 'Settled', amount: 13480, transactionId: session.invoiceId });
+    expect(order.payments[0]).toMatchObject({
+      state: 'Settled',
+      amount: 13480,
+      transactionId: session.invoiceId,
+    });
     cardOrder = { id: cart.id, invoiceId: session.invoiceId!, paymentId: order.payments[0].id };
   });
 
   it('refundOrder refunds through the service: partial (8), then the rest (9)', async () => {
     const partial = await env.admin.query(REFUND_ORDER, {
-      input: { paymentId: cardOrder.paymentId, amount: 3000, lines: [], shipping: 0, adjustment: 0, reason: 'one shirt returned' },
+      input: {
+        paymentId: cardOrder.paymentId,
+        amount: 3000,
+        lines: [],
+        shipping: 0,
+        adjustment: 0,
+        reason: 'one shirt returned',
+      },
     });
-    expect(partial.refundOrder).toMatchObject({ state: 'Settled', total: 3000, transactionId: cardOrder.invoiceId });
+    expect(partial.refundOrder).toMatchObject({
+      state: 'Settled',
+      total: 3000,
+      transactionId: cardOrder.invoiceId,
+    });
     expect(env.sandbox.controls.getInvoice(cardOrder.invoiceId)!.statusCode).toBe(8);
 
     const rest = await env.admin.query(REFUND_ORDER, {
-      input: { paymentId: cardOrder.paymentId, amount: 10480, lines: [], shipping: 0, adjustment: 0, reason: 'order returned' },
+      input: {
+        paymentId: cardOrder.paymentId,
+        amount: 10480,
+        lines: [],
+        shipping: 0,
+        adjustment: 0,
+        reason: 'order returned',
+      },
     });
     expect(rest.refundOrder).toMatchObject({ state: 'Settled', total: 10480 });
     expect(env.sandbox.controls.getInvoice(cardOrder.invoiceId)!.statusCode).toBe(9);
@@ -213,7 +254,11 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
       input: { orderId: cart.id, reason: 'customer gave up' },
     });
     expect(cancelOrder.state).toBe('Cancelled');
-    await waitFor(() => env.sandbox.controls.getInvoice(session.invoiceId!)!.statusCode === 6, 20_000, 'status 6');
+    await waitFor(
+      () => env.sandbox.controls.getInvoice(session.invoiceId!)!.statusCode === 6,
+      20_000,
+      'status 6',
+    );
   });
 
   it('a denied card declines: the order keeps arranging payment, the attempt is on it as a Declined payment', async () => {
@@ -228,7 +273,11 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
       document: CPF,
       card: { token: token.token, expiry: '12/30', holderName: 'MARIA SILVA' },
     });
-    await waitFor(async () => (await adminOrder(env, cart.id)).payments.length > 0, 20_000, 'declined payment');
+    await waitFor(
+      async () => (await adminOrder(env, cart.id)).payments.length > 0,
+      20_000,
+      'declined payment',
+    );
     const order = await adminOrder(env, cart.id);
     expect(order.state).toBe('ArrangingPayment');
     expect(order.payments).toEqual([
@@ -256,7 +305,9 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     const invoice = env.sandbox.controls.getInvoice(session.invoiceId!)!;
     expect(invoice.grossCents).toBe(12282);
     expect(invoice.discountCents).toBe(1198);
-    expect(invoice.products).toEqual([expect.objectContaining({ qnt: 2, amountCents: 5990, discountCents: 1198 })]);
+    expect(invoice.products).toEqual([
+      expect.objectContaining({ qnt: 2, amountCents: 5990, discountCents: 1198 }),
+    ]);
     expect((await adminOrder(env, cart.id)).state).toBe('ArrangingPayment');
   });
 
@@ -266,7 +317,10 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     const created = deliveryOf(session.invoiceId!, 1);
     const body = structuredClone(created.body) as unknown as { invoice: { status: Record<string, unknown> } };
     body.invoice.status = { ...body.invoice.status, code: 5, text: 'paid' };
-    const headers = { ...created.headers, Webhook: [String((created.headers.Webhook as string[])[0]), btoa(':forged')] };
+    const headers = {
+      ...created.headers,
+      Webhook: [String((created.headers.Webhook as string[])[0]), btoa(':forged')],
+    };
     const res = await post(headers, body);
     expect(res.status).toBe(401);
     const order = await adminOrder(env, cart.id);

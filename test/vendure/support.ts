@@ -18,22 +18,27 @@ import {
 } from '@vendure/testing';
 import { parse } from 'graphql';
 import { Client } from 'pg';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { SandboxServer, startSandbox } from '../../src/sandbox';
 import { InvoicePaymentsPlugin } from '../../src/vendure';
 import type { DatabaseKind } from '../support/databases';
 import { postgresAdminUrl } from '../support/pg-url';
 
+// Vendure sends anonymous usage data unless told not to: tests talk to nothing outside this machine.
+process.env.VENDURE_DISABLE_TELEMETRY = 'true';
+
 /** `gql` without a dependency of its own: the documents are parsed once, where they are written. */
 export const gql = (source: TemplateStringsArray) => parse(source.join(''));
 
 /** A new PostgreSQL database for each run (Vendure's own initializer reuses one per test file name). */
-class FreshPostgresInitializer implements TestDbInitializer<Record<string, unknown>> {
+class FreshPostgresInitializer implements TestDbInitializer<PostgresConnectionOptions> {
   readonly name = `nip_vendure_${process.pid}_${randomBytes(4).toString('hex')}`;
 
-  async init(_file: string, options: Record<string, unknown>) {
+  async init(_file: string, options: PostgresConnectionOptions) {
     await this.admin((c) => c.query(`CREATE DATABASE "${this.name}"`));
-    options.database = this.name;
-    options.synchronize = true;
+    const fresh = options as { database?: string; synchronize?: boolean };
+    fresh.database = this.name;
+    fresh.synchronize = true;
     return options;
   }
   async populate(populate: () => Promise<void>) {
@@ -210,7 +215,9 @@ async function seedCatalog(admin: SimpleGraphQLClient) {
         }
       }
     `,
-    { input: { translations: [{ languageCode: 'en', name: 'Camiseta', slug: 'camiseta', description: '' }] } },
+    {
+      input: { translations: [{ languageCode: 'en', name: 'Camiseta', slug: 'camiseta', description: '' }] },
+    },
   );
   const { createProductVariants } = await admin.query(
     gql`
@@ -241,5 +248,8 @@ async function seedCatalog(admin: SimpleGraphQLClient) {
       }
     }
   `);
-  return { variantId: createProductVariants[0].id as string, shippingMethodId: shippingMethods.items[0].id as string };
+  return {
+    variantId: createProductVariants[0].id as string,
+    shippingMethodId: shippingMethods.items[0].id as string,
+  };
 }

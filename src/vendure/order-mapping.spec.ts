@@ -1,0 +1,105 @@
+import type { Order } from '@vendure/core';
+import { mapOrderToInvoice } from '../checkout/order-mapping';
+import { resolveCheckoutOptions } from '../checkout/checkout.options';
+import { toCheckoutOrder } from './order-mapping';
+
+/** The parts of a Vendure order the mapping reads, as `OrderService.findOne` loads them. */
+function vendureOrder(overrides: Partial<Record<string, unknown>> = {}): Order {
+  return {
+    id: 7,
+    code: 'ABC123',
+    currencyCode: 'BRL',
+    lines: [
+      {
+        id: 1,
+        productVariantId: 3,
+        productVariant: { sku: 'CAMISETA-M', name: 'Camiseta M' },
+        featuredAsset: { preview: 'https://cdn.example/camiseta.jpg' },
+        quantity: 2,
+        unitPriceWithTax: 5990,
+        linePriceWithTax: 11980,
+        proratedLinePriceWithTax: 10782,
+      },
+      {
+        id: 2,
+        productVariantId: 4,
+        productVariant: { sku: 'MEIA', name: 'Meia' },
+        featuredAsset: { preview: '/assets/meia.jpg' },
+        quantity: 3,
+        // Tax rounded on the line, not the unit: 3 × 333 = 999, the line is 1000.
+        unitPriceWithTax: 333,
+        linePriceWithTax: 1000,
+        proratedLinePriceWithTax: 900,
+      },
+    ],
+    surcharges: [
+      { id: 1, description: 'Embalagem para presente', priceWithTax: 500 },
+      { id: 2, description: 'Desconto PIX', priceWithTax: -300 },
+    ],
+    shippingWithTax: 1500,
+    totalWithTax: 10782 + 900 + 500 - 300 + 1500,
+    customer: { firstName: 'Maria', lastName: 'Silva', emailAddress: 'maria@example.com', phoneNumber: null },
+    shippingAddress: {
+      fullName: 'Maria Silva',
+      streetLine1: 'Rua das Flores, 100',
+      streetLine2: 'Centro',
+      city: 'São Paulo',
+      province: 'SP',
+      postalCode: '01001-000',
+      countryCode: 'BR',
+    },
+    ...overrides,
+  } as unknown as Order;
+}
+
+describe('toCheckoutOrder (Vendure order → the checkout order)', () => {
+  it('keeps cents, prorated line discounts, surcharges and shipping with tax, adding up to totalWithTax', () => {
+    const order = toCheckoutOrder(vendureOrder(), { document: '52998224725', customerIp: '127.0.0.1' });
+    expect(order).toMatchObject({
+      id: '7',
+      reference: 'ABC123',
+      currency_code: 'BRL',
+      total: 13382,
+      shipping_total: 1500,
+      discount_total: 1198 + 100 + 300,
+      customer: { first_name: 'Maria', email: 'maria@example.com', document: '52998224725' },
+      shipping_address: {
+        address_1: 'Rua das Flores, 100',
+        address_2: 'Centro',
+        province: 'SP',
+        country_code: 'BR',
+      },
+      customer_ip: '127.0.0.1',
+    });
+    expect(order.items).toEqual([
+      expect.objectContaining({ id: 'CAMISETA-M', quantity: 2, unit_price: 5990, discount_total: 1198 }),
+      // Not 3 × 333: one item of the line's exact price, so no cent is lost.
+      expect.objectContaining({
+        id: 'MEIA',
+        title: '3 × Meia',
+        quantity: 1,
+        unit_price: 1000,
+        discount_total: 100,
+      }),
+      expect.objectContaining({ title: 'Embalagem para presente', quantity: 1, unit_price: 500 }),
+    ]);
+    // Only absolute image URLs are sent.
+    expect(order.items[0].thumbnail).toBe('https://cdn.example/camiseta.jpg');
+    expect(order.items[1].thumbnail).toBeNull();
+  });
+
+  it("is accepted by the module's own mapping: the amounts add up to the invoice total", () => {
+    const order = toCheckoutOrder(vendureOrder(), { document: '52998224725' });
+    const mapped = mapOrderToInvoice(
+      { amount: order.total, currency_code: 'BRL', data: { order, method: 'pix' } },
+      resolveCheckoutOptions({}),
+    );
+    expect(mapped.totalCents).toBe(13382);
+  });
+
+  it('uses the address name only when the customer has none, and sends no address without a street', () => {
+    const order = toCheckoutOrder(vendureOrder({ customer: null, shippingAddress: { fullName: 'João' } }));
+    expect(order.customer.name).toBe('João');
+    expect(order.shipping_address).toBeNull();
+  });
+});
