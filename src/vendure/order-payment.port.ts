@@ -15,6 +15,7 @@ import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-paymen
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
+import { findInvoicePaymentMethod } from './payment-method.lookup';
 
 const LOG_CONTEXT = 'InvoicePaymentsPlugin';
 const DEFAULT_CHANNEL_CODE = '__default_channel__';
@@ -172,8 +173,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
    * the module retries until the store owner creates one (the change is kept, not lost).
    */
   private async methodCode(ctx: RequestContext): Promise<string> {
-    const { items } = await this.methods.findAll(ctx, { filter: { enabled: { eq: true } } });
-    const method = items.find((m) => m.handler.code === INVOICE_PAYMENTS_HANDLER_CODE);
+    const method = await findInvoicePaymentMethod(this.methods, ctx);
     if (!method) {
       throw new Error(
         `channel ${ctx.channel.code} has no enabled payment method with the ${INVOICE_PAYMENTS_HANDLER_CODE} handler`,

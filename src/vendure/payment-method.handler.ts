@@ -33,6 +33,8 @@ function publicMetadata(record: InvoiceRecord) {
  *
  * - settle: only when the service has reported the invoice paid;
  * - cancel: cancels the invoice at the service while it can still be paid (1, 2, 3, 4, 15);
+ * Its argument `methods` (set in the admin) says which of PIX, bank slip and card the storefront may start.
+ *
  * - refund (`refundOrder`): refunds through the service, partially or fully; a refund the service has yet to carry
  *   out (bank slip, 7) is `Pending` and settled by the order port when the service reports it done.
  */
@@ -41,7 +43,28 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   description: [
     { languageCode: LanguageCode.en, value: 'PIX, bank slip and credit card (invoice payments)' },
   ],
-  args: {},
+  args: {
+    methods: {
+      type: 'string',
+      list: true,
+      required: false,
+      label: [{ languageCode: LanguageCode.en, value: 'Payment options offered' }],
+      description: [
+        {
+          languageCode: LanguageCode.en,
+          value: 'Which of PIX, bank slip and card the storefront may start (none chosen: all)',
+        },
+      ],
+      ui: {
+        component: 'select-form-input',
+        options: [
+          { value: 'pix', label: [{ languageCode: LanguageCode.en, value: 'PIX' }] },
+          { value: 'billet', label: [{ languageCode: LanguageCode.en, value: 'Bank slip (boleto)' }] },
+          { value: 'card', label: [{ languageCode: LanguageCode.en, value: 'Credit card' }] },
+        ],
+      },
+    },
+  },
 
   init(injector: Injector) {
     provider = injector.get(InvoicePaymentProvider);

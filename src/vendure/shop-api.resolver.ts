@@ -9,6 +9,7 @@ import {
   isGraphQlErrorResult,
   Order,
   OrderService,
+  PaymentMethodService,
   Permission,
   RequestContext,
   TransactionalConnection,
@@ -20,6 +21,7 @@ import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';
 import { toCheckoutOrder } from './order-mapping';
+import { findInvoicePaymentMethod, offeredMethods } from './payment-method.lookup';
 import type { ResolvedPluginOptions } from './types';
 
 interface StartInvoicePaymentInput {
@@ -42,6 +44,7 @@ export class InvoicePaymentShopResolver {
     private readonly orders: OrderService,
     private readonly payments: InvoicePaymentProvider,
     private readonly connection: TransactionalConnection,
+    private readonly methods: PaymentMethodService,
     @Inject(VENDURE_PLUGIN_OPTIONS) private readonly options: ResolvedPluginOptions,
   ) {}
 
@@ -49,6 +52,7 @@ export class InvoicePaymentShopResolver {
   @Allow(Permission.UpdateOrder, Permission.Owner)
   async startInvoicePayment(@Ctx() ctx: RequestContext, @Args() args: { input: StartInvoicePaymentInput }) {
     const { input } = args;
+    await this.checkOffered(ctx, input.method);
     const order = await this.arrangingPayment(ctx);
     const document = await this.documentFor(ctx, order, input.document);
     const data: InitiatePaymentData = {
@@ -91,6 +95,18 @@ export class InvoicePaymentShopResolver {
       orderState: now?.state ?? order.state,
       orderCode: order.code,
     };
+  }
+
+  /** The channel must have the payment method enabled, offering this option (its `methods` argument). */
+  private async checkOffered(ctx: RequestContext, method: InitiatePaymentData['method']): Promise<void> {
+    const paymentMethod = await findInvoicePaymentMethod(this.methods, ctx);
+    if (!paymentMethod) throw new IllegalOperationError('Invoice payments are not enabled in this channel');
+    const offered = offeredMethods(paymentMethod);
+    if (!offered.includes(method)) {
+      throw new UserInputError(
+        `input.method ${method} is not offered (offered: ${offered.join(', ') || 'none'})`,
+      );
+    }
   }
 
   /** The active order, moved to `ArrangingPayment` (Vendure checks it has a customer and a shipping method). */

@@ -56,6 +56,15 @@ const APPLY_COUPON = gqlWith(`
   }
 `);
 
+const PAYMENT_METHODS = gqlWith(`
+  query { paymentMethods { items { id code handler { code } } } }
+`);
+const UPDATE_PAYMENT_METHOD = gqlWith(`
+  mutation ($input: UpdatePaymentMethodInput!) {
+    updatePaymentMethod(input: $input) { id }
+  }
+`);
+
 /** The order's history notes. */
 const notes = (order: AdminOrder) =>
   order.history.items.filter((h) => h.type === 'ORDER_NOTE').map((h) => String(h.data.note));
@@ -309,6 +318,36 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
       expect.objectContaining({ qnt: 2, amountCents: 5990, discountCents: 1198 }),
     ]);
     expect((await adminOrder(env, cart.id)).state).toBe('ArrangingPayment');
+  });
+
+  it("a payment option the store owner does not offer (the method's arguments in the admin) is refused", async () => {
+    const { paymentMethods } = await env.admin.query(PAYMENT_METHODS);
+    const method = paymentMethods.items.find(
+      (m: { code: string; handler: { code: string } }) => m.handler.code === 'invoice-payments',
+    );
+    const setOffered = (value: string[]) =>
+      env.admin.query(UPDATE_PAYMENT_METHOD, {
+        input: {
+          id: method.id,
+          handler: {
+            code: 'invoice-payments',
+            arguments: [{ name: 'methods', value: JSON.stringify(value) }],
+          },
+        },
+      });
+    await setOffered(['pix', 'billet']);
+    try {
+      await cartReadyToPay(env, `offered-${kind}@example.com`);
+      await expect(
+        startPayment(env, {
+          method: 'card',
+          document: CPF,
+          card: { token: 'x', expiry: '12/30', holderName: 'M' },
+        }),
+      ).rejects.toThrow(/card is not offered \(offered: pix, billet\)/);
+    } finally {
+      await setOffered(['pix', 'billet', 'card']);
+    }
   });
 
   it('a forged delivery (token the service does not know) changes nothing', async () => {
