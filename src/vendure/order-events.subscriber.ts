@@ -14,6 +14,7 @@ import type { Subscription } from 'rxjs';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { TrackingService } from '../shipping/tracking.service';
+import { addOrderNote } from './order-notes';
 
 const LOG_CONTEXT = 'InvoicePaymentsPlugin';
 
@@ -83,11 +84,12 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
       try {
         await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } });
       } catch (err) {
-        const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${(err as Error).message}`;
-        Logger.warn(`order ${orderId}: ${note}`, LOG_CONTEXT);
-        await this.history.createHistoryEntryForOrder(
-          { ctx, orderId, type: 'ORDER_NOTE' as never, data: { note } as never },
-          false,
+        const invoice = record.gatewayId ?? record.id;
+        await addOrderNote(
+          this.history,
+          ctx,
+          orderId,
+          `Order canceled, but invoice ${invoice} was not: ${(err as Error).message}`,
         );
       }
     }

@@ -15,6 +15,7 @@ import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-paymen
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
+import { addOrderNote } from './order-notes';
 import { findInvoicePaymentMethod } from './payment-method.lookup';
 
 const LOG_CONTEXT = 'InvoicePaymentsPlugin';
@@ -182,12 +183,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return method.code;
   }
 
-  private async note(ctx: RequestContext, orderId: string, note: string): Promise<void> {
-    Logger.warn(`order ${orderId}: ${note}`, LOG_CONTEXT);
-    await this.history.createHistoryEntryForOrder(
-      { ctx, orderId, type: 'ORDER_NOTE' as never, data: { note } as never },
-      false,
-    );
+  private note(ctx: RequestContext, orderId: string, note: string): Promise<void> {
+    return addOrderNote(this.history, ctx, orderId, note);
   }
 
   /** A context in the order's own channel (its seller channel when it has one). */
