@@ -78,9 +78,13 @@ export class InvoicePaymentsPlugin {
     return this.imported;
   }
 
-  /** Vendure configuration: the payment handler, the module's migrations, the customer's CPF/CNPJ field. */
+  /**
+   * Vendure configuration: the payment handler (and the refund step it needs), the module's migrations, the
+   * customer's CPF/CNPJ field.
+   */
   static configure(config: RuntimeVendureConfig): RuntimeVendureConfig {
     config.paymentOptions.paymentMethodHandlers.push(invoicePaymentMethodHandler);
+    config.paymentOptions.refundProcess = [...(config.paymentOptions.refundProcess ?? []), refundLeftPending];
     const db = config.dbConnectionOptions as { migrations?: unknown };
     const existing = Array.isArray(db.migrations) ? db.migrations : Object.values(db.migrations ?? {});
     db.migrations = [...existing, ...INVOICE_PAYMENTS_MIGRATIONS];
@@ -98,6 +102,15 @@ export class InvoicePaymentsPlugin {
     return config;
   }
 }
+
+/**
+ * Vendure moves a new Refund from `Pending` to the state its handler returns, so a refund the service carries out
+ * later (a bank slip's, status 7) could not stay `Pending` without this step; the order port settles it when the
+ * service reports it done (8 or 9).
+ */
+const refundLeftPending: NonNullable<RuntimeVendureConfig['paymentOptions']['refundProcess']>[number] = {
+  transitions: { Pending: { to: ['Pending'], mergeStrategy: 'merge' } },
+};
 
 /** Holds the module's registration (a class of its own, so Nest sees one module however often it is imported). */
 class InvoicePaymentsHostModule {}

@@ -254,6 +254,51 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     ]);
   });
 
+  it('a bank-slip refund is Pending in Vendure until the service reports it done, then Settled', async () => {
+    const cart = await cartReadyToPay(env, `billet-refund-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'billet', document: CPF });
+    await env.sandbox.controls.pay(session.invoiceId!);
+    const paid = await settled(cart.id);
+    const { refundOrder } = await env.admin.query(REFUND_ORDER, {
+      input: {
+        paymentId: paid.payments[0].id,
+        amount: 2000,
+        lines: [],
+        shipping: 0,
+        adjustment: 0,
+        reason: 'damaged',
+      },
+    });
+    expect(refundOrder).toMatchObject({ state: 'Pending', total: 2000 });
+    expect(env.sandbox.controls.getInvoice(session.invoiceId!)!.statusCode).toBe(7);
+
+    await env.sandbox.controls.completeRefund(session.invoiceId!);
+    await waitFor(
+      async () => (await adminOrder(env, cart.id)).payments[0].refunds[0]?.state === 'Settled',
+      20_000,
+      'refund settled',
+    );
+    const order = await adminOrder(env, cart.id);
+    expect(order.payments[0].refunds).toEqual([expect.objectContaining({ state: 'Settled', total: 2000 })]);
+    // Vendure's refunds add up to what the service refunded: no note about a refund made elsewhere.
+    expect(notes(order).filter((n) => /refunded/.test(n))).toEqual([]);
+  });
+
+  it('the CPF given once is kept on the customer; an order with none at all is refused naming the field', async () => {
+    // The first test's customer gave a CPF: the next order needs none.
+    await cartReadyToPay(env, `pix-${kind}@example.com`);
+    const again = await startPayment(env, { method: 'pix' });
+    expect(env.sandbox.controls.getInvoice(again.invoiceId!)!.client.document).toBe('52998224725');
+
+    await cartReadyToPay(env, `nodoc-${kind}@example.com`);
+    await expect(startPayment(env, { method: 'pix' })).rejects.toThrow(
+      /order\.customer\.document is required/,
+    );
+    await expect(startPayment(env, { method: 'pix', document: '111.111.111-11' })).rejects.toThrow(
+      /order\.customer\.document is not a valid CPF or CNPJ/,
+    );
+  });
+
   it('a bank-slip order canceled in Vendure cancels its invoice at the service (6)', async () => {
     const cart = await cartReadyToPay(env, `billet-${kind}@example.com`);
     const session = await startPayment(env, { method: 'billet', document: CPF });
