@@ -284,6 +284,29 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     expect(notes(order).filter((n) => /refunded/.test(n))).toEqual([]);
   });
 
+  it("a refund made at the service, outside Vendure, is written on the order: Vendure's refunds fall short", async () => {
+    const cart = await cartReadyToPay(env, `panel-refund-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+    await env.sandbox.controls.pay(session.invoiceId!);
+    await settled(cart.id);
+    const invoice = env.sandbox.controls.getInvoice(session.invoiceId!)!;
+    // As the merchant would from the service's own panel: straight to the service, not through Vendure.
+    const res = await fetch(`${env.sandbox.url}/invoices`, {
+      method: 'PUT',
+      headers: { Authorization: 'Bearer sandbox-token', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ payment: { id: invoice.id, invoice_id: invoice.invoiceId, amount: 25.5 } }),
+    });
+    expect(res.status).toBe(200);
+    await waitFor(
+      async () => notes(await adminOrder(env, cart.id)).some((n) => /refunded R\$ 25\.50/.test(n)),
+      20_000,
+      'refund note',
+    );
+    const order = await adminOrder(env, cart.id);
+    expect(order.payments[0].refunds).toEqual([]);
+    expect(notes(order)).toContainEqual(expect.stringMatching(/Vendure's refunds add up to R\$ 0\.00/));
+  });
+
   it('the CPF given once is kept on the customer; an order with none at all is refused naming the field', async () => {
     // The first test's customer gave a CPF: the next order needs none.
     await cartReadyToPay(env, `pix-${kind}@example.com`);

@@ -95,7 +95,11 @@ function listenOnLoopback(server: TestServer): void {
     const config = await preBootstrapConfig(userConfig);
     Logger.useLogger(config.logger);
     const { AppModule } = await import('@vendure/core/dist/app.module.js');
-    const app = await NestFactory.create(AppModule, { cors: config.apiOptions.cors, logger: new Logger() });
+    const app = await NestFactory.create(AppModule, {
+      cors: config.apiOptions.cors,
+      logger: new Logger(),
+      abortOnError: false,
+    });
     await app.listen(config.apiOptions.port, '127.0.0.1');
     await app.get(JobQueueService).start();
     return app;
