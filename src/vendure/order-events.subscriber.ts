@@ -43,7 +43,9 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
   onApplicationBootstrap(): void {
     this.subscriptions.push(
       this.eventBus.ofType(FulfillmentStateTransitionEvent).subscribe((event) => {
-        if (event.toState === 'Shipped') void this.guard('shipment', () => this.onShipped(event.fulfillment));
+        if (event.toState === 'Shipped') {
+          void this.guard('shipment', () => this.onShipped(event.ctx, event.fulfillment));
+        }
       }),
       this.eventBus.ofType(OrderStateTransitionEvent).subscribe((event) => {
         if (event.toState === 'Cancelled') {
@@ -57,21 +59,33 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     for (const s of this.subscriptions) s.unsubscribe();
   }
 
-  /** Records the fulfillment's tracking code for each of its orders. */
-  async onShipped(shipped: Fulfillment): Promise<void> {
+  /**
+   * Records the fulfillment's tracking code for each of its orders paid through the service; one the module refuses
+   * (an unpaid invoice, a bad URL) is written on the order.
+   */
+  async onShipped(ctx: RequestContext, shipped: Fulfillment): Promise<void> {
     const fulfillment = await this.connection.rawConnection
       .getRepository(Fulfillment)
       .findOne({ where: { id: shipped.id }, relations: { orders: true } });
     const code = fulfillment?.trackingCode?.trim();
     if (!fulfillment || !code) return;
     const url = (fulfillment.customFields as { trackingUrl?: unknown } | undefined)?.trackingUrl;
+    const invoices = this.connection.rawConnection.getRepository(InvoiceRecord);
     for (const order of fulfillment.orders) {
-      await this.tracking.recordShipment({
-        orderId: String(order.id),
-        trackingCode: code,
-        carrier: fulfillment.method || undefined,
-        trackingUrl: typeof url === 'string' && url.trim() !== '' ? url : undefined,
-      });
+      const orderId = String(order.id);
+      // Orders paid some other way are none of the module's business.
+      if (!(await invoices.exists({ where: { orderId } }))) continue;
+      try {
+        await this.tracking.recordShipment({
+          orderId,
+          trackingCode: code,
+          carrier: fulfillment.method || undefined,
+          trackingUrl: typeof url === 'string' && url.trim() !== '' ? url : undefined,
+        });
+      } catch (err) {
+        const note = `Tracking code ${code} not sent to the payment service: ${(err as Error).message}`;
+        await addOrderNote(this.history, ctx, orderId, note);
+      }
     }
   }
 
