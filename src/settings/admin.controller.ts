@@ -36,6 +36,7 @@ import { SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
 import { adminValidationError, adminValidationPipe } from './validation';
+import { checkWireProfileData } from '../gateway/wire-profile.check';
 
 /**
  * The admin API: settings (secrets masked), a credential check, the local invoices and the operations a store's
@@ -69,6 +70,10 @@ export class InvoicePaymentsAdminController {
       const why =
         'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
       throw adminValidationError(Object.fromEntries(secrets.map((name) => [name, [why]])));
+    }
+    if (body.wireProfile) {
+      const problems = checkWireProfileData(body.wireProfile);
+      if (Object.keys(problems).length > 0) throw adminValidationError(problems);
     }
     await this.settings.update({ ...body } as SettingsUpdate);
     return this.settings.getMasked();

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -44,7 +45,8 @@ export class UpdateSettingsDto {
 
   @IsOptional()
   @IsString({ message: 'accessToken must be a string' })
-  @Length(8, 2048, { message: 'accessToken must be 8 to 2048 characters' })
+  @Length(1, 2048, { message: 'accessToken must be 1 to 2048 characters' })
+  // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
   @Matches(/^\S+$/, { message: 'accessToken must not contain spaces' })
   accessToken?: string | null;
 
@@ -105,6 +107,11 @@ export class UpdateSettingsDto {
   @IsOptional()
   @IsTimeZone()
   timeZone?: string | null;
+
+  /** Checked part by part by `checkWireProfileData` (400 naming e.g. `wireProfile.list.items.invoices`). */
+  @IsOptional()
+  @IsObject({ message: 'wireProfile must be an object (wire-profile overrides) or null' })
+  wireProfile?: Record<string, unknown> | null;
 }
 
 /** Query of `GET /invoices`. */

@@ -1,5 +1,6 @@
 import type { CanActivate, Type } from '@nestjs/common';
 import type { PaymentMethod } from '../gateway/types';
+import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { EncryptionKeyOptions } from './secret-box';
 
 /** Where requests go: the sandbox or the live service. Test-only operations (resend webhook) are refused in production. */
@@ -36,6 +37,11 @@ export interface InvoicePaymentsSettingsValues {
   storeUrlTemplate: string | null;
   /** IANA time zone due dates are computed in. */
   timeZone: string;
+  /**
+   * Wire-profile overrides laid over the module options' `gateway.profile` (the plain-data parts only: see
+   * `docs/gateway-assumptions.md`); `null`: none.
+   */
+  wireProfile: WireProfileOverrides | null;
 }
 
 /** Names of the settings that hold secrets. */
@@ -62,6 +68,7 @@ export const BUILT_IN_DEFAULTS: InvoicePaymentsSettingsValues = {
   orderUrlTemplate: null,
   storeUrlTemplate: null,
   timeZone: 'America/Sao_Paulo',
+  wireProfile: null,
 };
 
 /** What the module runs with right now: defaults overridden by the saved row. */

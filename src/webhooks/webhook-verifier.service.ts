@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { WebhookVerification, WebhookVerifier } from '../core/webhook-verifier.port';
+import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery } from './webhook-payload';
 import { WebhookTokenService } from './webhook-token.service';
 
@@ -9,7 +10,10 @@ import { WebhookTokenService } from './webhook-token.service';
  */
 @Injectable()
 export class WebhookDeliveryVerifier implements WebhookVerifier {
-  constructor(private readonly tokens: WebhookTokenService) {}
+  constructor(
+    private readonly tokens: WebhookTokenService,
+    private readonly gateway: GatewayClient,
+  ) {}
 
   async verify(
     headers: Record<string, unknown> | null | undefined,
@@ -20,7 +24,7 @@ export class WebhookDeliveryVerifier implements WebhookVerifier {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return { ok: false, reason: 'the body is not a JSON object' };
     }
-    const delivery = readDelivery(body as Record<string, unknown>);
+    const delivery = readDelivery(body as Record<string, unknown>, await this.gateway.wireProfile());
     if (!delivery.invoice)
       return { ok: false, reason: delivery.invoiceError ?? 'the delivery carries no invoice' };
     return { ok: true, invoice: delivery.invoice };

@@ -18,6 +18,7 @@ import { parseJsonObject, webhookBodyOf } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { readDelivery } from './webhook-payload';
+import { GatewayClient } from '../gateway/gateway.client';
 import { WebhookTokenService } from './webhook-token.service';
 import type { ResolvedWebhooksOptions } from './types';
 
@@ -45,6 +46,7 @@ abstract class WebhooksControllerBase {
     private readonly tokens: WebhookTokenService,
     private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
+    private readonly gateway: GatewayClient,
   ) {}
 
   @Post()
@@ -76,7 +78,8 @@ abstract class WebhooksControllerBase {
       throw new UnauthorizedException(auth.reason);
     }
 
-    const stored = await this.inbox.store(readDelivery(body), body, auth.webhookId);
+    const delivery = readDelivery(body, await this.gateway.wireProfile());
+    const stored = await this.inbox.store(delivery, body, auth.webhookId);
     if (stored.state === 'dead')
       throw new UnprocessableEntityException(stored.problem ?? 'unreadable delivery');
     if (stored.state === 'pending') this.processor.kick(stored.id, stored.gatewayId);
