@@ -227,5 +227,6 @@ function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' |
     orderUrlTemplate: null,
     storeUrlTemplate: null,
     timeZone: null,
+    wireProfile: null,
   };
 }

@@ -114,7 +114,7 @@ export interface InvoicePaymentsAdminOptions {
 }
 
 /** Result of one operation of the credential check. */
-export type CredentialCheckResult = 'ok' | 'unauthorized' | 'missing_scope' | 'error';
+export type CredentialCheckResult = 'ok' | 'unauthorized' | 'missing_scope' | 'error' | 'not_available';
 
 export interface CredentialCheckOperation {
   /** Gateway operation, e.g. `listInvoices`. */
@@ -122,14 +122,18 @@ export interface CredentialCheckOperation {
   /** Scope it needs (A5, A10); `null` for the credential status itself. */
   scope: string | null;
   result: CredentialCheckResult;
-  /** `call`: the operation was called; `scopes`: judged from the credential's scope list (write operations). */
-  checkedBy: 'call' | 'scopes';
+  /**
+   * `call`: the operation was called; `scopes`: judged from the scope list the credential status reported (write
+   * operations); `probe`: judged by the wire profile's probe for the scope (an invalid request the service refused
+   * as invalid: the token got past authentication and scope), when the service reports no scopes.
+   */
+  checkedBy: 'call' | 'scopes' | 'probe';
   /** What went wrong, for `error` (never a secret). */
   message?: string;
 }
 
 export interface CredentialCheckReport {
-  /** Every operation is `ok`. */
+  /** Every operation is `ok` (or `not_available`). */
   ok: boolean;
   mode: InvoicePaymentsMode;
   baseUrl: string;

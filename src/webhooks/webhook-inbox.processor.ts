@@ -6,12 +6,12 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { runInTransaction } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
+import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
-import { readDelivery } from './webhook-payload';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -178,9 +178,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
   private async invoiceOf(entry: WebhookInboxEntry): Promise<Invoice | null> {
     try {
-      const delivery = readDelivery(JSON.parse(entry.payload), await this.gateway.wireProfile());
-      if (delivery.invoice) return delivery.invoice;
-      throw new Error(delivery.invoiceError ?? 'no invoice in the delivery');
+      // The payload stored is the invoice the delivery carried (its `raw`), read with the profile's codes.
+      const { codes } = await this.gateway.wireProfile();
+      return normalizeInvoice(JSON.parse(entry.payload), 'webhook', { codes });
     } catch (err) {
       await this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
       return null;
