@@ -58,6 +58,7 @@ import {
   DEFAULT_WIRE_PROFILE,
   InvoiceLookup,
   mergeWireProfile,
+  valueAt,
   WireProfile,
   WireProfileOverrides,
   WireRequestPlan,
@@ -372,7 +373,8 @@ export class GatewayClient {
       try {
         const path = renderPath(plan.get, { value, [key]: value });
         const answer = await this.send({ operation, invoiceRef, method: 'GET', path, safety: 'read' }, conn);
-        const invoice = this.invoiceFrom(answer.body, operation, invoiceRef, profile);
+        const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
+        const invoice = this.invoiceFrom(body, operation, invoiceRef, profile);
         return matches(invoice) ? invoice : null;
       } catch (err) {
         if (err instanceof GatewayNotFoundError) return null;

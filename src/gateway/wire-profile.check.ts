@@ -76,7 +76,10 @@ const lookup: Rule = (v, p, fail) => {
     return fail(p, 'must be { list: <filter> } or { get: <path> }');
   const o = v as Record<string, unknown>;
   const keys = Object.keys(o);
-  if ('get' in o && keys.every((k) => k === 'get')) return path(o.get, `${p}.get`, fail, 0);
+  if ('get' in o && keys.every((k) => k === 'get' || k === 'at')) {
+    if (o.at !== undefined) jsonPath(o.at, `${p}.at`, fail, 0);
+    return path(o.get, `${p}.get`, fail, 0);
+  }
   if ('list' in o && keys.every((k) => k === 'list' || k === 'maxPages')) {
     oneOf(...QUERY_KEYS)(o.list, `${p}.list`, fail, 0);
     if (
@@ -86,7 +89,7 @@ const lookup: Rule = (v, p, fail) => {
       fail(`${p}.maxPages`, 'must be an integer from 1 to 1000');
     return;
   }
-  fail(p, 'must be { list: <filter>, maxPages? } or { get: <path> }');
+  fail(p, 'must be { list: <filter>, maxPages? } or { get: <path>, at? }');
 };
 
 const QUERY_KEYS = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'];
@@ -99,7 +102,6 @@ const plan = (...values: string[]): Schema => ({
 const SCHEMA: Schema = {
   paths: {
     invoices: path,
-    tracking: path,
     webhooks: path,
     consumers: path,
     mediations: path,

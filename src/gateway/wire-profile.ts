@@ -19,7 +19,7 @@ export interface WireProfile {
   lookup: { byReferrer: InvoiceLookup; byId: InvoiceLookup };
   /** The refund request (A8). Template values: `id`, `invoice_id`, `amount`, `amount_decimal`, `amount_cents`. */
   refund: WireRequestPlan;
-  /** The tracking request (A9). Template values: `id`, `invoice_id`, `code`, `carrier`, `url`. */
+  /** The tracking request (A9). Template values: `invoice_id`, `code`, `carrier`, `url`. */
   tracking: WireRequestPlan;
   /** Authenticate (A5); `null` when the service has no such operation. */
   authenticate: WireAuthenticate | null;
@@ -33,7 +33,6 @@ export interface WireProfile {
 
 export interface WirePaths {
   invoices: string;
-  tracking: string;
   webhooks: string;
   consumers: string;
   mediations: string;
@@ -73,10 +72,12 @@ export interface WireListProfile {
  * How one invoice is looked up:
  * - `{ list: <filter> }`: a list request with that filter of `list.query` set to the value; every page is read
  *   (at most `maxPages`) and only exact matches count, in case the service ignores the filter;
- * - `{ get: '/invoices/{value}' }`: one request whose answer is one invoice; 404 means "none".
+ * - `{ get: '/invoices/{value}', at: 'charge' }`: one request whose answer is one invoice (at the dotted path
+ *   `at`, else the whole answer, either shape, enveloped or bare); 404 means "none".
  */
 export type InvoiceLookup =
-  { list: keyof WireListProfile['query']; maxPages?: number } | { get: string; maxPages?: never };
+  | { list: keyof WireListProfile['query']; maxPages?: number }
+  | { get: string; at?: string; maxPages?: never };
 
 /** A request whose body is a template (see `wire-template.ts`) or, in module options only, a function. */
 export interface WireRequestPlan {
@@ -154,7 +155,6 @@ type DeepPartial<T> = T extends (...args: never[]) => unknown
 export const DEFAULT_WIRE_PROFILE: WireProfile = {
   paths: {
     invoices: '/invoices',
-    tracking: '/invoices/tracking',
     webhooks: '/webhooks',
     consumers: '/consumers',
     mediations: '/disputes/mediations',
