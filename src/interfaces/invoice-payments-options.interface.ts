@@ -44,7 +44,8 @@ export interface InvoicePaymentsModuleWiring {
    * The host's {@link OrderPaymentPort} class, provided as `ORDER_PAYMENT_PORT`. The module builds it, so its
    * dependencies must come from global modules or from `imports` (e.g. `imports: [TypeOrmModule.forFeature([Order])]`
    * for a port that injects the order repository); when they cannot be found the start fails with an error saying
-   * so. Omit it to provide `ORDER_PAYMENT_PORT` in a global module yourself, or to listen to the events only.
+   * so. The module builds it with `ModuleRef.create`, so Nest lifecycle hooks (`onModuleInit`...) are not called on
+   * it. Omit it to provide `ORDER_PAYMENT_PORT` in a global module yourself, or to listen to the events only.
    */
   orderPort?: Type<OrderPaymentPort>;
   /** Modules whose exports the order port (and `useFactory`) need. */
