@@ -178,12 +178,16 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       }
       this.retryAt.delete(row.id);
       this.emit(InvoicePaymentsEvents.StatusChanged, change);
-      if (row.alert === 'paid_after_cancel') {
+      if (row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch') {
         const alert: InvoicePaymentsAlert = {
-          kind: 'paid_after_cancel',
+          kind: row.alert,
           orderId: record.orderId,
           invoiceRecordId: record.id,
-          message: row.note ?? 'paid after the invoice was closed: the money must go back',
+          message:
+            row.note ??
+            (row.alert === 'paid_after_cancel'
+              ? 'paid after the invoice was closed: the money must go back'
+              : 'the amount paid is not what the invoice was created for'),
         };
         this.emit(InvoicePaymentsEvents.Alert, alert);
       }

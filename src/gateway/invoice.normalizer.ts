@@ -7,8 +7,10 @@ import {
   asInt,
   asRecord,
   asText,
+  exceedsJsonDepth,
   JsonRecord,
   lastFour,
+  MAX_JSON_DEPTH,
   PayloadReader,
 } from './payload.reader';
 
@@ -39,6 +41,8 @@ export function normalizeInvoice(
   const r = new PayloadReader(operation);
   const codes = options.codes?.paymentTypes ?? DEFAULT_PAYMENT_CODES;
   const top = r.record(payload, 'payload');
+  // Checked first: the copy and the readers below walk the payload.
+  if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
   const raw = scrubCardData(r, top);
   const fatura = asRecord(top.fatura);

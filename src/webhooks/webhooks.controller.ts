@@ -19,6 +19,7 @@ import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { readDelivery } from './webhook-payload';
 import { GatewayClient } from '../gateway/gateway.client';
+import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WebhookTokenService } from './webhook-token.service';
 import type { ResolvedWebhooksOptions } from './types';
 
@@ -68,11 +69,15 @@ abstract class WebhooksControllerBase {
       if (!parsed.ok) throw new BadRequestException(parsed.message);
       body = parsed.value;
     }
+    // Before anything else reads it: nothing downstream walks a body deeper than this.
+    if (exceedsJsonDepth(body, this.options.maxJsonDepth)) {
+      throw new BadRequestException(`body: nested deeper than ${this.options.maxJsonDepth} levels`);
+    }
 
     const auth = await this.tokens.authenticate(req);
     if (!auth.ok) {
       if (auth.status === 503) {
-        res.setHeader('Retry-After', RETRY_AFTER_SECONDS);
+        res.setHeader('Retry-After', String(auth.retryAfterSeconds ?? RETRY_AFTER_SECONDS));
         throw new ServiceUnavailableException(auth.reason);
       }
       throw new UnauthorizedException(auth.reason);
