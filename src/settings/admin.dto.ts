@@ -120,6 +120,7 @@ export class ListInvoicesQueryDto {
   @Type(() => Number)
   @IsInt({ message: 'page must be an integer' })
   @Min(1, { message: 'page must be at least 1' })
+  @Max(1_000_000, { message: 'page must be at most 1000000' })
   page?: number;
 
   @IsOptional()
@@ -132,6 +133,8 @@ export class ListInvoicesQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'status must be a status code (integer)' })
+  @Min(0, { message: 'status must be a status code from 0 to 999' })
+  @Max(999, { message: 'status must be a status code from 0 to 999' })
   status?: number;
 
   @IsOptional()
@@ -150,6 +153,7 @@ export class ChangeDueDateDto {
 export class RefundDto {
   @IsInt({ message: 'amountCents must be an integer number of cents' })
   @Min(1, { message: 'amountCents must be at least 1' })
+  @Max(99_999_999_999, { message: 'amountCents must be at most 99999999999' })
   amountCents!: number;
 }
 
