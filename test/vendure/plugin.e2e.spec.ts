@@ -338,6 +338,27 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     );
   });
 
+  it('switching from PIX to bank slip cancels the PIX invoice; each invoice has its own Payment', async () => {
+    const cart = await cartReadyToPay(env, `switch-${kind}@example.com`);
+    const pix = await startPayment(env, { method: 'pix', document: CPF });
+    const sameAgain = await startPayment(env, { method: 'pix', document: CPF });
+    expect(sameAgain.invoiceId).toBe(pix.invoiceId);
+    const billet = await startPayment(env, { method: 'billet', document: CPF });
+    expect(billet.invoiceId).not.toBe(pix.invoiceId);
+    expect(env.sandbox.controls.getInvoice(pix.invoiceId!)!.statusCode).toBe(6);
+    // The canceled attempt is on the order (while it still arranges payment: once paid, a late one is not added).
+    await waitFor(async () => (await adminOrder(env, cart.id)).payments.length === 1, 20_000, 'declined PIX');
+
+    await env.sandbox.controls.pay(billet.invoiceId!);
+    const order = await settled(cart.id);
+    expect(order.payments.map((p) => [p.transactionId, p.state]).sort()).toEqual(
+      [
+        [pix.invoiceId, 'Declined'],
+        [billet.invoiceId, 'Settled'],
+      ].sort(),
+    );
+  });
+
   it('a denied card declines: the order keeps arranging payment, the attempt is on it as a Declined payment', async () => {
     const cart = await cartReadyToPay(env, `denied-${kind}@example.com`);
     const token = env.sandbox.controls.createCardToken({
