@@ -1,4 +1,5 @@
-import { gql, VendureTestEnv } from './support';
+import { gqlWith } from './graphql';
+import type { VendureTestEnv } from './support';
 
 /** A valid CPF (check digits right), as the sandbox requires. */
 export const CPF = '529.982.247-25';
@@ -113,10 +114,6 @@ export async function adminOrder(env: VendureTestEnv, id: string): Promise<Admin
     { id },
   );
   return order as AdminOrder;
-}
-
-export function gqlWith(source: string) {
-  return gql([source] as unknown as TemplateStringsArray);
 }
 
 function expectOrder(result: { id?: string; code?: string; errorCode?: string; message?: string }) {

@@ -1,69 +1,20 @@
 import { TEST_CARDS } from '../../src/sandbox';
 import { waitFor } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
-import { adminOrder, AdminOrder, cartReadyToPay, CPF, gqlWith, startPayment } from './flows';
+import { adminOrder, AdminOrder, cartReadyToPay, CPF, startPayment } from './flows';
+import {
+  ADD_FULFILLMENT,
+  APPLY_COUPON,
+  CANCEL_ORDER,
+  CREATE_PROMOTION,
+  PAYMENT_METHODS,
+  REFUND_ORDER,
+  TRANSITION_FULFILLMENT,
+  UPDATE_PAYMENT_METHOD,
+} from './graphql';
 import { startVendure, VendureTestEnv } from './support';
 
 jest.setTimeout(120_000);
-
-const ADD_FULFILLMENT = gqlWith(`
-  mutation ($input: FulfillOrderInput!) {
-    addFulfillmentToOrder(input: $input) {
-      ... on Fulfillment { id state }
-      ... on ErrorResult { errorCode message }
-    }
-  }
-`);
-const TRANSITION_FULFILLMENT = gqlWith(`
-  mutation ($id: ID!, $state: String!) {
-    transitionFulfillmentToState(id: $id, state: $state) {
-      ... on Fulfillment { id state }
-      ... on ErrorResult { errorCode message }
-    }
-  }
-`);
-const CANCEL_ORDER = gqlWith(`
-  mutation ($input: CancelOrderInput!) {
-    cancelOrder(input: $input) {
-      ... on Order { id state }
-      ... on ErrorResult { errorCode message }
-    }
-  }
-`);
-const REFUND_ORDER = gqlWith(`
-  mutation ($input: RefundOrderInput!) {
-    refundOrder(input: $input) {
-      ... on Refund { id state total transactionId }
-      ... on ErrorResult { errorCode message }
-    }
-  }
-`);
-
-const CREATE_PROMOTION = gqlWith(`
-  mutation ($input: CreatePromotionInput!) {
-    createPromotion(input: $input) {
-      ... on Promotion { id }
-      ... on ErrorResult { errorCode message }
-    }
-  }
-`);
-const APPLY_COUPON = gqlWith(`
-  mutation ($code: String!) {
-    applyCouponCode(couponCode: $code) {
-      ... on Order { id totalWithTax }
-      ... on ErrorResult { errorCode message }
-    }
-  }
-`);
-
-const PAYMENT_METHODS = gqlWith(`
-  query { paymentMethods { items { id code handler { code } } } }
-`);
-const UPDATE_PAYMENT_METHOD = gqlWith(`
-  mutation ($input: UpdatePaymentMethodInput!) {
-    updatePaymentMethod(input: $input) { id }
-  }
-`);
 
 /** The order's history notes. */
 const notes = (order: AdminOrder) =>

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { INestApplication } from '@nestjs/common';
-import { JobQueueService, LanguageCode, Logger, mergeConfig, VendureConfig } from '@vendure/core';
+import { JobQueueService, Logger, mergeConfig, VendureConfig } from '@vendure/core';
 import { preBootstrapConfig } from '@vendure/core/dist/bootstrap';
 import {
   createTestEnvironment,
@@ -16,19 +16,16 @@ import {
   TestDbInitializer,
   TestServer,
 } from '@vendure/testing';
-import { parse } from 'graphql';
 import { Client } from 'pg';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { SandboxServer, startSandbox } from '../../src/sandbox';
+import { INITIAL_DATA, seedCatalog } from './catalog';
 import { InvoicePaymentsPlugin } from '../../src/vendure';
 import type { DatabaseKind } from '../support/databases';
 import { postgresAdminUrl } from '../support/pg-url';
 
 // Vendure sends anonymous usage data unless told not to: tests talk to nothing outside this machine.
 process.env.VENDURE_DISABLE_TELEMETRY = 'true';
-
-/** `gql` without a dependency of its own: the documents are parsed once, where they are written. */
-export const gql = (source: TemplateStringsArray) => parse(source.join(''));
 
 /** A new PostgreSQL database for each run (Vendure's own initializer reuses one per test file name). */
 class FreshPostgresInitializer implements TestDbInitializer<PostgresConnectionOptions> {
@@ -106,16 +103,6 @@ function listenOnLoopback(server: TestServer): void {
   };
 }
 
-const INITIAL_DATA = {
-  defaultLanguage: LanguageCode.en,
-  defaultZone: 'Brasil',
-  countries: [{ name: 'Brasil', code: 'BR', zone: 'Brasil' }],
-  taxRates: [{ name: 'Padrão', percentage: 10 }],
-  shippingMethods: [{ name: 'Correios', price: 1500 }],
-  paymentMethods: [{ name: 'Pix, boleto e cartão', handler: { code: 'invoice-payments', arguments: [] } }],
-  collections: [],
-};
-
 export interface VendureTestEnv {
   url: string;
   webhookUrl: string;
@@ -180,80 +167,5 @@ export async function startVendure(kind: DatabaseKind): Promise<VendureTestEnv> 
       await postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
-  };
-}
-
-/** The channel in BRL with tax-inclusive prices, then one product priced in BRL. */
-async function seedCatalog(admin: SimpleGraphQLClient) {
-  const { activeChannel } = await admin.query(gql`
-    query {
-      activeChannel {
-        id
-      }
-    }
-  `);
-  await admin.query(
-    gql`
-      mutation ($input: UpdateChannelInput!) {
-        updateChannel(input: $input) {
-          ... on Channel {
-            id
-          }
-        }
-      }
-    `,
-    {
-      input: {
-        id: activeChannel.id,
-        defaultCurrencyCode: 'BRL',
-        availableCurrencyCodes: ['BRL'],
-        pricesIncludeTax: true,
-      },
-    },
-  );
-  const { createProduct } = await admin.query(
-    gql`
-      mutation ($input: CreateProductInput!) {
-        createProduct(input: $input) {
-          id
-        }
-      }
-    `,
-    {
-      input: { translations: [{ languageCode: 'en', name: 'Camiseta', slug: 'camiseta', description: '' }] },
-    },
-  );
-  const { createProductVariants } = await admin.query(
-    gql`
-      mutation ($input: [CreateProductVariantInput!]!) {
-        createProductVariants(input: $input) {
-          id
-        }
-      }
-    `,
-    {
-      input: [
-        {
-          productId: createProduct.id,
-          sku: 'CAMISETA-M',
-          price: 5990,
-          trackInventory: 'FALSE',
-          translations: [{ languageCode: 'en', name: 'Camiseta M' }],
-        },
-      ],
-    },
-  );
-  const { shippingMethods } = await admin.query(gql`
-    query {
-      shippingMethods {
-        items {
-          id
-        }
-      }
-    }
-  `);
-  return {
-    variantId: createProductVariants[0].id as string,
-    shippingMethodId: shippingMethods.items[0].id as string,
   };
 }
