@@ -99,6 +99,17 @@ export async function startPayment(env: VendureTestEnv, input: Record<string, un
   };
 }
 
+/** A card payment with a token the sandbox made for `number` (as the service's script would in the browser). */
+export function startCardPayment(env: VendureTestEnv, number: string, installments?: number) {
+  const token = env.sandbox.controls.createCardToken({ number, holder: 'MARIA SILVA', expiry: '12/30' });
+  return startPayment(env, {
+    method: 'card',
+    document: CPF,
+    card: { token: token.token, expiry: '12/30', holderName: 'MARIA SILVA' },
+    ...(installments ? { installments } : {}),
+  });
+}
+
 export async function adminOrder(env: VendureTestEnv, id: string): Promise<AdminOrder> {
   const { order } = await env.admin.query(
     gqlWith(`

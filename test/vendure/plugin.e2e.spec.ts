@@ -1,7 +1,7 @@
 import { TEST_CARDS } from '../../src/sandbox';
 import { waitFor } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
-import { adminOrder, AdminOrder, cartReadyToPay, CPF, startPayment } from './flows';
+import { adminOrder, AdminOrder, cartReadyToPay, CPF, startCardPayment, startPayment } from './flows';
 import {
   ADD_FULFILLMENT,
   APPLY_COUPON,
@@ -144,17 +144,7 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
 
   it('card: the token from the service settles the order', async () => {
     const cart = await cartReadyToPay(env, `card-${kind}@example.com`);
-    const token = env.sandbox.controls.createCardToken({
-      number: TEST_CARDS.approved,
-      holder: 'MARIA SILVA',
-      expiry: '12/30',
-    });
-    const session = await startPayment(env, {
-      method: 'card',
-      document: CPF,
-      card: { token: token.token, expiry: '12/30', holderName: 'MARIA SILVA' },
-      installments: 2,
-    });
+    const session = await startCardPayment(env, TEST_CARDS.approved, 2);
     expect(session).toMatchObject({ method: 'card', amount: 13480 });
     const order = await settled(cart.id);
     expect(order.payments).toHaveLength(1);
@@ -312,16 +302,7 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
 
   it('a denied card declines: the order keeps arranging payment, the attempt is on it as a Declined payment', async () => {
     const cart = await cartReadyToPay(env, `denied-${kind}@example.com`);
-    const token = env.sandbox.controls.createCardToken({
-      number: TEST_CARDS.denied,
-      holder: 'MARIA SILVA',
-      expiry: '12/30',
-    });
-    const session = await startPayment(env, {
-      method: 'card',
-      document: CPF,
-      card: { token: token.token, expiry: '12/30', holderName: 'MARIA SILVA' },
-    });
+    const session = await startCardPayment(env, TEST_CARDS.denied);
     await waitFor(
       async () => (await adminOrder(env, cart.id)).payments.length > 0,
       20_000,
