@@ -113,17 +113,19 @@ export class InvoicePaymentShopResolver {
   private async arrangingPayment(ctx: RequestContext): Promise<Order> {
     const active = await this.activeOrders.getActiveOrder(ctx, undefined);
     if (!active) throw new UserInputError('There is no active order');
+    let refused = '';
     if (active.state === 'AddingItems') {
       const moved = await this.connection.withTransaction(ctx, (tx) =>
         this.orders.transitionToState(tx, active.id, 'ArrangingPayment'),
       );
-      if (isGraphQlErrorResult(moved)) {
-        throw new IllegalOperationError(`${moved.message}: ${moved.transitionError ?? ''}`.trim());
-      }
+      // Refused, the reason is kept: unless a concurrent call moved the order first, it is what the customer sees.
+      if (isGraphQlErrorResult(moved)) refused = `${moved.message}: ${moved.transitionError ?? ''}`.trim();
     }
     const order = await this.orders.findOne(ctx, active.id);
     if (!order || order.state !== 'ArrangingPayment') {
-      throw new IllegalOperationError(`The order cannot be paid in state ${order?.state ?? 'unknown'}`);
+      throw new IllegalOperationError(
+        refused || `The order cannot be paid in state ${order?.state ?? 'unknown'}`,
+      );
     }
     return order;
   }

@@ -26,16 +26,18 @@ const ORDER_FIELDS = `
   ... on ErrorResult { errorCode message }
 `;
 
+/** Two of the variant `id` into the active order. */
+export const ADD_ITEM = gqlWith(
+  `mutation ($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 2) { ${ORDER_FIELDS} } }`,
+);
+
 /** A guest's cart, ready to pay: two shirts, a customer, a Brazilian address, Correios. */
 export async function cartReadyToPay(
   env: VendureTestEnv,
   email: string,
 ): Promise<{ id: string; code: string }> {
   await env.shop.asAnonymousUser();
-  const { addItemToOrder } = await env.shop.query(
-    gqlWith(`mutation ($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 2) { ${ORDER_FIELDS} } }`),
-    { id: env.variantId },
-  );
+  const { addItemToOrder } = await env.shop.query(ADD_ITEM, { id: env.variantId });
   expectOrder(addItemToOrder);
   const customer = await env.shop.query(
     gqlWith(

@@ -1,7 +1,15 @@
 import { TEST_CARDS } from '../../src/sandbox';
 import { waitFor } from '../support/app';
 import { describeEachDatabase } from '../support/databases';
-import { adminOrder, AdminOrder, cartReadyToPay, CPF, startCardPayment, startPayment } from './flows';
+import {
+  ADD_ITEM,
+  adminOrder,
+  AdminOrder,
+  cartReadyToPay,
+  CPF,
+  startCardPayment,
+  startPayment,
+} from './flows';
 import {
   ADD_FULFILLMENT,
   APPLY_COUPON,
@@ -369,6 +377,17 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     } finally {
       await setOffered(['pix', 'billet', 'card']);
     }
+  });
+
+  it("an order Vendure will not move to ArrangingPayment (no customer yet) is refused with Vendure's reason", async () => {
+    await env.sandbox.controls.waitForDeliveries();
+    const before = env.sandbox.controls.deliveries().length;
+    await env.shop.asAnonymousUser();
+    await env.shop.query(ADD_ITEM, { id: env.variantId });
+    await expect(startPayment(env, { method: 'pix', document: CPF })).rejects.toThrow(/customer/i);
+    // No invoice was created (each creation sends an invoice.created delivery).
+    await env.sandbox.controls.waitForDeliveries();
+    expect(env.sandbox.controls.deliveries().length).toBe(before);
   });
 
   it('a forged delivery (token the service does not know) changes nothing', async () => {
