@@ -16,7 +16,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
-  { files: ['*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
+  { files: ['*.js', 'hosts/*/*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
   {
     files: ['test/**', '**/*.spec.ts', 'bench/**', 'examples/**', 'src/sandbox/main.ts'],
     rules: { 'no-console': 'off' },
