@@ -1,12 +1,13 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { CheckoutConfig } from '../checkout/checkout-config.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InvoicePaymentSessionData } from '../checkout/types';
+import type { InitiatePaymentData } from '../checkout/types';
+import type { PaymentMethod } from '../gateway/types';
 import { medusaAmountToCents } from './amounts';
 import { loadMedusaFramework } from './framework';
 import { buildCheckoutData } from './order';
 import { invoicePaymentsRuntime, medusaDataSourceOptions } from './runtime';
-import { authorizationStatus, medusaSessionData, toMedusaError } from './session';
+import { authorizationStatus, dataOf, medusaSessionData, sessionOf, toMedusaError } from './session';
 import type {
   InvoicePaymentsMedusaOptions,
   MedusaAmountInput,
@@ -62,22 +63,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       if (typeof sessionId !== 'string' || !sessionId) {
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
       }
-      const amountCents = medusaAmountToCents(input.amount);
-      const { methods } = await app.get(CheckoutConfig, { strict: false }).current();
-      const data = buildCheckoutData({
-        sessionId,
-        amountCents,
-        currencyCode: input.currency_code,
-        context: input.context,
-        data: input.data,
-        documentKeys: this.options.customerDocumentKeys,
-        defaultMethod: methods[0],
-      });
-      const out = await provider.initiatePayment({
-        amount: amountCents,
-        currency_code: input.currency_code,
-        data,
-      });
+      const out = await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId));
       return { id: out.id, data: medusaSessionData(out.data, sessionId), status: out.status };
     });
   }
@@ -149,20 +135,10 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     return this.run(async (provider, app) => {
       const current = await provider.getPaymentStatus(sessionOf(input));
       const sessionId = current.data.orderId;
-      const amountCents = medusaAmountToCents(input.amount);
-      const { methods } = await app.get(CheckoutConfig, { strict: false }).current();
-      const { order, method, card, installments } = buildCheckoutData({
-        sessionId,
-        amountCents,
-        currencyCode: input.currency_code,
-        context: input.context,
-        data: input.data,
-        documentKeys: this.options.customerDocumentKeys,
-        defaultMethod: (input.data?.method as (typeof methods)[number]) ?? current.data.method ?? methods[0],
-      });
+      const request = await this.checkoutRequest(app, input, sessionId, current.data.method);
+      const { order, method, card, installments } = request.data;
       const out = await provider.updatePayment({
-        amount: amountCents,
-        currency_code: input.currency_code,
+        ...request,
         data: { invoiceRecordId: current.data.invoiceRecordId, order, method, card, installments },
       });
       return { id: out.id, data: medusaSessionData(out.data, sessionId), status: out.status };
@@ -206,6 +182,27 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     return {};
   }
 
+  /** The checkout's request for a session: Medusa's amount in cents and the order built on the server. */
+  private async checkoutRequest(
+    app: INestApplicationContext,
+    input: MedusaInitiateInput,
+    sessionId: string,
+    method?: PaymentMethod,
+  ): Promise<{ amount: number; currency_code: string; data: InitiatePaymentData }> {
+    const amount = medusaAmountToCents(input.amount);
+    const { methods } = await app.get(CheckoutConfig, { strict: false }).current();
+    const data = buildCheckoutData({
+      sessionId,
+      amountCents: amount,
+      currencyCode: input.currency_code,
+      context: input.context,
+      data: input.data,
+      documentKeys: this.options.customerDocumentKeys,
+      defaultMethod: method ?? methods[0],
+    });
+    return { amount, currency_code: input.currency_code, data };
+  }
+
   private async run<T>(
     fn: (provider: InvoicePaymentProvider, app: INestApplicationContext) => Promise<T>,
   ): Promise<T> {
@@ -216,14 +213,4 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       throw toMedusaError(err, medusa.MedusaError);
     }
   }
-}
-
-/** The module's record of a session or payment (Medusa hands back the data the provider returned). */
-function sessionOf(input: MedusaProviderInput): { data: { invoiceRecordId: string } } {
-  return { data: { invoiceRecordId: input?.data?.invoiceRecordId as string } };
-}
-
-/** The data Medusa keeps: the module's session data with Medusa's session id (the record's order key). */
-function dataOf(data: InvoicePaymentSessionData): Record<string, unknown> {
-  return medusaSessionData(data, data.orderId);
 }

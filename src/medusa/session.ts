@@ -3,7 +3,12 @@ import { statusRow, type PaymentSessionStatus } from '../core/status-table';
 import type { InvoicePaymentSessionData } from '../checkout/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { centsToMedusaAmount } from './amounts';
-import type { MedusaPaymentAction, MedusaPaymentSessionStatus, MedusaWebhookActionResult } from './types';
+import type {
+  MedusaPaymentAction,
+  MedusaPaymentSessionStatus,
+  MedusaProviderInput,
+  MedusaWebhookActionResult,
+} from './types';
 
 /** What Medusa keeps on the session and the payment: the module's session data and Medusa's own session id. */
 export type MedusaSessionData = InvoicePaymentSessionData & { session_id: string };
@@ -73,4 +78,14 @@ export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | unde
         .join('; ')
     : err.message;
   return Object.assign(new MedusaError(type, detail), { cause: err });
+}
+
+/** The module's record of a session or payment (Medusa hands back the data the provider returned). */
+export function sessionOf(input: MedusaProviderInput): { data: { invoiceRecordId: string } } {
+  return { data: { invoiceRecordId: input?.data?.invoiceRecordId as string } };
+}
+
+/** The data Medusa keeps: the module's session data with Medusa's session id (the record's order key). */
+export function dataOf(data: InvoicePaymentSessionData): Record<string, unknown> {
+  return medusaSessionData(data, data.orderId);
 }

@@ -70,6 +70,15 @@ async function deliveryOf(id: string, code: number): Promise<Delivery> {
   return found;
 }
 
+/** Polls until `check` holds (a guard against hanging, not a speed assertion). */
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /** Rows of the module's table (in its own schema) where `column` = `value` and `condition` holds. */
 async function moduleRows(table: string, column: string, value: string, condition: string): Promise<number> {
   const client = new Client({ connectionString: providerOptions.databaseUrl });
@@ -133,6 +142,14 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
       const captured = await service.retrievePayment(payment!.id, { relations: ['captures'] });
       expect(captured.captured_at).toBeTruthy();
       expect(captured.captures).toHaveLength(1);
+
+      // Shipped: the tracking code goes to the paid invoice among the order's sessions (the other is unknown).
+      const shipped = await recordMedusaShipment(providerOptions, {
+        sessionIds: ['payses_other_provider', pix.id],
+        trackingCode: 'BR123456789BR',
+      });
+      expect(shipped).toMatchObject({ orderId: pix.id, code: 'BR123456789BR', outcome: 'queued' });
+      await until(() => sandbox.controls.getInvoice(invoiceId)!.tracking?.code === 'BR123456789BR');
 
       await service.refundPayment({ payment_id: payment!.id, amount: 34.8 });
       expect(sandbox.controls.getInvoice(invoiceId)!.refunds.map((r) => r.amountCents)).toEqual([3480]);
