@@ -7,6 +7,7 @@ import type { IPaymentModuleService } from '@medusajs/framework/types';
 import { moduleIntegrationTestRunner } from '@medusajs/test-utils';
 import {
   closeInvoicePaymentsRuntimes,
+  recordMedusaShipment,
   type InvoicePaymentsMedusaOptions,
 } from 'nestjs-invoice-payments/medusa';
 import { startSandbox, TEST_CARDS, type SandboxServer } from 'nestjs-invoice-payments/sandbox';
