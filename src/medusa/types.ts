@@ -1,4 +1,5 @@
 import type { CheckoutOptions } from '../checkout/checkout.options';
+import type { ProviderWebhookPayload } from '../checkout/types';
 import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
@@ -96,11 +97,7 @@ export interface MedusaInitiateOutput extends MedusaProviderOutput {
 }
 
 /** Medusa's `ProviderWebhookPayload['payload']`: what its `/hooks/payment/:provider` route received. */
-export interface MedusaWebhookPayload {
-  data: Record<string, unknown>;
-  rawData: string | Buffer;
-  headers: Record<string, unknown>;
-}
+export type MedusaWebhookPayload = ProviderWebhookPayload;
 
 /** Medusa's `WebhookActionResult`: `session_id` is Medusa's payment session id, `amount` in major units. */
 export interface MedusaWebhookActionResult {

@@ -109,6 +109,14 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
     providers: [{ resolve: 'nestjs-invoice-payments/medusa', id: 'br', options: providerOptions }],
   },
   testSuite: ({ service }) => {
+    /** What Medusa's payment-webhook subscriber does with a delivery its route received. */
+    function hook(delivery: Delivery, headers: Record<string, unknown> = delivery.headers) {
+      return service.getWebhookActionAndData({
+        provider: HOOK_PROVIDER,
+        payload: { data: delivery.data, rawData: delivery.rawData, headers },
+      });
+    }
+
     async function session(amount: number, data: Record<string, unknown>) {
       const collection = await service.createPaymentCollections({ currency_code: 'brl', amount });
       return service.createPaymentSession(collection.id, {
@@ -131,11 +139,7 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
       expect((await service.retrievePaymentSession(pix.id)).status).toBe('pending_authorization');
 
       await sandbox.controls.pay(invoiceId);
-      const paid = await deliveryOf(invoiceId, 5);
-      const action = await service.getWebhookActionAndData({
-        provider: HOOK_PROVIDER,
-        payload: { data: paid.data, rawData: paid.rawData, headers: paid.headers },
-      });
+      const action = await hook(await deliveryOf(invoiceId, 5));
       expect(action).toEqual({ action: 'captured', data: { session_id: pix.id, amount: 134.8 } });
 
       const payment = await service.authorizePaymentSession(pix.id, {});
@@ -175,11 +179,7 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
       });
       const invoiceId = card.data!.gatewayId as string;
       await sandbox.controls.setStatus(invoiceId, 4);
-      const delivery = await deliveryOf(invoiceId, 4);
-      const action = await service.getWebhookActionAndData({
-        provider: HOOK_PROVIDER,
-        payload: { data: delivery.data, rawData: delivery.rawData, headers: delivery.headers },
-      });
+      const action = await hook(await deliveryOf(invoiceId, 4));
       expect(action).toEqual({ action: 'authorized', data: { session_id: card.id, amount: 59.9 } });
 
       const payment = await service.authorizePaymentSession(card.id, {});
@@ -197,14 +197,7 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
       await sandbox.controls.pay(invoiceId);
       const real = await deliveryOf(invoiceId, 5);
       const forgedToken = Buffer.from(':not-a-service-token').toString('base64');
-      const action = await service.getWebhookActionAndData({
-        provider: HOOK_PROVIDER,
-        payload: {
-          data: real.data,
-          rawData: real.rawData,
-          headers: { ...real.headers, webhook: `default, ${forgedToken}` },
-        },
-      });
+      const action = await hook(real, { ...real.headers, webhook: `default, ${forgedToken}` });
       expect(action).toEqual({ action: 'not_supported' });
       // Nothing reached the inbox or the record: the invoice is still unpaid as far as the module knows.
       expect(
