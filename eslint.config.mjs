@@ -16,7 +16,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
-  { files: ['*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
+  { files: ['*.js', 'hosts/*/*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
   {
     files: ['scripts/**/*.js'],
     languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly' } },

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, IsNull } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './order-payment.port';
 import { statusChangeOf } from './status-change';
-import { isPostgres, runInTransaction } from './transaction';
+import { runInTransaction } from './transaction';
 
 /** Injection token of {@link StatusDispatchOptions}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
@@ -22,10 +22,14 @@ export interface StatusDispatchOptions {
   retryBaseDelayMs?: number;
   /** Ceiling of the retry delay. Default 300000 (5 minutes). */
   retryMaxDelayMs?: number;
+  /**
+   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
+   * call that runs longer may be repeated by another instance. Default 60000.
+   */
+  leaseMs?: number;
 }
 
-/** Classid of the PostgreSQL advisory locks that give one instance at a time an invoice's notifications. */
-const ADVISORY_LOCK_CLASS = 0x1e0b;
+/** How soon to look again at an invoice whose next change another instance is delivering. */
 const LOCK_BUSY_RETRY_MS = 100;
 
 /**
@@ -34,8 +38,8 @@ const LOCK_BUSY_RETRY_MS = 100;
  * `notifiedAt` is empty and closed by setting it, so a crash between applying and notifying is retried, never lost.
  *
  * When the port throws, the change is retried later with exponential backoff and later changes of the same
- * invoice wait behind it. Several app instances may share one PostgreSQL database: an advisory lock per invoice
- * lets one instance at a time deliver an invoice's changes. On SQLite one instance is assumed.
+ * invoice wait behind it. Several app instances may share one PostgreSQL database: the change being delivered is
+ * leased, so one instance at a time delivers an invoice's changes. No connection is held while the port runs.
  */
 @Injectable()
 export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
@@ -59,6 +63,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       pollOnStart: options?.pollOnStart ?? true,
       retryBaseDelayMs: options?.retryBaseDelayMs ?? 1000,
       retryMaxDelayMs: options?.retryMaxDelayMs ?? 300_000,
+      leaseMs: options?.leaseMs ?? 60_000,
     };
   }
 
@@ -124,42 +129,29 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
   }
 
+  /**
+   * Delivers the invoice's undelivered changes, oldest first. No connection or transaction is held while the host's
+   * port or the event listeners run (they may use the same pool): each step is its own short query. The row being
+   * delivered is leased (`notify_locked_until`), so another instance waits behind it instead of delivering it too,
+   * and a crashed instance's lease lapses.
+   */
   private async dispatchInvoice(recordId: string): Promise<void> {
-    if (!isPostgres(this.dataSource)) return this.deliverPending(recordId, this.dataSource.manager);
-    const qr = this.dataSource.createQueryRunner();
-    await qr.connect();
-    try {
-      const [{ locked }] = (await qr.query('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
-        ADVISORY_LOCK_CLASS,
-        recordId,
-      ])) as Array<{ locked: boolean }>;
-      if (!locked) {
-        // Another instance is delivering this invoice; look again shortly in case it finished before our row.
-        this.later(recordId, LOCK_BUSY_RETRY_MS);
-        return;
-      }
-      try {
-        await this.deliverPending(recordId, qr.manager);
-      } finally {
-        await qr.query('SELECT pg_advisory_unlock($1, hashtext($2))', [ADVISORY_LOCK_CLASS, recordId]);
-      }
-    } finally {
-      await qr.release();
-    }
-  }
-
-  private async deliverPending(recordId: string, em: EntityManager): Promise<void> {
+    const history = this.dataSource.getRepository(InvoiceStatusHistory);
     while (!this.stopped) {
-      const row = await em.getRepository(InvoiceStatusHistory).findOne({
+      const row = await history.findOne({
         where: { invoiceRecordId: recordId, applied: true, notifiedAt: IsNull() },
         order: { createdAt: 'ASC', id: 'ASC' },
       });
       if (!row) return;
       const due = this.retryAt.get(row.id);
       if (due !== undefined && due > Date.now()) return this.later(recordId, due - Date.now());
-      const record = await em.getRepository(InvoiceRecord).findOneBy({ id: recordId });
+      const held = row.notifyLockedUntil ? row.notifyLockedUntil.getTime() - Date.now() : 0;
+      // Another instance is delivering this change: later changes of the invoice wait behind it.
+      if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
+      if (!(await this.lease(row.id))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
+      const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
-      const change = await statusChangeOf(em, row, record);
+      const change = await statusChangeOf(this.dataSource.manager, row, record);
       try {
         if (this.port) await this.port.onPaymentStatusChanged(change);
       } catch (err) {
@@ -169,9 +161,10 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
           this.options.retryMaxDelayMs,
         );
         this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
-        await this.write(em, row.id, {
+        await this.write(row.id, {
           notifyAttempts: attempts,
           notifyError: errorMessage(err).slice(0, 2000),
+          notifyLockedUntil: null,
         });
         this.retryAt.set(row.id, Date.now() + delay);
         return this.later(recordId, delay);
@@ -191,12 +184,30 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
         };
         this.emit(InvoicePaymentsEvents.Alert, alert);
       }
-      await this.write(em, row.id, {
+      await this.write(row.id, {
         notifiedAt: new Date(),
         notifyAttempts: row.notifyAttempts + 1,
         notifyError: null,
+        notifyLockedUntil: null,
       });
     }
+  }
+
+  /** Takes the delivery of one change for this instance, unless another holds a live lease on it. */
+  private async lease(id: string): Promise<boolean> {
+    const now = new Date();
+    const until = new Date(now.getTime() + this.options.leaseMs);
+    const result = await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(InvoiceStatusHistory)
+        .createQueryBuilder()
+        .update()
+        .set({ notifyLockedUntil: until })
+        .where('id = :id AND notified_at IS NULL', { id })
+        .andWhere('(notify_locked_until IS NULL OR notify_locked_until <= :now)', { now: now.toISOString() })
+        .execute(),
+    );
+    return (result.affected ?? 0) > 0;
   }
 
   private emit(event: string, payload: unknown): void {
@@ -209,11 +220,10 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Closes or annotates an outbox row; only while it is still open, so a row is never closed twice. */
-  private async write(em: EntityManager, id: string, patch: Partial<InvoiceStatusHistory>): Promise<void> {
-    const update = (m: EntityManager) =>
-      m.getRepository(InvoiceStatusHistory).update({ id, notifiedAt: IsNull() }, patch);
-    if (isPostgres(this.dataSource)) await update(em);
-    else await runInTransaction(this.dataSource, update);
+  private async write(id: string, patch: Partial<InvoiceStatusHistory>): Promise<void> {
+    await runInTransaction(this.dataSource, (em) =>
+      em.getRepository(InvoiceStatusHistory).update({ id, notifiedAt: IsNull() }, patch),
+    );
   }
 
   /** Kicks the invoice again after `delayMs`; one pending wake-up per invoice (the earliest) is enough. */

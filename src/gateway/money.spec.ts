@@ -5,6 +5,7 @@ import {
   centsToWireNumber,
   decimalStringToCents,
   formatBrl,
+  majorUnitsToCents,
   MoneyFormatError,
   toCents,
   toCentsOrNull,
@@ -106,5 +107,25 @@ describe('money examples', () => {
     }
     expect(() => toCents(Number.NaN)).toThrow(MoneyFormatError);
     expect(() => toCents(1e21)).toThrow(MoneyFormatError);
+  });
+
+  it('reads major units as hosts store them, trailing zeros past the cent allowed, fractions of a cent refused', () => {
+    expect(majorUnitsToCents(134.8)).toBe(13480);
+    expect(majorUnitsToCents(0.1)).toBe(10);
+    expect(majorUnitsToCents('134.80000000000000000000')).toBe(13480);
+    expect(majorUnitsToCents('7')).toBe(700);
+    expect(majorUnitsToCents(-2.5)).toBe(-250);
+    for (const bad of ['134.801', 0.001, '1e3', '', 'abc', Number.NaN, 1e21]) {
+      expect(() => majorUnitsToCents(bad)).toThrow(MoneyFormatError);
+    }
+  });
+
+  it('majorUnitsToCents inverts centsToWireNumber for every amount', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -MAX_WIRE_CENTS, max: MAX_WIRE_CENTS }), (cents) => {
+        expect(majorUnitsToCents(centsToWireNumber(cents))).toBe(cents);
+        expect(majorUnitsToCents(centsToDecimalString(cents) + '000')).toBe(cents);
+      }),
+    );
   });
 });

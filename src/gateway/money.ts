@@ -84,6 +84,25 @@ export function toCents(value: number | string): Cents {
   return decimalStringToCents(s);
 }
 
+/**
+ * Reads an amount in major units written as a plain decimal (`134.8`, `"134.80"`, `"134.800000000"`), as hosts such
+ * as Medusa store money, to cents. Digits past the cent are allowed only when they are zeros: a fraction of a cent
+ * is an error, never rounded away. Numbers are read through their shortest decimal text (exact, no float math).
+ */
+export function majorUnitsToCents(value: number | string): Cents {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new MoneyFormatError(`amount is not finite: ${value}`, value);
+  }
+  const m = /^([+-]?\d+)(?:\.(\d+))?$/.exec(text);
+  if (!m) throw new MoneyFormatError(`not a decimal amount in major units: "${String(value)}"`, value);
+  const [, units, fraction = ''] = m;
+  if (/[^0]/.test(fraction.slice(2))) {
+    throw new MoneyFormatError(`amount has a fraction of a cent: "${String(value)}"`, value);
+  }
+  return decimalStringToCents(fraction ? `${units}.${fraction.slice(0, 2)}` : units);
+}
+
 /** Like `toCents`, but `null`/`undefined`/`""` read as `null`. */
 export function toCentsOrNull(value: number | string | null | undefined): Cents | null {
   if (value === null || value === undefined || value === '') return null;

@@ -46,7 +46,13 @@ export class InvoiceStatusHistory {
    * Applied changes are also the outbox of host notifications: `notifiedAt` is set once the host's port and the
    * event bus have both had the change, so a crash between applying and notifying is retried, never lost.
    */
-  @Column({ name: 'notified_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @Column({
+    name: 'notified_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
   notifiedAt!: Date | null;
 
   @Column({ name: 'notify_attempts', type: 'integer', default: 0 })
@@ -54,6 +60,16 @@ export class InvoiceStatusHistory {
 
   @Column({ name: 'notify_error', type: 'text', nullable: true })
   notifyError!: string | null;
+
+  /** Until when an instance holds this change's delivery (a lease; see `StatusChangeDispatcher`). */
+  @Column({
+    name: 'notify_locked_until',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
+  notifyLockedUntil!: Date | null;
 
   @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
   createdAt!: Date;

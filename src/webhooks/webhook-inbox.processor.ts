@@ -78,6 +78,20 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     this.pump();
   }
 
+  /**
+   * Processes an entry now, in its invoice's order, and resolves once that attempt is over (applied, retrying later
+   * or dead). For hosts that must know the outcome before they answer, such as a Medusa provider's
+   * `getWebhookActionAndData`; the module's own route only {@link kick}s.
+   */
+  async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
+    const key = invoiceKey ?? id;
+    this.kick(id, key);
+    // Wait for the chain of this invoice to pass the entry: queued entries join the chain when a slot frees up.
+    while (!this.stopped && (this.queued.has(id) || this.chains.has(key))) {
+      await (this.chains.get(key) ?? Promise.race([...this.running]));
+    }
+  }
+
   /** Queues every due entry (pending, due, unclaimed or lease lapsed), up to `batchSize`. */
   async poll(): Promise<number> {
     if (this.stopped) return 0;

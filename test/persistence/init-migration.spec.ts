@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
@@ -32,7 +33,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoiceRecord, InvoiceStatusHistory],
-      migrations: [InvoicePaymentsInit1763700000000],
+      migrations: [InvoicePaymentsInit1763700000000, StatusNotifyLease1763700006000],
       migrationsRun: false,
     });
     invoices = db.dataSource.getRepository(InvoiceRecord);
@@ -41,7 +42,10 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
 
   it('creates both tables, exactly as the entities describe them', async () => {
     const ran = await db.dataSource.runMigrations();
-    expect(ran.map((m) => m.name)).toEqual(['InvoicePaymentsInit1763700000000']);
+    expect(ran.map((m) => m.name)).toEqual([
+      'InvoicePaymentsInit1763700000000',
+      'StatusNotifyLease1763700006000',
+    ]);
     const qr = db.dataSource.createQueryRunner();
     try {
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(true);
@@ -117,10 +121,12 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops both tables on the way down', async () => {
+  it('drops the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      expect(await qr.hasColumn('invoice_payments_status_history', 'notify_locked_until')).toBe(false);
+      await db.dataSource.undoLastMigration();
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(false);
     } finally {
       await qr.release();

@@ -1,28 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import request from 'supertest';
 import {
   InvoicePaymentProvider,
   InvoicePaymentsEvents,
-  InvoicePaymentsModule,
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
   ReconciliationService,
-  StatusChangeDispatcher,
   TrackingPostedEvent,
-  WebhookInboxProcessor,
 } from '../../src/index';
-import { startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
-import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
-import { HostApp, startHostApp, waitFor } from '../support/app';
+import { ALL_SCOPES, startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
+import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
+import { RecordingOrderPort, waitFor } from '../support/app';
+import { RootApp, startRootApp } from '../support/root-app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { OTHER_SERVICE_PROFILE, OtherService, startOtherService } from '../support/other-service';
 
 /** A 7-character token: the spec states no length, so none is required. */
 const SHORT_TOKEN = 'tok_all';
-const ADMIN_KEY = 'admin-key-0123456789abcdef';
-const admin = { Authorization: `Bearer ${ADMIN_KEY}` };
 
 /**
  * The whole flow against two services that follow the spec but chose differently where it is silent: the sandbox
@@ -37,7 +31,7 @@ describe.each(['default', 'other'] as const)(
       let db: TestDatabase;
       let sandbox: SandboxServer;
       let other: OtherService | null = null;
-      let host: HostApp;
+      let host: RootApp;
       let app: INestApplication;
       const posted: TrackingPostedEvent[] = [];
 
@@ -45,55 +39,22 @@ describe.each(['default', 'other'] as const)(
         db = await openCheckoutDatabase(kind);
         sandbox = await startSandbox({
           autoProcessCards: true,
-          tokens: [
-            {
-              token: SHORT_TOKEN,
-              scopes: [
-                'invoice.read',
-                'invoice.write',
-                'invoice.update',
-                'invoice.refund',
-                'consumer.read',
-                'dispute.read',
-              ],
-            },
-          ],
+          tokens: [{ token: SHORT_TOKEN, scopes: [...ALL_SCOPES] }],
         });
         if (profile === 'other') other = await startOtherService(sandbox.url);
-        host = await startHostApp(
-          db,
-          [
-            InvoicePaymentsModule.forRoot({
-              // Nothing configured in code but an unreachable placeholder: the admin settings below say everything.
-              gateway: { baseUrl: 'http://127.0.0.1:9', accessToken: '', mode: 'sandbox' },
-              webhooks: { inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
-              shipping: { pollIntervalMs: 50, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
-              checkout: { unknownOutcomeRecheckMs: 300 },
-              admin: {
-                adminKey: ADMIN_KEY,
-                encryption: { keys: { k1: randomBytes(32) } },
-                settingsCacheTtlMs: 0,
-              },
-              notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
-              orderPort: RecordingOrderPort,
-            }),
-          ],
-          { listen: true },
-        );
+        host = await startRootApp(db, sandbox, {
+          // Nothing configured in code but an unreachable placeholder: the admin settings below say everything.
+          gateway: { baseUrl: 'http://127.0.0.1:9', accessToken: '', mode: 'sandbox' },
+          checkout: { unknownOutcomeRecheckMs: 300 },
+        });
         app = host.app;
-        const saved = await request(app.getHttpServer())
-          .put('/admin/invoice-payments/settings')
-          .set(admin)
-          .send({
-            baseUrl: other?.url ?? sandbox.url,
-            accessToken: SHORT_TOKEN,
-            publicWebhookUrl: `${host.url}/webhooks/invoice-payments`,
-            ...(profile === 'other' ? { wireProfile: OTHER_SERVICE_PROFILE } : {}),
-          });
+        const saved = await host.admin('put', 'settings', {
+          baseUrl: other?.url ?? sandbox.url,
+          accessToken: SHORT_TOKEN,
+          ...(profile === 'other' ? { wireProfile: OTHER_SERVICE_PROFILE } : {}),
+        });
         expect(saved.status).toBe(200);
-        app
-          .get(EventEmitter2)
-          .on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
+        host.on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
       });
       afterAll(async () => {
         await host?.close();
@@ -105,11 +66,7 @@ describe.each(['default', 'other'] as const)(
 
       const provider = () => app.get(InvoicePaymentProvider);
       const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });
-      const settle = async () => {
-        await sandbox.controls.waitForDeliveries();
-        await app.get(WebhookInboxProcessor).drain();
-        await app.get(StatusChangeDispatcher).drain();
-      };
+      const settle = () => host.settle();
       const told = (orderId: string) =>
         app
           .get<RecordingOrderPort>(ORDER_PAYMENT_PORT)
@@ -227,9 +184,7 @@ describe.each(['default', 'other'] as const)(
       });
 
       it('the credential check: every operation ok, judged by scopes or, without a status operation, by probes', async () => {
-        const res = await request(app.getHttpServer())
-          .post('/admin/invoice-payments/credentials/check')
-          .set(admin);
+        const res = await host.admin('post', 'credentials/check');
         expect(res.status).toBe(200);
         const by = Object.fromEntries(
           (res.body.operations as Array<{ operation: string; result: string; checkedBy: string }>).map(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { Global, LoggerService, Module } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, TestingModule } from '@nestjs/testing';
@@ -30,7 +31,11 @@ export const TRACKING_PATH = '/invoices/tracking';
 export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   return openTestDatabase(kind, {
     entities: [InvoiceRecord, InvoiceStatusHistory, TrackingOutbox],
-    migrations: [InvoicePaymentsInit1763700000000, TrackingOutbox1763700002000],
+    migrations: [
+      InvoicePaymentsInit1763700000000,
+      TrackingOutbox1763700002000,
+      StatusNotifyLease1763700006000,
+    ],
   });
 }
 

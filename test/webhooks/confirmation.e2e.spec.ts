@@ -1,30 +1,24 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INestApplication } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import request from 'supertest';
 import {
   InvoicePaymentProvider,
   InvoicePaymentsAlert,
   InvoicePaymentsEvents,
-  InvoicePaymentsModule,
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
-  StatusChangeDispatcher,
   WebhookInboxEntry,
-  WebhookInboxProcessor,
 } from '../../src/index';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { RecordingProxy } from '../gateway/support/recording-proxy';
-import { HostApp, startHostApp, waitFor } from '../support/app';
+import { RecordingOrderPort, waitFor } from '../support/app';
+import { RootApp, startRootApp } from '../support/root-app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { postDelivery, tokenLine } from './support';
 
 const TOKEN = 'tok_confirm_0123456789';
-const ADMIN_KEY = 'admin-key-confirm-0123456789';
-const admin = { Authorization: `Bearer ${ADMIN_KEY}` };
 const NEW_TOKEN_LIMIT = 25;
 /** Name resolution as DNS would answer, plus a public-looking name that resolves into a private network. */
 const ADDRESSES: Record<string, string> = { localhost: '127.0.0.1', 'internal.example': '10.0.0.7' };
@@ -37,7 +31,7 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
   let db: TestDatabase;
   let sandbox: SandboxServer;
   let proxy: RecordingProxy;
-  let host: HostApp;
+  let host: RootApp;
   let app: INestApplication;
   const alerts: InvoicePaymentsAlert[] = [];
 
@@ -49,41 +43,23 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
       ],
     });
     proxy = await RecordingProxy.start(sandbox.url);
-    host = await startHostApp(
-      db,
-      [
-        InvoicePaymentsModule.forRoot({
-          gateway: {
-            baseUrl: proxy.url,
-            accessToken: TOKEN,
-            mode: 'sandbox',
-            retry: { maxAttempts: 1 },
-            // A host name that resolves to a private address, for the admin checks.
-            lookup: async (h) => [{ address: ADDRESSES[h] ?? '93.184.216.34', family: 4 }],
-          },
-          webhooks: {
-            inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 200 },
-            newTokenValidationsPerWindow: NEW_TOKEN_LIMIT,
-            newTokenWindowMs: 600_000,
-          },
-          admin: {
-            adminKey: ADMIN_KEY,
-            encryption: { keys: { k1: randomBytes(32) } },
-            settingsCacheTtlMs: 0,
-          },
-          notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
-          orderPort: RecordingOrderPort,
-        }),
-      ],
-      { listen: true },
-    );
+    host = await startRootApp(db, sandbox, {
+      gateway: {
+        baseUrl: proxy.url,
+        accessToken: TOKEN,
+        mode: 'sandbox',
+        retry: { maxAttempts: 1 },
+        // A host name that resolves to a private address, for the admin checks.
+        lookup: async (h) => [{ address: ADDRESSES[h] ?? '93.184.216.34', family: 4 }],
+      },
+      webhooks: {
+        inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 200 },
+        newTokenValidationsPerWindow: NEW_TOKEN_LIMIT,
+        newTokenWindowMs: 600_000,
+      },
+    });
     app = host.app;
-    const saved = await request(app.getHttpServer())
-      .put('/admin/invoice-payments/settings')
-      .set(admin)
-      .send({ publicWebhookUrl: `${host.url}/webhooks/invoice-payments` });
-    expect(saved.status).toBe(200);
-    app.get(EventEmitter2).on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
+    host.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
   });
   afterAll(async () => {
     await host?.close();
@@ -97,11 +73,7 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
   const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });
   const told = (recordId: string) => port().changes.filter((c) => c.invoiceRecordId === recordId);
   const serviceToken = () => sandbox.controls.webhooks().find((w) => w.id === 'default')!.token;
-  const settle = async () => {
-    await sandbox.controls.waitForDeliveries();
-    await app.get(WebhookInboxProcessor).drain();
-    await app.get(StatusChangeDispatcher).drain();
-  };
+  const settle = () => host.settle();
   /** A checked-out PIX order whose "created" delivery has been applied. */
   const openInvoice = async () => {
     const order = makeOrder();
@@ -193,10 +165,14 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
     await sandbox.controls.pay(id);
     await sandbox.controls.waitForDeliveries();
     await waitFor(async () => (await record(rec.id)).statusCode === 5, 15_000, 'applied after the outage');
-    const entries = await db.dataSource
-      .getRepository(WebhookInboxEntry)
-      .findBy({ gatewayId: id, statusCode: 5 });
-    expect(entries[0]).toMatchObject({ state: 'processed' });
+    const paidEntries = () =>
+      db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: id, statusCode: 5 });
+    await waitFor(
+      async () => (await paidEntries()).every((e) => e.state === 'processed'),
+      15_000,
+      'processed',
+    );
+    const entries = await paidEntries();
     expect(entries[0].attempts).toBeGreaterThan(1);
   });
 
@@ -247,8 +223,7 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
     });
     afterAll(() => new Promise<void>((r) => trap.close(() => r())));
 
-    const put = (body: Record<string, unknown>) =>
-      request(app.getHttpServer()).put('/admin/invoice-payments/settings').set(admin).send(body);
+    const put = (body: Record<string, unknown>) => host.admin('put', 'settings', body);
 
     it('refuses base URLs that would carry the token to a private host in production, and a new host without the token', async () => {
       const trapPort = (trap.address() as AddressInfo).port;
@@ -270,9 +245,9 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
           fields: expect.arrayContaining([field]),
         });
       }
-      const settings = await request(app.getHttpServer()).get('/admin/invoice-payments/settings').set(admin);
+      const settings = await host.admin('get', 'settings');
       expect(settings.body).toMatchObject({ baseUrl: proxy.url, mode: 'sandbox' });
-      await request(app.getHttpServer()).post('/admin/invoice-payments/credentials/check').set(admin);
+      await host.admin('post', 'credentials/check');
       expect(hits).toBe(0);
     });
 
@@ -282,9 +257,7 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
         ['status=99999999999', 'status'],
         ['limit=1000', 'limit'],
       ]) {
-        const res = await request(app.getHttpServer())
-          .get(`/admin/invoice-payments/invoices?${query}`)
-          .set(admin);
+        const res = await host.admin('get', `invoices?${query}`);
         expect({ query, status: res.status, fields: Object.keys(res.body.errors ?? {}) }).toEqual({
           query,
           status: 400,

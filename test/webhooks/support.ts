@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { randomUUID } from 'node:crypto';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { Global, INestApplication, Module } from '@nestjs/common';
@@ -28,7 +29,7 @@ export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
   return openTestDatabase(kind, {
     entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry],
-    migrations: [InvoicePaymentsInit1763700000000, WebhookInbox1763700001000],
+    migrations: [InvoicePaymentsInit1763700000000, WebhookInbox1763700001000, StatusNotifyLease1763700006000],
     ...(poolSize ? { poolSize } : {}),
   });
 }

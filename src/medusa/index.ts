@@ -1,0 +1,31 @@
+/**
+ * `nestjs-invoice-payments/medusa`: the Medusa v2 payment module provider. Register it in `medusa-config.ts`
+ * under the Payment module's providers (`resolve: 'nestjs-invoice-payments/medusa'`); see `docs/medusa.md`.
+ * This entry point needs `@medusajs/framework` (an optional peer); the package's other entry points do not.
+ */
+import { loadMedusaFramework } from './framework';
+import { InvoicePaymentsMedusaProvider } from './provider.service';
+
+export { InvoicePaymentsMedusaProvider } from './provider.service';
+export {
+  closeInvoicePaymentsRuntimes,
+  invoicePaymentsRuntime,
+  runInvoicePaymentsMigrations,
+  DEFAULT_MEDUSA_SCHEMA,
+  MEDUSA_MIGRATIONS_TABLE,
+} from './runtime';
+export { medusaAmountToCents, centsToMedusaAmount } from './amounts';
+export { buildCheckoutData, DEFAULT_DOCUMENT_KEYS } from './order';
+export { WebhookNotSettledError } from './webhook-action';
+export {
+  invoicePaymentsShipmentSubscriber,
+  recordMedusaShipment,
+  MEDUSA_SHIPMENT_EVENT,
+} from './shipment.subscriber';
+export type { MedusaShipment } from './shipment.subscriber';
+export type * from './types';
+
+const { ModuleProvider, Modules } = loadMedusaFramework();
+
+/** The module provider definition Medusa loads from `resolve: 'nestjs-invoice-payments/medusa'`. */
+export default ModuleProvider(Modules.PAYMENT, { services: [InvoicePaymentsMedusaProvider] });

@@ -1,0 +1,73 @@
+import { buildCheckoutData } from './order';
+
+const customer = {
+  id: 'cus_1',
+  email: 'ana@example.com',
+  first_name: 'Ana',
+  last_name: 'Souza',
+  phone: '11987654321',
+  metadata: { cpf: '529.982.247-25' },
+  billing_address: {
+    address_1: 'Av. Paulista',
+    city: 'São Paulo',
+    province: 'SP',
+    postal_code: '01310-100',
+    country_code: 'br',
+    metadata: { number: '1000', district: 'Bela Vista' },
+  },
+};
+
+describe('buildCheckoutData (the order of a Medusa session, built on the server)', () => {
+  it('takes the amount from Medusa and the customer from its context, ignoring what the client sends', () => {
+    const data = buildCheckoutData({
+      sessionId: 'payses_1',
+      amountCents: 13480,
+      currencyCode: 'brl',
+      context: { customer },
+      data: {
+        method: 'pix',
+        amount: 1,
+        order: { id: 'evil', total: 1, items: [] },
+        document: '00000000000',
+      },
+      defaultMethod: 'billet',
+    });
+    expect(data.method).toBe('pix');
+    expect(data.order).toMatchObject({
+      id: 'payses_1',
+      reference: 'payses_1',
+      currency_code: 'brl',
+      total: 13480,
+      items: [{ quantity: 1, unit_price: 13480, requires_shipping: false }],
+      customer: { name: 'Ana Souza', email: 'ana@example.com', document: '529.982.247-25' },
+      shipping_address: {
+        address_1: 'Av. Paulista',
+        number: '1000',
+        district: 'Bela Vista',
+        country_code: 'br',
+      },
+    });
+  });
+
+  it('falls back to the storefront document and the default method; reads a card choice', () => {
+    const data = buildCheckoutData({
+      sessionId: 'payses_2',
+      amountCents: 5990,
+      currencyCode: 'brl',
+      context: { customer: { id: 'c', email: 'x@example.com', metadata: null } },
+      data: {
+        document: ' 52998224725 ',
+        card: { token: 't', expiry: '12/40', holder_name: 'X' },
+        installments: 3,
+      },
+      documentKeys: ['tax'],
+      defaultMethod: 'card',
+    });
+    expect(data).toMatchObject({
+      method: 'card',
+      card: { token: 't', expiry: '12/40', holder_name: 'X' },
+      installments: 3,
+      order: { customer: { document: '52998224725' }, shipping_address: null },
+    });
+  });
+});

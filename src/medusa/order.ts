@@ -1,0 +1,121 @@
+import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
+import type { Cents } from '../gateway/money';
+import type { PaymentMethod } from '../gateway/types';
+import type { MedusaAddress, MedusaPaymentContext, MedusaSessionChoice } from './types';
+
+/** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */
+export const DEFAULT_DOCUMENT_KEYS = ['cpf', 'cnpj', 'document', 'tax_id'];
+
+/** What the order is built from: only values Medusa computed or resolved on the server, and the customer's choice. */
+export interface MedusaOrderSource {
+  /** Medusa's payment session id (`data.session_id`): the order key of the invoice. */
+  sessionId: string;
+  /** The payment collection's amount, in cents. */
+  amountCents: Cents;
+  currencyCode: string;
+  /** Medusa's context: the customer as the customer module has it (never a client's copy). */
+  context?: MedusaPaymentContext;
+  /** The session's `data` as the storefront sent it: only the method, card, installments and document are read. */
+  data?: Record<string, unknown>;
+  documentKeys?: string[];
+  /** Method when the storefront chose none. */
+  defaultMethod: PaymentMethod;
+}
+
+/**
+ * The checkout's order for a Medusa payment session. Medusa hands a payment provider neither the cart nor the order,
+ * so the invoice is built from what Medusa itself computed: the payment collection's amount as one line (its total is
+ * the amount, whatever the client sent), Medusa's customer (name, e-mail, phone, default billing address) and the
+ * CPF/CNPJ from the customer's metadata, else from the storefront's `data.document`. Any `order`, amount or price in
+ * the storefront's data is ignored.
+ */
+export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentData {
+  const choice = (source.data ?? {}) as MedusaSessionChoice & Record<string, unknown>;
+  const customer = source.context?.customer;
+  const address = customer?.billing_address ? addressOf(customer.billing_address) : null;
+  const order: CheckoutOrder = {
+    id: source.sessionId,
+    reference: source.sessionId,
+    currency_code: source.currencyCode,
+    total: source.amountCents,
+    items: [
+      {
+        id: source.sessionId,
+        title: `Order ${source.sessionId}`,
+        quantity: 1,
+        unit_price: source.amountCents,
+        // Medusa does not tell the provider what was bought: the address is sent when the customer has one.
+        requires_shipping: false,
+      },
+    ],
+    customer: {
+      name: fullName(customer) ?? undefined,
+      first_name: customer?.first_name ?? undefined,
+      last_name: customer?.last_name ?? undefined,
+      email: customer?.email || undefined,
+      phone: customer?.phone || address?.phone || undefined,
+      document:
+        documentOf(customer?.metadata, source.documentKeys ?? DEFAULT_DOCUMENT_KEYS) ??
+        text(choice.document) ??
+        undefined,
+    },
+    shipping_address: address?.address ?? null,
+  };
+  // An unknown method is refused by the mapping, naming `method`.
+  const method = (choice.method ?? source.defaultMethod) as PaymentMethod;
+  const data: InitiatePaymentData = { order, method };
+  const card = cardOf(choice.card);
+  if (card) data.card = card;
+  if (typeof choice.installments === 'number') data.installments = choice.installments;
+  return data;
+}
+
+function fullName(customer: MedusaPaymentContext['customer']): string | null {
+  if (!customer) return null;
+  const name = [customer.first_name, customer.last_name]
+    .filter((p) => typeof p === 'string' && p.trim())
+    .join(' ');
+  return name || customer.company_name || null;
+}
+
+/** Medusa's address; `number` and `district` from its `metadata` when the store keeps them there. */
+function addressOf(a: MedusaAddress): { address: CheckoutAddress; phone: string | null } | null {
+  if (!a.address_1 && !a.postal_code) return null;
+  const meta = a.metadata ?? {};
+  return {
+    address: {
+      address_1: a.address_1 ?? undefined,
+      address_2: a.address_2 ?? null,
+      number: text(meta.number) ?? undefined,
+      district: text(meta.district) ?? text(meta.neighborhood) ?? undefined,
+      city: a.city ?? undefined,
+      province: a.province ?? undefined,
+      postal_code: a.postal_code ?? undefined,
+      country_code: a.country_code ?? undefined,
+    },
+    phone: a.phone ?? null,
+  };
+}
+
+function documentOf(metadata: Record<string, unknown> | null | undefined, keys: string[]): string | null {
+  for (const key of keys) {
+    const value = text(metadata?.[key]);
+    if (value) return value;
+  }
+  return null;
+}
+
+function cardOf(value: unknown): CheckoutCard | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const card = value as Record<string, unknown>;
+  if (card.token === undefined) return null;
+  return {
+    token: card.token as string,
+    expiry: card.expiry as string,
+    holder_name: card.holder_name as string,
+  };
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() ? value.trim() : null;
+}

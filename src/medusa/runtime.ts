@@ -1,0 +1,117 @@
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
+import { InvoicePaymentsModule } from '../invoice-payments.module';
+import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import type { InvoicePaymentsMedusaOptions } from './types';
+
+/** Schema of the module's tables inside Medusa's database, unless the options name another. */
+export const DEFAULT_MEDUSA_SCHEMA = 'invoice_payments';
+/** The module's own migrations table: TypeORM's history never mixes with Medusa's (MikroORM's). */
+export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+@Module({})
+class InvoicePaymentsMedusaHostModule {}
+
+/** The module's TypeORM connection inside Medusa: PostgreSQL, its own pool, schema and migrations table. */
+export function medusaDataSourceOptions(options: InvoicePaymentsMedusaOptions): DataSourceOptions {
+  const url = options.databaseUrl ?? process.env.DATABASE_URL;
+  if (!url) throw new Error('invoice-payments (Medusa): databaseUrl is required (or DATABASE_URL)');
+  const schema = options.databaseSchema ?? DEFAULT_MEDUSA_SCHEMA;
+  if (!IDENTIFIER.test(schema))
+    throw new Error(`invoice-payments (Medusa): databaseSchema "${schema}" is not an identifier`);
+  return {
+    type: 'postgres',
+    url,
+    schema,
+    entities: INVOICE_PAYMENTS_ENTITIES,
+    migrations: INVOICE_PAYMENTS_MIGRATIONS,
+    migrationsTableName: MEDUSA_MIGRATIONS_TABLE,
+    migrationsRun: false,
+    synchronize: false,
+    logging: false,
+    // The search path makes the module's few raw SQL statements land in its schema too.
+    extra: { max: options.poolSize ?? 5, options: `-c search_path=${schema}` },
+  };
+}
+
+/**
+ * Creates the module's schema when missing and runs its pending migrations, then closes the connection. The provider
+ * does this when it starts unless `runMigrations: false`; a deployment that migrates in a release step calls it:
+ * `node -e "require('nestjs-invoice-payments/medusa').runInvoicePaymentsMigrations({ gateway: {} })"`
+ * (with `DATABASE_URL` set).
+ */
+export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedusaOptions): Promise<string[]> {
+  const dataSourceOptions = medusaDataSourceOptions(options);
+  const dataSource = await new DataSource(dataSourceOptions).initialize();
+  try {
+    const schema = (dataSourceOptions as { schema: string }).schema;
+    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    const ran = await dataSource.runMigrations({ transaction: 'each' });
+    return ran.map((m) => m.name);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** The Nest module tree of the runtime: TypeORM, the event bus and `InvoicePaymentsModule`, no HTTP server. */
+function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
+  return {
+    module: InvoicePaymentsMedusaHostModule,
+    imports: [
+      TypeOrmModule.forRoot(medusaDataSourceOptions(options)),
+      EventEmitterModule.forRoot(),
+      InvoicePaymentsModule.forRoot({
+        gateway: options.gateway,
+        checkout: options.checkout,
+        // Deliveries arrive through Medusa's `/hooks/payment/...` route, not a Nest route.
+        webhooks: { ...options.webhooks, installBodyReader: false },
+        // Shipments come from Medusa's subscriber (`recordMedusaShipment`), not a Nest event.
+        shipping: { ...options.shipping, shipmentEvent: false },
+        admin: options.admin,
+        notifications: options.notifications,
+      }),
+    ],
+  };
+}
+
+const runtimes = new Map<string, Promise<INestApplicationContext>>();
+
+/**
+ * The Nest application context of a provider's options, started once per process and shared by every provider
+ * instance with the same options (Medusa builds its providers again when it reloads a module).
+ */
+export function invoicePaymentsRuntime(
+  options: InvoicePaymentsMedusaOptions,
+): Promise<INestApplicationContext> {
+  const key = JSON.stringify(options);
+  let started = runtimes.get(key);
+  if (!started) {
+    started = start(options);
+    runtimes.set(key, started);
+    // A failed start is not cached: the next call tries again (the database may have been down).
+    started.catch(() => runtimes.delete(key));
+  }
+  return started;
+}
+
+async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplicationContext> {
+  if (options.runMigrations !== false) await runInvoicePaymentsMigrations(options);
+  // abortOnError false: a failure is thrown to Medusa, never a process.exit inside the host.
+  return NestFactory.createApplicationContext(rootModule(options), {
+    logger: options.logLevels ?? ['error', 'warn'],
+    abortOnError: false,
+  });
+}
+
+/** Closes every runtime of this process (their workers and connections): for tests and graceful shutdowns. */
+export async function closeInvoicePaymentsRuntimes(): Promise<void> {
+  const all = [...runtimes.values()];
+  runtimes.clear();
+  await Promise.allSettled(all.map(async (started) => (await started).close()));
+}
