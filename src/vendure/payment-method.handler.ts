@@ -1,6 +1,8 @@
 import { LanguageCode, Logger, PaymentMethodHandler, TransactionalConnection } from '@vendure/core';
 import type { Injector, Order, RequestContext } from '@vendure/core';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
+import { isSqlite } from '../core/transaction';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
@@ -9,6 +11,17 @@ const LOG_CONTEXT = 'InvoicePaymentsPlugin';
 
 let provider: InvoicePaymentProvider;
 let connection: TransactionalConnection;
+let dispatcher: StatusChangeDispatcher;
+
+/**
+ * Called by Vendure inside its own transaction, an operation's report starts the module's delivery of the change at
+ * once. On SQLite, Vendure and the module share one connection, so that delivery's short transactions would
+ * interleave with the rest of Vendure's: it is finished first, while Vendure waits for the handler. (PostgreSQL
+ * gives each its own connection; there it runs alongside.)
+ */
+async function settleModuleWork(): Promise<void> {
+  if (isSqlite(connection.rawConnection)) await dispatcher.drain();
+}
 
 /** The invoice a Payment stands for, by the `invoiceRecordId` of its metadata. */
 async function recordOf(metadata: Record<string, unknown> | undefined): Promise<InvoiceRecord | null> {
@@ -69,6 +82,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   init(injector: Injector) {
     provider = injector.get(InvoicePaymentProvider);
     connection = injector.get(TransactionalConnection);
+    dispatcher = injector.get(StatusChangeDispatcher);
   },
 
   async createPayment(ctx: RequestContext, order: Order, amount: number, _args, metadata) {
@@ -110,6 +124,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     if (!record || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return { success: true };
     try {
       await provider.cancelPayment({ data: { invoiceRecordId: record.id } });
+      await settleModuleWork();
       return { success: true };
     } catch (err) {
       Logger.warn(`cancel of invoice ${record.gatewayId} failed: ${(err as Error).message}`, LOG_CONTEXT);
@@ -122,6 +137,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     if (!record) return { state: 'Failed', metadata: { errorMessage: 'no invoice for this payment' } };
     try {
       const { data } = await provider.refundPayment({ data: { invoiceRecordId: record.id }, amount });
+      await settleModuleWork();
       return {
         // 7: asked for, not yet done (a bank slip's refund); the order port settles it on 8 or 9.
         state: data.statusCode === 7 ? 'Pending' : 'Settled',

@@ -136,9 +136,11 @@ export async function startVendure(kind: DatabaseKind): Promise<VendureTestEnv> 
       InvoicePaymentsPlugin.init({
         gateway: { baseUrl: sandbox.url, accessToken: 'sandbox-token', mode: 'sandbox' },
         checkout: { publicWebhookUrl: webhookUrl },
-        webhooks: { inbox: { pollIntervalMs: 200, retryBaseDelayMs: 200 } },
-        shipping: { pollIntervalMs: 100, backoff: { initialDelayMs: 200, maxDelayMs: 1000 } },
-        notifications: { pollIntervalMs: 100 },
+        // Deliveries, status changes and tracking codes are processed as they come (kicked); the polls only pick
+        // up retries, so they stay slow: on SQLite every poll is a transaction on the connection Vendure uses too.
+        webhooks: { inbox: { pollIntervalMs: 1000, retryBaseDelayMs: 200 } },
+        shipping: { pollIntervalMs: 1000, backoff: { initialDelayMs: 200, maxDelayMs: 1000 } },
+        notifications: { pollIntervalMs: 1000, retryBaseDelayMs: 200 },
       }),
     ],
   });
