@@ -48,7 +48,7 @@ export async function showInvoice(id, reloadList) {
     [t('colOrder'), inv.orderId],
     [t('invoiceNumber'), inv.gatewayId ?? '—'],
     [t('colStatus'), statusBadge(inv)],
-    [t('creationState'), inv.creationState],
+    [t('creationState'), t(`creation_${inv.creationState}`)],
     [t('colMethod'), t(`method_${inv.method}`)],
     [t('colAmount'), brl(inv.amountCents, lang)],
     [t('colPaid'), brl(inv.paidCents, lang)],

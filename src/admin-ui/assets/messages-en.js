@@ -201,4 +201,8 @@ export const EN = {
   source_webhook: 'webhook',
   source_sweep: 'reconciliation',
   source_provider: 'checkout',
+  creation_pending: 'in progress',
+  creation_unknown: 'no answer',
+  creation_created: 'created',
+  creation_failed: 'refused',
 };

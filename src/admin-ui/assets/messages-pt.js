@@ -206,4 +206,8 @@ export const PT_BR = {
   source_webhook: 'webhook',
   source_sweep: 'conciliação',
   source_provider: 'checkout',
+  creation_pending: 'em andamento',
+  creation_unknown: 'sem resposta',
+  creation_created: 'criada',
+  creation_failed: 'recusada',
 };
