@@ -204,7 +204,7 @@ function unresolved() {
       inv.orderId,
       t(`method_${inv.method}`),
       brl(inv.amountCents, lang),
-      inv.creationState,
+      t(`creation_${inv.creationState}`),
     ],
     t('noUnresolved'),
   );
