@@ -5,6 +5,7 @@ import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { findPage, type PageQuery } from './paging';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export interface AdminInvoiceView {
@@ -42,9 +43,7 @@ export interface AdminInvoiceView {
   updatedAt: string;
 }
 
-export interface AdminInvoiceQuery {
-  page?: number;
-  limit?: number;
+export interface AdminInvoiceQuery extends PageQuery {
   status?: number;
   orderId?: string;
   method?: 'pix' | 'billet' | 'card';
@@ -64,8 +63,6 @@ export class AdminInvoicesService {
   }
 
   async list(query: AdminInvoiceQuery): Promise<Page<AdminInvoiceView>> {
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 20;
     const where: FindOptionsWhere<InvoiceRecord> = {};
     if (query.status !== undefined) where.statusCode = query.status;
     if (query.orderId !== undefined) where.orderId = query.orderId;
@@ -76,13 +73,7 @@ export class AdminInvoicesService {
     const before = query.createdBefore ? LessThan(new Date(query.createdBefore).toISOString()) : null;
     const range = from && before ? And(from, before) : (from ?? before);
     if (range) where.createdAt = range as unknown as Date;
-    const [rows, total] = await this.invoices.findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return { items: rows.map(toView), page, limit, total, pages: Math.ceil(total / limit) };
+    return findPage(this.invoices, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, toView);
   }
 
   /** One record, or `null`. */

@@ -1,22 +1,6 @@
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-
-/** `page` and `limit` of the admin lists: page from 1, at most 100 items a page. */
-export class PageQueryDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'page must be an integer' })
-  @Min(1, { message: 'page must be at least 1' })
-  @Max(100_000, { message: 'page must be at most 100000' })
-  page?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @Max(100, { message: 'limit must be at most 100' })
-  limit?: number;
-}
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, Matches } from 'class-validator';
+import { PageQueryDto } from './admin.dto';
 
 /** Query of `GET /webhooks/inbox`: without `state`, the entries that need attention (pending and dead). */
 export class InboxQueryDto extends PageQueryDto {

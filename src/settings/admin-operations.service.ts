@@ -12,11 +12,7 @@ import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-i
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import { inboxView, outboxView, historyView } from './admin-operations.views';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
-
-export interface PageQuery {
-  page?: number;
-  limit?: number;
-}
+import { findPage, type PageQuery } from './paging';
 
 /**
  * What the admin page's Operations tab reads and does: the webhook inbox and the tracking outbox (list, retry) and
@@ -35,14 +31,9 @@ export class AdminOperationsService {
   /** Inbox entries in `states` (default: pending and dead), oldest first. */
   async listInbox(query: PageQuery & { state?: WebhookInboxState }): Promise<Page<AdminInboxView>> {
     const states: WebhookInboxState[] = query.state ? [query.state] : ['pending', 'dead'];
-    const { page, limit, skip } = paging(query);
-    const [rows, total] = await this.dataSource.getRepository(WebhookInboxEntry).findAndCount({
-      where: { state: In(states) },
-      order: { receivedAt: 'ASC', id: 'ASC' },
-      skip,
-      take: limit,
-    });
-    return { items: rows.map(inboxView), page, limit, total, pages: Math.ceil(total / limit) };
+    const repo = this.dataSource.getRepository(WebhookInboxEntry);
+    const order = { receivedAt: 'ASC', id: 'ASC' } as const;
+    return findPage(repo, query, { where: { state: In(states) }, order }, inboxView);
   }
 
   /**
@@ -86,14 +77,9 @@ export class AdminOperationsService {
   /** Outbox rows in `status` (default: pending and failed), oldest first. */
   async listOutbox(query: PageQuery & { status?: TrackingOutboxStatus }): Promise<Page<AdminOutboxView>> {
     const statuses: TrackingOutboxStatus[] = query.status ? [query.status] : ['pending', 'failed'];
-    const { page, limit, skip } = paging(query);
-    const [rows, total] = await this.dataSource.getRepository(TrackingOutbox).findAndCount({
-      where: { status: In(statuses) },
-      order: { recordedAt: 'ASC', id: 'ASC' },
-      skip,
-      take: limit,
-    });
-    return { items: rows.map(outboxView), page, limit, total, pages: Math.ceil(total / limit) };
+    const repo = this.dataSource.getRepository(TrackingOutbox);
+    const order = { recordedAt: 'ASC', id: 'ASC' } as const;
+    return findPage(repo, query, { where: { status: In(statuses) }, order }, outboxView);
   }
 
   /** Posts a failed (or waiting) tracking code again now; the worker still skips a code a newer one replaced. */
@@ -143,10 +129,4 @@ export class AdminOperationsService {
       return null;
     }
   }
-}
-
-function paging(query: PageQuery): { page: number; limit: number; skip: number } {
-  const page = query.page ?? 1;
-  const limit = query.limit ?? 20;
-  return { page, limit, skip: (page - 1) * limit };
 }

@@ -107,12 +107,13 @@ export class UpdateSettingsDto {
   timeZone?: string | null;
 }
 
-/** Query of `GET /invoices`. */
-export class ListInvoicesQueryDto {
+/** `page` and `limit` of the admin lists: page from 1, at most 100 items a page. */
+export class PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'page must be an integer' })
   @Min(1, { message: 'page must be at least 1' })
+  @Max(100_000, { message: 'page must be at most 100000' })
   page?: number;
 
   @IsOptional()
@@ -121,7 +122,10 @@ export class ListInvoicesQueryDto {
   @Min(1, { message: 'limit must be at least 1' })
   @Max(100, { message: 'limit must be at most 100' })
   limit?: number;
+}
 
+/** Query of `GET /invoices`. */
+export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'status must be a status code (integer)' })

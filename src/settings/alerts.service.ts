@@ -7,6 +7,7 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { runInTransaction } from '../core/transaction';
 import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
+import { findPage, type PageQuery } from './paging';
 
 /** An alert as the admin API lists it. */
 export interface AdminAlertView {
@@ -19,9 +20,7 @@ export interface AdminAlertView {
   acknowledgedAt: string | null;
 }
 
-export interface AdminAlertQuery {
-  page?: number;
-  limit?: number;
+export interface AdminAlertQuery extends PageQuery {
   /** `true`: only alerts not acknowledged yet; `false`: only acknowledged ones; absent: all. */
   open?: boolean;
   kind?: string;
@@ -84,18 +83,11 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
 
   /** Alerts, newest first. */
   async list(query: AdminAlertQuery): Promise<Page<AdminAlertView>> {
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 20;
     const where: FindOptionsWhere<InvoicePaymentsAlertRecord> = {};
     if (query.open !== undefined) where.acknowledgedAt = query.open ? IsNull() : Not(IsNull());
     if (query.kind !== undefined) where.kind = query.kind;
-    const [rows, total] = await this.dataSource.getRepository(InvoicePaymentsAlertRecord).findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return { items: rows.map(alertView), page, limit, total, pages: Math.ceil(total / limit) };
+    const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
+    return findPage(repo, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, alertView);
   }
 
   /** Marks an alert handled (idempotent); `null` when there is no such alert. */
