@@ -40,7 +40,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**', '**/*.spec.ts', 'bench/**', 'examples/**', 'src/sandbox/main.ts'],
+    files: ['scripts/**/*.js'],
+    languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['test/**', '**/*.spec.ts', 'bench/**', 'examples/**', 'scripts/**', 'src/sandbox/main.ts'],
     rules: { 'no-console': 'off' },
   },
 );

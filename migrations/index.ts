@@ -2,7 +2,8 @@ import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePayment
 import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
 import { Settings1763700003000 } from './1763700003000-Settings';
-import { Alerts1763700004000 } from './1763700004000-Alerts';
+import { SettingsWireProfile1763700004000 } from './1763700004000-SettingsWireProfile';
+import { Alerts1763700005000 } from './1763700005000-Alerts';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -13,5 +14,6 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   WebhookInbox1763700001000,
   TrackingOutbox1763700002000,
   Settings1763700003000,
-  Alerts1763700004000,
+  SettingsWireProfile1763700004000,
+  Alerts1763700005000,
 ];

@@ -6,6 +6,7 @@
 // The module and its options.
 export { InvoicePaymentsModule } from './invoice-payments.module';
 export { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
+export { WORKERS_ENV } from './invoice-payments.options';
 export type {
   InvoicePaymentsModuleAsyncOptions,
   InvoicePaymentsModuleOptions,

@@ -1,15 +1,23 @@
-import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/constants';
 import { InvoiceStatusModule } from './core/invoice-status.module';
-import { ORDER_PAYMENT_PORT } from './core/order-payment.port';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/order-payment.port';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
 import type { GatewayClientOptions } from './gateway/gateway.options';
 import { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
+import {
+  checkOptions,
+  mergeAsyncOptions,
+  notificationsOptionsOf,
+  shippingOptionsOf,
+  StaticSections,
+  webhooksOptionsOf,
+} from './invoice-payments.options';
 import type {
   InvoicePaymentsModuleAsyncOptions,
   InvoicePaymentsModuleOptions,
@@ -17,16 +25,15 @@ import type {
   InvoicePaymentsModuleWiring,
 } from './interfaces/invoice-payments-options.interface';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
-import { INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
+import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import type { InvoicePaymentsSettingsDefaults } from './settings/types';
 import { SettingsModule } from './settings/settings.module';
+import { SHIPPING_OPTIONS } from './shipping/constants';
 import { ShippingModule } from './shipping/shipping.module';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE } from './webhooks/constants';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
 import type { WebhookMerchantTokenSource } from './webhooks/types';
 import { WebhooksModule } from './webhooks/webhooks.module';
-
-type StaticSections = Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'>;
 
 /**
  * The payment module: checkout (the provider), webhooks, shipping and settings, on the host's TypeORM connection
@@ -59,8 +66,7 @@ export class InvoicePaymentsModule {
     };
     const provider: Provider = {
       provide: INVOICE_PAYMENTS_OPTIONS,
-      useFactory: async (...args: unknown[]) =>
-        checkOptions({ ...(await options.useFactory(...args)), ...statics }),
+      useFactory: async (...args: unknown[]) => mergeAsyncOptions(await options.useFactory(...args), statics),
       inject: options.inject ?? [],
     };
     return assemble(provider, options, statics);
@@ -76,9 +82,7 @@ export class InvoicePaymentsModule {
 @Module({})
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: InvoicePaymentsModuleWiring): DynamicModule {
-    const port: Provider[] = wiring.orderPort
-      ? [{ provide: ORDER_PAYMENT_PORT, useClass: wiring.orderPort }]
-      : [];
+    const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
     return {
       module: InvoicePaymentsCoreModule,
       imports: [
@@ -96,7 +100,7 @@ class InvoicePaymentsCoreModule {
         GatewayClient,
         {
           provide: STATUS_DISPATCH_OPTIONS,
-          useFactory: (o: InvoicePaymentsModuleOptions) => o.notifications ?? {},
+          useFactory: notificationsOptionsOf,
           inject: [INVOICE_PAYMENTS_OPTIONS],
         },
         { provide: CHECKOUT_SETTINGS, useFactory: checkoutSettings, inject: [ModuleRef] },
@@ -121,9 +125,27 @@ function assemble(
 ): DynamicModule {
   const capabilities = [
     CheckoutModule,
-    WebhooksModule.forRoot(statics.webhooks, { merchantTokenSource: merchantTokenFromSettings }),
-    ShippingModule.forRoot(statics.shipping),
+    WebhooksModule.forRoot(statics.webhooks, {
+      merchantTokenSource: merchantTokenFromSettings,
+      optionsProvider: {
+        provide: WEBHOOKS_OPTIONS,
+        useFactory: webhooksOptionsOf,
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+    }),
+    ShippingModule.forRoot(statics.shipping, {
+      optionsProvider: {
+        provide: SHIPPING_OPTIONS,
+        useFactory: shippingOptionsOf,
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+    }),
     SettingsModule.forRoot(statics.admin, {
+      adminOptionsProvider: {
+        provide: INVOICE_PAYMENTS_ADMIN_OPTIONS,
+        useFactory: (o: InvoicePaymentsModuleOptions) => o.admin ?? {},
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
       defaultsProvider: {
         provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
         useFactory: settingsDefaults,
@@ -139,13 +161,29 @@ function assemble(
   };
 }
 
-/** Refuses options that cannot work, naming the option, at startup. */
-function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T): T {
-  if (!options || typeof options !== 'object') throw new Error('InvoicePaymentsModule: options are required');
-  if (!options.gateway || typeof options.gateway !== 'object') {
-    throw new Error('InvoicePaymentsModule: gateway is required (baseUrl, accessToken, mode)');
-  }
-  return options;
+/**
+ * The host's port, built by the module in its own context (its `imports` and the global modules). When Nest cannot
+ * resolve the port's dependencies, its message names this package's internal module; the error says what to do.
+ */
+function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
+  return {
+    provide: ORDER_PAYMENT_PORT,
+    useFactory: async (moduleRef: ModuleRef): Promise<OrderPaymentPort> => {
+      try {
+        return await moduleRef.create(orderPort);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        throw new Error(
+          `InvoicePaymentsModule: cannot build the order port ${orderPort.name}: ${reason}\n` +
+            `Fix: list the modules that provide ${orderPort.name}'s dependencies in the module's own imports, ` +
+            `e.g. InvoicePaymentsModule.forRoot({ orderPort: ${orderPort.name}, ` +
+            `imports: [TypeOrmModule.forFeature([Order])], ... }) (or forRootAsync({ imports })), ` +
+            `or make those modules global.`,
+        );
+      }
+    },
+    inject: [ModuleRef],
+  };
 }
 
 /**

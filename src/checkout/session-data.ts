@@ -8,7 +8,10 @@ import type { InvoicePaymentSessionData } from './types';
  */
 export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   if (record.creationState === 'failed') return 'error';
-  return statusRow(record.statusCode)?.session ?? 'pending';
+  const session = statusRow(record.statusCode)?.session ?? 'pending';
+  // Money taken that is not what the invoice was for: a person decides, the session is never captured.
+  if (record.amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
+  return session;
 }
 
 /** What the storefront and the host keep of a payment attempt. */

@@ -11,6 +11,8 @@ export const GATEWAY_ERROR_HTTP_STATUS: Readonly<Record<GatewayError['kind'], nu
   not_found: 404,
   state_conflict: 409,
   mode: 409,
+  // The configured wire profile has no such operation.
+  unsupported: 501,
   // The store's own credential was refused by the service: the request was fine, the upstream was not.
   authentication: 502,
   scope: 502,

@@ -6,6 +6,7 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory, StatusChangeSource } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
+import { paymentMismatchOf } from './payment-check';
 import { statusRow } from './status-table';
 import { decideTransition } from './status-transitions';
 import { isPostgres, runInTransaction } from './transaction';
@@ -33,7 +34,7 @@ export interface StatusReportResult {
   previousCode: number | null;
   /** Why the report was not applied, or why it was flagged. */
   reason?: string;
-  alert?: 'paid_after_cancel';
+  alert?: 'paid_after_cancel' | 'amount_mismatch';
   /** The status history row written for this report. */
   historyId: string;
 }
@@ -87,6 +88,7 @@ export class InvoiceStatusService {
     if (!record) throw new InvoiceRecordNotFoundError(report.recordId);
 
     const decision = decideTransition(record.statusCode, report.code);
+    const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
     const createdAt = await this.nextHistoryTime(em, record.id);
     const text = report.text ?? report.invoice?.status.text ?? null;
     const history = em.getRepository(InvoiceStatusHistory).create({
@@ -97,8 +99,8 @@ export class InvoiceStatusService {
       statusText: clip(text, 128),
       source: report.source,
       applied: decision.apply,
-      note: clip(decision.reason ?? null, 255),
-      alert: decision.alert ?? null,
+      note: clip(mismatch ?? decision.reason ?? null, 255),
+      alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
       // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
       notifiedAt: decision.apply ? null : createdAt,
       notifyAttempts: 0,
@@ -118,6 +120,7 @@ export class InvoiceStatusService {
         patch.statusCode = report.code;
         patch.statusText = clip(text, 128);
         if (statusRow(report.code)?.releasesOrder) patch.openOrderId = null;
+        if (mismatch) patch.amountMismatch = true;
       }
       await em.getRepository(InvoiceRecord).update({ id: record.id }, patch);
     }
@@ -125,7 +128,8 @@ export class InvoiceStatusService {
       applied: decision.apply,
       previousCode: record.statusCode,
       ...(decision.reason ? { reason: decision.reason } : {}),
-      ...(decision.alert ? { alert: decision.alert } : {}),
+      ...(mismatch ? { alert: 'amount_mismatch' as const, reason: mismatch } : {}),
+      ...(decision.alert && !mismatch ? { alert: decision.alert } : {}),
       historyId: history.id,
     };
   }

@@ -28,7 +28,7 @@ export interface PaymentStatusChange {
    * Set when the change needs a person: `paid_after_cancel` means money arrived for a canceled invoice and must be
    * returned.
    */
-  alert?: 'paid_after_cancel';
+  alert?: 'paid_after_cancel' | 'amount_mismatch';
   occurredAt: Date;
 }
 

@@ -33,16 +33,28 @@ export async function statusChangeOf(
     gatewayId: record.gatewayId,
     method: record.method,
     previous,
-    current: statusSnapshot(row.toCode, row.statusText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
     source: row.source,
-    ...(row.alert === 'paid_after_cancel' ? { alert: 'paid_after_cancel' as const } : {}),
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
+      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
+      : {}),
     occurredAt: row.createdAt,
   };
 }
 
-/** One side of a change. */
-export function statusSnapshot(code: number, text: string | null): PaymentStatusSnapshot {
+/**
+ * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
+ * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
+ */
+export function statusSnapshot(
+  code: number,
+  text: string | null,
+  amountMismatch = false,
+): PaymentStatusSnapshot {
   const row = statusRow(code);
+  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
+  if (amountMismatch && takesMoney)
+    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
   // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
   return {
     code,

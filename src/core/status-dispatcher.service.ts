@@ -16,6 +16,8 @@ export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_
 export interface StatusDispatchOptions {
   /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
   pollIntervalMs?: number;
+  /** Look for undelivered changes once at start (a previous run's leftovers). Default `true`. */
+  pollOnStart?: boolean;
   /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
   retryBaseDelayMs?: number;
   /** Ceiling of the retry delay. Default 300000 (5 minutes). */
@@ -54,6 +56,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   ) {
     this.options = {
       pollIntervalMs: options?.pollIntervalMs ?? 5000,
+      pollOnStart: options?.pollOnStart ?? true,
       retryBaseDelayMs: options?.retryBaseDelayMs ?? 1000,
       retryMaxDelayMs: options?.retryMaxDelayMs ?? 300_000,
     };
@@ -68,7 +71,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       this.timers.add(timer);
     }
     // Changes left undelivered by a previous run (crash, port down) start moving at once.
-    void this.poll();
+    if (this.options.pollOnStart) void this.poll();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -175,12 +178,16 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       }
       this.retryAt.delete(row.id);
       this.emit(InvoicePaymentsEvents.StatusChanged, change);
-      if (row.alert === 'paid_after_cancel') {
+      if (row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch') {
         const alert: InvoicePaymentsAlert = {
-          kind: 'paid_after_cancel',
+          kind: row.alert,
           orderId: record.orderId,
           invoiceRecordId: record.id,
-          message: row.note ?? 'paid after the invoice was closed: the money must go back',
+          message:
+            row.note ??
+            (row.alert === 'paid_after_cancel'
+              ? 'paid after the invoice was closed: the money must go back'
+              : 'the amount paid is not what the invoice was created for'),
         };
         this.emit(InvoicePaymentsEvents.Alert, alert);
       }

@@ -96,7 +96,7 @@ export type TransitionCell = 'apply' | 'alert' | 'refuse';
 
 /**
  * The whole table as data: for each listed `from` code (and `null`, no status yet) and each listed `to` code, what
- * {@link decideTransition} does. Unlisted `to` codes are always `refuse`. Used for the README and by tests.
+ * {@link decideTransition} does. Unlisted `to` codes are always `refuse`. Used for docs/webhooks.md and by tests.
  */
 export function transitionTable(): Array<{
   from: KnownInvoiceStatusCode | null;

@@ -20,6 +20,7 @@ export type GatewayErrorKind =
   | 'network'
   | 'outcome_unknown'
   | 'mode'
+  | 'unsupported'
   | 'response';
 
 /** What every gateway error says about the call that failed. */
@@ -193,6 +194,17 @@ export class GatewayOutcomeUnknownError extends GatewayError {
 /** Refused locally because of the mode or destination: webhook resend in production, unsafe resend URL. */
 export class GatewayModeError extends GatewayError {
   readonly kind = 'mode' as const;
+  constructor(context: Omit<GatewayErrorContext, 'sent'>, detail: string) {
+    super({ ...context, sent: false }, detail);
+  }
+}
+
+/**
+ * The wire profile says the service has no such operation (e.g. no authenticate or credential-status operation):
+ * nothing was sent.
+ */
+export class GatewayUnsupportedError extends GatewayError {
+  readonly kind = 'unsupported' as const;
   constructor(context: Omit<GatewayErrorContext, 'sent'>, detail: string) {
     super({ ...context, sent: false }, detail);
   }

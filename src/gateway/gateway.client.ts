@@ -1,16 +1,7 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Logger, LoggerService, Optional } from '@nestjs/common';
 import axios from 'axios';
-import {
-  DEFAULT_LIST_QUERY,
-  DEFAULT_PATHS,
-  DEFAULT_PAYMENT_TYPES,
-  DEFAULT_PRODUCT_TYPES,
-  DEFAULT_TIMEOUTS,
-  GATEWAY_CLIENT_OPTIONS,
-  MAX_PAGE_SIZE,
-  OPERATION_SCOPES,
-} from './constants';
+import { DEFAULT_TIMEOUTS, GATEWAY_CLIENT_OPTIONS, MAX_PAGE_SIZE, OPERATION_SCOPES } from './constants';
 import { createInvoiceRules, CreateInvoiceDto } from './dto/create-invoice.dto';
 import {
   CancelInvoiceDto,
@@ -23,18 +14,21 @@ import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './dto/query.dt
 import { validateInput } from './dto/validate';
 import { isNonBlank } from './dto/validators';
 import { AuthenticateDto, ResendWebhookDto, ValidateWebhookTokenDto } from './dto/webhook.dto';
-import { GatewayOutcomeUnknownError, GatewayResponseError, GatewayValidationError } from './errors';
-import type {
-  GatewayClientOptions,
-  GatewayConnection,
-  GatewayListQueryNames,
-  GatewayPaths,
-} from './gateway.options';
-import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
+import {
+  GatewayNotFoundError,
+  GatewayOutcomeUnknownError,
+  GatewayResponseError,
+  GatewayUnsupportedError,
+  GatewayValidationError,
+  isGatewayError,
+} from './errors';
+import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
+import { GatewayTransport, RequestPlan } from './gateway.transport';
 import { normalizeInvoice } from './invoice.normalizer';
 import { PayloadReader } from './payload.reader';
-import { toWireCreateInvoice, toWireListQuery, toWireTracking, WireCodes } from './request.mapper';
+import { refundValues, toWireCreateInvoice, toWireListQuery, trackingValues } from './request.mapper';
 import {
+  isLastPage,
   readAccessToken,
   readConsumer,
   readCredentialStatus,
@@ -43,7 +37,6 @@ import {
   readResendResult,
   readTracking,
 } from './response.readers';
-import { centsToWireNumber } from './money';
 import type {
   AccessToken,
   Consumer,
@@ -60,6 +53,22 @@ import type {
 } from './types';
 import { assertResendAllowed } from './webhook-destination';
 import { checkConnection } from './connection';
+import {
+  DEFAULT_LOOKUP_MAX_PAGES,
+  DEFAULT_WIRE_PROFILE,
+  InvoiceLookup,
+  mergeWireProfile,
+  valueAt,
+  WireProfile,
+  WireProfileOverrides,
+  WireRequestPlan,
+  WriteScope,
+} from './wire-profile';
+import { renderPath, renderTemplate } from './wire-template';
+
+/** What a credential probe found out about one scope (see `probeScope`). */
+export type ScopeProbeResult =
+  { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
 /** `key=value` reference of an invoice for error messages, from input that may not be valid yet. */
 function ref(key: string, value: unknown): string | undefined {
@@ -84,10 +93,10 @@ function field(input: unknown, ...path: string[]): unknown {
 @Injectable()
 export class GatewayClient {
   private readonly transport: GatewayTransport;
-  private readonly paths: GatewayPaths;
-  private readonly query: GatewayListQueryNames;
-  private readonly codes: WireCodes;
+  private readonly baseProfile: WireProfile;
   private readonly timeouts: Required<NonNullable<GatewayClientOptions['timeouts']>>;
+  /** Effective profiles by the runtime overrides they were built from (settings are cached objects). */
+  private readonly profiles = new WeakMap<object, WireProfile>();
 
   constructor(
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly options: GatewayClientOptions,
@@ -95,37 +104,37 @@ export class GatewayClient {
   ) {
     const logger: LoggerService = options.logger ?? new Logger('GatewayClient');
     this.transport = new GatewayTransport(http ?? new HttpService(axios.create()), logger, options.retry);
-    this.paths = { ...DEFAULT_PATHS, ...options.paths };
-    this.query = { ...DEFAULT_LIST_QUERY, ...options.listQuery };
-    this.codes = {
-      paymentTypes: options.paymentTypes ?? DEFAULT_PAYMENT_TYPES,
-      productTypes: options.productTypes ?? DEFAULT_PRODUCT_TYPES,
-    };
+    this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   }
 
   /**
    * Creates an invoice (`POST /invoices`, §4.2; scope `invoice.write`). Never retried once it may have been sent:
    * a timeout, a dropped connection, a 5xx or an unreadable answer throws `GatewayOutcomeUnknownError`; resolve it
-   * with `findInvoiceByReferrer(params.payment.referrer)` before creating again.
+   * with `findInvoiceByReferrer(params.payment.referrer)` before creating again. The invoice's `method` is the one
+   * asked for (an answer may carry PIX and bank-slip blocks alike).
    */
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
     const operation = 'createInvoice';
     const referrer = field(params, 'payment', 'referrer');
     const invoiceRef = ref('referrer', referrer);
     const dto = validateInput(CreateInvoiceDto, params, { operation, invoiceRef }, createInvoiceRules);
-    const answer = await this.send({
-      operation,
-      invoiceRef,
-      referrer: dto.payment.referrer,
-      method: 'POST',
-      path: this.paths.invoices,
-      body: toWireCreateInvoice(dto, this.codes),
-      safety: 'create',
-      timeoutMs: this.timeouts.createMs,
-    });
+    const { conn, profile } = await this.context(operation);
+    const answer = await this.send(
+      {
+        operation,
+        invoiceRef,
+        referrer: dto.payment.referrer,
+        method: 'POST',
+        path: profile.paths.invoices,
+        body: toWireCreateInvoice(dto, profile.codes),
+        safety: 'create',
+        timeoutMs: this.timeouts.createMs,
+      },
+      conn,
+    );
     try {
-      return this.invoiceFrom(answer.body, operation, invoiceRef);
+      return { ...this.invoiceFrom(answer.body, operation, invoiceRef, profile), method: dto.payment.method };
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       const context = { operation, invoiceRef, httpStatus: answer.status, sent: true };
@@ -140,7 +149,8 @@ export class GatewayClient {
 
   /** One page of invoices (`GET /invoices`, A7; scope `invoice.read`), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
-    return this.invoicePage('listInvoices', undefined, params);
+    const { conn, profile } = await this.context('listInvoices');
+    return this.invoicePage('listInvoices', undefined, params, conn, profile);
   }
 
   /**
@@ -153,25 +163,19 @@ export class GatewayClient {
 
   /**
    * The most recently created invoice whose `referrer` is exactly `referrer`, or `null`: resolves a
-   * `GatewayOutcomeUnknownError` of `createInvoice`. Matches are checked here too, in case the service ignores the
-   * filter.
+   * `GatewayOutcomeUnknownError` of `createInvoice`. Found as the profile's `lookup.byReferrer` says; matches are
+   * checked here too, in case the service ignores the filter.
    */
   async findInvoiceByReferrer(referrer: string): Promise<Invoice | null> {
-    const operation = 'findInvoiceByReferrer';
-    const invoiceRef = ref('referrer', referrer);
-    if (!isNonBlank(referrer)) {
-      const fields = { referrer: ['is required (a non-empty string)'] };
-      throw new GatewayValidationError(
-        { operation, sent: false },
-        'invalid input: referrer is required; nothing was sent',
-        fields,
-      );
-    }
-    let found: Invoice | null = null;
-    for await (const invoice of this.invoicePages(operation, invoiceRef, { referrer })) {
-      if (invoice.referrer === referrer) found = invoice;
-    }
-    return found;
+    return this.lookup('findInvoiceByReferrer', 'referrer', referrer, (inv) => inv.referrer === referrer);
+  }
+
+  /**
+   * The invoice whose number (`id`) or `invoice_id` is `id`, or `null`: what a webhook is confirmed with. Found as
+   * the profile's `lookup.byId` says.
+   */
+  async findInvoiceById(id: string): Promise<Invoice | null> {
+    return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (`PATCH /invoices`, §4.3; `invoice.update`). */
@@ -180,7 +184,7 @@ export class GatewayClient {
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
     const dto = validateInput(ChangeDueDateDto, params, { operation, invoiceRef });
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.invoiceWrite({ operation, invoiceRef, method: 'PATCH', path: this.paths.invoices, body });
+    return this.invoiceWrite({ operation, invoiceRef, method: 'PATCH', body }, (p) => p.paths.invoices);
   }
 
   /** Cancels an invoice by its number `id` (`DELETE /invoices`, §4.4; `invoice.update`): status 6. */
@@ -188,30 +192,27 @@ export class GatewayClient {
     const operation = 'cancelInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
     const dto = validateInput(CancelInvoiceDto, params, { operation, invoiceRef });
-    return this.invoiceWrite({
-      operation,
-      invoiceRef,
-      method: 'DELETE',
-      path: this.paths.invoices,
-      body: { payment: { id: dto.id } },
-    });
+    const body = { payment: { id: dto.id } };
+    return this.invoiceWrite({ operation, invoiceRef, method: 'DELETE', body }, (p) => p.paths.invoices);
   }
 
   /**
-   * Refunds all or part of a paid invoice (`PUT /invoices`, A8; `invoice.refund`). With `refundableCents` the amount
-   * is checked before sending.
+   * Refunds all or part of a paid invoice (profile `refund`, A8 by default; `invoice.refund`). With
+   * `refundableCents` the amount is checked before sending.
    */
   async refundInvoice(params: RefundParams): Promise<Invoice> {
     const operation = 'refundInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
     const dto = validateInput(RefundDto, params, { operation, invoiceRef }, refundRules);
-    const body = {
-      payment: { id: dto.id, invoice_id: dto.invoiceId, amount: centsToWireNumber(dto.amountCents) },
-    };
-    return this.invoiceWrite({ operation, invoiceRef, method: 'PUT', path: this.paths.invoices, body });
+    const { conn, profile } = await this.context(operation);
+    const answer = await this.send(
+      this.planned(operation, invoiceRef, profile.refund, refundValues(dto)),
+      conn,
+    );
+    return this.invoiceFrom(answer.body, operation, invoiceRef, profile);
   }
 
-  /** Attaches a shipping tracking code (`POST /invoices/tracking`, A9; `invoice.update`). Same code again: no change. */
+  /** Attaches a shipping tracking code (profile `tracking`, A9 by default; `invoice.update`). Same code: no change. */
   async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
     const operation = 'addTrackingCode';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
@@ -222,15 +223,11 @@ export class GatewayClient {
       carrier: dto.carrier,
       url: dto.url,
     };
-    const body = (this.options.trackingBody ?? toWireTracking)(input);
-    const answer = await this.send({
-      operation,
-      invoiceRef,
-      method: 'POST',
-      path: this.paths.tracking,
-      body,
-      safety: 'write',
-    });
+    const { conn, profile } = await this.context(operation);
+    const answer = await this.send(
+      this.planned(operation, invoiceRef, profile.tracking, trackingValues(input)),
+      conn,
+    );
     return this.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input));
   }
 
@@ -241,15 +238,19 @@ export class GatewayClient {
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
     const operation = 'validateWebhookToken';
     validateInput(ValidateWebhookTokenDto, { serviceToken }, { operation });
-    const answer = await this.send({
-      operation,
-      method: 'OPTIONS',
-      path: this.paths.webhooks,
-      body: { token: serviceToken },
-      safety: 'read',
-      secrets: [serviceToken],
-      passStatuses: [404],
-    });
+    const { conn, profile } = await this.context(operation);
+    const answer = await this.send(
+      {
+        operation,
+        method: 'OPTIONS',
+        path: profile.paths.webhooks,
+        body: { token: serviceToken },
+        safety: 'read',
+        secrets: [serviceToken],
+        passStatuses: [404],
+      },
+      conn,
+    );
     return answer.status !== 404;
   }
 
@@ -265,79 +266,153 @@ export class GatewayClient {
   }): Promise<ResendWebhookResult> {
     const operation = 'resendWebhook';
     const dto = validateInput(ResendWebhookDto, params, { operation });
-    const conn = await this.connection(operation);
+    const { conn, profile } = await this.context(operation);
     await assertResendAllowed(conn, dto.url, { operation }, this.options.lookup);
     const body = { url: dto.url, events: dto.events, webhook: dto.webhook };
     const answer = await this.send(
-      { operation, method: 'COPY', path: this.paths.webhooks, body, safety: 'write' },
+      { operation, method: 'COPY', path: profile.paths.webhooks, body, safety: 'write' },
       conn,
     );
     return this.read(operation, undefined, (r) => readResendResult(r, answer.body));
   }
 
-  /** Exchanges client credentials for an access token (`GET /auth/token` with Basic credentials, A5). */
+  /** Exchanges client credentials for an access token (profile `authenticate`, A5 by default). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
     const operation = 'authenticate';
     const dto = validateInput(AuthenticateDto, params, { operation });
-    const conn = await this.connection(operation, false);
-    const basic = { user: dto.clientId, password: dto.clientSecret };
-    const plan = {
+    const { conn, profile } = await this.context(operation, false);
+    const auth = profile.authenticate ?? unsupported(operation, 'an authenticate operation');
+    const values = { client_id: dto.clientId, client_secret: dto.clientSecret };
+    const plan: Omit<RequestPlan, 'timeoutMs'> = {
       operation,
-      method: 'GET' as const,
-      path: this.paths.authenticate,
-      safety: 'write' as const,
-      basic,
+      method: auth.method,
+      path: auth.path,
+      safety: 'write',
+      secrets: [dto.clientSecret],
     };
+    if (auth.credentials === 'basic') plan.basic = { user: dto.clientId, password: dto.clientSecret };
+    else
+      plan.body = renderTemplate(
+        auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' },
+        values,
+      );
     const answer = await this.send(plan, conn);
-    return this.read(operation, undefined, (r) => readAccessToken(r, answer.body));
+    return this.read(operation, undefined, (r) => readAccessToken(r, answer.body, auth.answer));
   }
 
-  /** Whether the configured access token is active, its scopes and expiry (`GET /auth/status`, A5). */
+  /** Whether the configured access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
   async credentialStatus(): Promise<CredentialStatus> {
     const operation = 'credentialStatus';
-    const answer = await this.send({
-      operation,
-      method: 'GET',
-      path: this.paths.credentialStatus,
-      safety: 'read',
-    });
-    return this.read(operation, undefined, (r) => readCredentialStatus(r, answer.body));
+    const { conn, profile } = await this.context(operation);
+    const status = profile.credentialStatus ?? unsupported(operation, 'a credential-status operation');
+    const answer = await this.send({ operation, method: 'GET', path: status.path, safety: 'read' }, conn);
+    return this.read(operation, undefined, (r) => readCredentialStatus(r, answer.body, status.answer));
+  }
+
+  /**
+   * Whether the token holds a write scope, without writing: sends the profile's probe for it, an invalid request the
+   * service must refuse. 400/422 → `ok` (it got past authentication and scope), 401 → `unauthorized`, 403 →
+   * `missing_scope`; a 2xx (the service accepted an invalid request) or anything else → `error`.
+   */
+  async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
+    const operation = 'probeScope';
+    const { conn, profile } = await this.context(operation);
+    const probe = profile.credentialProbes[scope];
+    try {
+      const answer = await this.send(
+        { operation, method: probe.method, path: probe.path, body: probe.body, safety: 'write', scope },
+        conn,
+      );
+      return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      if (err.kind === 'validation' && err.sent) return { result: 'ok' };
+      if (err.kind === 'authentication') return { result: 'unauthorized' };
+      if (err.kind === 'scope') return { result: 'missing_scope' };
+      return { result: 'error', message: err.message };
+    }
+  }
+
+  /** The wire profile in force now: the options' profile with the admin settings' overrides on top. */
+  async wireProfile(): Promise<WireProfile> {
+    return (await this.context('wireProfile', false, false)).profile;
   }
 
   /** One page of customers (`GET /consumers`, A10; scope `consumer.read`). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<Page<Consumer>> {
-    return this.listOf('listConsumers', this.paths.consumers, 'consumers', params, readConsumer);
+    return this.listOf('listConsumers', 'consumers', params, readConsumer);
   }
 
   /** One page of mediations (`GET /disputes/mediations`, A10; scope `dispute.read`). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.listOf('listMediations', this.paths.mediations, 'mediations', params, readDispute);
+    return this.listOf('listMediations', 'mediations', params, readDispute);
   }
 
   /** One page of chargebacks (`GET /disputes/chargebacks`, A10; scope `dispute.read`). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.listOf('listChargebacks', this.paths.chargebacks, 'chargebacks', params, readDispute);
+    return this.listOf('listChargebacks', 'chargebacks', params, readDispute);
+  }
+
+  private async lookup(
+    operation: string,
+    key: 'referrer' | 'id',
+    value: string,
+    matches: (invoice: Invoice) => boolean,
+  ): Promise<Invoice | null> {
+    const invoiceRef = ref(key, value);
+    if (!isNonBlank(value)) {
+      throw new GatewayValidationError(
+        { operation, sent: false },
+        `invalid input: ${key} is required; nothing was sent`,
+        { [key]: ['is required (a non-empty string)'] },
+      );
+    }
+    const { conn, profile } = await this.context(operation);
+    const plan: InvoiceLookup = key === 'referrer' ? profile.lookup.byReferrer : profile.lookup.byId;
+    if ('get' in plan) {
+      try {
+        const path = renderPath(plan.get, { value, [key]: value });
+        const answer = await this.send({ operation, invoiceRef, method: 'GET', path, safety: 'read' }, conn);
+        const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
+        const invoice = this.invoiceFrom(body, operation, invoiceRef, profile);
+        return matches(invoice) ? invoice : null;
+      } catch (err) {
+        if (err instanceof GatewayNotFoundError) return null;
+        throw err;
+      }
+    }
+    const filter = { [plan.list]: value } as Partial<Record<string, string>>;
+    let found: Invoice | null = null;
+    const maxPages = plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES;
+    for await (const invoice of this.invoicePages(operation, invoiceRef, filter, maxPages, {
+      conn,
+      profile,
+    })) {
+      if (matches(invoice)) found = invoice;
+    }
+    return found;
   }
 
   private async invoicePage(
     operation: string,
     invoiceRef: string | undefined,
-    params: ListInvoicesParams,
+    params: ListInvoicesParams & { id?: string },
+    conn: GatewayConnection,
+    profile: WireProfile,
   ): Promise<Page<Invoice>> {
-    const dto = validateInput(ListInvoicesDto, params, { operation, invoiceRef }, listInvoicesRules);
-    const query = toWireListQuery(dto, this.query);
-    const answer = await this.send({
-      operation,
-      invoiceRef,
-      method: 'GET',
-      path: this.paths.invoices,
-      query,
-      safety: 'read',
-    });
+    const { id, ...filters } = params;
+    const dto = validateInput(ListInvoicesDto, filters, { operation, invoiceRef }, listInvoicesRules);
+    const query = toWireListQuery(dto, profile.list.query);
+    if (id !== undefined) query[profile.list.query.id] = id;
+    const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
+    const answer = await this.send(
+      { operation, invoiceRef, method: 'GET', path: profile.paths.invoices, query, safety: 'read' },
+      conn,
+    );
     return this.read(operation, invoiceRef, (r) =>
-      readPage(r, answer.body, 'invoices', (item, path) => {
+      readPage(r, answer.body, profile.list, profile.list.items.invoices, asked, (item, path) => {
         try {
-          return normalizeInvoice(item, operation);
+          return normalizeInvoice(item, operation, { codes: profile.codes });
         } catch (err) {
           if (err instanceof GatewayResponseError) r.fail(path, err.detail);
           throw err;
@@ -346,40 +421,77 @@ export class GatewayClient {
     );
   }
 
+  /** Pages until the last one: `pages` when the service says it, else the first page shorter than asked. */
   private async *invoicePages(
     operation: string,
     invoiceRef: string | undefined,
-    params: Omit<ListInvoicesParams, 'page'>,
+    params: Omit<ListInvoicesParams, 'page'> & { id?: string },
+    maxPages = Number.POSITIVE_INFINITY,
+    ctx?: { conn: GatewayConnection; profile: WireProfile },
   ): AsyncGenerator<Invoice> {
+    const { conn, profile } = ctx ?? (await this.context(operation));
     for (let page = 1; ; page++) {
-      const result = await this.invoicePage(operation, invoiceRef, { ...params, page });
+      if (page > maxPages) {
+        throw new GatewayResponseError(
+          { operation, invoiceRef, sent: true },
+          `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
+        );
+      }
+      const result = await this.invoicePage(operation, invoiceRef, { ...params, page }, conn, profile);
       yield* result.items;
-      if (result.items.length === 0 || page >= result.pages) return;
+      if (isLastPage({ ...result, page })) return;
     }
   }
 
   private async listOf<T>(
     operation: string,
-    path: string,
-    listField: string,
+    kind: 'consumers' | 'mediations' | 'chargebacks',
     params: { page?: number; limit?: number },
     readItem: (r: PayloadReader, item: unknown, path: string) => T,
   ): Promise<Page<T>> {
     const dto = validateInput(PageQueryDto, params, { operation });
-    const query = { [this.query.page]: dto.page ?? 1, [this.query.limit]: dto.limit ?? MAX_PAGE_SIZE };
-    const answer = await this.send({ operation, method: 'GET', path, query, safety: 'read' });
+    const { conn, profile } = await this.context(operation);
+    const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
+    const query = { [profile.list.query.page]: asked.page, [profile.list.query.limit]: asked.limit };
+    const path = profile.paths[kind];
+    const answer = await this.send({ operation, method: 'GET', path, query, safety: 'read' }, conn);
     return this.read(operation, undefined, (r) =>
-      readPage(r, answer.body, listField, (item, p) => readItem(r, item, p)),
+      readPage(r, answer.body, profile.list, profile.list.items[kind], asked, (item, p) =>
+        readItem(r, item, p),
+      ),
     );
   }
 
-  private async invoiceWrite(plan: Omit<RequestPlan, 'safety' | 'timeoutMs'>): Promise<Invoice> {
-    const answer = await this.send({ ...plan, safety: 'write' });
-    return this.invoiceFrom(answer.body, plan.operation, plan.invoiceRef);
+  /** A write whose answer is an invoice, on the path the profile gives. */
+  private async invoiceWrite(
+    plan: Omit<RequestPlan, 'safety' | 'timeoutMs' | 'path'>,
+    pathOf: (profile: WireProfile) => string,
+  ): Promise<Invoice> {
+    const { conn, profile } = await this.context(plan.operation);
+    const answer = await this.send({ ...plan, path: pathOf(profile), safety: 'write' }, conn);
+    return this.invoiceFrom(answer.body, plan.operation, plan.invoiceRef, profile);
   }
 
-  private invoiceFrom(body: unknown, operation: string, invoiceRef: string | undefined): Invoice {
-    return this.read(operation, invoiceRef, () => normalizeInvoice(body, operation));
+  /** A profile request plan with its body rendered from `values`. */
+  private planned(
+    operation: string,
+    invoiceRef: string | undefined,
+    plan: WireRequestPlan,
+    values: Record<string, unknown>,
+  ): Omit<RequestPlan, 'timeoutMs'> {
+    const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
+    return { operation, invoiceRef, method: plan.method, path: plan.path, body, safety: 'write' };
+  }
+
+  private invoiceFrom(
+    body: unknown,
+    operation: string,
+    invoiceRef: string | undefined,
+    profile: WireProfile,
+  ): Invoice {
+    return this.read(operation, invoiceRef, () =>
+      normalizeInvoice(body, operation, { codes: profile.codes }),
+    );
   }
 
   /** Runs a response reader; its errors get the invoice reference the reader does not know. */
@@ -392,19 +504,41 @@ export class GatewayClient {
     }
   }
 
-  private async send(
-    plan: Omit<RequestPlan, 'timeoutMs'> & { timeoutMs?: number },
-    conn?: GatewayConnection,
-  ): Promise<HttpAnswer> {
-    const connection = conn ?? (await this.connection(plan.operation));
+  private async send(plan: Omit<RequestPlan, 'timeoutMs'> & { timeoutMs?: number }, conn: GatewayConnection) {
     const timeoutMs =
       plan.timeoutMs ?? (plan.safety === 'read' ? this.timeouts.readMs : this.timeouts.defaultMs);
-    return this.transport.send(connection, { scope: OPERATION_SCOPES[plan.operation], ...plan, timeoutMs });
+    const scope = plan.scope ?? OPERATION_SCOPES[plan.operation];
+    return this.transport.send(conn, { ...plan, scope, timeoutMs });
   }
 
-  /** The connection for this call: `resolveConfig()` when set (runtime settings), else the options; checked. */
-  private async connection(operation: string, needsToken = true): Promise<GatewayConnection> {
+  /**
+   * The connection and wire profile for this call: `resolveConfig()` when set (runtime settings), else the options;
+   * the connection checked (unless `check` is false).
+   */
+  private async context(
+    operation: string,
+    needsToken = true,
+    check = true,
+  ): Promise<{ conn: GatewayConnection; profile: WireProfile }> {
     const source = this.options.resolveConfig ? await this.options.resolveConfig() : this.options;
-    return checkConnection(source, operation, needsToken);
+    const conn = check ? checkConnection(source, operation, needsToken) : (source as GatewayConnection);
+    return { conn, profile: this.profileWith(this.options.resolveConfig ? source.profile : null) };
   }
+
+  private profileWith(overrides: WireProfileOverrides | null | undefined): WireProfile {
+    if (!overrides) return this.baseProfile;
+    let profile = this.profiles.get(overrides);
+    if (!profile) {
+      profile = mergeWireProfile(this.baseProfile, overrides);
+      this.profiles.set(overrides, profile);
+    }
+    return profile;
+  }
+}
+
+function unsupported(operation: string, what: string): never {
+  throw new GatewayUnsupportedError(
+    { operation },
+    `the wire profile says the service has no ${what}; nothing was sent`,
+  );
 }

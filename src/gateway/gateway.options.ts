@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { DEFAULT_LIST_QUERY, DEFAULT_PATHS } from './constants';
-import type { TrackingParams } from './types';
+import type { WireProfileOverrides } from './wire-profile';
 
 /** `sandbox`: tests and the sandbox; `production`: real money (webhook resend refused, §6.6). */
 export type GatewayMode = 'sandbox' | 'production';
@@ -14,11 +13,11 @@ export interface GatewayConnection {
   mode: GatewayMode;
 }
 
-/** Path of each operation relative to `baseUrl`. */
-export type GatewayPaths = Record<keyof typeof DEFAULT_PATHS, string>;
-
-/** Query parameter names of `listInvoices`. */
-export type GatewayListQueryNames = Record<keyof typeof DEFAULT_LIST_QUERY, string>;
+/** What `resolveConfig` gives before every call: the connection and, optionally, wire-profile overrides. */
+export interface ResolvedGatewayConfig extends GatewayConnection {
+  /** Laid over the options' `profile` (the admin settings' saved `wireProfile`). */
+  profile?: WireProfileOverrides | null;
+}
 
 /** Resolves a host name to every address it has (the shape of `dns.promises.lookup(host, { all: true })`). */
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
@@ -32,7 +31,7 @@ export interface GatewayClientOptions extends GatewayConnection {
    * Called before every operation when set: runtime settings (the admin panel) override `baseUrl`, `accessToken`
    * and `mode` without a restart.
    */
-  resolveConfig?: () => Promise<GatewayConnection>;
+  resolveConfig?: () => Promise<ResolvedGatewayConfig>;
   /** Per-request timeouts in ms (defaults: create 30 s, reads 10 s, others 15 s). */
   timeouts?: { defaultMs?: number; createMs?: number; readMs?: number };
   /**
@@ -41,16 +40,12 @@ export interface GatewayClientOptions extends GatewayConnection {
    * jitter; a 429's `Retry-After` is honoured when not above `maxRetryAfterMs` (10000), else the error is thrown.
    */
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
-  /** Path overrides (A5, A7, A9, A10). */
-  paths?: Partial<GatewayPaths>;
-  /** `payment.type` values (A3). */
-  paymentTypes?: { pix: number; billet: number; card: number };
-  /** `payment.product_type` values (A3). */
-  productTypes?: { physical: number; digital: number };
-  /** Query parameter names of `listInvoices` (A7). */
-  listQuery?: Partial<GatewayListQueryNames>;
-  /** Builds the tracking body (A9 by default). */
-  trackingBody?: (params: TrackingParams) => unknown;
+  /**
+   * The wire conventions where the spec says "not shown" (paths, list answers, lookups, refund and tracking bodies,
+   * authentication, webhook payloads, `payment.type` codes): overrides of `DEFAULT_WIRE_PROFILE`, any part, any
+   * depth. See `docs/gateway-assumptions.md`.
+   */
+  profile?: WireProfileOverrides;
   /** Where the client logs (default: Nest `Logger` with context `GatewayClient`). Secrets never reach it. */
   logger?: LoggerService;
   /** Host name resolution for the resend destination check (default `dns.promises.lookup`, all addresses). */

@@ -4,22 +4,23 @@ export type {
   GatewayClientOptions,
   GatewayConnection,
   GatewayMode,
-  GatewayPaths,
-  GatewayListQueryNames,
   HostLookup,
+  ResolvedGatewayConfig,
 } from './gateway.options';
 export {
   GATEWAY_CLIENT_OPTIONS,
-  DEFAULT_LIST_QUERY,
-  DEFAULT_PATHS,
-  DEFAULT_PAYMENT_TYPES,
-  DEFAULT_PRODUCT_TYPES,
   DEFAULT_RETRY,
   DEFAULT_TIMEOUTS,
   MAX_PAGE_SIZE,
   OPERATION_SCOPES,
 } from './constants';
 export * from './errors';
+export type { ScopeProbeResult } from './gateway.client';
+export { DEFAULT_WIRE_PROFILE, DEFAULT_LOOKUP_MAX_PAGES, mergeWireProfile } from './wire-profile';
+export type * from './wire-profile';
+export { renderTemplate } from './wire-template';
+export type { WireTemplate } from './wire-template';
+export { isLastPage } from './response.readers';
 export { normalizeInvoice } from './invoice.normalizer';
 export { redact } from './error.mapper';
 export { assertResendAllowed, isPrivateAddress } from './webhook-destination';

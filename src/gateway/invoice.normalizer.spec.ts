@@ -31,7 +31,7 @@ describe('normalizeInvoice: current shape (§2.1)', () => {
         title: 'Aguardando pagamento',
         description: 'A fatura aguarda o pagamento',
       },
-      method: 'billet',
+      method: null, // a slip line beside a PIX payload: the method asked for decides (createInvoice sets it)
       amounts: {
         grossCents: 123456,
         netCents: 120010,
@@ -130,6 +130,29 @@ describe('normalizeInvoice: current shape (§2.1)', () => {
   });
 });
 
+describe('normalizeInvoice: the method', () => {
+  it('a PIX answer that also carries a slip block is not read as a bank slip', () => {
+    const body = currentBilletResponse();
+    expect(normalizeInvoice(body).method).toBeNull();
+    loose(body.invoice).payment_type = 1;
+    expect(normalizeInvoice(body).method).toBe('pix');
+  });
+
+  it('an explicit method field follows the profile codes, or a name', () => {
+    const body = currentBilletResponse();
+    const codes = {
+      paymentTypes: { pix: 10, billet: 20, card: 30 },
+      productTypes: { physical: 1, digital: 2 },
+    };
+    loose(body.invoice).payment_type = 20;
+    expect(normalizeInvoice(body, 'x', { codes }).method).toBe('billet');
+    loose(body.invoice).payment_type = 'pix';
+    expect(normalizeInvoice(body, 'x', { codes }).method).toBe('pix');
+    loose(body.invoice).payment_type = 99;
+    expect(normalizeInvoice(body, 'x', { codes }).method).toBeNull();
+  });
+});
+
 describe('normalizeInvoice: legacy shape (§2.2)', () => {
   it('reads every field of a due-date response', () => {
     const body = legacyDueDateResponse();
@@ -201,7 +224,7 @@ describe('normalizeInvoice: legacy shape (§2.2)', () => {
     expect(rawText).not.toContain('411111******1111');
   });
 
-  it('reads a billet object with a line in the legacy shape as billet', () => {
+  it('reads a billet object with a line in the legacy shape as billet when no PIX payload stands beside it', () => {
     const body = legacyDueDateResponse();
     loose(body.fatura).billet = {
       line: '2379...',
@@ -209,6 +232,8 @@ describe('normalizeInvoice: legacy shape (§2.2)', () => {
       download: null,
       image: null,
     };
+    expect(normalizeInvoice(body).method).toBeNull();
+    loose(body.fatura).pix = null;
     const inv = normalizeInvoice(body);
     expect(inv.method).toBe('billet');
     expect(inv.billet).toEqual({

@@ -1,13 +1,16 @@
 import { InvoiceStatusCode } from './status';
 import type { Invoice, PaymentMethod } from './types';
+import type { WireCodes } from './wire-profile';
 import {
   asBool,
   asDay,
   asInt,
   asRecord,
   asText,
+  exceedsJsonDepth,
   JsonRecord,
   lastFour,
+  MAX_JSON_DEPTH,
   PayloadReader,
 } from './payload.reader';
 
@@ -19,8 +22,10 @@ import {
  * - `uuid` is always a string (the legacy shape sends a number).
  * - A status without `code` whose `text` is `canceled` (the cancellation response) reads as code 6; any other
  *   status without an integer code is unreadable.
- * - Method: any card data (brand, last4, number, bin, tid or token) → `card`; else a bank-slip line → `billet`; else
- *   a PIX payload → `pix`; else `null`. Bank-slip invoices carry PIX data too (A3), hence the order.
+ * - Method: an explicit field (`payment_type`, `payment.type` or `method`: a `codes.paymentTypes` number or a name)
+ *   wins; else any card data (brand, last4, number, bin, tid or token) → `card`; else a bank-slip line alone →
+ *   `billet`, a PIX payload alone → `pix`; both (a bank slip carries PIX data, A3, and a PIX answer may carry a slip
+ *   block, §2.1) → `null`: what the checkout asked for decides (`createInvoice` sets it; records keep it).
  * - Card: brand and last four digits only (`last4`, else the last four digits of the masked number).
  * - Bank-slip URL: `billet.download`, else `billet.image`, else (legacy) `externo.bankSlipUrl`.
  * - `raw` is the payload with the card's number, token and bin replaced by `[redacted]`: it gets stored.
@@ -28,18 +33,36 @@ import {
  * Throws `GatewayResponseError` naming the field when `id`, `invoice_id`, the status or an amount is unreadable.
  * @param operation names the caller in that error (the client passes its method name).
  */
-export function normalizeInvoice(payload: unknown, operation = 'normalizeInvoice'): Invoice {
+export function normalizeInvoice(
+  payload: unknown,
+  operation = 'normalizeInvoice',
+  options: { codes?: WireCodes } = {},
+): Invoice {
   const r = new PayloadReader(operation);
+  const codes = options.codes?.paymentTypes ?? DEFAULT_PAYMENT_CODES;
   const top = r.record(payload, 'payload');
+  // Checked first: the copy and the readers below walk the payload.
+  if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
   const raw = scrubCardData(r, top);
   const fatura = asRecord(top.fatura);
-  if (fatura) return fromLegacy(r, fatura, 'fatura.', version, raw);
+  if (fatura) return fromLegacy(r, fatura, 'fatura.', version, raw, codes);
   const invoice = asRecord(top.invoice);
-  if (invoice) return fromCurrent(r, invoice, 'invoice.', version, raw);
-  if (LEGACY_KEYS.some((key) => key in top)) return fromLegacy(r, top, '', version, raw);
-  return fromCurrent(r, top, '', version, raw);
+  if (invoice) return fromCurrent(r, invoice, 'invoice.', version, raw, codes);
+  if (LEGACY_KEYS.some((key) => key in top)) return fromLegacy(r, top, '', version, raw, codes);
+  return fromCurrent(r, top, '', version, raw, codes);
 }
+
+type PaymentCodes = WireCodes['paymentTypes'];
+const DEFAULT_PAYMENT_CODES: PaymentCodes = { pix: 1, billet: 2, card: 3 };
+const METHOD_NAMES: Record<string, PaymentMethod> = {
+  pix: 'pix',
+  billet: 'billet',
+  boleto: 'billet',
+  bank_slip: 'billet',
+  card: 'card',
+  credit_card: 'card',
+};
 
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
@@ -50,6 +73,7 @@ function fromCurrent(
   p: string,
   version: string | null,
   raw: unknown,
+  codes: PaymentCodes,
 ): Invoice {
   const card = asRecord(inv.card);
   const billet = asRecord(inv.billet);
@@ -66,11 +90,9 @@ function fromCurrent(
     referrer: asText(inv.referrer),
     currency: asText(inv.currency),
     status: statusOf(r, inv.status, `${p}status`),
-    method: methodOf(
-      hasCardData(card, ['brand', 'last4', 'number', 'bin', 'tid', 'token']),
-      billetData,
-      inv.pix,
-    ),
+    method:
+      explicitMethod(inv, codes) ??
+      methodOf(hasCardData(card, ['brand', 'last4', 'number', 'bin', 'tid', 'token']), billetData, inv.pix),
     amounts: {
       grossCents: r.money(amount.gross, `${p}amount.gross`),
       netCents: r.money(amount.net, `${p}amount.net`),
@@ -106,6 +128,7 @@ function fromLegacy(
   p: string,
   version: string | null,
   raw: unknown,
+  codes: PaymentCodes,
 ): Invoice {
   const cartao = asRecord(fat.cartao);
   const billet = asRecord(fat.billet);
@@ -121,7 +144,7 @@ function fromLegacy(
     referrer: asText(fat.referencia),
     currency: asText(fat.moeda),
     status: statusOf(r, fat.status, `${p}status`),
-    method: methodOf(hasCardData(cartao, cardKeys), billetData, fat.pix),
+    method: explicitMethod(fat, codes) ?? methodOf(hasCardData(cartao, cardKeys), billetData, fat.pix),
     amounts: {
       grossCents: r.money(valores.bruto, `${p}valores.bruto`),
       netCents: r.money(valores.liquido, `${p}valores.liquido`),
@@ -182,8 +205,25 @@ function hasCardData(card: JsonRecord | null, keys: string[]): boolean {
 
 function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): PaymentMethod | null {
   if (card) return 'card';
-  if (billet?.line) return 'billet';
-  if (asText(asRecord(pix)?.payload)) return 'pix';
+  const hasLine = !!billet?.line;
+  const hasPix = asText(asRecord(pix)?.payload) !== null;
+  if (hasLine && hasPix) return null;
+  if (hasLine) return 'billet';
+  if (hasPix) return 'pix';
+  return null;
+}
+
+/** The method an invoice names itself, by number (the profile's `payment.type` codes) or by name. */
+function explicitMethod(inv: JsonRecord, codes: PaymentCodes): PaymentMethod | null {
+  for (const value of [inv.payment_type, asRecord(inv.payment)?.type, inv.method]) {
+    const code = asInt(value);
+    if (code !== null) {
+      const found = (Object.keys(codes) as PaymentMethod[]).find((m) => codes[m] === code);
+      if (found) return found;
+    }
+    const name = asText(value)?.trim().toLowerCase();
+    if (name && METHOD_NAMES[name]) return METHOD_NAMES[name];
+  }
   return null;
 }
 

@@ -46,6 +46,27 @@ export function lastFour(value: unknown): string | null {
   return m ? m[1] : null;
 }
 
+/** Deepest JSON nesting read from outside (service answers, webhook bodies) unless a caller says otherwise. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether `value` nests deeper than `max` objects/arrays. Iterative (an explicit stack), so a hostile 10,000-level
+ * body cannot overflow the call stack here; it stops at the first path past `max`.
+ */
+export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  let visited = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= max) return true;
+    // A bounded walk: a body within the size limit has at most this many members anyway.
+    if (++visited > 1_000_000) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Reader bound to the operation that received the payload, for error messages. */
 export class PayloadReader {
   constructor(readonly operation: string) {}

@@ -1,14 +1,8 @@
 import { MAX_PAGE_SIZE } from './constants';
-import type { GatewayListQueryNames } from './gateway.options';
-import { centsToWireNumber } from './money';
-import type { CreateInvoiceParams, ListInvoicesParams, TrackingParams } from './types';
-import type { WireCreateInvoiceRequest, WireTrackingRequest } from './wire.types';
-
-/** `payment.type` / `payment.product_type` numbers in use (A3, overridable by options). */
-export interface WireCodes {
-  paymentTypes: { pix: number; billet: number; card: number };
-  productTypes: { physical: number; digital: number };
-}
+import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
+import type { CreateInvoiceParams, ListInvoicesParams, RefundParams, TrackingParams } from './types';
+import type { WireCreateInvoiceRequest } from './wire.types';
+import type { WireCodes, WireListProfile } from './wire-profile';
 
 /** Drops `undefined` members so the body carries only what the caller gave. */
 function compact<T extends object>(value: T): T {
@@ -69,18 +63,32 @@ export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCode
   return body;
 }
 
-/** The A9 tracking body (the default of the `trackingBody` option). */
-export function toWireTracking(params: TrackingParams): WireTrackingRequest {
+/** The values a refund body template may use (profile `refund`). */
+export function refundValues(params: RefundParams): Record<string, unknown> {
   return {
-    payment: { invoice_id: params.invoiceId },
-    tracking: compact({ code: params.code, carrier: params.carrier, url: params.url }),
+    id: params.id,
+    invoice_id: params.invoiceId,
+    amount: centsToWireNumber(params.amountCents),
+    amount_decimal: centsToDecimalString(params.amountCents),
+    amount_cents: params.amountCents,
+    amount_brl: formatBrl(params.amountCents),
+  };
+}
+
+/** The values a tracking body template may use (profile `tracking`). */
+export function trackingValues(params: TrackingParams): Record<string, unknown> {
+  return {
+    invoice_id: params.invoiceId,
+    code: params.code,
+    carrier: params.carrier,
+    url: params.url,
   };
 }
 
 /** `listInvoices` filters → the A7 query, with the parameter names in use. */
 export function toWireListQuery(
   params: ListInvoicesParams,
-  names: GatewayListQueryNames,
+  names: WireListProfile['query'],
 ): Record<string, string | number> {
   const query: Record<string, string | number> = {
     [names.page]: params.page ?? 1,

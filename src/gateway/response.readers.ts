@@ -9,28 +9,49 @@ import type {
   TrackingResult,
 } from './types';
 import { asBool, asInt, asRecord, asText, JsonRecord, PayloadReader } from './payload.reader';
+import { valueAt, WireAuthenticate, WireCredentialStatus, WireListProfile } from './wire-profile';
 
 /** Readers of the non-invoice responses (A5, A7, A9, A10, §4.8). Each fails with the field's name. */
 
-/** A list response: `<listField>` array plus `pagination` (A7). */
+/**
+ * A list answer read as the profile says (A7): the items at `list.items[kind]`, the counters where `list` puts them.
+ * Counters the service does not send are derived: `pages` from `total` and the size asked for, else left `null`
+ * (the caller then stops at the first short page).
+ */
 export function readPage<T>(
   r: PayloadReader,
   body: unknown,
-  listField: string,
+  shape: WireListProfile,
+  itemsPath: string,
+  asked: { page: number; limit: number },
   readItem: (item: unknown, path: string) => T,
 ): Page<T> {
   const top = r.record(body, 'body');
-  const list = top[listField];
-  if (!Array.isArray(list)) r.fail(listField, 'not a list');
-  const pagination = r.record(top.pagination, 'pagination');
-  const int = (key: string) => asInt(pagination[key]) ?? r.fail(`pagination.${key}`, 'not an integer');
-  return {
-    items: list.map((item, i) => readItem(item, `${listField}[${i}]`)),
-    page: int('page'),
-    limit: int('limit'),
-    total: int('total'),
-    pages: int('pages'),
+  const list = valueAt(top, itemsPath);
+  if (!Array.isArray(list)) r.fail(itemsPath || 'body', 'not a list');
+  const counter = (path: string | null): number | null => {
+    if (path === null) return null;
+    const value = valueAt(top, path);
+    if (value === undefined || value === null) return null;
+    return asInt(value) ?? r.fail(path, 'not an integer');
   };
+  const limit = counter(shape.limit) ?? asked.limit;
+  const total = counter(shape.total);
+  let pages = counter(shape.pages);
+  if (pages === null && total !== null) pages = limit > 0 ? Math.ceil(total / limit) : 0;
+  return {
+    items: list.map((item, i) => readItem(item, `${itemsPath}[${i}]`)),
+    page: counter(shape.page) ?? asked.page,
+    limit,
+    total,
+    pages,
+  };
+}
+
+/** Whether `page` is the last: `pages` when the service says it, else a page shorter than asked (or empty). */
+export function isLastPage(page: Page<unknown>): boolean {
+  if (page.items.length === 0) return true;
+  return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
 export function readConsumer(r: PayloadReader, item: unknown, path: string): Consumer {
@@ -58,7 +79,7 @@ export function readDispute(r: PayloadReader, item: unknown, path: string): Disp
   };
 }
 
-/** A9 response; what the service leaves out is taken from the request (a custom `trackingBody` may differ). */
+/** A9 response; what the service leaves out is taken from the request (another profile's answer may hold nothing). */
 export function readTracking(r: PayloadReader, body: unknown, sent: TrackingParams): TrackingResult {
   const t = asRecord(r.record(body, 'body').tracking) ?? {};
   return {
@@ -70,29 +91,43 @@ export function readTracking(r: PayloadReader, body: unknown, sent: TrackingPara
   };
 }
 
-function scopesOf(r: PayloadReader, top: JsonRecord): string[] {
-  if (top.scopes === undefined || top.scopes === null) return [];
-  if (!Array.isArray(top.scopes) || !top.scopes.every((s) => typeof s === 'string'))
-    r.fail('scopes', 'not a list of strings');
-  return top.scopes as string[];
+function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {
+  const scopes = path === null ? undefined : valueAt(top, path);
+  if (scopes === undefined || scopes === null) return [];
+  if (typeof scopes === 'string') return scopes.split(/[\s,]+/).filter(Boolean);
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string'))
+    r.fail(path ?? 'scopes', 'not a list of strings');
+  return scopes as string[];
 }
 
-export function readAccessToken(r: PayloadReader, body: unknown): AccessToken {
+/** The authenticate answer (A5), its fields where the profile says. */
+export function readAccessToken(
+  r: PayloadReader,
+  body: unknown,
+  answer: WireAuthenticate['answer'],
+): AccessToken {
   const top = r.record(body, 'body');
+  const at = (path: string | null) => (path === null ? undefined : valueAt(top, path));
   return {
-    accessToken: r.requiredText(top.access_token, 'access_token'),
-    tokenType: asText(top.token_type) ?? 'Bearer',
-    expiresIn: asInt(top.expires_in),
-    scopes: scopesOf(r, top),
+    accessToken: r.requiredText(at(answer.accessToken), answer.accessToken),
+    tokenType: asText(at(answer.tokenType)) ?? 'Bearer',
+    expiresIn: asInt(at(answer.expiresIn)),
+    scopes: scopesAt(r, top, answer.scopes),
   };
 }
 
-export function readCredentialStatus(r: PayloadReader, body: unknown): CredentialStatus {
+/** The credential-status answer (A5); with no `active` field, an answer at all means active. */
+export function readCredentialStatus(
+  r: PayloadReader,
+  body: unknown,
+  answer: WireCredentialStatus['answer'],
+): CredentialStatus {
   const top = r.record(body, 'body');
+  const active = answer.active === null ? true : asBool(valueAt(top, answer.active));
   return {
-    active: asBool(top.active) ?? r.fail('active', 'not a boolean'),
-    scopes: scopesOf(r, top),
-    expiresAt: asText(top.expires_at),
+    active: active ?? r.fail(answer.active ?? 'active', 'not a boolean'),
+    scopes: scopesAt(r, top, answer.scopes),
+    expiresAt: answer.expiresAt === null ? null : asText(valueAt(top, answer.expiresAt)),
   };
 }
 

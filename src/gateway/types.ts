@@ -115,13 +115,13 @@ export interface CreateInvoiceParams {
   shippingCents?: Cents;
 }
 
-/** One page of a list operation. */
+/** One page of a list operation. `total` and `pages` are `null` when the service does not say (wire profile). */
 export interface Page<T> {
   items: T[];
   page: number;
   limit: number;
-  total: number;
-  pages: number;
+  total: number | null;
+  pages: number | null;
 }
 
 /** Filters of `listInvoices` (A7). */

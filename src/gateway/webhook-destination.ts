@@ -77,9 +77,24 @@ export async function assertResendAllowed(
     );
   }
   if (conn.mode === 'sandbox' && isLoopbackBaseUrl(conn.baseUrl)) return;
-  const url = new URL(destination);
-  if (url.protocol !== 'https:') refuse('the resend destination must use https');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const problem = await publicHttpsProblem(destination, lookup);
+  if (problem) refuse(`the resend destination ${problem}`);
+}
+
+/**
+ * Why `url` is not a public https address, or `null` when it is: it must use https, and its host must resolve,
+ * every address of it, outside private, loopback, link-local, unique-local and multicast ranges (so a secret sent
+ * there cannot reach this machine's network or a cloud metadata service).
+ */
+export async function publicHttpsProblem(url: string, lookup: HostLookup = defaultLookup): Promise<string | null> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a URL';
+  }
+  if (parsed.protocol !== 'https:') return 'must use https';
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   if (isIP(host)) addresses = [host];
   else {
@@ -89,8 +104,8 @@ export async function assertResendAllowed(
       addresses = [];
     }
   }
-  if (addresses.length === 0) refuse(`the resend destination host ${host} does not resolve`);
+  if (addresses.length === 0) return `host ${host} does not resolve`;
   const blocked = addresses.filter(isPrivateAddress);
-  if (blocked.length)
-    refuse(`the resend destination ${host} resolves to a private or local address (${blocked.join(', ')})`);
+  if (blocked.length) return `host ${host} resolves to a private or local address (${blocked.join(', ')})`;
+  return null;
 }

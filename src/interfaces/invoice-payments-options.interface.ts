@@ -25,6 +25,15 @@ export interface InvoicePaymentsModuleOptions {
   admin?: InvoicePaymentsAdminOptions;
   /** How applied status changes are delivered to the host's port (polling, retry backoff). */
   notifications?: StatusDispatchOptions;
+  /**
+   * Start the background workers: the webhook inbox processor's polling, the status-change dispatcher's polling,
+   * the tracking worker and the reconciliation sweep. Default: `true`, unless the environment variable
+   * `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`. Set `false` (or that variable) in a CLI, migration or
+   * one-off process: it then runs no query on its own. Work this process starts itself still completes (a webhook
+   * it receives is applied, a change it applies is delivered); tracking codes it records are posted by a process
+   * with workers.
+   */
+  workers?: boolean;
 }
 
 /** How the module is registered, beside its options. */
@@ -32,9 +41,11 @@ export interface InvoicePaymentsModuleWiring {
   /** Make the module's exports (provider, client, services) injectable everywhere, like `ConfigModule`. */
   isGlobal?: boolean;
   /**
-   * The host's {@link OrderPaymentPort} class, provided as `ORDER_PAYMENT_PORT`. Its dependencies must come from
-   * global modules or from `imports`. Omit it to provide `ORDER_PAYMENT_PORT` in a global module yourself, or to
-   * listen to the events only.
+   * The host's {@link OrderPaymentPort} class, provided as `ORDER_PAYMENT_PORT`. The module builds it, so its
+   * dependencies must come from global modules or from `imports` (e.g. `imports: [TypeOrmModule.forFeature([Order])]`
+   * for a port that injects the order repository); when they cannot be found the start fails with an error saying
+   * so. The module builds it with `ModuleRef.create`, so Nest lifecycle hooks (`onModuleInit`...) are not called on
+   * it. Omit it to provide `ORDER_PAYMENT_PORT` in a global module yourself, or to listen to the events only.
    */
   orderPort?: Type<OrderPaymentPort>;
   /** Modules whose exports the order port (and `useFactory`) need. */
@@ -45,9 +56,11 @@ export interface InvoicePaymentsModuleWiring {
 export type InvoicePaymentsModuleRootOptions = InvoicePaymentsModuleOptions & InvoicePaymentsModuleWiring;
 
 /**
- * `InvoicePaymentsModule.forRootAsync(...)`: the options from a factory (`ConfigService`, secrets...).
- * `webhooks`, `shipping` and `admin` shape routes and workers when the module is defined, so they are given here,
- * not by the factory (a factory's values for them are ignored).
+ * `InvoicePaymentsModule.forRootAsync(...)`: the options from a factory (`ConfigService`, secrets...). The factory
+ * may return every section, `admin` (admin key, encryption keys), `webhooks` and `shipping` included. The two routes
+ * are fixed when the module is defined, before the factory runs: give `webhooks.path` and `admin.prefix` here,
+ * beside `useFactory` (a factory asking for another route fails the start, naming it). A section given both here
+ * and by the factory is merged field by field, the factory winning.
  */
 export interface InvoicePaymentsModuleAsyncOptions
   extends InvoicePaymentsModuleWiring, Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'> {

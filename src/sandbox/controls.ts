@@ -163,7 +163,7 @@ function publicHook(h: { id: string; url: string | null; token: string; merchant
   return { id: h.id, url: h.url, token: h.token, merchant_token: h.merchantToken };
 }
 
-function payOptions(body: JsonObject): { method?: PaymentMethod; approved?: boolean } {
+function payOptions(body: JsonObject): { method?: PaymentMethod; approved?: boolean; amountCents?: number } {
   const c = new FieldCheck();
   const method = c.string(body, 'method', 'method');
   if (method !== undefined && method !== null && !['pix', 'billet', 'card'].includes(method)) {
@@ -171,10 +171,14 @@ function payOptions(body: JsonObject): { method?: PaymentMethod; approved?: bool
   }
   if (body.approved !== undefined && typeof body.approved !== 'boolean')
     c.fail('approved', 'must be a boolean');
+  const amount = body.amount_cents;
+  if (amount !== undefined && !(Number.isSafeInteger(amount) && (amount as number) > 0))
+    c.fail('amount_cents', 'must be a positive integer number of cents');
   c.done();
   return {
     method: (method ?? undefined) as PaymentMethod | undefined,
     approved: body.approved as boolean | undefined,
+    amountCents: amount as number | undefined,
   };
 }
 

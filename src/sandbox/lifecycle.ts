@@ -58,7 +58,7 @@ export class Lifecycle {
     }
     const approved = options.approved ?? (method === 'card' ? (rec.card?.approved ?? true) : true);
     if (method === 'card' && rec.statusCode !== 2) this.transition(rec, 2);
-    this.settle(rec, method, approved);
+    this.settle(rec, method, approved, options.amountCents);
     return rec;
   }
 
@@ -128,14 +128,19 @@ export class Lifecycle {
     return moved;
   }
 
-  private settle(rec: SandboxInvoiceRecord, method: PaymentMethod, approved: boolean): void {
+  private settle(
+    rec: SandboxInvoiceRecord,
+    method: PaymentMethod,
+    approved: boolean,
+    paidCents?: number,
+  ): void {
     if (!approved) return this.transition(rec, method === 'card' ? 12 : 16);
-    this.transition(rec, 5, (r) => this.markPaid(r, method));
+    this.transition(rec, 5, (r) => this.markPaid(r, method, paidCents));
   }
 
-  private markPaid(rec: SandboxInvoiceRecord, method: PaymentMethod): void {
+  private markPaid(rec: SandboxInvoiceRecord, method: PaymentMethod, paidCents = rec.grossCents): void {
     const now = this.core.now();
-    rec.payment = { method, paidCents: rec.grossCents, paidAt: now.toISOString() };
+    rec.payment = { method, paidCents, paidAt: now.toISOString() };
     if (method === 'pix' && rec.pix) {
       rec.pix.status = 'paid';
       rec.pix.endToEndId = pixEndToEndId(now);

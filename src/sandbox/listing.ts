@@ -37,12 +37,14 @@ export function listInvoices(store: Store, query: URLSearchParams) {
   if (Object.keys(c.errors).length) throw validationFailed(c.errors);
   const referrer = query.get('referrer');
   const paymentId = query.get('payment_id');
+  const id = query.get('id');
   const matches = [...store.invoices.values()].filter((inv: SandboxInvoiceRecord) => {
     const day = localDay(new Date(inv.createdAt));
     return (
       (status === undefined || inv.statusCode === status) &&
       (referrer === null || inv.referrer === referrer) &&
       (paymentId === null || inv.paymentId === paymentId) &&
+      (id === null || inv.id === id || inv.invoiceId === id) &&
       (from === undefined || day >= from) &&
       (to === undefined || day <= to)
     );

@@ -1,5 +1,7 @@
+#!/usr/bin/env node
 /**
- * `npm run sandbox`: runs the sandbox for demos and manual tests.
+ * `npx nestjs-invoice-payments-sandbox` (the package's `bin`; `npm run sandbox` in this repository): runs the
+ * sandbox for demos and manual tests.
  * Environment: PORT (default 4010), SANDBOX_PERSIST (SQLite file; state survives restarts when set),
  * SANDBOX_LOG=1 (one line per request).
  */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generatePixPayload } from '@brazilian-utils/brazilian-utils';
-import QRCode from 'qrcode';
 import { daysBetween } from './dates';
+import { SandboxError } from './errors';
 import { toDecimalString } from './money';
 
 /** The sandbox account's PIX key (a random-key EVP) and the merchant data written in every BR Code. */
@@ -92,8 +92,22 @@ function mod11(digits: string): number {
   return dv === 0 || dv === 10 || dv === 11 ? 1 : dv;
 }
 
-/** A PNG of the QR code of a PIX payload. */
-export function qrPng(payload: string): Promise<Buffer> {
+/**
+ * A PNG of the QR code of a PIX payload. `qrcode` is an optional peer dependency, loaded only here: a store's
+ * production install does not need it. Without it, the PNG route answers 501 saying so (the payload itself, what
+ * a customer's app reads, is always there).
+ */
+export async function qrPng(payload: string): Promise<Buffer> {
+  let QRCode: typeof import('qrcode');
+  try {
+    QRCode = await import('qrcode');
+  } catch {
+    throw new SandboxError(
+      501,
+      'qrcode_unavailable',
+      'PIX QR images need the optional package qrcode: npm install --save-dev qrcode',
+    );
+  }
   return QRCode.toBuffer(payload, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: 256 });
 }
 

@@ -52,6 +52,8 @@ export interface PayOptions {
   method?: PaymentMethod;
   /** Default true. A declined card goes 2 → 12; a failed PIX or bank slip goes to 16. */
   approved?: boolean;
+  /** What the customer actually paid, in cents (`payment.total`); default the invoice's total. */
+  amountCents?: number;
 }
 
 export interface ContestOptions {

@@ -36,6 +36,9 @@ import { SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
 import { adminValidationError, adminValidationPipe } from './validation';
+import { checkSettingsUpdate } from './update-checks';
+import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
+import type { GatewayClientOptions } from '../gateway/gateway.options';
 
 /**
  * The admin API: settings (secrets masked), a credential check, the local invoices and the operations a store's
@@ -53,6 +56,7 @@ export class InvoicePaymentsAdminController {
     private readonly provider: InvoicePaymentProvider,
     private readonly client: GatewayClient,
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
+    @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
 
   /** The effective settings; secrets only as `{ set, last4, source }`. */
@@ -70,6 +74,13 @@ export class InvoicePaymentsAdminController {
         'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
       throw adminValidationError(Object.fromEntries(secrets.map((name) => [name, [why]])));
     }
+    this.settings.invalidate(); // judged against what is saved now, not this instance's cache
+    const problems = await checkSettingsUpdate(
+      body,
+      await this.settings.getEffective(),
+      this.gatewayOptions.lookup,
+    );
+    if (Object.keys(problems).length > 0) throw adminValidationError(problems);
     await this.settings.update({ ...body } as SettingsUpdate);
     return this.settings.getMasked();
   }

@@ -5,6 +5,7 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Length,
@@ -44,7 +45,8 @@ export class UpdateSettingsDto {
 
   @IsOptional()
   @IsString({ message: 'accessToken must be a string' })
-  @Length(8, 2048, { message: 'accessToken must be 8 to 2048 characters' })
+  @Length(1, 2048, { message: 'accessToken must be 1 to 2048 characters' })
+  // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
   @Matches(/^\S+$/, { message: 'accessToken must not contain spaces' })
   accessToken?: string | null;
 
@@ -105,6 +107,11 @@ export class UpdateSettingsDto {
   @IsOptional()
   @IsTimeZone()
   timeZone?: string | null;
+
+  /** Checked part by part by `checkWireProfileData` (400 naming e.g. `wireProfile.list.items.invoices`). */
+  @IsOptional()
+  @IsObject({ message: 'wireProfile must be an object (wire-profile overrides) or null' })
+  wireProfile?: Record<string, unknown> | null;
 }
 
 /** `page` and `limit` of the admin lists: page from 1, at most 100 items a page. */
@@ -113,7 +120,7 @@ export class PageQueryDto {
   @Type(() => Number)
   @IsInt({ message: 'page must be an integer' })
   @Min(1, { message: 'page must be at least 1' })
-  @Max(100_000, { message: 'page must be at most 100000' })
+  @Max(1_000_000, { message: 'page must be at most 1000000' })
   page?: number;
 
   @IsOptional()
@@ -129,6 +136,8 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'status must be a status code (integer)' })
+  @Min(0, { message: 'status must be a status code from 0 to 999' })
+  @Max(999, { message: 'status must be a status code from 0 to 999' })
   status?: number;
 
   @IsOptional()
@@ -168,6 +177,7 @@ export class ChangeDueDateDto {
 export class RefundDto {
   @IsInt({ message: 'amountCents must be an integer number of cents' })
   @Min(1, { message: 'amountCents must be at least 1' })
+  @Max(99_999_999_999, { message: 'amountCents must be at most 99999999999' })
   amountCents!: number;
 }
 

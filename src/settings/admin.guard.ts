@@ -38,7 +38,8 @@ export class InvoicePaymentsAdminGuard implements CanActivate {
     this.keyDigest = key ? digest(key) : null;
     if (!options.guard && !key) {
       this.logger.warn(
-        'admin API is locked: set admin.adminKey or admin.guard in the module options to use it',
+        'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
+          "or in the object forRootAsync's useFactory returns (e.g. from ConfigService)",
       );
     }
   }

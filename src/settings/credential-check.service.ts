@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OPERATION_SCOPES } from '../gateway/constants';
 import { GatewayScopeError, isGatewayError } from '../gateway/errors';
-import { GatewayClient } from '../gateway/gateway.client';
+import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
+import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import type { CredentialCheckOperation, CredentialCheckReport, CredentialCheckResult } from './types';
 
@@ -15,13 +16,21 @@ const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) =
 
 /**
  * Write operations are never called to test a credential (a creation or a refund cannot be taken back): they are
- * judged from the scopes the credential status reports.
+ * judged from the scopes the credential status reports or, when the service has no such operation (or it tells no
+ * scopes), by the wire profile's probe for their scope: an invalid request the service must refuse.
  */
-const JUDGED = ['createInvoice', 'changeDueDate', 'cancelInvoice', 'addTrackingCode', 'refundInvoice'];
+const JUDGED: ReadonlyArray<{ operation: string; scope: WriteScope }> = [
+  { operation: 'createInvoice', scope: 'invoice.write' },
+  { operation: 'changeDueDate', scope: 'invoice.update' },
+  { operation: 'cancelInvoice', scope: 'invoice.update' },
+  { operation: 'addTrackingCode', scope: 'invoice.update' },
+  { operation: 'refundInvoice', scope: 'invoice.refund' },
+];
 
 /**
  * Checks the saved credentials against the service, operation by operation: `ok`, `unauthorized` (the token is
- * missing, unknown or expired), `missing_scope`, or `error` (anything else: service down, bad base URL...).
+ * missing, unknown or expired), `missing_scope`, `error` (anything else: service down, bad base URL...), or
+ * `not_available` (the service has no credential-status operation). `checkedBy` says how each was judged.
  */
 @Injectable()
 export class CredentialCheckService {
@@ -44,8 +53,19 @@ export class CredentialCheckService {
       scopes = (await this.client.credentialStatus()).scopes;
       operations.push({ operation: 'credentialStatus', scope: null, result: 'ok', checkedBy: 'call' });
     } catch (err) {
-      statusFailure = failure('credentialStatus', null, err);
-      operations.push(statusFailure);
+      if (isGatewayError(err) && (err.kind === 'unsupported' || err.kind === 'not_found')) {
+        const message = 'the service has no credential-status operation: write scopes are probed';
+        operations.push({
+          operation: 'credentialStatus',
+          scope: null,
+          result: 'not_available',
+          checkedBy: 'call',
+          message,
+        });
+      } else {
+        statusFailure = failure('credentialStatus', null, err);
+        operations.push(statusFailure);
+      }
     }
 
     for (const { operation, call } of CALLED) {
@@ -58,20 +78,20 @@ export class CredentialCheckService {
       }
     }
 
-    for (const operation of JUDGED) {
-      const scope = OPERATION_SCOPES[operation] ?? null;
-      if (scopes !== null) {
-        const result: CredentialCheckResult =
-          scope === null || scopes.includes(scope) ? 'ok' : 'missing_scope';
+    const judgeByScopes = scopes !== null && scopes.length > 0 && statusFailure === null;
+    const probes = new Map<WriteScope, Promise<ScopeProbeResult>>();
+    for (const { operation, scope } of JUDGED) {
+      if (judgeByScopes) {
+        const result: CredentialCheckResult = scopes!.includes(scope) ? 'ok' : 'missing_scope';
         operations.push({ operation, scope, result, checkedBy: 'scopes' });
-      } else {
-        const result = statusFailure?.result === 'unauthorized' ? 'unauthorized' : 'error';
-        const message = 'the credential status could not be read, so its scopes are unknown';
-        operations.push({ operation, scope, result, checkedBy: 'scopes', message });
+        continue;
       }
+      if (!probes.has(scope)) probes.set(scope, this.client.probeScope(scope));
+      const probed = await probes.get(scope)!;
+      operations.push({ operation, scope, checkedBy: 'probe', ...probed });
     }
 
-    const ok = operations.every((o) => o.result === 'ok');
+    const ok = operations.every((o) => o.result === 'ok' || o.result === 'not_available');
     const summary = operations.map((o) => `${o.operation}=${o.result}`).join(' ');
     this.logger.log(`credential check (${mode}): ${ok ? 'ok' : 'problems'}: ${summary}`);
     return { ok, mode, baseUrl: baseUrl ?? '', scopes, operations };

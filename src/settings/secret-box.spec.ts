@@ -102,6 +102,17 @@ describe('SecretBox', () => {
     );
   });
 
+  it('says a key is missing, in its own words, when its environment variable was not set', () => {
+    const unset = process.env.SURELY_UNSET_PAYMENTS_KEY as string;
+    const attempt = () => SecretBox.create({ keys: { k1: unset }, currentKeyId: 'k1' });
+    expect(attempt).toThrow(SecretBoxError);
+    expect(attempt).toThrow(/encryption key "k1" is missing \(undefined\).*environment variable/);
+    expect(() => SecretBox.create({ keys: { k1: '' } })).toThrow(/"k1" is missing \(empty\)/);
+    expect(() => SecretBox.create({ keys: undefined as never })).toThrow(
+      /admin\.encryption\.keys must be an object/,
+    );
+  });
+
   it('rejects a stored value that is not an envelope', () => {
     const box = SecretBox.create({ keys: { k1 } });
     expect(() => box.decrypt('plain-text-token')).toThrow(/not an encrypted secret/);

@@ -58,6 +58,11 @@ export class SecretBox {
   static create(options?: EncryptionKeyOptions, env: NodeJS.ProcessEnv = process.env): SecretBox {
     const source = options ?? fromEnv(env);
     if (!source) return new SecretBox(new Map(), null);
+    if (typeof source.keys !== 'object' || source.keys === null || Array.isArray(source.keys)) {
+      throw new SecretBoxError(
+        'admin.encryption.keys must be an object of key id to key, e.g. { k1: process.env.PAYMENTS_KEY_K1 }',
+      );
+    }
     const keys = new Map<string, Buffer>();
     for (const [id, raw] of Object.entries(source.keys)) {
       if (!KEY_ID.test(id)) {
@@ -168,10 +173,17 @@ function fromEnv(env: NodeJS.ProcessEnv): EncryptionKeyOptions | undefined {
   return { keys, currentKeyId };
 }
 
-function parseKey(id: string, raw: string | Buffer): Buffer {
+function parseKey(id: string, raw: string | Buffer | undefined | null): Buffer {
+  if (raw === undefined || raw === null || raw === '') {
+    // Typically `keys: { k1: process.env.SOME_VAR! }` with the variable unset.
+    throw new SecretBoxError(
+      `encryption key "${id}" is missing (${raw === '' ? 'empty' : String(raw)}): give 32 random bytes as base64 ` +
+        `or hex (openssl rand -base64 32); if it comes from an environment variable, is that variable set?`,
+    );
+  }
   if (Buffer.isBuffer(raw)) {
     if (raw.length === KEY_BYTES) return Buffer.from(raw);
-  } else {
+  } else if (typeof raw === 'string') {
     const text = raw.trim();
     const decoded = /^[0-9a-fA-F]{64}$/.test(text)
       ? Buffer.from(text, 'hex')

@@ -56,6 +56,10 @@ export class InvoicePaymentsSettingsRecord {
   @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true })
   timeZone!: string | null;
 
+  /** Wire-profile overrides saved by the admin, as JSON (`WireProfileData`). */
+  @Column({ name: 'wire_profile', type: 'text', nullable: true })
+  wireProfile!: string | null;
+
   @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
   createdAt!: Date;
 

@@ -47,6 +47,7 @@ export function savedValues(row: InvoicePaymentsSettingsRecord): Partial<Invoice
   if (row.orderUrlTemplate !== null) out.orderUrlTemplate = row.orderUrlTemplate;
   if (row.storeUrlTemplate !== null) out.storeUrlTemplate = row.storeUrlTemplate;
   if (row.timeZone !== null) out.timeZone = row.timeZone;
+  if (row.wireProfile !== null) out.wireProfile = parseProfile(row.wireProfile);
   return out;
 }
 
@@ -71,6 +72,17 @@ export function applyUpdate(row: InvoicePaymentsSettingsRecord, update: Settings
   set('orderUrlTemplate', (v) => (row.orderUrlTemplate = v));
   set('storeUrlTemplate', (v) => (row.storeUrlTemplate = v));
   set('timeZone', (v) => (row.timeZone = v));
+  set('wireProfile', (v) => (row.wireProfile = v === null ? null : JSON.stringify(v)));
+}
+
+/** A saved profile; one that no longer parses is ignored (the options' profile applies) rather than fatal. */
+function parseProfile(text: string): InvoicePaymentsSettingsValues['wireProfile'] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Defaults (options, then built-in) overridden by what the row saved. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { GatewayConnection } from '../gateway/gateway.options';
+import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
 import { runInTransaction } from '../core/transaction';
 import {
@@ -77,9 +77,14 @@ export class InvoicePaymentsSettingsService {
    * For `GatewayClientOptions.resolveConfig`: base URL, access token and mode, read before every request. A setting
    * configured nowhere comes back empty, and the client refuses the call naming it (nothing is sent).
    */
-  async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<GatewayConnection> {
+  async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<ResolvedGatewayConfig> {
     const s = await this.getEffective(storeId);
-    return { baseUrl: s.baseUrl ?? '', accessToken: s.accessToken ?? '', mode: s.mode };
+    return {
+      baseUrl: s.baseUrl ?? '',
+      accessToken: s.accessToken ?? '',
+      mode: s.mode,
+      profile: s.wireProfile,
+    };
   }
 
   /** The merchant part of the webhook token, or `null` when none is configured. */
@@ -222,5 +227,6 @@ function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' |
     orderUrlTemplate: null,
     storeUrlTemplate: null,
     timeZone: null,
+    wireProfile: null,
   };
 }

@@ -1,5 +1,6 @@
 import type { CanActivate, Type } from '@nestjs/common';
 import type { PaymentMethod } from '../gateway/types';
+import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { EncryptionKeyOptions } from './secret-box';
 
 /** Where requests go: the sandbox or the live service. Test-only operations (resend webhook) are refused in production. */
@@ -36,6 +37,11 @@ export interface InvoicePaymentsSettingsValues {
   storeUrlTemplate: string | null;
   /** IANA time zone due dates are computed in. */
   timeZone: string;
+  /**
+   * Wire-profile overrides laid over the module options' `gateway.profile` (the plain-data parts only: see
+   * `docs/gateway-assumptions.md`); `null`: none.
+   */
+  wireProfile: WireProfileOverrides | null;
 }
 
 /** Names of the settings that hold secrets. */
@@ -62,6 +68,7 @@ export const BUILT_IN_DEFAULTS: InvoicePaymentsSettingsValues = {
   orderUrlTemplate: null,
   storeUrlTemplate: null,
   timeZone: 'America/Sao_Paulo',
+  wireProfile: null,
 };
 
 /** What the module runs with right now: defaults overridden by the saved row. */
@@ -112,7 +119,7 @@ export interface InvoicePaymentsAdminOptions {
 }
 
 /** Result of one operation of the credential check. */
-export type CredentialCheckResult = 'ok' | 'unauthorized' | 'missing_scope' | 'error';
+export type CredentialCheckResult = 'ok' | 'unauthorized' | 'missing_scope' | 'error' | 'not_available';
 
 export interface CredentialCheckOperation {
   /** Gateway operation, e.g. `listInvoices`. */
@@ -120,14 +127,18 @@ export interface CredentialCheckOperation {
   /** Scope it needs (A5, A10); `null` for the credential status itself. */
   scope: string | null;
   result: CredentialCheckResult;
-  /** `call`: the operation was called; `scopes`: judged from the credential's scope list (write operations). */
-  checkedBy: 'call' | 'scopes';
+  /**
+   * `call`: the operation was called; `scopes`: judged from the scope list the credential status reported (write
+   * operations); `probe`: judged by the wire profile's probe for the scope (an invalid request the service refused
+   * as invalid: the token got past authentication and scope), when the service reports no scopes.
+   */
+  checkedBy: 'call' | 'scopes' | 'probe';
   /** What went wrong, for `error` (never a secret). */
   message?: string;
 }
 
 export interface CredentialCheckReport {
-  /** Every operation is `ok`. */
+  /** Every operation is `ok` (or `not_available`). */
   ok: boolean;
   mode: InvoicePaymentsMode;
   baseUrl: string;

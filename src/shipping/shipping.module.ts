@@ -17,6 +17,8 @@ export interface ShippingModuleExtras {
    * then be injectable where this module is imported (the root module provides it).
    */
   poster?: Provider;
+  /** A provider of `SHIPPING_OPTIONS` (resolved options; the root module derives them). Default: `options` resolved. */
+  optionsProvider?: Provider;
 }
 
 /**
@@ -27,11 +29,12 @@ export interface ShippingModuleExtras {
 @Module({})
 export class ShippingModule {
   static forRoot(options: ShippingOptions = {}, extras: ShippingModuleExtras = {}): DynamicModule {
+    const resolved = resolveShippingOptions(options); // refuses bad options when the module is defined
     return {
       module: ShippingModule,
       imports: [TypeOrmModule.forFeature([TrackingOutbox, InvoiceRecord])],
       providers: [
-        { provide: SHIPPING_OPTIONS, useValue: resolveShippingOptions(options) },
+        extras.optionsProvider ?? { provide: SHIPPING_OPTIONS, useValue: resolved },
         extras.poster ?? { provide: TRACKING_POSTER, useExisting: GatewayClient },
         TrackingService,
         TrackingWorker,

@@ -47,6 +47,14 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
       true,
     ),
     validationTimeoutMs: positive(options.validationTimeoutMs, 4000, 'validationTimeoutMs'),
+    confirmWithService: options.confirmWithService ?? true,
+    newTokenValidationsPerWindow: positive(
+      options.newTokenValidationsPerWindow,
+      30,
+      'newTokenValidationsPerWindow',
+    ),
+    newTokenWindowMs: positive(options.newTokenWindowMs, 60_000, 'newTokenWindowMs'),
+    maxJsonDepth: positive(options.maxJsonDepth, 64, 'maxJsonDepth'),
     inbox: {
       pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),
       retryBaseDelayMs: positive(inbox.retryBaseDelayMs, 1000, 'inbox.retryBaseDelayMs'),

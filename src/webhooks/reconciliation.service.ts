@@ -4,6 +4,7 @@ import { DataSource, In, IsNull } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { decideTransition } from '../core/status-transitions';
 import { GatewayClient } from '../gateway/gateway.client';
+import { isLastPage } from '../gateway/response.readers';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
@@ -76,7 +77,7 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
         result.pages++;
         result.seen += listed.items.length;
         await this.reconcile(listed.items, result);
-        if (listed.items.length === 0 || page >= listed.pages) break;
+        if (isLastPage(listed)) break;
       }
     } catch (err) {
       result.error = err instanceof Error ? err.message : String(err);

@@ -33,6 +33,22 @@ export interface WebhooksOptions {
    * later). Default 4000, below the sender's own timeout.
    */
   validationTimeoutMs?: number;
+  /**
+   * Confirm every delivery with the service before anything is applied: the body only says "something changed for
+   * invoice X"; the status and amounts applied are those the service reports for X (profile `lookup.byId`).
+   * Default `true`. `false` applies what the body says: UNSAFE (anyone holding one valid service token could mark
+   * an order paid); a warning is logged at start.
+   */
+  confirmWithService?: boolean;
+  /**
+   * Validation calls for service tokens not seen before, per `newTokenWindowMs` (default 30 per 60000 ms). Past the
+   * limit a delivery with a new token is answered 503 with `Retry-After` (the service retries); confirmed tokens stay
+   * cached and are never limited. Bounds what a flood of forged tokens costs the service.
+   */
+  newTokenValidationsPerWindow?: number;
+  newTokenWindowMs?: number;
+  /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. Default 64. */
+  maxJsonDepth?: number;
   /** The inbox processor. */
   inbox?: WebhookInboxOptions;
   /** The reconciliation sweep. */
@@ -79,6 +95,10 @@ export interface ResolvedWebhooksOptions {
   tokenCacheTtlMs: number;
   rejectedTokenCacheTtlMs: number;
   validationTimeoutMs: number;
+  confirmWithService: boolean;
+  newTokenValidationsPerWindow: number;
+  newTokenWindowMs: number;
+  maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;
 }

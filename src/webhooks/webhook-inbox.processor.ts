@@ -5,6 +5,7 @@ import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { runInTransaction } from '../core/transaction';
+import { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -31,6 +32,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly queue: Array<{ id: string; key: string }> = [];
   private readonly chains = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
+  private readonly lookups = new Map<string, Promise<Invoice | null>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private active = 0;
@@ -40,9 +42,16 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     private readonly statuses: InvoiceStatusService,
     private readonly events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly gateway: GatewayClient,
   ) {}
 
   onModuleInit(): void {
+    if (!this.options.confirmWithService) {
+      this.logger.warn(
+        'webhooks.confirmWithService is off: deliveries are applied as their bodies say, without asking the service. ' +
+          'UNSAFE: anyone holding one valid service token can mark an order paid.',
+      );
+    }
     const every = this.options.inbox.pollIntervalMs;
     if (every > 0) {
       this.timer = setInterval(() => void this.poll(), every);
@@ -125,8 +134,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async process(id: string): Promise<void> {
     const entry = await this.claim(id, true);
     if (!entry) return;
-    const invoice = await this.invoiceOf(entry);
-    if (!invoice) return;
+    const delivered = await this.invoiceOf(entry);
+    if (!delivered) return;
+    // The body is a trigger, the service the truth: what is applied is what the service says now.
+    const confirmation = this.options.confirmWithService ? await this.confirm(entry, delivered) : null;
+    if (this.options.confirmWithService && !confirmation) return;
+    const invoice = confirmation?.invoice ?? delivered;
     try {
       const record = await this.findRecord(invoice);
       if (!record) {
@@ -140,6 +153,15 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         }
         return this.retryLater(entry, `no invoice record yet for invoice ${invoice.id}`);
       }
+      if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
+        const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
+        return this.deadLetter(entry, record.id, why);
+      }
+      if (confirmation) {
+        await this.apply(entry, invoice, record, 'confirmed with the service');
+        // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
+        return this.closeCovered(entry, record, confirmation.startedAt);
+      }
       // Deliveries of this invoice that arrived earlier and still wait (it was unknown then) go first, so once the
       // record exists the reports are applied in the order they came.
       await this.applyEarlier(entry, record);
@@ -149,6 +171,64 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         return this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
       }
       return this.retryLater(entry, message(err));
+    }
+  }
+
+  /**
+   * The invoice as the service reports it now (profile `lookup.byId`), or `null` after scheduling a retry: the
+   * service unreachable, or not (yet) knowing the invoice, is retried with backoff for `unknownInvoiceWindowMs`,
+   * then dead-lettered with an alert. Nothing is held open while the service is asked.
+   */
+  private async confirm(
+    entry: WebhookInboxEntry,
+    delivered: Invoice,
+  ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
+    const startedAt = new Date();
+    let problem: string;
+    try {
+      const invoice = await this.lookupShared(delivered.id);
+      if (invoice) return { invoice, startedAt };
+      problem = `the service does not know invoice ${delivered.id}`;
+    } catch (err) {
+      problem = `could not confirm invoice ${delivered.id} with the service: ${message(err)}`;
+    }
+    const waited = Date.now() - entry.receivedAt.getTime();
+    if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
+      await this.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
+    } else {
+      await this.retryLater(entry, problem);
+    }
+    return null;
+  }
+
+  /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
+  private lookupShared(gatewayId: string): Promise<Invoice | null> {
+    let pending = this.lookups.get(gatewayId);
+    if (!pending) {
+      pending = this.gateway.findInvoiceById(gatewayId).finally(() => this.lookups.delete(gatewayId));
+      this.lookups.set(gatewayId, pending);
+    }
+    return pending;
+  }
+
+  /** Marks the other pending deliveries of the invoice received before `until` as answered by one confirmation. */
+  private async closeCovered(entry: WebhookInboxEntry, record: InvoiceRecord, until: Date): Promise<void> {
+    if (!entry.gatewayId) return;
+    const others = await this.dataSource.getRepository(WebhookInboxEntry).find({
+      where: { gatewayId: entry.gatewayId, state: 'pending', receivedAt: LessThan(until) },
+      select: { id: true },
+    });
+    for (const other of others) {
+      if (other.id === entry.id) continue;
+      const claimed = await this.claim(other.id, false);
+      if (!claimed) continue; // another processor has it
+      await this.finish(claimed, {
+        state: 'processed',
+        outcome: clip(`answered by the confirmation of delivery ${entry.id}`, 255),
+        invoiceRecordId: record.id,
+        lastError: null,
+        processedAt: new Date(),
+      });
     }
   }
 
@@ -176,7 +256,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
   private async invoiceOf(entry: WebhookInboxEntry): Promise<Invoice | null> {
     try {
-      return normalizeInvoice(JSON.parse(entry.payload), 'webhook');
+      // The payload stored is the invoice the delivery carried (its `raw`), read with the profile's codes.
+      const { codes } = await this.gateway.wireProfile();
+      return normalizeInvoice(JSON.parse(entry.payload), 'webhook', { codes });
     } catch (err) {
       await this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
       return null;
@@ -202,7 +284,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async apply(entry: WebhookInboxEntry, invoice: Invoice, record: InvoiceRecord): Promise<void> {
+  private async apply(
+    entry: WebhookInboxEntry,
+    invoice: Invoice,
+    record: InvoiceRecord,
+    how?: string,
+  ): Promise<void> {
     const result = await this.statuses.applyReport({
       recordId: record.id,
       code: invoice.status.code,
@@ -212,7 +299,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     });
     await this.finish(entry, {
       state: 'processed',
-      outcome: clip(result.applied ? 'applied' : (result.reason ?? 'not applied'), 255),
+      outcome: clip(
+        `${result.applied ? 'applied' : (result.reason ?? 'not applied')}${how ? ` (${how})` : ''}`,
+        255,
+      ),
       invoiceRecordId: record.id,
       lastError: null,
       processedAt: new Date(),

@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
 import { runInTransaction } from '../core/transaction';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import type { WebhookDelivery } from './webhook-payload';
@@ -100,13 +101,15 @@ export class WebhookInboxService {
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
 
 /** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
-export function redactCardData(value: unknown, inCard = false): unknown {
-  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard));
+export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
+  // Bodies reach here depth-checked; the bound keeps this safe for any other caller.
+  if (depth > MAX_JSON_DEPTH) return '[too deep]';
+  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (inCard && CARD_SECRETS.has(key) && v !== null && v !== undefined) out[key] = '[redacted]';
-    else out[key] = redactCardData(v, key === 'card' || key === 'cartao');
+    else out[key] = redactCardData(v, key === 'card' || key === 'cartao', depth + 1);
   }
   return out;
 }

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
+import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
 
 type JsonObject = Record<string, unknown>;
-
-/** Keys under which an event wrapper may carry the delivery (`{ event, data: { invoice } }`). */
-const WRAPPER_KEYS = ['data', 'payload'] as const;
 
 /** One delivery as read from its body. */
 export interface WebhookDelivery {
@@ -18,7 +16,7 @@ export interface WebhookDelivery {
   test: boolean;
   /** `current` (`invoice`), `legacy` (`fatura`), or `null` when the body carries no invoice. */
   shape: 'current' | 'legacy' | null;
-  /** Whether the delivery came inside an event wrapper. */
+  /** Whether the invoice came from below the top level (an event wrapper such as `{ event, data: {...} }`). */
   wrapped: boolean;
   /** The invoice, normalized by the one normalizer; `null` when absent. */
   invoice: Invoice | null;
@@ -28,63 +26,115 @@ export interface WebhookDelivery {
   dedupeKey: string;
 }
 
+/** The parts of the wire profile a delivery is read with. */
+export type DeliveryProfile = Pick<WireProfile, 'webhook' | 'codes'>;
+
 /**
- * Reads a delivery body. Accepted shapes (the spec does not show the payload, §6.7):
- * - current (A13, what the sandbox sends): `{ event, delivery_id, webhook, sent_at, invoice: {...§2.1} }`;
- * - legacy: the same with `fatura: {...§2.2}` instead of `invoice`;
- * - an event wrapper around either: `{ event, data: <current or legacy body> }` (`payload` works as `data`), the
- *   inner object possibly being the bare invoice; the wrapper's `event`, `delivery_id`, `webhook` and `sent_at`
- *   win over the inner ones.
+ * Reads a delivery body where the wire profile's `webhook` part says (the spec does not show the payload, §6.7).
+ * The default reads the A13 body `{ event, delivery_id, webhook, sent_at, invoice: {...§2.1} }`, the same with
+ * `fatura` (§2.2), and an event wrapper around either (`{ event, data: <body or bare invoice> }`, `payload` works as
+ * `data`), the outer metadata winning. A profile names other paths, or a reader function of its own.
  * Never throws for a JSON object: an unreadable invoice is reported in `invoiceError`.
  */
-export function readDelivery(body: JsonObject): WebhookDelivery {
-  const wrapperKey = WRAPPER_KEYS.find(
-    (k) => isObject(body[k]) && !('invoice' in body) && !('fatura' in body),
-  );
-  const inner = wrapperKey ? (body[wrapperKey] as JsonObject) : body;
-  const meta = (key: string): string | null => text(body[key]) ?? (wrapperKey ? text(inner[key]) : null);
-
-  let container: JsonObject | null = null;
-  let shape: WebhookDelivery['shape'] = null;
-  if (isObject(inner.invoice)) [container, shape] = [inner, 'current'];
-  else if (isObject(inner.fatura)) [container, shape] = [inner, 'legacy'];
-  else if (wrapperKey && ('status' in inner || 'id' in inner)) {
-    // A bare invoice inside the wrapper: the normalizer tells the shapes apart by their field names.
-    container = inner;
-    shape = 'moeda' in inner || 'vencimento' in inner || 'referencia' in inner ? 'legacy' : 'current';
-  }
-
+export function readDelivery(
+  body: JsonObject,
+  profile: DeliveryProfile = DEFAULT_WIRE_PROFILE,
+): WebhookDelivery {
+  const parts = profile.webhook.read
+    ? customParts(body, profile.webhook.read)
+    : partsAt(body, profile.webhook);
   let invoice: Invoice | null = null;
-  let invoiceError: string | null = null;
+  let invoiceError: string | null = parts.error;
+  let shape: WebhookDelivery['shape'] = null;
+  const container = isObject(parts.invoice) ? parts.invoice : null;
   if (container) {
+    shape = 'fatura' in container || LEGACY_HINTS.some((k) => k in container) ? 'legacy' : 'current';
     try {
-      invoice = normalizeInvoice(container, 'webhook');
+      invoice = normalizeInvoice(container, 'webhook', { codes: profile.codes });
     } catch (err) {
       invoiceError = err instanceof Error ? err.message : String(err);
     }
   }
-  const delivery = {
-    event: meta('event'),
-    deliveryId: meta('delivery_id'),
-    webhookId: meta('webhook'),
-    sentAt: meta('sent_at'),
-    test: body.test === true || inner.test === true,
-    shape,
-    wrapped: wrapperKey !== undefined,
-    invoice,
-    invoiceError,
-  };
   const rawInvoice = container ? ((container.invoice ?? container.fatura ?? container) as JsonObject) : {};
   return {
-    ...delivery,
+    event: parts.event,
+    deliveryId: parts.deliveryId,
+    webhookId: parts.webhookId,
+    sentAt: parts.sentAt,
+    test: parts.test,
+    shape,
+    wrapped: parts.wrapped,
+    invoice,
+    invoiceError,
     dedupeKey: dedupeKeyOf({
-      deliveryId: delivery.deliveryId,
+      deliveryId: parts.deliveryId,
       invoiceId: invoice?.id ?? text(rawInvoice.id),
       statusCode: invoice?.status.code ?? null,
-      event: delivery.event,
-      sentAt: delivery.sentAt,
+      event: parts.event,
+      sentAt: parts.sentAt,
     }),
   };
+}
+
+const LEGACY_HINTS = ['moeda', 'vencimento', 'referencia'];
+
+interface Parts {
+  invoice: unknown;
+  event: string | null;
+  deliveryId: string | null;
+  webhookId: string | null;
+  sentAt: string | null;
+  test: boolean;
+  wrapped: boolean;
+  error: string | null;
+}
+
+function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
+  const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
+  // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
+  // some other wrapper, not an invoice).
+  const at = w.invoice.find((p) => {
+    const v = valueAt(body, p);
+    return isObject(v) && (isObject(v.invoice) || isObject(v.fatura) || 'status' in v || 'id' in v);
+  });
+  return {
+    invoice: at === undefined ? null : valueAt(body, at),
+    event: first(w.event),
+    deliveryId: first(w.deliveryId),
+    webhookId: first(w.webhookId),
+    sentAt: first(w.sentAt),
+    test: w.test.some((p) => valueAt(body, p) === true),
+    wrapped: at !== undefined && (at.includes('.') || !['invoice', 'fatura', ''].includes(at)),
+    error: null,
+  };
+}
+
+function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['read']>): Parts {
+  try {
+    const p = read(body);
+    return {
+      invoice: p.invoice,
+      event: text(p.event),
+      deliveryId: text(p.deliveryId),
+      webhookId: text(p.webhookId),
+      sentAt: text(p.sentAt),
+      test: p.test === true,
+      wrapped: false,
+      error: null,
+    };
+  } catch (err) {
+    const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
+    return {
+      invoice: null,
+      event: null,
+      deliveryId: null,
+      webhookId: null,
+      sentAt: null,
+      test: false,
+      wrapped: false,
+      error,
+    };
+  }
 }
 
 /**

@@ -14,9 +14,21 @@ export interface WebhookHeaderLines {
   problem: string | null;
 }
 
-/** Outcome of authenticating a delivery: `401` forged or invalid, `503` the service could not be asked. */
+/**
+ * Outcome of authenticating a delivery: `401` forged or invalid, `503` the service could not be asked (or the
+ * budget of validations for new tokens is spent: `retryAfterSeconds` says when to come back).
+ */
 export type WebhookAuthResult =
-  { ok: true; webhookId: string | null } | { ok: false; status: 401 | 503; reason: string };
+  | { ok: true; webhookId: string | null }
+  | { ok: false; status: 401 | 503; reason: string; retryAfterSeconds?: number };
+
+/** A token's validation was not even asked for: the window's budget for unseen tokens is spent. */
+class ValidationBudgetSpent extends Error {
+  readonly kind = 'budget';
+  constructor(readonly retryAfterMs: number) {
+    super('too many new webhook tokens to validate now');
+  }
+}
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -101,6 +113,8 @@ export class WebhookTokenService {
   private readonly logger = new Logger(WebhookTokenService.name);
   private readonly verdicts = new Map<string, { valid: boolean; until: number }>();
   private readonly inFlight = new Map<string, Promise<boolean>>();
+  /** Validation calls made for tokens with no cached verdict in the current window. */
+  private budget = { windowStart: 0, used: 0 };
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
@@ -136,6 +150,10 @@ export class WebhookTokenService {
     try {
       valid = await this.isValidServiceToken(lines.token.service);
     } catch (err) {
+      if (err instanceof ValidationBudgetSpent) {
+        const retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+        return { ok: false, status: 503, reason: err.message, retryAfterSeconds };
+      }
       const kind = (err as { kind?: unknown })?.kind;
       this.logger.warn(`webhook token validation unreachable (${typeof kind === 'string' ? kind : 'error'})`);
       return { ok: false, status: 503, reason: 'the token could not be validated now; try again later' };
@@ -151,6 +169,7 @@ export class WebhookTokenService {
     if (cached && cached.until > Date.now()) return cached.valid;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
+    this.spendBudget();
     const call = this.validator
       .validateWebhookToken(serviceToken)
       .then((valid) => {
@@ -178,6 +197,25 @@ export class WebhookTokenService {
     });
     call.catch(() => undefined); // a late failure after the deadline must not go unhandled
     return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Counts one validation call for a token without a cached verdict; past `newTokenValidationsPerWindow` in the
+   * current window, throws instead, so forged tokens cost the service a bounded number of calls.
+   */
+  private spendBudget(): void {
+    const now = Date.now();
+    const { newTokenValidationsPerWindow: limit, newTokenWindowMs: windowMs } = this.options;
+    if (now - this.budget.windowStart >= windowMs) this.budget = { windowStart: now, used: 0 };
+    if (this.budget.used >= limit) {
+      if (this.budget.used === limit)
+        this.logger.warn(
+          `more than ${limit} new webhook tokens in ${windowMs} ms; refusing (503) until the window passes`,
+        );
+      this.budget.used++;
+      throw new ValidationBudgetSpent(this.budget.windowStart + windowMs - now);
+    }
+    this.budget.used++;
   }
 
   private remember(key: string, valid: boolean, ttl: number): void {

@@ -18,6 +18,8 @@ import { parseJsonObject, webhookBodyOf } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { readDelivery } from './webhook-payload';
+import { GatewayClient } from '../gateway/gateway.client';
+import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WebhookTokenService } from './webhook-token.service';
 import type { ResolvedWebhooksOptions } from './types';
 
@@ -45,6 +47,7 @@ abstract class WebhooksControllerBase {
     private readonly tokens: WebhookTokenService,
     private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
+    private readonly gateway: GatewayClient,
   ) {}
 
   @Post()
@@ -66,17 +69,22 @@ abstract class WebhooksControllerBase {
       if (!parsed.ok) throw new BadRequestException(parsed.message);
       body = parsed.value;
     }
+    // Before anything else reads it: nothing downstream walks a body deeper than this.
+    if (exceedsJsonDepth(body, this.options.maxJsonDepth)) {
+      throw new BadRequestException(`body: nested deeper than ${this.options.maxJsonDepth} levels`);
+    }
 
     const auth = await this.tokens.authenticate(req);
     if (!auth.ok) {
       if (auth.status === 503) {
-        res.setHeader('Retry-After', RETRY_AFTER_SECONDS);
+        res.setHeader('Retry-After', String(auth.retryAfterSeconds ?? RETRY_AFTER_SECONDS));
         throw new ServiceUnavailableException(auth.reason);
       }
       throw new UnauthorizedException(auth.reason);
     }
 
-    const stored = await this.inbox.store(readDelivery(body), body, auth.webhookId);
+    const delivery = readDelivery(body, await this.gateway.wireProfile());
+    const stored = await this.inbox.store(delivery, body, auth.webhookId);
     if (stored.state === 'dead')
       throw new UnprocessableEntityException(stored.problem ?? 'unreadable delivery');
     if (stored.state === 'pending') this.processor.kick(stored.id, stored.gatewayId);

@@ -24,6 +24,12 @@ export interface WebhooksModuleExtras {
    * module binds the admin settings). Default: none, `options.merchantToken` applies.
    */
   merchantTokenSource?: Provider;
+  /**
+   * A provider of `WEBHOOKS_OPTIONS` (resolved options; the root module derives them from its own, possibly async,
+   * options). Default: `options` resolved. The route is always `options.path`: routes are fixed when the module is
+   * defined.
+   */
+  optionsProvider?: Provider;
 }
 
 /**
@@ -46,7 +52,7 @@ export class WebhooksModule implements OnModuleInit {
       module: WebhooksModule,
       controllers: [createWebhooksController(resolved.path)],
       providers: [
-        { provide: WEBHOOKS_OPTIONS, useValue: resolved },
+        extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         extras.tokenValidator ?? { provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         WebhookTokenService,

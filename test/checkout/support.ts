@@ -83,7 +83,7 @@ export async function startCheckoutApp(
     alerts,
     records: (orderId) =>
       db.dataSource.getRepository(InvoiceRecord).find({ where: { orderId }, order: { attempt: 'ASC' } }),
-    invoicesAtService: async (orderId) => (await client.listInvoices({ paymentId: orderId })).total,
+    invoicesAtService: async (orderId) => (await client.listInvoices({ paymentId: orderId })).items.length,
     notified: () => app.get(StatusChangeDispatcher).drain(),
     close,
   };

@@ -3,7 +3,7 @@ import { INVOICE_STATUS_NAMES, KnownInvoiceStatusCode } from '../../src/gateway/
 
 const name = (code: KnownInvoiceStatusCode) => `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}`;
 
-/** The transition table as the README shows it, built from the data so the two cannot drift apart. */
+/** The transition table as docs/webhooks.md shows it, built from the data so the two cannot drift apart. */
 export function transitionTableMarkdown(): string {
   const lines = [
     '| current status | a report of these codes is applied | applied and alerted (`paid_after_cancel`) |',

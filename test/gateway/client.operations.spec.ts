@@ -211,14 +211,18 @@ describe('GatewayClient operations (sandbox over HTTP)', () => {
     expect(result.createdAt).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
-  it('addTrackingCode uses the trackingBody option when given', async () => {
+  it('addTrackingCode uses the profile tracking body function when given', async () => {
     const created = await client.createInvoice(params());
     await h.sandbox.controls.pay(created.id);
     const custom = h.client({
-      trackingBody: (t) => ({
-        payment: { invoice_id: t.invoiceId },
-        tracking: { code: t.code.toUpperCase() },
-      }),
+      profile: {
+        tracking: {
+          body: (t) => ({
+            payment: { invoice_id: t.invoice_id },
+            tracking: { code: String(t.code).toUpperCase() },
+          }),
+        },
+      },
     });
     const result = await custom.addTrackingCode({ invoiceId: created.invoiceId, code: 'br999br' });
     expect(only('POST', '/invoices/tracking').json).toEqual({

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Settings1763700003000 } from '../../migrations/1763700003000-Settings';
+import { SettingsWireProfile1763700004000 } from '../../migrations/1763700004000-SettingsWireProfile';
 import { SecretBox } from '../../src/settings/secret-box';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
@@ -28,7 +29,7 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
   beforeEach(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoicePaymentsSettingsRecord],
-      migrations: [Settings1763700003000],
+      migrations: [Settings1763700003000, SettingsWireProfile1763700004000],
     });
   });
   afterEach(async () => db.destroy());
@@ -56,6 +57,7 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
       baseUrl: defaults.baseUrl,
       accessToken: ACCESS,
       mode: 'sandbox',
+      profile: null,
     });
 
     // null resets to the default; absent fields stay.
@@ -153,6 +155,6 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
 
   it('hands the gateway client empty values for settings configured nowhere (the client refuses, naming them)', async () => {
     const s = new InvoicePaymentsSettingsService(db.dataSource, SecretBox.create({ keys: { k1 } }), {}, {});
-    expect(await s.gatewayConfig()).toEqual({ baseUrl: '', accessToken: '', mode: 'sandbox' });
+    expect(await s.gatewayConfig()).toEqual({ baseUrl: '', accessToken: '', mode: 'sandbox', profile: null });
   });
 });

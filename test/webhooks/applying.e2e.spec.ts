@@ -8,6 +8,9 @@ import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { createSandboxInvoice, openWebhooksDatabase, startWebhookApp, waitFor, WebhookApp } from './support';
 
+/** What `createSandboxInvoice` charges (2 × 10.50): the record must be for the amount the invoice is for. */
+const SANDBOX_INVOICE_CENTS = 2_100;
+
 /** Real deliveries from the sandbox, applied through the inbox, the transition table and the outbox. */
 describeEachDatabase('webhooks: applying real deliveries', (kind) => {
   let db: TestDatabase;
@@ -39,6 +42,7 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
   async function paidLater() {
     const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
     const rec = await insertInvoiceRecord(db.dataSource, {
+      amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: created.invoice.id,
       referrer: created.referrer,
     });
@@ -82,7 +86,12 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
           expiry: '12/30',
         });
         const referrer = `ref-${Math.random().toString(36).slice(2)}`;
-        const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: null, referrer, method: 'card' });
+        const rec = await insertInvoiceRecord(db.dataSource, {
+          amountCents: SANDBOX_INVOICE_CENTS,
+          gatewayId: null,
+          referrer,
+          method: 'card',
+        });
         await app.gateway.createInvoice({
           client: { name: 'Maria Silva', document: generateCpf(), email: 'maria@example.com' },
           payment: {
@@ -99,7 +108,13 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
       }),
     );
     for (const rec of recs) await settled(rec.id, 5);
-    for (const rec of recs) expect(codesTold(rec.id)).toEqual([1, 2, 5]);
+    // Each delivery is confirmed with the service, which may already be further on: the host is told the steps the
+    // service still showed, in order, ending paid (1 → 2 → 5, or fewer when a lookup saw a later state).
+    for (const rec of recs) {
+      const told = codesTold(rec.id);
+      expect(told.at(-1)).toBe(5);
+      expect(told).toEqual([1, 2, 5].filter((c) => told.includes(c)));
+    }
   });
 
   it('applies a duplicated delivery once (sandbox duplicate fault)', async () => {
@@ -128,12 +143,12 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     await settled(rec.id, 9);
     const told = codesTold(rec.id);
     expect(told[told.length - 1]).toBe(9);
-    expect(told).not.toContain(5); // the paid report came after refunded: recorded, not applied
+    // The late "paid" delivery is confirmed with the service, which says refunded: it applies nothing older.
+    expect(told.indexOf(5)).toBeLessThan(told.indexOf(9));
     const rows = await history(rec.id);
-    expect(rows.find((r) => r.toCode === 5)).toMatchObject({
-      applied: false,
-      note: expect.stringMatching(/^backwards/),
-    });
+    expect(
+      rows.every((r) => r.toCode !== 5 || r.createdAt <= rows.find((x) => x.toCode === 9)!.createdAt),
+    ).toBe(true);
   });
 
   it('records an unknown status code and never applies it', async () => {
@@ -170,7 +185,11 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     expect(waiting[0].lastError).toMatch(/no invoice record yet/);
 
     // The checkout commits its record (by referrer: it has not stored the invoice number yet).
-    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: null, referrer: created.referrer });
+    const rec = await insertInvoiceRecord(db.dataSource, {
+      amountCents: SANDBOX_INVOICE_CENTS,
+      gatewayId: null,
+      referrer: created.referrer,
+    });
     await waitFor(async () =>
       (await inbox().findBy({ gatewayId: created.invoice.id })).every((e) => e.state === 'processed'),
     );
@@ -260,7 +279,11 @@ describeEachDatabase('webhooks: the periodic sweep', (kind) => {
     const created = await Promise.all(Array.from({ length: 105 }, () => createSandboxInvoice(off.gateway)));
     const recs = await Promise.all(
       created.map((c) =>
-        insertInvoiceRecord(db.dataSource, { gatewayId: c.invoice.id, referrer: c.referrer }),
+        insertInvoiceRecord(db.dataSource, {
+          amountCents: SANDBOX_INVOICE_CENTS,
+          gatewayId: c.invoice.id,
+          referrer: c.referrer,
+        }),
       ),
     );
     const last = created[created.length - 1].invoice.id;

@@ -15,6 +15,14 @@ import {
   WebhookApp,
 } from './support';
 
+/**
+ * These tests drive the inbox's own mechanics (claims, leases, order, crash recovery) with synthetic deliveries of
+ * invoices the service never issued, so confirmation with the service is off here; `confirmation.e2e.spec.ts`
+ * covers it.
+ */
+const startInboxApp = (...[db, sandbox, options]: Parameters<typeof startWebhookApp>) =>
+  startWebhookApp(db, sandbox, { confirmWithService: false, ...options });
+
 async function template(app: WebhookApp, sandbox: SandboxServer): Promise<WireInvoiceCurrent> {
   const created = await createSandboxInvoice(app.gateway);
   return sandbox.controls.renderInvoice(created.invoice.id)!;
@@ -26,7 +34,7 @@ function paidDelivery(tpl: WireInvoiceCurrent, gatewayId: string) {
     delivery_id: randomUUID(),
     webhook: 'default',
     sent_at: '2026-11-21 10:00:00',
-    invoice: { ...tpl, id: gatewayId, status: { ...tpl.status, code: 5, text: 'paid' } },
+    invoice: { ...tpl, id: gatewayId, referrer: null, status: { ...tpl.status, code: 5, text: 'paid' } },
   };
 }
 
@@ -50,9 +58,12 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
     (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id })).statusCode;
 
   it('applies a delivery stored by an instance that stopped before processing it', async () => {
-    const crashed = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
+    const crashed = await startInboxApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
     const tpl = await template(crashed, sandbox);
-    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` });
+    const rec = await insertInvoiceRecord(db.dataSource, {
+      amountCents: 2_100,
+      gatewayId: `gw-${randomUUID()}`,
+    });
     await crashed.processor.onModuleDestroy(); // it stores and acknowledges, then "crashes" before processing
     const res = await postDelivery(
       crashed.url,
@@ -65,7 +76,7 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
     await crashed.close();
     expect(await statusOf(rec.id)).toBeNull();
 
-    const next = await startWebhookApp(db, sandbox);
+    const next = await startInboxApp(db, sandbox);
     try {
       await waitFor(async () => (await inbox().findOneByOrFail({ id: res.body.id })).state === 'processed');
       await next.settle();
@@ -79,10 +90,13 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
   });
 
   it('retries an entry whose processing failed (a database hiccup) and applies it once', async () => {
-    const app = await startWebhookApp(db, sandbox);
+    const app = await startInboxApp(db, sandbox);
     try {
       const tpl = await template(app, sandbox);
-      const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` });
+      const rec = await insertInvoiceRecord(db.dataSource, {
+        amountCents: 2_100,
+        gatewayId: `gw-${randomUUID()}`,
+      });
       // Fault injection: the first attempt fails the way a dropped database connection does.
       const apply = jest
         .spyOn(app.statuses, 'applyReport')
@@ -113,10 +127,13 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
   });
 
   it('takes over an entry whose claim lapsed (its processor died holding it)', async () => {
-    const app = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
+    const app = await startInboxApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
     try {
       const tpl = await template(app, sandbox);
-      const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` });
+      const rec = await insertInvoiceRecord(db.dataSource, {
+        amountCents: 2_100,
+        gatewayId: `gw-${randomUUID()}`,
+      });
       await app.processor.onModuleDestroy();
       const res = await postDelivery(
         app.url,
@@ -127,7 +144,7 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
       const lapse = new Date(Date.now() + 2000);
       await inbox().update({ id: res.body.id }, { lockedUntil: lapse, attempts: 1 });
 
-      const next = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 50 } });
+      const next = await startInboxApp(db, sandbox, { inbox: { pollIntervalMs: 50 } });
       try {
         await next.processor.poll();
         await next.processor.drain();
@@ -155,8 +172,8 @@ describeOnPostgres('webhooks: two app instances on one PostgreSQL database', () 
   beforeAll(async () => {
     db = await openWebhooksDatabase('postgres', 30);
     sandbox = await startSandbox();
-    a = await startWebhookApp(db, sandbox);
-    b = await startWebhookApp(db, sandbox);
+    a = await startInboxApp(db, sandbox);
+    b = await startInboxApp(db, sandbox);
   });
   afterAll(async () => {
     await a.close();
@@ -170,7 +187,7 @@ describeOnPostgres('webhooks: two app instances on one PostgreSQL database', () 
     const token = sandbox.controls.webhooks()[0].token;
     const recs = await Promise.all(
       Array.from({ length: 40 }, () =>
-        insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` }),
+        insertInvoiceRecord(db.dataSource, { amountCents: 2_100, gatewayId: `gw-${randomUUID()}` }),
       ),
     );
     const bodies = recs.map((r) => paidDelivery(tpl, r.gatewayId!));

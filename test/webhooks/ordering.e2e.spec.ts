@@ -17,6 +17,14 @@ import {
   WebhookApp,
 } from './support';
 
+/**
+ * These tests drive the inbox's own mechanics (claims, leases, order, crash recovery) with synthetic deliveries of
+ * invoices the service never issued, so confirmation with the service is off here; `confirmation.e2e.spec.ts`
+ * covers it.
+ */
+const startInboxApp = (...[db, sandbox, options]: Parameters<typeof startWebhookApp>) =>
+  startWebhookApp(db, sandbox, { confirmWithService: false, ...options });
+
 /** A legal life of an invoice: each next code one the transition table lets the previous one move to. */
 const legalSequence = fc
   .tuple(fc.constantFrom(...STATUS_STAGES), fc.array(fc.nat(), { minLength: 1, maxLength: 8 }))
@@ -45,6 +53,8 @@ function delivery(ctx: Ctx, gatewayId: string, code: number, deliveryId = random
     invoice: {
       ...ctx.template,
       id: gatewayId,
+      // A synthetic invoice: it names no referrer, so it can only belong to the record of its number.
+      referrer: null,
       status: { ...ctx.template.status, code, text: `code ${code}` },
     },
   };
@@ -55,7 +65,7 @@ function send(ctx: Ctx, body: unknown) {
 }
 
 async function setup(db: TestDatabase, sandbox: SandboxServer): Promise<Ctx> {
-  const app = await startWebhookApp(db, sandbox);
+  const app = await startInboxApp(db, sandbox);
   const created = await createSandboxInvoice(app.gateway);
   return {
     app,
@@ -84,7 +94,7 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
     const life = [1, 15, 2, 3, 4, 5, 7, 8, 10, 9];
     const recs = await Promise.all(
       Array.from({ length: 10 }, () =>
-        insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` }),
+        insertInvoiceRecord(db.dataSource, { amountCents: 2_100, gatewayId: `gw-${randomUUID()}` }),
       ),
     );
     // Like the service: one delivery at a time per invoice, the next sent once the previous was answered.
@@ -104,7 +114,7 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
 
   it('applies a delivery that waited for its invoice before a later one that found it known', async () => {
     // A long backoff: the waiting delivery is not retried on its own during the test.
-    const slow = await startWebhookApp(db, sandbox, {
+    const slow = await startInboxApp(db, sandbox, {
       path: 'slow/hook',
       inbox: { retryBaseDelayMs: 60_000 },
     });
@@ -124,7 +134,7 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
         attempts: 1,
       });
 
-      const rec = await insertInvoiceRecord(db.dataSource, { gatewayId });
+      const rec = await insertInvoiceRecord(db.dataSource, { amountCents: 2_100, gatewayId });
       expect((await post(5)).status).toBe(200);
       await slow.settle();
       // Both applied, in the order they arrived (whichever app instance of the test processed them).
@@ -148,7 +158,10 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
           fc.tuple(fc.constant(seq), fc.shuffledSubarray(seq, { minLength: seq.length })),
         ),
         async ([seq, shuffled]) => {
-          const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` });
+          const rec = await insertInvoiceRecord(db.dataSource, {
+            amountCents: 2_100,
+            gatewayId: `gw-${randomUUID()}`,
+          });
           for (const code of shuffled) {
             const res = await send(ctx, delivery(ctx, rec.gatewayId!, code));
             expect(res.status).toBe(200);
@@ -198,7 +211,7 @@ describeOnPostgres('webhooks: 500 concurrent deliveries [postgres]', () => {
     const life = [1, 2, 4, 5, 8, 9];
     const recs = await Promise.all(
       Array.from({ length: 50 }, () =>
-        insertInvoiceRecord(db.dataSource, { gatewayId: `gw-${randomUUID()}` }),
+        insertInvoiceRecord(db.dataSource, { amountCents: 2_100, gatewayId: `gw-${randomUUID()}` }),
       ),
     );
     // Per invoice: its six reports plus four resends of some of them (same delivery_id): 50 × 10 = 500.

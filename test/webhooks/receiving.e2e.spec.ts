@@ -16,6 +16,9 @@ import {
   WebhookApp,
 } from './support';
 
+/** What `createSandboxInvoice` charges (2 × 10.50): the record must be for the amount the invoice is for. */
+const SANDBOX_INVOICE_CENTS = 2_100;
+
 describeEachDatabase('webhooks: receiving', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
@@ -55,7 +58,11 @@ describeEachDatabase('webhooks: receiving', (kind) => {
     postDelivery(app.url, '/webhooks/invoice-payments', payload, lines);
 
   it('accepts a valid delivery, stores it before answering and applies it', async () => {
-    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: invoice.id });
+    const rec = await insertInvoiceRecord(db.dataSource, {
+      amountCents: SANDBOX_INVOICE_CENTS,
+      gatewayId: invoice.id,
+      referrer: invoice.referrer,
+    });
     const delivery = body();
     const res = await post(delivery);
     expect(res.status).toBe(200);
@@ -146,9 +153,14 @@ describeEachDatabase('webhooks: receiving', (kind) => {
 
   it('recognizes the same delivery sent 10 times: one entry, one transition, one notification', async () => {
     const created = await createSandboxInvoice(app.gateway);
+    await sandbox.controls.pay(created.invoice.id);
     const paid = { ...sandbox.controls.renderInvoice(created.invoice.id)! };
-    paid.status = { ...paid.status, code: 5, text: 'paid' };
-    const rec = await insertInvoiceRecord(db.dataSource, { gatewayId: paid.id, statusCode: null });
+    const rec = await insertInvoiceRecord(db.dataSource, {
+      amountCents: SANDBOX_INVOICE_CENTS,
+      gatewayId: paid.id,
+      referrer: paid.referrer,
+      statusCode: null,
+    });
     const delivery = body({ invoice: paid });
     const responses = await Promise.all(Array.from({ length: 10 }, () => post(delivery)));
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));

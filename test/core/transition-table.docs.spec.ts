@@ -14,9 +14,9 @@ const normalize = (text: string) =>
     )
     .join('\n');
 
-describe('README', () => {
+describe('docs/webhooks.md', () => {
   it('shows the transition table exactly as src/core/status-transitions.ts defines it', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    expect(normalize(readme)).toContain(normalize(transitionTableMarkdown()));
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'webhooks.md'), 'utf8');
+    expect(normalize(page)).toContain(normalize(transitionTableMarkdown()));
   });
 });

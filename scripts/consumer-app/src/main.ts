@@ -1,0 +1,118 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { CheckoutOrder, InvoicePaymentProvider } from 'nestjs-invoice-payments';
+import { DEFAULT_TOKEN, startSandbox } from 'nestjs-invoice-payments/sandbox';
+import type { Repository } from 'typeorm';
+import { AppModule } from './app.module';
+import { Order } from './order.entity';
+
+/**
+ * The consumer test's host app, written only from the README: boots on SQLite against the sandbox, runs one PIX
+ * checkout → payment → webhook → port → shipment → tracking code at the sandbox, then closes. It never calls
+ * process.exit: the script checks that the process ends by itself.
+ */
+async function main(): Promise<void> {
+  const sandbox = await startSandbox();
+  process.env.PAYMENTS_BASE_URL = sandbox.url;
+  process.env.PAYMENTS_TOKEN = DEFAULT_TOKEN;
+  process.env.PAYMENTS_ADMIN_KEY = randomBytes(24).toString('hex');
+  process.env.PAYMENTS_KEY_K1 = randomBytes(32).toString('base64');
+
+  const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+  app.setGlobalPrefix('api');
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  try {
+    // The webhook route is mounted by the module; with a global prefix, the public URL carries it.
+    const saved = await fetch(`${url}/api/admin/invoice-payments/settings`, {
+      method: 'PUT',
+      headers: {
+        Authorization: `Bearer ${process.env.PAYMENTS_ADMIN_KEY}`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ publicWebhookUrl: `${url}/api/webhooks/invoice-payments` }),
+    });
+    check(saved.status === 200, `admin settings saved (HTTP ${saved.status})`);
+
+    const orders = app.get<Repository<Order>>(getRepositoryToken(Order));
+    const order: CheckoutOrder = {
+      id: `order-${Date.now()}`,
+      display_id: 1001,
+      currency_code: 'brl',
+      total: 15990,
+      shipping_total: 990,
+      items: [{ id: 'item-1', title: 'Camiseta', quantity: 1, unit_price: 15000 }],
+      customer: {
+        first_name: 'Maria',
+        last_name: 'Silva',
+        email: 'maria@example.com',
+        document: '529.982.247-25',
+      },
+      shipping_address: {
+        address_1: 'Rua Augusta, 100',
+        district: 'Consolação',
+        city: 'São Paulo',
+        province: 'SP',
+        postal_code: '01305-000',
+        country_code: 'br',
+      },
+    };
+    await orders.save({ id: order.id, total: order.total });
+
+    const session = await app.get(InvoicePaymentProvider).initiatePayment({
+      amount: order.total,
+      currency_code: 'brl',
+      data: { order, method: 'pix' },
+    });
+    check(Boolean(session.data.pix?.payload), 'PIX copy-and-paste code returned');
+    const invoiceNumber = session.data.gatewayId!;
+    console.log(`checkout: invoice ${invoiceNumber}, PIX code ${session.data.pix!.payload!.slice(0, 24)}...`);
+
+    await sandbox.controls.pay(invoiceNumber);
+    await waitFor(
+      async () => (await orders.findOneByOrFail({ id: order.id })).paymentStatus === 'captured',
+      'the webhook to reach the order port (order captured)',
+    );
+    console.log('webhook: order marked captured by the port');
+
+    app.get(EventEmitter2).emit('order.shipment_created', {
+      orderId: order.id,
+      trackingCode: 'BR123456789BR',
+      carrier: 'Correios',
+    });
+    await waitFor(
+      () => sandbox.controls.getInvoice(invoiceNumber)?.tracking?.code === 'BR123456789BR',
+      'the tracking code to reach the sandbox',
+    );
+    console.log('shipping: tracking code BR123456789BR received by the sandbox');
+  } finally {
+    await app.close();
+    await sandbox.close();
+  }
+  console.log('consumer app: every step passed; closed, waiting for the process to exit by itself');
+}
+
+function check(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`failed: ${what}`);
+}
+
+async function waitFor(
+  test: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,103 @@
+import type { StatusDispatchOptions } from './core/status-dispatcher.service';
+import type { InvoicePaymentsModuleOptions } from './interfaces/invoice-payments-options.interface';
+import { DEFAULT_ADMIN_PREFIX } from './settings/constants';
+import type { InvoicePaymentsAdminOptions } from './settings/types';
+import { resolveShippingOptions } from './shipping/shipping-options';
+import type { ResolvedShippingOptions } from './shipping/types';
+import { resolveWebhooksOptions } from './webhooks/constants';
+import type { ResolvedWebhooksOptions } from './webhooks/types';
+
+/** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
+export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';
+
+/** The sections given beside `forRootAsync`'s factory (or all of `forRoot`'s options). */
+export type StaticSections = Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'>;
+
+/** Refuses options that cannot work, naming the option, at startup. */
+export function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T): T {
+  if (!options || typeof options !== 'object') throw new Error('InvoicePaymentsModule: options are required');
+  if (!options.gateway || typeof options.gateway !== 'object') {
+    throw new Error('InvoicePaymentsModule: gateway is required (baseUrl, accessToken, mode)');
+  }
+  if (options.workers !== undefined && typeof options.workers !== 'boolean') {
+    throw new Error('InvoicePaymentsModule: workers must be true or false');
+  }
+  return options;
+}
+
+/**
+ * `forRootAsync`: the factory's options with the sections given beside it. A section from both places is merged
+ * field by field, the factory's value winning, except the two routes (`webhooks.path`, `admin.prefix`): Nest fixes
+ * routes when the module is defined, before any factory runs, so a factory that asks for another route is refused
+ * rather than silently ignored.
+ */
+export function mergeAsyncOptions(
+  fromFactory: InvoicePaymentsModuleOptions,
+  statics: StaticSections,
+): InvoicePaymentsModuleOptions {
+  const options = checkOptions(fromFactory);
+  const merged: InvoicePaymentsModuleOptions = {
+    ...options,
+    webhooks: { ...statics.webhooks, ...options.webhooks },
+    shipping: { ...statics.shipping, ...options.shipping },
+    admin: { ...statics.admin, ...options.admin },
+  };
+  const route = (name: string, defined: string, asked: string) => {
+    if (defined === asked) return;
+    throw new Error(
+      `InvoicePaymentsModule.forRootAsync: ${name} "${asked}" from the factory differs from the route defined ` +
+        `("${defined}"). Routes are fixed before the factory runs: give ${name} beside useFactory, ` +
+        `e.g. forRootAsync({ ${name.replace('.', ': { ')}: '${asked}' }, useFactory }).`,
+    );
+  };
+  route(
+    'webhooks.path',
+    resolveWebhooksOptions(statics.webhooks).path,
+    resolveWebhooksOptions(merged.webhooks).path,
+  );
+  route('admin.prefix', adminPrefix(statics.admin), adminPrefix(merged.admin));
+  return merged;
+}
+
+/** The admin API's route prefix as the controller is mounted. */
+export function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
+  return (admin.prefix ?? DEFAULT_ADMIN_PREFIX).replace(/^\/+|\/+$/g, '');
+}
+
+/**
+ * Whether background workers start (inbox processor, status-change dispatcher, tracking worker, reconciliation
+ * sweep): the `workers` option, else {@link WORKERS_ENV}, else `true`.
+ */
+export function workersEnabled(
+  options: InvoicePaymentsModuleOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  if (options.workers !== undefined) return options.workers;
+  const raw = env[WORKERS_ENV]?.trim().toLowerCase();
+  return !(raw === '0' || raw === 'false' || raw === 'off');
+}
+
+/** The webhook options the capability runs with; without workers, no inbox polling and no sweep timer. */
+export function webhooksOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedWebhooksOptions {
+  const resolved = resolveWebhooksOptions(options.webhooks);
+  if (workersEnabled(options)) return resolved;
+  return {
+    ...resolved,
+    inbox: { ...resolved.inbox, pollIntervalMs: 0 },
+    sweep: { ...resolved.sweep, intervalMs: 0 },
+  };
+}
+
+/** The shipping options the capability runs with; without workers, the tracking worker is not started. */
+export function shippingOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedShippingOptions {
+  const resolved = resolveShippingOptions(options.shipping);
+  return workersEnabled(options) ? resolved : { ...resolved, autoStartWorker: false };
+}
+
+/** How status changes reach the host; without workers, no polling (changes applied here are still delivered). */
+export function notificationsOptionsOf(options: InvoicePaymentsModuleOptions): StatusDispatchOptions {
+  const notifications = options.notifications ?? {};
+  return workersEnabled(options)
+    ? notifications
+    : { ...notifications, pollIntervalMs: 0, pollOnStart: false };
+}

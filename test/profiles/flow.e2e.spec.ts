@@ -1,0 +1,255 @@
+import { randomBytes } from 'node:crypto';
+import { INestApplication } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import request from 'supertest';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+  ReconciliationService,
+  StatusChangeDispatcher,
+  TrackingPostedEvent,
+  WebhookInboxProcessor,
+} from '../../src/index';
+import { startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
+import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { HostApp, startHostApp, waitFor } from '../support/app';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { OTHER_SERVICE_PROFILE, OtherService, startOtherService } from '../support/other-service';
+
+/** A 7-character token: the spec states no length, so none is required. */
+const SHORT_TOKEN = 'tok_all';
+const ADMIN_KEY = 'admin-key-0123456789abcdef';
+const admin = { Authorization: `Bearer ${ADMIN_KEY}` };
+
+/**
+ * The whole flow against two services that follow the spec but chose differently where it is silent: the sandbox
+ * (the default wire profile) and another service, reached by saving its wire profile in the admin settings, with
+ * no code change. Checkout by PIX, bank slip and card; recovery after an unknown creation outcome; webhooks; the
+ * sweep; refund; tracking; the credential check.
+ */
+describe.each(['default', 'other'] as const)(
+  'the flow against a service with the %s wire profile',
+  (profile) => {
+    describeEachDatabase('flow', (kind) => {
+      let db: TestDatabase;
+      let sandbox: SandboxServer;
+      let other: OtherService | null = null;
+      let host: HostApp;
+      let app: INestApplication;
+      const posted: TrackingPostedEvent[] = [];
+
+      beforeAll(async () => {
+        db = await openCheckoutDatabase(kind);
+        sandbox = await startSandbox({
+          autoProcessCards: true,
+          tokens: [
+            {
+              token: SHORT_TOKEN,
+              scopes: [
+                'invoice.read',
+                'invoice.write',
+                'invoice.update',
+                'invoice.refund',
+                'consumer.read',
+                'dispute.read',
+              ],
+            },
+          ],
+        });
+        if (profile === 'other') other = await startOtherService(sandbox.url);
+        host = await startHostApp(
+          db,
+          [
+            InvoicePaymentsModule.forRoot({
+              // Nothing configured in code but an unreachable placeholder: the admin settings below say everything.
+              gateway: { baseUrl: 'http://127.0.0.1:9', accessToken: '', mode: 'sandbox' },
+              webhooks: { inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
+              shipping: { pollIntervalMs: 50, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
+              checkout: { unknownOutcomeRecheckMs: 300 },
+              admin: {
+                adminKey: ADMIN_KEY,
+                encryption: { keys: { k1: randomBytes(32) } },
+                settingsCacheTtlMs: 0,
+              },
+              notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
+              orderPort: RecordingOrderPort,
+            }),
+          ],
+          { listen: true },
+        );
+        app = host.app;
+        const saved = await request(app.getHttpServer())
+          .put('/admin/invoice-payments/settings')
+          .set(admin)
+          .send({
+            baseUrl: other?.url ?? sandbox.url,
+            accessToken: SHORT_TOKEN,
+            publicWebhookUrl: `${host.url}/webhooks/invoice-payments`,
+            ...(profile === 'other' ? { wireProfile: OTHER_SERVICE_PROFILE } : {}),
+          });
+        expect(saved.status).toBe(200);
+        app
+          .get(EventEmitter2)
+          .on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
+      });
+      afterAll(async () => {
+        await host?.close();
+        await other?.close();
+        await sandbox?.close();
+        await db?.destroy();
+      });
+      afterEach(() => sandbox.controls.clearFaults());
+
+      const provider = () => app.get(InvoicePaymentProvider);
+      const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });
+      const settle = async () => {
+        await sandbox.controls.waitForDeliveries();
+        await app.get(WebhookInboxProcessor).drain();
+        await app.get(StatusChangeDispatcher).drain();
+      };
+      const told = (orderId: string) =>
+        app
+          .get<RecordingOrderPort>(ORDER_PAYMENT_PORT)
+          .changes.filter((c) => c.orderId === orderId)
+          .map((c) => c.current.code);
+      /** Invoices as the sandbox behind either service holds them. */
+      const atService = async (filter: Record<string, string>): Promise<Array<{ referrer?: string }>> => {
+        const q = new URLSearchParams({ limit: '100', ...filter });
+        const res = await fetch(`${sandbox.url}/invoices?${q}`, {
+          headers: { Authorization: `Bearer ${SHORT_TOKEN}` },
+        });
+        return ((await res.json()) as { invoices: Array<{ referrer?: string }> }).invoices;
+      };
+
+      it('PIX: created with its QR data (read as PIX), paid at the service, the webhook marks the order paid', async () => {
+        const order = makeOrder();
+        const session = await provider().initiatePayment(checkout(order, 'pix'));
+        expect(session.data).toMatchObject({ method: 'pix', statusCode: 1, creationState: 'created' });
+        expect(session.data.pix?.payload).toMatch(/^000201/);
+        const rec = await record(session.data.invoiceRecordId);
+        expect(rec.method).toBe('pix');
+        await sandbox.controls.pay(rec.gatewayId!);
+        await settle();
+        await waitFor(async () => (await record(rec.id)).statusCode === 5, 10_000, 'the paid status');
+        await waitFor(() => told(order.id).includes(5), 10_000, 'the port told');
+        if (other)
+          expect(other.received.some((r) => r.method === 'POST' && r.path === '/v2/charges')).toBe(true);
+      });
+
+      it('bank slip: created with its digitable line', async () => {
+        const session = await provider().initiatePayment(checkout(makeOrder(), 'billet'));
+        expect(session.data).toMatchObject({ method: 'billet', statusCode: 1 });
+        expect(session.data.billet?.line).toMatch(/^\d{47}$/);
+      });
+
+      it('card: charged and paid by the service, told by webhook', async () => {
+        const card = sandbox.controls.createCardToken({
+          number: TEST_CARDS.approved,
+          holder: 'MARIA SILVA',
+          expiry: '12/30',
+        });
+        const order = makeOrder();
+        const session = await provider().initiatePayment(checkout(order, 'card', card));
+        expect(session.data.method).toBe('card');
+        await settle();
+        await waitFor(
+          async () => (await record(session.data.invoiceRecordId)).statusCode === 5,
+          10_000,
+          'card paid',
+        );
+      });
+
+      it('an unknown creation outcome (5xx after storing) is settled by the lookup: one invoice, not two', async () => {
+        sandbox.controls.addFault({
+          method: 'POST',
+          path: '/invoices',
+          status: 500,
+          afterProcessing: true,
+          times: 1,
+        });
+        const order = makeOrder();
+        const session = await provider().initiatePayment(checkout(order, 'pix'));
+        expect(session.data).toMatchObject({
+          creationState: 'created',
+          statusCode: 1,
+          referrer: `${order.id}-1`,
+        });
+        expect(await atService({ payment_id: order.id })).toHaveLength(1);
+      });
+
+      it('a dropped webhook is recovered by the sweep', async () => {
+        const session = await provider().initiatePayment(checkout(makeOrder(), 'pix'));
+        const rec = await record(session.data.invoiceRecordId);
+        sandbox.controls.setWebhookFaults({ drop: 1 });
+        await sandbox.controls.pay(rec.gatewayId!);
+        await sandbox.controls.waitForDeliveries();
+        expect((await record(rec.id)).statusCode).toBe(1);
+        const swept = await app.get(ReconciliationService).sweep();
+        expect(swept.error).toBeNull();
+        await settle();
+        expect((await record(rec.id)).statusCode).toBe(5);
+      });
+
+      it('refund: partial then the rest, through the profile refund request', async () => {
+        const session = await provider().initiatePayment(checkout(makeOrder(), 'pix'));
+        const rec = await record(session.data.invoiceRecordId);
+        await sandbox.controls.pay(rec.gatewayId!);
+        await settle();
+        await waitFor(async () => (await record(rec.id)).statusCode === 5, 10_000, 'paid');
+        const partial = await provider().refundPayment({ data: session.data, amount: 1_000 });
+        expect(partial.data.statusCode).toBe(8);
+        expect(sandbox.controls.getInvoice(rec.gatewayId!)?.statusCode).toBe(8);
+        const rest = rec.amountCents - 1_000;
+        const full = await provider().refundPayment({ data: session.data, amount: rest });
+        expect(full.data.statusCode).toBe(9);
+        if (other) expect(other.received.filter((r) => r.path === '/v2/charges/refunds')).toHaveLength(2);
+      });
+
+      it('tracking: a shipment posts its code through the profile tracking request', async () => {
+        const order = makeOrder();
+        const session = await provider().initiatePayment(checkout(order, 'pix'));
+        const rec = await record(session.data.invoiceRecordId);
+        await sandbox.controls.pay(rec.gatewayId!);
+        await settle();
+        await waitFor(async () => (await record(rec.id)).statusCode === 5, 10_000, 'paid');
+        await app.get(EventEmitter2).emitAsync('order.shipment_created', {
+          orderId: order.id,
+          trackingCode: 'BR555666777BR',
+          carrier: 'Correios',
+        });
+        await waitFor(() => posted.some((e) => e.orderId === order.id), 10_000, 'TrackingPosted');
+        expect(sandbox.controls.getInvoice(rec.gatewayId!)?.tracking).toMatchObject({
+          code: 'BR555666777BR',
+        });
+      });
+
+      it('the credential check: every operation ok, judged by scopes or, without a status operation, by probes', async () => {
+        const res = await request(app.getHttpServer())
+          .post('/admin/invoice-payments/credentials/check')
+          .set(admin);
+        expect(res.status).toBe(200);
+        const by = Object.fromEntries(
+          (res.body.operations as Array<{ operation: string; result: string; checkedBy: string }>).map(
+            (o) => [o.operation, `${o.result}/${o.checkedBy}`],
+          ),
+        );
+        expect(res.body.ok).toBe(true);
+        const write = profile === 'default' ? 'ok/scopes' : 'ok/probe';
+        expect(by).toMatchObject({
+          credentialStatus: profile === 'default' ? 'ok/call' : 'not_available/call',
+          listInvoices: 'ok/call',
+          createInvoice: write,
+          cancelInvoice: write,
+          refundInvoice: write,
+        });
+        // A probe never creates anything: every invoice at the service belongs to an order of these tests.
+        const all = await atService({});
+        expect(all.length).toBeGreaterThan(0);
+        expect(all.filter((i) => !String(i.referrer ?? '').startsWith('order_'))).toEqual([]);
+      });
+    });
+  },
+);

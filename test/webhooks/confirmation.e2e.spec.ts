@@ -1,0 +1,296 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { INestApplication } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import request from 'supertest';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsAlert,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+  StatusChangeDispatcher,
+  WebhookInboxEntry,
+  WebhookInboxProcessor,
+} from '../../src/index';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
+import { RecordingProxy } from '../gateway/support/recording-proxy';
+import { HostApp, startHostApp, waitFor } from '../support/app';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { postDelivery, tokenLine } from './support';
+
+const TOKEN = 'tok_confirm_0123456789';
+const ADMIN_KEY = 'admin-key-confirm-0123456789';
+const admin = { Authorization: `Bearer ${ADMIN_KEY}` };
+const NEW_TOKEN_LIMIT = 25;
+/** Name resolution as DNS would answer, plus a public-looking name that resolves into a private network. */
+const ADDRESSES: Record<string, string> = { localhost: '127.0.0.1', 'internal.example': '10.0.0.7' };
+
+/**
+ * Issue 12: a delivery is a trigger, not the truth. Everything runs over HTTP: the module's route, the sandbox
+ * behind a recording proxy (to count what reaches the service), on both databases.
+ */
+describeEachDatabase('webhooks: confirmed with the service before money moves', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let proxy: RecordingProxy;
+  let host: HostApp;
+  let app: INestApplication;
+  const alerts: InvoicePaymentsAlert[] = [];
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox({
+      tokens: [
+        { token: TOKEN, scopes: ['invoice.read', 'invoice.write', 'invoice.update', 'invoice.refund'] },
+      ],
+    });
+    proxy = await RecordingProxy.start(sandbox.url);
+    host = await startHostApp(
+      db,
+      [
+        InvoicePaymentsModule.forRoot({
+          gateway: {
+            baseUrl: proxy.url,
+            accessToken: TOKEN,
+            mode: 'sandbox',
+            retry: { maxAttempts: 1 },
+            // A host name that resolves to a private address, for the admin checks.
+            lookup: async (h) => [{ address: ADDRESSES[h] ?? '93.184.216.34', family: 4 }],
+          },
+          webhooks: {
+            inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 200 },
+            newTokenValidationsPerWindow: NEW_TOKEN_LIMIT,
+            newTokenWindowMs: 600_000,
+          },
+          admin: {
+            adminKey: ADMIN_KEY,
+            encryption: { keys: { k1: randomBytes(32) } },
+            settingsCacheTtlMs: 0,
+          },
+          notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
+          orderPort: RecordingOrderPort,
+        }),
+      ],
+      { listen: true },
+    );
+    app = host.app;
+    const saved = await request(app.getHttpServer())
+      .put('/admin/invoice-payments/settings')
+      .set(admin)
+      .send({ publicWebhookUrl: `${host.url}/webhooks/invoice-payments` });
+    expect(saved.status).toBe(200);
+    app.get(EventEmitter2).on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
+  });
+  afterAll(async () => {
+    await host?.close();
+    await proxy?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+  afterEach(() => sandbox.controls.clearFaults());
+
+  const port = () => app.get<RecordingOrderPort>(ORDER_PAYMENT_PORT);
+  const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });
+  const told = (recordId: string) => port().changes.filter((c) => c.invoiceRecordId === recordId);
+  const serviceToken = () => sandbox.controls.webhooks().find((w) => w.id === 'default')!.token;
+  const settle = async () => {
+    await sandbox.controls.waitForDeliveries();
+    await app.get(WebhookInboxProcessor).drain();
+    await app.get(StatusChangeDispatcher).drain();
+  };
+  /** A checked-out PIX order whose "created" delivery has been applied. */
+  const openInvoice = async () => {
+    const order = makeOrder();
+    const session = await app.get(InvoicePaymentProvider).initiatePayment(checkout(order, 'pix'));
+    await settle();
+    const rec = await record(session.data.invoiceRecordId);
+    return { order, rec, id: rec.gatewayId! };
+  };
+  /** A delivery body with the sandbox's current view of the invoice, its status replaced. */
+  const bodyClaiming = (id: string, code: number, extra: Record<string, unknown> = {}) => {
+    const invoice = structuredClone(sandbox.controls.renderInvoice(id)!);
+    invoice.status = { ...invoice.status, code, text: `claims ${code}` };
+    Object.assign(invoice, extra);
+    return {
+      event: 'invoice.update',
+      delivery_id: randomUUID(),
+      webhook: 'default',
+      sent_at: '2026-11-23 10:00:00',
+      invoice,
+    };
+  };
+  const post = (body: unknown, token = serviceToken()) =>
+    postDelivery(host.url, '/webhooks/invoice-payments', body, ['default', tokenLine('', token)]);
+
+  it('forged "paid", "refunded" and "canceled" with a valid service token change nothing: the service says 1', async () => {
+    const { rec, id } = await openInvoice();
+    const before = told(rec.id).length;
+    proxy.reset();
+    for (const [code, extra] of [
+      [
+        5,
+        {
+          amount: { gross: 0.01, net: 0.01, fees: 0, discount: 0, shipping: '0.00' },
+          payment: { total: 0.01 },
+        },
+      ],
+      [9, {}],
+      [6, {}],
+    ] as const) {
+      expect((await post(bodyClaiming(id, code, extra))).status).toBe(200);
+    }
+    await settle();
+    // The service was asked, and said 1.
+    const lookups = proxy.apiRequests().filter((r) => r.method === 'GET' && r.path.startsWith('/invoices'));
+    expect(lookups.some((r) => r.query.get('id') === id)).toBe(true);
+    expect((await record(rec.id)).statusCode).toBe(1);
+    expect((await record(rec.id)).paidCents).toBeNull();
+    expect(told(rec.id)).toHaveLength(before);
+    const entries = await db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: id });
+    expect(entries.every((e) => e.state === 'processed')).toBe(true);
+  });
+
+  it('a body that lags behind or runs ahead of the service applies what the service says', async () => {
+    const { rec, id } = await openInvoice();
+    await sandbox.controls.pay(id);
+    await sandbox.controls.waitForDeliveries();
+    // Behind: says 1 while the service says 5. Ahead: says 9 (refunded) while the service says 5.
+    expect((await post(bodyClaiming(id, 1))).status).toBe(200);
+    expect((await post(bodyClaiming(id, 9))).status).toBe(200);
+    await settle();
+    expect((await record(rec.id)).statusCode).toBe(5);
+    expect(told(rec.id).map((c) => c.current.code)).toEqual([1, 5]);
+    expect(told(rec.id).at(-1)?.current.orderPaymentStatus).toBe('captured');
+  });
+
+  it('a payment of the wrong amount gives amount_mismatch and requires_action, never captured', async () => {
+    const { rec, id } = await openInvoice();
+    await sandbox.controls.pay(id, { amountCents: rec.amountCents - 1 });
+    await settle();
+    await waitFor(async () => (await record(rec.id)).statusCode === 5, 10_000, 'the paid status recorded');
+    await waitFor(() => alerts.some((a) => a.kind === 'amount_mismatch' && a.invoiceRecordId === rec.id));
+    const change = told(rec.id).at(-1)!;
+    expect(change.current).toMatchObject({
+      code: 5,
+      orderPaymentStatus: 'requires_action',
+      sessionStatus: 'requires_more',
+    });
+    expect(change.alert).toBe('amount_mismatch');
+    expect((await record(rec.id)).amountMismatch).toBe(true);
+    const status = await app
+      .get(InvoicePaymentProvider)
+      .getPaymentStatus({ data: { invoiceRecordId: rec.id } });
+    expect(status.status).not.toBe('captured');
+  });
+
+  it('the service down while processing: the delivery waits and is applied once it is back', async () => {
+    const { rec, id } = await openInvoice();
+    sandbox.controls.addFault({ method: 'GET', path: '/invoices', status: 503, times: 4 });
+    await sandbox.controls.pay(id);
+    await sandbox.controls.waitForDeliveries();
+    await waitFor(async () => (await record(rec.id)).statusCode === 5, 15_000, 'applied after the outage');
+    const entries = await db.dataSource
+      .getRepository(WebhookInboxEntry)
+      .findBy({ gatewayId: id, statusCode: 5 });
+    expect(entries[0]).toMatchObject({ state: 'processed' });
+    expect(entries[0].attempts).toBeGreaterThan(1);
+  });
+
+  it('1,000 deliveries with distinct unknown tokens cost no more validation calls than the limit', async () => {
+    const { id } = await openInvoice();
+    proxy.reset();
+    const statuses: number[] = [];
+    for (let i = 0; i < 1000; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, (_, j) => post(bodyClaiming(id, 5), `forged-${i + j}-${randomUUID()}`)),
+      );
+      statuses.push(...batch.map((r) => r.status));
+    }
+    const validations = proxy.apiRequests().filter((r) => r.method === 'OPTIONS').length;
+    expect(validations).toBeLessThanOrEqual(NEW_TOKEN_LIMIT);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(NEW_TOKEN_LIMIT);
+    expect(statuses.filter((s) => s !== 401 && s !== 503)).toEqual([]);
+    // The genuine token, confirmed before, still goes through.
+    expect((await post(bodyClaiming(id, 1))).status).toBe(200);
+  });
+
+  it('bodies nested 10,000 deep (top level, inside the invoice, inside card) → 400, and the process goes on', async () => {
+    const { id } = await openInvoice();
+    // Written as text: 10,000 levels are more than JSON.stringify itself can walk.
+    const deep = '{"d":'.repeat(10_000) + '"x"' + '}'.repeat(10_000);
+    const withDeep = (body: object, marker: string) => JSON.stringify(body).replace(`"${marker}"`, deep);
+    const top = withDeep({ ...bodyClaiming(id, 1), extra: 'DEEP' }, 'DEEP');
+    const inInvoice = withDeep(bodyClaiming(id, 1, { extra: 'DEEP' }), 'DEEP');
+    const inCard = withDeep(bodyClaiming(id, 1, { card: { holder: 'DEEP' } }), 'DEEP');
+    for (const body of [top, inInvoice, inCard]) {
+      expect(body.length).toBeGreaterThan(60_000);
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(String(res.body.message)).toMatch(/nested deeper than 64/);
+    }
+    expect((await post(bodyClaiming(id, 1))).status).toBe(200);
+  });
+
+  describe('the admin API', () => {
+    let trap: http.Server;
+    let hits = 0;
+    beforeAll(async () => {
+      trap = http.createServer((_req, res) => {
+        hits++;
+        res.end('{}');
+      });
+      await new Promise<void>((r) => trap.listen(0, '127.0.0.1', r));
+    });
+    afterAll(() => new Promise<void>((r) => trap.close(() => r())));
+
+    const put = (body: Record<string, unknown>) =>
+      request(app.getHttpServer()).put('/admin/invoice-payments/settings').set(admin).send(body);
+
+    it('refuses base URLs that would carry the token to a private host in production, and a new host without the token', async () => {
+      const trapPort = (trap.address() as AddressInfo).port;
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ mode: 'production', baseUrl: 'http://api.example.com', accessToken: 'tok_x' }, 'baseUrl'],
+        [{ mode: 'production', baseUrl: 'https://169.254.169.254/latest', accessToken: 'tok_x' }, 'baseUrl'],
+        [{ mode: 'production', baseUrl: 'https://10.1.2.3', accessToken: 'tok_x' }, 'baseUrl'],
+        [{ mode: 'production', baseUrl: `https://[::1]:${trapPort}`, accessToken: 'tok_x' }, 'baseUrl'],
+        [{ mode: 'production', baseUrl: `https://localhost:${trapPort}`, accessToken: 'tok_x' }, 'baseUrl'],
+        [{ mode: 'production', baseUrl: 'https://internal.example', accessToken: 'tok_x' }, 'baseUrl'],
+        [{ mode: 'production', publicWebhookUrl: 'http://shop.example/hook' }, 'publicWebhookUrl'],
+        [{ baseUrl: `http://127.0.0.1:${trapPort}` }, 'accessToken'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await put(body);
+        expect({ body, status: res.status, fields: Object.keys(res.body.errors ?? {}) }).toEqual({
+          body,
+          status: 400,
+          fields: expect.arrayContaining([field]),
+        });
+      }
+      const settings = await request(app.getHttpServer()).get('/admin/invoice-payments/settings').set(admin);
+      expect(settings.body).toMatchObject({ baseUrl: proxy.url, mode: 'sandbox' });
+      await request(app.getHttpServer()).post('/admin/invoice-payments/credentials/check').set(admin);
+      expect(hits).toBe(0);
+    });
+
+    it('numeric query parameters out of range answer 400 naming the field', async () => {
+      for (const [query, field] of [
+        ['page=1e20', 'page'],
+        ['status=99999999999', 'status'],
+        ['limit=1000', 'limit'],
+      ]) {
+        const res = await request(app.getHttpServer())
+          .get(`/admin/invoice-payments/invoices?${query}`)
+          .set(admin);
+        expect({ query, status: res.status, fields: Object.keys(res.body.errors ?? {}) }).toEqual({
+          query,
+          status: 400,
+          fields: [field],
+        });
+      }
+    });
+  });
+});
