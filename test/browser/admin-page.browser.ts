@@ -64,7 +64,15 @@ describe('admin page in a browser', () => {
   });
 
   it('shows every setting with its current value, masks secrets, and saves: an invalid field first, then valid', async () => {
-    for (const field of ['baseUrl', 'accessToken', 'webhookToken', 'mode', 'enabledMethods', 'dueDays']) {
+    for (const field of [
+      'baseUrl',
+      'accessToken',
+      'webhookToken',
+      'mode',
+      'enabledMethods',
+      'dueDays',
+      'wireProfile',
+    ]) {
       expect(await page.locator(`[data-field="${field}"] .help`).textContent()).not.toBe('');
     }
     expect(await page.locator('[data-field="dueDays"] .current').textContent()).toContain(

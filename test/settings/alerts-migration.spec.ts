@@ -1,4 +1,4 @@
-import { Alerts1763700004000 } from '../../migrations/1763700004000-Alerts';
+import { Alerts1763700005000 } from '../../migrations/1763700005000-Alerts';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
@@ -10,20 +10,20 @@ describeEachDatabase('Alerts migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoicePaymentsAlertRecord],
-      migrations: [Alerts1763700004000],
+      migrations: [Alerts1763700005000],
       migrationsRun: false,
     });
   });
   afterAll(async () => db.destroy());
 
   it('is registered in the module lists', () => {
-    expect(INVOICE_PAYMENTS_MIGRATIONS).toContain(Alerts1763700004000);
+    expect(INVOICE_PAYMENTS_MIGRATIONS).toContain(Alerts1763700005000);
     expect(INVOICE_PAYMENTS_ENTITIES).toContain(InvoicePaymentsAlertRecord);
   });
 
   it('creates the table exactly as the entity describes it', async () => {
     const ran = await db.dataSource.runMigrations();
-    expect(ran.map((m) => m.name)).toEqual(['Alerts1763700004000']);
+    expect(ran.map((m) => m.name)).toEqual(['Alerts1763700005000']);
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
   });

@@ -89,6 +89,9 @@ export const EN = {
   h_storeUrlTemplate: "The store's address; same placeholders.",
   f_timeZone: 'Time zone',
   h_timeZone: 'IANA time zone due dates are computed in (e.g. America/Sao_Paulo).',
+  f_wireProfile: 'Wire profile (JSON)',
+  h_wireProfile:
+    "Overrides of the service's wire conventions where the spec is silent (paths, list parameters, codes). Empty: the module options' profile.",
   method_pix: 'PIX',
   method_billet: 'Bank slip',
   method_card: 'Card',

@@ -92,6 +92,9 @@ export const PT_BR = {
   h_storeUrlTemplate: 'Endereço da loja; mesmos marcadores.',
   f_timeZone: 'Fuso horário',
   h_timeZone: 'Fuso IANA usado para calcular os vencimentos (ex.: America/Sao_Paulo).',
+  f_wireProfile: 'Perfil de protocolo (JSON)',
+  h_wireProfile:
+    'Ajustes do protocolo do serviço onde a especificação é omissa (caminhos, parâmetros de lista, códigos). Vazio: o perfil das opções do módulo.',
   method_pix: 'PIX',
   method_billet: 'Boleto',
   method_card: 'Cartão',

@@ -16,6 +16,7 @@ export const FIELDS = [
   { name: 'storeUrlTemplate', type: 'text' },
   { name: 'timeZone', type: 'text' },
   { name: 'ecommerce', type: 'ecommerce' },
+  { name: 'wireProfile', type: 'json' },
 ];
 const METHODS = ['pix', 'billet', 'card'];
 
@@ -29,6 +30,7 @@ function describe(field, value) {
   if (field.type === 'ecommerce')
     return `${t('f_storeId')} ${value.storeId} · ${t('f_checkout')} ${value.checkout}`;
   if (field.type === 'mode') return value === 'production' ? t('modeProduction') : t('modeSandbox');
+  if (field.type === 'json') return JSON.stringify(value);
   return String(value);
 }
 
@@ -95,6 +97,10 @@ function control(field, value, id, describedBy) {
       );
     return [part('storeId'), part('checkout')];
   }
+  if (field.type === 'json') {
+    const text = value ? JSON.stringify(value, null, 2) : '';
+    return [el('textarea', { id, class: 'code', rows: 4, spellcheck: 'false', ...aria }, text)];
+  }
   const type = field.type === 'int' ? 'text' : field.type === 'url' ? 'url' : 'text';
   return [
     el('input', {
@@ -156,6 +162,14 @@ function integerOrRaw(text) {
   return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 function sameJson(a, b) {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
@@ -191,6 +205,10 @@ export function readChanges(form, settings) {
         storeId === '' && checkout === ''
           ? null
           : { storeId: integerOrRaw(storeId), checkout: integerOrRaw(checkout) };
+    } else if (field.type === 'json') {
+      // Not JSON: sent as typed, and the API names the field.
+      const text = row.querySelector('textarea').value.trim();
+      next = text === '' ? null : parseJson(text);
     } else {
       const text = row.querySelector('input').value;
       next = text.trim() === '' ? null : field.type === 'int' ? integerOrRaw(text) : text.trim();

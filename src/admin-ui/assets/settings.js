@@ -70,8 +70,8 @@ function showFieldErrors(form, errors) {
     if (!row) continue;
     const target = row.querySelector('.field-error');
     target.textContent = [target.textContent, ...messages].filter(Boolean).join(' ');
-    for (const input of row.querySelectorAll('input')) input.setAttribute('aria-invalid', 'true');
-    first ??= row.querySelector('input');
+    for (const input of row.querySelectorAll('input, textarea')) input.setAttribute('aria-invalid', 'true');
+    first ??= row.querySelector('input, textarea');
   }
   first?.focus();
 }
