@@ -6,8 +6,8 @@ const ALERTS = 'invoice_payments_alert';
  * Alerts raised by the module (`src/settings/alert.entity.ts`), for the admin page. QueryRunner schema API only, so
  * the same migration runs on PostgreSQL and SQLite; timestamps are ISO-8601 text as everywhere in the module.
  */
-export class Alerts1763700004000 implements MigrationInterface {
-  name = 'Alerts1763700004000';
+export class Alerts1763700005000 implements MigrationInterface {
+  name = 'Alerts1763700005000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.createTable(

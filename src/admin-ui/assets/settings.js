@@ -2,7 +2,8 @@
 import { api, ApiError } from './api.js';
 import { el, fill, table } from './dom.js';
 import { t } from './i18n.js';
-import { FIELDS, fieldRow, readChanges } from './settings-fields.js';
+import { readChanges } from './settings-changes.js';
+import { FIELDS, fieldRow } from './settings-fields.js';
 import { confirmDialog, showError, status } from './ui.js';
 
 let settings = null;
