@@ -18,6 +18,28 @@ export default tseslint.config(
   },
   { files: ['*.js', 'hosts/*/*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
   {
+    // The admin page's scripts: ES modules run by the browser, no Node globals.
+    files: ['src/admin-ui/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'sessionStorage',
+          'localStorage',
+          'fetch',
+          'URL',
+          'Node',
+          'HTMLElement',
+          'CSS',
+          'console',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['scripts/**/*.js'],
     languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

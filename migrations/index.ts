@@ -3,6 +3,7 @@ import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
 import { Settings1763700003000 } from './1763700003000-Settings';
 import { SettingsWireProfile1763700004000 } from './1763700004000-SettingsWireProfile';
+import { Alerts1763700005000 } from './1763700005000-Alerts';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
 
 /**
@@ -15,5 +16,6 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   TrackingOutbox1763700002000,
   Settings1763700003000,
   SettingsWireProfile1763700004000,
+  Alerts1763700005000,
   StatusNotifyLease1763700006000,
 ];

@@ -19,6 +19,9 @@ const required = [
   'dist/src/sandbox/index.d.ts',
   'dist/src/sandbox/main.js',
   'dist/migrations/index.js',
+  // The admin page's files, copied by the build.
+  'dist/src/admin-ui/assets/index.html',
+  'dist/src/admin-ui/assets/app.js',
 ];
 for (const file of required) if (!files.has(file)) problems.push(`missing from the package: ${file}`);
 for (const file of files) {

@@ -23,6 +23,8 @@ export interface DemoAppOptions {
   encryptionKey: string;
   /** How often the shipping worker looks for tracking codes to post, in ms. */
   trackingPollMs: number;
+  /** See `DemoConfig.unknownInvoiceWindowMs`. */
+  unknownInvoiceWindowMs?: number;
 }
 
 /**
@@ -57,6 +59,9 @@ export class DemoAppModule {
             backoff: { initialDelayMs: 1000, maxDelayMs: 60_000 },
           },
           notifications: { pollIntervalMs: 1000 },
+          webhooks: options.unknownInvoiceWindowMs
+            ? { inbox: { unknownInvoiceWindowMs: options.unknownInvoiceWindowMs } }
+            : {},
           orderPort: OrderPaymentAdapter,
           imports: [OrdersModule],
         }),

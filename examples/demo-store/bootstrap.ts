@@ -48,6 +48,7 @@ export async function startDemoStore(
         adminKey: config.adminKey,
         encryptionKey: config.encryptionKey,
         trackingPollMs: config.trackingPollMs,
+        unknownInvoiceWindowMs: config.unknownInvoiceWindowMs,
       }),
       { logger },
     );

@@ -28,6 +28,8 @@ export interface DemoConfig {
   once: boolean;
   /** How often the shipping worker looks for tracking codes to post, in ms. */
   trackingPollMs: number;
+  /** How long a webhook for an invoice the store does not know is retried before it is dead-lettered (default 72 h). */
+  unknownInvoiceWindowMs?: number;
 }
 
 export const USAGE = `Usage: npm start -- [--once] [--port <n>]

@@ -65,7 +65,7 @@ async function main(): Promise<number | null> {
     await demo.close();
     return ok ? 0 : 1;
   }
-  printUrls(t, demo);
+  printUrls(t, demo, config.adminKey);
   const stop = (): void => {
     t.line('Stopping...');
     demo.close().then(
@@ -78,7 +78,8 @@ async function main(): Promise<number | null> {
   return null;
 }
 
-function printUrls(t: Timeline, demo: RunningDemo): void {
+/** The URLs to try, and the admin key (a local demo key: the admin page asks for it). */
+function printUrls(t: Timeline, demo: RunningDemo, adminKey: string): void {
   t.section('Serving (Ctrl+C to stop)');
   const rows: Array<[string, string]> = [
     [
@@ -86,7 +87,9 @@ function printUrls(t: Timeline, demo: RunningDemo): void {
       `${demo.storeUrl}/store/products · POST ${demo.storeUrl}/store/orders · POST /store/orders/:id/payment`,
     ],
     ['Store admin', `${demo.storeUrl}/admin/orders (Bearer admin key: ADMIN_KEY, else .data/admin-key)`],
-    ['Payment admin', `${demo.storeUrl}${MODULE_ADMIN_PATH}/settings · /credentials/check · /invoices`],
+    ['Payment admin', `${demo.storeUrl}${MODULE_ADMIN_PATH}/ (web page: sign in with the admin key below)`],
+    ['Admin key', adminKey],
+    ['Payment API', `${demo.storeUrl}${MODULE_ADMIN_PATH}/settings · /credentials/check · /invoices`],
     ['Webhooks', demo.webhookUrl],
     [
       'Payment service',

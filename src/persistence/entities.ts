@@ -1,5 +1,6 @@
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
+import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from '../settings/settings.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
@@ -14,4 +15,5 @@ export const INVOICE_PAYMENTS_ENTITIES = [
   TrackingOutbox,
   WebhookInboxEntry,
   InvoicePaymentsSettingsRecord,
+  InvoicePaymentsAlertRecord,
 ];

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsWhere, Repository } from 'typeorm';
+import { And, DataSource, FindOptionsWhere, LessThan, MoreThanOrEqual, Repository } from 'typeorm';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
-import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { findPage, type PageQuery } from './paging';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export interface AdminInvoiceView {
@@ -32,17 +33,24 @@ export interface AdminInvoiceView {
   installments: number;
   card: { brand: string | null; last4: string | null } | null;
   billetLine: string | null;
+  billetBarcode: string | null;
+  billetUrl: string | null;
+  /** PIX copy-and-paste code (what the customer's bank app reads). */
+  pixPayload: string | null;
   paymentUrl: string | null;
   failureReason: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-export interface AdminInvoiceQuery {
-  page?: number;
-  limit?: number;
+export interface AdminInvoiceQuery extends PageQuery {
   status?: number;
   orderId?: string;
+  method?: 'pix' | 'billet' | 'card';
+  creationState?: InvoiceCreationState;
+  /** ISO-8601 instants: created at or after `createdFrom`, before `createdBefore`. */
+  createdFrom?: string;
+  createdBefore?: string;
 }
 
 /** The local invoice records, paged, newest first. */
@@ -55,18 +63,17 @@ export class AdminInvoicesService {
   }
 
   async list(query: AdminInvoiceQuery): Promise<Page<AdminInvoiceView>> {
-    const page = query.page ?? 1;
-    const limit = query.limit ?? 20;
     const where: FindOptionsWhere<InvoiceRecord> = {};
     if (query.status !== undefined) where.statusCode = query.status;
     if (query.orderId !== undefined) where.orderId = query.orderId;
-    const [rows, total] = await this.invoices.findAndCount({
-      where,
-      order: { createdAt: 'DESC', id: 'ASC' },
-      skip: (page - 1) * limit,
-      take: limit,
-    });
-    return { items: rows.map(toView), page, limit, total, pages: Math.ceil(total / limit) };
+    if (query.method !== undefined) where.method = query.method;
+    if (query.creationState !== undefined) where.creationState = query.creationState;
+    // Stored as ISO-8601 UTC text, which compares in time order.
+    const from = query.createdFrom ? MoreThanOrEqual(new Date(query.createdFrom).toISOString()) : null;
+    const before = query.createdBefore ? LessThan(new Date(query.createdBefore).toISOString()) : null;
+    const range = from && before ? And(from, before) : (from ?? before);
+    if (range) where.createdAt = range as unknown as Date;
+    return findPage(this.invoices, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, toView);
   }
 
   /** One record, or `null`. */
@@ -99,6 +106,9 @@ export function toView(row: InvoiceRecord): AdminInvoiceView {
     installments: row.installments,
     card: row.cardBrand || row.cardLast4 ? { brand: row.cardBrand, last4: row.cardLast4 } : null,
     billetLine: row.billetLine,
+    billetBarcode: row.billetBarcode,
+    billetUrl: row.billetUrl,
+    pixPayload: row.pixPayload,
     paymentUrl: row.paymentUrl,
     failureReason: row.failureReason,
     createdAt: row.createdAt.toISOString(),

@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
 import { PAYMENT_METHODS, type InvoicePaymentsMode } from './types';
-import { IsCalendarDate, IsHttpUrl, IsTimeZone } from './validation';
+import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsTimeZone } from './validation';
 
 /** Highest due-date offset accepted, in days. */
 export const MAX_DUE_DAYS = 90;
@@ -114,8 +114,8 @@ export class UpdateSettingsDto {
   wireProfile?: Record<string, unknown> | null;
 }
 
-/** Query of `GET /invoices`. */
-export class ListInvoicesQueryDto {
+/** `page` and `limit` of the admin lists: page from 1, at most 100 items a page. */
+export class PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'page must be an integer' })
@@ -129,7 +129,10 @@ export class ListInvoicesQueryDto {
   @Min(1, { message: 'limit must be at least 1' })
   @Max(100, { message: 'limit must be at most 100' })
   limit?: number;
+}
 
+/** Query of `GET /invoices`. */
+export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'status must be a status code (integer)' })
@@ -141,6 +144,27 @@ export class ListInvoicesQueryDto {
   @IsString({ message: 'orderId must be a string' })
   @MaxLength(128, { message: 'orderId must be at most 128 characters' })
   orderId?: string;
+
+  @IsOptional()
+  @IsIn(PAYMENT_METHODS, { message: 'method must be pix, billet or card' })
+  method?: PaymentMethod;
+
+  /** `unknown` lists the unresolved creations: the service may or may not have the invoice. */
+  @IsOptional()
+  @IsIn(['pending', 'unknown', 'created', 'failed'], {
+    message: 'creationState must be pending, unknown, created or failed',
+  })
+  creationState?: 'pending' | 'unknown' | 'created' | 'failed';
+
+  /** Created at or after this instant (ISO-8601, e.g. the store's local midnight). */
+  @IsOptional()
+  @IsIsoInstant()
+  createdFrom?: string;
+
+  /** Created before this instant (ISO-8601). */
+  @IsOptional()
+  @IsIsoInstant()
+  createdBefore?: string;
 }
 
 /** Body of `POST /invoices/:id/due-date`. */

@@ -11,6 +11,14 @@ export { InvoicePaymentsAdminController } from './admin.controller';
 export { CredentialCheckService } from './credential-check.service';
 export { AdminInvoicesService } from './admin-invoices.service';
 export type { AdminInvoiceView, AdminInvoiceQuery } from './admin-invoices.service';
+export { InvoicePaymentsAdminOperationsController } from './admin-operations.controller';
+export { AdminOperationsService } from './admin-operations.service';
+export type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
+export { InvoicePaymentsAlertRecord } from './alert.entity';
+export { InvoicePaymentsAlertsService } from './alerts.service';
+export type { AdminAlertView, AdminAlertQuery } from './alerts.service';
+export { InvoicePaymentsAdminUiController } from '../admin-ui/admin-ui.controller';
+export { ADMIN_UI_CSP } from '../admin-ui/constants';
 export { UpdateSettingsDto } from './admin.dto';
 export type { AdminValidationErrorBody } from './validation';
 export {

@@ -1,7 +1,11 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { createAdminUiController } from '../admin-ui/admin-ui.controller';
 import { AdminInvoicesService } from './admin-invoices.service';
+import { createAdminOperationsController } from './admin-operations.controller';
+import { AdminOperationsService } from './admin-operations.service';
 import { createAdminController } from './admin.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
+import { InvoicePaymentsAlertsService } from './alerts.service';
 import {
   DEFAULT_ADMIN_PREFIX,
   INVOICE_PAYMENTS_ADMIN_OPTIONS,
@@ -31,16 +35,21 @@ export interface SettingsModuleExtras {
 
 /**
  * Runtime settings and the admin API: the settings row and its service (exported), secret encryption, the admin
- * controller under `admin.prefix` and its guard. The admin operations use the app's `GatewayClient` and
+ * controllers under `admin.prefix` and their guard, the alerts table, and the admin page (`GET <prefix>/`). The admin operations use the app's `GatewayClient` and
  * `InvoicePaymentProvider`, which must be injectable where this module is imported (the root module provides them),
  * and TypeORM's default DataSource with the module's entities.
  */
 @Module({})
 export class SettingsModule {
   static forRoot(admin: InvoicePaymentsAdminOptions = {}, extras: SettingsModuleExtras = {}): DynamicModule {
+    const prefix = admin.prefix ?? DEFAULT_ADMIN_PREFIX;
     return {
       module: SettingsModule,
-      controllers: [createAdminController(admin.prefix ?? DEFAULT_ADMIN_PREFIX)],
+      controllers: [
+        createAdminController(prefix),
+        createAdminOperationsController(prefix),
+        ...(admin.ui === false ? [] : [createAdminUiController(prefix)]),
+      ],
       providers: [
         extras.adminOptionsProvider ?? { provide: INVOICE_PAYMENTS_ADMIN_OPTIONS, useValue: admin },
         extras.defaultsProvider ?? {
@@ -55,6 +64,8 @@ export class SettingsModule {
         InvoicePaymentsSettingsService,
         CredentialCheckService,
         AdminInvoicesService,
+        AdminOperationsService,
+        InvoicePaymentsAlertsService,
         InvoicePaymentsAdminGuard,
       ],
       exports: [InvoicePaymentsSettingsService, INVOICE_PAYMENTS_SECRET_BOX],

@@ -111,6 +111,11 @@ export interface InvoicePaymentsAdminOptions {
   encryption?: EncryptionKeyOptions;
   /** How long effective settings are cached, in ms (default 5000). A save on this instance clears it at once. */
   settingsCacheTtlMs?: number;
+  /**
+   * Serve the admin web page at `GET <prefix>/` (default `true`). The page and its scripts are public files; the
+   * API they call is guarded as above.
+   */
+  ui?: boolean;
 }
 
 /** Result of one operation of the credential check. */

@@ -87,6 +87,24 @@ export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
+/** An instant written in ISO-8601 with its offset (`2026-11-23T03:00:00.000Z`), within 40 characters. */
+export function IsIsoInstant(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isIsoInstant',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: '$property must be an ISO-8601 instant such as 2026-11-23T03:00:00Z', ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'string' &&
+          value.length <= 40 &&
+          /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+          !Number.isNaN(Date.parse(value)),
+      },
+    });
+}
+
 /** Placeholders the checkout fills in URL templates. */
 const TEMPLATE_PLACEHOLDERS = /\{(order_id|display_id|reference)\}/g;
 

@@ -1,7 +1,15 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { ADMIN_KEY, adminAuth, AdminApp, newKey, openAdminDatabase, startAdminApp } from './support';
+import {
+  ADMIN_KEY,
+  adminAuth,
+  AdminApp,
+  newKey,
+  openAdminDatabase,
+  PUBLIC_BASE_URL,
+  startAdminApp,
+} from './support';
 
 const OPTIONS_TOKEN = 'tok_options_1111222233334444';
 const SAVED_TOKEN = 'tok_saved_aaaabbbbccccdddd9876';
@@ -150,9 +158,14 @@ describeEachDatabase('admin API: settings', (kind) => {
         .http()
         .put('/admin/invoice-payments/settings')
         .set(adminAuth)
-        .send({ dueDays: null, mode: 'production' })
+        .send({ dueDays: null, mode: 'production', baseUrl: PUBLIC_BASE_URL, accessToken: SAVED_TOKEN })
         .expect(200);
-      expect(again.body).toMatchObject({ dueDays: 4, mode: 'production', enabledMethods: ['pix', 'card'] });
+      expect(again.body).toMatchObject({
+        dueDays: 4,
+        mode: 'production',
+        baseUrl: PUBLIC_BASE_URL,
+        enabledMethods: ['pix', 'card'],
+      });
       expect(again.body.accessToken).toEqual({ set: true, last4: '…9876', source: 'saved' });
 
       const read = await app.http().get('/admin/invoice-payments/settings').set(adminAuth).expect(200);

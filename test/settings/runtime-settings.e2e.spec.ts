@@ -81,7 +81,11 @@ describeEachDatabase('runtime settings', (kind) => {
       const first = await app.provider.initiatePayment(checkout(makeOrder(), 'pix'));
       expect(atService(sandbox, first.data.gatewayId as string)).toBeDefined();
 
-      await put(app, { baseUrl: other.url });
+      // A new host needs the token in the same request: the stored one never follows a new host.
+      const refused = await app.http().put(`${A}/settings`).set(adminAuth).send({ baseUrl: other.url });
+      expect(refused.status).toBe(400);
+      expect(Object.keys(refused.body.errors)).toEqual(['accessToken']);
+      await put(app, { baseUrl: other.url, accessToken: SAVED });
       const second = await app.provider.initiatePayment(checkout(makeOrder(), 'pix'));
       expect(atService(other, second.data.gatewayId as string)).toBeDefined();
       expect(atService(sandbox, second.data.gatewayId as string)?.referrer).not.toBe(second.data.referrer);

@@ -81,6 +81,10 @@ export async function startAdminApp(
           accessToken: options.accessToken ?? 'sandbox-token',
           mode: 'sandbox',
           retry: { maxAttempts: 1 },
+          // No DNS here: every other name resolves to a public address, as a real service's name would.
+          lookup: async (host) => [
+            { address: host === 'localhost' ? '127.0.0.1' : '93.184.216.34', family: 4 },
+          ],
         },
         checkout: { ...options.checkout },
         webhooks: {
@@ -104,6 +108,9 @@ export async function startAdminApp(
     close,
   };
 }
+
+/** A public https base URL (resolved by the test lookup) that production mode accepts. */
+export const PUBLIC_BASE_URL = 'https://payments.example.com';
 
 /** `Authorization` header with the test admin key. */
 export const adminAuth = { Authorization: `Bearer ${ADMIN_KEY}` };

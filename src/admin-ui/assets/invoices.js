@@ -1,0 +1,147 @@
+// The Invoices tab: filters (status, method, order, dates), the paged list, and the chosen invoice's details.
+import { api } from './api.js';
+import { brl, day, el, fill, table, when } from './dom.js';
+import { currentLang, t } from './i18n.js';
+import { showInvoice, statusBadge } from './invoice-detail.js';
+import { showError } from './ui.js';
+
+const STATUS_CODES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 16];
+const LIMIT = 20;
+let query = { page: 1 };
+
+/** Draws the filters and the first page. */
+export function showInvoices(panel) {
+  const select = (id, label, options) =>
+    el(
+      'label',
+      { for: id },
+      label,
+      el(
+        'select',
+        { id },
+        el('option', { value: '' }, t('any')),
+        options.map(([v, text]) => el('option', { value: v }, text)),
+      ),
+    );
+  const form = el(
+    'form',
+    { class: 'filters', id: 'invoice-filters', novalidate: true, onsubmit: (e) => applyFilters(e) },
+    select(
+      'filter-status',
+      t('filterStatus'),
+      STATUS_CODES.map((c) => [c, t(`status_${c}`)]),
+    ),
+    select(
+      'filter-method',
+      t('filterMethod'),
+      ['pix', 'billet', 'card'].map((m) => [m, t(`method_${m}`)]),
+    ),
+    el(
+      'label',
+      { for: 'filter-order' },
+      t('filterOrder'),
+      el('input', { id: 'filter-order', type: 'text', maxlength: 128 }),
+    ),
+    el('label', { for: 'filter-from' }, t('filterFrom'), el('input', { id: 'filter-from', type: 'date' })),
+    el('label', { for: 'filter-to' }, t('filterTo'), el('input', { id: 'filter-to', type: 'date' })),
+    el('button', { type: 'submit', class: 'primary', id: 'apply-filters' }, t('applyFilters')),
+  );
+  fill(
+    panel,
+    el('h2', {}, t('invoicesTitle')),
+    form,
+    el('p', { class: 'error', id: 'invoices-error', role: 'alert' }),
+    el('div', { id: 'invoice-list' }),
+    el('div', { id: 'invoice-detail', class: 'detail', hidden: true }),
+  );
+  query = { page: 1 };
+  return load();
+}
+
+/** The browser's local midnight of a `YYYY-MM-DD` day, plus `days`, as an ISO instant. */
+function localMidnight(ymd, days = 0) {
+  const [y, m, d] = ymd.split('-').map(Number);
+  return new Date(y, m - 1, d + days).toISOString();
+}
+
+function applyFilters(event) {
+  event.preventDefault();
+  const value = (id) => document.getElementById(id).value.trim();
+  query = {
+    page: 1,
+    status: value('filter-status'),
+    method: value('filter-method'),
+    orderId: value('filter-order'),
+    createdFrom: value('filter-from') ? localMidnight(value('filter-from')) : '',
+    createdBefore: value('filter-to') ? localMidnight(value('filter-to'), 1) : '',
+  };
+  return load();
+}
+
+/** Loads the current page of the list (again). */
+export async function load() {
+  const target = document.getElementById('invoice-list');
+  const errors = document.getElementById('invoices-error');
+  if (!target) return;
+  errors.textContent = '';
+  let page;
+  try {
+    page = await api('GET', '/invoices', undefined, { ...query, limit: LIMIT });
+  } catch (error) {
+    showError(error, errors);
+    return;
+  }
+  const lang = currentLang();
+  const headers = [
+    t('colCreated'),
+    t('colOrder'),
+    t('colMethod'),
+    t('colStatus'),
+    { label: t('colAmount'), num: true },
+    { label: t('colPaid'), num: true },
+    { label: t('colRefunded'), num: true },
+    t('colDue'),
+    '',
+  ];
+  const rows = page.items.map((inv) => [
+    when(inv.createdAt, lang),
+    inv.orderId,
+    t(`method_${inv.method}`),
+    statusBadge(inv),
+    brl(inv.amountCents, lang),
+    brl(inv.paidCents, lang),
+    brl(inv.refundedCents, lang),
+    day(inv.dueDate, lang),
+    el(
+      'button',
+      {
+        type: 'button',
+        'data-invoice': inv.id,
+        'aria-label': `${t('details')}: ${inv.orderId}`,
+        onclick: () => showInvoice(inv.id, load),
+      },
+      t('details'),
+    ),
+  ]);
+  const pager = el(
+    'div',
+    { class: 'pager' },
+    el(
+      'button',
+      { type: 'button', id: 'page-prev', disabled: page.page <= 1, onclick: () => go(-1) },
+      t('previous'),
+    ),
+    el('span', {}, t('pageOf', { page: page.page, pages: Math.max(page.pages, 1), total: page.total })),
+    el(
+      'button',
+      { type: 'button', id: 'page-next', disabled: page.page >= page.pages, onclick: () => go(1) },
+      t('next'),
+    ),
+  );
+  fill(target, table(t('invoicesTitle'), headers, rows, t('noInvoices')), pager);
+}
+
+function go(delta) {
+  query = { ...query, page: Math.max(1, query.page + delta) };
+  return load();
+}

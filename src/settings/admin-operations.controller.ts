@@ -1,0 +1,95 @@
+import {
+  Controller,
+  Get,
+  HttpCode,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Type,
+  UseFilters,
+  UseGuards,
+  UsePipes,
+} from '@nestjs/common';
+import type { Page } from '../gateway/types';
+import { AdminErrorsFilter } from './admin-errors.filter';
+import { AdminInvoicesService } from './admin-invoices.service';
+import { AlertsQueryDto, InboxQueryDto, OutboxQueryDto } from './admin-operations.dto';
+import { AdminOperationsService } from './admin-operations.service';
+import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
+import { InvoicePaymentsAdminGuard } from './admin.guard';
+import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
+import { adminValidationPipe } from './validation';
+
+/**
+ * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and
+ * retry), and the alerts (list and acknowledge). Same prefix, guard, validation and errors as
+ * {@link InvoicePaymentsAdminController}.
+ */
+@UseGuards(InvoicePaymentsAdminGuard)
+@UsePipes(adminValidationPipe())
+@UseFilters(AdminErrorsFilter)
+export class InvoicePaymentsAdminOperationsController {
+  constructor(
+    private readonly operations: AdminOperationsService,
+    private readonly invoices: AdminInvoicesService,
+    private readonly alerts: InvoicePaymentsAlertsService,
+  ) {}
+
+  /** Every status the service reported for the invoice, applied or refused, oldest first. */
+  @Get('invoices/:id/history')
+  async history(@Param('id') id: string): Promise<AdminHistoryView[]> {
+    if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
+    return this.operations.history(id);
+  }
+
+  /** Webhook deliveries: by default those pending or dead-lettered, with the reason. */
+  @Get('webhooks/inbox')
+  listInbox(@Query() query: InboxQueryDto): Promise<Page<AdminInboxView>> {
+    return this.operations.listInbox(query);
+  }
+
+  /** Processes a dead-lettered (or waiting) delivery again now. */
+  @Post('webhooks/inbox/:id/retry')
+  @HttpCode(200)
+  retryInbox(@Param('id') id: string): Promise<AdminInboxView> {
+    return this.operations.retryInbox(id);
+  }
+
+  /** Tracking codes: by default those waiting or failed. */
+  @Get('tracking/outbox')
+  listOutbox(@Query() query: OutboxQueryDto): Promise<Page<AdminOutboxView>> {
+    return this.operations.listOutbox(query);
+  }
+
+  /** Posts a failed (or waiting) tracking code again now. */
+  @Post('tracking/outbox/:id/retry')
+  @HttpCode(200)
+  retryOutbox(@Param('id') id: string): Promise<AdminOutboxView> {
+    return this.operations.retryOutbox(id);
+  }
+
+  /** Alerts the module raised, newest first (`open=true`: not acknowledged yet). */
+  @Get('alerts')
+  listAlerts(@Query() query: AlertsQueryDto): Promise<Page<AdminAlertView>> {
+    return this.alerts.list(query);
+  }
+
+  /** Marks an alert handled. */
+  @Post('alerts/:id/acknowledge')
+  @HttpCode(200)
+  async acknowledge(@Param('id') id: string): Promise<AdminAlertView> {
+    const alert = await this.alerts.acknowledge(id);
+    if (!alert) throw new NotFoundException(`No alert ${id}`);
+    return alert;
+  }
+}
+
+/** The operations controller mounted at `prefix` (a subclass per prefix, like the admin controller). */
+export function createAdminOperationsController(
+  prefix: string,
+): Type<InvoicePaymentsAdminOperationsController> {
+  @Controller(prefix.replace(/^\/+|\/+$/g, ''))
+  class PrefixedInvoicePaymentsAdminOperationsController extends InvoicePaymentsAdminOperationsController {}
+  return PrefixedInvoicePaymentsAdminOperationsController;
+}

@@ -1,0 +1,132 @@
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Brackets, DataSource, In } from 'typeorm';
+import { runInTransaction } from '../core/transaction';
+import type { Page } from '../gateway/types';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
+import { TrackingWorker } from '../shipping/tracking.worker';
+import type { TrackingOutboxStatus } from '../shipping/types';
+import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
+import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
+import { inboxView, outboxView, historyView } from './admin-operations.views';
+import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
+import { findPage, type PageQuery } from './paging';
+
+/**
+ * What the admin page's Operations tab reads and does: the webhook inbox and the tracking outbox (list, retry) and
+ * an invoice's status history. A retry is one more attempt: the attempt count goes on, so an entry that fails again
+ * is dead-lettered (or failed) again at once, with its new reason.
+ */
+@Injectable()
+export class AdminOperationsService {
+  private readonly logger = new Logger('InvoicePaymentsAdmin');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  /** Inbox entries in `states` (default: pending and dead), oldest first. */
+  async listInbox(query: PageQuery & { state?: WebhookInboxState }): Promise<Page<AdminInboxView>> {
+    const states: WebhookInboxState[] = query.state ? [query.state] : ['pending', 'dead'];
+    const repo = this.dataSource.getRepository(WebhookInboxEntry);
+    const order = { receivedAt: 'ASC', id: 'ASC' } as const;
+    return findPage(repo, query, { where: { state: In(states) }, order }, inboxView);
+  }
+
+  /**
+   * Processes an entry again now: a dead one goes back to pending, a pending one is made due at once. An entry
+   * that was unreadable when it arrived was never processed and cannot be: the service sends it again (it was
+   * answered 422).
+   */
+  async retryInbox(id: string): Promise<AdminInboxView> {
+    const repo = this.dataSource.getRepository(WebhookInboxEntry);
+    const entry = await repo.findOneBy({ id });
+    if (!entry) throw new NotFoundException(`No webhook inbox entry ${id}`);
+    if (entry.state === 'dead' && entry.attempts === 0) {
+      throw new ConflictException(
+        'this delivery was unreadable when it arrived and was refused (422): the service sends it again',
+      );
+    }
+    if (entry.state !== 'dead' && entry.state !== 'pending') {
+      throw new ConflictException(`this delivery is ${entry.state}: there is nothing to retry`);
+    }
+    const now = new Date();
+    const result = await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(WebhookInboxEntry)
+        .createQueryBuilder()
+        .update()
+        .set({ state: 'pending', nextAttemptAt: now, processedAt: null })
+        .where('id = :id AND state = :state', { id, state: entry.state })
+        .andWhere(
+          new Brackets((w) =>
+            w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
+          ),
+        )
+        .execute(),
+    );
+    if (!result.affected) throw new ConflictException('this delivery is being processed right now');
+    this.logger.log(`webhook inbox entry ${id} (${entry.state}) queued again by an admin`);
+    this.lookup(WebhookInboxProcessor)?.kick(id, entry.gatewayId);
+    return inboxView(await repo.findOneByOrFail({ id }));
+  }
+
+  /** Outbox rows in `status` (default: pending and failed), oldest first. */
+  async listOutbox(query: PageQuery & { status?: TrackingOutboxStatus }): Promise<Page<AdminOutboxView>> {
+    const statuses: TrackingOutboxStatus[] = query.status ? [query.status] : ['pending', 'failed'];
+    const repo = this.dataSource.getRepository(TrackingOutbox);
+    const order = { recordedAt: 'ASC', id: 'ASC' } as const;
+    return findPage(repo, query, { where: { status: In(statuses) }, order }, outboxView);
+  }
+
+  /** Posts a failed (or waiting) tracking code again now; the worker still skips a code a newer one replaced. */
+  async retryOutbox(id: string): Promise<AdminOutboxView> {
+    const repo = this.dataSource.getRepository(TrackingOutbox);
+    const row = await repo.findOneBy({ id });
+    if (!row) throw new NotFoundException(`No tracking outbox row ${id}`);
+    if (row.status !== 'failed' && row.status !== 'pending') {
+      throw new ConflictException(`this tracking code is ${row.status}: there is nothing to retry`);
+    }
+    const now = new Date();
+    const result = await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(TrackingOutbox)
+        .createQueryBuilder()
+        .update()
+        .set({ status: 'pending', nextAttemptAt: now, updatedAt: now })
+        .where('id = :id AND status = :status', { id, status: row.status })
+        .andWhere(
+          new Brackets((w) =>
+            w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
+          ),
+        )
+        .execute(),
+    );
+    if (!result.affected) throw new ConflictException('this tracking code is being posted right now');
+    this.logger.log(`tracking outbox row ${id} (${row.status}) queued again by an admin`);
+    this.lookup(TrackingWorker)?.kick();
+    return outboxView(await repo.findOneByOrFail({ id }));
+  }
+
+  /** Every status report of an invoice record, oldest first (applied or refused, with the reason). */
+  async history(invoiceRecordId: string): Promise<AdminHistoryView[]> {
+    const rows = await this.dataSource.getRepository(InvoiceStatusHistory).find({
+      where: { invoiceRecordId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: 500,
+    });
+    return rows.map(historyView);
+  }
+
+  /** A worker of another capability, when the app has it (the root module does); else its poll picks the row up. */
+  private lookup<T>(type: new (...args: never[]) => T): T | null {
+    try {
+      return this.moduleRef.get(type, { strict: false });
+    } catch {
+      return null;
+    }
+  }
+}

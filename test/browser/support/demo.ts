@@ -1,0 +1,74 @@
+import type { RunningDemo } from '../../../examples/demo-store/bootstrap';
+import type { DemoConfig } from '../../../examples/demo-store/config';
+import { StoreClient } from '../../../examples/demo-store/store-client';
+import type { OrderView } from '../../../examples/demo-store/views';
+import { GatewayClient } from '../../../src/index';
+import { createSandboxInvoice } from '../../webhooks/support';
+
+/** The admin page's URL in the demo store. */
+export function adminPageUrl(demo: RunningDemo): string {
+  return `${demo.storeUrl}/admin/invoice-payments/`;
+}
+
+/** Calls the module's admin API as the page does (bearer admin key). */
+export async function adminApi<T>(demo: RunningDemo, config: DemoConfig, path: string): Promise<T> {
+  const res = await fetch(`${demo.storeUrl}/admin/invoice-payments${path}`, {
+    headers: { Authorization: `Bearer ${config.adminKey}` },
+  });
+  if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
+  return (await res.json()) as T;
+}
+
+/** A customer orders coffee and pays by PIX at the (sandbox) service; resolves with the order and its invoice. */
+export async function pixOrderPaid(
+  demo: RunningDemo,
+  config: DemoConfig,
+): Promise<{ order: OrderView; invoiceNumber: string }> {
+  const client = new StoreClient(demo.storeUrl, demo.sandbox!.url, config.adminKey);
+  const order = await client.createOrder({
+    items: [{ product_id: 'prod_cafe', quantity: 2 }],
+    customer: {
+      first_name: 'Maria',
+      last_name: 'Silva',
+      email: 'maria@example.com',
+      document: '529.982.247-25',
+    },
+    shipping_address: {
+      address_1: 'Avenida Paulista',
+      number: '1578',
+      district: 'Bela Vista',
+      city: 'São Paulo',
+      province: 'SP',
+      postal_code: '01310-200',
+      country_code: 'br',
+    },
+  });
+  const { payment } = await client.pay(order.id, { method: 'pix' });
+  const invoiceNumber = payment.invoice_number as string;
+  await client.sandboxPay(invoiceNumber);
+  return { order, invoiceNumber };
+}
+
+/**
+ * An invoice made at the service outside the store (in the service's own panel, say) whose webhook points at the
+ * store: the store has no record of it, so the delivery is retried, then dead-lettered.
+ */
+export async function foreignInvoice(demo: RunningDemo): Promise<string> {
+  const { invoice } = await createSandboxInvoice(demo.app.get(GatewayClient), { webhook: demo.webhookUrl });
+  return invoice.id;
+}
+
+/** Polls `check` every 100 ms until it holds, or fails naming `what`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | null | false>,
+  timeoutMs = 20_000,
+) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
