@@ -3,6 +3,7 @@ import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
 import { Settings1763700003000 } from './1763700003000-Settings';
 import { SettingsWireProfile1763700004000 } from './1763700004000-SettingsWireProfile';
+import { CheckoutSettlement1763700005000 } from './1763700005000-CheckoutSettlement';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -14,4 +15,5 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   TrackingOutbox1763700002000,
   Settings1763700003000,
   SettingsWireProfile1763700004000,
+  CheckoutSettlement1763700005000,
 ];

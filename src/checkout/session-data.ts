@@ -8,6 +8,8 @@ import type { InvoicePaymentSessionData } from './types';
  */
 export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   if (record.creationState === 'failed') return 'error';
+  // The module could not decide whether the invoice exists: a person resolves it (admin API).
+  if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
   return statusRow(record.statusCode)?.session ?? 'pending';
 }
 
@@ -43,5 +45,11 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     paymentUrl: record.paymentUrl,
     refundedCents: record.refundedCents,
     amountMismatch: record.amountMismatch,
+    confirmingUntil:
+      record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
+        ? null
+        : record.settlesAt.toISOString(),
+    attentionReason: record.creationState === 'created' ? null : record.attentionReason,
+    duplicateOf: record.duplicateOf,
   };
 }
