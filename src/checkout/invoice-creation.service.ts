@@ -87,10 +87,17 @@ export class InvoiceCreationService {
     const options = this.config.static;
     const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
     if (record.creationState === 'pending' && !stale) {
-      throw new PaymentBeingConfirmedError(record.orderId, record.id, PENDING_RETRY_S, 'its creation is in progress');
+      throw new PaymentBeingConfirmedError(
+        record.orderId,
+        record.id,
+        PENDING_RETRY_S,
+        'its creation is in progress',
+      );
     }
     const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
-    if (!(await this.store.transition(record.id, [record.creationState], { creationState: 'pending' }, seen))) {
+    if (
+      !(await this.store.transition(record.id, [record.creationState], { creationState: 'pending' }, seen))
+    ) {
       return this.store.get(record.id);
     }
     const settled = await this.resolveUnknown(record, Date.now(), options);
@@ -156,7 +163,12 @@ export class InvoiceCreationService {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new PaymentBeingConfirmedError(orderId, open.id, PENDING_RETRY_S, 'another request is creating it');
+        throw new PaymentBeingConfirmedError(
+          orderId,
+          open.id,
+          PENDING_RETRY_S,
+          'another request is creating it',
+        );
       }
       await sleep(CREATION_POLL_MS);
     }
@@ -194,7 +206,10 @@ export class InvoiceCreationService {
         throw err;
       }
       // Not a gateway answer at all: the request may have left, so the next caller looks it up first.
-      await this.store.transition(record.id, ['pending'], { creationState: 'unknown', unknownSince: new Date() });
+      await this.store.transition(record.id, ['pending'], {
+        creationState: 'unknown',
+        unknownSince: new Date(),
+      });
       throw err;
     }
     return this.settleCreated(record, invoice);
@@ -230,14 +245,23 @@ export class InvoiceCreationService {
       if (next > deadline) {
         await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
         const seconds = Math.max(1, Math.ceil((settles - now) / 1000));
-        throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, 'not found at the service yet');
+        throw new PaymentBeingConfirmedError(
+          record.orderId,
+          record.id,
+          seconds,
+          'not found at the service yet',
+        );
       }
       await sleep(next - now);
     }
   }
 
   /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
-  private async lookupFailed(record: InvoiceRecord, err: unknown, options: ResolvedCheckoutOptions): Promise<never> {
+  private async lookupFailed(
+    record: InvoiceRecord,
+    err: unknown,
+    options: ResolvedCheckoutOptions,
+  ): Promise<never> {
     const why = err instanceof Error ? err.message : String(err);
     const since = record.unknownSince ?? new Date();
     const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
@@ -249,7 +273,12 @@ export class InvoiceCreationService {
     });
     if (!stuck) {
       const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));
-      throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, `could not ask the service: ${why}`);
+      throw new PaymentBeingConfirmedError(
+        record.orderId,
+        record.id,
+        seconds,
+        `could not ask the service: ${why}`,
+      );
     }
     if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);
     throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);

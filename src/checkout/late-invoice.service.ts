@@ -86,8 +86,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const linked = await this.store.linkedOf(orderId);
     const paid = linked.filter(isPaid);
     const holder = await this.store.findOpen(orderId);
-    const keeper =
-      paid[0] ?? holder ?? linked.find((r) => isPayable(r) && r.duplicateOf === null) ?? null;
+    const keeper = paid[0] ?? holder ?? linked.find((r) => isPayable(r) && r.duplicateOf === null) ?? null;
     if (!keeper) return true;
     for (const other of paid.slice(1)) await this.duplicatePaid(other, keeper);
     for (const other of linked) {
@@ -116,12 +115,16 @@ export class LateInvoiceService implements LateInvoiceAdopter {
         gatewayInvoiceId: invoice.invoiceId || null,
         creationState: 'created',
         attentionReason: null,
-        ...(closed ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` } : {}),
+        ...(closed
+          ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
+          : {}),
       });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Another record holds this number: the service reused it. Nothing can be linked safely.
-      this.logger.error(`invoice ${invoice.id} (referrer ${invoice.referrer}): its number is held by another record`);
+      this.logger.error(
+        `invoice ${invoice.id} (referrer ${invoice.referrer}): its number is held by another record`,
+      );
       return false;
     }
     if (!moved) return false;
@@ -139,10 +142,17 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     } catch (err) {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
       // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
-      this.logger.error(`order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${why(err)}`);
+      this.logger.error(
+        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${why(err)}`,
+      );
       return;
     }
-    await this.status.applyReport({ recordId: duplicate.id, code: invoice.status.code, source: 'operation', invoice });
+    await this.status.applyReport({
+      recordId: duplicate.id,
+      code: invoice.status.code,
+      source: 'operation',
+      invoice,
+    });
     this.logger.warn(
       `order ${duplicate.orderId}: duplicate invoice ${duplicate.gatewayId} (record ${duplicate.id}) canceled; ` +
         `the order keeps invoice ${keeper.gatewayId ?? '(being created)'} (record ${keeper.id})`,
@@ -161,7 +171,12 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return;
-    await this.status.applyReport({ recordId: duplicate.id, code: invoice.status.code, source: 'operation', invoice });
+    await this.status.applyReport({
+      recordId: duplicate.id,
+      code: invoice.status.code,
+      source: 'operation',
+      invoice,
+    });
     const now = await this.store.get(duplicate.id);
     if (isPaid(now)) this.alertPaid(now, keeper);
   }

@@ -1,7 +1,8 @@
 import { KnownInvoiceStatusCode } from '../gateway/status';
 
 /** Status of a Medusa payment session (the provider contract's `PaymentSessionStatus`). */
-export type PaymentSessionStatus = 'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
+export type PaymentSessionStatus =
+  'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
 
 /** Payment status of a Medusa-style order. */
 export type OrderPaymentStatus =

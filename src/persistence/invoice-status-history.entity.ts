@@ -47,7 +47,13 @@ export class InvoiceStatusHistory {
    * Applied changes are also the outbox of host notifications: `notifiedAt` is set once the host's port and the
    * event bus have both had the change, so a crash between applying and notifying is retried, never lost.
    */
-  @Column({ name: 'notified_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @Column({
+    name: 'notified_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
   notifiedAt!: Date | null;
 
   @Column({ name: 'notify_attempts', type: 'integer', default: 0 })

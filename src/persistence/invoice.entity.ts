@@ -134,11 +134,23 @@ export class InvoiceRecord {
    * No new creation for the order before this instant: the create request was sent and could still land until its
    * timeout plus `checkout.lateCreationMarginMs` have passed. Set when the request leaves.
    */
-  @Column({ name: 'settles_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @Column({
+    name: 'settles_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
   settlesAt!: Date | null;
 
   /** When the creation's outcome became unknown; the "cannot decide" window counts from here. */
-  @Column({ name: 'unknown_since', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @Column({
+    name: 'unknown_since',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
   unknownSince!: Date | null;
 
   /**
