@@ -36,6 +36,7 @@ import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
     CheckoutConfig,
     InvoiceCreationService,
     InvoicePaymentProvider,
+    InvoiceRecordStore,
     LateInvoiceService,
     LATE_INVOICE_ADOPTER,
   ],

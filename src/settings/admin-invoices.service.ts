@@ -5,6 +5,7 @@ import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { sessionDataOf } from '../checkout/session-data';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export interface AdminInvoiceView {
@@ -34,6 +35,12 @@ export interface AdminInvoiceView {
   billetLine: string | null;
   paymentUrl: string | null;
   failureReason: string | null;
+  /** The creation's outcome is being confirmed until then (`pending`/`unknown`); nothing new is created before. */
+  confirmingUntil: string | null;
+  /** Why the module stopped deciding on its own: resolve with `recheck` or `mark-not-created`. */
+  attentionReason: string | null;
+  /** The record of the order's invoice this one duplicates (canceled, or paid and alerted). */
+  duplicateOf: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -101,6 +108,9 @@ export function toView(row: InvoiceRecord): AdminInvoiceView {
     billetLine: row.billetLine,
     paymentUrl: row.paymentUrl,
     failureReason: row.failureReason,
+    confirmingUntil: sessionDataOf(row).confirmingUntil,
+    attentionReason: sessionDataOf(row).attentionReason,
+    duplicateOf: row.duplicateOf,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
