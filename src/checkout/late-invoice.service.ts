@@ -107,6 +107,8 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   /** Links the record (no invoice yet, any creation state) to the invoice; `false` if it was linked meanwhile. */
   private async link(record: InvoiceRecord, invoice: Invoice, source: StatusChangeSource): Promise<boolean> {
     const closed = record.creationState === 'failed';
+    // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
+    const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
     let moved: boolean;
     try {
       moved = await this.store.transitionUnlinked(record.id, ['pending', 'unknown', 'failed'], {
@@ -115,6 +117,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
         gatewayInvoiceId: invoice.invoiceId || null,
         creationState: 'created',
         attentionReason: null,
+        ...(duplicateOf ? { duplicateOf } : {}),
         ...(closed
           ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
           : {}),
@@ -132,6 +135,15 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
     await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source, invoice });
     return true;
+  }
+
+  /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */
+  private async unpaidDuplicateOf(record: InvoiceRecord, invoice: Invoice): Promise<string | null> {
+    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return null;
+    const paid = (await this.store.linkedOf(record.orderId)).find(isPaid);
+    if (paid) return paid.id;
+    const holder = await this.store.findOpen(record.orderId);
+    return holder && holder.id !== record.id ? holder.id : null;
   }
 
   private async cancelDuplicate(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {

@@ -7,6 +7,7 @@ import {
   InvoiceRecord,
   mapOrderToInvoice,
   OpenInvoiceConflictError,
+  PaymentBeingConfirmedError,
   resolveCheckoutOptions,
 } from '../../src/index';
 import { withReferrer } from '../../src/checkout/order-mapping';
@@ -29,7 +30,8 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     shop = await startCheckoutApp(
       db,
       sandbox,
-      { creationWaitMs: 400, unknownOutcomeRecheckMs: 800 },
+      // A request may land until 250 ms (client timeout) + 1000 ms (margin) after it left.
+      { creationWaitMs: 2500, unknownOutcomeRecheckMs: 200, lateCreationMarginMs: 1000 },
       {
         timeouts: { createMs: 250 },
       },
@@ -57,11 +59,15 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
 
-  it('a dropped connection before the service stored anything: not found twice, created again once', async () => {
+  it('a dropped connection before the service stored anything: not found until it could no longer land, then a new attempt', async () => {
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', dropConnection: true, times: 1 });
     const order = makeOrder();
     const out = await shop.provider.initiatePayment(checkout(order, 'billet'));
-    expect(out.data).toMatchObject({ creationState: 'created', attempt: 1, referrer: `${order.id}-1` });
+    // The first attempt is closed as not created; the next has its own referrer, so a late first one is told apart.
+    expect(out.data).toMatchObject({ creationState: 'created', attempt: 2, referrer: `${order.id}-2` });
+    const [first] = await shop.records(order.id);
+    expect(first).toMatchObject({ creationState: 'failed', openOrderId: null, gatewayId: null });
+    expect(first.failureReason).toMatch(/not found at the service/);
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
 
@@ -69,7 +75,7 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', latencyMs: 600, times: 1 });
     const order = makeOrder();
     const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
-    expect(out.data.creationState).toBe('created');
+    expect(out.data).toMatchObject({ creationState: 'created', attempt: 1 });
     await new Promise((r) => setTimeout(r, 400)); // anything still in flight has landed by now
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
@@ -104,8 +110,15 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', dropConnection: true, times: 1 });
     sandbox.controls.addFault({ method: 'GET', path: '/invoices', status: 503, times: 1 });
     const order = makeOrder();
-    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(/not settled/);
+    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(
+      PaymentBeingConfirmedError,
+    );
     const [record] = await shop.records(order.id);
+    // While the request could still land, not finding it proves nothing: no cancel on a guess.
+    await expect(shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } })).rejects.toThrow(
+      /being confirmed, retry in \d+ s/,
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, record.settlesAt!.getTime() - Date.now()) + 50));
     const out = await shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } });
     expect(out.data).toMatchObject({ creationState: 'failed', sessionStatus: 'error' });
     expect((await shop.records(order.id))[0].openOrderId).toBeNull();
@@ -161,7 +174,10 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
         updatedAt: now,
       }),
     );
-    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(/still creating it/);
+    const error = await shop.provider.initiatePayment(checkout(order, 'pix')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentBeingConfirmedError);
+    expect(error).toMatchObject({ retryAfterSeconds: 2 });
+    expect((error as Error).message).toMatch(/another request is creating it/);
     expect(await shop.invoicesAtService(order.id)).toBe(0);
   });
 
