@@ -23,7 +23,7 @@ import {
   isGatewayError,
 } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
+import { GatewayTransport, RequestPlan } from './gateway.transport';
 import { normalizeInvoice } from './invoice.normalizer';
 import { PayloadReader } from './payload.reader';
 import { refundValues, toWireCreateInvoice, toWireListQuery, trackingValues } from './request.mapper';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { CheckoutSettlement1763700005000 } from '../../migrations/1763700005000-CheckoutSettlement';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
@@ -32,7 +33,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoiceRecord, InvoiceStatusHistory],
-      migrations: [InvoicePaymentsInit1763700000000],
+      migrations: [InvoicePaymentsInit1763700000000, CheckoutSettlement1763700005000],
       migrationsRun: false,
     });
     invoices = db.dataSource.getRepository(InvoiceRecord);
@@ -41,7 +42,10 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
 
   it('creates both tables, exactly as the entities describe them', async () => {
     const ran = await db.dataSource.runMigrations();
-    expect(ran.map((m) => m.name)).toEqual(['InvoicePaymentsInit1763700000000']);
+    expect(ran.map((m) => m.name)).toEqual([
+      'InvoicePaymentsInit1763700000000',
+      'CheckoutSettlement1763700005000',
+    ]);
     const qr = db.dataSource.createQueryRunner();
     try {
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(true);
@@ -121,6 +125,10 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      // The settlement columns go first, and a history row without a code cannot stay behind.
+      expect(await qr.hasColumn('invoice_payments_invoice', 'settles_at')).toBe(false);
+      expect(await qr.hasColumn('invoice_payments_status_history', 'actor')).toBe(false);
+      await db.dataSource.undoLastMigration();
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(false);
     } finally {
       await qr.release();
