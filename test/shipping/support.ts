@@ -4,6 +4,7 @@ import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, TestingModule } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { CheckoutSettlement1763700005000 } from '../../migrations/1763700005000-CheckoutSettlement';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoicePaymentsEvents } from '../../src/core/events';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
@@ -30,7 +31,11 @@ export const TRACKING_PATH = '/invoices/tracking';
 export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   return openTestDatabase(kind, {
     entities: [InvoiceRecord, InvoiceStatusHistory, TrackingOutbox],
-    migrations: [InvoicePaymentsInit1763700000000, TrackingOutbox1763700002000],
+    migrations: [
+      InvoicePaymentsInit1763700000000,
+      CheckoutSettlement1763700005000,
+      TrackingOutbox1763700002000,
+    ],
   });
 }
 

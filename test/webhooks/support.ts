@@ -4,6 +4,7 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { Global, INestApplication, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { CheckoutSettlement1763700005000 } from '../../migrations/1763700005000-CheckoutSettlement';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
@@ -28,7 +29,11 @@ export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
   return openTestDatabase(kind, {
     entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry],
-    migrations: [InvoicePaymentsInit1763700000000, WebhookInbox1763700001000],
+    migrations: [
+      InvoicePaymentsInit1763700000000,
+      CheckoutSettlement1763700005000,
+      WebhookInbox1763700001000,
+    ],
     ...(poolSize ? { poolSize } : {}),
   });
 }
