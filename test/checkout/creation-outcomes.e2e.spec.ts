@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   InvoiceCreationFailedError,
   InvoiceCreationUnresolvedError,
@@ -13,7 +11,15 @@ import {
 import { withReferrer } from '../../src/checkout/order-mapping';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp } from './support';
+import {
+  CheckoutApp,
+  checkout,
+  makeOrder,
+  openCheckoutDatabase,
+  RewritingProxy,
+  startCheckoutApp,
+  startRewritingProxy,
+} from './support';
 
 /**
  * What happens when the create request's outcome is not a plain answer: the invoice is looked up by its referrer
@@ -199,38 +205,22 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
 describeEachDatabase('a gross amount that differs from the order total', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
-  let proxy: http.Server;
+  let proxy: RewritingProxy;
   let shop: CheckoutApp;
 
   beforeAll(async () => {
     db = await openCheckoutDatabase(kind);
     sandbox = await startSandbox();
     // A real HTTP hop that adds R$ 1,00 to the gross of created invoices, as a service with other rules would.
-    proxy = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const headers = Object.fromEntries(
-          Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
-        ) as Record<string, string>;
-        const body = chunks.length ? Buffer.concat(chunks) : undefined;
-        const answer = await fetch(`${sandbox.url}${req.url}`, { method: req.method, headers, body });
-        let text = await answer.text();
-        if (req.method === 'POST' && answer.ok) {
-          const json = JSON.parse(text) as { invoice: { amount: { gross: number } } };
-          json.invoice.amount.gross += 1;
-          text = JSON.stringify(json);
-        }
-        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-      });
+    proxy = await startRewritingProxy(sandbox.url, (json) => {
+      json.invoice.amount.gross += 1;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const url = proxy.url;
     shop = await startCheckoutApp(db, { ...sandbox, url });
   });
   afterAll(async () => {
     await shop?.close();
-    await new Promise((resolve) => proxy?.close(resolve));
+    await proxy?.close();
     await sandbox?.close();
     await db?.destroy();
   });

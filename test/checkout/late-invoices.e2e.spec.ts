@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
@@ -32,6 +30,8 @@ import {
   checkout,
   makeOrder,
   startCheckoutApp,
+  startRewritingProxy,
+  RewritingProxy,
   openCheckoutDatabase,
   RecordingOrderPort,
   SANDBOX_TOKEN,
@@ -437,7 +437,7 @@ describeEachDatabase(
   (kind) => {
     let db: TestDatabase;
     let sandbox: SandboxServer;
-    let proxy: http.Server;
+    let proxy: RewritingProxy;
     let shop: CheckoutApp;
     /** When set, created invoices come back with this number, as a service that reuses numbers would answer. */
     let reuse: string | null = null;
@@ -445,31 +445,15 @@ describeEachDatabase(
     beforeAll(async () => {
       db = await openCheckoutDatabase(kind);
       sandbox = await startSandbox();
-      proxy = http.createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', async () => {
-          const headers = Object.fromEntries(
-            Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
-          ) as Record<string, string>;
-          const body = chunks.length ? Buffer.concat(chunks) : undefined;
-          const answer = await fetch(`${sandbox.url}${req.url}`, { method: req.method, headers, body });
-          let text = await answer.text();
-          if (req.method === 'POST' && answer.ok && reuse) {
-            const json = JSON.parse(text) as { invoice: { id: string } };
-            json.invoice.id = reuse;
-            text = JSON.stringify(json);
-          }
-          res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-        });
+      proxy = await startRewritingProxy(sandbox.url, (json) => {
+        if (reuse) json.invoice.id = reuse;
       });
-      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const url = proxy.url;
       shop = await startCheckoutApp(db, { ...sandbox, url });
     });
     afterAll(async () => {
       await shop?.close();
-      await new Promise((resolve) => proxy?.close(resolve));
+      await proxy?.close();
       await sandbox?.close();
       await db?.destroy();
     });
