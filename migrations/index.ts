@@ -5,6 +5,7 @@ import { Settings1763700003000 } from './1763700003000-Settings';
 import { SettingsWireProfile1763700004000 } from './1763700004000-SettingsWireProfile';
 import { Alerts1763700005000 } from './1763700005000-Alerts';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
+import { CheckoutSettlement1763700005500 } from './1763700005500-CheckoutSettlement';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -17,5 +18,6 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   Settings1763700003000,
   SettingsWireProfile1763700004000,
   Alerts1763700005000,
+  CheckoutSettlement1763700005500,
   StatusNotifyLease1763700006000,
 ];

@@ -26,6 +26,7 @@ export type { StatusChangeSource } from './persistence/invoice-status-history.en
 export { CheckoutModule } from './checkout/checkout.module';
 export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
 export { InvoiceCreationService } from './checkout/invoice-creation.service';
+export { LateInvoiceService } from './checkout/late-invoice.service';
 export { CheckoutConfig } from './checkout/checkout-config.service';
 export { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS } from './checkout/constants';
 export type { CheckoutSettingsSource, CheckoutSettingsValues } from './checkout/constants';
@@ -39,10 +40,13 @@ export { sessionDataOf, sessionStatusOf } from './checkout/session-data';
 export {
   CheckoutValidationError,
   InvoiceCreationFailedError,
+  InvoiceCreationNeedsAttentionError,
   InvoiceCreationUnresolvedError,
+  InvoiceNumberClashError,
   InvoiceOperationNotAllowedError,
   InvoiceRecordNotFoundError,
   OpenInvoiceConflictError,
+  PaymentBeingConfirmedError,
 } from './checkout/errors';
 export type { FieldErrors } from './checkout/errors';
 export type * from './checkout/types';
@@ -54,7 +58,9 @@ export { InvoicePaymentsEvents } from './core/events';
 export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
 export { GATEWAY_ERROR_HTTP_STATUS } from './core/http-status';
 export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
-export type { InvoicePaymentsAlert } from './core/events';
+export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from './core/events';
+export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
+export type { LateInvoiceAdopter } from './core/late-invoice.port';
 export { STATUS_TABLE, statusRow } from './core/status-table';
 export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
 export { decideTransition, transitionTable, STATUS_STAGES } from './core/status-transitions';

@@ -40,8 +40,11 @@ export class OrderPaymentAdapter implements OrderPaymentPort {
             e.invoice_record_id === change.invoiceRecordId && e.code === change.current.code && e.at === at,
         );
         if (seen) return false;
-        order.invoiceRecordId = latestId;
-        const current = latestId === change.invoiceRecordId;
+        // The order follows its latest attempt, or an earlier attempt's invoice that was paid (a late invoice the
+        // module adopted); never an invoice the module marked as a duplicate of another.
+        const paid = change.current.sessionStatus === 'captured' && !change.alert;
+        const current = !change.duplicateOf && (latestId === change.invoiceRecordId || paid);
+        if (current) order.invoiceRecordId = paid ? change.invoiceRecordId : latestId;
         const event: OrderPaymentEvent = {
           at,
           invoice_record_id: change.invoiceRecordId,

@@ -10,7 +10,7 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
-import { GatewayErrorsFilter } from './gateway-errors.filter';
+import { GatewayErrorsFilter, PaymentBeingConfirmedFilter } from './gateway-errors.filter';
 import { CATALOG, CatalogProduct } from './catalog';
 import { CreateOrderDto, PayOrderDto } from './order.dto';
 import { OrderPaymentsService } from './order-payments.service';
@@ -27,7 +27,7 @@ export const strictValidation = new ValidationPipe({
 /** What a storefront calls: the catalog, placing an order, paying it, looking at it. */
 @Controller('store')
 @UsePipes(strictValidation)
-@UseFilters(GatewayErrorsFilter)
+@UseFilters(GatewayErrorsFilter, PaymentBeingConfirmedFilter)
 export class StorefrontController {
   constructor(
     private readonly orders: OrdersService,

@@ -7,6 +7,8 @@ import { CHECKOUT_OPTIONS } from './constants';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
+import { LateInvoiceService } from './late-invoice.service';
+import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
 
 /**
  * Checkout: the order → invoice mapping, exactly-once creation and the {@link InvoicePaymentProvider}. Imported by
@@ -26,7 +28,17 @@ import { InvoiceRecordStore } from './invoice-record.store';
     InvoiceRecordStore,
     InvoiceCreationService,
     InvoicePaymentProvider,
+    LateInvoiceService,
+    { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
   ],
-  exports: [CHECKOUT_OPTIONS, CheckoutConfig, InvoiceCreationService, InvoicePaymentProvider],
+  exports: [
+    CHECKOUT_OPTIONS,
+    CheckoutConfig,
+    InvoiceCreationService,
+    InvoicePaymentProvider,
+    InvoiceRecordStore,
+    LateInvoiceService,
+    LATE_INVOICE_ADOPTER,
+  ],
 })
 export class CheckoutModule {}

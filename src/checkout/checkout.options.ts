@@ -44,6 +44,21 @@ export interface CheckoutOptions {
    * creating it again: a slow service may still be storing the first request. Default 2000 ms.
    */
   unknownOutcomeRecheckMs?: number;
+  /**
+   * How long after a create request's timeout it may still land at the service (a slow service keeps working on a
+   * request the client gave up on). Until `sent + gateway.timeouts.createMs + lateCreationMarginMs` no new invoice
+   * is created for the order: callers get `PaymentBeingConfirmedError` ("retry in N s"). Default 60 000 ms.
+   */
+  lateCreationMarginMs?: number;
+  /**
+   * When the module cannot decide an attempt's outcome for this long (lookups keep failing), the session turns
+   * `requires_more`, a `creation_unresolved` alert is raised and the admin API resolves it. Default 600 000 ms.
+   */
+  unresolvedAlertMs?: number;
+  /** Most items an order may have; more is refused before anything is sent. Default 500. */
+  maxItems?: number;
+  /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
+  maxTotalCents?: number;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -62,6 +77,10 @@ export interface ResolvedCheckoutOptions {
   creationWaitMs: number;
   staleCreationMs: number;
   unknownOutcomeRecheckMs: number;
+  lateCreationMarginMs: number;
+  unresolvedAlertMs: number;
+  maxItems: number;
+  maxTotalCents: number;
   now: () => Date;
 }
 
@@ -87,6 +106,10 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   int('creationWaitMs', options.creationWaitMs, 1);
   int('staleCreationMs', options.staleCreationMs, 1);
   int('unknownOutcomeRecheckMs', options.unknownOutcomeRecheckMs, 0);
+  int('lateCreationMarginMs', options.lateCreationMarginMs, 0);
+  int('unresolvedAlertMs', options.unresolvedAlertMs, 0);
+  int('maxItems', options.maxItems, 1);
+  int('maxTotalCents', options.maxTotalCents, 1);
 
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
@@ -120,6 +143,10 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     creationWaitMs: options.creationWaitMs ?? 30_000,
     staleCreationMs: options.staleCreationMs ?? 120_000,
     unknownOutcomeRecheckMs: options.unknownOutcomeRecheckMs ?? 2_000,
+    lateCreationMarginMs: options.lateCreationMarginMs ?? 60_000,
+    unresolvedAlertMs: options.unresolvedAlertMs ?? 600_000,
+    maxItems: options.maxItems ?? 500,
+    maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
     now: options.now ?? (() => new Date()),
   };
 }

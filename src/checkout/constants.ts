@@ -28,5 +28,5 @@ export interface CheckoutSettingsSource {
 
 /** How often a caller waiting for another caller's creation looks at the row again. */
 export const CREATION_POLL_MS = 25;
-/** Re-creations after "not found" for one unknown outcome, before giving up for now. */
-export const MAX_RECREATIONS = 2;
+/** "Retry in N s" while another request is creating the order's invoice. */
+export const PENDING_RETRY_S = 2;

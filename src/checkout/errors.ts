@@ -84,6 +84,60 @@ export class InvoiceCreationUnresolvedError extends ConflictException {
 }
 
 /**
+ * The payment is being confirmed with the service: a create request's outcome is unknown and it could still land
+ * there, so nothing new is created before `retryAfterSeconds`. Retry then (the demo store answers 409 with a
+ * `Retry-After` header). The session shows `creationState: 'unknown'` and `confirmingUntil`.
+ */
+export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
+  constructor(
+    orderId: string,
+    readonly invoiceRecordId: string,
+    /** Whole seconds, at least 1. */
+    readonly retryAfterSeconds: number,
+    detail: string,
+  ) {
+    super(orderId, `payment is being confirmed, retry in ${retryAfterSeconds} s (${detail})`);
+  }
+}
+
+/**
+ * The module could not find out for longer than `checkout.unresolvedAlertMs` whether the attempt's invoice was
+ * created (the lookups keep failing). The session is `requires_more` with `attentionReason`, a
+ * `creation_unresolved` alert was raised, and the admin API resolves it: `POST invoices/:id/recheck`, or
+ * `POST invoices/:id/mark-not-created` after checking the service's panel. A retry also re-checks.
+ */
+export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolvedError {
+  constructor(
+    orderId: string,
+    readonly invoiceRecordId: string,
+    readonly reason: string,
+  ) {
+    super(orderId, `needs a person (${reason}); resolve invoice record ${invoiceRecordId} in the admin API`);
+  }
+}
+
+/**
+ * The service answered an invoice number that another local record already holds: the service reused a number (a
+ * sandbox restarted without its data, or a service that recycles numbers). The attempt is closed, the order is free
+ * for a new one; cancel the named invoice in the service's panel if it is still open. A Nest HTTP host answers 409.
+ */
+export class InvoiceNumberClashError extends ConflictException {
+  constructor(
+    readonly orderId: string,
+    readonly invoiceRecordId: string,
+    readonly gatewayId: string,
+    readonly holderRecordId: string,
+  ) {
+    super(
+      `The service created invoice ${gatewayId} for order ${orderId}, but invoice record ${holderRecordId} already ` +
+        `holds that number: the service reused it (a sandbox restarted without its data?). The attempt ` +
+        `${invoiceRecordId} is closed and the order may try again; cancel invoice ${gatewayId} in the service's ` +
+        `panel if it is still open.`,
+    );
+  }
+}
+
+/**
  * The service refused the invoice as invalid (422/400): `fields` holds its field messages. The attempt is closed
  * and the order may try again. A Nest HTTP host answers 400.
  */

@@ -10,13 +10,16 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
-import { CREATION_POLL_MS, MAX_RECREATIONS } from './constants';
+import { CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
 import {
   InvoiceCreationFailedError,
-  InvoiceCreationUnresolvedError,
+  InvoiceCreationNeedsAttentionError,
+  InvoiceNumberClashError,
   OpenInvoiceConflictError,
+  PaymentBeingConfirmedError,
 } from './errors';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { LateInvoiceService } from './late-invoice.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
 
 /**
@@ -25,8 +28,15 @@ import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from 
  * The database is the guard: an attempt starts by inserting a `pending` row whose unique `open_order_id` is the
  * order id, so only one caller (in any process) holds the order, and only that caller sends the create request.
  * Everyone else waits for the row to settle and gets the same invoice. Callers in the same process share the
- * holder's promise instead of polling. A creation whose outcome is unknown (timeout after sending, dropped
- * connection, 5xx) is looked up by its referrer before anything is created again; a holder that died is taken over
+ * holder's promise instead of polling.
+ *
+ * A creation whose outcome is unknown (timeout after sending, dropped connection, 5xx) is settled by the service's
+ * answer, never by a guess made too early: it is looked up by its referrer, and while the request could still land
+ * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`) nothing new is created; callers get
+ * `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the attempt is closed as "not
+ * created" and the next attempt gets a new referrer, so an invoice of the old one that still shows up is told
+ * apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer than `unresolvedAlertMs`
+ * turn the session `requires_more` with an alert, for the admin API to resolve. A holder that died is taken over
  * once its claim is older than `staleCreationMs`.
  */
 @Injectable()
@@ -40,6 +50,7 @@ export class InvoiceCreationService {
     private readonly status: InvoiceStatusService,
     private readonly config: CheckoutConfig,
     private readonly events: EventEmitter2,
+    private readonly late: LateInvoiceService,
   ) {}
 
   /** Validates and maps the request (throws `CheckoutValidationError` before anything is sent or stored). */
@@ -66,15 +77,22 @@ export class InvoiceCreationService {
   }
 
   /**
-   * Settles a record whose creation is not settled (`unknown`, or `pending` past `staleCreationMs`): looks the
-   * invoice up by its referrer; found → stored as created; not found → closed as failed (nothing exists to pay).
-   * Used before operating on such a record. Returns the record as it then stands.
+   * Settles a record whose creation is not settled (`unknown`, or `pending` past `staleCreationMs`) by asking the
+   * service: found → stored as created; not found once `settlesAt` has passed → closed as "not created"; not found
+   * before → `PaymentBeingConfirmedError`. Used before operating on such a record, and by the admin's re-check.
+   * Returns the record as it then stands.
    */
   async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
     if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const stale = Date.now() - record.updatedAt.getTime() > this.config.static.staleCreationMs;
+    const options = this.config.static;
+    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
     if (record.creationState === 'pending' && !stale) {
-      throw new InvoiceCreationUnresolvedError(record.orderId, 'its creation is still in progress');
+      throw new PaymentBeingConfirmedError(
+        record.orderId,
+        record.id,
+        PENDING_RETRY_S,
+        'its creation is in progress',
+      );
     }
     const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
     if (
@@ -82,22 +100,33 @@ export class InvoiceCreationService {
     ) {
       return this.store.get(record.id);
     }
-    const found = await this.lookUp(record);
-    if (found) return this.settleCreated(record, found);
-    await this.fail(record, 'not found at the service by its referrer: the creation never took effect');
+    const settled = await this.resolveUnknown(record, Date.now(), options);
+    return settled ?? this.store.get(record.id);
+  }
+
+  /**
+   * Closes an attempt whose creation is not settled as "not created", on a person's word (they checked the
+   * service's panel): the order is free again, and an invoice of it that shows up anyway is handled as a late
+   * invoice. Recorded in the status history with `actor` and the time. Returns the record as it then stands.
+   */
+  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
+    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
+    const closed = await this.store.transitionUnlinked(record.id, ['unknown', 'pending'], {
+      creationState: 'failed',
+      openOrderId: null,
+      failureReason: reason,
+      attentionReason: null,
+    });
+    if (!closed) return this.store.get(record.id);
+    await this.store.recordResolution(record, actor, reason);
+    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
     return this.store.get(record.id);
   }
 
   private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<InvoiceRecord> {
     const orderId = mapped.params.payment.id;
     const deadline = Date.now() + options.creationWaitMs;
-    for (let first = true; ; first = false) {
-      if (!first && Date.now() > deadline) {
-        throw new InvoiceCreationUnresolvedError(
-          orderId,
-          'another request is still creating it; try again shortly',
-        );
-      }
+    for (;;) {
       const open = await this.store.findOpen(orderId);
       if (!open) {
         const claimed = await this.store.claim({
@@ -108,43 +137,65 @@ export class InvoiceCreationService {
           amountCents: mapped.totalCents,
           installments: mapped.params.payment.installments ?? 1,
         });
-        if (claimed) return this.send(claimed, mapped, 0);
-        continue; // another caller holds the order: read its row
+        if (!claimed) continue; // another caller holds the order: read its row
+        const created = await this.send(claimed, mapped, deadline, options);
+        if (created) return created;
+        continue; // the attempt was closed as "not created": the next one gets its own referrer
       }
       this.matching(open, mapped);
       if (open.creationState === 'created') return open;
       if (open.creationState === 'unknown') {
         // Whoever flips unknown → pending resolves it; the others wait like for any pending creation.
-        if (await this.store.transition(open.id, ['unknown'], { creationState: 'pending' })) {
-          return this.resolveUnknown(open, mapped, 0);
+        if (await this.store.transition(open.id, ['unknown'], { creationState: 'pending' }, open.updatedAt)) {
+          const resolved = await this.resolveUnknown(open, deadline, options);
+          if (resolved) return this.matching(resolved, mapped);
         }
         continue;
       }
-      if (
-        open.creationState === 'pending' &&
-        Date.now() - open.updatedAt.getTime() > options.staleCreationMs
-      ) {
+      if (Date.now() - open.updatedAt.getTime() > options.staleCreationMs) {
         // The holder died mid-creation: its request may have gone through, so treat it as an unknown outcome.
-        await this.store.transition(open.id, ['pending'], { creationState: 'unknown' }, open.updatedAt);
+        await this.store.transition(
+          open.id,
+          ['pending'],
+          { creationState: 'unknown', unknownSince: open.unknownSince ?? new Date() },
+          open.updatedAt,
+        );
         continue;
+      }
+      if (Date.now() > deadline) {
+        throw new PaymentBeingConfirmedError(
+          orderId,
+          open.id,
+          PENDING_RETRY_S,
+          'another request is creating it',
+        );
       }
       await sleep(CREATION_POLL_MS);
     }
   }
 
-  /** The claim holder sends the create request; `recreations` counts creations after a "not found" lookup. */
+  /**
+   * The claim holder sends the create request. Returns the created record, or `null` when the attempt was closed
+   * as "not created" (the caller starts the next attempt).
+   */
   private async send(
     record: InvoiceRecord,
     mapped: MappedInvoice,
-    recreations: number,
-  ): Promise<InvoiceRecord> {
+    deadline: number,
+    options: ResolvedCheckoutOptions,
+  ): Promise<InvoiceRecord | null> {
+    // Until then the request could still land at the service: no other invoice for the order before it.
+    const settlesAt = new Date(Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs);
+    await this.store.patch(record.id, { settlesAt });
+    const sent = { ...record, settlesAt };
     let invoice: Invoice;
     try {
       invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
     } catch (err) {
       if (err instanceof GatewayOutcomeUnknownError) {
         this.logger.warn(`order ${record.orderId}: creation outcome unknown (${err.reason}); looking it up`);
-        return this.resolveUnknown(record, mapped, recreations);
+        await this.store.patch(record.id, { unknownSince: new Date() });
+        return this.resolveUnknown({ ...sent, unknownSince: new Date() }, deadline, options);
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
@@ -155,58 +206,111 @@ export class InvoiceCreationService {
         throw err;
       }
       // Not a gateway answer at all: the request may have left, so the next caller looks it up first.
-      await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
+      await this.store.transition(record.id, ['pending'], {
+        creationState: 'unknown',
+        unknownSince: new Date(),
+      });
       throw err;
     }
     return this.settleCreated(record, invoice);
   }
 
-  private async resolveUnknown(record: InvoiceRecord, mapped: MappedInvoice, recreations: number) {
-    const found = await this.lookUp(record);
-    if (found) return this.settleCreated(record, found);
-    if (recreations >= MAX_RECREATIONS) {
-      await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
-      throw new InvoiceCreationUnresolvedError(
-        record.orderId,
-        'the service keeps failing to answer; try again later',
-      );
+  /**
+   * The holder of an attempt whose outcome is unknown (its row `pending`) asks the service until it can decide:
+   * found → created; not found once `settlesAt` passed → closed as "not created" (`null`); still inside the window
+   * when the caller's wait (`deadline`) is over → back to `unknown` and `PaymentBeingConfirmedError`.
+   */
+  private async resolveUnknown(
+    record: InvoiceRecord,
+    deadline: number,
+    options: ResolvedCheckoutOptions,
+  ): Promise<InvoiceRecord | null> {
+    for (;;) {
+      let found: Invoice | null;
+      try {
+        found = await this.gateway.findInvoiceByReferrer(record.referrer);
+      } catch (err) {
+        return this.lookupFailed(record, err, options);
+      }
+      if (found) return this.settleCreated(record, found);
+      const now = Date.now();
+      const settles = record.settlesAt?.getTime() ?? 0;
+      if (now >= settles) {
+        const why = 'not found at the service by its referrer after the request could have landed';
+        if (await this.closeNotCreated(record, why)) return null;
+        const current = await this.store.get(record.id); // a late invoice was linked to it meanwhile
+        return current.creationState === 'created' ? current : null;
+      }
+      const next = Math.min(settles, now + options.unknownOutcomeRecheckMs);
+      if (next > deadline) {
+        await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
+        const seconds = Math.max(1, Math.ceil((settles - now) / 1000));
+        throw new PaymentBeingConfirmedError(
+          record.orderId,
+          record.id,
+          seconds,
+          'not found at the service yet',
+        );
+      }
+      await sleep(next - now);
     }
-    // Not there: the request never took effect. Create again under the same referrer, so a late arrival of the
-    // first request and this one can still be told apart from a second invoice by the lookup.
-    return this.send(record, mapped, recreations + 1);
   }
 
-  /**
-   * The invoice created under the record's referrer, or `null`. Not found at first, it looks once more after
-   * `unknownOutcomeRecheckMs`: a slow service may still be storing a request the client gave up on. A failed
-   * lookup leaves the record `unknown`.
-   */
-  private async lookUp(record: InvoiceRecord): Promise<Invoice | null> {
-    try {
-      const found = await this.gateway.findInvoiceByReferrer(record.referrer);
-      if (found) return found;
-      await sleep(this.config.static.unknownOutcomeRecheckMs);
-      return await this.gateway.findInvoiceByReferrer(record.referrer);
-    } catch (err) {
-      await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
-      const why = err instanceof Error ? err.message : String(err);
-      throw new InvoiceCreationUnresolvedError(
+  /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
+  private async lookupFailed(
+    record: InvoiceRecord,
+    err: unknown,
+    options: ResolvedCheckoutOptions,
+  ): Promise<never> {
+    const why = err instanceof Error ? err.message : String(err);
+    const since = record.unknownSince ?? new Date();
+    const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
+    const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
+    await this.store.transition(record.id, ['pending'], {
+      creationState: 'unknown',
+      unknownSince: since,
+      ...(stuck ? { attentionReason: reason.slice(0, 2000) } : {}),
+    });
+    if (!stuck) {
+      const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));
+      throw new PaymentBeingConfirmedError(
         record.orderId,
-        `could not ask the service whether it exists: ${why}`,
+        record.id,
+        seconds,
+        `could not ask the service: ${why}`,
       );
     }
+    if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);
+    throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);
+  }
+
+  /** Closes the attempt unless an invoice was linked to it meanwhile; frees the order. */
+  private closeNotCreated(record: InvoiceRecord, reason: string): Promise<boolean> {
+    this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${reason}; closed as not created`);
+    return this.store.transitionUnlinked(record.id, ['pending'], {
+      creationState: 'failed',
+      openOrderId: null,
+      failureReason: reason,
+      attentionReason: null,
+    });
   }
 
   private async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
-    await this.store.patch(record.id, {
-      gatewayId: invoice.id,
-      gatewayUuid: invoice.uuid,
-      gatewayInvoiceId: invoice.invoiceId,
-      amountMismatch: mismatch,
-      failureReason: null,
-    });
+    try {
+      await this.store.patch(record.id, {
+        gatewayId: invoice.id,
+        gatewayUuid: invoice.uuid,
+        gatewayInvoiceId: invoice.invoiceId,
+        amountMismatch: mismatch,
+        failureReason: null,
+        attentionReason: null,
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      return this.numberClash(record, invoice);
+    }
     await this.status.applyReport({
       recordId: record.id,
       code: invoice.status.code,
@@ -214,9 +318,25 @@ export class InvoiceCreationService {
       invoice,
     });
     // Last: waiters return as soon as they see `created`, and by now the row carries the PIX and bank-slip data.
-    await this.store.transition(record.id, ['pending', 'unknown'], { creationState: 'created' });
-    if (mismatch) this.alertMismatch(record, gross);
+    await this.store.transition(record.id, ['pending', 'unknown', 'failed'], { creationState: 'created' });
+    if (mismatch) {
+      const message =
+        `invoice ${record.id} of order ${record.orderId}: the service's gross ${centsToDecimalString(gross)} ` +
+        `differs from the order total ${centsToDecimalString(record.amountCents)}`;
+      this.alert('amount_mismatch', record, message);
+    }
+    // A late invoice of an earlier attempt may be open or paid already: keep the order at one payable invoice.
+    await this.late.enforce(record.orderId);
     return this.store.get(record.id);
+  }
+
+  /** The service answered a number another record holds: close the attempt, tell the store, free the order. */
+  private async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
+    const holder = await this.store.findByGatewayId(invoice.id);
+    const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
+    await this.fail(record, error.message);
+    this.alert('invoice_number_clash', record, error.message, holder?.id ?? null);
+    throw error;
   }
 
   private async fail(record: InvoiceRecord, reason: string): Promise<void> {
@@ -243,17 +363,24 @@ export class InvoiceCreationService {
     return open;
   }
 
-  private alertMismatch(record: InvoiceRecord, gross: number): void {
-    const message =
-      `invoice ${record.id} of order ${record.orderId}: the service's gross ${centsToDecimalString(gross)} ` +
-      `differs from the order total ${centsToDecimalString(record.amountCents)}`;
+  private alert(
+    kind: InvoicePaymentsAlert['kind'],
+    record: InvoiceRecord,
+    message: string,
+    related: string | null = null,
+  ): void {
     this.logger.warn(message);
     const alert: InvoicePaymentsAlert = {
-      kind: 'amount_mismatch',
+      kind,
       orderId: record.orderId,
       invoiceRecordId: record.id,
       message,
+      ...(related ? { relatedInvoiceRecordId: related } : {}),
     };
-    this.events.emit(InvoicePaymentsEvents.Alert, alert);
+    try {
+      this.events.emit(InvoicePaymentsEvents.Alert, alert);
+    } catch (err) {
+      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
+    }
   }
 }

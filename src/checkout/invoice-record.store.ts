@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { runInTransaction } from '../core/transaction';
 import type { PaymentMethod } from '../gateway/types';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 import { invoiceReferrer } from './order-mapping';
@@ -113,6 +114,88 @@ export class InvoiceRecordStore {
     await runInTransaction(this.dataSource, (em) =>
       em.getRepository(InvoiceRecord).update({ id }, { ...patch, updatedAt: new Date() }),
     );
+  }
+
+  /**
+   * Compare-and-set on a record no invoice is linked to yet (`gateway_id IS NULL`), from one of `from`: closing an
+   * attempt as "not created" must lose against a late invoice linked to it meanwhile. Reports whether it moved.
+   */
+  async transitionUnlinked(id: string, from: InvoiceCreationState[], patch: Partial<InvoiceRecord>) {
+    return runInTransaction(this.dataSource, async (em) => {
+      const result = await em
+        .getRepository(InvoiceRecord)
+        .createQueryBuilder()
+        .update()
+        .set({ ...patch, updatedAt: new Date() })
+        .where('id = :id', { id })
+        .andWhere('creation_state IN (:...from)', { from })
+        .andWhere('gateway_id IS NULL')
+        .execute();
+      return (result.affected ?? 0) > 0;
+    });
+  }
+
+  /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */
+  async setIfNull(id: string, column: 'openOrderId' | 'duplicateOf', value: string): Promise<boolean> {
+    const name = column === 'openOrderId' ? 'open_order_id' : 'duplicate_of';
+    try {
+      return await runInTransaction(this.dataSource, async (em) => {
+        const result = await em
+          .getRepository(InvoiceRecord)
+          .createQueryBuilder()
+          .update()
+          .set({ [column]: value, updatedAt: new Date() })
+          .where('id = :id', { id })
+          .andWhere(`${name} IS NULL`)
+          .execute();
+        return (result.affected ?? 0) > 0;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return false; // another attempt holds the order
+      throw err;
+    }
+  }
+
+  /**
+   * Records a person's resolution of an attempt's creation in the status history: no status code, `source`
+   * `admin`, who (`actor`) and when (`createdAt`); never dispatched to the host (not applied).
+   */
+  async recordResolution(record: InvoiceRecord, actor: string, note: string): Promise<void> {
+    const now = new Date();
+    await runInTransaction(this.dataSource, (em) =>
+      em.getRepository(InvoiceStatusHistory).insert({
+        id: randomUUID(),
+        invoiceRecordId: record.id,
+        fromCode: record.statusCode,
+        toCode: null,
+        statusText: null,
+        source: 'admin',
+        applied: false,
+        note: note.slice(0, 255),
+        alert: null,
+        notifiedAt: now,
+        notifyAttempts: 0,
+        notifyError: null,
+        actor: actor.slice(0, 128),
+        createdAt: now,
+      }),
+    );
+  }
+
+  findByReferrer(referrer: string): Promise<InvoiceRecord | null> {
+    return this.rows.findOneBy({ referrer });
+  }
+
+  findByGatewayId(gatewayId: string): Promise<InvoiceRecord | null> {
+    return this.rows.findOneBy({ gatewayId });
+  }
+
+  /** The order's records that hold an invoice of the service, oldest attempt first. */
+  linkedOf(orderId: string): Promise<InvoiceRecord[]> {
+    return this.rows.find({
+      where: { orderId, creationState: 'created', gatewayId: Not(IsNull()) },
+      order: { attempt: 'ASC' },
+    });
   }
 
   /** Finds the record of a service invoice: by its number, else by the referrer sent at creation. */

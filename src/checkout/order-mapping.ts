@@ -56,7 +56,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
     if (typeof code !== 'string' || code.toUpperCase() !== 'BRL') errors.add(field, 'must be BRL');
   }
 
-  const totalCents = checkAmounts(order, request.amount, errors);
+  const totalCents = checkAmounts(order, request.amount, errors, options);
   const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
 
   let address: InvoiceAddress | undefined;
@@ -109,8 +109,22 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
 }
 
 /** Items, discounts and shipping must be whole cents and add up to the order total and to `amount`. */
-function checkAmounts(order: CheckoutOrder, amount: unknown, errors: FieldErrorCollector): Cents {
+function checkAmounts(
+  order: CheckoutOrder,
+  amount: unknown,
+  errors: FieldErrorCollector,
+  limits: Pick<ResolvedCheckoutOptions, 'maxItems' | 'maxTotalCents'>,
+): Cents {
   const before = errors.count();
+  // Bounded before anything else is looked at: an order of 10,000 lines is refused without walking it.
+  if (Array.isArray(order.items) && order.items.length > limits.maxItems) {
+    errors.add('order.items', `must have at most ${limits.maxItems} items (checkout.maxItems)`);
+    return 0;
+  }
+  if (Number.isSafeInteger(order.total) && order.total > limits.maxTotalCents) {
+    const most = centsToDecimalString(limits.maxTotalCents);
+    errors.add('order.total', `must be at most ${most} (checkout.maxTotalCents)`);
+  }
   const cents = (field: string, value: unknown, required: boolean): value is Cents => {
     if (value === undefined && !required) return true;
     if (!Number.isSafeInteger(value) || (value as number) < 0) {

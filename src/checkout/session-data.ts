@@ -8,6 +8,8 @@ import type { InvoicePaymentSessionData } from './types';
  */
 export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   if (record.creationState === 'failed') return 'error';
+  // The module could not decide whether the invoice exists: a person resolves it (admin API).
+  if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
   const session = statusRow(record.statusCode)?.session ?? 'pending';
   // Money taken that is not what the invoice was for: a person decides, the session is never captured.
   if (record.amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
@@ -46,5 +48,11 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     paymentUrl: record.paymentUrl,
     refundedCents: record.refundedCents,
     amountMismatch: record.amountMismatch,
+    confirmingUntil:
+      record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
+        ? null
+        : record.settlesAt.toISOString(),
+    attentionReason: record.creationState === 'created' ? null : record.attentionReason,
+    duplicateOf: record.duplicateOf,
   };
 }

@@ -121,6 +121,15 @@ export interface InvoicePaymentSessionData extends Record<string, unknown> {
   refundedCents: Cents;
   /** The service's gross amount differed from the order total: a person should look. */
   amountMismatch: boolean;
+  /**
+   * While the creation's outcome is unknown (`creationState` `pending`/`unknown`): the instant until which the
+   * create request could still land at the service. The payment is being confirmed; nothing new is created before.
+   */
+  confirmingUntil: string | null;
+  /** Why the module stopped deciding on its own (the session is `requires_more`; the admin API resolves it). */
+  attentionReason: string | null;
+  /** This invoice duplicates the order's invoice in that record: it was canceled, or (paid) alerted. */
+  duplicateOf: string | null;
 }
 
 /** Who and where, as Medusa passes it (`PaymentProviderContext`); informational here. */

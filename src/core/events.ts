@@ -6,6 +6,11 @@ export const InvoicePaymentsEvents = {
   StatusChanged: 'invoice-payments.status_changed',
   /** Something needs a person (paid after cancel, amount mismatch). Payload: `InvoicePaymentsAlert`. */
   Alert: 'invoice-payments.alert',
+  /**
+   * A duplicate invoice of an order (a late invoice of an earlier attempt, or the newer one when the late one was
+   * paid) was canceled at the service. Payload: `DuplicateInvoiceCanceled`.
+   */
+  DuplicateCanceled: 'invoice-payments.duplicate_canceled',
   /** A tracking code was posted to the service. Payload: `{ orderId, code, invoiceRecordId }`. */
   TrackingPosted: 'invoice-payments.tracking_posted',
   /** A tracking code could not be posted after the configured attempts. Payload: `{ orderId, code, error }`. */
@@ -13,8 +18,33 @@ export const InvoicePaymentsEvents = {
 } as const;
 
 export interface InvoicePaymentsAlert {
-  kind: 'paid_after_cancel' | 'amount_mismatch' | 'webhook_dead_letter';
+  /**
+   * `duplicate_paid`: two invoices of one order were paid, refund one (both are named); `creation_unresolved`: the
+   * module could not find out whether an invoice was created for longer than `checkout.unresolvedAlertMs`
+   * (resolve it in the admin API); `invoice_number_clash`: the service answered an invoice number another record
+   * already holds.
+   */
+  kind:
+    | 'paid_after_cancel'
+    | 'amount_mismatch'
+    | 'webhook_dead_letter'
+    | 'duplicate_paid'
+    | 'creation_unresolved'
+    | 'invoice_number_clash';
   orderId: string | null;
   invoiceRecordId: string | null;
   message: string;
+  /** The other invoice the alert is about (`duplicate_paid`: the invoice kept; `invoice_number_clash`: the holder). */
+  relatedInvoiceRecordId?: string | null;
+}
+
+/** Payload of `invoice-payments.duplicate_canceled`. */
+export interface DuplicateInvoiceCanceled {
+  orderId: string;
+  /** The duplicate, canceled at the service. */
+  invoiceRecordId: string;
+  gatewayId: string | null;
+  /** The order's invoice that was kept (open or paid). */
+  keptInvoiceRecordId: string;
+  keptGatewayId: string | null;
 }

@@ -29,6 +29,12 @@ export interface PaymentStatusChange {
    * returned.
    */
   alert?: 'paid_after_cancel' | 'amount_mismatch';
+  /**
+   * Set when this invoice is a duplicate of the order's invoice in that record (a late invoice of an earlier
+   * attempt, or the one replaced by a paid late invoice): its changes do not move the order, which follows the
+   * other invoice.
+   */
+  duplicateOf?: string;
   occurredAt: Date;
 }
 

@@ -14,6 +14,10 @@ export async function statusChangeOf(
   row: InvoiceStatusHistory,
   record: InvoiceRecord,
 ): Promise<PaymentStatusChange> {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
   let previous: PaymentStatusSnapshot | null = null;
   if (row.fromCode !== null) {
     const before = await em.getRepository(InvoiceStatusHistory).findOne({
@@ -38,6 +42,7 @@ export async function statusChangeOf(
     ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
       ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
       : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
     occurredAt: row.createdAt,
   };
 }

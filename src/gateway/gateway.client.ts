@@ -108,6 +108,11 @@ export class GatewayClient {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   }
 
+  /** How long a create request may take before the client gives up on it (`timeouts.createMs`). */
+  get createTimeoutMs(): number {
+    return this.timeouts.createMs;
+  }
+
   /**
    * Creates an invoice (`POST /invoices`, §4.2; scope `invoice.write`). Never retried once it may have been sent:
    * a timeout, a dropped connection, a 5xx or an unreadable answer throws `GatewayOutcomeUnknownError`; resolve it

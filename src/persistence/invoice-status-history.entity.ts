@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { isoTimestampColumn } from './columns';
 
 /** What moved (or tried to move) an invoice's status. */
-export type StatusChangeSource = 'create' | 'operation' | 'webhook' | 'sweep' | 'provider';
+export type StatusChangeSource = 'create' | 'operation' | 'webhook' | 'sweep' | 'provider' | 'admin';
 
 /**
  * Every status an invoice was reported in, applied or not: a refused backwards move or an unknown code is kept
@@ -21,8 +21,9 @@ export class InvoiceStatusHistory {
   @Column({ name: 'from_code', type: 'integer', nullable: true })
   fromCode!: number | null;
 
-  @Column({ name: 'to_code', type: 'integer' })
-  toCode!: number;
+  /** `null` for a row about the attempt's creation rather than a status (an admin's resolution). */
+  @Column({ name: 'to_code', type: 'integer', nullable: true })
+  toCode!: number | null;
 
   @Column({ name: 'status_text', type: 'varchar', length: 128, nullable: true })
   statusText!: string | null;
@@ -70,6 +71,10 @@ export class InvoiceStatusHistory {
     transformer: isoTimestampColumn,
   })
   notifyLockedUntil!: Date | null;
+
+  /** Who made the change when a person did (an admin's resolution); `null` for the module's own reports. */
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  actor!: string | null;
 
   @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
   createdAt!: Date;

@@ -130,6 +130,43 @@ export class InvoiceRecord {
   @Column({ name: 'failure_reason', type: 'text', nullable: true })
   failureReason!: string | null;
 
+  /**
+   * No new creation for the order before this instant: the create request was sent and could still land until its
+   * timeout plus `checkout.lateCreationMarginMs` have passed. Set when the request leaves.
+   */
+  @Column({
+    name: 'settles_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
+  settlesAt!: Date | null;
+
+  /** When the creation's outcome became unknown; the "cannot decide" window counts from here. */
+  @Column({
+    name: 'unknown_since',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
+  unknownSince!: Date | null;
+
+  /**
+   * Why the module stopped deciding on its own (lookups kept failing past `checkout.unresolvedAlertMs`): the
+   * session is `requires_more` and an admin resolves it (re-check, or mark as not created).
+   */
+  @Column({ name: 'attention_reason', type: 'text', nullable: true })
+  attentionReason!: string | null;
+
+  /**
+   * This invoice is a duplicate of the order's invoice in that record (a late invoice of an earlier attempt, or
+   * the other way round): it was canceled at the service, or, paid, raised a `duplicate_paid` alert.
+   */
+  @Column({ name: 'duplicate_of', type: 'varchar', length: 36, nullable: true })
+  duplicateOf!: string | null;
+
   /** Last payload received for this invoice, as JSON text. */
   @Column({ name: 'raw_snapshot', type: 'text', nullable: true })
   rawSnapshot!: string | null;

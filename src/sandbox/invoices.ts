@@ -39,7 +39,7 @@ export class Invoices {
     const { grossCents, discountCents } = totals(input);
     const store = this.core.store;
     const seq = store.next('invoice');
-    const id = String(100000 + seq);
+    const id = store.nextInvoiceNumber();
     const dueDay = input.dueDay ?? defaultDueDay(now, DEFAULT_DUE_DAYS);
     const at = now.toISOString();
     const rec: SandboxInvoiceRecord = {

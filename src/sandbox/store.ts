@@ -37,6 +37,9 @@ export interface IssuedTokenRecord {
   expiresAt: number | null;
 }
 
+/** The counter of invoice numbers (see `nextInvoiceNumber`). */
+const INVOICE_NUMBER = 'invoice-number';
+
 type Kind = 'invoice' | 'consumer' | 'dispute' | 'webhook' | 'card' | 'token' | 'counter';
 
 /** The part of better-sqlite3 the store uses (the package ships no types here). */
@@ -93,6 +96,18 @@ export class Store {
     this.counters.set(name, value);
     this.write('counter', name, value);
     return value;
+  }
+
+  /**
+   * The next invoice number. Numbers never repeat across restarts, persisted or not, nor after a reset: each is
+   * above the last one this store issued and at least the real clock in milliseconds, so a sandbox restarted
+   * without its data starts above every number it issued before (a client's database may still hold them).
+   */
+  nextInvoiceNumber(): string {
+    const value = Math.max((this.counters.get(INVOICE_NUMBER) ?? 0) + 1, Date.now());
+    this.counters.set(INVOICE_NUMBER, value);
+    this.write('counter', INVOICE_NUMBER, value);
+    return String(value);
   }
 
   saveInvoice(record: SandboxInvoiceRecord): void {

@@ -6,6 +6,7 @@ import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
 import { findPage, type PageQuery } from './paging';
+import { sessionDataOf } from '../checkout/session-data';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export interface AdminInvoiceView {
@@ -39,6 +40,12 @@ export interface AdminInvoiceView {
   pixPayload: string | null;
   paymentUrl: string | null;
   failureReason: string | null;
+  /** The creation's outcome is being confirmed until then (`pending`/`unknown`); nothing new is created before. */
+  confirmingUntil: string | null;
+  /** Why the module stopped deciding on its own: resolve with `recheck` or `mark-not-created`. */
+  attentionReason: string | null;
+  /** The record of the order's invoice this one duplicates (canceled, or paid and alerted). */
+  duplicateOf: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -111,6 +118,9 @@ export function toView(row: InvoiceRecord): AdminInvoiceView {
     pixPayload: row.pixPayload,
     paymentUrl: row.paymentUrl,
     failureReason: row.failureReason,
+    confirmingUntil: sessionDataOf(row).confirmingUntil,
+    attentionReason: sessionDataOf(row).attentionReason,
+    duplicateOf: row.duplicateOf,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -44,7 +44,7 @@ export interface AdminOutboxView {
 export interface AdminHistoryView {
   id: string;
   fromCode: number | null;
-  toCode: number;
+  toCode: number | null;
   /** The spec's name of `toCode`, `null` for unlisted codes. */
   toName: string | null;
   statusText: string | null;
@@ -98,7 +98,7 @@ export function historyView(h: InvoiceStatusHistory): AdminHistoryView {
     id: h.id,
     fromCode: h.fromCode,
     toCode: h.toCode,
-    toName: isKnownStatusCode(h.toCode) ? INVOICE_STATUS_NAMES[h.toCode] : null,
+    toName: h.toCode !== null && isKnownStatusCode(h.toCode) ? INVOICE_STATUS_NAMES[h.toCode] : null,
     statusText: h.statusText,
     source: h.source,
     applied: h.applied,

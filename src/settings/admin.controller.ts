@@ -19,11 +19,14 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { Page, ResendWebhookResult } from '../gateway/types';
 import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { InvoiceCreationService } from '../checkout/invoice-creation.service';
+import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
 import {
   ChangeDueDateDto,
   ListInvoicesQueryDto,
+  MarkNotCreatedDto,
   RefundDto,
   ResendWebhookDto,
   UpdateSettingsDto,
@@ -55,6 +58,8 @@ export class InvoicePaymentsAdminController {
     private readonly invoices: AdminInvoicesService,
     private readonly provider: InvoicePaymentProvider,
     private readonly client: GatewayClient,
+    private readonly creation: InvoiceCreationService,
+    private readonly records: InvoiceRecordStore,
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
@@ -135,6 +140,42 @@ export class InvoicePaymentsAdminController {
         throw adminValidationError({ amountCents: err.fields.amount });
       }
       throw err;
+    }
+    return this.reload(id);
+  }
+
+  /**
+   * Re-checks now an attempt whose creation is not settled: asks the service by its referrer. Found → created;
+   * not found once the request could no longer land → closed as not created (the order is free). Otherwise 409
+   * saying why (still in its window, or the service still cannot be asked).
+   */
+  @Post('invoices/:id/recheck')
+  @HttpCode(200)
+  async recheck(@Param('id') id: string): Promise<AdminInvoiceView> {
+    const record = await this.records.get(id).catch(() => null);
+    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    await this.creation.settle(record);
+    return this.reload(id);
+  }
+
+  /**
+   * Marks an attempt whose creation is not settled as not created, after someone checked the service's panel:
+   * the order is free for a new checkout. Recorded in the status history (`source: admin`, `actor`, time). An
+   * invoice of it that shows up anyway is handled as a late invoice (canceled if the order has another).
+   */
+  @Post('invoices/:id/mark-not-created')
+  @HttpCode(200)
+  async markNotCreated(@Param('id') id: string, @Body() body: MarkNotCreatedDto): Promise<AdminInvoiceView> {
+    const record = await this.records.get(id).catch(() => null);
+    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    if (record.creationState === 'created' || record.creationState === 'failed') {
+      throw new ConflictException(`invoice record ${id} is ${record.creationState}: nothing to resolve`);
+    }
+    const after = await this.creation.markNotCreated(record, body.actor.trim(), body.note?.trim() || null);
+    if (after.creationState !== 'failed') {
+      throw new ConflictException(
+        `invoice record ${id} became ${after.creationState} meanwhile: nothing to resolve`,
+      );
     }
     return this.reload(id);
   }

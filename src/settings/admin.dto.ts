@@ -181,6 +181,22 @@ export class RefundDto {
   amountCents!: number;
 }
 
+/**
+ * Body of `POST /invoices/:id/mark-not-created`: who checked the service's panel and found no invoice for the
+ * attempt. Recorded in the status history with the time.
+ */
+export class MarkNotCreatedDto {
+  @IsString({ message: 'actor must be a string naming who checked the service' })
+  @Length(1, 128, { message: 'actor must be 1 to 128 characters' })
+  @Matches(/\S/, { message: 'actor must not be blank' })
+  actor!: string;
+
+  @IsOptional()
+  @IsString({ message: 'note must be a string' })
+  @MaxLength(200, { message: 'note must be at most 200 characters' })
+  note?: string;
+}
+
 /** Body of `POST /webhooks/resend` (spec §4.8): refused in production mode. */
 export class ResendWebhookDto {
   @IsHttpUrl({ message: 'url must be an http or https URL' })

@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { decideTransition } from '../core/status-transitions';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/response.readers';
@@ -42,6 +43,7 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
     private readonly statuses: InvoiceStatusService,
     private readonly gateway: GatewayClient,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {}
 
   onModuleInit(): void {
@@ -102,6 +104,17 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
         ? (await repo.findBy({ referrer: In(referrers), gatewayId: IsNull() })).map((r) => [r.referrer, r])
         : [],
     );
+    if (this.lateInvoices) {
+      // Invoices no record holds by number go to the checkout, which links them to their attempt by referrer
+      // (late invoices of earlier attempts included), applies their status and cancels or alerts duplicates.
+      const ours = referrers.length ? await repo.findBy({ referrer: In(referrers) }) : [];
+      const known = new Set(ours.map((r) => r.referrer));
+      for (const invoice of invoices) {
+        if (byGatewayId.has(invoice.id) || !invoice.referrer || !known.has(invoice.referrer)) continue;
+        if (await this.lateInvoices.adopt(invoice, 'sweep')) result.matched++;
+      }
+      byReferrer.clear();
+    }
     for (const invoice of invoices) {
       const record =
         byGatewayId.get(invoice.id) ?? (invoice.referrer ? byReferrer.get(invoice.referrer) : undefined);

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { runInTransaction } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
@@ -43,6 +44,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     private readonly events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly gateway: GatewayClient,
+    // Issue 13: late and duplicate invoices (the checkout provides it; absent, the referrer match below applies).
+    @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {}
 
   onModuleInit(): void {
@@ -328,6 +331,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const byId = await repo.findOneBy({ gatewayId: invoice.id });
     if (byId || !invoice.referrer) return byId;
+    // Issue 13: an invoice no record holds is matched to its order's attempt by its referrer, at once (an earlier
+    // attempt's late invoice included); duplicates are canceled or alerted there.
+    if (this.lateInvoices) return this.lateInvoices.adopt(invoice, 'webhook');
     // Matched by referrer only while the checkout has not stored an invoice number: a record already tied to
     // another invoice must not take this one's status (a duplicate invoice at the service is dead-lettered).
     return repo.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });

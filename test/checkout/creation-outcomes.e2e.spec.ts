@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   InvoiceCreationFailedError,
   InvoiceCreationUnresolvedError,
   InvoiceRecord,
   mapOrderToInvoice,
   OpenInvoiceConflictError,
+  PaymentBeingConfirmedError,
   resolveCheckoutOptions,
 } from '../../src/index';
 import { withReferrer } from '../../src/checkout/order-mapping';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp } from './support';
+import {
+  CheckoutApp,
+  checkout,
+  makeOrder,
+  openCheckoutDatabase,
+  RewritingProxy,
+  startCheckoutApp,
+  startRewritingProxy,
+} from './support';
 
 /**
  * What happens when the create request's outcome is not a plain answer: the invoice is looked up by its referrer
@@ -29,7 +36,8 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     shop = await startCheckoutApp(
       db,
       sandbox,
-      { creationWaitMs: 400, unknownOutcomeRecheckMs: 800 },
+      // A request may land until 250 ms (client timeout) + 1000 ms (margin) after it left.
+      { creationWaitMs: 2500, unknownOutcomeRecheckMs: 200, lateCreationMarginMs: 1000 },
       {
         timeouts: { createMs: 250 },
       },
@@ -57,11 +65,15 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
 
-  it('a dropped connection before the service stored anything: not found twice, created again once', async () => {
+  it('a dropped connection before the service stored anything: not found until it could no longer land, then a new attempt', async () => {
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', dropConnection: true, times: 1 });
     const order = makeOrder();
     const out = await shop.provider.initiatePayment(checkout(order, 'billet'));
-    expect(out.data).toMatchObject({ creationState: 'created', attempt: 1, referrer: `${order.id}-1` });
+    // The first attempt is closed as not created; the next has its own referrer, so a late first one is told apart.
+    expect(out.data).toMatchObject({ creationState: 'created', attempt: 2, referrer: `${order.id}-2` });
+    const [first] = await shop.records(order.id);
+    expect(first).toMatchObject({ creationState: 'failed', openOrderId: null, gatewayId: null });
+    expect(first.failureReason).toMatch(/not found at the service/);
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
 
@@ -69,7 +81,7 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', latencyMs: 600, times: 1 });
     const order = makeOrder();
     const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
-    expect(out.data.creationState).toBe('created');
+    expect(out.data).toMatchObject({ creationState: 'created', attempt: 1 });
     await new Promise((r) => setTimeout(r, 400)); // anything still in flight has landed by now
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
@@ -104,8 +116,15 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', dropConnection: true, times: 1 });
     sandbox.controls.addFault({ method: 'GET', path: '/invoices', status: 503, times: 1 });
     const order = makeOrder();
-    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(/not settled/);
+    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(
+      PaymentBeingConfirmedError,
+    );
     const [record] = await shop.records(order.id);
+    // While the request could still land, not finding it proves nothing: no cancel on a guess.
+    await expect(shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } })).rejects.toThrow(
+      /being confirmed, retry in \d+ s/,
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, record.settlesAt!.getTime() - Date.now()) + 50));
     const out = await shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } });
     expect(out.data).toMatchObject({ creationState: 'failed', sessionStatus: 'error' });
     expect((await shop.records(order.id))[0].openOrderId).toBeNull();
@@ -161,7 +180,10 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
         updatedAt: now,
       }),
     );
-    await expect(shop.provider.initiatePayment(checkout(order, 'pix'))).rejects.toThrow(/still creating it/);
+    const error = await shop.provider.initiatePayment(checkout(order, 'pix')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaymentBeingConfirmedError);
+    expect(error).toMatchObject({ retryAfterSeconds: 2 });
+    expect((error as Error).message).toMatch(/another request is creating it/);
     expect(await shop.invoicesAtService(order.id)).toBe(0);
   });
 
@@ -183,38 +205,22 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
 describeEachDatabase('a gross amount that differs from the order total', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
-  let proxy: http.Server;
+  let proxy: RewritingProxy;
   let shop: CheckoutApp;
 
   beforeAll(async () => {
     db = await openCheckoutDatabase(kind);
     sandbox = await startSandbox();
     // A real HTTP hop that adds R$ 1,00 to the gross of created invoices, as a service with other rules would.
-    proxy = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const headers = Object.fromEntries(
-          Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
-        ) as Record<string, string>;
-        const body = chunks.length ? Buffer.concat(chunks) : undefined;
-        const answer = await fetch(`${sandbox.url}${req.url}`, { method: req.method, headers, body });
-        let text = await answer.text();
-        if (req.method === 'POST' && answer.ok) {
-          const json = JSON.parse(text) as { invoice: { amount: { gross: number } } };
-          json.invoice.amount.gross += 1;
-          text = JSON.stringify(json);
-        }
-        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-      });
+    proxy = await startRewritingProxy(sandbox.url, (json) => {
+      json.invoice.amount.gross += 1;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const url = proxy.url;
     shop = await startCheckoutApp(db, { ...sandbox, url });
   });
   afterAll(async () => {
     await shop?.close();
-    await new Promise((resolve) => proxy?.close(resolve));
+    await proxy?.close();
     await sandbox?.close();
     await db?.destroy();
   });

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -147,5 +149,44 @@ export function checkout(
       ...(card ? { card: { token: card.token, expiry: '12/30', holder_name: 'MARIA SILVA' } } : {}),
       ...(installments ? { installments } : {}),
     },
+  };
+}
+
+/** A real HTTP hop in front of the sandbox. */
+export interface RewritingProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A proxy that passes every request to `target` and lets `rewrite` change the JSON answer of a successful
+ * `POST` (a created invoice), as a service with other rules would answer.
+ */
+export async function startRewritingProxy(
+  target: string,
+  rewrite: (json: { invoice: Record<string, unknown> & { id: string; amount: { gross: number } } }) => void,
+): Promise<RewritingProxy> {
+  const proxy = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
+      ) as Record<string, string>;
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body });
+      let text = await answer.text();
+      if (req.method === 'POST' && answer.ok) {
+        const json = JSON.parse(text) as Parameters<typeof rewrite>[0];
+        rewrite(json);
+        text = JSON.stringify(json);
+      }
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
 }

@@ -2,7 +2,7 @@ import { GatewayModeError, GatewayNetworkError, GatewayValidationError } from '.
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { HostLookup } from '../../src/gateway/gateway.options';
 import { validCreateParams } from './fixtures';
-import { Harness, startHarness } from './support/harness';
+import { Harness, startHarness, TOKEN } from './support/harness';
 
 async function caught(call: Promise<unknown>): Promise<Error & Record<string, unknown>> {
   try {
@@ -81,7 +81,10 @@ describe('GatewayClient input checks (sandbox over HTTP)', () => {
   it('nothing was stored either', async () => {
     await caught(client.createInvoice(bad));
     expect(h.proxy.apiRequests()).toEqual([]);
-    expect(h.sandbox.controls.getInvoice('100001')).toBeUndefined();
+    const listed = await fetch(`${h.sandbox.url}/invoices`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(((await listed.json()) as { invoices: unknown[] }).invoices).toEqual([]);
   });
 });
 

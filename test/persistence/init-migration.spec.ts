@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
@@ -33,7 +34,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoiceRecord, InvoiceStatusHistory],
-      migrations: [InvoicePaymentsInit1763700000000, StatusNotifyLease1763700006000],
+      migrations: [InvoicePaymentsInit1763700000000, CheckoutSettlement1763700005500, StatusNotifyLease1763700006000],
       migrationsRun: false,
     });
     invoices = db.dataSource.getRepository(InvoiceRecord);
@@ -44,6 +45,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     const ran = await db.dataSource.runMigrations();
     expect(ran.map((m) => m.name)).toEqual([
       'InvoicePaymentsInit1763700000000',
+      'CheckoutSettlement1763700005500',
       'StatusNotifyLease1763700006000',
     ]);
     const qr = db.dataSource.createQueryRunner();
@@ -126,6 +128,10 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     const qr = db.dataSource.createQueryRunner();
     try {
       expect(await qr.hasColumn('invoice_payments_status_history', 'notify_locked_until')).toBe(false);
+      await db.dataSource.undoLastMigration();
+      // The settlement columns go first, and a history row without a code cannot stay behind.
+      expect(await qr.hasColumn('invoice_payments_invoice', 'settles_at')).toBe(false);
+      expect(await qr.hasColumn('invoice_payments_status_history', 'actor')).toBe(false);
       await db.dataSource.undoLastMigration();
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(false);
     } finally {

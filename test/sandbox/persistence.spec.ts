@@ -67,7 +67,7 @@ describe('sandbox: persistence across restarts (persistPath)', () => {
         }),
       );
       expect(withCard.status).toBe(200);
-      expect(withCard.body.invoice.id).toBe('100003');
+      expect(Number(withCard.body.invoice.id)).toBeGreaterThan(Number(b.id));
       const refund = await call<WireInvoiceCurrentResponse>(second.url, 'PUT', '/invoices', {
         payment: { id: a.id, invoice_id: a.invoice_id, amount: 21 },
       });
@@ -92,12 +92,21 @@ describe('sandbox: persistence across restarts (persistPath)', () => {
     }
   });
 
-  it('keeps state in memory only when no path is given', async () => {
+  it('keeps state in memory only when no path is given, and never reuses an invoice number', async () => {
     const first = await startSandbox();
-    await call(first.url, 'POST', '/invoices', createBody());
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        (await call<WireInvoiceCurrentResponse>(first.url, 'POST', '/invoices', createBody())).body.invoice
+          .id,
+      );
+    }
     await first.close();
     const second = await startSandbox();
-    expect(second.controls.getInvoice('100001')).toBeUndefined();
+    expect(second.controls.getInvoice(ids[0])).toBeUndefined();
+    const next = await call<WireInvoiceCurrentResponse>(second.url, 'POST', '/invoices', createBody());
     await second.close();
+    expect(new Set(ids).size).toBe(5);
+    expect(Number(next.body.invoice.id)).toBeGreaterThan(Math.max(...ids.map(Number)));
   });
 });

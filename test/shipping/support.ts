@@ -5,6 +5,7 @@ import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
 import { Test, TestingModule } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoicePaymentsEvents } from '../../src/core/events';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
@@ -33,6 +34,7 @@ export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> 
     entities: [InvoiceRecord, InvoiceStatusHistory, TrackingOutbox],
     migrations: [
       InvoicePaymentsInit1763700000000,
+      CheckoutSettlement1763700005500,
       TrackingOutbox1763700002000,
       StatusNotifyLease1763700006000,
     ],

@@ -11,7 +11,9 @@ describeEachDatabase('test database harness', (kind) => {
     expect(db.dataSource.options.type).toBe(kind === 'sqlite' ? 'better-sqlite3' : 'postgres');
     await db.dataSource.query('CREATE TABLE probe (n integer)');
     await db.dataSource.query('INSERT INTO probe (n) VALUES (41), (1)');
-    const rows: Array<{ total: string | number }> = await db.dataSource.query('SELECT SUM(n) AS total FROM probe');
+    const rows: Array<{ total: string | number }> = await db.dataSource.query(
+      'SELECT SUM(n) AS total FROM probe',
+    );
     expect(Number(rows[0].total)).toBe(42);
   });
 });

@@ -48,7 +48,10 @@ export interface TestDatabase {
  * Opens a fresh, private database: a new PostgreSQL database (dropped on destroy) or a new SQLite file
  * in a temp folder (a file, not `:memory:`, so a second DataSource can open the same database).
  */
-export async function openTestDatabase(kind: DatabaseKind, opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
+export async function openTestDatabase(
+  kind: DatabaseKind,
+  opts: TestDatabaseOptions = {},
+): Promise<TestDatabase> {
   const common = {
     entities: opts.entities ?? [],
     migrations: opts.migrations ?? [],
@@ -59,7 +62,11 @@ export async function openTestDatabase(kind: DatabaseKind, opts: TestDatabaseOpt
 
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'nip-test-'));
-    const options: DataSourceOptions = { type: 'better-sqlite3', database: join(dir, 'test.sqlite'), ...common };
+    const options: DataSourceOptions = {
+      type: 'better-sqlite3',
+      database: join(dir, 'test.sqlite'),
+      ...common,
+    };
     const dataSource = await new DataSource(options).initialize();
     return {
       kind,

@@ -15,7 +15,9 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_POSTGRES_AVAILABLE = '1';
   } catch (err) {
     if (process.env.REQUIRE_POSTGRES === '1') {
-      throw new Error(`REQUIRE_POSTGRES=1 but PostgreSQL is not reachable at ${redact(url)}: ${(err as Error).message}`);
+      throw new Error(
+        `REQUIRE_POSTGRES=1 but PostgreSQL is not reachable at ${redact(url)}: ${(err as Error).message}`,
+      );
     }
     process.env.TEST_POSTGRES_AVAILABLE = '0';
     const line = '#'.repeat(100);

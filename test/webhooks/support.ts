@@ -5,6 +5,7 @@ import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { Global, INestApplication, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
@@ -29,7 +30,12 @@ export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
   return openTestDatabase(kind, {
     entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry],
-    migrations: [InvoicePaymentsInit1763700000000, WebhookInbox1763700001000, StatusNotifyLease1763700006000],
+    migrations: [
+      InvoicePaymentsInit1763700000000,
+      CheckoutSettlement1763700005500,
+      WebhookInbox1763700001000,
+      StatusNotifyLease1763700006000,
+    ],
     ...(poolSize ? { poolSize } : {}),
   });
 }
