@@ -4,6 +4,7 @@ import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
 import { Settings1763700003000 } from './1763700003000-Settings';
 import { SettingsWireProfile1763700004000 } from './1763700004000-SettingsWireProfile';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
+import { WebhookInboxInvoiceIndex1763700007000 } from './1763700007000-WebhookInboxInvoiceIndex';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -16,4 +17,5 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   Settings1763700003000,
   SettingsWireProfile1763700004000,
   StatusNotifyLease1763700006000,
+  WebhookInboxInvoiceIndex1763700007000,
 ];

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { runInTransaction } from '../core/transaction';
+import { isPostgres, runStatement } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
@@ -246,25 +246,39 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Takes an entry for this processor (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
+  /**
+   * Takes an entry for this processor (lease), or `null` when it is taken, done, or (with `dueOnly`) not due: one
+   * conditional `UPDATE ... RETURNING`, so the claim and the read are one round trip.
+   */
   private async claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
     const now = new Date().toISOString();
-    const lease = new Date(Date.now() + this.options.inbox.leaseMs);
-    const claimed = await runInTransaction(this.dataSource, (em) => {
-      const update = em
-        .getRepository(WebhookInboxEntry)
-        .createQueryBuilder()
-        .update()
-        .set({ lockedUntil: lease, attempts: () => 'attempts + 1' })
-        .where('id = :id AND state = :state', { id, state: 'pending' })
-        .andWhere(
-          new Brackets((w) => w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now })),
-        );
-      if (dueOnly) update.andWhere('next_attempt_at <= :now', { now });
-      return update.execute();
-    });
-    if (!claimed.affected) return null;
-    return this.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id });
+    const lease = new Date(Date.now() + this.options.inbox.leaseMs).toISOString();
+    const postgres = isPostgres(this.dataSource);
+    const [p1, p2, p3] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
+    const due = dueOnly ? ` AND next_attempt_at <= ${p3}` : '';
+    const sql =
+      `UPDATE invoice_payments_webhook_inbox SET locked_until = ${p1}, attempts = attempts + 1 ` +
+      `WHERE id = ${p2} AND state = 'pending' AND (locked_until IS NULL OR locked_until <= ${p3})${due} RETURNING *`;
+    // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
+    const params = postgres ? [lease, id, now] : dueOnly ? [lease, id, now, now] : [lease, id, now];
+    const raw = (await runStatement(this.dataSource, (em) => em.query(sql, params))) as unknown[];
+    // TypeORM answers an UPDATE on PostgreSQL with [rows, count].
+    const rows = (postgres ? raw[0] : raw) as Array<Record<string, unknown>>;
+    return rows.length > 0 ? this.entryOf(rows[0]) : null;
+  }
+
+  /** An inbox entity from a raw row, through the columns' transformers. */
+  private entryOf(row: Record<string, unknown>): WebhookInboxEntry {
+    const entry = new WebhookInboxEntry();
+    for (const column of this.dataSource.getMetadata(WebhookInboxEntry).columns) {
+      const transformer = column.transformer;
+      const value = row[column.databaseName];
+      column.setEntityValue(
+        entry,
+        transformer && !Array.isArray(transformer) ? transformer.from(value) : value,
+      );
+    }
+    return entry;
   }
 
   /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
@@ -359,7 +373,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /** Updates an entry this processor claimed; releases the claim. */
   private async finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
-    await runInTransaction(this.dataSource, (em) =>
+    await runStatement(this.dataSource, (em) =>
       em
         .getRepository(WebhookInboxEntry)
         .update({ id: entry.id, state: 'pending' }, { lockedUntil: null, ...patch }),
