@@ -7,6 +7,8 @@ import { Client } from 'pg';
 
 export const sqlCount = { statements: 0, transactions: 0 };
 const UNCOUNTED = Symbol('bench-uncounted');
+/** `BENCH_TRACE_SQL=1`: print each counted statement (to see where a path's statements go). */
+const TRACE = process.env.BENCH_TRACE_SQL === '1';
 
 const original = Client.prototype.query as (...args: unknown[]) => unknown;
 (Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (
@@ -18,6 +20,7 @@ const original = Client.prototype.query as (...args: unknown[]) => unknown;
     const first = args[0];
     const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
     if (typeof text === 'string' && /^\s*(START TRANSACTION|BEGIN)/i.test(text)) sqlCount.transactions++;
+    if (TRACE) console.log(`[sql] ${String(text).replace(/\s+/g, ' ').slice(0, 160)}`);
   }
   return original.apply(this, args);
 };
