@@ -148,12 +148,17 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async process(id: string): Promise<void> {
     const entry = await this.claim(id, true);
     if (!entry) return;
-    const delivered = await this.invoiceOf(entry);
-    if (!delivered) return;
+    // With confirmation the stored body only names the invoice, and its number was read (normalized) at receipt:
+    // the body is not read a second time. Without confirmation it is what gets applied.
+    const named = this.options.confirmWithService ? entry.gatewayId : null;
+    const delivered = named === null ? await this.invoiceOf(entry) : null;
+    if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
-    const confirmation = this.options.confirmWithService ? await this.confirm(entry, delivered) : null;
+    const confirmation = this.options.confirmWithService
+      ? await this.confirm(entry, named ?? (delivered as Invoice).id)
+      : null;
     if (this.options.confirmWithService && !confirmation) return;
-    const invoice = confirmation?.invoice ?? delivered;
+    const invoice = confirmation?.invoice ?? (delivered as Invoice);
     try {
       const record = await this.findRecord(invoice);
       if (!record) {
@@ -195,16 +200,16 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
    */
   private async confirm(
     entry: WebhookInboxEntry,
-    delivered: Invoice,
+    gatewayId: string,
   ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
     const startedAt = new Date();
     let problem: string;
     try {
-      const invoice = await this.lookupShared(delivered.id);
+      const invoice = await this.lookupShared(gatewayId);
       if (invoice) return { invoice, startedAt };
-      problem = `the service does not know invoice ${delivered.id}`;
+      problem = `the service does not know invoice ${gatewayId}`;
     } catch (err) {
-      problem = `could not confirm invoice ${delivered.id} with the service: ${message(err)}`;
+      problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
