@@ -1,89 +1,34 @@
 /**
- * Gateway client bench: creates N invoices in the sandbox through the client, then walks them all with
- * `iterateInvoices`, sampling the collected heap every 100 invoices, to show that iteration memory stays flat
- * whatever N (the sandbox runs in the same process; its store is part of the baseline).
- *
- *   npm run bench                 # N = 5000
- *   BENCH_INVOICES=10000 npm run bench
+ * `npm run bench [parts...]`: the benchmarks, figures only (no assertion). Parts: `webhook`, `checkout`, `feed`
+ * (need PostgreSQL: `DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test; a fresh database is created
+ * and dropped) and `client` (gateway client iteration memory). Default: all. `BENCH_LONG=1`: the feed is 50,000
+ * deliveries (about 4 minutes at 200/s). See docs/development.md#benchmarks for the knobs.
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
-import { GatewayClient } from '../src/gateway/gateway.client';
-import type { CreateInvoiceParams } from '../src/gateway/types';
-import { startSandbox } from '../src/sandbox';
+import { runClientBench } from './client';
+import { runServerBench } from './webhook';
 
-const N = Number(process.env.BENCH_INVOICES ?? 5000);
-const TOKEN = 'bench-token';
-// A collected heap is what the iteration retains; garbage would only measure the collector's mood.
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
-function params(i: number): CreateInvoiceParams {
-  return {
-    client: { name: 'Bench Buyer', document: '52998224725', email: 'bench@example.com' },
-    payment: {
-      method: 'pix',
-      physical: false,
-      id: `bench-${i}`,
-      referrer: `bench-${i}`,
-      products: [{ id: 'p', title: 'Item', quantity: 1, discountCents: 0, unitAmountCents: 1000 + i }],
-    },
-  };
-}
+const ALL = ['webhook', 'feed', 'checkout', 'client'] as const;
 
 async function main(): Promise<void> {
-  const sandbox = await startSandbox({
-    port: 0,
-    tokens: [{ token: TOKEN, scopes: ['invoice.read', 'invoice.write'] }],
-  });
-  const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
-  const client = new GatewayClient({
-    baseUrl: sandbox.url,
-    accessToken: TOKEN,
-    mode: 'sandbox',
-    logger: quiet,
-  });
-  try {
-    let started = performance.now();
-    const concurrency = 8;
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < N) await client.createInvoice(params(next++));
-      }),
-    );
-    const createMs = performance.now() - started;
-    console.log(
-      `created ${N} invoices in ${(createMs / 1000).toFixed(1)} s (${Math.round(N / (createMs / 1000))}/s)`,
-    );
-
-    gc();
-    const baseline = process.memoryUsage().heapUsed;
-    let peak = baseline;
-    let count = 0;
-    let sumCents = 0;
-    started = performance.now();
-    for await (const invoice of client.iterateInvoices()) {
-      count++;
-      sumCents += invoice.amounts.grossCents ?? 0;
-      if (count % 100 === 0) {
-        gc();
-        peak = Math.max(peak, process.memoryUsage().heapUsed);
-      }
-    }
-    const iterateMs = performance.now() - started;
-    console.log(
-      `iterated ${count} invoices in ${(iterateMs / 1000).toFixed(2)} s (${Math.round(count / (iterateMs / 1000))}/s)`,
-    );
-    console.log(
-      `heap: baseline ${mb(baseline)}, retained peak during iteration ${mb(peak)} (+${mb(peak - baseline)})`,
-    );
-    console.log(`checksum: ${sumCents} cents`);
-    if (count !== N) throw new Error(`expected ${N} invoices, iterated ${count}`);
-  } finally {
-    await sandbox.close();
+  const asked = process.argv.slice(2).concat((process.env.BENCH_PARTS ?? '').split(',').filter(Boolean));
+  const unknown = asked.filter((p) => !(ALL as readonly string[]).includes(p));
+  if (unknown.length > 0)
+    throw new Error(`unknown bench part(s) ${unknown.join(', ')}; parts: ${ALL.join(', ')}`);
+  const parts = new Set(asked.length > 0 ? asked : ALL);
+  const started = performance.now();
+  console.log(`bench: ${[...parts].join(', ')} (node ${process.version}, ${new Date().toISOString()})`);
+  if (parts.has('webhook') || parts.has('checkout') || parts.has('feed')) {
+    await runServerBench({
+      webhook: parts.has('webhook'),
+      checkout: parts.has('checkout'),
+      feed: parts.has('feed'),
+    });
   }
+  if (parts.has('client')) {
+    console.log('\n== client: create invoices, then iterate them ==');
+    await runClientBench();
+  }
+  console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
 main().catch((err: unknown) => {

@@ -6,6 +6,7 @@ import { SettingsWireProfile1763700004000 } from './1763700004000-SettingsWirePr
 import { Alerts1763700005000 } from './1763700005000-Alerts';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
 import { CheckoutSettlement1763700005500 } from './1763700005500-CheckoutSettlement';
+import { WebhookInboxInvoiceIndex1763700007000 } from './1763700007000-WebhookInboxInvoiceIndex';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -20,4 +21,5 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   Alerts1763700005000,
   CheckoutSettlement1763700005500,
   StatusNotifyLease1763700006000,
+  WebhookInboxInvoiceIndex1763700007000,
 ];

@@ -3,14 +3,29 @@
  * store's today: at 22:00 in São Paulo it is already tomorrow in UTC.
  */
 
+/** One formatter per time zone: building an `Intl.DateTimeFormat` costs more than formatting with it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    // Throws for an unknown zone before anything is cached, as before.
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    // A store has one zone or a few; the bound only keeps a caller passing arbitrary zones from growing it.
+    if (formatters.size >= 64) formatters.clear();
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
 /** Today's date in `timeZone`, `YYYY-MM-DD`. */
 export function todayIn(timeZone: string, now: Date): string {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(now);
+  const parts = formatterFor(timeZone).formatToParts(now);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')}`;
 }

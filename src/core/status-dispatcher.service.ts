@@ -7,7 +7,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './order-payment.port';
 import { statusChangeOf } from './status-change';
-import { runInTransaction } from './transaction';
+import { runStatement } from './transaction';
 
 /** Injection token of {@link StatusDispatchOptions}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
@@ -197,7 +197,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private async lease(id: string): Promise<boolean> {
     const now = new Date();
     const until = new Date(now.getTime() + this.options.leaseMs);
-    const result = await runInTransaction(this.dataSource, (em) =>
+    const result = await runStatement(this.dataSource, (em) =>
       em
         .getRepository(InvoiceStatusHistory)
         .createQueryBuilder()
@@ -221,7 +221,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
 
   /** Closes or annotates an outbox row; only while it is still open, so a row is never closed twice. */
   private async write(id: string, patch: Partial<InvoiceStatusHistory>): Promise<void> {
-    await runInTransaction(this.dataSource, (em) =>
+    await runStatement(this.dataSource, (em) =>
       em.getRepository(InvoiceStatusHistory).update({ id, notifiedAt: IsNull() }, patch),
     );
   }

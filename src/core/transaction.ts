@@ -52,3 +52,13 @@ export async function runInTransaction<T>(
     if (sqliteQueues.get(dataSource) === tail) sqliteQueues.delete(dataSource);
   }
 }
+
+/**
+ * Runs one statement that is atomic by itself. On PostgreSQL it goes straight to the pool (no BEGIN/COMMIT round
+ * trips); on SQLite it still goes through {@link runInTransaction}'s queue, because a statement on the shared
+ * connection while another caller's transaction is open would become part of that transaction.
+ */
+export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  if (!isSqlite(dataSource)) return work(dataSource.manager);
+  return runInTransaction(dataSource, work);
+}

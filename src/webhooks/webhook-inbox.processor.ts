@@ -5,7 +5,7 @@ import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
-import { runInTransaction } from '../core/transaction';
+import { isPostgres, runStatement } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
@@ -151,12 +151,17 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async process(id: string): Promise<void> {
     const entry = await this.claim(id, true);
     if (!entry) return;
-    const delivered = await this.invoiceOf(entry);
-    if (!delivered) return;
+    // With confirmation the stored body only names the invoice, and its number was read (normalized) at receipt:
+    // the body is not read a second time. Without confirmation it is what gets applied.
+    const named = this.options.confirmWithService ? entry.gatewayId : null;
+    const delivered = named === null ? await this.invoiceOf(entry) : null;
+    if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
-    const confirmation = this.options.confirmWithService ? await this.confirm(entry, delivered) : null;
+    const confirmation = this.options.confirmWithService
+      ? await this.confirm(entry, named ?? (delivered as Invoice).id)
+      : null;
     if (this.options.confirmWithService && !confirmation) return;
-    const invoice = confirmation?.invoice ?? delivered;
+    const invoice = confirmation?.invoice ?? (delivered as Invoice);
     try {
       const record = await this.findRecord(invoice);
       if (!record) {
@@ -198,16 +203,16 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
    */
   private async confirm(
     entry: WebhookInboxEntry,
-    delivered: Invoice,
+    gatewayId: string,
   ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
     const startedAt = new Date();
     let problem: string;
     try {
-      const invoice = await this.lookupShared(delivered.id);
+      const invoice = await this.lookupShared(gatewayId);
       if (invoice) return { invoice, startedAt };
-      problem = `the service does not know invoice ${delivered.id}`;
+      problem = `the service does not know invoice ${gatewayId}`;
     } catch (err) {
-      problem = `could not confirm invoice ${delivered.id} with the service: ${message(err)}`;
+      problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
@@ -249,25 +254,39 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Takes an entry for this processor (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
+  /**
+   * Takes an entry for this processor (lease), or `null` when it is taken, done, or (with `dueOnly`) not due: one
+   * conditional `UPDATE ... RETURNING`, so the claim and the read are one round trip.
+   */
   private async claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
     const now = new Date().toISOString();
-    const lease = new Date(Date.now() + this.options.inbox.leaseMs);
-    const claimed = await runInTransaction(this.dataSource, (em) => {
-      const update = em
-        .getRepository(WebhookInboxEntry)
-        .createQueryBuilder()
-        .update()
-        .set({ lockedUntil: lease, attempts: () => 'attempts + 1' })
-        .where('id = :id AND state = :state', { id, state: 'pending' })
-        .andWhere(
-          new Brackets((w) => w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now })),
-        );
-      if (dueOnly) update.andWhere('next_attempt_at <= :now', { now });
-      return update.execute();
-    });
-    if (!claimed.affected) return null;
-    return this.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id });
+    const lease = new Date(Date.now() + this.options.inbox.leaseMs).toISOString();
+    const postgres = isPostgres(this.dataSource);
+    const [p1, p2, p3] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
+    const due = dueOnly ? ` AND next_attempt_at <= ${p3}` : '';
+    const sql =
+      `UPDATE invoice_payments_webhook_inbox SET locked_until = ${p1}, attempts = attempts + 1 ` +
+      `WHERE id = ${p2} AND state = 'pending' AND (locked_until IS NULL OR locked_until <= ${p3})${due} RETURNING *`;
+    // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
+    const params = postgres ? [lease, id, now] : dueOnly ? [lease, id, now, now] : [lease, id, now];
+    const raw = (await runStatement(this.dataSource, (em) => em.query(sql, params))) as unknown[];
+    // TypeORM answers an UPDATE on PostgreSQL with [rows, count].
+    const rows = (postgres ? raw[0] : raw) as Array<Record<string, unknown>>;
+    return rows.length > 0 ? this.entryOf(rows[0]) : null;
+  }
+
+  /** An inbox entity from a raw row, through the columns' transformers. */
+  private entryOf(row: Record<string, unknown>): WebhookInboxEntry {
+    const entry = new WebhookInboxEntry();
+    for (const column of this.dataSource.getMetadata(WebhookInboxEntry).columns) {
+      const transformer = column.transformer;
+      const value = row[column.databaseName];
+      column.setEntityValue(
+        entry,
+        transformer && !Array.isArray(transformer) ? transformer.from(value) : value,
+      );
+    }
+    return entry;
   }
 
   /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
@@ -365,7 +384,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /** Updates an entry this processor claimed; releases the claim. */
   private async finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
-    await runInTransaction(this.dataSource, (em) =>
+    await runStatement(this.dataSource, (em) =>
       em
         .getRepository(WebhookInboxEntry)
         .update({ id: entry.id, state: 'pending' }, { lockedUntil: null, ...patch }),

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
-import { runInTransaction } from '../core/transaction';
+import { runStatement } from '../core/transaction';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import type { WebhookDelivery } from './webhook-payload';
 
@@ -69,13 +69,14 @@ export class WebhookInboxService {
       receivedAt: now,
       processedAt: state === 'pending' ? null : now,
     });
-    try {
-      await runInTransaction(this.dataSource, (em) => em.getRepository(WebhookInboxEntry).insert(entry));
-    } catch (err) {
+    // One statement that ignores a duplicate dedupe key: a retry of a stored delivery is answered from the row.
+    const inserted = await runStatement(this.dataSource, (em) => insertIgnoringDuplicate(em, entry));
+    if (!inserted) {
       const existing = await this.dataSource
         .getRepository(WebhookInboxEntry)
         .findOneBy({ dedupeKey: delivery.dedupeKey });
-      if (!existing) throw err;
+      if (!existing)
+        throw new Error(`webhook inbox: delivery ${delivery.dedupeKey} neither stored nor found`);
       return {
         id: existing.id,
         duplicate: true,
@@ -96,6 +97,25 @@ export class WebhookInboxService {
     }
     return { id: entry.id, duplicate: false, state, problem, gatewayId: entry.gatewayId };
   }
+}
+
+/**
+ * `INSERT ... ON CONFLICT DO NOTHING` (PostgreSQL) or `INSERT OR IGNORE` (SQLite) of one entry, `RETURNING id`:
+ * `true` when the row was written, `false` when its dedupe key was already there. Columns and values come from the
+ * entity's metadata, so its transformers apply.
+ */
+async function insertIgnoringDuplicate(em: EntityManager, entry: WebhookInboxEntry): Promise<boolean> {
+  const postgres = em.connection.options.type === 'postgres';
+  const columns = em.connection.getMetadata(WebhookInboxEntry).columns;
+  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
+  const values = columns.map((c) => c.getEntityValue(entry, true) as unknown);
+  const marks = columns.map((_, i) => (postgres ? `$${i + 1}` : '?')).join(', ');
+  const table = '"invoice_payments_webhook_inbox"';
+  const sql = postgres
+    ? `INSERT INTO ${table} (${names}) VALUES (${marks}) ON CONFLICT ("dedupe_key") DO NOTHING RETURNING "id"`
+    : `INSERT OR IGNORE INTO ${table} (${names}) VALUES (${marks}) RETURNING "id"`;
+  const rows = (await em.query(sql, values)) as unknown[];
+  return rows.length > 0;
 }
 
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
+import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -33,15 +34,18 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [WebhookInboxEntry],
-      migrations: [WebhookInbox1763700001000],
+      migrations: [WebhookInbox1763700001000, WebhookInboxInvoiceIndex1763700007000],
       migrationsRun: false,
     });
   });
   afterAll(async () => db.destroy());
 
-  it('creates the inbox table exactly as the entity describes it', async () => {
+  it('creates the inbox table (and its invoice index) exactly as the entity describes it', async () => {
     const ran = await db.dataSource.runMigrations();
-    expect(ran.map((m) => m.name)).toEqual(['WebhookInbox1763700001000']);
+    expect(ran.map((m) => m.name)).toEqual([
+      'WebhookInbox1763700001000',
+      'WebhookInboxInvoiceIndex1763700007000',
+    ]);
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
   });
@@ -57,10 +61,13 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
     expect(await repo.countBy({ dedupeKey: first.dedupeKey })).toBe(1);
   });
 
-  it('drops the table on the way down and can run again', async () => {
+  it('drops the index, then the table on the way down and can run again', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      const table = await qr.getTable('invoice_payments_webhook_inbox');
+      expect(table?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_invoice');
+      await db.dataSource.undoLastMigration();
       expect(await qr.hasTable('invoice_payments_webhook_inbox')).toBe(false);
     } finally {
       await qr.release();

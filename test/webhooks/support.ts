@@ -7,6 +7,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
+import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
@@ -35,6 +36,7 @@ export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Pro
       CheckoutSettlement1763700005500,
       WebhookInbox1763700001000,
       StatusNotifyLease1763700006000,
+      WebhookInboxInvoiceIndex1763700007000,
     ],
     ...(poolSize ? { poolSize } : {}),
   });

@@ -1,0 +1,313 @@
+/**
+ * The bench's host process (forked by `bench/webhook.ts`), so the servers measured do not share a CPU with the load
+ * generator: the bare baseline (node:http + one pg `UPDATE` per request) and a minimal Nest host registering the
+ * module as the README says, with an order port that updates the host's own orders table through the app's
+ * DataSource. Answers the parent's commands over IPC; counts its SQL statements (bench/sql-count.ts).
+ */
+import { sqlCount, uncounted } from './sql-count';
+import http, { type ClientRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { Client, Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import {
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  type OrderPaymentPort,
+  type PaymentStatusChange,
+} from '../src/index';
+import { checkout, makeOrder } from '../test/checkout/support';
+import { percentiles } from './stats';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** The host's order port as the README writes it: one UPDATE of the host's orders table. */
+@Injectable()
+class HostOrdersPort implements OrderPaymentPort {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
+    await this.dataSource.query('UPDATE host_orders SET payment_status = $1 WHERE id = $2', [
+      change.current.orderPaymentStatus,
+      change.orderId,
+    ]);
+  }
+}
+
+interface InitArgs {
+  dbUrl: string;
+  sandboxUrl: string;
+  token: string;
+}
+
+let app: INestApplication;
+let probe: Client;
+let pool: Pool;
+let baseline: http.Server;
+const initialStatus = new Map<string, number | null>();
+
+async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
+  probe = uncounted(new Client({ connectionString: dbUrl }));
+  await probe.connect();
+  await probe.query(
+    'CREATE TABLE host_orders (id varchar(128) PRIMARY KEY, payment_status varchar(32) NOT NULL, updated_at timestamptz)',
+  );
+
+  // The bare baseline: read the body, one UPDATE, answer.
+  pool = new Pool({ connectionString: dbUrl, max: 10 });
+  baseline = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+        invoice?: { referrer?: string; status?: { code?: number } };
+      };
+      pool
+        .query('UPDATE host_orders SET payment_status = $1, updated_at = now() WHERE id = $2', [
+          String(body.invoice?.status?.code ?? ''),
+          body.invoice?.referrer ?? '',
+        ])
+        .then(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"received":true}');
+        })
+        .catch((err: Error) => {
+          res.writeHead(500);
+          res.end(err.message);
+        });
+    });
+  });
+  await new Promise<void>((r) => baseline.listen(0, '127.0.0.1', r));
+
+  @Module({
+    imports: [
+      TypeOrmModule.forRoot({
+        type: 'postgres',
+        url: dbUrl,
+        extra: { max: 10 },
+        entities: [...INVOICE_PAYMENTS_ENTITIES],
+        migrations: [...INVOICE_PAYMENTS_MIGRATIONS],
+        migrationsRun: true,
+      }),
+      EventEmitterModule.forRoot(),
+      InvoicePaymentsModule.forRoot({
+        gateway: { baseUrl: sandboxUrl, accessToken: token, mode: 'sandbox' },
+        // Deliveries are held by the sandbox and replayed by the bench; the URL only has to be accepted.
+        checkout: { publicWebhookUrl: 'http://127.0.0.1:9/webhooks/invoice-payments' },
+        orderPort: HostOrdersPort,
+      }),
+    ],
+  })
+  class HostModule {}
+  app = await NestFactory.create(HostModule, { logger: ['error'] });
+  await app.listen(0, '127.0.0.1');
+  const url = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  return { baselineUrl: url(baseline), moduleUrl: `${url(app.getHttpServer())}/webhooks/invoice-payments` };
+}
+
+/** Checks out `n` orders (PIX) and adds them to the host's orders table. */
+async function checkoutOrders({ n, concurrency }: { n: number; concurrency: number }) {
+  const provider = app.get(InvoicePaymentProvider);
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next++;
+        const order = makeOrder();
+        await pool.query('INSERT INTO host_orders (id, payment_status) VALUES ($1, $2)', [
+          order.id,
+          'not_paid',
+        ]);
+        const session = await provider.initiatePayment(checkout(order, 'pix'));
+        ids.push(session.data.gatewayId as string);
+        initialStatus.set(session.id, session.data.statusCode ?? null);
+      }
+    }),
+  );
+  return { gatewayIds: ids };
+}
+
+/** Puts every record back to its status at checkout, so the next round's deliveries make real transitions. */
+async function resetStatuses() {
+  const code = [...initialStatus.values()][0] ?? 1;
+  await probe.query('UPDATE invoice_payments_invoice SET status_code = $1, open_order_id = order_id', [code]);
+  return { code };
+}
+
+async function stats() {
+  const pending = await probe.query<{ n: string }>(
+    "SELECT COUNT(*) AS n FROM invoice_payments_webhook_inbox WHERE state = 'pending'",
+  );
+  const outbox = await probe.query<{ n: string }>(
+    'SELECT COUNT(*) AS n FROM invoice_payments_status_history WHERE applied = true AND notified_at IS NULL',
+  );
+  const inbox = await probe.query<{ n: string }>('SELECT COUNT(*) AS n FROM invoice_payments_webhook_inbox');
+  const mem = process.memoryUsage();
+  return {
+    ...sqlCount,
+    pending: Number(pending.rows[0].n),
+    undelivered: Number(outbox.rows[0].n),
+    inbox: Number(inbox.rows[0].n),
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+  };
+}
+
+/** The body and headers of the module's next POST, captured as it leaves (`http.request` wrapped once). */
+function captureNextPost(): Promise<{ path: string; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve) => {
+    const original = http.request;
+    (http as { request: unknown }).request = (...args: unknown[]) => {
+      const request = (original as (...a: unknown[]) => ClientRequest)(...args);
+      if (request.method !== 'POST') return request;
+      http.request = original;
+      const chunks: Buffer[] = [];
+      const write = request.write.bind(request) as (...a: unknown[]) => boolean;
+      const end = request.end.bind(request) as (...a: unknown[]) => ClientRequest;
+      (request as unknown as { write: (...a: unknown[]) => boolean }).write = (...a: unknown[]) => {
+        if (a[0] !== undefined && typeof a[0] !== 'function') chunks.push(Buffer.from(a[0] as string));
+        return write(...a);
+      };
+      (request as unknown as { end: (...a: unknown[]) => ClientRequest }).end = (...a: unknown[]) => {
+        if (a[0] !== undefined && typeof a[0] !== 'function') chunks.push(Buffer.from(a[0] as string));
+        resolve({
+          path: request.path,
+          headers: request.getHeaders(),
+          body: Buffer.concat(chunks).toString(),
+        });
+        return end(...a);
+      };
+      return request;
+    };
+  });
+}
+
+const rawAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function rawPost(
+  base: string,
+  path: string,
+  headers: Record<string, unknown>,
+  body: string,
+): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const target = new URL(path, base);
+    const req = http.request(
+      target,
+      {
+        method: 'POST',
+        agent: rawAgent,
+        headers: { ...(headers as Record<string, string>), 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode && res.statusCode < 300
+            ? resolve(performance.now() - started)
+            : reject(new Error(`raw POST answered ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * `initiatePayment` against a raw POST of the same body to the same sandbox: sequential calls interleaved in
+ * rounds, then 32 concurrent of each.
+ */
+async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n: number; rounds: number }) {
+  const provider = app.get(InvoicePaymentProvider);
+  const captured = captureNextPost();
+  await provider.initiatePayment(checkout(makeOrder(), 'pix'));
+  const sample = await captured;
+  const template = JSON.parse(sample.body) as Record<string, unknown>;
+  const sampleId = JSON.stringify(template).match(/order_[0-9a-f-]{36}/)?.[0] ?? '';
+  const rawBody = (i: number) => sample.body.split(sampleId).join(`raw_${process.pid}_${i}_${Date.now()}`);
+
+  const moduleMs: number[] = [];
+  const rawMs: number[] = [];
+  let moduleStatements = 0;
+  let seq = 0;
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < n / rounds; i++) {
+      const before = sqlCount.statements;
+      const started = performance.now();
+      await provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      moduleMs.push(performance.now() - started);
+      moduleStatements += sqlCount.statements - before;
+    }
+    for (let i = 0; i < n / rounds; i++)
+      rawMs.push(await rawPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
+  }
+  const concurrent = 32;
+  const total = concurrent * 10;
+  const timeIt = async (one: () => Promise<unknown>) => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrent }, async () => {
+        while (next < total) {
+          next++;
+          await one();
+        }
+      }),
+    );
+    return total / ((performance.now() - started) / 1000);
+  };
+  const moduleRate = await timeIt(() => provider.initiatePayment(checkout(makeOrder(), 'pix')));
+  const rawRate = await timeIt(() => rawPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
+  return {
+    module: percentiles(moduleMs),
+    raw: percentiles(rawMs),
+    statementsPerCall: moduleStatements / moduleMs.length,
+    moduleRate,
+    rawRate,
+    bodyBytes: Buffer.byteLength(sample.body),
+  };
+}
+
+async function close() {
+  await app?.close();
+  await pool?.end();
+  await new Promise((r) => baseline?.close(r));
+  await probe?.end();
+  rawAgent.destroy();
+  return {};
+}
+
+const commands: Record<string, (args: never) => Promise<unknown>> = {
+  init,
+  checkoutOrders,
+  resetStatuses,
+  stats,
+  checkoutBench,
+  gc: async () => {
+    gc();
+    return {};
+  },
+  close,
+};
+
+process.on('message', (msg: { id: number; cmd: string; args: unknown }) => {
+  const command = commands[msg.cmd];
+  Promise.resolve()
+    .then(() => command(msg.args as never))
+    .then(
+      (result) => process.send?.({ id: msg.id, result }),
+      (err: unknown) => process.send?.({ id: msg.id, error: err instanceof Error ? err.stack : String(err) }),
+    )
+    .finally(() => {
+      if (msg.cmd === 'close') process.disconnect();
+    });
+});
