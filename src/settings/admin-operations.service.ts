@@ -1,7 +1,8 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, In } from 'typeorm';
+import { Brackets, DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { runInTransaction } from '../core/transaction';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -54,21 +55,12 @@ export class AdminOperationsService {
       throw new ConflictException(`this delivery is ${entry.state}: there is nothing to retry`);
     }
     const now = new Date();
-    const result = await runInTransaction(this.dataSource, (em) =>
-      em
-        .getRepository(WebhookInboxEntry)
-        .createQueryBuilder()
-        .update()
-        .set({ state: 'pending', nextAttemptAt: now, processedAt: null })
-        .where('id = :id AND state = :state', { id, state: entry.state })
-        .andWhere(
-          new Brackets((w) =>
-            w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
-          ),
-        )
-        .execute(),
-    );
-    if (!result.affected) throw new ConflictException('this delivery is being processed right now');
+    const requeued = await this.requeueUnleased(WebhookInboxEntry, id, 'state', entry.state, now, {
+      state: 'pending',
+      nextAttemptAt: now,
+      processedAt: null,
+    });
+    if (!requeued) throw new ConflictException('this delivery is being processed right now');
     this.logger.log(`webhook inbox entry ${id} (${entry.state}) queued again by an admin`);
     this.lookup(WebhookInboxProcessor)?.kick(id, entry.gatewayId);
     return inboxView(await repo.findOneByOrFail({ id }));
@@ -91,21 +83,12 @@ export class AdminOperationsService {
       throw new ConflictException(`this tracking code is ${row.status}: there is nothing to retry`);
     }
     const now = new Date();
-    const result = await runInTransaction(this.dataSource, (em) =>
-      em
-        .getRepository(TrackingOutbox)
-        .createQueryBuilder()
-        .update()
-        .set({ status: 'pending', nextAttemptAt: now, updatedAt: now })
-        .where('id = :id AND status = :status', { id, status: row.status })
-        .andWhere(
-          new Brackets((w) =>
-            w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
-          ),
-        )
-        .execute(),
-    );
-    if (!result.affected) throw new ConflictException('this tracking code is being posted right now');
+    const requeued = await this.requeueUnleased(TrackingOutbox, id, 'status', row.status, now, {
+      status: 'pending',
+      nextAttemptAt: now,
+      updatedAt: now,
+    });
+    if (!requeued) throw new ConflictException('this tracking code is being posted right now');
     this.logger.log(`tracking outbox row ${id} (${row.status}) queued again by an admin`);
     this.lookup(TrackingWorker)?.kick();
     return outboxView(await repo.findOneByOrFail({ id }));
@@ -128,5 +111,34 @@ export class AdminOperationsService {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Puts a row back in the queue with `patch`, only while it is still in `from` and no worker holds its lease
+   * (`locked_until` unset or lapsed): the one rule both queues (webhook inbox, tracking outbox) follow.
+   */
+  private async requeueUnleased<T extends ObjectLiteral>(
+    entity: EntityTarget<T>,
+    id: string,
+    column: 'state' | 'status',
+    from: string,
+    now: Date,
+    patch: QueryDeepPartialEntity<T>,
+  ): Promise<boolean> {
+    const result = await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(entity)
+        .createQueryBuilder()
+        .update()
+        .set(patch)
+        .where(`id = :id AND ${column} = :from`, { id, from })
+        .andWhere(
+          new Brackets((w) =>
+            w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
+          ),
+        )
+        .execute(),
+    );
+    return (result.affected ?? 0) > 0;
   }
 }
