@@ -1,4 +1,6 @@
 import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableIndex } from 'typeorm';
+import { isPostgres } from '../src/core/transaction';
+import { dataSourceOf } from '../src/core/typeorm-compat';
 
 const INVOICE = 'invoice_payments_invoice';
 const HISTORY = 'invoice_payments_status_history';
@@ -27,7 +29,7 @@ const timestamp = (name: string, nullable = false): TableColumnOptions => varcha
  * TypeORM derives from the entities and a host's `migration:generate` finds nothing to change.
  */
 const falseDefault = (queryRunner: QueryRunner): string | boolean =>
-  queryRunner.connection.driver.options.type === 'postgres' ? false : '0';
+  isPostgres(dataSourceOf(queryRunner)) ? false : '0';
 
 /**
  * The invoice of each payment attempt and its status history (`src/persistence/`).

@@ -1,23 +1,34 @@
 #!/usr/bin/env bash
-# The consumer test (`npm run test:consumer`, run by .ci/run): the package as a store gets it.
-# Builds, packs, installs the tarball into a scratch NestJS 11 host app made on the fly (scripts/consumer-app, written
-# from the README only), type-checks it in strict mode under `module: commonjs` and `module: nodenext`, runs one PIX
-# checkout -> payment in the sandbox -> webhook -> order port -> shipment event -> tracking code at the sandbox on
-# SQLite, and checks that the process exits by itself after app.close(). Also: the tarball's contents, the links of
-# its Markdown files, and the sandbox's bin.
-# KEEP_CONSUMER_DIR=1 keeps the scratch directory for a look afterwards.
+# The consumer test (`npm run test:consumer`, run by .ci/run): the package as a store gets it, on both stacks.
+# Builds and packs once and checks the tarball (contents, Markdown links). Then, for each stack of the matrix, makes
+# a scratch host app (scripts/consumer-app, written from the README only) with its own package.json:
+#   latest  every peer at npm's `latest` tag at the time of the run (unpinned: the next major is caught when it
+#           lands), TypeScript's `latest` too; the SQLite driver at the range latest TypeORM accepts;
+#   lts     the NestJS 11 / TypeORM 0.3 line (what Vendure 3 and Medusa 2 run), the repository's TypeScript.
+# Each: plain `npm install` of the tarball and the peers (no --legacy-peer-deps; a peer conflict fails), `npm ls`
+# clean, a strict type-check under `module: commonjs` and `module: nodenext`, then the app runs as CommonJS on SQLite
+# and on PostgreSQL (a fresh database each, dropped afterwards), with forRoot and with forRootAsync, and once more
+# compiled as an ES module host: one PIX checkout -> pay -> webhook -> order port -> shipment -> tracking code at the
+# sandbox, and the process must exit by itself after app.close(). Last, the sandbox's bin.
+# Usage: scripts/consumer-test.sh [latest] [lts]   (default: both). KEEP_CONSUMER_DIR=1 keeps the scratch directory.
+# DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432) must let the user create databases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 START=$(date +%s)
 step() { echo "[consumer-test +$(($(date +%s) - START))s] $*"; }
+STACKS=("$@")
+[[ ${#STACKS[@]} -gt 0 ]] || STACKS=(latest lts)
+PG_BASE=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+PG_SERVER=${PG_BASE%/*}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/invoice-payments-consumer.XXXXXX")
-if [[ "${KEEP_CONSUMER_DIR:-}" == 1 ]]; then
-  echo "scratch directory kept: $WORK"
-else
-  trap 'rm -rf "$WORK"' EXIT
-fi
+DATABASES=()
+cleanup() {
+  for db in "${DATABASES[@]}"; do psql "$PG_SERVER/postgres" -qc "DROP DATABASE IF EXISTS \"$db\"" >/dev/null 2>&1 || true; done
+  if [[ "${KEEP_CONSUMER_DIR:-}" == 1 ]]; then echo "scratch directory kept: $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
 
 step "build and pack"
 npm run build --silent
@@ -28,87 +39,168 @@ step "tarball contents and links"
 tar -tzf "$WORK/$TARBALL" | sed 's|^package/||' >"$WORK/files.txt"
 node scripts/check-package-files.js "$WORK/files.txt" "$WORK/$TARBALL"
 
-step "scratch host app"
-APP="$WORK/host-app"
-mkdir -p "$APP"
-cp -R scripts/consumer-app/. "$APP/"
-# The host's own dependencies: the ranges a store on the Nest 11 line installs today. better-sqlite3 is pinned to
-# the repository's version so its native build can be reused (it compiles from source when no prebuilt binary can
-# be downloaded, which takes minutes).
-SQLITE_VERSION=$(node -p "require('./node_modules/better-sqlite3/package.json').version")
+# better-sqlite3 compiles from source (about 75 s) when no prebuilt binary can be downloaded. Its build is kept per
+# version and Node ABI and reused (seeded from the repository's own node_modules); every other install script runs.
+CACHE=${CONSUMER_CACHE_DIR:-$ROOT/node_modules/.cache/consumer-test}
+ABI=$(node -p process.versions.modules)
+BINARY=build/Release/better_sqlite3.node
+mkdir -p "$CACHE"
+if [[ -f "node_modules/better-sqlite3/$BINARY" ]]; then
+  REPO_SQLITE=$(node -p "require('./node_modules/better-sqlite3/package.json').version")
+  cp -n "node_modules/better-sqlite3/$BINARY" "$CACHE/better-sqlite3-$REPO_SQLITE-abi$ABI.node" 2>/dev/null || true
+fi
 TS_VERSION=$(node -p "require('./node_modules/typescript/package.json').version")
-cat >"$APP/package.json" <<EOF
+SQLITE_OF_LATEST_TYPEORM=$(npm view typeorm@latest peerDependencies.better-sqlite3 2>/dev/null)
+[[ -n "$SQLITE_OF_LATEST_TYPEORM" ]] || { echo "npm view typeorm@latest gave no better-sqlite3 peer range"; exit 1; }
+
+# What a store types for a stack: README step 1 for that line (`readme=`, checked against the README by
+# test/docs/quick-start.spec.ts; the tarball stands for the package's name) and what the app itself has (its Nest
+# and the SQLite driver the runs below use too). Bare names take npm's `latest` tag; npm saves the `^` range of what
+# it resolved, as it does for a store.
+host_packages() {
+  local readme app
+  if [[ $1 == latest ]]; then
+    readme="@nestjs/typeorm typeorm @nestjs/axios @nestjs/event-emitter class-validator class-transformer pg"
+    app="@nestjs/common @nestjs/core @nestjs/platform-express reflect-metadata rxjs better-sqlite3@$SQLITE_OF_LATEST_TYPEORM"
+  else
+    readme="@nestjs/typeorm@^11 typeorm@^0.3.20 @nestjs/axios@^4 @nestjs/event-emitter@^3 class-validator@^0.14 class-transformer pg"
+    app="@nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 reflect-metadata rxjs better-sqlite3@${REPO_SQLITE:-^12}"
+  fi
+  echo "../$TARBALL $readme $app"
+}
+
+# The host's package.json before the install: its development tools (TypeScript: npm's latest on the latest stack,
+# the repository's on the lts one) and the one install script it allows.
+host_package_json() {
+  local stack=$1 typescript=$TS_VERSION
+  [[ $stack == latest ]] && typescript="^$(npm view typescript@latest version)"
+  cat <<EOF
 {
-  "name": "consumer-host-app",
+  "name": "consumer-host-app-$stack",
   "private": true,
-  "dependencies": {
-    "nestjs-invoice-payments": "file:../$TARBALL",
-    "@nestjs/axios": "^4.0.0",
-    "@nestjs/common": "^11.0.0",
-    "@nestjs/core": "^11.0.0",
-    "@nestjs/event-emitter": "^3.0.0",
-    "@nestjs/platform-express": "^11.0.0",
-    "@nestjs/typeorm": "^11.0.0",
-    "better-sqlite3": "$SQLITE_VERSION",
-    "class-transformer": "^0.5.1",
-    "class-validator": "^0.14.0",
-    "reflect-metadata": "^0.2.0",
-    "rxjs": "^7.8.0",
-    "typeorm": "^0.3.20"
-  },
-  "devDependencies": {
-    "@types/node": "^20.0.0",
-    "typescript": "$TS_VERSION"
-  }
+  "devDependencies": { "@types/node": "^20.19.0", "typescript": "$typescript" },
+  "allowScripts": { "better-sqlite3": true }
 }
 EOF
-
-step "npm install (the tarball and the host's dependencies)"
-(cd "$APP" && npm install --prefer-offline --no-audit --no-fund --ignore-scripts --loglevel=error)
-BINARY=build/Release/better_sqlite3.node
-if [[ -f "node_modules/better-sqlite3/$BINARY" ]]; then
-  mkdir -p "$APP/node_modules/better-sqlite3/build/Release"
-  cp "node_modules/better-sqlite3/$BINARY" "$APP/node_modules/better-sqlite3/$BINARY"
-else
-  (cd "$APP" && npm rebuild better-sqlite3 --loglevel=error)
-fi
-if [[ -d "$APP/node_modules/qrcode" ]]; then
-  echo "qrcode was installed: it should be an optional peer, not a dependency"
-  exit 1
-fi
-for peer in @nestjs/common @nestjs/core @nestjs/typeorm typeorm; do
-  echo "  $peer $(node -p "require('$APP/node_modules/$peer/package.json').version")"
-done
-
-step "type-check, strict: module commonjs (node10 resolution, typesVersions) and module nodenext (exports)"
-(cd "$APP" && npx tsc -p tsconfig.json && npx tsc -p tsconfig.nodenext.json)
-
-step "run the host app: PIX checkout -> pay -> webhook -> port -> shipment -> tracking code"
-set +e
-(cd "$APP" && timeout 90 node dist/main.js)
-STATUS=$?
-set -e
-if [[ $STATUS == 124 ]]; then
-  echo "the host app did not exit by itself within 90 s after app.close(): something keeps the event loop alive"
-  exit 1
-fi
-[[ $STATUS == 0 ]] || { echo "the host app failed (exit $STATUS)"; exit 1; }
-
-step "the sandbox bin: npx nestjs-invoice-payments-sandbox prints its URL and a sample token"
-LOG="$WORK/sandbox-bin.log"
-# The link npx runs; started directly so that its process id is the sandbox's own.
-PORT=0 "$APP/node_modules/.bin/nestjs-invoice-payments-sandbox" >"$LOG" 2>&1 &
-BIN_PID=$!
-for _ in $(seq 1 100); do
-  grep -q 'Sample token' "$LOG" && break
-  sleep 0.1
-done
-kill "$BIN_PID" 2>/dev/null || true
-wait "$BIN_PID" 2>/dev/null || true
-cat "$LOG"
-grep -Eq 'listening on http://127\.0\.0\.1:[0-9]+' "$LOG" && grep -q 'Sample token: ' "$LOG" || {
-  echo "the sandbox bin did not print its URL and a sample token"
-  exit 1
 }
 
-step "passed in $(($(date +%s) - START)) s"
+# Installs the host's dependencies: plain `npm install`, then each package's install scripts (better-sqlite3's from
+# the cache when its version was built before).
+install_host() {
+  local app=$1 stack=$2 log=$1/npm-install.log
+  # shellcheck disable=SC2046 # one package spec per word
+  (cd "$app" && npm install --prefer-offline --no-audit --no-fund --ignore-scripts $(host_packages "$stack") >"$log" 2>&1) || {
+    cat "$log"
+    echo "npm install failed"
+    return 1
+  }
+  grep -v 'Unknown user config' "$log" || true
+  if grep -Eq 'ERESOLVE|peer dep' "$log"; then
+    echo "npm install warned about peer dependencies (above): the ranges do not fit together"
+    return 1
+  fi
+  local scripted
+  scripted=$(cd "$app" && npm query ':attr(scripts, [preinstall]), :attr(scripts, [install]), :attr(scripts, [postinstall])' |
+    node -e 'for (const p of JSON.parse(require("fs").readFileSync(0, "utf8"))) console.log(`${p.name}@${p.version}`)' | sort -u)
+  for pkg in $scripted; do
+    local name=${pkg%@*} version=${pkg##*@}
+    local cached="$CACHE/$name-$version-abi$ABI.node"
+    if [[ $name == better-sqlite3 && -f $cached ]]; then
+      echo "  $pkg: install script replaced by the build cached for Node ABI $ABI"
+      mkdir -p "$app/node_modules/better-sqlite3/build/Release"
+      cp "$cached" "$app/node_modules/better-sqlite3/$BINARY"
+    else
+      echo "  $pkg: running its install script"
+      (cd "$app" && npm rebuild "$name" --loglevel=error)
+      if [[ $name == better-sqlite3 ]]; then cp "$app/node_modules/better-sqlite3/$BINARY" "$cached"; fi
+    fi
+  done
+}
+
+# A fresh PostgreSQL database for one run, dropped when the script ends.
+fresh_database() {
+  local name="consumer_$1_$$_${RANDOM}"
+  psql "$PG_SERVER/postgres" -qc "CREATE DATABASE \"$name\"" >/dev/null
+  DATABASES+=("$name")
+  echo "$PG_SERVER/$name"
+}
+
+# Runs the host app once; it must pass and then exit by itself.
+run_host() {
+  local entry=$1 database=$2 options=$3 url=
+  [[ $database == postgres ]] && url=$(fresh_database "$stack")
+  set +e
+  CONSUMER_DATABASE=$database CONSUMER_OPTIONS=$options DATABASE_URL=$url timeout 90 node "$entry"
+  local status=$?
+  set -e
+  if [[ $status == 124 ]]; then
+    echo "the host app did not exit by itself within 90 s after app.close(): something keeps the event loop alive"
+    return 1
+  fi
+  [[ $status == 0 ]] || { echo "the host app failed (exit $status) on $database with $options"; return 1; }
+}
+
+for stack in "${STACKS[@]}"; do
+  [[ $stack == latest || $stack == lts ]] || { echo "unknown stack $stack (latest or lts)"; exit 1; }
+  APP="$WORK/$stack"
+  mkdir -p "$APP"
+  cp -R scripts/consumer-app/. "$APP/"
+  host_package_json "$stack" >"$APP/package.json"
+
+  step "[$stack] npm install (the tarball and the host's dependencies)"
+  install_host "$APP" "$stack"
+  if [[ -d "$APP/node_modules/qrcode" ]]; then
+    echo "qrcode was installed: it should be an optional peer, not a dependency"
+    exit 1
+  fi
+  (cd "$APP" && npm ls --all >"$APP/npm-ls.txt" 2>&1) || {
+    grep -Ev '^[│├└ ]' "$APP/npm-ls.txt"
+    echo "npm ls is not clean"
+    exit 1
+  }
+  for peer in @nestjs/core @nestjs/common @nestjs/platform-express @nestjs/typeorm @nestjs/axios @nestjs/event-emitter \
+    typeorm class-validator better-sqlite3 pg typescript; do
+    echo "  $peer $(node -p "require('$APP/node_modules/$peer/package.json').version")"
+  done
+
+  step "[$stack] type-check, strict: module commonjs and module nodenext; the same sources as an ES module host"
+  (cd "$APP" && npx tsc -p tsconfig.json && npx tsc -p tsconfig.nodenext.json)
+  mkdir -p "$APP/esm"
+  cp -R "$APP/src" "$APP/esm/src"
+  echo '{ "type": "module" }' >"$APP/esm/package.json"
+  cat >"$APP/esm/tsconfig.json" <<'EOF'
+{
+  "extends": "../tsconfig.json",
+  "compilerOptions": { "module": "nodenext", "moduleResolution": "nodenext", "outDir": "./dist", "rootDir": "./src" },
+  "include": ["src"]
+}
+EOF
+  (cd "$APP" && npx tsc -p esm/tsconfig.json)
+
+  step "[$stack] run the host app: PIX checkout -> pay -> webhook -> port -> shipment -> tracking code"
+  for database in sqlite postgres; do
+    for options in forRootAsync forRoot; do run_host "$APP/dist/main.js" "$database" "$options"; done
+  done
+  run_host "$APP/esm/dist/main.js" sqlite forRoot
+  run_host "$APP/esm/dist/main.js" postgres forRootAsync
+
+  step "[$stack] the sandbox bin: npx nestjs-invoice-payments-sandbox prints its URL and a sample token"
+  LOG="$APP/sandbox-bin.log"
+  # The link npx runs; started directly so that its process id is the sandbox's own.
+  PORT=0 "$APP/node_modules/.bin/nestjs-invoice-payments-sandbox" >"$LOG" 2>&1 &
+  BIN_PID=$!
+  for _ in $(seq 1 100); do
+    grep -q 'Sample token' "$LOG" && break
+    sleep 0.1
+  done
+  kill "$BIN_PID" 2>/dev/null || true
+  wait "$BIN_PID" 2>/dev/null || true
+  cat "$LOG"
+  grep -Eq 'listening on http://127\.0\.0\.1:[0-9]+' "$LOG" && grep -q 'Sample token: ' "$LOG" || {
+    echo "the sandbox bin did not print its URL and a sample token"
+    exit 1
+  }
+  step "[$stack] passed"
+done
+
+step "passed (${STACKS[*]}) in $(($(date +%s) - START)) s"

@@ -1,8 +1,7 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, EntityTarget, In, ObjectLiteral } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { Brackets, DataSource, EntityTarget, In, ObjectLiteral, type QueryDeepPartialEntity } from 'typeorm';
 import { runInTransaction } from '../core/transaction';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';

@@ -1,4 +1,6 @@
 import { DataSource } from 'typeorm';
+import { isPostgres } from '../core/transaction';
+import { escapeQuery } from '../core/typeorm-compat';
 import { TRACKING_OUTBOX_TABLE } from './constants';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
@@ -11,7 +13,7 @@ export class TrackingOutboxStore {
   private readonly postgres: boolean;
 
   constructor(private readonly dataSource: DataSource) {
-    this.postgres = dataSource.options.type === 'postgres';
+    this.postgres = isPostgres(dataSource);
   }
 
   /**
@@ -101,7 +103,7 @@ export class TrackingOutboxStore {
   }
 
   private async run(sql: string, params: Record<string, unknown>): Promise<void> {
-    const [query, values] = this.dataSource.driver.escapeQueryWithParameters(sql, params, {});
+    const [query, values] = escapeQuery(this.dataSource, sql, params);
     await this.dataSource.query(query, values);
   }
 }

@@ -6,6 +6,7 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { isPostgres, runStatement } from '../core/transaction';
+import { queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
@@ -269,9 +270,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       `WHERE id = ${p2} AND state = 'pending' AND (locked_until IS NULL OR locked_until <= ${p3})${due} RETURNING *`;
     // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
     const params = postgres ? [lease, id, now] : dueOnly ? [lease, id, now, now] : [lease, id, now];
-    const raw = (await runStatement(this.dataSource, (em) => em.query(sql, params))) as unknown[];
-    // TypeORM answers an UPDATE on PostgreSQL with [rows, count].
-    const rows = (postgres ? raw[0] : raw) as Array<Record<string, unknown>>;
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, params));
     return rows.length > 0 ? this.entryOf(rows[0]) : null;
   }
 

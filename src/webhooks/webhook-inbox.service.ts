@@ -5,7 +5,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
-import { runStatement } from '../core/transaction';
+import { isPostgres, runStatement } from '../core/transaction';
+import { dataSourceOf, queryReturning } from '../core/typeorm-compat';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import type { WebhookDelivery } from './webhook-payload';
 
@@ -105,8 +106,9 @@ export class WebhookInboxService {
  * entity's metadata, so its transformers apply.
  */
 async function insertIgnoringDuplicate(em: EntityManager, entry: WebhookInboxEntry): Promise<boolean> {
-  const postgres = em.connection.options.type === 'postgres';
-  const columns = em.connection.getMetadata(WebhookInboxEntry).columns;
+  const dataSource = dataSourceOf(em);
+  const postgres = isPostgres(dataSource);
+  const columns = dataSource.getMetadata(WebhookInboxEntry).columns;
   const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
   const values = columns.map((c) => c.getEntityValue(entry, true) as unknown);
   const marks = columns.map((_, i) => (postgres ? `$${i + 1}` : '?')).join(', ');
@@ -114,8 +116,7 @@ async function insertIgnoringDuplicate(em: EntityManager, entry: WebhookInboxEnt
   const sql = postgres
     ? `INSERT INTO ${table} (${names}) VALUES (${marks}) ON CONFLICT ("dedupe_key") DO NOTHING RETURNING "id"`
     : `INSERT OR IGNORE INTO ${table} (${names}) VALUES (${marks}) RETURNING "id"`;
-  const rows = (await em.query(sql, values)) as unknown[];
-  return rows.length > 0;
+  return (await queryReturning(em, sql, values)).length > 0;
 }
 
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);

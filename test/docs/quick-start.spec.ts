@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as ts from 'typescript';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (...path: string[]) => readFileSync(join(ROOT, ...path), 'utf8');
@@ -32,7 +33,7 @@ describe('README as a quick start', () => {
       'initiatePayment',
       'controls.pay(',
       'controls.getInvoice(',
-      'order.shipment_created',
+      'DEFAULT_SHIPMENT_EVENT',
     ];
     for (const used of [...imported, ...calls, '/admin/invoice-payments/settings', 'publicWebhookUrl']) {
       expect({ used, shown: readme.includes(used) }).toEqual({ used, shown: true });
@@ -48,6 +49,69 @@ describe('README as a quick start', () => {
       expect(text).not.toMatch(/shared\/spec/);
     }
     expect(readme).toMatch(/npx nestjs-invoice-payments-sandbox/);
+  });
+});
+
+describe('README snippets', () => {
+  /** The README's TypeScript blocks that name their file on their first line (`// app.module.ts`). */
+  const files = [...readme.matchAll(/```ts\n\/\/ ([\w.-]+\.ts)\n([\s\S]*?)```/g)].map((m) => ({
+    name: m[1],
+    source: m[2],
+  }));
+
+  it('compile as written (strict), with only the host its own order entity', () => {
+    expect(files.map((f) => f.name)).toEqual([
+      'app.module.ts',
+      'order-payment.adapter.ts',
+      'checkout.service.ts',
+      'shipping.service.ts',
+      'payments.e2e-spec.ts',
+    ]);
+    // Inside the repository so that `@nestjs/*` and `typeorm` resolve from its node_modules.
+    mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
+    const dir = mkdtempSync(join(ROOT, 'node_modules', '.cache', 'readme-snippets-'));
+    try {
+      for (const file of files) writeFileSync(join(dir, file.name), file.source);
+      writeFileSync(
+        join(dir, 'order.entity.ts'),
+        "import { Column, Entity, PrimaryColumn } from 'typeorm';\n" +
+          '@Entity() export class Order { @PrimaryColumn() id!: string; @Column() paymentStatus!: string; }\n',
+      );
+      const program = ts.createProgram(
+        [...files.map((f) => join(dir, f.name)), join(dir, 'order.entity.ts')],
+        {
+          module: ts.ModuleKind.CommonJS,
+          target: ts.ScriptTarget.ES2022,
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          types: ['node'],
+          paths: {
+            'nestjs-invoice-payments': [join(ROOT, 'src', 'index.ts')],
+            'nestjs-invoice-payments/sandbox': [join(ROOT, 'src', 'sandbox', 'index.ts')],
+          },
+        },
+      );
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .filter((d) => d.file?.fileName.startsWith(dir))
+        .map(
+          (d) =>
+            `${d.file!.fileName.slice(dir.length + 1)}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+        );
+      expect(problems).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('install commands are the ones the consumer test runs on its two stacks', () => {
+    const commands = [...readme.matchAll(/^npm install nestjs-invoice-payments (.+)$/gm)].map((m) => m[1]);
+    expect(commands).toHaveLength(2);
+    const script = read('scripts', 'consumer-test.sh');
+    for (const packages of commands) expect(script).toContain(`readme="${packages}"`);
   });
 });
 
@@ -71,8 +135,12 @@ describe('package.json', () => {
     expect(pkg.bin['nestjs-invoice-payments-sandbox']).toBe('dist/src/sandbox/main.js');
     expect(read('src', 'sandbox', 'main.ts').startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(pkg.dependencies).not.toHaveProperty('qrcode');
-    expect(pkg.peerDependencies['@nestjs/core']).toBe('^11.0.0');
-    expect(pkg.peerDependencies.typeorm).toBe('^0.3.20');
+    // Both lines, as far as the consumer test's two stacks (latest, lts) prove them.
+    expect(pkg.peerDependencies['@nestjs/core']).toBe('^11.0.0 || ^12.0.0');
+    expect(pkg.peerDependencies['@nestjs/typeorm']).toBe('^11.0.0 || ^12.0.0');
+    expect(pkg.peerDependencies['@nestjs/axios']).toBe('^4.0.0 || ^12.0.0');
+    expect(pkg.peerDependencies['@nestjs/event-emitter']).toBe('^3.0.0 || ^12.0.0');
+    expect(pkg.peerDependencies.typeorm).toBe('^0.3.20 || ^1.0.0');
     expect(read('LICENSE')).toMatch(/^MIT License/);
   });
 });

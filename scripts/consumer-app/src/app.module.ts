@@ -1,42 +1,67 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import {
   INVOICE_PAYMENTS_ENTITIES,
   INVOICE_PAYMENTS_MIGRATIONS,
   InvoicePaymentsModule,
 } from 'nestjs-invoice-payments';
-import { OrderPaymentAdapter } from './order-payment.adapter';
-import { CreateOrders1700000000000, Order } from './order.entity';
+import { OrderPaymentAdapter } from './order-payment.adapter.js';
+import { CreateOrders1700000000000, Order } from './order.entity.js';
 
-/** README step 2: TypeORM (here the embedded SQLite), the event bus and the module, options from a factory. */
-@Module({
-  imports: [
-    TypeOrmModule.forRoot({
-      type: 'better-sqlite3',
-      database: process.env.DATABASE_PATH ?? ':memory:',
-      entities: [...INVOICE_PAYMENTS_ENTITIES, Order],
-      migrations: [...INVOICE_PAYMENTS_MIGRATIONS, CreateOrders1700000000000],
-      migrationsRun: true,
-    }),
-    EventEmitterModule.forRoot(),
-    InvoicePaymentsModule.forRootAsync({
-      imports: [TypeOrmModule.forFeature([Order])],
-      useFactory: () => ({
-        gateway: {
-          baseUrl: process.env.PAYMENTS_BASE_URL!,
-          accessToken: process.env.PAYMENTS_TOKEN!,
-          mode: 'sandbox',
-        },
-        checkout: { publicWebhookUrl: process.env.PAYMENTS_WEBHOOK_URL },
-        admin: {
-          adminKey: process.env.PAYMENTS_ADMIN_KEY,
-          encryption: { keys: { k1: process.env.PAYMENTS_KEY_K1! }, currentKeyId: 'k1' },
-        },
-      }),
-      orderPort: OrderPaymentAdapter,
-    }),
-    TypeOrmModule.forFeature([Order]),
-  ],
-})
-export class AppModule {}
+/**
+ * README step 2: TypeORM with the module's entities and migrations, the event bus and the module. The consumer test
+ * runs it on each database (`CONSUMER_DATABASE`: `sqlite`, the embedded one, or `postgres` at `DATABASE_URL`) and
+ * each way of giving the options (`CONSUMER_OPTIONS`: `forRootAsync`, from a factory, or `forRoot`). A dynamic module
+ * because `forRoot` takes the options when the module is built, after the sandbox has started.
+ */
+@Module({})
+export class AppModule {
+  static register(): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot({
+          ...database(),
+          entities: [...INVOICE_PAYMENTS_ENTITIES, Order],
+          migrations: [...INVOICE_PAYMENTS_MIGRATIONS, CreateOrders1700000000000],
+          migrationsRun: true,
+        }),
+        EventEmitterModule.forRoot(),
+        process.env.CONSUMER_OPTIONS === 'forRoot'
+          ? InvoicePaymentsModule.forRoot({
+              ...paymentOptions(),
+              imports: [TypeOrmModule.forFeature([Order])],
+              orderPort: OrderPaymentAdapter,
+            })
+          : InvoicePaymentsModule.forRootAsync({
+              imports: [TypeOrmModule.forFeature([Order])], // what the order port injects
+              useFactory: paymentOptions,
+              orderPort: OrderPaymentAdapter,
+            }),
+        TypeOrmModule.forFeature([Order]),
+      ],
+    };
+  }
+}
+
+function database(): TypeOrmModuleOptions {
+  return process.env.CONSUMER_DATABASE === 'postgres'
+    ? { type: 'postgres', url: process.env.DATABASE_URL }
+    : { type: 'better-sqlite3', database: process.env.DATABASE_PATH ?? ':memory:' };
+}
+
+function paymentOptions() {
+  return {
+    gateway: {
+      baseUrl: process.env.PAYMENTS_BASE_URL!,
+      accessToken: process.env.PAYMENTS_TOKEN!,
+      mode: 'sandbox' as const,
+    },
+    checkout: { publicWebhookUrl: process.env.PAYMENTS_WEBHOOK_URL },
+    admin: {
+      adminKey: process.env.PAYMENTS_ADMIN_KEY,
+      encryption: { keys: { k1: process.env.PAYMENTS_KEY_K1! }, currentKeyId: 'k1' },
+    },
+  };
+}

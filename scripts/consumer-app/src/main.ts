@@ -4,16 +4,17 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import { CheckoutOrder, InvoicePaymentProvider } from 'nestjs-invoice-payments';
+import { CheckoutOrder, DEFAULT_SHIPMENT_EVENT, InvoicePaymentProvider } from 'nestjs-invoice-payments';
 import { DEFAULT_TOKEN, startSandbox } from 'nestjs-invoice-payments/sandbox';
 import type { Repository } from 'typeorm';
-import { AppModule } from './app.module';
-import { Order } from './order.entity';
+import { AppModule } from './app.module.js';
+import { Order } from './order.entity.js';
 
 /**
- * The consumer test's host app, written only from the README: boots on SQLite against the sandbox, runs one PIX
- * checkout → payment → webhook → port → shipment → tracking code at the sandbox, then closes. It never calls
- * process.exit: the script checks that the process ends by itself.
+ * The consumer test's host app, written only from the README: boots (on the database and with the options style
+ * `AppModule` reads from the environment) against the sandbox, serves the admin page, runs one PIX checkout →
+ * payment → webhook → port → shipment → tracking code at the sandbox, then closes. It never calls process.exit: the
+ * script checks that the process ends by itself.
  */
 async function main(): Promise<void> {
   const sandbox = await startSandbox();
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   process.env.PAYMENTS_ADMIN_KEY = randomBytes(24).toString('hex');
   process.env.PAYMENTS_KEY_K1 = randomBytes(32).toString('base64');
 
-  const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(AppModule.register(), { logger: ['error', 'warn'] });
   app.setGlobalPrefix('api');
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -37,6 +38,11 @@ async function main(): Promise<void> {
       body: JSON.stringify({ publicWebhookUrl: `${url}/api/webhooks/invoice-payments` }),
     });
     check(saved.status === 200, `admin settings saved (HTTP ${saved.status})`);
+    const page = await fetch(`${url}/api/admin/invoice-payments/`);
+    check(
+      page.status === 200 && (page.headers.get('content-type') ?? '').startsWith('text/html'),
+      `the admin page served (HTTP ${page.status})`,
+    );
 
     const orders = app.get<Repository<Order>>(getRepositoryToken(Order));
     const order: CheckoutOrder = {
@@ -79,7 +85,7 @@ async function main(): Promise<void> {
     );
     console.log('webhook: order marked captured by the port');
 
-    app.get(EventEmitter2).emit('order.shipment_created', {
+    app.get(EventEmitter2).emit(DEFAULT_SHIPMENT_EVENT, {
       orderId: order.id,
       trackingCode: 'BR123456789BR',
       carrier: 'Correios',
@@ -93,7 +99,10 @@ async function main(): Promise<void> {
     await app.close();
     await sandbox.close();
   }
-  console.log('consumer app: every step passed; closed, waiting for the process to exit by itself');
+  const { CONSUMER_DATABASE = 'sqlite', CONSUMER_OPTIONS = 'forRootAsync' } = process.env;
+  console.log(
+    `consumer app (${CONSUMER_DATABASE}, ${CONSUMER_OPTIONS}): every step passed; closed, waiting for exit`,
+  );
 }
 
 function check(condition: boolean, what: string): void {

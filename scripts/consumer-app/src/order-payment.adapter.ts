@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { OrderPaymentPort, PaymentStatusChange } from 'nestjs-invoice-payments';
 import { Repository } from 'typeorm';
-import { Order } from './order.entity';
+import { Order } from './order.entity.js';
 
 /** README step 3: the port, with a dependency of the host's (the order repository, given through `imports`). */
 @Injectable()
