@@ -256,7 +256,7 @@ describeEachDatabase('demo store API', (kind) => {
       true,
     );
     expect(control.status).toBe(400);
-    expect(control.body.message).toBe('carrier must not contain control characters');
+    expect(control.body.message).toMatch(/^carrier must not contain control characters/);
     expect(
       ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).fulfillment_status,
     ).toBe('not_fulfilled');
@@ -267,7 +267,7 @@ describeEachDatabase('demo store API', (kind) => {
     expect(down.status).toBe(502);
     expect(down.body).toMatchObject({
       error: 'payment_service_unavailable',
-      message: expect.stringMatching(/^refundInvoice/),
+      message: 'The payment service is unavailable. Try again in a moment.',
     });
     expect(
       ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).refunded_total,
