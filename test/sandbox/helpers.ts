@@ -19,10 +19,12 @@ export async function call<T = Record<string, unknown>>(
   token: string | null = TOKEN,
   headers: Record<string, string> = {},
 ): Promise<Reply<T>> {
+  // The controls take JSON only, bodiless requests included (a cross-origin page cannot send that type).
+  const control = path.startsWith('/_sandbox') && method !== 'GET';
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(body === undefined && !control ? {} : { 'Content-Type': 'application/json' }),
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
       ...headers,
     },
