@@ -1,0 +1,97 @@
+import http from 'node:http';
+import { startSandbox, SandboxServer } from '../../src/sandbox';
+import { createBody, TOKEN } from './helpers';
+
+/** One raw request: `Host` and `Content-Type` exactly as given. */
+function raw(url: string, method: string, headers: Record<string, string>, body = '') {
+  return new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : {} });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const JSON_TYPE = { 'Content-Type': 'application/json' };
+
+describe('sandbox: who may use the /_sandbox controls', () => {
+  let sandbox: SandboxServer;
+  afterEach(() => sandbox?.close());
+
+  it('loopback names answer; any other Host is 403 and nothing happens', async () => {
+    sandbox = await startSandbox();
+    const port = sandbox.port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `app.localhost:${port}`]) {
+      const res = await raw(`${sandbox.url}/_sandbox/faults`, 'GET', { Host: host });
+      expect([host, res.status]).toEqual([host, 200]);
+    }
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+    ]) {
+      const res = await raw(`${sandbox.url}/_sandbox/reset`, 'POST', { Host: host, ...JSON_TYPE }, '{}');
+      expect([host, res.status, res.json.code]).toEqual([host, 403, 'forbidden']);
+    }
+    // The service's own API is what the spec says, whatever the Host.
+    const api = await raw(`${sandbox.url}/invoices`, 'GET', {
+      Host: 'api.example',
+      Authorization: `Bearer ${TOKEN}`,
+    });
+    expect(api.status).toBe(200);
+  });
+
+  it('writes must be JSON: text/plain, forms and no type are 415, and change nothing', async () => {
+    sandbox = await startSandbox({ autoProcessCards: false });
+    const created = await raw(
+      `${sandbox.url}/invoices`,
+      'POST',
+      { ...JSON_TYPE, Authorization: `Bearer ${TOKEN}` },
+      JSON.stringify(createBody()),
+    );
+    const id = (created.json.invoice as { id: string }).id;
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      '',
+    ]) {
+      const headers = type ? { 'Content-Type': type } : {};
+      const res = await raw(`${sandbox.url}/_sandbox/invoices/${id}/pay`, 'POST', headers, '{}');
+      expect([type, res.status, res.json.code]).toEqual([type, 415, 'unsupported_media_type']);
+    }
+    expect(sandbox.controls.getInvoice(id)!.statusCode).toBe(1);
+    const json = await raw(
+      `${sandbox.url}/_sandbox/invoices/${id}/pay`,
+      'POST',
+      { 'Content-Type': 'application/json; charset=utf-8' },
+      '{}',
+    );
+    expect(json.status).toBe(200);
+    expect(sandbox.controls.getInvoice(id)!.statusCode).toBe(5);
+  });
+
+  it('a configured host name is let in; with a control token every control but the browser GETs needs it', async () => {
+    sandbox = await startSandbox({ controlHosts: ['sandbox'], controlToken: 'ctl-secret' });
+    const token = { 'X-Sandbox-Control-Token': 'ctl-secret' };
+    expect(
+      (await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', { Host: 'sandbox:4010', ...token })).status,
+    ).toBe(200);
+    expect((await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', {})).status).toBe(403);
+    expect(
+      (await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', { 'X-Sandbox-Control-Token': 'wrong' })).status,
+    ).toBe(403);
+    expect(
+      (await raw(`${sandbox.url}/_sandbox/reset`, 'POST', { ...JSON_TYPE, ...token }, '{}')).status,
+    ).toBe(200);
+    // The payment page and the QR image are opened from links: no header possible, so no token asked (404: no invoice).
+    expect((await raw(`${sandbox.url}/_sandbox/qr/1.png`, 'GET', {})).status).toBe(404);
+  });
+});
