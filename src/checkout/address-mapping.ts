@@ -57,7 +57,7 @@ const INPUT_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof CheckoutAddress>;
 
 /**
- * Maps and checks the order's address: its text fields bounded (A16), every field present, the country as a three-letter code, and for Brazil a
+ * Maps and checks the order's address: its text fields bounded (A17), every field present, the country as a three-letter code, and for Brazil a
  * UF among the 27 and an 8-digit CEP. Problems go to `errors`; the address is returned only when it is whole.
  */
 export function mapAddress(

@@ -62,7 +62,7 @@ export interface CheckoutOptions {
   maxTotalCents?: number;
   /**
    * Most characters of each text sent to the service; default the service's limits (`DEFAULT_TEXT_LIMITS`,
-   * docs/gateway-assumptions.md A16). Raise one only when your service accepts more.
+   * docs/gateway-assumptions.md A17). Raise one only when your service accepts more.
    */
   textLimits?: Partial<TextLimits>;
   /** The clock (tests). */

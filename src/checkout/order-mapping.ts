@@ -179,7 +179,7 @@ function checkAmounts(
 }
 
 /**
- * An id the service and the database key on is used as given, never trimmed: it must already be clean (A16), so
+ * An id the service and the database key on is used as given, never trimmed: it must already be clean (A17), so
  * that the host finds its order by the same value.
  */
 function checkId(errors: FieldErrorCollector, field: string, value: unknown, rule: TextRule): void {
@@ -206,7 +206,7 @@ function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErro
   return order.id;
 }
 
-/** Each item's id, title and thumbnail: strings within their limits (A16), free of control characters. */
+/** Each item's id, title and thumbnail: strings within their limits (A17), free of control characters. */
 function checkItemTexts(
   order: CheckoutOrder,
   { textLimits: limits, maxItems }: ResolvedCheckoutOptions,

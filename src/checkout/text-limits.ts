@@ -1,7 +1,7 @@
 import type { TextRule } from '../core/text-bounds';
 
 /**
- * Most characters of each text the checkout sends to the service (docs/gateway-assumptions.md, A16: the service's
+ * Most characters of each text the checkout sends to the service (docs/gateway-assumptions.md, A17: the service's
  * limits, which the sandbox enforces). Longer input is refused with a `CheckoutValidationError` naming the field,
  * before anything is sent or stored. Counted after trimming, in UTF-16 code units.
  */
@@ -32,7 +32,7 @@ export interface TextLimits {
   cardToken: number;
 }
 
-/** The service's limits (A16). */
+/** The service's limits (A17). */
 export const DEFAULT_TEXT_LIMITS: Readonly<TextLimits> = {
   orderId: 128,
   reference: 120,

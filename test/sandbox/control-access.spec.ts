@@ -63,7 +63,7 @@ describe('sandbox: who may use the /_sandbox controls', () => {
       'multipart/form-data; boundary=x',
       '',
     ]) {
-      const headers = type ? { 'Content-Type': type } : {};
+      const headers: Record<string, string> = type ? { 'Content-Type': type } : {};
       const res = await raw(`${sandbox.url}/_sandbox/invoices/${id}/pay`, 'POST', headers, '{}');
       expect([type, res.status, res.json.code]).toEqual([type, 415, 'unsupported_media_type']);
     }
@@ -93,5 +93,32 @@ describe('sandbox: who may use the /_sandbox controls', () => {
     ).toBe(200);
     // The payment page and the QR image are opened from links: no header possible, so no token asked (404: no invoice).
     expect((await raw(`${sandbox.url}/_sandbox/qr/1.png`, 'GET', {})).status).toBe(404);
+  });
+});
+
+describe('sandbox: text with control characters (A17)', () => {
+  it('follows the same rule as the module, word for word', async () => {
+    const sandboxRule = await import('../../src/sandbox/constants');
+    const moduleRule = await import('../../src/core/text-bounds');
+    expect(sandboxRule.CONTROL_CHARACTERS.source).toBe(moduleRule.CONTROL_CHARACTERS.source);
+    expect(sandboxRule.CONTROL_CHARACTERS.flags).toBe(moduleRule.CONTROL_CHARACTERS.flags);
+    expect(sandboxRule.CONTROL_CHARACTERS_PROBLEM).toBe(moduleRule.CONTROL_CHARACTERS_PROBLEM);
+  });
+
+  it('refuses them with 422 naming the field', async () => {
+    const sandbox = await startSandbox();
+    try {
+      const body = createBody({ client: { name: 'Ana\u202Egpj' } });
+      const res = await raw(
+        `${sandbox.url}/invoices`,
+        'POST',
+        { ...JSON_TYPE, Authorization: `Bearer ${TOKEN}` },
+        JSON.stringify(body),
+      );
+      expect(res.status).toBe(422);
+      expect(res.json.errors).toEqual({ 'client.name': [expect.stringMatching(/control characters/)] });
+    } finally {
+      await sandbox.close();
+    }
   });
 });
