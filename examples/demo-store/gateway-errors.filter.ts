@@ -56,7 +56,8 @@ export class ShopperErrorsFilter implements ExceptionFilter {
     if (error instanceof PaymentServiceError) {
       return reply(host, error.getStatus(), error.getResponse() as object, error.retryAfterSeconds);
     }
-    if (error instanceof PaymentBeingConfirmedError) return new PaymentBeingConfirmedFilter().catch(error, host);
+    if (error instanceof PaymentBeingConfirmedError)
+      return new PaymentBeingConfirmedFilter().catch(error, host);
     if (error instanceof GatewayError) return new GatewayErrorsFilter().catch(error, host);
     if (error instanceof HttpException && error.getStatus() === 404) {
       return reply(host, 404, { error: 'Not Found', message: 'Not found' });

@@ -16,7 +16,11 @@ interface PageRequest {
   url?: string;
 }
 
-const NO_SUCH_ASSET = JSON.stringify({ statusCode: 404, error: 'Not Found', message: 'no such admin page file' });
+const NO_SUCH_ASSET = JSON.stringify({
+  statusCode: 404,
+  error: 'Not Found',
+  message: 'no such admin page file',
+});
 
 function send(reply: Reply, status: number, contentType: string, body: string, cache: string): void {
   reply.status(status);

@@ -86,7 +86,10 @@ export class InvoiceCreationUnresolvedError extends HttpException {
   ) {
     const status = serviceUnavailable ? 503 : 409;
     const message = `The invoice of order ${orderId} is not settled yet: ${detail}`;
-    super({ statusCode: status, error: serviceUnavailable ? 'Service Unavailable' : 'Conflict', message }, status);
+    super(
+      { statusCode: status, error: serviceUnavailable ? 'Service Unavailable' : 'Conflict', message },
+      status,
+    );
     this.message = message;
   }
 }
@@ -105,7 +108,11 @@ export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
     detail: string,
     serviceUnavailable = false,
   ) {
-    super(orderId, `payment is being confirmed, retry in ${retryAfterSeconds} s (${detail})`, serviceUnavailable);
+    super(
+      orderId,
+      `payment is being confirmed, retry in ${retryAfterSeconds} s (${detail})`,
+      serviceUnavailable,
+    );
   }
 }
 
@@ -175,9 +182,11 @@ const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
   unavailable: 'The payment service is unavailable. Try again in a moment.',
   rate_limit: 'The payment service is busy. Try again in a moment.',
   timeout: 'The payment service did not answer in time. Try again in a moment.',
-  outcome_unknown: "The payment service's answer was lost; the payment is being confirmed. Try again in a moment.",
+  outcome_unknown:
+    "The payment service's answer was lost; the payment is being confirmed. Try again in a moment.",
   response: 'The payment service answered something unusable. Try again in a moment.',
-  authentication: "The payment service refused the store's credential: the store must check its payment settings.",
+  authentication:
+    "The payment service refused the store's credential: the store must check its payment settings.",
   scope: "The payment service refused the store's credential: the store must check its payment settings.",
 };
 

@@ -277,7 +277,9 @@ export class InvoiceCreationService {
       // The details (address, system error) go to the log; the caller's message is a plain sentence.
       this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
       const down = isUpstreamFailure(err);
-      const detail = down ? 'could not ask the service: it is unavailable' : `could not ask the service: ${why}`;
+      const detail = down
+        ? 'could not ask the service: it is unavailable'
+        : `could not ask the service: ${why}`;
       throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, detail, down);
     }
     if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);

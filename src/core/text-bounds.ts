@@ -50,7 +50,12 @@ export function textProblem(value: unknown, rule: TextRule): string | null {
  * Reads one text field: the trimmed string, or `undefined` when it is absent, blank or has a problem (which goes
  * to `errors` under `field`).
  */
-export function readText(errors: ProblemSink, field: string, value: unknown, rule: TextRule): string | undefined {
+export function readText(
+  errors: ProblemSink,
+  field: string,
+  value: unknown,
+  rule: TextRule,
+): string | undefined {
   const problem = textProblem(value, rule);
   if (problem) {
     errors.add(field, problem);

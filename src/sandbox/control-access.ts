@@ -35,7 +35,11 @@ export function checkControlAccess(req: IncomingMessage, path: string, access: C
       .trim()
       .toLowerCase();
     if (type !== 'application/json') {
-      throw new SandboxError(415, 'unsupported_media_type', 'the sandbox controls take Content-Type: application/json');
+      throw new SandboxError(
+        415,
+        'unsupported_media_type',
+        'the sandbox controls take Content-Type: application/json',
+      );
     }
   } else if (BROWSER_GETS.some((pattern) => pattern.test(path))) return;
   if (access.token !== null && !sameSecret(req.headers[CONTROL_TOKEN_HEADER], access.token)) {

@@ -117,7 +117,10 @@ export class InvoicePaymentsAdminController {
   /** Moves the due date of a PIX or bank-slip invoice (status 1 or 15). */
   @Post('invoices/:id/due-date')
   @HttpCode(200)
-  async changeDueDate(@Param('id', AdminIdPipe) id: string, @Body() body: ChangeDueDateDto): Promise<AdminInvoiceView> {
+  async changeDueDate(
+    @Param('id', AdminIdPipe) id: string,
+    @Body() body: ChangeDueDateDto,
+  ): Promise<AdminInvoiceView> {
     await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
     return this.reload(id);
   }
@@ -165,7 +168,10 @@ export class InvoicePaymentsAdminController {
    */
   @Post('invoices/:id/mark-not-created')
   @HttpCode(200)
-  async markNotCreated(@Param('id', AdminIdPipe) id: string, @Body() body: MarkNotCreatedDto): Promise<AdminInvoiceView> {
+  async markNotCreated(
+    @Param('id', AdminIdPipe) id: string,
+    @Body() body: MarkNotCreatedDto,
+  ): Promise<AdminInvoiceView> {
     const record = await this.records.get(id).catch(() => null);
     if (!record) throw new NotFoundException(`No invoice record ${id}`);
     if (record.creationState === 'created' || record.creationState === 'failed') {

@@ -99,7 +99,8 @@ export class InvoicePaymentsAdminGuard implements CanActivate {
   /** Counts and logs a failure: the client and the reason, never the key or the header. */
   private failed(client: string, reason: string): void {
     const { failures, maxFailures, windowSeconds } = this.throttle.fail(client);
-    const refused = failures >= maxFailures ? `; further attempts refused (429) for the rest of the window` : '';
+    const refused =
+      failures >= maxFailures ? `; further attempts refused (429) for the rest of the window` : '';
     this.logger.warn(
       `admin authentication failed from ${client} (${reason}): ${failures} of ${maxFailures} allowed in ${windowSeconds} s${refused}`,
     );

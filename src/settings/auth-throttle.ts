@@ -82,7 +82,10 @@ export function clientOf(request: { ip?: string; socket?: { remoteAddress?: stri
   const groups = address.includes('::')
     ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
     : left;
-  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
