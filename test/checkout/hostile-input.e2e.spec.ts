@@ -23,6 +23,11 @@ class ShopController {
   checkout(@Body() body: InitiatePaymentInput) {
     return this.payments.initiatePayment(body);
   }
+
+  @Post('status')
+  status(@Body() body: { invoiceRecordId: unknown }) {
+    return this.payments.getPaymentStatus({ data: { invoiceRecordId: body.invoiceRecordId as string } });
+  }
 }
 
 /** A store app over HTTP on loopback, its module talking to `baseUrl`. */
@@ -185,6 +190,14 @@ describeEachDatabase(
       expect(res.body.message).toContain(field);
       expect(seen.filter((line) => !line.startsWith('POST /_sandbox'))).toEqual([]); // nothing reached the service
       expect(await db.dataSource.getRepository(InvoiceRecord).count()).toBe(before); // nothing stored
+    });
+
+    it("a session's invoice record id with a NUL byte, of 200 characters or not a string: 400, never a database error", async () => {
+      for (const id of ['\u0000', 'a'.repeat(200), 42, { $ne: null }]) {
+        const res = await request(shop.url).post('/shop/status').send({ invoiceRecordId: id });
+        expect(res.status).toBe(400);
+        expect(Object.keys(res.body.fields)).toEqual(['data.invoiceRecordId']);
+      }
     });
 
     it('the same order without the hostile part goes through (the cases fail for their one reason)', async () => {
