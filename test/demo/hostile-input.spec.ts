@@ -6,42 +6,15 @@ import { DemoOrder } from '../../examples/demo-store/order.entity';
 import type { OrderView, PaymentView } from '../../examples/demo-store/views';
 import { InvoiceRecord } from '../../src/index';
 import { DEFAULT_TOKEN } from '../../src/sandbox/index';
+import { rawRequest } from '../sandbox/helpers';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { openDemoDatabase, startQuietDemo, testConfig } from './support';
+import { ADDRESS, CUSTOMER, openDemoDatabase, startQuietDemo, storeCaller, testConfig } from './support';
 
-const ADDRESS = {
-  address_1: 'Rua da Bahia',
-  number: '1148',
-  district: 'Centro',
-  city: 'Belo Horizonte',
-  province: 'MG',
-  postal_code: '30160-011',
-  country_code: 'br',
-};
-const CUSTOMER = { first_name: 'Ana', last_name: 'Costa', document: '52998224725' };
 const ORDER = {
   items: [{ product_id: 'prod_cafe', quantity: 1 }],
   customer: CUSTOMER,
   shipping_address: ADDRESS,
 };
-
-/** One raw request (the `Host` header and the body's type as an attacker sets them). */
-function raw(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body = '',
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describeEachDatabase('demo store against an attacker', (kind) => {
   let db: TestDatabase;
@@ -58,16 +31,10 @@ describeEachDatabase('demo store against an attacker', (kind) => {
     await db?.destroy();
   });
 
-  async function call(method: string, path: string, body?: unknown, admin = false) {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (admin) headers.Authorization = `Bearer ${config.adminKey}`;
-    const res = await fetch(`${demo.storeUrl}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
-  }
+  const call = storeCaller(
+    () => demo,
+    () => config,
+  );
   const orderCount = () => db.dataSource.getRepository(DemoOrder).count();
   const invoiceCount = () => db.dataSource.getRepository(InvoiceRecord).count();
 
@@ -182,16 +149,21 @@ describeEachDatabase('demo store against an attacker', (kind) => {
     const pathOf = `/_sandbox/invoices/${invoice}/pay`;
 
     // A page in the developer's browser: a "simple" cross-origin POST needs no preflight.
-    const simple = await raw(`${sandbox.url}${pathOf}`, 'POST', { 'Content-Type': 'text/plain' }, '{}');
+    const simple = await rawRequest(
+      `${sandbox.url}${pathOf}`,
+      'POST',
+      { 'Content-Type': 'text/plain' },
+      '{}',
+    );
     expect(simple.status).toBe(415);
-    const form = await raw(`${sandbox.url}/_sandbox/webhooks`, 'POST', {
+    const form = await rawRequest(`${sandbox.url}/_sandbox/webhooks`, 'POST', {
       'Content-Type': 'application/x-www-form-urlencoded',
     });
     expect(form.status).toBe(415);
     // DNS rebinding: the attacker's name resolves to 127.0.0.1, the Host header still says the attacker's name.
     const rebound = { Host: 'attacker.example:4010', 'Content-Type': 'application/json' };
-    expect((await raw(`${sandbox.url}${pathOf}`, 'POST', rebound, '{}')).status).toBe(403);
-    const read = await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', { Host: 'attacker.example' });
+    expect((await rawRequest(`${sandbox.url}${pathOf}`, 'POST', rebound, '{}')).status).toBe(403);
+    const read = await rawRequest(`${sandbox.url}/_sandbox/webhooks`, 'GET', { Host: 'attacker.example' });
     expect(read.status).toBe(403);
     expect(read.text).not.toMatch(/token/);
 

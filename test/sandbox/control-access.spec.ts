@@ -1,22 +1,5 @@
-import http from 'node:http';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
-import { createBody, TOKEN } from './helpers';
-
-/** One raw request: `Host` and `Content-Type` exactly as given. */
-function raw(url: string, method: string, headers: Record<string, string>, body = '') {
-  return new Promise<{ status: number; json: Record<string, unknown> }>((resolve, reject) => {
-    const req = http.request(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        resolve({ status: res.statusCode ?? 0, json: text ? JSON.parse(text) : {} });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+import { createBody, rawRequest, TOKEN } from './helpers';
 
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 
@@ -28,7 +11,7 @@ describe('sandbox: who may use the /_sandbox controls', () => {
     sandbox = await startSandbox();
     const port = sandbox.port;
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `app.localhost:${port}`]) {
-      const res = await raw(`${sandbox.url}/_sandbox/faults`, 'GET', { Host: host });
+      const res = await rawRequest(`${sandbox.url}/_sandbox/faults`, 'GET', { Host: host });
       expect([host, res.status]).toEqual([host, 200]);
     }
     for (const host of [
@@ -37,11 +20,16 @@ describe('sandbox: who may use the /_sandbox controls', () => {
       '127.0.0.1.evil.example',
       'localhost.evil.example',
     ]) {
-      const res = await raw(`${sandbox.url}/_sandbox/reset`, 'POST', { Host: host, ...JSON_TYPE }, '{}');
+      const res = await rawRequest(
+        `${sandbox.url}/_sandbox/reset`,
+        'POST',
+        { Host: host, ...JSON_TYPE },
+        '{}',
+      );
       expect([host, res.status, res.json.code]).toEqual([host, 403, 'forbidden']);
     }
     // The service's own API is what the spec says, whatever the Host.
-    const api = await raw(`${sandbox.url}/invoices`, 'GET', {
+    const api = await rawRequest(`${sandbox.url}/invoices`, 'GET', {
       Host: 'api.example',
       Authorization: `Bearer ${TOKEN}`,
     });
@@ -50,7 +38,7 @@ describe('sandbox: who may use the /_sandbox controls', () => {
 
   it('writes must be JSON: text/plain, forms and no type are 415, and change nothing', async () => {
     sandbox = await startSandbox({ autoProcessCards: false });
-    const created = await raw(
+    const created = await rawRequest(
       `${sandbox.url}/invoices`,
       'POST',
       { ...JSON_TYPE, Authorization: `Bearer ${TOKEN}` },
@@ -64,11 +52,11 @@ describe('sandbox: who may use the /_sandbox controls', () => {
       '',
     ]) {
       const headers: Record<string, string> = type ? { 'Content-Type': type } : {};
-      const res = await raw(`${sandbox.url}/_sandbox/invoices/${id}/pay`, 'POST', headers, '{}');
+      const res = await rawRequest(`${sandbox.url}/_sandbox/invoices/${id}/pay`, 'POST', headers, '{}');
       expect([type, res.status, res.json.code]).toEqual([type, 415, 'unsupported_media_type']);
     }
     expect(sandbox.controls.getInvoice(id)!.statusCode).toBe(1);
-    const json = await raw(
+    const json = await rawRequest(
       `${sandbox.url}/_sandbox/invoices/${id}/pay`,
       'POST',
       { 'Content-Type': 'application/json; charset=utf-8' },
@@ -82,17 +70,19 @@ describe('sandbox: who may use the /_sandbox controls', () => {
     sandbox = await startSandbox({ controlHosts: ['sandbox'], controlToken: 'ctl-secret' });
     const token = { 'X-Sandbox-Control-Token': 'ctl-secret' };
     expect(
-      (await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', { Host: 'sandbox:4010', ...token })).status,
+      (await rawRequest(`${sandbox.url}/_sandbox/webhooks`, 'GET', { Host: 'sandbox:4010', ...token }))
+        .status,
     ).toBe(200);
-    expect((await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', {})).status).toBe(403);
+    expect((await rawRequest(`${sandbox.url}/_sandbox/webhooks`, 'GET', {})).status).toBe(403);
     expect(
-      (await raw(`${sandbox.url}/_sandbox/webhooks`, 'GET', { 'X-Sandbox-Control-Token': 'wrong' })).status,
+      (await rawRequest(`${sandbox.url}/_sandbox/webhooks`, 'GET', { 'X-Sandbox-Control-Token': 'wrong' }))
+        .status,
     ).toBe(403);
     expect(
-      (await raw(`${sandbox.url}/_sandbox/reset`, 'POST', { ...JSON_TYPE, ...token }, '{}')).status,
+      (await rawRequest(`${sandbox.url}/_sandbox/reset`, 'POST', { ...JSON_TYPE, ...token }, '{}')).status,
     ).toBe(200);
     // The payment page and the QR image are opened from links: no header possible, so no token asked (404: no invoice).
-    expect((await raw(`${sandbox.url}/_sandbox/qr/1.png`, 'GET', {})).status).toBe(404);
+    expect((await rawRequest(`${sandbox.url}/_sandbox/qr/1.png`, 'GET', {})).status).toBe(404);
   });
 });
 
@@ -109,7 +99,7 @@ describe('sandbox: text with control characters (A17)', () => {
     const sandbox = await startSandbox();
     try {
       const body = createBody({ client: { name: 'Ana\u202Egpj' } });
-      const res = await raw(
+      const res = await rawRequest(
         `${sandbox.url}/invoices`,
         'POST',
         { ...JSON_TYPE, Authorization: `Bearer ${TOKEN}` },

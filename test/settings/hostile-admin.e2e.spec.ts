@@ -1,24 +1,11 @@
-import { LoggerService } from '@nestjs/common';
 import request from 'supertest';
 import { InvoiceRecord } from '../../src/index';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
+import { CapturingLogger } from '../support/capturing-logger';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { ADMIN_KEY, adminAuth, AdminApp, openAdminDatabase, startAdminApp } from './support';
 
 const A = '/admin/invoice-payments';
-
-/** Nest's log lines, every level. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private push = (level: string, args: unknown[]) =>
-    this.lines.push(`${level} ${args.map(String).join(' ')}`);
-  log = (...args: unknown[]) => this.push('log', args);
-  error = (...args: unknown[]) => this.push('error', args);
-  warn = (...args: unknown[]) => this.push('warn', args);
-  debug = (...args: unknown[]) => this.push('debug', args);
-  verbose = (...args: unknown[]) => this.push('verbose', args);
-  fatal = (...args: unknown[]) => this.push('fatal', args);
-}
 
 /** Routes with an id, as an attacker would probe them with a NUL byte. */
 const ID_ROUTES: Array<[string, 'get' | 'post', (id: string) => string]> = [
