@@ -244,7 +244,7 @@ describeEachDatabase('demo store API', (kind) => {
       ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).fulfillment_status,
     ).toBe('not_fulfilled');
 
-    // The service fails: the store answers 502 with the client's (secret-free) message and changes nothing.
+    // The service fails: the store answers 502 with the module's plain message and changes nothing.
     demo.sandbox!.controls.addFault({ method: 'PUT', path: '/invoices', status: 503, times: 1 });
     const down = await call('POST', `/admin/orders/${order.id}/refund`, { amount: 1000 }, true);
     expect(down.status).toBe(502);
