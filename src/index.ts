@@ -47,7 +47,12 @@ export {
   InvoiceRecordNotFoundError,
   OpenInvoiceConflictError,
   PaymentBeingConfirmedError,
+  PaymentServiceError,
 } from './checkout/errors';
+export { DEFAULT_TEXT_LIMITS } from './checkout/text-limits';
+export type { TextLimits } from './checkout/text-limits';
+export { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, idProblem, textProblem } from './core/text-bounds';
+export type { TextRule } from './core/text-bounds';
 export type { FieldErrors } from './checkout/errors';
 export type * from './checkout/types';
 

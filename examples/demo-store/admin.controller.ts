@@ -12,6 +12,7 @@ import {
 import { AdminKeyGuard } from './admin-key.guard';
 import { GatewayErrorsFilter } from './gateway-errors.filter';
 import { RefundOrderDto, ShipOrderDto } from './order.dto';
+import { IdPipe } from './id.pipe';
 import { OrderPaymentsService } from './order-payments.service';
 import { OrdersService } from './orders.service';
 import { strictValidation } from './storefront.controller';
@@ -34,26 +35,26 @@ export class AdminOrdersController {
   }
 
   @Get(':id')
-  async get(@Param('id') id: string): Promise<OrderView> {
+  async get(@Param('id', IdPipe) id: string): Promise<OrderView> {
     return toOrderView(await this.orders.get(id));
   }
 
   /** Ships a paid order: the module posts the tracking code to the service in the background. */
   @Post(':id/ship')
   @HttpCode(200)
-  async ship(@Param('id') id: string, @Body() dto: ShipOrderDto): Promise<OrderView> {
+  async ship(@Param('id', IdPipe) id: string, @Body() dto: ShipOrderDto): Promise<OrderView> {
     return toOrderView(await this.payments.ship(id, dto));
   }
 
   @Post(':id/refund')
   @HttpCode(200)
-  async refund(@Param('id') id: string, @Body() dto: RefundOrderDto): Promise<OrderView> {
+  async refund(@Param('id', IdPipe) id: string, @Body() dto: RefundOrderDto): Promise<OrderView> {
     return toOrderView(await this.payments.refund(id, dto));
   }
 
   @Post(':id/cancel')
   @HttpCode(200)
-  async cancel(@Param('id') id: string): Promise<OrderView> {
+  async cancel(@Param('id', IdPipe) id: string): Promise<OrderView> {
     return toOrderView(await this.payments.cancel(id));
   }
 }

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import {
@@ -9,6 +10,7 @@ import {
 import { AdminKeyGuard, DEMO_ADMIN_KEY } from './admin-key.guard';
 import { AdminOrdersController } from './admin.controller';
 import type { DemoDatabase } from './config';
+import { ShopperErrorsFilter } from './gateway-errors.filter';
 import { DEMO_STORE_MIGRATIONS } from './migrations';
 import { OrderPaymentAdapter } from './order-payment.adapter';
 import { OrderPaymentsService } from './order-payments.service';
@@ -70,6 +72,8 @@ export class DemoAppModule {
       providers: [
         OrderPaymentsService,
         AdminKeyGuard,
+        // App-wide: a 404 never echoes the path, an unexpected error never shows its details.
+        { provide: APP_FILTER, useClass: ShopperErrorsFilter },
         { provide: DEMO_ADMIN_KEY, useValue: options.adminKey },
       ],
     };

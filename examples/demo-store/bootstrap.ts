@@ -1,5 +1,6 @@
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import helmet from 'helmet';
 import type { AddressInfo } from 'node:net';
 import type { CredentialCheckReport } from '../../src/index';
 import { DEFAULT_TOKEN, SandboxServer, startSandbox } from '../../src/sandbox/index';
@@ -52,6 +53,7 @@ export async function startDemoStore(
       }),
       { logger },
     );
+    secureHeaders(app);
     await app.listen(config.port, config.host);
     const { port } = app.getHttpServer().address() as AddressInfo;
     const storeUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -89,6 +91,15 @@ export async function startDemoStore(
     await sandbox?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * The usual security headers on every answer (helmet's defaults: nosniff, frame and referrer policies, HSTS, a
+ * strict CSP for anything rendered), and no `X-Powered-By`: the store does not say what it runs on.
+ */
+function secureHeaders(app: INestApplication): void {
+  (app.getHttpAdapter().getInstance() as { disable(setting: string): void }).disable('x-powered-by');
+  app.use(helmet());
 }
 
 /** Calls the module's admin API with the admin key; throws with the answer's message on failure. */

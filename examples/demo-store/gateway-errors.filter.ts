@@ -1,5 +1,5 @@
-import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
-import { GATEWAY_ERROR_HTTP_STATUS, GatewayError, PaymentBeingConfirmedError } from '../../src/index';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { GatewayError, PaymentBeingConfirmedError, PaymentServiceError } from '../../src/index';
 
 interface JsonResponse {
   status(code: number): JsonResponse;
@@ -7,37 +7,69 @@ interface JsonResponse {
   json(body: unknown): void;
 }
 
+function reply(host: ArgumentsHost, status: number, body: object, retryAfterSeconds?: number | null): void {
+  const response = host.switchToHttp().getResponse<JsonResponse>();
+  if (retryAfterSeconds) response.setHeader('Retry-After', String(retryAfterSeconds));
+  response.status(status).json({ statusCode: status, ...body });
+}
+
 /**
- * The module throws the gateway client's errors as they are (a host decides what its API says). Their messages
- * never hold a secret (the client scrubs them), so the store passes them on with a status that says whose fault
- * it was.
+ * A gateway error that reached the store without going through the provider (which already turns them into
+ * `PaymentServiceError`): the same status and the same plain sentence, never the client's details (addresses,
+ * system errors) that the shopper cannot act on.
  */
 @Catch(GatewayError)
 export class GatewayErrorsFilter implements ExceptionFilter {
   catch(error: GatewayError, host: ArgumentsHost): void {
-    const statusCode = GATEWAY_ERROR_HTTP_STATUS[error.kind];
-    host
-      .switchToHttp()
-      .getResponse<JsonResponse>()
-      .status(statusCode)
-      .json({ statusCode, error: `payment_service_${error.kind}`, message: error.message });
+    const http = new PaymentServiceError(error);
+    reply(host, http.getStatus(), http.getResponse() as object, http.retryAfterSeconds);
   }
 }
 
 /**
  * "The payment is being confirmed, retry in N s": the service may still be creating the order's invoice, so the
- * store answers 409 with `Retry-After` (seconds) and the storefront tries again then, instead of a new invoice.
+ * store answers 409 (503 when the service could not be asked) with `Retry-After` (seconds) and the storefront
+ * tries again then, instead of a new invoice.
  */
 @Catch(PaymentBeingConfirmedError)
 export class PaymentBeingConfirmedFilter implements ExceptionFilter {
   catch(error: PaymentBeingConfirmedError, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<JsonResponse>();
-    response.setHeader('Retry-After', String(error.retryAfterSeconds));
-    response.status(409).json({
-      statusCode: 409,
+    const body = {
       error: 'payment_being_confirmed',
       message: error.message,
       retry_after_seconds: error.retryAfterSeconds,
+    };
+    reply(host, error.getStatus(), body, error.retryAfterSeconds);
+  }
+}
+
+/**
+ * Everything else the store answers (registered app-wide): HTTP exceptions keep their status and body, except
+ * that a 404 never repeats the path it was asked for; anything unexpected is a 500 with a plain sentence, the
+ * details in the log only.
+ */
+@Catch()
+export class ShopperErrorsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('DemoStore');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    if (error instanceof PaymentServiceError) {
+      return reply(host, error.getStatus(), error.getResponse() as object, error.retryAfterSeconds);
+    }
+    if (error instanceof PaymentBeingConfirmedError)
+      return new PaymentBeingConfirmedFilter().catch(error, host);
+    if (error instanceof GatewayError) return new GatewayErrorsFilter().catch(error, host);
+    if (error instanceof HttpException && error.getStatus() === 404) {
+      return reply(host, 404, { error: 'Not Found', message: 'Not found' });
+    }
+    if (error instanceof HttpException && error.getStatus() < 500) {
+      const body = error.getResponse();
+      return reply(host, error.getStatus(), typeof body === 'string' ? { message: body } : body);
+    }
+    this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    reply(host, 500, {
+      error: 'Internal Server Error',
+      message: 'Something went wrong on our side. Please try again in a moment.',
     });
   }
 }

@@ -13,6 +13,7 @@ import {
 import { GatewayErrorsFilter, PaymentBeingConfirmedFilter } from './gateway-errors.filter';
 import { CATALOG, CatalogProduct } from './catalog';
 import { CreateOrderDto, PayOrderDto } from './order.dto';
+import { IdPipe } from './id.pipe';
 import { OrderPaymentsService } from './order-payments.service';
 import { OrdersService } from './orders.service';
 import { OrderView, PaymentView, toOrderView, toPaymentView } from './views';
@@ -45,7 +46,7 @@ export class StorefrontController {
   }
 
   @Get('orders/:id')
-  async get(@Param('id') id: string): Promise<OrderView> {
+  async get(@Param('id', IdPipe) id: string): Promise<OrderView> {
     return toOrderView(await this.orders.get(id));
   }
 
@@ -56,7 +57,7 @@ export class StorefrontController {
   @Post('orders/:id/payment')
   @HttpCode(200)
   async pay(
-    @Param('id') id: string,
+    @Param('id', IdPipe) id: string,
     @Body() dto: PayOrderDto,
     @Ip() ip: string,
   ): Promise<{ order: OrderView; payment: PaymentView }> {

@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, NotFoundException, Param, Req, Res, Type } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req, Res, Type } from '@nestjs/common';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from '../settings/constants';
 import type { InvoicePaymentsAdminOptions } from '../settings/types';
 import { adminPage, adminUiAssets } from './assets';
@@ -15,6 +15,12 @@ interface PageRequest {
   originalUrl?: string;
   url?: string;
 }
+
+const NO_SUCH_ASSET = JSON.stringify({
+  statusCode: 404,
+  error: 'Not Found',
+  message: 'no such admin page file',
+});
 
 function send(reply: Reply, status: number, contentType: string, body: string, cache: string): void {
   reply.status(status);
@@ -53,7 +59,11 @@ export class InvoicePaymentsAdminUiController {
   @Get('assets/:name')
   asset(@Param('name') name: string, @Res() reply: Reply): void {
     const asset = name === 'index.html' ? undefined : adminUiAssets().get(name);
-    if (!asset) throw new NotFoundException(`No admin page asset ${name}`);
+    if (!asset) {
+      // A plain 404 with the page's headers; the name asked for is not repeated.
+      send(reply, 404, 'application/json; charset=utf-8', NO_SUCH_ASSET, 'no-store');
+      return;
+    }
     send(reply, 200, asset.contentType, asset.body, 'no-cache');
   }
 }

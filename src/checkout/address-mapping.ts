@@ -1,8 +1,10 @@
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { alpha2ToAlpha3, alpha3ToAlpha2 } from 'i18n-iso-countries';
+import { readText, textProblem } from '../core/text-bounds';
 import type { InvoiceAddress } from '../gateway/types';
 import type { AddressMapper } from './checkout.options';
 import type { FieldErrorCollector } from './errors';
+import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutAddress, CheckoutOrder } from './types';
 
 const BRAZIL = 'BRA';
@@ -42,8 +44,20 @@ export const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) =>
   };
 };
 
+/** The input fields of a Medusa-style address, checked (type, control characters, length) before any mapping. */
+const INPUT_FIELDS = [
+  'address_1',
+  'address_2',
+  'number',
+  'district',
+  'city',
+  'province',
+  'postal_code',
+  'country_code',
+] as const satisfies ReadonlyArray<keyof CheckoutAddress>;
+
 /**
- * Maps and checks the order's address: every field present, the country as a three-letter code, and for Brazil a
+ * Maps and checks the order's address: its text fields bounded (A17), every field present, the country as a three-letter code, and for Brazil a
  * UF among the 27 and an 8-digit CEP. Problems go to `errors`; the address is returned only when it is whole.
  */
 export function mapAddress(
@@ -51,7 +65,16 @@ export function mapAddress(
   order: CheckoutOrder,
   mapper: AddressMapper | undefined,
   errors: FieldErrorCollector,
+  limits: TextLimits,
 ): InvoiceAddress | undefined {
+  if (typeof address !== 'object' || address === null) {
+    errors.add('order.shipping_address', 'must be an address object');
+    return undefined;
+  }
+  const rule = textRule(limits, 'address');
+  const given = errors.count();
+  for (const key of INPUT_FIELDS) readText(errors, `order.shipping_address.${key}`, address[key], rule);
+  if (errors.count() > given) return undefined;
   const name = (field: keyof InvoiceAddress) =>
     mapper ? `order.shipping_address (mapped ${field})` : DEFAULT_FIELD_NAMES[field];
   let mapped: Partial<InvoiceAddress>;
@@ -64,13 +87,19 @@ export function mapAddress(
     );
     return undefined;
   }
-  const field = (key: keyof InvoiceAddress) => (typeof mapped[key] === 'string' ? mapped[key].trim() : '');
   const before = errors.count();
+  const field = (key: keyof InvoiceAddress): string => {
+    const value = mapped?.[key];
+    const problem = value === undefined || value === null ? null : textProblem(value, rule);
+    if (problem) errors.add(name(key), problem);
+    return problem || typeof value !== 'string' ? '' : value.trim();
+  };
 
   const out = {} as InvoiceAddress;
   for (const key of ['street', 'number', 'district', 'city'] as const) {
     out[key] = field(key);
-    if (!out[key]) errors.add(name(key), key === 'district' ? 'is required (or address_2)' : 'is required');
+    if (!out[key] && !errors.has(name(key)))
+      errors.add(name(key), key === 'district' ? 'is required (or address_2)' : 'is required');
   }
 
   const country = toAlpha3(field('country'));

@@ -1,5 +1,6 @@
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
+import { resolveTextLimits, type TextLimits } from './text-limits';
 import type { CheckoutAddress, CheckoutOrder } from './types';
 
 /**
@@ -59,6 +60,11 @@ export interface CheckoutOptions {
   maxItems?: number;
   /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
   maxTotalCents?: number;
+  /**
+   * Most characters of each text sent to the service; default the service's limits (`DEFAULT_TEXT_LIMITS`,
+   * docs/gateway-assumptions.md A17). Raise one only when your service accepts more.
+   */
+  textLimits?: Partial<TextLimits>;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -81,6 +87,7 @@ export interface ResolvedCheckoutOptions {
   unresolvedAlertMs: number;
   maxItems: number;
   maxTotalCents: number;
+  textLimits: TextLimits;
   now: () => Date;
 }
 
@@ -128,6 +135,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     if (!Number.isSafeInteger(storeId)) bad('ecommerce.storeId', 'must be an integer');
     if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
   }
+  const textLimits = resolveTextLimits(options.textLimits, bad);
   if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
 
   return {
@@ -147,6 +155,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     unresolvedAlertMs: options.unresolvedAlertMs ?? 600_000,
     maxItems: options.maxItems ?? 500,
     maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
+    textLimits,
     now: options.now ?? (() => new Date()),
   };
 }

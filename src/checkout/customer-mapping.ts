@@ -1,8 +1,10 @@
 import { isIP } from 'node:net';
 import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
 import type { CreateInvoiceParams } from '../gateway/types';
+import { readText } from '../core/text-bounds';
 import type { FieldErrorCollector } from './errors';
-import type { CheckoutOrder } from './types';
+import { textRule, type TextLimits } from './text-limits';
+import type { CheckoutCustomer, CheckoutOrder } from './types';
 
 /**
  * The customer part of an invoice (`client`, spec §4.2): name, tax document (required for domestic customers),
@@ -12,39 +14,49 @@ export function mapCustomer(
   order: CheckoutOrder,
   international: boolean,
   errors: FieldErrorCollector,
+  limits: TextLimits,
 ): CreateInvoiceParams['client'] {
-  const customer = order.customer ?? {};
+  const customer: Partial<Record<keyof CheckoutCustomer, unknown>> =
+    order.customer && typeof order.customer === 'object' ? order.customer : {};
+  const text = (field: keyof CheckoutCustomer, limit: keyof TextLimits) =>
+    readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
   const client: CreateInvoiceParams['client'] = {};
-  const name =
-    customer.name?.trim() || [customer.first_name, customer.last_name].filter(nonEmpty).join(' ').trim();
-  if (name) client.name = name;
+  const given = text('name', 'name');
+  const parts = [text('first_name', 'name'), text('last_name', 'name')].filter(nonEmpty).join(' ');
+  const name = given ?? parts;
+  if (!given && name.length > limits.name) {
+    errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
+  } else if (name) client.name = name;
 
-  const document = normalizeDocument(customer.document);
+  const rawDocument = text('document', 'document');
+  const document = normalizeDocument(rawDocument);
   if (document) {
     if (!isValidTaxDocument(document)) errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
     client.document = document;
-  } else if (!international) {
+  } else if (!international && !errors.has('order.customer.document')) {
     errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
   }
 
-  const email = customer.email?.trim();
+  const email = text('email', 'email');
   if (email) {
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
       errors.add('order.customer.email', 'is not an e-mail address');
     client.email = email;
-  } else if (international) {
+  } else if (international && !errors.has('order.customer.email')) {
     errors.add('order.customer.email', 'is required for international customers');
   }
 
-  if (nonEmpty(customer.phone)) {
-    const digits = customer.phone.replace(/\D/g, '');
+  const phone = text('phone', 'phone');
+  if (phone) {
+    const digits = phone.replace(/\D/g, '');
     if (digits.length < 8 || digits.length > 15)
       errors.add('order.customer.phone', 'must have 8 to 15 digits');
     client.phone = digits;
   }
-  if (nonEmpty(order.customer_ip)) {
-    if (!isIP(order.customer_ip.trim())) errors.add('order.customer_ip', 'is not an IP address');
-    client.ip = order.customer_ip.trim();
+  const ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
+  if (ip) {
+    if (!isIP(ip)) errors.add('order.customer_ip', 'is not an IP address');
+    client.ip = ip;
   }
   return client;
 }

@@ -1,4 +1,6 @@
-import { BadRequestException, ConflictException, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, HttpException, NotFoundException } from '@nestjs/common';
+import { GATEWAY_ERROR_HTTP_STATUS } from '../core/http-status';
+import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 
 /** Field path → what is wrong with it. */
 export type FieldErrors = Record<string, string[]>;
@@ -72,14 +74,23 @@ export class InvoiceOperationNotAllowedError extends ConflictException {
 /**
  * The invoice's creation has not settled: another caller is still creating it, or the service could not be asked
  * whether a creation whose outcome was unknown went through. Nothing new was created; try again later (the next
- * call looks the invoice up by its reference first).
+ * call looks the invoice up by its reference first). A Nest HTTP host answers 409, or 503 when the service is
+ * what could not be asked (`serviceUnavailable`).
  */
-export class InvoiceCreationUnresolvedError extends ConflictException {
+export class InvoiceCreationUnresolvedError extends HttpException {
   constructor(
     readonly orderId: string,
     detail: string,
+    /** The service failed or could not be reached while the module asked it: 503 instead of 409. */
+    readonly serviceUnavailable = false,
   ) {
-    super(`The invoice of order ${orderId} is not settled yet: ${detail}`);
+    const status = serviceUnavailable ? 503 : 409;
+    const message = `The invoice of order ${orderId} is not settled yet: ${detail}`;
+    super(
+      { statusCode: status, error: serviceUnavailable ? 'Service Unavailable' : 'Conflict', message },
+      status,
+    );
+    this.message = message;
   }
 }
 
@@ -95,8 +106,13 @@ export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
     /** Whole seconds, at least 1. */
     readonly retryAfterSeconds: number,
     detail: string,
+    serviceUnavailable = false,
   ) {
-    super(orderId, `payment is being confirmed, retry in ${retryAfterSeconds} s (${detail})`);
+    super(
+      orderId,
+      `payment is being confirmed, retry in ${retryAfterSeconds} s (${detail})`,
+      serviceUnavailable,
+    );
   }
 }
 
@@ -158,4 +174,70 @@ export class InvoiceRecordNotFoundError extends NotFoundException {
   constructor(readonly invoiceRecordId: string) {
     super(`No invoice record ${invoiceRecordId}`);
   }
+}
+
+/** What the shopper's side is told when the service itself failed: no address, no system error, no secret. */
+const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
+  network: 'The payment service could not be reached. Nothing was charged; try again in a moment.',
+  unavailable: 'The payment service is unavailable. Try again in a moment.',
+  rate_limit: 'The payment service is busy. Try again in a moment.',
+  timeout: 'The payment service did not answer in time. Try again in a moment.',
+  outcome_unknown:
+    "The payment service's answer was lost; the payment is being confirmed. Try again in a moment.",
+  response: 'The payment service answered something unusable. Try again in a moment.',
+  authentication:
+    "The payment service refused the store's credential: the store must check its payment settings.",
+  scope: "The payment service refused the store's credential: the store must check its payment settings.",
+};
+
+/**
+ * The payment service failed (or refused the operation) while the provider worked: the `GatewayError` as a Nest
+ * HTTP exception, with the status of `GATEWAY_ERROR_HTTP_STATUS` (502/503/504 when the service or the store's
+ * credential there is at fault, 400/404/409 when the request was). For the service's own trouble the message is a
+ * plain sentence without internal details (no address, no system error); `gatewayError` (also `cause`) keeps them
+ * for the host's log. `retryAfterSeconds` is set when the service asked to wait.
+ */
+export class PaymentServiceError extends HttpException {
+  readonly kind: GatewayError['kind'];
+  readonly retryAfterSeconds: number | null;
+
+  constructor(readonly gatewayError: GatewayError) {
+    const status = GATEWAY_ERROR_HTTP_STATUS[gatewayError.kind];
+    const message = (status >= 500 && UPSTREAM_MESSAGES[gatewayError.kind]) || gatewayError.message;
+    const wait = gatewayError instanceof GatewayRateLimitError ? gatewayError.retryAfterMs : null;
+    const retryAfterSeconds = wait === null ? null : Math.max(1, Math.ceil(wait / 1000));
+    super({ statusCode: status, error: `payment_service_${gatewayError.kind}`, message }, status, {
+      cause: gatewayError,
+    });
+    this.message = message;
+    this.kind = gatewayError.kind;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** A gateway error as a {@link PaymentServiceError}; anything else unchanged. */
+export function asCheckoutHttpError(error: unknown): unknown {
+  return isGatewayError(error) ? new PaymentServiceError(error) : error;
+}
+
+/** Whether a gateway failure is the service's own (502/503/504), not a refusal of the request. */
+export function isUpstreamFailure(error: unknown): boolean {
+  return isGatewayError(error) && GATEWAY_ERROR_HTTP_STATUS[error.kind] >= 500;
+}
+
+/**
+ * Method decorator of the provider's public operations: a gateway error leaves as a {@link PaymentServiceError},
+ * so a host's controller can let every error of the provider out as it is.
+ */
+export function GatewayErrorsAsHttp(): MethodDecorator {
+  return (_target, _key, descriptor: PropertyDescriptor) => {
+    const operation = descriptor.value as (...args: unknown[]) => Promise<unknown>;
+    descriptor.value = async function (this: unknown, ...args: unknown[]) {
+      try {
+        return await operation.apply(this, args);
+      } catch (err) {
+        throw asCheckoutHttpError(err);
+      }
+    };
+  };
 }

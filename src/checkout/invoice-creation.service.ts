@@ -17,6 +17,7 @@ import {
   InvoiceNumberClashError,
   OpenInvoiceConflictError,
   PaymentBeingConfirmedError,
+  isUpstreamFailure,
 } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
@@ -273,12 +274,13 @@ export class InvoiceCreationService {
     });
     if (!stuck) {
       const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));
-      throw new PaymentBeingConfirmedError(
-        record.orderId,
-        record.id,
-        seconds,
-        `could not ask the service: ${why}`,
-      );
+      // The details (address, system error) go to the log; the caller's message is a plain sentence.
+      this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
+      const down = isUpstreamFailure(err);
+      const detail = down
+        ? 'could not ask the service: it is unavailable'
+        : `could not ask the service: ${why}`;
+      throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, detail, down);
     }
     if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);
     throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);

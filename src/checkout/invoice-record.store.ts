@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
+import { idProblem } from '../core/text-bounds';
 import { runInTransaction } from '../core/transaction';
 import type { PaymentMethod } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -32,11 +33,11 @@ export class InvoiceRecordStore {
   }
 
   async get(id: unknown): Promise<InvoiceRecord> {
-    if (typeof id !== 'string' || id.length === 0) {
-      throw new CheckoutValidationError({ 'data.invoiceRecordId': ['is required'] });
-    }
-    const record = await this.rows.findOneBy({ id });
-    if (!record) throw new InvoiceRecordNotFoundError(id);
+    // Checked before SQL: a NUL byte or a 10 kB string from a session's data is a 400, never a database error.
+    const problem = idProblem(id);
+    if (problem) throw new CheckoutValidationError({ 'data.invoiceRecordId': [problem] });
+    const record = await this.rows.findOneBy({ id: id as string });
+    if (!record) throw new InvoiceRecordNotFoundError(id as string);
     return record;
   }
 

@@ -1,3 +1,4 @@
+import { textProblem, type TextRule } from '../core/text-bounds';
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { mapAddress } from './address-mapping';
@@ -5,6 +6,7 @@ import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
 import { mapCustomer, nonEmpty } from './customer-mapping';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
+import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutOrder, InitiatePaymentData } from './types';
 
 /** What the checkout asks for: Medusa's `initiatePayment` input. */
@@ -24,8 +26,6 @@ export interface MappedInvoice {
   totalCents: Cents;
   method: PaymentMethod;
 }
-
-const MAX_REFERENCE_LENGTH = 150;
 
 /** `payment.referrer` of one attempt: unique per attempt, so an unknown outcome can be looked up. */
 export function invoiceReferrer(reference: string, attempt: number): string {
@@ -48,7 +48,8 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   if (!order || typeof order !== 'object') throw new CheckoutValidationError({ order: ['is required'] });
   const method = data.method;
   if (!options.methods.includes(method)) errors.add('method', `must be one of ${options.methods.join(', ')}`);
-  if (!nonEmpty(order.id)) errors.add('order.id', 'is required');
+  const limits = options.textLimits;
+  checkId(errors, 'order.id', order.id, textRule(limits, 'orderId', true));
   for (const [field, code] of [
     ['currency_code', request.currency_code],
     ['order.currency_code', order.currency_code],
@@ -57,26 +58,24 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   }
 
   const totalCents = checkAmounts(order, request.amount, errors, options);
+  checkItemTexts(order, options, errors);
   const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
 
   let address: InvoiceAddress | undefined;
   if (order.shipping_address) {
-    address = mapAddress(order.shipping_address, order, options.mapAddress, errors);
+    address = mapAddress(order.shipping_address, order, options.mapAddress, errors, limits);
   } else if (physical) {
     errors.add('order.shipping_address', 'is required when an item requires shipping');
   }
   // A4: international when the address is outside Brazil; a customer without an address is domestic.
   const international = address !== undefined && address.country !== 'BRA';
-  const client = mapCustomer(order, international, errors);
+  const client = mapCustomer(order, international, errors, limits);
   if (address) client.address = address;
 
   const today = todayIn(options.timeZone, options.now());
-  const { installments, card } = mapCard(data, method, options.maxInstallments, today, errors);
+  const { installments, card } = mapCard(data, method, options, today, errors);
 
-  const reference = order.reference ?? String(order.display_id ?? order.id ?? '');
-  if (!nonEmpty(reference) || reference.length > MAX_REFERENCE_LENGTH) {
-    errors.add('order.reference', `must be 1 to ${MAX_REFERENCE_LENGTH} characters`);
-  }
+  const reference = referenceOf(order, limits, errors);
   errors.throwIfAny();
 
   const lineDiscounts = order.items.reduce((sum, item) => sum + (item.discount_total ?? 0), 0);
@@ -141,8 +140,6 @@ function checkAmounts(
   (Array.isArray(order.items) ? order.items : []).forEach((item, i) => {
     const at = `order.items[${i}]`;
     if (!item || typeof item !== 'object') return errors.add(at, 'must be an item');
-    if (!nonEmpty(item.id)) errors.add(`${at}.id`, 'is required');
-    if (!nonEmpty(item.title)) errors.add(`${at}.title`, 'is required');
     if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) {
       errors.add(`${at}.quantity`, 'must be a positive integer');
     }
@@ -181,10 +178,58 @@ function checkAmounts(
   return order.total;
 }
 
+/**
+ * An id the service and the database key on is used as given, never trimmed: it must already be clean (A17), so
+ * that the host finds its order by the same value.
+ */
+function checkId(errors: FieldErrorCollector, field: string, value: unknown, rule: TextRule): void {
+  const problem =
+    typeof value === 'string' && value.trim() !== value && value.trim() !== ''
+      ? 'must not start or end with spaces'
+      : textProblem(value, rule);
+  if (problem) errors.add(field, problem);
+}
+
+/** The order's reference: `reference`, else `display_id`, else `id`; named by the field it came from. */
+function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErrorCollector): string {
+  const rule = textRule(limits, 'reference', true);
+  if (order.reference !== undefined && order.reference !== null) {
+    checkId(errors, 'order.reference', order.reference, rule);
+    return order.reference;
+  }
+  if (order.display_id !== undefined && order.display_id !== null) {
+    const display = typeof order.display_id === 'number' ? String(order.display_id) : order.display_id;
+    checkId(errors, 'order.display_id', display, rule);
+    return String(display);
+  }
+  if (!errors.has('order.id')) checkId(errors, 'order.id', order.id, rule);
+  return order.id;
+}
+
+/** Each item's id, title and thumbnail: strings within their limits (A17), free of control characters. */
+function checkItemTexts(
+  order: CheckoutOrder,
+  { textLimits: limits, maxItems }: ResolvedCheckoutOptions,
+  errors: FieldErrorCollector,
+): void {
+  if (!Array.isArray(order.items) || order.items.length > maxItems) return; // refused unwalked (checkAmounts)
+  order.items.forEach((item, i) => {
+    if (!item || typeof item !== 'object') return;
+    const at = `order.items[${i}]`;
+    const check = (field: string, value: unknown, rule: TextRule) => {
+      const problem = textProblem(value, rule);
+      if (problem) errors.add(`${at}.${field}`, problem);
+    };
+    check('id', item.id, textRule(limits, 'productId', true));
+    check('title', item.title, textRule(limits, 'title', true));
+    check('thumbnail', item.thumbnail, textRule(limits, 'imageUrl'));
+  });
+}
+
 function mapCard(
   data: InitiatePaymentData,
   method: PaymentMethod,
-  maxInstallments: number,
+  { maxInstallments, textLimits }: Pick<ResolvedCheckoutOptions, 'maxInstallments' | 'textLimits'>,
   today: string,
   errors: FieldErrorCollector,
 ): { installments: number; card?: NonNullable<CreateInvoiceParams['payment']['card']> } {
@@ -201,8 +246,10 @@ function mapCard(
     errors.add('card', 'is required for card payments');
     return { installments };
   }
-  if (!nonEmpty(card.token)) errors.add('card.token', 'is required');
-  if (!nonEmpty(card.holder_name)) errors.add('card.holder_name', 'is required');
+  const token = textProblem(card.token, textRule(textLimits, 'cardToken', true));
+  if (token) errors.add('card.token', token);
+  const holder = textProblem(card.holder_name, textRule(textLimits, 'holderName', true));
+  if (holder) errors.add('card.holder_name', holder);
   if (typeof card.expiry !== 'string' || !/^(0[1-9]|1[0-2])\/\d{2}$/.test(card.expiry)) {
     errors.add('card.expiry', 'must be MM/YY');
   } else if (!isCardExpiryCurrent(card.expiry, today)) {
@@ -210,7 +257,7 @@ function mapCard(
   }
   return {
     installments,
-    card: { token: card.token, valid: card.expiry, holderName: card.holder_name?.trim() },
+    card: { token: card.token, valid: card.expiry, holderName: holder ? '' : card.holder_name.trim() },
   };
 }
 

@@ -1,3 +1,6 @@
+import { resolveCheckoutOptions } from '../checkout/checkout.options';
+import { CheckoutValidationError } from '../checkout/errors';
+import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { buildCheckoutData } from './order';
 
 const customer = {
@@ -68,6 +71,33 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
       card: { token: 't', expiry: '12/40', holder_name: 'X' },
       installments: 3,
       order: { customer: { document: '52998224725' }, shipping_address: null },
+    });
+  });
+
+  it.each([
+    ['a number', 42, /must be a string/],
+    ['a control character', 'ANA\u202E', /control characters/],
+    ['300 characters', 'A'.repeat(300), /at most 120/],
+  ])('storefront card data with %s as holder_name is a 400 naming card.holder_name', (_, holder, problem) => {
+    const data = buildCheckoutData({
+      sessionId: 'payses_3',
+      amountCents: 5990,
+      currencyCode: 'brl',
+      context: { customer },
+      data: { method: 'card', card: { token: 't', expiry: '12/40', holder_name: holder } },
+      defaultMethod: 'card',
+    });
+    const request = { amount: 5990, currency_code: 'brl', data };
+    const error = (() => {
+      try {
+        return mapOrderToInvoice(request, resolveCheckoutOptions());
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(error).toBeInstanceOf(CheckoutValidationError);
+    expect((error as CheckoutValidationError).fields).toEqual({
+      'card.holder_name': [expect.stringMatching(problem)],
     });
   });
 });

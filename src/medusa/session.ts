@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { InvoiceCreationUnresolvedError } from '../checkout/errors';
 import { statusRow, type PaymentSessionStatus } from '../core/status-table';
 import type { InvoicePaymentSessionData } from '../checkout/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -66,7 +67,7 @@ export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | unde
       ? 'invalid_data'
       : status === 404
         ? 'not_found'
-        : status === 409
+        : status === 409 || err instanceof InvoiceCreationUnresolvedError // 503 while the service cannot be asked
           ? 'not_allowed'
           : null;
   if (!type) return err;

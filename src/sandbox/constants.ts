@@ -55,6 +55,15 @@ export const MAX_BODY_BYTES = 1_000_000;
 /** Most installments accepted on a card invoice. */
 export const MAX_INSTALLMENTS = 12;
 
+/**
+ * Control characters the service refuses in any text (A17). The same rule as the module's `CONTROL_CHARACTERS`
+ * (`src/core/text-bounds.ts`), written out here because the sandbox imports nothing of the module; a test keeps the
+ * two equal.
+ */
+export const CONTROL_CHARACTERS = /[\p{Cc}\p{Cs}\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
+export const CONTROL_CHARACTERS_PROBLEM =
+  'must not contain control characters (NUL, line breaks, tabs, ESC, bidi overrides such as U+202E)';
+
 /** Codes with their operation rules (A8, A9, A11). */
 export const DUE_DATE_CODES: readonly number[] = [1, 15];
 export const CANCELLABLE_CODES: readonly number[] = [1, 2, 3, 4, 15];

@@ -3,7 +3,8 @@
  * `npx nestjs-invoice-payments-sandbox` (the package's `bin`; `npm run sandbox` in this repository): runs the
  * sandbox for demos and manual tests.
  * Environment: PORT (default 4010), SANDBOX_PERSIST (SQLite file; state survives restarts when set),
- * SANDBOX_LOG=1 (one line per request).
+ * SANDBOX_LOG=1 (one line per request), SANDBOX_CONTROL_HOSTS (comma-separated host names the `/_sandbox` controls
+ * answer besides loopback), SANDBOX_CONTROL_TOKEN (required in `X-Sandbox-Control-Token` by the controls when set).
  */
 import { ALL_SCOPES, DEFAULT_TOKEN } from './constants';
 import { startSandbox } from './server';
@@ -15,6 +16,11 @@ async function main(): Promise<void> {
     port,
     persistPath,
     log: process.env.SANDBOX_LOG === '1' ? (line) => console.log(line) : undefined,
+    controlHosts: (process.env.SANDBOX_CONTROL_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    controlToken: process.env.SANDBOX_CONTROL_TOKEN || undefined,
   });
   console.log(`Payment service sandbox listening on ${sandbox.url}`);
   console.log(`Sample token: ${DEFAULT_TOKEN} (scopes: ${ALL_SCOPES.join(', ')})`);

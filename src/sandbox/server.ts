@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Auth } from './auth';
 import { DEFAULT_ACCOUNT_ID, DEFAULT_GATEWAY_NAME, ISSUED_TOKEN_LIFETIME_SECONDS } from './constants';
+import { checkControlAccess } from './control-access';
 import { createControls, handleControl, type ControlDeps } from './controls';
 import { Timers, type Core, type RouteResult } from './core';
 import { SandboxError } from './errors';
@@ -78,6 +79,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   const controls = createControls(controlDeps);
+  const controlAccess = { hosts: options.controlHosts ?? [], token: options.controlToken ?? null };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const startedAt = performance.now();
@@ -90,6 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     try {
       const raw = await readBody(req);
       if (path === '/_sandbox' || path.startsWith('/_sandbox/')) {
+        checkControlAccess(req, path, controlAccess);
         const result = await handleControl(controlDeps, controls, req, path, raw);
         return write(res, result ?? fail(noRoute(method, path)));
       }

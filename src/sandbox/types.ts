@@ -29,6 +29,16 @@ export interface SandboxOptions {
   issuedTokenLifetimeSeconds?: number;
   /** Called with one line per request handled (method, path, status); secrets never appear in it. */
   log?: (line: string) => void;
+  /**
+   * Host names (as in the `Host` header, without the port) whose requests the `/_sandbox` controls answer besides
+   * loopback (`localhost`, `*.localhost`, 127.0.0.0/8, `::1`), e.g. a Docker service name. Default none.
+   */
+  controlHosts?: string[];
+  /**
+   * When set, every `/_sandbox` request but the browser's GETs (payment page, QR image, slip barcode) must carry it
+   * in `X-Sandbox-Control-Token`. Default none.
+   */
+  controlToken?: string;
 }
 
 /** A running sandbox. */

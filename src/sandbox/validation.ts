@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isCalendarDay } from './dates';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from './constants';
 import { validationFailed } from './errors';
 import { isObject, type JsonObject } from './http';
 import { centsOf } from './money';
@@ -39,6 +40,8 @@ export class FieldCheck {
       return opts.required ? this.fail(path, 'is required') : undefined;
     }
     if (typeof v !== 'string') return this.fail(path, 'must be a string');
+    // A17: control characters are refused, as the module refuses them before sending.
+    if (CONTROL_CHARACTERS.test(v)) return this.fail(path, CONTROL_CHARACTERS_PROBLEM);
     if (opts.max !== undefined && v.length > opts.max)
       return this.fail(path, `must be at most ${opts.max} characters`);
     return v;

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { CheckoutValidationError } from '../checkout/errors';
+import { CheckoutValidationError, PaymentServiceError } from '../checkout/errors';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../core/http-status';
 import { isGatewayError } from '../gateway/errors';
 import { adminValidationError } from './validation';
@@ -19,7 +19,9 @@ interface JsonResponse {
 export class AdminErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
-  catch(error: unknown, host: ArgumentsHost): void {
+  catch(thrown: unknown, host: ArgumentsHost): void {
+    // The provider's HTTP form of a gateway error: staff see the gateway error itself, kind and details.
+    const error = thrown instanceof PaymentServiceError ? thrown.gatewayError : thrown;
     const response = host.switchToHttp().getResponse<JsonResponse>();
     if (error instanceof CheckoutValidationError) {
       // The checkout's field errors, in the admin API's one shape for a 400.

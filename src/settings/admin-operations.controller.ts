@@ -19,7 +19,7 @@ import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
-import { adminValidationPipe } from './validation';
+import { AdminIdPipe, adminValidationPipe } from './validation';
 
 /**
  * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and
@@ -38,7 +38,7 @@ export class InvoicePaymentsAdminOperationsController {
 
   /** Every status the service reported for the invoice, applied or refused, oldest first. */
   @Get('invoices/:id/history')
-  async history(@Param('id') id: string): Promise<AdminHistoryView[]> {
+  async history(@Param('id', AdminIdPipe) id: string): Promise<AdminHistoryView[]> {
     if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
     return this.operations.history(id);
   }
@@ -52,7 +52,7 @@ export class InvoicePaymentsAdminOperationsController {
   /** Processes a dead-lettered (or waiting) delivery again now. */
   @Post('webhooks/inbox/:id/retry')
   @HttpCode(200)
-  retryInbox(@Param('id') id: string): Promise<AdminInboxView> {
+  retryInbox(@Param('id', AdminIdPipe) id: string): Promise<AdminInboxView> {
     return this.operations.retryInbox(id);
   }
 
@@ -65,7 +65,7 @@ export class InvoicePaymentsAdminOperationsController {
   /** Posts a failed (or waiting) tracking code again now. */
   @Post('tracking/outbox/:id/retry')
   @HttpCode(200)
-  retryOutbox(@Param('id') id: string): Promise<AdminOutboxView> {
+  retryOutbox(@Param('id', AdminIdPipe) id: string): Promise<AdminOutboxView> {
     return this.operations.retryOutbox(id);
   }
 
@@ -78,7 +78,7 @@ export class InvoicePaymentsAdminOperationsController {
   /** Marks an alert handled. */
   @Post('alerts/:id/acknowledge')
   @HttpCode(200)
-  async acknowledge(@Param('id') id: string): Promise<AdminAlertView> {
+  async acknowledge(@Param('id', AdminIdPipe) id: string): Promise<AdminAlertView> {
     const alert = await this.alerts.acknowledge(id);
     if (!alert) throw new NotFoundException(`No alert ${id}`);
     return alert;

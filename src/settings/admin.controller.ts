@@ -38,7 +38,7 @@ import { SecretBox } from './secret-box';
 import { SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
-import { adminValidationError, adminValidationPipe } from './validation';
+import { AdminIdPipe, adminValidationError, adminValidationPipe } from './validation';
 import { checkSettingsUpdate } from './update-checks';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
@@ -110,28 +110,31 @@ export class InvoicePaymentsAdminController {
   }
 
   @Get('invoices/:id')
-  getInvoice(@Param('id') id: string): Promise<AdminInvoiceView> {
+  getInvoice(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
     return this.reload(id);
   }
 
   /** Moves the due date of a PIX or bank-slip invoice (status 1 or 15). */
   @Post('invoices/:id/due-date')
   @HttpCode(200)
-  async changeDueDate(@Param('id') id: string, @Body() body: ChangeDueDateDto): Promise<AdminInvoiceView> {
+  async changeDueDate(
+    @Param('id', AdminIdPipe) id: string,
+    @Body() body: ChangeDueDateDto,
+  ): Promise<AdminInvoiceView> {
     await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
     return this.reload(id);
   }
 
   @Post('invoices/:id/cancel')
   @HttpCode(200)
-  async cancel(@Param('id') id: string): Promise<AdminInvoiceView> {
+  async cancel(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
     await this.provider.cancelPayment({ data: { invoiceRecordId: id } });
     return this.reload(id);
   }
 
   @Post('invoices/:id/refund')
   @HttpCode(200)
-  async refund(@Param('id') id: string, @Body() body: RefundDto): Promise<AdminInvoiceView> {
+  async refund(@Param('id', AdminIdPipe) id: string, @Body() body: RefundDto): Promise<AdminInvoiceView> {
     try {
       await this.provider.refundPayment({ data: { invoiceRecordId: id }, amount: body.amountCents });
     } catch (err) {
@@ -151,7 +154,7 @@ export class InvoicePaymentsAdminController {
    */
   @Post('invoices/:id/recheck')
   @HttpCode(200)
-  async recheck(@Param('id') id: string): Promise<AdminInvoiceView> {
+  async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
     const record = await this.records.get(id).catch(() => null);
     if (!record) throw new NotFoundException(`No invoice record ${id}`);
     await this.creation.settle(record);
@@ -165,7 +168,10 @@ export class InvoicePaymentsAdminController {
    */
   @Post('invoices/:id/mark-not-created')
   @HttpCode(200)
-  async markNotCreated(@Param('id') id: string, @Body() body: MarkNotCreatedDto): Promise<AdminInvoiceView> {
+  async markNotCreated(
+    @Param('id', AdminIdPipe) id: string,
+    @Body() body: MarkNotCreatedDto,
+  ): Promise<AdminInvoiceView> {
     const record = await this.records.get(id).catch(() => null);
     if (!record) throw new NotFoundException(`No invoice record ${id}`);
     if (record.creationState === 'created' || record.creationState === 'failed') {

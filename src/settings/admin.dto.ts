@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
 import { PAYMENT_METHODS, type InvoicePaymentsMode } from './types';
-import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsTimeZone } from './validation';
+import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
 
 /** Highest due-date offset accepted, in days. */
 export const MAX_DUE_DAYS = 90;
@@ -45,6 +45,7 @@ export class UpdateSettingsDto {
 
   @IsOptional()
   @IsString({ message: 'accessToken must be a string' })
+  @IsPlainText()
   @Length(1, 2048, { message: 'accessToken must be 1 to 2048 characters' })
   // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
   @Matches(/^\S+$/, { message: 'accessToken must not contain spaces' })
@@ -52,6 +53,7 @@ export class UpdateSettingsDto {
 
   @IsOptional()
   @IsString({ message: 'webhookToken must be a string' })
+  @IsPlainText()
   @Length(1, 256, { message: 'webhookToken must be 1 to 256 characters' })
   @Matches(/^[^\s:]+$/, { message: 'webhookToken must not contain spaces or ":" (the token separator)' })
   webhookToken?: string | null;
@@ -143,6 +145,7 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString({ message: 'orderId must be a string' })
   @MaxLength(128, { message: 'orderId must be at most 128 characters' })
+  @IsPlainText()
   orderId?: string;
 
   @IsOptional()
@@ -187,12 +190,14 @@ export class RefundDto {
  */
 export class MarkNotCreatedDto {
   @IsString({ message: 'actor must be a string naming who checked the service' })
+  @IsPlainText()
   @Length(1, 128, { message: 'actor must be 1 to 128 characters' })
   @Matches(/\S/, { message: 'actor must not be blank' })
   actor!: string;
 
   @IsOptional()
   @IsString({ message: 'note must be a string' })
+  @IsPlainText()
   @MaxLength(200, { message: 'note must be at most 200 characters' })
   note?: string;
 }
@@ -209,6 +214,7 @@ export class ResendWebhookDto {
 
   @IsOptional()
   @IsString({ message: 'webhook must be a webhook identifier' })
+  @IsPlainText()
   @Length(1, 128, { message: 'webhook must be 1 to 128 characters' })
   webhook?: string;
 }

@@ -1,6 +1,7 @@
 import {
   CanActivate,
   ExecutionContext,
+  HttpException,
   Inject,
   Injectable,
   Logger,
@@ -9,23 +10,44 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
+import { AdminAuthThrottle, clientOf } from './auth-throttle';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
 import type { InvoicePaymentsAdminOptions } from './types';
 
-interface RequestWithHeaders {
+interface AdminRequest {
   headers: Record<string, string | string[] | undefined>;
+  ip?: string;
+  socket?: { remoteAddress?: string };
+}
+
+/** Express' response has `setHeader`, Fastify's reply `header`. */
+interface HeaderTarget {
+  setHeader?(name: string, value: string): unknown;
+  header?(name: string, value: string): unknown;
+}
+
+/** Sets a header on the platform's response, Express or Fastify. */
+export function setResponseHeader(response: HeaderTarget, name: string, value: string): void {
+  if (typeof response.setHeader === 'function') response.setHeader(name, value);
+  else if (typeof response.header === 'function') response.header(name, value);
 }
 
 /**
  * Guards the admin API. When the host gave its own guard (`admin.guard`) that guard decides alone (as if it were on
  * the routes itself); otherwise the request must carry `Authorization: Bearer <admin.adminKey>`, compared in constant
  * time, and anything else is 401.
+ *
+ * Failed authentications (401/403, either way) are counted per client (`admin.authThrottle`): past the limit the
+ * client gets 429 with `Retry-After` until its window ends, its key not even compared. Each failure is logged with
+ * the client's address and the reason, never with what was sent. Every answer under the prefix carries
+ * `X-Content-Type-Options: nosniff` (set here: the guard runs first on every admin route).
  */
 @Injectable()
 export class InvoicePaymentsAdminGuard implements CanActivate {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
   private hostGuard: CanActivate | null = null;
   private readonly keyDigest: Buffer | null;
+  private readonly throttle: AdminAuthThrottle;
 
   constructor(
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) private readonly options: InvoicePaymentsAdminOptions,
@@ -36,6 +58,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate {
       throw new Error(`admin.adminKey must be at least ${MIN_ADMIN_KEY_LENGTH} characters`);
     }
     this.keyDigest = key ? digest(key) : null;
+    this.throttle = new AdminAuthThrottle(options.authThrottle);
     if (!options.guard && !key) {
       this.logger.warn(
         'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
@@ -45,8 +68,45 @@ export class InvoicePaymentsAdminGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.options.guard) return this.runHostGuard(context);
-    const request = context.switchToHttp().getRequest<RequestWithHeaders>();
+    const http = context.switchToHttp();
+    const request = http.getRequest<AdminRequest>();
+    const response = http.getResponse<HeaderTarget>();
+    setResponseHeader(response, 'X-Content-Type-Options', 'nosniff');
+    const client = clientOf(request);
+    const verdict = this.throttle.check(client);
+    if (!verdict.allowed) {
+      setResponseHeader(response, 'Retry-After', String(verdict.retryAfterSeconds));
+      throw new HttpException(
+        {
+          statusCode: 429,
+          error: 'Too Many Requests',
+          message: `too many failed admin authentications: retry in ${verdict.retryAfterSeconds} s`,
+        },
+        429,
+      );
+    }
+    try {
+      const allowed = this.options.guard ? await this.runHostGuard(context) : this.checkKey(request);
+      if (!allowed) this.failed(client, 'refused by the host guard');
+      return allowed;
+    } catch (err) {
+      const status = err instanceof HttpException ? err.getStatus() : 0;
+      if (status === 401 || status === 403) this.failed(client, err instanceof Error ? err.message : '');
+      throw err;
+    }
+  }
+
+  /** Counts and logs a failure: the client and the reason, never the key or the header. */
+  private failed(client: string, reason: string): void {
+    const { failures, maxFailures, windowSeconds } = this.throttle.fail(client);
+    const refused =
+      failures >= maxFailures ? `; further attempts refused (429) for the rest of the window` : '';
+    this.logger.warn(
+      `admin authentication failed from ${client} (${reason}): ${failures} of ${maxFailures} allowed in ${windowSeconds} s${refused}`,
+    );
+  }
+
+  private checkKey(request: AdminRequest): boolean {
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedException('admin key required: send Authorization: Bearer <admin key>');

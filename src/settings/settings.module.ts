@@ -1,5 +1,6 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
+import { createAdminFallbackController } from './admin-fallback.controller';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { createAdminOperationsController } from './admin-operations.controller';
 import { AdminOperationsService } from './admin-operations.service';
@@ -49,6 +50,8 @@ export class SettingsModule {
         createAdminController(prefix),
         createAdminOperationsController(prefix),
         ...(admin.ui === false ? [] : [createAdminUiController(prefix)]),
+        // Last: it answers every path under the prefix no controller above took (401 without a key, else 404).
+        createAdminFallbackController(prefix),
       ],
       providers: [
         extras.adminOptionsProvider ?? { provide: INVOICE_PAYMENTS_ADMIN_OPTIONS, useValue: admin },

@@ -2,6 +2,7 @@ import type { CanActivate, Type } from '@nestjs/common';
 import type { PaymentMethod } from '../gateway/types';
 import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { EncryptionKeyOptions } from './secret-box';
+import type { AdminAuthThrottleOptions } from './auth-throttle';
 
 /** Where requests go: the sandbox or the live service. Test-only operations (resend webhook) are refused in production. */
 export type InvoicePaymentsMode = 'sandbox' | 'production';
@@ -116,6 +117,11 @@ export interface InvoicePaymentsAdminOptions {
    * API they call is guarded as above.
    */
   ui?: boolean;
+  /**
+   * Limits failed authentications per client (default 10 a minute): past the limit the admin API answers 429 with
+   * `Retry-After`, without comparing the key. Applies to the host's guard too (its 401/403 count as failures).
+   */
+  authThrottle?: AdminAuthThrottleOptions;
 }
 
 /** Result of one operation of the credential check. */

@@ -1,5 +1,6 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { BadRequestException, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { registerDecorator, ValidationOptions } from 'class-validator';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, idProblem } from '../core/text-bounds';
 
 /** Body of a 400 from the admin API: one message per field, fields as dotted paths (`ecommerce.storeId`). */
 export interface AdminValidationErrorBody {
@@ -134,4 +135,30 @@ export function IsHttpUrl(options?: ValidationOptions & { template?: boolean }):
         },
       },
     });
+}
+
+/** A string free of control characters (the module's one rule, `CONTROL_CHARACTERS`); other types pass here. */
+export function IsPlainText(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isPlainText',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: `$property ${CONTROL_CHARACTERS_PROBLEM}`, ...options },
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || !CONTROL_CHARACTERS.test(value),
+      },
+    });
+}
+
+/**
+ * An id from the admin API's path (`invoices/:id`, `alerts/:id`...), checked before it reaches SQL: a NUL byte or
+ * a 10 kB string is a 400 naming `id`, never a database error.
+ */
+export class AdminIdPipe implements PipeTransform<unknown, string> {
+  transform(value: unknown): string {
+    const problem = idProblem(value);
+    if (problem) throw adminValidationError({ id: [problem] });
+    return value as string;
+  }
 }

@@ -8,6 +8,7 @@ import {
 } from './constants';
 import { ShipmentValidationError } from './errors';
 import type { RecordShipmentInput, ResolvedShippingOptions, ShippingOptions, ValidShipment } from './types';
+import { textProblem } from '../core/text-bounds';
 
 /** Fills in the defaults of {@link ShippingOptions} and refuses nonsense, naming the option. */
 export function resolveShippingOptions(options: ShippingOptions = {}): ResolvedShippingOptions {
@@ -81,15 +82,9 @@ function requiredText(field: string, value: unknown, max: number): string {
 }
 
 function optionalText(field: string, value: unknown, max: number): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw new ShipmentValidationError(field, 'must be a string');
-  const text = value.trim();
-  if (text === '') return null;
-  if (text.length > max) throw new ShipmentValidationError(field, `must be at most ${max} characters`);
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(text))
-    throw new ShipmentValidationError(field, 'must not contain control characters');
-  return text;
+  const problem = textProblem(value, { max });
+  if (problem) throw new ShipmentValidationError(field, problem);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

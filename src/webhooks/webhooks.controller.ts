@@ -56,6 +56,8 @@ abstract class WebhooksControllerBase {
     @Req() req: IncomingMessage & { body?: unknown },
     @Res({ passthrough: true }) res: ServerResponse,
   ): Promise<WebhookReceipt> {
+    // Every answer of the route, errors included, is JSON that no browser may sniff into something else.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     const read = await webhookBodyOf(req, this.options.bodyLimitBytes);
     if (!read.ok) throw new HttpException({ statusCode: read.status, message: read.message }, read.status);
     let body: Record<string, unknown>;

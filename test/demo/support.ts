@@ -40,3 +40,36 @@ export function testConfig(db: TestDatabase): DemoConfig {
 export function startQuietDemo(config: DemoConfig): Promise<RunningDemo> {
   return startDemoStore(config, false);
 }
+
+/** A Brazilian shipping address and customer the demo store accepts. */
+export const ADDRESS = {
+  address_1: 'Rua da Bahia',
+  number: '1148',
+  district: 'Centro',
+  city: 'Belo Horizonte',
+  province: 'MG',
+  postal_code: '30160-011',
+  country_code: 'br',
+};
+export const CUSTOMER = { first_name: 'Ana', last_name: 'Costa', document: '52998224725' };
+
+/** One answer of the store: status, headers and JSON body. */
+export interface StoreAnswer {
+  status: number;
+  headers: { get(name: string): string | null };
+  body: Record<string, unknown>;
+}
+
+/** Calls the store over HTTP as JSON; `admin` adds the admin key. */
+export function storeCaller(demo: () => RunningDemo, config: () => DemoConfig) {
+  return async (method: string, path: string, body?: unknown, admin = false): Promise<StoreAnswer> => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (admin) headers.Authorization = `Bearer ${config().adminKey}`;
+    const res = await fetch(`${demo().storeUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  };
+}

@@ -19,10 +19,12 @@ export async function call<T = Record<string, unknown>>(
   token: string | null = TOKEN,
   headers: Record<string, string> = {},
 ): Promise<Reply<T>> {
+  // The controls take JSON only, bodiless requests included (a cross-origin page cannot send that type).
+  const control = path.startsWith('/_sandbox') && method !== 'GET';
   const res = await fetch(`${base}${path}`, {
     method,
     headers: {
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(body === undefined && !control ? {} : { 'Content-Type': 'application/json' }),
       ...(token ? { Authorization: `Bearer ${token}` } : {}),
       ...headers,
     },
@@ -113,4 +115,34 @@ export async function eventually(check: () => boolean, what: string, ms = 5000):
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * One raw request with `Host` and `Content-Type` exactly as given (fetch would set them itself): what a browser
+ * page or a DNS-rebinding attacker sends.
+ */
+export function rawRequest(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body = '',
+): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        let json: Record<string, unknown> = {};
+        try {
+          json = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          // not JSON: the text is there
+        }
+        resolve({ status: res.statusCode ?? 0, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -246,8 +246,10 @@ describeEachDatabase('admin page switched off', (kind) => {
     const db = await openAdminDatabase(kind);
     const app = await startAdminApp(db, sandbox, { admin: { ui: false } });
     try {
-      await request(app.url).get(`${A}/`).expect(404);
-      await request(app.url).get(`${A}/assets/app.js`).expect(404);
+      // Without the page, its paths are like any other path under the prefix: 401 without a key, 404 with one.
+      await request(app.url).get(`${A}/`).expect(401);
+      await request(app.url).get(`${A}/assets/app.js`).expect(401);
+      await app.http().get(`${A}/assets/app.js`).set(adminAuth).expect(404);
       await app.http().get(`${A}/alerts`).set(adminAuth).expect(200);
     } finally {
       await app.close();

@@ -1,7 +1,7 @@
-import { LoggerService } from '@nestjs/common';
 import { InvoiceRecord } from '../../src/index';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
+import { CapturingLogger, render } from '../support/capturing-logger';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { ADMIN_KEY, adminAuth, AdminApp, newKey, openAdminDatabase, startAdminApp } from './support';
 
@@ -12,31 +12,6 @@ const OPTIONS_HOOK = 'hookopt-LOGCHECK-5555';
 const SAVED_HOOK = 'hooksaved-LOGCHECK-6666';
 const WRONG_ADMIN_KEY = 'wrong-admin-LOGCHECK-7777';
 const REJECTED_TOKEN = 'tok rejected LOGCHECK 8888';
-
-/** Every line any part of the flow wrote: Nest's logger at every level, the console, stdout/stderr, the sandbox. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  private push(level: string, args: unknown[]) {
-    this.lines.push(
-      `${level} ${args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : render(a))).join(' ')}`,
-    );
-  }
-  log = (...args: unknown[]) => this.push('log', args);
-  error = (...args: unknown[]) => this.push('error', args);
-  warn = (...args: unknown[]) => this.push('warn', args);
-  debug = (...args: unknown[]) => this.push('debug', args);
-  verbose = (...args: unknown[]) => this.push('verbose', args);
-  fatal = (...args: unknown[]) => this.push('fatal', args);
-}
-
-function render(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return String(value);
-  }
-}
 
 /**
  * A whole flow — admin key mistakes, a refused token, saving secrets, a credential check, checkouts, a payment

@@ -1,0 +1,149 @@
+import request from 'supertest';
+import { InvoiceRecord } from '../../src/index';
+import { startSandbox, SandboxServer } from '../../src/sandbox';
+import { CapturingLogger } from '../support/capturing-logger';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { ADMIN_KEY, adminAuth, AdminApp, openAdminDatabase, startAdminApp } from './support';
+
+const A = '/admin/invoice-payments';
+
+/** Routes with an id, as an attacker would probe them with a NUL byte. */
+const ID_ROUTES: Array<[string, 'get' | 'post', (id: string) => string]> = [
+  ['GET invoices/:id', 'get', (id) => `${A}/invoices/${id}`],
+  ['GET invoices/:id/history', 'get', (id) => `${A}/invoices/${id}/history`],
+  ['POST invoices/:id/cancel', 'post', (id) => `${A}/invoices/${id}/cancel`],
+  ['POST invoices/:id/recheck', 'post', (id) => `${A}/invoices/${id}/recheck`],
+  ['POST invoices/:id/due-date', 'post', (id) => `${A}/invoices/${id}/due-date`],
+  ['POST invoices/:id/refund', 'post', (id) => `${A}/invoices/${id}/refund`],
+  ['POST invoices/:id/mark-not-created', 'post', (id) => `${A}/invoices/${id}/mark-not-created`],
+  ['POST webhooks/inbox/:id/retry', 'post', (id) => `${A}/webhooks/inbox/${id}/retry`],
+  ['POST tracking/outbox/:id/retry', 'post', (id) => `${A}/tracking/outbox/${id}/retry`],
+  ['POST alerts/:id/acknowledge', 'post', (id) => `${A}/alerts/${id}/acknowledge`],
+];
+
+describeEachDatabase('the admin API under attack', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let app: AdminApp;
+
+  beforeAll(async () => {
+    db = await openAdminDatabase(kind);
+    sandbox = await startSandbox();
+    // Probing many paths without a key is the point here, so the throttle is out of the way in this app.
+    app = await startAdminApp(db, sandbox, { admin: { authThrottle: { maxFailures: 1000 } } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  it.each(ID_ROUTES)(
+    '%s with a NUL byte or 200 characters as the id: 400 naming id, never 500',
+    async (_, method, path) => {
+      for (const id of ['%00', 'x%00y', 'a'.repeat(200), '%E2%80%AEabc']) {
+        const res = await app.http()[method](path(id)).set(adminAuth).send({});
+        expect([path(id).slice(0, 60), res.status]).toEqual([path(id).slice(0, 60), 400]);
+        expect(Object.keys(res.body.errors)).toEqual(['id']);
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+      }
+    },
+  );
+
+  it('a NUL byte in a query filter is a 400 naming it; the records stay untouched', async () => {
+    const res = await app.http().get(`${A}/invoices?orderId=a%00b`).set(adminAuth);
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors)).toEqual(['orderId']);
+    expect(await db.dataSource.getRepository(InvoiceRecord).count()).toBe(0);
+  });
+
+  it('every path under the prefix is 401 without a valid key, known or not: the routes cannot be listed', async () => {
+    const paths = [
+      '/settings',
+      '/invoices',
+      '/nope',
+      '/invoices/x/nope',
+      '/a/b/c/d',
+      '/webhooks/inbox/1/nope',
+    ];
+    for (const path of paths) {
+      for (const auth of [{}, { Authorization: 'Bearer wrong-key-0123456789' }]) {
+        const get = await request(app.url).get(`${A}${path}`).set(auth);
+        const post = await request(app.url).post(`${A}${path}`).set(auth).send({});
+        expect([path, get.status, post.status]).toEqual([path, 401, 401]);
+        expect(get.headers['x-content-type-options']).toBe('nosniff');
+      }
+    }
+    // With the key an unknown path is a 404 that does not repeat it.
+    const probe = `${A}/%3Cscript%3Ealert(1)%3C%2Fscript%3E/x`;
+    const res = await app.http().get(probe).set(adminAuth);
+    expect(res.status).toBe(404);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(JSON.stringify(res.body)).not.toMatch(/script|alert/i);
+  });
+
+  it('the admin page and its files stay public, with nosniff; an unknown file is a 404 without its name', async () => {
+    const page = await request(app.url).get(`${A}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    const missing = await request(app.url).get(`${A}/assets/%3Cscript%3Ex.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers['x-content-type-options']).toBe('nosniff');
+    expect(missing.text).not.toMatch(/script/i);
+  });
+
+  it('answers of the API and of the webhook route carry nosniff', async () => {
+    const ok = await app.http().get(`${A}/settings`).set(adminAuth);
+    expect(ok.status).toBe(200);
+    expect(ok.headers['x-content-type-options']).toBe('nosniff');
+    const bad = await request(app.url)
+      .post('/webhooks/invoice-payments')
+      .set('Content-Type', 'application/json')
+      .send('[1]');
+    expect(bad.status).toBe(400);
+    expect(bad.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describeEachDatabase('admin key brute force', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let app: AdminApp;
+  const logger = new CapturingLogger();
+
+  beforeAll(async () => {
+    db = await openAdminDatabase(kind);
+    sandbox = await startSandbox();
+    app = await startAdminApp(db, sandbox, { logger, admin: { authThrottle: { maxFailures: 5 } } });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  it('is slowed: past the failures allowed, 429 with Retry-After even for the right key; logged without any key', async () => {
+    const guesses = Array.from({ length: 40 }, (_, i) => `guess-${i}-LEAKCHECK-0123456789`);
+    const statuses: number[] = [];
+    for (const guess of guesses) {
+      const res = await request(app.url).get(`${A}/settings`).set('Authorization', `Bearer ${guess}`);
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(new Set(statuses.slice(5))).toEqual(new Set([429]));
+
+    const right = await request(app.url).get(`${A}/settings`).set(adminAuth);
+    expect(right.status).toBe(429); // the key is not even compared while the client is refused
+    expect(right.body.message).toMatch(/too many failed admin authentications: retry in \d+ s/);
+
+    const failures = logger.lines.filter((l) => l.includes('admin authentication failed from'));
+    expect(failures).toHaveLength(5);
+    expect(failures[4]).toMatch(
+      /127\.0\.0\.1 \(admin key is not valid\): 5 of 5 allowed in 60 s; further attempts refused/,
+    );
+    const text = logger.lines.join('\n');
+    expect(text).not.toContain('LEAKCHECK');
+    expect(text).not.toContain(ADMIN_KEY);
+  });
+});
