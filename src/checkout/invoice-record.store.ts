@@ -7,6 +7,7 @@ import type { PaymentMethod } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
+import type { RecognisedOrder } from './order-identity';
 import { invoiceReferrer } from './order-mapping';
 
 /** What a new attempt row starts with. */
@@ -17,6 +18,8 @@ export interface ClaimInput {
   currency: string;
   amountCents: number;
   installments: number;
+  /** Order number and customer to show and search (the document masked). */
+  shown?: RecognisedOrder;
 }
 
 /**
@@ -68,6 +71,7 @@ export class InvoiceRecordStore {
       currency: input.currency,
       amountCents: input.amountCents,
       installments: input.installments,
+      ...input.shown,
       createdAt: now,
       updatedAt: now,
     });

@@ -5,6 +5,7 @@ import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
 import { mapCustomer, nonEmpty } from './customer-mapping';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
+import { recognisedOrder, type RecognisedOrder } from './order-identity';
 import type { CheckoutOrder, InitiatePaymentData } from './types';
 
 /** What the checkout asks for: Medusa's `initiatePayment` input. */
@@ -23,6 +24,8 @@ export interface MappedInvoice {
   reference: string;
   totalCents: Cents;
   method: PaymentMethod;
+  /** Order number and customer as people know them, kept on the record for the admin page. */
+  shown: RecognisedOrder;
 }
 
 const MAX_REFERENCE_LENGTH = 150;
@@ -105,7 +108,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
     },
     shippingCents: order.shipping_total ?? 0,
   };
-  return { params, reference, totalCents, method };
+  return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
 /** Items, discounts and shipping must be whole cents and add up to the order total and to `amount`. */
