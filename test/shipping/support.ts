@@ -6,6 +6,8 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
+import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoicePaymentsEvents } from '../../src/core/events';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
@@ -35,6 +37,8 @@ export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> 
     migrations: [
       InvoicePaymentsInit1763700000000,
       CheckoutSettlement1763700005500,
+      InvoiceCustomer1763700011000,
+      TrackingErrorKind1763700011100,
       TrackingOutbox1763700002000,
       StatusNotifyLease1763700006000,
     ],

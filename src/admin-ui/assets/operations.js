@@ -3,7 +3,7 @@
 import { api } from './api.js';
 import { brl, el, fill, table, when } from './dom.js';
 import { currentLang, t } from './i18n.js';
-import { showError, status } from './ui.js';
+import { gatewayReason, showError, status } from './ui.js';
 
 /** Draws the four lists. */
 export async function showOperations(panel) {
@@ -49,6 +49,12 @@ async function list(id, path, query, headers, row, empty) {
   } catch (error) {
     showError(error, errors);
   }
+}
+
+/** A long technical text (the API's English message) folded away under "Detalhe técnico", wrapping. */
+function technical(text) {
+  if (!text) return '';
+  return el('details', { class: 'technical' }, el('summary', {}, t('technicalDetail')), el('code', {}, text));
 }
 
 /** A button that POSTs `path`, then reloads the section with `reload`. */
@@ -101,7 +107,7 @@ function inbox() {
         t(`state_${e.state}`),
       ),
       String(e.attempts),
-      e.lastError ?? '',
+      technical(e.lastError),
       e.retryable
         ? action(
             e.id,
@@ -139,7 +145,14 @@ function outbox() {
       o.code,
       el('span', { class: `badge ${o.status === 'failed' ? 'bad' : 'wait'}` }, t(`tracking_${o.status}`)),
       String(o.attempts),
-      o.lastError ?? '',
+      o.lastError
+        ? el(
+            'span',
+            { class: 'reason', 'data-error-code': o.lastErrorCode ?? 'unknown' },
+            t('trackingError', { reason: gatewayReason(o.lastErrorCode ?? 'unknown') }),
+            technical(o.lastError),
+          )
+        : '',
       o.retryable
         ? action(
             o.id,
@@ -171,7 +184,12 @@ function alerts() {
         t(`alert_${a.kind}`) === `alert_${a.kind}` ? a.kind : t(`alert_${a.kind}`),
       ),
       a.orderId ?? '—',
-      a.message,
+      el(
+        'span',
+        { class: 'reason' },
+        t(`alertText_${a.kind}`) === `alertText_${a.kind}` ? a.message : t(`alertText_${a.kind}`),
+        technical(a.message),
+      ),
       action(
         a.id,
         t('acknowledge'),
