@@ -23,7 +23,7 @@ export interface AdminInvoiceView {
    * (`checkout/invoice-actions.ts`): the page offers only these.
    */
   allowedActions: InvoiceAction[];
-  /** Cents that can still be refunded (paid minus refunded); 0 when nothing was paid. */
+  /** Cents that can still be refunded (paid minus refunded); 0 when the invoice cannot be refunded now. */
   refundableCents: number;
   attempt: number;
   method: 'pix' | 'billet' | 'card';
@@ -131,13 +131,14 @@ export class AdminInvoicesService {
 
 export function toView(row: InvoiceRecord): AdminInvoiceView {
   const code = row.statusCode;
+  const actions = allowedActions(row);
   return {
     id: row.id,
     orderId: row.orderId,
     displayId: row.displayId,
     customer: { name: row.customerName, email: row.customerEmail, document: row.customerDocument },
-    allowedActions: allowedActions(row),
-    refundableCents: refundableCents(row),
+    allowedActions: actions,
+    refundableCents: actions.includes('refund') ? refundableCents(row) : 0,
     attempt: row.attempt,
     method: row.method,
     creationState: row.creationState,

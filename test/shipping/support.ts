@@ -9,7 +9,7 @@ import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
-import { InvoicePaymentsEvents } from '../../src/core/events';
+import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../../src/core/events';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
@@ -160,6 +160,8 @@ export interface ShippingApp {
   emitter: EventEmitter2;
   posted: TrackingPostedEvent[];
   failed: TrackingFailedEvent[];
+  /** Every `InvoicePaymentsEvents.Alert` raised. */
+  alerts: InvoicePaymentsAlert[];
   close(): Promise<void>;
 }
 
@@ -210,6 +212,8 @@ export async function startShippingApp(
   const failed: TrackingFailedEvent[] = [];
   emitter.on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
   emitter.on(InvoicePaymentsEvents.TrackingFailed, (e: TrackingFailedEvent) => failed.push(e));
+  const alerts: InvoicePaymentsAlert[] = [];
+  emitter.on(InvoicePaymentsEvents.Alert, (e: InvoicePaymentsAlert) => alerts.push(e));
   return {
     moduleRef,
     tracking: moduleRef.get(TrackingService),
@@ -217,6 +221,7 @@ export async function startShippingApp(
     emitter,
     posted,
     failed,
+    alerts,
     close: () => moduleRef.close(),
   };
 }
