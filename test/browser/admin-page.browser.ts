@@ -245,8 +245,12 @@ describe('admin page in a browser', () => {
     await kb.keyboard.press('ArrowRight');
     expect(await focused()).toBe('tab-operations');
     await kb.locator('#ops-inbox-list tbody tr').first().waitFor();
-    await tabUntil(() => kb.evaluate<boolean>("document.activeElement?.closest('#ops-inbox-list') != null"));
-    expect(await kb.evaluate("document.activeElement?.getAttribute('data-action')")).toBeTruthy();
+    // Past the reason's folded technical detail, to the retry button.
+    await tabUntil(() =>
+      kb.evaluate<boolean>(
+        "document.activeElement?.closest('#ops-inbox-list') != null && document.activeElement.hasAttribute('data-action')",
+      ),
+    );
     await kb.keyboard.press('Enter');
     await text(kb, '#status', 'Reenviado para processamento.');
 

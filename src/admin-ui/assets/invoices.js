@@ -112,7 +112,7 @@ export async function load() {
     '',
   ];
   const rows = page.items.map((inv) => [
-    el('span', { class: 'order-ref' }, orderLabel(inv)),
+    el('span', { class: 'ref' }, orderLabel(inv)),
     customerCell(inv),
     when(inv.createdAt, lang),
     t(`method_${inv.method}`),

@@ -43,7 +43,7 @@ export const EN = {
   productionConfirm: 'Yes, use production',
   modeSandbox: 'Tests (sandbox)',
   modeProduction: 'Production',
-  rotateTitle: 'Encryption keys',
+  rotateTitle: 'Security: encryption keys (advanced)',
   rotateHelp: 'Re-encrypts the saved secrets with the current key. Safe to run again.',
   rotate: 'Rotate secrets',
   rotated: 'Current key: {key}. Secrets re-encrypted: {rotated}. Still on old keys: {remaining}.',
@@ -67,7 +67,7 @@ export const EN = {
   f_baseUrl: 'Service URL',
   h_baseUrl:
     "The payment service's address, given by the service (for example https://api.example.com). Change it only if the service asks you to.",
-  f_accessToken: 'Access token',
+  f_accessToken: "Service's access key",
   h_accessToken: "The access key you copy from the payment service's panel. Stored encrypted; never shown.",
   f_webhookToken: "Password of the service's notices",
   h_webhookToken:

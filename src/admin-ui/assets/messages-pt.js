@@ -44,7 +44,7 @@ export const PT_BR = {
   productionConfirm: 'Sim, usar produção',
   modeSandbox: 'Testes (sandbox)',
   modeProduction: 'Produção',
-  rotateTitle: 'Chaves de criptografia',
+  rotateTitle: 'Segurança: chaves de criptografia (avançado)',
   rotateHelp: 'Recriptografa os segredos salvos com a chave atual. Pode ser executado de novo sem risco.',
   rotate: 'Rotacionar segredos',
   rotated:
@@ -70,7 +70,7 @@ export const PT_BR = {
   f_baseUrl: 'URL do serviço',
   h_baseUrl:
     'Endereço do serviço de pagamentos, informado pelo serviço (por exemplo https://api.exemplo.com.br). Só mude se o serviço pedir.',
-  f_accessToken: 'Token de acesso',
+  f_accessToken: 'Chave de acesso do serviço',
   h_accessToken:
     'Chave de acesso que você copia do painel do serviço de pagamentos. Fica guardada criptografada e nunca é mostrada.',
   f_webhookToken: 'Senha dos avisos do serviço',

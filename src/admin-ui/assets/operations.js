@@ -99,7 +99,7 @@ function inbox() {
     (e) => [
       when(e.receivedAt, lang),
       e.event ?? '—',
-      e.gatewayId ?? '—',
+      e.gatewayId ? el('span', { class: 'ref' }, e.gatewayId) : '—',
       e.statusCode === null ? '—' : String(e.statusCode),
       el(
         'span',
@@ -141,7 +141,7 @@ function outbox() {
     headers,
     (o) => [
       when(o.recordedAt, lang),
-      o.orderId,
+      el('span', { class: 'ref' }, o.orderId),
       o.code,
       el('span', { class: `badge ${o.status === 'failed' ? 'bad' : 'wait'}` }, t(`tracking_${o.status}`)),
       String(o.attempts),
@@ -183,7 +183,7 @@ function alerts() {
         { class: 'badge warn', 'data-kind': a.kind },
         t(`alert_${a.kind}`) === `alert_${a.kind}` ? a.kind : t(`alert_${a.kind}`),
       ),
-      a.orderId ?? '—',
+      a.orderId ? el('span', { class: 'ref' }, a.orderId) : '—',
       el(
         'span',
         { class: 'reason' },

@@ -55,14 +55,18 @@ function render(panel) {
       el('button', { type: 'button', id: 'check-credentials', onclick: () => check() }, t('check')),
     ),
     el('div', { id: 'check-result', 'aria-live': 'polite' }),
-    el('h3', {}, t('rotateTitle')),
-    el('p', { class: 'help' }, t('rotateHelp')),
     el(
-      'div',
-      { class: 'actions' },
-      el('button', { type: 'button', id: 'rotate-secrets', onclick: () => rotate() }, t('rotate')),
+      'details',
+      { class: 'advanced', id: 'security-settings' },
+      el('summary', {}, t('rotateTitle')),
+      el('p', { class: 'help' }, t('rotateHelp')),
+      el(
+        'div',
+        { class: 'actions' },
+        el('button', { type: 'button', id: 'rotate-secrets', onclick: () => rotate() }, t('rotate')),
+      ),
+      el('p', { id: 'rotate-result', role: 'status' }),
     ),
-    el('p', { id: 'rotate-result', role: 'status' }),
   );
 }
 
