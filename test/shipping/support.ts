@@ -234,3 +234,29 @@ export function waitFor(
 ): Promise<void> {
   return pollUntil(check, timeoutMs, what, 10);
 }
+
+/** An outbox row as the worker finds it, due a second ago; `overrides` change any field. */
+export function outboxRow(overrides: Partial<TrackingOutbox> = {}): TrackingOutbox {
+  const now = new Date(Date.now() - 1000);
+  return Object.assign(new TrackingOutbox(), {
+    id: randomUUID(),
+    orderId: `order-${randomUUID()}`,
+    code: 'BR123456789BR',
+    carrier: null,
+    url: null,
+    invoiceRecordId: randomUUID(),
+    gatewayInvoiceId: 'inv_1',
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    lockedBy: null,
+    lastError: null,
+    lastErrorKind: null,
+    recordedAt: now,
+    sentAt: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  });
+}

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../../../src/index';
 import { TrackingOutbox, TrackingWorker } from '../../../src/shipping';
+import { outboxRow } from '../../shipping/support';
 import { createSandboxInvoice } from '../../webhooks/support';
 
 /** The admin page's URL in the demo store. */
@@ -70,25 +71,13 @@ export function sandboxPay(demo: RunningDemo, config: DemoConfig, invoiceNumber:
 export async function deadTrackingCodes(demo: RunningDemo, invoiceRecordId: string, orderId: string) {
   const now = new Date();
   const row = (code: string, extra: Partial<TrackingOutbox>) =>
-    Object.assign(new TrackingOutbox(), {
-      id: randomUUID(),
+    outboxRow({
       orderId,
       code,
       carrier: 'Correios',
-      url: null,
       invoiceRecordId,
       gatewayInvoiceId: `missing-${randomUUID()}`,
-      status: 'pending',
-      attempts: 0,
       nextAttemptAt: now,
-      lockedUntil: null,
-      lockedBy: null,
-      lastError: null,
-      lastErrorKind: null,
-      recordedAt: now,
-      sentAt: null,
-      createdAt: now,
-      updatedAt: now,
       ...extra,
     });
   const long = `addTrackingCode(invoice_id=${'x'.repeat(40)}):${'invalid_request_'.repeat(30)}`;
@@ -97,7 +86,14 @@ export async function deadTrackingCodes(demo: RunningDemo, invoiceRecordId: stri
     .getRepository(TrackingOutbox)
     .insert([
       row('BR100000001BR', {}),
-      row('BR100000002BR', { status: 'failed', attempts: 1, lastError: long, lastErrorKind: 'validation' }),
+      // Recorded earlier: the code that counts for the order is the one above.
+      row('BR100000002BR', {
+        status: 'failed',
+        attempts: 1,
+        lastError: long,
+        lastErrorKind: 'validation',
+        recordedAt: new Date(now.getTime() - 60_000),
+      }),
     ]);
   demo.app.get(TrackingWorker).kick();
 }
