@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { And, DataSource, FindOptionsWhere, LessThan, MoreThanOrEqual, Raw, Repository } from 'typeorm';
+import { And, DataSource, FindOptionsWhere, In, LessThan, MoreThanOrEqual, Raw, Repository } from 'typeorm';
 import { allowedActions, refundableCents, type InvoiceAction } from '../checkout/invoice-actions';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
@@ -120,6 +120,25 @@ export class AdminInvoicesService {
       [column]: Raw((alias) => `LOWER(${alias}) LIKE :pattern ESCAPE '\\'`, { pattern }),
     }));
     return findPage(this.invoices, query, { where: search, order }, toView);
+  }
+
+  /**
+   * Adds the order's number (`displayId`) to rows that name an invoice record (tracking codes, alerts), so the page
+   * shows the order as people know it. One query per page.
+   */
+  async withDisplayIds<T extends { invoiceRecordId: string | null }>(
+    page: Page<T>,
+  ): Promise<Page<T & { displayId: string | null }>> {
+    const ids = [...new Set(page.items.map((i) => i.invoiceRecordId).filter((id): id is string => !!id))];
+    const rows = ids.length
+      ? await this.invoices.find({ where: { id: In(ids) }, select: { id: true, displayId: true } })
+      : [];
+    const numbers = new Map(rows.map((r) => [r.id, r.displayId]));
+    const items = page.items.map((i) => ({
+      ...i,
+      displayId: (i.invoiceRecordId && numbers.get(i.invoiceRecordId)) || null,
+    }));
+    return { ...page, items };
   }
 
   /** One record, or `null`. */

@@ -234,6 +234,12 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
         const alert = page.locator('#ops-alerts-list [data-kind="tracking_failed"]').first();
         await alert.waitFor();
         expect(await alert.textContent()).toBe(words.trackingAlert);
+        // The order by its number, as the store knows it.
+        const number = words.order(paid.order.display_id);
+        expect(
+          await page.locator('#ops-alerts-list tbody tr', { hasText: words.trackingAlert }).textContent(),
+        ).toContain(number);
+        expect(await page.locator('#ops-outbox-list tbody tr').first().textContent()).toContain(number);
         await page
           .locator('#ops-outbox-list [data-error-code="validation"]', { hasText: words.trackingReason })
           .waitFor();

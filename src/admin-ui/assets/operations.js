@@ -3,6 +3,7 @@
 import { api } from './api.js';
 import { brl, el, fill, table, when } from './dom.js';
 import { currentLang, t } from './i18n.js';
+import { orderLabel } from './invoice-detail.js';
 import { gatewayReason, showError, status } from './ui.js';
 
 /** Draws the four lists. */
@@ -141,7 +142,7 @@ function outbox() {
     headers,
     (o) => [
       when(o.recordedAt, lang),
-      el('span', { class: 'ref' }, o.orderId),
+      el('span', { class: 'ref' }, orderLabel(o)),
       o.code,
       el('span', { class: `badge ${o.status === 'failed' ? 'bad' : 'wait'}` }, t(`tracking_${o.status}`)),
       String(o.attempts),
@@ -183,7 +184,7 @@ function alerts() {
         { class: 'badge warn', 'data-kind': a.kind },
         t(`alert_${a.kind}`) === `alert_${a.kind}` ? a.kind : t(`alert_${a.kind}`),
       ),
-      a.orderId ? el('span', { class: 'ref' }, a.orderId) : '—',
+      a.orderId ? el('span', { class: 'ref' }, orderLabel(a)) : '—',
       el(
         'span',
         { class: 'reason' },
@@ -219,7 +220,7 @@ function unresolved() {
     headers,
     (inv) => [
       when(inv.createdAt, lang),
-      inv.orderId,
+      el('span', { class: 'ref' }, orderLabel(inv)),
       t(`method_${inv.method}`),
       brl(inv.amountCents, lang),
       t(`creation_${inv.creationState}`),
