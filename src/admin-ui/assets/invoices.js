@@ -44,7 +44,6 @@ export function showInvoices(panel) {
         id: 'filter-q',
         type: 'search',
         maxlength: 100,
-        placeholder: t('filterSearchHelp'),
         'aria-describedby': 'filter-q-help',
       }),
       el('span', { class: 'help', id: 'filter-q-help' }, t('filterSearchHelp')),
