@@ -187,6 +187,7 @@ describe('admin page in a browser', () => {
     const row = page.locator('#ops-inbox-list tbody tr', { hasText: invoiceNumber });
     await row.waitFor();
     expect(await row.textContent()).toContain(`no invoice record for invoice ${invoiceNumber}`);
+    expect(await row.textContent()).toContain('Não pôde ser processado');
     expect(await row.locator('[data-state]').getAttribute('data-state')).toBe('dead');
     await page.locator('#ops-alerts-list [data-kind="webhook_dead_letter"]').first().waitFor();
     await screenshot(page, '06-operations');

@@ -323,4 +323,6 @@ export const EN = {
   action_cancel: 'Cancel invoice',
   action_refund: 'Refund',
   jsonSet: 'adjusted',
+  inboxReason_dead: 'Could not be processed: see the technical detail; once solved, use "Retry".',
+  inboxReason_pending: 'Failed on the last attempt; it will be tried again automatically.',
 };

@@ -330,4 +330,6 @@ export const PT_BR = {
   action_cancel: 'Cancelar fatura',
   action_refund: 'Reembolsar',
   jsonSet: 'ajustado',
+  inboxReason_dead: 'Não pôde ser processado: veja o detalhe técnico; depois de resolver, use "Reprocessar".',
+  inboxReason_pending: 'Falhou na última tentativa; será tentado de novo automaticamente.',
 };

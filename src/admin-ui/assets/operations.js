@@ -108,7 +108,7 @@ function inbox() {
         t(`state_${e.state}`),
       ),
       String(e.attempts),
-      technical(e.lastError),
+      e.lastError ? el('span', { class: 'reason' }, t(`inboxReason_${e.state}`), technical(e.lastError)) : '',
       e.retryable
         ? action(
             e.id,
