@@ -5,34 +5,38 @@ import { getMetadataStorage } from 'class-validator';
  * Stable codes of the admin API's errors, so a page can say what is wrong in the reader's language (the English
  * `message` stays for API users). A 400 names the field (`field`, a dotted path) and, for bounds, the `limit`.
  */
-export type AdminErrorCode =
-  | 'too_large'
-  | 'too_small'
-  | 'too_long'
-  | 'bad_length'
-  | 'not_integer'
-  | 'not_text'
-  | 'not_allowed_value'
-  | 'bad_format'
-  | 'not_list'
-  | 'empty_list'
-  | 'repeated'
-  | 'not_object'
-  | 'not_url'
-  | 'not_time_zone'
-  | 'not_date'
-  | 'not_instant'
-  | 'too_early'
-  | 'unknown_field'
-  | 'no_encryption_key'
-  | 'invalid'
-  | 'action_not_allowed'
-  | 'not_found'
-  | 'conflict'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'too_many_requests'
-  | 'internal';
+export const ADMIN_ERROR_CODES = [
+  'too_large',
+  'too_small',
+  'too_long',
+  'bad_length',
+  'not_integer',
+  'not_text',
+  'not_allowed_value',
+  'bad_format',
+  'not_list',
+  'empty_list',
+  'repeated',
+  'not_object',
+  'not_url',
+  'not_time_zone',
+  'not_date',
+  'not_instant',
+  'too_early',
+  'unknown_field',
+  'no_encryption_key',
+  'invalid',
+  'action_not_allowed',
+  'not_found',
+  'conflict',
+  'unauthorized',
+  'forbidden',
+  'too_many_requests',
+  'internal',
+] as const;
+
+/** One of {@link ADMIN_ERROR_CODES}. */
+export type AdminErrorCode = (typeof ADMIN_ERROR_CODES)[number];
 
 /** One problem of a 400: the field, its code, and the bound it broke when there is one. */
 export interface AdminFieldProblem {
