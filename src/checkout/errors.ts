@@ -66,6 +66,10 @@ export class InvoiceOperationNotAllowedError extends ConflictException {
     readonly operation: string,
     readonly invoiceRecordId: string,
     detail: string,
+    /** Stable reason for people's pages (`wrong_status`, `wrong_method`, `not_created`, `nothing_left`). */
+    readonly reason: string = 'wrong_status',
+    /** The invoice's status code when refused. */
+    readonly invoiceStatus: number | null = null,
   ) {
     super(`${operation} is not allowed for invoice ${invoiceRecordId}: ${detail}`);
   }

@@ -137,6 +137,7 @@ export class InvoiceCreationService {
           currency: 'BRL',
           amountCents: mapped.totalCents,
           installments: mapped.params.payment.installments ?? 1,
+          shown: mapped.shown,
         });
         if (!claimed) continue; // another caller holds the order: read its row
         const created = await this.send(claimed, mapped, deadline, options);

@@ -5,12 +5,12 @@ import { statusRow } from '../core/status-table';
 import { WEBHOOK_VERIFIER, WebhookVerifier } from '../core/webhook-verifier.port';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
-import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { isCalendarDay, todayIn } from './calendar';
 import { CheckoutConfig } from './checkout-config.service';
 import { CheckoutValidationError, GatewayErrorsAsHttp, InvoiceOperationNotAllowedError } from './errors';
+import { refundableCents, refusal, type InvoiceAction } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { sessionDataOf, sessionStatusOf } from './session-data';
@@ -116,14 +116,8 @@ export class InvoicePaymentProvider {
   @GatewayErrorsAsHttp()
   async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
-    this.allow(
-      'refund',
-      record,
-      REFUNDABLE_CODES.includes(record.statusCode ?? -1),
-      'only paid invoices (5, 8)',
-    );
-    const paid = record.paidCents ?? record.grossCents ?? record.amountCents;
-    const refundable = paid - record.refundedCents;
+    this.allow('refund', record);
+    const refundable = refundableCents(record);
     if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > refundable) {
       const most = centsToDecimalString(refundable);
       throw new CheckoutValidationError({
@@ -188,13 +182,7 @@ export class InvoicePaymentProvider {
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }
-    this.allow('changeDueDate', record, record.method !== 'card', 'only PIX and bank-slip invoices');
-    this.allow(
-      'changeDueDate',
-      record,
-      DUE_DATE_CHANGE_CODES.includes(record.statusCode ?? -1),
-      'only in status 1 or 15',
-    );
+    this.allow('changeDueDate', record);
     const invoice = await this.gateway.changeDueDate({
       invoiceId: this.gatewayInvoiceId(record),
       dueAt: input.dueDate,
@@ -250,12 +238,7 @@ export class InvoicePaymentProvider {
   }
 
   private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
-    this.allow(
-      'cancel',
-      record,
-      CANCELLABLE_CODES.includes(record.statusCode ?? -1),
-      'only in status 1, 2, 3, 4 or 15',
-    );
+    this.allow('cancel', record);
     const invoice = await this.gateway.cancelInvoice({ id: this.gatewayId(record) });
     return this.report(record, invoice, 'operation');
   }
@@ -265,17 +248,17 @@ export class InvoicePaymentProvider {
     return this.store.get(record.id);
   }
 
-  private allow(operation: string, record: InvoiceRecord, allowed: boolean, rule: string): void {
-    if (record.creationState !== 'created') {
+  /** Refuses `action` when the invoice's state does not allow it (the one rule set, `invoice-actions.ts`). */
+  private allow(action: InvoiceAction, record: InvoiceRecord): void {
+    const refused = refusal(action, record);
+    if (refused) {
       throw new InvoiceOperationNotAllowedError(
-        operation,
+        action,
         record.id,
-        `its creation is ${record.creationState}`,
+        refused.rule,
+        refused.reason,
+        record.statusCode,
       );
-    }
-    if (!allowed) {
-      const status = `${record.method} invoice in status ${record.statusCode ?? 'none'}`;
-      throw new InvoiceOperationNotAllowedError(operation, record.id, `${rule}; it is a ${status}`);
     }
   }
 

@@ -8,6 +8,7 @@ import type { PaymentMethod } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
+import type { RecognisedOrder } from './order-identity';
 import { invoiceReferrer } from './order-mapping';
 
 /** What a new attempt row starts with. */
@@ -18,6 +19,8 @@ export interface ClaimInput {
   currency: string;
   amountCents: number;
   installments: number;
+  /** Order number and customer to show and search (the document masked). */
+  shown?: RecognisedOrder;
 }
 
 /**
@@ -69,6 +72,7 @@ export class InvoiceRecordStore {
       currency: input.currency,
       amountCents: input.amountCents,
       installments: input.installments,
+      ...input.shown,
       createdAt: now,
       updatedAt: now,
     });

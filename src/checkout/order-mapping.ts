@@ -7,6 +7,7 @@ import { mapCustomer, nonEmpty } from './customer-mapping';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
+import { recognisedOrder, type RecognisedOrder } from './order-identity';
 import type { CheckoutOrder, InitiatePaymentData } from './types';
 
 /** What the checkout asks for: Medusa's `initiatePayment` input. */
@@ -25,6 +26,8 @@ export interface MappedInvoice {
   reference: string;
   totalCents: Cents;
   method: PaymentMethod;
+  /** Order number and customer as people know them, kept on the record for the admin page. */
+  shown: RecognisedOrder;
 }
 
 /** `payment.referrer` of one attempt: unique per attempt, so an unknown outcome can be looked up. */
@@ -104,7 +107,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
     },
     shippingCents: order.shipping_total ?? 0,
   };
-  return { params, reference, totalCents, method };
+  return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
 /** Items, discounts and shipping must be whole cents and add up to the order total and to `amount`. */

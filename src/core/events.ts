@@ -22,7 +22,7 @@ export interface InvoicePaymentsAlert {
    * `duplicate_paid`: two invoices of one order were paid, refund one (both are named); `creation_unresolved`: the
    * module could not find out whether an invoice was created for longer than `checkout.unresolvedAlertMs`
    * (resolve it in the admin API); `invoice_number_clash`: the service answered an invoice number another record
-   * already holds.
+   * already holds; `tracking_failed`: a tracking code could not be posted for good (dead in the outbox).
    */
   kind:
     | 'paid_after_cancel'
@@ -30,7 +30,8 @@ export interface InvoicePaymentsAlert {
     | 'webhook_dead_letter'
     | 'duplicate_paid'
     | 'creation_unresolved'
-    | 'invoice_number_clash';
+    | 'invoice_number_clash'
+    | 'tracking_failed';
   orderId: string | null;
   invoiceRecordId: string | null;
   message: string;

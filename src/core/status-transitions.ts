@@ -91,6 +91,19 @@ export function decideTransition(from: number | null, to: number): TransitionDec
   return { apply: true };
 }
 
+/** A refused or flagged report's reason as a stable code (the admin page words it in the reader's language). */
+export type TransitionNoteCode = 'unchanged' | 'backwards' | 'unknown_code' | 'paid_after_close';
+
+/** The code of a reason {@link decideTransition} wrote (stored as the history's note); `null` for other notes. */
+export function transitionNoteCode(note: string | null): TransitionNoteCode | null {
+  if (!note) return null;
+  if (note.startsWith('unchanged:')) return 'unchanged';
+  if (note.startsWith('backwards:')) return 'backwards';
+  if (note.startsWith('unknown status code')) return 'unknown_code';
+  if (note.startsWith('paid after the invoice was closed')) return 'paid_after_close';
+  return null;
+}
+
 /** One cell of {@link transitionTable}: `apply`, `alert` (applied and raised) or `refuse` (recorded only). */
 export type TransitionCell = 'apply' | 'alert' | 'refuse';
 

@@ -167,6 +167,21 @@ export class InvoiceRecord {
   @Column({ name: 'duplicate_of', type: 'varchar', length: 36, nullable: true })
   duplicateOf!: string | null;
 
+  /** The host's order number as people know it (Medusa's `display_id`), to show and search in the admin page. */
+  @Column({ name: 'display_id', type: 'varchar', length: 64, nullable: true })
+  displayId!: string | null;
+
+  /** The customer's name as given at checkout (shown and searched in the admin page). */
+  @Column({ name: 'customer_name', type: 'varchar', length: 160, nullable: true })
+  customerName!: string | null;
+
+  @Column({ name: 'customer_email', type: 'varchar', length: 254, nullable: true })
+  customerEmail!: string | null;
+
+  /** The customer's CPF/CNPJ masked for display (`***.982.247-**`): the full document is never stored here. */
+  @Column({ name: 'customer_document', type: 'varchar', length: 24, nullable: true })
+  customerDocument!: string | null;
+
   /** Last payload received for this invoice, as JSON text. */
   @Column({ name: 'raw_snapshot', type: 'text', nullable: true })
   rawSnapshot!: string | null;

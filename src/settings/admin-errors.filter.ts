@@ -1,7 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { CheckoutValidationError, PaymentServiceError } from '../checkout/errors';
+import {
+  CheckoutValidationError,
+  InvoiceOperationNotAllowedError,
+  PaymentServiceError,
+} from '../checkout/errors';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../core/http-status';
 import { isGatewayError } from '../gateway/errors';
+import { codeOfStatus } from './admin-error-codes';
 import { adminValidationError } from './validation';
 import { SecretBoxError } from './secret-box';
 import { SettingsConflictError } from './settings.service';
@@ -11,9 +16,10 @@ interface JsonResponse {
 }
 
 /**
- * Turns what the admin operations throw into JSON answers. Gateway errors carry no secrets (the client scrubs them)
- * and keep their kind; a secret that cannot be decrypted names its key id; anything unexpected is a bare 500 whose
- * details go to the log only.
+ * Turns what the admin operations throw into JSON answers. Every answer has a stable `code` (see
+ * `admin-error-codes.ts`) next to the English `message`, so the admin page can word it in the reader's language.
+ * Gateway errors carry no secrets (the client scrubs them) and keep their kind (`gateway_<kind>`); a secret that
+ * cannot be decrypted names its key id; anything unexpected is a bare 500 whose details go to the log only.
  */
 @Catch()
 export class AdminErrorsFilter implements ExceptionFilter {
@@ -28,11 +34,24 @@ export class AdminErrorsFilter implements ExceptionFilter {
       response.status(400).json(adminValidationError(error.fields).getResponse());
       return;
     }
+    if (error instanceof InvoiceOperationNotAllowedError) {
+      // The invoice's state does not allow it: which action, why, and the status it was in.
+      response.status(409).json({
+        statusCode: 409,
+        error: 'Conflict',
+        code: 'action_not_allowed',
+        action: error.operation,
+        reason: error.reason,
+        invoiceStatus: error.invoiceStatus,
+        message: error.message,
+      });
+      return;
+    }
     if (error instanceof HttpException) {
+      const status = error.getStatus();
       const body = error.getResponse();
-      response
-        .status(error.getStatus())
-        .json(typeof body === 'string' ? { statusCode: error.getStatus(), message: body } : body);
+      const json = typeof body === 'string' ? { statusCode: status, message: body } : body;
+      response.status(status).json({ code: codeOfStatus(status), ...json });
       return;
     }
     if (isGatewayError(error)) {
@@ -41,6 +60,7 @@ export class AdminErrorsFilter implements ExceptionFilter {
       response.status(statusCode).json({
         statusCode,
         error: 'gateway_' + error.kind,
+        code: 'gateway_' + error.kind,
         message: error.message,
         ...(fields ? { errors: fields } : {}),
         ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
@@ -48,17 +68,24 @@ export class AdminErrorsFilter implements ExceptionFilter {
       return;
     }
     if (error instanceof SettingsConflictError) {
-      response.status(409).json({ statusCode: 409, error: 'Conflict', message: error.message });
+      response
+        .status(409)
+        .json({ statusCode: 409, error: 'Conflict', code: 'conflict', message: error.message });
       return;
     }
     if (error instanceof SecretBoxError) {
       this.logger.error(`stored settings could not be read: ${error.message}`);
-      response.status(500).json({ statusCode: 500, error: 'settings_unreadable', message: error.message });
+      response.status(500).json({
+        statusCode: 500,
+        error: 'settings_unreadable',
+        code: 'settings_unreadable',
+        message: error.message,
+      });
       return;
     }
     // Only encrypted secrets ever reach the database or the client's errors, so a message here holds none.
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
     this.logger.error(`admin request failed: ${detail}`);
-    response.status(500).json({ statusCode: 500, message: 'Internal server error' });
+    response.status(500).json({ statusCode: 500, code: 'internal', message: 'Internal server error' });
   }
 }

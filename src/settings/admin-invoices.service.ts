@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { And, DataSource, FindOptionsWhere, LessThan, MoreThanOrEqual, Repository } from 'typeorm';
+import { And, DataSource, FindOptionsWhere, In, LessThan, MoreThanOrEqual, Raw, Repository } from 'typeorm';
+import { allowedActions, refundableCents, type InvoiceAction } from '../checkout/invoice-actions';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
@@ -13,6 +14,17 @@ export interface AdminInvoiceView {
   /** Local id: the key of the admin operations (`/invoices/:id/...`). */
   id: string;
   orderId: string;
+  /** The order number people know (the host's `display_id`), when the host gave one. */
+  displayId: string | null;
+  /** The customer as given at checkout; the document masked (`***.982.247-**`). */
+  customer: { name: string | null; email: string | null; document: string | null };
+  /**
+   * What the invoice's state allows now (`changeDueDate`, `cancel`, `refund`), from the provider's own rules
+   * (`checkout/invoice-actions.ts`): the page offers only these.
+   */
+  allowedActions: InvoiceAction[];
+  /** Cents that can still be refunded (paid minus refunded); 0 when the invoice cannot be refunded now. */
+  refundableCents: number;
   attempt: number;
   method: 'pix' | 'billet' | 'card';
   creationState: string;
@@ -58,6 +70,25 @@ export interface AdminInvoiceQuery extends PageQuery {
   /** ISO-8601 instants: created at or after `createdFrom`, before `createdBefore`. */
   createdFrom?: string;
   createdBefore?: string;
+  /** Text searched (case-insensitive, part of) in the order id and number, customer name and e-mail, invoice number. */
+  q?: string;
+}
+
+/** Columns `q` searches. */
+const SEARCHED: ReadonlyArray<keyof InvoiceRecord> = [
+  'orderId',
+  'displayId',
+  'customerName',
+  'customerEmail',
+  'gatewayId',
+];
+
+/** `q` as a LIKE pattern: lower-cased, its own `%`, `_` and `\` taken literally. */
+function likePattern(q: string): string {
+  return `%${q
+    .trim()
+    .toLowerCase()
+    .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The local invoice records, paged, newest first. */
@@ -80,7 +111,34 @@ export class AdminInvoicesService {
     const before = query.createdBefore ? LessThan(new Date(query.createdBefore).toISOString()) : null;
     const range = from && before ? And(from, before) : (from ?? before);
     if (range) where.createdAt = range as unknown as Date;
-    return findPage(this.invoices, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, toView);
+    const order = { createdAt: 'DESC', id: 'ASC' } as const;
+    if (!query.q?.trim()) return findPage(this.invoices, query, { where, order }, toView);
+    // One condition per searched column, each with the other filters: OR of ANDs.
+    const pattern = likePattern(query.q);
+    const search = SEARCHED.map((column) => ({
+      ...where,
+      [column]: Raw((alias) => `LOWER(${alias}) LIKE :pattern ESCAPE '\\'`, { pattern }),
+    }));
+    return findPage(this.invoices, query, { where: search, order }, toView);
+  }
+
+  /**
+   * Adds the order's number (`displayId`) to rows that name an invoice record (tracking codes, alerts), so the page
+   * shows the order as people know it. One query per page.
+   */
+  async withDisplayIds<T extends { invoiceRecordId: string | null }>(
+    page: Page<T>,
+  ): Promise<Page<T & { displayId: string | null }>> {
+    const ids = [...new Set(page.items.map((i) => i.invoiceRecordId).filter((id): id is string => !!id))];
+    const rows = ids.length
+      ? await this.invoices.find({ where: { id: In(ids) }, select: { id: true, displayId: true } })
+      : [];
+    const numbers = new Map(rows.map((r) => [r.id, r.displayId]));
+    const items = page.items.map((i) => ({
+      ...i,
+      displayId: (i.invoiceRecordId && numbers.get(i.invoiceRecordId)) || null,
+    }));
+    return { ...page, items };
   }
 
   /** One record, or `null`. */
@@ -92,9 +150,14 @@ export class AdminInvoicesService {
 
 export function toView(row: InvoiceRecord): AdminInvoiceView {
   const code = row.statusCode;
+  const actions = allowedActions(row);
   return {
     id: row.id,
     orderId: row.orderId,
+    displayId: row.displayId,
+    customer: { name: row.customerName, email: row.customerEmail, document: row.customerDocument },
+    allowedActions: actions,
+    refundableCents: actions.includes('refund') ? refundableCents(row) : 0,
     attempt: row.attempt,
     method: row.method,
     creationState: row.creationState,

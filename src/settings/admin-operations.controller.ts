@@ -58,8 +58,10 @@ export class InvoicePaymentsAdminOperationsController {
 
   /** Tracking codes: by default those waiting or failed. */
   @Get('tracking/outbox')
-  listOutbox(@Query() query: OutboxQueryDto): Promise<Page<AdminOutboxView>> {
-    return this.operations.listOutbox(query);
+  async listOutbox(
+    @Query() query: OutboxQueryDto,
+  ): Promise<Page<AdminOutboxView & { displayId: string | null }>> {
+    return this.invoices.withDisplayIds(await this.operations.listOutbox(query));
   }
 
   /** Posts a failed (or waiting) tracking code again now. */
@@ -71,8 +73,10 @@ export class InvoicePaymentsAdminOperationsController {
 
   /** Alerts the module raised, newest first (`open=true`: not acknowledged yet). */
   @Get('alerts')
-  listAlerts(@Query() query: AlertsQueryDto): Promise<Page<AdminAlertView>> {
-    return this.alerts.list(query);
+  async listAlerts(
+    @Query() query: AlertsQueryDto,
+  ): Promise<Page<AdminAlertView & { displayId: string | null }>> {
+    return this.invoices.withDisplayIds(await this.alerts.list(query));
   }
 
   /** Marks an alert handled. */

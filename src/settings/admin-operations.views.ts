@@ -1,3 +1,4 @@
+import { transitionNoteCode, type TransitionNoteCode } from '../core/status-transitions';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { TrackingOutbox } from '../shipping/tracking-outbox.entity';
@@ -33,6 +34,8 @@ export interface AdminOutboxView {
   status: string;
   attempts: number;
   lastError: string | null;
+  /** Kind of the last failure (`validation`, `state_conflict`, `timeout`, ... or `unknown`), for the page's words. */
+  lastErrorCode: string | null;
   invoiceRecordId: string;
   nextAttemptAt: string;
   recordedAt: string;
@@ -51,6 +54,11 @@ export interface AdminHistoryView {
   source: string;
   applied: boolean;
   note: string | null;
+  /**
+   * The note as a stable code for the page: `unchanged`, `backwards`, `unknown_code`, `paid_after_close`,
+   * `amount_mismatch`; `null` for other notes (shown as written).
+   */
+  noteCode: TransitionNoteCode | 'amount_mismatch' | null;
   alert: string | null;
   createdAt: string;
 }
@@ -85,6 +93,7 @@ export function outboxView(o: TrackingOutbox): AdminOutboxView {
     status: o.status,
     attempts: o.attempts,
     lastError: o.lastError,
+    lastErrorCode: o.lastErrorKind,
     invoiceRecordId: o.invoiceRecordId,
     nextAttemptAt: o.nextAttemptAt.toISOString(),
     recordedAt: o.recordedAt.toISOString(),
@@ -103,6 +112,7 @@ export function historyView(h: InvoiceStatusHistory): AdminHistoryView {
     source: h.source,
     applied: h.applied,
     note: h.note,
+    noteCode: h.alert === 'amount_mismatch' ? 'amount_mismatch' : transitionNoteCode(h.note),
     alert: h.alert,
     createdAt: h.createdAt.toISOString(),
   };

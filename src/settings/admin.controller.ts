@@ -38,6 +38,7 @@ import { SecretBox } from './secret-box';
 import { SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
+import { problemsOf } from './admin-error-codes';
 import { AdminIdPipe, adminValidationError, adminValidationPipe } from './validation';
 import { checkSettingsUpdate } from './update-checks';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
@@ -77,7 +78,8 @@ export class InvoicePaymentsAdminController {
     if (secrets.length > 0 && !this.box.canEncrypt) {
       const why =
         'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
-      throw adminValidationError(Object.fromEntries(secrets.map((name) => [name, [why]])));
+      const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
+      throw adminValidationError(errors, problemsOf(errors, 'no_encryption_key'));
     }
     this.settings.invalidate(); // judged against what is saved now, not this instance's cache
     const problems = await checkSettingsUpdate(
@@ -121,7 +123,19 @@ export class InvoicePaymentsAdminController {
     @Param('id', AdminIdPipe) id: string,
     @Body() body: ChangeDueDateDto,
   ): Promise<AdminInvoiceView> {
-    await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
+    try {
+      await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
+    } catch (err) {
+      // The provider refuses a day before today, naming it in its message ("from YYYY-MM-DD on").
+      const first = err instanceof CheckoutValidationError ? err.fields.dueDate?.[0] : undefined;
+      const today = first && /\d{4}-\d{2}-\d{2}/.exec(first)?.[0];
+      if (first && today)
+        throw adminValidationError(
+          { dueDate: [first] },
+          problemsOf({ dueDate: [first] }, 'too_early', today),
+        );
+      throw err;
+    }
     return this.reload(id);
   }
 
@@ -140,7 +154,9 @@ export class InvoicePaymentsAdminController {
     } catch (err) {
       // The provider names its own input (`amount`); the admin API's field is `amountCents`.
       if (err instanceof CheckoutValidationError && err.fields.amount) {
-        throw adminValidationError({ amountCents: err.fields.amount });
+        const errors = { amountCents: err.fields.amount };
+        const refundable = (await this.reload(id)).refundableCents;
+        throw adminValidationError(errors, problemsOf(errors, 'too_large', refundable));
       }
       throw err;
     }

@@ -168,6 +168,12 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIsoInstant()
   createdBefore?: string;
+
+  /** Part of the order id or number, the customer's name or e-mail, or the invoice number (any case). */
+  @IsOptional()
+  @IsString({ message: 'q must be a string' })
+  @MaxLength(100, { message: 'q must be at most 100 characters' })
+  q?: string;
 }
 
 /** Body of `POST /invoices/:id/due-date`. */

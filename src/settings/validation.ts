@@ -1,22 +1,46 @@
 import { BadRequestException, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, idProblem } from '../core/text-bounds';
+import {
+  problemsOf,
+  validationProblems,
+  type AdminErrorCode,
+  type AdminFieldProblem,
+} from './admin-error-codes';
 
-/** Body of a 400 from the admin API: one message per field, fields as dotted paths (`ecommerce.storeId`). */
+/**
+ * Body of a 400 from the admin API: one message per field, fields as dotted paths (`ecommerce.storeId`), and the
+ * same as stable codes: `code`, `field` and `limit` of the first problem, every problem in `problems`.
+ */
 export interface AdminValidationErrorBody {
   statusCode: 400;
   error: 'Bad Request';
+  code: AdminErrorCode;
+  field: string;
+  limit?: number | string;
   message: string;
   errors: Record<string, string[]>;
+  problems: AdminFieldProblem[];
 }
 
-/** Throws a 400 in the admin API's shape for errors found outside class-validator. */
-export function adminValidationError(errors: Record<string, string[]>): BadRequestException {
+/**
+ * A 400 in the admin API's shape. `errors`: messages per field (found outside class-validator, code `invalid`
+ * unless `problems` say better).
+ */
+export function adminValidationError(
+  errors: Record<string, string[]>,
+  problems: AdminFieldProblem[] = problemsOf(errors),
+): BadRequestException {
+  const [first] = problems;
   const body: AdminValidationErrorBody = {
     statusCode: 400,
     error: 'Bad Request',
+    code: first?.code ?? 'invalid',
+    field: first?.field ?? Object.keys(errors)[0] ?? '',
+    ...(first?.limit !== undefined ? { limit: first.limit } : {}),
     message: `invalid ${Object.keys(errors).join(', ')}`,
     errors,
+    problems,
   };
   return new BadRequestException(body);
 }
@@ -32,8 +56,9 @@ export function adminValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => adminValidationError(flattenErrors(errors)),
+    // The target lets the codes name their bounds (`limit`); neither it nor the value is ever put in an answer.
+    validationError: { target: true, value: false },
+    exceptionFactory: (errors) => adminValidationError(flattenErrors(errors), validationProblems(errors)),
   });
 }
 

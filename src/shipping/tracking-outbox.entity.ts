@@ -69,6 +69,10 @@ export class TrackingOutbox {
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError!: string | null;
 
+  /** Kind of the last failure (a gateway error kind, e.g. `validation`, or `unknown`): the admin page words it. */
+  @Column({ name: 'last_error_kind', type: 'varchar', length: 32, nullable: true })
+  lastErrorKind!: string | null;
+
   /**
    * When the host recorded this code (again): orders the codes of one order, the latest being the one that counts.
    * Strictly increasing per order, even within one millisecond.

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
-import { InvoicePaymentsEvents } from '../core/events';
+import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 import { retryDelayMs } from './backoff';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
@@ -135,7 +135,8 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (err) {
       return this.onFailure(row, claim, err);
     }
-    if (!(await this.store.settle(row, claim, { status: 'sent', sentAt: new Date(), lastError: null }))) {
+    const sent = { status: 'sent' as const, sentAt: new Date(), lastError: null, lastErrorKind: null };
+    if (!(await this.store.settle(row, claim, sent))) {
       // The worker that took over posts it too: harmless, the service ignores a repeated code (A9).
       this.logger.warn(
         `Tracking code ${row.code} for order ${row.orderId} posted after this worker's claim lapsed`,
@@ -166,14 +167,23 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const backoff = retryDelayMs(row.attempts, this.options.backoff);
       const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
       const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
-      if (!(await this.store.settle(row, claim, { nextAttemptAt, lastError: message }))) return 'lost';
+      const retry = { nextAttemptAt, lastError: message, lastErrorKind: kind };
+      if (!(await this.store.settle(row, claim, retry))) return 'lost';
       this.logger.warn(
         `${what}: attempt ${row.attempts} failed (${kind}), next at ${nextAttemptAt.toISOString()}: ${message}`,
       );
       return 'retried';
     }
-    if (!(await this.store.settle(row, claim, { status: 'failed', lastError: message }))) return 'lost';
+    const failed = { status: 'failed' as const, lastError: message, lastErrorKind: kind };
+    if (!(await this.store.settle(row, claim, failed))) return 'lost';
     this.logger.error(`${what} failed after ${row.attempts} attempt(s) (${kind}): ${message}`);
+    // Failed for good: a person must post it (or fix the cause and retry), so it is an alert too.
+    this.emitAlert({
+      kind: 'tracking_failed',
+      orderId: row.orderId,
+      invoiceRecordId: row.invoiceRecordId,
+      message: `${what} failed after ${row.attempts} attempt(s) (${kind}): ${message}`,
+    });
     this.emit(InvoicePaymentsEvents.TrackingFailed, {
       orderId: row.orderId,
       code: row.code,
@@ -186,8 +196,15 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return 'failed';
   }
 
+  private emitAlert(alert: InvoicePaymentsAlert): void {
+    this.emit(InvoicePaymentsEvents.Alert, alert);
+  }
+
   /** A host listener that throws must not undo what was recorded, nor stop the worker. */
-  private emit(event: string, payload: TrackingPostedEvent | TrackingFailedEvent): void {
+  private emit(
+    event: string,
+    payload: TrackingPostedEvent | TrackingFailedEvent | InvoicePaymentsAlert,
+  ): void {
     try {
       this.events.emit(event, payload);
     } catch (err) {

@@ -4,6 +4,7 @@ import {
   decideTransition,
   STATUS_STAGES,
   statusStage,
+  transitionNoteCode,
   transitionTable,
 } from '../../src/core/status-transitions';
 
@@ -154,5 +155,21 @@ describe('status transitions', () => {
         if (d.apply) expect(statusStage(to)!).toBeGreaterThan(statusStage(from)!);
       }),
     );
+  });
+
+  it('gives every reason it writes a stable code for the admin page', () => {
+    const codes = new Set<string>();
+    for (const from of [null, ...STATUS_STAGES, 11]) {
+      for (const to of [...STATUS_STAGES, 11, 13]) {
+        const reason = decideTransition(from, to).reason;
+        if (reason === undefined) continue;
+        const code = transitionNoteCode(reason);
+        expect({ reason, code }).toEqual({ reason, code: expect.any(String) });
+        codes.add(code!);
+      }
+    }
+    expect([...codes].sort()).toEqual(['backwards', 'paid_after_close', 'unchanged', 'unknown_code']);
+    expect(transitionNoteCode('marked as not created by Ana')).toBeNull();
+    expect(transitionNoteCode(null)).toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-S
 import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
+import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
@@ -34,7 +35,12 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoiceRecord, InvoiceStatusHistory],
-      migrations: [InvoicePaymentsInit1763700000000, CheckoutSettlement1763700005500, StatusNotifyLease1763700006000],
+      migrations: [
+        InvoicePaymentsInit1763700000000,
+        CheckoutSettlement1763700005500,
+        StatusNotifyLease1763700006000,
+        InvoiceCustomer1763700011000,
+      ],
       migrationsRun: false,
     });
     invoices = db.dataSource.getRepository(InvoiceRecord);
@@ -47,6 +53,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       'InvoicePaymentsInit1763700000000',
       'CheckoutSettlement1763700005500',
       'StatusNotifyLease1763700006000',
+      'InvoiceCustomer1763700011000',
     ]);
     const qr = db.dataSource.createQueryRunner();
     try {
@@ -123,10 +130,14 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops the lease column, then both tables, on the way down', async () => {
+  it('drops the customer columns, the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      for (const column of ['display_id', 'customer_name', 'customer_email', 'customer_document']) {
+        expect(await qr.hasColumn('invoice_payments_invoice', column)).toBe(false);
+      }
+      await db.dataSource.undoLastMigration();
       expect(await qr.hasColumn('invoice_payments_status_history', 'notify_locked_until')).toBe(false);
       await db.dataSource.undoLastMigration();
       // The settlement columns go first, and a history row without a code cannot stay behind.

@@ -183,7 +183,15 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     expect(a.failed).toEqual([
       expect.objectContaining({ orderId, errorKind: 'state_conflict', attempts: 1 }),
     ]);
-    expect(await row(orderId)).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(await row(orderId)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastErrorKind: 'state_conflict',
+    });
     expect(requestsFor(record.gatewayInvoiceId!)).toHaveLength(1);
+    // Failed for good: a person must act, so it is an alert too (kept in the alerts table for the admin page).
+    expect(a.alerts).toEqual([
+      expect.objectContaining({ kind: 'tracking_failed', orderId, invoiceRecordId: record.id }),
+    ]);
   });
 });

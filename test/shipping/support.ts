@@ -6,8 +6,10 @@ import { Test, TestingModule } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
+import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
-import { InvoicePaymentsEvents } from '../../src/core/events';
+import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../../src/core/events';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
@@ -35,6 +37,8 @@ export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> 
     migrations: [
       InvoicePaymentsInit1763700000000,
       CheckoutSettlement1763700005500,
+      InvoiceCustomer1763700011000,
+      TrackingErrorKind1763700011100,
       TrackingOutbox1763700002000,
       StatusNotifyLease1763700006000,
     ],
@@ -156,6 +160,8 @@ export interface ShippingApp {
   emitter: EventEmitter2;
   posted: TrackingPostedEvent[];
   failed: TrackingFailedEvent[];
+  /** Every `InvoicePaymentsEvents.Alert` raised. */
+  alerts: InvoicePaymentsAlert[];
   close(): Promise<void>;
 }
 
@@ -206,6 +212,8 @@ export async function startShippingApp(
   const failed: TrackingFailedEvent[] = [];
   emitter.on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
   emitter.on(InvoicePaymentsEvents.TrackingFailed, (e: TrackingFailedEvent) => failed.push(e));
+  const alerts: InvoicePaymentsAlert[] = [];
+  emitter.on(InvoicePaymentsEvents.Alert, (e: InvoicePaymentsAlert) => alerts.push(e));
   return {
     moduleRef,
     tracking: moduleRef.get(TrackingService),
@@ -213,6 +221,7 @@ export async function startShippingApp(
     emitter,
     posted,
     failed,
+    alerts,
     close: () => moduleRef.close(),
   };
 }
@@ -224,4 +233,30 @@ export function waitFor(
   timeoutMs = 15_000,
 ): Promise<void> {
   return pollUntil(check, timeoutMs, what, 10);
+}
+
+/** An outbox row as the worker finds it, due a second ago; `overrides` change any field. */
+export function outboxRow(overrides: Partial<TrackingOutbox> = {}): TrackingOutbox {
+  const now = new Date(Date.now() - 1000);
+  return Object.assign(new TrackingOutbox(), {
+    id: randomUUID(),
+    orderId: `order-${randomUUID()}`,
+    code: 'BR123456789BR',
+    carrier: null,
+    url: null,
+    invoiceRecordId: randomUUID(),
+    gatewayInvoiceId: 'inv_1',
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    lockedBy: null,
+    lastError: null,
+    lastErrorKind: null,
+    recordedAt: now,
+    sentAt: null,
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
+import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -36,7 +37,7 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [TrackingOutbox],
-      migrations: [TrackingOutbox1763700002000],
+      migrations: [TrackingOutbox1763700002000, TrackingErrorKind1763700011100],
       migrationsRun: false,
     });
     outbox = db.dataSource.getRepository(TrackingOutbox);
@@ -45,7 +46,7 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
 
   it('creates the table exactly as the entity describes it', async () => {
     const ran = await db.dataSource.runMigrations();
-    expect(ran.map((m) => m.name)).toEqual(['TrackingOutbox1763700002000']);
+    expect(ran.map((m) => m.name)).toEqual(['TrackingOutbox1763700002000', 'TrackingErrorKind1763700011100']);
     // No pending schema change: migration and entity agree on columns, types, defaults, index and unique.
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -66,10 +67,12 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
     expect(await outbox.countBy({ orderId: 'order_2' })).toBe(2);
   });
 
-  it('drops the table on the way down, and runs up again', async () => {
+  it('drops the error-kind column, then the table on the way down, and runs up again', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      expect(await qr.hasColumn(TABLE, 'last_error_kind')).toBe(false);
+      await db.dataSource.undoLastMigration();
       expect(await qr.hasTable(TABLE)).toBe(false);
     } finally {
       await qr.release();

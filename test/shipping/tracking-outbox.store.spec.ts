@@ -1,35 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource, Repository } from 'typeorm';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { openShippingDatabase } from './support';
+import { openShippingDatabase, outboxRow } from './support';
 
 const LEASE = 60_000;
-
-function row(overrides: Partial<TrackingOutbox> = {}): TrackingOutbox {
-  const now = new Date(Date.now() - 1000);
-  return Object.assign(new TrackingOutbox(), {
-    id: randomUUID(),
-    orderId: `order-${randomUUID()}`,
-    code: 'BR123456789BR',
-    carrier: null,
-    url: null,
-    invoiceRecordId: randomUUID(),
-    gatewayInvoiceId: 'inv_1',
-    status: 'pending',
-    attempts: 0,
-    nextAttemptAt: now,
-    lockedUntil: null,
-    lockedBy: null,
-    lastError: null,
-    recordedAt: now,
-    sentAt: null,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides,
-  });
-}
 
 describeEachDatabase('TrackingOutboxStore', (kind) => {
   let db: TestDatabase;
@@ -51,13 +26,13 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
   }
 
   it('claims due pending rows only, counts the attempt and holds them for the lease', async () => {
-    const due = row();
+    const due = outboxRow();
     await insertAll([
       due,
-      row({ nextAttemptAt: new Date(Date.now() + 60_000) }),
-      row({ status: 'sent' }),
-      row({ status: 'failed' }),
-      row({ status: 'superseded' }),
+      outboxRow({ nextAttemptAt: new Date(Date.now() + 60_000) }),
+      outboxRow({ status: 'sent' }),
+      outboxRow({ status: 'failed' }),
+      outboxRow({ status: 'superseded' }),
     ]);
     const claimed = await store.claim('w1#1', 10, LEASE);
     expect(claimed.map((r) => r.id)).toEqual([due.id]);
@@ -68,7 +43,7 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
   });
 
   it('lets another worker take a row whose claim lapsed (the holder died), counting a new attempt', async () => {
-    const r = row({ attempts: 1, lockedBy: 'dead#1', lockedUntil: new Date(Date.now() - 1) });
+    const r = outboxRow({ attempts: 1, lockedBy: 'dead#1', lockedUntil: new Date(Date.now() - 1) });
     await outbox.insert(r);
     const claimed = await store.claim('w2#1', 10, LEASE);
     expect(claimed.map((c) => [c.id, c.attempts, c.lockedBy])).toEqual([[r.id, 2, 'w2#1']]);
@@ -79,14 +54,14 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
   });
 
   it('does not claim a row while another row of the same order is held, and respects the batch size', async () => {
-    const held = row({
+    const held = outboxRow({
       orderId: 'o-1',
       code: 'A1',
       lockedBy: 'w1#1',
       lockedUntil: new Date(Date.now() + LEASE),
     });
-    const waiting = row({ orderId: 'o-1', code: 'A2' });
-    const others = [row(), row(), row()];
+    const waiting = outboxRow({ orderId: 'o-1', code: 'A2' });
+    const others = [outboxRow(), outboxRow(), outboxRow()];
     await insertAll([held, waiting, ...others]);
     const first = await store.claim('w2#1', 2, LEASE);
     const second = await store.claim('w2#2', 10, LEASE);
@@ -95,7 +70,7 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
   });
 
   it('hands unreached rows back without counting the attempt', async () => {
-    const r = row({ attempts: 3 });
+    const r = outboxRow({ attempts: 3 });
     await outbox.insert(r);
     const [claimed] = await store.claim('w1#1', 1, LEASE);
     expect(claimed.attempts).toBe(4);
@@ -109,16 +84,16 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
 
   it('sees a newer code recorded for the same order', async () => {
     const t = Date.now();
-    const older = row({ orderId: 'o-2', code: 'OLD', recordedAt: new Date(t - 10) });
-    const newer = row({ orderId: 'o-2', code: 'NEW', recordedAt: new Date(t - 9) });
+    const older = outboxRow({ orderId: 'o-2', code: 'OLD', recordedAt: new Date(t - 10) });
+    const newer = outboxRow({ orderId: 'o-2', code: 'NEW', recordedAt: new Date(t - 9) });
     await insertAll([older, newer]);
     expect(await store.hasNewerCode(older)).toBe(true);
     expect(await store.hasNewerCode(newer)).toBe(false);
     // Recorded at the same instant by two processes: exactly one of them counts as the latest.
     const at = new Date(t - 5);
     const [x, y] = [
-      row({ orderId: 'o-3', code: 'X', recordedAt: at }),
-      row({ orderId: 'o-3', code: 'Y', recordedAt: at }),
+      outboxRow({ orderId: 'o-3', code: 'X', recordedAt: at }),
+      outboxRow({ orderId: 'o-3', code: 'Y', recordedAt: at }),
     ];
     await insertAll([x, y]);
     expect([await store.hasNewerCode(x), await store.hasNewerCode(y)].sort()).toEqual([false, true]);
@@ -126,7 +101,7 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
 
   if (kind === 'postgres') {
     it('gives each row to exactly one of many workers claiming at once (FOR UPDATE SKIP LOCKED)', async () => {
-      const rows = Array.from({ length: 200 }, () => row());
+      const rows = Array.from({ length: 200 }, () => outboxRow());
       await insertAll(rows);
       // Separate connection pools: as separate processes would.
       const sources = await Promise.all(

@@ -44,18 +44,20 @@ export function safeLink(url, label) {
   return document.createTextNode(String(url));
 }
 
+const CURRENCY = new Map();
+
 /**
- * Integer cents → "R$ 1.234,56" (pt-BR) or "R$1,234.56" (en). String arithmetic only: money is never a float.
+ * Integer cents → "R$\u00a01.234,56" (pt-BR) or "R$1,234.56" (en), by `Intl.NumberFormat` (its space after "R$" is
+ * a non-breaking one). The number goes in as an exact decimal string: money is never a float.
  */
 export function brl(cents, lang) {
   if (cents === null || cents === undefined) return '—';
-  const negative = cents < 0;
+  const locale = lang === 'en' ? 'en' : 'pt-BR';
+  if (!CURRENCY.has(locale))
+    CURRENCY.set(locale, new Intl.NumberFormat(locale, { style: 'currency', currency: 'BRL' }));
   const digits = String(Math.abs(cents)).padStart(3, '0');
-  const units = digits.slice(0, -2);
-  const decimals = digits.slice(-2);
-  const [group, point] = lang === 'en' ? [',', '.'] : ['.', ','];
-  const grouped = units.replace(/\B(?=(\d{3})+(?!\d))/g, group);
-  return `${negative ? '-' : ''}R$${lang === 'en' ? '' : ' '}${grouped}${point}${decimals}`;
+  const decimal = `${cents < 0 ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+  return CURRENCY.get(locale).format(decimal);
 }
 
 /** "12,34", "12.34", "1.234,56" or "12" → 1234 cents; `null` when it is not an amount with at most 2 decimals. */
@@ -86,12 +88,17 @@ export function day(ymd, lang) {
   return new Date(y, m - 1, d).toLocaleDateString(lang);
 }
 
-/** A table with a header row; `rows` are arrays of cells (nodes or text); `empty` shown when there is none. */
+/**
+ * A table with a header row; `rows` are arrays of cells (nodes or text); `empty` shown when there is none. Each
+ * cell carries its column's name (`data-label`): on a phone the rows become cards that show it beside the value.
+ * Amount columns (`num`) never break ("R$" stays with its number).
+ */
 export function table(caption, headers, rows, empty) {
   if (rows.length === 0) return el('p', { class: 'empty', text: empty });
+  const label = (h) => (typeof h === 'string' ? h : (h?.label ?? ''));
   return el(
     'table',
-    {},
+    { class: 'cards' },
     el('caption', { class: 'visually-hidden', text: caption }),
     el(
       'thead',
@@ -109,7 +116,13 @@ export function table(caption, headers, rows, empty) {
         el(
           'tr',
           {},
-          cells.map((c, i) => el('td', { class: headers[i]?.num ? 'num' : null }, c ?? '—')),
+          cells.map((c, i) =>
+            el(
+              'td',
+              { class: headers[i]?.num ? 'num' : null, 'data-label': label(headers[i]) || null },
+              c ?? '—',
+            ),
+          ),
         ),
       ),
     ),

@@ -29,6 +29,16 @@ export function statusBadge(inv) {
   );
 }
 
+/** The order as people know it: its number when the host gave one, else the host's order id. */
+export function orderLabel(inv) {
+  return inv.displayId ? t('orderNumber', { number: inv.displayId }) : inv.orderId;
+}
+
+/** When the invoice was paid: the first applied report of a paid status (5) in its history. */
+function paidAt(history) {
+  return history.find((h) => h.applied && h.toCode === 5)?.createdAt ?? null;
+}
+
 /** Loads and shows an invoice under the list; `reloadList` refreshes the list after an action. */
 export async function showInvoice(id, reloadList) {
   const target = document.getElementById('invoice-detail');
@@ -44,8 +54,14 @@ export async function showInvoice(id, reloadList) {
     return;
   }
   const lang = currentLang();
+  const customer = inv.customer ?? {};
+  const paid = paidAt(history);
   const facts = [
-    [t('colOrder'), inv.orderId],
+    [t('colOrder'), orderLabel(inv)],
+    inv.displayId ? [t('orderInternal'), inv.orderId] : null,
+    customer.name ? [t('customerName'), customer.name] : null,
+    customer.email ? [t('customerEmail'), customer.email] : null,
+    customer.document ? [t('customerDocument'), customer.document] : null,
     [t('invoiceNumber'), inv.gatewayId ?? '—'],
     [t('colStatus'), statusBadge(inv)],
     [t('creationState'), t(`creation_${inv.creationState}`)],
@@ -53,6 +69,7 @@ export async function showInvoice(id, reloadList) {
     [t('colAmount'), brl(inv.amountCents, lang)],
     [t('colPaid'), brl(inv.paidCents, lang)],
     [t('colRefunded'), brl(inv.refundedCents, lang)],
+    paid ? [t('paidAt'), when(paid, lang)] : null,
     [t('colDue'), day(inv.dueDate, lang)],
     inv.card ? [t('card'), `${inv.card.brand ?? ''} •••• ${inv.card.last4 ?? ''}`] : null,
     inv.method === 'card' ? [t('installments'), String(inv.installments)] : null,
@@ -62,22 +79,23 @@ export async function showInvoice(id, reloadList) {
     inv.amountMismatch ? [t('amountMismatch'), t('yes')] : null,
     inv.failureReason ? [t('failureReason'), inv.failureReason] : null,
   ].filter(Boolean);
+  const amountFacts = new Set([t('colAmount'), t('colPaid'), t('colRefunded')]);
   const historyRows = history.map((h) => [
     when(h.createdAt, lang),
     h.fromCode === null ? '—' : String(h.fromCode),
     statusBadge({ statusCode: h.toCode }),
     t(`source_${h.source}`),
     h.applied ? t('yes') : t('no'),
-    [h.note, h.alert].filter(Boolean).join(' · '),
+    historyNote(h),
   ]);
   const headers = [t('colWhen'), t('colFrom'), t('colTo'), t('colSource'), t('colApplied'), t('colNote')];
   fill(
     target,
-    el('h3', { id: 'detail-title', tabindex: '-1' }, t('detailsOf', { order: inv.orderId })),
+    el('h3', { id: 'detail-title', tabindex: '-1' }, t('detailsOf', { order: orderLabel(inv) })),
     el(
       'dl',
       { class: 'facts' },
-      facts.map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]),
+      facts.map(([k, v]) => [el('dt', {}, k), el('dd', { class: amountFacts.has(k) ? 'num' : null }, v)]),
     ),
     inv.pixPayload
       ? [
@@ -93,9 +111,21 @@ export async function showInvoice(id, reloadList) {
   document.getElementById('detail-title').focus();
 }
 
+/** A history row's note in the page's language when the API gives its code; other notes as written. */
+function historyNote(h) {
+  if (h.noteCode) return t(`note_${h.noteCode}`);
+  return [h.note, h.alert ? t(`alert_${h.alert}`) : null].filter(Boolean).join(' · ');
+}
+
+/**
+ * The actions the invoice's state allows (`allowedActions`, computed by the server from the module's one rule set):
+ * nothing else is offered. The refund is bounded by what is left (`refundableCents`) and says so.
+ */
 function actions(inv, reloadList) {
   const error = el('p', { class: 'error', id: 'action-error', role: 'alert' });
-  const remaining = (inv.paidCents ?? inv.amountCents) - inv.refundedCents;
+  const allowed = new Set(inv.allowedActions ?? []);
+  const remaining = inv.refundableCents ?? 0;
+  const lang = currentLang();
   const run = async (call, done) => {
     error.textContent = '';
     try {
@@ -109,65 +139,93 @@ function actions(inv, reloadList) {
     status(done);
   };
   const path = `/invoices/${encodeURIComponent(inv.id)}`;
-  const dueDate = el('input', { id: 'new-due-date', type: 'date' });
+  const dueDate = el('input', { id: 'new-due-date', type: 'date', 'aria-describedby': 'due-date-help' });
   const amount = el('input', {
     id: 'refund-amount',
     type: 'text',
     inputmode: 'decimal',
     'aria-describedby': 'refund-help',
+    placeholder: brl(remaining, lang),
   });
+  const groups = [
+    allowed.has('changeDueDate')
+      ? el(
+          'div',
+          { class: 'action-group', id: 'due-date-action' },
+          el('label', { for: 'new-due-date' }, t('newDueDate')),
+          el(
+            'div',
+            { class: 'actions' },
+            dueDate,
+            el(
+              'button',
+              {
+                type: 'button',
+                id: 'change-due-date',
+                onclick: () =>
+                  run(() => api('POST', `${path}/due-date`, { dueDate: dueDate.value }), t('dueDateChanged')),
+              },
+              t('changeDueDate'),
+            ),
+          ),
+          el('p', { class: 'help', id: 'due-date-help' }, t('dueDateHelp')),
+        )
+      : null,
+    allowed.has('refund')
+      ? el(
+          'div',
+          { class: 'action-group', id: 'refund-action' },
+          el('label', { for: 'refund-amount' }, t('refundAmount')),
+          el(
+            'div',
+            { class: 'actions' },
+            amount,
+            el('button', { type: 'button', id: 'refund', onclick: () => refund() }, t('refund')),
+          ),
+          el(
+            'p',
+            { class: 'help', id: 'refund-help' },
+            t('refundAmountHelp', { remaining: brl(remaining, lang) }),
+          ),
+        )
+      : null,
+    allowed.has('cancel')
+      ? el(
+          'div',
+          { class: 'actions' },
+          el(
+            'button',
+            { type: 'button', class: 'danger', id: 'cancel-invoice', onclick: () => cancel() },
+            t('cancelInvoice'),
+          ),
+        )
+      : null,
+  ].filter(Boolean);
   return el(
     'div',
     { id: 'invoice-actions' },
     el('h3', {}, t('actionsTitle')),
-    el(
-      'div',
-      { class: 'actions' },
-      el('label', { for: 'new-due-date' }, t('newDueDate')),
-      dueDate,
-      el(
-        'button',
-        {
-          type: 'button',
-          id: 'change-due-date',
-          onclick: () =>
-            run(() => api('POST', `${path}/due-date`, { dueDate: dueDate.value }), t('dueDateChanged')),
-        },
-        t('changeDueDate'),
-      ),
-    ),
-    el(
-      'div',
-      { class: 'actions' },
-      el('label', { for: 'refund-amount' }, t('refundAmount')),
-      amount,
-      el('button', { type: 'button', id: 'refund', onclick: () => refund() }, t('refund')),
-    ),
-    el(
-      'p',
-      { class: 'help', id: 'refund-help' },
-      t('refundAmountHelp', { remaining: brl(remaining, currentLang()) }),
-    ),
-    el(
-      'div',
-      { class: 'actions' },
-      el(
-        'button',
-        { type: 'button', class: 'danger', id: 'cancel-invoice', onclick: () => cancel() },
-        t('cancelInvoice'),
-      ),
-    ),
+    groups.length > 0 ? groups : el('p', { class: 'empty', id: 'no-actions' }, t('noActions')),
     error,
   );
 
   async function refund() {
     const cents = amount.value.trim() === '' ? remaining : parseCents(amount.value);
-    if (cents === null) {
+    if (cents === null || cents <= 0) {
       error.textContent = t('badAmount');
       amount.focus();
       return;
     }
-    const text = t('refundConfirmText', { amount: brl(cents, currentLang()), order: inv.orderId });
+    if (cents > remaining) {
+      error.textContent = t('refundTooMuch', { remaining: brl(remaining, currentLang()) });
+      amount.focus();
+      return;
+    }
+    const text = t('refundConfirmText', {
+      amount: brl(cents, currentLang()),
+      order: orderLabel(inv),
+      remaining: brl(remaining - cents, currentLang()),
+    });
     if (!(await confirmDialog({ title: t('refundConfirmTitle'), text, ok: t('refund') }))) return;
     await run(() => api('POST', `${path}/refund`, { amountCents: cents }), t('refunded'));
   }
@@ -175,7 +233,7 @@ function actions(inv, reloadList) {
   async function cancel() {
     const ok = await confirmDialog({
       title: t('cancelConfirmTitle'),
-      text: t('cancelConfirmText', { order: inv.orderId }),
+      text: t('cancelConfirmText', { order: orderLabel(inv), amount: brl(inv.amountCents, currentLang()) }),
       ok: t('cancelInvoice'),
     });
     if (ok) await run(() => api('POST', `${path}/cancel`), t('canceled'));

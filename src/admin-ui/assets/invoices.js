@@ -1,8 +1,8 @@
-// The Invoices tab: filters (status, method, order, dates), the paged list, and the chosen invoice's details.
+// The Invoices tab: filters (status, method, search by order number or customer, dates), the paged list, and the chosen invoice's details.
 import { api } from './api.js';
 import { brl, day, el, fill, table, when } from './dom.js';
 import { currentLang, t } from './i18n.js';
-import { showInvoice, statusBadge } from './invoice-detail.js';
+import { orderLabel, showInvoice, statusBadge } from './invoice-detail.js';
 import { showError } from './ui.js';
 
 const STATUS_CODES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 16];
@@ -38,9 +38,15 @@ export function showInvoices(panel) {
     ),
     el(
       'label',
-      { for: 'filter-order' },
-      t('filterOrder'),
-      el('input', { id: 'filter-order', type: 'text', maxlength: 128 }),
+      { for: 'filter-q', class: 'wide' },
+      t('filterSearch'),
+      el('input', {
+        id: 'filter-q',
+        type: 'search',
+        maxlength: 100,
+        'aria-describedby': 'filter-q-help',
+      }),
+      el('span', { class: 'help', id: 'filter-q-help' }, t('filterSearchHelp')),
     ),
     el('label', { for: 'filter-from' }, t('filterFrom'), el('input', { id: 'filter-from', type: 'date' })),
     el('label', { for: 'filter-to' }, t('filterTo'), el('input', { id: 'filter-to', type: 'date' })),
@@ -71,7 +77,7 @@ function applyFilters(event) {
     page: 1,
     status: value('filter-status'),
     method: value('filter-method'),
-    orderId: value('filter-order'),
+    q: value('filter-q'),
     createdFrom: value('filter-from') ? localMidnight(value('filter-from')) : '',
     createdBefore: value('filter-to') ? localMidnight(value('filter-to'), 1) : '',
   };
@@ -93,8 +99,9 @@ export async function load() {
   }
   const lang = currentLang();
   const headers = [
-    t('colCreated'),
     t('colOrder'),
+    t('colCustomer'),
+    t('colCreated'),
     t('colMethod'),
     t('colStatus'),
     { label: t('colAmount'), num: true },
@@ -104,8 +111,9 @@ export async function load() {
     '',
   ];
   const rows = page.items.map((inv) => [
+    el('span', { class: 'ref' }, orderLabel(inv)),
+    customerCell(inv),
     when(inv.createdAt, lang),
-    inv.orderId,
     t(`method_${inv.method}`),
     statusBadge(inv),
     brl(inv.amountCents, lang),
@@ -117,7 +125,7 @@ export async function load() {
       {
         type: 'button',
         'data-invoice': inv.id,
-        'aria-label': `${t('details')}: ${inv.orderId}`,
+        'aria-label': `${t('details')}: ${orderLabel(inv)}`,
         onclick: () => showInvoice(inv.id, load),
       },
       t('details'),
@@ -139,6 +147,18 @@ export async function load() {
     ),
   );
   fill(target, table(t('invoicesTitle'), headers, rows, t('noInvoices')), pager);
+}
+
+function customerCell(inv) {
+  const { name, email } = inv.customer ?? {};
+  if (!name && !email) return '—';
+  return el(
+    'span',
+    { class: 'customer' },
+    name ?? '',
+    name && email ? el('br') : null,
+    email ? el('small', {}, email) : null,
+  );
 }
 
 function go(delta) {

@@ -3,7 +3,8 @@
 import { api } from './api.js';
 import { brl, el, fill, table, when } from './dom.js';
 import { currentLang, t } from './i18n.js';
-import { showError, status } from './ui.js';
+import { orderLabel } from './invoice-detail.js';
+import { gatewayReason, showError, status } from './ui.js';
 
 /** Draws the four lists. */
 export async function showOperations(panel) {
@@ -51,6 +52,12 @@ async function list(id, path, query, headers, row, empty) {
   }
 }
 
+/** A long technical text (the API's English message) folded away under "Detalhe técnico", wrapping. */
+function technical(text) {
+  if (!text) return '';
+  return el('details', { class: 'technical' }, el('summary', {}, t('technicalDetail')), el('code', {}, text));
+}
+
 /** A button that POSTs `path`, then reloads the section with `reload`. */
 function action(id, label, name, path, done, reload) {
   return el(
@@ -93,7 +100,7 @@ function inbox() {
     (e) => [
       when(e.receivedAt, lang),
       e.event ?? '—',
-      e.gatewayId ?? '—',
+      e.gatewayId ? el('span', { class: 'ref' }, e.gatewayId) : '—',
       e.statusCode === null ? '—' : String(e.statusCode),
       el(
         'span',
@@ -101,7 +108,7 @@ function inbox() {
         t(`state_${e.state}`),
       ),
       String(e.attempts),
-      e.lastError ?? '',
+      e.lastError ? el('span', { class: 'reason' }, t(`inboxReason_${e.state}`), technical(e.lastError)) : '',
       e.retryable
         ? action(
             e.id,
@@ -135,11 +142,18 @@ function outbox() {
     headers,
     (o) => [
       when(o.recordedAt, lang),
-      o.orderId,
+      el('span', { class: 'ref' }, orderLabel(o)),
       o.code,
       el('span', { class: `badge ${o.status === 'failed' ? 'bad' : 'wait'}` }, t(`tracking_${o.status}`)),
       String(o.attempts),
-      o.lastError ?? '',
+      o.lastError
+        ? el(
+            'span',
+            { class: 'reason', 'data-error-code': o.lastErrorCode ?? 'unknown' },
+            t('trackingError', { reason: gatewayReason(o.lastErrorCode ?? 'unknown') }),
+            technical(o.lastError),
+          )
+        : '',
       o.retryable
         ? action(
             o.id,
@@ -170,8 +184,13 @@ function alerts() {
         { class: 'badge warn', 'data-kind': a.kind },
         t(`alert_${a.kind}`) === `alert_${a.kind}` ? a.kind : t(`alert_${a.kind}`),
       ),
-      a.orderId ?? '—',
-      a.message,
+      a.orderId ? el('span', { class: 'ref' }, orderLabel(a)) : '—',
+      el(
+        'span',
+        { class: 'reason' },
+        t(`alertText_${a.kind}`) === `alertText_${a.kind}` ? a.message : t(`alertText_${a.kind}`),
+        technical(a.message),
+      ),
       action(
         a.id,
         t('acknowledge'),
@@ -201,7 +220,7 @@ function unresolved() {
     headers,
     (inv) => [
       when(inv.createdAt, lang),
-      inv.orderId,
+      el('span', { class: 'ref' }, orderLabel(inv)),
       t(`method_${inv.method}`),
       brl(inv.amountCents, lang),
       t(`creation_${inv.creationState}`),

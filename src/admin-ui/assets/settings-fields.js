@@ -2,21 +2,24 @@
 import { el } from './dom.js';
 import { t } from './i18n.js';
 
-/** Every field of `PUT /settings`, in the order shown. */
+/**
+ * Every field of `PUT /settings`, in the order shown. `advanced`: addresses, ids and protocol, kept in a collapsed
+ * section (they are set once, usually by whoever installed the store).
+ */
 export const FIELDS = [
-  { name: 'baseUrl', type: 'url' },
-  { name: 'accessToken', secret: true },
-  { name: 'webhookToken', secret: true },
   { name: 'mode', type: 'mode' },
+  { name: 'accessToken', secret: true },
   { name: 'enabledMethods', type: 'methods' },
   { name: 'dueDays', type: 'int' },
   { name: 'maxInstallments', type: 'int' },
-  { name: 'publicWebhookUrl', type: 'url' },
-  { name: 'orderUrlTemplate', type: 'text' },
-  { name: 'storeUrlTemplate', type: 'text' },
-  { name: 'timeZone', type: 'text' },
-  { name: 'ecommerce', type: 'ecommerce' },
-  { name: 'wireProfile', type: 'json' },
+  { name: 'baseUrl', type: 'url', advanced: true },
+  { name: 'publicWebhookUrl', type: 'url', advanced: true },
+  { name: 'webhookToken', secret: true, advanced: true },
+  { name: 'orderUrlTemplate', type: 'text', advanced: true },
+  { name: 'storeUrlTemplate', type: 'text', advanced: true },
+  { name: 'timeZone', type: 'text', advanced: true },
+  { name: 'ecommerce', type: 'ecommerce', advanced: true },
+  { name: 'wireProfile', type: 'json', advanced: true },
 ];
 const METHODS = ['pix', 'billet', 'card'];
 
@@ -30,7 +33,7 @@ function describe(field, value) {
   if (field.type === 'ecommerce')
     return `${t('f_storeId')} ${value.storeId} · ${t('f_checkout')} ${value.checkout}`;
   if (field.type === 'mode') return value === 'production' ? t('modeProduction') : t('modeSandbox');
-  if (field.type === 'json') return JSON.stringify(value);
+  if (field.type === 'json') return t('jsonSet');
   return String(value);
 }
 

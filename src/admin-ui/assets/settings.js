@@ -1,10 +1,10 @@
 // The Settings tab: the form, saving with the API's field errors, secret rotation and the credential check.
 import { api, ApiError } from './api.js';
-import { el, fill, table } from './dom.js';
+import { el, fill } from './dom.js';
 import { t } from './i18n.js';
 import { readChanges } from './settings-changes.js';
 import { FIELDS, fieldRow } from './settings-fields.js';
-import { confirmDialog, showError, status } from './ui.js';
+import { confirmDialog, problemText, showError, status } from './ui.js';
 
 let settings = null;
 
@@ -21,7 +21,16 @@ export async function showSettings(panel) {
 
 function render(panel) {
   const form = el('form', { id: 'settings-form', novalidate: true, onsubmit: (e) => save(e, panel) });
-  form.append(...FIELDS.map((field) => fieldRow(field, settings)));
+  form.append(...FIELDS.filter((f) => !f.advanced).map((field) => fieldRow(field, settings)));
+  form.append(
+    el(
+      'details',
+      { id: 'advanced-settings', class: 'advanced' },
+      el('summary', {}, t('advancedTitle')),
+      el('p', { class: 'help' }, t('advancedHelp')),
+      FIELDS.filter((f) => f.advanced).map((field) => fieldRow(field, settings)),
+    ),
+  );
   form.append(
     el(
       'div',
@@ -46,14 +55,18 @@ function render(panel) {
       el('button', { type: 'button', id: 'check-credentials', onclick: () => check() }, t('check')),
     ),
     el('div', { id: 'check-result', 'aria-live': 'polite' }),
-    el('h3', {}, t('rotateTitle')),
-    el('p', { class: 'help' }, t('rotateHelp')),
     el(
-      'div',
-      { class: 'actions' },
-      el('button', { type: 'button', id: 'rotate-secrets', onclick: () => rotate() }, t('rotate')),
+      'details',
+      { class: 'advanced', id: 'security-settings' },
+      el('summary', {}, t('rotateTitle')),
+      el('p', { class: 'help' }, t('rotateHelp')),
+      el(
+        'div',
+        { class: 'actions' },
+        el('button', { type: 'button', id: 'rotate-secrets', onclick: () => rotate() }, t('rotate')),
+      ),
+      el('p', { id: 'rotate-result', role: 'status' }),
     ),
-    el('p', { id: 'rotate-result', role: 'status' }),
   );
 }
 
@@ -63,15 +76,20 @@ function clearErrors(form) {
   document.getElementById('settings-error').textContent = '';
 }
 
-/** Puts each of the API's field errors (`ecommerce.storeId` → the `ecommerce` row) beside its field. */
-function showFieldErrors(form, errors) {
+/**
+ * Puts each of the API's field problems (`ecommerce.storeId` → the `ecommerce` row) beside its field, as a sentence
+ * in the page's language naming the field and the limit; opens the advanced section when one is there.
+ */
+function showFieldErrors(form, problems) {
   let first = null;
-  for (const [path, messages] of Object.entries(errors)) {
-    const row = form.querySelector(`[data-field="${CSS.escape(path.split('.')[0])}"]`);
+  for (const problem of problems) {
+    const row = form.querySelector(`[data-field="${CSS.escape(String(problem.field).split('.')[0])}"]`);
     if (!row) continue;
     const target = row.querySelector('.field-error');
-    target.textContent = [target.textContent, ...messages].filter(Boolean).join(' ');
+    target.textContent = [target.textContent, problemText(problem)].filter(Boolean).join(' ');
     for (const input of row.querySelectorAll('input, textarea')) input.setAttribute('aria-invalid', 'true');
+    const details = row.closest('details');
+    if (details) details.open = true;
     first ??= row.querySelector('input, textarea');
   }
   first?.focus();
@@ -97,8 +115,9 @@ async function save(event, panel) {
   try {
     settings = await api('PUT', '/settings', body);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 400 && Object.keys(error.fieldErrors).length > 0) {
-      showFieldErrors(form, error.fieldErrors);
+    const problems = error instanceof ApiError && error.status === 400 ? (error.body.problems ?? []) : [];
+    if (problems.length > 0) {
+      showFieldErrors(form, problems);
       document.getElementById('settings-error').textContent = t('fixErrors');
       status(t('fixErrors'));
       return;
@@ -111,23 +130,36 @@ async function save(event, panel) {
   document.getElementById('save-settings').focus();
 }
 
+/** The answer of one checked operation in words: "sim", "não: a chave não tem essa permissão"... */
+function checkAnswer(result) {
+  const answers = {
+    ok: 'checkYes',
+    unauthorized: 'checkNoUnauthorized',
+    missing_scope: 'checkNoScope',
+    not_available: 'checkNotAvailable',
+  };
+  return t(answers[result] ?? 'checkNoError');
+}
+
 async function check() {
   const target = document.getElementById('check-result');
   fill(target, el('p', {}, t('loading')));
   try {
     const report = await api('POST', '/credentials/check');
-    const rows = report.operations.map((o) => [
-      o.operation,
-      o.scope ?? '—',
-      el(
-        'span',
-        { class: `badge ${o.result === 'ok' ? 'ok' : 'bad'}`, 'data-result': o.result },
-        t(`result${o.result}`),
-      ),
-      t(`checkedBy${o.checkedBy}`),
-      o.message ?? '',
-    ]);
-    const headers = [t('colOperation'), t('colScope'), t('colResult'), t('colCheckedBy'), t('colMessage')];
+    const items = report.operations.map((o) => {
+      const label = t(`op_${o.operation}`) === `op_${o.operation}` ? o.operation : t(`op_${o.operation}`);
+      const good = o.result === 'ok';
+      return el(
+        'li',
+        { 'data-operation': o.operation, 'data-result': o.result },
+        `${label}: `,
+        el(
+          'strong',
+          { class: `badge ${good ? 'ok' : o.result === 'not_available' ? 'wait' : 'bad'}` },
+          checkAnswer(o.result),
+        ),
+      );
+    });
     fill(
       target,
       el(
@@ -135,7 +167,7 @@ async function check() {
         { class: report.ok ? '' : 'error', id: 'check-summary' },
         report.ok ? t('checkOk') : t('checkProblems'),
       ),
-      table(t('checkTitle'), headers, rows, ''),
+      el('ul', { class: 'check-list', 'aria-label': t('checkTitle') }, items),
     );
   } catch (error) {
     fill(target);

@@ -1,6 +1,7 @@
 // Page-wide feedback: the status line, error texts, the confirmation dialog.
 import { ApiError } from './api.js';
-import { t } from './i18n.js';
+import { brl, day } from './dom.js';
+import { currentLang, t } from './i18n.js';
 
 let onUnauthorized = () => undefined;
 
@@ -14,14 +15,63 @@ export function status(text) {
   document.getElementById('status').textContent = text ?? '';
 }
 
-/** The text of an error for people: the API's own message, or the page's for network and session problems. */
+/** A text of the catalog when it has `key`, else `null`. */
+function known(key, vars) {
+  const text = t(key, vars);
+  return text === key ? null : text;
+}
+
+/** The label people see for an API field (`dueDays`, `ecommerce.storeId`, `amountCents`). */
+export function fieldLabel(field) {
+  const last = String(field).split('.').pop();
+  return (
+    known(`field_${field}`) ??
+    known(`f_${field}`) ??
+    known(`f_${last}`) ??
+    known(`f_${field.split('.')[0]}`) ??
+    field
+  );
+}
+
+/** A field problem of a 400 (`{ field, code, limit }`) as a sentence naming the field's label and the limit. */
+export function problemText(problem) {
+  const lang = currentLang();
+  let limit = problem.limit;
+  if (problem.field === 'amountCents' && typeof limit === 'number') limit = brl(limit, lang);
+  else if (problem.code === 'too_early') limit = day(limit, lang);
+  return (
+    known(`err_${problem.code}`, { field: fieldLabel(problem.field), limit: limit ?? '' }) ??
+    t('err_invalid', { field: fieldLabel(problem.field) })
+  );
+}
+
+/** The reason of a service failure (`gateway_<kind>`, or a tracking error's kind) in words. */
+export function gatewayReason(kind) {
+  return known(`gw_${kind}`) ?? t('gw_unknown');
+}
+
+/**
+ * The text of an error for people, from the API's stable `code` (the English `message` is for API users): field
+ * problems name the field's label and the limit, refused actions name the invoice's status.
+ */
 export function errorText(error) {
-  if (error instanceof ApiError) {
-    if (error.status === 0) return t('networkError');
-    if (error.status === 401) return t('sessionExpired');
-    return `${error.status}: ${error.message}`;
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+  if (error.status === 0) return t('networkError');
+  if (error.status === 401) return t('sessionExpired');
+  const body = error.body ?? {};
+  const code = typeof body.code === 'string' ? body.code : '';
+  if (error.status === 400 && Array.isArray(body.problems) && body.problems.length > 0)
+    return body.problems.map(problemText).join(' ');
+  if (error.status === 400 && body.field) return problemText(body);
+  if (code === 'action_not_allowed') {
+    const action = t(`action_${body.action}`);
+    const reason = known(`err_action_${body.reason}`, { action });
+    if (reason) return reason;
+    const status = known(`status_${body.invoiceStatus}`) ?? String(body.invoiceStatus ?? '—');
+    return t('err_action', { action, status });
   }
-  return error instanceof Error ? error.message : String(error);
+  if (code.startsWith('gateway_')) return t('err_gateway', { reason: gatewayReason(code.slice(8)) });
+  return known(`err_${code}`) ?? t('err_unknown', { status: error.status });
 }
 
 /** Shows an error in `target` (an element) or on the status line; a 401 signs out. */

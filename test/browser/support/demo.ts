@@ -2,7 +2,11 @@ import type { RunningDemo } from '../../../examples/demo-store/bootstrap';
 import type { DemoConfig } from '../../../examples/demo-store/config';
 import { StoreClient } from '../../../examples/demo-store/store-client';
 import type { OrderView } from '../../../examples/demo-store/views';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { GatewayClient } from '../../../src/index';
+import { TrackingOutbox, TrackingWorker } from '../../../src/shipping';
+import { outboxRow } from '../../shipping/support';
 import { createSandboxInvoice } from '../../webhooks/support';
 
 /** The admin page's URL in the demo store. */
@@ -19,20 +23,16 @@ export async function adminApi<T>(demo: RunningDemo, config: DemoConfig, path: s
   return (await res.json()) as T;
 }
 
-/** A customer orders coffee and pays by PIX at the (sandbox) service; resolves with the order and its invoice. */
-export async function pixOrderPaid(
+/** A customer orders coffee and chooses PIX: the invoice waits for payment (status 1). */
+export async function pixOrderOpen(
   demo: RunningDemo,
   config: DemoConfig,
+  customer = { first_name: 'Maria', last_name: 'Silva', email: 'maria@example.com' },
 ): Promise<{ order: OrderView; invoiceNumber: string }> {
   const client = new StoreClient(demo.storeUrl, demo.sandbox!.url, config.adminKey);
   const order = await client.createOrder({
     items: [{ product_id: 'prod_cafe', quantity: 2 }],
-    customer: {
-      first_name: 'Maria',
-      last_name: 'Silva',
-      email: 'maria@example.com',
-      document: '529.982.247-25',
-    },
+    customer: { ...customer, document: '529.982.247-25' },
     shipping_address: {
       address_1: 'Avenida Paulista',
       number: '1578',
@@ -44,9 +44,58 @@ export async function pixOrderPaid(
     },
   });
   const { payment } = await client.pay(order.id, { method: 'pix' });
-  const invoiceNumber = payment.invoice_number as string;
-  await client.sandboxPay(invoiceNumber);
-  return { order, invoiceNumber };
+  return { order, invoiceNumber: payment.invoice_number as string };
+}
+
+/** A customer orders coffee and pays by PIX at the (sandbox) service; resolves with the order and its invoice. */
+export async function pixOrderPaid(
+  demo: RunningDemo,
+  config: DemoConfig,
+  customer?: { first_name: string; last_name: string; email: string },
+): Promise<{ order: OrderView; invoiceNumber: string }> {
+  const open = await pixOrderOpen(demo, config, customer);
+  await new StoreClient(demo.storeUrl, demo.sandbox!.url, config.adminKey).sandboxPay(open.invoiceNumber);
+  return open;
+}
+
+/** Pays an invoice at the (sandbox) service, as the customer's bank would. */
+export function sandboxPay(demo: RunningDemo, config: DemoConfig, invoiceNumber: string): Promise<void> {
+  return new StoreClient(demo.storeUrl, demo.sandbox!.url, config.adminKey).sandboxPay(invoiceNumber);
+}
+
+/**
+ * A tracking code the service can never take: its row names an invoice the service does not have (as after a
+ * restore from an old backup), so the worker posts it, the service answers 404 and the code fails for good. Plus,
+ * for the layout, a failed code whose error is one long unbroken word. Written straight into the outbox.
+ */
+export async function deadTrackingCodes(demo: RunningDemo, invoiceRecordId: string, orderId: string) {
+  const now = new Date();
+  const row = (code: string, extra: Partial<TrackingOutbox>) =>
+    outboxRow({
+      orderId,
+      code,
+      carrier: 'Correios',
+      invoiceRecordId,
+      gatewayInvoiceId: `missing-${randomUUID()}`,
+      nextAttemptAt: now,
+      ...extra,
+    });
+  const long = `addTrackingCode(invoice_id=${'x'.repeat(40)}):${'invalid_request_'.repeat(30)}`;
+  await demo.app
+    .get(DataSource)
+    .getRepository(TrackingOutbox)
+    .insert([
+      row('BR100000001BR', {}),
+      // Recorded earlier: the code that counts for the order is the one above.
+      row('BR100000002BR', {
+        status: 'failed',
+        attempts: 1,
+        lastError: long,
+        lastErrorKind: 'validation',
+        recordedAt: new Date(now.getTime() - 60_000),
+      }),
+    ]);
+  demo.app.get(TrackingWorker).kick();
 }
 
 /**

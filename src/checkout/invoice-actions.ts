@@ -1,0 +1,55 @@
+import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+
+/** What a person (or the host) may ask of an invoice: the operations the provider guards by status. */
+export type InvoiceAction = 'changeDueDate' | 'cancel' | 'refund';
+
+/** The record fields the rules read. */
+export type ActionSubject = Pick<
+  InvoiceRecord,
+  'creationState' | 'method' | 'statusCode' | 'paidCents' | 'grossCents' | 'amountCents' | 'refundedCents'
+>;
+
+/** Why an action is refused: the rule in words (for the API's `message`) and a stable code for the page. */
+export interface ActionRefusal {
+  /** `not_created`: the creation is not settled; `wrong_status`, `wrong_method`; `nothing_left` (refund). */
+  reason: 'not_created' | 'wrong_status' | 'wrong_method' | 'nothing_left';
+  rule: string;
+}
+
+/** Cents still refundable: what was paid (else the invoice's gross, else the order total) minus refunds. */
+export function refundableCents(record: ActionSubject): number {
+  const paid = record.paidCents ?? record.grossCents ?? record.amountCents;
+  return Math.max(0, paid - record.refundedCents);
+}
+
+/**
+ * The one place that says which operation an invoice's state allows, built on the status codes of
+ * `gateway/status.ts` (§4.3, A8, A11): the provider refuses with it before calling the service, and the admin API
+ * exports it (`allowedActions`) so the page offers only what will be accepted. `null`: allowed.
+ */
+export function refusal(action: InvoiceAction, record: ActionSubject): ActionRefusal | null {
+  if (record.creationState !== 'created') {
+    return { reason: 'not_created', rule: `its creation is ${record.creationState}` };
+  }
+  const code = record.statusCode ?? -1;
+  const status = `it is a ${record.method} invoice in status ${record.statusCode ?? 'none'}`;
+  if (action === 'changeDueDate') {
+    if (record.method === 'card') return { reason: 'wrong_method', rule: 'only PIX and bank-slip invoices' };
+    if (!DUE_DATE_CHANGE_CODES.includes(code))
+      return { reason: 'wrong_status', rule: `only in status 1 or 15; ${status}` };
+  } else if (action === 'cancel') {
+    if (!CANCELLABLE_CODES.includes(code))
+      return { reason: 'wrong_status', rule: `only in status 1, 2, 3, 4 or 15; ${status}` };
+  } else {
+    if (!REFUNDABLE_CODES.includes(code))
+      return { reason: 'wrong_status', rule: `only paid invoices (5, 8); ${status}` };
+    if (refundableCents(record) <= 0) return { reason: 'nothing_left', rule: 'nothing left to refund' };
+  }
+  return null;
+}
+
+/** Every action the invoice's state allows now, in a fixed order. */
+export function allowedActions(record: ActionSubject): InvoiceAction[] {
+  return (['changeDueDate', 'cancel', 'refund'] as const).filter((a) => refusal(a, record) === null);
+}

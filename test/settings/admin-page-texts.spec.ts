@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATEWAY_ERROR_HTTP_STATUS } from '../../src/core/http-status';
+import { ADMIN_ERROR_CODES } from '../../src/settings/admin-error-codes';
+
+/** The keys of one of the page's catalogs (plain ES modules the browser loads; read here as text). */
+function keys(file: string): Set<string> {
+  const text = readFileSync(join(__dirname, '../../src/admin-ui/assets', file), 'utf8');
+  return new Set([...text.matchAll(/^ {2}([A-Za-z_0-9]+):/gm)].map((m) => m[1]));
+}
+
+const ALERT_KINDS = [
+  'paid_after_cancel',
+  'amount_mismatch',
+  'webhook_dead_letter',
+  'duplicate_paid',
+  'creation_unresolved',
+  'invoice_number_clash',
+  'tracking_failed',
+];
+const NOTE_CODES = ['unchanged', 'backwards', 'unknown_code', 'paid_after_close', 'amount_mismatch'];
+
+describe('the admin page says every API code in both languages', () => {
+  const pt = keys('messages-pt.js');
+  const en = keys('messages-en.js');
+
+  it('has the same texts in Portuguese and English', () => {
+    expect([...pt].filter((k) => !en.has(k))).toEqual([]);
+    expect([...en].filter((k) => !pt.has(k))).toEqual([]);
+  });
+
+  it('words every error code, service failure, alert and history note', () => {
+    const needed = [
+      ...ADMIN_ERROR_CODES.filter((c) => c !== 'action_not_allowed').map((c) => `err_${c}`),
+      'err_action',
+      'err_action_not_created',
+      'err_action_wrong_method',
+      'err_action_nothing_left',
+      ...Object.keys(GATEWAY_ERROR_HTTP_STATUS).map((k) => `gw_${k}`),
+      ...ALERT_KINDS.flatMap((k) => [`alert_${k}`, `alertText_${k}`]),
+      ...NOTE_CODES.map((c) => `note_${c}`),
+      ...['changeDueDate', 'cancel', 'refund'].map((a) => `action_${a}`),
+    ];
+    expect(needed.filter((k) => !pt.has(k))).toEqual([]);
+    expect(needed.filter((k) => !en.has(k))).toEqual([]);
+  });
+});
