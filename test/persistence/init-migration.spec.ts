@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
 import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
@@ -34,7 +35,12 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoiceRecord, InvoiceStatusHistory],
-      migrations: [InvoicePaymentsInit1763700000000, CheckoutSettlement1763700005500, StatusNotifyLease1763700006000],
+      migrations: [
+        InvoicePaymentsInit1763700000000,
+        CheckoutSettlement1763700005500,
+        StatusNotifyLease1763700006000,
+        OpenInvoiceReconciliation1763700009000,
+      ],
       migrationsRun: false,
     });
     invoices = db.dataSource.getRepository(InvoiceRecord);
@@ -47,6 +53,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       'InvoicePaymentsInit1763700000000',
       'CheckoutSettlement1763700005500',
       'StatusNotifyLease1763700006000',
+      'OpenInvoiceReconciliation1763700009000',
     ]);
     const qr = db.dataSource.createQueryRunner();
     try {
