@@ -54,6 +54,11 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
       'newTokenValidationsPerWindow',
     ),
     newTokenWindowMs: positive(options.newTokenWindowMs, 60_000, 'newTokenWindowMs'),
+    newTokenValidationsPerSource: positive(
+      options.newTokenValidationsPerSource,
+      10,
+      'newTokenValidationsPerSource',
+    ),
     maxJsonDepth: positive(options.maxJsonDepth, 64, 'maxJsonDepth'),
     inbox: {
       pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),

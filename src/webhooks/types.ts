@@ -47,6 +47,13 @@ export interface WebhooksOptions {
    */
   newTokenValidationsPerWindow?: number;
   newTokenWindowMs?: number;
+  /**
+   * Of those, at most this many per source address per window (default 10): one address spraying forged tokens
+   * cannot spend the whole budget. The address is Express' `req.ip` (set `trust proxy` behind a proxy), else the
+   * peer's address. Tokens the service confirmed before, and senders whose merchant part matches the configured
+   * merchant token, spend no budget at all.
+   */
+  newTokenValidationsPerSource?: number;
   /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. Default 64. */
   maxJsonDepth?: number;
   /** The inbox processor. */
@@ -98,6 +105,7 @@ export interface ResolvedWebhooksOptions {
   confirmWithService: boolean;
   newTokenValidationsPerWindow: number;
   newTokenWindowMs: number;
+  newTokenValidationsPerSource: number;
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;

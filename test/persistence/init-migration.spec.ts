@@ -130,10 +130,13 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops the lease column, then both tables, on the way down', async () => {
+  it('drops the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      expect(await qr.hasColumn('invoice_payments_invoice', 'next_check_at')).toBe(false);
+      expect(await qr.hasTable('invoice_payments_lease')).toBe(false);
+      await db.dataSource.undoLastMigration();
       expect(await qr.hasColumn('invoice_payments_status_history', 'notify_locked_until')).toBe(false);
       await db.dataSource.undoLastMigration();
       // The settlement columns go first, and a history row without a code cannot stay behind.

@@ -67,10 +67,13 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
     expect(await repo.countBy({ dedupeKey: first.dedupeKey })).toBe(1);
   });
 
-  it('drops the index, then the table on the way down and can run again', async () => {
+  it('drops the indexes, then the table on the way down and can run again', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      const before = await qr.getTable('invoice_payments_webhook_inbox');
+      expect(before?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_done');
+      await db.dataSource.undoLastMigration();
       const table = await qr.getTable('invoice_payments_webhook_inbox');
       expect(table?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_invoice');
       await db.dataSource.undoLastMigration();
