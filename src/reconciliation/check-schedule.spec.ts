@@ -1,4 +1,9 @@
-import { DEFAULT_RECONCILIATION, nextCheckAt, resolveReconciliationOptions, windowEnd } from './check-schedule';
+import {
+  DEFAULT_RECONCILIATION,
+  nextCheckAt,
+  resolveReconciliationOptions,
+  windowEnd,
+} from './check-schedule';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

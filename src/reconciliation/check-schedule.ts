@@ -74,7 +74,12 @@ export function resolveReconciliationOptions(
   options: OpenReconciliationOptions = {},
 ): ResolvedOpenReconciliationOptions {
   const d = DEFAULT_RECONCILIATION;
-  const int = (name: keyof ResolvedOpenReconciliationOptions, value: unknown, fallback: number, min: number) => {
+  const int = (
+    name: keyof ResolvedOpenReconciliationOptions,
+    value: unknown,
+    fallback: number,
+    min: number,
+  ) => {
     const v = value ?? fallback;
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
       throw new Error(`reconciliation.${name}: must be an integer >= ${min}`);

@@ -117,7 +117,8 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     } catch (err) {
       this.logger.warn(`reconciliation round stopped: ${message(err)}`);
     }
-    if (result.applied > 0) this.logger.log(`reconciliation applied ${result.applied} missed status change(s)`);
+    if (result.applied > 0)
+      this.logger.log(`reconciliation applied ${result.applied} missed status change(s)`);
     return result;
   }
 
@@ -160,7 +161,8 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
     if (!after || !isOpen(after)) return this.schedule(record.id, NEVER);
     const following = nextCheckAt(after, new Date(), this.options);
-    if (!following) this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
+    if (!following)
+      this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
     return this.schedule(record.id, following ?? NEVER);
   }
 

@@ -15,7 +15,10 @@ export class ReconciliationModule {
     return {
       module: ReconciliationModule,
       providers: [
-        optionsProvider ?? { provide: RECONCILIATION_OPTIONS, useValue: resolveReconciliationOptions(options) },
+        optionsProvider ?? {
+          provide: RECONCILIATION_OPTIONS,
+          useValue: resolveReconciliationOptions(options),
+        },
         OpenInvoicesReconciler,
       ],
       exports: [RECONCILIATION_OPTIONS, OpenInvoicesReconciler],

@@ -13,9 +13,14 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
+import { UnknownInvoices } from './unknown-invoices';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
+/** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
+const NO_RECORD_YET = 'no invoice record yet';
+/** Finished inbox rows purged per statement, so a purge never holds the table long. */
+const PURGE_BATCH = 500;
 
 /**
  * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
@@ -37,6 +42,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private active = 0;
+  private lastPurge = 0;
+  private readonly unknown: UnknownInvoices;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -46,7 +53,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     private readonly gateway: GatewayClient,
     // Issue 13: late and duplicate invoices (the checkout provides it; absent, the referrer match below applies).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
-  ) {}
+  ) {
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
+  }
 
   onModuleInit(): void {
     if (!this.options.confirmWithService) {
@@ -112,6 +122,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         .limit(this.options.inbox.batchSize)
         .getRawMany<{ id: string; gatewayId: string | null }>();
       for (const { id, gatewayId } of due) this.kick(id, gatewayId);
+      if (now.getTime() - this.lastPurge >= 3_600_000) {
+        this.lastPurge = now.getTime();
+        void this.purge();
+      }
       return due.length;
     } catch (err) {
       this.logger.warn(`polling the webhook inbox failed: ${message(err)}`);
@@ -154,11 +168,13 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     // With confirmation the stored body only names the invoice, and its number was read (normalized) at receipt:
     // the body is not read a second time. Without confirmation it is what gets applied.
     const named = this.options.confirmWithService ? entry.gatewayId : null;
+    const local = named === null ? true : await this.admit(entry, named);
+    if (local === null) return;
     const delivered = named === null ? await this.invoiceOf(entry) : null;
     if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
     const confirmation = this.options.confirmWithService
-      ? await this.confirm(entry, named ?? (delivered as Invoice).id)
+      ? await this.confirm(entry, named ?? (delivered as Invoice).id, local)
       : null;
     if (this.options.confirmWithService && !confirmation) return;
     const invoice = confirmation?.invoice ?? (delivered as Invoice);
@@ -173,7 +189,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
             `no invoice record for invoice ${invoice.id} after ${waited} ms`,
           );
         }
-        return this.retryLater(entry, `no invoice record yet for invoice ${invoice.id}`);
+        return this.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
       }
       if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
         const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
@@ -204,6 +220,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async confirm(
     entry: WebhookInboxEntry,
     gatewayId: string,
+    local: boolean,
   ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
     const startedAt = new Date();
     let problem: string;
@@ -211,6 +228,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       const invoice = await this.lookupShared(gatewayId);
       if (invoice) return { invoice, startedAt };
       problem = `the service does not know invoice ${gatewayId}`;
+      if (!local) {
+        // Neither this store nor the service knows it: nothing will ever apply. Dead at once, remembered.
+        this.unknown.rememberUnknown(gatewayId);
+        await this.deadLetterUnknown(entry, problem);
+        return null;
+      }
     } catch (err) {
       problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
@@ -221,6 +244,82 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       await this.retryLater(entry, problem);
     }
     return null;
+  }
+
+  /**
+   * Whether a delivery naming `gatewayId` may be confirmed now: `true` the invoice has a record here, `false` it has
+   * none but may be looked up (within the window's budget of such lookups), `null` when the entry was dealt with
+   * here: dead-lettered (the service said it does not know it), or postponed without asking the service (budget
+   * spent, or the service already confirmed it and no record exists yet). So deliveries for invoices this store
+   * does not know cost about one lookup per invoice, whatever their number.
+   */
+  private async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
+    const repo = this.dataSource.getRepository(InvoiceRecord);
+    const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
+    if (await repo.exists({ where })) return true;
+    if (this.unknown.isKnownUnknown(gatewayId)) {
+      await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
+      return null;
+    }
+    const waited = Date.now() - entry.receivedAt.getTime();
+    if (entry.lastError?.startsWith(NO_RECORD_YET)) {
+      if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
+        await this.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
+      } else {
+        await this.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
+      }
+      return null;
+    }
+    const wait = this.unknown.spendLookup();
+    if (wait !== null) {
+      await this.finish(entry, {
+        lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
+        nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
+      });
+      return null;
+    }
+    return false;
+  }
+
+  /** Dead-letters a delivery for an invoice the service does not know; one alert a window, not one per delivery. */
+  private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
+    const count = this.unknown.countForAlert();
+    if (count === 0) return;
+    this.logger.warn(
+      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
+    );
+    this.alert({
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: null,
+      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
+    });
+  }
+
+  /**
+   * Deletes finished inbox rows (processed, ignored, dead) older than `inbox.retentionMs`, a batch at a time: the
+   * inbox keeps what dedupes the service's retries and what a person may look at, for a bounded time.
+   */
+  async purge(): Promise<number> {
+    const cutoff = new Date(Date.now() - this.options.inbox.retentionMs).toISOString();
+    const p = isPostgres(this.dataSource) ? ['$1'] : ['?'];
+    const sql =
+      `DELETE FROM invoice_payments_webhook_inbox WHERE id IN (SELECT id FROM invoice_payments_webhook_inbox ` +
+      `WHERE state IN ('processed', 'ignored', 'dead') AND processed_at < ${p[0]} LIMIT ${PURGE_BATCH}) RETURNING id`;
+    let total = 0;
+    try {
+      while (!this.stopped) {
+        const raw: unknown = await runStatement(this.dataSource, (em) => em.query(sql, [cutoff]));
+        // PostgreSQL answers a DELETE ... RETURNING with [rows, count], SQLite with the rows.
+        const rows = Array.isArray(raw) && Array.isArray(raw[0]) ? (raw[0] as unknown[]) : (raw as unknown[]);
+        total += rows.length;
+        if (rows.length < PURGE_BATCH) break;
+      }
+    } catch (err) {
+      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
+    }
+    return total;
   }
 
   /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
@@ -369,12 +468,15 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async deadLetter(entry: WebhookInboxEntry, recordId: string | null, reason: string): Promise<void> {
     await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
-    const alert: InvoicePaymentsAlert = {
+    this.alert({
       kind: 'webhook_dead_letter',
       orderId: null,
       invoiceRecordId: recordId,
       message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
-    };
+    });
+  }
+
+  private alert(alert: InvoicePaymentsAlert): void {
     try {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     } catch (err) {

@@ -175,7 +175,10 @@ export class WebhookTokenService {
     }
     let valid: boolean;
     try {
-      valid = await this.isValidServiceToken(lines.token.service, { source: sourceAddressOf(source), trusted });
+      valid = await this.isValidServiceToken(lines.token.service, {
+        source: sourceAddressOf(source),
+        trusted,
+      });
     } catch (err) {
       if (err instanceof ValidationBudgetSpent) {
         const retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
@@ -257,7 +260,8 @@ export class WebhookTokenService {
   private confirm(key: string): void {
     this.confirmed.delete(key);
     this.confirmed.add(key);
-    if (this.confirmed.size > MAX_CONFIRMED) this.confirmed.delete(this.confirmed.values().next().value as string);
+    if (this.confirmed.size > MAX_CONFIRMED)
+      this.confirmed.delete(this.confirmed.values().next().value as string);
   }
 
   private remember(key: string, valid: boolean, ttl: number): void {

@@ -60,7 +60,9 @@ describeEachDatabase('reconciliation of open invoices (default settings)', (kind
     await sandbox.controls.pay(record.gatewayId as string);
     await sandbox.controls.waitForDeliveries();
     expect(
-      sandbox.deliveries().filter((d) => d.invoiceId === record.gatewayId && d.statusCode === 5 && d.state === 'delivered'),
+      sandbox
+        .deliveries()
+        .filter((d) => d.invoiceId === record.gatewayId && d.statusCode === 5 && d.state === 'delivered'),
     ).toHaveLength(0);
 
     const before = lookups();
