@@ -109,6 +109,15 @@ async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplic
   });
 }
 
+/**
+ * The runtimes of this process that have started (a failed or pending start is left out): what the package's
+ * Medusa job works with, since a job is given Medusa's container, not the provider's options.
+ */
+export async function startedInvoicePaymentsRuntimes(): Promise<INestApplicationContext[]> {
+  const settled = await Promise.allSettled([...runtimes.values()]);
+  return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+}
+
 /** Closes every runtime of this process (their workers and connections): for tests and graceful shutdowns. */
 export async function closeInvoicePaymentsRuntimes(): Promise<void> {
   const all = [...runtimes.values()];

@@ -4,9 +4,10 @@ import {
   Inject,
   Injectable,
   Logger,
+  OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
@@ -22,7 +23,7 @@ interface RequestWithHeaders {
  * time, and anything else is 401.
  */
 @Injectable()
-export class InvoicePaymentsAdminGuard implements CanActivate {
+export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBootstrap {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
   private hostGuard: CanActivate | null = null;
   private readonly keyDigest: Buffer | null;
@@ -36,7 +37,20 @@ export class InvoicePaymentsAdminGuard implements CanActivate {
       throw new Error(`admin.adminKey must be at least ${MIN_ADMIN_KEY_LENGTH} characters`);
     }
     this.keyDigest = key ? digest(key) : null;
-    if (!options.guard && !key) {
+  }
+
+  /**
+   * Warns about a locked admin API only where its routes are served: an application context without HTTP (the
+   * Medusa runtime, a CLI) mounts no admin route, so there is nothing locked to warn about.
+   */
+  onApplicationBootstrap(): void {
+    let http: unknown;
+    try {
+      http = this.moduleRef.get(HttpAdapterHost, { strict: false })?.httpAdapter;
+    } catch {
+      http = undefined;
+    }
+    if (http && !this.options.guard && !this.options.adminKey) {
       this.logger.warn(
         'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
           "or in the object forRootAsync's useFactory returns (e.g. from ConfigService)",
