@@ -75,6 +75,7 @@ function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
         shipping: { ...options.shipping, shipmentEvent: false },
         admin: options.admin,
         notifications: options.notifications,
+        reconciliation: options.reconciliation,
       }),
     ],
   };

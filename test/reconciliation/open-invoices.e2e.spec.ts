@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Not } from 'typeorm';
 import { acquireLease, releaseLease } from '../../src/core/named-lease';
 import {
   InvoicePaymentsModule,
@@ -119,6 +120,73 @@ describeEachDatabase('reconciliation of open invoices (default settings)', (kind
       expect((await repo.findOneByOrFail({ id: due.id })).statusCode).toBe(5);
       // The two others were not due: not looked up.
       for (const id of ids.slice(1)) expect((await repo.findOneByOrFail({ id })).statusCode).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('asks the service at most maxCallsPerMinute times a minute, however many are due', async () => {
+    const app = await startHostApp(db, [
+      InvoicePaymentsModule.forRoot({
+        gateway: { baseUrl: proxy.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+        reconciliation: { intervalMs: 0, maxCallsPerMinute: 2 },
+      }),
+    ]);
+    try {
+      const provider = app.app.get(InvoicePaymentProvider);
+      const sessions = await Promise.all(
+        [1, 2, 3, 4, 5].map(() => provider.initiatePayment(checkout(makeOrder(), 'pix'))),
+      );
+      const repo = db.dataSource.getRepository(InvoiceRecord);
+      for (const s of sessions)
+        await repo.update({ id: s.data.invoiceRecordId }, { nextCheckAt: new Date(Date.now() - 1000) });
+      const before = lookups();
+      const round = await app.app.get(OpenInvoicesReconciler).runOnce();
+      expect(round.checked).toBe(2);
+      expect(lookups() - before).toBe(2);
+      const again = await app.app.get(OpenInvoicesReconciler).runOnce();
+      expect(again.checked).toBe(0); // the minute's calls are spent; the others stay due
+      expect(lookups() - before).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('settles a creation being confirmed (outcome unknown) by asking the service by referrer', async () => {
+    const app = await startHostApp(db, [
+      InvoicePaymentsModule.forRoot({
+        gateway: { baseUrl: proxy.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+        reconciliation: { intervalMs: 0 },
+        orderPort: RecordingOrderPort,
+      }),
+    ]);
+    try {
+      const session = await app.app.get(InvoicePaymentProvider).initiatePayment(checkout(makeOrder(), 'pix'));
+      const repo = db.dataSource.getRepository(InvoiceRecord);
+      const created = await repo.findOneByOrFail({ id: session.data.invoiceRecordId });
+      // As if the create request's answer had been lost: the row knows no invoice number yet.
+      await repo.update(
+        { id: created.id },
+        {
+          creationState: 'unknown',
+          gatewayId: null,
+          statusCode: null,
+          unknownSince: new Date(Date.now() - 600_000),
+          settlesAt: new Date(Date.now() - 1000),
+          nextCheckAt: new Date(Date.now() - 1000),
+        },
+      );
+      await sandbox.controls.pay(created.gatewayId as string);
+      // Earlier tests' records are not due now: this round is about this one.
+      await repo.update({ id: Not(created.id) }, { nextCheckAt: NEVER });
+      const round = await app.app.get(OpenInvoicesReconciler).runOnce();
+      expect(round).toMatchObject({ checked: 1, errors: 0 });
+      const settled = await repo.findOneByOrFail({ id: created.id });
+      expect(settled).toMatchObject({
+        creationState: 'created',
+        gatewayId: created.gatewayId,
+        statusCode: 5,
+      });
     } finally {
       await app.close();
     }
