@@ -13,14 +13,13 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
+import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 const NO_RECORD_YET = 'no invoice record yet';
-/** Finished inbox rows purged per statement, so a purge never holds the table long. */
-const PURGE_BATCH = 500;
 
 /**
  * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
@@ -297,29 +296,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /**
-   * Deletes finished inbox rows (processed, ignored, dead) older than `inbox.retentionMs`, a batch at a time: the
-   * inbox keeps what dedupes the service's retries and what a person may look at, for a bounded time.
-   */
+  /** Deletes finished inbox rows older than `inbox.retentionMs` (see {@link purgeFinishedEntries}). */
   async purge(): Promise<number> {
-    const cutoff = new Date(Date.now() - this.options.inbox.retentionMs).toISOString();
-    const p = isPostgres(this.dataSource) ? ['$1'] : ['?'];
-    const sql =
-      `DELETE FROM invoice_payments_webhook_inbox WHERE id IN (SELECT id FROM invoice_payments_webhook_inbox ` +
-      `WHERE state IN ('processed', 'ignored', 'dead') AND processed_at < ${p[0]} LIMIT ${PURGE_BATCH}) RETURNING id`;
-    let total = 0;
     try {
-      while (!this.stopped) {
-        const raw: unknown = await runStatement(this.dataSource, (em) => em.query(sql, [cutoff]));
-        // PostgreSQL answers a DELETE ... RETURNING with [rows, count], SQLite with the rows.
-        const rows = Array.isArray(raw) && Array.isArray(raw[0]) ? (raw[0] as unknown[]) : (raw as unknown[]);
-        total += rows.length;
-        if (rows.length < PURGE_BATCH) break;
-      }
+      return await purgeFinishedEntries(this.dataSource, this.options.inbox.retentionMs, () => this.stopped);
     } catch (err) {
       this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
+      return 0;
     }
-    return total;
   }
 
   /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
