@@ -17,6 +17,9 @@ interface RequestWithHeaders {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** Admin options whose "locked" warning was logged (once per configuration). */
+const warnedFor = new WeakSet<object>();
+
 /**
  * Guards the admin API. When the host gave its own guard (`admin.guard`) that guard decides alone (as if it were on
  * the routes itself); otherwise the request must carry `Authorization: Bearer <admin.adminKey>`, compared in constant
@@ -50,7 +53,9 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     } catch {
       http = undefined;
     }
-    if (http && !this.options.guard && !this.options.adminKey) {
+    // Nest may build the guard once per controller: one warning per configuration is enough.
+    if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.options)) {
+      warnedFor.add(this.options);
       this.logger.warn(
         'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
           "or in the object forRootAsync's useFactory returns (e.g. from ConfigService)",
