@@ -1,5 +1,8 @@
-/** Invoice numbers the service said it does not know, remembered at most this many at once. */
+/** Invoice numbers remembered at most at once. */
 const MAX_REMEMBERED = 10_000;
+
+/** What a lookup of an invoice without a record here found. */
+export type Verdict = 'unknown' | 'no-record';
 
 /**
  * What the inbox remembers of deliveries naming invoices this store has no record of (a leaked valid token, or
@@ -8,7 +11,7 @@ const MAX_REMEMBERED = 10_000;
  * a flood costs the service a bounded number of calls. Per process; bounded.
  */
 export class UnknownInvoices {
-  private readonly unknownAtService = new Map<string, number>();
+  private readonly seen = new Map<string, { verdict: Verdict; until: number }>();
   private window = { start: 0, used: 0 };
   private unreported = 0;
   private lastReport = 0;
@@ -20,25 +23,32 @@ export class UnknownInvoices {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The service said it does not know `gatewayId`. */
-  rememberUnknown(gatewayId: string): void {
+  /**
+   * Remembers what the lookup of `gatewayId` found: `unknown` the service does not know it, `no-record` the service
+   * knows it but this store has no record of it (a further delivery waits for one without asking again).
+   */
+  remember(gatewayId: string, verdict: Verdict): void {
     const t = this.now();
-    if (this.unknownAtService.size >= MAX_REMEMBERED) {
-      for (const [id, until] of this.unknownAtService) if (until <= t) this.unknownAtService.delete(id);
+    if (this.seen.size >= MAX_REMEMBERED) {
+      for (const [id, v] of this.seen) if (v.until <= t) this.seen.delete(id);
       // Still full: forget the oldest.
-      if (this.unknownAtService.size >= MAX_REMEMBERED)
-        this.unknownAtService.delete(this.unknownAtService.keys().next().value as string);
+      if (this.seen.size >= MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
     }
-    this.unknownAtService.set(gatewayId, t + this.rememberMs);
+    this.seen.set(gatewayId, { verdict, until: t + this.rememberMs });
   }
 
-  /** Whether the service said recently that it does not know `gatewayId`. */
-  isKnownUnknown(gatewayId: string): boolean {
-    const until = this.unknownAtService.get(gatewayId);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
-    this.unknownAtService.delete(gatewayId);
-    return false;
+  /** What a recent lookup of `gatewayId` found, or `null`. */
+  verdictOf(gatewayId: string): Verdict | null {
+    const v = this.seen.get(gatewayId);
+    if (!v) return null;
+    if (v.until > this.now()) return v.verdict;
+    this.seen.delete(gatewayId);
+    return null;
+  }
+
+  /** Forgets `gatewayId` (a record of it exists now). */
+  forget(gatewayId: string): void {
+    this.seen.delete(gatewayId);
   }
 
   /** Spends one lookup for an invoice without a record; `null` when allowed, else ms until the window turns. */

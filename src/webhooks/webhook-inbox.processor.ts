@@ -188,6 +188,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
             `no invoice record for invoice ${invoice.id} after ${waited} ms`,
           );
         }
+        // Later deliveries of this invoice wait for a record too, without asking the service again.
+        if (!local) this.unknown.remember(invoice.id, 'no-record');
         return this.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
       }
       if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
@@ -229,7 +231,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       problem = `the service does not know invoice ${gatewayId}`;
       if (!local) {
         // Neither this store nor the service knows it: nothing will ever apply. Dead at once, remembered.
-        this.unknown.rememberUnknown(gatewayId);
+        this.unknown.remember(gatewayId, 'unknown');
         await this.deadLetterUnknown(entry, problem);
         return null;
       }
@@ -255,13 +257,17 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
-    if (await repo.exists({ where })) return true;
-    if (this.unknown.isKnownUnknown(gatewayId)) {
+    if (await repo.exists({ where })) {
+      this.unknown.forget(gatewayId);
+      return true;
+    }
+    const verdict = this.unknown.verdictOf(gatewayId);
+    if (verdict === 'unknown') {
       await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
       return null;
     }
     const waited = Date.now() - entry.receivedAt.getTime();
-    if (entry.lastError?.startsWith(NO_RECORD_YET)) {
+    if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
       if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
         await this.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
       } else {

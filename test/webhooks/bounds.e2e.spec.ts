@@ -78,7 +78,7 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
     }
   });
 
-  it('1,500 deliveries naming 500 invoices nobody knows, with a valid token: about one lookup per invoice, all dead', async () => {
+  it('1,500 deliveries naming 500 invoices this store does not know, with a valid token: about one lookup per invoice, all dead', async () => {
     const app = await startWebhookApp(db, sandbox, {
       path: 'leak/hook',
       inbox: {
@@ -86,13 +86,19 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
         retryBaseDelayMs: 50,
         retryMaxDelayMs: 500,
         unknownLookupsPerWindow: 100_000,
+        unknownInvoiceWindowMs: 3000,
       },
     });
     try {
       const created = await createSandboxInvoice(app.gateway);
       const template = sandbox.controls.renderInvoice(created.invoice.id) as WireInvoiceCurrent;
       const token = sandbox.controls.webhooks()[0].token;
-      const ids = Array.from({ length: 500 }, (_, i) => `${900_000_000 + i}-${randomUUID().slice(0, 8)}`);
+      // 400 numbers the service does not know either, and 100 invoices it knows (another system's, no record here).
+      const foreign = await Promise.all(Array.from({ length: 100 }, () => createSandboxInvoice(app.gateway)));
+      const ids = [
+        ...Array.from({ length: 400 }, (_, i) => `${900_000_000 + i}-${randomUUID().slice(0, 8)}`),
+        ...foreign.map((f) => f.invoice.id),
+      ];
       const before = lookups();
       const send = (id: string) =>
         postDelivery(
