@@ -8,7 +8,10 @@ export class WebhookInboxRetention1763700009100 implements MigrationInterface {
   name = 'WebhookInboxRetention1763700009100';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.createIndex(INBOX, new TableIndex({ name: NAME, columnNames: ['state', 'processed_at'] }));
+    await queryRunner.createIndex(
+      INBOX,
+      new TableIndex({ name: NAME, columnNames: ['state', 'processed_at'] }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

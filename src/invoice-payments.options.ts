@@ -91,7 +91,9 @@ export function webhooksOptionsOf(options: InvoicePaymentsModuleOptions): Resolv
 }
 
 /** The reconciliation of open invoices as it runs; without workers it does not run. */
-export function reconciliationOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedOpenReconciliationOptions {
+export function reconciliationOptionsOf(
+  options: InvoicePaymentsModuleOptions,
+): ResolvedOpenReconciliationOptions {
   const resolved = resolveReconciliationOptions(options.reconciliation);
   return workersEnabled(options) ? resolved : { ...resolved, intervalMs: 0 };
 }

@@ -23,7 +23,9 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
         const body = chunks.length ? Buffer.concat(chunks) : undefined;
         const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body });
         res
-          .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+          .writeHead(answer.status, {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+          })
           .end(Buffer.from(await answer.arrayBuffer()));
       } catch {
         res.writeHead(502).end();
