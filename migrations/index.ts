@@ -7,6 +7,8 @@ import { Alerts1763700005000 } from './1763700005000-Alerts';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
 import { CheckoutSettlement1763700005500 } from './1763700005500-CheckoutSettlement';
 import { WebhookInboxInvoiceIndex1763700007000 } from './1763700007000-WebhookInboxInvoiceIndex';
+import { OpenInvoiceReconciliation1763700009000 } from './1763700009000-OpenInvoiceReconciliation';
+import { WebhookInboxRetention1763700009100 } from './1763700009100-WebhookInboxRetention';
 import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKind';
 
@@ -24,6 +26,8 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   CheckoutSettlement1763700005500,
   StatusNotifyLease1763700006000,
   WebhookInboxInvoiceIndex1763700007000,
+  OpenInvoiceReconciliation1763700009000,
+  WebhookInboxRetention1763700009100,
   InvoiceCustomer1763700011000,
   TrackingErrorKind1763700011100,
 ];

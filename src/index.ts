@@ -80,5 +80,6 @@ export * from './gateway';
 
 // The other capabilities.
 export * from './webhooks';
+export * from './reconciliation';
 export * from './shipping';
 export * from './settings';

@@ -14,6 +14,7 @@ import {
   checkOptions,
   mergeAsyncOptions,
   notificationsOptionsOf,
+  reconciliationOptionsOf,
   shippingOptionsOf,
   StaticSections,
   webhooksOptionsOf,
@@ -26,6 +27,8 @@ import type {
 } from './interfaces/invoice-payments-options.interface';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
+import { RECONCILIATION_OPTIONS } from './reconciliation/constants';
+import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import type { InvoicePaymentsSettingsDefaults } from './settings/types';
 import { SettingsModule } from './settings/settings.module';
@@ -36,7 +39,7 @@ import type { WebhookMerchantTokenSource } from './webhooks/types';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
- * The payment module: checkout (the provider), webhooks, shipping and settings, on the host's TypeORM connection
+ * The payment module: checkout (the provider), webhooks, the reconciliation of open invoices, shipping and settings, on the host's TypeORM connection
  * and event bus.
  *
  * The host registers `TypeOrmModule.forRoot(...)` with {@link INVOICE_PAYMENTS_ENTITIES} (or `autoLoadEntities`)
@@ -132,6 +135,11 @@ function assemble(
         useFactory: webhooksOptionsOf,
         inject: [INVOICE_PAYMENTS_OPTIONS],
       },
+    }),
+    ReconciliationModule.forRoot(undefined, {
+      provide: RECONCILIATION_OPTIONS,
+      useFactory: reconciliationOptionsOf,
+      inject: [INVOICE_PAYMENTS_OPTIONS],
     }),
     ShippingModule.forRoot(statics.shipping, {
       optionsProvider: {

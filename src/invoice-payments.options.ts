@@ -2,6 +2,8 @@ import type { StatusDispatchOptions } from './core/status-dispatcher.service';
 import type { InvoicePaymentsModuleOptions } from './interfaces/invoice-payments-options.interface';
 import { DEFAULT_ADMIN_PREFIX } from './settings/constants';
 import type { InvoicePaymentsAdminOptions } from './settings/types';
+import { resolveReconciliationOptions } from './reconciliation/check-schedule';
+import type { ResolvedOpenReconciliationOptions } from './reconciliation/types';
 import { resolveShippingOptions } from './shipping/shipping-options';
 import type { ResolvedShippingOptions } from './shipping/types';
 import { resolveWebhooksOptions } from './webhooks/constants';
@@ -86,6 +88,14 @@ export function webhooksOptionsOf(options: InvoicePaymentsModuleOptions): Resolv
     inbox: { ...resolved.inbox, pollIntervalMs: 0 },
     sweep: { ...resolved.sweep, intervalMs: 0 },
   };
+}
+
+/** The reconciliation of open invoices as it runs; without workers it does not run. */
+export function reconciliationOptionsOf(
+  options: InvoicePaymentsModuleOptions,
+): ResolvedOpenReconciliationOptions {
+  const resolved = resolveReconciliationOptions(options.reconciliation);
+  return workersEnabled(options) ? resolved : { ...resolved, intervalMs: 0 };
 }
 
 /** The shipping options the capability runs with; without workers, the tracking worker is not started. */

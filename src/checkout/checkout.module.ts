@@ -8,6 +8,7 @@ import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
+import { CREATION_SETTLER } from '../core/creation-settler.port';
 import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
 
 /**
@@ -30,6 +31,7 @@ import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
+    { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
   ],
   exports: [
     CHECKOUT_OPTIONS,
@@ -39,6 +41,7 @@ import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
     InvoiceRecordStore,
     LateInvoiceService,
     LATE_INVOICE_ADOPTER,
+    CREATION_SETTLER,
   ],
 })
 export class CheckoutModule {}

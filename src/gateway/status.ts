@@ -53,3 +53,8 @@ export const CANCELLABLE_CODES: readonly number[] = [1, 2, 3, 4, 15];
 export const REFUNDABLE_CODES: readonly number[] = [5, 8];
 /** Codes on which a tracking code is accepted (A9). */
 export const TRACKABLE_CODES: readonly number[] = [4, 5, 8];
+/**
+ * Codes of an invoice that can still change on its own at the service (not final): awaiting payment, processing,
+ * scheduled, authorized, awaiting refund, overdue. The reconciliation of open invoices looks these up.
+ */
+export const OPEN_CODES: readonly number[] = [1, 2, 3, 4, 7, 15];

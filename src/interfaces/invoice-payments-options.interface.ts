@@ -3,6 +3,7 @@ import type { CheckoutOptions } from '../checkout/checkout.options';
 import type { OrderPaymentPort } from '../core/order-payment.port';
 import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
+import type { OpenReconciliationOptions } from '../reconciliation/types';
 import type { InvoicePaymentsAdminOptions } from '../settings/types';
 import type { ShippingOptions } from '../shipping/types';
 import type { WebhooksOptions } from '../webhooks/types';
@@ -19,6 +20,11 @@ export interface InvoicePaymentsModuleOptions {
   checkout?: CheckoutOptions;
   /** Webhook reception (route, token check, inbox, sweep). */
   webhooks?: WebhooksOptions;
+  /**
+   * The reconciliation of open invoices (on by default): lookups by id on a schedule that backs off with age, so a
+   * payment whose webhook never arrived still reaches the order. `{ intervalMs: 0 }` turns it off.
+   */
+  reconciliation?: OpenReconciliationOptions;
   /** Tracking codes posted after shipment. */
   shipping?: ShippingOptions;
   /** The admin API (prefix, guard or admin key, secret encryption). */
@@ -27,7 +33,7 @@ export interface InvoicePaymentsModuleOptions {
   notifications?: StatusDispatchOptions;
   /**
    * Start the background workers: the webhook inbox processor's polling, the status-change dispatcher's polling,
-   * the tracking worker and the reconciliation sweep. Default: `true`, unless the environment variable
+   * the tracking worker, the reconciliation of open invoices and the reconciliation sweep. Default: `true`, unless the environment variable
    * `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`. Set `false` (or that variable) in a CLI, migration or
    * one-off process: it then runs no query on its own. Work this process starts itself still completes (a webhook
    * it receives is applied, a change it applies is delivered); tracking codes it records are posted by a process

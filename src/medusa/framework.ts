@@ -10,8 +10,8 @@ export type AbstractPaymentProviderClass = abstract new (
 /** The part of `@medusajs/framework/utils` the provider uses. */
 export interface MedusaFrameworkUtils {
   AbstractPaymentProvider: AbstractPaymentProviderClass;
-  ModuleProvider(module: string, definition: { services: unknown[] }): unknown;
-  Modules: { PAYMENT: string };
+  ModuleProvider(module: string, definition: { services: unknown[]; loaders?: unknown[] }): unknown;
+  Modules: { PAYMENT: string; WORKFLOW_ENGINE: string };
   MedusaError: MedusaErrorClass;
 }
 

@@ -4,12 +4,14 @@
  * This entry point needs `@medusajs/framework` (an optional peer); the package's other entry points do not.
  */
 import { loadMedusaFramework } from './framework';
+import { invoicePaymentsStartupLoader } from './loader';
 import { InvoicePaymentsMedusaProvider } from './provider.service';
 
 export { InvoicePaymentsMedusaProvider } from './provider.service';
 export {
   closeInvoicePaymentsRuntimes,
   invoicePaymentsRuntime,
+  startedInvoicePaymentsRuntimes,
   runInvoicePaymentsMigrations,
   DEFAULT_MEDUSA_SCHEMA,
   MEDUSA_MIGRATIONS_TABLE,
@@ -17,6 +19,18 @@ export {
 export { medusaAmountToCents, centsToMedusaAmount } from './amounts';
 export { buildCheckoutData, DEFAULT_DOCUMENT_KEYS } from './order';
 export { WebhookNotSettledError } from './webhook-action';
+export { invoicePaymentsStartupLoader } from './loader';
+export { syncMedusaPayments, MEDUSA_PROCESS_PAYMENT_WORKFLOW } from './payment-sync';
+export type {
+  MedusaPaymentSessions,
+  MedusaSyncOptions,
+  MedusaSyncResult,
+  ProcessMedusaPayment,
+} from './payment-sync';
+export {
+  default as invoicePaymentsSyncJob,
+  config as invoicePaymentsSyncJobConfig,
+} from './payment-sync.job';
 export {
   invoicePaymentsShipmentSubscriber,
   recordMedusaShipment,
@@ -27,5 +41,11 @@ export type * from './types';
 
 const { ModuleProvider, Modules } = loadMedusaFramework();
 
-/** The module provider definition Medusa loads from `resolve: 'nestjs-invoice-payments/medusa'`. */
-export default ModuleProvider(Modules.PAYMENT, { services: [InvoicePaymentsMedusaProvider] });
+/**
+ * The module provider definition Medusa loads from `resolve: 'nestjs-invoice-payments/medusa'`; its loader starts the
+ * module's runtime (and workers) when Medusa starts.
+ */
+export default ModuleProvider(Modules.PAYMENT, {
+  services: [InvoicePaymentsMedusaProvider],
+  loaders: [invoicePaymentsStartupLoader],
+});

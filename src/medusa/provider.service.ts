@@ -64,7 +64,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
       }
       const out = await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId));
-      return { id: out.id, data: medusaSessionData(out.data, sessionId), status: out.status };
+      const data = medusaSessionData(out.data, sessionId, input.data, this.options.customerDocumentKeys);
+      return { id: out.id, data, status: out.status };
     });
   }
 
@@ -141,7 +142,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
         ...request,
         data: { invoiceRecordId: current.data.invoiceRecordId, order, method, card, installments },
       });
-      return { id: out.id, data: medusaSessionData(out.data, sessionId), status: out.status };
+      const data = medusaSessionData(out.data, sessionId, input.data, this.options.customerDocumentKeys);
+      return { id: out.id, data, status: out.status };
     });
   }
 

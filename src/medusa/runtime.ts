@@ -75,6 +75,7 @@ function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
         shipping: { ...options.shipping, shipmentEvent: false },
         admin: options.admin,
         notifications: options.notifications,
+        reconciliation: options.reconciliation,
       }),
     ],
   };
@@ -107,6 +108,15 @@ async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplic
     logger: options.logLevels ?? ['error', 'warn'],
     abortOnError: false,
   });
+}
+
+/**
+ * The runtimes of this process that have started (a failed or pending start is left out): what the package's
+ * Medusa job works with, since a job is given Medusa's container, not the provider's options.
+ */
+export async function startedInvoicePaymentsRuntimes(): Promise<INestApplicationContext[]> {
+  const settled = await Promise.allSettled([...runtimes.values()]);
+  return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
 }
 
 /** Closes every runtime of this process (their workers and connections): for tests and graceful shutdowns. */

@@ -4,6 +4,7 @@ import { statusRow, type PaymentSessionStatus } from '../core/status-table';
 import type { InvoicePaymentSessionData } from '../checkout/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { centsToMedusaAmount } from './amounts';
+import { DEFAULT_DOCUMENT_KEYS } from './order';
 import type {
   MedusaPaymentAction,
   MedusaPaymentSessionStatus,
@@ -14,8 +15,22 @@ import type {
 /** What Medusa keeps on the session and the payment: the module's session data and Medusa's own session id. */
 export type MedusaSessionData = InvoicePaymentSessionData & { session_id: string };
 
-export function medusaSessionData(data: InvoicePaymentSessionData, sessionId: string): MedusaSessionData {
-  return { ...data, session_id: sessionId };
+/**
+ * The session data Medusa keeps (and its store API shows the storefront). Medusa stores the storefront's input
+ * merged with this, so a CPF/CNPJ the storefront sent (`document`, `cpf`... any of `documentKeys`) is overwritten
+ * with `null` here: the customer's document never comes back in data the storefront can read.
+ */
+export function medusaSessionData(
+  data: InvoicePaymentSessionData,
+  sessionId: string,
+  input?: Record<string, unknown> | null,
+  documentKeys: readonly string[] = [],
+): MedusaSessionData {
+  const scrubbed: Record<string, null> = {};
+  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys])) {
+    if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
+  }
+  return { ...data, ...scrubbed, session_id: sessionId };
 }
 
 /**

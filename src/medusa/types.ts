@@ -1,3 +1,4 @@
+import type { OpenReconciliationOptions } from '../reconciliation/types';
 import type { CheckoutOptions } from '../checkout/checkout.options';
 import type { ProviderWebhookPayload } from '../checkout/types';
 import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
@@ -136,6 +137,8 @@ export interface InvoicePaymentsMedusaOptions {
   shipping?: Omit<ShippingOptions, 'shipmentEvent' | 'mapShipmentEvent'>;
   admin?: InvoicePaymentsAdminOptions;
   notifications?: StatusDispatchOptions;
+  /** The reconciliation of open invoices (on by default; `InvoicePaymentsModuleOptions.reconciliation`). */
+  reconciliation?: OpenReconciliationOptions;
   /** PostgreSQL URL of the module's connection. Default: `process.env.DATABASE_URL` (Medusa's database). */
   databaseUrl?: string;
   /**

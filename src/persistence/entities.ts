@@ -1,5 +1,6 @@
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
+import { InvoicePaymentsLease } from './lease.entity';
 import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from '../settings/settings.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
@@ -16,4 +17,5 @@ export const INVOICE_PAYMENTS_ENTITIES = [
   WebhookInboxEntry,
   InvoicePaymentsSettingsRecord,
   InvoicePaymentsAlertRecord,
+  InvoicePaymentsLease,
 ];

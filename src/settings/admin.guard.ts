@@ -5,9 +5,10 @@ import {
   Inject,
   Injectable,
   Logger,
+  OnApplicationBootstrap,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
 import { AdminAuthThrottle, clientOf } from './auth-throttle';
@@ -32,6 +33,9 @@ export function setResponseHeader(response: HeaderTarget, name: string, value: s
   else if (typeof response.header === 'function') response.header(name, value);
 }
 
+/** Admin options whose "locked" warning was logged (once per configuration). */
+const warnedFor = new WeakSet<object>();
+
 /**
  * Guards the admin API. When the host gave its own guard (`admin.guard`) that guard decides alone (as if it were on
  * the routes itself); otherwise the request must carry `Authorization: Bearer <admin.adminKey>`, compared in constant
@@ -43,7 +47,7 @@ export function setResponseHeader(response: HeaderTarget, name: string, value: s
  * `X-Content-Type-Options: nosniff` (set here: the guard runs first on every admin route).
  */
 @Injectable()
-export class InvoicePaymentsAdminGuard implements CanActivate {
+export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBootstrap {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
   private hostGuard: CanActivate | null = null;
   private readonly keyDigest: Buffer | null;
@@ -59,7 +63,22 @@ export class InvoicePaymentsAdminGuard implements CanActivate {
     }
     this.keyDigest = key ? digest(key) : null;
     this.throttle = new AdminAuthThrottle(options.authThrottle);
-    if (!options.guard && !key) {
+  }
+
+  /**
+   * Warns about a locked admin API only where its routes are served: an application context without HTTP (the
+   * Medusa runtime, a CLI) mounts no admin route, so there is nothing locked to warn about.
+   */
+  onApplicationBootstrap(): void {
+    let http: unknown;
+    try {
+      http = this.moduleRef.get(HttpAdapterHost, { strict: false })?.httpAdapter;
+    } catch {
+      http = undefined;
+    }
+    // Nest may build the guard once per controller: one warning per configuration is enough.
+    if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.options)) {
+      warnedFor.add(this.options);
       this.logger.warn(
         'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
           "or in the object forRootAsync's useFactory returns (e.g. from ConfigService)",

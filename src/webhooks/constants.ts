@@ -54,6 +54,11 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
       'newTokenValidationsPerWindow',
     ),
     newTokenWindowMs: positive(options.newTokenWindowMs, 60_000, 'newTokenWindowMs'),
+    newTokenValidationsPerSource: positive(
+      options.newTokenValidationsPerSource,
+      10,
+      'newTokenValidationsPerSource',
+    ),
     maxJsonDepth: positive(options.maxJsonDepth, 64, 'maxJsonDepth'),
     inbox: {
       pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),
@@ -61,9 +66,12 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
       retryMaxDelayMs: positive(inbox.retryMaxDelayMs, 300_000, 'inbox.retryMaxDelayMs'),
       unknownInvoiceWindowMs: positive(
         inbox.unknownInvoiceWindowMs,
-        72 * 3600_000,
+        3600_000,
         'inbox.unknownInvoiceWindowMs',
       ),
+      unknownLookupsPerWindow: positive(inbox.unknownLookupsPerWindow, 60, 'inbox.unknownLookupsPerWindow'),
+      unknownLookupWindowMs: positive(inbox.unknownLookupWindowMs, 60_000, 'inbox.unknownLookupWindowMs'),
+      retentionMs: positive(inbox.retentionMs, 30 * 86_400_000, 'inbox.retentionMs'),
       maxAttempts: positive(inbox.maxAttempts, 20, 'inbox.maxAttempts'),
       leaseMs: positive(inbox.leaseMs, 60_000, 'inbox.leaseMs'),
       batchSize: positive(inbox.batchSize, 50, 'inbox.batchSize'),

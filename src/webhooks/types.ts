@@ -47,6 +47,13 @@ export interface WebhooksOptions {
    */
   newTokenValidationsPerWindow?: number;
   newTokenWindowMs?: number;
+  /**
+   * Of those, at most this many per source address per window (default 10): one address spraying forged tokens
+   * cannot spend the whole budget. The address is Express' `req.ip` (set `trust proxy` behind a proxy), else the
+   * peer's address. Tokens the service confirmed before, and senders whose merchant part matches the configured
+   * merchant token, spend no budget at all.
+   */
+  newTokenValidationsPerSource?: number;
   /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. Default 64. */
   maxJsonDepth?: number;
   /** The inbox processor. */
@@ -64,8 +71,9 @@ export interface WebhookInboxOptions {
   retryMaxDelayMs?: number;
   /**
    * How long a delivery for an invoice not known yet is retried (the webhook may win the race against the
-   * checkout's commit, or the invoice was created elsewhere) before it is dead-lettered with an alert.
-   * Default 259200000 (72 hours).
+   * checkout's commit, or the invoice was created elsewhere) before it is dead-lettered with an alert. While it
+   * waits, the service is not asked again. Default 3600000 (1 hour): the checkout writes its record before it
+   * creates the invoice, so a record that is still missing after that is not this store's.
    */
   unknownInvoiceWindowMs?: number;
   /** Attempts before an entry that keeps failing for another reason (database errors) is dead-lettered. Default 20. */
@@ -74,6 +82,19 @@ export interface WebhookInboxOptions {
   leaseMs?: number;
   /** Entries claimed per poll. Default 50. */
   batchSize?: number;
+  /**
+   * Lookups at the service for invoices this store has no record of, per `unknownLookupWindowMs` (default 60 per
+   * 60000 ms). Each such invoice is looked up once: the service not knowing it dead-letters the delivery (and later
+   * ones for it) at once; knowing it, the delivery waits for a record without asking again. Past the limit such
+   * deliveries wait for the next window. Bounds what a leaked valid token can cost the service.
+   */
+  unknownLookupsPerWindow?: number;
+  unknownLookupWindowMs?: number;
+  /**
+   * How long finished entries (processed, ignored, dead) are kept, in ms, before the processor deletes them (hourly).
+   * Default 2592000000 (30 days); keep it above the service's retry horizon so retries are still recognized.
+   */
+  retentionMs?: number;
 }
 
 export interface ReconciliationOptions {
@@ -98,6 +119,7 @@ export interface ResolvedWebhooksOptions {
   confirmWithService: boolean;
   newTokenValidationsPerWindow: number;
   newTokenWindowMs: number;
+  newTokenValidationsPerSource: number;
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;

@@ -18,6 +18,7 @@ export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
 @Entity('invoice_payments_webhook_inbox')
 @Index('IDX_invoice_payments_webhook_inbox_due', ['state', 'nextAttemptAt'])
 @Index('IDX_invoice_payments_webhook_inbox_invoice', ['gatewayId', 'state'])
+@Index('IDX_invoice_payments_webhook_inbox_done', ['state', 'processedAt'])
 export class WebhookInboxEntry {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;

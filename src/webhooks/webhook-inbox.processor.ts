@@ -14,9 +14,13 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
+import { purgeFinishedEntries } from './inbox-retention';
+import { UnknownInvoices } from './unknown-invoices';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
+/** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
+const NO_RECORD_YET = 'no invoice record yet';
 
 /**
  * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
@@ -38,6 +42,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private active = 0;
+  private lastPurge = 0;
+  private readonly unknown: UnknownInvoices;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -47,7 +53,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     private readonly gateway: GatewayClient,
     // Issue 13: late and duplicate invoices (the checkout provides it; absent, the referrer match below applies).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
-  ) {}
+  ) {
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
+  }
 
   onModuleInit(): void {
     if (!this.options.confirmWithService) {
@@ -113,6 +122,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         .limit(this.options.inbox.batchSize)
         .getRawMany<{ id: string; gatewayId: string | null }>();
       for (const { id, gatewayId } of due) this.kick(id, gatewayId);
+      if (now.getTime() - this.lastPurge >= 3_600_000) {
+        this.lastPurge = now.getTime();
+        void this.purge();
+      }
       return due.length;
     } catch (err) {
       this.logger.warn(`polling the webhook inbox failed: ${message(err)}`);
@@ -155,11 +168,13 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     // With confirmation the stored body only names the invoice, and its number was read (normalized) at receipt:
     // the body is not read a second time. Without confirmation it is what gets applied.
     const named = this.options.confirmWithService ? entry.gatewayId : null;
+    const local = named === null ? true : await this.admit(entry, named);
+    if (local === null) return;
     const delivered = named === null ? await this.invoiceOf(entry) : null;
     if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
     const confirmation = this.options.confirmWithService
-      ? await this.confirm(entry, named ?? (delivered as Invoice).id)
+      ? await this.confirm(entry, named ?? (delivered as Invoice).id, local)
       : null;
     if (this.options.confirmWithService && !confirmation) return;
     const invoice = confirmation?.invoice ?? (delivered as Invoice);
@@ -174,7 +189,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
             `no invoice record for invoice ${invoice.id} after ${waited} ms`,
           );
         }
-        return this.retryLater(entry, `no invoice record yet for invoice ${invoice.id}`);
+        // Later deliveries of this invoice wait for a record too, without asking the service again.
+        if (!local) this.unknown.remember(invoice.id, 'no-record');
+        return this.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
       }
       if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
         const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
@@ -205,6 +222,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async confirm(
     entry: WebhookInboxEntry,
     gatewayId: string,
+    local: boolean,
   ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
     const startedAt = new Date();
     let problem: string;
@@ -212,6 +230,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       const invoice = await this.lookupShared(gatewayId);
       if (invoice) return { invoice, startedAt };
       problem = `the service does not know invoice ${gatewayId}`;
+      if (!local) {
+        // Neither this store nor the service knows it: nothing will ever apply. Dead at once, remembered.
+        this.unknown.remember(gatewayId, 'unknown');
+        await this.deadLetterUnknown(entry, problem);
+        return null;
+      }
     } catch (err) {
       problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
@@ -222,6 +246,71 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       await this.retryLater(entry, problem);
     }
     return null;
+  }
+
+  /**
+   * Whether a delivery naming `gatewayId` may be confirmed now: `true` the invoice has a record here, `false` it has
+   * none but may be looked up (within the window's budget of such lookups), `null` when the entry was dealt with
+   * here: dead-lettered (the service said it does not know it), or postponed without asking the service (budget
+   * spent, or the service already confirmed it and no record exists yet). So deliveries for invoices this store
+   * does not know cost about one lookup per invoice, whatever their number.
+   */
+  private async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
+    const repo = this.dataSource.getRepository(InvoiceRecord);
+    const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
+    if (await repo.exists({ where })) {
+      this.unknown.forget(gatewayId);
+      return true;
+    }
+    const verdict = this.unknown.verdictOf(gatewayId);
+    if (verdict === 'unknown') {
+      await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
+      return null;
+    }
+    const waited = Date.now() - entry.receivedAt.getTime();
+    if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
+      if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
+        await this.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
+      } else {
+        await this.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
+      }
+      return null;
+    }
+    const wait = this.unknown.spendLookup();
+    if (wait !== null) {
+      await this.finish(entry, {
+        lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
+        nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
+      });
+      return null;
+    }
+    return false;
+  }
+
+  /** Dead-letters a delivery for an invoice the service does not know; one alert a window, not one per delivery. */
+  private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
+    const count = this.unknown.countForAlert();
+    if (count === 0) return;
+    this.logger.warn(
+      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
+    );
+    this.alert({
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: null,
+      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
+    });
+  }
+
+  /** Deletes finished inbox rows older than `inbox.retentionMs` (see {@link purgeFinishedEntries}). */
+  async purge(): Promise<number> {
+    try {
+      return await purgeFinishedEntries(this.dataSource, this.options.inbox.retentionMs, () => this.stopped);
+    } catch (err) {
+      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
+      return 0;
+    }
   }
 
   /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
@@ -368,12 +457,15 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private async deadLetter(entry: WebhookInboxEntry, recordId: string | null, reason: string): Promise<void> {
     await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
-    const alert: InvoicePaymentsAlert = {
+    this.alert({
       kind: 'webhook_dead_letter',
       orderId: null,
       invoiceRecordId: recordId,
       message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
-    };
+    });
+  }
+
+  private alert(alert: InvoicePaymentsAlert): void {
     try {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     } catch (err) {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
+import { ValidationBudget } from './validation-budget';
 import type { ResolvedWebhooksOptions, WebhookMerchantTokenSource, WebhookTokenValidator } from './types';
 
 /** The two `Webhook` header lines of a delivery, told apart (A13). */
@@ -25,9 +26,23 @@ export type WebhookAuthResult =
 /** A token's validation was not even asked for: the window's budget for unseen tokens is spent. */
 class ValidationBudgetSpent extends Error {
   readonly kind = 'budget';
-  constructor(readonly retryAfterMs: number) {
-    super('too many new webhook tokens to validate now');
+  constructor(
+    readonly retryAfterMs: number,
+    scope: 'source' | 'global',
+  ) {
+    super(`too many new webhook tokens to validate now${scope === 'source' ? ' from this address' : ''}`);
   }
+}
+
+/** Tokens the service confirmed that are remembered past their cache (validated again without the budget). */
+const MAX_CONFIRMED = 256;
+
+/** Where a delivery came from, for the per-source budget: Express' `req.ip` (honours `trust proxy`), else the peer. */
+export function sourceAddressOf(source: IncomingMessage | Record<string, unknown>): string {
+  const req = source as IncomingMessage & { ip?: unknown };
+  if (typeof req.ip === 'string' && req.ip) return req.ip;
+  const peer = (req as { socket?: { remoteAddress?: unknown } }).socket?.remoteAddress;
+  return typeof peer === 'string' && peer ? peer : 'unknown';
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -113,8 +128,10 @@ export class WebhookTokenService {
   private readonly logger = new Logger(WebhookTokenService.name);
   private readonly verdicts = new Map<string, { valid: boolean; until: number }>();
   private readonly inFlight = new Map<string, Promise<boolean>>();
-  /** Validation calls made for tokens with no cached verdict in the current window. */
-  private budget = { windowStart: 0, used: 0 };
+  /** Hashes of tokens the service confirmed (bounded, oldest forgotten first). */
+  private readonly confirmed = new Set<string>();
+  private readonly budget: ValidationBudget;
+  private budgetWarned = 0;
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
@@ -122,7 +139,13 @@ export class WebhookTokenService {
     @Optional()
     @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE)
     private readonly merchantSource?: WebhookMerchantTokenSource | null,
-  ) {}
+  ) {
+    this.budget = new ValidationBudget(
+      options.newTokenValidationsPerSource,
+      options.newTokenValidationsPerWindow,
+      options.newTokenWindowMs,
+    );
+  }
 
   /**
    * Authenticates a delivery from its headers: the request itself, or a plain header record (what a framework such
@@ -137,6 +160,8 @@ export class WebhookTokenService {
     } catch {
       return { ok: false, status: 503, reason: 'the merchant token could not be read now; try again later' };
     }
+    // A sender holding the configured merchant token is no anonymous caller: its validation spends no budget.
+    let trusted = false;
     if (expected !== null) {
       if (lines.token.merchant === '') {
         if (!this.options.allowEmptyMerchantPart) {
@@ -144,11 +169,16 @@ export class WebhookTokenService {
         }
       } else if (!constantTimeEquals(lines.token.merchant, expected)) {
         return { ok: false, status: 401, reason: 'the merchant part of the token does not match' };
+      } else {
+        trusted = true;
       }
     }
     let valid: boolean;
     try {
-      valid = await this.isValidServiceToken(lines.token.service);
+      valid = await this.isValidServiceToken(lines.token.service, {
+        source: sourceAddressOf(source),
+        trusted,
+      });
     } catch (err) {
       if (err instanceof ValidationBudgetSpent) {
         const retryAfterSeconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
@@ -162,19 +192,28 @@ export class WebhookTokenService {
     return { ok: true, webhookId: lines.webhookId };
   }
 
-  /** Whether the service confirms the token, from the cache when it can. Throws when the service is unreachable. */
-  async isValidServiceToken(serviceToken: string): Promise<boolean> {
+  /**
+   * Whether the service confirms the token, from the cache when it can. Throws when the service is unreachable, or
+   * when the validation budget of `from.source` (or the global one) is spent. A token the service confirmed before
+   * (its cache entry expired) and a `trusted` sender (the configured merchant token matched) never spend the budget.
+   */
+  async isValidServiceToken(
+    serviceToken: string,
+    from: { source?: string; trusted?: boolean } = {},
+  ): Promise<boolean> {
     const key = createHash('sha256').update(serviceToken, 'utf8').digest('hex');
     const cached = this.verdicts.get(key);
     if (cached && cached.until > Date.now()) return cached.valid;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    this.spendBudget();
+    if (!from.trusted && !this.confirmed.has(key)) this.spendBudget(from.source ?? 'unknown');
     const call = this.validator
       .validateWebhookToken(serviceToken)
       .then((valid) => {
         const ttl = valid ? this.options.tokenCacheTtlMs : this.options.rejectedTokenCacheTtlMs;
         if (ttl > 0) this.remember(key, valid, ttl);
+        if (valid) this.confirm(key);
+        else this.confirmed.delete(key);
         return valid;
       })
       .finally(() => this.inFlight.delete(key));
@@ -200,22 +239,29 @@ export class WebhookTokenService {
   }
 
   /**
-   * Counts one validation call for a token without a cached verdict; past `newTokenValidationsPerWindow` in the
-   * current window, throws instead, so forged tokens cost the service a bounded number of calls.
+   * Counts one validation call for a token never confirmed: past the source's or the global share of the window,
+   * throws instead, so forged tokens cost the service a bounded number of calls and one source cannot spend it all.
    */
-  private spendBudget(): void {
+  private spendBudget(source: string): void {
+    const refused = this.budget.spend(source);
+    if (!refused) return;
     const now = Date.now();
-    const { newTokenValidationsPerWindow: limit, newTokenWindowMs: windowMs } = this.options;
-    if (now - this.budget.windowStart >= windowMs) this.budget = { windowStart: now, used: 0 };
-    if (this.budget.used >= limit) {
-      if (this.budget.used === limit)
-        this.logger.warn(
-          `more than ${limit} new webhook tokens in ${windowMs} ms; refusing (503) until the window passes`,
-        );
-      this.budget.used++;
-      throw new ValidationBudgetSpent(this.budget.windowStart + windowMs - now);
+    if (refused.scope === 'global' && now - this.budgetWarned >= this.options.newTokenWindowMs) {
+      this.budgetWarned = now;
+      this.logger.warn(
+        `more than ${this.options.newTokenValidationsPerWindow} new webhook tokens in ${this.options.newTokenWindowMs} ms; ` +
+          'refusing new tokens (503) until the window passes',
+      );
     }
-    this.budget.used++;
+    throw new ValidationBudgetSpent(refused.retryAfterMs, refused.scope);
+  }
+
+  /** Remembers a confirmed token (bounded: the oldest is forgotten first). */
+  private confirm(key: string): void {
+    this.confirmed.delete(key);
+    this.confirmed.add(key);
+    if (this.confirmed.size > MAX_CONFIRMED)
+      this.confirmed.delete(this.confirmed.values().next().value as string);
   }
 
   private remember(key: string, valid: boolean, ttl: number): void {

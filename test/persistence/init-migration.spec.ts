@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
 import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
@@ -39,6 +40,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
         InvoicePaymentsInit1763700000000,
         CheckoutSettlement1763700005500,
         StatusNotifyLease1763700006000,
+        OpenInvoiceReconciliation1763700009000,
         InvoiceCustomer1763700011000,
       ],
       migrationsRun: false,
@@ -53,6 +55,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       'InvoicePaymentsInit1763700000000',
       'CheckoutSettlement1763700005500',
       'StatusNotifyLease1763700006000',
+      'OpenInvoiceReconciliation1763700009000',
       'InvoiceCustomer1763700011000',
     ]);
     const qr = db.dataSource.createQueryRunner();
@@ -130,13 +133,16 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops the customer columns, the lease column, then both tables, on the way down', async () => {
+  it('drops the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
       for (const column of ['display_id', 'customer_name', 'customer_email', 'customer_document']) {
         expect(await qr.hasColumn('invoice_payments_invoice', column)).toBe(false);
       }
+      await db.dataSource.undoLastMigration();
+      expect(await qr.hasColumn('invoice_payments_invoice', 'next_check_at')).toBe(false);
+      expect(await qr.hasTable('invoice_payments_lease')).toBe(false);
       await db.dataSource.undoLastMigration();
       expect(await qr.hasColumn('invoice_payments_status_history', 'notify_locked_until')).toBe(false);
       await db.dataSource.undoLastMigration();

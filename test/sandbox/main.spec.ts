@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { webhookRetryFromEnv } from '../../src/sandbox/main';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -10,7 +11,12 @@ describe('sandbox: npm run sandbox (src/sandbox/main.ts)', () => {
       [join(ROOT, 'node_modules/ts-node/dist/bin.js'), '--transpile-only', 'src/sandbox/main.ts'],
       {
         cwd: ROOT,
-        env: { ...process.env, PORT: '0' },
+        env: {
+          ...process.env,
+          PORT: '0',
+          SANDBOX_WEBHOOK_ATTEMPTS: '1',
+          SANDBOX_WEBHOOK_BASE_DELAY_MS: '50',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -28,11 +34,33 @@ describe('sandbox: npm run sandbox (src/sandbox/main.ts)', () => {
       expect(out).toMatch(
         /curl -H 'Authorization: Bearer sandbox-token' http:\/\/127\.0\.0\.1:\d+\/invoices/,
       );
+      expect(out).toContain('Webhook retries: 1 attempt(s), first delay 50 ms, factor 2, timeout 5000 ms');
       const res = await fetch(`${url}/invoices`, { headers: { Authorization: 'Bearer sandbox-token' } });
       expect(res.status).toBe(200);
     } finally {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
+  });
+});
+
+describe('sandbox CLI: webhook retries from the environment', () => {
+  it('reads attempts, first delay, factor and timeout; leaves unset ones to the defaults', () => {
+    expect(webhookRetryFromEnv({})).toEqual({});
+    expect(
+      webhookRetryFromEnv({
+        SANDBOX_WEBHOOK_ATTEMPTS: '2',
+        SANDBOX_WEBHOOK_BASE_DELAY_MS: '0',
+        SANDBOX_WEBHOOK_FACTOR: '1.5',
+        SANDBOX_WEBHOOK_TIMEOUT_MS: '1000',
+      }),
+    ).toEqual({ attempts: 2, baseDelayMs: 0, factor: 1.5, timeoutMs: 1000 });
+  });
+
+  it('refuses a value out of range, naming the variable', () => {
+    expect(() => webhookRetryFromEnv({ SANDBOX_WEBHOOK_ATTEMPTS: '0' })).toThrow(/SANDBOX_WEBHOOK_ATTEMPTS/);
+    expect(() => webhookRetryFromEnv({ SANDBOX_WEBHOOK_TIMEOUT_MS: 'x' })).toThrow(
+      /SANDBOX_WEBHOOK_TIMEOUT_MS/,
+    );
   });
 });

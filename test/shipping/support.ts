@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
 import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { Global, LoggerService, Module } from '@nestjs/common';
 import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
@@ -41,6 +42,7 @@ export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> 
       TrackingErrorKind1763700011100,
       TrackingOutbox1763700002000,
       StatusNotifyLease1763700006000,
+      OpenInvoiceReconciliation1763700009000,
     ],
   });
 }

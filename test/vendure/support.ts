@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { INestApplication } from '@nestjs/common';
-import { JobQueueService, Logger, mergeConfig, VendureConfig } from '@vendure/core';
+import { JobQueueService, Logger, mergeConfig, TransactionalConnection, VendureConfig } from '@vendure/core';
 import { preBootstrapConfig } from '@vendure/core/dist/bootstrap';
 import {
   createTestEnvironment,
@@ -112,7 +112,17 @@ export interface VendureTestEnv {
   /** Id of the product variant every test order buys (R$ 59,90 with tax). */
   variantId: string;
   shippingMethodId: string;
+  /** Stops the Vendure server (the store is down); its database stays. */
+  stop(): Promise<void>;
+  /** Starts the Vendure server again on the same database and port, as after a restart. */
+  start(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What a suite may change in {@link startVendure}'s setup. */
+export interface VendureSetup {
+  /** The sandbox's webhook retries (default: 3 attempts, 50 ms apart). */
+  webhookRetry?: { attempts?: number; baseDelayMs?: number; timeoutMs?: number };
 }
 
 /**
@@ -120,12 +130,14 @@ export interface VendureTestEnv {
  * its default channel in BRL with prices including tax (as Brazilian prices are), one product and the Correios
  * shipping method with 10 % tax.
  */
-export async function startVendure(kind: DatabaseKind): Promise<VendureTestEnv> {
+export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {}): Promise<VendureTestEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'nip-vendure-'));
   const postgres = kind === 'postgres' ? new FreshPostgresInitializer() : null;
   registerInitializer('sqljs', new SqljsInitializer(dir));
   if (postgres) registerInitializer('postgres', postgres);
-  const sandbox = await startSandbox({ webhookRetry: { attempts: 3, baseDelayMs: 50, timeoutMs: 5000 } });
+  const sandbox = await startSandbox({
+    webhookRetry: setup.webhookRetry ?? { attempts: 3, baseDelayMs: 50, timeoutMs: 5000 },
+  });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const webhookUrl = `${url}/webhooks/invoice-payments`;
@@ -163,6 +175,21 @@ export async function startVendure(kind: DatabaseKind): Promise<VendureTestEnv> 
     shop,
     sandbox,
     ...seeded,
+    async stop() {
+      // sql.js keeps the database in memory: written to its file first, it survives the restart.
+      if (kind === 'sqlite') {
+        const app = (server as unknown as { app: INestApplication }).app;
+        const driver = app.get(TransactionalConnection).rawConnection.driver as unknown as {
+          options: { autoSave?: boolean };
+          save(): Promise<void>;
+        };
+        // Saved now, and on every change until it stops (the plugin releases its leases on the way down).
+        driver.options.autoSave = true;
+        await driver.save();
+      }
+      await server.destroy();
+    },
+    start: () => server.bootstrap(),
     async close() {
       await server.destroy();
       await sandbox.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
+import { WebhookInboxRetention1763700009100 } from '../../migrations/1763700009100-WebhookInboxRetention';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -34,7 +35,11 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [WebhookInboxEntry],
-      migrations: [WebhookInbox1763700001000, WebhookInboxInvoiceIndex1763700007000],
+      migrations: [
+        WebhookInbox1763700001000,
+        WebhookInboxInvoiceIndex1763700007000,
+        WebhookInboxRetention1763700009100,
+      ],
       migrationsRun: false,
     });
   });
@@ -45,6 +50,7 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
     expect(ran.map((m) => m.name)).toEqual([
       'WebhookInbox1763700001000',
       'WebhookInboxInvoiceIndex1763700007000',
+      'WebhookInboxRetention1763700009100',
     ]);
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -61,10 +67,13 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
     expect(await repo.countBy({ dedupeKey: first.dedupeKey })).toBe(1);
   });
 
-  it('drops the index, then the table on the way down and can run again', async () => {
+  it('drops the indexes, then the table on the way down and can run again', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      const before = await qr.getTable('invoice_payments_webhook_inbox');
+      expect(before?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_done');
+      await db.dataSource.undoLastMigration();
       const table = await qr.getTable('invoice_payments_webhook_inbox');
       expect(table?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_invoice');
       await db.dataSource.undoLastMigration();

@@ -1,4 +1,6 @@
 import request from 'supertest';
+import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
+import { WebhookInboxRetention1763700009100 } from '../../migrations/1763700009100-WebhookInboxRetention';
 import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { randomUUID } from 'node:crypto';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
@@ -18,6 +20,7 @@ import { GATEWAY_CLIENT_OPTIONS, GatewayClient } from '../../src/gateway';
 import type { Invoice } from '../../src/gateway/types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';
 import type { SandboxServer } from '../../src/sandbox';
 import type { WebhooksOptions } from '../../src/webhooks/types';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
@@ -31,7 +34,7 @@ export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 /** A database with the module's invoice tables and the webhook inbox, created by their migrations. */
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
   return openTestDatabase(kind, {
-    entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry],
+    entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry, InvoicePaymentsLease],
     migrations: [
       InvoicePaymentsInit1763700000000,
       CheckoutSettlement1763700005500,
@@ -39,6 +42,8 @@ export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Pro
       WebhookInbox1763700001000,
       StatusNotifyLease1763700006000,
       WebhookInboxInvoiceIndex1763700007000,
+      OpenInvoiceReconciliation1763700009000,
+      WebhookInboxRetention1763700009100,
     ],
     ...(poolSize ? { poolSize } : {}),
   });

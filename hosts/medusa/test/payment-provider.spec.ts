@@ -5,9 +5,11 @@ import { Client } from 'pg';
 import { Modules } from '@medusajs/framework/utils';
 import type { IPaymentModuleService } from '@medusajs/framework/types';
 import { moduleIntegrationTestRunner } from '@medusajs/test-utils';
-import {
+import invoicePaymentsProvider, {
   closeInvoicePaymentsRuntimes,
   recordMedusaShipment,
+  startedInvoicePaymentsRuntimes,
+  syncMedusaPayments,
   type InvoicePaymentsMedusaOptions,
 } from 'nestjs-invoice-payments/medusa';
 import { startSandbox, TEST_CARDS, type SandboxServer } from 'nestjs-invoice-payments/sandbox';
@@ -80,6 +82,15 @@ async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   }
 }
 
+/** Polls an async condition (a guard against hanging, not a speed assertion). */
+async function untilAsync(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** Rows of the module's table (in its own schema) where `column` = `value` and `condition` holds. */
 async function moduleRows(table: string, column: string, value: string, condition: string): Promise<number> {
   const client = new Client({ connectionString: providerOptions.databaseUrl });
@@ -127,6 +138,50 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         context: { customer },
       });
     }
+
+    it('PIX paid while Medusa is down → captured after restart, with default settings (loader + sync job)', async () => {
+      // Medusa booted the Payment module (beforeEach): the provider's loader started the runtime and its workers,
+      // before any checkout or webhook (the previous test's runtime was closed).
+      await untilAsync(async () => (await startedInvoicePaymentsRuntimes()).length === 1);
+      const pix = await session(50, { method: 'pix', document: CPF });
+      // The customer's CPF is not in session data the storefront can read.
+      expect(pix.data!.document ?? null).toBeNull();
+      expect(JSON.stringify(pix.data)).not.toContain(CPF);
+      const invoiceId = pix.data!.gatewayId as string;
+
+      // Medusa goes down: the module's workers stop; the service's webhooks reach nobody.
+      await closeInvoicePaymentsRuntimes();
+      await sandbox.controls.pay(invoiceId);
+      await sandbox.controls.waitForDeliveries(5000);
+      expect(await moduleRows('invoice_payments_invoice', 'gateway_id', invoiceId, 'status_code = 5')).toBe(
+        0,
+      );
+
+      // Medusa starts again: it runs the provider module's loader, as at boot.
+      const loaders = (invoicePaymentsProvider as { loaders: Array<(arg: object) => Promise<void>> }).loaders;
+      for (const loader of loaders) await loader({ options: providerOptions });
+      await untilAsync(
+        async () =>
+          (await moduleRows('invoice_payments_invoice', 'gateway_id', invoiceId, 'status_code = 5')) === 1,
+      );
+
+      // The package's job hands Medusa the action a webhook would have: here the step of Medusa's
+      // processPaymentWorkflow this module runner can run (authorize the session; the provider says captured).
+      const [app] = await startedInvoicePaymentsRuntimes();
+      const actions: unknown[] = [];
+      const process = async (input: { action: string; data: { session_id: string; amount: number } }) => {
+        actions.push(input);
+        return service.authorizePaymentSession(input.data.session_id, {});
+      };
+      const first = await syncMedusaPayments(app, service as never, process);
+      expect(first).toMatchObject({ processed: 1, errors: 0 });
+      expect(actions).toEqual([{ action: 'captured', data: { session_id: pix.id, amount: 50 } }]);
+      const [payment] = await service.listPayments({ payment_session_id: pix.id });
+      expect(payment.captured_at).toBeTruthy();
+      // Run again: Medusa already shows it paid, nothing is processed twice.
+      expect(await syncMedusaPayments(app, service as never, process)).toMatchObject({ processed: 0 });
+      await closeInvoicePaymentsRuntimes();
+    });
 
     it("PIX: pending session, paid in the sandbox, webhook → captured for Medusa's session, payment captured, refunded in two steps", async () => {
       const pix = await session(134.8, { method: 'pix', amount: 1 });

@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull, LessThanOrEqual } from 'typeorm';
+import { CREATION_SETTLER, CreationSettler } from '../core/creation-settler.port';
+import { InvoiceStatusService } from '../core/invoice-status.service';
+import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
+import { acquireLease, releaseLease } from '../core/named-lease';
+import { decideTransition } from '../core/status-transitions';
+import { isPostgres, runStatement } from '../core/transaction';
+import { GatewayClient } from '../gateway/gateway.client';
+import { OPEN_CODES } from '../gateway/status';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { CallCeiling } from './call-ceiling';
+import { NEVER, nextCheckAt } from './check-schedule';
+import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
+import type { ReconciliationRound, ResolvedOpenReconciliationOptions } from './types';
+
+/** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
+const RETRY_AFTER_ERROR_MS = 300_000;
+
+/**
+ * The reconciliation of open invoices, on by default: every record not in a final state (awaiting, processing,
+ * scheduled, authorized, overdue, awaiting refund, and creations being confirmed) is looked up by id at the service
+ * (profile `lookup.byId`) when its `next_check_at` is due; the schedule backs off with the invoice's age
+ * (`check-schedule.ts`). What the service says goes through {@link InvoiceStatusService.applyReport}, the one path,
+ * and from there to the host's port and the event bus. One instance at a time runs it (a lease in the database),
+ * at most `maxCallsPerMinute` lookups a minute, and a round reads only due rows (indexed), so the cost follows the
+ * open invoices, not the account. The full-list sweep (`ReconciliationService`) stays as an opt-in audit.
+ */
+@Injectable()
+export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(OpenInvoicesReconciler.name);
+  private readonly holder = randomUUID();
+  private readonly ceiling: CallCeiling;
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<ReconciliationRound> | null = null;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statuses: InvoiceStatusService,
+    private readonly gateway: GatewayClient,
+    @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
+    @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
+    @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
+  ) {
+    this.ceiling = new CallCeiling(options.maxCallsPerMinute);
+  }
+
+  onModuleInit(): void {
+    if (this.options.intervalMs <= 0) return;
+    this.timer = setInterval(() => void this.runOnce(), this.options.intervalMs);
+    this.timer.unref();
+    // Webhooks may have been missed while the store was down: recent open invoices are due at once.
+    void this.catchUp().then(() => this.runOnce());
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.current?.catch(() => undefined);
+    await releaseLease(this.dataSource, RECONCILIATION_LEASE, this.holder).catch(() => undefined);
+  }
+
+  /** Runs one round now (a call while one runs joins it). Never throws: failures are logged and counted. */
+  runOnce(): Promise<ReconciliationRound> {
+    this.current ??= this.round().finally(() => (this.current = null));
+    return this.current;
+  }
+
+  /**
+   * Makes the invoices created within `catchUpOnStartMs` and scheduled (or not yet) due now, so webhooks missed while
+   * the store was down are made up for at start. Final ones among them are taken off the schedule without a call.
+   * Returns how many.
+   */
+  async catchUp(): Promise<number> {
+    if (this.options.catchUpOnStartMs <= 0) return 0;
+    const now = new Date();
+    const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
+    const pg = isPostgres(this.dataSource);
+    const p = (i: number) => (pg ? `$${i}` : '?');
+    try {
+      const raw: unknown = await runStatement(this.dataSource, (em) =>
+        em.query(
+          `UPDATE invoice_payments_invoice SET next_check_at = ${p(1)} ` +
+            `WHERE (next_check_at IS NULL OR (next_check_at > ${p(2)} AND next_check_at < ${p(3)})) ` +
+            `AND created_at >= ${p(4)} RETURNING id`,
+          [now.toISOString(), now.toISOString(), NEVER.toISOString(), since],
+        ),
+      );
+      const rows = Array.isArray(raw) && pg && Array.isArray(raw[0]) ? (raw[0] as unknown[]) : raw;
+      return Array.isArray(rows) ? rows.length : 0;
+    } catch (err) {
+      this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
+      return 0;
+    }
+  }
+
+  private async round(): Promise<ReconciliationRound> {
+    const result: ReconciliationRound = { leader: false, checked: 0, applied: 0, closed: 0, errors: 0 };
+    if (this.stopped) return result;
+    try {
+      result.leader = await acquireLease(
+        this.dataSource,
+        RECONCILIATION_LEASE,
+        this.holder,
+        this.options.leaseMs,
+      );
+      if (!result.leader) return result;
+      for (const record of await this.due()) {
+        if (this.stopped) break;
+        await this.reconcile(record, result);
+        if (this.ceiling.remaining() === 0) break;
+      }
+    } catch (err) {
+      this.logger.warn(`reconciliation round stopped: ${message(err)}`);
+    }
+    if (result.applied > 0)
+      this.logger.log(`reconciliation applied ${result.applied} missed status change(s)`);
+    return result;
+  }
+
+  /** Due records, new (never scheduled) ones first; at most `batchSize`. Two indexed reads of `next_check_at`. */
+  private async due(): Promise<InvoiceRecord[]> {
+    const repo = this.dataSource.getRepository(InvoiceRecord);
+    const take = this.options.batchSize;
+    const fresh = await repo.find({ where: { nextCheckAt: IsNull() }, take });
+    if (fresh.length >= take) return fresh;
+    const due = await repo.find({
+      where: { nextCheckAt: LessThanOrEqual(new Date()) },
+      order: { nextCheckAt: 'ASC' },
+      take: take - fresh.length,
+    });
+    return [...fresh, ...due];
+  }
+
+  private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
+    const now = new Date();
+    if (!isOpen(record)) {
+      result.closed++;
+      return this.schedule(record.id, NEVER);
+    }
+    const next = nextCheckAt(record, now, this.options);
+    // A record seen for the first time before its first step is only scheduled: the checkout just asked.
+    const firstStep = this.options.stepsMs[0] ?? 0;
+    if (record.nextCheckAt === null && now.getTime() - record.createdAt.getTime() < firstStep) {
+      return this.schedule(record.id, next ?? NEVER);
+    }
+    if (!this.ceiling.take()) return; // stays due: the next round takes it
+    result.checked++;
+    try {
+      if (await this.lookUp(record)) result.applied++;
+    } catch (err) {
+      result.errors++;
+      this.logger.warn(`reconciling invoice record ${record.id} failed: ${message(err)}`);
+      const soon = new Date(now.getTime() + RETRY_AFTER_ERROR_MS);
+      return this.schedule(record.id, next && next < soon ? next : soon);
+    }
+    const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
+    if (!after || !isOpen(after)) return this.schedule(record.id, NEVER);
+    const following = nextCheckAt(after, new Date(), this.options);
+    if (!following)
+      this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
+    return this.schedule(record.id, following ?? NEVER);
+  }
+
+  /** Asks the service about one record and reports what it says; `true` when a status change was applied. */
+  private async lookUp(record: InvoiceRecord): Promise<boolean> {
+    if (record.gatewayId === null) {
+      // A creation being confirmed: the checkout settles it (found by referrer, or closed as not created).
+      if (this.creations) {
+        const before = record.statusCode;
+        const settled = await this.creations.settle(record);
+        return settled.statusCode !== before;
+      }
+      const found = await this.gateway.findInvoiceByReferrer(record.referrer);
+      return found && this.lateInvoices ? (await this.lateInvoices.adopt(found, 'sweep')) !== null : false;
+    }
+    const invoice = await this.gateway.findInvoiceById(record.gatewayId);
+    if (!invoice) {
+      this.logger.warn(`invoice record ${record.id}: the service does not know invoice ${record.gatewayId}`);
+      return false;
+    }
+    // A report the transition table refuses (behind the record) is not written again on every check.
+    if (!decideTransition(record.statusCode, invoice.status.code).apply) return false;
+    const applied = await this.statuses.applyReport({
+      recordId: record.id,
+      code: invoice.status.code,
+      text: invoice.status.text,
+      source: 'sweep',
+      invoice,
+    });
+    return applied.applied;
+  }
+
+  /** Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it). */
+  private async schedule(id: string, at: Date): Promise<void> {
+    const pg = isPostgres(this.dataSource);
+    const sql = `UPDATE invoice_payments_invoice SET next_check_at = ${pg ? '$1' : '?'} WHERE id = ${pg ? '$2' : '?'}`;
+    await runStatement(this.dataSource, (em) => em.query(sql, [at.toISOString(), id]));
+  }
+}
+
+/** Not final: an open status (or none yet), or a creation not settled. */
+export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
+  if (record.creationState === 'failed') return false;
+  return record.statusCode === null || OPEN_CODES.includes(record.statusCode);
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

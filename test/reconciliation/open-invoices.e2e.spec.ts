@@ -1,0 +1,248 @@
+import { randomUUID } from 'node:crypto';
+import { Not } from 'typeorm';
+import { acquireLease, releaseLease } from '../../src/core/named-lease';
+import {
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  InvoiceStatusHistory,
+  NEVER,
+  OpenInvoicesReconciler,
+} from '../../src/index';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
+import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor } from '../support/app';
+import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { InvoicePaymentProvider, ORDER_PAYMENT_PORT } from '../../src/index';
+
+/**
+ * The reconciliation of open invoices with the module's DEFAULT settings (only the gateway and the port given): a
+ * payment made while the store was down, whose webhooks all failed, reaches the order after a restart.
+ */
+describeEachDatabase('reconciliation of open invoices (default settings)', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let proxy: CountingProxy;
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    // The service tries each webhook once: a store that is down misses it for good.
+    sandbox = await startSandbox({ webhookRetry: { attempts: 1, baseDelayMs: 10 } });
+    proxy = await startCountingProxy(sandbox.url);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  const startStore = (): Promise<HostApp> =>
+    startHostApp(
+      db,
+      [
+        InvoicePaymentsModule.forRoot({
+          gateway: { baseUrl: proxy.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+          orderPort: RecordingOrderPort,
+        }),
+      ],
+      { listen: true },
+    );
+  const lookups = () => proxy.count((m, p) => m === 'GET' && p.endsWith('/invoices'));
+
+  it('settles a PIX paid while the store was down once it starts again; the port hears it', async () => {
+    const first = await startStore();
+    const order = makeOrder();
+    const session = await first.app.get(InvoicePaymentProvider).initiatePayment(checkout(order, 'pix'));
+    const recordId = session.data.invoiceRecordId;
+    await first.close(); // the store goes down
+
+    const record = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recordId });
+    expect(record.statusCode).toBe(1);
+    await sandbox.controls.pay(record.gatewayId as string);
+    await sandbox.controls.waitForDeliveries();
+    expect(
+      sandbox
+        .deliveries()
+        .filter((d) => d.invoiceId === record.gatewayId && d.statusCode === 5 && d.state === 'delivered'),
+    ).toHaveLength(0);
+
+    const before = lookups();
+    const second = await startStore();
+    try {
+      const port = second.app.get<RecordingOrderPort>(ORDER_PAYMENT_PORT);
+      await waitFor(
+        () => port.changes.some((c) => c.invoiceRecordId === recordId && c.current.code === 5),
+        15_000,
+        'the port told of the payment',
+      );
+      const paid = port.changes.find((c) => c.invoiceRecordId === recordId && c.current.code === 5);
+      expect(paid).toMatchObject({ source: 'sweep', current: { orderPaymentStatus: 'captured' } });
+      const history = await db.dataSource
+        .getRepository(InvoiceStatusHistory)
+        .findBy({ invoiceRecordId: recordId, toCode: 5 });
+      expect(history).toHaveLength(1);
+      // One lookup found it; the record is then off the schedule (paid is final).
+      expect(lookups() - before).toBeGreaterThanOrEqual(1);
+      const after = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recordId });
+      expect(after.nextCheckAt?.toISOString()).toBe(NEVER.toISOString());
+      // A further round asks the service nothing about it.
+      const settled = lookups();
+      await second.app.get(OpenInvoicesReconciler).runOnce();
+      expect(lookups()).toBe(settled);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('looks up an open invoice whose check is due, and only due ones (cost follows open invoices)', async () => {
+    const app = await startStore();
+    try {
+      const provider = app.app.get(InvoicePaymentProvider);
+      const reconciler = app.app.get(OpenInvoicesReconciler);
+      const sessions = await Promise.all(
+        [1, 2, 3].map(() => provider.initiatePayment(checkout(makeOrder(), 'pix'))),
+      );
+      const repo = db.dataSource.getRepository(InvoiceRecord);
+      await reconciler.runOnce(); // new records are only scheduled (younger than the first step)
+      const ids = sessions.map((s) => s.data.invoiceRecordId);
+      for (const id of ids) expect((await repo.findOneByOrFail({ id })).nextCheckAt).not.toBeNull();
+      // Paid while its webhook is dropped; its check falls due (as it would a minute later).
+      const due = await repo.findOneByOrFail({ id: ids[0] });
+      sandbox.controls.setWebhookFaults({ drop: 1 });
+      await sandbox.controls.pay(due.gatewayId as string);
+      await sandbox.controls.waitForDeliveries();
+      sandbox.controls.clearFaults();
+      await repo.update({ id: due.id }, { nextCheckAt: new Date(Date.now() - 1000) });
+      const before = lookups();
+      const round = await reconciler.runOnce();
+      expect(round).toMatchObject({ leader: true, checked: 1, applied: 1 });
+      expect(lookups() - before).toBe(1);
+      expect((await repo.findOneByOrFail({ id: due.id })).statusCode).toBe(5);
+      // The two others were not due: not looked up.
+      for (const id of ids.slice(1)) expect((await repo.findOneByOrFail({ id })).statusCode).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('asks the service at most maxCallsPerMinute times a minute, however many are due', async () => {
+    const app = await startHostApp(db, [
+      InvoicePaymentsModule.forRoot({
+        gateway: { baseUrl: proxy.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+        reconciliation: { intervalMs: 0, maxCallsPerMinute: 2 },
+      }),
+    ]);
+    try {
+      const provider = app.app.get(InvoicePaymentProvider);
+      const sessions = await Promise.all(
+        [1, 2, 3, 4, 5].map(() => provider.initiatePayment(checkout(makeOrder(), 'pix'))),
+      );
+      const repo = db.dataSource.getRepository(InvoiceRecord);
+      for (const s of sessions)
+        await repo.update({ id: s.data.invoiceRecordId }, { nextCheckAt: new Date(Date.now() - 1000) });
+      const before = lookups();
+      const round = await app.app.get(OpenInvoicesReconciler).runOnce();
+      expect(round.checked).toBe(2);
+      expect(lookups() - before).toBe(2);
+      const again = await app.app.get(OpenInvoicesReconciler).runOnce();
+      expect(again.checked).toBe(0); // the minute's calls are spent; the others stay due
+      expect(lookups() - before).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('settles a creation being confirmed (outcome unknown) by asking the service by referrer', async () => {
+    const app = await startHostApp(db, [
+      InvoicePaymentsModule.forRoot({
+        gateway: { baseUrl: proxy.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+        reconciliation: { intervalMs: 0 },
+        orderPort: RecordingOrderPort,
+      }),
+    ]);
+    try {
+      const session = await app.app.get(InvoicePaymentProvider).initiatePayment(checkout(makeOrder(), 'pix'));
+      const repo = db.dataSource.getRepository(InvoiceRecord);
+      const created = await repo.findOneByOrFail({ id: session.data.invoiceRecordId });
+      // As if the create request's answer had been lost: the row knows no invoice number yet.
+      await repo.update(
+        { id: created.id },
+        {
+          creationState: 'unknown',
+          gatewayId: null,
+          statusCode: null,
+          unknownSince: new Date(Date.now() - 600_000),
+          settlesAt: new Date(Date.now() - 1000),
+          nextCheckAt: new Date(Date.now() - 1000),
+        },
+      );
+      await sandbox.controls.pay(created.gatewayId as string);
+      // Earlier tests' records are not due now: this round is about this one.
+      await repo.update({ id: Not(created.id) }, { nextCheckAt: NEVER });
+      const round = await app.app.get(OpenInvoicesReconciler).runOnce();
+      expect(round).toMatchObject({ checked: 1, errors: 0 });
+      const settled = await repo.findOneByOrFail({ id: created.id });
+      expect(settled).toMatchObject({
+        creationState: 'created',
+        gatewayId: created.gatewayId,
+        statusCode: 5,
+      });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describeEachDatabase('the reconciliation lease', (kind) => {
+  let db: TestDatabase;
+  beforeAll(async () => (db = await openCheckoutDatabase(kind)));
+  afterAll(async () => db.destroy());
+
+  it('is held by one instance at a time; renewed by its holder; taken over once released or lapsed', async () => {
+    const name = `lease-${randomUUID()}`;
+    const [a, b] = ['instance-a', 'instance-b'];
+    const both = await Promise.all([
+      acquireLease(db.dataSource, name, a, 60_000),
+      acquireLease(db.dataSource, name, b, 60_000),
+    ]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    const holder = both[0] ? a : b;
+    const other = holder === a ? b : a;
+    expect(await acquireLease(db.dataSource, name, holder, 60_000)).toBe(true);
+    expect(await acquireLease(db.dataSource, name, other, 60_000)).toBe(false);
+    await releaseLease(db.dataSource, name, holder);
+    expect(await acquireLease(db.dataSource, name, other, 60_000)).toBe(true);
+    expect(await acquireLease(db.dataSource, name, holder, 60_000)).toBe(false);
+    // The holder crashes: its lease lapses.
+    await db.dataSource.query(
+      `UPDATE invoice_payments_lease SET locked_until = '2000-01-01T00:00:00.000Z' WHERE name = ${
+        kind === 'postgres' ? '$1' : '?'
+      }`,
+      [name],
+    );
+    expect(await acquireLease(db.dataSource, name, holder, 60_000)).toBe(true);
+  });
+
+  it('two store instances on one database: only one runs a round', async () => {
+    const sandbox = await startSandbox();
+    const start = () =>
+      startHostApp(db, [
+        InvoicePaymentsModule.forRoot({
+          gateway: { baseUrl: sandbox.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+          reconciliation: { intervalMs: 0 },
+        }),
+      ]);
+    const [one, two] = [await start(), await start()];
+    try {
+      const rounds = await Promise.all([
+        one.app.get(OpenInvoicesReconciler).runOnce(),
+        two.app.get(OpenInvoicesReconciler).runOnce(),
+      ]);
+      expect(rounds.filter((r) => r.leader)).toHaveLength(1);
+    } finally {
+      await one.close();
+      await two.close();
+      await sandbox.close();
+    }
+  });
+});
