@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { isPostgres, runStatement } from './transaction';
+import { queryReturning } from './typeorm-compat';
 
 const TABLE = 'invoice_payments_lease';
 
@@ -22,14 +23,14 @@ export async function acquireLease(
     `UPDATE ${TABLE} SET holder = ${p(1)}, locked_until = ${p(2)} ` +
     `WHERE name = ${p(3)} AND (holder = ${p(4)} OR locked_until <= ${p(5)}) RETURNING name`;
   const updated = await runStatement(dataSource, (em) =>
-    em.query(update, [holder, until, name, holder, now.toISOString()]),
+    queryReturning(em, update, [holder, until, name, holder, now.toISOString()]),
   );
-  if (rowsOf(updated, pg).length > 0) return true;
+  if (updated.length > 0) return true;
   const insert =
     `INSERT INTO ${TABLE} (name, holder, locked_until) VALUES (${p(1)}, ${p(2)}, ${p(3)}) ` +
     `ON CONFLICT (name) DO NOTHING RETURNING name`;
-  const inserted = await runStatement(dataSource, (em) => em.query(insert, [name, holder, until]));
-  return rowsOf(inserted, pg).length > 0;
+  const inserted = await runStatement(dataSource, (em) => queryReturning(em, insert, [name, holder, until]));
+  return inserted.length > 0;
 }
 
 /** Gives the lease up at once (a graceful stop), so another instance need not wait for it to lapse. */
@@ -43,11 +44,4 @@ export async function releaseLease(dataSource: DataSource, name: string, holder:
       holder,
     ]),
   );
-}
-
-/** TypeORM answers an `UPDATE ... RETURNING` on PostgreSQL with `[rows, count]`, an `INSERT` with the rows. */
-function rowsOf(raw: unknown, postgres: boolean): unknown[] {
-  if (!Array.isArray(raw)) return [];
-  if (postgres && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') return raw[0];
-  return raw;
 }

@@ -8,6 +8,7 @@ import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.p
 import { acquireLease, releaseLease } from '../core/named-lease';
 import { decideTransition } from '../core/status-transitions';
 import { isPostgres, runStatement } from '../core/transaction';
+import { queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { OPEN_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -82,16 +83,16 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     const pg = isPostgres(this.dataSource);
     const p = (i: number) => (pg ? `$${i}` : '?');
     try {
-      const raw: unknown = await runStatement(this.dataSource, (em) =>
-        em.query(
+      const rows = await runStatement(this.dataSource, (em) =>
+        queryReturning(
+          em,
           `UPDATE invoice_payments_invoice SET next_check_at = ${p(1)} ` +
             `WHERE (next_check_at IS NULL OR (next_check_at > ${p(2)} AND next_check_at < ${p(3)})) ` +
             `AND created_at >= ${p(4)} RETURNING id`,
           [now.toISOString(), now.toISOString(), NEVER.toISOString(), since],
         ),
       );
-      const rows = Array.isArray(raw) && pg && Array.isArray(raw[0]) ? (raw[0] as unknown[]) : raw;
-      return Array.isArray(rows) ? rows.length : 0;
+      return rows.length;
     } catch (err) {
       this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
       return 0;

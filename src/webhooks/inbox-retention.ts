@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { isPostgres, runStatement } from '../core/transaction';
+import { queryReturning } from '../core/typeorm-compat';
 
 /** Finished inbox rows deleted per statement, so a purge never holds the table long. */
 const PURGE_BATCH = 500;
@@ -21,9 +22,7 @@ export async function purgeFinishedEntries(
     `WHERE state IN ('processed', 'ignored', 'dead') AND processed_at < ${mark} LIMIT ${PURGE_BATCH}) RETURNING id`;
   let total = 0;
   while (!stopped()) {
-    const raw: unknown = await runStatement(dataSource, (em) => em.query(sql, [cutoff]));
-    // PostgreSQL answers a DELETE ... RETURNING with [rows, count], SQLite with the rows.
-    const rows = Array.isArray(raw) && Array.isArray(raw[0]) ? (raw[0] as unknown[]) : (raw as unknown[]);
+    const rows = await runStatement(dataSource, (em) => queryReturning(em, sql, [cutoff]));
     total += rows.length;
     if (rows.length < PURGE_BATCH) break;
   }
