@@ -7,6 +7,7 @@ import { Alerts1763700005000 } from './1763700005000-Alerts';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
 import { CheckoutSettlement1763700005500 } from './1763700005500-CheckoutSettlement';
 import { WebhookInboxInvoiceIndex1763700007000 } from './1763700007000-WebhookInboxInvoiceIndex';
+import { RefundLedger1763700008000 } from './1763700008000-RefundLedger';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -22,4 +23,5 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   CheckoutSettlement1763700005500,
   StatusNotifyLease1763700006000,
   WebhookInboxInvoiceIndex1763700007000,
+  RefundLedger1763700008000,
 ];

@@ -77,3 +77,6 @@ export * from './gateway';
 export * from './webhooks';
 export * from './shipping';
 export * from './settings';
+
+// Refunds: the ledger and the one refund path.
+export * from './refunds';

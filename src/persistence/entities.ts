@@ -2,6 +2,7 @@ import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
 import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from '../settings/settings.entity';
+import { InvoiceRefund } from '../refunds/refund.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 
@@ -16,4 +17,5 @@ export const INVOICE_PAYMENTS_ENTITIES = [
   WebhookInboxEntry,
   InvoicePaymentsSettingsRecord,
   InvoicePaymentsAlertRecord,
+  InvoiceRefund,
 ];

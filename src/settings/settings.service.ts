@@ -228,5 +228,6 @@ function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' |
     storeUrlTemplate: null,
     timeZone: null,
     wireProfile: null,
+    referrerNamespace: null,
   };
 }
