@@ -504,7 +504,12 @@ export class GatewayClient {
       if (!(err instanceof GatewayResponseError)) throw err;
       const context = { operation, invoiceRef, httpStatus: status, sent: true };
       const what = referrer ? 'the invoice may exist' : `${operation} may have been carried out`;
-      throw new GatewayOutcomeUnknownError(context, `${err.detail}; ${what}`, referrer, 'unreadable_response');
+      throw new GatewayOutcomeUnknownError(
+        context,
+        `${err.detail}; ${what}`,
+        referrer,
+        'unreadable_response',
+      );
     }
   }
 
@@ -539,7 +544,11 @@ export class GatewayClient {
       const error =
         invoiceRef === undefined
           ? err
-          : new GatewayResponseError({ operation, invoiceRef, sent: true }, err.detail, err.implausibleAmount);
+          : new GatewayResponseError(
+              { operation, invoiceRef, sent: true },
+              err.detail,
+              err.implausibleAmount,
+            );
       if (error.implausibleAmount) this.reportImplausible(error);
       throw error;
     }

@@ -126,7 +126,10 @@ export function serviceAmountToCents(value: number | string): Cents {
   const cents = toCents(value);
   if (cents < 0) throw new ImplausibleAmountError(`amount below zero: ${String(value)}`, value);
   if (cents > MAX_SERVICE_AMOUNT_CENTS) {
-    throw new ImplausibleAmountError(`amount above ${MAX_SERVICE_AMOUNT_CENTS} cents: ${String(value)}`, value);
+    throw new ImplausibleAmountError(
+      `amount above ${MAX_SERVICE_AMOUNT_CENTS} cents: ${String(value)}`,
+      value,
+    );
   }
   return cents;
 }

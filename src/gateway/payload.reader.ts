@@ -100,7 +100,8 @@ export class PayloadReader {
     try {
       return serviceAmountToCents(value);
     } catch (err) {
-      if (err instanceof MoneyFormatError) this.fail(path, err.message, err instanceof ImplausibleAmountError);
+      if (err instanceof MoneyFormatError)
+        this.fail(path, err.message, err instanceof ImplausibleAmountError);
       throw err;
     }
   }

@@ -111,7 +111,9 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       const idempotencyKey = input.context?.idempotency_key;
       const refund = { ...sessionOf(input), amount, requestedBy: 'medusa' };
       return {
-        data: dataOf((await provider.refundPayment(idempotencyKey ? { ...refund, idempotencyKey } : refund)).data),
+        data: dataOf(
+          (await provider.refundPayment(idempotencyKey ? { ...refund, idempotencyKey } : refund)).data,
+        ),
       };
     });
   }

@@ -3,3 +3,4 @@ export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } f
 export type { RefundsOptions } from './refund.options';
 export { RefundService, type RefundOutcome, type RefundRequest } from './refund.service';
 export { RefundSettlementWorker } from './refund-settlement.worker';
+export { refundView, type RefundView } from './refund.views';

@@ -50,7 +50,12 @@ export class RefundSettlementService {
       return this.later(refund, `could not read the invoice back: ${why(err)}`);
     }
     if (!invoice) return this.later(refund, 'the service did not find the invoice');
-    await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
+    await this.status.applyReport({
+      recordId: record.id,
+      code: invoice.status.code,
+      source: 'provider',
+      invoice,
+    });
     const total = invoice.refunds.totalCents ?? 0;
     const baseline = refund.baselineCents;
     const seen = `refunds.total ${centsToDecimalString(total)} (before: ${centsToDecimalString(baseline)})`;

@@ -61,7 +61,13 @@ export class InvoiceRefund {
   baselineCents!: number | null;
 
   /** Until then the request could still land at the service: not settled as "not made" before. */
-  @Column({ name: 'settles_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @Column({
+    name: 'settles_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
   settlesAt!: Date | null;
 
   /** When to read the invoice back next (`unknown` rows, the settlement worker). */
@@ -93,6 +99,12 @@ export class InvoiceRefund {
   updatedAt!: Date;
 
   /** When it became `succeeded` or `failed`. */
-  @Column({ name: 'settled_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @Column({
+    name: 'settled_at',
+    type: 'varchar',
+    length: 32,
+    nullable: true,
+    transformer: isoTimestampColumn,
+  })
   settledAt!: Date | null;
 }

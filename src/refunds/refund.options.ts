@@ -47,7 +47,8 @@ export function resolveRefundsOptions(options: RefundsOptions = {}, workers = tr
   if (!workers) resolved.autoStartWorker = false;
   for (const [name, value] of Object.entries(resolved)) {
     if (name === 'autoStartWorker') {
-      if (typeof value !== 'boolean') throw new Error(`InvoicePaymentsModule: refunds.${name} must be a boolean`);
+      if (typeof value !== 'boolean')
+        throw new Error(`InvoicePaymentsModule: refunds.${name} must be a boolean`);
     } else if (!Number.isSafeInteger(value) || (value as number) < 0) {
       throw new Error(`InvoicePaymentsModule: refunds.${name} must be a non-negative integer (ms)`);
     }

@@ -135,7 +135,8 @@ export class RefundService {
     const flying = await this.refunds.inFlight(record.id);
     if (!flying) return;
     if (flying.state === 'pending') {
-      const stale = Date.now() - flying.updatedAt.getTime() > this.gateway.writeTimeoutMs + this.options.lateMarginMs;
+      const stale =
+        Date.now() - flying.updatedAt.getTime() > this.gateway.writeTimeoutMs + this.options.lateMarginMs;
       if (!stale) throw new RefundInProgressError(record.id, flying);
       // Its sender died: sent only if its baseline was stored (the request leaves after that).
       await this.refunds.move(flying.id, ['pending'], { state: 'unknown', nextCheckAt: new Date() });
@@ -157,7 +158,12 @@ export class RefundService {
       await this.fail(refund, 'not sent: the service did not find the invoice');
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
     }
-    await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
+    await this.status.applyReport({
+      recordId: record.id,
+      code: invoice.status.code,
+      source: 'provider',
+      invoice,
+    });
     if (!REFUNDABLE_CODES.includes(invoice.status.code)) {
       await this.fail(refund, `not sent: the invoice is in status ${invoice.status.code}`);
       this.allow({ ...record, statusCode: invoice.status.code }, false);
@@ -170,7 +176,9 @@ export class RefundService {
     if (refund.amountCents > remaining) {
       const most = centsToDecimalString(Math.max(0, remaining));
       await this.fail(refund, `not sent: above what remains refundable (${most})`);
-      throw new CheckoutValidationError({ amount: [`must be a whole number of cents from 1 to ${most} (refundable)`] });
+      throw new CheckoutValidationError({
+        amount: [`must be a whole number of cents from 1 to ${most} (refundable)`],
+      });
     }
     const settlesAt = new Date(Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs);
     if (!(await this.refunds.move(refund.id, ['pending'], { baselineCents: baseline, settlesAt }))) {
@@ -188,13 +196,27 @@ export class RefundService {
       return this.sendFailed({ ...refund, baselineCents: baseline, settlesAt }, record, err);
     }
     await this.refunds.move(refund.id, ['pending', 'unknown'], { state: 'succeeded', reason: null });
-    await this.status.applyReport({ recordId: record.id, code: answer.status.code, source: 'operation', invoice: answer });
-    this.logger.log(`refund ${refund.id}: R$ ${centsToDecimalString(refund.amountCents)} of invoice ${record.gatewayId} made`);
-    return { refund: (await this.refunds.get(refund.id)) ?? refund, record: await this.records.get(record.id) };
+    await this.status.applyReport({
+      recordId: record.id,
+      code: answer.status.code,
+      source: 'operation',
+      invoice: answer,
+    });
+    this.logger.log(
+      `refund ${refund.id}: R$ ${centsToDecimalString(refund.amountCents)} of invoice ${record.gatewayId} made`,
+    );
+    return {
+      refund: (await this.refunds.get(refund.id)) ?? refund,
+      record: await this.records.get(record.id),
+    };
   }
 
   /** A refusal settles the refund as failed; a lost answer leaves it unknown and reads the invoice back at once. */
-  private async sendFailed(refund: InvoiceRefund, record: InvoiceRecord, err: unknown): Promise<RefundOutcome> {
+  private async sendFailed(
+    refund: InvoiceRefund,
+    record: InvoiceRecord,
+    err: unknown,
+  ): Promise<RefundOutcome> {
     if (isGatewayError(err) && !(err instanceof GatewayOutcomeUnknownError)) {
       await this.fail(refund, `refused: ${err.message}`);
       throw err;
@@ -223,11 +245,19 @@ export class RefundService {
 
   private allow(record: InvoiceRecord, allowed: boolean): void {
     if (record.creationState !== 'created') {
-      throw new InvoiceOperationNotAllowedError('refund', record.id, `its creation is ${record.creationState}`);
+      throw new InvoiceOperationNotAllowedError(
+        'refund',
+        record.id,
+        `its creation is ${record.creationState}`,
+      );
     }
     if (!allowed) {
       const status = `${record.method} invoice in status ${record.statusCode ?? 'none'}`;
-      throw new InvoiceOperationNotAllowedError('refund', record.id, `only paid invoices (5, 8); it is a ${status}`);
+      throw new InvoiceOperationNotAllowedError(
+        'refund',
+        record.id,
+        `only paid invoices (5, 8); it is a ${status}`,
+      );
     }
   }
 }

@@ -16,9 +16,7 @@ export interface NewRefund {
 
 /** Why a row could not be written: the invoice's slot is held, or the key names an existing refund. */
 export type ClaimResult =
-  | { claimed: InvoiceRefund }
-  | { sameKey: InvoiceRefund }
-  | { inFlight: InvoiceRefund | null };
+  { claimed: InvoiceRefund } | { sameKey: InvoiceRefund } | { inFlight: InvoiceRefund | null };
 
 /**
  * The refund ledger's rows. Every write is one statement (`runStatement`): the insert that claims an invoice's
