@@ -241,8 +241,10 @@ const merchantTokenFromSettings: Provider = {
 };
 
 function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
+  const settings = () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false });
   return {
-    getEffective: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).getEffective(),
+    getEffective: () => settings().getEffective(),
+    referrerNamespace: () => settings().referrerNamespace(),
   };
 }
 

@@ -59,6 +59,14 @@ export interface CheckoutOptions {
   maxItems?: number;
   /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
   maxTotalCents?: number;
+  /**
+   * This installation's prefix of every invoice referrer (`<namespace>:<reference>-<attempt>`), 1 to 16 lowercase
+   * letters and digits. Default: one made at random on first use and kept in the settings table, so two stores on
+   * one service account (another shop, a staging copy) never share a referrer, and late/duplicate handling never
+   * touches the other's invoices. Set it only to keep one across databases (a restored copy that must go on
+   * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
+   */
+  referrerNamespace?: string;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -81,6 +89,7 @@ export interface ResolvedCheckoutOptions {
   unresolvedAlertMs: number;
   maxItems: number;
   maxTotalCents: number;
+  referrerNamespace?: string;
   now: () => Date;
 }
 
@@ -128,6 +137,9 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     if (!Number.isSafeInteger(storeId)) bad('ecommerce.storeId', 'must be an integer');
     if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
   }
+  if (options.referrerNamespace !== undefined && !isReferrerNamespace(options.referrerNamespace)) {
+    bad('referrerNamespace', 'must be 1 to 16 lowercase letters and digits');
+  }
   if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
 
   return {
@@ -147,6 +159,12 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     unresolvedAlertMs: options.unresolvedAlertMs ?? 600_000,
     maxItems: options.maxItems ?? 500,
     maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
+    referrerNamespace: options.referrerNamespace,
     now: options.now ?? (() => new Date()),
   };
+}
+
+/** A referrer namespace: 1 to 16 lowercase letters and digits (no `:`, which ends it in a referrer). */
+export function isReferrerNamespace(value: unknown): value is string {
+  return typeof value === 'string' && /^[a-z0-9]{1,16}$/.test(value);
 }

@@ -136,6 +136,7 @@ export class InvoiceCreationService {
           currency: 'BRL',
           amountCents: mapped.totalCents,
           installments: mapped.params.payment.installments ?? 1,
+          namespace: await this.config.referrerNamespace(),
         });
         if (!claimed) continue; // another caller holds the order: read its row
         const created = await this.send(claimed, mapped, deadline, options);

@@ -17,6 +17,8 @@ export interface ClaimInput {
   currency: string;
   amountCents: number;
   installments: number;
+  /** The installation's referrer namespace (`''`: none). */
+  namespace: string;
 }
 
 /**
@@ -62,7 +64,7 @@ export class InvoiceRecordStore {
       orderId: input.orderId,
       openOrderId: input.orderId,
       attempt,
-      referrer: invoiceReferrer(input.reference, attempt),
+      referrer: invoiceReferrer(input.reference, attempt, input.namespace),
       creationState: 'pending',
       method: input.method,
       currency: input.currency,
