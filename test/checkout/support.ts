@@ -91,6 +91,15 @@ export async function startCheckoutApp(
   };
 }
 
+/**
+ * The referrer of an order's attempt: `<namespace>:<order reference>-<attempt>`, the namespace being the
+ * installation's own (made at random once, kept in the settings).
+ */
+export function referrerOf(reference: string, attempt: number): unknown {
+  const escaped = reference.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return expect.stringMatching(new RegExp(`^[a-z0-9]{1,16}:${escaped}-${attempt}$`));
+}
+
 /** A valid Brazilian order: 2 × 50.00 (10.00 off the line) + 19.90 − 5.00 + 15.00 shipping = 119.90. */
 export function makeOrder(overrides: Partial<CheckoutOrder> = {}): CheckoutOrder {
   const id = overrides.id ?? `order_${randomUUID()}`;
