@@ -122,7 +122,7 @@ describeEachDatabase('only our invoices: referrer namespaces', (kind) => {
     const out = await stores[0].provider.initiatePayment(checkout(order, 'pix'));
     const late = stores[0].app.get(LateInvoiceService);
     const record = await dbs[0].dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: out.id });
-    const body = sandbox.controls.renderInvoice(out.data.gatewayId as string) as Record<string, unknown>;
+    const body = sandbox.controls.renderInvoice(out.data.gatewayId as string);
     const forged = normalizeInvoice(body);
     const other = {
       ...forged,
