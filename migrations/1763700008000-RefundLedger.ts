@@ -1,15 +1,12 @@
-import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table, TableIndex, TableUnique } from 'typeorm';
 
 const REFUNDS = 'invoice_payments_refund';
-const SETTINGS = 'invoice_payments_settings';
 
 /**
- * Refunds exactly once and only our invoices (issue 21):
- * - the refund ledger (`src/refunds/refund.entity.ts`): a row per refund written before its request leaves; a unique
- *   `in_flight_invoice_id` keeps one refund in flight per invoice, a unique `(invoice_record_id, idempotency_key)`
- *   makes a repeated key the same refund;
- * - the settings' `referrer_namespace`: the installation's prefix of every referrer, made once and kept.
- * QueryRunner schema API only: the same migration runs on PostgreSQL and SQLite.
+ * Refunds exactly once (issue 21): the refund ledger (`src/refunds/refund.entity.ts`), a row per refund written
+ * before its request leaves; a unique `in_flight_invoice_id` keeps one refund in flight per invoice (unique columns
+ * allow many NULLs on both databases), a unique `(invoice_record_id, idempotency_key)` makes a repeated key the same
+ * refund. QueryRunner schema API only: the same migration runs on PostgreSQL and SQLite.
  */
 export class RefundLedger1763700008000 implements MigrationInterface {
   name = 'RefundLedger1763700008000';
@@ -21,7 +18,7 @@ export class RefundLedger1763700008000 implements MigrationInterface {
         columns: [
           { name: 'id', type: 'varchar', length: '36', isPrimary: true },
           { name: 'invoice_record_id', type: 'varchar', length: '36' },
-          { name: 'in_flight_invoice_id', type: 'varchar', length: '36', isNullable: true, isUnique: true },
+          { name: 'in_flight_invoice_id', type: 'varchar', length: '36', isNullable: true },
           { name: 'amount_cents', type: 'bigint' },
           { name: 'requested_by', type: 'varchar', length: '128' },
           { name: 'idempotency_key', type: 'varchar', length: '128' },
@@ -29,16 +26,22 @@ export class RefundLedger1763700008000 implements MigrationInterface {
           { name: 'baseline_cents', type: 'bigint', isNullable: true },
           { name: 'settles_at', type: 'varchar', length: '32', isNullable: true },
           { name: 'next_check_at', type: 'varchar', length: '32', isNullable: true },
-          { name: 'checks', type: 'integer', default: 0 },
+          { name: 'checks', type: 'integer' },
           { name: 'reason', type: 'text', isNullable: true },
-          { name: 'alerted', type: 'boolean', default: false },
+          { name: 'alerted', type: 'boolean' },
           { name: 'created_at', type: 'varchar', length: '32' },
           { name: 'updated_at', type: 'varchar', length: '32' },
           { name: 'settled_at', type: 'varchar', length: '32', isNullable: true },
         ],
+        uniques: [
+          new TableUnique({
+            name: 'UQ_invoice_payments_refund_in_flight',
+            columnNames: ['in_flight_invoice_id'],
+          }),
+        ],
         indices: [
           new TableIndex({
-            name: 'UQ_invoice_payments_refund_key',
+            name: 'IDX_invoice_payments_refund_key',
             columnNames: ['invoice_record_id', 'idempotency_key'],
             isUnique: true,
           }),
@@ -46,14 +49,9 @@ export class RefundLedger1763700008000 implements MigrationInterface {
       }),
       true,
     );
-    await queryRunner.addColumn(
-      SETTINGS,
-      new TableColumn({ name: 'referrer_namespace', type: 'varchar', length: '16', isNullable: true }),
-    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.dropColumn(SETTINGS, 'referrer_namespace');
     await queryRunner.dropTable(REFUNDS, true, true, true);
   }
 }

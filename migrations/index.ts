@@ -8,6 +8,7 @@ import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLeas
 import { CheckoutSettlement1763700005500 } from './1763700005500-CheckoutSettlement';
 import { WebhookInboxInvoiceIndex1763700007000 } from './1763700007000-WebhookInboxInvoiceIndex';
 import { RefundLedger1763700008000 } from './1763700008000-RefundLedger';
+import { SettingsReferrerNamespace1763700008100 } from './1763700008100-SettingsReferrerNamespace';
 
 /**
  * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
@@ -24,4 +25,5 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   StatusNotifyLease1763700006000,
   WebhookInboxInvoiceIndex1763700007000,
   RefundLedger1763700008000,
+  SettingsReferrerNamespace1763700008100,
 ];

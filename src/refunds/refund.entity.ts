@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { centsColumn, isoTimestampColumn } from '../persistence/columns';
 
 /** Where one refund stands. */
@@ -26,7 +26,8 @@ export const IN_FLIGHT_STATES: readonly RefundState[] = ['pending', 'unknown'];
  * same refund forever.
  */
 @Entity('invoice_payments_refund')
-@Index('UQ_invoice_payments_refund_key', ['invoiceRecordId', 'idempotencyKey'], { unique: true })
+@Index('IDX_invoice_payments_refund_key', ['invoiceRecordId', 'idempotencyKey'], { unique: true })
+@Unique('UQ_invoice_payments_refund_in_flight', ['inFlightInvoiceId'])
 export class InvoiceRefund {
   /** Local id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })
@@ -36,7 +37,7 @@ export class InvoiceRefund {
   invoiceRecordId!: string;
 
   /** Set to `invoiceRecordId` while in flight (`pending`, `unknown`), `null` once settled; unique. */
-  @Column({ name: 'in_flight_invoice_id', type: 'varchar', length: 36, nullable: true, unique: true })
+  @Column({ name: 'in_flight_invoice_id', type: 'varchar', length: 36, nullable: true })
   inFlightInvoiceId!: string | null;
 
   @Column({ name: 'amount_cents', type: 'bigint', transformer: centsColumn })
@@ -81,7 +82,7 @@ export class InvoiceRefund {
   nextCheckAt!: Date | null;
 
   /** Read-backs made so far (backoff). */
-  @Column({ name: 'checks', type: 'integer', default: 0 })
+  @Column({ name: 'checks', type: 'integer' })
   checks!: number;
 
   /** Why it failed, or what is unclear while unknown. */
@@ -89,7 +90,7 @@ export class InvoiceRefund {
   reason!: string | null;
 
   /** The alert `refund_unresolved` was raised for it. */
-  @Column({ name: 'alerted', type: 'boolean', default: false })
+  @Column({ name: 'alerted', type: 'boolean' })
   alerted!: boolean;
 
   @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
