@@ -1,9 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { InvoiceRecord, InvoiceRefund } from '../../src/index';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { checkout, makeOrder, waitFor } from '../checkout/support';
+import { checkout, makeOrder, RewritingProxy, startRewritingProxy, waitFor } from '../checkout/support';
 import type { DatabaseKind, TestDatabase } from '../support/databases';
 import { AdminApp, AdminAppOptions, newKey, openAdminDatabase, startAdminApp } from '../settings/support';
 
@@ -70,35 +68,9 @@ export async function startRefundRig(kind: DatabaseKind, options: AdminAppOption
 }
 
 /** A real HTTP hop in front of the sandbox that lets `rewrite` change every JSON answer to a GET. */
-export async function startReadRewritingProxy(
+export function startReadRewritingProxy(
   target: string,
   rewrite: (json: Record<string, unknown>) => void,
-): Promise<{ url: string; close(): Promise<void> }> {
-  const proxy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
-      ) as Record<string, string>;
-      const body = chunks.length ? Buffer.concat(chunks) : undefined;
-      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body });
-      let text = await answer.text();
-      if (req.method === 'GET' && answer.ok) {
-        const json = JSON.parse(text) as Record<string, unknown>;
-        rewrite(json);
-        text = JSON.stringify(json);
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-    });
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        proxy.close(() => resolve());
-        proxy.closeAllConnections();
-      }),
-  };
+): Promise<RewritingProxy> {
+  return startRewritingProxy<Record<string, unknown>>(target, rewrite, 'GET');
 }
