@@ -7,6 +7,8 @@ import { Alerts1763700005000 } from './1763700005000-Alerts';
 import { StatusNotifyLease1763700006000 } from './1763700006000-StatusNotifyLease';
 import { CheckoutSettlement1763700005500 } from './1763700005500-CheckoutSettlement';
 import { WebhookInboxInvoiceIndex1763700007000 } from './1763700007000-WebhookInboxInvoiceIndex';
+import { RefundLedger1763700008000 } from './1763700008000-RefundLedger';
+import { SettingsReferrerNamespace1763700008100 } from './1763700008100-SettingsReferrerNamespace';
 import { OpenInvoiceReconciliation1763700009000 } from './1763700009000-OpenInvoiceReconciliation';
 import { WebhookInboxRetention1763700009100 } from './1763700009100-WebhookInboxRetention';
 import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
@@ -26,6 +28,8 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   CheckoutSettlement1763700005500,
   StatusNotifyLease1763700006000,
   WebhookInboxInvoiceIndex1763700007000,
+  RefundLedger1763700008000,
+  SettingsReferrerNamespace1763700008100,
   OpenInvoiceReconciliation1763700009000,
   WebhookInboxRetention1763700009100,
   InvoiceCustomer1763700011000,

@@ -83,3 +83,6 @@ export * from './webhooks';
 export * from './reconciliation';
 export * from './shipping';
 export * from './settings';
+
+// Refunds: the ledger and the one refund path.
+export * from './refunds';

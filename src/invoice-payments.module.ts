@@ -1,5 +1,7 @@
 import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/constants';
@@ -26,6 +28,7 @@ import type {
   InvoicePaymentsModuleWiring,
 } from './interfaces/invoice-payments-options.interface';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { RefundsModule } from './refunds/refunds.module';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { RECONCILIATION_OPTIONS } from './reconciliation/constants';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
@@ -128,6 +131,7 @@ function assemble(
 ): DynamicModule {
   const capabilities = [
     CheckoutModule,
+    RefundsModule,
     WebhooksModule.forRoot(statics.webhooks, {
       merchantTokenSource: merchantTokenFromSettings,
       optionsProvider: {
@@ -200,10 +204,37 @@ function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
  * in `SettingsModule`, which the client's module cannot import.
  */
 function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: ModuleRef): GatewayClientOptions {
-  if (options.gateway.resolveConfig) return options.gateway;
+  const onImplausibleAmount = implausibleAmountAlert(moduleRef, options.gateway.onImplausibleAmount);
+  if (options.gateway.resolveConfig) return { ...options.gateway, onImplausibleAmount };
   return {
     ...options.gateway,
+    onImplausibleAmount,
     resolveConfig: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).gatewayConfig(),
+  };
+}
+
+/**
+ * An answer with an amount that cannot be real was refused: raise an `implausible_amount` alert (once per distinct
+ * problem among the last ones, so a webhook retried every minute does not flood the alerts), then the host's own
+ * listener if it gave one.
+ */
+function implausibleAmountAlert(
+  moduleRef: ModuleRef,
+  hostListener: GatewayClientOptions['onImplausibleAmount'],
+): NonNullable<GatewayClientOptions['onImplausibleAmount']> {
+  const recent: string[] = [];
+  return (error) => {
+    hostListener?.(error);
+    if (recent.includes(error.message)) return;
+    recent.push(error.message);
+    if (recent.length > 100) recent.shift();
+    const alert: InvoicePaymentsAlert = {
+      kind: 'implausible_amount',
+      orderId: null,
+      invoiceRecordId: null,
+      message: `the service answered an amount that cannot be real; the answer was refused: ${error.message}`,
+    };
+    moduleRef.get(EventEmitter2, { strict: false }).emit(InvoicePaymentsEvents.Alert, alert);
   };
 }
 
@@ -218,8 +249,10 @@ const merchantTokenFromSettings: Provider = {
 };
 
 function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
+  const settings = () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false });
   return {
-    getEffective: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).getEffective(),
+    getEffective: () => settings().getEffective(),
+    referrerNamespace: () => settings().referrerNamespace(),
   };
 }
 

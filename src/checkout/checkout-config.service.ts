@@ -19,6 +19,15 @@ export class CheckoutConfig {
     return this.options;
   }
 
+  /**
+   * This installation's referrer namespace: the `referrerNamespace` option, else the one kept in the settings (made
+   * once). `''` only for a checkout running without settings (no namespace: referrers as before).
+   */
+  async referrerNamespace(): Promise<string> {
+    if (this.options.referrerNamespace) return this.options.referrerNamespace;
+    return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
+  }
+
   async current(): Promise<ResolvedCheckoutOptions> {
     if (!this.settings) return this.options;
     const s = await this.settings.getEffective();

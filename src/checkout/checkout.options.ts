@@ -65,6 +65,14 @@ export interface CheckoutOptions {
    * docs/gateway-assumptions.md A17). Raise one only when your service accepts more.
    */
   textLimits?: Partial<TextLimits>;
+  /**
+   * This installation's prefix of every invoice referrer (`<namespace>:<reference>-<attempt>`), 1 to 16 lowercase
+   * letters and digits. Default: one made at random on first use and kept in the settings table, so two stores on
+   * one service account (another shop, a staging copy) never share a referrer, and late/duplicate handling never
+   * touches the other's invoices. Set it only to keep one across databases (a restored copy that must go on
+   * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
+   */
+  referrerNamespace?: string;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -88,6 +96,7 @@ export interface ResolvedCheckoutOptions {
   maxItems: number;
   maxTotalCents: number;
   textLimits: TextLimits;
+  referrerNamespace?: string;
   now: () => Date;
 }
 
@@ -136,6 +145,9 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
   }
   const textLimits = resolveTextLimits(options.textLimits, bad);
+  if (options.referrerNamespace !== undefined && !isReferrerNamespace(options.referrerNamespace)) {
+    bad('referrerNamespace', 'must be 1 to 16 lowercase letters and digits');
+  }
   if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
 
   return {
@@ -156,6 +168,12 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     maxItems: options.maxItems ?? 500,
     maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
     textLimits,
+    referrerNamespace: options.referrerNamespace,
     now: options.now ?? (() => new Date()),
   };
+}
+
+/** A referrer namespace: 1 to 16 lowercase letters and digits (no `:`, which ends it in a referrer). */
+export function isReferrerNamespace(value: unknown): value is string {
+  return typeof value === 'string' && /^[a-z0-9]{1,16}$/.test(value);
 }

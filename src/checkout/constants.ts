@@ -24,6 +24,8 @@ export interface CheckoutSettingsValues {
 /** Where the checkout reads its runtime settings from (the settings service matches it). */
 export interface CheckoutSettingsSource {
   getEffective(): Promise<CheckoutSettingsValues>;
+  /** This installation's referrer namespace, made once and kept (the settings service's). */
+  referrerNamespace?(): Promise<string>;
 }
 
 /** How often a caller waiting for another caller's creation looks at the row again. */

@@ -138,6 +138,7 @@ export class InvoiceCreationService {
           amountCents: mapped.totalCents,
           installments: mapped.params.payment.installments ?? 1,
           shown: mapped.shown,
+          namespace: await this.config.referrerNamespace(),
         });
         if (!claimed) continue; // another caller holds the order: read its row
         const created = await this.send(claimed, mapped, deadline, options);

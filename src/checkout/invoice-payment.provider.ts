@@ -4,13 +4,15 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { statusRow } from '../core/status-table';
 import { WEBHOOK_VERIFIER, WebhookVerifier } from '../core/webhook-verifier.port';
 import { GatewayClient } from '../gateway/gateway.client';
-import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { RefundBeingConfirmedError } from '../refunds/errors';
+import { RefundSettlementService } from '../refunds/refund-settlement.service';
+import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay, todayIn } from './calendar';
 import { CheckoutConfig } from './checkout-config.service';
 import { CheckoutValidationError, GatewayErrorsAsHttp, InvoiceOperationNotAllowedError } from './errors';
-import { refundableCents, refusal, type InvoiceAction } from './invoice-actions';
+import { refusal, type InvoiceAction } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { sessionDataOf, sessionStatusOf } from './session-data';
@@ -53,6 +55,8 @@ export class InvoicePaymentProvider {
     private readonly status: InvoiceStatusService,
     private readonly config: CheckoutConfig,
     private readonly moduleRef: ModuleRef,
+    private readonly refunds: RefundService,
+    private readonly settlement: RefundSettlementService,
   ) {}
 
   private readonly logger = new Logger('InvoicePaymentProvider');
@@ -112,25 +116,26 @@ export class InvoicePaymentProvider {
     return { data: sessionDataOf(await this.cancel(record)) };
   }
 
-  /** Refunds `amount` cents of a paid invoice (status 5 or 8), at most what was paid and not yet refunded. */
+  /**
+   * Refunds `amount` cents of a paid invoice (status 5 or 8), at most what remains refundable, exactly once: through
+   * the refund ledger (`RefundService`, docs/refunds.md). Another refund of the invoice in flight →
+   * `RefundInProgressError` (409); the answer lost and the outcome still being confirmed →
+   * `RefundBeingConfirmedError` (409, retry with the same `idempotencyKey` for its result).
+   */
   @GatewayErrorsAsHttp()
   async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
-    this.allow('refund', record);
-    const refundable = refundableCents(record);
-    if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > refundable) {
-      const most = centsToDecimalString(refundable);
-      throw new CheckoutValidationError({
-        amount: [`must be a whole number of cents from 1 to ${most} (refundable)`],
-      });
-    }
-    const invoice = await this.gateway.refundInvoice({
-      id: this.gatewayId(record),
-      invoiceId: this.gatewayInvoiceId(record),
+    const key = input.idempotencyKey ?? input.context?.idempotency_key;
+    const { refund, record: after } = await this.refunds.refund({
+      invoiceRecordId: record.id,
       amountCents: input.amount,
-      refundableCents: refundable,
+      requestedBy: input.requestedBy ?? 'provider',
+      ...(key !== undefined ? { idempotencyKey: key } : {}),
     });
-    return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
+    if (refund.state !== 'succeeded') {
+      throw new RefundBeingConfirmedError(record.id, refund, this.settlement.retryAfterSeconds(refund));
+    }
+    return { data: sessionDataOf(after) };
   }
 
   /** Asks the service for the invoice and applies what it says (source `provider`). */

@@ -21,6 +21,8 @@ export interface ClaimInput {
   installments: number;
   /** Order number and customer to show and search (the document masked). */
   shown?: RecognisedOrder;
+  /** The installation's referrer namespace (`''`: none). */
+  namespace: string;
 }
 
 /**
@@ -66,7 +68,7 @@ export class InvoiceRecordStore {
       orderId: input.orderId,
       openOrderId: input.orderId,
       attempt,
-      referrer: invoiceReferrer(input.reference, attempt),
+      referrer: invoiceReferrer(input.reference, attempt, input.namespace),
       creationState: 'pending',
       method: input.method,
       currency: input.currency,

@@ -10,7 +10,9 @@ import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { StatusChangeSource } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { CheckoutConfig } from './checkout-config.service';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { hasNamespace } from './order-mapping';
 
 /** Rounds of {@link LateInvoiceService.enforce} when another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -26,6 +28,8 @@ function isPayable(record: InvoiceRecord): boolean {
 
 /**
  * Late and duplicate invoices, wherever they show up (the checkout's lookup, a webhook, the reconciliation sweep).
+ * Only this store's: an invoice is matched by referrer only when the referrer carries this installation's namespace
+ * and the invoice's amount is the record's ({@link whyNotOurs}); any other is left alone, never canceled.
  *
  * An invoice no record holds by its number is matched to its order by the referrer it was created under
  * (`<order reference>-<attempt>`): the record of that attempt is linked to it, whatever the attempt's state (a
@@ -45,6 +49,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
+    private readonly config: CheckoutConfig,
   ) {}
 
   /**
@@ -58,6 +63,12 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const record = await this.store.findByReferrer(invoice.referrer);
     if (!record) return null;
     if (record.gatewayId === invoice.id) return record;
+    const foreign = whyNotOurs(invoice, record, await this.config.referrerNamespace());
+    if (foreign) {
+      // Another store on the same service account (or a referrer made before namespaces): never cancel or adopt it.
+      this.logger.warn(`invoice ${invoice.id} (referrer ${invoice.referrer}) left alone: ${foreign}`);
+      return null;
+    }
     if (record.gatewayId !== null) {
       await this.secondUnderReferrer(record, invoice);
       return null;
@@ -246,6 +257,22 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       this.logger.error(`a listener of ${event} threw: ${why(err)}`);
     }
   }
+}
+
+/**
+ * Why an invoice found by a record's referrer is not this store's, or `null` when it is: its referrer must carry
+ * this installation's namespace, and it must match the record (the order's amount). A record whose referrer has no
+ * namespace (made before namespaces) is never matched by referrer: another store may use the same one; it keeps
+ * working through its invoice number (see docs/refunds.md, "Only our invoices").
+ */
+export function whyNotOurs(invoice: Invoice, record: InvoiceRecord, namespace: string): string | null {
+  if (!hasNamespace(invoice.referrer, namespace))
+    return `its referrer lacks this store's namespace "${namespace}"`;
+  const gross = invoice.amounts.grossCents;
+  if (gross !== record.amountCents) {
+    return `its amount ${gross ?? 'unknown'} differs from order ${record.orderId}'s ${record.amountCents}`;
+  }
+  return null;
 }
 
 function why(err: unknown): string {

@@ -30,9 +30,18 @@ export interface MappedInvoice {
   shown: RecognisedOrder;
 }
 
-/** `payment.referrer` of one attempt: unique per attempt, so an unknown outcome can be looked up. */
-export function invoiceReferrer(reference: string, attempt: number): string {
-  return `${reference}-${attempt}`;
+/**
+ * `payment.referrer` of one attempt: unique per attempt, so an unknown outcome can be looked up, and prefixed with
+ * the installation's namespace (`<namespace>:<reference>-<attempt>`), so another store on the same service account
+ * never uses it. Without a namespace: `<reference>-<attempt>` (referrers made before namespaces).
+ */
+export function invoiceReferrer(reference: string, attempt: number, namespace = ''): string {
+  return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
+}
+
+/** Whether a referrer carries this installation's namespace. */
+export function hasNamespace(referrer: string | null | undefined, namespace: string): boolean {
+  return !!namespace && typeof referrer === 'string' && referrer.startsWith(`${namespace}:`);
 }
 
 /** The same parameters for another attempt. */

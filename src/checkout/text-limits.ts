@@ -8,7 +8,10 @@ import type { TextRule } from '../core/text-bounds';
 export interface TextLimits {
   /** `order.id` → `payment.id`; at most 128 (the service's limit and the `order_id` column). */
   orderId: number;
-  /** The order reference; `payment.referrer` is `<reference>-<attempt>` and must fit the service's 128. */
+  /**
+   * The order reference; `payment.referrer` is `<namespace>:<reference>-<attempt>` (namespace up to 16) and must fit
+   * the service's 128.
+   */
   reference: number;
   /** `client.name` (`customer.name`, or first and last name joined). */
   name: number;
@@ -35,7 +38,7 @@ export interface TextLimits {
 /** The service's limits (A17). */
 export const DEFAULT_TEXT_LIMITS: Readonly<TextLimits> = {
   orderId: 128,
-  reference: 120,
+  reference: 100,
   name: 200,
   email: 254,
   phone: 32,
@@ -49,7 +52,7 @@ export const DEFAULT_TEXT_LIMITS: Readonly<TextLimits> = {
 };
 
 /** Limits that columns of the module's tables cap: a larger value could not be stored. */
-const STORAGE_CAPS: Partial<Record<keyof TextLimits, number>> = { orderId: 128, reference: 150 };
+const STORAGE_CAPS: Partial<Record<keyof TextLimits, number>> = { orderId: 128, reference: 128 };
 
 /** Applies the defaults; problems (named `checkout.textLimits.<name>`) go to `bad`. */
 export function resolveTextLimits(

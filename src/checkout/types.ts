@@ -172,6 +172,14 @@ export interface PaymentStatusOutput {
 export interface RefundPaymentInput extends PaymentSessionInput {
   /** Cents to refund; at most what was paid and not yet refunded. */
   amount: Cents;
+  /**
+   * Names the refund: a repeated call with the same key never refunds twice and gets the first one's result
+   * (Medusa passes `context.idempotency_key`). Without one, the same amount of the same invoice within
+   * `refunds.repeatWindowMs` is the same refund. See docs/refunds.md.
+   */
+  idempotencyKey?: string;
+  /** Who asked, kept on the refund's ledger row (default `provider`). */
+  requestedBy?: string;
 }
 
 /**

@@ -172,8 +172,11 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   set('feesCents', invoice.amounts.feesCents);
   set('discountCents', invoice.amounts.discountCents);
   set('shippingCents', invoice.amounts.shippingCents);
-  set('paidCents', invoice.amounts.paidCents);
-  set('refundedCents', invoice.refunds.totalCents);
+  // Totals never go backwards: money paid or refunded stays so. A report read before a refund (a webhook overtaken
+  // by the refund's own answer, a stale lookup) may raise them, never lower them; the amounts themselves were
+  // bounded when read (`serviceAmountToCents`).
+  set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
+  set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
   set('pixPayload', invoice.pix?.payload);
   set('pixImage', invoice.pix?.image);
   set('billetLine', clip(invoice.billet?.line ?? null, 64));
@@ -186,6 +189,12 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   set('cardLast4', clip(invoice.card?.last4 ?? null, 4));
   if (invoice.raw !== undefined) set('rawSnapshot', JSON.stringify(invoice.raw));
   return patch;
+}
+
+/** The reported total, unless it is below what is recorded: then the recorded one stays. */
+function atLeast(recorded: number | null, reported: number | null): number | null {
+  if (reported === null) return null;
+  return recorded !== null && recorded > reported ? recorded : reported;
 }
 
 function clip(value: string | null, max: number): string | null {

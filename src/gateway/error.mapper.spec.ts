@@ -102,4 +102,25 @@ describe('error mapping', () => {
       statusCode: 6,
     });
   });
+
+  it('a write that changes an invoice (update) whose answer is lost is an unknown outcome, never a failure', () => {
+    const update = ctx('update');
+    expect(errorForResponse(update, 503, { code: 'unavailable' }, {})).toMatchObject({
+      kind: 'outcome_unknown',
+      reason: 'server_error',
+      sent: true,
+    });
+    expect(errorForTimeout(update, 50)).toMatchObject({ kind: 'outcome_unknown', reason: 'timeout' });
+    expect(errorForTransportFailure(update, 'ECONNRESET', 'socket hang up')).toMatchObject({
+      kind: 'outcome_unknown',
+      reason: 'connection',
+    });
+    expect(errorForResponse(update, 200, 'text', {})).toMatchObject({ kind: 'outcome_unknown' });
+    // Provably never sent: nothing happened, an ordinary network error.
+    expect(errorForTransportFailure(update, 'ECONNREFUSED', 'refused')).toBeInstanceOf(GatewayNetworkError);
+    // A refusal keeps its meaning.
+    expect(errorForResponse(update, 409, {}, {})).toMatchObject({ kind: 'state_conflict' });
+    // Other writes (webhook resend, authenticate) keep the plain kinds.
+    expect(errorForResponse(ctx('write'), 503, {}, {})).toBeInstanceOf(GatewayUnavailableError);
+  });
 });

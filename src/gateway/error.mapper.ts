@@ -19,8 +19,22 @@ import {
  * taken from the wire: a service could echo a token back in an error message.
  */
 
-/** How a request may be repeated; decides retries and what a failure after sending means. */
-export type RequestSafety = 'read' | 'write' | 'create';
+/**
+ * How a request may be repeated; decides retries and what a failure after sending means. `create` and `update`
+ * (a write that changes an invoice: refund, cancel, due-date change, tracking code) are never repeated once sent,
+ * and a lost answer to one of them is `outcome_unknown`, never a failure: the service may have acted.
+ */
+export type RequestSafety = 'read' | 'write' | 'create' | 'update';
+
+/** Writes whose lost answer means "may have happened". */
+function changesInvoice(safety: RequestSafety): boolean {
+  return safety === 'create' || safety === 'update';
+}
+
+/** What a write "may have" done, for the unknown-outcome message. */
+function mayHave(ctx: FailureContext): string {
+  return ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
+}
 
 export interface FailureContext extends Omit<GatewayErrorContext, 'sent' | 'httpStatus' | 'serviceCode'> {
   safety: RequestSafety;
@@ -100,8 +114,8 @@ export function errorForResponse(
   const said = (what: string) => (serviceMessage ? `${what}: ${serviceMessage}` : what);
 
   if (status >= 200 && status < 300) {
-    if (!record && ctx.safety === 'create') {
-      const detail = `unreadable response body (HTTP ${status}); the invoice may exist`;
+    if (!record && changesInvoice(ctx.safety)) {
+      const detail = `unreadable response body (HTTP ${status}); ${mayHave(ctx)}`;
       return new GatewayOutcomeUnknownError(base, detail, ctx.referrer ?? '', 'unreadable_response');
     }
     if (!record) return new GatewayResponseError(base, `unreadable response body (HTTP ${status})`);
@@ -141,10 +155,10 @@ export function errorForResponse(
     }
   }
   if (status >= 500) {
-    if (ctx.safety === 'create') {
+    if (changesInvoice(ctx.safety)) {
       return new GatewayOutcomeUnknownError(
         base,
-        said(`service failed (HTTP ${status}) after receiving the creation; the invoice may exist`),
+        said(`service failed (HTTP ${status}) after receiving the request; ${mayHave(ctx)}`),
         ctx.referrer ?? '',
         'server_error',
       );
@@ -166,10 +180,10 @@ export function errorForTransportFailure(
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { operation: ctx.operation, invoiceRef: ctx.invoiceRef, sent };
   const detail = redact(clip(message), ctx.secrets);
-  if (sent && ctx.safety === 'create') {
+  if (sent && changesInvoice(ctx.safety)) {
     return new GatewayOutcomeUnknownError(
       base,
-      `connection failed after sending the creation (${detail}); the invoice may exist`,
+      `connection failed after sending the request (${detail}); ${mayHave(ctx)}`,
       ctx.referrer ?? '',
       'connection',
     );
@@ -180,10 +194,10 @@ export function errorForTransportFailure(
 /** The error for a request that got no answer within `timeoutMs`. */
 export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
   const base = { operation: ctx.operation, invoiceRef: ctx.invoiceRef, sent: true };
-  if (ctx.safety === 'create') {
+  if (changesInvoice(ctx.safety)) {
     return new GatewayOutcomeUnknownError(
       base,
-      `no answer within ${timeoutMs} ms after sending the creation; the invoice may exist`,
+      `no answer within ${timeoutMs} ms after sending the request; ${mayHave(ctx)}`,
       ctx.referrer ?? '',
       'timeout',
     );

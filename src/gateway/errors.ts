@@ -173,16 +173,18 @@ export class GatewayNetworkError extends GatewayError {
 }
 
 /**
- * Invoice creation may or may not have happened: the request was sent and then timed out, the connection dropped,
- * the service failed (5xx) without saying whether it stored the invoice, or it answered 2xx unreadably. Never create again blindly: resolve with
- * `GatewayClient.findInvoiceByReferrer(referrer)` (the `referrer` field holds it).
+ * A write that changes an invoice (creation, refund, cancel, due-date change, tracking code) may or may not have
+ * happened: the request was sent and then timed out, the connection dropped, the service failed (5xx) without
+ * saying whether it acted, or it answered 2xx unreadably. Never send it again blindly: read the invoice back first.
+ * A creation is resolved with `GatewayClient.findInvoiceByReferrer(referrer)` (the `referrer` field holds it); the
+ * other writes with `findInvoiceById` (status, `refunds.total`, due date). `operation` says which write it was.
  */
 export class GatewayOutcomeUnknownError extends GatewayError {
   readonly kind = 'outcome_unknown' as const;
   constructor(
     context: GatewayErrorContext,
     detail: string,
-    /** The `payment.referrer` of the creation, to look the invoice up. */
+    /** The `payment.referrer` of a creation, to look the invoice up; `''` for the other writes. */
     readonly referrer: string,
     /** What happened after sending: no answer in time, connection lost, a 5xx, or a 2xx that could not be read. */
     readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response',
@@ -213,7 +215,12 @@ export class GatewayUnsupportedError extends GatewayError {
 /** The service answered something unusable: a 200 with `success: false`/`error: true`, or an unreadable body. */
 export class GatewayResponseError extends GatewayError {
   readonly kind = 'response' as const;
-  constructor(context: GatewayErrorContext, detail: string) {
+  constructor(
+    context: GatewayErrorContext,
+    detail: string,
+    /** An amount in the answer cannot be real (negative or absurd): nothing of it was used; worth an alert. */
+    readonly implausibleAmount = false,
+  ) {
     super(context, detail);
   }
 }

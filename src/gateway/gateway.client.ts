@@ -108,6 +108,11 @@ export class GatewayClient {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   }
 
+  /** How long another write (refund, cancel...) may take before the client gives up on it (`timeouts.defaultMs`). */
+  get writeTimeoutMs(): number {
+    return this.timeouts.defaultMs;
+  }
+
   /** How long a create request may take before the client gives up on it (`timeouts.createMs`). */
   get createTimeoutMs(): number {
     return this.timeouts.createMs;
@@ -138,18 +143,10 @@ export class GatewayClient {
       },
       conn,
     );
-    try {
-      return { ...this.invoiceFrom(answer.body, operation, invoiceRef, profile), method: dto.payment.method };
-    } catch (err) {
-      if (!(err instanceof GatewayResponseError)) throw err;
-      const context = { operation, invoiceRef, httpStatus: answer.status, sent: true };
-      throw new GatewayOutcomeUnknownError(
-        context,
-        `${err.detail}; the invoice may exist`,
-        dto.payment.referrer,
-        'unreadable_response',
-      );
-    }
+    return this.afterWrite(answer.status, operation, invoiceRef, dto.payment.referrer, () => ({
+      ...this.invoiceFrom(answer.body, operation, invoiceRef, profile),
+      method: dto.payment.method,
+    }));
   }
 
   /** One page of invoices (`GET /invoices`, A7; scope `invoice.read`), oldest first. `limit` 1..100, default 100. */
@@ -183,7 +180,10 @@ export class GatewayClient {
     return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
-  /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (`PATCH /invoices`, §4.3; `invoice.update`). */
+  /**
+   * Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (`PATCH /invoices`, §4.3; `invoice.update`).
+   * Like every write that changes an invoice, a lost answer throws `GatewayOutcomeUnknownError`, never a failure.
+   */
   async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
     const operation = 'changeDueDate';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
@@ -203,7 +203,10 @@ export class GatewayClient {
 
   /**
    * Refunds all or part of a paid invoice (profile `refund`, A8 by default; `invoice.refund`). With
-   * `refundableCents` the amount is checked before sending.
+   * `refundableCents` the amount is checked before sending. Never retried once it may have been sent: a timeout,
+   * a dropped connection, a 5xx or an unreadable 2xx throws `GatewayOutcomeUnknownError` (the refund may have been
+   * made); settle it by reading the invoice's `refunds.total` back (`findInvoiceById`). The module's refund ledger
+   * (`RefundService`) does this; call the client directly only if you do the same.
    */
   async refundInvoice(params: RefundParams): Promise<Invoice> {
     const operation = 'refundInvoice';
@@ -214,7 +217,9 @@ export class GatewayClient {
       this.planned(operation, invoiceRef, profile.refund, refundValues(dto)),
       conn,
     );
-    return this.invoiceFrom(answer.body, operation, invoiceRef, profile);
+    return this.afterWrite(answer.status, operation, invoiceRef, '', () =>
+      this.invoiceFrom(answer.body, operation, invoiceRef, profile),
+    );
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9 by default; `invoice.update`). Same code: no change. */
@@ -233,7 +238,9 @@ export class GatewayClient {
       this.planned(operation, invoiceRef, profile.tracking, trackingValues(input)),
       conn,
     );
-    return this.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input));
+    return this.afterWrite(answer.status, operation, invoiceRef, '', () =>
+      this.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input)),
+    );
   }
 
   /**
@@ -419,7 +426,7 @@ export class GatewayClient {
         try {
           return normalizeInvoice(item, operation, { codes: profile.codes });
         } catch (err) {
-          if (err instanceof GatewayResponseError) r.fail(path, err.detail);
+          if (err instanceof GatewayResponseError) r.fail(path, err.detail, err.implausibleAmount);
           throw err;
         }
       }),
@@ -473,8 +480,37 @@ export class GatewayClient {
     pathOf: (profile: WireProfile) => string,
   ): Promise<Invoice> {
     const { conn, profile } = await this.context(plan.operation);
-    const answer = await this.send({ ...plan, path: pathOf(profile), safety: 'write' }, conn);
-    return this.invoiceFrom(answer.body, plan.operation, plan.invoiceRef, profile);
+    const answer = await this.send({ ...plan, path: pathOf(profile), safety: 'update' }, conn);
+    return this.afterWrite(answer.status, plan.operation, plan.invoiceRef, '', () =>
+      this.invoiceFrom(answer.body, plan.operation, plan.invoiceRef, profile),
+    );
+  }
+
+  /**
+   * Reads the 2xx answer of a write that changes an invoice. The service accepted the write, so an answer that
+   * cannot be read (a field out of bounds, a missing id) does not mean "failed": it is an unknown outcome, settled
+   * by reading the invoice back.
+   */
+  private afterWrite<T>(
+    status: number,
+    operation: string,
+    invoiceRef: string | undefined,
+    referrer: string,
+    read: () => T,
+  ): T {
+    try {
+      return read();
+    } catch (err) {
+      if (!(err instanceof GatewayResponseError)) throw err;
+      const context = { operation, invoiceRef, httpStatus: status, sent: true };
+      const what = referrer ? 'the invoice may exist' : `${operation} may have been carried out`;
+      throw new GatewayOutcomeUnknownError(
+        context,
+        `${err.detail}; ${what}`,
+        referrer,
+        'unreadable_response',
+      );
+    }
   }
 
   /** A profile request plan with its body rendered from `values`. */
@@ -485,7 +521,7 @@ export class GatewayClient {
     values: Record<string, unknown>,
   ): Omit<RequestPlan, 'timeoutMs'> {
     const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
-    return { operation, invoiceRef, method: plan.method, path: plan.path, body, safety: 'write' };
+    return { operation, invoiceRef, method: plan.method, path: plan.path, body, safety: 'update' };
   }
 
   private invoiceFrom(
@@ -504,8 +540,26 @@ export class GatewayClient {
     try {
       return reader(new PayloadReader(operation));
     } catch (err) {
-      if (!(err instanceof GatewayResponseError) || invoiceRef === undefined) throw err;
-      throw new GatewayResponseError({ operation, invoiceRef, sent: true }, err.detail);
+      if (!(err instanceof GatewayResponseError)) throw err;
+      const error =
+        invoiceRef === undefined
+          ? err
+          : new GatewayResponseError(
+              { operation, invoiceRef, sent: true },
+              err.detail,
+              err.implausibleAmount,
+            );
+      if (error.implausibleAmount) this.reportImplausible(error);
+      throw error;
+    }
+  }
+
+  /** Tells `onImplausibleAmount` (the module raises an alert); a listener that throws changes nothing here. */
+  private reportImplausible(error: GatewayResponseError): void {
+    try {
+      this.options.onImplausibleAmount?.(error);
+    } catch {
+      // The answer is refused either way; the listener's failure is its own.
     }
   }
 

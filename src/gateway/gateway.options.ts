@@ -50,4 +50,10 @@ export interface GatewayClientOptions extends GatewayConnection {
   logger?: LoggerService;
   /** Host name resolution for the resend destination check (default `dns.promises.lookup`, all addresses). */
   lookup?: HostLookup;
+  /**
+   * Called when an answer carried an amount that cannot be real (negative, non-finite or absurd, e.g.
+   * `refunds.total: -50`): the answer was refused as unreadable and nothing of it is used. The module raises an
+   * `implausible_amount` alert here.
+   */
+  onImplausibleAmount?: (error: import('./errors').GatewayResponseError) => void;
 }

@@ -9,6 +9,9 @@ import {
   MoneyFormatError,
   toCents,
   toCentsOrNull,
+  ImplausibleAmountError,
+  MAX_SERVICE_AMOUNT_CENTS,
+  serviceAmountToCents,
 } from './money';
 
 /** The largest amount the wire carries exactly: 15 significant digits. */
@@ -127,5 +130,16 @@ describe('money examples', () => {
         expect(majorUnitsToCents(centsToDecimalString(cents) + '000')).toBe(cents);
       }),
     );
+  });
+
+  it('an amount from the service must be real money: negative, absurd or non-finite is refused', () => {
+    expect(serviceAmountToCents('10.50')).toBe(1050);
+    expect(serviceAmountToCents(0)).toBe(0);
+    expect(serviceAmountToCents(MAX_SERVICE_AMOUNT_CENTS / 100)).toBe(MAX_SERVICE_AMOUNT_CENTS);
+    for (const bad of [-50, '-0.01', 'R$ -1,00', MAX_SERVICE_AMOUNT_CENTS / 100 + 0.01]) {
+      expect(() => serviceAmountToCents(bad)).toThrow(ImplausibleAmountError);
+    }
+    expect(() => serviceAmountToCents(Number.POSITIVE_INFINITY)).toThrow(MoneyFormatError);
+    expect(() => serviceAmountToCents(Number.NaN)).toThrow(MoneyFormatError);
   });
 });

@@ -103,6 +103,37 @@ export function majorUnitsToCents(value: number | string): Cents {
   return decimalStringToCents(fraction ? `${units}.${fraction.slice(0, 2)}` : units);
 }
 
+/**
+ * The largest amount the module believes from the service: R$ 999.999.999,99, the most the admin API accepts for a
+ * refund. Anything larger is an error of the service (or an attack), not money.
+ */
+export const MAX_SERVICE_AMOUNT_CENTS: Cents = 99_999_999_999;
+
+/** An amount the service sent that cannot be real money: negative, or above {@link MAX_SERVICE_AMOUNT_CENTS}. */
+export class ImplausibleAmountError extends MoneyFormatError {
+  constructor(message: string, input: unknown) {
+    super(message, input);
+    this.name = 'ImplausibleAmountError';
+  }
+}
+
+/**
+ * Reads an amount the service sent (as `toCents`) and refuses one that cannot be real: negative (a refunded or paid
+ * total below zero would let the local checks allow more than was paid) or absurdly large. The one bound every
+ * amount read from the service goes through (`PayloadReader.money`).
+ */
+export function serviceAmountToCents(value: number | string): Cents {
+  const cents = toCents(value);
+  if (cents < 0) throw new ImplausibleAmountError(`amount below zero: ${String(value)}`, value);
+  if (cents > MAX_SERVICE_AMOUNT_CENTS) {
+    throw new ImplausibleAmountError(
+      `amount above ${MAX_SERVICE_AMOUNT_CENTS} cents: ${String(value)}`,
+      value,
+    );
+  }
+  return cents;
+}
+
 /** Like `toCents`, but `null`/`undefined`/`""` read as `null`. */
 export function toCentsOrNull(value: number | string | null | undefined): Cents | null {
   if (value === null || value === undefined || value === '') return null;

@@ -1,5 +1,5 @@
 import { GatewayResponseError } from './errors';
-import { Cents, MoneyFormatError, toCents } from './money';
+import { Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
 
 /**
  * Defensive reading of JSON the service sent. Descriptive fields read leniently (a wrong type becomes `null`);
@@ -71,10 +71,12 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean 
 export class PayloadReader {
   constructor(readonly operation: string) {}
 
-  fail(path: string, problem: string): never {
+  /** `implausibleAmount`: the field is an amount that cannot be real (negative, absurd): worth an alert. */
+  fail(path: string, problem: string, implausibleAmount = false): never {
     throw new GatewayResponseError(
       { operation: this.operation, sent: true },
       `unreadable ${path}: ${problem}`,
+      implausibleAmount,
     );
   }
 
@@ -88,14 +90,18 @@ export class PayloadReader {
     return text;
   }
 
-  /** Money in cents; `null`/absent/`""` → `null`; anything not exactly cents fails naming the field. */
+  /**
+   * Money in cents; `null`/absent/`""` → `null`; anything not exactly cents, negative or absurd
+   * (`serviceAmountToCents`) fails naming the field: never stored, never compared.
+   */
   money(value: unknown, path: string): Cents | null {
     if (value === null || value === undefined || value === '') return null;
     if (typeof value !== 'number' && typeof value !== 'string') this.fail(path, 'not an amount');
     try {
-      return toCents(value);
+      return serviceAmountToCents(value);
     } catch (err) {
-      if (err instanceof MoneyFormatError) this.fail(path, err.message);
+      if (err instanceof MoneyFormatError)
+        this.fail(path, err.message, err instanceof ImplausibleAmountError);
       throw err;
     }
   }

@@ -4,6 +4,7 @@ import type { OrderPaymentPort } from '../core/order-payment.port';
 import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { OpenReconciliationOptions } from '../reconciliation/types';
+import type { RefundsOptions } from '../refunds/refund.options';
 import type { InvoicePaymentsAdminOptions } from '../settings/types';
 import type { ShippingOptions } from '../shipping/types';
 import type { WebhooksOptions } from '../webhooks/types';
@@ -29,11 +30,13 @@ export interface InvoicePaymentsModuleOptions {
   shipping?: ShippingOptions;
   /** The admin API (prefix, guard or admin key, secret encryption). */
   admin?: InvoicePaymentsAdminOptions;
+  /** How refunds whose answer was lost are settled (read-back schedule, alert, derived keys); see docs/refunds.md. */
+  refunds?: RefundsOptions;
   /** How applied status changes are delivered to the host's port (polling, retry backoff). */
   notifications?: StatusDispatchOptions;
   /**
    * Start the background workers: the webhook inbox processor's polling, the status-change dispatcher's polling,
-   * the tracking worker, the reconciliation of open invoices and the reconciliation sweep. Default: `true`, unless the environment variable
+   * the tracking worker, the refund settlement worker, the reconciliation of open invoices and the reconciliation sweep. Default: `true`, unless the environment variable
    * `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`. Set `false` (or that variable) in a CLI, migration or
    * one-off process: it then runs no query on its own. Work this process starts itself still completes (a webhook
    * it receives is applied, a change it applies is delivered); tracking codes it records are posted by a process

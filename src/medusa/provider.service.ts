@@ -104,11 +104,18 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     }));
   }
 
-  /** Refunds Medusa's amount (major units, converted exactly to cents) of a paid invoice. */
+  /** Refunds Medusa's amount (major units, converted exactly to cents) of a paid invoice, once per Medusa refund. */
   async refundPayment(input: MedusaAmountInput): Promise<MedusaProviderOutput> {
     return this.run(async (provider) => {
       const amount = medusaAmountToCents(input.amount);
-      return { data: dataOf((await provider.refundPayment({ ...sessionOf(input), amount })).data) };
+      // Medusa names each refund (`context.idempotency_key`, its refund's id): a retry never refunds twice.
+      const idempotencyKey = input.context?.idempotency_key;
+      const refund = { ...sessionOf(input), amount, requestedBy: 'medusa' };
+      return {
+        data: dataOf(
+          (await provider.refundPayment(idempotencyKey ? { ...refund, idempotencyKey } : refund)).data,
+        ),
+      };
     });
   }
 

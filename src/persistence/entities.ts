@@ -3,6 +3,7 @@ import { InvoiceRecord } from './invoice.entity';
 import { InvoicePaymentsLease } from './lease.entity';
 import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from '../settings/settings.entity';
+import { InvoiceRefund } from '../refunds/refund.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 
@@ -18,4 +19,5 @@ export const INVOICE_PAYMENTS_ENTITIES = [
   InvoicePaymentsSettingsRecord,
   InvoicePaymentsAlertRecord,
   InvoicePaymentsLease,
+  InvoiceRefund,
 ];

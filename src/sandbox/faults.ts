@@ -9,7 +9,10 @@ export interface FaultPlan {
   action: 'none' | 'fail' | 'hang' | 'drop';
   /** For `fail`: the error to answer. */
   error?: SandboxError;
-  /** For `fail`: handle the request first, then answer the error. */
+  /**
+   * Handle the request first (the write is carried out), then answer the error (`fail`), never answer (`hang`:
+   * the client times out) or drop the connection (`drop`): the "lost answer" cases of a write.
+   */
   afterProcessing?: boolean;
 }
 
@@ -79,8 +82,9 @@ export class Faults {
       if (rule.errorRate !== undefined && rule.random() >= rule.errorRate) continue;
       if (rule.remaining !== null && --rule.remaining <= 0) this.rules = this.rules.filter((r) => r !== rule);
       plan.latencyMs += rule.latencyMs ?? 0;
-      if (rule.hang) return { ...plan, action: 'hang' };
-      if (rule.dropConnection) return { ...plan, action: 'drop' };
+      const after = !!rule.afterProcessing;
+      if (rule.hang) return { ...plan, action: 'hang', afterProcessing: after };
+      if (rule.dropConnection) return { ...plan, action: 'drop', afterProcessing: after };
       if (rule.status !== undefined) {
         const error = injected(rule.status, rule.retryAfterSeconds ?? 1);
         return { ...plan, action: 'fail', error, afterProcessing: !!rule.afterProcessing };
@@ -127,7 +131,9 @@ function parseRule(body: JsonObject): FaultRule {
     else if (rule.status === undefined) c.fail('errorRate', 'needs status');
     else rule.errorRate = rate;
   }
-  if (rule.afterProcessing && rule.status === undefined) c.fail('afterProcessing', 'needs status');
+  if (rule.afterProcessing && rule.status === undefined && !rule.hang && !rule.dropConnection) {
+    c.fail('afterProcessing', 'needs status, hang or dropConnection');
+  }
   if (body.rateLimit !== undefined) {
     if (!isObject(body.rateLimit)) c.fail('rateLimit', 'must be an object');
     else {

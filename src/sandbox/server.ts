@@ -100,13 +100,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const plan = faults.plan(method, path);
       // A reset or close during the wait drops the connection rather than leaving the client hanging.
       if (plan.latencyMs > 0 && !(await timers.sleep(plan.latencyMs))) return void req.socket.destroy();
-      if (plan.action === 'hang') return;
-      if (plan.action === 'drop') return void req.socket.destroy();
-      if (plan.action === 'fail' && !plan.afterProcessing) throw plan.error;
+      if (!plan.afterProcessing) {
+        if (plan.action === 'hang') return;
+        if (plan.action === 'drop') return void req.socket.destroy();
+        if (plan.action === 'fail') throw plan.error;
+      }
       const result = await handleApi(api, { req, method, path, query: url.searchParams, raw, startedAt });
       if (!result) throw noRoute(method, path);
-      if (plan.action === 'fail') {
+      if (plan.afterProcessing) {
+        // The write was carried out; its answer is lost (an error, no answer at all, or a dropped connection).
         result.after?.();
+        if (plan.action === 'hang') return;
+        if (plan.action === 'drop') return void req.socket.destroy();
         throw plan.error;
       }
       write(res, result);

@@ -122,7 +122,10 @@ export interface FaultRule {
   seed?: number;
   /** `Retry-After` seconds for a 429 (default 1). */
   retryAfterSeconds?: number;
-  /** Handle the request for real, then answer `status` anyway (the client sees a failure that took effect). */
+  /**
+   * Handle the request for real, then answer `status` anyway, or (with `hang` / `dropConnection`) never answer or
+   * drop the connection: the client sees a failure of a write that took effect.
+   */
   afterProcessing?: boolean;
   /** Never answer (the request hangs until the client gives up or the sandbox closes). */
   hang?: boolean;

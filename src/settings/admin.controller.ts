@@ -10,6 +10,7 @@ import {
   Post,
   Put,
   Query,
+  Res,
   Type,
   UseFilters,
   UseGuards,
@@ -21,6 +22,8 @@ import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import { RefundService } from '../refunds/refund.service';
+import { refundView, type RefundView } from '../refunds/refund.views';
 import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
 import {
@@ -61,6 +64,7 @@ export class InvoicePaymentsAdminController {
     private readonly client: GatewayClient,
     private readonly creation: InvoiceCreationService,
     private readonly records: InvoiceRecordStore,
+    private readonly refunds: RefundService,
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
@@ -146,21 +150,50 @@ export class InvoicePaymentsAdminController {
     return this.reload(id);
   }
 
+  /**
+   * Refunds once, through the refund ledger: 200 with the invoice and the `refund` when it was made; 202 when its
+   * answer was lost and the module is confirming it (`refund.state` `unknown`: do not refund again, send the same
+   * `idempotencyKey` to get its result); 409 `refund_in_progress` naming the refund in flight.
+   */
   @Post('invoices/:id/refund')
   @HttpCode(200)
-  async refund(@Param('id', AdminIdPipe) id: string, @Body() body: RefundDto): Promise<AdminInvoiceView> {
+  async refund(
+    @Param('id', AdminIdPipe) id: string,
+    @Body() body: RefundDto,
+    @Res({ passthrough: true }) res: { status(code: number): unknown },
+  ): Promise<AdminInvoiceView & { refund: RefundView }> {
+    const record = await this.records.get(id).catch(() => null);
+    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    let outcome;
     try {
-      await this.provider.refundPayment({ data: { invoiceRecordId: id }, amount: body.amountCents });
+      outcome = await this.refunds.refund({
+        invoiceRecordId: (await this.creation.settle(record)).id,
+        amountCents: body.amountCents,
+        requestedBy: `admin:${body.actor?.trim() ?? 'admin'}`,
+        ...(body.idempotencyKey ? { idempotencyKey: body.idempotencyKey } : {}),
+      });
     } catch (err) {
-      // The provider names its own input (`amount`); the admin API's field is `amountCents`.
+      // The refund path names its own input (`amount`); the admin API's field is `amountCents`.
       if (err instanceof CheckoutValidationError && err.fields.amount) {
         const errors = { amountCents: err.fields.amount };
-        const refundable = (await this.reload(id)).refundableCents;
+        const refundable = (await this.refunds.ledger(record)).refundableCents;
         throw adminValidationError(errors, problemsOf(errors, 'too_large', refundable));
       }
       throw err;
     }
-    return this.reload(id);
+    if (outcome.refund.state !== 'succeeded') res.status(202);
+    return { ...(await this.reload(id)), refund: refundView(outcome.refund) };
+  }
+
+  /** The invoice's refunds (newest first) and what remains refundable, refunds in flight counted as spent. */
+  @Get('invoices/:id/refunds')
+  async listRefunds(
+    @Param('id', AdminIdPipe) id: string,
+  ): Promise<{ refundableCents: number; refunds: RefundView[] }> {
+    const record = await this.records.get(id).catch(() => null);
+    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    const { refundableCents, refunds } = await this.refunds.ledger(record);
+    return { refundableCents, refunds: refunds.map(refundView) };
   }
 
   /**
@@ -219,9 +252,14 @@ export class InvoicePaymentsAdminController {
     });
   }
 
+  /** The invoice's view after an action; what remains refundable counts the ledger's refunds in flight as spent. */
   private async reload(id: string): Promise<AdminInvoiceView> {
     const invoice = await this.invoices.find(id);
     if (!invoice) throw new NotFoundException(`No invoice record ${id}`);
+    if (invoice.refundableCents > 0) {
+      const record = await this.records.get(id);
+      invoice.refundableCents = (await this.refunds.ledger(record)).refundableCents;
+    }
     return invoice;
   }
 }

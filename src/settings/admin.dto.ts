@@ -188,6 +188,23 @@ export class RefundDto {
   @Min(1, { message: 'amountCents must be at least 1' })
   @Max(99_999_999_999, { message: 'amountCents must be at most 99999999999' })
   amountCents!: number;
+
+  /**
+   * Names this refund: sent again with the same key (a retry, a double click, a second tab) it never refunds twice
+   * and answers the first one's result. The admin page sends one per confirmed dialog. Without it, the same amount
+   * of the same invoice within `refunds.repeatWindowMs` is the same refund.
+   */
+  @IsOptional()
+  @IsString({ message: 'idempotencyKey must be a string' })
+  @Matches(/^[\x21-\x7e]{1,128}$/, { message: 'idempotencyKey must be 1 to 128 printable characters' })
+  idempotencyKey?: string;
+
+  /** Who asks, kept on the refund's ledger row (default `admin`). */
+  @IsOptional()
+  @IsString({ message: 'actor must be a string naming who asks' })
+  @Length(1, 100, { message: 'actor must be 1 to 100 characters' })
+  @Matches(/\S/, { message: 'actor must not be blank' })
+  actor?: string;
 }
 
 /**

@@ -60,6 +60,14 @@ export class InvoicePaymentsSettingsRecord {
   @Column({ name: 'wire_profile', type: 'text', nullable: true })
   wireProfile!: string | null;
 
+  /**
+   * This installation's prefix of every invoice referrer (`<namespace>:<reference>-<attempt>`): made once at random
+   * and kept, so two stores on one service account never share a referrer. Never changed by the admin API; the
+   * `checkout.referrerNamespace` option wins over it.
+   */
+  @Column({ name: 'referrer_namespace', type: 'varchar', length: 16, nullable: true })
+  referrerNamespace!: string | null;
+
   @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
   createdAt!: Date;
 

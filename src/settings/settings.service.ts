@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
@@ -51,6 +52,7 @@ export class InvoicePaymentsSettingsService {
   private readonly ttlMs: number;
 
   private readonly rows: Repository<InvoicePaymentsSettingsRecord>;
+  private readonly namespaces = new Map<string, Promise<string>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -156,6 +158,50 @@ export class InvoicePaymentsSettingsService {
     return { currentKeyId: this.box.currentKeyId, rotated, remaining };
   }
 
+  /**
+   * This installation's referrer namespace: read from the settings row, or made at random and stored the first time
+   * (8 lowercase letters and digits). Every app instance on the database ends up with the one that was stored first:
+   * the row is inserted, or the column set only while still empty, and then read back. Never changes afterwards.
+   */
+  referrerNamespace(storeId: string = DEFAULT_SETTINGS_ID): Promise<string> {
+    let known = this.namespaces.get(storeId);
+    if (!known) {
+      known = this.ensureNamespace(storeId);
+      this.namespaces.set(storeId, known);
+      known.catch(() => this.namespaces.delete(storeId));
+    }
+    return known;
+  }
+
+  private async ensureNamespace(storeId: string): Promise<string> {
+    const stored = await this.rows.findOne({ where: { id: storeId }, select: { id: true, referrerNamespace: true } });
+    if (stored?.referrerNamespace) return stored.referrerNamespace;
+    const made = newNamespace();
+    const now = new Date();
+    await runInTransaction(this.dataSource, async (em) => {
+      const rows = em.getRepository(InvoicePaymentsSettingsRecord);
+      if (!(await rows.existsBy({ id: storeId }))) {
+        const row = { ...emptyRow(storeId), referrerNamespace: made, createdAt: now, updatedAt: now, version: 1 };
+        await rows.insert(rows.create(row));
+        return;
+      }
+      // Bumps the version: an admin save that read the row before goes round again instead of erasing it.
+      await rows
+        .createQueryBuilder()
+        .update()
+        .set({ referrerNamespace: made, version: () => 'version + 1' })
+        .where('id = :id AND referrer_namespace IS NULL', { id: storeId })
+        .execute();
+    }).catch(async (err: unknown) => {
+      // Another instance inserted the row first: its namespace is read below.
+      if (!(await this.rows.existsBy({ id: storeId }))) throw err;
+    });
+    const row = await this.rows.findOneByOrFail({ id: storeId });
+    if (!row.referrerNamespace) throw new Error('the referrer namespace could not be stored');
+    this.logger.log(`referrer namespace of store "${storeId}": ${row.referrerNamespace}`);
+    return row.referrerNamespace;
+  }
+
   /** Forgets cached settings (all stores when no id is given). */
   invalidate(storeId?: string): void {
     if (storeId === undefined) this.cache.clear();
@@ -211,6 +257,12 @@ export class InvoicePaymentsSettingsService {
   }
 }
 
+/** 8 random lowercase letters and digits (~41 bits): no two installations share one in practice. */
+function newNamespace(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
+}
+
 function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' | 'updatedAt' | 'version'> {
   return {
     id,
@@ -228,5 +280,6 @@ function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' |
     storeUrlTemplate: null,
     timeZone: null,
     wireProfile: null,
+    referrerNamespace: null,
   };
 }

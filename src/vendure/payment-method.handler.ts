@@ -5,6 +5,7 @@ import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
 import { isSqlite } from '../core/transaction';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { RefundBeingConfirmedError } from '../refunds/errors';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
 
 const LOG_CONTEXT = 'InvoicePaymentsPlugin';
@@ -136,7 +137,12 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     const record = await recordOf(payment.metadata);
     if (!record) return { state: 'Failed', metadata: { errorMessage: 'no invoice for this payment' } };
     try {
-      const { data } = await provider.refundPayment({ data: { invoiceRecordId: record.id }, amount });
+      // No key of Vendure's own: the module derives one (the same amount within its repeat window is this refund).
+      const { data } = await provider.refundPayment({
+        data: { invoiceRecordId: record.id },
+        amount,
+        requestedBy: 'vendure',
+      });
       await settleModuleWork();
       return {
         // 7: asked for, not yet done (a bank slip's refund); the order port settles it on 8 or 9.
@@ -145,6 +151,12 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
         metadata: { statusCode: data.statusCode, refundedCents: data.refundedCents },
       };
     } catch (err) {
+      if (err instanceof RefundBeingConfirmedError) {
+        // The request left and its answer was lost: the module is confirming it. Pending until the service's
+        // report (8 or 9) settles it, as for a bank slip's refund; never asked for again.
+        Logger.warn(`refund of invoice ${record.gatewayId}: ${err.message}`, LOG_CONTEXT);
+        return { state: 'Pending', metadata: { refundId: err.refund.id, confirming: true } };
+      }
       Logger.warn(`refund of invoice ${record.gatewayId} failed: ${(err as Error).message}`, LOG_CONTEXT);
       return { state: 'Failed', metadata: { errorMessage: (err as Error).message } };
     }

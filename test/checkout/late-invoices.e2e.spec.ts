@@ -36,6 +36,7 @@ import {
   RecordingOrderPort,
   SANDBOX_TOKEN,
   waitFor,
+  referrerOf,
 } from './support';
 
 const ADMIN_KEY = 'admin-key-for-late-invoice-tests-0123456789';
@@ -203,9 +204,13 @@ describeEachDatabase(
         ];
         const ids = new Set(outs.map((o) => (o as InitiatePaymentOutput | null)?.id));
         expect(ids.size).toBe(1);
-        expect(outs[0]?.data).toMatchObject({ attempt, referrer: `${order.id}-${attempt}`, statusCode: 1 });
+        expect(outs[0]?.data).toMatchObject({
+          attempt,
+          referrer: referrerOf(order.id, attempt),
+          statusCode: 1,
+        });
         const listed = await atService(order.id);
-        expect(listed.map((i) => i.referrer)).toEqual([`${order.id}-${attempt}`]);
+        expect(listed.map((i) => i.referrer)).toEqual([referrerOf(order.id, attempt)]);
         // Closed attempts were closed as not created, never while their request could still land.
         for (const r of (await records(order.id)).slice(0, attempt - 1)) {
           expect(r).toMatchObject({ creationState: 'failed', gatewayId: null });
@@ -236,7 +241,7 @@ describeEachDatabase(
       const { out } = await payUntilCreated(a, order);
       expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
       await waitFor(async () => (await atService(order.id)).length === 2, 5000);
-      const late = (await atService(order.id)).find((i) => i.referrer === `${order.id}-1`)!;
+      const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
       return { out, late };
     }
 

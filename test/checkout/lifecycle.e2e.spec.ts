@@ -5,7 +5,14 @@ import {
   OpenInvoiceConflictError,
 } from '../../src/index';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp } from './support';
+import {
+  CheckoutApp,
+  checkout,
+  makeOrder,
+  openCheckoutDatabase,
+  startCheckoutApp,
+  referrerOf,
+} from './support';
 
 describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) => {
   let db: TestDatabase;
@@ -35,7 +42,7 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
       orderId: order.id,
       method: 'pix',
       attempt: 1,
-      referrer: `${order.id}-1`,
+      referrer: referrerOf(order.id, 1),
       creationState: 'created',
       statusCode: 1,
       amountCents: 11990,
@@ -48,7 +55,7 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
     const [record] = await shop.records(order.id);
     expect(record).toMatchObject({ openOrderId: order.id, gatewayId: out.data.gatewayId, grossCents: 11990 });
     const atService = sandbox.controls.renderInvoice(out.data.gatewayId!);
-    expect(atService?.referrer).toBe(`${order.id}-1`);
+    expect(atService?.referrer).toEqual(referrerOf(order.id, 1));
     expect(await shop.invoicesAtService(order.id)).toBe(1);
 
     await shop.notified();
@@ -164,7 +171,7 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
     expect(card.data).toMatchObject({
       method: 'card',
       attempt: 2,
-      referrer: `${order.id}-2`,
+      referrer: referrerOf(order.id, 2),
       installments: 3,
     });
     expect(card.data.card).toEqual({ brand: expect.any(String), last4: '1111' });

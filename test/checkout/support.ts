@@ -91,6 +91,15 @@ export async function startCheckoutApp(
   };
 }
 
+/**
+ * The referrer of an order's attempt: `<namespace>:<order reference>-<attempt>`, the namespace being the
+ * installation's own (made at random once, kept in the settings).
+ */
+export function referrerOf(reference: string, attempt: number): unknown {
+  const escaped = reference.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return expect.stringMatching(new RegExp(`^[a-z0-9]{1,16}:${escaped}-${attempt}$`));
+}
+
 /** A valid Brazilian order: 2 × 50.00 (10.00 off the line) + 19.90 − 5.00 + 15.00 shipping = 119.90. */
 export function makeOrder(overrides: Partial<CheckoutOrder> = {}): CheckoutOrder {
   const id = overrides.id ?? `order_${randomUUID()}`;
@@ -159,13 +168,12 @@ export interface RewritingProxy {
 }
 
 /**
- * A proxy that passes every request to `target` and lets `rewrite` change the JSON answer of a successful
- * `POST` (a created invoice), as a service with other rules would answer.
+ * A proxy that passes every request to `target` and lets `rewrite` change the JSON answer of a successful request
+ * of `method` (default `POST`: a created invoice), as a service with other rules would answer.
  */
-export async function startRewritingProxy(
-  target: string,
-  rewrite: (json: { invoice: Record<string, unknown> & { id: string; amount: { gross: number } } }) => void,
-): Promise<RewritingProxy> {
+export async function startRewritingProxy<
+  T = { invoice: Record<string, unknown> & { id: string; amount: { gross: number } } },
+>(target: string, rewrite: (json: T) => void, method = 'POST'): Promise<RewritingProxy> {
   const proxy = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -176,8 +184,8 @@ export async function startRewritingProxy(
       const body = chunks.length ? Buffer.concat(chunks) : undefined;
       const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body });
       let text = await answer.text();
-      if (req.method === 'POST' && answer.ok) {
-        const json = JSON.parse(text) as Parameters<typeof rewrite>[0];
+      if (req.method === method && answer.ok) {
+        const json = JSON.parse(text) as T;
         rewrite(json);
         text = JSON.stringify(json);
       }

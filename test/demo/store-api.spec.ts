@@ -244,13 +244,16 @@ describeEachDatabase('demo store API', (kind) => {
       ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).fulfillment_status,
     ).toBe('not_fulfilled');
 
-    // The service fails: the store answers 502 with the module's plain message and changes nothing.
-    demo.sandbox!.controls.addFault({ method: 'PUT', path: '/invoices', status: 503, times: 1 });
+    // The service refuses (its credential): the store answers 502 with the module's plain message and changes
+    // nothing. (A 5xx to a refund is no longer "failed": its outcome is unknown and it is confirmed by reading the
+    // invoice back, see test/refunds.)
+    demo.sandbox!.controls.addFault({ method: 'PUT', path: '/invoices', status: 401, times: 1 });
     const down = await call('POST', `/admin/orders/${order.id}/refund`, { amount: 1000 }, true);
     expect(down.status).toBe(502);
     expect(down.body).toMatchObject({
-      error: 'payment_service_unavailable',
-      message: 'The payment service is unavailable. Try again in a moment.',
+      error: 'payment_service_authentication',
+      message:
+        "The payment service refused the store's credential: the store must check its payment settings.",
     });
     expect(
       ((await call('GET', `/store/orders/${order.id}`)).body as unknown as OrderView).refunded_total,

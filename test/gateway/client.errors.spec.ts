@@ -244,10 +244,14 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
       expect(await client.findInvoiceByReferrer('never-stored')).toBeNull();
     });
 
-    it('5xx on a non-idempotent write is not retried', async () => {
+    it('5xx on a non-idempotent write is not retried: its outcome is unknown (it may have been carried out)', async () => {
       const inv = await client.createInvoice(validCreateParams());
       h.sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 503, times: 1 });
-      await expect(client.cancelInvoice({ id: inv.id })).rejects.toBeInstanceOf(GatewayUnavailableError);
+      await expect(client.cancelInvoice({ id: inv.id })).rejects.toMatchObject({
+        kind: 'outcome_unknown',
+        reason: 'server_error',
+        operation: 'cancelInvoice',
+      });
       expect(count('DELETE', '/invoices')).toBe(1);
     });
 
@@ -274,11 +278,12 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
       expect(count('GET', '/invoices')).toBe(3);
     });
 
-    it('latency past the timeout of a write → GatewayTimeoutError, sent once', async () => {
+    it('latency past the timeout of a write → outcome unknown (not "failed"), sent once', async () => {
       const inv = await client.createInvoice(validCreateParams());
       h.sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', latencyMs: 1_000 });
       const err = await failure(h.client({ timeouts: { defaultMs: 100 } }).cancelInvoice({ id: inv.id }));
-      expect(err).toBeInstanceOf(GatewayTimeoutError);
+      expect(err).toBeInstanceOf(GatewayOutcomeUnknownError);
+      expect(err).toMatchObject({ reason: 'timeout', sent: true });
       expect(count('DELETE', '/invoices')).toBe(1);
     });
 

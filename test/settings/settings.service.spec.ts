@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Settings1763700003000 } from '../../migrations/1763700003000-Settings';
 import { SettingsWireProfile1763700004000 } from '../../migrations/1763700004000-SettingsWireProfile';
+import { SettingsReferrerNamespace1763700008100 } from '../../migrations/1763700008100-SettingsReferrerNamespace';
 import { SecretBox } from '../../src/settings/secret-box';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
@@ -29,7 +30,11 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
   beforeEach(async () => {
     db = await openTestDatabase(kind, {
       entities: [InvoicePaymentsSettingsRecord],
-      migrations: [Settings1763700003000, SettingsWireProfile1763700004000],
+      migrations: [
+        Settings1763700003000,
+        SettingsWireProfile1763700004000,
+        SettingsReferrerNamespace1763700008100,
+      ],
     });
   });
   afterEach(async () => db.destroy());

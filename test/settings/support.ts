@@ -10,6 +10,7 @@ import {
   InvoicePaymentsModule,
   InvoicePaymentsSettingsService,
   type InvoicePaymentsAdminOptions,
+  type RefundsOptions,
 } from '../../src/index';
 import type { SandboxServer } from '../../src/sandbox';
 import { startHostApp } from '../support/app';
@@ -55,6 +56,12 @@ export interface AdminAppOptions {
   logger?: LoggerService;
   /** Classes a global host module provides (a host guard and its dependencies). */
   hostProviders?: Type[];
+  /** Client timeouts (refund tests lose answers to them). */
+  timeouts?: { defaultMs?: number; readMs?: number };
+  /** The module's `refunds` section. */
+  refunds?: RefundsOptions;
+  /** The service's URL when not the sandbox's own (a proxy in front of it). */
+  baseUrl?: string;
 }
 
 /**
@@ -77,10 +84,11 @@ export async function startAdminApp(
     [
       InvoicePaymentsModule.forRoot({
         gateway: {
-          baseUrl: sandbox.url,
+          baseUrl: options.baseUrl ?? sandbox.url,
           accessToken: options.accessToken ?? 'sandbox-token',
           mode: 'sandbox',
           retry: { maxAttempts: 1 },
+          ...(options.timeouts ? { timeouts: options.timeouts } : {}),
           // No DNS here: every other name resolves to a public address, as a real service's name would.
           lookup: async (host) => [
             { address: host === 'localhost' ? '127.0.0.1' : '93.184.216.34', family: 4 },
@@ -93,6 +101,7 @@ export async function startAdminApp(
         },
         notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
         admin: { adminKey: ADMIN_KEY, settingsCacheTtlMs: 60_000, ...options.admin },
+        ...(options.refunds ? { refunds: options.refunds } : {}),
       }),
     ],
     { hostImports: [HostModule], logger: options.logger, listen: true },

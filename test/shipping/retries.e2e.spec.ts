@@ -65,7 +65,8 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     expect(requestsFor(record.gatewayInvoiceId!)).toHaveLength(sent.attempts);
     expect(a.posted[0]).toMatchObject({ orderId, attempts: sent.attempts });
     expect(
-      h.logger.lines.some((l) => l.startsWith('warn') && l.includes('attempt 1 failed (unavailable)')),
+      // A 5xx to a tracking post is an unknown outcome (it may have been attached); posting again is harmless (A9).
+      h.logger.lines.some((l) => l.startsWith('warn') && l.includes('attempt 1 failed (outcome_unknown)')),
     ).toBe(true);
     expect(h.logger.lines.join('\n')).not.toContain(TOKEN);
   });
@@ -155,7 +156,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     expect(a.failed[0]).toMatchObject({
       orderId,
       code: 'BR500000005BR',
-      errorKind: 'unavailable',
+      errorKind: 'outcome_unknown',
       attempts: 3,
       invoiceRecordId: record.id,
     });

@@ -44,10 +44,12 @@ export async function showInvoice(id, reloadList) {
   const target = document.getElementById('invoice-detail');
   let inv;
   let history;
+  let ledger;
   try {
-    [inv, history] = await Promise.all([
+    [inv, history, ledger] = await Promise.all([
       api('GET', `/invoices/${encodeURIComponent(id)}`),
       api('GET', `/invoices/${encodeURIComponent(id)}/history`),
+      api('GET', `/invoices/${encodeURIComponent(id)}/refunds`),
     ]);
   } catch (error) {
     showError(error, document.getElementById('invoices-error'));
@@ -105,7 +107,8 @@ export async function showInvoice(id, reloadList) {
       : null,
     el('h3', {}, t('historyTitle')),
     el('div', { id: 'invoice-history' }, table(t('historyTitle'), headers, historyRows, t('noHistory'))),
-    actions(inv, reloadList),
+    refundsSection(ledger, lang),
+    actions(inv, ledger.refundableCents, reloadList),
   );
   target.hidden = false;
   document.getElementById('detail-title').focus();
@@ -117,26 +120,82 @@ function historyNote(h) {
   return [h.note, h.alert ? t(`alert_${h.alert}`) : null].filter(Boolean).join(' · ');
 }
 
+const REFUND_BADGE = { pending: 'wait', unknown: 'warn', succeeded: 'ok', failed: 'bad' };
+
+/**
+ * The invoice's refunds: each one's state, a refund being confirmed (its answer was lost; the module reads the
+ * invoice back until it knows) shown as such, and how each ended.
+ */
+function refundsSection(ledger, lang) {
+  const rows = ledger.refunds.map((r) => [
+    when(r.createdAt, lang),
+    brl(r.amountCents, lang),
+    el(
+      'span',
+      { class: `badge ${REFUND_BADGE[r.state] ?? 'wait'}`, 'data-refund-state': r.state },
+      t(`refundState_${r.state}`),
+    ),
+    r.requestedBy,
+    r.settledAt
+      ? when(r.settledAt, lang)
+      : r.nextCheckAt
+        ? t('refundNextCheck', { at: when(r.nextCheckAt, lang) })
+        : '—',
+    r.reason ?? '',
+  ]);
+  const headers = [
+    t('colWhen'),
+    t('colAmount'),
+    t('colStatus'),
+    t('colRequestedBy'),
+    t('colSettled'),
+    t('colNote'),
+  ];
+  return [
+    el('h3', {}, t('refundsTitle')),
+    el('div', { id: 'invoice-refunds' }, table(t('refundsTitle'), headers, rows, t('noRefunds'))),
+  ];
+}
+
+/**
+ * Idempotency keys of refunds asked for on this page, by invoice and amount: a retry of the same refund (after an
+ * error, a lost answer, a second click) sends the same key, so the service is never asked twice. Dropped once the
+ * refund is known to have been made or refused.
+ */
+const refundKeys = new Map();
+
+function refundKey(invoiceId, cents) {
+  const name = `${invoiceId}:${cents}`;
+  if (!refundKeys.has(name)) {
+    // getRandomValues works outside secure contexts too (an admin page served over plain http).
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+    refundKeys.set(name, `page-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`);
+  }
+  return refundKeys.get(name);
+}
+
 /**
  * The actions the invoice's state allows (`allowedActions`, computed by the server from the module's one rule set):
- * nothing else is offered. The refund is bounded by what is left (`refundableCents`) and says so.
+ * nothing else is offered. The refund is bounded by what is left (the ledger's `refundableCents`) and says so.
  */
-function actions(inv, reloadList) {
+function actions(inv, refundableCents, reloadList) {
   const error = el('p', { class: 'error', id: 'action-error', role: 'alert' });
   const allowed = new Set(inv.allowedActions ?? []);
-  const remaining = inv.refundableCents ?? 0;
+  // The ledger's remainder: refunds in flight count as spent until they are settled.
+  const remaining = refundableCents ?? inv.refundableCents ?? 0;
   const lang = currentLang();
   const run = async (call, done) => {
     error.textContent = '';
+    let answer;
     try {
-      await call();
+      answer = await call();
     } catch (err) {
       showError(err, error);
       return;
     }
     await reloadList();
     await showInvoice(inv.id, reloadList);
-    status(done);
+    status(typeof done === 'function' ? done(answer) : done);
   };
   const path = `/invoices/${encodeURIComponent(inv.id)}`;
   const dueDate = el('input', { id: 'new-due-date', type: 'date', 'aria-describedby': 'due-date-help' });
@@ -171,7 +230,7 @@ function actions(inv, reloadList) {
           el('p', { class: 'help', id: 'due-date-help' }, t('dueDateHelp')),
         )
       : null,
-    allowed.has('refund')
+    allowed.has('refund') && remaining > 0
       ? el(
           'div',
           { class: 'action-group', id: 'refund-action' },
@@ -227,7 +286,15 @@ function actions(inv, reloadList) {
       remaining: brl(remaining - cents, currentLang()),
     });
     if (!(await confirmDialog({ title: t('refundConfirmTitle'), text, ok: t('refund') }))) return;
-    await run(() => api('POST', `${path}/refund`, { amountCents: cents }), t('refunded'));
+    const idempotencyKey = refundKey(inv.id, cents);
+    await run(
+      () => api('POST', `${path}/refund`, { amountCents: cents, idempotencyKey }),
+      (answer) => {
+        if (answer?.refund?.state === 'unknown') return t('refundConfirming');
+        refundKeys.delete(`${inv.id}:${cents}`);
+        return t('refunded');
+      },
+    );
   }
 
   async function cancel() {

@@ -158,6 +158,17 @@ export const EN = {
   refundConfirmText:
     'Refund {amount} to the customer ({order})? After that, {remaining} can still be refunded.',
   refunded: 'Refund requested.',
+  refundsTitle: 'Refunds',
+  noRefunds: 'No refund asked for yet.',
+  colRequestedBy: 'Asked by',
+  colSettled: 'Settled',
+  refundState_pending: 'Being sent',
+  refundState_unknown: 'Being confirmed',
+  refundState_succeeded: 'Refunded',
+  refundState_failed: 'Not refunded',
+  refundNextCheck: 'next check {at}',
+  refundConfirming:
+    'The service did not answer in time: the refund is being confirmed. Do not refund again; this page shows how it ended.',
   badAmount: 'Enter an amount such as 12.34.',
   inboxTitle: 'Webhook deliveries (pending and failed)',
   colReceived: 'Received',

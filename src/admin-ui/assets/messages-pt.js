@@ -163,6 +163,17 @@ export const PT_BR = {
   refundConfirmText:
     'Reembolsar {amount} ao cliente ({order})? Depois disso ainda poderão ser reembolsados {remaining}.',
   refunded: 'Reembolso solicitado.',
+  refundsTitle: 'Reembolsos',
+  noRefunds: 'Nenhum reembolso solicitado.',
+  colRequestedBy: 'Solicitado por',
+  colSettled: 'Concluído',
+  refundState_pending: 'Enviando',
+  refundState_unknown: 'Em confirmação',
+  refundState_succeeded: 'Reembolsado',
+  refundState_failed: 'Não reembolsado',
+  refundNextCheck: 'nova verificação {at}',
+  refundConfirming:
+    'O serviço não respondeu a tempo: o reembolso está em confirmação. Não reembolse de novo; esta página mostra como terminou.',
   badAmount: 'Informe um valor como 12,34.',
   // Operations
   inboxTitle: 'Webhooks recebidos (pendentes e com falha)',

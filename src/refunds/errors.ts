@@ -1,0 +1,67 @@
+import { ConflictException } from '@nestjs/common';
+import { centsToDecimalString } from '../gateway/money';
+import type { InvoiceRefund } from './refund.entity';
+
+/** What a refusal names about the refund it is about. */
+function describe(refund: InvoiceRefund): string {
+  return `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (${refund.state})`;
+}
+
+/**
+ * Another refund of the invoice is in flight (being sent, or its outcome being confirmed): at most one refund of an
+ * invoice is in flight, so nothing was sent. Retry once it settled. A Nest HTTP host answers 409 with `refundId`.
+ */
+export class RefundInProgressError extends ConflictException {
+  constructor(
+    readonly invoiceRecordId: string,
+    readonly refund: InvoiceRefund,
+  ) {
+    super({
+      statusCode: 409,
+      error: 'refund_in_progress',
+      message: `Invoice ${invoiceRecordId} has a refund in progress: ${describe(refund)}; nothing was sent, retry once it is settled`,
+      refundId: refund.id,
+      refundState: refund.state,
+    });
+  }
+}
+
+/**
+ * The refund's request left and its answer was lost; the module is confirming with the service whether it was made
+ * (reading `refunds.total` back, now and on a schedule). It must not be asked for again: retry with the same
+ * idempotency key to get its result. A Nest HTTP host answers 409 with `refundId` and `retryAfterSeconds`.
+ */
+export class RefundBeingConfirmedError extends ConflictException {
+  constructor(
+    readonly invoiceRecordId: string,
+    readonly refund: InvoiceRefund,
+    readonly retryAfterSeconds: number,
+  ) {
+    super({
+      statusCode: 409,
+      error: 'refund_being_confirmed',
+      message:
+        `The outcome of ${describe(refund)} is being confirmed with the service; do not refund again: ` +
+        `retry with the same idempotency key in ${retryAfterSeconds} s for its result`,
+      refundId: refund.id,
+      refundState: refund.state,
+      retryAfterSeconds,
+    });
+  }
+}
+
+/**
+ * The idempotency key names a refund that failed (the service refused it, or it was never made): that is its result.
+ * To try again, ask with a new key. A Nest HTTP host answers 409.
+ */
+export class RefundFailedError extends ConflictException {
+  constructor(readonly refund: InvoiceRefund) {
+    super({
+      statusCode: 409,
+      error: 'refund_failed',
+      message: `This idempotency key names ${describe(refund)}: ${refund.reason ?? 'no reason recorded'}; use a new key to try again`,
+      refundId: refund.id,
+      refundState: refund.state,
+    });
+  }
+}

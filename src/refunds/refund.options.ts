@@ -1,0 +1,57 @@
+/** Injection token of the resolved refund options. */
+export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
+
+/**
+ * How refunds whose answer was lost are settled (module option `refunds`). Every field has a production default;
+ * see docs/refunds.md.
+ */
+export interface RefundsOptions {
+  /** First read-back of an unknown refund by the worker after this long (default 2000 ms); doubles each time. */
+  recheckMs?: number;
+  /** Longest wait between two read-backs (default 300000 ms: 5 min). */
+  maxRecheckMs?: number;
+  /**
+   * After the request's timeout, how much longer a lost refund request could still land at the service (default
+   * 5000 ms): before then, an unchanged `refunds.total` does not prove it was not made.
+   */
+  lateMarginMs?: number;
+  /** An unknown refund still not settled after this long raises a `refund_unresolved` alert (default 900000: 15 min). */
+  unresolvedAlertMs?: number;
+  /**
+   * A refund asked for without an idempotency key takes the key of the same amount's refund of the same invoice
+   * asked for within this window (default 600000 ms: 10 min), so a retry never refunds twice. Give your own keys to
+   * refund the same amount twice within it.
+   */
+  repeatWindowMs?: number;
+  /** How often the worker looks for refunds due for a read-back (default 5000 ms). */
+  pollIntervalMs?: number;
+  /** Start the settlement worker (default `true`; never when the module's `workers` are off). */
+  autoStartWorker?: boolean;
+}
+
+export type ResolvedRefundsOptions = Required<RefundsOptions>;
+
+/** The options with their defaults; a field that is not a positive integer is refused, naming it. */
+export function resolveRefundsOptions(options: RefundsOptions = {}, workers = true): ResolvedRefundsOptions {
+  const resolved: ResolvedRefundsOptions = {
+    recheckMs: 2000,
+    maxRecheckMs: 300_000,
+    lateMarginMs: 5000,
+    unresolvedAlertMs: 900_000,
+    repeatWindowMs: 600_000,
+    pollIntervalMs: 5000,
+    autoStartWorker: true,
+    ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+  };
+  // Off when the module's workers are off, whatever this section says.
+  if (!workers) resolved.autoStartWorker = false;
+  for (const [name, value] of Object.entries(resolved)) {
+    if (name === 'autoStartWorker') {
+      if (typeof value !== 'boolean')
+        throw new Error(`InvoicePaymentsModule: refunds.${name} must be a boolean`);
+    } else if (!Number.isSafeInteger(value) || (value as number) < 0) {
+      throw new Error(`InvoicePaymentsModule: refunds.${name} must be a non-negative integer (ms)`);
+    }
+  }
+  return resolved;
+}

@@ -1,0 +1,32 @@
+import { Global, Module } from '@nestjs/common';
+import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
+import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
+import { workersEnabled } from '../invoice-payments.options';
+import { REFUNDS_OPTIONS, resolveRefundsOptions } from './refund.options';
+import { RefundSettlementService } from './refund-settlement.service';
+import { RefundSettlementWorker } from './refund-settlement.worker';
+import { RefundService } from './refund.service';
+import { RefundStore } from './refund.store';
+
+/**
+ * Refunds exactly once: the ledger, the refund path every entry point takes (provider, admin API, Medusa, Vendure)
+ * and the settlement of refunds whose answer was lost. Global so the checkout's provider and the admin API reach the
+ * one `RefundService`.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REFUNDS_OPTIONS,
+      useFactory: (options: InvoicePaymentsModuleOptions) =>
+        resolveRefundsOptions(options.refunds, workersEnabled(options)),
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+    RefundStore,
+    RefundSettlementService,
+    RefundSettlementWorker,
+    RefundService,
+  ],
+  exports: [REFUNDS_OPTIONS, RefundService, RefundSettlementService, RefundSettlementWorker],
+})
+export class RefundsModule {}
