@@ -249,6 +249,8 @@ export class RefundService {
         'refund',
         record.id,
         `its creation is ${record.creationState}`,
+        'not_created',
+        record.statusCode,
       );
     }
     if (!allowed) {
@@ -257,6 +259,8 @@ export class RefundService {
         'refund',
         record.id,
         `only paid invoices (5, 8); it is a ${status}`,
+        'wrong_status',
+        record.statusCode,
       );
     }
   }

@@ -101,7 +101,7 @@ const CASES: Array<[string, Mutation, string, RegExp]> = [
     'a 150-character reference',
     (i) => void (order(i).reference = long(150)),
     'order.reference',
-    /at most 120/,
+    /at most 100/,
   ],
   ['a 200-character order id', (i) => void (order(i).id = long(200)), 'order.id', /at most 128/],
   [

@@ -85,8 +85,10 @@ describeEachDatabase('refunds: amounts', (kind) => {
       await expect(
         liar.provider.retrievePayment({ data: { invoiceRecordId: inv.id } }),
       ).rejects.toMatchObject({
+        // The provider's HTTP form (502, plain message) of the gateway error it refused the answer with.
+        status: 502,
         kind: 'response',
-        implausibleAmount: true,
+        gatewayError: { kind: 'response', implausibleAmount: true },
       });
       const after = await rig.record(inv.id);
       expect(after.refundedCents).toBe(0);
