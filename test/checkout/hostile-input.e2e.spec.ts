@@ -147,6 +147,56 @@ const CASES: Array<[string, Mutation, string, RegExp]> = [
     'card.holder_name',
     /control characters/,
   ],
+  // Red team after issue 23: amounts past a safe integer were a 500 (the "does not add up" message could not be
+  // formatted) or, cancelling out, were sent; the order number beside a reference was stored unchecked.
+  [
+    'a unit price times quantity past Number.MAX_SAFE_INTEGER',
+    (i) => void Object.assign(order(i).items[1], { unit_price: Number.MAX_SAFE_INTEGER, quantity: 2 }),
+    'order.items[1].unit_price',
+    /at most 10000000\.00 \(checkout\.maxTotalCents\)/,
+  ],
+  [
+    'a quantity of Number.MAX_SAFE_INTEGER',
+    (i) => void (order(i).items[1].quantity = Number.MAX_SAFE_INTEGER),
+    'order.items[1].quantity',
+    /times unit_price must be at most 10000000\.00 \(checkout\.maxTotalCents\)/,
+  ],
+  [
+    'a shipping total of Number.MAX_SAFE_INTEGER',
+    (i) => void (order(i).shipping_total = Number.MAX_SAFE_INTEGER),
+    'order.shipping_total',
+    /at most 10000000\.00/,
+  ],
+  [
+    'huge amounts that cancel out exactly (2^52 × 2 − (2^53 − 100) = 100)',
+    (i) => {
+      const o = order(i);
+      o.items = [{ id: 'a', title: 'A', quantity: 2, unit_price: 2 ** 52, requires_shipping: false }];
+      Object.assign(o, { discount_total: 2 ** 53 - 100, shipping_total: 0, total: 100 });
+      delete o.shipping_address;
+      i.amount = 100;
+    },
+    'order.items[0].unit_price',
+    /at most 10000000\.00/,
+  ],
+  [
+    'a NUL byte in display_id beside a reference',
+    (i) => void (order(i).display_id = '10\u000001'),
+    'order.display_id',
+    /control characters/,
+  ],
+  [
+    'a display_id that is a fraction',
+    (i) => void (order(i).display_id = 1.5),
+    'order.display_id',
+    /string or a non-negative integer/,
+  ],
+  [
+    'a thumbnail that is not an http(s) URL',
+    (i) => void (order(i).items[0].thumbnail = 'javascript:alert(1)'),
+    'order.items[0].thumbnail',
+    /http/,
+  ],
 ];
 
 describeEachDatabase(
