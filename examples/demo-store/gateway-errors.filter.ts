@@ -66,10 +66,24 @@ export class ShopperErrorsFilter implements ExceptionFilter {
       const body = error.getResponse();
       return reply(host, error.getStatus(), typeof body === 'string' ? { message: body } : body);
     }
+    const refused = clientErrorOf(error);
+    if (refused) return reply(host, refused.status, { error: refused.error, message: refused.message });
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     reply(host, 500, {
       error: 'Internal Server Error',
       message: 'Something went wrong on our side. Please try again in a moment.',
     });
   }
+}
+
+/**
+ * A refusal of Express' body parser (an `http-errors` error: too large, unknown charset, bad encoding): its 4xx
+ * status and its own short message, which it marks `expose` as safe to show. Nest's default filter answers these the
+ * same way; without this the store's catch-all made them a 500.
+ */
+function clientErrorOf(error: unknown): { status: number; error: string; message: string } | null {
+  if (!(error instanceof Error)) return null;
+  const { status, expose } = error as Error & { status?: unknown; expose?: unknown };
+  if (expose !== true || typeof status !== 'number' || status < 400 || status > 499) return null;
+  return { status, error: error.name.replace(/Error$/, '') || 'Bad Request', message: error.message };
 }
