@@ -45,8 +45,8 @@ export class PaymentBeingConfirmedFilter implements ExceptionFilter {
 
 /**
  * Everything else the store answers (registered app-wide): HTTP exceptions keep their status and body, except
- * that a 404 never repeats the path it was asked for; anything unexpected is a 500 with a plain sentence, the
- * details in the log only.
+ * that a 404 never repeats the path it was asked for and a 500 says only the sentence below; anything unexpected is
+ * that 500, the details in the log only.
  */
 @Catch()
 export class ShopperErrorsFilter implements ExceptionFilter {
@@ -62,7 +62,9 @@ export class ShopperErrorsFilter implements ExceptionFilter {
     if (error instanceof HttpException && error.getStatus() === 404) {
       return reply(host, 404, { error: 'Not Found', message: 'Not found' });
     }
-    if (error instanceof HttpException && error.getStatus() < 500) {
+    // A 502/503/504 the module chose (the webhook route's "cannot validate now" with Retry-After) keeps its status
+    // and its plain message, so the sender retries; only a 500 is replaced by the sentence below.
+    if (error instanceof HttpException && error.getStatus() !== 500) {
       const body = error.getResponse();
       return reply(host, error.getStatus(), typeof body === 'string' ? { message: body } : body);
     }
