@@ -8,6 +8,7 @@ import {
   InvoicePaymentProvider,
   InvoicePaymentsModule,
   InvoiceRecord,
+  UpdatePaymentInput,
 } from '../../src/index';
 import { startSandbox, SandboxServer, TEST_CARDS } from '../../src/sandbox';
 import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
@@ -22,6 +23,11 @@ class ShopController {
   @Post('checkout')
   checkout(@Body() body: InitiatePaymentInput) {
     return this.payments.initiatePayment(body);
+  }
+
+  @Post('update')
+  update(@Body() body: UpdatePaymentInput) {
+    return this.payments.updatePayment(body);
   }
 
   @Post('status')
@@ -247,6 +253,25 @@ describeEachDatabase(
         const res = await request(shop.url).post('/shop/status').send({ invoiceRecordId: id });
         expect(res.status).toBe(400);
         expect(Object.keys(res.body.fields)).toEqual(['data.invoiceRecordId']);
+      }
+    });
+
+    it('updatePayment with card data that is not an object: 400 naming card, never a TypeError (500)', async () => {
+      const first = await request(shop.url).post('/shop/checkout').send(checkout(makeOrder(), 'pix'));
+      expect(first.status).toBe(201);
+      const order = makeOrder();
+      for (const card of ['tok_x', 42, true]) {
+        seen.length = 0;
+        const res = await request(shop.url)
+          .post('/shop/update')
+          .send({
+            amount: order.total,
+            currency_code: 'BRL',
+            data: { invoiceRecordId: first.body.id, order, method: 'card', card },
+          });
+        expect([card, res.status]).toEqual([card, 400]);
+        expect(res.body.fields).toEqual({ card: ['must be an object'] });
+        expect(seen.filter((line) => !line.startsWith('POST /_sandbox'))).toEqual([]);
       }
     });
 
