@@ -10,10 +10,11 @@ import {
 } from '../webhooks/support';
 
 /**
- * Red team of the webhook route (after issue 23): a `Webhook` token whose service part is longer than any token the
- * service issues was sent to the service for validation and came back a 500. It is a 401 without a call.
+ * Red team of the webhook route (after issue 23): a `Webhook` token whose service part is longer than the service
+ * takes was sent to it for validation and answered 503; a NUL in a delivery's metadata (event, delivery_id, sent_at,
+ * webhook) was a PostgreSQL error (500) and, on SQLite, stored. Both are 4xx now, nothing stored.
  */
-describeEachDatabase('webhooks: an oversized token', (kind) => {
+describeEachDatabase('webhooks: an oversized token, control characters in the metadata', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
   let app: WebhookApp;
@@ -40,6 +41,29 @@ describeEachDatabase('webhooks: an oversized token', (kind) => {
       expect([length, res.status]).toEqual([length, 401]);
       expect(res.body.message).toMatch(/service part is too long/);
       expect(requests.filter((line) => line.startsWith('OPTIONS /webhooks'))).toEqual([]);
+    }
+    expect(await db.dataSource.getRepository(WebhookInboxEntry).count()).toBe(0);
+  });
+
+  it('a NUL, CR/LF or bidi override in event, delivery_id, sent_at or webhook: 400 naming it, nothing stored', async () => {
+    const line = tokenLine('', (sandbox.controls.webhooks()[0] as { token: string }).token);
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['event', { event: 'invoice.update\u0000' }],
+      ['delivery_id', { delivery_id: 'd\u0000x' }],
+      ['sent_at', { sent_at: '2026-11-23\r\n12:00' }],
+      ['webhook', { webhook: 'default\u202E' }],
+    ];
+    for (const [field, extra] of cases) {
+      const res = await postDelivery(
+        app.url,
+        '/rt/hook',
+        { event: 'invoice.update', invoice: { id: '1' }, ...extra },
+        ['default', line],
+      );
+      expect([field, res.status]).toEqual([field, 400]);
+      expect(res.body.message).toBe(
+        `body.${field}: must not contain control characters (NUL, line breaks, tabs, ESC, bidi overrides such as U+202E)`,
+      );
     }
     expect(await db.dataSource.getRepository(WebhookInboxEntry).count()).toBe(0);
   });
