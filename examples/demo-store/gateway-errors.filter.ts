@@ -45,8 +45,8 @@ export class PaymentBeingConfirmedFilter implements ExceptionFilter {
 
 /**
  * Everything else the store answers (registered app-wide): HTTP exceptions keep their status and body, except
- * that a 404 never repeats the path it was asked for; anything unexpected is a 500 with a plain sentence, the
- * details in the log only.
+ * that a 404 never repeats the path it was asked for and a 500 says only the sentence below; anything unexpected is
+ * that 500, the details in the log only.
  */
 @Catch()
 export class ShopperErrorsFilter implements ExceptionFilter {
@@ -62,14 +62,30 @@ export class ShopperErrorsFilter implements ExceptionFilter {
     if (error instanceof HttpException && error.getStatus() === 404) {
       return reply(host, 404, { error: 'Not Found', message: 'Not found' });
     }
-    if (error instanceof HttpException && error.getStatus() < 500) {
+    // A 502/503/504 the module chose (the webhook route's "cannot validate now" with Retry-After) keeps its status
+    // and its plain message, so the sender retries; only a 500 is replaced by the sentence below.
+    if (error instanceof HttpException && error.getStatus() !== 500) {
       const body = error.getResponse();
       return reply(host, error.getStatus(), typeof body === 'string' ? { message: body } : body);
     }
+    const refused = clientErrorOf(error);
+    if (refused) return reply(host, refused.status, { error: refused.error, message: refused.message });
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     reply(host, 500, {
       error: 'Internal Server Error',
       message: 'Something went wrong on our side. Please try again in a moment.',
     });
   }
+}
+
+/**
+ * A refusal of Express' body parser (an `http-errors` error: too large, unknown charset, bad encoding): its 4xx
+ * status and its own short message, which it marks `expose` as safe to show. Nest's default filter answers these the
+ * same way; without this the store's catch-all made them a 500.
+ */
+function clientErrorOf(error: unknown): { status: number; error: string; message: string } | null {
+  if (!(error instanceof Error)) return null;
+  const { status, expose } = error as Error & { status?: unknown; expose?: unknown };
+  if (expose !== true || typeof status !== 'number' || status < 400 || status > 499) return null;
+  return { status, error: error.name.replace(/Error$/, '') || 'Bad Request', message: error.message };
 }

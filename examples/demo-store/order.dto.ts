@@ -141,7 +141,7 @@ export class CardDto {
   @Length(1, 256)
   token!: string;
 
-  @Matches(/^(0[1-9]|1[0-2])\/\d{2}$/, { message: 'card.expiry must be MM/YY' })
+  @Matches(/^(0[1-9]|1[0-2])\/\d{2}$/, { message: '$property must be MM/YY' })
   expiry!: string;
 
   @PlainText()

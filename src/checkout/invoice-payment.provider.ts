@@ -156,6 +156,11 @@ export class InvoicePaymentProvider {
   async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     const { order, method = record.method, installments } = input.data;
+    const given: unknown = input.data.card;
+    if (given !== undefined && given !== null && typeof given !== 'object') {
+      throw new CheckoutValidationError({ card: ['must be an object'] }); // `'token' in 'x'` would be a TypeError
+    }
+    // A session's masked card ({ brand, last4 }) comes back here too: only new card data (a token) is used.
     const card = input.data.card && 'token' in input.data.card ? input.data.card : undefined;
     const same = method === record.method && input.amount === record.amountCents;
     const open = record.openOrderId !== null;

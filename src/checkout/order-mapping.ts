@@ -1,4 +1,5 @@
 import { textProblem, type TextRule } from '../core/text-bounds';
+import { isHttpUrl } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { mapAddress } from './address-mapping';
@@ -119,7 +120,11 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
-/** Items, discounts and shipping must be whole cents and add up to the order total and to `amount`. */
+/**
+ * Items, discounts and shipping must be whole cents and add up to the order total and to `amount`. No amount of an
+ * order (a price, a line, a discount, the shipping) is above `maxTotalCents`: past a safe integer the sum would be
+ * float arithmetic on money, could not be formatted (a 500), or could cancel out into a "valid" total.
+ */
 function checkAmounts(
   order: CheckoutOrder,
   amount: unknown,
@@ -132,14 +137,18 @@ function checkAmounts(
     errors.add('order.items', `must have at most ${limits.maxItems} items (checkout.maxItems)`);
     return 0;
   }
+  const most = `${centsToDecimalString(limits.maxTotalCents)} (checkout.maxTotalCents)`;
   if (Number.isSafeInteger(order.total) && order.total > limits.maxTotalCents) {
-    const most = centsToDecimalString(limits.maxTotalCents);
-    errors.add('order.total', `must be at most ${most} (checkout.maxTotalCents)`);
+    errors.add('order.total', `must be at most ${most}`);
   }
-  const cents = (field: string, value: unknown, required: boolean): value is Cents => {
+  const cents = (field: string, value: unknown, required: boolean, bounded = true): value is Cents => {
     if (value === undefined && !required) return true;
     if (!Number.isSafeInteger(value) || (value as number) < 0) {
       errors.add(field, 'must be a non-negative integer number of cents');
+      return false;
+    }
+    if (bounded && (value as number) > limits.maxTotalCents) {
+      errors.add(field, `must be at most ${most}`);
       return false;
     }
     return true;
@@ -159,6 +168,8 @@ function checkAmounts(
     const discounted = cents(`${at}.discount_total`, item.discount_total, false);
     if (priced && Number.isSafeInteger(item.quantity) && item.quantity >= 1) {
       const line = item.unit_price * item.quantity;
+      if (line > limits.maxTotalCents)
+        return errors.add(`${at}.quantity`, `times unit_price must be at most ${most}`);
       if (discounted && (item.discount_total ?? 0) > line) {
         errors.add(`${at}.discount_total`, 'must not exceed the line total');
       }
@@ -168,7 +179,7 @@ function checkAmounts(
   });
   const okShipping = cents('order.shipping_total', order.shipping_total, false);
   const okDiscount = cents('order.discount_total', order.discount_total, false);
-  const okTotal = cents('order.total', order.total, true);
+  const okTotal = cents('order.total', order.total, true, false); // bounded above, with its own message
   if (okTotal && order.total === 0) errors.add('order.total', 'must be positive');
   if (okDiscount && (order.discount_total ?? 0) < lineDiscounts) {
     errors.add('order.discount_total', "must include the items' discount_total");
@@ -178,7 +189,10 @@ function checkAmounts(
   const shipping = order.shipping_total ?? 0;
   const discount = order.discount_total ?? 0;
   const sum = gross - discount + shipping;
-  if (sum !== order.total) {
+  if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {
+    // Only with options past any real order (maxItems × maxTotalCents over 2^53): still a 400, never a float sum.
+    errors.add('order.items', `add up past ${Number.MAX_SAFE_INTEGER} cents`);
+  } else if (sum !== order.total) {
     const f = centsToDecimalString;
     errors.add(
       'order.total',
@@ -202,18 +216,24 @@ function checkId(errors: FieldErrorCollector, field: string, value: unknown, rul
   if (problem) errors.add(field, problem);
 }
 
-/** The order's reference: `reference`, else `display_id`, else `id`; named by the field it came from. */
+/**
+ * The order's reference: `reference`, else `display_id`, else `id`; named by the field it came from. `display_id`
+ * is checked whenever it is given, reference or not: the record keeps it as the order's number.
+ */
 function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErrorCollector): string {
   const rule = textRule(limits, 'reference', true);
+  const display = order.display_id;
+  if (display !== undefined && display !== null) {
+    if (typeof display !== 'number') checkId(errors, 'order.display_id', display, rule);
+    else if (!Number.isSafeInteger(display) || display < 0) {
+      errors.add('order.display_id', 'must be a string or a non-negative integer');
+    }
+  }
   if (order.reference !== undefined && order.reference !== null) {
     checkId(errors, 'order.reference', order.reference, rule);
     return order.reference;
   }
-  if (order.display_id !== undefined && order.display_id !== null) {
-    const display = typeof order.display_id === 'number' ? String(order.display_id) : order.display_id;
-    checkId(errors, 'order.display_id', display, rule);
-    return String(display);
-  }
+  if (display !== undefined && display !== null) return String(display);
   if (!errors.has('order.id')) checkId(errors, 'order.id', order.id, rule);
   return order.id;
 }
@@ -235,6 +255,10 @@ function checkItemTexts(
     check('id', item.id, textRule(limits, 'productId', true));
     check('title', item.title, textRule(limits, 'title', true));
     check('thumbnail', item.thumbnail, textRule(limits, 'imageUrl'));
+    // The service takes only an absolute http(s) image URL: anything else would be refused after the claim.
+    if (nonEmpty(item.thumbnail) && !errors.has(`${at}.thumbnail`) && !isHttpUrl(item.thumbnail.trim())) {
+      errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
+    }
   });
 }
 

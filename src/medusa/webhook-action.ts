@@ -6,7 +6,7 @@ import { parseJsonObject } from '../webhooks/webhook-body';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import { WebhookInboxService } from '../webhooks/webhook-inbox.service';
-import { readDelivery } from '../webhooks/webhook-payload';
+import { deliveryTextProblem, readDelivery } from '../webhooks/webhook-payload';
 import { WebhookTokenService } from '../webhooks/webhook-token.service';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult, MedusaWebhookPayload } from './types';
@@ -48,6 +48,11 @@ export async function webhookAction(
     return { action: 'not_supported' };
   }
   const delivery = readDelivery(body);
+  const problem = deliveryTextProblem(delivery);
+  if (problem) {
+    logger.warn(`webhook delivery not acted on: ${problem}`);
+    return { action: 'not_supported' };
+  }
   const stored = await app.get(WebhookInboxService, { strict: false }).store(delivery, body, auth.webhookId);
   if (stored.state === 'pending') {
     await app.get(WebhookInboxProcessor, { strict: false }).processNow(stored.id, stored.gatewayId);

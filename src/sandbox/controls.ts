@@ -3,7 +3,7 @@ import type { Auth } from './auth';
 import { createCardToken } from './cards';
 import { ALL_SCOPES } from './constants';
 import type { Core, RouteResult } from './core';
-import { invalidField, notFound } from './errors';
+import { badRequest, invalidField, notFound } from './errors';
 import type { Faults } from './faults';
 import { isObject, parseJsonObject, type JsonObject } from './http';
 import type { Lifecycle } from './lifecycle';
@@ -81,7 +81,7 @@ export async function handleControl(
   const invoice = /^\/_sandbox\/invoices\/([^/]+)(?:\/([a-z-]+))?$/.exec(path);
   if (invoice) {
     const [, id, action] = invoice;
-    const key = decodeURIComponent(id);
+    const key = decodePathPart(id);
     if (method === 'GET' && action === undefined) {
       const record = controls.getInvoice(key);
       if (!record) throw notFound(`no invoice ${key}`);
@@ -111,7 +111,7 @@ export async function handleControl(
   }
   const asset = /^\/_sandbox\/(qr|billet)\/([^/]+)\.(png|svg)$/.exec(path);
   if (asset && method === 'GET') {
-    const rec = d.core.store.findInvoice(decodeURIComponent(asset[2]));
+    const rec = d.core.store.findInvoice(decodePathPart(asset[2]));
     if (asset[1] === 'qr' && asset[3] === 'png' && rec?.pix) {
       return { body: await qrPng(rec.pix.payload), headers: { 'Content-Type': 'image/png' } };
     }
@@ -138,9 +138,7 @@ export async function handleControl(
     case 'GET /_sandbox/deliveries':
       return ok({ deliveries: controls.deliveries() });
     case 'POST /_sandbox/deliveries/wait':
-      await controls.waitForDeliveries(
-        typeof body().timeoutMs === 'number' ? (body().timeoutMs as number) : undefined,
-      );
+      await controls.waitForDeliveries(waitTimeout(body()));
       return ok({ deliveries: controls.deliveries() });
     case 'GET /_sandbox/faults':
       return ok({ faults: controls.faults(), webhooks: d.deliveries.currentFaults() });
@@ -157,6 +155,26 @@ export async function handleControl(
     default:
       return null;
   }
+}
+
+/** A percent-encoded path segment; a malformed one (`%`, `%E0%A4%A`) is a 400, not a URIError (500). */
+function decodePathPart(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw badRequest('the path has a malformed percent-encoding');
+  }
+}
+
+/** Longest wait of `POST /_sandbox/deliveries/wait`, in ms: a control never holds a connection for long. */
+const MAX_WAIT_MS = 60_000;
+
+/** `timeoutMs` of a wait: an integer from 0 to {@link MAX_WAIT_MS}, or absent (the default). */
+function waitTimeout(body: JsonObject): number | undefined {
+  const c = new FieldCheck();
+  const timeoutMs = c.integer(body, 'timeoutMs', 'timeoutMs', { min: 0, max: MAX_WAIT_MS });
+  c.done();
+  return timeoutMs ?? undefined;
 }
 
 function publicHook(h: { id: string; url: string | null; token: string; merchantToken: string }) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WireWebhookDelivery } from '../gateway/wire.types';
 import type { Core, EventKind } from './core';
 import { localDateTime } from './dates';
+import { SandboxError } from './errors';
 import { renderCurrent } from './shapes';
 import type { DeliveryLogEntry, SandboxInvoiceRecord, WebhookFaults, WebhookRegistration } from './types';
 import { sendWebhook } from './webhook-send';
@@ -107,7 +108,8 @@ export class Deliveries {
     if (this.pending === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`deliveries still pending after ${timeoutMs} ms`)),
+        // A SandboxError, so the HTTP control answers 504 (not "failed unexpectedly"); in process it still rejects.
+        () => reject(new SandboxError(504, 'timeout', `deliveries still pending after ${timeoutMs} ms`)),
         timeoutMs,
       );
       this.idle.push(() => {

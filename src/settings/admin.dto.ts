@@ -24,13 +24,18 @@ export const MAX_DUE_DAYS = 90;
 /** Highest number of installments accepted: the service's bound (A3). */
 export const MAX_INSTALLMENTS = 12;
 
+/** Highest `ecommerce` id: the columns are `integer`, 32 bits on PostgreSQL (a larger one was a database error). */
+export const MAX_ECOMMERCE_ID = 2_147_483_647;
+
 export class EcommerceDto {
   @IsInt({ message: 'storeId must be an integer' })
   @Min(1, { message: 'storeId must be at least 1' })
+  @Max(MAX_ECOMMERCE_ID, { message: `storeId must be at most ${MAX_ECOMMERCE_ID}` })
   storeId!: number;
 
   @IsInt({ message: 'checkout must be an integer' })
   @Min(1, { message: 'checkout must be at least 1' })
+  @Max(MAX_ECOMMERCE_ID, { message: `checkout must be at most ${MAX_ECOMMERCE_ID}` })
   checkout!: number;
 }
 
@@ -173,6 +178,7 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString({ message: 'q must be a string' })
   @MaxLength(100, { message: 'q must be at most 100 characters' })
+  @IsPlainText()
   q?: string;
 }
 

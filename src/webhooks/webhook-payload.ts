@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
 import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
@@ -24,6 +25,24 @@ export interface WebhookDelivery {
   invoiceError: string | null;
   /** See {@link dedupeKeyOf}. */
   dedupeKey: string;
+}
+
+/**
+ * The text a delivery's inbox row keeps (event, ids, sent_at, the invoice's id and referrer) checked against the
+ * module's one text rule: `body.<field>: must not contain control characters`, or `null`. PostgreSQL refuses a NUL
+ * in text (it was a 500), and the service sends none: such a body is refused (400), not stored or stripped.
+ */
+export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
+  const fields: Array<[string, string | null | undefined]> = [
+    ['event', delivery.event],
+    ['delivery_id', delivery.deliveryId],
+    ['webhook', delivery.webhookId],
+    ['sent_at', delivery.sentAt],
+    ['invoice.id', delivery.invoice?.id],
+    ['invoice.referrer', delivery.invoice?.referrer],
+  ];
+  const bad = fields.find(([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value));
+  return bad ? `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` : null;
 }
 
 /** The parts of the wire profile a delivery is read with. */

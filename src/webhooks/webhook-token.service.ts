@@ -53,6 +53,13 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  * have no commas). The token line is the one that is strict base64 of a text with a colon; order does not matter.
  * The token splits at its first colon: `merchant` (possibly empty) and `service`.
  */
+/**
+ * Longest service token sent to the service for validation: the service takes at most 512 characters (A13, what
+ * the sandbox enforces). A longer one is refused here (401) rather than sent and answered 422, which read as "the
+ * service cannot validate now" (503) and spent the validation budget.
+ */
+export const MAX_SERVICE_TOKEN_LENGTH = 512;
+
 export function readWebhookHeaderLines(received: readonly string[]): WebhookHeaderLines {
   const lines = received
     .flatMap((v) => v.split(','))
@@ -69,6 +76,13 @@ export function readWebhookHeaderLines(received: readonly string[]): WebhookHead
   const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
   if (token.service.length === 0)
     return { webhookId, token: null, problem: 'the token has an empty service part' };
+  if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
+    return {
+      webhookId,
+      token: null,
+      problem: `the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`,
+    };
+  }
   return { webhookId, token, problem: null };
 }
 

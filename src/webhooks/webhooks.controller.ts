@@ -17,7 +17,7 @@ import { WEBHOOKS_OPTIONS } from './constants';
 import { parseJsonObject, webhookBodyOf } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
-import { readDelivery } from './webhook-payload';
+import { deliveryTextProblem, readDelivery } from './webhook-payload';
 import { GatewayClient } from '../gateway/gateway.client';
 import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WebhookTokenService } from './webhook-token.service';
@@ -86,6 +86,8 @@ abstract class WebhooksControllerBase {
     }
 
     const delivery = readDelivery(body, await this.gateway.wireProfile());
+    const problem = deliveryTextProblem(delivery);
+    if (problem) throw new BadRequestException(problem);
     const stored = await this.inbox.store(delivery, body, auth.webhookId);
     if (stored.state === 'dead')
       throw new UnprocessableEntityException(stored.problem ?? 'unreadable delivery');

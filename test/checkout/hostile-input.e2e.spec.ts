@@ -8,6 +8,7 @@ import {
   InvoicePaymentProvider,
   InvoicePaymentsModule,
   InvoiceRecord,
+  UpdatePaymentInput,
 } from '../../src/index';
 import { startSandbox, SandboxServer, TEST_CARDS } from '../../src/sandbox';
 import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
@@ -22,6 +23,11 @@ class ShopController {
   @Post('checkout')
   checkout(@Body() body: InitiatePaymentInput) {
     return this.payments.initiatePayment(body);
+  }
+
+  @Post('update')
+  update(@Body() body: UpdatePaymentInput) {
+    return this.payments.updatePayment(body);
   }
 
   @Post('status')
@@ -147,6 +153,56 @@ const CASES: Array<[string, Mutation, string, RegExp]> = [
     'card.holder_name',
     /control characters/,
   ],
+  // Red team after issue 23: amounts past a safe integer were a 500 (the "does not add up" message could not be
+  // formatted) or, cancelling out, were sent; the order number beside a reference was stored unchecked.
+  [
+    'a unit price times quantity past Number.MAX_SAFE_INTEGER',
+    (i) => void Object.assign(order(i).items[1], { unit_price: Number.MAX_SAFE_INTEGER, quantity: 2 }),
+    'order.items[1].unit_price',
+    /at most 10000000\.00 \(checkout\.maxTotalCents\)/,
+  ],
+  [
+    'a quantity of Number.MAX_SAFE_INTEGER',
+    (i) => void (order(i).items[1].quantity = Number.MAX_SAFE_INTEGER),
+    'order.items[1].quantity',
+    /times unit_price must be at most 10000000\.00 \(checkout\.maxTotalCents\)/,
+  ],
+  [
+    'a shipping total of Number.MAX_SAFE_INTEGER',
+    (i) => void (order(i).shipping_total = Number.MAX_SAFE_INTEGER),
+    'order.shipping_total',
+    /at most 10000000\.00/,
+  ],
+  [
+    'huge amounts that cancel out exactly (2^52 × 2 − (2^53 − 100) = 100)',
+    (i) => {
+      const o = order(i);
+      o.items = [{ id: 'a', title: 'A', quantity: 2, unit_price: 2 ** 52, requires_shipping: false }];
+      Object.assign(o, { discount_total: 2 ** 53 - 100, shipping_total: 0, total: 100 });
+      delete o.shipping_address;
+      i.amount = 100;
+    },
+    'order.items[0].unit_price',
+    /at most 10000000\.00/,
+  ],
+  [
+    'a NUL byte in display_id beside a reference',
+    (i) => void (order(i).display_id = '10\u000001'),
+    'order.display_id',
+    /control characters/,
+  ],
+  [
+    'a display_id that is a fraction',
+    (i) => void (order(i).display_id = 1.5),
+    'order.display_id',
+    /string or a non-negative integer/,
+  ],
+  [
+    'a thumbnail that is not an http(s) URL',
+    (i) => void (order(i).items[0].thumbnail = 'javascript:alert(1)'),
+    'order.items[0].thumbnail',
+    /http/,
+  ],
 ];
 
 describeEachDatabase(
@@ -197,6 +253,25 @@ describeEachDatabase(
         const res = await request(shop.url).post('/shop/status').send({ invoiceRecordId: id });
         expect(res.status).toBe(400);
         expect(Object.keys(res.body.fields)).toEqual(['data.invoiceRecordId']);
+      }
+    });
+
+    it('updatePayment with card data that is not an object: 400 naming card, never a TypeError (500)', async () => {
+      const first = await request(shop.url).post('/shop/checkout').send(checkout(makeOrder(), 'pix'));
+      expect(first.status).toBe(201);
+      const order = makeOrder();
+      for (const card of ['tok_x', 42, true]) {
+        seen.length = 0;
+        const res = await request(shop.url)
+          .post('/shop/update')
+          .send({
+            amount: order.total,
+            currency_code: 'BRL',
+            data: { invoiceRecordId: first.body.id, order, method: 'card', card },
+          });
+        expect([card, res.status]).toEqual([card, 400]);
+        expect(res.body.fields).toEqual({ card: ['must be an object'] });
+        expect(seen.filter((line) => !line.startsWith('POST /_sandbox'))).toEqual([]);
       }
     });
 

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { InvoiceRecord } from '../../src/index';
+import { InvoicePaymentsSettingsRecord } from '../../src/settings';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { CapturingLogger } from '../support/capturing-logger';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -55,6 +56,44 @@ describeEachDatabase('the admin API under attack', (kind) => {
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.errors)).toEqual(['orderId']);
     expect(await db.dataSource.getRepository(InvoiceRecord).count()).toBe(0);
+  });
+
+  // Red team after issues 23 and 25: a NUL in `q` and a 1e20 ecommerce id were PostgreSQL errors (500).
+  it('the search text `q` with a NUL byte or a bidi override: 400 naming q (PostgreSQL refuses NUL in text)', async () => {
+    for (const q of ['%00', 'a%00b', 'Ana%E2%80%AE', 'x%0D%0Ay']) {
+      const res = await app.http().get(`${A}/invoices?q=${q}`).set(adminAuth);
+      expect([q, res.status]).toEqual([q, 400]);
+      expect(res.body).toMatchObject({ code: 'invalid', field: 'q' });
+      expect(Object.keys(res.body.errors)).toEqual(['q']);
+    }
+    // An ordinary search (emoji and accents included) still answers.
+    const ok = await app
+      .http()
+      .get(`${A}/invoices?q=${encodeURIComponent('João 😀')}`)
+      .set(adminAuth);
+    expect(ok.status).toBe(200);
+  });
+
+  it('ecommerce ids beyond a 32-bit integer (1e20, 2^31): 400 naming the field with its limit, nothing saved', async () => {
+    const before = await db.dataSource.getRepository(InvoicePaymentsSettingsRecord).find();
+    for (const [ecommerce, field] of [
+      [{ storeId: 1e20, checkout: 1 }, 'ecommerce.storeId'],
+      [{ storeId: 1, checkout: 2 ** 31 }, 'ecommerce.checkout'],
+      [{ storeId: Number.MAX_SAFE_INTEGER, checkout: 1 }, 'ecommerce.storeId'],
+    ] as const) {
+      const res = await app.http().put(`${A}/settings`).set(adminAuth).send({ ecommerce });
+      expect([field, res.status]).toEqual([field, 400]);
+      expect(res.body).toMatchObject({ code: 'too_large', field, limit: 2147483647 });
+    }
+    expect(await db.dataSource.getRepository(InvoicePaymentsSettingsRecord).find()).toEqual(before);
+    // The largest accepted is stored and read back exactly.
+    const ok = await app
+      .http()
+      .put(`${A}/settings`)
+      .set(adminAuth)
+      .send({ ecommerce: { storeId: 2147483647, checkout: 1 } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.ecommerce).toEqual({ storeId: 2147483647, checkout: 1 });
   });
 
   it('every path under the prefix is 401 without a valid key, known or not: the routes cannot be listed', async () => {
