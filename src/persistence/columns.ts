@@ -1,4 +1,4 @@
-import { ValueTransformer } from 'typeorm';
+import { Column, ValueTransformer } from 'typeorm';
 
 /**
  * Cents are stored as BIGINT: PostgreSQL hands BIGINT back as a string (it may exceed 2^53), so read it back into
@@ -22,3 +22,17 @@ export const isoTimestampColumn: ValueTransformer = {
   to: (value: Date | null | undefined) => (value instanceof Date ? value.toISOString() : value),
   from: (value: string | null) => (value === null || value === undefined ? null : new Date(value)),
 };
+
+/**
+ * A timestamp column of the module's tables: ISO-8601 text (`varchar(32)`) read back as a `Date`
+ * ({@link isoTimestampColumn}). Non-null unless `nullable` is set.
+ */
+export function TimestampColumn(name: string, options: { nullable?: boolean } = {}): PropertyDecorator {
+  return Column({
+    name,
+    type: 'varchar',
+    length: 32,
+    nullable: options.nullable ?? false,
+    transformer: isoTimestampColumn,
+  });
+}

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { isoTimestampColumn } from './columns';
+import { TimestampColumn } from './columns';
 
 /** What moved (or tried to move) an invoice's status. */
 export type StatusChangeSource = 'create' | 'operation' | 'webhook' | 'sweep' | 'provider' | 'admin';
@@ -47,13 +47,7 @@ export class InvoiceStatusHistory {
    * Applied changes are also the outbox of host notifications: `notifiedAt` is set once the host's port and the
    * event bus have both had the change, so a crash between applying and notifying is retried, never lost.
    */
-  @Column({
-    name: 'notified_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('notified_at', { nullable: true })
   notifiedAt!: Date | null;
 
   @Column({ name: 'notify_attempts', type: 'integer', default: 0 })
@@ -63,19 +57,13 @@ export class InvoiceStatusHistory {
   notifyError!: string | null;
 
   /** Until when an instance holds this change's delivery (a lease; see `StatusChangeDispatcher`). */
-  @Column({
-    name: 'notify_locked_until',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('notify_locked_until', { nullable: true })
   notifyLockedUntil!: Date | null;
 
   /** Who made the change when a person did (an admin's resolution); `null` for the module's own reports. */
   @Column({ type: 'varchar', length: 128, nullable: true })
   actor!: string | null;
 
-  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('created_at')
   createdAt!: Date;
 }

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
-import { centsColumn, isoTimestampColumn } from './columns';
+import { centsColumn, TimestampColumn } from './columns';
 
 /** Where the local row stands in creating its invoice at the service. */
 export type InvoiceCreationState =
@@ -135,23 +135,11 @@ export class InvoiceRecord {
    * No new creation for the order before this instant: the create request was sent and could still land until its
    * timeout plus `checkout.lateCreationMarginMs` have passed. Set when the request leaves.
    */
-  @Column({
-    name: 'settles_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('settles_at', { nullable: true })
   settlesAt!: Date | null;
 
   /** When the creation's outcome became unknown; the "cannot decide" window counts from here. */
-  @Column({
-    name: 'unknown_since',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('unknown_since', { nullable: true })
   unknownSince!: Date | null;
 
   /**
@@ -187,23 +175,17 @@ export class InvoiceRecord {
    * (a new record), `9999-12-31...` off the schedule (final, or past its window). Indexed: a round reads only the
    * due rows, so its cost follows the open invoices, not the account.
    */
-  @Column({
-    name: 'next_check_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('next_check_at', { nullable: true })
   nextCheckAt!: Date | null;
 
   /** Last payload received for this invoice, as JSON text. */
   @Column({ name: 'raw_snapshot', type: 'text', nullable: true })
   rawSnapshot!: string | null;
 
-  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('created_at')
   createdAt!: Date;
 
-  @Column({ name: 'updated_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('updated_at')
   updatedAt!: Date;
 
   /** Optimistic lock: every update bumps it. */

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { isoTimestampColumn } from './columns';
+import { TimestampColumn } from './columns';
 
 /**
  * A named lease: which instance runs a singleton job (the reconciliation of open invoices) until when. A crashed
@@ -14,6 +14,6 @@ export class InvoicePaymentsLease {
   @Column({ type: 'varchar', length: 64 })
   holder!: string;
 
-  @Column({ name: 'locked_until', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('locked_until')
   lockedUntil!: Date;
 }

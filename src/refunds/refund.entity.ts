@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
-import { centsColumn, isoTimestampColumn } from '../persistence/columns';
+import { centsColumn, TimestampColumn } from '../persistence/columns';
 
 /** Where one refund stands. */
 export type RefundState =
@@ -62,23 +62,11 @@ export class InvoiceRefund {
   baselineCents!: number | null;
 
   /** Until then the request could still land at the service: not settled as "not made" before. */
-  @Column({
-    name: 'settles_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('settles_at', { nullable: true })
   settlesAt!: Date | null;
 
   /** When to read the invoice back next (`unknown` rows, the settlement worker). */
-  @Column({
-    name: 'next_check_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('next_check_at', { nullable: true })
   nextCheckAt!: Date | null;
 
   /** Read-backs made so far (backoff). */
@@ -93,19 +81,13 @@ export class InvoiceRefund {
   @Column({ name: 'alerted', type: 'boolean' })
   alerted!: boolean;
 
-  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('created_at')
   createdAt!: Date;
 
-  @Column({ name: 'updated_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('updated_at')
   updatedAt!: Date;
 
   /** When it became `succeeded` or `failed`. */
-  @Column({
-    name: 'settled_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('settled_at', { nullable: true })
   settledAt!: Date | null;
 }

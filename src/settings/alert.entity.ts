@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { isoTimestampColumn } from '../persistence/columns';
+import { TimestampColumn } from '../persistence/columns';
 
 /**
  * One alert the module raised (`InvoicePaymentsEvents.Alert`: paid after cancel, amount mismatch, dead-lettered
@@ -26,16 +26,10 @@ export class InvoicePaymentsAlertRecord {
   @Column({ type: 'text' })
   message!: string;
 
-  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('created_at')
   createdAt!: Date;
 
   /** When a person marked it handled; `null` while open. */
-  @Column({
-    name: 'acknowledged_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('acknowledged_at', { nullable: true })
   acknowledgedAt!: Date | null;
 }

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn, VersionColumn } from 'typeorm';
-import { isoTimestampColumn } from '../persistence/columns';
+import { TimestampColumn } from '../persistence/columns';
 
 /** Id of the one settings row used until settings are per store. */
 export const DEFAULT_SETTINGS_ID = 'default';
@@ -68,10 +68,10 @@ export class InvoicePaymentsSettingsRecord {
   @Column({ name: 'referrer_namespace', type: 'varchar', length: 16, nullable: true })
   referrerNamespace!: string | null;
 
-  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('created_at')
   createdAt!: Date;
 
-  @Column({ name: 'updated_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('updated_at')
   updatedAt!: Date;
 
   /** Optimistic lock: a save that read an older version retries instead of overwriting another admin's change. */

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
-import { isoTimestampColumn } from '../persistence/columns';
+import { TimestampColumn } from '../persistence/columns';
 import { TRACKING_OUTBOX_TABLE } from './constants';
 import type { TrackingOutboxStatus } from './types';
 
@@ -48,17 +48,11 @@ export class TrackingOutbox {
   attempts!: number;
 
   /** Not to be tried before this time (backoff). */
-  @Column({ name: 'next_attempt_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('next_attempt_at')
   nextAttemptAt!: Date;
 
   /** A worker holds the row until then; after it, the claim has lapsed (the worker died) and any worker may take it. */
-  @Column({
-    name: 'locked_until',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('locked_until', { nullable: true })
   lockedUntil!: Date | null;
 
   /** The claim that holds the row (worker id and claim number). */
@@ -77,15 +71,15 @@ export class TrackingOutbox {
    * When the host recorded this code (again): orders the codes of one order, the latest being the one that counts.
    * Strictly increasing per order, even within one millisecond.
    */
-  @Column({ name: 'recorded_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('recorded_at')
   recordedAt!: Date;
 
-  @Column({ name: 'sent_at', type: 'varchar', length: 32, nullable: true, transformer: isoTimestampColumn })
+  @TimestampColumn('sent_at', { nullable: true })
   sentAt!: Date | null;
 
-  @Column({ name: 'created_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('created_at')
   createdAt!: Date;
 
-  @Column({ name: 'updated_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('updated_at')
   updatedAt!: Date;
 }

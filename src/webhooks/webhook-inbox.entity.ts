@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { isoTimestampColumn } from '../persistence/columns';
+import { TimestampColumn } from '../persistence/columns';
 
 /**
  * Where an inbox entry stands.
@@ -64,23 +64,11 @@ export class WebhookInboxEntry {
   attempts!: number;
 
   /** When a pending entry is due (again). */
-  @Column({
-    name: 'next_attempt_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('next_attempt_at', { nullable: true })
   nextAttemptAt!: Date | null;
 
   /** A processor holds the entry until then; after it, a crashed processor's claim lapses. */
-  @Column({
-    name: 'locked_until',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('locked_until', { nullable: true })
   lockedUntil!: Date | null;
 
   /** Why the last attempt failed or why the entry is dead (never a secret). */
@@ -95,15 +83,9 @@ export class WebhookInboxEntry {
   @Column({ name: 'invoice_record_id', type: 'varchar', length: 36, nullable: true })
   invoiceRecordId!: string | null;
 
-  @Column({ name: 'received_at', type: 'varchar', length: 32, transformer: isoTimestampColumn })
+  @TimestampColumn('received_at')
   receivedAt!: Date;
 
-  @Column({
-    name: 'processed_at',
-    type: 'varchar',
-    length: 32,
-    nullable: true,
-    transformer: isoTimestampColumn,
-  })
+  @TimestampColumn('processed_at', { nullable: true })
   processedAt!: Date | null;
 }
