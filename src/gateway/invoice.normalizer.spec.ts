@@ -14,6 +14,16 @@ import { centsToDecimalString, formatBrl } from './money';
 const loose = (o: object) => o as unknown as Record<string, unknown>;
 
 describe('normalizeInvoice: current shape (§2.1)', () => {
+  it('reads a NUL in the wording of the service as U+FFFD (PostgreSQL cannot store it; the report must still apply)', () => {
+    const body = currentBilletResponse();
+    body.invoice.status.text = 'pa\u0000id';
+    body.invoice.status.title = '\u0000';
+    const inv = normalizeInvoice(body);
+    expect(inv.status.text).toBe('pa\uFFFDid');
+    expect(inv.status.title).toBe('\uFFFD');
+    expect(inv.status.code).toBe(1);
+  });
+
   it('reads every field of a creation response', () => {
     const body = currentBilletResponse();
     const inv = normalizeInvoice(body);

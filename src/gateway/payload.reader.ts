@@ -13,9 +13,13 @@ export function asRecord(value: unknown): JsonRecord | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : null;
 }
 
-/** A string as is, a finite number as its text; anything else (and `""`) → `null`. */
+/**
+ * A string as is, a finite number as its text; anything else (and `""`) → `null`. A NUL character becomes U+FFFD:
+ * PostgreSQL cannot store it in text, and a stray one in the service's wording must not keep its report (a payment)
+ * from being applied.
+ */
 export function asText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value;
+  if (typeof value === 'string') return value === '' ? null : value.replace(/\u0000/g, '\uFFFD');
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }
