@@ -19,7 +19,7 @@ export function asRecord(value: unknown): JsonRecord | null {
  * from being applied.
  */
 export function asText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value.replace(/\u0000/g, '\uFFFD');
+  if (typeof value === 'string') return value === '' ? null : value.replaceAll('\u0000', '\uFFFD');
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }
