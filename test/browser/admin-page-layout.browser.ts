@@ -166,6 +166,12 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
         // Found by the customer's name, shown by the order's number.
         await page.fill('#filter-q', 'joana PRADO');
         await page.click('#apply-filters');
+        // The paid order is in the unfiltered list too: wait for the filtered list (one row), or fail on timeout.
+        await page.waitForFunction(
+          () => document.querySelectorAll('#invoice-list tbody tr').length === 1,
+          undefined,
+          { timeout: 10_000 },
+        );
         const row = page.locator('#invoice-list tbody tr', { hasText: words.order(paid.order.display_id) });
         await row.waitFor();
         expect(await page.locator('#invoice-list tbody tr').count()).toBe(1);
