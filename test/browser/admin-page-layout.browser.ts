@@ -168,7 +168,7 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
         await page.click('#apply-filters');
         // The paid order is in the unfiltered list too: wait for the filtered list (one row), or fail on timeout.
         await page.waitForFunction(
-          () => document.querySelectorAll('#invoice-list tbody tr').length === 1,
+          "document.querySelectorAll('#invoice-list tbody tr').length === 1",
           undefined,
           { timeout: 10_000 },
         );
