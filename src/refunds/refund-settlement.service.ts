@@ -96,11 +96,7 @@ export class RefundSettlementService {
       amountCents: refund.amountCents,
       reason,
     };
-    try {
-      this.events.emit(InvoicePaymentsEvents.RefundSettled, event);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.RefundSettled} threw: ${why(err)}`);
-    }
+    this.announce(InvoicePaymentsEvents.RefundSettled, event);
     return true;
   }
 
@@ -138,10 +134,15 @@ export class RefundSettlementService {
       invoiceRecordId: refund.invoiceRecordId,
       message,
     };
+    this.announce(InvoicePaymentsEvents.Alert, alert);
+  }
+
+  /** Emits after the row moved; a throwing listener is logged, never the settling caller's problem. */
+  private announce(name: string, payload: unknown): void {
     try {
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
+      this.events.emit(name, payload);
     } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${why(err)}`);
+      this.logger.error(`a listener of ${name} threw: ${why(err)}`);
     }
   }
 
