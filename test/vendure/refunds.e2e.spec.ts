@@ -135,6 +135,23 @@ describeEachDatabase('InvoicePaymentsPlugin: a refund whose answer was lost', (k
     expect(env.sandbox.controls.getInvoice(order.invoiceId)!.refunds).toHaveLength(2);
   });
 
+  it('another refundOrder while one is being confirmed settles the first (read back first), then refunds', async () => {
+    const order = await paidCardOrder('lost-then-another');
+    expect(await refundWithAnswerLost(order.paymentId, 2000)).toMatchObject({ state: 'Pending' });
+    const { refundOrder } = await refund(order.paymentId, 1000);
+    expect(refundOrder).toMatchObject({ state: 'Settled', total: 1000 });
+    await waitFor(
+      async () => refundsOf(await adminOrder(env, order.id))[0]?.[0] === 'Settled',
+      20_000,
+      'first Vendure refund settled',
+    );
+    expect(refundsOf(await adminOrder(env, order.id))).toEqual([
+      ['Settled', 2000],
+      ['Settled', 1000],
+    ]);
+    expect(env.sandbox.controls.getInvoice(order.invoiceId)!.refunds).toHaveLength(2);
+  });
+
   it('a refund the service never made (503 before processing): Pending, then Failed with a note', async () => {
     const order = await paidCardOrder('not-made');
     env.sandbox.controls.addFault({ method: 'PUT', path: '/invoices', status: 503, times: 1 });
