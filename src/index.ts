@@ -63,7 +63,7 @@ export { InvoicePaymentsEvents } from './core/events';
 export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
 export { GATEWAY_ERROR_HTTP_STATUS } from './core/http-status';
 export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
-export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from './core/events';
+export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
 export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
 export type { LateInvoiceAdopter } from './core/late-invoice.port';
 export { STATUS_TABLE, statusRow } from './core/status-table';

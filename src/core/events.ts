@@ -15,6 +15,11 @@ export const InvoicePaymentsEvents = {
   TrackingPosted: 'invoice-payments.tracking_posted',
   /** A tracking code could not be posted after the configured attempts. Payload: `{ orderId, code, error }`. */
   TrackingFailed: 'invoice-payments.tracking_failed',
+  /**
+   * A refund whose answer was lost (`unknown`) was settled: made (`succeeded`) or not made (`failed`). Emitted once,
+   * after the ledger row moved. Payload: `RefundSettled`.
+   */
+  RefundSettled: 'invoice-payments.refund_settled',
 } as const;
 
 export interface InvoicePaymentsAlert {
@@ -53,4 +58,17 @@ export interface DuplicateInvoiceCanceled {
   /** The order's invoice that was kept (open or paid). */
   keptInvoiceRecordId: string;
   keptGatewayId: string | null;
+}
+
+/** Payload of `invoice-payments.refund_settled`: how a refund that was being confirmed ended. */
+export interface RefundSettled {
+  /** The ledger row (`InvoiceRefund.id`); the Vendure plugin keeps it in its Refund's `metadata.refundId`. */
+  refundId: string;
+  invoiceRecordId: string;
+  gatewayId: string | null;
+  /** `succeeded`: the service made it; `failed`: it was not made (nothing was refunded). */
+  state: 'succeeded' | 'failed';
+  amountCents: number;
+  /** How it was decided (the totals read back), for a person. */
+  reason: string | null;
 }

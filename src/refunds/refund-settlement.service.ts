@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -39,7 +39,7 @@ export class RefundSettlementService {
     if (refund.state !== 'unknown') return refund;
     if (refund.baselineCents === null) {
       // Marked unknown before the request could leave (it leaves only once the baseline is stored).
-      await this.refunds.move(refund.id, ['unknown'], { state: 'failed', reason: 'never sent' });
+      await this.finish(refund, 'failed', 'never sent', null);
       return this.current(refund);
     }
     const record = await this.records.get(refund.invoiceRecordId);
@@ -60,19 +60,44 @@ export class RefundSettlementService {
     const baseline = refund.baselineCents;
     const seen = `refunds.total ${centsToDecimalString(total)} (before: ${centsToDecimalString(baseline)})`;
     if (total >= baseline + refund.amountCents) {
-      await this.refunds.move(refund.id, ['unknown'], { state: 'succeeded', reason: `confirmed: ${seen}` });
+      await this.finish(refund, 'succeeded', `confirmed: ${seen}`, record.gatewayId);
       this.logger.log(`refund ${refund.id}: made at the service (${seen})`);
       return this.current(refund);
     }
     const landed = Date.now() >= (refund.settlesAt?.getTime() ?? 0);
     if (total === baseline && landed) {
       const reason = `not made: ${seen} after the request could have landed`;
-      await this.refunds.move(refund.id, ['unknown'], { state: 'failed', reason });
+      await this.finish(refund, 'failed', reason, record.gatewayId);
       this.logger.warn(`refund ${refund.id}: ${reason}`);
       return this.current(refund);
     }
     const unclear = total === baseline ? `not seen yet: ${seen}` : `unclear: ${seen} moved by another amount`;
     return this.later(refund, unclear);
+  }
+
+  /**
+   * Moves an `unknown` refund to `state` and, if this call moved it (exactly one caller does), emits
+   * `RefundSettled` after the move (no transaction is open). A throwing listener is logged, never the caller's
+   * problem: the row has settled either way.
+   */
+  async finish(
+    refund: InvoiceRefund,
+    state: RefundSettled['state'],
+    reason: string,
+    gatewayId: string | null,
+  ): Promise<boolean> {
+    const moved = await this.refunds.move(refund.id, ['unknown'], { state, reason: reason.slice(0, 2000) });
+    if (!moved) return false;
+    const event: RefundSettled = {
+      refundId: refund.id,
+      invoiceRecordId: refund.invoiceRecordId,
+      gatewayId,
+      state,
+      amountCents: refund.amountCents,
+      reason,
+    };
+    this.announce(InvoicePaymentsEvents.RefundSettled, event);
+    return true;
   }
 
   /** Seconds until the next read-back of an unknown refund (for "retry in N s"). */
@@ -109,10 +134,15 @@ export class RefundSettlementService {
       invoiceRecordId: refund.invoiceRecordId,
       message,
     };
+    this.announce(InvoicePaymentsEvents.Alert, alert);
+  }
+
+  /** Emits after the row moved; a throwing listener is logged, never the settling caller's problem. */
+  private announce(name: string, payload: unknown): void {
     try {
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
+      this.events.emit(name, payload);
     } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${why(err)}`);
+      this.logger.error(`a listener of ${name} threw: ${why(err)}`);
     }
   }
 

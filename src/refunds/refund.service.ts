@@ -195,7 +195,10 @@ export class RefundService {
     } catch (err) {
       return this.sendFailed({ ...refund, baselineCents: baseline, settlesAt }, record, err);
     }
-    await this.refunds.move(refund.id, ['pending', 'unknown'], { state: 'succeeded', reason: null });
+    // Marked unknown meanwhile (a caller took it for a dead sender's): settled from there, and announced.
+    if (!(await this.refunds.move(refund.id, ['pending'], { state: 'succeeded', reason: null }))) {
+      await this.settlement.finish(refund, 'succeeded', 'made: the service answered', record.gatewayId);
+    }
     await this.status.applyReport({
       recordId: record.id,
       code: answer.status.code,

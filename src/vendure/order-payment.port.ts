@@ -3,7 +3,6 @@ import {
   HistoryService,
   isGraphQlErrorResult,
   Logger,
-  Order,
   OrderService,
   Payment,
   PaymentMethodService,
@@ -15,11 +14,11 @@ import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-paymen
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
+import { orderContext } from './order-context';
 import { addOrderNote } from './order-notes';
 import { findInvoicePaymentMethod } from './payment-method.lookup';
 
 const LOG_CONTEXT = 'InvoicePaymentsPlugin';
-const DEFAULT_CHANNEL_CODE = '__default_channel__';
 
 /**
  * The module's order port for Vendure: each applied status change of an invoice moves the order's Payment for that
@@ -30,7 +29,8 @@ const DEFAULT_CHANNEL_CODE = '__default_channel__';
  *   order to `PaymentAuthorized` / `PaymentSettled` once its total is covered);
  * - 6, 12, 16 decline it: an authorized Payment is cancelled; an order still arranging payment gets a `Declined`
  *   Payment, so the failed attempt is on the order;
- * - 8, 9 settle the order's `Pending` refunds of that Payment; a refund the service made outside Vendure (more
+ * - 8, 9 settle the order's `Pending` refunds of that Payment (not those being confirmed, `metadata.confirming`:
+ *   the module's ledger settles them, see `RefundSettledListener`); a refund the service made outside Vendure (more
  *   refunded there than Vendure's refunds add up to) is written on the order's history;
  * - 10 (contested) and money paid to a canceled invoice are written on the order's history for a person.
  *
@@ -139,6 +139,9 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     if (!payment) return;
     for (const refund of payment.refunds ?? []) {
       if (refund.state !== 'Pending') continue;
+      // Its answer was lost: the module's ledger decides whether it was made (`RefundSettledListener`), not a
+      // report that may stem from another refund.
+      if ((refund.metadata as { confirming?: unknown } | null)?.confirming) continue;
       await this.connection.withTransaction(ctx, (tx) =>
         this.orders.settleRefund(tx, {
           id: refund.id,
@@ -187,16 +190,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return addOrderNote(this.history, ctx, orderId, note);
   }
 
-  /** A context in the order's own channel (its seller channel when it has one). */
-  private async contextFor(orderId: string): Promise<RequestContext | null> {
-    if (!/^[\w-]{1,64}$/.test(orderId)) return null;
-    const order = await this.connection.rawConnection
-      .getRepository(Order)
-      .findOne({ where: { id: orderId }, relations: { channels: true } });
-    if (!order) return null;
-    const channel = order.channels.find((c) => c.code !== DEFAULT_CHANNEL_CODE) ?? order.channels[0];
-    // By token: the service loads the channel whole (its tax zones among it).
-    return this.contexts.create({ apiType: 'admin', channelOrToken: channel.token });
+  private contextFor(orderId: string): Promise<RequestContext | null> {
+    return orderContext(this.connection, this.contexts, orderId);
   }
 }
 

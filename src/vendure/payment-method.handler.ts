@@ -152,8 +152,8 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
       };
     } catch (err) {
       if (err instanceof RefundBeingConfirmedError) {
-        // The request left and its answer was lost: the module is confirming it. Pending until the service's
-        // report (8 or 9) settles it, as for a bank slip's refund; never asked for again.
+        // The request left and its answer was lost: the module is confirming it. Pending until its ledger decides
+        // (`RefundSettledListener`: Settled or Failed); never asked for again.
         Logger.warn(`refund of invoice ${record.gatewayId}: ${err.message}`, LOG_CONTEXT);
         return { state: 'Pending', metadata: { refundId: err.refund.id, confirming: true } };
       }

@@ -1,4 +1,11 @@
-import { InvoiceRefund, RefundBeingConfirmedError, RefundInProgressError } from '../../src/index';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import {
+  InvoicePaymentsEvents,
+  InvoiceRefund,
+  RefundBeingConfirmedError,
+  RefundInProgressError,
+  type RefundSettled,
+} from '../../src/index';
 import { waitFor } from '../checkout/support';
 import { adminAuth } from '../settings/support';
 import { describeEachDatabase } from '../support/databases';
@@ -22,6 +29,17 @@ describeEachDatabase('refunds: exactly once', (kind) => {
   });
   afterAll(() => rig?.close());
   afterEach(() => rig.sandbox.controls.clearFaults());
+
+  /** `RefundSettled` events of an invoice, from both instances, as they are emitted. */
+  const settledEvents = (invoiceRecordId: string): RefundSettled[] => {
+    const seen: RefundSettled[] = [];
+    for (const app of rig.apps) {
+      app.app.get(EventEmitter2).on(InvoicePaymentsEvents.RefundSettled, (e: RefundSettled) => {
+        if (e.invoiceRecordId === invoiceRecordId) seen.push(e);
+      });
+    }
+    return seen;
+  };
 
   /** A full refund through the admin API of instance `i`, answered as it was. */
   const adminRefund = (i: number, id: string, body: Record<string, unknown> = { amountCents: FULL }) =>
@@ -149,6 +167,7 @@ describeEachDatabase('refunds: exactly once', (kind) => {
 
   it('the worker settles a refund whose answer was lost, with nobody retrying', async () => {
     const inv = await rig.paidInvoice();
+    const events = settledEvents(inv.id);
     const first = adminRefund(0, inv.id, { amountCents: 700, idempotencyKey: `w-${inv.id}` }).then(
       (res) => res,
     );
@@ -166,10 +185,20 @@ describeEachDatabase('refunds: exactly once', (kind) => {
     expect(rig.madeAtService(inv.gatewayId)).toBe(1);
     const list = await rig.apps[1].http().get(`${A}/invoices/${inv.id}/refunds`).set(adminAuth).expect(200);
     expect(list.body.refunds[0]).toMatchObject({ state: 'succeeded', confirming: false, amountCents: 700 });
+    // Announced once, after the row moved (either instance's worker may have settled it).
+    expect(events).toEqual([
+      expect.objectContaining({
+        refundId: list.body.refunds[0].id,
+        gatewayId: inv.gatewayId,
+        state: 'succeeded',
+        amountCents: 700,
+      }),
+    ]);
   });
 
   it('a refund the service never made (refused before processing, answer lost) settles as failed and frees the invoice', async () => {
     const inv = await rig.paidInvoice();
+    const events = settledEvents(inv.id);
     rig.sandbox.controls.addFault({ method: 'PUT', path: '/invoices', status: 503, times: 1 });
     const lost = await adminRefund(0, inv.id, { amountCents: 300, idempotencyKey: `f-${inv.id}` });
     // The read-back shows an unchanged total, but the request could still land: being confirmed, not failed yet.
@@ -180,6 +209,7 @@ describeEachDatabase('refunds: exactly once', (kind) => {
       'settled as not made',
     );
     expect(rig.madeAtService(inv.gatewayId)).toBe(0);
+    expect(events).toEqual([expect.objectContaining({ state: 'failed', amountCents: 300 })]);
     const again = await adminRefund(1, inv.id, { amountCents: 300, idempotencyKey: `g-${inv.id}` });
     expect(again.status).toBe(200);
     expect(rig.madeAtService(inv.gatewayId)).toBe(1);

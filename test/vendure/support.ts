@@ -21,6 +21,7 @@ import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/Postgres
 import { SandboxServer, startSandbox } from '../../src/sandbox';
 import { INITIAL_DATA, seedCatalog } from './catalog';
 import { InvoicePaymentsPlugin } from '../../src/vendure';
+import type { InvoicePaymentsPluginOptions } from '../../src/vendure/types';
 import type { DatabaseKind } from '../support/databases';
 import { postgresAdminUrl } from '../support/pg-url';
 
@@ -112,6 +113,8 @@ export interface VendureTestEnv {
   /** Id of the product variant every test order buys (R$ 59,90 with tax). */
   variantId: string;
   shippingMethodId: string;
+  /** A provider of the running server (the module's services, to drive them the way test/refunds does). */
+  get<T>(token: abstract new (...args: never[]) => T): T;
   /** Stops the Vendure server (the store is down); its database stays. */
   stop(): Promise<void>;
   /** Starts the Vendure server again on the same database and port, as after a restart. */
@@ -123,6 +126,8 @@ export interface VendureTestEnv {
 export interface VendureSetup {
   /** The sandbox's webhook retries (default: 3 attempts, 50 ms apart). */
   webhookRetry?: { attempts?: number; baseDelayMs?: number; timeoutMs?: number };
+  /** Plugin options merged over the defaults below (e.g. `refunds`). */
+  plugin?: Partial<InvoicePaymentsPluginOptions>;
 }
 
 /**
@@ -153,6 +158,7 @@ export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {})
         webhooks: { inbox: { pollIntervalMs: 1000, retryBaseDelayMs: 200 } },
         shipping: { pollIntervalMs: 1000, backoff: { initialDelayMs: 200, maxDelayMs: 1000 } },
         notifications: { pollIntervalMs: 1000, retryBaseDelayMs: 200 },
+        ...setup.plugin,
       }),
     ],
   });
@@ -175,6 +181,7 @@ export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {})
     shop,
     sandbox,
     ...seeded,
+    get: (token) => (server as unknown as { app: INestApplication }).app.get(token, { strict: false }),
     async stop() {
       // sql.js keeps the database in memory: written to its file first, it survives the restart.
       if (kind === 'sqlite') {
