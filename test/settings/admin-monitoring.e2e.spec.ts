@@ -11,9 +11,17 @@ import {
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { adminAuth, AdminApp, newKey, openAdminDatabase, startAdminApp } from './support';
+import {
+  adminAuth,
+  AdminApp,
+  newKey,
+  openAdminDatabase,
+  startAdminApp,
+  ADMIN_PATH,
+  pointWebhooksAtApp,
+} from './support';
 
-const A = '/admin/invoice-payments';
+const A = ADMIN_PATH;
 
 /** What the admin page reads and does beyond settings: inbox, outbox, alerts, history; and the page itself. */
 describeEachDatabase('admin API: monitoring and the admin page', (kind) => {
@@ -25,12 +33,7 @@ describeEachDatabase('admin API: monitoring and the admin page', (kind) => {
     sandbox = await startSandbox();
     db = await openAdminDatabase(kind);
     app = await startAdminApp(db, sandbox, { admin: { encryption: { keys: { k1: newKey() } } } });
-    await app
-      .http()
-      .put(`${A}/settings`)
-      .set(adminAuth)
-      .send({ publicWebhookUrl: app.webhookUrl })
-      .expect(200);
+    await pointWebhooksAtApp(app);
   });
   afterAll(async () => {
     await app.close();

@@ -3,11 +3,20 @@ import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { adminAuth, AdminApp, newKey, openAdminDatabase, PUBLIC_BASE_URL, startAdminApp } from './support';
+import {
+  adminAuth,
+  AdminApp,
+  newKey,
+  openAdminDatabase,
+  PUBLIC_BASE_URL,
+  startAdminApp,
+  ADMIN_PATH,
+  pointWebhooksAtApp,
+} from './support';
 
 const FULL = 'tok_full_scopes_0000000000000001';
 const LIMITED = 'tok_limited_scopes_000000000002';
-const A = '/admin/invoice-payments';
+const A = ADMIN_PATH;
 
 /** The admin operations over HTTP, against the sandbox, on both databases. */
 describeEachDatabase('admin API: operations', (kind) => {
@@ -28,12 +37,7 @@ describeEachDatabase('admin API: operations', (kind) => {
       admin: { encryption: { keys: { k1: newKey() } } },
     });
     // The store's public webhook URL is a runtime setting too: deliveries come back to this app.
-    await app
-      .http()
-      .put(`${A}/settings`)
-      .set(adminAuth)
-      .send({ publicWebhookUrl: app.webhookUrl })
-      .expect(200);
+    await pointWebhooksAtApp(app);
   });
   afterAll(async () => {
     await app.close();

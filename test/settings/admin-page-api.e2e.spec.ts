@@ -3,10 +3,18 @@ import { InvoiceRecord } from '../../src/index';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { adminAuth, AdminApp, newKey, openAdminDatabase, startAdminApp } from './support';
+import {
+  adminAuth,
+  AdminApp,
+  newKey,
+  openAdminDatabase,
+  startAdminApp,
+  ADMIN_PATH,
+  pointWebhooksAtApp,
+} from './support';
 
 const TOKEN = 'tok_full_scopes_0000000000000025';
-const A = '/admin/invoice-payments';
+const A = ADMIN_PATH;
 
 /**
  * What the admin page builds on (issue 25): errors as stable codes naming the field and the limit, the actions an
@@ -25,12 +33,7 @@ describeEachDatabase('admin API: what the admin page needs', (kind) => {
       accessToken: TOKEN,
       admin: { encryption: { keys: { k1: newKey() } } },
     });
-    await app
-      .http()
-      .put(`${A}/settings`)
-      .set(adminAuth)
-      .send({ publicWebhookUrl: app.webhookUrl })
-      .expect(200);
+    await pointWebhooksAtApp(app);
   });
   afterAll(async () => {
     await app.close();

@@ -123,3 +123,16 @@ export const PUBLIC_BASE_URL = 'https://payments.example.com';
 
 /** `Authorization` header with the test admin key. */
 export const adminAuth = { Authorization: `Bearer ${ADMIN_KEY}` };
+
+/** Where the admin API is mounted by default. */
+export const ADMIN_PATH = '/admin/invoice-payments';
+
+/** Saves the app's own webhook URL as the `publicWebhookUrl` setting, so the sandbox's deliveries come back to it. */
+export async function pointWebhooksAtApp(app: AdminApp): Promise<void> {
+  await app
+    .http()
+    .put(`${ADMIN_PATH}/settings`)
+    .set(adminAuth)
+    .send({ publicWebhookUrl: app.webhookUrl })
+    .expect(200);
+}
