@@ -1,42 +1,84 @@
 /**
  * nestjs-invoice-payments: PIX, bank slip and credit card payments for Brazilian stores through the invoicing and
- * payment service. The host reaches the module only through this file (the sandbox is `nestjs-invoice-payments/sandbox`).
+ * payment service. The host reaches the module only through this file and the subpath entries
+ * `nestjs-invoice-payments/sandbox`, `/medusa` and `/vendure`. Everything else is internal and may change in any
+ * release (CHANGELOG.md lists what left this surface).
  */
 
 // The module and its options.
 export { InvoicePaymentsModule } from './invoice-payments.module';
 export { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
-export { WORKERS_ENV } from './invoice-payments.options';
 export type {
   InvoicePaymentsModuleAsyncOptions,
   InvoicePaymentsModuleOptions,
   InvoicePaymentsModuleRootOptions,
   InvoicePaymentsModuleWiring,
 } from './interfaces/invoice-payments-options.interface';
+export type { AddressMapper, CheckoutOptions } from './checkout/checkout.options';
+export type { ShippingOptions } from './shipping/types';
+export type { WebhooksOptions } from './webhooks/types';
+export type { RefundsOptions } from './refunds/refund.options';
+export type { OpenReconciliationOptions } from './reconciliation/types';
+export type { InvoicePaymentsAdminOptions } from './settings/types';
+export type { EncryptionKeyOptions } from './settings/secret-box';
+export type { GatewayClientOptions } from './gateway/gateway.options';
+export { DEFAULT_WIRE_PROFILE } from './gateway/wire-profile';
+export type { WireProfile, WireProfileOverrides } from './gateway/wire-profile';
 
-// For the host's DataSource.
+// For the host's DataSource, and the rows a host may read.
 export { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 export { INVOICE_PAYMENTS_MIGRATIONS } from '../migrations';
 export { InvoiceRecord } from './persistence/invoice.entity';
-export type { InvoiceCreationState } from './persistence/invoice.entity';
 export { InvoiceStatusHistory } from './persistence/invoice-status-history.entity';
-export type { StatusChangeSource } from './persistence/invoice-status-history.entity';
+export { InvoiceRefund } from './refunds/refund.entity';
 
-// Checkout: the provider, the order it takes, its errors.
-export { CheckoutModule } from './checkout/checkout.module';
+// Checkout: the provider (Medusa's payment provider contract) and the order it takes.
 export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
-export { InvoiceCreationService } from './checkout/invoice-creation.service';
-export { LateInvoiceService } from './checkout/late-invoice.service';
-export { CheckoutConfig } from './checkout/checkout-config.service';
-export { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS } from './checkout/constants';
-export type { CheckoutSettingsSource, CheckoutSettingsValues } from './checkout/constants';
-export { resolveCheckoutOptions, DEFAULT_TIME_ZONE } from './checkout/checkout.options';
-export type { AddressMapper, CheckoutOptions, ResolvedCheckoutOptions } from './checkout/checkout.options';
-export { defaultAddressMapper } from './checkout/address-mapping';
-export { mapOrderToInvoice, invoiceReferrer, withReferrer } from './checkout/order-mapping';
-export { isValidTaxDocument, normalizeDocument } from './checkout/customer-mapping';
-export type { CheckoutRequest, MappedInvoice } from './checkout/order-mapping';
-export { sessionDataOf, sessionStatusOf } from './checkout/session-data';
+export { sessionDataOf } from './checkout/session-data';
+export { isValidTaxDocument } from './checkout/customer-mapping';
+export type {
+  ChangeDueDateInput,
+  CheckoutAddress,
+  CheckoutCard,
+  CheckoutCustomer,
+  CheckoutOrder,
+  CheckoutOrderItem,
+  InitiatePaymentInput,
+  InitiatePaymentOutput,
+  InvoicePaymentSessionData,
+  PaymentSessionInput,
+  RefundPaymentInput,
+  UpdatePaymentInput,
+} from './checkout/types';
+
+// Shipping and refunds: what a host calls.
+export { TrackingService } from './shipping/tracking.service';
+export { DEFAULT_SHIPMENT_EVENT } from './shipping/constants';
+export type { RecordShipmentInput } from './shipping/types';
+export { RefundService } from './refunds/refund.service';
+export type { RefundRequest } from './refunds/refund.service';
+
+// Services a host may inject: settings (secret rotation) and the reconciliation rounds (when it schedules them).
+export { InvoicePaymentsSettingsService } from './settings/settings.service';
+export { ReconciliationService } from './webhooks/reconciliation.service';
+export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
+
+// What the host learns and provides: the ports, the events, the status of a payment.
+export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
+export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
+export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
+export type { LateInvoiceAdopter } from './core/late-invoice.port';
+export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
+export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
+export { InvoicePaymentsEvents } from './core/events';
+export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
+export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
+export { statusRow } from './core/status-table';
+export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
+
+// Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money.
+export * from './gateway/errors';
+export { GATEWAY_ERROR_HTTP_STATUS } from './core/http-status';
 export {
   CheckoutValidationError,
   InvoiceCreationFailedError,
@@ -49,40 +91,31 @@ export {
   PaymentBeingConfirmedError,
   PaymentServiceError,
 } from './checkout/errors';
-export { DEFAULT_TEXT_LIMITS } from './checkout/text-limits';
-export type { TextLimits } from './checkout/text-limits';
-export { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, idProblem, textProblem } from './core/text-bounds';
-export type { TextRule } from './core/text-bounds';
 export type { FieldErrors } from './checkout/errors';
-export type * from './checkout/types';
+export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } from './refunds/errors';
+export { OrderNotPaidError, ShipmentValidationError } from './shipping/errors';
+export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';
 
-// What the host learns: the port, the events, the status table.
-export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
-export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
-export { InvoicePaymentsEvents } from './core/events';
-export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
-export { GATEWAY_ERROR_HTTP_STATUS } from './core/http-status';
-export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
-export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
-export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
-export type { LateInvoiceAdopter } from './core/late-invoice.port';
-export { STATUS_TABLE, statusRow } from './core/status-table';
-export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
-export { decideTransition, transitionTable, STATUS_STAGES } from './core/status-transitions';
-export { InvoiceStatusModule } from './core/invoice-status.module';
-export { InvoiceStatusService } from './core/invoice-status.service';
-export type { StatusReport, StatusReportResult } from './core/invoice-status.service';
-export { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from './core/status-dispatcher.service';
-export type { StatusDispatchOptions } from './core/status-dispatcher.service';
+// The service's client and the types its methods take and return.
+export { GatewayClient } from './gateway/gateway.client';
+export type {
+  AccessToken,
+  Consumer,
+  CreateInvoiceParams,
+  CredentialStatus,
+  Dispute,
+  Invoice,
+  InvoiceAddress,
+  ListInvoicesParams,
+  Page,
+  PaymentMethod,
+  RefundParams,
+  ResendWebhookResult,
+  TrackingParams,
+  TrackingResult,
+} from './gateway/types';
+export { InvoiceStatusCode } from './gateway/status';
 
-// The service's client, its errors, money and status codes.
-export * from './gateway';
-
-// The other capabilities.
-export * from './webhooks';
-export * from './reconciliation';
-export * from './shipping';
-export * from './settings';
-
-// Refunds: the ledger and the one refund path.
-export * from './refunds';
+// Money: integer cents inside, exact decimals on the wire.
+export type { Cents } from './gateway/money';
+export { centsToDecimalString, formatBrl } from './gateway/money';

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  InvoiceCreationFailedError,
-  InvoiceCreationUnresolvedError,
-  InvoiceRecord,
-  mapOrderToInvoice,
-  OpenInvoiceConflictError,
-  PaymentBeingConfirmedError,
-  resolveCheckoutOptions,
-} from '../../src/index';
+import { InvoiceCreationFailedError, InvoiceCreationUnresolvedError, InvoiceRecord, OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../../src/index';
+import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
+import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { withReferrer } from '../../src/checkout/order-mapping';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -1,15 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
-import {
-  CheckoutValidationError,
-  InvoicePaymentProvider,
-  InvoicePaymentsModule,
-  InvoicePaymentsModuleOptions,
-  InvoicePaymentsSettingsService,
-  ORDER_PAYMENT_PORT,
-  OrderPaymentPort,
-  PaymentStatusChange,
-  TrackingService,
-} from '../../src/index';
+import { CheckoutValidationError, InvoicePaymentProvider, InvoicePaymentsModule, InvoicePaymentsModuleOptions, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange, TrackingService } from '../../src/index';
+import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { todayIn, addDays } from '../../src/checkout/calendar';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { startHostApp } from '../support/app';

@@ -3,7 +3,8 @@ import type { RunningDemo } from '../../examples/demo-store/bootstrap';
 import type { DemoConfig } from '../../examples/demo-store/config';
 import { Timeline } from '../../examples/demo-store/timeline';
 import { runWalkthrough, WalkthroughResult } from '../../examples/demo-store/walkthrough';
-import { InvoiceRecord, TrackingOutbox } from '../../src/index';
+import { InvoiceRecord } from '../../src/index';
+import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { openDemoDatabase, startQuietDemo, testConfig } from './support';
 

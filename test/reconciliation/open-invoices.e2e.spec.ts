@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Not } from 'typeorm';
 import { acquireLease, releaseLease } from '../../src/core/named-lease';
-import {
-  InvoicePaymentsModule,
-  InvoiceRecord,
-  InvoiceStatusHistory,
-  NEVER,
-  OpenInvoicesReconciler,
-} from '../../src/index';
+import { InvoicePaymentsModule, InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
+import { NEVER } from '../../src/reconciliation/check-schedule';
+import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor } from '../support/app';

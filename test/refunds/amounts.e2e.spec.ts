@@ -1,9 +1,7 @@
-import {
-  InvoicePaymentsAlertRecord,
-  InvoiceStatusHistory,
-  InvoiceStatusService,
-  normalizeInvoice,
-} from '../../src/index';
+import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
+import { InvoiceStatusHistory } from '../../src/index';
+import { InvoiceStatusService } from '../../src/core/invoice-status.service';
+import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
 import { waitFor } from '../checkout/support';
 import { adminAuth, AdminApp, newKey, startAdminApp } from '../settings/support';
 import { describeEachDatabase } from '../support/databases';

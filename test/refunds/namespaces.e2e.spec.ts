@@ -1,13 +1,10 @@
-import {
-  InvoiceRecord,
-  InvoicePaymentsAlertRecord,
-  LateInvoiceService,
-  WebhookInboxEntry,
-  mapOrderToInvoice,
-  normalizeInvoice,
-  resolveCheckoutOptions,
-  withReferrer,
-} from '../../src/index';
+import { InvoiceRecord } from '../../src/index';
+import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
+import { LateInvoiceService } from '../../src/checkout/late-invoice.service';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { mapOrderToInvoice, withReferrer } from '../../src/checkout/order-mapping';
+import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { AdminApp, newKey, openAdminDatabase, startAdminApp } from '../settings/support';

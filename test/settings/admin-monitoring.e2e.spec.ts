@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
-import {
-  InvoicePaymentsEvents,
-  InvoiceRecord,
-  TrackingOutbox,
-  WebhookInboxEntry,
-  type InvoicePaymentsAlert,
-} from '../../src/index';
+import { InvoicePaymentsEvents, InvoiceRecord, type InvoicePaymentsAlert } from '../../src/index';
+import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { InvoiceRecord } from '../../src/index';
-import { InvoicePaymentsSettingsRecord } from '../../src/settings';
+import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { CapturingLogger } from '../support/capturing-logger';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

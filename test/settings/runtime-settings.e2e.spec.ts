@@ -1,5 +1,6 @@
 import { addDays, todayIn } from '../../src/checkout/calendar';
-import { GatewayAuthenticationError, InvoiceRecord, InvoicePaymentsSettingsRecord } from '../../src/index';
+import { GatewayAuthenticationError, InvoiceRecord } from '../../src/index';
+import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { SecretBox } from '../../src/settings/secret-box';
 import { checkout, makeOrder } from '../checkout/support';

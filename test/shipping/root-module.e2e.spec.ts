@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import {
-  InvoicePaymentProvider,
-  InvoicePaymentsEvents,
-  InvoicePaymentsModule,
-  InvoicePaymentsSettingsService,
-  InvoiceRecord,
-  OrderNotPaidError,
-  StatusChangeDispatcher,
-  TrackingOutbox,
-  TrackingPostedEvent,
-  TrackingService,
-  TrackingWorker,
-  WebhookInboxProcessor,
-} from '../../src/index';
+import { InvoicePaymentProvider, InvoicePaymentsEvents, InvoicePaymentsModule, InvoiceRecord, OrderNotPaidError, TrackingPostedEvent, TrackingService } from '../../src/index';
+import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { TrackingWorker } from '../../src/shipping/tracking.worker';
+import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
 import { HostApp, startHostApp } from '../support/app';

@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
-import {
-  InvoicePaymentsModule,
-  InvoicePaymentsModuleRootOptions,
-  StatusChangeDispatcher,
-  WebhookInboxProcessor,
-} from '../../src/index';
+import { InvoicePaymentsModule, InvoicePaymentsModuleRootOptions } from '../../src/index';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import type { SandboxServer } from '../../src/sandbox';
 import { HostApp, RecordingOrderPort, startHostApp } from './app';
 import type { TestDatabase } from './databases';

@@ -1,7 +1,7 @@
 import { TransactionalConnection } from '@vendure/core';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { InvoiceRefund } from '../../src/refunds';
+import { InvoiceRefund } from '../../src/refunds/refund.entity';
 import { RefundSettlementService } from '../../src/refunds/refund-settlement.service';
 import { TEST_CARDS } from '../../src/sandbox';
 import { waitFor } from '../support/app';

@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
-import {
-  InvoicePaymentProvider,
-  InvoicePaymentsModule,
-  InvoicePaymentsSettingsService,
-  InvoiceRecord,
-  ORDER_PAYMENT_PORT,
-  StatusChangeDispatcher,
-  WebhookInboxEntry,
-  WebhookInboxProcessor,
-} from '../../src/index';
+import { InvoicePaymentProvider, InvoicePaymentsModule, InvoiceRecord, ORDER_PAYMENT_PORT } from '../../src/index';
+import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { startSandbox, type SandboxServer, type DeliveryLogEntry } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
 import { HostApp, startHostApp } from '../support/app';

@@ -5,7 +5,8 @@ import type { OrderView } from '../../../examples/demo-store/views';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../../../src/index';
-import { TrackingOutbox, TrackingWorker } from '../../../src/shipping';
+import { TrackingOutbox } from '../../../src/shipping/tracking-outbox.entity';
+import { TrackingWorker } from '../../../src/shipping/tracking.worker';
 import { outboxRow } from '../../shipping/support';
 import { createSandboxInvoice } from '../../webhooks/support';
 
