@@ -15,7 +15,14 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { Client, Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS, InvoicePaymentProvider, InvoicePaymentsModule, type OrderPaymentPort, type PaymentStatusChange } from '../src/index';
+import {
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  type OrderPaymentPort,
+  type PaymentStatusChange,
+} from '../src/index';
 import { checkout, makeOrder } from '../test/checkout/support';
 import { percentiles } from './stats';
 

@@ -2,7 +2,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS, InvoicePaymentsModule } from '../../src/index';
+import {
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentsModule,
+} from '../../src/index';
 import { AdminKeyGuard, DEMO_ADMIN_KEY } from './admin-key.guard';
 import { AdminOrdersController } from './admin.controller';
 import type { DemoDatabase } from './config';

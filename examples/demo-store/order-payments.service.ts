@@ -1,5 +1,14 @@
 import { BadRequestException, ConflictException, Injectable } from '@nestjs/common';
-import { CheckoutOrder, InvoicePaymentProvider, InvoicePaymentSessionData, OpenInvoiceConflictError, OrderNotPaidError, ShipmentValidationError, statusRow, TrackingService } from '../../src/index';
+import {
+  CheckoutOrder,
+  InvoicePaymentProvider,
+  InvoicePaymentSessionData,
+  OpenInvoiceConflictError,
+  OrderNotPaidError,
+  ShipmentValidationError,
+  statusRow,
+  TrackingService,
+} from '../../src/index';
 import type { PayOrderDto, RefundOrderDto, ShipOrderDto } from './order.dto';
 import type { DemoOrder } from './order.entity';
 import { applyPaymentStatus } from './order-payment.adapter';

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { InvoiceCreationFailedError, InvoiceCreationUnresolvedError, InvoiceRecord, OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../../src/index';
+import {
+  InvoiceCreationFailedError,
+  InvoiceCreationUnresolvedError,
+  InvoiceRecord,
+  OpenInvoiceConflictError,
+  PaymentBeingConfirmedError,
+} from '../../src/index';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { withReferrer } from '../../src/checkout/order-mapping';

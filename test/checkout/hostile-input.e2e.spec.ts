@@ -2,7 +2,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Body, Controller, Module, Post } from '@nestjs/common';
 import request from 'supertest';
-import { CheckoutOrder, InitiatePaymentInput, InvoicePaymentProvider, InvoicePaymentsModule, InvoiceRecord, UpdatePaymentInput } from '../../src/index';
+import {
+  CheckoutOrder,
+  InitiatePaymentInput,
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  UpdatePaymentInput,
+} from '../../src/index';
 import { startSandbox, SandboxServer, TEST_CARDS } from '../../src/sandbox';
 import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -1,7 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { CheckoutValidationError, DuplicateInvoiceCanceled, GatewayClient, InitiatePaymentOutput, InvoiceCreationNeedsAttentionError, InvoiceNumberClashError, InvoicePaymentProvider, InvoicePaymentsAlert, InvoicePaymentsEvents, InvoicePaymentsModule, InvoiceRecord, InvoiceStatusHistory, ORDER_PAYMENT_PORT, PaymentBeingConfirmedError } from '../../src/index';
+import {
+  CheckoutValidationError,
+  DuplicateInvoiceCanceled,
+  GatewayClient,
+  InitiatePaymentOutput,
+  InvoiceCreationNeedsAttentionError,
+  InvoiceNumberClashError,
+  InvoicePaymentProvider,
+  InvoicePaymentsAlert,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  InvoiceStatusHistory,
+  ORDER_PAYMENT_PORT,
+  PaymentBeingConfirmedError,
+} from '../../src/index';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { startSandbox, SandboxServer } from '../../src/sandbox';

@@ -1,5 +1,9 @@
 import { startSandbox, SandboxServer, TEST_CARDS } from '../../src/sandbox';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError, OpenInvoiceConflictError } from '../../src/index';
+import {
+  CheckoutValidationError,
+  InvoiceOperationNotAllowedError,
+  OpenInvoiceConflictError,
+} from '../../src/index';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   CheckoutApp,

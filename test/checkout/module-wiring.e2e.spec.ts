@@ -2,7 +2,12 @@ import { Global, Injectable, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import request from 'supertest';
-import { InvoicePaymentsModule, InvoicePaymentsModuleOptions, OrderPaymentPort, PaymentStatusChange } from '../../src/index';
+import {
+  InvoicePaymentsModule,
+  InvoicePaymentsModuleOptions,
+  OrderPaymentPort,
+  PaymentStatusChange,
+} from '../../src/index';
 import { WORKERS_ENV } from '../../src/invoice-payments.options';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { startHostApp } from '../support/app';

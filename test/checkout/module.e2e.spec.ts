@@ -1,5 +1,14 @@
 import { Injectable, Module } from '@nestjs/common';
-import { CheckoutValidationError, InvoicePaymentProvider, InvoicePaymentsModule, InvoicePaymentsModuleOptions, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange, TrackingService } from '../../src/index';
+import {
+  CheckoutValidationError,
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  InvoicePaymentsModuleOptions,
+  ORDER_PAYMENT_PORT,
+  OrderPaymentPort,
+  PaymentStatusChange,
+  TrackingService,
+} from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { todayIn, addDays } from '../../src/checkout/calendar';
 import { startSandbox, SandboxServer } from '../../src/sandbox';

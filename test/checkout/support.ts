@@ -4,7 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { CheckoutOptions, CheckoutOrder, GatewayClient, InitiatePaymentInput, INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS, InvoicePaymentProvider, InvoicePaymentsAlert, InvoicePaymentsEvents, InvoicePaymentsModule, InvoiceRecord, ORDER_PAYMENT_PORT, PaymentMethod } from '../../src/index';
+import {
+  CheckoutOptions,
+  CheckoutOrder,
+  GatewayClient,
+  InitiatePaymentInput,
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentProvider,
+  InvoicePaymentsAlert,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+  PaymentMethod,
+} from '../../src/index';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import type { SandboxServer } from '../../src/sandbox';
 import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';

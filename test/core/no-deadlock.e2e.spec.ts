@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Injectable, INestApplication } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { InvoicePaymentProvider, InvoicePaymentsModule, InvoiceRecord, OrderPaymentPort, PaymentStatusChange } from '../../src/index';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  OrderPaymentPort,
+  PaymentStatusChange,
+} from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';

@@ -4,7 +4,13 @@ import { DEMO_STORE_MIGRATIONS } from '../../examples/demo-store/migrations';
 import { OrderPaymentAdapter } from '../../examples/demo-store/order-payment.adapter';
 import { DemoOrder } from '../../examples/demo-store/order.entity';
 import { OrdersService } from '../../examples/demo-store/orders.service';
-import { INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS, InvoiceRecord, PaymentStatusChange, statusRow } from '../../src/index';
+import {
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoiceRecord,
+  PaymentStatusChange,
+  statusRow,
+} from '../../src/index';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 describeEachDatabase('demo store order port', (kind) => {

@@ -1,6 +1,12 @@
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentProvider, InvoicePaymentsEvents, InvoiceRecord, ORDER_PAYMENT_PORT, TrackingPostedEvent } from '../../src/index';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsEvents,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+  TrackingPostedEvent,
+} from '../../src/index';
 import { ReconciliationService } from '../../src/webhooks/reconciliation.service';
 import { ALL_SCOPES, startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, referrerOf } from '../checkout/support';

@@ -1,5 +1,11 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsEvents, InvoiceRefund, RefundBeingConfirmedError, RefundInProgressError, type RefundSettled } from '../../src/index';
+import {
+  InvoicePaymentsEvents,
+  InvoiceRefund,
+  RefundBeingConfirmedError,
+  RefundInProgressError,
+  type RefundSettled,
+} from '../../src/index';
 import { waitFor } from '../checkout/support';
 import { adminAuth } from '../settings/support';
 import { describeEachDatabase } from '../support/databases';

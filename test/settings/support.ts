@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Global, INestApplication, LoggerService, Module, Type } from '@nestjs/common';
 import request from 'supertest';
-import { CheckoutOptions, GatewayClient, INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS, InvoicePaymentProvider, InvoicePaymentsModule, type InvoicePaymentsAdminOptions, type RefundsOptions } from '../../src/index';
+import {
+  CheckoutOptions,
+  GatewayClient,
+  INVOICE_PAYMENTS_ENTITIES,
+  INVOICE_PAYMENTS_MIGRATIONS,
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  type InvoicePaymentsAdminOptions,
+  type RefundsOptions,
+} from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import type { SandboxServer } from '../../src/sandbox';
 import { startHostApp } from '../support/app';

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentProvider, InvoicePaymentsEvents, InvoicePaymentsModule, InvoiceRecord, OrderNotPaidError, TrackingPostedEvent, TrackingService } from '../../src/index';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  OrderNotPaidError,
+  TrackingPostedEvent,
+  TrackingService,
+} from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';

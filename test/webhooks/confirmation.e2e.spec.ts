@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INestApplication } from '@nestjs/common';
-import { InvoicePaymentProvider, InvoicePaymentsAlert, InvoicePaymentsEvents, InvoiceRecord, ORDER_PAYMENT_PORT } from '../../src/index';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsAlert,
+  InvoicePaymentsEvents,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+} from '../../src/index';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';

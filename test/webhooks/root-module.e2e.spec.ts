@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
-import { InvoicePaymentProvider, InvoicePaymentsModule, InvoiceRecord, ORDER_PAYMENT_PORT } from '../../src/index';
+import {
+  InvoicePaymentProvider,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  ORDER_PAYMENT_PORT,
+} from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
