@@ -92,12 +92,6 @@ export interface WireInvoiceCurrent {
   status: WireStatus;
 }
 
-/** Current-shape response to invoice creation and refund (§2.1, A8). */
-export interface WireInvoiceCurrentResponse extends WireEnvelope {
-  __seconds: number;
-  invoice: WireInvoiceCurrent;
-}
-
 /** `fatura` object of the legacy shape (§2.2, reported version 1.x). */
 export interface WireFatura {
   moeda: string;
@@ -174,12 +168,6 @@ export interface WirePagination {
   pages: number;
 }
 
-/** List invoices response (A7). */
-export interface WireInvoiceListResponse extends WireEnvelope {
-  invoices: WireInvoiceCurrent[];
-  pagination: WirePagination;
-}
-
 /** Error body (A6). */
 export interface WireErrorBody extends Partial<WireEnvelope> {
   code?: string;
@@ -244,50 +232,6 @@ export interface WireCreateInvoiceRequest {
   shipping?: { amount: number };
 }
 
-/** Change due date body (§4.3). */
-export interface WireChangeDueDateRequest {
-  payment: { invoice_id: string; due_at: string };
-}
-
-/** Cancel body (§4.4). */
-export interface WireCancelRequest {
-  payment: { id: string };
-}
-
-/** Refund body (A8). */
-export interface WireRefundRequest {
-  payment: { id: string; invoice_id: string; amount: number };
-}
-
-/** Tracking body (A9). */
-export interface WireTrackingRequest {
-  payment: { invoice_id: string };
-  tracking: { code: string; carrier?: string; url?: string };
-}
-
-/** Tracking response (A9). */
-export interface WireTrackingResponse extends WireEnvelope {
-  tracking: {
-    invoice_id: string;
-    code: string;
-    carrier: string | null;
-    url: string | null;
-    created_at: string;
-  };
-}
-
-/** Validate received webhook body (§4.7). */
-export interface WireValidateWebhookRequest {
-  token: string;
-}
-
-/** Resend webhook body (§4.8). */
-export interface WireResendWebhookRequest {
-  url: string;
-  events: string;
-  webhook: string;
-}
-
 /** Resend webhook response (§4.8). */
 export interface WireResendWebhookResponse {
   success: boolean;
@@ -320,53 +264,4 @@ export interface WireWebhookDelivery {
   sent_at: string;
   test?: boolean;
   invoice: WireInvoiceCurrent | null;
-}
-
-/** Authenticate response (A5). */
-export interface WireAuthTokenResponse extends WireEnvelope {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scopes: string[];
-}
-
-/** Credential status response (A5). */
-export interface WireCredentialStatusResponse extends WireEnvelope {
-  active: boolean;
-  scopes: string[];
-  expires_at: string | null;
-}
-
-/** Consumer record (A10). */
-export interface WireConsumer {
-  id: string;
-  name: string;
-  document: string | null;
-  email: string | null;
-  created_at: string;
-}
-
-/** Mediation or chargeback record (A10). */
-export interface WireDispute {
-  id: string;
-  invoice_id: string;
-  status: string;
-  reason: string;
-  amount: number;
-  created_at: string;
-}
-
-export interface WireConsumerListResponse extends WireEnvelope {
-  consumers: WireConsumer[];
-  pagination: WirePagination;
-}
-
-export interface WireMediationListResponse extends WireEnvelope {
-  mediations: WireDispute[];
-  pagination: WirePagination;
-}
-
-export interface WireChargebackListResponse extends WireEnvelope {
-  chargebacks: WireDispute[];
-  pagination: WirePagination;
 }

@@ -1,5 +1,6 @@
 import type { CreateInvoiceParams } from '../../src/gateway/types';
-import type { WireInvoiceCurrentResponse, WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrentResponse } from '../support/wire-responses';
 
 /**
  * Response payloads built field for field from the spec's tables (§2.1 current shape, §2.2 legacy shape), with

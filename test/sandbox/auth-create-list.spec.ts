@@ -1,8 +1,5 @@
-import type {
-  WireErrorBody,
-  WireInvoiceCurrentResponse,
-  WireInvoiceListResponse,
-} from '../../src/gateway/wire.types';
+import type { WireErrorBody } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { call, createBody } from './helpers';
 

@@ -1,9 +1,5 @@
-import type {
-  WireErrorBody,
-  WireInvoiceCurrent,
-  WireInvoiceCurrentResponse,
-  WireInvoiceListResponse,
-} from '../../src/gateway/wire.types';
+import type { WireErrorBody, WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
 import { call, createBody, eventually, startReceiver } from './helpers';
 

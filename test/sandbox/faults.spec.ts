@@ -1,4 +1,5 @@
-import type { WireErrorBody, WireInvoiceListResponse } from '../../src/gateway/wire.types';
+import type { WireErrorBody } from '../../src/gateway/wire.types';
+import type { WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { call, createBody } from './helpers';
 

@@ -1,11 +1,11 @@
+import type { WireErrorBody } from '../../src/gateway/wire.types';
 import type {
   WireChargebackListResponse,
   WireConsumerListResponse,
-  WireErrorBody,
   WireInvoiceCurrentResponse,
   WireInvoiceListResponse,
   WireMediationListResponse,
-} from '../../src/gateway/wire.types';
+} from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { call, createBody } from './helpers';
 

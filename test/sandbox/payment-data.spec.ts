@@ -4,7 +4,7 @@ import {
   isValidBoleto,
   isValidPixPayload,
 } from '@brazilian-utils/brazilian-utils';
-import type { WireInvoiceCurrentResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrentResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { call, createBody } from './helpers';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox } from '../../src/sandbox';
 import { call, createBody } from './helpers';
 

@@ -1,8 +1,5 @@
-import type {
-  WireErrorBody,
-  WireInvoiceCurrentResponse,
-  WireResendWebhookResponse,
-} from '../../src/gateway/wire.types';
+import type { WireErrorBody, WireResendWebhookResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrentResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,0 +1,130 @@
+import { MAX_PAGE_SIZE } from './constants';
+import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './dto/query.dto';
+import { validateInput } from './dto/validate';
+import { isNonBlank } from './dto/validators';
+import { GatewayNotFoundError, GatewayResponseError, GatewayValidationError } from './errors';
+import type { GatewayConnection } from './gateway.options';
+import { normalizeInvoice } from './invoice.normalizer';
+import { PayloadReader } from './payload.reader';
+import { toWireListQuery } from './request.mapper';
+import { isLastPage, readPage } from './response.readers';
+import type { Invoice, ListInvoicesParams, Page } from './types';
+import { DEFAULT_LOOKUP_MAX_PAGES, InvoiceLookup, valueAt, WireProfile } from './wire-profile';
+import { renderPath } from './wire-template';
+import { GatewayCore, ref } from './gateway.core';
+
+export class GatewayPages {
+  constructor(private readonly core: GatewayCore) {}
+
+  async lookup(
+    operation: string,
+    key: 'referrer' | 'id',
+    value: string,
+    matches: (invoice: Invoice) => boolean,
+  ): Promise<Invoice | null> {
+    const invoiceRef = ref(key, value);
+    if (!isNonBlank(value)) {
+      throw new GatewayValidationError(
+        { operation, sent: false },
+        `invalid input: ${key} is required; nothing was sent`,
+        { [key]: ['is required (a non-empty string)'] },
+      );
+    }
+    const { conn, profile } = await this.core.context(operation);
+    const plan: InvoiceLookup = key === 'referrer' ? profile.lookup.byReferrer : profile.lookup.byId;
+    if ('get' in plan) {
+      try {
+        const path = renderPath(plan.get, { value, [key]: value });
+        const answer = await this.core.send(
+          { operation, invoiceRef, method: 'GET', path, safety: 'read' },
+          conn,
+        );
+        const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
+        const invoice = this.core.invoiceFrom(body, operation, invoiceRef, profile);
+        return matches(invoice) ? invoice : null;
+      } catch (err) {
+        if (err instanceof GatewayNotFoundError) return null;
+        throw err;
+      }
+    }
+    const filter = { [plan.list]: value } as Partial<Record<string, string>>;
+    let found: Invoice | null = null;
+    const maxPages = plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES;
+    for await (const invoice of this.invoicePages(operation, invoiceRef, filter, maxPages, {
+      conn,
+      profile,
+    })) {
+      if (matches(invoice)) found = invoice;
+    }
+    return found;
+  }
+
+  async invoicePage(
+    operation: string,
+    invoiceRef: string | undefined,
+    params: ListInvoicesParams & { id?: string },
+    conn: GatewayConnection,
+    profile: WireProfile,
+  ): Promise<Page<Invoice>> {
+    const { id, ...filters } = params;
+    const dto = validateInput(ListInvoicesDto, filters, { operation, invoiceRef }, listInvoicesRules);
+    const query = toWireListQuery(dto, profile.list.query);
+    if (id !== undefined) query[profile.list.query.id] = id;
+    const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
+    const answer = await this.core.send(
+      { operation, invoiceRef, method: 'GET', path: profile.paths.invoices, query, safety: 'read' },
+      conn,
+    );
+    return this.core.read(operation, invoiceRef, (r) =>
+      readPage(r, answer.body, profile.list, profile.list.items.invoices, asked, (item, path) => {
+        try {
+          return normalizeInvoice(item, operation, { codes: profile.codes });
+        } catch (err) {
+          if (err instanceof GatewayResponseError) r.fail(path, err.detail, err.implausibleAmount);
+          throw err;
+        }
+      }),
+    );
+  }
+
+  /** Pages until the last one: `pages` when the service says it, else the first page shorter than asked. */
+  async *invoicePages(
+    operation: string,
+    invoiceRef: string | undefined,
+    params: Omit<ListInvoicesParams, 'page'> & { id?: string },
+    maxPages = Number.POSITIVE_INFINITY,
+    ctx?: { conn: GatewayConnection; profile: WireProfile },
+  ): AsyncGenerator<Invoice> {
+    const { conn, profile } = ctx ?? (await this.core.context(operation));
+    for (let page = 1; ; page++) {
+      if (page > maxPages) {
+        throw new GatewayResponseError(
+          { operation, invoiceRef, sent: true },
+          `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
+        );
+      }
+      const result = await this.invoicePage(operation, invoiceRef, { ...params, page }, conn, profile);
+      yield* result.items;
+      if (isLastPage({ ...result, page })) return;
+    }
+  }
+
+  async listOf<T>(
+    operation: string,
+    kind: 'consumers' | 'mediations' | 'chargebacks',
+    params: { page?: number; limit?: number },
+    readItem: (r: PayloadReader, item: unknown, path: string) => T,
+  ): Promise<Page<T>> {
+    const dto = validateInput(PageQueryDto, params, { operation });
+    const { conn, profile } = await this.core.context(operation);
+    const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
+    const query = { [profile.list.query.page]: asked.page, [profile.list.query.limit]: asked.limit };
+    const path = profile.paths[kind];
+    const answer = await this.core.send({ operation, method: 'GET', path, query, safety: 'read' }, conn);
+    return this.core.read(operation, undefined, (r) =>
+      readPage(r, answer.body, profile.list, profile.list.items[kind], asked, (item, p) =>
+        readItem(r, item, p),
+      ),
+    );
+  }
+}
