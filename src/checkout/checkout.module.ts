@@ -4,6 +4,7 @@ import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payment
 import { CheckoutConfig } from './checkout-config.service';
 import { resolveCheckoutOptions } from './checkout.options';
 import { CHECKOUT_OPTIONS } from './constants';
+import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
@@ -28,6 +29,7 @@ import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
     CheckoutConfig,
     InvoiceRecordStore,
     InvoiceCreationService,
+    CreationOutcomes,
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },

@@ -1,8 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { InvoiceStatusService } from '../core/invoice-status.service';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -11,16 +8,9 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import { CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
-import {
-  InvoiceCreationFailedError,
-  InvoiceCreationNeedsAttentionError,
-  InvoiceNumberClashError,
-  OpenInvoiceConflictError,
-  PaymentBeingConfirmedError,
-  isUpstreamFailure,
-} from './errors';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
-import { LateInvoiceService } from './late-invoice.service';
+import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
+import { InvoiceRecordStore } from './invoice-record.store';
+import { CreationOutcomes } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
 
 /**
@@ -48,10 +38,8 @@ export class InvoiceCreationService {
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
-    private readonly status: InvoiceStatusService,
     private readonly config: CheckoutConfig,
-    private readonly events: EventEmitter2,
-    private readonly late: LateInvoiceService,
+    private readonly outcomes: CreationOutcomes,
   ) {}
 
   /** Validates and maps the request (throws `CheckoutValidationError` before anything is sent or stored). */
@@ -101,7 +89,7 @@ export class InvoiceCreationService {
     ) {
       return this.store.get(record.id);
     }
-    const settled = await this.resolveUnknown(record, Date.now(), options);
+    const settled = await this.outcomes.resolveUnknown(record, Date.now(), options);
     return settled ?? this.store.get(record.id);
   }
 
@@ -150,7 +138,7 @@ export class InvoiceCreationService {
       if (open.creationState === 'unknown') {
         // Whoever flips unknown → pending resolves it; the others wait like for any pending creation.
         if (await this.store.transition(open.id, ['unknown'], { creationState: 'pending' }, open.updatedAt)) {
-          const resolved = await this.resolveUnknown(open, deadline, options);
+          const resolved = await this.outcomes.resolveUnknown(open, deadline, options);
           if (resolved) return this.matching(resolved, mapped);
         }
         continue;
@@ -198,11 +186,11 @@ export class InvoiceCreationService {
       if (err instanceof GatewayOutcomeUnknownError) {
         this.logger.warn(`order ${record.orderId}: creation outcome unknown (${err.reason}); looking it up`);
         await this.store.patch(record.id, { unknownSince: new Date() });
-        return this.resolveUnknown({ ...sent, unknownSince: new Date() }, deadline, options);
+        return this.outcomes.resolveUnknown({ ...sent, unknownSince: new Date() }, deadline, options);
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
-        await this.fail(record, err.message);
+        await this.outcomes.fail(record, err.message);
         if (err instanceof GatewayValidationError) {
           throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
         }
@@ -215,136 +203,7 @@ export class InvoiceCreationService {
       });
       throw err;
     }
-    return this.settleCreated(record, invoice);
-  }
-
-  /**
-   * The holder of an attempt whose outcome is unknown (its row `pending`) asks the service until it can decide:
-   * found → created; not found once `settlesAt` passed → closed as "not created" (`null`); still inside the window
-   * when the caller's wait (`deadline`) is over → back to `unknown` and `PaymentBeingConfirmedError`.
-   */
-  private async resolveUnknown(
-    record: InvoiceRecord,
-    deadline: number,
-    options: ResolvedCheckoutOptions,
-  ): Promise<InvoiceRecord | null> {
-    for (;;) {
-      let found: Invoice | null;
-      try {
-        found = await this.gateway.findInvoiceByReferrer(record.referrer);
-      } catch (err) {
-        return this.lookupFailed(record, err, options);
-      }
-      if (found) return this.settleCreated(record, found);
-      const now = Date.now();
-      const settles = record.settlesAt?.getTime() ?? 0;
-      if (now >= settles) {
-        const why = 'not found at the service by its referrer after the request could have landed';
-        if (await this.closeNotCreated(record, why)) return null;
-        const current = await this.store.get(record.id); // a late invoice was linked to it meanwhile
-        return current.creationState === 'created' ? current : null;
-      }
-      const next = Math.min(settles, now + options.unknownOutcomeRecheckMs);
-      if (next > deadline) {
-        await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
-        const seconds = Math.max(1, Math.ceil((settles - now) / 1000));
-        throw new PaymentBeingConfirmedError(
-          record.orderId,
-          record.id,
-          seconds,
-          'not found at the service yet',
-        );
-      }
-      await sleep(next - now);
-    }
-  }
-
-  /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
-  private async lookupFailed(
-    record: InvoiceRecord,
-    err: unknown,
-    options: ResolvedCheckoutOptions,
-  ): Promise<never> {
-    const why = err instanceof Error ? err.message : String(err);
-    const since = record.unknownSince ?? new Date();
-    const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
-    const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
-    await this.store.transition(record.id, ['pending'], {
-      creationState: 'unknown',
-      unknownSince: since,
-      ...(stuck ? { attentionReason: reason.slice(0, 2000) } : {}),
-    });
-    if (!stuck) {
-      const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));
-      // The details (address, system error) go to the log; the caller's message is a plain sentence.
-      this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
-      const down = isUpstreamFailure(err);
-      const detail = down
-        ? 'could not ask the service: it is unavailable'
-        : `could not ask the service: ${why}`;
-      throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, detail, down);
-    }
-    if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);
-    throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);
-  }
-
-  /** Closes the attempt unless an invoice was linked to it meanwhile; frees the order. */
-  private closeNotCreated(record: InvoiceRecord, reason: string): Promise<boolean> {
-    this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${reason}; closed as not created`);
-    return this.store.transitionUnlinked(record.id, ['pending'], {
-      creationState: 'failed',
-      openOrderId: null,
-      failureReason: reason,
-      attentionReason: null,
-    });
-  }
-
-  private async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
-    const gross = invoice.amounts.grossCents;
-    const mismatch = gross !== null && gross !== record.amountCents;
-    try {
-      await this.store.patch(record.id, {
-        gatewayId: invoice.id,
-        gatewayUuid: invoice.uuid,
-        gatewayInvoiceId: invoice.invoiceId,
-        amountMismatch: mismatch,
-        failureReason: null,
-        attentionReason: null,
-      });
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      return this.numberClash(record, invoice);
-    }
-    await this.status.applyReport({
-      recordId: record.id,
-      code: invoice.status.code,
-      source: 'create',
-      invoice,
-    });
-    // Last: waiters return as soon as they see `created`, and by now the row carries the PIX and bank-slip data.
-    await this.store.transition(record.id, ['pending', 'unknown', 'failed'], { creationState: 'created' });
-    if (mismatch) {
-      const message =
-        `invoice ${record.id} of order ${record.orderId}: the service's gross ${centsToDecimalString(gross)} ` +
-        `differs from the order total ${centsToDecimalString(record.amountCents)}`;
-      this.alert('amount_mismatch', record, message);
-    }
-    // A late invoice of an earlier attempt may be open or paid already: keep the order at one payable invoice.
-    await this.late.enforce(record.orderId);
-    return this.store.get(record.id);
-  }
-
-  /** The service answered a number another record holds: close the attempt, tell the store, free the order. */
-  private async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
-    const holder = await this.store.findByGatewayId(invoice.id);
-    const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
-    await this.fail(record, error.message);
-    this.alert('invoice_number_clash', record, error.message, holder?.id ?? null);
-    throw error;
-  }
-
-  private async fail(record: InvoiceRecord, reason: string): Promise<void> {
-    await this.store.patch(record.id, { creationState: 'failed', openOrderId: null, failureReason: reason });
+    return this.outcomes.settleCreated(record, invoice);
   }
 
   /** The open invoice serves this request only if it is for the same method and amount. */
@@ -365,26 +224,5 @@ export class InvoiceCreationService {
       );
     }
     return open;
-  }
-
-  private alert(
-    kind: InvoicePaymentsAlert['kind'],
-    record: InvoiceRecord,
-    message: string,
-    related: string | null = null,
-  ): void {
-    this.logger.warn(message);
-    const alert: InvoicePaymentsAlert = {
-      kind,
-      orderId: record.orderId,
-      invoiceRecordId: record.id,
-      message,
-      ...(related ? { relatedInvoiceRecordId: related } : {}),
-    };
-    try {
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
-    }
   }
 }
