@@ -8,6 +8,7 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './order-payment.port';
 import { statusChangeOf } from './status-change';
 import { runStatement } from './transaction';
+import { doublingDelayMs } from './queue/backoff';
 
 /** Injection token of {@link StatusDispatchOptions}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
@@ -156,10 +157,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
         if (this.port) await this.port.onPaymentStatusChanged(change);
       } catch (err) {
         const attempts = row.notifyAttempts + 1;
-        const delay = Math.min(
-          this.options.retryBaseDelayMs * 2 ** (attempts - 1),
-          this.options.retryMaxDelayMs,
-        );
+        const delay = doublingDelayMs(attempts, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
         this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
         await this.write(row.id, {
           notifyAttempts: attempts,

@@ -2,12 +2,8 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
-import { parseJsonObject } from '../webhooks/webhook-body';
+import { DeliveryIntake } from '../webhooks/delivery-intake';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
-import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
-import { WebhookInboxService } from '../webhooks/webhook-inbox.service';
-import { deliveryTextProblem, readDelivery } from '../webhooks/webhook-payload';
-import { WebhookTokenService } from '../webhooks/webhook-token.service';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult, MedusaWebhookPayload } from './types';
 
@@ -36,45 +32,33 @@ export async function webhookAction(
   app: INestApplicationContext,
   payload: MedusaWebhookPayload,
 ): Promise<MedusaWebhookActionResult> {
-  const auth = await app.get(WebhookTokenService, { strict: false }).authenticate(payload?.headers ?? {});
-  if (!auth.ok) {
-    if (auth.status === 503) throw new WebhookNotSettledError(auth.reason);
-    logger.warn(`webhook delivery not acted on: ${auth.reason}`);
+  // The one intake of every host: the store's wire profile, the same bounds, token check and dead letters.
+  const result = await app
+    .get(DeliveryIntake, { strict: false })
+    .accept({ headers: payload?.headers ?? {}, body: bodyOf(payload) }, true);
+  if (!result.ok) {
+    if (result.status === 503) throw new WebhookNotSettledError(result.message);
+    logger.warn(`webhook delivery not acted on (${result.status}): ${result.message}`);
     return { action: 'not_supported' };
   }
-  const body = bodyOf(payload);
-  if (!body) {
-    logger.warn('webhook delivery not acted on: the body is not a JSON object');
-    return { action: 'not_supported' };
-  }
-  const delivery = readDelivery(body);
-  const problem = deliveryTextProblem(delivery);
-  if (problem) {
-    logger.warn(`webhook delivery not acted on: ${problem}`);
-    return { action: 'not_supported' };
-  }
-  const stored = await app.get(WebhookInboxService, { strict: false }).store(delivery, body, auth.webhookId);
-  if (stored.state === 'pending') {
-    await app.get(WebhookInboxProcessor, { strict: false }).processNow(stored.id, stored.gatewayId);
-  }
-  if (!delivery.invoice) return { action: 'not_supported' };
+  const { stored } = result;
+  if (!stored.gatewayId) return { action: 'not_supported' };
   const entry = await app.get(DataSource).getRepository(WebhookInboxEntry).findOneBy({ id: stored.id });
   if (entry?.state === 'pending')
     throw new WebhookNotSettledError(entry.lastError ?? 'the entry is still pending');
   if (entry?.state !== 'processed') return { action: 'not_supported' };
   const record = await app
     .get(InvoiceRecordStore, { strict: false })
-    .findByInvoice(delivery.invoice.id, delivery.invoice.referrer);
+    .findByInvoice(stored.gatewayId, entry.referrer);
   return record ? webhookActionOfRecord(record) : { action: 'not_supported' };
 }
 
-/** The parsed body Medusa passes, else its raw body parsed here. */
-function bodyOf(payload: MedusaWebhookPayload): Record<string, unknown> | null {
+/** The parsed body Medusa passes, else its raw bytes (the intake parses them, within the size limit). */
+function bodyOf(payload: MedusaWebhookPayload): unknown {
   const data = payload?.data;
   if (typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length > 0)
     return data;
   const raw = payload?.rawData;
   if (raw === undefined || raw === null) return null;
-  const parsed = parseJsonObject(Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8'));
-  return parsed.ok ? parsed.value : null;
+  return Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
 }

@@ -5,7 +5,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { GatewayRateLimitError, isGatewayError } from '../gateway/errors';
-import { retryDelayMs } from './backoff';
+import { retryDelayMs } from '../core/queue/backoff';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import { TrackingOutbox } from './tracking-outbox.entity';

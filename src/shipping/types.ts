@@ -1,3 +1,6 @@
+import type { BackoffOptions } from '../core/queue/backoff';
+
+export type { BackoffOptions };
 import type { TrackingParams, TrackingResult } from '../gateway/types';
 
 /** A shipped order's tracking data, as the host gives it. */
@@ -67,18 +70,6 @@ export interface TrackingFailedEvent {
   invoiceRecordId: string;
   outboxId: string;
   attempts: number;
-}
-
-/** Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, jittered. */
-export interface BackoffOptions {
-  /** Delay after the first failed attempt. Default 10 000 ms. */
-  initialDelayMs: number;
-  /** Upper bound of any delay. Default 30 min. */
-  maxDelayMs: number;
-  /** Growth per attempt. Default 2. */
-  factor: number;
-  /** Share of the delay taken off at random, 0 (none) to 1 (full jitter). Default 0.5. */
-  jitter: number;
 }
 
 /** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */

@@ -2,11 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
-import { isPostgres, runStatement } from '../core/transaction';
-import { queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
@@ -16,11 +13,11 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
 import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
+import { clip, InboxRows, message } from './inbox-rows';
+import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
-/** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
-const NO_RECORD_YET = 'no invoice record yet';
 
 /**
  * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
@@ -38,12 +35,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly queue: Array<{ id: string; key: string }> = [];
   private readonly chains = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
-  private readonly lookups = new Map<string, Promise<Invoice | null>>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private active = 0;
   private lastPurge = 0;
-  private readonly unknown: UnknownInvoices;
+  private readonly rows: InboxRows;
+  private readonly confirmation: DeliveryConfirmation;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -55,7 +52,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    this.unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
+    const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
+    this.rows = new InboxRows(dataSource, events, options, unknown);
+    this.confirmation = new DeliveryConfirmation(dataSource, gateway, options, this.rows);
   }
 
   onModuleInit(): void {
@@ -163,18 +162,18 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   }
 
   private async process(id: string): Promise<void> {
-    const entry = await this.claim(id, true);
+    const entry = await this.rows.claim(id, true);
     if (!entry) return;
     // With confirmation the stored body only names the invoice, and its number was read (normalized) at receipt:
     // the body is not read a second time. Without confirmation it is what gets applied.
     const named = this.options.confirmWithService ? entry.gatewayId : null;
-    const local = named === null ? true : await this.admit(entry, named);
+    const local = named === null ? true : await this.confirmation.admit(entry, named);
     if (local === null) return;
     const delivered = named === null ? await this.invoiceOf(entry) : null;
     if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
     const confirmation = this.options.confirmWithService
-      ? await this.confirm(entry, named ?? (delivered as Invoice).id, local)
+      ? await this.confirmation.confirm(entry, named ?? (delivered as Invoice).id, local)
       : null;
     if (this.options.confirmWithService && !confirmation) return;
     const invoice = confirmation?.invoice ?? (delivered as Invoice);
@@ -183,24 +182,24 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       if (!record) {
         const waited = Date.now() - entry.receivedAt.getTime();
         if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-          return this.deadLetter(
+          return this.rows.deadLetter(
             entry,
             null,
             `no invoice record for invoice ${invoice.id} after ${waited} ms`,
           );
         }
         // Later deliveries of this invoice wait for a record too, without asking the service again.
-        if (!local) this.unknown.remember(invoice.id, 'no-record');
-        return this.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
+        if (!local) this.rows.unknown.remember(invoice.id, 'no-record');
+        return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
       }
       if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
         const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
-        return this.deadLetter(entry, record.id, why);
+        return this.rows.deadLetter(entry, record.id, why);
       }
       if (confirmation) {
         await this.apply(entry, invoice, record, 'confirmed with the service');
         // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
-        return this.closeCovered(entry, record, confirmation.startedAt);
+        return this.confirmation.closeCovered(entry, record, confirmation.startedAt);
       }
       // Deliveries of this invoice that arrived earlier and still wait (it was unknown then) go first, so once the
       // record exists the reports are applied in the order they came.
@@ -208,99 +207,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       await this.apply(entry, invoice, record);
     } catch (err) {
       if (entry.attempts >= this.options.inbox.maxAttempts) {
-        return this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+        return this.rows.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
       }
-      return this.retryLater(entry, message(err));
+      return this.rows.retryLater(entry, message(err));
     }
-  }
-
-  /**
-   * The invoice as the service reports it now (profile `lookup.byId`), or `null` after scheduling a retry: the
-   * service unreachable, or not (yet) knowing the invoice, is retried with backoff for `unknownInvoiceWindowMs`,
-   * then dead-lettered with an alert. Nothing is held open while the service is asked.
-   */
-  private async confirm(
-    entry: WebhookInboxEntry,
-    gatewayId: string,
-    local: boolean,
-  ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
-    const startedAt = new Date();
-    let problem: string;
-    try {
-      const invoice = await this.lookupShared(gatewayId);
-      if (invoice) return { invoice, startedAt };
-      problem = `the service does not know invoice ${gatewayId}`;
-      if (!local) {
-        // Neither this store nor the service knows it: nothing will ever apply. Dead at once, remembered.
-        this.unknown.remember(gatewayId, 'unknown');
-        await this.deadLetterUnknown(entry, problem);
-        return null;
-      }
-    } catch (err) {
-      problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
-    }
-    const waited = Date.now() - entry.receivedAt.getTime();
-    if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-      await this.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
-    } else {
-      await this.retryLater(entry, problem);
-    }
-    return null;
-  }
-
-  /**
-   * Whether a delivery naming `gatewayId` may be confirmed now: `true` the invoice has a record here, `false` it has
-   * none but may be looked up (within the window's budget of such lookups), `null` when the entry was dealt with
-   * here: dead-lettered (the service said it does not know it), or postponed without asking the service (budget
-   * spent, or the service already confirmed it and no record exists yet). So deliveries for invoices this store
-   * does not know cost about one lookup per invoice, whatever their number.
-   */
-  private async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
-    const repo = this.dataSource.getRepository(InvoiceRecord);
-    const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
-    if (await repo.exists({ where })) {
-      this.unknown.forget(gatewayId);
-      return true;
-    }
-    const verdict = this.unknown.verdictOf(gatewayId);
-    if (verdict === 'unknown') {
-      await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
-      return null;
-    }
-    const waited = Date.now() - entry.receivedAt.getTime();
-    if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
-      if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-        await this.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
-      } else {
-        await this.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
-      }
-      return null;
-    }
-    const wait = this.unknown.spendLookup();
-    if (wait !== null) {
-      await this.finish(entry, {
-        lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
-        nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
-      });
-      return null;
-    }
-    return false;
-  }
-
-  /** Dead-letters a delivery for an invoice the service does not know; one alert a window, not one per delivery. */
-  private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
-    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
-    const count = this.unknown.countForAlert();
-    if (count === 0) return;
-    this.logger.warn(
-      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
-    );
-    this.alert({
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: null,
-      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
-    });
   }
 
   /** Deletes finished inbox rows older than `inbox.retentionMs` (see {@link purgeFinishedEntries}). */
@@ -313,70 +223,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
-  private lookupShared(gatewayId: string): Promise<Invoice | null> {
-    let pending = this.lookups.get(gatewayId);
-    if (!pending) {
-      pending = this.gateway.findInvoiceById(gatewayId).finally(() => this.lookups.delete(gatewayId));
-      this.lookups.set(gatewayId, pending);
-    }
-    return pending;
-  }
-
-  /** Marks the other pending deliveries of the invoice received before `until` as answered by one confirmation. */
-  private async closeCovered(entry: WebhookInboxEntry, record: InvoiceRecord, until: Date): Promise<void> {
-    if (!entry.gatewayId) return;
-    const others = await this.dataSource.getRepository(WebhookInboxEntry).find({
-      where: { gatewayId: entry.gatewayId, state: 'pending', receivedAt: LessThan(until) },
-      select: { id: true },
-    });
-    for (const other of others) {
-      if (other.id === entry.id) continue;
-      const claimed = await this.claim(other.id, false);
-      if (!claimed) continue; // another processor has it
-      await this.finish(claimed, {
-        state: 'processed',
-        outcome: clip(`answered by the confirmation of delivery ${entry.id}`, 255),
-        invoiceRecordId: record.id,
-        lastError: null,
-        processedAt: new Date(),
-      });
-    }
-  }
-
-  /**
-   * Takes an entry for this processor (lease), or `null` when it is taken, done, or (with `dueOnly`) not due: one
-   * conditional `UPDATE ... RETURNING`, so the claim and the read are one round trip.
-   */
-  private async claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
-    const now = new Date().toISOString();
-    const lease = new Date(Date.now() + this.options.inbox.leaseMs).toISOString();
-    const postgres = isPostgres(this.dataSource);
-    const [p1, p2, p3] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
-    const due = dueOnly ? ` AND next_attempt_at <= ${p3}` : '';
-    const sql =
-      `UPDATE invoice_payments_webhook_inbox SET locked_until = ${p1}, attempts = attempts + 1 ` +
-      `WHERE id = ${p2} AND state = 'pending' AND (locked_until IS NULL OR locked_until <= ${p3})${due} RETURNING *`;
-    // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
-    const params = postgres ? [lease, id, now] : dueOnly ? [lease, id, now, now] : [lease, id, now];
-    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, params));
-    return rows.length > 0 ? this.entryOf(rows[0]) : null;
-  }
-
-  /** An inbox entity from a raw row, through the columns' transformers. */
-  private entryOf(row: Record<string, unknown>): WebhookInboxEntry {
-    const entry = new WebhookInboxEntry();
-    for (const column of this.dataSource.getMetadata(WebhookInboxEntry).columns) {
-      const transformer = column.transformer;
-      const value = row[column.databaseName];
-      column.setEntityValue(
-        entry,
-        transformer && !Array.isArray(transformer) ? transformer.from(value) : value,
-      );
-    }
-    return entry;
-  }
-
   /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
   private async invoiceOf(entry: WebhookInboxEntry): Promise<Invoice | null> {
     try {
@@ -384,7 +230,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       const { codes } = await this.gateway.wireProfile();
       return normalizeInvoice(JSON.parse(entry.payload), 'webhook', { codes });
     } catch (err) {
-      await this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
+      await this.rows.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
       return null;
     }
   }
@@ -396,14 +242,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       order: { receivedAt: 'ASC' },
     });
     for (const waiting of earlier) {
-      const claimed = await this.claim(waiting.id, false);
+      const claimed = await this.rows.claim(waiting.id, false);
       if (!claimed) continue; // another processor has it
       const invoice = await this.invoiceOf(claimed);
       if (!invoice) continue;
       try {
         await this.apply(claimed, invoice, record);
       } catch (err) {
-        await this.retryLater(claimed, message(err));
+        await this.rows.retryLater(claimed, message(err));
       }
     }
   }
@@ -421,7 +267,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       source: 'webhook',
       invoice,
     });
-    await this.finish(entry, {
+    await this.rows.finish(entry, {
       state: 'processed',
       outcome: clip(
         `${result.applied ? 'applied' : (result.reason ?? 'not applied')}${how ? ` (${how})` : ''}`,
@@ -445,48 +291,4 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     // another invoice must not take this one's status (a duplicate invoice at the service is dead-lettered).
     return repo.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
   }
-
-  private async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
-    const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
-    const delay = Math.min(retryBaseDelayMs * 2 ** Math.max(0, entry.attempts - 1), retryMaxDelayMs);
-    const next = new Date(Date.now() + delay);
-    await this.finish(entry, { lastError: clip(reason, 2000), nextAttemptAt: next, lockedUntil: null });
-    this.logger.debug(`webhook inbox entry ${entry.id}: ${reason}; retry in ${delay} ms`);
-  }
-
-  private async deadLetter(entry: WebhookInboxEntry, recordId: string | null, reason: string): Promise<void> {
-    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
-    this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
-    this.alert({
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: recordId,
-      message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
-    });
-  }
-
-  private alert(alert: InvoicePaymentsAlert): void {
-    try {
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
-    }
-  }
-
-  /** Updates an entry this processor claimed; releases the claim. */
-  private async finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
-    await runStatement(this.dataSource, (em) =>
-      em
-        .getRepository(WebhookInboxEntry)
-        .update({ id: entry.id, state: 'pending' }, { lockedUntil: null, ...patch }),
-    );
-  }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function clip(value: string, max: number): string {
-  return value.slice(0, max);
 }

@@ -1,26 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  BadRequestException,
-  Controller,
-  HttpCode,
-  HttpException,
-  Inject,
-  Post,
-  Req,
-  Res,
-  ServiceUnavailableException,
-  Type,
-  UnauthorizedException,
-  UnprocessableEntityException,
-} from '@nestjs/common';
+import { Controller, HttpCode, HttpException, Inject, Post, Req, Res, Type } from '@nestjs/common';
 import { WEBHOOKS_OPTIONS } from './constants';
-import { parseJsonObject, webhookBodyOf } from './webhook-body';
-import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { WebhookInboxService } from './webhook-inbox.service';
-import { deliveryTextProblem, readDelivery } from './webhook-payload';
-import { GatewayClient } from '../gateway/gateway.client';
-import { exceedsJsonDepth } from '../gateway/payload.reader';
-import { WebhookTokenService } from './webhook-token.service';
+import { DeliveryIntake } from './delivery-intake';
+import { webhookBodyOf } from './webhook-body';
 import type { ResolvedWebhooksOptions } from './types';
 
 /** The 200 answer to a delivery. */
@@ -33,21 +15,15 @@ export interface WebhookReceipt {
   state: 'pending' | 'processed' | 'ignored';
 }
 
-/** Seconds the service is asked to wait before retrying when the token could not be validated. */
-const RETRY_AFTER_SECONDS = '30';
-
 /**
- * Receives the service's webhook deliveries: body within the limit (413) and a JSON object (400), token checked
- * (401 forged or unknown, 503 when the service cannot be asked), then stored in the inbox before the 200. The
- * status is applied from the inbox, not here, so a failure after the answer is retried, never lost.
+ * Receives the service's webhook deliveries through the {@link DeliveryIntake} (the same checks and answers as every
+ * other host), answering its refusals as HTTP errors. Stored in the inbox before the 200; the status is applied
+ * from the inbox, not here, so a failure after the answer is retried, never lost.
  */
 abstract class WebhooksControllerBase {
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    private readonly tokens: WebhookTokenService,
-    private readonly inbox: WebhookInboxService,
-    private readonly processor: WebhookInboxProcessor,
-    private readonly gateway: GatewayClient,
+    private readonly intake: DeliveryIntake,
   ) {}
 
   @Post()
@@ -60,41 +36,36 @@ abstract class WebhooksControllerBase {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const read = await webhookBodyOf(req, this.options.bodyLimitBytes);
     if (!read.ok) throw new HttpException({ statusCode: read.status, message: read.message }, read.status);
-    let body: Record<string, unknown>;
-    if ('parsed' in read) {
-      if (typeof read.parsed !== 'object' || read.parsed === null || Array.isArray(read.parsed)) {
-        throw new BadRequestException('body: must be a JSON object');
-      }
-      body = read.parsed as Record<string, unknown>;
-    } else {
-      const parsed = parseJsonObject(read.body);
-      if (!parsed.ok) throw new BadRequestException(parsed.message);
-      body = parsed.value;
+    const result = await this.intake.accept({
+      headers: req,
+      body: 'parsed' in read ? read.parsed : read.body,
+    });
+    if (!result.ok) {
+      if (result.retryAfterSeconds !== undefined)
+        res.setHeader('Retry-After', String(result.retryAfterSeconds));
+      throw new HttpException(
+        { statusCode: result.status, message: result.message, error: ERROR_NAMES[result.status] },
+        result.status,
+      );
     }
-    // Before anything else reads it: nothing downstream walks a body deeper than this.
-    if (exceedsJsonDepth(body, this.options.maxJsonDepth)) {
-      throw new BadRequestException(`body: nested deeper than ${this.options.maxJsonDepth} levels`);
-    }
-
-    const auth = await this.tokens.authenticate(req);
-    if (!auth.ok) {
-      if (auth.status === 503) {
-        res.setHeader('Retry-After', String(auth.retryAfterSeconds ?? RETRY_AFTER_SECONDS));
-        throw new ServiceUnavailableException(auth.reason);
-      }
-      throw new UnauthorizedException(auth.reason);
-    }
-
-    const delivery = readDelivery(body, await this.gateway.wireProfile());
-    const problem = deliveryTextProblem(delivery);
-    if (problem) throw new BadRequestException(problem);
-    const stored = await this.inbox.store(delivery, body, auth.webhookId);
-    if (stored.state === 'dead')
-      throw new UnprocessableEntityException(stored.problem ?? 'unreadable delivery');
-    if (stored.state === 'pending') this.processor.kick(stored.id, stored.gatewayId);
-    return { received: true, id: stored.id, duplicate: stored.duplicate, state: stored.state };
+    const { stored } = result;
+    return {
+      received: true,
+      id: stored.id,
+      duplicate: stored.duplicate,
+      state: stored.state as WebhookReceipt['state'],
+    };
   }
 }
+
+/** The `error` of each refusal, as Nest's own exceptions name it. */
+const ERROR_NAMES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  503: 'Service Unavailable',
+};
 
 /**
  * The controller class for a route: one class per configured path, so two apps in one process (tests) can use

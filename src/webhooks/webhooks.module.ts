@@ -5,6 +5,7 @@ import { resolveWebhooksOptions, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } fro
 import { ReconciliationService } from './reconciliation.service';
 import { createWebhookBodyReader, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
+import { DeliveryIntake } from './delivery-intake';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { WebhookTokenService } from './webhook-token.service';
 import { WebhookDeliveryVerifier } from './webhook-verifier.service';
@@ -58,6 +59,7 @@ export class WebhooksModule implements OnModuleInit {
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
+        DeliveryIntake,
         ReconciliationService,
         { provide: WEBHOOK_VERIFIER, useClass: WebhookDeliveryVerifier },
       ],
@@ -67,6 +69,7 @@ export class WebhooksModule implements OnModuleInit {
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
+        DeliveryIntake,
         ReconciliationService,
       ],
     };

@@ -1,0 +1,38 @@
+/**
+ * The one backoff of the module's queues (webhook inbox, tracking outbox, status-change delivery): capped
+ * exponential growth, with optional jitter.
+ */
+
+/** Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, jittered. */
+export interface BackoffOptions {
+  /** Delay after the first failed attempt. Default 10 000 ms. */
+  initialDelayMs: number;
+  /** Upper bound of any delay. Default 30 min. */
+  maxDelayMs: number;
+  /** Growth per attempt. Default 2. */
+  factor: number;
+  /** Share of the delay taken off at random, 0 (none) to 1 (full jitter). Default 0.5. */
+  jitter: number;
+}
+
+/**
+ * Delay before the attempt that follows failed attempt number `attempt` (1-based): capped exponential growth with
+ * jitter, so many rows failing together during an outage do not all come back at the same instant.
+ * `random` returns a number in [0, 1); it is a parameter so the function stays pure and testable.
+ */
+export function retryDelayMs(
+  attempt: number,
+  options: BackoffOptions,
+  random: () => number = Math.random,
+): number {
+  const steps = Math.max(0, Math.floor(attempt) - 1);
+  const exponential = options.initialDelayMs * Math.pow(options.factor, steps);
+  // Math.min also tames Infinity once the exponent grows large.
+  const capped = Math.min(options.maxDelayMs, exponential);
+  return Math.max(0, Math.round(capped * (1 - options.jitter * random())));
+}
+
+/** Capped doubling without jitter: `base`, `2·base`, `4·base`… up to `max` (the inbox and status-change delivery). */
+export function doublingDelayMs(attempt: number, baseMs: number, maxMs: number): number {
+  return retryDelayMs(attempt, { initialDelayMs: baseMs, maxDelayMs: maxMs, factor: 2, jitter: 0 });
+}

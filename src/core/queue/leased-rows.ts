@@ -1,0 +1,88 @@
+import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import { isPostgres, runStatement } from '../transaction';
+import { queryReturning } from '../typeorm-compat';
+
+/** The columns a leased queue table has (names in the database). */
+export interface LeasedTable {
+  table: string;
+  /** `state` column and the value of rows still to do. */
+  state: string;
+  pending: string;
+  /** The lease: a row is free when it is `NULL` or past. */
+  lockedUntil: string;
+  attempts: string;
+  /** When a row is due again. */
+  nextAttemptAt: string;
+}
+
+/**
+ * Claim and release of one row of a queue table under a lease, on PostgreSQL and SQLite: a claim is one conditional
+ * `UPDATE … RETURNING` (the claim and the read are one round trip, and a crashed holder's lease lapses); a release
+ * writes only while the row is still pending, so a row finished elsewhere is never written twice.
+ */
+export class LeasedRows<T extends ObjectLiteral & { id: string }> {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly entity: EntityTarget<T>,
+    private readonly columns: LeasedTable,
+    private readonly leaseMs: () => number,
+  ) {}
+
+  /** Takes the row for this holder, or `null` when it is taken, done, or (with `dueOnly`) not due yet. */
+  async claim(id: string, dueOnly: boolean): Promise<T | null> {
+    const c = this.columns;
+    const now = new Date().toISOString();
+    const lease = new Date(Date.now() + this.leaseMs()).toISOString();
+    const postgres = isPostgres(this.dataSource);
+    const [p1, p2, p3] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
+    const due = dueOnly ? ` AND ${c.nextAttemptAt} <= ${p3}` : '';
+    const sql =
+      `UPDATE ${c.table} SET ${c.lockedUntil} = ${p1}, ${c.attempts} = ${c.attempts} + 1 ` +
+      `WHERE id = ${p2} AND ${c.state} = '${c.pending}' AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= ${p3})${due} RETURNING *`;
+    // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
+    const params = postgres ? [lease, id, now] : dueOnly ? [lease, id, now, now] : [lease, id, now];
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, params));
+    return rows.length > 0 ? this.hydrate(rows[0]) : null;
+  }
+
+  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still pending). */
+  async finish(row: T, patch: Partial<T>): Promise<void> {
+    const where = { id: row.id, [this.stateProperty()]: this.columns.pending };
+    const release = { [this.leaseProperty()]: null };
+    await runStatement(this.dataSource, (em) =>
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
+      em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
+    );
+  }
+
+  /** An entity from a raw row, through the columns' transformers. */
+  hydrate(row: Record<string, unknown>): T {
+    const metadata = this.dataSource.getMetadata(this.entity);
+    const entity = metadata.create() as T;
+    for (const column of metadata.columns) {
+      const transformer = column.transformer;
+      const value = row[column.databaseName];
+      column.setEntityValue(
+        entity,
+        transformer && !Array.isArray(transformer) ? transformer.from(value) : value,
+      );
+    }
+    return entity;
+  }
+
+  private stateProperty(): string {
+    return this.propertyOf(this.columns.state);
+  }
+
+  private leaseProperty(): string {
+    return this.propertyOf(this.columns.lockedUntil);
+  }
+
+  private propertyOf(databaseName: string): string {
+    const column = this.dataSource
+      .getMetadata(this.entity)
+      .columns.find((c) => c.databaseName === databaseName);
+    if (!column) throw new Error(`queue table ${this.columns.table} has no column ${databaseName}`);
+    return column.propertyName;
+  }
+}

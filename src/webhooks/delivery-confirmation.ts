@@ -1,0 +1,134 @@
+import { DataSource, LessThan } from 'typeorm';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { Invoice } from '../gateway/types';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { clip, InboxRows, message } from './inbox-rows';
+import type { ResolvedWebhooksOptions } from './types';
+import { WebhookInboxEntry } from './webhook-inbox.entity';
+
+/** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
+export const NO_RECORD_YET = 'no invoice record yet';
+
+/**
+ * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Deliveries for
+ * invoices this store does not know cost about one lookup per invoice (a budget a window), one lookup serves every
+ * delivery of an invoice waiting at the time, and nothing is held open while the service is asked.
+ */
+export class DeliveryConfirmation {
+  private readonly lookups = new Map<string, Promise<Invoice | null>>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly gateway: GatewayClient,
+    private readonly options: ResolvedWebhooksOptions,
+    private readonly rows: InboxRows,
+  ) {}
+
+  /**
+   * The invoice as the service reports it now (profile `lookup.byId`), or `null` after scheduling a retry: the
+   * service unreachable, or not (yet) knowing the invoice, is retried with backoff for `unknownInvoiceWindowMs`,
+   * then dead-lettered with an alert. Nothing is held open while the service is asked.
+   */
+  async confirm(
+    entry: WebhookInboxEntry,
+    gatewayId: string,
+    local: boolean,
+  ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
+    const startedAt = new Date();
+    let problem: string;
+    try {
+      const invoice = await this.lookupShared(gatewayId);
+      if (invoice) return { invoice, startedAt };
+      problem = `the service does not know invoice ${gatewayId}`;
+      if (!local) {
+        // Neither this store nor the service knows it: nothing will ever apply. Dead at once, remembered.
+        this.rows.unknown.remember(gatewayId, 'unknown');
+        await this.rows.deadLetterUnknown(entry, problem);
+        return null;
+      }
+    } catch (err) {
+      problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
+    }
+    const waited = Date.now() - entry.receivedAt.getTime();
+    if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
+      await this.rows.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
+    } else {
+      await this.rows.retryLater(entry, problem);
+    }
+    return null;
+  }
+
+  /**
+   * Whether a delivery naming `gatewayId` may be confirmed now: `true` the invoice has a record here, `false` it has
+   * none but may be looked up (within the window's budget of such lookups), `null` when the entry was dealt with
+   * here: dead-lettered (the service said it does not know it), or postponed without asking the service (budget
+   * spent, or the service already confirmed it and no record exists yet). So deliveries for invoices this store
+   * does not know cost about one lookup per invoice, whatever their number.
+   */
+  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
+    const repo = this.dataSource.getRepository(InvoiceRecord);
+    const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
+    if (await repo.exists({ where })) {
+      this.rows.unknown.forget(gatewayId);
+      return true;
+    }
+    const verdict = this.rows.unknown.verdictOf(gatewayId);
+    if (verdict === 'unknown') {
+      await this.rows.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
+      return null;
+    }
+    const waited = Date.now() - entry.receivedAt.getTime();
+    if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
+      if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
+        await this.rows.deadLetter(
+          entry,
+          null,
+          `no invoice record for invoice ${gatewayId} after ${waited} ms`,
+        );
+      } else {
+        await this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
+      }
+      return null;
+    }
+    const wait = this.rows.unknown.spendLookup();
+    if (wait !== null) {
+      await this.rows.finish(entry, {
+        lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
+        nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
+      });
+      return null;
+    }
+    return false;
+  }
+
+  /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
+  lookupShared(gatewayId: string): Promise<Invoice | null> {
+    let pending = this.lookups.get(gatewayId);
+    if (!pending) {
+      pending = this.gateway.findInvoiceById(gatewayId).finally(() => this.lookups.delete(gatewayId));
+      this.lookups.set(gatewayId, pending);
+    }
+    return pending;
+  }
+
+  /** Marks the other pending deliveries of the invoice received before `until` as answered by one confirmation. */
+  async closeCovered(entry: WebhookInboxEntry, record: InvoiceRecord, until: Date): Promise<void> {
+    if (!entry.gatewayId) return;
+    const others = await this.dataSource.getRepository(WebhookInboxEntry).find({
+      where: { gatewayId: entry.gatewayId, state: 'pending', receivedAt: LessThan(until) },
+      select: { id: true },
+    });
+    for (const other of others) {
+      if (other.id === entry.id) continue;
+      const claimed = await this.rows.claim(other.id, false);
+      if (!claimed) continue; // another processor has it
+      await this.rows.finish(claimed, {
+        state: 'processed',
+        outcome: clip(`answered by the confirmation of delivery ${entry.id}`, 255),
+        invoiceRecordId: record.id,
+        lastError: null,
+        processedAt: new Date(),
+      });
+    }
+  }
+}

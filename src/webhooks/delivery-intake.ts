@@ -1,0 +1,94 @@
+import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
+import { GatewayClient } from '../gateway/gateway.client';
+import { exceedsJsonDepth } from '../gateway/payload.reader';
+import { WEBHOOKS_OPTIONS } from './constants';
+import type { ResolvedWebhooksOptions } from './types';
+import { parseJsonObject } from './webhook-body';
+import { WebhookInboxProcessor } from './webhook-inbox.processor';
+import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
+import { deliveryTextProblem, readDelivery } from './webhook-payload';
+import { WebhookTokenService } from './webhook-token.service';
+
+/** A delivery as a host received it: its headers and its body, raw or already parsed by the host. */
+export interface DeliveryInput {
+  headers: IncomingMessage | Record<string, unknown>;
+  /** The bytes (checked against `webhooks.bodyLimitBytes`), or what the host's JSON parser made of them. */
+  body: Buffer | unknown;
+}
+
+/** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
+export type IntakeResult =
+  | { ok: true; stored: StoredDelivery }
+  | { ok: false; status: 400 | 401 | 413 | 422 | 503; message: string; retryAfterSeconds?: number };
+
+/** Seconds the service is asked to wait before retrying when the token could not be validated. */
+const RETRY_AFTER_SECONDS = 30;
+
+/**
+ * The one way a webhook delivery enters the module, whichever host received it (the Nest route, the Vendure plugin
+ * through that route, the Medusa provider's `getWebhookActionAndData`): the body within its size (413) and depth
+ * (400), a JSON object (400), the token checked (401 forged or unknown, 503 when the service cannot be asked), read
+ * with the store's wire profile (400 naming the field), then stored in the inbox (422 when the inbox dead-letters
+ * it at once). Only then is it processed, from the inbox.
+ */
+@Injectable()
+export class DeliveryIntake {
+  constructor(
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly tokens: WebhookTokenService,
+    private readonly inbox: WebhookInboxService,
+    private readonly processor: WebhookInboxProcessor,
+    private readonly gateway: GatewayClient,
+  ) {}
+
+  /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
+  async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
+    const body = this.bodyOf(input.body);
+    if (!body.ok) return body;
+    // Before anything else reads it: nothing downstream walks a body deeper than this.
+    if (exceedsJsonDepth(body.value, this.options.maxJsonDepth)) {
+      return {
+        ok: false,
+        status: 400,
+        message: `body: nested deeper than ${this.options.maxJsonDepth} levels`,
+      };
+    }
+    const auth = await this.tokens.authenticate(input.headers);
+    if (!auth.ok) {
+      if (auth.status === 503) {
+        const retryAfterSeconds = auth.retryAfterSeconds ?? RETRY_AFTER_SECONDS;
+        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds };
+      }
+      return { ok: false, status: 401, message: auth.reason };
+    }
+    const delivery = readDelivery(body.value, await this.gateway.wireProfile());
+    const problem = deliveryTextProblem(delivery);
+    if (problem) return { ok: false, status: 400, message: problem };
+    const stored = await this.inbox.store(delivery, body.value, auth.webhookId);
+    if (stored.state === 'dead') {
+      return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
+    }
+    if (stored.state === 'pending') {
+      if (wait) await this.processor.processNow(stored.id, stored.gatewayId);
+      else this.processor.kick(stored.id, stored.gatewayId);
+    }
+    return { ok: true, stored };
+  }
+
+  private bodyOf(
+    body: Buffer | unknown,
+  ): { ok: true; value: Record<string, unknown> } | { ok: false; status: 400 | 413; message: string } {
+    if (Buffer.isBuffer(body)) {
+      if (body.length > this.options.bodyLimitBytes) {
+        return { ok: false, status: 413, message: `body exceeds ${this.options.bodyLimitBytes} bytes` };
+      }
+      const parsed = parseJsonObject(body);
+      return parsed.ok ? parsed : { ok: false, status: 400, message: parsed.message };
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return { ok: false, status: 400, message: 'body: must be a JSON object' };
+    }
+    return { ok: true, value: body as Record<string, unknown> };
+  }
+}
