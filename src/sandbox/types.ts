@@ -1,4 +1,4 @@
-import type { WireInvoiceCurrent, WireWebhookDelivery } from '../gateway/wire.types';
+import type { WireInvoiceCurrent } from '../gateway/wire.types';
 import type { FaultRule, ActiveFault, WebhookFaults, DeliveryLogEntry } from './faults.types';
 export type * from './faults.types';
 

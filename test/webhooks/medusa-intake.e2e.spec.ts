@@ -13,6 +13,19 @@ import { SANDBOX_TOKEN, waitFor } from './support';
  * the module's route: a store whose service sends its own webhook shape (a custom `webhook` wire profile) is read
  * with that profile on Medusa too, and the route's bounds and dead letters hold there.
  */
+/** The other service's webhook shape, as a store writes it in its options. */
+function webhookProfile() {
+  const w = OTHER_SERVICE_PROFILE.webhook;
+  return {
+    invoice: [...w.invoice],
+    event: [...w.event],
+    deliveryId: [...w.deliveryId],
+    webhookId: [...w.webhookId],
+    sentAt: [...w.sentAt],
+    test: [...w.test],
+  };
+}
+
 describeEachDatabase('Medusa webhook path through the one intake', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
@@ -27,7 +40,7 @@ describeEachDatabase('Medusa webhook path through the one intake', (kind) => {
         accessToken: SANDBOX_TOKEN,
         mode: 'sandbox',
         // The service of this store wraps the invoice as `dados.cobranca` and names its metadata in Portuguese.
-        profile: { webhook: { ...OTHER_SERVICE_PROFILE.webhook } },
+        profile: { webhook: webhookProfile() },
       },
       // Deliveries reach the provider only, as on Medusa: none is sent to the module's own route.
       checkout: { publicWebhookUrl: 'http://127.0.0.1:9/hooks/payment/invoice-payments' },
