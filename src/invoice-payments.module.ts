@@ -1,3 +1,4 @@
+import { SETTING_LIST } from './core/settings.schema';
 import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -256,22 +257,17 @@ function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
   };
 }
 
-/** The settings' defaults are the module options. */
+/** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
 function settingsDefaults(options: InvoicePaymentsModuleOptions): InvoicePaymentsSettingsDefaults {
-  const { gateway, checkout = {}, webhooks = {} } = options;
-  const defaults: InvoicePaymentsSettingsDefaults = {
-    baseUrl: gateway.baseUrl || undefined,
-    accessToken: gateway.accessToken || undefined,
-    mode: gateway.mode,
-    webhookToken: webhooks.merchantToken || undefined,
-    ecommerce: checkout.ecommerce,
-    enabledMethods: checkout.methods,
-    dueDays: checkout.dueDays,
-    maxInstallments: checkout.maxInstallments,
-    publicWebhookUrl: checkout.publicWebhookUrl,
-    orderUrlTemplate: checkout.orderUrlTemplate,
-    storeUrlTemplate: checkout.storeUrlTemplate,
-    timeZone: checkout.timeZone,
+  const sections: Record<string, Record<string, unknown> | undefined> = {
+    gateway: options.gateway as unknown as Record<string, unknown>,
+    checkout: options.checkout as Record<string, unknown> | undefined,
+    webhooks: options.webhooks as Record<string, unknown> | undefined,
   };
-  return Object.fromEntries(Object.entries(defaults).filter(([, v]) => v !== undefined));
+  const defaults: Record<string, unknown> = {};
+  for (const [name, { option }] of SETTING_LIST) {
+    const value = option ? sections[option[0]]?.[option[1]] : undefined;
+    if (value !== undefined && value !== '') defaults[name] = value;
+  }
+  return defaults as InvoicePaymentsSettingsDefaults;
 }

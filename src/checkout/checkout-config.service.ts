@@ -1,3 +1,4 @@
+import { SETTING_LIST } from '../core/settings.schema';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ResolvedCheckoutOptions } from './checkout.options';
 import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, CheckoutSettingsSource } from './constants';
@@ -31,16 +32,13 @@ export class CheckoutConfig {
   async current(): Promise<ResolvedCheckoutOptions> {
     if (!this.settings) return this.options;
     const s = await this.settings.getEffective();
-    return {
-      ...this.options,
-      methods: [...s.enabledMethods],
-      dueDays: s.dueDays,
-      maxInstallments: s.maxInstallments,
-      timeZone: s.timeZone,
-      ecommerce: s.ecommerce ?? undefined,
-      publicWebhookUrl: s.publicWebhookUrl ?? undefined,
-      orderUrlTemplate: s.orderUrlTemplate ?? undefined,
-      storeUrlTemplate: s.storeUrlTemplate ?? undefined,
-    };
+    // Each setting that overrides a checkout option, as declared; an unset one (`null`) leaves it unset.
+    const current: Record<string, unknown> = { ...this.options };
+    for (const [name, { checkout }] of SETTING_LIST) {
+      if (!checkout) continue;
+      const value = (s as Record<string, unknown>)[name];
+      current[checkout] = Array.isArray(value) ? [...value] : (value ?? undefined);
+    }
+    return current as unknown as ResolvedCheckoutOptions;
   }
 }

@@ -1,3 +1,4 @@
+import { intProblem, PAYMENT_METHODS, SETTING_LIST, SETTINGS } from '../core/settings.schema';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { resolveTextLimits, type TextLimits } from './text-limits';
@@ -73,8 +74,11 @@ export interface CheckoutOptions {
    * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
    */
   referrerNamespace?: string;
-  /** The clock (tests). */
-  now?: () => Date;
+  /**
+   * The clock of the checkout's calendar: today's date for due dates and the card-expiry check (tests set it).
+   * Timeouts, leases and retries elsewhere run on the system clock.
+   */
+  calendarClock?: () => Date;
 }
 
 /** {@link CheckoutOptions} with the defaults applied and checked. */
@@ -97,11 +101,11 @@ export interface ResolvedCheckoutOptions {
   maxTotalCents: number;
   textLimits: TextLimits;
   referrerNamespace?: string;
-  now: () => Date;
+  calendarClock: () => Date;
 }
 
-export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
-const ALL_METHODS: PaymentMethod[] = ['pix', 'billet', 'card'];
+export const DEFAULT_TIME_ZONE = SETTINGS.timeZone.default;
+const ALL_METHODS: readonly PaymentMethod[] = PAYMENT_METHODS;
 
 /** Applies the defaults and refuses bad options at startup, naming the option. */
 export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
@@ -117,8 +121,13 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
       bad(field, `must be an integer of at least ${min}`);
     }
   };
-  int('dueDays', options.dueDays, 0);
-  int('maxInstallments', options.maxInstallments, 1);
+  // The settings the admin page can change are checked against the same bounds here (settings.schema.ts).
+  for (const [, declaration] of SETTING_LIST) {
+    const key = declaration.checkout as keyof CheckoutOptions | undefined;
+    if (declaration.kind !== 'int' || !key || options[key] === undefined) continue;
+    const problem = intProblem(declaration, options[key]);
+    if (problem) bad(key, problem);
+  }
   int('creationWaitMs', options.creationWaitMs, 1);
   int('staleCreationMs', options.staleCreationMs, 1);
   int('unknownOutcomeRecheckMs', options.unknownOutcomeRecheckMs, 0);
@@ -152,9 +161,9 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
 
   return {
     methods: [...methods],
-    dueDays: options.dueDays ?? 3,
+    dueDays: options.dueDays ?? SETTINGS.dueDays.default,
     timeZone,
-    maxInstallments: options.maxInstallments ?? 12,
+    maxInstallments: options.maxInstallments ?? SETTINGS.maxInstallments.default,
     orderUrlTemplate: options.orderUrlTemplate,
     storeUrlTemplate: options.storeUrlTemplate,
     ecommerce: options.ecommerce,
@@ -169,7 +178,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
     textLimits,
     referrerNamespace: options.referrerNamespace,
-    now: options.now ?? (() => new Date()),
+    calendarClock: options.calendarClock ?? (() => new Date()),
   };
 }
 

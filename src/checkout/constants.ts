@@ -1,4 +1,4 @@
-import type { PaymentMethod } from '../gateway/types';
+import type { CheckoutSettingName, InvoicePaymentsSettingsValues } from '../core/settings.schema';
 
 /** Injection token of the resolved checkout options (`ResolvedCheckoutOptions`). */
 export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
@@ -9,17 +9,8 @@ export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
  */
 export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
 
-/** The runtime settings the checkout reads, named as the settings service names them. */
-export interface CheckoutSettingsValues {
-  enabledMethods: PaymentMethod[];
-  dueDays: number;
-  maxInstallments: number;
-  timeZone: string;
-  ecommerce: { storeId: number; checkout: number } | null;
-  publicWebhookUrl: string | null;
-  orderUrlTemplate: string | null;
-  storeUrlTemplate: string | null;
-}
+/** The runtime settings the checkout reads, named as the settings service names them (see `settings.schema.ts`). */
+export type CheckoutSettingsValues = Pick<InvoicePaymentsSettingsValues, CheckoutSettingName>;
 
 /** Where the checkout reads its runtime settings from (the settings service matches it). */
 export interface CheckoutSettingsSource {

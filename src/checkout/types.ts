@@ -87,7 +87,7 @@ export interface InitiatePaymentData {
   method: PaymentMethod;
   /** Required for `card`. */
   card?: CheckoutCard;
-  /** Card only: 1 to `checkout.maxInstallments`. PIX and bank slip are always 1. */
+  /** Card only: 1 to the most installments the store offers (a setting). PIX and bank slip are always 1. */
   installments?: number;
 }
 

@@ -39,11 +39,11 @@ export interface StatusReportResult {
   historyId: string;
 }
 
-/** The record a report names does not exist. */
-export class InvoiceRecordNotFoundError extends Error {
+/** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
+export class ReportedRecordNotFoundError extends Error {
   constructor(readonly recordId: string) {
     super(`recordId: no invoice record ${recordId}`);
-    this.name = 'InvoiceRecordNotFoundError';
+    this.name = 'ReportedRecordNotFoundError';
   }
 }
 
@@ -66,7 +66,7 @@ export class InvoiceStatusService {
   /**
    * Records a status report and applies it when the transition table allows: in one transaction with the record's
    * row locked, reads the current code, decides, writes a history row (applied or not) and updates the record.
-   * After commit, an applied change is dispatched to the host. Throws {@link InvoiceRecordNotFoundError} for an
+   * After commit, an applied change is dispatched to the host. Throws {@link ReportedRecordNotFoundError} for an
    * unknown `recordId` and a field-named `Error` for a malformed report; nothing is written then.
    */
   async applyReport(report: StatusReport): Promise<StatusReportResult> {
@@ -85,7 +85,7 @@ export class InvoiceStatusService {
     // SQLite has no row locks; its writers are serialized by runInTransaction and the database itself.
     if (isPostgres(this.dataSource)) qb.setLock('pessimistic_write');
     const record = await qb.getOne();
-    if (!record) throw new InvoiceRecordNotFoundError(report.recordId);
+    if (!record) throw new ReportedRecordNotFoundError(report.recordId);
 
     const decision = decideTransition(record.statusCode, report.code);
     const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;

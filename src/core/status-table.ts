@@ -1,6 +1,9 @@
 import { KnownInvoiceStatusCode } from '../gateway/status';
 
-/** Status of a Medusa payment session (the provider contract's `PaymentSessionStatus`). */
+/**
+ * The status of a payment session as the module's provider reports it (the shape of Medusa's provider contract,
+ * which the module's provider follows on every host).
+ */
 export type PaymentSessionStatus =
   'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
 

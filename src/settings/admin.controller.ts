@@ -44,6 +44,7 @@ import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types'
 import { problemsOf } from './admin-error-codes';
 import { AdminIdPipe, adminValidationError, adminValidationPipe } from './validation';
 import { checkSettingsUpdate } from './update-checks';
+import { settingFields, type SettingField } from './setting-fields';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 
@@ -73,6 +74,12 @@ export class InvoicePaymentsAdminController {
   @Get('settings')
   getSettings(): Promise<MaskedSettings> {
     return this.settings.getMasked();
+  }
+
+  /** The settings form: every setting as declared (`settings.schema.ts`), in order, named in both languages. */
+  @Get('settings/fields')
+  getSettingFields(): SettingField[] {
+    return settingFields();
   }
 
   /** Saves a change: absent fields stay, `null` resets a field to the module options' default. */

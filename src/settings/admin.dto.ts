@@ -16,13 +16,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
+import { SETTING_LIST, type InvoicePaymentsSettingsValues, type SettingName } from '../core/settings.schema';
 import { PAYMENT_METHODS, type InvoicePaymentsMode } from './types';
 import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
-
-/** Highest due-date offset accepted, in days. */
-export const MAX_DUE_DAYS = 90;
-/** Highest number of installments accepted: the service's bound (A3). */
-export const MAX_INSTALLMENTS = 12;
 
 /** Highest `ecommerce` id: the columns are `integer`, 32 bits on PostgreSQL (a larger one was a database error). */
 export const MAX_ECOMMERCE_ID = 2_147_483_647;
@@ -39,10 +35,19 @@ export class EcommerceDto {
   checkout!: number;
 }
 
+/** The whole-number settings, typed as the settings declare them. */
+type IntSettings = {
+  [K in SettingName as InvoicePaymentsSettingsValues[K] extends number ? K : never]?: number | null;
+};
+
 /**
  * Body of `PUT /settings`. Every field is optional: an absent field is left as it is, `null` resets it to the
  * module options' default.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the int settings' checks are added below
+export interface UpdateSettingsDto extends IntSettings {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class UpdateSettingsDto {
   @IsOptional()
   @IsHttpUrl()
@@ -80,18 +85,6 @@ export class UpdateSettingsDto {
   enabledMethods?: PaymentMethod[] | null;
 
   @IsOptional()
-  @IsInt({ message: 'dueDays must be an integer' })
-  @Min(0, { message: 'dueDays must be 0 or more' })
-  @Max(MAX_DUE_DAYS, { message: `dueDays must be at most ${MAX_DUE_DAYS}` })
-  dueDays?: number | null;
-
-  @IsOptional()
-  @IsInt({ message: 'maxInstallments must be an integer' })
-  @Min(1, { message: 'maxInstallments must be at least 1' })
-  @Max(MAX_INSTALLMENTS, { message: `maxInstallments must be at most ${MAX_INSTALLMENTS}` })
-  maxInstallments?: number | null;
-
-  @IsOptional()
   @IsHttpUrl()
   publicWebhookUrl?: string | null;
 
@@ -119,6 +112,21 @@ export class UpdateSettingsDto {
   @IsOptional()
   @IsObject({ message: 'wireProfile must be an object (wire-profile overrides) or null' })
   wireProfile?: Record<string, unknown> | null;
+}
+
+// The whole-number settings are checked as declared (the module options are checked against the same bounds).
+for (const [name, declaration] of SETTING_LIST) {
+  if (declaration.kind !== 'int') continue;
+  const { min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
+  const target = UpdateSettingsDto.prototype;
+  // In the order TypeScript applies stacked decorators (bottom up), so errors list as they always did.
+  Max(max, { message: `${name} must be at most ${max}` })(target, name);
+  Min(min, { message: min === 0 ? `${name} must be 0 or more` : `${name} must be at least ${min}` })(
+    target,
+    name,
+  );
+  IsInt({ message: `${name} must be an integer` })(target, name);
+  IsOptional()(target, name);
 }
 
 /** `page` and `limit` of the admin lists: page from 1, at most 100 items a page. */

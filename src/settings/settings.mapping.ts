@@ -1,3 +1,4 @@
+import { SETTING_LIST } from '../core/settings.schema';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsSettingsRecord } from './settings.entity';
 import {
@@ -32,21 +33,21 @@ export function secretContext(rowId: string, name: SecretSettingName): string {
   return `invoice_payments_settings:${rowId}:${name}`;
 }
 
+/** Settings kept as they are in the row's column of the same name. */
+export const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(
+  ([n]) => n,
+);
+
 /** Values saved in a row, setting by setting (secrets excluded: they are decrypted separately). */
 export function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
   const out: Partial<InvoicePaymentsSettingsValues> = {};
-  if (row.baseUrl !== null) out.baseUrl = row.baseUrl;
-  if (row.mode !== null) out.mode = row.mode;
+  const values = out as Record<string, unknown>;
+  const columns = row as unknown as Record<string, unknown>;
+  for (const name of COLUMN_SETTINGS) if (columns[name] !== null) values[name] = columns[name];
   if (row.ecommerceStoreId !== null && row.ecommerceCheckout !== null) {
     out.ecommerce = { storeId: row.ecommerceStoreId, checkout: row.ecommerceCheckout };
   }
   if (row.enabledMethods !== null) out.enabledMethods = parseMethods(row.enabledMethods);
-  if (row.dueDays !== null) out.dueDays = row.dueDays;
-  if (row.maxInstallments !== null) out.maxInstallments = row.maxInstallments;
-  if (row.publicWebhookUrl !== null) out.publicWebhookUrl = row.publicWebhookUrl;
-  if (row.orderUrlTemplate !== null) out.orderUrlTemplate = row.orderUrlTemplate;
-  if (row.storeUrlTemplate !== null) out.storeUrlTemplate = row.storeUrlTemplate;
-  if (row.timeZone !== null) out.timeZone = row.timeZone;
   if (row.wireProfile !== null) out.wireProfile = parseProfile(row.wireProfile);
   return out;
 }
@@ -59,19 +60,13 @@ export function applyUpdate(row: InvoicePaymentsSettingsRecord, update: Settings
   ) => {
     if (update[name] !== undefined) apply(update[name] as InvoicePaymentsSettingsValues[K] | null);
   };
-  set('baseUrl', (v) => (row.baseUrl = v));
-  set('mode', (v) => (row.mode = v));
+  const columns = row as unknown as Record<string, unknown>;
+  for (const name of COLUMN_SETTINGS) set(name, (v) => (columns[name] = v));
   set('ecommerce', (v) => {
     row.ecommerceStoreId = v?.storeId ?? null;
     row.ecommerceCheckout = v?.checkout ?? null;
   });
   set('enabledMethods', (v) => (row.enabledMethods = v === null ? null : v.join(',')));
-  set('dueDays', (v) => (row.dueDays = v));
-  set('maxInstallments', (v) => (row.maxInstallments = v));
-  set('publicWebhookUrl', (v) => (row.publicWebhookUrl = v));
-  set('orderUrlTemplate', (v) => (row.orderUrlTemplate = v));
-  set('storeUrlTemplate', (v) => (row.storeUrlTemplate = v));
-  set('timeZone', (v) => (row.timeZone = v));
   set('wireProfile', (v) => (row.wireProfile = v === null ? null : JSON.stringify(v)));
 }
 

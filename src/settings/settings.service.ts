@@ -14,6 +14,7 @@ import { SecretBox } from './secret-box';
 import { DEFAULT_SETTINGS_ID, InvoicePaymentsSettingsRecord } from './settings.entity';
 import {
   applyUpdate,
+  COLUMN_SETTINGS,
   DecryptedSecrets,
   maskSettings,
   mergeSettings,
@@ -174,14 +175,23 @@ export class InvoicePaymentsSettingsService {
   }
 
   private async ensureNamespace(storeId: string): Promise<string> {
-    const stored = await this.rows.findOne({ where: { id: storeId }, select: { id: true, referrerNamespace: true } });
+    const stored = await this.rows.findOne({
+      where: { id: storeId },
+      select: { id: true, referrerNamespace: true },
+    });
     if (stored?.referrerNamespace) return stored.referrerNamespace;
     const made = newNamespace();
     const now = new Date();
     await runInTransaction(this.dataSource, async (em) => {
       const rows = em.getRepository(InvoicePaymentsSettingsRecord);
       if (!(await rows.existsBy({ id: storeId }))) {
-        const row = { ...emptyRow(storeId), referrerNamespace: made, createdAt: now, updatedAt: now, version: 1 };
+        const row = {
+          ...emptyRow(storeId),
+          referrerNamespace: made,
+          createdAt: now,
+          updatedAt: now,
+          version: 1,
+        };
         await rows.insert(rows.create(row));
         return;
       }
@@ -264,22 +274,16 @@ function newNamespace(): string {
 }
 
 function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' | 'updatedAt' | 'version'> {
-  return {
+  const row = {
     id,
-    baseUrl: null,
     accessTokenEnc: null,
     webhookTokenEnc: null,
-    mode: null,
     ecommerceStoreId: null,
     ecommerceCheckout: null,
     enabledMethods: null,
-    dueDays: null,
-    maxInstallments: null,
-    publicWebhookUrl: null,
-    orderUrlTemplate: null,
-    storeUrlTemplate: null,
-    timeZone: null,
     wireProfile: null,
     referrerNamespace: null,
   };
+  const columns = Object.fromEntries(COLUMN_SETTINGS.map((name) => [name, null]));
+  return { ...row, ...columns } as unknown as ReturnType<typeof emptyRow>;
 }

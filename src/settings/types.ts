@@ -1,76 +1,31 @@
 import type { CanActivate, Type } from '@nestjs/common';
-import type { PaymentMethod } from '../gateway/types';
-import type { WireProfileOverrides } from '../gateway/wire-profile';
+import {
+  SETTING_LIST,
+  type InvoicePaymentsMode,
+  type InvoicePaymentsSettingsValues,
+  type SettingName,
+} from '../core/settings.schema';
 import type { EncryptionKeyOptions } from './secret-box';
 import type { AdminAuthThrottleOptions } from './auth-throttle';
 
-/** Where requests go: the sandbox or the live service. Test-only operations (resend webhook) are refused in production. */
-export type InvoicePaymentsMode = 'sandbox' | 'production';
-
-/** Every payment method, in the order the admin shows them. */
-export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
-
-/**
- * The settings a store owner may change at runtime. Module options give the defaults; a saved value overrides its
- * default until it is reset (set to `null`).
- */
-export interface InvoicePaymentsSettingsValues {
-  /** The service's base address (`{base_url}`); `null` until configured. */
-  baseUrl: string | null;
-  /** Bearer access token copied from the service's control panel. Secret: encrypted at rest, never returned. */
-  accessToken: string | null;
-  /** Merchant part of the webhook token (§6.4), when the webhook was registered by hand. Secret. */
-  webhookToken: string | null;
-  mode: InvoicePaymentsMode;
-  /** `ecommerce.store_id` and `ecommerce.checkout` of §4.2, for checkout integrations. */
-  ecommerce: { storeId: number; checkout: number } | null;
-  /** Methods offered at checkout. */
-  enabledMethods: PaymentMethod[];
-  /** Days from today to the due date of PIX and bank-slip invoices. */
-  dueDays: number;
-  /** Highest number of card installments offered. */
-  maxInstallments: number;
-  /** Public URL of this module's webhook route, sent as `payment.webhook`. */
-  publicWebhookUrl: string | null;
-  /** Order page URL (`payment.order_url`); placeholders `{order_id}`, `{display_id}`, `{reference}`. */
-  orderUrlTemplate: string | null;
-  /** Store URL (`payment.store_url`), same placeholders. */
-  storeUrlTemplate: string | null;
-  /** IANA time zone due dates are computed in. */
-  timeZone: string;
-  /**
-   * Wire-profile overrides laid over the module options' `gateway.profile` (the plain-data parts only: see
-   * `docs/gateway-assumptions.md`); `null`: none.
-   */
-  wireProfile: WireProfileOverrides | null;
-}
+export { PAYMENT_METHODS } from '../core/settings.schema';
+export type {
+  InvoicePaymentsMode,
+  InvoicePaymentsSettingsValues,
+  SettingName,
+} from '../core/settings.schema';
 
 /** Names of the settings that hold secrets. */
 export type SecretSettingName = 'accessToken' | 'webhookToken';
 export const SECRET_SETTINGS: readonly SecretSettingName[] = ['accessToken', 'webhookToken'];
 
-/** Names of every setting. */
-export type SettingName = keyof InvoicePaymentsSettingsValues;
-
 /** Defaults of the settings, from the module options; what they leave out comes from {@link BUILT_IN_DEFAULTS}. */
 export type InvoicePaymentsSettingsDefaults = Partial<InvoicePaymentsSettingsValues>;
 
-/** Built-in defaults for settings neither the options nor the saved row give. */
-export const BUILT_IN_DEFAULTS: InvoicePaymentsSettingsValues = {
-  baseUrl: null,
-  accessToken: null,
-  webhookToken: null,
-  mode: 'sandbox',
-  ecommerce: null,
-  enabledMethods: [...PAYMENT_METHODS],
-  dueDays: 3,
-  maxInstallments: 12,
-  publicWebhookUrl: null,
-  orderUrlTemplate: null,
-  storeUrlTemplate: null,
-  timeZone: 'America/Sao_Paulo',
-  wireProfile: null,
-};
+/** Built-in defaults for settings neither the options nor the saved row give (each setting's declared default). */
+export const BUILT_IN_DEFAULTS = Object.fromEntries(
+  SETTING_LIST.map(([name, declaration]) => [name, declaration.default]),
+) as InvoicePaymentsSettingsValues;
 
 /** What the module runs with right now: defaults overridden by the saved row. */
 export interface EffectiveSettings extends InvoicePaymentsSettingsValues {

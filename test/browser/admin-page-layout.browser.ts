@@ -169,11 +169,14 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
         await page.fill('#filter-q', 'joana PRADO');
         await page.click('#apply-filters');
         // The paid order is in the unfiltered list too: wait for the filtered list (one row), or fail on timeout.
-        await page.waitForFunction(
-          "document.querySelectorAll('#invoice-list tbody tr').length === 1",
-          undefined,
-          { timeout: 10_000 },
-        );
+        // Polled from here: a string predicate is evaluated in the page, which the admin CSP (no 'unsafe-eval')
+        // refuses once Playwright has to poll it.
+        const rows = page.locator('#invoice-list tbody tr');
+        for (const deadline = Date.now() + 10_000; (await rows.count()) !== 1;) {
+          if (Date.now() > deadline)
+            throw new Error('the filtered invoice list did not come down to one row');
+          await page.waitForTimeout(50);
+        }
         const row = page.locator('#invoice-list tbody tr', { hasText: words.order(paid.order.display_id) });
         await row.waitFor();
         expect(await page.locator('#invoice-list tbody tr').count()).toBe(1);

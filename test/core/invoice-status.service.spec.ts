@@ -1,7 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource, IsNull } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
-import { InvoiceRecordNotFoundError, InvoiceStatusService } from '../../src/core/invoice-status.service';
+import { ReportedRecordNotFoundError, InvoiceStatusService } from '../../src/core/invoice-status.service';
 import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import type { Invoice } from '../../src/gateway/types';
@@ -330,7 +330,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     ).rejects.toThrow(/^source:/);
     await expect(
       h.service.applyReport({ recordId: 'no-such-record', code: 1, source: 'webhook' }),
-    ).rejects.toBeInstanceOf(InvoiceRecordNotFoundError);
+    ).rejects.toBeInstanceOf(ReportedRecordNotFoundError);
     expect(await historyOf(ds, rec.id)).toHaveLength(0);
     expect(await ds.getRepository(InvoiceStatusHistory).countBy({ invoiceRecordId: 'no-such-record' })).toBe(
       0,

@@ -17,6 +17,11 @@ export function setLang(next) {
   document.documentElement.lang = lang;
 }
 
+/** Adds texts the API gives (the settings' labels and help) to a language's catalog. */
+export function addTexts(language, entries) {
+  Object.assign(CATALOGS[language], entries);
+}
+
 /** The text of `key` in the current language, `{name}` placeholders filled from `vars`. */
 export function t(key, vars = {}) {
   const text = CATALOGS[lang][key] ?? EN[key] ?? key;

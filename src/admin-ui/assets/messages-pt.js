@@ -67,41 +67,8 @@ export const PT_BR = {
   resultmissing_scope: 'sem permissão',
   resulterror: 'erro',
   // Settings fields
-  f_baseUrl: 'URL do serviço',
-  h_baseUrl:
-    'Endereço do serviço de pagamentos, informado pelo serviço (por exemplo https://api.exemplo.com.br). Só mude se o serviço pedir.',
-  f_accessToken: 'Chave de acesso do serviço',
-  h_accessToken:
-    'Chave de acesso que você copia do painel do serviço de pagamentos. Fica guardada criptografada e nunca é mostrada.',
-  f_webhookToken: 'Senha dos avisos do serviço',
-  h_webhookToken:
-    'Só se você cadastrou o aviso de pagamentos à mão no painel do serviço: a senha que escolheu lá.',
-  f_mode: 'Modo',
-  h_mode: 'Testes: nenhum cliente é cobrado. Produção: cobranças reais.',
-  f_ecommerce: 'Identificação da loja no serviço',
-  h_ecommerce: 'Números da loja e do checkout que o serviço deu, se ele pediu (opcional).',
   f_storeId: 'Número da loja',
   f_checkout: 'Número do checkout',
-  f_enabledMethods: 'Formas de pagamento',
-  h_enabledMethods: 'Formas que o cliente pode escolher ao pagar.',
-  f_dueDays: 'Prazo de vencimento (dias)',
-  h_dueDays: 'Quantos dias o cliente tem para pagar PIX e boleto (de 0 a 90).',
-  f_maxInstallments: 'Máximo de parcelas',
-  h_maxInstallments: 'Maior número de parcelas no cartão (de 1 a 12).',
-  f_publicWebhookUrl: 'Endereço para avisos de pagamento',
-  h_publicWebhookUrl:
-    'Endereço desta loja na internet que o serviço chama quando um pagamento muda (por exemplo https://minhaloja.com.br/webhooks/invoice-payments).',
-  f_orderUrlTemplate: 'Página do pedido',
-  h_orderUrlTemplate:
-    'Endereço da página do pedido na sua loja. Onde entra o número do pedido, escreva {display_id}: por exemplo https://minhaloja.com.br/pedidos/{display_id}.',
-  f_storeUrlTemplate: 'Página da loja',
-  h_storeUrlTemplate: 'Endereço da sua loja, mostrado ao cliente na página de pagamento.',
-  f_timeZone: 'Fuso horário',
-  h_timeZone:
-    'Fuso horário da loja, usado para contar os dias até o vencimento. No Brasil, normalmente America/Sao_Paulo.',
-  f_wireProfile: 'Ajustes técnicos do protocolo',
-  h_wireProfile:
-    'Só para quem integra o sistema: ajustes do formato das mensagens com o serviço. Deixe em branco.',
   method_pix: 'PIX',
   method_billet: 'Boleto',
   method_card: 'Cartão',

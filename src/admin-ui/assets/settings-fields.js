@@ -1,27 +1,25 @@
 // The settings form: one row per field of the settings API, with its help, its current value and its errors.
 import { el } from './dom.js';
-import { t } from './i18n.js';
+import { api } from './api.js';
+import { addTexts, t } from './i18n.js';
 
 /**
- * Every field of `PUT /settings`, in the order shown. `advanced`: addresses, ids and protocol, kept in a collapsed
- * section (they are set once, usually by whoever installed the store).
+ * Every field of `PUT /settings`, in the order shown, as the module declares its settings (`GET /settings/fields`):
+ * name, how it is edited, whether it is secret, its label and help in both languages, and `advanced` for
+ * addresses, ids and protocol, kept in a collapsed section (set once, usually by whoever installed the store).
  */
-export const FIELDS = [
-  { name: 'mode', type: 'mode' },
-  { name: 'accessToken', secret: true },
-  { name: 'enabledMethods', type: 'methods' },
-  { name: 'dueDays', type: 'int' },
-  { name: 'maxInstallments', type: 'int' },
-  { name: 'baseUrl', type: 'url', advanced: true },
-  { name: 'publicWebhookUrl', type: 'url', advanced: true },
-  { name: 'webhookToken', secret: true, advanced: true },
-  { name: 'orderUrlTemplate', type: 'text', advanced: true },
-  { name: 'storeUrlTemplate', type: 'text', advanced: true },
-  { name: 'timeZone', type: 'text', advanced: true },
-  { name: 'ecommerce', type: 'ecommerce', advanced: true },
-  { name: 'wireProfile', type: 'json', advanced: true },
-];
-const METHODS = ['pix', 'billet', 'card'];
+export let FIELDS = [];
+
+/** Loads the field list once, and its labels and help into the page's texts. */
+export async function loadFields() {
+  if (FIELDS.length > 0) return;
+  const fields = await api('GET', '/settings/fields');
+  for (const field of fields) {
+    addTexts('en', { [`f_${field.name}`]: field.label.en, [`h_${field.name}`]: field.help.en });
+    addTexts('pt-BR', { [`f_${field.name}`]: field.label.pt, [`h_${field.name}`]: field.help.pt });
+  }
+  FIELDS = fields;
+}
 
 function describe(field, value) {
   if (field.secret) {
@@ -64,7 +62,7 @@ function control(field, value, id, describedBy) {
     );
   }
   if (field.type === 'methods') {
-    return METHODS.map((m) =>
+    return (field.options ?? []).map((m) =>
       el(
         'label',
         {},

@@ -3,7 +3,7 @@ import { api, ApiError } from './api.js';
 import { el, fill } from './dom.js';
 import { t } from './i18n.js';
 import { readChanges } from './settings-changes.js';
-import { FIELDS, fieldRow } from './settings-fields.js';
+import { FIELDS, fieldRow, loadFields } from './settings-fields.js';
 import { confirmDialog, problemText, showError, status } from './ui.js';
 
 let settings = null;
@@ -11,6 +11,7 @@ let settings = null;
 /** Loads the settings and draws the tab. */
 export async function showSettings(panel) {
   try {
+    await loadFields();
     settings = await api('GET', '/settings');
   } catch (error) {
     showError(error);

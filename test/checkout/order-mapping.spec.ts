@@ -1,8 +1,8 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
-import { CheckoutOptions, resolveCheckoutOptions } from './checkout.options';
-import { CheckoutValidationError } from './errors';
-import { CheckoutRequest, invoiceReferrer, mapOrderToInvoice, withReferrer } from './order-mapping';
-import type { CheckoutOrder } from './types';
+import { CheckoutOptions, resolveCheckoutOptions } from '../../src/checkout/checkout.options';
+import { CheckoutValidationError } from '../../src/checkout/errors';
+import { CheckoutRequest, invoiceReferrer, mapOrderToInvoice, withReferrer } from '../../src/checkout/order-mapping';
+import type { CheckoutOrder } from '../../src/checkout/types';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
 
@@ -64,7 +64,7 @@ const card: Mutation = (r) => {
 };
 
 function map(mutate?: Mutation, options: CheckoutOptions = {}) {
-  return mapOrderToInvoice(request(mutate), resolveCheckoutOptions({ now: () => NOON_UTC, ...options }));
+  return mapOrderToInvoice(request(mutate), resolveCheckoutOptions({ calendarClock: () => NOON_UTC, ...options }));
 }
 
 function fieldsOf(mutate: Mutation, options: CheckoutOptions = {}): Record<string, string[]> {
@@ -224,14 +224,14 @@ describe('mapOrderToInvoice: mapping rules (spec §4.2)', () => {
     [
       "payment.due_at: the store's today (23:30 in São Paulo is already tomorrow in UTC)",
       () => undefined,
-      { now: () => new Date('2026-11-22T02:30:00Z') },
+      { calendarClock: () => new Date('2026-11-22T02:30:00Z') },
       (p) => p.payment.dueAt,
       '2026-11-24',
     ],
     [
       'payment.due_at: another time zone',
       () => undefined,
-      { now: () => new Date('2026-11-22T02:30:00Z'), timeZone: 'UTC' },
+      { calendarClock: () => new Date('2026-11-22T02:30:00Z'), timeZone: 'UTC' },
       (p) => p.payment.dueAt,
       '2026-11-25',
     ],

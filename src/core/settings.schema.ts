@@ -1,0 +1,243 @@
+import type { GatewayMode } from '../gateway/gateway.options';
+import type { PaymentMethod } from '../gateway/types';
+import type { WireProfileOverrides } from '../gateway/wire-profile';
+
+/**
+ * The runtime settings, each declared once: its kind, default, bounds, whether it is secret, which module option
+ * gives its default, which checkout option it overrides, whether it is a plain column of the settings row, and how
+ * the admin page names and explains it. Module-option checks, resolved defaults, the admin API's validation, the
+ * settings row mapping and the admin page's form all derive from this table (docs/configuration.md).
+ */
+
+/** Where requests go: the sandbox or the live service (the client's {@link GatewayMode}). */
+export type InvoicePaymentsMode = GatewayMode;
+
+/** Every payment method, in the order the admin shows them. */
+export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
+
+/** A text in the admin page's two languages. */
+export interface AdminText {
+  en: string;
+  pt: string;
+}
+
+/** One setting's declaration. `T` is its value's type (a phantom: it types the table, nothing reads it). */
+export interface SettingDeclaration<T> {
+  kind: 'mode' | 'secret' | 'methods' | 'int' | 'url' | 'text' | 'ecommerce' | 'json';
+  default: T;
+  /** Bounds of an `int`, for the module options and the admin API alike. */
+  min?: number;
+  max?: number;
+  /** Encrypted at rest, never returned by the admin API. */
+  secret?: boolean;
+  /** The module option (section, key) that gives its default. */
+  option?: readonly [section: 'gateway' | 'checkout' | 'webhooks', key: string];
+  /** The checkout option it overrides at runtime. */
+  checkout?: string;
+  /** Kept in the settings row's column of the same name, as is. */
+  column?: boolean;
+  /** Shown in the admin page's collapsed section (set once, usually by whoever installed the store). */
+  advanced?: boolean;
+  label: AdminText;
+  /** `{min}` and `{max}` are filled from the bounds. */
+  help: AdminText;
+  readonly type?: T;
+}
+
+/** `setting<T>()({...})`: the value's type given, the rest of the declaration kept as written (for the types below). */
+function setting<T>() {
+  return <D extends SettingDeclaration<T>>(declaration: D): D & SettingDeclaration<T> => declaration;
+}
+
+/** The settings in the order the admin page shows them. */
+export const SETTINGS = {
+  mode: setting<InvoicePaymentsMode>()({
+    kind: 'mode',
+    default: 'sandbox',
+    option: ['gateway', 'mode'],
+    column: true,
+    label: { en: 'Mode', pt: 'Modo' },
+    help: {
+      en: 'Tests: no customer is charged. Production: real charges.',
+      pt: 'Testes: nenhum cliente é cobrado. Produção: cobranças reais.',
+    },
+  }),
+  accessToken: setting<string | null>()({
+    kind: 'secret',
+    default: null,
+    secret: true,
+    option: ['gateway', 'accessToken'],
+    label: { en: "Service's access key", pt: 'Chave de acesso do serviço' },
+    help: {
+      en: "The access key you copy from the payment service's panel. Stored encrypted; never shown.",
+      pt: 'Chave de acesso que você copia do painel do serviço de pagamentos. Fica guardada criptografada e nunca é mostrada.',
+    },
+  }),
+  enabledMethods: setting<PaymentMethod[]>()({
+    kind: 'methods',
+    default: [...PAYMENT_METHODS],
+    option: ['checkout', 'methods'],
+    checkout: 'methods',
+    label: { en: 'Payment methods', pt: 'Formas de pagamento' },
+    help: { en: 'Ways the customer can choose to pay.', pt: 'Formas que o cliente pode escolher ao pagar.' },
+  }),
+  dueDays: setting<number>()({
+    kind: 'int',
+    default: 3,
+    min: 0,
+    max: 90,
+    option: ['checkout', 'dueDays'],
+    checkout: 'dueDays',
+    column: true,
+    label: { en: 'Due in (days)', pt: 'Prazo de vencimento (dias)' },
+    help: {
+      en: 'How many days the customer has to pay PIX and bank slips ({min} to {max}).',
+      pt: 'Quantos dias o cliente tem para pagar PIX e boleto (de {min} a {max}).',
+    },
+  }),
+  maxInstallments: setting<number>()({
+    kind: 'int',
+    default: 12,
+    min: 1,
+    max: 12,
+    option: ['checkout', 'maxInstallments'],
+    checkout: 'maxInstallments',
+    column: true,
+    label: { en: 'Most installments', pt: 'Máximo de parcelas' },
+    help: {
+      en: 'Most card installments ({min} to {max}).',
+      pt: 'Maior número de parcelas no cartão (de {min} a {max}).',
+    },
+  }),
+  baseUrl: setting<string | null>()({
+    kind: 'url',
+    default: null,
+    option: ['gateway', 'baseUrl'],
+    column: true,
+    advanced: true,
+    label: { en: 'Service URL', pt: 'URL do serviço' },
+    help: {
+      en: "The payment service's address, given by the service (for example https://api.example.com). Change it only if the service asks you to.",
+      pt: 'Endereço do serviço de pagamentos, informado pelo serviço (por exemplo https://api.exemplo.com.br). Só mude se o serviço pedir.',
+    },
+  }),
+  publicWebhookUrl: setting<string | null>()({
+    kind: 'url',
+    default: null,
+    option: ['checkout', 'publicWebhookUrl'],
+    checkout: 'publicWebhookUrl',
+    column: true,
+    advanced: true,
+    label: { en: 'Address for payment notices', pt: 'Endereço para avisos de pagamento' },
+    help: {
+      en: "This store's internet address the service calls when a payment changes (for example https://mystore.com/webhooks/invoice-payments).",
+      pt: 'Endereço desta loja na internet que o serviço chama quando um pagamento muda (por exemplo https://minhaloja.com.br/webhooks/invoice-payments).',
+    },
+  }),
+  webhookToken: setting<string | null>()({
+    kind: 'secret',
+    default: null,
+    secret: true,
+    option: ['webhooks', 'merchantToken'],
+    advanced: true,
+    label: { en: "Password of the service's notices", pt: 'Senha dos avisos do serviço' },
+    help: {
+      en: "Only if you registered the payment notice by hand in the service's panel: the password you chose there.",
+      pt: 'Só se você cadastrou o aviso de pagamentos à mão no painel do serviço: a senha que escolheu lá.',
+    },
+  }),
+  orderUrlTemplate: setting<string | null>()({
+    kind: 'text',
+    default: null,
+    option: ['checkout', 'orderUrlTemplate'],
+    checkout: 'orderUrlTemplate',
+    column: true,
+    advanced: true,
+    label: { en: 'Order page', pt: 'Página do pedido' },
+    help: {
+      en: "The address of the order's page in your store. Where the order number goes, write {display_id}: for example https://mystore.com/orders/{display_id}.",
+      pt: 'Endereço da página do pedido na sua loja. Onde entra o número do pedido, escreva {display_id}: por exemplo https://minhaloja.com.br/pedidos/{display_id}.',
+    },
+  }),
+  storeUrlTemplate: setting<string | null>()({
+    kind: 'text',
+    default: null,
+    option: ['checkout', 'storeUrlTemplate'],
+    checkout: 'storeUrlTemplate',
+    column: true,
+    advanced: true,
+    label: { en: 'Store page', pt: 'Página da loja' },
+    help: {
+      en: "Your store's address, shown to the customer on the payment page.",
+      pt: 'Endereço da sua loja, mostrado ao cliente na página de pagamento.',
+    },
+  }),
+  timeZone: setting<string>()({
+    kind: 'text',
+    default: 'America/Sao_Paulo',
+    option: ['checkout', 'timeZone'],
+    checkout: 'timeZone',
+    column: true,
+    advanced: true,
+    label: { en: 'Time zone', pt: 'Fuso horário' },
+    help: {
+      en: "The store's time zone, used to count the days until a due date. In Brazil usually America/Sao_Paulo.",
+      pt: 'Fuso horário da loja, usado para contar os dias até o vencimento. No Brasil, normalmente America/Sao_Paulo.',
+    },
+  }),
+  ecommerce: setting<{ storeId: number; checkout: number } | null>()({
+    kind: 'ecommerce',
+    default: null,
+    option: ['checkout', 'ecommerce'],
+    checkout: 'ecommerce',
+    advanced: true,
+    label: { en: "Store's identification at the service", pt: 'Identificação da loja no serviço' },
+    help: {
+      en: 'The store and checkout numbers the service gave you, if it asked (optional).',
+      pt: 'Números da loja e do checkout que o serviço deu, se ele pediu (opcional).',
+    },
+  }),
+  wireProfile: setting<WireProfileOverrides | null>()({
+    kind: 'json',
+    default: null,
+    advanced: true,
+    label: { en: 'Technical protocol settings', pt: 'Ajustes técnicos do protocolo' },
+    help: {
+      en: 'Only for whoever integrates the system: adjustments of the message format with the service. Leave empty.',
+      pt: 'Só para quem integra o sistema: ajustes do formato das mensagens com o serviço. Deixe em branco.',
+    },
+  }),
+} as const;
+
+/** Names of every setting. */
+export type SettingName = keyof typeof SETTINGS;
+
+/**
+ * The settings a store owner may change at runtime. Module options give the defaults; a saved value overrides its
+ * default until it is reset (set to `null`).
+ */
+export type InvoicePaymentsSettingsValues = {
+  -readonly [K in SettingName]: (typeof SETTINGS)[K] extends SettingDeclaration<infer T> ? T : never;
+};
+
+/** The settings the checkout reads (those that override a checkout option). */
+export type CheckoutSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K] extends { checkout: string } ? K : never;
+}[SettingName];
+
+/** The declarations as a list, in the admin page's order. */
+export const SETTING_LIST = Object.entries(SETTINGS) as Array<[SettingName, SettingDeclaration<unknown>]>;
+
+/** A declaration's help with its bounds filled in. */
+export function helpOf(declaration: SettingDeclaration<unknown>, lang: keyof AdminText): string {
+  return declaration.help[lang]
+    .replace('{min}', String(declaration.min ?? ''))
+    .replace('{max}', String(declaration.max ?? ''));
+}
+
+/** What is wrong with an `int` setting's value under its bounds, or `null`. */
+export function intProblem(declaration: SettingDeclaration<unknown>, value: unknown): string | null {
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = declaration;
+  if (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max) return null;
+  return `must be an integer from ${min} to ${max}`;
+}
