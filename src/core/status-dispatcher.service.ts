@@ -7,8 +7,8 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './order-payment.port';
 import { statusChangeOf } from './status-change';
-import { runStatement } from './transaction';
 import { doublingDelayMs } from './queue/backoff';
+import { LeasedRows } from './queue/leased-rows';
 
 /** Injection token of {@link StatusDispatchOptions}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
@@ -51,6 +51,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchOptions>;
+  private readonly rows: LeasedRows<InvoiceStatusHistory>;
   private stopped = false;
 
   constructor(
@@ -66,6 +67,17 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       retryMaxDelayMs: options?.retryMaxDelayMs ?? 300_000,
       leaseMs: options?.leaseMs ?? 60_000,
     };
+    // The history rows are the outbox of status changes: open until the host was told (`notified_at`).
+    this.rows = new LeasedRows(
+      dataSource,
+      InvoiceStatusHistory,
+      {
+        table: dataSource.getMetadata(InvoiceStatusHistory).tableName,
+        open: { sql: 'notified_at IS NULL', where: { notifiedAt: IsNull() } },
+        lockedUntil: 'notify_locked_until',
+      },
+      () => this.options.leaseMs,
+    );
   }
 
   onModuleInit(): void {
@@ -193,19 +205,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
 
   /** Takes the delivery of one change for this instance, unless another holds a live lease on it. */
   private async lease(id: string): Promise<boolean> {
-    const now = new Date();
-    const until = new Date(now.getTime() + this.options.leaseMs);
-    const result = await runStatement(this.dataSource, (em) =>
-      em
-        .getRepository(InvoiceStatusHistory)
-        .createQueryBuilder()
-        .update()
-        .set({ notifyLockedUntil: until })
-        .where('id = :id AND notified_at IS NULL', { id })
-        .andWhere('(notify_locked_until IS NULL OR notify_locked_until <= :now)', { now: now.toISOString() })
-        .execute(),
-    );
-    return (result.affected ?? 0) > 0;
+    return (await this.rows.claim(id, false)) !== null;
   }
 
   private emit(event: string, payload: unknown): void {
@@ -217,11 +217,9 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Closes or annotates an outbox row; only while it is still open, so a row is never closed twice. */
+  /** Closes or annotates an outbox row and gives its lease up; only while it is still open (never closed twice). */
   private async write(id: string, patch: Partial<InvoiceStatusHistory>): Promise<void> {
-    await runStatement(this.dataSource, (em) =>
-      em.getRepository(InvoiceStatusHistory).update({ id, notifiedAt: IsNull() }, patch),
-    );
+    await this.rows.finish({ id }, patch);
   }
 
   /** Kicks the invoice again after `delayMs`; one pending wake-up per invoice (the earliest) is enough. */

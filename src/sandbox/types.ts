@@ -1,4 +1,4 @@
-import type { WireInvoiceCurrent } from '../gateway/wire.types';
+import type { WireAddress, WireInvoiceCurrent } from '../gateway/wire.types';
 import type { FaultRule, ActiveFault, WebhookFaults, DeliveryLogEntry } from './faults.types';
 export type * from './faults.types';
 
@@ -152,15 +152,8 @@ export interface SandboxProduct {
   discountCents: number;
 }
 
-export interface SandboxAddress {
-  street: string;
-  number: string;
-  district: string;
-  city: string;
-  state: string;
-  zipcode: string;
-  country: string;
-}
+/** An address as stored: the wire's `client.address`. */
+export type SandboxAddress = WireAddress;
 
 export interface SandboxRefund {
   amountCents: number;

@@ -1,8 +1,8 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, EntityTarget, In, ObjectLiteral, type QueryDeepPartialEntity } from 'typeorm';
-import { runInTransaction } from '../core/transaction';
+import { DataSource, In } from 'typeorm';
+import { requeueUnleased } from '../core/queue/requeue';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
@@ -54,11 +54,19 @@ export class AdminOperationsService {
       throw new ConflictException(`this delivery is ${entry.state}: there is nothing to retry`);
     }
     const now = new Date();
-    const requeued = await this.requeueUnleased(WebhookInboxEntry, id, 'state', entry.state, now, {
-      state: 'pending',
-      nextAttemptAt: now,
-      processedAt: null,
-    });
+    const requeued = await requeueUnleased(
+      this.dataSource,
+      WebhookInboxEntry,
+      id,
+      'state',
+      entry.state,
+      now,
+      {
+        state: 'pending',
+        nextAttemptAt: now,
+        processedAt: null,
+      },
+    );
     if (!requeued) throw new ConflictException('this delivery is being processed right now');
     this.logger.log(`webhook inbox entry ${id} (${entry.state}) queued again by an admin`);
     this.lookup(WebhookInboxProcessor)?.kick(id, entry.gatewayId);
@@ -82,7 +90,7 @@ export class AdminOperationsService {
       throw new ConflictException(`this tracking code is ${row.status}: there is nothing to retry`);
     }
     const now = new Date();
-    const requeued = await this.requeueUnleased(TrackingOutbox, id, 'status', row.status, now, {
+    const requeued = await requeueUnleased(this.dataSource, TrackingOutbox, id, 'status', row.status, now, {
       status: 'pending',
       nextAttemptAt: now,
       updatedAt: now,
@@ -110,34 +118,5 @@ export class AdminOperationsService {
     } catch {
       return null;
     }
-  }
-
-  /**
-   * Puts a row back in the queue with `patch`, only while it is still in `from` and no worker holds its lease
-   * (`locked_until` unset or lapsed): the one rule both queues (webhook inbox, tracking outbox) follow.
-   */
-  private async requeueUnleased<T extends ObjectLiteral>(
-    entity: EntityTarget<T>,
-    id: string,
-    column: 'state' | 'status',
-    from: string,
-    now: Date,
-    patch: QueryDeepPartialEntity<T>,
-  ): Promise<boolean> {
-    const result = await runInTransaction(this.dataSource, (em) =>
-      em
-        .getRepository(entity)
-        .createQueryBuilder()
-        .update()
-        .set(patch)
-        .where(`id = :id AND ${column} = :from`, { id, from })
-        .andWhere(
-          new Brackets((w) =>
-            w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
-          ),
-        )
-        .execute(),
-    );
-    return (result.affected ?? 0) > 0;
   }
 }

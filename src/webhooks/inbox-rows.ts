@@ -27,8 +27,7 @@ export class InboxRows {
       WebhookInboxEntry,
       {
         table: 'invoice_payments_webhook_inbox',
-        state: 'state',
-        pending: 'pending',
+        open: { sql: "state = 'pending'", where: { state: 'pending' } },
         lockedUntil: 'locked_until',
         attempts: 'attempts',
         nextAttemptAt: 'next_attempt_at',

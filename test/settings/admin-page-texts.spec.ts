@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../../src/core/http-status';
 import { ADMIN_ERROR_CODES } from '../../src/settings/admin-error-codes';
 
-/** The keys of one of the page's catalogs (plain ES modules the browser loads; read here as text). */
-function keys(file: string): Set<string> {
-  const text = readFileSync(join(__dirname, '../../src/admin-ui/assets', file), 'utf8');
+/** The keys of one language's catalog files (plain ES modules the browser loads; read here as text). */
+function keys(...files: string[]): Set<string> {
+  const text = files
+    .map((f) => readFileSync(join(__dirname, '../../src/admin-ui/assets', f), 'utf8'))
+    .join('\n');
   return new Set([...text.matchAll(/^ {2}([A-Za-z_0-9]+):/gm)].map((m) => m[1]));
 }
 
@@ -21,8 +23,8 @@ const ALERT_KINDS = [
 const NOTE_CODES = ['unchanged', 'backwards', 'unknown_code', 'paid_after_close', 'amount_mismatch'];
 
 describe('the admin page says every API code in both languages', () => {
-  const pt = keys('messages-pt.js');
-  const en = keys('messages-en.js');
+  const pt = keys('messages-pt.js', 'errors-pt.js');
+  const en = keys('messages-en.js', 'errors-en.js');
 
   it('has the same texts in Portuguese and English', () => {
     expect([...pt].filter((k) => !en.has(k))).toEqual([]);

@@ -1,18 +1,21 @@
-import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { DataSource, EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
 import { isPostgres, runStatement } from '../transaction';
 import { queryReturning } from '../typeorm-compat';
 
-/** The columns a leased queue table has (names in the database). */
-export interface LeasedTable {
+/** What a leased queue table is made of (column names as in the database). */
+export interface LeasedTable<T> {
   table: string;
-  /** `state` column and the value of rows still to do. */
-  state: string;
-  pending: string;
+  /**
+   * A row still to do: as SQL (`state = 'pending'`, `notified_at IS NULL`) for the claim, and as the same condition
+   * in TypeORM's terms for the writes that follow it.
+   */
+  open: { sql: string; where: FindOptionsWhere<T> };
   /** The lease: a row is free when it is `NULL` or past. */
   lockedUntil: string;
-  attempts: string;
-  /** When a row is due again. */
-  nextAttemptAt: string;
+  /** Counted up at each claim, when the table keeps a count. */
+  attempts?: string;
+  /** When a row is due again, when the table keeps one (claims with `dueOnly`). */
+  nextAttemptAt?: string;
 }
 
 /**
@@ -24,7 +27,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   constructor(
     private readonly dataSource: DataSource,
     private readonly entity: EntityTarget<T>,
-    private readonly columns: LeasedTable,
+    private readonly columns: LeasedTable<T>,
     private readonly leaseMs: () => number,
   ) {}
 
@@ -35,19 +38,20 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const lease = new Date(Date.now() + this.leaseMs()).toISOString();
     const postgres = isPostgres(this.dataSource);
     const [p1, p2, p3] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
-    const due = dueOnly ? ` AND ${c.nextAttemptAt} <= ${p3}` : '';
+    const due = dueOnly && c.nextAttemptAt ? ` AND ${c.nextAttemptAt} <= ${p3}` : '';
+    const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const sql =
-      `UPDATE ${c.table} SET ${c.lockedUntil} = ${p1}, ${c.attempts} = ${c.attempts} + 1 ` +
-      `WHERE id = ${p2} AND ${c.state} = '${c.pending}' AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= ${p3})${due} RETURNING *`;
+      `UPDATE ${c.table} SET ${c.lockedUntil} = ${p1}${count} ` +
+      `WHERE id = ${p2} AND ${c.open.sql} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= ${p3})${due} RETURNING *`;
     // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
-    const params = postgres ? [lease, id, now] : dueOnly ? [lease, id, now, now] : [lease, id, now];
+    const params = postgres || !due ? [lease, id, now] : [lease, id, now, now];
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, params));
     return rows.length > 0 ? this.hydrate(rows[0]) : null;
   }
 
-  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still pending). */
-  async finish(row: T, patch: Partial<T>): Promise<void> {
-    const where = { id: row.id, [this.stateProperty()]: this.columns.pending };
+  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
+  async finish(row: Pick<T, 'id'>, patch: Partial<T>): Promise<void> {
+    const where = { ...this.columns.open.where, id: row.id };
     const release = { [this.leaseProperty()]: null };
     await runStatement(this.dataSource, (em) =>
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
@@ -68,10 +72,6 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       );
     }
     return entity;
-  }
-
-  private stateProperty(): string {
-    return this.propertyOf(this.columns.state);
   }
 
   private leaseProperty(): string {
