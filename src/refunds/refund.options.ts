@@ -25,11 +25,10 @@ export interface RefundsOptions {
   repeatWindowMs?: number;
   /** How often the worker looks for refunds due for a read-back (default 5000 ms). */
   pollIntervalMs?: number;
-  /** Start the settlement worker (default `true`; never when the module's `workers` are off). */
-  autoStartWorker?: boolean;
 }
 
-export type ResolvedRefundsOptions = Required<RefundsOptions>;
+/** The options with their defaults, and whether the settlement worker starts (the module's `workers`). */
+export type ResolvedRefundsOptions = Required<RefundsOptions> & { autoStartWorker: boolean };
 
 /** The options with their defaults; a field that is not a positive integer is refused, naming it. */
 export function resolveRefundsOptions(options: RefundsOptions = {}, workers = true): ResolvedRefundsOptions {
@@ -40,11 +39,10 @@ export function resolveRefundsOptions(options: RefundsOptions = {}, workers = tr
     unresolvedAlertMs: 900_000,
     repeatWindowMs: 600_000,
     pollIntervalMs: 5000,
-    autoStartWorker: true,
     ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    // `workers` is the one switch of every background worker.
+    autoStartWorker: workers,
   };
-  // Off when the module's workers are off, whatever this section says.
-  if (!workers) resolved.autoStartWorker = false;
   for (const [name, value] of Object.entries(resolved)) {
     if (name === 'autoStartWorker') {
       if (typeof value !== 'boolean')

@@ -7,11 +7,11 @@ import {
   MAX_TRACKING_URL_LENGTH,
 } from './constants';
 import { ShipmentValidationError } from './errors';
-import type { RecordShipmentInput, ResolvedShippingOptions, ShippingOptions, ValidShipment } from './types';
+import type { RecordShipmentInput, ResolvedShippingOptions, ShippingModuleOptions, ValidShipment } from './types';
 import { textProblem } from '../core/text-bounds';
 
 /** Fills in the defaults of {@link ShippingOptions} and refuses nonsense, naming the option. */
-export function resolveShippingOptions(options: ShippingOptions = {}): ResolvedShippingOptions {
+export function resolveShippingOptions(options: ShippingModuleOptions = {}): ResolvedShippingOptions {
   const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
   if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
     throw new Error('shipping.shipmentEvent must be a non-empty event name or false');

@@ -8,7 +8,7 @@ import { resolveShippingOptions } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';
-import type { ShippingOptions } from './types';
+import type { ShippingModuleOptions } from './types';
 
 /** Wiring choices of {@link ShippingModule.forRoot} beyond its options. */
 export interface ShippingModuleExtras {
@@ -28,7 +28,7 @@ export interface ShippingModuleExtras {
  */
 @Module({})
 export class ShippingModule {
-  static forRoot(options: ShippingOptions = {}, extras: ShippingModuleExtras = {}): DynamicModule {
+  static forRoot(options: ShippingModuleOptions = {}, extras: ShippingModuleExtras = {}): DynamicModule {
     const resolved = resolveShippingOptions(options); // refuses bad options when the module is defined
     return {
       module: ShippingModule,

@@ -84,8 +84,6 @@ export interface ShippingOptions {
    * (`{ orderId, trackingCode, carrier?, trackingUrl? }`).
    */
   mapShipmentEvent?: (payload: unknown) => RecordShipmentInput;
-  /** Start the worker with the application. Default `true`; tests start it explicitly. */
-  autoStartWorker?: boolean;
   /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
   pollIntervalMs?: number;
   /** Rows claimed per round. Default 10. */
@@ -99,6 +97,14 @@ export interface ShippingOptions {
   /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
   maxAttempts?: number;
   backoff?: Partial<BackoffOptions>;
+}
+
+/**
+ * What the shipping capability's own module takes: the options, and whether its worker starts with the application
+ * (the root module sets it from `workers`, the one switch; tests of the capability alone start it themselves).
+ */
+export interface ShippingModuleOptions extends ShippingOptions {
+  autoStartWorker?: boolean;
 }
 
 /** {@link ShippingOptions} with every default filled in. */

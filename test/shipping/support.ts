@@ -22,7 +22,7 @@ import { ShippingModule } from '../../src/shipping/shipping.module';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingService } from '../../src/shipping/tracking.service';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
-import type { ShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
+import type { ShippingModuleOptions, ShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
 import { waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
@@ -168,7 +168,7 @@ export interface ShippingApp {
 }
 
 /** Fast defaults for tests: the worker is started by the test, retries come back within ~100 ms. */
-export const TEST_SHIPPING: ShippingOptions = {
+export const TEST_SHIPPING: ShippingModuleOptions = {
   autoStartWorker: false,
   pollIntervalMs: 20,
   backoff: { initialDelayMs: 20, maxDelayMs: 100 },
