@@ -7,7 +7,12 @@ import {
   MAX_TRACKING_URL_LENGTH,
 } from './constants';
 import { ShipmentValidationError } from './errors';
-import type { RecordShipmentInput, ResolvedShippingOptions, ShippingModuleOptions, ValidShipment } from './types';
+import type {
+  RecordShipmentInput,
+  ResolvedShippingOptions,
+  ShippingModuleOptions,
+  ValidShipment,
+} from './types';
 import { textProblem } from '../core/text-bounds';
 
 /** Fills in the defaults of {@link ShippingOptions} and refuses nonsense, naming the option. */
