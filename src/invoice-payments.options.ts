@@ -1,4 +1,4 @@
-import type { StatusDispatchOptions } from './core/status-dispatcher.service';
+import type { StatusDispatchSettings } from './core/status-dispatcher.service';
 import type { InvoicePaymentsModuleOptions } from './interfaces/invoice-payments-options.interface';
 import { DEFAULT_ADMIN_PREFIX } from './settings/constants';
 import type { InvoicePaymentsAdminOptions } from './settings/types';
@@ -105,7 +105,7 @@ export function shippingOptionsOf(options: InvoicePaymentsModuleOptions): Resolv
 }
 
 /** How status changes reach the host; without workers, no polling (changes applied here are still delivered). */
-export function notificationsOptionsOf(options: InvoicePaymentsModuleOptions): StatusDispatchOptions {
+export function notificationsOptionsOf(options: InvoicePaymentsModuleOptions): StatusDispatchSettings {
   const notifications = options.notifications ?? {};
   return workersEnabled(options)
     ? notifications

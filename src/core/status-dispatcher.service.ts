@@ -10,15 +10,21 @@ import { statusChangeOf } from './status-change';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 
-/** Injection token of {@link StatusDispatchOptions}. */
+/**
+ * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
+ * in a process with workers; set by the module from `workers`, not an option).
+ */
+export interface StatusDispatchSettings extends StatusDispatchOptions {
+  pollOnStart?: boolean;
+}
+
+/** Injection token of {@link StatusDispatchSettings}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
 /** How applied status changes are delivered to the host. */
 export interface StatusDispatchOptions {
   /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
   pollIntervalMs?: number;
-  /** Look for undelivered changes once at start (a previous run's leftovers). Default `true`. */
-  pollOnStart?: boolean;
   /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
   retryBaseDelayMs?: number;
   /** Ceiling of the retry delay. Default 300000 (5 minutes). */
@@ -50,7 +56,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private readonly retryAt = new Map<string, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly options: Required<StatusDispatchOptions>;
+  private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
   private stopped = false;
 
@@ -58,7 +64,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
-    @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchOptions | null,
+    @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
     this.options = {
       pollIntervalMs: options?.pollIntervalMs ?? 5000,

@@ -1,4 +1,4 @@
-import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions, WebhooksOptions, WebhooksTuning } from './types';
 
 /** Injection token of the resolved {@link ResolvedWebhooksOptions}. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
@@ -16,7 +16,9 @@ export const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
 export const DEFAULT_WEBHOOK_BODY_LIMIT = 256 * 1024;
 
 /** Fills in the defaults and checks the values, naming the option at fault. */
-export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedWebhooksOptions {
+export function resolveWebhooksOptions(
+  options: WebhooksOptions & WebhooksTuning = {},
+): ResolvedWebhooksOptions {
   const positive = (value: number | undefined, fallback: number, name: string, allowZero = false): number => {
     const v = value ?? fallback;
     if (!Number.isSafeInteger(v) || v < 0 || (v === 0 && !allowZero)) {

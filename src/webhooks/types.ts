@@ -26,13 +26,6 @@ export interface WebhooksOptions {
   allowEmptyMerchantPart?: boolean;
   /** How long a service token the service confirmed stays trusted without asking again, in ms. Default 300000. */
   tokenCacheTtlMs?: number;
-  /** How long a service token the service refused stays refused without asking again, in ms. Default 10000. */
-  rejectedTokenCacheTtlMs?: number;
-  /**
-   * How long a delivery waits for the service to validate its token before it is answered 503 (the service retries
-   * later). Default 4000, below the sender's own timeout.
-   */
-  validationTimeoutMs?: number;
   /**
    * Confirm every delivery with the service before anything is applied: the body only says "something changed for
    * invoice X"; the status and amounts applied are those the service reports for X (profile `lookup.byId`).
@@ -47,6 +40,24 @@ export interface WebhooksOptions {
    */
   newTokenValidationsPerWindow?: number;
   newTokenWindowMs?: number;
+  /** The inbox processor. */
+  inbox?: WebhookInboxOptions;
+  /** The reconciliation sweep. */
+  sweep?: ReconciliationOptions;
+}
+
+/**
+ * Fixed values of the webhook route that are not store configuration (issue 26 took them out of the options): their
+ * defaults are the safe ones. Tests of the capability alone may set them through `resolveWebhooksOptions`.
+ */
+export interface WebhooksTuning {
+  /** How long a service token the service refused stays refused without asking again, in ms. Default 10000. */
+  rejectedTokenCacheTtlMs?: number;
+  /**
+   * How long a delivery waits for the service to validate its token before it is answered 503 (the service retries
+   * later). Default 4000, below the sender's own timeout.
+   */
+  validationTimeoutMs?: number;
   /**
    * Of those, at most this many per source address per window (default 10): one address spraying forged tokens
    * cannot spend the whole budget. The address is Express' `req.ip` (set `trust proxy` behind a proxy), else the
@@ -56,10 +67,6 @@ export interface WebhooksOptions {
   newTokenValidationsPerSource?: number;
   /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. Default 64. */
   maxJsonDepth?: number;
-  /** The inbox processor. */
-  inbox?: WebhookInboxOptions;
-  /** The reconciliation sweep. */
-  sweep?: ReconciliationOptions;
 }
 
 export interface WebhookInboxOptions {
