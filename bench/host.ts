@@ -9,7 +9,7 @@ import http, { type ClientRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { Injectable, Module, type INestApplication } from '@nestjs/common';
+import { Body, Controller, HttpCode, Injectable, Module, Post, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
@@ -51,6 +51,7 @@ let app: INestApplication;
 let probe: Client;
 let pool: Pool;
 let baseline: http.Server;
+let floor: INestApplication;
 const initialStatus = new Map<string, number | null>();
 
 async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
@@ -86,6 +87,8 @@ async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
   });
   await new Promise<void>((r) => baseline.listen(0, '127.0.0.1', r));
 
+  floor = await startFloor(dbUrl);
+
   @Module({
     imports: [
       TypeOrmModule.forRoot({
@@ -109,7 +112,37 @@ async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
   app = await NestFactory.create(HostModule, { logger: ['error'] });
   await app.listen(0, '127.0.0.1');
   const url = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-  return { baselineUrl: url(baseline), moduleUrl: `${url(app.getHttpServer())}/webhooks/invoice-payments` };
+  return {
+    baselineUrl: url(baseline),
+    floorUrl: `${url(floor.getHttpServer())}/floor`,
+    moduleUrl: `${url(app.getHttpServer())}/webhooks/invoice-payments`,
+  };
+}
+
+/**
+ * The framework floor: NestJS (Express) + TypeORM, one controller doing one INSERT per request, on its own pool of
+ * the same size. What the module's route costs above it is the module's own.
+ */
+async function startFloor(dbUrl: string): Promise<INestApplication> {
+  await probe.query('CREATE TABLE floor_events (id bigserial PRIMARY KEY, body jsonb NOT NULL)');
+  @Controller('floor')
+  class FloorController {
+    constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+    @Post()
+    @HttpCode(200)
+    async receive(@Body() body: unknown): Promise<{ received: true }> {
+      await this.dataSource.query('INSERT INTO floor_events (body) VALUES ($1)', [JSON.stringify(body)]);
+      return { received: true };
+    }
+  }
+  @Module({
+    imports: [TypeOrmModule.forRoot({ type: 'postgres', url: dbUrl, extra: { max: 10 } })],
+    controllers: [FloorController],
+  })
+  class FloorModule {}
+  const floorApp = await NestFactory.create(FloorModule, { logger: ['error'] });
+  await floorApp.listen(0, '127.0.0.1');
+  return floorApp;
 }
 
 /** Checks out `n` orders (PIX) and adds them to the host's orders table. */
@@ -281,6 +314,7 @@ async function close() {
   await app?.close();
   await pool?.end();
   await new Promise((r) => baseline?.close(r));
+  await floor?.close();
   await probe?.end();
   rawAgent.destroy();
   return {};

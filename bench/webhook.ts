@@ -180,14 +180,18 @@ export async function runServerBench(parts: ServerBenchParts): Promise<void> {
     });
     const host = Host.start();
     try {
-      const { baselineUrl, moduleUrl } = await host.call<{ baselineUrl: string; moduleUrl: string }>('init', {
+      const { baselineUrl, floorUrl, moduleUrl } = await host.call<{
+        baselineUrl: string;
+        floorUrl: string;
+        moduleUrl: string;
+      }>('init', {
         dbUrl,
         sandboxUrl: sandbox.url,
         token: TOKEN,
       });
       if (parts.webhook || parts.feed) {
         const exported = await exportDeliveries(host, sandbox, env('BENCH_INVOICES', 200));
-        if (parts.webhook) await webhookPart(host, exported, baselineUrl, moduleUrl);
+        if (parts.webhook) await webhookPart(host, exported, { baselineUrl, floorUrl, moduleUrl });
         if (parts.feed) await feedPart(host, exported, moduleUrl);
       }
       if (parts.checkout) await checkoutPart(host, sandbox);
@@ -216,7 +220,11 @@ async function exportDeliveries(host: Host, sandbox: SandboxServer, n: number): 
   return exported;
 }
 
-async function webhookPart(host: Host, exported: Delivery[], baselineUrl: string, moduleUrl: string) {
+async function webhookPart(
+  host: Host,
+  exported: Delivery[],
+  { baselineUrl, floorUrl, moduleUrl }: { baselineUrl: string; floorUrl: string; moduleUrl: string },
+) {
   const rounds = env('BENCH_ROUNDS', 3);
   const copies = env('BENCH_COPIES', 3);
   const concurrency = env('BENCH_CONCURRENCY', 32);
@@ -225,9 +233,11 @@ async function webhookPart(host: Host, exported: Delivery[], baselineUrl: string
   );
   // Warm both up (JIT, pools, the token cache) outside the figures.
   await closedLoop(baselineUrl, replay(exported, 'warm', 1).slice(0, 200), concurrency);
+  await closedLoop(floorUrl, replay(exported, 'warm', 1).slice(0, 200), concurrency);
   await closedLoop(moduleUrl, replay(exported, 'warm', 1).slice(0, 200), concurrency);
   await drain(host, 60_000);
   const base: Array<{ rate: number; latency: Percentiles; perReq: number }> = [];
+  const floors: Array<{ rate: number; latency: Percentiles }> = [];
   const mod: Array<{
     rate: number;
     latency: Percentiles;
@@ -244,6 +254,12 @@ async function webhookPart(host: Host, exported: Delivery[], baselineUrl: string
     base.push({ rate: b.rate, latency: b.latency, perReq: (s1.statements - s0.statements) / load.length });
     console.log(
       `${line(`baseline`, b.latency, b.rate)}  ${fixed(base.at(-1)!.perReq, 1)} stmt/req  failed ${b.failed}`,
+    );
+
+    const f = await closedLoop(floorUrl, load, concurrency);
+    floors.push({ rate: f.rate, latency: f.latency });
+    console.log(
+      `${line('nest floor', f.latency, f.rate)}  (Nest + Express + TypeORM, one INSERT)  failed ${f.failed}`,
     );
 
     await host.call('resetStatuses');
@@ -270,10 +286,12 @@ async function webhookPart(host: Host, exported: Delivery[], baselineUrl: string
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const bRate = med(base.map((b) => b.rate));
   const mRate = med(mod.map((m) => m.rate));
+  const fRate = med(floors.map((f) => f.rate));
   console.log(
     `webhook summary (medians of rounds): baseline ${fixed(bRate, 0)}/s p99 ${ms(med(base.map((b) => b.latency.p99)))}; ` +
       `module ${fixed(mRate, 0)}/s p50 ${ms(med(mod.map((m) => m.latency.p50)))} p99 ${ms(med(mod.map((m) => m.latency.p99)))}; ` +
-      `ratio ${fixed(mRate / bRate)}; ${fixed(med(mod.map((m) => m.perDelivery)), 1)} statements and ` +
+      `nest floor ${fixed(fRate, 0)}/s p99 ${ms(med(floors.map((f) => f.latency.p99)))} (${fixed(fRate / bRate)}x baseline); ` +
+      `module/baseline ${fixed(mRate / bRate)}x (target >= 0.5x, p99 < 50 ms); ${fixed(med(mod.map((m) => m.perDelivery)), 1)} statements and ` +
       `${fixed(med(mod.map((m) => m.txPerDelivery)), 1)} transactions per delivery; backlog ${med(mod.map((m) => m.backlog))}, ` +
       `drain ${fixed(med(mod.map((m) => m.drainMs)) / 1000, 1)} s`,
   );
