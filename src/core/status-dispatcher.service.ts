@@ -79,7 +79,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       InvoiceStatusHistory,
       {
         table: dataSource.getMetadata(InvoiceStatusHistory).tableName,
-        open: { sql: 'notified_at IS NULL', where: { notifiedAt: IsNull() } },
+        open: { sql: (t) => `${t}notified_at IS NULL`, where: { notifiedAt: IsNull() } },
         lockedUntil: 'notify_locked_until',
       },
       () => this.options.leaseMs,

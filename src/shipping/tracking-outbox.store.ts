@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isPostgres } from '../core/transaction';
-import { escapeQuery } from '../core/typeorm-compat';
+import { LeasedRows } from '../core/queue/leased-rows';
 import { TRACKING_OUTBOX_TABLE } from './constants';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
@@ -10,41 +9,37 @@ import { TrackingOutbox } from './tracking-outbox.entity';
  * outcome recorded by the worker that took over.
  */
 export class TrackingOutboxStore {
-  private readonly postgres: boolean;
+  private readonly rows: LeasedRows<TrackingOutbox>;
 
   constructor(private readonly dataSource: DataSource) {
-    this.postgres = isPostgres(dataSource);
+    this.rows = new LeasedRows(
+      dataSource,
+      TrackingOutbox,
+      {
+        table: TRACKING_OUTBOX_TABLE,
+        open: { sql: (t) => `${t}status = 'pending'`, where: { status: 'pending' } },
+        lockedUntil: 'locked_until',
+        attempts: 'attempts',
+        nextAttemptAt: 'next_attempt_at',
+        batch: {
+          holder: 'locked_by',
+          orderBy: 'o.next_attempt_at, o.recorded_at',
+          oneAtATimeBy: 'order_id',
+          touched: 'updated_at',
+        },
+      },
+      // Each claim says its lease (the worker's `leaseMs`).
+      () => 0,
+    );
   }
 
   /**
-   * Claims up to `limit` due rows for `claim` until `leaseMs` from now, and counts the attempt.
-   *
-   * One statement, hence one transaction. On PostgreSQL the inner `SELECT ... FOR UPDATE SKIP LOCKED` makes
-   * concurrent workers take disjoint rows without waiting for each other: a row another worker is claiming is
-   * skipped, and once claimed its lease keeps it out of later claims. SQLite runs one worker, and serializes writers.
-   *
-   * A row is not claimed while another row of the same order is held: the order's codes reach the service one at a
-   * time, in the order they were recorded.
+   * Claims up to `limit` due rows for `claim` until `leaseMs` from now, and counts the attempt: the core queue's batch
+   * claim (one statement; disjoint rows for concurrent workers). A row is not claimed while another row of the same
+   * order is held: the order's codes reach the service one at a time, in the order they were recorded.
    */
   async claim(claim: string, limit: number, leaseMs: number): Promise<TrackingOutbox[]> {
-    const now = new Date();
-    const sql = `
-      UPDATE ${TRACKING_OUTBOX_TABLE}
-      SET locked_by = :claim, locked_until = :lease, attempts = attempts + 1, updated_at = :now
-      WHERE id IN (
-        SELECT o.id FROM ${TRACKING_OUTBOX_TABLE} o
-        WHERE o.status = 'pending'
-          AND o.next_attempt_at <= :now
-          AND (o.locked_until IS NULL OR o.locked_until <= :now)
-          AND NOT EXISTS (
-            SELECT 1 FROM ${TRACKING_OUTBOX_TABLE} b
-            WHERE b.order_id = o.order_id AND b.id <> o.id AND b.status = 'pending' AND b.locked_until > :now
-          )
-        ORDER BY o.next_attempt_at, o.recorded_at
-        LIMIT :limit
-        ${this.postgres ? 'FOR UPDATE SKIP LOCKED' : ''}
-      )`;
-    await this.run(sql, { claim, lease: iso(now.getTime() + leaseMs), now: now.toISOString(), limit });
+    await this.rows.claimDue(claim, limit, leaseMs);
     return this.repo.find({ where: { lockedBy: claim }, order: { nextAttemptAt: 'ASC', recordedAt: 'ASC' } });
   }
 
@@ -101,13 +96,4 @@ export class TrackingOutboxStore {
   private get repo() {
     return this.dataSource.getRepository(TrackingOutbox);
   }
-
-  private async run(sql: string, params: Record<string, unknown>): Promise<void> {
-    const [query, values] = escapeQuery(this.dataSource, sql, params);
-    await this.dataSource.query(query, values);
-  }
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
 }

@@ -27,7 +27,7 @@ export class InboxRows {
       WebhookInboxEntry,
       {
         table: 'invoice_payments_webhook_inbox',
-        open: { sql: "state = 'pending'", where: { state: 'pending' } },
+        open: { sql: (t) => `${t}state = 'pending'`, where: { state: 'pending' } },
         lockedUntil: 'locked_until',
         attempts: 'attempts',
         nextAttemptAt: 'next_attempt_at',

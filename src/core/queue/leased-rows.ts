@@ -1,21 +1,30 @@
 import type { DataSource, EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
 import { isPostgres, runStatement } from '../transaction';
-import { queryReturning } from '../typeorm-compat';
+import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a leased queue table is made of (column names as in the database). */
 export interface LeasedTable<T> {
   table: string;
   /**
-   * A row still to do: as SQL (`state = 'pending'`, `notified_at IS NULL`) for the claim, and as the same condition
-   * in TypeORM's terms for the writes that follow it.
+   * A row still to do: as SQL for the claims, its columns prefixed as asked (`(t) => \`${t}state = 'pending'\``),
+   * and as the same condition in TypeORM's terms for the writes that follow a claim.
    */
-  open: { sql: string; where: FindOptionsWhere<T> };
+  open: { sql: (prefix: string) => string; where: FindOptionsWhere<T> };
   /** The lease: a row is free when it is `NULL` or past. */
   lockedUntil: string;
   /** Counted up at each claim, when the table keeps a count. */
   attempts?: string;
   /** When a row is due again, when the table keeps one (claims with `dueOnly`). */
   nextAttemptAt?: string;
+  /** For batch claims ({@link LeasedRows.claimDue}): who holds a row, and the order rows are taken in. */
+  batch?: {
+    holder: string;
+    orderBy: string;
+    /** Rows sharing this column's value are held one at a time (an order's tracking codes, in order). */
+    oneAtATimeBy?: string;
+    /** A column set to now at each claim. */
+    touched?: string;
+  };
 }
 
 /**
@@ -42,11 +51,50 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const sql =
       `UPDATE ${c.table} SET ${c.lockedUntil} = ${p1}${count} ` +
-      `WHERE id = ${p2} AND ${c.open.sql} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= ${p3})${due} RETURNING *`;
+      `WHERE id = ${p2} AND ${c.open.sql('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= ${p3})${due} RETURNING *`;
     // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
     const params = postgres || !due ? [lease, id, now] : [lease, id, now, now];
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, params));
     return rows.length > 0 ? this.hydrate(rows[0]) : null;
+  }
+
+  /**
+   * Claims up to `limit` due rows for `holder` in one statement (hence one transaction) and counts the attempt. On
+   * PostgreSQL `FOR UPDATE SKIP LOCKED` lets concurrent workers take disjoint rows without waiting for each other;
+   * SQLite serializes writers. The rows are then read by their holder (`holder` column).
+   */
+  async claimDue(holder: string, limit: number, leaseMs = this.leaseMs()): Promise<void> {
+    const c = this.columns;
+    const b = c.batch;
+    if (!b || !c.nextAttemptAt) throw new Error(`queue table ${c.table} has no batch claim`);
+    const now = new Date();
+    const oneAtATime = b.oneAtATimeBy
+      ? `AND NOT EXISTS (SELECT 1 FROM ${c.table} b WHERE b.${b.oneAtATimeBy} = o.${b.oneAtATimeBy} ` +
+        `AND b.id <> o.id AND ${c.open.sql('b.')} AND b.${c.lockedUntil} > :now)`
+      : '';
+    const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
+    const touched = b.touched ? `, ${b.touched} = :now` : '';
+    const sql = `
+      UPDATE ${c.table}
+      SET ${b.holder} = :holder, ${c.lockedUntil} = :lease${count}${touched}
+      WHERE id IN (
+        SELECT o.id FROM ${c.table} o
+        WHERE ${c.open.sql('o.')}
+          AND o.${c.nextAttemptAt} <= :now
+          AND (o.${c.lockedUntil} IS NULL OR o.${c.lockedUntil} <= :now)
+          ${oneAtATime}
+        ORDER BY ${b.orderBy}
+        LIMIT :limit
+        ${isPostgres(this.dataSource) ? 'FOR UPDATE SKIP LOCKED' : ''}
+      )`;
+    const lease = new Date(now.getTime() + leaseMs).toISOString();
+    const [query, values] = escapeQuery(this.dataSource, sql, {
+      holder,
+      lease,
+      now: now.toISOString(),
+      limit,
+    });
+    await this.dataSource.query(query, values);
   }
 
   /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
