@@ -109,6 +109,11 @@ async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
     ],
   })
   class HostModule {}
+  if (process.env.BENCH_ACK_ONLY) {
+    const { WebhookInboxProcessor } = await import('../src/webhooks/webhook-inbox.processor');
+    WebhookInboxProcessor.prototype.kick = () => undefined;
+    WebhookInboxProcessor.prototype.poll = async () => 0;
+  }
   app = await NestFactory.create(HostModule, { logger: ['error'] });
   await app.listen(0, '127.0.0.1');
   const url = (s: http.Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
@@ -184,9 +189,11 @@ async function stats() {
   );
   const inbox = await probe.query<{ n: string }>('SELECT COUNT(*) AS n FROM invoice_payments_webhook_inbox');
   const mem = process.memoryUsage();
+  const cpu = process.cpuUsage();
   return {
     ...sqlCount,
-    pending: Number(pending.rows[0].n),
+    cpuMicros: cpu.user + cpu.system,
+    pending: process.env.BENCH_ACK_ONLY ? 0 : Number(pending.rows[0].n),
     undelivered: Number(outbox.rows[0].n),
     inbox: Number(inbox.rows[0].n),
     rss: mem.rss,
@@ -342,6 +349,7 @@ process.on('message', (msg: { id: number; cmd: string; args: unknown }) => {
       (err: unknown) => process.send?.({ id: msg.id, error: err instanceof Error ? err.stack : String(err) }),
     )
     .finally(() => {
-      if (msg.cmd === 'close') process.disconnect();
+      // Exit on our own (not killed), so a `--cpu-prof` profile gets written.
+      if (msg.cmd === 'close') setImmediate(() => process.exit(0));
     });
 });

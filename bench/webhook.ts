@@ -36,6 +36,8 @@ interface HostStats {
   inbox: number;
   rss: number;
   heapUsed: number;
+  /** The host process's CPU time so far (user + system), microseconds. */
+  cpuMicros: number;
 }
 
 /** The forked host process, driven by request/answer messages. */
@@ -51,8 +53,10 @@ class Host {
     });
   }
   static start(): Host {
+    // `BENCH_CPU_PROF=dir`: a V8 CPU profile of the host, written to `dir` when it exits (open it in Chrome DevTools).
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
     const child = fork(join(__dirname, 'host.ts'), [], {
-      execArgv: ['-r', 'ts-node/register/transpile-only'],
+      execArgv: ['-r', 'ts-node/register/transpile-only', ...profile],
       stdio: 'inherit',
     });
     return new Host(child);
@@ -69,6 +73,10 @@ class Host {
   }
   async stop(): Promise<void> {
     await this.call('close').catch(() => undefined);
+    if (this.child.exitCode === null) {
+      const exited = new Promise((r) => this.child.once('exit', r));
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    }
     if (this.child.exitCode === null) this.child.kill();
   }
 }
@@ -243,6 +251,7 @@ async function webhookPart(
     latency: Percentiles;
     perDelivery: number;
     txPerDelivery: number;
+    cpuMsPerDelivery: number;
     backlog: number;
     drainMs: number;
   }> = [];
@@ -268,17 +277,20 @@ async function webhookPart(
     s1 = await host.stats();
     const d = await drain(host, 300_000);
     const statements = d.left.statements - s0.statements;
+    const cpuMs = (d.left.cpuMicros - s0.cpuMicros) / 1000;
     const transactions = d.left.transactions - s0.transactions;
     mod.push({
       rate: m.rate,
       latency: m.latency,
       perDelivery: statements / load.length,
       txPerDelivery: transactions / load.length,
+      cpuMsPerDelivery: cpuMs / load.length,
       backlog: s1.pending,
       drainMs: d.ms,
     });
     console.log(
-      `${line('module', m.latency, m.rate)}  ${fixed(statements / load.length, 1)} stmt, ${fixed(transactions / load.length, 1)} tx per delivery  ` +
+      `${line('module', m.latency, m.rate)}  ${fixed(statements / load.length, 1)} stmt, ${fixed(transactions / load.length, 1)} tx, ` +
+        `${fixed(cpuMs / load.length, 2)} ms host CPU per delivery  ` +
         `backlog ${s1.pending} (+${s1.undelivered} to notify) drained in ${fixed(d.ms / 1000, 1)} s` +
         `${d.left.pending || d.left.undelivered ? ` (NOT drained: ${d.left.pending} pending)` : ''}  failed ${m.failed}`,
     );
@@ -292,7 +304,8 @@ async function webhookPart(
       `module ${fixed(mRate, 0)}/s p50 ${ms(med(mod.map((m) => m.latency.p50)))} p99 ${ms(med(mod.map((m) => m.latency.p99)))}; ` +
       `nest floor ${fixed(fRate, 0)}/s p99 ${ms(med(floors.map((f) => f.latency.p99)))} (${fixed(fRate / bRate)}x baseline); ` +
       `module/baseline ${fixed(mRate / bRate)}x (target >= 0.5x, p99 < 50 ms); ${fixed(med(mod.map((m) => m.perDelivery)), 1)} statements and ` +
-      `${fixed(med(mod.map((m) => m.txPerDelivery)), 1)} transactions per delivery; backlog ${med(mod.map((m) => m.backlog))}, ` +
+      `${fixed(med(mod.map((m) => m.txPerDelivery)), 1)} transactions and ${fixed(med(mod.map((m) => m.cpuMsPerDelivery)), 2)} ms host CPU ` +
+      `per delivery end to end (ack, processing, notification; target <= 0.6 ms); backlog ${med(mod.map((m) => m.backlog))}, ` +
       `drain ${fixed(med(mod.map((m) => m.drainMs)) / 1000, 1)} s`,
   );
 }
