@@ -52,6 +52,8 @@ let probe: Client;
 let pool: Pool;
 let baseline: http.Server;
 let floor: INestApplication;
+/** Invoice lookups the module made at the service (`GatewayClient.findInvoiceById`): its confirmations. */
+let lookups = 0;
 const initialStatus = new Map<string, number | null>();
 
 async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
@@ -113,6 +115,14 @@ async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
     const { WebhookInboxProcessor } = await import('../src/webhooks/webhook-inbox.processor');
     WebhookInboxProcessor.prototype.kick = () => undefined;
     WebhookInboxProcessor.prototype.poll = async () => 0;
+  }
+  {
+    const { GatewayClient } = await import('../src/gateway/gateway.client');
+    const original = GatewayClient.prototype.findInvoiceById;
+    GatewayClient.prototype.findInvoiceById = function (...args: Parameters<typeof original>) {
+      lookups++;
+      return original.apply(this, args);
+    };
   }
   app = await NestFactory.create(HostModule, { logger: ['error'] });
   await app.listen(0, '127.0.0.1');
@@ -193,6 +203,7 @@ async function stats() {
   return {
     ...sqlCount,
     cpuMicros: cpu.user + cpu.system,
+    lookups,
     pending: process.env.BENCH_ACK_ONLY ? 0 : Number(pending.rows[0].n),
     undelivered: Number(outbox.rows[0].n),
     inbox: Number(inbox.rows[0].n),

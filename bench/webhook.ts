@@ -36,6 +36,8 @@ interface HostStats {
   inbox: number;
   rss: number;
   heapUsed: number;
+  /** Invoice lookups the module made at the service so far. */
+  lookups: number;
   /** The host process's CPU time so far (user + system), microseconds. */
   cpuMicros: number;
 }
@@ -106,6 +108,7 @@ function post(url: string, delivery: Delivery): Promise<{ ms: number; status: nu
 
 /** Closed loop: `concurrency` senders go through `deliveries` as fast as answers come. */
 async function closedLoop(url: string, deliveries: Delivery[], concurrency: number) {
+  const cpu0 = process.cpuUsage();
   const latencies: number[] = [];
   let failed = 0;
   let next = 0;
@@ -121,6 +124,8 @@ async function closedLoop(url: string, deliveries: Delivery[], concurrency: numb
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  if (process.env.BENCH_SELF_CPU) console.log(`  (bench process: ${((cpu.user + cpu.system) / 1000 / deliveries.length).toFixed(2)} ms CPU per request, ${((cpu.user + cpu.system) / 10000 / seconds).toFixed(0)}% of a core)`);
   return { rate: deliveries.length / seconds, latency: percentiles(latencies), failed, seconds };
 }
 
@@ -290,7 +295,7 @@ async function webhookPart(
     });
     console.log(
       `${line('module', m.latency, m.rate)}  ${fixed(statements / load.length, 1)} stmt, ${fixed(transactions / load.length, 1)} tx, ` +
-        `${fixed(cpuMs / load.length, 2)} ms host CPU per delivery  ` +
+        `${fixed(cpuMs / load.length, 2)} ms host CPU, ${fixed((d.left.lookups - s0.lookups) / load.length, 2)} lookups per delivery  ` +
         `backlog ${s1.pending} (+${s1.undelivered} to notify) drained in ${fixed(d.ms / 1000, 1)} s` +
         `${d.left.pending || d.left.undelivered ? ` (NOT drained: ${d.left.pending} pending)` : ''}  failed ${m.failed}`,
     );

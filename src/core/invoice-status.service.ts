@@ -207,6 +207,18 @@ function nextHistoryTime(latest: string | null): Date {
   return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }
 
+/**
+ * Whether a report would change nothing: the record already has its code and the invoice it came with refreshes no
+ * field. Such a report needs no transaction (the webhook batch records it on the delivery's inbox row alone, as the
+ * reconciliation writes nothing for a round that found nothing new).
+ */
+export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
+  if (record.statusCode !== code) return false;
+  if (!invoice) return true;
+  const patch = snapshotOf(invoice, record);
+  return (Object.keys(patch) as Array<keyof InvoiceRecord>).every((key) => patch[key] === record[key]);
+}
+
 function assertReport(report: StatusReport): void {
   if (typeof report?.recordId !== 'string' || report.recordId.length === 0) {
     throw new Error('recordId: must be a non-empty string');

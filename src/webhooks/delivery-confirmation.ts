@@ -9,6 +9,9 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
+/** Invoices whose latest applied confirmation is remembered (a number and a time each). */
+const MAX_CONFIRMED_INVOICES = 10_000;
+
 /**
  * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Deliveries for
  * invoices this store does not know cost about one lookup per invoice (a budget a window), one lookup serves every
@@ -16,6 +19,8 @@ export const NO_RECORD_YET = 'no invoice record yet';
  */
 export class DeliveryConfirmation {
   private readonly lookups = new Map<string, Promise<Invoice | null>>();
+  /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
+  private readonly confirmedAt = new Map<string, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -49,13 +54,21 @@ export class DeliveryConfirmation {
     } catch (err) {
       problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
+    await this.notConfirmed(entry, problem);
+    return null;
+  }
+
+  /**
+   * An entry whose invoice could not be confirmed (the service unreachable, or not knowing an invoice this store
+   * has): retried with backoff for `unknownInvoiceWindowMs`, then dead-lettered with an alert.
+   */
+  async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
       await this.rows.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
     } else {
       await this.rows.retryLater(entry, problem);
     }
-    return null;
   }
 
   /**
@@ -109,6 +122,26 @@ export class DeliveryConfirmation {
       this.lookups.set(gatewayId, pending);
     }
     return pending;
+  }
+
+  /**
+   * Whether deliveries of `gatewayId` received up to `receivedBefore` are answered already: a lookup that started
+   * after they arrived was applied, so what the service said then is at least as new as what they report.
+   */
+  answered(gatewayId: string, receivedBefore: Date): boolean {
+    const at = this.confirmedAt.get(gatewayId);
+    return at !== undefined && receivedBefore.getTime() < at;
+  }
+
+  /** Remembers that a lookup of `gatewayId` started at `startedAt` was applied (see {@link answered}). */
+  applied(gatewayId: string, startedAt: Date): void {
+    const previous = this.confirmedAt.get(gatewayId);
+    if (previous !== undefined && previous >= startedAt.getTime()) return;
+    this.confirmedAt.delete(gatewayId);
+    if (this.confirmedAt.size >= MAX_CONFIRMED_INVOICES) {
+      this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
+    }
+    this.confirmedAt.set(gatewayId, startedAt.getTime());
   }
 
   /** Marks the other pending deliveries of the invoice received before `until` as answered by one confirmation. */

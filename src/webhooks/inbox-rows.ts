@@ -1,9 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DataSource } from 'typeorm';
+import { Brackets, DataSource } from 'typeorm';
+import type { GatewayClient } from '../gateway/gateway.client';
+import { normalizeInvoice } from '../gateway/invoice.normalizer';
+import type { Invoice } from '../gateway/types';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
+import { isPostgres, runStatement } from '../core/transaction';
 import type { ResolvedWebhooksOptions } from './types';
 import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
@@ -17,7 +21,7 @@ export class InboxRows {
   private readonly rows: LeasedRows<WebhookInboxEntry>;
 
   constructor(
-    dataSource: DataSource,
+    private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     private readonly options: ResolvedWebhooksOptions,
     readonly unknown: UnknownInvoices,
@@ -34,6 +38,63 @@ export class InboxRows {
       },
       () => options.inbox.leaseMs,
     );
+  }
+
+  /** Takes up to `limit` due entries (lease) in one statement, oldest first. */
+  claimDue(limit: number): Promise<WebhookInboxEntry[]> {
+    return this.rows.claimDueRows(limit, 'o.received_at');
+  }
+
+  /**
+   * Closes entries this processor holds as processed, each with its outcome and record, in one statement for all
+   * of them (only while still pending: an entry finished elsewhere is never written twice).
+   */
+  async closeProcessed(closings: Closing[]): Promise<void> {
+    for (let i = 0; i < closings.length; i += CLOSE_CHUNK) {
+      const chunk = closings.slice(i, i + CLOSE_CHUNK);
+      const postgres = isPostgres(this.dataSource);
+      let n = 1;
+      const mark = () => (postgres ? `$${n++}` : '?');
+      const values: unknown[] = [];
+      const processedAt = mark();
+      values.push(new Date().toISOString());
+      const rows = chunk.map(({ entry, outcome, recordId }) => {
+        values.push(entry.id, clip(outcome, 255), recordId);
+        return `SELECT ${mark()} AS id, ${mark()} AS outcome, ${mark()} AS record_id`;
+      });
+      const table = 'invoice_payments_webhook_inbox';
+      const sql =
+        `UPDATE ${table} SET state = 'processed', outcome = v.outcome, invoice_record_id = v.record_id, ` +
+        `last_error = NULL, processed_at = ${processedAt}, locked_until = NULL ` +
+        `FROM (${rows.join(' UNION ALL ')}) v WHERE ${table}.id = v.id AND ${table}.state = 'pending'`;
+      await runStatement(this.dataSource, (em) => em.query(sql, values));
+    }
+  }
+
+  /** The ids (and invoices) of up to `limit` due entries, oldest first, without claiming them. */
+  dueIds(now: Date, limit: number): Promise<Array<{ id: string; gatewayId: string | null }>> {
+    return this.dataSource
+      .getRepository(WebhookInboxEntry)
+      .createQueryBuilder('e')
+      .select('e.id', 'id')
+      .addSelect('e.gatewayId', 'gatewayId')
+      .where('e.state = :state', { state: 'pending' })
+      .andWhere('e.nextAttemptAt <= :now', { now: now.toISOString() })
+      .andWhere(new Brackets((w) => w.where('e.lockedUntil IS NULL').orWhere('e.lockedUntil <= :now')))
+      .orderBy('e.receivedAt', 'ASC')
+      .limit(limit)
+      .getRawMany<{ id: string; gatewayId: string | null }>();
+  }
+
+  /** The invoice an entry stored (read with the profile's codes), or `null` after dead-lettering an unreadable one. */
+  async storedInvoice(entry: WebhookInboxEntry, gateway: GatewayClient): Promise<Invoice | null> {
+    try {
+      const { codes } = await gateway.wireProfile();
+      return normalizeInvoice(JSON.parse(entry.payload), 'webhook', { codes });
+    } catch (err) {
+      await this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
+      return null;
+    }
   }
 
   /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
@@ -89,6 +150,16 @@ export class InboxRows {
     return this.rows.finish(entry, patch);
   }
 }
+
+/** An entry a batch answered: how, and the record it was applied to. */
+export interface Closing {
+  entry: WebhookInboxEntry;
+  outcome: string;
+  recordId: string;
+}
+
+/** Entries closed by one statement (three parameters each). */
+const CLOSE_CHUNK = 500;
 
 export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, IsNull, LessThan } from 'typeorm';
+import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { GatewayClient } from '../gateway/gateway.client';
-import { normalizeInvoice } from '../gateway/invoice.normalizer';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
@@ -15,6 +14,7 @@ import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
 import { clip, InboxRows, message } from './inbox-rows';
 import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
+import { InboxBatch } from './inbox-batch';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -41,6 +41,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private lastPurge = 0;
   private readonly rows: InboxRows;
   private readonly confirmation: DeliveryConfirmation;
+  private readonly batch: InboxBatch;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -55,6 +56,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
     this.rows = new InboxRows(dataSource, events, options, unknown);
     this.confirmation = new DeliveryConfirmation(dataSource, gateway, options, this.rows);
+    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, (entry) =>
+      this.processClaimed(entry).catch((err: unknown) =>
+        this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`),
+      ),
+    );
   }
 
   onModuleInit(): void {
@@ -73,6 +79,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
+    this.batch.stop();
     if (this.timer) clearInterval(this.timer);
     this.queue.length = 0;
     await this.drain();
@@ -84,6 +91,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
    * were kicked, i.e. as they arrived, so a sender that delivers in order has every step applied.
    */
   kick(id: string, invoiceKey: string | null = null): void {
+    // Confirmed deliveries are taken by batches: whatever is due when a batch starts, one lookup per invoice.
+    if (this.options.confirmWithService) void this.batch.schedule();
+    else this.enqueue(id, invoiceKey);
+  }
+
+  private enqueue(id: string, invoiceKey: string | null): void {
     if (this.stopped || this.queued.has(id)) return;
     this.queued.add(id);
     this.queue.push({ id, key: invoiceKey ?? id });
@@ -97,34 +110,28 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
    */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
     const key = invoiceKey ?? id;
-    this.kick(id, key);
+    this.enqueue(id, key);
     // Wait for the chain of this invoice to pass the entry: queued entries join the chain when a slot frees up.
     while (!this.stopped && (this.queued.has(id) || this.chains.has(key))) {
       await (this.chains.get(key) ?? Promise.race([...this.running]));
     }
   }
 
-  /** Queues every due entry (pending, due, unclaimed or lease lapsed), up to `batchSize`. */
+  /**
+   * Queues every due entry (pending, due, unclaimed or lease lapsed), up to `batchSize` (with confirmation: starts
+   * a batch, which claims them itself, and resolves once the batches are done).
+   */
   async poll(): Promise<number> {
     if (this.stopped) return 0;
     const now = new Date();
+    this.purgeHourly(now);
+    if (this.options.confirmWithService) {
+      await this.batch.schedule();
+      return 0;
+    }
     try {
-      const due = await this.dataSource
-        .getRepository(WebhookInboxEntry)
-        .createQueryBuilder('e')
-        .select('e.id', 'id')
-        .addSelect('e.gatewayId', 'gatewayId')
-        .where('e.state = :state', { state: 'pending' })
-        .andWhere('e.nextAttemptAt <= :now', { now: now.toISOString() })
-        .andWhere(new Brackets((w) => w.where('e.lockedUntil IS NULL').orWhere('e.lockedUntil <= :now')))
-        .orderBy('e.receivedAt', 'ASC')
-        .limit(this.options.inbox.batchSize)
-        .getRawMany<{ id: string; gatewayId: string | null }>();
-      for (const { id, gatewayId } of due) this.kick(id, gatewayId);
-      if (now.getTime() - this.lastPurge >= 3_600_000) {
-        this.lastPurge = now.getTime();
-        void this.purge();
-      }
+      const due = await this.rows.dueIds(now, this.options.inbox.batchSize);
+      for (const { id, gatewayId } of due) this.enqueue(id, gatewayId);
       return due.length;
     } catch (err) {
       this.logger.warn(`polling the webhook inbox failed: ${message(err)}`);
@@ -132,8 +139,15 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  private purgeHourly(now: Date): void {
+    if (now.getTime() - this.lastPurge < 3_600_000) return;
+    this.lastPurge = now.getTime();
+    void this.purge();
+  }
+
   /** Resolves once nothing is queued or being processed (retries waiting on their time are not awaited). */
   async drain(): Promise<void> {
+    await this.batch.idle();
     while (this.running.size > 0 || (this.queue.length > 0 && !this.stopped)) {
       await Promise.allSettled([...this.running]);
       if (this.running.size === 0 && this.queue.length > 0) this.pump();
@@ -163,13 +177,17 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   private async process(id: string): Promise<void> {
     const entry = await this.rows.claim(id, true);
-    if (!entry) return;
+    if (entry) await this.processClaimed(entry);
+  }
+
+  /** One claimed entry, on its own (see {@link InboxBatch} for the batch path). */
+  private async processClaimed(entry: WebhookInboxEntry): Promise<void> {
     // With confirmation the stored body only names the invoice, and its number was read (normalized) at receipt:
     // the body is not read a second time. Without confirmation it is what gets applied.
     const named = this.options.confirmWithService ? entry.gatewayId : null;
     const local = named === null ? true : await this.confirmation.admit(entry, named);
     if (local === null) return;
-    const delivered = named === null ? await this.invoiceOf(entry) : null;
+    const delivered = named === null ? await this.rows.storedInvoice(entry, this.gateway) : null;
     if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
     const confirmation = this.options.confirmWithService
@@ -223,18 +241,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** The stored invoice, or `null` after dead-lettering an entry whose payload cannot be read. */
-  private async invoiceOf(entry: WebhookInboxEntry): Promise<Invoice | null> {
-    try {
-      // The payload stored is the invoice the delivery carried (its `raw`), read with the profile's codes.
-      const { codes } = await this.gateway.wireProfile();
-      return normalizeInvoice(JSON.parse(entry.payload), 'webhook', { codes });
-    } catch (err) {
-      await this.rows.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
-      return null;
-    }
-  }
-
   private async applyEarlier(entry: WebhookInboxEntry, record: InvoiceRecord): Promise<void> {
     if (!entry.gatewayId) return;
     const earlier = await this.dataSource.getRepository(WebhookInboxEntry).find({
@@ -244,7 +250,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     for (const waiting of earlier) {
       const claimed = await this.rows.claim(waiting.id, false);
       if (!claimed) continue; // another processor has it
-      const invoice = await this.invoiceOf(claimed);
+      const invoice = await this.rows.storedInvoice(claimed, this.gateway);
       if (!invoice) continue;
       try {
         await this.apply(claimed, invoice, record);

@@ -1,0 +1,179 @@
+import { Logger } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
+import type { Invoice } from '../gateway/types';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import type { DeliveryConfirmation } from './delivery-confirmation';
+import { Closing, InboxRows, message } from './inbox-rows';
+import type { ResolvedWebhooksOptions } from './types';
+import type { WebhookInboxEntry } from './webhook-inbox.entity';
+
+/** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
+const CONCURRENCY = 8;
+
+/**
+ * The inbox processed a batch at a time, when deliveries are confirmed with the service: the due entries are claimed
+ * in one statement, grouped by invoice, and each invoice of the batch costs one lookup at the service and at most
+ * one status report, however many of its deliveries wait; the entries it answered are closed together, in one
+ * statement for the batch. Entries whose invoice has no record here (yet), or that name no invoice, take the
+ * one-at-a-time path (`one`): the budget for unknown invoices, the referrer match and late invoices live there.
+ */
+export class InboxBatch {
+  private readonly logger = new Logger('WebhookInboxProcessor');
+  private current: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly rows: InboxRows,
+    private readonly confirmation: DeliveryConfirmation,
+    private readonly statuses: InvoiceStatusService,
+    private readonly options: ResolvedWebhooksOptions,
+    private readonly one: (entry: WebhookInboxEntry) => Promise<void>,
+  ) {}
+
+  /**
+   * Runs batches until none is due, one at a time per process; a call while one runs asks for another after it, so
+   * deliveries that arrive during a batch are taken together by the next. Resolves when the batches are done.
+   */
+  schedule(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.current) {
+      this.again = true;
+      return this.current;
+    }
+    const run: Promise<void> = (async () => {
+      do {
+        this.again = false;
+        // A full batch may have left more due entries behind it.
+        while ((await this.run()) >= this.options.inbox.batchSize && !this.stopped);
+      } while (this.again && !this.stopped);
+    })()
+      .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
+      .finally(() => {
+        this.current = null;
+      });
+    this.current = run;
+    return run;
+  }
+
+  /** Resolves once no batch runs. */
+  async idle(): Promise<void> {
+    while (this.current) await this.current;
+  }
+
+  /** No batch starts after this (the one running finishes). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Claims up to `inbox.batchSize` due entries and processes them; resolves with how many were claimed. */
+  private async run(): Promise<number> {
+    const claimed = await this.rows.claimDue(this.options.inbox.batchSize);
+    if (claimed.length === 0) return 0;
+    claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
+    const byInvoice = new Map<string, WebhookInboxEntry[]>();
+    const alone: WebhookInboxEntry[] = [];
+    for (const entry of claimed) {
+      if (entry.gatewayId === null) alone.push(entry);
+      else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
+    }
+    const records = await this.recordsOf([...byInvoice.keys()]);
+    const closings: Closing[] = [];
+    const work: Array<() => Promise<void>> = alone.map((entry) => () => this.one(entry));
+    for (const [gatewayId, entries] of byInvoice) {
+      const record = records.get(gatewayId);
+      // One after the other: a later entry of the invoice sees what the earlier one learned (budget, verdicts).
+      if (!record) work.push(() => entries.reduce((p, e) => p.then(() => this.one(e)), Promise.resolve()));
+      else work.push(() => this.confirmInvoice(gatewayId, entries, record, closings));
+    }
+    await runLimited(work, CONCURRENCY);
+    await this.rows.closeProcessed(closings);
+    return claimed.length;
+  }
+
+  /** The records of these invoice numbers, in one query. */
+  private async recordsOf(gatewayIds: string[]): Promise<Map<string, InvoiceRecord>> {
+    if (gatewayIds.length === 0) return new Map();
+    const found = await this.dataSource.getRepository(InvoiceRecord).findBy({ gatewayId: In(gatewayIds) });
+    return new Map(found.map((r) => [r.gatewayId as string, r]));
+  }
+
+  /**
+   * One invoice of the batch: asks the service once, applies what it says (nothing to write when it says nothing
+   * new), and leaves every entry of the invoice to be closed with the batch.
+   */
+  private async confirmInvoice(
+    gatewayId: string,
+    entries: WebhookInboxEntry[],
+    record: InvoiceRecord,
+    closings: Closing[],
+  ): Promise<void> {
+    this.rows.unknown.forget(gatewayId);
+    const newest = entries[entries.length - 1].receivedAt;
+    if (this.confirmation.answered(gatewayId, newest)) {
+      const outcome = 'answered by a confirmation with the service made after it arrived';
+      for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+      return;
+    }
+    const startedAt = new Date();
+    let invoice: Invoice | null;
+    try {
+      invoice = await this.confirmation.lookupShared(gatewayId);
+    } catch (err) {
+      const problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
+      for (const entry of entries) await this.confirmation.notConfirmed(entry, problem);
+      return;
+    }
+    if (!invoice) {
+      const problem = `the service does not know invoice ${gatewayId}`;
+      for (const entry of entries) await this.confirmation.notConfirmed(entry, problem);
+      return;
+    }
+    if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
+      const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
+      for (const entry of entries) await this.rows.deadLetter(entry, record.id, why);
+      return;
+    }
+    let outcome: string;
+    try {
+      if (reportChangesNothing(record, invoice.status.code, invoice)) {
+        outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
+      } else {
+        const result = await this.statuses.applyReport({
+          recordId: record.id,
+          code: invoice.status.code,
+          text: invoice.status.text,
+          source: 'webhook',
+          invoice,
+        });
+        outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
+      }
+    } catch (err) {
+      for (const entry of entries) {
+        if (entry.attempts >= this.options.inbox.maxAttempts) {
+          await this.rows.deadLetter(
+            entry,
+            null,
+            `gave up after ${entry.attempts} attempts: ${message(err)}`,
+          );
+        } else {
+          await this.rows.retryLater(entry, message(err));
+        }
+      }
+      return;
+    }
+    this.confirmation.applied(gatewayId, startedAt);
+    for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+  }
+}
+
+/** Runs `work` with at most `limit` at once; resolves when all have settled (each handles its own errors). */
+async function runLimited(work: Array<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) await work[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, work.length) }, lane));
+}
