@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { insertInvoiceRecord } from '../core/fixtures';
+import { RecordingProxy } from '../gateway/support/recording-proxy';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import {
+  createSandboxInvoice,
+  openWebhooksDatabase,
+  postDelivery,
+  startWebhookApp,
+  tokenLine,
+} from './support';
+
+/**
+ * Issue 27: with confirmation on (the default), the inbox is taken a batch at a time; each invoice of a batch costs
+ * one lookup at the service and at most one status change, however many of its deliveries wait. Over HTTP, with
+ * the sandbox behind a recording proxy to count what reaches it, on both databases.
+ */
+describeEachDatabase('webhooks: the inbox in batches', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let proxy: RecordingProxy;
+  let token: string;
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox();
+    // Only the deliveries this test posts reach the route.
+    sandbox.controls.setWebhookFaults({ hold: true });
+    proxy = await RecordingProxy.start(sandbox.url);
+    token = sandbox.controls.webhooks()[0].token;
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  const lookupsOf = (gatewayId: string) =>
+    proxy
+      .apiRequests()
+      .filter((r) => r.method === 'GET' && r.path.startsWith('/invoices') && r.query.get('id') === gatewayId);
+
+  it('thirty stored deliveries of one paid invoice: one lookup, one change, the port told once, all processed', async () => {
+    const first = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
+    const { invoice, referrer } = await createSandboxInvoice(first.gateway);
+    const rec = await insertInvoiceRecord(db.dataSource, {
+      gatewayId: invoice.id,
+      referrer,
+      amountCents: 2_100,
+      statusCode: 1,
+    });
+    await sandbox.controls.pay(invoice.id);
+    // It stores and acknowledges, then stops before processing: the deliveries wait in the inbox.
+    await first.processor.onModuleDestroy();
+    for (let i = 0; i < 30; i++) {
+      const body = {
+        event: 'invoice.update',
+        delivery_id: randomUUID(),
+        webhook: 'default',
+        sent_at: '2026-11-24 10:00:00',
+        invoice: sandbox.controls.renderInvoice(invoice.id),
+      };
+      const res = await postDelivery(first.url, '/webhooks/invoice-payments', body, [
+        'default',
+        tokenLine('', token),
+      ]);
+      expect(res.status).toBe(200);
+    }
+    await first.close();
+    proxy.reset();
+
+    const next = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
+    try {
+      await next.processor.poll();
+      await next.settle();
+      expect(lookupsOf(invoice.id)).toHaveLength(1);
+      const entries = await db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: invoice.id });
+      expect(entries).toHaveLength(30);
+      expect(entries.every((e) => e.state === 'processed' && e.invoiceRecordId === rec.id)).toBe(true);
+      expect(
+        next.port.changes.filter((c) => c.invoiceRecordId === rec.id).map((c) => c.current.code),
+      ).toEqual([5]);
+      const history = await db.dataSource
+        .getRepository(InvoiceStatusHistory)
+        .findBy({ invoiceRecordId: rec.id, toCode: 5 });
+      expect(history).toHaveLength(1);
+      expect(history[0].notifiedAt).not.toBeNull();
+
+      // A delivery received after that confirmation is confirmed again (what it reports may be newer).
+      proxy.reset();
+      const res = await postDelivery(
+        next.url,
+        '/webhooks/invoice-payments',
+        {
+          event: 'invoice.update',
+          delivery_id: randomUUID(),
+          webhook: 'default',
+          sent_at: '2026-11-24 10:01:00',
+          invoice: sandbox.controls.renderInvoice(invoice.id),
+        },
+        ['default', tokenLine('', token)],
+      );
+      expect(res.status).toBe(200);
+      await next.settle();
+      expect(lookupsOf(invoice.id)).toHaveLength(1);
+      const last = await db.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id: res.body.id });
+      expect(last.state).toBe('processed');
+      // The service said nothing new: nothing more is written or told.
+      expect(
+        await db.dataSource.getRepository(InvoiceStatusHistory).countBy({ invoiceRecordId: rec.id }),
+      ).toBe(1);
+      expect(next.port.changes.filter((c) => c.invoiceRecordId === rec.id)).toHaveLength(1);
+    } finally {
+      await next.close();
+    }
+  });
+});
