@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+
+/** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
+type ColumnMetadata = EntityMetadata['columns'][number];
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
 import { isPostgres, runStatement } from '../core/transaction';
@@ -106,17 +109,28 @@ export class WebhookInboxService {
  * entity's metadata, so its transformers apply.
  */
 async function insertIgnoringDuplicate(em: EntityManager, entry: WebhookInboxEntry): Promise<boolean> {
-  const dataSource = dataSourceOf(em);
+  const { sql, columns } = insertStatementOf(dataSourceOf(em));
+  const values = columns.map((c) => c.getEntityValue(entry, true) as unknown);
+  return (await queryReturning(em, sql, values)).length > 0;
+}
+
+/** The statement, built once per DataSource (it is the same for every delivery). */
+const insertStatements = new WeakMap<DataSource, { sql: string; columns: ColumnMetadata[] }>();
+
+function insertStatementOf(dataSource: DataSource): { sql: string; columns: ColumnMetadata[] } {
+  const known = insertStatements.get(dataSource);
+  if (known) return known;
   const postgres = isPostgres(dataSource);
   const columns = dataSource.getMetadata(WebhookInboxEntry).columns;
   const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
-  const values = columns.map((c) => c.getEntityValue(entry, true) as unknown);
   const marks = columns.map((_, i) => (postgres ? `$${i + 1}` : '?')).join(', ');
   const table = '"invoice_payments_webhook_inbox"';
   const sql = postgres
     ? `INSERT INTO ${table} (${names}) VALUES (${marks}) ON CONFLICT ("dedupe_key") DO NOTHING RETURNING "id"`
     : `INSERT OR IGNORE INTO ${table} (${names}) VALUES (${marks}) RETURNING "id"`;
-  return (await queryReturning(em, sql, values)).length > 0;
+  const statement = { sql, columns };
+  insertStatements.set(dataSource, statement);
+  return statement;
 }
 
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);

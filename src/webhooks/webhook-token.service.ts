@@ -189,8 +189,9 @@ export class WebhookTokenService {
     }
     let valid: boolean;
     try {
+      // The address is worked out only when a validation would spend its budget (Express' `req.ip` costs).
       valid = await this.isValidServiceToken(lines.token.service, {
-        source: sourceAddressOf(source),
+        source: () => sourceAddressOf(source),
         trusted,
       });
     } catch (err) {
@@ -213,14 +214,16 @@ export class WebhookTokenService {
    */
   async isValidServiceToken(
     serviceToken: string,
-    from: { source?: string; trusted?: boolean } = {},
+    from: { source?: string | (() => string); trusted?: boolean } = {},
   ): Promise<boolean> {
     const key = createHash('sha256').update(serviceToken, 'utf8').digest('hex');
     const cached = this.verdicts.get(key);
     if (cached && cached.until > Date.now()) return cached.valid;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    if (!from.trusted && !this.confirmed.has(key)) this.spendBudget(from.source ?? 'unknown');
+    if (!from.trusted && !this.confirmed.has(key)) {
+      this.spendBudget((typeof from.source === 'function' ? from.source() : from.source) ?? 'unknown');
+    }
     const call = this.validator
       .validateWebhookToken(serviceToken)
       .then((valid) => {
