@@ -10,6 +10,10 @@ import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
+/** A batch starts once no delivery came for this long... */
+const QUIET_MS = 25;
+/** ...or this long after the first one that waits for it, so a steady stream is still processed. */
+const MAX_WAIT_MS = 1000;
 
 /**
  * The inbox processed a batch at a time, when deliveries are confirmed with the service: the due entries are claimed
@@ -23,6 +27,8 @@ export class InboxBatch {
   private current: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private waitingSince: number | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -32,6 +38,25 @@ export class InboxBatch {
     private readonly options: ResolvedWebhooksOptions,
     private readonly one: (entry: WebhookInboxEntry) => Promise<void>,
   ) {}
+
+  /**
+   * Asks for a batch after a quiet moment: {@link QUIET_MS} without a new delivery, or {@link MAX_WAIT_MS} after the
+   * first one waiting, whichever comes first. A burst is acknowledged at full speed and then taken in few large
+   * batches (one lookup per invoice), and a lone delivery is processed within tens of milliseconds.
+   */
+  soon(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    if (this.waitingSince === null) this.waitingSince = now;
+    if (this.timer) clearTimeout(this.timer);
+    const at = Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.waitingSince = null;
+      void this.schedule();
+    }, at - now);
+    this.timer.unref();
+  }
 
   /**
    * Runs batches until none is due, one at a time per process; a call while one runs asks for another after it, so
@@ -58,14 +83,22 @@ export class InboxBatch {
     return run;
   }
 
-  /** Resolves once no batch runs. */
+  /** Resolves once no batch runs or waits to start (one waiting starts now). */
   async idle(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+      this.waitingSince = null;
+      void this.schedule();
+    }
     while (this.current) await this.current;
   }
 
   /** No batch starts after this (the one running finishes). */
   stop(): void {
     this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /** Claims up to `inbox.batchSize` due entries and processes them; resolves with how many were claimed. */

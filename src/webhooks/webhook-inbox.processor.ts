@@ -92,7 +92,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
    */
   kick(id: string, invoiceKey: string | null = null): void {
     // Confirmed deliveries are taken by batches: whatever is due when a batch starts, one lookup per invoice.
-    if (this.options.confirmWithService) void this.batch.schedule();
+    if (this.options.confirmWithService) this.batch.soon();
     else this.enqueue(id, invoiceKey);
   }
 
