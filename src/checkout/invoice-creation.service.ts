@@ -7,7 +7,7 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
-import { CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
+import { CLAIM_HEADROOM_MS, CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
@@ -23,7 +23,7 @@ import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from 
  *
  * A creation whose outcome is unknown (timeout after sending, dropped connection, 5xx) is settled by the service's
  * answer, never by a guess made too early: it is looked up by its referrer, and while the request could still land
- * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`) nothing new is created; callers get
+ * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`, set by the claim itself) nothing new is created; callers get
  * `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the attempt is closed as "not
  * created" and the next attempt gets a new referrer, so an invoice of the old one that still shows up is told
  * apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer than `unresolvedAlertMs`
@@ -127,6 +127,7 @@ export class InvoiceCreationService {
           installments: mapped.params.payment.installments ?? 1,
           shown: mapped.shown,
           namespace: await this.config.referrerNamespace(),
+          settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
         });
         if (!claimed) continue; // another caller holds the order: read its row
         const created = await this.send(claimed, mapped, deadline, options);
@@ -175,10 +176,13 @@ export class InvoiceCreationService {
     deadline: number,
     options: ResolvedCheckoutOptions,
   ): Promise<InvoiceRecord | null> {
-    // Until then the request could still land at the service: no other invoice for the order before it.
-    const settlesAt = new Date(Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs);
-    await this.store.patch(record.id, { settlesAt });
-    const sent = { ...record, settlesAt };
+    // Until `settlesAt` the request could still land at the service: no other invoice for the order before it.
+    const landsUntil = this.landsUntil(options);
+    const sent =
+      landsUntil > (record.settlesAt?.getTime() ?? 0)
+        ? { ...record, settlesAt: new Date(landsUntil) }
+        : record;
+    if (sent !== record) await this.store.patch(record.id, { settlesAt: sent.settlesAt });
     let invoice: Invoice;
     try {
       invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
@@ -203,7 +207,12 @@ export class InvoiceCreationService {
       });
       throw err;
     }
-    return this.outcomes.settleCreated(record, invoice);
+    return this.outcomes.settleCreated(sent, invoice);
+  }
+
+  /** Until when a create request sent now could still land at the service. */
+  private landsUntil(options: ResolvedCheckoutOptions): number {
+    return Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
   }
 
   /** The open invoice serves this request only if it is for the same method and amount. */
