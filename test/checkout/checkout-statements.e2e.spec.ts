@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import {
+  CheckoutValidationError,
   InvoicePaymentProvider,
   InvoicePaymentsModule,
   InvoiceRecord,
@@ -85,7 +86,7 @@ async function payNewOrder(app: HostApp['app'], db: TestDatabase) {
   return { order, out };
 }
 
-describeEachDatabase('checkout: the session comes from what was written', (kind: DatabaseKind) => {
+describeEachDatabase('checkout: the claim and the session from what was written', (kind: DatabaseKind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
   let shop: HostApp;
@@ -115,6 +116,20 @@ describeEachDatabase('checkout: the session comes from what was written', (kind:
       [order.id],
     )) as Array<{ payment_status: string }>;
     expect(row.payment_status).toBe('awaiting');
+  });
+
+  it("refuses an order whose reference another order's attempt already carries, as the caller's input", async () => {
+    const { order } = await payNewOrder(shop.app, db);
+    const other = makeOrder({ reference: order.reference });
+    const error = await shop.app
+      .get(InvoicePaymentProvider)
+      .initiatePayment(checkout(other, 'pix'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CheckoutValidationError);
+    expect((error as CheckoutValidationError).fields).toEqual({
+      'order.reference': [expect.stringMatching(/is already used by another order \(referrer .*-1 exists\)/)],
+    });
+    expect(await db.dataSource.getRepository(InvoiceRecord).countBy({ orderId: other.id })).toBe(0);
   });
 });
 
