@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory, StatusChangeSource } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import type { PaymentStatusChange } from './order-payment.port';
+import { changeOf } from './status-change';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 import { paymentMismatchOf } from './payment-check';
 import { statusRow } from './status-table';
@@ -37,6 +39,8 @@ export interface StatusReportResult {
   alert?: 'paid_after_cancel' | 'amount_mismatch';
   /** The status history row written for this report. */
   historyId: string;
+  /** The record the report was applied to. */
+  recordId: string;
 }
 
 /** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
@@ -57,6 +61,12 @@ export class ReportedRecordNotFoundError extends Error {
 @Injectable()
 export class InvoiceStatusService {
   private readonly logger = new Logger(InvoiceStatusService.name);
+  /** Applied changes waiting for their transaction's commit: delivered directly, or by a kick of the dispatcher. */
+  private readonly handOvers = new WeakMap<
+    StatusReportResult,
+    { row: InvoiceStatusHistory; change: PaymentStatusChange }
+  >();
+  private readonly kicks = new WeakSet<StatusReportResult>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -71,26 +81,34 @@ export class InvoiceStatusService {
    */
   async applyReport(report: StatusReport): Promise<StatusReportResult> {
     assertReport(report);
-    const result = await runInTransaction(this.dataSource, (em) => this.applyLocked(em, report));
-    if (result.applied) this.dispatcher.kick(report.recordId);
-    else this.logger.debug(`invoice ${report.recordId}: ${result.reason ?? 'not applied'}`);
+    const result = await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report));
+    this.afterCommit(result);
     return result;
   }
 
-  private async applyLocked(em: EntityManager, report: StatusReport): Promise<StatusReportResult> {
-    const qb = em
-      .getRepository(InvoiceRecord)
-      .createQueryBuilder('r')
-      .where('r.id = :id', { id: report.recordId });
-    // SQLite has no row locks; its writers are serialized by runInTransaction and the database itself.
-    if (isPostgres(this.dataSource)) qb.setLock('pessimistic_write');
-    const record = await qb.getOne();
-    if (!record) throw new ReportedRecordNotFoundError(report.recordId);
-
+  /**
+   * {@link applyReport} inside the caller's open transaction, so a caller that writes the record too (the checkout
+   * settling a created invoice) makes one transaction of it; `alsoSet` are more fields of the record written by the
+   * same UPDATE. Call {@link afterCommit} with the result once the transaction has committed (never before: the host
+   * must not hear of a change that may still roll back).
+   */
+  async applyWithin(
+    em: EntityManager,
+    report: StatusReport,
+    alsoSet: Partial<InvoiceRecord> = {},
+  ): Promise<StatusReportResult> {
+    assertReport(report);
+    const { record, latest, openChanges } = await this.lockRecord(em, report.recordId);
     const decision = decideTransition(record.statusCode, report.code);
     const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
-    const createdAt = await this.nextHistoryTime(em, record.id);
+    const createdAt = nextHistoryTime(latest);
     const text = report.text ?? report.invoice?.status.text ?? null;
+    // With no earlier change of the invoice still to deliver, the new one is written held by this instance and
+    // handed to the dispatcher after commit: delivered without reading it back.
+    // PostgreSQL only: on SQLite a host port that opens its own transaction at once could meet one of ours on the
+    // one shared connection, so there the dispatcher reads the change back first, as it always did.
+    const handOver =
+      decision.apply && openChanges === 0 && isPostgres(this.dataSource) && this.dispatcher.accepting;
     const history = em.getRepository(InvoiceStatusHistory).create({
       id: randomUUID(),
       invoiceRecordId: record.id,
@@ -105,47 +123,88 @@ export class InvoiceStatusService {
       notifiedAt: decision.apply ? null : createdAt,
       notifyAttempts: 0,
       notifyError: null,
+      notifyLockedUntil: handOver ? this.dispatcher.leaseUntil() : null,
       createdAt,
     });
     await em.getRepository(InvoiceStatusHistory).insert(history);
 
     const unchanged = record.statusCode === report.code;
     // A refused report never touches the record: a stale payload must not overwrite fresher data.
+    const patch: Partial<InvoiceRecord> = { ...alsoSet };
     if (decision.apply || unchanged) {
-      const patch: Partial<InvoiceRecord> = {
-        ...(report.invoice ? snapshotOf(report.invoice, record) : {}),
+      Object.assign(patch, report.invoice ? snapshotOf(report.invoice, record) : {}, {
         updatedAt: createdAt,
-      };
+      });
       if (decision.apply) {
         patch.statusCode = report.code;
         patch.statusText = clip(text, 128);
         if (statusRow(report.code)?.releasesOrder) patch.openOrderId = null;
         if (mismatch) patch.amountMismatch = true;
       }
-      await em.getRepository(InvoiceRecord).update({ id: record.id }, patch);
     }
-    return {
+    if (Object.keys(patch).length > 0) await em.getRepository(InvoiceRecord).update({ id: record.id }, patch);
+    const result: StatusReportResult = {
       applied: decision.apply,
       previousCode: record.statusCode,
       ...(decision.reason ? { reason: decision.reason } : {}),
       ...(mismatch ? { alert: 'amount_mismatch' as const, reason: mismatch } : {}),
       ...(decision.alert && !mismatch ? { alert: decision.alert } : {}),
       historyId: history.id,
+      recordId: record.id,
     };
+    if (handOver) {
+      this.handOvers.set(result, {
+        row: history,
+        change: changeOf(history, { ...record, ...patch }, record.statusText),
+      });
+    } else if (decision.apply) {
+      this.kicks.add(result);
+    }
+    return result;
   }
 
-  /** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
-  private async nextHistoryTime(em: EntityManager, recordId: string): Promise<Date> {
-    const row = await em
+  /** Hands an applied change to the dispatcher; call it once the transaction of {@link applyWithin} committed. */
+  afterCommit(result: StatusReportResult): void {
+    const handOver = this.handOvers.get(result);
+    if (handOver) {
+      this.handOvers.delete(result);
+      this.dispatcher.handOver(handOver.row, handOver.change);
+    } else if (this.kicks.delete(result)) {
+      this.dispatcher.kick(result.recordId);
+    } else if (!result.applied) {
+      this.logger.debug(`invoice ${result.recordId}: ${result.reason ?? 'not applied'}`);
+    }
+  }
+
+  /**
+   * The record's row, locked until the transaction ends (PostgreSQL; SQLite serializes writers), then its latest
+   * history time and how many of its applied changes are still to deliver. Two statements, not one: a statement
+   * that waited for the lock still reads with the snapshot it started with, so the history must be read after it.
+   */
+  private async lockRecord(
+    em: EntityManager,
+    recordId: string,
+  ): Promise<{ record: InvoiceRecord; latest: string | null; openChanges: number }> {
+    const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
+    if (isPostgres(this.dataSource)) qb.setLock('pessimistic_write');
+    const record = await qb.getOne();
+    if (!record) throw new ReportedRecordNotFoundError(recordId);
+    const history = await em
       .getRepository(InvoiceStatusHistory)
       .createQueryBuilder('h')
       .select('MAX(h.createdAt)', 'latest')
-      .where('h.invoiceRecordId = :recordId', { recordId })
-      .getRawOne<{ latest: string | null }>();
-    const now = Date.now();
-    const latest = row?.latest ? Date.parse(row.latest) : NaN;
-    return new Date(Number.isFinite(latest) && latest >= now ? latest + 1 : now);
+      .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
+      .where('h.invoiceRecordId = :recordId', { recordId, yes: true })
+      .getRawOne<{ latest: string | null; open: string | number | null }>();
+    return { record, latest: history?.latest ?? null, openChanges: Number(history?.open ?? 0) };
   }
+}
+
+/** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
+function nextHistoryTime(latest: string | null): Date {
+  const now = Date.now();
+  const at = latest ? Date.parse(latest) : NaN;
+  return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }
 
 function assertReport(report: StatusReport): void {

@@ -18,7 +18,7 @@ export async function statusChangeOf(
   if (row.toCode === null || row.source === 'admin') {
     throw new Error(`status history row ${row.id} is not a status change`);
   }
-  let previous: PaymentStatusSnapshot | null = null;
+  let previousText: string | null = null;
   if (row.fromCode !== null) {
     const before = await em.getRepository(InvoiceStatusHistory).findOne({
       where: {
@@ -29,14 +29,29 @@ export async function statusChangeOf(
       },
       order: { createdAt: 'DESC' },
     });
-    previous = statusSnapshot(row.fromCode, before?.statusText ?? null);
+    previousText = before?.statusText ?? null;
+  }
+  return changeOf(row, record, previousText);
+}
+
+/**
+ * The change of an applied history row when the previous status's text is known already (the status path has the
+ * record's text at hand when it applies a change: no read is needed).
+ */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
   }
   return {
     orderId: record.orderId,
     invoiceRecordId: record.id,
     gatewayId: record.gatewayId,
     method: record.method,
-    previous,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
     current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
     source: row.source,
     ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'

@@ -5,7 +5,7 @@ import { DataSource, IsNull } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './order-payment.port';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './order-payment.port';
 import { statusChangeOf } from './status-change';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
@@ -171,42 +171,88 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
       const change = await statusChangeOf(this.dataSource.manager, row, record);
-      try {
-        if (this.port) await this.port.onPaymentStatusChanged(change);
-      } catch (err) {
-        const attempts = row.notifyAttempts + 1;
-        const delay = doublingDelayMs(attempts, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
-        this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
-        await this.write(row.id, {
-          notifyAttempts: attempts,
-          notifyError: errorMessage(err).slice(0, 2000),
-          notifyLockedUntil: null,
-        });
-        this.retryAt.set(row.id, Date.now() + delay);
-        return this.later(recordId, delay);
-      }
-      this.retryAt.delete(row.id);
-      this.emit(InvoicePaymentsEvents.StatusChanged, change);
-      if (row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch') {
-        const alert: InvoicePaymentsAlert = {
-          kind: row.alert,
-          orderId: record.orderId,
-          invoiceRecordId: record.id,
-          message:
-            row.note ??
-            (row.alert === 'paid_after_cancel'
-              ? 'paid after the invoice was closed: the money must go back'
-              : 'the amount paid is not what the invoice was created for'),
-        };
-        this.emit(InvoicePaymentsEvents.Alert, alert);
-      }
+      if (!(await this.deliverLeased(row, change))) return;
+    }
+  }
+
+  /**
+   * Delivers a change its status path wrote already leased to this instance ({@link leaseUntil}), because no earlier
+   * change of its invoice was open: the port is called at once with the change as applied, and only the closing
+   * write follows (no read of the row, the record or the previous status). Queued behind a delivery of the same
+   * invoice already running here; a crash before the end leaves the lease to lapse, and a poll delivers it then.
+   */
+  handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
+    if (this.stopped) return;
+    const recordId = row.invoiceRecordId;
+    const before = this.running.get(recordId);
+    const run: Promise<void> = (before ?? Promise.resolve())
+      .then(() => this.deliverLeased(row, change))
+      .then(() => undefined)
+      .catch((err: unknown) =>
+        this.logger.error(`notifying invoice ${recordId} failed: ${errorMessage(err)}`),
+      )
+      .finally(() => {
+        if (this.running.get(recordId) !== run) return;
+        this.running.delete(recordId);
+        // A kick that came while this ran was parked behind it.
+        if (this.again.delete(recordId)) this.kick(recordId);
+      });
+    this.running.set(recordId, run);
+  }
+
+  /** Whether {@link handOver} delivers (not once the module is stopping: a change is then left to a poll). */
+  get accepting(): boolean {
+    return !this.stopped;
+  }
+
+  /** Until when a change written now is held for this instance's {@link handOver}. */
+  leaseUntil(): Date {
+    return new Date(Date.now() + this.options.leaseMs);
+  }
+
+  /**
+   * Calls the port with a change this instance holds, then closes the row; when the port throws, the row is released
+   * with its attempt counted and retried after the backoff. `false` when it was not delivered.
+   */
+  private async deliverLeased(row: InvoiceStatusHistory, change: PaymentStatusChange): Promise<boolean> {
+    const recordId = row.invoiceRecordId;
+    try {
+      if (this.port) await this.port.onPaymentStatusChanged(change);
+    } catch (err) {
+      const attempts = row.notifyAttempts + 1;
+      const delay = doublingDelayMs(attempts, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
+      this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
       await this.write(row.id, {
-        notifiedAt: new Date(),
-        notifyAttempts: row.notifyAttempts + 1,
-        notifyError: null,
+        notifyAttempts: attempts,
+        notifyError: errorMessage(err).slice(0, 2000),
         notifyLockedUntil: null,
       });
+      this.retryAt.set(row.id, Date.now() + delay);
+      this.later(recordId, delay);
+      return false;
     }
+    this.retryAt.delete(row.id);
+    this.emit(InvoicePaymentsEvents.StatusChanged, change);
+    if (row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch') {
+      const alert: InvoicePaymentsAlert = {
+        kind: row.alert,
+        orderId: change.orderId,
+        invoiceRecordId: change.invoiceRecordId,
+        message:
+          row.note ??
+          (row.alert === 'paid_after_cancel'
+            ? 'paid after the invoice was closed: the money must go back'
+            : 'the amount paid is not what the invoice was created for'),
+      };
+      this.emit(InvoicePaymentsEvents.Alert, alert);
+    }
+    await this.write(row.id, {
+      notifiedAt: new Date(),
+      notifyAttempts: row.notifyAttempts + 1,
+      notifyError: null,
+      notifyLockedUntil: null,
+    });
+    return true;
   }
 
   /** Takes the delivery of one change for this instance, unless another holds a live lease on it. */

@@ -107,7 +107,12 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       text: 'pending',
       source: 'create',
     });
-    expect(result).toEqual({ applied: true, previousCode: null, historyId: expect.any(String) });
+    expect(result).toEqual({
+      applied: true,
+      previousCode: null,
+      historyId: expect.any(String),
+      recordId: rec.id,
+    });
     await h.dispatcher.drain();
 
     const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
