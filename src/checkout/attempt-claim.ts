@@ -79,14 +79,12 @@ export function referrerPrefix(input: ClaimInput): string {
   return invoiceReferrer(input.reference, 0, input.namespace).slice(0, -1);
 }
 
-const NEXT_ATTEMPT = 'COALESCE(MAX(attempt), 0) + 1';
-
 /**
  * Inserts the order's next attempt as a `pending` row holding `open_order_id`, in one statement that also computes
- * its attempt (the order's last + 1) and referrer, and answers them. Computed and written by one statement, so no
- * caller slips between the read and the write; two callers that compute the same attempt collide on
- * `open_order_id` (or `referrer`), which stays the guard of "created once": the loser gets a unique violation.
- * Returns the row as written.
+ * its attempt (the order's last + 1) and referrer, and answers them; nothing when the order has an open attempt
+ * (`null`), so a new order's checkout needs no lookup first. The unique `open_order_id` (and `referrer`) stays the
+ * guard of "created once": two callers that both found the order free collide there, and the loser gets a unique
+ * violation. Returns the row as written.
  */
 export async function insertNextAttempt(
   em: EntityManager,
@@ -94,7 +92,7 @@ export async function insertNextAttempt(
   id: string,
   input: ClaimInput,
   now: Date,
-): Promise<InvoiceRecord> {
+): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
   const shown = input.shown;
   // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column takes.
@@ -104,12 +102,13 @@ export async function insertNextAttempt(
     'amount_cents, installments, display_id, customer_name, customer_email, customer_document, settles_at, ' +
     'created_at, updated_at, version) ' +
     'SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ' +
-    `${NEXT_ATTEMPT}, CAST(:prefix AS TEXT) || CAST(${NEXT_ATTEMPT} AS TEXT), 'pending', ` +
+    "n.next_attempt, CAST(:prefix AS TEXT) || CAST(n.next_attempt AS TEXT), 'pending', " +
     'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
     'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
     'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
     'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ' +
-    `FROM ${table} WHERE order_id = :orderId RETURNING attempt, referrer`;
+    `FROM (SELECT COALESCE(MAX(attempt), 0) + 1 AS next_attempt FROM ${table} WHERE order_id = :orderId) n ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.open_order_id = :orderId) RETURNING attempt, referrer`;
   const [query, params] = escapeQuery(dataSource, sql, {
     id,
     orderId: input.orderId,
@@ -126,7 +125,7 @@ export async function insertNextAttempt(
     now: now.toISOString(),
   });
   const [row] = await queryReturning(em, query, params);
-  if (!row) throw new Error(`order ${input.orderId}: the claim's INSERT answered no row`);
+  if (!row) return null;
   return dataSource.getRepository(InvoiceRecord).create({
     ...BLANK,
     id,

@@ -115,25 +115,20 @@ export class InvoiceCreationService {
   private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<InvoiceRecord> {
     const orderId = mapped.params.payment.id;
     const deadline = Date.now() + options.creationWaitMs;
+    // The claim goes first: for a new order, the usual checkout, its INSERT is the lookup too.
+    let free = true;
     for (;;) {
-      const open = await this.store.findOpen(orderId);
-      if (!open) {
-        const claimed = await this.store.claim({
-          orderId,
-          reference: mapped.reference,
-          method: mapped.method,
-          currency: 'BRL',
-          amountCents: mapped.totalCents,
-          installments: mapped.params.payment.installments ?? 1,
-          shown: mapped.shown,
-          namespace: await this.config.referrerNamespace(),
-          settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
-        });
-        if (!claimed) continue; // another caller holds the order: read its row
-        const created = await this.send(claimed, mapped, deadline, options);
-        if (created) return created;
-        continue; // the attempt was closed as "not created": the next one gets its own referrer
+      if (free) {
+        const claimed = await this.claim(mapped, options);
+        if (claimed) {
+          const created = await this.send(claimed, mapped, deadline, options);
+          if (created) return created;
+          continue; // the attempt was closed as "not created": the next one gets its own referrer
+        }
       }
+      const open = await this.store.findOpen(orderId);
+      free = open === null; // closed since the claim was refused: claim again
+      if (!open) continue;
       this.matching(open, mapped);
       if (open.creationState === 'created') return open;
       if (open.creationState === 'unknown') {
@@ -208,6 +203,24 @@ export class InvoiceCreationService {
       throw err;
     }
     return this.outcomes.settleCreated(sent, invoice);
+  }
+
+  /** A new attempt for the order, or `null` when it has an open one. */
+  private async claim(
+    mapped: MappedInvoice,
+    options: ResolvedCheckoutOptions,
+  ): Promise<InvoiceRecord | null> {
+    return this.store.claim({
+      orderId: mapped.params.payment.id,
+      reference: mapped.reference,
+      method: mapped.method,
+      currency: 'BRL',
+      amountCents: mapped.totalCents,
+      installments: mapped.params.payment.installments ?? 1,
+      shown: mapped.shown,
+      namespace: await this.config.referrerNamespace(),
+      settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
+    });
   }
 
   /** Until when a create request sent now could still land at the service. */

@@ -37,8 +37,9 @@ export class InvoiceRecordStore {
 
   /**
    * Claims the order for a new attempt: one INSERT of a `pending` row holding `open_order_id`, its attempt and
-   * referrer computed by the statement ({@link insertNextAttempt}). Returns the row as written, or `null` when another
-   * caller holds the order (the unique constraint refused the row); only the caller that gets a row may create.
+   * referrer computed by the statement ({@link insertNextAttempt}). Returns the row as written, or `null` when the
+   * order has an open attempt (another caller's, or one the unique constraint refused the row for); only the caller
+   * that gets a row may create.
    */
   async claim(input: ClaimInput): Promise<InvoiceRecord | null> {
     const now = new Date();
