@@ -95,7 +95,8 @@ export async function insertNextAttempt(
 ): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
   const shown = input.shown;
-  // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column takes.
+  // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column
+  // takes.
   // Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would truncate where the column refuses.
   const sql =
     `INSERT INTO ${table} (id, order_id, open_order_id, attempt, referrer, creation_state, method, currency, ` +

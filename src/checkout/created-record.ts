@@ -11,7 +11,8 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
  *
  * Mirrors what the status path writes from an invoice (its `snapshotOf`, for a row with nothing stored yet: every
  * reported value that is present, clipped to its column); keep the two in step until the status path returns the
- * record it wrote.
+ * record it wrote. `updatedAt` is the caller's (`alsoSet`), within milliseconds of the stored one: no
+ * compare-and-set of the checkout uses it on a created record.
  */
 export function createdRecord(
   record: InvoiceRecord,

@@ -23,12 +23,12 @@ import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from 
  *
  * A creation whose outcome is unknown (timeout after sending, dropped connection, 5xx) is settled by the service's
  * answer, never by a guess made too early: it is looked up by its referrer, and while the request could still land
- * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`, set by the claim itself) nothing new is created; callers get
- * `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the attempt is closed as "not
- * created" and the next attempt gets a new referrer, so an invoice of the old one that still shows up is told
- * apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer than `unresolvedAlertMs`
- * turn the session `requires_more` with an alert, for the admin API to resolve. A holder that died is taken over
- * once its claim is older than `staleCreationMs`.
+ * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`, written by the claim itself) nothing
+ * new is created; callers get `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the
+ * attempt is closed as "not created" and the next attempt gets a new referrer, so an invoice of the old one that
+ * still shows up is told apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer
+ * than `unresolvedAlertMs` turn the session `requires_more` with an alert, for the admin API to resolve. A holder
+ * that died is taken over once its claim is older than `staleCreationMs`.
  */
 @Injectable()
 export class InvoiceCreationService {
