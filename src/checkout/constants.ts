@@ -23,3 +23,9 @@ export interface CheckoutSettingsSource {
 export const CREATION_POLL_MS = 25;
 /** "Retry in N s" while another request is creating the order's invoice. */
 export const PENDING_RETRY_S = 2;
+/**
+ * How long the claim's INSERT may take before its create request leaves without moving `settlesAt`: the claim sets
+ * `settlesAt` this much later than "now + create timeout + margin", so the usual claim needs no second write; a
+ * slower one is followed by one, so `settlesAt` is never earlier than the request's own time + timeout + margin.
+ */
+export const CLAIM_HEADROOM_MS = 100;

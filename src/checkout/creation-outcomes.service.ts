@@ -1,13 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { InvoiceStatusService } from '../core/invoice-status.service';
+import { InvoiceStatusService, StatusReportResult } from '../core/invoice-status.service';
+import { runInTransaction } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from './checkout.options';
+import { createdRecord } from './created-record';
 import {
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
@@ -27,6 +31,7 @@ export class CreationOutcomes {
   private readonly logger = new Logger('InvoiceCreationService');
 
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
@@ -111,30 +116,34 @@ export class CreationOutcomes {
     });
   }
 
+  /**
+   * Stores the service's answer for an attempt in one transaction: the invoice's numbers, `created` and its first
+   * status with its history; the host hears of the status once that has committed. Late invoices of earlier
+   * attempts are then handled (an attempt 1 has none). Returns the record as written.
+   */
   async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
+    // Waiters return as soon as they see `created`: written with the status, the PIX and bank-slip data at once.
+    const alsoSet: Partial<InvoiceRecord> = {
+      gatewayId: invoice.id,
+      gatewayUuid: invoice.uuid,
+      gatewayInvoiceId: invoice.invoiceId,
+      creationState: 'created',
+      amountMismatch: mismatch,
+      failureReason: null,
+      attentionReason: null,
+      updatedAt: new Date(),
+    };
+    const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
+    let result: StatusReportResult;
     try {
-      await this.store.patch(record.id, {
-        gatewayId: invoice.id,
-        gatewayUuid: invoice.uuid,
-        gatewayInvoiceId: invoice.invoiceId,
-        amountMismatch: mismatch,
-        failureReason: null,
-        attentionReason: null,
-      });
+      result = await runInTransaction(this.dataSource, (em) => this.status.applyWithin(em, report, alsoSet));
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       return this.numberClash(record, invoice);
     }
-    await this.status.applyReport({
-      recordId: record.id,
-      code: invoice.status.code,
-      source: 'create',
-      invoice,
-    });
-    // Last: waiters return as soon as they see `created`, and by now the row carries the PIX and bank-slip data.
-    await this.store.transition(record.id, ['pending', 'unknown', 'failed'], { creationState: 'created' });
+    this.status.afterCommit(result);
     if (mismatch) {
       const message =
         `invoice ${record.id} of order ${record.orderId}: the service's gross ${centsToDecimalString(gross)} ` +
@@ -142,8 +151,10 @@ export class CreationOutcomes {
       this.alert('amount_mismatch', record, message);
     }
     // A late invoice of an earlier attempt may be open or paid already: keep the order at one payable invoice.
-    await this.late.enforce(record.orderId);
-    return this.store.get(record.id);
+    if (record.attempt > 1) await this.late.enforce(record.orderId);
+    const written = createdRecord(record, invoice, alsoSet, result);
+    // Only an earlier attempt's invoice could have changed this row since (enforce), or another report before it.
+    return written && record.attempt === 1 ? written : this.store.get(record.id);
   }
 
   /** The service answered a number another record holds: close the attempt, tell the store, free the order. */

@@ -7,7 +7,7 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
-import { CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
+import { CLAIM_HEADROOM_MS, CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
@@ -23,12 +23,12 @@ import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from 
  *
  * A creation whose outcome is unknown (timeout after sending, dropped connection, 5xx) is settled by the service's
  * answer, never by a guess made too early: it is looked up by its referrer, and while the request could still land
- * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`) nothing new is created; callers get
- * `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the attempt is closed as "not
- * created" and the next attempt gets a new referrer, so an invoice of the old one that still shows up is told
- * apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer than `unresolvedAlertMs`
- * turn the session `requires_more` with an alert, for the admin API to resolve. A holder that died is taken over
- * once its claim is older than `staleCreationMs`.
+ * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`, written by the claim itself) nothing
+ * new is created; callers get `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the
+ * attempt is closed as "not created" and the next attempt gets a new referrer, so an invoice of the old one that
+ * still shows up is told apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer
+ * than `unresolvedAlertMs` turn the session `requires_more` with an alert, for the admin API to resolve. A holder
+ * that died is taken over once its claim is older than `staleCreationMs`.
  */
 @Injectable()
 export class InvoiceCreationService {
@@ -115,24 +115,20 @@ export class InvoiceCreationService {
   private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<InvoiceRecord> {
     const orderId = mapped.params.payment.id;
     const deadline = Date.now() + options.creationWaitMs;
+    // The claim goes first: for a new order, the usual checkout, its INSERT is the lookup too.
+    let free = true;
     for (;;) {
-      const open = await this.store.findOpen(orderId);
-      if (!open) {
-        const claimed = await this.store.claim({
-          orderId,
-          reference: mapped.reference,
-          method: mapped.method,
-          currency: 'BRL',
-          amountCents: mapped.totalCents,
-          installments: mapped.params.payment.installments ?? 1,
-          shown: mapped.shown,
-          namespace: await this.config.referrerNamespace(),
-        });
-        if (!claimed) continue; // another caller holds the order: read its row
-        const created = await this.send(claimed, mapped, deadline, options);
-        if (created) return created;
-        continue; // the attempt was closed as "not created": the next one gets its own referrer
+      if (free) {
+        const claimed = await this.claim(mapped, options);
+        if (claimed) {
+          const created = await this.send(claimed, mapped, deadline, options);
+          if (created) return created;
+          continue; // the attempt was closed as "not created": the next one gets its own referrer
+        }
       }
+      const open = await this.store.findOpen(orderId);
+      free = open === null; // closed since the claim was refused: claim again
+      if (!open) continue;
       this.matching(open, mapped);
       if (open.creationState === 'created') return open;
       if (open.creationState === 'unknown') {
@@ -175,10 +171,13 @@ export class InvoiceCreationService {
     deadline: number,
     options: ResolvedCheckoutOptions,
   ): Promise<InvoiceRecord | null> {
-    // Until then the request could still land at the service: no other invoice for the order before it.
-    const settlesAt = new Date(Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs);
-    await this.store.patch(record.id, { settlesAt });
-    const sent = { ...record, settlesAt };
+    // Until `settlesAt` the request could still land at the service: no other invoice for the order before it.
+    const landsUntil = this.landsUntil(options);
+    const sent =
+      landsUntil > (record.settlesAt?.getTime() ?? 0)
+        ? { ...record, settlesAt: new Date(landsUntil) }
+        : record;
+    if (sent !== record) await this.store.patch(record.id, { settlesAt: sent.settlesAt });
     let invoice: Invoice;
     try {
       invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
@@ -203,7 +202,30 @@ export class InvoiceCreationService {
       });
       throw err;
     }
-    return this.outcomes.settleCreated(record, invoice);
+    return this.outcomes.settleCreated(sent, invoice);
+  }
+
+  /** A new attempt for the order, or `null` when it has an open one. */
+  private async claim(
+    mapped: MappedInvoice,
+    options: ResolvedCheckoutOptions,
+  ): Promise<InvoiceRecord | null> {
+    return this.store.claim({
+      orderId: mapped.params.payment.id,
+      reference: mapped.reference,
+      method: mapped.method,
+      currency: 'BRL',
+      amountCents: mapped.totalCents,
+      installments: mapped.params.payment.installments ?? 1,
+      shown: mapped.shown,
+      namespace: await this.config.referrerNamespace(),
+      settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
+    });
+  }
+
+  /** Until when a create request sent now could still land at the service. */
+  private landsUntil(options: ResolvedCheckoutOptions): number {
+    return Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
   }
 
   /** The open invoice serves this request only if it is for the same method and amount. */

@@ -3,31 +3,15 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { idProblem } from '../core/text-bounds';
-import { runInTransaction } from '../core/transaction';
-import type { PaymentMethod } from '../gateway/types';
+import { runInTransaction, runStatement } from '../core/transaction';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
-import type { RecognisedOrder } from './order-identity';
-import { invoiceReferrer } from './order-mapping';
-
-/** What a new attempt row starts with. */
-export interface ClaimInput {
-  orderId: string;
-  reference: string;
-  method: PaymentMethod;
-  currency: string;
-  amountCents: number;
-  installments: number;
-  /** Order number and customer to show and search (the document masked). */
-  shown?: RecognisedOrder;
-  /** The installation's referrer namespace (`''`: none). */
-  namespace: string;
-}
+import { ClaimInput, foreignReferrerOwner, insertNextAttempt } from './attempt-claim';
 
 /**
- * The invoice rows as the checkout uses them. Every write goes through `runInTransaction`, which keeps SQLite's
- * single shared connection from mixing these writes into another caller's open transaction.
+ * The invoice rows as the checkout uses them. Every write goes through `runInTransaction` or `runStatement`, which
+ * keep SQLite's single shared connection from mixing these writes into another caller's open transaction.
  */
 @Injectable()
 export class InvoiceRecordStore {
@@ -52,41 +36,23 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * Claims the order for a new attempt: inserts a `pending` row holding `open_order_id`. Returns `null` when another
-   * caller holds the order (the unique constraint refused the row); only the caller that gets a row may create.
+   * Claims the order for a new attempt: one INSERT of a `pending` row holding `open_order_id`, its attempt and
+   * referrer computed by the statement ({@link insertNextAttempt}). Returns the row as written, or `null` when the
+   * order has an open attempt (another caller's, or one the unique constraint refused the row for); only the caller
+   * that gets a row may create.
    */
   async claim(input: ClaimInput): Promise<InvoiceRecord | null> {
     const now = new Date();
-    const last = await this.rows
-      .createQueryBuilder('r')
-      .select('MAX(r.attempt)', 'attempt')
-      .where('r.orderId = :orderId', { orderId: input.orderId })
-      .getRawOne<{ attempt: number | string | null }>();
-    const attempt = Number(last?.attempt ?? 0) + 1;
-    const record = this.rows.create({
-      id: randomUUID(),
-      orderId: input.orderId,
-      openOrderId: input.orderId,
-      attempt,
-      referrer: invoiceReferrer(input.reference, attempt, input.namespace),
-      creationState: 'pending',
-      method: input.method,
-      currency: input.currency,
-      amountCents: input.amountCents,
-      installments: input.installments,
-      ...input.shown,
-      createdAt: now,
-      updatedAt: now,
-    });
     try {
-      await runInTransaction(this.dataSource, (em) => em.getRepository(InvoiceRecord).insert(record));
-      return this.get(record.id);
+      return await runStatement(this.dataSource, (em) =>
+        insertNextAttempt(em, this.dataSource, randomUUID(), input, now),
+      );
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      const owner = await this.rows.findOneBy({ referrer: record.referrer });
-      if (owner && owner.orderId !== input.orderId) {
+      const owner = await foreignReferrerOwner(this.dataSource, input);
+      if (owner) {
         throw new CheckoutValidationError({
-          'order.reference': [`is already used by another order (referrer ${record.referrer} exists)`],
+          'order.reference': [`is already used by another order (referrer ${owner.referrer} exists)`],
         });
       }
       return null;

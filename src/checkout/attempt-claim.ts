@@ -1,0 +1,172 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import type { PaymentMethod } from '../gateway/types';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import type { RecognisedOrder } from './order-identity';
+import { invoiceReferrer } from './order-mapping';
+
+/** What a new attempt row starts with. */
+export interface ClaimInput {
+  orderId: string;
+  reference: string;
+  method: PaymentMethod;
+  currency: string;
+  amountCents: number;
+  installments: number;
+  /** Order number and customer to show and search (the document masked). */
+  shown?: RecognisedOrder;
+  /** The installation's referrer namespace (`''`: none). */
+  namespace: string;
+  /** Until when the attempt's create request could still land at the service (see `InvoiceRecord.settlesAt`). */
+  settlesAt: Date;
+}
+
+/** What the claim's INSERT writes from its input; every other column starts as {@link BLANK}. */
+type ClaimedColumns =
+  | 'id'
+  | 'orderId'
+  | 'openOrderId'
+  | 'attempt'
+  | 'referrer'
+  | 'creationState'
+  | 'method'
+  | 'currency'
+  | 'amountCents'
+  | 'installments'
+  | 'settlesAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'version'
+  | keyof RecognisedOrder;
+
+/**
+ * A new row's other columns as the database defaults them (migrations and entity agree), so the claimed row is
+ * known without reading it back. Typed as every remaining column: a column added to the entity must be added here.
+ */
+const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
+  gatewayId: null,
+  gatewayUuid: null,
+  gatewayInvoiceId: null,
+  statusCode: null,
+  statusText: null,
+  grossCents: null,
+  netCents: null,
+  feesCents: null,
+  discountCents: null,
+  shippingCents: null,
+  paidCents: null,
+  refundedCents: 0,
+  amountMismatch: false,
+  pixPayload: null,
+  pixImage: null,
+  billetLine: null,
+  billetBarcode: null,
+  billetUrl: null,
+  paymentUrl: null,
+  dueDate: null,
+  cardBrand: null,
+  cardLast4: null,
+  failureReason: null,
+  unknownSince: null,
+  attentionReason: null,
+  duplicateOf: null,
+  nextCheckAt: null,
+  rawSnapshot: null,
+};
+
+/** The next attempt's referrer without its number: the INSERT appends the number it computes. */
+export function referrerPrefix(input: ClaimInput): string {
+  return invoiceReferrer(input.reference, 0, input.namespace).slice(0, -1);
+}
+
+/**
+ * Inserts the order's next attempt as a `pending` row holding `open_order_id`, in one statement that also computes
+ * its attempt (the order's last + 1) and referrer, and answers them; nothing when the order has an open attempt
+ * (`null`), so a new order's checkout needs no lookup first. The unique `open_order_id` (and `referrer`) stays the
+ * guard of "created once": two callers that both found the order free collide there, and the loser gets a unique
+ * violation. Returns the row as written.
+ */
+export async function insertNextAttempt(
+  em: EntityManager,
+  dataSource: DataSource,
+  id: string,
+  input: ClaimInput,
+  now: Date,
+): Promise<InvoiceRecord | null> {
+  const table = dataSource.getMetadata(InvoiceRecord).tableName;
+  const shown = input.shown;
+  // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column
+  // takes.
+  // Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would truncate where the column refuses.
+  const sql =
+    `INSERT INTO ${table} (id, order_id, open_order_id, attempt, referrer, creation_state, method, currency, ` +
+    'amount_cents, installments, display_id, customer_name, customer_email, customer_document, settles_at, ' +
+    'created_at, updated_at, version) ' +
+    'SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ' +
+    "n.next_attempt, CAST(:prefix AS TEXT) || CAST(n.next_attempt AS TEXT), 'pending', " +
+    'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
+    'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
+    'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
+    'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ' +
+    `FROM (SELECT COALESCE(MAX(attempt), 0) + 1 AS next_attempt FROM ${table} WHERE order_id = :orderId) n ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.open_order_id = :orderId) RETURNING attempt, referrer`;
+  const [query, params] = escapeQuery(dataSource, sql, {
+    id,
+    orderId: input.orderId,
+    prefix: referrerPrefix(input),
+    method: input.method,
+    currency: input.currency,
+    amountCents: input.amountCents,
+    installments: input.installments,
+    displayId: shown?.displayId ?? null,
+    customerName: shown?.customerName ?? null,
+    customerEmail: shown?.customerEmail ?? null,
+    customerDocument: shown?.customerDocument ?? null,
+    settlesAt: input.settlesAt.toISOString(),
+    now: now.toISOString(),
+  });
+  const [row] = await queryReturning(em, query, params);
+  if (!row) return null;
+  return dataSource.getRepository(InvoiceRecord).create({
+    ...BLANK,
+    id,
+    orderId: input.orderId,
+    openOrderId: input.orderId,
+    attempt: Number(row.attempt),
+    referrer: String(row.referrer),
+    creationState: 'pending',
+    method: input.method,
+    currency: input.currency,
+    amountCents: input.amountCents,
+    installments: input.installments,
+    displayId: shown?.displayId ?? null,
+    customerName: shown?.customerName ?? null,
+    customerEmail: shown?.customerEmail ?? null,
+    customerDocument: shown?.customerDocument ?? null,
+    settlesAt: input.settlesAt,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  });
+}
+
+/**
+ * After a refused claim: the other order's record holding the referrer this order's next attempt would get (the
+ * caller reused an order reference), or `null` when the order itself is held (another caller claimed it).
+ */
+export function foreignReferrerOwner(
+  dataSource: DataSource,
+  input: ClaimInput,
+): Promise<InvoiceRecord | null> {
+  const table = dataSource.getMetadata(InvoiceRecord).tableName;
+  return dataSource
+    .getRepository(InvoiceRecord)
+    .createQueryBuilder('r')
+    .where('r.orderId <> :orderId', { orderId: input.orderId })
+    .andWhere(
+      'r.referrer = CAST(:prefix AS TEXT) || CAST((SELECT COALESCE(MAX(o.attempt), 0) + 1 ' +
+        `FROM ${table} o WHERE o.order_id = :orderId) AS TEXT)`,
+      { prefix: referrerPrefix(input) },
+    )
+    .getOne();
+}
