@@ -4,7 +4,7 @@ import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-stat
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { DeliveryConfirmation } from './delivery-confirmation';
-import { Closing, InboxRows, message } from './inbox-rows';
+import { Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
@@ -174,27 +174,11 @@ export class InboxBatch {
       if (reportChangesNothing(record, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {
-        const result = await this.statuses.applyReport({
-          recordId: record.id,
-          code: invoice.status.code,
-          text: invoice.status.text,
-          source: 'webhook',
-          invoice,
-        });
+        const result = await this.statuses.applyReport(reportOf(record.id, invoice));
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {
-      for (const entry of entries) {
-        if (entry.attempts >= this.options.inbox.maxAttempts) {
-          await this.rows.deadLetter(
-            entry,
-            null,
-            `gave up after ${entry.attempts} attempts: ${message(err)}`,
-          );
-        } else {
-          await this.rows.retryLater(entry, message(err));
-        }
-      }
+      for (const entry of entries) await this.rows.failed(entry, err);
       return;
     }
     this.confirmation.applied(gatewayId, startedAt);

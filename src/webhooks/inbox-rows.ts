@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Brackets, DataSource } from 'typeorm';
 import type { GatewayClient } from '../gateway/gateway.client';
 import { normalizeInvoice } from '../gateway/invoice.normalizer';
+import type { StatusReport } from '../core/invoice-status.service';
 import type { Invoice } from '../gateway/types';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
@@ -102,6 +103,15 @@ export class InboxRows {
     return this.rows.claim(id, dueOnly);
   }
 
+  /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */
+  async failed(entry: WebhookInboxEntry, err: unknown): Promise<void> {
+    if (entry.attempts >= this.options.inbox.maxAttempts) {
+      await this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+    } else {
+      await this.retryLater(entry, message(err));
+    }
+  }
+
   async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
@@ -160,6 +170,11 @@ export interface Closing {
 
 /** Entries closed by one statement (three parameters each). */
 const CLOSE_CHUNK = 500;
+
+/** The status report of an invoice the webhook path applies. */
+export function reportOf(recordId: string, invoice: Invoice): StatusReport {
+  return { recordId, code: invoice.status.code, text: invoice.status.text, source: 'webhook', invoice };
+}
 
 export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -12,7 +12,7 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
 import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
-import { clip, InboxRows, message } from './inbox-rows';
+import { clip, InboxRows, message, reportOf } from './inbox-rows';
 import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
 
@@ -224,10 +224,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       await this.applyEarlier(entry, record);
       await this.apply(entry, invoice, record);
     } catch (err) {
-      if (entry.attempts >= this.options.inbox.maxAttempts) {
-        return this.rows.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
-      }
-      return this.rows.retryLater(entry, message(err));
+      return this.rows.failed(entry, err);
     }
   }
 
@@ -266,13 +263,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     record: InvoiceRecord,
     how?: string,
   ): Promise<void> {
-    const result = await this.statuses.applyReport({
-      recordId: record.id,
-      code: invoice.status.code,
-      text: invoice.status.text,
-      source: 'webhook',
-      invoice,
-    });
+    const result = await this.statuses.applyReport(reportOf(record.id, invoice));
     await this.rows.finish(entry, {
       state: 'processed',
       outcome: clip(
