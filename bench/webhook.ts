@@ -56,7 +56,9 @@ class Host {
   }
   static start(): Host {
     // `BENCH_CPU_PROF=dir`: a V8 CPU profile of the host, written to `dir` when it exits (open it in Chrome DevTools).
-    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const profile = process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
     const child = fork(join(__dirname, 'host.ts'), [], {
       execArgv: ['-r', 'ts-node/register/transpile-only', ...profile],
       stdio: 'inherit',
@@ -125,7 +127,10 @@ async function closedLoop(url: string, deliveries: Delivery[], concurrency: numb
   );
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  if (process.env.BENCH_SELF_CPU) console.log(`  (bench process: ${((cpu.user + cpu.system) / 1000 / deliveries.length).toFixed(2)} ms CPU per request, ${((cpu.user + cpu.system) / 10000 / seconds).toFixed(0)}% of a core)`);
+  if (process.env.BENCH_SELF_CPU)
+    console.log(
+      `  (bench process: ${((cpu.user + cpu.system) / 1000 / deliveries.length).toFixed(2)} ms CPU per request, ${((cpu.user + cpu.system) / 10000 / seconds).toFixed(0)}% of a core)`,
+    );
   return { rate: deliveries.length / seconds, latency: percentiles(latencies), failed, seconds };
 }
 
