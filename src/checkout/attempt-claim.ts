@@ -94,7 +94,12 @@ export async function insertNextAttempt(
   now: Date,
 ): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
-  const shown = input.shown;
+  const shown = {
+    displayId: input.shown?.displayId ?? null,
+    customerName: input.shown?.customerName ?? null,
+    customerEmail: input.shown?.customerEmail ?? null,
+    customerDocument: input.shown?.customerDocument ?? null,
+  };
   // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column
   // takes.
   // Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would truncate where the column refuses.
@@ -118,10 +123,7 @@ export async function insertNextAttempt(
     currency: input.currency,
     amountCents: input.amountCents,
     installments: input.installments,
-    displayId: shown?.displayId ?? null,
-    customerName: shown?.customerName ?? null,
-    customerEmail: shown?.customerEmail ?? null,
-    customerDocument: shown?.customerDocument ?? null,
+    ...shown,
     settlesAt: input.settlesAt.toISOString(),
     now: now.toISOString(),
   });
@@ -139,10 +141,7 @@ export async function insertNextAttempt(
     currency: input.currency,
     amountCents: input.amountCents,
     installments: input.installments,
-    displayId: shown?.displayId ?? null,
-    customerName: shown?.customerName ?? null,
-    customerEmail: shown?.customerEmail ?? null,
-    customerDocument: shown?.customerDocument ?? null,
+    ...shown,
     settlesAt: input.settlesAt,
     createdAt: now,
     updatedAt: now,

@@ -4,14 +4,13 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { InvoiceStatusService, StatusReportResult } from '../core/invoice-status.service';
+import { InvoiceStatusService } from '../core/invoice-status.service';
 import { runInTransaction } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from './checkout.options';
-import { createdRecord } from './created-record';
 import {
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
@@ -136,14 +135,14 @@ export class CreationOutcomes {
       updatedAt: new Date(),
     };
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
-    let result: StatusReportResult;
+    let applied: Awaited<ReturnType<InvoiceStatusService['applyWithin']>>;
     try {
-      result = await runInTransaction(this.dataSource, (em) => this.status.applyWithin(em, report, alsoSet));
+      applied = await runInTransaction(this.dataSource, (em) => this.status.applyWithin(em, report, alsoSet));
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       return this.numberClash(record, invoice);
     }
-    this.status.afterCommit(result);
+    this.status.afterCommit(applied.result);
     if (mismatch) {
       const message =
         `invoice ${record.id} of order ${record.orderId}: the service's gross ${centsToDecimalString(gross)} ` +
@@ -152,9 +151,8 @@ export class CreationOutcomes {
     }
     // A late invoice of an earlier attempt may be open or paid already: keep the order at one payable invoice.
     if (record.attempt > 1) await this.late.enforce(record.orderId);
-    const written = createdRecord(record, invoice, alsoSet, result);
-    // Only an earlier attempt's invoice could have changed this row since (enforce), or another report before it.
-    return written && record.attempt === 1 ? written : this.store.get(record.id);
+    // Only an earlier attempt's invoice (enforce) could have changed this row since it was written.
+    return record.attempt === 1 ? applied.record : this.store.get(record.id);
   }
 
   /** The service answered a number another record holds: close the attempt, tell the store, free the order. */

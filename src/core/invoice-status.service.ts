@@ -81,7 +81,7 @@ export class InvoiceStatusService {
    */
   async applyReport(report: StatusReport): Promise<StatusReportResult> {
     assertReport(report);
-    const result = await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report));
+    const { result } = await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report));
     this.afterCommit(result);
     return result;
   }
@@ -89,14 +89,15 @@ export class InvoiceStatusService {
   /**
    * {@link applyReport} inside the caller's open transaction, so a caller that writes the record too (the checkout
    * settling a created invoice) makes one transaction of it; `alsoSet` are more fields of the record written by the
-   * same UPDATE. Call {@link afterCommit} with the result once the transaction has committed (never before: the host
-   * must not hear of a change that may still roll back).
+   * same UPDATE. Resolves with the result and the record as this report left it (the locked row with what was
+   * written on it), so the caller need not read it back. Call {@link afterCommit} with the result once the
+   * transaction has committed (never before: the host must not hear of a change that may still roll back).
    */
   async applyWithin(
     em: EntityManager,
     report: StatusReport,
     alsoSet: Partial<InvoiceRecord> = {},
-  ): Promise<StatusReportResult> {
+  ): Promise<{ result: StatusReportResult; record: InvoiceRecord }> {
     assertReport(report);
     const { record, latest, openChanges } = await this.lockRecord(em, report.recordId);
     const decision = decideTransition(record.statusCode, report.code);
@@ -142,7 +143,10 @@ export class InvoiceStatusService {
         if (mismatch) patch.amountMismatch = true;
       }
     }
-    if (Object.keys(patch).length > 0) await em.getRepository(InvoiceRecord).update({ id: record.id }, patch);
+    const wrote = Object.keys(patch).length > 0;
+    if (wrote) await em.getRepository(InvoiceRecord).update({ id: record.id }, patch);
+    // TypeORM's UPDATE counts the row's version up.
+    const written: InvoiceRecord = wrote ? { ...record, ...patch, version: record.version + 1 } : record;
     const result: StatusReportResult = {
       applied: decision.apply,
       previousCode: record.statusCode,
@@ -155,12 +159,12 @@ export class InvoiceStatusService {
     if (handOver) {
       this.handOvers.set(result, {
         row: history,
-        change: changeOf(history, { ...record, ...patch }, record.statusText),
+        change: changeOf(history, written, record.statusText),
       });
     } else if (decision.apply) {
       this.kicks.add(result);
     }
-    return result;
+    return { result, record: written };
   }
 
   /** Hands an applied change to the dispatcher; call it once the transaction of {@link applyWithin} committed. */

@@ -14,10 +14,6 @@ export async function statusChangeOf(
   row: InvoiceStatusHistory,
   record: InvoiceRecord,
 ): Promise<PaymentStatusChange> {
-  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
-  if (row.toCode === null || row.source === 'admin') {
-    throw new Error(`status history row ${row.id} is not a status change`);
-  }
   let previousText: string | null = null;
   if (row.fromCode !== null) {
     const before = await em.getRepository(InvoiceStatusHistory).findOne({
@@ -43,6 +39,7 @@ export function changeOf(
   record: InvoiceRecord,
   previousText: string | null,
 ): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
   if (row.toCode === null || row.source === 'admin') {
     throw new Error(`status history row ${row.id} is not a status change`);
   }

@@ -133,7 +133,8 @@ export class InvoiceRecord {
 
   /**
    * No new creation for the order before this instant: the create request was sent and could still land until its
-   * timeout plus `checkout.lateCreationMarginMs` have passed. Set when the request leaves.
+   * timeout plus `checkout.lateCreationMarginMs` have passed. Written by the claim that inserts the attempt, with
+   * 100 ms of headroom; moved later just before the request leaves if the claim took longer than that.
    */
   @TimestampColumn('settles_at', { nullable: true })
   settlesAt!: Date | null;
