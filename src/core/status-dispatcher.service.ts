@@ -113,7 +113,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       this.again.add(recordId);
       return;
     }
-    const run = (async () => {
+    const run: Promise<void> = (async () => {
       do {
         this.again.delete(recordId);
         await this.dispatchInvoice(recordId);
@@ -122,7 +122,10 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       .catch((err: unknown) =>
         this.logger.error(`notifying invoice ${recordId} failed: ${errorMessage(err)}`),
       )
-      .finally(() => this.running.delete(recordId));
+      .finally(() => {
+        // A hand-over queued behind this run holds the invoice's place now: leave it there.
+        if (this.running.get(recordId) === run) this.running.delete(recordId);
+      });
     this.running.set(recordId, run);
   }
 

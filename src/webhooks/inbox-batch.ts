@@ -110,7 +110,8 @@ export class InboxBatch {
     const alone: WebhookInboxEntry[] = [];
     for (const entry of claimed) {
       if (entry.gatewayId === null) alone.push(entry);
-      else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
+      else if (byInvoice.has(entry.gatewayId)) byInvoice.get(entry.gatewayId)?.push(entry);
+      else byInvoice.set(entry.gatewayId, [entry]);
     }
     const records = await this.recordsOf([...byInvoice.keys()]);
     const closings: Closing[] = [];
