@@ -1,13 +1,22 @@
-import { DataSource, LessThan } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { clip, InboxRows, message } from './inbox-rows';
+import { InboxRows, message } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
+
+/**
+ * Why the service's invoice must not be applied to the record found for it: the service names another referrer
+ * than the one the checkout sent (a number reused, or another store's invoice), or `null`.
+ */
+export function referrerMismatch(invoice: Invoice, record: InvoiceRecord): string | null {
+  if (invoice.referrer === null || invoice.referrer === record.referrer) return null;
+  return `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
+}
 
 /** Invoices whose latest applied confirmation is remembered (a number and a time each). */
 const MAX_CONFIRMED_INVOICES = 10_000;
@@ -142,26 +151,5 @@ export class DeliveryConfirmation {
       this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
     }
     this.confirmedAt.set(gatewayId, startedAt.getTime());
-  }
-
-  /** Marks the other pending deliveries of the invoice received before `until` as answered by one confirmation. */
-  async closeCovered(entry: WebhookInboxEntry, record: InvoiceRecord, until: Date): Promise<void> {
-    if (!entry.gatewayId) return;
-    const others = await this.dataSource.getRepository(WebhookInboxEntry).find({
-      where: { gatewayId: entry.gatewayId, state: 'pending', receivedAt: LessThan(until) },
-      select: { id: true },
-    });
-    for (const other of others) {
-      if (other.id === entry.id) continue;
-      const claimed = await this.rows.claim(other.id, false);
-      if (!claimed) continue; // another processor has it
-      await this.rows.finish(claimed, {
-        state: 'processed',
-        outcome: clip(`answered by the confirmation of delivery ${entry.id}`, 255),
-        invoiceRecordId: record.id,
-        lastError: null,
-        processedAt: new Date(),
-      });
-    }
   }
 }

@@ -3,8 +3,8 @@ import { DataSource, In } from 'typeorm';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import type { DeliveryConfirmation } from './delivery-confirmation';
-import { Closing, InboxRows, message, reportOf } from './inbox-rows';
+import { type DeliveryConfirmation, referrerMismatch } from './delivery-confirmation';
+import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
@@ -147,8 +147,7 @@ export class InboxBatch {
     this.rows.unknown.forget(gatewayId);
     const newest = entries[entries.length - 1].receivedAt;
     if (this.confirmation.answered(gatewayId, newest)) {
-      const outcome = 'answered by a confirmation with the service made after it arrived';
-      for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+      for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: record.id });
       return;
     }
     const startedAt = new Date();
@@ -165,9 +164,9 @@ export class InboxBatch {
       for (const entry of entries) await this.confirmation.notConfirmed(entry, problem);
       return;
     }
-    if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
-      const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
-      for (const entry of entries) await this.rows.deadLetter(entry, record.id, why);
+    const foreign = referrerMismatch(invoice, record);
+    if (foreign) {
+      for (const entry of entries) await this.rows.deadLetter(entry, record.id, foreign);
       return;
     }
     let outcome: string;

@@ -98,6 +98,11 @@ export class InboxRows {
     }
   }
 
+  /** Closes one entry as answered by a confirmation made after it arrived. */
+  closeAnswered(entry: WebhookInboxEntry, recordId: string): Promise<void> {
+    return this.closeProcessed([{ entry, outcome: ANSWERED, recordId }]);
+  }
+
   /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
   claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
     return this.rows.claim(id, dueOnly);
@@ -167,6 +172,9 @@ export interface Closing {
   outcome: string;
   recordId: string;
 }
+
+/** The outcome of a delivery answered by a confirmation made after it arrived (`DeliveryConfirmation.answered`). */
+export const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 
 /** Entries closed by one statement (three parameters each). */
 const CLOSE_CHUNK = 500;

@@ -13,7 +13,7 @@ import type { ResolvedWebhooksOptions } from './types';
 import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
 import { clip, InboxRows, message, reportOf } from './inbox-rows';
-import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
+import { DeliveryConfirmation, NO_RECORD_YET, referrerMismatch } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
@@ -187,6 +187,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const named = this.options.confirmWithService ? entry.gatewayId : null;
     const local = named === null ? true : await this.confirmation.admit(entry, named);
     if (local === null) return;
+    if (local && named !== null && this.confirmation.answered(named, entry.receivedAt)) {
+      const known = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ gatewayId: named });
+      if (known) return this.rows.closeAnswered(entry, known.id);
+    }
     const delivered = named === null ? await this.rows.storedInvoice(entry, this.gateway) : null;
     if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
@@ -210,14 +214,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         if (!local) this.rows.unknown.remember(invoice.id, 'no-record');
         return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
       }
-      if (invoice.referrer !== null && invoice.referrer !== record.referrer) {
-        const why = `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
-        return this.rows.deadLetter(entry, record.id, why);
-      }
+      const foreign = referrerMismatch(invoice, record);
+      if (foreign) return this.rows.deadLetter(entry, record.id, foreign);
       if (confirmation) {
         await this.apply(entry, invoice, record, 'confirmed with the service');
         // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
-        return this.confirmation.closeCovered(entry, record, confirmation.startedAt);
+        return this.confirmation.applied(invoice.id, confirmation.startedAt);
       }
       // Deliveries of this invoice that arrived earlier and still wait (it was unknown then) go first, so once the
       // record exists the reports are applied in the order they came.
