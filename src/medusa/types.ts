@@ -133,7 +133,7 @@ export interface InvoicePaymentsMedusaOptions {
    * `https://<medusa>/hooks/payment/invoice-payments_<id>` (`<id>` is the provider's `id` in `medusa-config.ts`).
    */
   checkout?: CheckoutOptions;
-  webhooks?: Omit<WebhooksOptions, 'path' | 'installBodyReader'>;
+  webhooks?: Omit<WebhooksOptions, 'path' | 'installBodyReader' | 'answerInBodyReader'>;
   shipping?: Omit<ShippingOptions, 'shipmentEvent' | 'mapShipmentEvent'>;
   admin?: InvoicePaymentsAdminOptions;
   notifications?: StatusDispatchOptions;

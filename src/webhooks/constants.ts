@@ -39,6 +39,7 @@ export function resolveWebhooksOptions(
     path,
     bodyLimitBytes: positive(options.bodyLimitBytes, DEFAULT_WEBHOOK_BODY_LIMIT, 'bodyLimitBytes'),
     installBodyReader: options.installBodyReader ?? true,
+    answerInBodyReader: options.answerInBodyReader ?? true,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
     tokenCacheTtlMs: positive(options.tokenCacheTtlMs, 300_000, 'tokenCacheTtlMs', true),

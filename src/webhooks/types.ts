@@ -14,6 +14,15 @@ export interface WebhooksOptions {
    */
   installBodyReader?: boolean;
   /**
+   * Answer deliveries from that body reader (Express only, with `installBodyReader`): the delivery is checked and
+   * stored exactly as by the route, without Nest's router, guards, interceptors and exception filters, and without
+   * the host's Express middleware registered after Nest's body parsers. Default `true`: the route authenticates its
+   * deliveries itself (the token, confirmed with the service) and this halves what an acknowledgement costs. Set
+   * `false` to have the delivery go through the Nest route, when a host's guard, interceptor or middleware must see
+   * it (an IP allowlist, request metrics).
+   */
+  answerInBodyReader?: boolean;
+  /**
    * The merchant part of the webhook token (§6.5), when the webhook was registered by hand with one. A non-empty
    * merchant part must then equal it (compared in constant time).
    */
@@ -118,6 +127,7 @@ export interface ResolvedWebhooksOptions {
   path: string;
   bodyLimitBytes: number;
   installBodyReader: boolean;
+  answerInBodyReader: boolean;
   merchantToken: string | null;
   allowEmptyMerchantPart: boolean;
   tokenCacheTtlMs: number;

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type DeliveryAnswer, INTERNAL_ERROR_ANSWER, writeAnswer } from './webhook-answer';
 
 /** Where the route's own body reader leaves what it read. */
 export const WEBHOOK_RAW_BODY = Symbol('invoice-payments.webhook-raw-body');
@@ -80,12 +81,17 @@ export function parseJsonObject(
   return { ok: true, value: value as Record<string, unknown> };
 }
 
+/** Stores a delivery read by the body reader and says what to answer (the {@link DeliveryIntake}, mapped). */
+export type EarlyAnswerer = (req: IncomingMessage, body: Buffer) => Promise<DeliveryAnswer>;
+
 /**
  * An Express middleware that reads the body of `POST <path>` itself, before the host's JSON parser (whose own
- * limit, 100 KB by default, would otherwise apply), and leaves the result for the controller. Matches the path
- * exactly or as a suffix, so a global prefix (`/api/...`) still matches.
+ * limit, 100 KB by default, would otherwise apply). Matches the path exactly or as a suffix, so a global prefix
+ * (`/api/...`) still matches. With `answer` it answers the delivery there (`webhooks.answerInBodyReader`): the
+ * host's later middleware and Nest's router, guards, interceptors and filters never see it. Without, it leaves the
+ * bytes for the controller.
  */
-export function createWebhookBodyReader(path: string, limit: number) {
+export function createWebhookBodyReader(path: string, limit: number, answer?: EarlyAnswerer) {
   const suffix = `/${path}`;
   return function invoicePaymentsWebhookBody(
     req: IncomingMessage,
@@ -101,9 +107,17 @@ export function createWebhookBodyReader(path: string, limit: number) {
     void reading.then((result) => {
       if (!result.ok) {
         // Answered here: passing on an unread body would let the host's parser answer with its own limit.
-        res.statusCode = result.status;
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.end(JSON.stringify({ statusCode: result.status, message: result.message }));
+        writeAnswer(res, {
+          status: result.status,
+          body: { statusCode: result.status, message: result.message },
+        });
+        return;
+      }
+      if (answer) {
+        answer(req, result.body).then(
+          (answered) => writeAnswer(res, answered),
+          () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
+        );
         return;
       }
       // Kept for hosts that look for `rawBody` (Nest's `rawBody: true` option does the same).

@@ -2,18 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, HttpCode, HttpException, Inject, Post, Req, Res, Type } from '@nestjs/common';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { DeliveryIntake } from './delivery-intake';
+import { answerOf, type WebhookReceipt } from './webhook-answer';
 import { webhookBodyOf } from './webhook-body';
 import type { ResolvedWebhooksOptions } from './types';
-
-/** The 200 answer to a delivery. */
-export interface WebhookReceipt {
-  received: true;
-  /** Inbox entry id. */
-  id: string;
-  /** The delivery was already in the inbox (a retry or a duplicate): nothing new happens. */
-  duplicate: boolean;
-  state: 'pending' | 'processed' | 'ignored';
-}
 
 /**
  * Receives the service's webhook deliveries through the {@link DeliveryIntake} (the same checks and answers as every
@@ -36,36 +27,17 @@ abstract class WebhooksControllerBase {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const read = await webhookBodyOf(req, this.options.bodyLimitBytes);
     if (!read.ok) throw new HttpException({ statusCode: read.status, message: read.message }, read.status);
-    const result = await this.intake.accept({
-      headers: req,
-      body: 'parsed' in read ? read.parsed : read.body,
-    });
-    if (!result.ok) {
-      if (result.retryAfterSeconds !== undefined)
-        res.setHeader('Retry-After', String(result.retryAfterSeconds));
-      throw new HttpException(
-        { statusCode: result.status, message: result.message, error: ERROR_NAMES[result.status] },
-        result.status,
-      );
+    const answer = answerOf(
+      await this.intake.accept({ headers: req, body: 'parsed' in read ? read.parsed : read.body }),
+    );
+    if (answer.status !== 200) {
+      if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
+        res.setHeader('Retry-After', String(answer.retryAfterSeconds));
+      throw new HttpException(answer.body, answer.status);
     }
-    const { stored } = result;
-    return {
-      received: true,
-      id: stored.id,
-      duplicate: stored.duplicate,
-      state: stored.state as WebhookReceipt['state'],
-    };
+    return answer.body as WebhookReceipt;
   }
 }
-
-/** The `error` of each refusal, as Nest's own exceptions name it. */
-const ERROR_NAMES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Entity',
-  503: 'Service Unavailable',
-};
 
 /**
  * The controller class for a route: one class per configured path, so two apps in one process (tests) can use

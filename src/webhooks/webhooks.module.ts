@@ -3,6 +3,8 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { GatewayClient } from '../gateway/gateway.client';
 import { resolveWebhooksOptions, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
 import { ReconciliationService } from './reconciliation.service';
+import type { IncomingMessage } from 'node:http';
+import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
 import { createWebhookBodyReader, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { DeliveryIntake } from './delivery-intake';
@@ -44,6 +46,7 @@ export class WebhooksModule implements OnModuleInit {
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    private readonly intake: DeliveryIntake,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
@@ -80,11 +83,24 @@ export class WebhooksModule implements OnModuleInit {
     if (!this.options.installBodyReader) return;
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return; // an application context without HTTP: no route to read for
-    const reader = createWebhookBodyReader(this.options.path, this.options.bodyLimitBytes);
+    const answer = this.options.answerInBodyReader
+      ? (req: IncomingMessage, body: Buffer) => this.answerEarly(req, body)
+      : undefined;
+    const reader = createWebhookBodyReader(this.options.path, this.options.bodyLimitBytes, answer);
     if (adapter.getType() !== 'express' || !installBeforeBodyParsers(adapter.getInstance(), reader)) {
       this.logger.warn(
         `could not install the webhook body reader: the host's body parser limit applies to /${this.options.path}`,
       );
+    }
+  }
+
+  /** The delivery stored and answered from the body reader; an unexpected failure is logged and answered 500. */
+  private async answerEarly(req: IncomingMessage, body: Buffer): Promise<DeliveryAnswer> {
+    try {
+      return answerOf(await this.intake.accept({ headers: req, body }));
+    } catch (err) {
+      this.logger.error(`webhook delivery not stored: ${err instanceof Error ? err.message : String(err)}`);
+      return INTERNAL_ERROR_ANSWER;
     }
   }
 }
