@@ -289,17 +289,29 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
   const moduleMs: number[] = [];
   const rawMs: number[] = [];
   let moduleStatements = 0;
+  let moduleCpu = 0;
+  let rawCpu = 0;
   let seq = 0;
+  const cpuOf = async (one: () => Promise<unknown>) => {
+    const c0 = process.cpuUsage();
+    await one();
+    const c = process.cpuUsage(c0);
+    return c.user + c.system;
+  };
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < n / rounds; i++) {
       const before = sqlCount.statements;
       const started = performance.now();
-      await provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      moduleCpu += await cpuOf(() => provider.initiatePayment(checkout(makeOrder(), 'pix')));
       moduleMs.push(performance.now() - started);
       moduleStatements += sqlCount.statements - before;
     }
-    for (let i = 0; i < n / rounds; i++)
+    for (let i = 0; i < n / rounds; i++) {
+      const c0 = process.cpuUsage();
       rawMs.push(await rawPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
+      const c = process.cpuUsage(c0);
+      rawCpu += c.user + c.system;
+    }
   }
   const concurrent = 32;
   const total = concurrent * 10;
@@ -322,6 +334,9 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
     module: percentiles(moduleMs),
     raw: percentiles(rawMs),
     statementsPerCall: moduleStatements / moduleMs.length,
+    /** Host CPU per sequential call, ms (the checkout's own work, until it resolves). */
+    moduleCpuMs: moduleCpu / 1000 / moduleMs.length,
+    rawCpuMs: rawCpu / 1000 / rawMs.length,
     moduleRate,
     rawRate,
     bodyBytes: Buffer.byteLength(sample.body),

@@ -403,13 +403,17 @@ async function checkoutPart(host: Host, sandbox: SandboxServer) {
     module: Percentiles;
     raw: Percentiles;
     statementsPerCall: number;
+    moduleCpuMs: number;
+    rawCpuMs: number;
     moduleRate: number;
     rawRate: number;
     bodyBytes: number;
   }>('checkoutBench', { sandboxUrl: sandbox.url, n, rounds: 3 });
-  console.log(`raw POST         median ${ms(r.raw.p50)}  p99 ${ms(r.raw.p99)}  (${r.bodyBytes}-byte body)`);
   console.log(
-    `initiatePayment  median ${ms(r.module.p50)}  p99 ${ms(r.module.p99)}  ${fixed(r.statementsPerCall, 1)} statements per call`,
+    `raw POST         median ${ms(r.raw.p50)}  p99 ${ms(r.raw.p99)}  ${fixed(r.rawCpuMs, 2)} ms host CPU per call  (${r.bodyBytes}-byte body)`,
+  );
+  console.log(
+    `initiatePayment  median ${ms(r.module.p50)}  p99 ${ms(r.module.p99)}  ${fixed(r.moduleCpuMs, 2)} ms host CPU per call  ${fixed(r.statementsPerCall, 1)} statements per call`,
   );
   console.log(
     `checkout summary: median ratio ${fixed(r.module.p50 / r.raw.p50)}x a raw POST; 32 concurrent: ${fixed(r.moduleRate, 0)}/s vs ${fixed(r.rawRate, 0)}/s raw (${fixed(r.moduleRate / r.rawRate)})`,
