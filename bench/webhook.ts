@@ -87,7 +87,8 @@ class Host {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-function post(url: string, delivery: Delivery): Promise<{ ms: number; status: number }> {
+/** `status` 0: no answer; `error` then says why (a socket error's code). */
+function post(url: string, delivery: Delivery): Promise<{ ms: number; status: number; error?: string }> {
   const payload = JSON.stringify(delivery.body);
   const started = performance.now();
   return new Promise((resolve) => {
@@ -103,7 +104,9 @@ function post(url: string, delivery: Delivery): Promise<{ ms: number; status: nu
         res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode ?? 0 }));
       },
     );
-    req.on('error', () => resolve({ ms: performance.now() - started, status: 0 }));
+    req.on('error', (err: Error & { code?: string }) =>
+      resolve({ ms: performance.now() - started, status: 0, error: err.code ?? err.message }),
+    );
     req.end(payload);
   });
 }
@@ -334,6 +337,7 @@ async function feedPart(host: Host, exported: Delivery[], moduleUrl: string) {
   let inFlight = 0;
   let skipped = 0;
   let failed = 0;
+  const failures = new Map<string, number>();
   let copy = 0;
   const next = (): Delivery => {
     const d = exported[sent % exported.length];
@@ -359,7 +363,11 @@ async function feedPart(host: Host, exported: Delivery[], moduleUrl: string) {
         void post(moduleUrl, d).then((r) => {
           inFlight--;
           latencies.push(r.ms);
-          if (r.status < 200 || r.status >= 300) failed++;
+          if (r.status < 200 || r.status >= 300) {
+            failed++;
+            const kind = r.status === 0 ? (r.error ?? 'no answer') : String(r.status);
+            failures.set(kind, (failures.get(kind) ?? 0) + 1);
+          }
         });
       }
       if (performance.now() - lastSample > 5000) {
@@ -381,7 +389,8 @@ async function feedPart(host: Host, exported: Delivery[], moduleUrl: string) {
   const rss = samples.map((s) => s.rss);
   const heap = samples.map((s) => s.heapUsed);
   console.log(
-    `fed ${total} in ${fixed(seconds, 1)} s (${fixed(total / seconds, 0)}/s; sender lagged ${skipped} ticks)  p50 ${ms(p.p50)} p99 ${ms(p.p99)}  failed ${failed}`,
+    `fed ${total} in ${fixed(seconds, 1)} s (${fixed(total / seconds, 0)}/s; sender lagged ${skipped} ticks)  p50 ${ms(p.p50)} p99 ${ms(p.p99)}  failed ${failed}` +
+      (failed ? ` (${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')})` : ''),
   );
   console.log(
     `backlog at the end of the feed: ${end.pending} pending (+${end.undelivered} to notify); drained in ${fixed(d.ms / 1000, 1)} s` +
