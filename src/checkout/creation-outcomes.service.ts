@@ -4,7 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { InvoiceStatusService } from '../core/invoice-status.service';
+import { InvoiceStatusService, NO_HISTORY } from '../core/invoice-status.service';
 import { runInTransaction } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -137,7 +137,15 @@ export class CreationOutcomes {
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
     let applied: Awaited<ReturnType<InvoiceStatusService['applyWithin']>>;
     try {
-      applied = await runInTransaction(this.dataSource, (em) => this.status.applyWithin(em, report, alsoSet));
+      // A record as its claim wrote it has no status and no history: on PostgreSQL one guarded statement settles
+      // it; if anything wrote it since (a webhook matched by referrer), the locked path below decides instead.
+      const fresh =
+        record.statusCode === null && record.creationState === 'pending'
+          ? await this.status.applyKnown(record, NO_HISTORY, report, alsoSet)
+          : null;
+      applied =
+        fresh ??
+        (await runInTransaction(this.dataSource, (em) => this.status.applyWithin(em, report, alsoSet)));
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       return this.numberClash(record, invoice);

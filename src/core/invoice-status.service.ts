@@ -11,6 +11,7 @@ import { StatusChangeDispatcher } from './status-dispatcher.service';
 import { paymentMismatchOf } from './payment-check';
 import { statusRow } from './status-table';
 import { decideTransition } from './status-transitions';
+import { writeGuarded } from './guarded-status-write';
 import { isPostgres, runInTransaction } from './transaction';
 
 const SOURCES: readonly StatusChangeSource[] = ['create', 'operation', 'webhook', 'sweep', 'provider'];
@@ -41,6 +42,25 @@ export interface StatusReportResult {
   historyId: string;
   /** The record the report was applied to. */
   recordId: string;
+}
+
+/** What the caller knows of a record's status history: its latest row's time and its applied changes not yet delivered. */
+export interface KnownHistory {
+  latest: string | null;
+  openChanges: number;
+}
+
+/** A record that has no status history yet. */
+export const NO_HISTORY: KnownHistory = { latest: null, openChanges: 0 };
+
+/** What applying one report writes, and what it then reports. */
+interface StatusPlan {
+  history: InvoiceStatusHistory;
+  patch: Partial<InvoiceRecord>;
+  written: InvoiceRecord;
+  result: StatusReportResult;
+  handOver: boolean;
+  previousText: string | null;
 }
 
 /** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
@@ -100,17 +120,58 @@ export class InvoiceStatusService {
   ): Promise<{ result: StatusReportResult; record: InvoiceRecord }> {
     assertReport(report);
     const { record, latest, openChanges } = await this.lockRecord(em, report.recordId);
+    const plan = this.plan(record, { latest, openChanges }, report, alsoSet);
+    await em.getRepository(InvoiceStatusHistory).insert(plan.history);
+    if (Object.keys(plan.patch).length > 0)
+      await em.getRepository(InvoiceRecord).update({ id: record.id }, plan.patch);
+    this.remember(plan);
+    return { result: plan.result, record: plan.written };
+  }
+
+  /**
+   * {@link applyReport} for a record the caller holds exactly as last written (at its `version`) and whose status
+   * history it knows (`known`), without a lock, a read or a transaction: on PostgreSQL one statement writes the
+   * history row and updates the record, guarded by that version and that history. Resolves `null` when it wrote
+   * nothing: the guard failed (the record or its history was written since), the report would not update the
+   * record, or the database is SQLite; then use {@link applyReport}, which locks and reads. On success call
+   * {@link afterCommit} with the result, as after {@link applyWithin}.
+   */
+  async applyKnown(
+    record: InvoiceRecord,
+    known: KnownHistory,
+    report: StatusReport,
+    alsoSet: Partial<InvoiceRecord> = {},
+  ): Promise<{ result: StatusReportResult; record: InvoiceRecord } | null> {
+    assertReport(report);
+    if (!isPostgres(this.dataSource) || record.id !== report.recordId) return null;
+    const plan = this.plan(record, known, report, alsoSet);
+    if (Object.keys(plan.patch).length === 0) return null;
+    if (!(await writeGuarded(this.dataSource, plan.history, plan.patch, record.version, known))) return null;
+    this.remember(plan);
+    return { result: plan.result, record: plan.written };
+  }
+
+  /**
+   * What a report does to a record as read (its history as `known`): the transition table decides; the history row
+   * (applied or not) and the record's patch to write; the record as it will then be.
+   */
+  private plan(
+    record: InvoiceRecord,
+    known: KnownHistory,
+    report: StatusReport,
+    alsoSet: Partial<InvoiceRecord>,
+  ): StatusPlan {
     const decision = decideTransition(record.statusCode, report.code);
     const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
-    const createdAt = nextHistoryTime(latest);
+    const createdAt = nextHistoryTime(known.latest);
     const text = report.text ?? report.invoice?.status.text ?? null;
     // With no earlier change of the invoice still to deliver, the new one is written held by this instance and
     // handed to the dispatcher after commit: delivered without reading it back.
     // PostgreSQL only: on SQLite a host port that opens its own transaction at once could meet one of ours on the
     // one shared connection, so there the dispatcher reads the change back first, as it always did.
     const handOver =
-      decision.apply && openChanges === 0 && isPostgres(this.dataSource) && this.dispatcher.accepting;
-    const history = em.getRepository(InvoiceStatusHistory).create({
+      decision.apply && known.openChanges === 0 && isPostgres(this.dataSource) && this.dispatcher.accepting;
+    const history = this.dataSource.getRepository(InvoiceStatusHistory).create({
       id: randomUUID(),
       invoiceRecordId: record.id,
       fromCode: record.statusCode,
@@ -127,7 +188,6 @@ export class InvoiceStatusService {
       notifyLockedUntil: handOver ? this.dispatcher.leaseUntil() : null,
       createdAt,
     });
-    await em.getRepository(InvoiceStatusHistory).insert(history);
 
     const unchanged = record.statusCode === report.code;
     // A refused report never touches the record: a stale payload must not overwrite fresher data.
@@ -143,10 +203,9 @@ export class InvoiceStatusService {
         if (mismatch) patch.amountMismatch = true;
       }
     }
-    const wrote = Object.keys(patch).length > 0;
-    if (wrote) await em.getRepository(InvoiceRecord).update({ id: record.id }, patch);
-    // TypeORM's UPDATE counts the row's version up.
-    const written: InvoiceRecord = wrote ? { ...record, ...patch, version: record.version + 1 } : record;
+    // Every UPDATE counts the row's version up (TypeORM's, and the guarded statement).
+    const written: InvoiceRecord =
+      Object.keys(patch).length > 0 ? { ...record, ...patch, version: record.version + 1 } : record;
     const result: StatusReportResult = {
       applied: decision.apply,
       previousCode: record.statusCode,
@@ -156,15 +215,19 @@ export class InvoiceStatusService {
       historyId: history.id,
       recordId: record.id,
     };
-    if (handOver) {
-      this.handOvers.set(result, {
-        row: history,
-        change: changeOf(history, written, record.statusText),
+    return { history, patch, written, result, handOver, previousText: record.statusText };
+  }
+
+  /** Keeps a written plan's change for {@link afterCommit}: handed over, or a kick of the dispatcher. */
+  private remember(plan: StatusPlan): void {
+    if (plan.handOver) {
+      this.handOvers.set(plan.result, {
+        row: plan.history,
+        change: changeOf(plan.history, plan.written, plan.previousText),
       });
-    } else if (decision.apply) {
-      this.kicks.add(result);
+    } else if (plan.result.applied) {
+      this.kicks.add(plan.result);
     }
-    return { result, record: written };
   }
 
   /** Hands an applied change to the dispatcher; call it once the transaction of {@link applyWithin} committed. */

@@ -1,88 +1,11 @@
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource, IsNull } from 'typeorm';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
-import { ReportedRecordNotFoundError, InvoiceStatusService } from '../../src/core/invoice-status.service';
-import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
-import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import type { Invoice } from '../../src/gateway/types';
+import { ReportedRecordNotFoundError } from '../../src/core/invoice-status.service';
+import type { PaymentStatusChange } from '../../src/core/order-payment.port';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';
-
-const entities = [InvoiceRecord, InvoiceStatusHistory];
-
-class RecordingPort implements OrderPaymentPort {
-  down = false;
-  /** `changes` may be one list shared by several instances' ports: it then holds their real order of delivery. */
-  constructor(readonly changes: PaymentStatusChange[] = []) {}
-  async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
-    if (this.down) throw new Error('host database is down');
-    this.changes.push(change);
-  }
-}
-
-interface Harness {
-  service: InvoiceStatusService;
-  dispatcher: StatusChangeDispatcher;
-  port: RecordingPort;
-  busChanges: PaymentStatusChange[];
-  alerts: InvoicePaymentsAlert[];
-}
-
-function harness(ds: DataSource, withPort = true, shared?: PaymentStatusChange[]): Harness {
-  const events = new EventEmitter2();
-  const busChanges: PaymentStatusChange[] = [];
-  const alerts: InvoicePaymentsAlert[] = [];
-  events.on(InvoicePaymentsEvents.StatusChanged, (c: PaymentStatusChange) => busChanges.push(c));
-  events.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
-  const port = new RecordingPort(shared);
-  const dispatcher = new StatusChangeDispatcher(ds, events, withPort ? port : null, {
-    pollIntervalMs: 0,
-    retryBaseDelayMs: 20,
-    retryMaxDelayMs: 100,
-  });
-  return { service: new InvoiceStatusService(ds, dispatcher), dispatcher, port, busChanges, alerts };
-}
-
-function paidInvoice(gatewayId: string): Invoice {
-  return {
-    id: gatewayId,
-    uuid: 'uuid-1',
-    invoiceId: 'inv-1',
-    token: null,
-    referrer: null,
-    currency: 'BRL',
-    status: { code: 5, text: 'paid', subText: null, title: null, description: null },
-    method: 'pix',
-    amounts: {
-      grossCents: 10_050,
-      netCents: 9_900,
-      feesCents: 150,
-      discountCents: 0,
-      shippingCents: 1_000,
-      paidCents: 10_050,
-    },
-    pix: { image: 'https://qr.example/1.png', payload: '000201...', status: 'paid', endToEndId: 'E1' },
-    billet: null,
-    card: null,
-    installments: 1,
-    dueDate: '2026-12-01',
-    originalDueDate: '2026-12-01',
-    createdAt: '2026-11-21 10:00:00',
-    paymentUrl: 'https://pay.example/1',
-    refunds: { possible: true, totalCents: null, date: null },
-    source: { shape: 'current', version: '3.1' },
-    raw: { id: gatewayId, marker: 'raw-paid' },
-  };
-}
-
-async function historyOf(ds: DataSource, recordId: string): Promise<InvoiceStatusHistory[]> {
-  return ds.getRepository(InvoiceStatusHistory).find({
-    where: { invoiceRecordId: recordId },
-    order: { createdAt: 'ASC' },
-  });
-}
+import { entities, harness, Harness, historyOf, paidInvoice } from './status-harness';
 
 describeEachDatabase('InvoiceStatusService', (kind) => {
   let db: TestDatabase;
