@@ -5,7 +5,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService, NO_HISTORY } from '../core/invoice-status.service';
-import { runInTransaction } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
@@ -135,22 +134,16 @@ export class CreationOutcomes {
       updatedAt: new Date(),
     };
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
-    let applied: Awaited<ReturnType<InvoiceStatusService['applyWithin']>>;
+    let applied: Awaited<ReturnType<InvoiceStatusService['applyTo']>>;
     try {
       // A record as its claim wrote it has no status and no history: on PostgreSQL one guarded statement settles
-      // it; if anything wrote it since (a webhook matched by referrer), the locked path below decides instead.
-      const fresh =
-        record.statusCode === null && record.creationState === 'pending'
-          ? await this.status.applyKnown(record, NO_HISTORY, report, alsoSet)
-          : null;
-      applied =
-        fresh ??
-        (await runInTransaction(this.dataSource, (em) => this.status.applyWithin(em, report, alsoSet)));
+      // it; if anything wrote it since (a webhook matched by referrer), the locked path decides instead.
+      const fresh = record.statusCode === null && record.creationState === 'pending';
+      applied = await this.status.applyTo(record, fresh ? NO_HISTORY : null, report, alsoSet);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       return this.numberClash(record, invoice);
     }
-    this.status.afterCommit(applied.result);
     if (mismatch) {
       const message =
         `invoice ${record.id} of order ${record.orderId}: the service's gross ${centsToDecimalString(gross)} ` +

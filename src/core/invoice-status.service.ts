@@ -152,6 +152,45 @@ export class InvoiceStatusService {
   }
 
   /**
+   * Applies a report to a record the caller read, and hands the change on: in one guarded statement when the caller
+   * knows the record's history ({@link applyKnown}), else, or when that wrote nothing, in a transaction with the
+   * record locked ({@link applyWithin}). Resolves with the result and the record as written.
+   */
+  async applyTo(
+    record: InvoiceRecord,
+    known: KnownHistory | null,
+    report: StatusReport,
+    alsoSet: Partial<InvoiceRecord> = {},
+  ): Promise<{ result: StatusReportResult; record: InvoiceRecord }> {
+    const done = known ? await this.applyKnown(record, known, report, alsoSet) : null;
+    const applied =
+      done ?? (await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report, alsoSet)));
+    this.afterCommit(applied.result);
+    return applied;
+  }
+
+  /**
+   * The status history of these records as {@link applyKnown} needs it (PostgreSQL: elsewhere `applyKnown` writes
+   * nothing, and this reads nothing), in one query. Records without history are {@link NO_HISTORY}.
+   */
+  async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
+    const known = new Map<string, KnownHistory>();
+    if (recordIds.length === 0 || !isPostgres(this.dataSource)) return known;
+    for (const id of recordIds) known.set(id, NO_HISTORY);
+    const rows = await this.dataSource
+      .getRepository(InvoiceStatusHistory)
+      .createQueryBuilder('h')
+      .select('h.invoiceRecordId', 'id')
+      .addSelect('MAX(h.createdAt)', 'latest')
+      .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
+      .where('h.invoiceRecordId IN (:...recordIds)', { recordIds, yes: true })
+      .groupBy('h.invoiceRecordId')
+      .getRawMany<{ id: string; latest: string | null; open: string | number | null }>();
+    for (const row of rows) known.set(row.id, { latest: row.latest, openChanges: Number(row.open ?? 0) });
+    return known;
+  }
+
+  /**
    * What a report does to a record as read (its history as `known`): the transition table decides; the history row
    * (applied or not) and the record's patch to write; the record as it will then be.
    */

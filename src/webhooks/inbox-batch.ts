@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
+import { InvoiceStatusService, KnownHistory, reportChangesNothing } from '../core/invoice-status.service';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryConfirmation, referrerMismatch } from './delivery-confirmation';
@@ -114,13 +114,17 @@ export class InboxBatch {
       else byInvoice.set(entry.gatewayId, [entry]);
     }
     const records = await this.recordsOf([...byInvoice.keys()]);
+    const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
     const closings: Closing[] = [];
     const work: Array<() => Promise<void>> = alone.map((entry) => () => this.one(entry));
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);
       // One after the other: a later entry of the invoice sees what the earlier one learned (budget, verdicts).
       if (!record) work.push(() => entries.reduce((p, e) => p.then(() => this.one(e)), Promise.resolve()));
-      else work.push(() => this.confirmInvoice(gatewayId, entries, record, closings));
+      else
+        work.push(() =>
+          this.confirmInvoice(gatewayId, entries, record, histories.get(record.id) ?? null, closings),
+        );
     }
     await runLimited(work, CONCURRENCY);
     await this.rows.closeProcessed(closings);
@@ -136,12 +140,14 @@ export class InboxBatch {
 
   /**
    * One invoice of the batch: asks the service once, applies what it says (nothing to write when it says nothing
-   * new), and leaves every entry of the invoice to be closed with the batch.
+   * new; one guarded statement when the record and its history are still as the batch read them), and leaves every
+   * entry of the invoice to be closed with the batch.
    */
   private async confirmInvoice(
     gatewayId: string,
     entries: WebhookInboxEntry[],
     record: InvoiceRecord,
+    known: KnownHistory | null,
     closings: Closing[],
   ): Promise<void> {
     this.rows.unknown.forget(gatewayId);
@@ -174,7 +180,7 @@ export class InboxBatch {
       if (reportChangesNothing(record, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {
-        const result = await this.statuses.applyReport(reportOf(record.id, invoice));
+        const { result } = await this.statuses.applyTo(record, known, reportOf(record.id, invoice));
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {

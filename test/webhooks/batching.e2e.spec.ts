@@ -73,10 +73,19 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
     proxy.reset();
 
     const next = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
+    const guarded = jest.spyOn(next.statuses, 'applyKnown');
     try {
       await next.processor.poll();
       await next.settle();
       expect(lookupsOf(invoice.id)).toHaveLength(1);
+      // PostgreSQL: the change is written by one guarded statement (the record and its history as the batch read
+      // them); SQLite: by the locked transaction.
+      const written = await Promise.all(guarded.mock.results.map((r) => r.value as Promise<unknown>));
+      expect(written).toEqual(
+        kind === 'postgres'
+          ? [expect.objectContaining({ result: expect.objectContaining({ applied: true }) })]
+          : [],
+      );
       const entries = await db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: invoice.id });
       expect(entries).toHaveLength(30);
       expect(entries.every((e) => e.state === 'processed' && e.invoiceRecordId === rec.id)).toBe(true);
