@@ -44,7 +44,7 @@ export function normalizeInvoice(
   // Checked first: the copy and the readers below walk the payload.
   if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
-  const raw = scrubCardData(r, top);
+  const raw = scrubCardData(top);
   const fatura = asRecord(top.fatura);
   if (fatura) return fromLegacy(r, fatura, 'fatura.', version, raw, codes);
   const invoice = asRecord(top.invoice);
@@ -264,21 +264,34 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
   };
 }
 
-/** A copy of the payload with card number, token and bin replaced, wherever a card block sits. */
-function scrubCardData(r: PayloadReader, top: JsonRecord): JsonRecord {
-  let copy: JsonRecord;
-  try {
-    copy = structuredClone(top);
-  } catch {
-    r.fail('payload', 'not JSON data');
+/**
+ * The payload with card number, token and bin replaced, wherever a card block sits (the envelope, `invoice` or
+ * `fatura`). Copy on write: only the objects on the way to a scrubbed card block are copied, the rest is shared with
+ * the payload (which is only ever serialized), so a payload without card secrets costs no copy.
+ */
+function scrubCardData(top: JsonRecord): JsonRecord {
+  let out = scrubCardBlocks(top);
+  for (const key of ['invoice', 'fatura']) {
+    const inner = asRecord(top[key]);
+    const clean = inner ? scrubCardBlocks(inner) : inner;
+    if (clean === inner) continue;
+    if (out === top) out = { ...top };
+    out[key] = clean;
   }
-  const holders = [copy, asRecord(copy.invoice), asRecord(copy.fatura)];
-  for (const holder of holders) {
-    for (const block of [asRecord(holder?.card), asRecord(holder?.cartao)]) {
-      if (!block) continue;
-      for (const key of CARD_SECRETS)
-        if (block[key] !== null && block[key] !== undefined) block[key] = '[redacted]';
-    }
+  return out;
+}
+
+/** `holder` with its `card`/`cartao` secrets redacted: itself when it has none. */
+function scrubCardBlocks(holder: JsonRecord): JsonRecord {
+  let out = holder;
+  for (const key of ['card', 'cartao']) {
+    const block = asRecord(holder[key]);
+    const secrets = block ? CARD_SECRETS.filter((k) => block[k] !== null && block[k] !== undefined) : [];
+    if (!block || secrets.length === 0) continue;
+    const clean: JsonRecord = { ...block };
+    for (const secret of secrets) clean[secret] = '[redacted]';
+    if (out === holder) out = { ...holder };
+    out[key] = clean;
   }
-  return copy;
+  return out;
 }
