@@ -39,8 +39,9 @@ export type { ScopeProbeResult } from './gateway.account';
  * `docs/gateway-assumptions.md`. Input is validated before anything is sent; every failure is a `GatewayError`
  * (see `errors.ts`); only safe requests are retried.
  *
- * In Nest, provide `GATEWAY_CLIENT_OPTIONS` (and `HttpModule` to share its `HttpService`); outside Nest,
- * `new GatewayClient(options)`.
+ * In Nest, provide `GATEWAY_CLIENT_OPTIONS`; outside Nest, `new GatewayClient(options)`. Requests go over Node's
+ * `http`/`https`, or through axios when `HTTPS_PROXY`/`HTTP_PROXY` is set; import `HttpModule` to have them go
+ * through its `HttpService` instead (its interceptors and settings apply).
  */
 @Injectable()
 export class GatewayClient {

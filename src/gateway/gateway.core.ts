@@ -5,11 +5,11 @@
  */
 import { HttpService } from '@nestjs/axios';
 import { Logger, LoggerService } from '@nestjs/common';
-import axios from 'axios';
 import { DEFAULT_TIMEOUTS, OPERATION_SCOPES } from './constants';
 import { GatewayOutcomeUnknownError, GatewayResponseError, GatewayUnsupportedError } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
 import { GatewayTransport, RequestPlan } from './gateway.transport';
+import { axiosExchange, nodeExchange, proxyConfigured } from './http-exchange';
 import { normalizeInvoice } from './invoice.normalizer';
 import { PayloadReader } from './payload.reader';
 import type { Invoice } from './types';
@@ -54,7 +54,10 @@ export class GatewayCore {
     http?: HttpService,
   ) {
     const logger: LoggerService = options.logger ?? new Logger('GatewayClient');
-    this.transport = new GatewayTransport(http ?? new HttpService(axios.create()), logger, options.retry);
+    // A host's HttpService (HttpModule) is used as given; without one, Node's http unless an HTTP proxy is set in
+    // the environment (axios honours HTTPS_PROXY/HTTP_PROXY, Node's http does not).
+    const exchange = http || proxyConfigured() ? axiosExchange(http) : nodeExchange();
+    this.transport = new GatewayTransport(exchange, logger, options.retry);
     this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   }

@@ -1,6 +1,4 @@
 import type { LoggerService } from '@nestjs/common';
-import type { HttpService } from '@nestjs/axios';
-import { isAxiosError, type AxiosResponse } from 'axios';
 import {
   DelegateBackoff,
   handleWhen,
@@ -10,7 +8,6 @@ import {
   timeout,
   TimeoutStrategy,
 } from 'cockatiel';
-import { firstValueFrom } from 'rxjs';
 import { DEFAULT_RETRY } from './constants';
 import {
   errorForResponse,
@@ -28,6 +25,7 @@ import {
   GatewayUnavailableError,
 } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
+import { ExchangeFailure, type HttpExchange } from './http-exchange';
 
 /** One HTTP exchange the client wants, and how safe it is to repeat. */
 export interface RequestPlan {
@@ -59,15 +57,15 @@ export interface HttpAnswer {
 type RetrySettings = Required<NonNullable<GatewayClientOptions['retry']>>;
 
 /**
- * Sends requests over `@nestjs/axios`' `HttpService` with per-request timeouts and, for safe requests only, retries
- * with exponential backoff and jitter (cockatiel). Every failure becomes a `GatewayError` built here: axios' error,
- * config and request objects (which hold the `Authorization` header) are dropped on the spot.
+ * Sends requests through an {@link HttpExchange} (Node's `http`, or a host's `HttpService`) with per-request timeouts and, for safe requests only, retries
+ * with exponential backoff and jitter (cockatiel). Every failure becomes a `GatewayError` built here: the exchange's errors keep only a system code and
+ * a message (never the request, which holds the `Authorization` header).
  */
 export class GatewayTransport {
   private readonly retrySettings: RetrySettings;
 
   constructor(
-    private readonly http: HttpService,
+    private readonly exchange: HttpExchange,
     private readonly logger: LoggerService,
     retrySettings: GatewayClientOptions['retry'] = {},
   ) {
@@ -111,11 +109,13 @@ export class GatewayTransport {
     this.logger.debug?.(redact(`${plan.operation}: → ${target}`, ctx.secrets));
     try {
       const answer = await timeout(plan.timeoutMs, TimeoutStrategy.Aggressive).execute(async ({ signal }) => {
-        let res: AxiosResponse<unknown>;
+        let res: { status: number; data: unknown; headers: Record<string, unknown> };
         try {
-          res = await firstValueFrom(this.http.request<unknown>(this.config(conn, plan, signal)));
+          res = await this.exchange(this.request(conn, plan, signal));
         } catch (err) {
-          throw transportFailure(ctx, err);
+          throw err instanceof ExchangeFailure
+            ? errorForTransportFailure(ctx, err.code, err.message)
+            : errorForTransportFailure(ctx, null, err instanceof Error ? err.message : 'request failed');
         }
         const failure = plan.passStatuses?.includes(res.status)
           ? null
@@ -134,24 +134,19 @@ export class GatewayTransport {
     }
   }
 
-  private config(conn: GatewayConnection, plan: RequestPlan, signal: AbortSignal) {
+  private request(conn: GatewayConnection, plan: RequestPlan, signal: AbortSignal) {
     const authorization = plan.basic
       ? `Basic ${Buffer.from(`${plan.basic.user}:${plan.basic.password}`).toString('base64')}`
       : `Bearer ${conn.accessToken}`;
     const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };
     if (plan.body !== undefined) headers['Content-Type'] = 'application/json';
+    const query = plan.query ? `?${new URLSearchParams(stringify(plan.query)).toString()}` : '';
     return {
       method: plan.method,
-      url: `${conn.baseUrl}${plan.path}`,
-      params: plan.query,
-      // OPTIONS, COPY and DELETE carry JSON bodies too (§4.4, §4.7, §4.8): axios sends `data` whatever the method.
-      data: plan.body === undefined ? undefined : JSON.stringify(plan.body),
+      url: `${conn.baseUrl}${plan.path}${query}`,
       headers,
+      body: plan.body === undefined ? undefined : JSON.stringify(plan.body),
       signal,
-      // Statuses are mapped here, not thrown by axios; redirects are not followed (they could carry the token away).
-      validateStatus: () => true,
-      maxRedirects: 0,
-      responseType: 'json' as const,
     };
   }
 
@@ -181,21 +176,4 @@ export class GatewayTransport {
 
 function stringify(query: Record<string, string | number>): Record<string, string> {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)]));
-}
-
-/** Reads only the system code and message of a transport failure; the axios error itself is dropped here. */
-function transportFailure(ctx: FailureContext, err: unknown): GatewayError {
-  let code: string | null = null;
-  let message = 'request failed';
-  if (isAxiosError(err)) {
-    code = err.code ?? null;
-    const cause = err.cause as { code?: unknown } | undefined;
-    if ((!code || code === 'ERR_NETWORK') && typeof cause?.code === 'string') code = cause.code;
-    message = err.message || code || message;
-  } else if (err instanceof Error) {
-    const withCode = err as Error & { code?: unknown };
-    code = typeof withCode.code === 'string' ? withCode.code : null;
-    message = err.message || message;
-  }
-  return errorForTransportFailure(ctx, code, message);
 }

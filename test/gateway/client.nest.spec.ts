@@ -36,7 +36,7 @@ describe('GatewayClient wiring', () => {
     await moduleRef.close();
   });
 
-  it('is injectable without HttpModule (its own axios instance)', async () => {
+  it('is injectable without HttpModule (its own exchange over Node\'s http)', async () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         {
@@ -46,7 +46,9 @@ describe('GatewayClient wiring', () => {
         GatewayClient,
       ],
     }).compile();
+    h.proxy.reset();
     await expect(moduleRef.get(GatewayClient).credentialStatus()).resolves.toMatchObject({ active: true });
+    expect(h.proxy.apiRequests().map((r) => r.headers['user-agent'])).toEqual(['nestjs-invoice-payments']);
     await moduleRef.close();
   });
 
