@@ -273,15 +273,18 @@ async function webhookPart(
     let s0 = await host.stats();
     const b = await closedLoop(baselineUrl, load, concurrency);
     let s1 = await host.stats();
+    const cpuPerReq = (a: HostStats, z: HostStats) => (z.cpuMicros - a.cpuMicros) / 1000 / load.length;
     base.push({ rate: b.rate, latency: b.latency, perReq: (s1.statements - s0.statements) / load.length });
     console.log(
-      `${line(`baseline`, b.latency, b.rate)}  ${fixed(base.at(-1)!.perReq, 1)} stmt/req  failed ${b.failed}`,
+      `${line(`baseline`, b.latency, b.rate)}  ${fixed(base.at(-1)!.perReq, 1)} stmt/req, ${fixed(cpuPerReq(s0, s1), 2)} ms host CPU  failed ${b.failed}`,
     );
 
+    s0 = await host.stats();
     const f = await closedLoop(floorUrl, load, concurrency);
+    s1 = await host.stats();
     floors.push({ rate: f.rate, latency: f.latency });
     console.log(
-      `${line('nest floor', f.latency, f.rate)}  (Nest + Express + TypeORM, one INSERT)  failed ${f.failed}`,
+      `${line('nest floor', f.latency, f.rate)}  ${fixed(cpuPerReq(s0, s1), 2)} ms host CPU (Nest + Express + TypeORM, one INSERT)  failed ${f.failed}`,
     );
 
     await host.call('resetStatuses');
