@@ -5,26 +5,14 @@ import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-histo
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';
-import { entities, harness, Harness, historyOf, paidInvoice } from './status-harness';
+import { entities, harness, historyOf, paidInvoice, statusSuite } from './status-harness';
 
 describeEachDatabase('InvoiceStatusService', (kind) => {
-  let db: TestDatabase;
-  let ds: DataSource;
-  let h: Harness;
-
-  beforeAll(async () => {
-    db = await openTestDatabase(kind, { entities, synchronize: true });
-    ds = db.dataSource;
-  });
-  afterAll(async () => db.destroy());
-  beforeEach(() => {
-    h = harness(ds);
-  });
-  afterEach(async () => h.dispatcher.onModuleDestroy());
+  const s = statusSuite(kind);
 
   it('applies a first status, records it and notifies the port and the bus once', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    const result = await h.service.applyReport({
+    const rec = await insertInvoiceRecord(s.ds);
+    const result = await s.h.service.applyReport({
       recordId: rec.id,
       code: 1,
       text: 'pending',
@@ -36,12 +24,12 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       historyId: expect.any(String),
       recordId: rec.id,
     });
-    await h.dispatcher.drain();
+    await s.h.dispatcher.drain();
 
-    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    const stored = await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
     expect(stored.statusCode).toBe(1);
     expect(stored.statusText).toBe('pending');
-    const history = await historyOf(ds, rec.id);
+    const history = await historyOf(s.ds, rec.id);
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({
       fromCode: null,
@@ -52,8 +40,8 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     });
     expect(history[0].notifiedAt).toBeInstanceOf(Date);
 
-    expect(h.port.changes).toHaveLength(1);
-    expect(h.port.changes[0]).toMatchObject({
+    expect(s.h.port.changes).toHaveLength(1);
+    expect(s.h.port.changes[0]).toMatchObject({
       orderId: rec.orderId,
       invoiceRecordId: rec.id,
       gatewayId: rec.gatewayId,
@@ -62,21 +50,21 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       current: { code: 1, text: 'pending', sessionStatus: 'pending', orderPaymentStatus: 'awaiting' },
       source: 'create',
     });
-    expect(h.busChanges).toEqual(h.port.changes);
+    expect(s.h.busChanges).toEqual(s.h.port.changes);
   });
 
   it('refreshes the snapshot from the invoice and reports the previous status', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    await h.service.applyReport({ recordId: rec.id, code: 1, text: 'pending', source: 'create' });
-    await h.service.applyReport({
+    const rec = await insertInvoiceRecord(s.ds);
+    await s.h.service.applyReport({ recordId: rec.id, code: 1, text: 'pending', source: 'create' });
+    await s.h.service.applyReport({
       recordId: rec.id,
       code: 5,
       source: 'webhook',
       invoice: paidInvoice('gw-x'),
     });
-    await h.dispatcher.drain();
+    await s.h.dispatcher.drain();
 
-    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    const stored = await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
     expect(stored).toMatchObject({
       statusCode: 5,
       statusText: 'paid',
@@ -94,86 +82,91 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       openOrderId: rec.orderId,
     });
     expect(JSON.parse(stored.rawSnapshot!)).toEqual({ id: 'gw-x', marker: 'raw-paid' });
-    expect(h.port.changes.map((c) => [c.previous?.code ?? null, c.current.code])).toEqual([
+    expect(s.h.port.changes.map((c) => [c.previous?.code ?? null, c.current.code])).toEqual([
       [null, 1],
       [1, 5],
     ]);
-    expect(h.port.changes[1].previous).toEqual({
+    expect(s.h.port.changes[1].previous).toEqual({
       code: 1,
       text: 'pending',
       sessionStatus: 'pending',
       orderPaymentStatus: 'awaiting',
     });
-    expect(h.port.changes[1].current.orderPaymentStatus).toBe('captured');
+    expect(s.h.port.changes[1].current.orderPaymentStatus).toBe('captured');
   });
 
   it('records a backwards report without applying it, touching the record or notifying', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    await h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook', invoice: paidInvoice('gw') });
+    const rec = await insertInvoiceRecord(s.ds);
+    await s.h.service.applyReport({
+      recordId: rec.id,
+      code: 5,
+      source: 'webhook',
+      invoice: paidInvoice('gw'),
+    });
     const stale = {
       ...paidInvoice('gw'),
       pix: null,
       amounts: { ...paidInvoice('gw').amounts, grossCents: 1 },
     };
-    const result = await h.service.applyReport({
+    const result = await s.h.service.applyReport({
       recordId: rec.id,
       code: 1,
       text: 'pending',
       source: 'webhook',
       invoice: stale,
     });
-    await h.dispatcher.drain();
+    await s.h.dispatcher.drain();
 
     expect(result).toMatchObject({
       applied: false,
       previousCode: 5,
       reason: expect.stringMatching(/^backwards/),
     });
-    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    const stored = await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
     expect(stored.statusCode).toBe(5);
     expect(stored.grossCents).toBe(10_050);
-    const history = await historyOf(ds, rec.id);
+    const history = await historyOf(s.ds, rec.id);
     expect(history.map((r) => [r.toCode, r.applied])).toEqual([
       [5, true],
       [1, false],
     ]);
     expect(history[1].note).toMatch(/^backwards/);
-    expect(h.port.changes.map((c) => c.current.code)).toEqual([5]);
+    expect(s.h.port.changes.map((c) => c.current.code)).toEqual([5]);
   });
 
   it('records an unknown status code and never applies it', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    await h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
-    const result = await h.service.applyReport({
+    const rec = await insertInvoiceRecord(s.ds);
+    await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    const result = await s.h.service.applyReport({
       recordId: rec.id,
       code: 13,
       text: 'mystery',
       source: 'webhook',
     });
-    await h.dispatcher.drain();
+    await s.h.dispatcher.drain();
     expect(result.applied).toBe(false);
     expect(result.reason).toContain('unknown status code 13');
-    expect((await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).statusCode).toBe(1);
-    const history = await historyOf(ds, rec.id);
+    expect((await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).statusCode).toBe(1);
+    const history = await historyOf(s.ds, rec.id);
     expect(history[1]).toMatchObject({ toCode: 13, applied: false, statusText: 'mystery' });
-    expect(h.port.changes).toHaveLength(1);
+    expect(s.h.port.changes).toHaveLength(1);
   });
 
   it('closes the order on cancel; paid after cancel is applied, flagged and raised as an alert', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    await h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
-    await h.service.applyReport({ recordId: rec.id, code: 6, text: 'canceled', source: 'operation' });
-    expect((await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).openOrderId).toBeNull();
-    const result = await h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
-    await h.dispatcher.drain();
+    const rec = await insertInvoiceRecord(s.ds);
+    await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await s.h.service.applyReport({ recordId: rec.id, code: 6, text: 'canceled', source: 'operation' });
+    expect((await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).openOrderId).toBeNull();
+    const result = await s.h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
+    await s.h.dispatcher.drain();
 
     expect(result).toMatchObject({ applied: true, previousCode: 6, alert: 'paid_after_cancel' });
-    const stored = await ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    const stored = await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
     expect(stored.statusCode).toBe(5);
     expect(stored.openOrderId).toBeNull(); // never reopened: the order may have a newer attempt
-    expect(h.port.changes.map((c) => c.current.code)).toEqual([1, 6, 5]);
-    expect(h.port.changes[2]).toMatchObject({ alert: 'paid_after_cancel', previous: { code: 6 } });
-    expect(h.alerts).toEqual([
+    expect(s.h.port.changes.map((c) => c.current.code)).toEqual([1, 6, 5]);
+    expect(s.h.port.changes[2]).toMatchObject({ alert: 'paid_after_cancel', previous: { code: 6 } });
+    expect(s.h.alerts).toEqual([
       {
         kind: 'paid_after_cancel',
         orderId: rec.orderId,
@@ -181,88 +174,88 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
         message: expect.stringContaining('money must go back'),
       },
     ]);
-    const history = await historyOf(ds, rec.id);
+    const history = await historyOf(s.ds, rec.id);
     expect(history[2].alert).toBe('paid_after_cancel');
   });
 
   it('applies the same report sent 10 times at once exactly once', async () => {
-    const rec = await insertInvoiceRecord(ds);
+    const rec = await insertInvoiceRecord(s.ds);
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' }),
+        s.h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' }),
       ),
     );
-    await h.dispatcher.drain();
+    await s.h.dispatcher.drain();
     expect(results.filter((r) => r.applied)).toHaveLength(1);
     expect(results.filter((r) => !r.applied).every((r) => r.reason?.startsWith('unchanged'))).toBe(true);
-    expect(await historyOf(ds, rec.id)).toHaveLength(10);
-    expect(h.port.changes).toHaveLength(1);
-    expect(h.busChanges).toHaveLength(1);
+    expect(await historyOf(s.ds, rec.id)).toHaveLength(10);
+    expect(s.h.port.changes).toHaveLength(1);
+    expect(s.h.busChanges).toHaveLength(1);
   });
 
   it('retries a change the port refused, in order, and delivers each change once', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    h.port.down = true;
-    await h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
-    await h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
+    const rec = await insertInvoiceRecord(s.ds);
+    s.h.port.down = true;
+    await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await s.h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
     // Retried with backoff while the host is down; the change behind the failing one waits its turn.
-    await waitFor(async () => (await historyOf(ds, rec.id))[0].notifyAttempts >= 2);
-    const failing = await historyOf(ds, rec.id);
+    await waitFor(async () => (await historyOf(s.ds, rec.id))[0].notifyAttempts >= 2);
+    const failing = await historyOf(s.ds, rec.id);
     expect(failing.map((r) => r.notifiedAt)).toEqual([null, null]);
     expect(failing[0].notifyError).toBe('host database is down');
     expect(failing[1].notifyAttempts).toBe(0);
-    expect(h.busChanges).toHaveLength(0);
+    expect(s.h.busChanges).toHaveLength(0);
 
-    h.port.down = false;
-    await waitFor(async () => (await historyOf(ds, rec.id)).every((r) => r.notifiedAt !== null));
-    expect(h.port.changes.map((c) => c.current.code)).toEqual([1, 5]);
-    expect(h.busChanges.map((c) => c.current.code)).toEqual([1, 5]);
-    const delivered = await historyOf(ds, rec.id);
+    s.h.port.down = false;
+    await waitFor(async () => (await historyOf(s.ds, rec.id)).every((r) => r.notifiedAt !== null));
+    expect(s.h.port.changes.map((c) => c.current.code)).toEqual([1, 5]);
+    expect(s.h.busChanges.map((c) => c.current.code)).toEqual([1, 5]);
+    const delivered = await historyOf(s.ds, rec.id);
     expect(delivered[0].notifyAttempts).toBeGreaterThanOrEqual(3);
     expect(delivered[0].notifyError).toBeNull();
     expect(delivered[1].notifyAttempts).toBe(1);
   });
 
   it('without a host port, notifies the bus only', async () => {
-    const bare = harness(ds, false);
-    const rec = await insertInvoiceRecord(ds);
+    const bare = harness(s.ds, false);
+    const rec = await insertInvoiceRecord(s.ds);
     await bare.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
     await bare.dispatcher.drain();
     expect(bare.busChanges.map((c) => c.current.code)).toEqual([1]);
-    expect((await historyOf(ds, rec.id))[0].notifiedAt).not.toBeNull();
+    expect((await historyOf(s.ds, rec.id))[0].notifiedAt).not.toBeNull();
     await bare.dispatcher.onModuleDestroy();
   });
 
   it('delivers changes left undelivered by a crashed instance when polled', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    const crashed = harness(ds);
+    const rec = await insertInvoiceRecord(s.ds);
+    const crashed = harness(s.ds);
     await crashed.dispatcher.onModuleDestroy(); // stopped before it could notify
     await crashed.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
     expect(crashed.port.changes).toHaveLength(0);
 
-    await h.dispatcher.poll();
-    await h.dispatcher.drain();
-    expect(h.port.changes.map((c) => [c.invoiceRecordId, c.current.code])).toContainEqual([rec.id, 1]);
+    await s.h.dispatcher.poll();
+    await s.h.dispatcher.drain();
+    expect(s.h.port.changes.map((c) => [c.invoiceRecordId, c.current.code])).toContainEqual([rec.id, 1]);
   });
 
   it('refuses a malformed report or an unknown record, naming the field, and writes nothing', async () => {
-    const rec = await insertInvoiceRecord(ds);
-    await expect(h.service.applyReport({ recordId: rec.id, code: 1.5, source: 'webhook' })).rejects.toThrow(
+    const rec = await insertInvoiceRecord(s.ds);
+    await expect(s.h.service.applyReport({ recordId: rec.id, code: 1.5, source: 'webhook' })).rejects.toThrow(
       /^code:/,
     );
-    await expect(h.service.applyReport({ recordId: '', code: 1, source: 'webhook' })).rejects.toThrow(
+    await expect(s.h.service.applyReport({ recordId: '', code: 1, source: 'webhook' })).rejects.toThrow(
       /^recordId:/,
     );
     await expect(
-      h.service.applyReport({ recordId: rec.id, code: 1, source: 'elsewhere' as 'webhook' }),
+      s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'elsewhere' as 'webhook' }),
     ).rejects.toThrow(/^source:/);
     await expect(
-      h.service.applyReport({ recordId: 'no-such-record', code: 1, source: 'webhook' }),
+      s.h.service.applyReport({ recordId: 'no-such-record', code: 1, source: 'webhook' }),
     ).rejects.toBeInstanceOf(ReportedRecordNotFoundError);
-    expect(await historyOf(ds, rec.id)).toHaveLength(0);
-    expect(await ds.getRepository(InvoiceStatusHistory).countBy({ invoiceRecordId: 'no-such-record' })).toBe(
-      0,
-    );
+    expect(await historyOf(s.ds, rec.id)).toHaveLength(0);
+    expect(
+      await s.ds.getRepository(InvoiceStatusHistory).countBy({ invoiceRecordId: 'no-such-record' }),
+    ).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { DataSource } from 'typeorm';
+import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
@@ -81,4 +82,19 @@ export async function historyOf(ds: DataSource, recordId: string): Promise<Invoi
     where: { invoiceRecordId: recordId },
     order: { createdAt: 'ASC' },
   });
+}
+
+/** The suite's database of `kind` (opened once) and a fresh harness for each test, read as `suite.ds`, `suite.h`. */
+export function statusSuite(kind: DatabaseKind): { db: TestDatabase; ds: DataSource; h: Harness } {
+  const suite = {} as { db: TestDatabase; ds: DataSource; h: Harness };
+  beforeAll(async () => {
+    suite.db = await openTestDatabase(kind, { entities, synchronize: true });
+    suite.ds = suite.db.dataSource;
+  });
+  afterAll(async () => suite.db.destroy());
+  beforeEach(() => {
+    suite.h = harness(suite.ds);
+  });
+  afterEach(async () => suite.h.dispatcher.onModuleDestroy());
+  return suite;
 }
