@@ -16,7 +16,10 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
-  { files: ['*.js', 'hosts/*/*.js'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
+  {
+    files: ['*.js', 'hosts/*/*.js'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+  },
   {
     // The admin page's scripts: ES modules run by the browser, no Node globals.
     files: ['src/admin-ui/assets/**/*.js'],

@@ -86,7 +86,10 @@ export async function assertResendAllowed(
  * every address of it, outside private, loopback, link-local, unique-local and multicast ranges (so a secret sent
  * there cannot reach this machine's network or a cloud metadata service).
  */
-export async function publicHttpsProblem(url: string, lookup: HostLookup = defaultLookup): Promise<string | null> {
+export async function publicHttpsProblem(
+  url: string,
+  lookup: HostLookup = defaultLookup,
+): Promise<string | null> {
   let parsed: URL;
   try {
     parsed = new URL(url);

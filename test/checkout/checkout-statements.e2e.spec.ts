@@ -166,7 +166,9 @@ describeOnPostgres('checkout: statements of one checkout [postgres]', () => {
     // The claim, the settlement (its status and history in one guarded statement), the host's port, the change closed.
     expect(statements.length <= 4 ? [] : statements).toEqual([]);
     expect(transactions).toEqual([]);
-    expect(statements.filter((s) => s.startsWith('WITH upd AS (UPDATE "invoice_payments_invoice"'))).toHaveLength(1);
+    expect(
+      statements.filter((s) => s.startsWith('WITH upd AS (UPDATE "invoice_payments_invoice"')),
+    ).toHaveLength(1);
     // Nothing just written is read back: the record is only read under the status path's lock (a new order needs
     // no lookup before its claim either).
     const reads = statements.filter(

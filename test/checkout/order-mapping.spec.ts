@@ -1,7 +1,12 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
 import { CheckoutOptions, resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { CheckoutValidationError } from '../../src/checkout/errors';
-import { CheckoutRequest, invoiceReferrer, mapOrderToInvoice, withReferrer } from '../../src/checkout/order-mapping';
+import {
+  CheckoutRequest,
+  invoiceReferrer,
+  mapOrderToInvoice,
+  withReferrer,
+} from '../../src/checkout/order-mapping';
 import type { CheckoutOrder } from '../../src/checkout/types';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
@@ -64,7 +69,10 @@ const card: Mutation = (r) => {
 };
 
 function map(mutate?: Mutation, options: CheckoutOptions = {}) {
-  return mapOrderToInvoice(request(mutate), resolveCheckoutOptions({ calendarClock: () => NOON_UTC, ...options }));
+  return mapOrderToInvoice(
+    request(mutate),
+    resolveCheckoutOptions({ calendarClock: () => NOON_UTC, ...options }),
+  );
 }
 
 function fieldsOf(mutate: Mutation, options: CheckoutOptions = {}): Record<string, string[]> {

@@ -36,7 +36,7 @@ describe('GatewayClient wiring', () => {
     await moduleRef.close();
   });
 
-  it('is injectable without HttpModule (its own exchange over Node\'s http)', async () => {
+  it("is injectable without HttpModule (its own exchange over Node's http)", async () => {
     const moduleRef = await Test.createTestingModule({
       providers: [
         {
