@@ -101,9 +101,14 @@ export class InvoiceStatusService {
    */
   async applyReport(report: StatusReport): Promise<StatusReportResult> {
     assertReport(report);
-    const { result } = await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report));
-    this.afterCommit(result);
-    return result;
+    return (await this.applyLocked(report)).result;
+  }
+
+  /** {@link applyWithin} in a transaction of its own, the change handed on once it committed. */
+  private async applyLocked(report: StatusReport, alsoSet: Partial<InvoiceRecord> = {}) {
+    const applied = await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report, alsoSet));
+    this.afterCommit(applied.result);
+    return applied;
   }
 
   /**
@@ -119,8 +124,8 @@ export class InvoiceStatusService {
     alsoSet: Partial<InvoiceRecord> = {},
   ): Promise<{ result: StatusReportResult; record: InvoiceRecord }> {
     assertReport(report);
-    const { record, latest, openChanges } = await this.lockRecord(em, report.recordId);
-    const plan = this.plan(record, { latest, openChanges }, report, alsoSet);
+    const { record, known } = await this.lockRecord(em, report.recordId);
+    const plan = this.plan(record, known, report, alsoSet);
     await em.getRepository(InvoiceStatusHistory).insert(plan.history);
     if (Object.keys(plan.patch).length > 0)
       await em.getRepository(InvoiceRecord).update({ id: record.id }, plan.patch);
@@ -163,10 +168,9 @@ export class InvoiceStatusService {
     alsoSet: Partial<InvoiceRecord> = {},
   ): Promise<{ result: StatusReportResult; record: InvoiceRecord }> {
     const done = known ? await this.applyKnown(record, known, report, alsoSet) : null;
-    const applied =
-      done ?? (await runInTransaction(this.dataSource, (em) => this.applyWithin(em, report, alsoSet)));
-    this.afterCommit(applied.result);
-    return applied;
+    if (!done) return this.applyLocked(report, alsoSet);
+    this.afterCommit(done.result);
+    return done;
   }
 
   /**
@@ -174,20 +178,8 @@ export class InvoiceStatusService {
    * nothing, and this reads nothing), in one query. Records without history are {@link NO_HISTORY}.
    */
   async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
-    const known = new Map<string, KnownHistory>();
-    if (recordIds.length === 0 || !isPostgres(this.dataSource)) return known;
-    for (const id of recordIds) known.set(id, NO_HISTORY);
-    const rows = await this.dataSource
-      .getRepository(InvoiceStatusHistory)
-      .createQueryBuilder('h')
-      .select('h.invoiceRecordId', 'id')
-      .addSelect('MAX(h.createdAt)', 'latest')
-      .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
-      .where('h.invoiceRecordId IN (:...recordIds)', { recordIds, yes: true })
-      .groupBy('h.invoiceRecordId')
-      .getRawMany<{ id: string; latest: string | null; open: string | number | null }>();
-    for (const row of rows) known.set(row.id, { latest: row.latest, openChanges: Number(row.open ?? 0) });
-    return known;
+    if (recordIds.length === 0 || !isPostgres(this.dataSource)) return new Map();
+    return historiesOf(this.dataSource.manager, recordIds);
   }
 
   /**
@@ -290,20 +282,33 @@ export class InvoiceStatusService {
   private async lockRecord(
     em: EntityManager,
     recordId: string,
-  ): Promise<{ record: InvoiceRecord; latest: string | null; openChanges: number }> {
+  ): Promise<{ record: InvoiceRecord; known: KnownHistory }> {
     const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
     if (isPostgres(this.dataSource)) qb.setLock('pessimistic_write');
     const record = await qb.getOne();
     if (!record) throw new ReportedRecordNotFoundError(recordId);
-    const history = await em
-      .getRepository(InvoiceStatusHistory)
-      .createQueryBuilder('h')
-      .select('MAX(h.createdAt)', 'latest')
-      .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
-      .where('h.invoiceRecordId = :recordId', { recordId, yes: true })
-      .getRawOne<{ latest: string | null; open: string | number | null }>();
-    return { record, latest: history?.latest ?? null, openChanges: Number(history?.open ?? 0) };
+    const known = (await historiesOf(em, [recordId])).get(recordId) ?? NO_HISTORY;
+    return { record, known };
   }
+}
+
+/**
+ * The latest history time and the applied changes still to deliver of each record, in one query; a record without
+ * history is {@link NO_HISTORY}.
+ */
+async function historiesOf(em: EntityManager, recordIds: string[]): Promise<Map<string, KnownHistory>> {
+  const known = new Map<string, KnownHistory>(recordIds.map((id) => [id, NO_HISTORY]));
+  const rows = await em
+    .getRepository(InvoiceStatusHistory)
+    .createQueryBuilder('h')
+    .select('h.invoiceRecordId', 'id')
+    .addSelect('MAX(h.createdAt)', 'latest')
+    .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
+    .where('h.invoiceRecordId IN (:...recordIds)', { recordIds, yes: true })
+    .groupBy('h.invoiceRecordId')
+    .getRawMany<{ id: string; latest: string | null; open: string | number | null }>();
+  for (const row of rows) known.set(row.id, { latest: row.latest, openChanges: Number(row.open ?? 0) });
+  return known;
 }
 
 /** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
