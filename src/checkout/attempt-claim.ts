@@ -43,7 +43,7 @@ type ClaimedColumns =
  * A new row's other columns as the database defaults them (migrations and entity agree), so the claimed row is
  * known without reading it back. Typed as every remaining column: a column added to the entity must be added here.
  */
-const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
+export const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
   gatewayId: null,
   gatewayUuid: null,
   gatewayInvoiceId: null,

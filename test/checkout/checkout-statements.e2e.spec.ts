@@ -15,7 +15,7 @@ import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { HostApp, startHostApp } from '../support/app';
 import { databaseKinds, describeEachDatabase, DatabaseKind, TestDatabase } from '../support/databases';
-import { checkout, makeOrder, openCheckoutDatabase, SANDBOX_TOKEN } from './support';
+import { checkout, makeOrder, openCheckoutDatabase, sandboxGateway } from './support';
 
 /** A host's order port as stores write it: one UPDATE of its own order row per change. */
 @Injectable()
@@ -60,12 +60,7 @@ async function startShop(db: TestDatabase, sandbox: SandboxServer): Promise<Host
   // No background workers: what is counted is the checkout's own work, the delivery to the host included.
   return startHostApp(db, [
     InvoicePaymentsModule.forRoot({
-      gateway: {
-        baseUrl: sandbox.url,
-        accessToken: SANDBOX_TOKEN,
-        mode: 'sandbox',
-        retry: { maxAttempts: 1 },
-      },
+      gateway: sandboxGateway(sandbox.url),
       orderPort: UpdatingOrderPort,
       workers: false,
     }),

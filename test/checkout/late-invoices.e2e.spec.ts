@@ -34,7 +34,7 @@ import {
   RewritingProxy,
   openCheckoutDatabase,
   RecordingOrderPort,
-  SANDBOX_TOKEN,
+  sandboxGateway,
   waitFor,
   referrerOf,
 } from './support';
@@ -62,13 +62,7 @@ async function startShop(db: TestDatabase, sandbox: SandboxServer): Promise<Shop
     db,
     [
       InvoicePaymentsModule.forRoot({
-        gateway: {
-          baseUrl: sandbox.url,
-          accessToken: SANDBOX_TOKEN,
-          mode: 'sandbox',
-          retry: { maxAttempts: 1 },
-          timeouts: { createMs: CREATE_TIMEOUT_MS },
-        },
+        gateway: { ...sandboxGateway(sandbox.url), timeouts: { createMs: CREATE_TIMEOUT_MS } },
         checkout: {
           creationWaitMs: 400,
           unknownOutcomeRecheckMs: 100,

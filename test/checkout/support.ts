@@ -21,10 +21,10 @@ import {
 } from '../../src/index';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import type { SandboxServer } from '../../src/sandbox';
-import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
+import { RecordingOrderPort, sandboxGateway, startHostApp } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
-export { RecordingOrderPort, SANDBOX_TOKEN, waitFor } from '../support/app';
+export { RecordingOrderPort, SANDBOX_TOKEN, sandboxGateway, waitFor } from '../support/app';
 
 /** A database with every table of the module, made by its migrations. */
 export function openCheckoutDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
@@ -62,13 +62,7 @@ export async function startCheckoutApp(
 ): Promise<CheckoutApp> {
   const { app, close } = await startHostApp(db, [
     InvoicePaymentsModule.forRoot({
-      gateway: {
-        baseUrl: sandbox.url,
-        accessToken: SANDBOX_TOKEN,
-        mode: 'sandbox',
-        retry: { maxAttempts: 1 },
-        ...gateway,
-      },
+      gateway: { ...sandboxGateway(sandbox.url), ...gateway },
       checkout: { unknownOutcomeRecheckMs: 300, ...checkout },
       notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
       orderPort: RecordingOrderPort,

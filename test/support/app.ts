@@ -9,6 +9,11 @@ import type { TestDatabase } from './databases';
 /** The token the sandbox accepts by default (every scope). */
 export const SANDBOX_TOKEN = 'sandbox-token';
 
+/** Gateway options for a sandbox at `baseUrl`: its default token, no retries (a failure shows at once). */
+export function sandboxGateway(baseUrl: string) {
+  return { baseUrl, accessToken: SANDBOX_TOKEN, mode: 'sandbox' as const, retry: { maxAttempts: 1 } };
+}
+
 /** The host's order port as a test sees it: every change it was told, and a switch to make it fail. */
 export class RecordingOrderPort implements OrderPaymentPort {
   readonly changes: PaymentStatusChange[] = [];

@@ -12,9 +12,9 @@ import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { startSandbox, type SandboxServer, type DeliveryLogEntry } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
-import { HostApp, startHostApp } from '../support/app';
+import { HostApp, sandboxGateway, startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { postDelivery, SANDBOX_TOKEN, tokenLine, waitFor } from './support';
+import { postDelivery, tokenLine, waitFor } from './support';
 
 /** The whole module as a store registers it: checkout creates, the webhook route moves the order. */
 describeEachDatabase('webhooks in the root module', (kind) => {
@@ -33,12 +33,7 @@ describeEachDatabase('webhooks in the root module', (kind) => {
       db,
       [
         InvoicePaymentsModule.forRoot({
-          gateway: {
-            baseUrl: sandbox.url,
-            accessToken: SANDBOX_TOKEN,
-            mode: 'sandbox',
-            retry: { maxAttempts: 1 },
-          },
+          gateway: sandboxGateway(sandbox.url),
           webhooks: { merchantToken: 'shop-secret', inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
           admin: { encryption: { keys: { k1: randomBytes(32) } }, settingsCacheTtlMs: 0 },
           notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
