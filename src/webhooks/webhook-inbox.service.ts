@@ -6,6 +6,7 @@ import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 
 /** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
 type ColumnMetadata = EntityMetadata['columns'][number];
+import { Coalescer } from '../core/coalescer';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
 import { isPostgres, runStatement } from '../core/transaction';
@@ -25,6 +26,9 @@ export interface StoredDelivery {
   gatewayId: string | null;
 }
 
+/** Deliveries stored in one statement at most (20 parameters each). */
+const MAX_ROWS_PER_INSERT = 50;
+
 const NO_INVOICE =
   'body: no invoice (accepted: `invoice`, `fatura`, or an event wrapper `data`/`payload` around either)';
 
@@ -36,6 +40,11 @@ const NO_INVOICE =
 @Injectable()
 export class WebhookInboxService {
   private readonly logger = new Logger(WebhookInboxService.name);
+  /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
+  private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
+    (entries) => this.insertAll(entries),
+    MAX_ROWS_PER_INSERT,
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -74,7 +83,8 @@ export class WebhookInboxService {
       processedAt: state === 'pending' ? null : now,
     });
     // One statement that ignores a duplicate dedupe key: a retry of a stored delivery is answered from the row.
-    const inserted = await runStatement(this.dataSource, (em) => insertIgnoringDuplicate(em, entry));
+    // The route answers only once it has returned, so an acknowledged delivery is committed.
+    const inserted = await this.writer.submit(entry);
     if (!inserted) {
       const existing = await this.dataSource
         .getRepository(WebhookInboxEntry)
@@ -101,36 +111,69 @@ export class WebhookInboxService {
     }
     return { id: entry.id, duplicate: false, state, problem, gatewayId: entry.gatewayId };
   }
+
+  /** For each entry, whether it was written (`false`: its dedupe key was already stored). */
+  private async insertAll(entries: WebhookInboxEntry[]): Promise<Array<boolean | Error>> {
+    const insert = (some: WebhookInboxEntry[]) =>
+      runStatement(this.dataSource, (em) => insertIgnoringDuplicates(em, some));
+    try {
+      const written = await insert(entries);
+      return entries.map((e) => written.has(e.id));
+    } catch (err) {
+      if (entries.length === 1) throw err;
+      // A row the database refuses must not fail the deliveries that arrived with it: each goes again alone.
+      return Promise.all(
+        entries.map((e) =>
+          insert([e]).then(
+            (written) => written.has(e.id),
+            (one: unknown) => (one instanceof Error ? one : new Error(String(one))),
+          ),
+        ),
+      );
+    }
+  }
 }
 
 /**
- * `INSERT ... ON CONFLICT DO NOTHING` (PostgreSQL) or `INSERT OR IGNORE` (SQLite) of one entry, `RETURNING id`:
- * `true` when the row was written, `false` when its dedupe key was already there. Columns and values come from the
- * entity's metadata, so its transformers apply.
+ * `INSERT ... ON CONFLICT DO NOTHING` (PostgreSQL) or `INSERT OR IGNORE` (SQLite) of the entries, `RETURNING id`:
+ * the ids of the rows written (an entry whose dedupe key was already there, or earlier in the same statement, is
+ * not). Columns and values come from the entity's metadata, so its transformers apply.
  */
-async function insertIgnoringDuplicate(em: EntityManager, entry: WebhookInboxEntry): Promise<boolean> {
-  const { sql, columns } = insertStatementOf(dataSourceOf(em));
-  const values = columns.map((c) => c.getEntityValue(entry, true) as unknown);
-  return (await queryReturning(em, sql, values)).length > 0;
+async function insertIgnoringDuplicates(
+  em: EntityManager,
+  entries: WebhookInboxEntry[],
+): Promise<Set<string>> {
+  const { columns, sql } = insertStatementOf(dataSourceOf(em), entries.length);
+  const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
+  const rows = await queryReturning(em, sql, values);
+  return new Set(rows.map((r) => String(r.id)));
 }
 
-/** The statement, built once per DataSource (it is the same for every delivery). */
-const insertStatements = new WeakMap<DataSource, { sql: string; columns: ColumnMetadata[] }>();
+/** The statement for `rows` entries, built once per DataSource and row count. */
+const insertStatements = new WeakMap<DataSource, { columns: ColumnMetadata[]; sql: Map<number, string> }>();
 
-function insertStatementOf(dataSource: DataSource): { sql: string; columns: ColumnMetadata[] } {
-  const known = insertStatements.get(dataSource);
-  if (known) return known;
-  const postgres = isPostgres(dataSource);
-  const columns = dataSource.getMetadata(WebhookInboxEntry).columns;
-  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
-  const marks = columns.map((_, i) => (postgres ? `$${i + 1}` : '?')).join(', ');
-  const table = '"invoice_payments_webhook_inbox"';
-  const sql = postgres
-    ? `INSERT INTO ${table} (${names}) VALUES (${marks}) ON CONFLICT ("dedupe_key") DO NOTHING RETURNING "id"`
-    : `INSERT OR IGNORE INTO ${table} (${names}) VALUES (${marks}) RETURNING "id"`;
-  const statement = { sql, columns };
-  insertStatements.set(dataSource, statement);
-  return statement;
+function insertStatementOf(dataSource: DataSource, rows: number): { columns: ColumnMetadata[]; sql: string } {
+  let known = insertStatements.get(dataSource);
+  if (!known) {
+    known = { columns: dataSource.getMetadata(WebhookInboxEntry).columns, sql: new Map() };
+    insertStatements.set(dataSource, known);
+  }
+  let sql = known.sql.get(rows);
+  if (!sql) {
+    const postgres = isPostgres(dataSource);
+    const width = known.columns.length;
+    const names = known.columns.map((c) => `"${c.databaseName}"`).join(', ');
+    const tuples = Array.from({ length: rows }, (_, r) => {
+      const marks = known.columns.map((_c, i) => (postgres ? `$${r * width + i + 1}` : '?'));
+      return `(${marks.join(', ')})`;
+    }).join(', ');
+    const table = '"invoice_payments_webhook_inbox"';
+    sql = postgres
+      ? `INSERT INTO ${table} (${names}) VALUES ${tuples} ON CONFLICT ("dedupe_key") DO NOTHING RETURNING "id"`
+      : `INSERT OR IGNORE INTO ${table} (${names}) VALUES ${tuples} RETURNING "id"`;
+    known.sql.set(rows, sql);
+  }
+  return { columns: known.columns, sql };
 }
 
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
