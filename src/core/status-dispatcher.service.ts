@@ -5,6 +5,7 @@ import { DataSource, IsNull } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import { Coalescer } from './coalescer';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './order-payment.port';
 import { statusChangeOf } from './status-change';
 import { doublingDelayMs } from './queue/backoff';
@@ -38,6 +39,8 @@ export interface StatusDispatchOptions {
 
 /** How soon to look again at an invoice whose next change another instance is delivering. */
 const LOCK_BUSY_RETRY_MS = 100;
+/** Delivered changes closed in one statement at most. */
+const MAX_CLOSED_TOGETHER = 100;
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} (when provided) and to the event bus,
@@ -58,6 +61,15 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
+  /** Changes the port took while a close was in flight are closed together by the next (one statement). */
+  private readonly closer = new Coalescer<string, void>(async (ids) => {
+    await this.rows.finishAll(
+      ids,
+      'notified_at = :notifiedAt, notify_attempts = notify_attempts + 1, notify_error = NULL',
+      { notifiedAt: new Date().toISOString() },
+    );
+    return ids.map(() => undefined);
+  }, MAX_CLOSED_TOGETHER);
   private stopped = false;
 
   constructor(
@@ -249,12 +261,8 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       };
       this.emit(InvoicePaymentsEvents.Alert, alert);
     }
-    await this.write(row.id, {
-      notifiedAt: new Date(),
-      notifyAttempts: row.notifyAttempts + 1,
-      notifyError: null,
-      notifyLockedUntil: null,
-    });
+    // The lease holder is the only writer of the row's count, so counting up in SQL is `row.notifyAttempts + 1`.
+    await this.closer.submit(row.id);
     return true;
   }
 

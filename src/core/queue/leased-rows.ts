@@ -133,6 +133,21 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     );
   }
 
+  /**
+   * Finishes rows this holder claimed, in one statement for all of them: releases the lease and applies `set` (SQL
+   * assignments with `:name` parameters from `params`), only on rows still open.
+   */
+  async finishAll(ids: string[], set: string, params: ObjectLiteral): Promise<void> {
+    if (ids.length === 0) return;
+    const c = this.columns;
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${c.table} SET ${c.lockedUntil} = NULL, ${set} WHERE id IN (:...finishedIds) AND ${c.open.sql('')}`,
+      { ...params, finishedIds: ids },
+    );
+    await runStatement(this.dataSource, (em) => em.query(sql, values));
+  }
+
   /** An entity from a raw row, through the columns' transformers. */
   hydrate(row: Record<string, unknown>): T {
     const metadata = this.dataSource.getMetadata(this.entity);
