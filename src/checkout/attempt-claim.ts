@@ -129,7 +129,8 @@ export async function insertNextAttempt(
   });
   const [row] = await queryReturning(em, query, params);
   if (!row) return null;
-  return dataSource.getRepository(InvoiceRecord).create({
+  // Every column is given (BLANK types the rest): a plain assignment, not the repository's metadata walk.
+  return Object.assign(new InvoiceRecord(), {
     ...BLANK,
     id,
     orderId: input.orderId,

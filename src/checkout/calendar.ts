@@ -23,11 +23,21 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
+/** The last answer per zone, for the minute it was asked in: every checkout asks, `formatToParts` is slow. */
+const lastDays = new Map<string, { minute: number; day: string }>();
+
 /** Today's date in `timeZone`, `YYYY-MM-DD`. */
 export function todayIn(timeZone: string, now: Date): string {
+  // Today's zones are offset from UTC by whole minutes, so the date only turns on a minute boundary.
+  const minute = Math.floor(now.getTime() / 60_000);
+  const last = lastDays.get(timeZone);
+  if (last && last.minute === minute) return last.day;
   const parts = formatterFor(timeZone).formatToParts(now);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
+  const day = `${get('year')}-${get('month')}-${get('day')}`;
+  if (lastDays.size >= 64) lastDays.clear();
+  lastDays.set(timeZone, { minute, day });
+  return day;
 }
 
 /** `YYYY-MM-DD` plus `days` calendar days. */

@@ -202,7 +202,8 @@ export class InvoiceStatusService {
     // one shared connection, so there the dispatcher reads the change back first, as it always did.
     const handOver =
       decision.apply && known.openChanges === 0 && isPostgres(this.dataSource) && this.dispatcher.accepting;
-    const history = this.dataSource.getRepository(InvoiceStatusHistory).create({
+    // A plain assignment: the repository's `create` walks the metadata, and every column is given here.
+    const history: InvoiceStatusHistory = Object.assign(new InvoiceStatusHistory(), {
       id: randomUUID(),
       invoiceRecordId: record.id,
       fromCode: record.statusCode,

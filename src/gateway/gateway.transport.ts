@@ -108,7 +108,10 @@ export class GatewayTransport {
     const target = `${plan.method} ${plan.path}${plan.query ? `?${new URLSearchParams(stringify(plan.query))}` : ''}`;
     this.logger.debug?.(redact(`${plan.operation}: → ${target}`, ctx.secrets));
     try {
-      const answer = await timeout(plan.timeoutMs, TimeoutStrategy.Aggressive).execute(async ({ signal }) => {
+      // The request is over when this returns (the answer is read whole): aborting its signal then would only
+      // build an AbortError (a stack trace) for nothing, on every exchange.
+      const policy = timeout(plan.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
+      const answer = await policy.execute(async ({ signal }) => {
         let res: { status: number; data: unknown; headers: Record<string, unknown> };
         try {
           res = await this.exchange(this.request(conn, plan, signal));
