@@ -62,6 +62,8 @@ export class DeliveryIntake {
       }
       return { ok: false, status: 401, message: auth.reason };
     }
+    // Authenticated deliveries only: forged ones must not hold the batches back.
+    this.processor.arriving();
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const problem = deliveryTextProblem(delivery);
     if (problem) return { ok: false, status: 400, message: problem };

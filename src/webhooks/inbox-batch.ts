@@ -29,6 +29,8 @@ export class InboxBatch {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private waitingSince: number | null = null;
+  /** When the last delivery started in (`Date.now()`), before it was stored: see {@link arriving}. */
+  private lastArrival = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -48,13 +50,38 @@ export class InboxBatch {
     if (this.stopped) return;
     const now = Date.now();
     if (this.waitingSince === null) this.waitingSince = now;
+    this.arm(Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS));
+  }
+
+  /**
+   * A delivery is coming in (called before it is stored). The quiet period counts from arrivals, not from stores:
+   * after a pause of this process (a long GC), timers run before the deliveries that queued meanwhile are read,
+   * and those must not look like a quiet moment.
+   */
+  arriving(): void {
+    this.lastArrival = Date.now();
+  }
+
+  private arm(at: number): void {
     if (this.timer) clearTimeout(this.timer);
-    const at = Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.waitingSince = null;
-      void this.schedule();
-    }, at - now);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        // After this turn's I/O has been read (setImmediate runs after it): a delivery that came in since is not quiet.
+        setImmediate(() => {
+          const now = Date.now();
+          const since = this.waitingSince ?? now;
+          if (this.timer || this.stopped) return;
+          if (now - this.lastArrival < QUIET_MS && now < since + MAX_WAIT_MS) {
+            this.arm(Math.min(this.lastArrival + QUIET_MS, since + MAX_WAIT_MS));
+            return;
+          }
+          this.waitingSince = null;
+          void this.schedule();
+        });
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.timer.unref();
   }
 
@@ -81,6 +108,11 @@ export class InboxBatch {
       });
     this.current = run;
     return run;
+  }
+
+  /** Whether a batch is waiting for a quiet moment (it starts within {@link MAX_WAIT_MS}). */
+  get waiting(): boolean {
+    return this.waitingSince !== null;
   }
 
   /** Resolves once no batch runs or waits to start (one waiting starts now). */

@@ -72,7 +72,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
     const every = this.options.inbox.pollIntervalMs;
     if (every > 0) {
-      this.timer = setInterval(() => void this.poll(), every);
+      // A burst being taken in already has its batch coming (the quiet period): the periodic poll leaves it be.
+      this.timer = setInterval(() => void (this.batch.waiting ? undefined : this.poll()), every);
       this.timer.unref();
     }
   }
@@ -94,6 +95,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     // Confirmed deliveries are taken by batches: whatever is due when a batch starts, one lookup per invoice.
     if (this.options.confirmWithService) this.batch.soon();
     else this.enqueue(id, invoiceKey);
+  }
+
+  /** A delivery is coming in, not stored yet: the batches' quiet period counts from arrivals. */
+  arriving(): void {
+    if (this.options.confirmWithService) this.batch.arriving();
   }
 
   private enqueue(id: string, invoiceKey: string | null): void {

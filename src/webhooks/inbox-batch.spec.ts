@@ -1,0 +1,91 @@
+import { InboxBatch } from './inbox-batch';
+
+/** When a batch starts: after 25 ms without an arriving delivery, or 1 s after the first one waiting. */
+describe('InboxBatch quiet period', () => {
+  let batch: InboxBatch;
+  let started: number[];
+  let t0: number;
+
+  beforeEach(() => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    t0 = Date.now();
+    started = [];
+    // Only the timing is under test: the batch itself is replaced.
+    batch = new InboxBatch(
+      null as never,
+      null as never,
+      null as never,
+      null as never,
+      null as never,
+      null as never,
+    );
+    jest.spyOn(batch, 'schedule').mockImplementation(() => {
+      started.push(Date.now() - t0);
+      return Promise.resolve();
+    });
+  });
+  afterEach(() => {
+    batch.stop();
+    jest.useRealTimers();
+  });
+
+  /** Advances the clock 1 ms at a time (an immediate queued by a timer runs on the next step). */
+  const pass = (ms: number) => {
+    for (let i = 0; i < ms; i++) jest.advanceTimersByTime(1);
+  };
+
+  it('starts 25 ms after a lone delivery', () => {
+    batch.arriving();
+    batch.soon();
+    pass(24);
+    expect(started).toEqual([]);
+    pass(2);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toBeGreaterThanOrEqual(25);
+    expect(started[0]).toBeLessThanOrEqual(26);
+  });
+
+  it('counts the quiet from the last arrival, stored or not yet', () => {
+    batch.arriving();
+    batch.soon();
+    pass(20);
+    // A delivery came in but is not stored yet (its INSERT is in flight): no kick, yet the moment is not quiet.
+    batch.arriving();
+    pass(20);
+    expect(started).toEqual([]);
+    pass(7);
+    expect(started).toHaveLength(1);
+    expect(started[0]).toBeGreaterThanOrEqual(45);
+    expect(started[0]).toBeLessThanOrEqual(47);
+  });
+
+  it('starts 1 s after the first waiting delivery however busy the stream', () => {
+    batch.arriving();
+    batch.soon();
+    for (let ms = 0; ms < 1_500 && started.length === 0; ms += 10) {
+      batch.arriving();
+      pass(10);
+    }
+    expect(started).toHaveLength(1);
+    expect(started[0]).toBeGreaterThanOrEqual(1_000);
+    expect(started[0]).toBeLessThanOrEqual(1_011);
+  });
+
+  it('says a batch is waiting from the first delivery until it starts (the periodic poll then stays out)', () => {
+    expect(batch.waiting).toBe(false);
+    batch.arriving();
+    batch.soon();
+    expect(batch.waiting).toBe(true);
+    pass(26);
+    expect(started).toHaveLength(1);
+    expect(batch.waiting).toBe(false);
+  });
+
+  it('starts nothing once stopped', () => {
+    batch.arriving();
+    batch.soon();
+    batch.stop();
+    jest.advanceTimersByTime(2_000);
+    expect(started).toEqual([]);
+  });
+});
