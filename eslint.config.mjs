@@ -43,8 +43,10 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.js'],
-    languageOptions: { globals: { require: 'readonly', process: 'readonly', console: 'readonly' } },
+    files: ['scripts/**/*.js', 'bench/**/*.js'],
+    languageOptions: {
+      globals: { require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

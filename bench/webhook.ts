@@ -60,7 +60,7 @@ class Host {
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
       : [];
     const child = fork(join(__dirname, 'host.ts'), [], {
-      execArgv: ['-r', 'ts-node/register/transpile-only', ...profile],
+      execArgv: ['-r', join(__dirname, 'transpile.js'), ...profile],
       stdio: 'inherit',
     });
     return new Host(child);
