@@ -27,25 +27,55 @@ export async function writeGuarded(
   version: number,
   guard: HistoryGuard,
 ): Promise<boolean> {
+  const statement = statementFor(dataSource, Object.keys(patch));
+  const prepare = (column: ColumnMetadata, value: unknown): unknown =>
+    dataSource.driver.preparePersistentValue(value, column);
+  const params: unknown[] = [
+    history.invoiceRecordId,
+    version,
+    ...statement.patchColumns.map((c) => prepare(c, patch[c.propertyName as keyof InvoiceRecord])),
+    guard.latest,
+    guard.openChanges,
+    ...statement.historyColumns.map((c) => prepare(c, c.getEntityValue(history))),
+  ];
+  return (await queryReturning(dataSource.manager, statement.sql, params)).length === 1;
+}
+
+interface GuardedStatement {
+  sql: string;
+  patchColumns: ColumnMetadata[];
+  historyColumns: ColumnMetadata[];
+}
+
+/** Statements by DataSource and by the patch's properties (a status path writes a handful of shapes). */
+const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
+
+/**
+ * The statement for a patch of these properties: `$1` the record's id, `$2` its version, then the patch's values,
+ * the guard's latest time and open count, and the history row's columns.
+ */
+function statementFor(dataSource: DataSource, properties: string[]): GuardedStatement {
+  let known = statements.get(dataSource);
+  if (!known) statements.set(dataSource, (known = new Map()));
+  const key = properties.join(',');
+  const cached = known.get(key);
+  if (cached) return cached;
   const record = dataSource.getMetadata(InvoiceRecord);
   const rows = dataSource.getMetadata(InvoiceStatusHistory);
-  const params: unknown[] = [history.invoiceRecordId, version];
-  const bind = (column: ColumnMetadata, value: unknown): string => {
-    params.push(dataSource.driver.preparePersistentValue(value, column));
-    return `$${params.length}`;
-  };
-  const sets = Object.keys(patch).map((property) => {
+  let n = 2;
+  const patchColumns = properties.map((property) => {
     const column = record.findColumnWithPropertyName(property);
     if (!column) throw new Error(`writeGuarded: InvoiceRecord has no column for ${property}`);
-    return `"${column.databaseName}" = ${bind(column, patch[property as keyof InvoiceRecord])}`;
+    return column;
   });
+  const sets = patchColumns.map((c) => `"${c.databaseName}" = $${++n}`);
   const versionColumn = `"${record.versionColumn?.databaseName ?? 'version'}"`;
   sets.push(`${versionColumn} = ${versionColumn} + 1`);
-  params.push(guard.latest, guard.openChanges);
-  const [latest, open] = [`$${params.length - 1}`, `$${params.length}`];
+  const [latest, open] = [`$${++n}`, `$${++n}`];
   const table = `"${rows.tableName}"`;
-  const columns = rows.columns.map((c) => `"${c.databaseName}"`).join(', ');
-  const values = rows.columns.map((c) => `CAST(${bind(c, c.getEntityValue(history))} AS ${castOf(c)})`);
+  const historyColumns = rows.columns;
+  const names = historyColumns.map((c) => `"${c.databaseName}"`).join(', ');
+  const values = historyColumns.map((c) => `CAST($${++n} AS ${castOf(c)})`);
   const sql =
     `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
     `WHERE "id" = $1 AND ${versionColumn} = $2 ` +
@@ -53,8 +83,12 @@ export async function writeGuarded(
     `IS NOT DISTINCT FROM CAST(${latest} AS TEXT) ` +
     `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
     `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
-    `INSERT INTO ${table} (${columns}) SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
-  return (await queryReturning(dataSource.manager, sql, params)).length === 1;
+    `INSERT INTO ${table} (${names}) SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
+  // A bound on what a caller passing arbitrary patches could make it hold.
+  if (known.size >= 256) known.clear();
+  const statement = { sql, patchColumns, historyColumns };
+  known.set(key, statement);
+  return statement;
 }
 
 /**
