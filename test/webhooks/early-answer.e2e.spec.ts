@@ -6,7 +6,7 @@ import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
-  createSandboxInvoice,
+  sandboxDeliveryParts,
   openWebhooksDatabase,
   postDelivery,
   startWebhookApp,
@@ -46,9 +46,7 @@ describeEachDatabase('webhooks: the answer from the body reader', (kind) => {
     routed = await startWebhookApp(db, sandbox, { answerInBodyReader: false }, (app) =>
       app.useGlobalGuards(routedGuard),
     );
-    const created = await createSandboxInvoice(early.gateway);
-    invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
-    serviceToken = sandbox.controls.webhooks()[0].token;
+    ({ invoice, serviceToken } = await sandboxDeliveryParts(early.gateway, sandbox));
   });
   afterAll(async () => {
     await early?.close();

@@ -6,7 +6,7 @@ import { WebhookInboxService } from '../../src/webhooks/webhook-inbox.service';
 import type { WebhookDelivery } from '../../src/webhooks/webhook-payload';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
-  createSandboxInvoice,
+  sandboxDeliveryParts,
   openWebhooksDatabase,
   postDelivery,
   startWebhookApp,
@@ -26,9 +26,7 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
     db = await openWebhooksDatabase(kind);
     sandbox = await startSandbox();
     app = await startWebhookApp(db, sandbox);
-    const created = await createSandboxInvoice(app.gateway);
-    invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
-    serviceToken = sandbox.controls.webhooks()[0].token;
+    ({ invoice, serviceToken } = await sandboxDeliveryParts(app.gateway, sandbox));
   });
   afterAll(async () => {
     await app.close();

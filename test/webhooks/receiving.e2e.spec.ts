@@ -8,6 +8,7 @@ import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
 import {
   createSandboxInvoice,
+  sandboxDeliveryParts,
   postDelivery,
   openWebhooksDatabase,
   startWebhookApp,
@@ -35,9 +36,7 @@ describeEachDatabase('webhooks: receiving', (kind) => {
       },
     });
     app = await startWebhookApp(db, sandbox);
-    const created = await createSandboxInvoice(app.gateway);
-    invoice = sandbox.controls.renderInvoice(created.invoice.id)!;
-    serviceToken = sandbox.controls.webhooks()[0].token;
+    ({ invoice, serviceToken } = await sandboxDeliveryParts(app.gateway, sandbox));
   });
   afterAll(async () => {
     await app.close();

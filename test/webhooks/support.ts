@@ -19,6 +19,7 @@ import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { Invoice } from '../../src/gateway/types';
+import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';
@@ -162,6 +163,20 @@ export async function createSandboxInvoice(
     },
   });
   return { invoice, referrer };
+}
+
+/**
+ * A PIX invoice created at the sandbox, as the service renders it in deliveries, and the service token its
+ * deliveries carry (the sandbox's first registered webhook).
+ */
+export async function sandboxDeliveryParts(
+  gateway: GatewayClient,
+  sandbox: SandboxServer,
+): Promise<{ invoice: WireInvoiceCurrent; serviceToken: string }> {
+  const created = await createSandboxInvoice(gateway);
+  const invoice = sandbox.controls.renderInvoice(created.invoice.id);
+  if (!invoice) throw new Error(`the sandbox does not render invoice ${created.invoice.id}`);
+  return { invoice, serviceToken: sandbox.controls.webhooks()[0].token };
 }
 
 /** The `Webhook` token line: base64 of `merchant:service`. */
