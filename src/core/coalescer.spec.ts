@@ -59,6 +59,17 @@ describe('Coalescer', () => {
     await expect(later).resolves.toBe('fine');
   });
 
+  it('rejects the batch of a run that throws before returning a promise, and goes on', async () => {
+    let calls = 0;
+    const c = new Coalescer<number, string>((items) => {
+      calls++;
+      if (calls === 1) throw new Error('thrown at once');
+      return Promise.resolve(items.map(String));
+    }, 10);
+    await expect(c.submit(1)).rejects.toThrow('thrown at once');
+    await expect(c.submit(2)).resolves.toBe('2');
+  });
+
   it('rejects a batch whose run returns the wrong number of results', async () => {
     const { batches, run } = manual();
     const c = new Coalescer(run, 10);

@@ -28,7 +28,8 @@ export class Coalescer<I, O> {
     if (this.running || this.waiting.length === 0) return;
     this.running = true;
     const batch = this.waiting.splice(0, this.maxBatch);
-    void this.run(batch.map((w) => w.item))
+    // Through a promise, so a `run` that throws before returning one rejects its batch instead of wedging the queue.
+    void new Promise<Array<O | Error>>((resolve) => resolve(this.run(batch.map((w) => w.item))))
       .then(
         (results) =>
           batch.forEach((w, i) => {
