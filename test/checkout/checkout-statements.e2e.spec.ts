@@ -171,5 +171,24 @@ describeOnPostgres('checkout: statements of one checkout [postgres]', () => {
     );
     expect(reads).toEqual([]);
     expect(statements.filter((s) => s.startsWith('UPDATE host_orders'))).toHaveLength(1);
+    // A new order's claim is the plain INSERT of attempt 1, not the general INSERT … SELECT.
+    const claims = statements.filter((s) => s.startsWith('INSERT INTO invoice_payments_invoice'));
+    expect(claims).toEqual([expect.stringContaining(' VALUES (')]);
+  });
+
+  it("an order's next attempt is claimed by the general statement once the first attempt's referrer is taken", async () => {
+    const { order, out } = await payNewOrder(shop.app, db);
+    await shop.app.get(InvoicePaymentProvider).cancelPayment({ data: out.data });
+    sent.length = 0;
+    counting = true;
+    let again: Awaited<ReturnType<InvoicePaymentProvider['initiatePayment']>>;
+    try {
+      again = await shop.app.get(InvoicePaymentProvider).initiatePayment(checkout(order, 'pix'));
+    } finally {
+      counting = false;
+    }
+    expect(again.data).toMatchObject({ attempt: 2, creationState: 'created' });
+    const claims = sent.filter((s) => s.startsWith('INSERT INTO invoice_payments_invoice'));
+    expect(claims).toEqual([expect.stringContaining(' VALUES ('), expect.stringContaining(' SELECT ')]);
   });
 });
