@@ -29,7 +29,7 @@ const MAX_CONFIRMED_INVOICES = 10_000;
 export class DeliveryConfirmation {
   private readonly lookups = new Map<string, Promise<Invoice | null>>();
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
-  private readonly confirmedAt = new Map<string, number>();
+  private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -138,18 +138,25 @@ export class DeliveryConfirmation {
    * after they arrived was applied, so what the service said then is at least as new as what they report.
    */
   answered(gatewayId: string, receivedBefore: Date): boolean {
-    const at = this.confirmedAt.get(gatewayId);
-    return at !== undefined && receivedBefore.getTime() < at;
+    const confirmed = this.confirmedAt.get(gatewayId);
+    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at;
   }
 
-  /** Remembers that a lookup of `gatewayId` started at `startedAt` was applied (see {@link answered}). */
-  applied(gatewayId: string, startedAt: Date): void {
+  /** The record the answering lookup was applied to, when {@link answered} (else `null`). */
+  answeredRecord(gatewayId: string, receivedBefore: Date): string | null {
+    return this.answered(gatewayId, receivedBefore)
+      ? (this.confirmedAt.get(gatewayId)?.recordId ?? null)
+      : null;
+  }
+
+  /** Remembers that a lookup of `gatewayId` started at `startedAt` was applied to `recordId` (see {@link answered}). */
+  applied(gatewayId: string, startedAt: Date, recordId: string): void {
     const previous = this.confirmedAt.get(gatewayId);
-    if (previous !== undefined && previous >= startedAt.getTime()) return;
+    if (previous !== undefined && previous.at >= startedAt.getTime()) return;
     this.confirmedAt.delete(gatewayId);
     if (this.confirmedAt.size >= MAX_CONFIRMED_INVOICES) {
       this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
     }
-    this.confirmedAt.set(gatewayId, startedAt.getTime());
+    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId });
   }
 }

@@ -145,9 +145,17 @@ export class InboxBatch {
       else if (byInvoice.has(entry.gatewayId)) byInvoice.get(entry.gatewayId)?.push(entry);
       else byInvoice.set(entry.gatewayId, [entry]);
     }
+    const closings: Closing[] = [];
+    // Invoices whose deliveries an applied lookup answered already are closed from memory: no read of their records.
+    for (const [gatewayId, entries] of byInvoice) {
+      const recordId = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
+      if (recordId === null) continue;
+      this.rows.unknown.forget(gatewayId);
+      for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
+      byInvoice.delete(gatewayId);
+    }
     const records = await this.recordsOf([...byInvoice.keys()]);
     const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
-    const closings: Closing[] = [];
     const work: Array<() => Promise<void>> = alone.map((entry) => () => this.one(entry));
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);
@@ -219,7 +227,7 @@ export class InboxBatch {
       for (const entry of entries) await this.rows.failed(entry, err);
       return;
     }
-    this.confirmation.applied(gatewayId, startedAt);
+    this.confirmation.applied(gatewayId, startedAt, record.id);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
   }
 }

@@ -225,7 +225,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       if (confirmation) {
         await this.apply(entry, invoice, record, 'confirmed with the service');
         // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
-        return this.confirmation.applied(invoice.id, confirmation.startedAt);
+        return this.confirmation.applied(invoice.id, confirmation.startedAt, record.id);
       }
       // Deliveries of this invoice that arrived earlier and still wait (it was unknown then) go first, so once the
       // record exists the reports are applied in the order they came.

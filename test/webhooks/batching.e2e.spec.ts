@@ -43,7 +43,8 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
       .apiRequests()
       .filter((r) => r.method === 'GET' && r.path.startsWith('/invoices') && r.query.get('id') === gatewayId);
 
-  it('thirty stored deliveries of one paid invoice: one lookup, one change, the port told once, all processed', async () => {
+  /** A paid invoice with a record, and `count` deliveries of it stored and acknowledged but not processed yet. */
+  async function waitingDeliveries(count: number) {
     const first = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
     const { invoice, referrer } = await createSandboxInvoice(first.gateway);
     const rec = await insertInvoiceRecord(db.dataSource, {
@@ -55,7 +56,7 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
     await sandbox.controls.pay(invoice.id);
     // It stores and acknowledges, then stops before processing: the deliveries wait in the inbox.
     await first.processor.onModuleDestroy();
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < count; i++) {
       const body = {
         event: 'invoice.update',
         delivery_id: randomUUID(),
@@ -71,7 +72,11 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
     }
     await first.close();
     proxy.reset();
+    return { invoice, rec };
+  }
 
+  it('thirty stored deliveries of one paid invoice: one lookup, one change, the port told once, all processed', async () => {
+    const { invoice, rec } = await waitingDeliveries(30);
     const next = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
     const guarded = jest.spyOn(next.statuses, 'applyKnown');
     try {
@@ -123,6 +128,33 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
       ).toBe(1);
       expect(next.port.changes.filter((c) => c.invoiceRecordId === rec.id)).toHaveLength(1);
     } finally {
+      await next.close();
+    }
+  });
+
+  it('later batches close the deliveries an applied lookup answered without reading the record again', async () => {
+    const { invoice, rec } = await waitingDeliveries(30);
+    const next = await startWebhookApp(
+      db,
+      { url: proxy.url },
+      { inbox: { pollIntervalMs: 0, batchSize: 10 } },
+    );
+    const queries = jest.spyOn(db.dataSource.logger, 'logQuery');
+    try {
+      await next.processor.poll();
+      await next.settle();
+      expect(lookupsOf(invoice.id)).toHaveLength(1);
+      // The batches' reads of records by invoice number (the status path's own reads are not the batch's).
+      const recordReads = queries.mock.calls.filter(
+        ([sql]) => /^SELECT/.test(sql) && /"invoice_payments_invoice".*"gateway_id" IN \(/.test(sql),
+      );
+      // The first batch of 10 reads the record; the two after it are answered by its lookup.
+      expect(recordReads).toHaveLength(1);
+      const entries = await db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: invoice.id });
+      expect(entries.map((e) => [e.state, e.invoiceRecordId])).toEqual(Array(30).fill(['processed', rec.id]));
+      expect(entries.filter((e) => e.outcome?.startsWith('answered'))).toHaveLength(20);
+    } finally {
+      queries.mockRestore();
       await next.close();
     }
   });
