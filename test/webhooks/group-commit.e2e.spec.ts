@@ -1,18 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
-import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import type { SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxService } from '../../src/webhooks/webhook-inbox.service';
 import type { WebhookDelivery } from '../../src/webhooks/webhook-payload';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import {
-  sandboxDeliveryParts,
-  openWebhooksDatabase,
-  postDelivery,
-  startWebhookApp,
-  tokenLine,
-  WebhookApp,
-} from './support';
+import { closeDeliveryScene, openDeliveryScene, postDelivery, tokenLine, WebhookApp } from './support';
 
 /** Deliveries that arrive together are stored together: fewer inserts, the same answers, nothing lost. */
 describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
@@ -23,16 +16,9 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
   let serviceToken: string;
 
   beforeAll(async () => {
-    db = await openWebhooksDatabase(kind);
-    sandbox = await startSandbox();
-    app = await startWebhookApp(db, sandbox);
-    ({ invoice, serviceToken } = await sandboxDeliveryParts(app.gateway, sandbox));
+    ({ db, sandbox, app, invoice, serviceToken } = await openDeliveryScene(kind));
   });
-  afterAll(async () => {
-    await app.close();
-    await sandbox.close();
-    await db.destroy();
-  });
+  afterAll(() => closeDeliveryScene({ db, sandbox, app }));
 
   const inbox = () => db.dataSource.getRepository(WebhookInboxEntry);
   const post = (deliveryId: string) =>

@@ -7,8 +7,9 @@ import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
 import {
+  closeDeliveryScene,
   createSandboxInvoice,
-  sandboxDeliveryParts,
+  openDeliveryScene,
   postDelivery,
   openWebhooksDatabase,
   startWebhookApp,
@@ -29,20 +30,13 @@ describeEachDatabase('webhooks: receiving', (kind) => {
   let serviceToken: string;
 
   beforeAll(async () => {
-    db = await openWebhooksDatabase(kind);
-    sandbox = await startSandbox({
+    ({ db, sandbox, app, invoice, serviceToken } = await openDeliveryScene(kind, {
       log: (line) => {
         if (line.startsWith('OPTIONS /webhooks')) validationCalls.push(line);
       },
-    });
-    app = await startWebhookApp(db, sandbox);
-    ({ invoice, serviceToken } = await sandboxDeliveryParts(app.gateway, sandbox));
+    }));
   });
-  afterAll(async () => {
-    await app.close();
-    await sandbox.close();
-    await db.destroy();
-  });
+  afterAll(() => closeDeliveryScene({ db, sandbox, app }));
 
   const inbox = () => db.dataSource.getRepository(WebhookInboxEntry);
   const body = (overrides: Record<string, unknown> = {}) => ({

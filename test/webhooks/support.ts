@@ -23,7 +23,7 @@ import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';
-import type { SandboxServer } from '../../src/sandbox';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import type { WebhooksOptions } from '../../src/webhooks/types';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
@@ -177,6 +177,32 @@ export async function sandboxDeliveryParts(
   const invoice = sandbox.controls.renderInvoice(created.invoice.id);
   if (!invoice) throw new Error(`the sandbox does not render invoice ${created.invoice.id}`);
   return { invoice, serviceToken: sandbox.controls.webhooks()[0].token };
+}
+
+/** What a suite posting deliveries to one webhook app starts from. */
+export interface DeliveryScene {
+  db: TestDatabase;
+  sandbox: SandboxServer;
+  app: WebhookApp;
+  invoice: WireInvoiceCurrent;
+  serviceToken: string;
+}
+
+/** A database, a sandbox, the webhook app in front of it, and a sandbox invoice with its service token. */
+export async function openDeliveryScene(
+  kind: DatabaseKind,
+  sandboxOptions: Parameters<typeof startSandbox>[0] = {},
+): Promise<DeliveryScene> {
+  const db = await openWebhooksDatabase(kind);
+  const sandbox = await startSandbox(sandboxOptions);
+  const app = await startWebhookApp(db, sandbox);
+  return { db, sandbox, app, ...(await sandboxDeliveryParts(app.gateway, sandbox)) };
+}
+
+export async function closeDeliveryScene(scene: Partial<DeliveryScene>): Promise<void> {
+  await scene.app?.close();
+  await scene.sandbox?.close();
+  await scene.db?.destroy();
 }
 
 /** The `Webhook` token line: base64 of `merchant:service`. */
