@@ -2,7 +2,7 @@
  * `npm run bench [parts...]`: the benchmarks, figures only (no assertion). Parts: `webhook`, `checkout`, `feed`
  * (need PostgreSQL: `DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test; a fresh database is created
  * and dropped) and `client` (gateway client iteration memory). Default: all. `BENCH_LONG=1`: the feed is 50,000
- * deliveries (about 4 minutes at 200/s). See docs/benchmarks.md for the knobs.
+ * deliveries (about 4 minutes at 200/s). See docs/development.md#benchmarks for the knobs.
  */
 import { runClientBench } from './client';
 import { runServerBench } from './webhook';
