@@ -85,9 +85,10 @@ export function referrerPrefix(input: ClaimInput): string {
  * needs no lookup first. The unique `open_order_id` (and `referrer`) stays the guard of "created once": two callers
  * that both found the order free collide there, and the loser gets a unique violation. Returns the row as written.
  *
- * A new order, the usual checkout, takes a plain INSERT of attempt 1 that writes nothing on any conflict (an open
- * attempt, an earlier attempt holding referrer `…-1`, another order's reference): PostgreSQL plans it in about a
- * third of the time of the general statement, which then decides the rest in one `INSERT … SELECT`.
+ * A new order, the usual checkout, takes a simpler statement first: attempt 1, only when the order has no row at
+ * all, writing nothing on any conflict (another order's reference, a claim that won the race). PostgreSQL plans it
+ * in a fraction of the general statement's time (no aggregate); when it writes nothing, the general statement
+ * decides, as it always did.
  */
 export async function insertNextAttempt(
   em: EntityManager,
@@ -121,22 +122,24 @@ export async function insertNextAttempt(
     `INSERT INTO ${table} (id, order_id, open_order_id, attempt, referrer, creation_state, method, currency, ` +
     'amount_cents, installments, display_id, customer_name, customer_email, customer_document, settles_at, ' +
     'created_at, updated_at, version) ';
-  const first =
-    columns +
-    "VALUES (:id, :orderId, :orderId, 1, :firstReferrer, 'pending', :method, :currency, :amountCents, " +
-    ':installments, :displayId, :customerName, :customerEmail, :customerDocument, :settlesAt, :now, :now, 1) ' +
-    'ON CONFLICT DO NOTHING RETURNING attempt, referrer';
-  // Every value of the general statement is cast: PostgreSQL types a bare parameter of a SELECT list as text,
-  // which no integer column takes. Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would
-  // truncate where the column refuses.
-  const next =
-    columns +
-    'SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ' +
-    "n.next_attempt, CAST(:prefix AS TEXT) || CAST(n.next_attempt AS TEXT), 'pending', " +
+  // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column takes.
+  // Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would truncate where the column refuses.
+  const values = (attempt: string, referrer: string) =>
+    `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, 'pending', ` +
     'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
     'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
     'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
-    'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ' +
+    'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ';
+  // Attempt 1 only for an order with no row at all: a referrer prefix that changed since (another namespace or
+  // reference) must not give an order a second attempt 1.
+  const first =
+    columns +
+    values('1', 'CAST(:firstReferrer AS TEXT)') +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.order_id = :orderId) ` +
+    'ON CONFLICT DO NOTHING RETURNING attempt, referrer';
+  const next =
+    columns +
+    values('n.next_attempt', 'CAST(:prefix AS TEXT) || CAST(n.next_attempt AS TEXT)') +
     `FROM (SELECT COALESCE(MAX(attempt), 0) + 1 AS next_attempt FROM ${table} WHERE order_id = :orderId) n ` +
     `WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.open_order_id = :orderId) RETURNING attempt, referrer`;
   const run = (sql: string) => queryReturning(em, ...escapeQuery(dataSource, sql, params));
