@@ -193,10 +193,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const named = this.options.confirmWithService ? entry.gatewayId : null;
     const local = named === null ? true : await this.confirmation.admit(entry, named);
     if (local === null) return;
-    if (local && named !== null && this.confirmation.answered(named, entry.receivedAt)) {
-      const known = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ gatewayId: named });
-      if (known) return this.rows.closeAnswered(entry, known.id);
-    }
+    // Answered by a lookup applied after it arrived: the confirmation remembers the record it was applied to.
+    const answeredBy =
+      local && named !== null ? this.confirmation.answeredRecord(named, entry.receivedAt) : null;
+    if (answeredBy !== null) return this.rows.closeAnswered(entry, answeredBy);
     const delivered = named === null ? await this.rows.storedInvoice(entry, this.gateway) : null;
     if (named === null && !delivered) return;
     // The body is a trigger, the service the truth: what is applied is what the service says now.
