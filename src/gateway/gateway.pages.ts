@@ -13,6 +13,20 @@ import { DEFAULT_LOOKUP_MAX_PAGES, InvoiceLookup, valueAt, WireProfile } from '.
 import { renderPath } from './wire-template';
 import { GatewayCore, ref } from './gateway.core';
 
+/** List filters whose only rule is "a non-blank string": what `lookup` checks before it sends anything. */
+const TEXT_FILTERS: ReadonlySet<string> = new Set(['id', 'referrer', 'paymentId']);
+
+/** The list filters validated (`id` passes through: a lookup's invoice-number filter, checked by the caller). */
+function listFilters<P extends ListInvoicesParams & { id?: string }>(
+  operation: string,
+  invoiceRef: string | undefined,
+  params: P,
+): ListInvoicesDto & { id?: string } {
+  const { id, ...filters } = params;
+  const dto = validateInput(ListInvoicesDto, filters, { operation, invoiceRef }, listInvoicesRules);
+  return id === undefined ? dto : Object.assign(dto, { id });
+}
+
 export class GatewayPages {
   constructor(private readonly core: GatewayCore) {}
 
@@ -50,27 +64,72 @@ export class GatewayPages {
     const filter = { [plan.list]: value } as Partial<Record<string, string>>;
     let found: Invoice | null = null;
     const maxPages = plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES;
-    for await (const invoice of this.invoicePages(operation, invoiceRef, filter, maxPages, {
-      conn,
-      profile,
-    })) {
+    const pages = this.invoicePages(
+      operation,
+      invoiceRef,
+      filter,
+      maxPages,
+      { conn, profile },
+      TEXT_FILTERS.has(plan.list),
+    );
+    for await (const invoice of pages) {
       if (matches(invoice)) found = invoice;
     }
     return found;
   }
 
+  /** One page of `listInvoices`: the filters validated, then the page fetched. */
   async invoicePage(
     operation: string,
     invoiceRef: string | undefined,
-    params: ListInvoicesParams & { id?: string },
+    params: ListInvoicesParams,
     conn: GatewayConnection,
     profile: WireProfile,
   ): Promise<Page<Invoice>> {
-    const { id, ...filters } = params;
-    const dto = validateInput(ListInvoicesDto, filters, { operation, invoiceRef }, listInvoicesRules);
-    const query = toWireListQuery(dto, profile.list.query);
-    if (id !== undefined) query[profile.list.query.id] = id;
-    const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
+    const dto = listFilters(operation, invoiceRef, params);
+    return this.fetchPage(operation, invoiceRef, dto, dto.page ?? 1, conn, profile);
+  }
+
+  /**
+   * Pages until the last one: `pages` when the service says it, else the first page shorter than asked. The
+   * filters are validated once, before the first request; `checked` says the caller already has (a lookup's one
+   * text filter).
+   */
+  async *invoicePages(
+    operation: string,
+    invoiceRef: string | undefined,
+    params: Omit<ListInvoicesParams, 'page'> & { id?: string },
+    maxPages = Number.POSITIVE_INFINITY,
+    ctx?: { conn: GatewayConnection; profile: WireProfile },
+    checked = false,
+  ): AsyncGenerator<Invoice> {
+    const filters = checked ? params : listFilters(operation, invoiceRef, params);
+    const { conn, profile } = ctx ?? (await this.core.context(operation));
+    for (let page = 1; ; page++) {
+      if (page > maxPages) {
+        throw new GatewayResponseError(
+          { operation, invoiceRef, sent: true },
+          `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
+        );
+      }
+      const result = await this.fetchPage(operation, invoiceRef, filters, page, conn, profile);
+      yield* result.items;
+      if (isLastPage({ ...result, page })) return;
+    }
+  }
+
+  /** One page for filters already validated; `id` is the invoice-number filter of lookups. */
+  private async fetchPage(
+    operation: string,
+    invoiceRef: string | undefined,
+    filters: ListInvoicesParams & { id?: string },
+    page: number,
+    conn: GatewayConnection,
+    profile: WireProfile,
+  ): Promise<Page<Invoice>> {
+    const query = toWireListQuery({ ...filters, page }, profile.list.query);
+    if (filters.id !== undefined) query[profile.list.query.id] = filters.id;
+    const asked = { page, limit: filters.limit ?? MAX_PAGE_SIZE };
     const answer = await this.core.send(
       { operation, invoiceRef, method: 'GET', path: profile.paths.invoices, query, safety: 'read' },
       conn,
@@ -85,28 +144,6 @@ export class GatewayPages {
         }
       }),
     );
-  }
-
-  /** Pages until the last one: `pages` when the service says it, else the first page shorter than asked. */
-  async *invoicePages(
-    operation: string,
-    invoiceRef: string | undefined,
-    params: Omit<ListInvoicesParams, 'page'> & { id?: string },
-    maxPages = Number.POSITIVE_INFINITY,
-    ctx?: { conn: GatewayConnection; profile: WireProfile },
-  ): AsyncGenerator<Invoice> {
-    const { conn, profile } = ctx ?? (await this.core.context(operation));
-    for (let page = 1; ; page++) {
-      if (page > maxPages) {
-        throw new GatewayResponseError(
-          { operation, invoiceRef, sent: true },
-          `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
-        );
-      }
-      const result = await this.invoicePage(operation, invoiceRef, { ...params, page }, conn, profile);
-      yield* result.items;
-      if (isLastPage({ ...result, page })) return;
-    }
   }
 
   async listOf<T>(

@@ -58,15 +58,32 @@ export const MAX_JSON_DEPTH = 64;
  * body cannot overflow the call stack here; it stops at the first path past `max`.
  */
 export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
+  // Two parallel stacks rather than a [node, depth] pair per member: this runs on every delivery and answer.
+  const nodes: unknown[] = [value];
+  const depths: number[] = [0];
   let visited = 0;
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
     if (typeof node !== 'object' || node === null) continue;
     if (depth >= max) return true;
     // A bounded walk: a body within the size limit has at most this many members anyway.
     if (++visited > 1_000_000) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+    if (Array.isArray(node)) {
+      for (const child of node) {
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const child of Object.values(node)) {
+        if (typeof child === 'object' && child !== null) {
+          nodes.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
   }
   return false;
 }
