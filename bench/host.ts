@@ -24,6 +24,7 @@ import {
   type PaymentStatusChange,
 } from '../src/index';
 import { checkout, makeOrder } from '../test/checkout/support';
+import { checkoutSteps } from './checkout-steps';
 import { percentiles } from './stats';
 
 v8.setFlagsFromString('--expose-gc');
@@ -359,6 +360,7 @@ const commands: Record<string, (args: never) => Promise<unknown>> = {
   resetStatuses,
   stats,
   checkoutBench,
+  checkoutSteps: ({ n }: { n: number }) => checkoutSteps(app, n),
   gc: async () => {
     gc();
     return {};

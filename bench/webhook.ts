@@ -319,7 +319,7 @@ async function webhookPart(
     `webhook summary (medians of rounds): baseline ${fixed(bRate, 0)}/s p99 ${ms(med(base.map((b) => b.latency.p99)))}; ` +
       `module ${fixed(mRate, 0)}/s p50 ${ms(med(mod.map((m) => m.latency.p50)))} p99 ${ms(med(mod.map((m) => m.latency.p99)))}; ` +
       `nest floor ${fixed(fRate, 0)}/s p99 ${ms(med(floors.map((f) => f.latency.p99)))} (${fixed(fRate / bRate)}x baseline); ` +
-      `module/baseline ${fixed(mRate / bRate)}x (target >= 0.5x, p99 < 50 ms); ${fixed(med(mod.map((m) => m.perDelivery)), 1)} statements and ` +
+      `module/baseline ${fixed(mRate / bRate)}x (each round's: ${mod.map((m, i) => fixed(m.rate / base[i].rate)).join(', ')}; target >= 0.5x, p99 < 50 ms); ${fixed(med(mod.map((m) => m.perDelivery)), 1)} statements and ` +
       `${fixed(med(mod.map((m) => m.txPerDelivery)), 1)} transactions and ${fixed(med(mod.map((m) => m.cpuMsPerDelivery)), 2)} ms host CPU ` +
       `per delivery end to end (ack, processing, notification; target <= 0.6 ms); backlog ${med(mod.map((m) => m.backlog))}, ` +
       `drain ${fixed(med(mod.map((m) => m.drainMs)) / 1000, 1)} s`,
@@ -429,5 +429,12 @@ async function checkoutPart(host: Host, sandbox: SandboxServer) {
   );
   console.log(
     `checkout summary: median ratio ${fixed(r.module.p50 / r.raw.p50)}x a raw POST; 32 concurrent: ${fixed(r.moduleRate, 0)}/s vs ${fixed(r.rawRate, 0)}/s raw (${fixed(r.moduleRate / r.rawRate)})`,
+  );
+  const steps = await host.call<Record<string, number>>('checkoutSteps', { n });
+  console.log(
+    `host CPU by step, ms per checkout (${n} sequential, the status delivery drained between them):\n  ` +
+      Object.entries(steps)
+        .map(([step, msPerCall]) => `${step} ${fixed(msPerCall, 2)}`)
+        .join(', '),
   );
 }
