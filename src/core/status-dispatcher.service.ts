@@ -63,11 +63,11 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
   /** Changes the port took while a close was in flight are closed together by the next (one statement). */
   private readonly closer = new Coalescer<string, void>(async (ids) => {
-    await this.rows.finishAll(
-      ids,
-      'notified_at = :notifiedAt, notify_attempts = notify_attempts + 1, notify_error = NULL',
-      { notifiedAt: new Date().toISOString() },
-    );
+    await this.rows.finishAll(ids, {
+      notifiedAt: new Date(),
+      notifyAttempts: () => 'notify_attempts + 1',
+      notifyError: null,
+    });
     return ids.map(() => undefined);
   }, MAX_CLOSED_TOGETHER);
   private stopped = false;

@@ -202,9 +202,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       );
       await s.h.dispatcher.drain();
       const closes = spy.mock.calls.filter(([sql]) =>
-        /^UPDATE "?invoice_payments_status_history"? SET "?notify_locked_until"? = NULL, notified_at/.test(
-          sql,
-        ),
+        /^UPDATE "?invoice_payments_status_history"? SET .*"?notified_at"? = /.test(sql),
       );
       // better-sqlite3 answers within the tick, so on SQLite each close may go alone; PostgreSQL is a round trip.
       expect(closes.length).toBeGreaterThan(0);

@@ -1,6 +1,9 @@
-import type { DataSource, EntityTarget, FindOptionsWhere, ObjectLiteral } from 'typeorm';
+import { In, type DataSource, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
 import { isPostgres, runStatement } from '../transaction';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
+
+/** What a release writes: a value per column, or a function giving the column's new value in SQL. */
+export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
 
 /** What a leased queue table is made of (column names as in the database). */
 export interface LeasedTable<T> {
@@ -124,28 +127,22 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   }
 
   /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
-  async finish(row: Pick<T, 'id'>, patch: Partial<T>): Promise<void> {
-    const where = { ...this.columns.open.where, id: row.id };
+  finish(row: Pick<T, 'id'>, patch: LeasePatch<T>): Promise<void> {
+    return this.finishAll([row.id], patch);
+  }
+
+  /**
+   * Writes `patch` on rows this holder claimed and releases their leases, in one statement for all of them (only on
+   * rows still open). A function in `patch` is the column's new value in SQL (`() => 'attempts + 1'`).
+   */
+  async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
+    if (ids.length === 0) return;
+    const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
     const release = { [this.leaseProperty()]: null };
     await runStatement(this.dataSource, (em) =>
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
       em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
     );
-  }
-
-  /**
-   * Finishes rows this holder claimed, in one statement for all of them: releases the lease and applies `set` (SQL
-   * assignments with `:name` parameters from `params`), only on rows still open.
-   */
-  async finishAll(ids: string[], set: string, params: ObjectLiteral): Promise<void> {
-    if (ids.length === 0) return;
-    const c = this.columns;
-    const [sql, values] = escapeQuery(
-      this.dataSource,
-      `UPDATE ${c.table} SET ${c.lockedUntil} = NULL, ${set} WHERE id IN (:...finishedIds) AND ${c.open.sql('')}`,
-      { ...params, finishedIds: ids },
-    );
-    await runStatement(this.dataSource, (em) => em.query(sql, values));
   }
 
   /** An entity from a raw row, through the columns' transformers. */
