@@ -138,15 +138,13 @@ export class DeliveryConfirmation {
    * after they arrived was applied, so what the service said then is at least as new as what they report.
    */
   answered(gatewayId: string, receivedBefore: Date): boolean {
-    const confirmed = this.confirmedAt.get(gatewayId);
-    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at;
+    return this.answeredRecord(gatewayId, receivedBefore) !== null;
   }
 
   /** The record the answering lookup was applied to, when {@link answered} (else `null`). */
   answeredRecord(gatewayId: string, receivedBefore: Date): string | null {
-    return this.answered(gatewayId, receivedBefore)
-      ? (this.confirmedAt.get(gatewayId)?.recordId ?? null)
-      : null;
+    const confirmed = this.confirmedAt.get(gatewayId);
+    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed.recordId : null;
   }
 
   /** Remembers that a lookup of `gatewayId` started at `startedAt` was applied to `recordId` (see {@link answered}). */
