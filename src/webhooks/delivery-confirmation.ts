@@ -52,7 +52,12 @@ export class DeliveryConfirmation {
     let problem: string;
     try {
       const invoice = await this.lookupShared(gatewayId);
-      if (invoice) return { invoice, startedAt };
+      if (invoice) {
+        // Known there, no record here when admitted: remembered before anything else is awaited, so a delivery of
+        // it admitted meanwhile waits for a record instead of asking again (admit looks for a record first).
+        if (!local) this.rows.unknown.remember(gatewayId, 'no-record');
+        return { invoice, startedAt };
+      }
       problem = `the service does not know invoice ${gatewayId}`;
       if (!local) {
         // Neither this store nor the service knows it: nothing will ever apply. Dead at once, remembered.

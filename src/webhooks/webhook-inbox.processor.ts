@@ -216,10 +216,12 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
             `no invoice record for invoice ${invoice.id} after ${waited} ms`,
           );
         }
-        // Later deliveries of this invoice wait for a record too, without asking the service again.
-        if (!local) this.rows.unknown.remember(invoice.id, 'no-record');
+        // Later deliveries of this invoice wait for a record too, without asking the service again (the
+        // confirmation remembered that when the service answered).
         return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
       }
+      // A record appeared since the admission (found by the service's referrer): nothing waits for one now.
+      if (!local && named !== null) this.rows.unknown.forget(named);
       const foreign = referrerMismatch(invoice, record);
       if (foreign) return this.rows.deadLetter(entry, record.id, foreign);
       if (confirmation) {
