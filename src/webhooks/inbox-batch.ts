@@ -110,6 +110,11 @@ export class InboxBatch {
     return run;
   }
 
+  /** The batch running now (with the ones asked for while it runs), or `null`. */
+  get running(): Promise<void> | null {
+    return this.current;
+  }
+
   /** Whether a batch is waiting for a quiet moment (it starts within {@link MAX_WAIT_MS}). */
   get waiting(): boolean {
     return this.waitingSince !== null;

@@ -111,7 +111,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Processes an entry now, in its invoice's order, and resolves once that attempt is over (applied, retrying later
-   * or dead). For hosts that must know the outcome before they answer, such as a Medusa provider's
+   * or dead), its own or that of the batch that claimed the entry first. For hosts that must know the outcome before they answer, such as a Medusa provider's
    * `getWebhookActionAndData`; the module's own route only {@link kick}s.
    */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
@@ -121,6 +121,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     while (!this.stopped && (this.queued.has(id) || this.chains.has(key))) {
       await (this.chains.get(key) ?? Promise.race([...this.running]));
     }
+    // A batch may have claimed it first (the poll, or the quiet period after an arrival): that batch's attempt is
+    // the entry's attempt, so wait for it rather than answer that nothing was settled.
+    await this.batch.running;
   }
 
   /**

@@ -132,6 +132,25 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
     }
   });
 
+  it('processNow on an entry a batch holds resolves once that batch has processed it (as Medusa waits for it)', async () => {
+    const { invoice, rec } = await waitingDeliveries(1);
+    const next = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
+    try {
+      const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+      const [entry] = await inbox.findBy({ gatewayId: invoice.id });
+      // A batch claims it first (the poll, or the quiet period after an arrival); processNow finds it held.
+      const batch = next.processor.poll();
+      await next.processor.processNow(entry.id, invoice.id);
+      expect(await inbox.findOneByOrFail({ id: entry.id })).toMatchObject({
+        state: 'processed',
+        invoiceRecordId: rec.id,
+      });
+      await batch;
+    } finally {
+      await next.close();
+    }
+  });
+
   it('later batches close the deliveries an applied lookup answered without reading the record again', async () => {
     const { invoice, rec } = await waitingDeliveries(30);
     const next = await startWebhookApp(
