@@ -69,19 +69,10 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean 
     if (depth >= max) return true;
     // A bounded walk: a body within the size limit has at most this many members anyway.
     if (++visited > 1_000_000) return true;
-    if (Array.isArray(node)) {
-      for (const child of node) {
-        if (typeof child === 'object' && child !== null) {
-          nodes.push(child);
-          depths.push(depth + 1);
-        }
-      }
-    } else {
-      for (const child of Object.values(node)) {
-        if (typeof child === 'object' && child !== null) {
-          nodes.push(child);
-          depths.push(depth + 1);
-        }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
       }
     }
   }

@@ -111,8 +111,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Processes an entry now, in its invoice's order, and resolves once that attempt is over (applied, retrying later
-   * or dead), its own or that of the batch that claimed the entry first. For hosts that must know the outcome before they answer, such as a Medusa provider's
-   * `getWebhookActionAndData`; the module's own route only {@link kick}s.
+   * or dead), its own or that of the batch that claimed the entry first. For hosts that must know the outcome
+   * before they answer, such as a Medusa provider's `getWebhookActionAndData`; the module's own route only
+   * {@link kick}s.
    */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
     const key = invoiceKey ?? id;
