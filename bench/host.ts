@@ -91,6 +91,13 @@ async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
   await new Promise<void>((r) => baseline.listen(0, '127.0.0.1', r));
 
   floor = await startFloor(dbUrl);
+  await probe.query(
+    `CREATE TABLE floor_checkouts (id bigserial PRIMARY KEY, order_id varchar(128) NOT NULL UNIQUE,
+       state varchar(16) NOT NULL, gateway_id varchar(64), answer text)`,
+  );
+  await probe.query(
+    'CREATE TABLE floor_history (id bigserial PRIMARY KEY, checkout_id bigint NOT NULL, state varchar(16) NOT NULL)',
+  );
 
   @Module({
     imports: [
@@ -244,27 +251,22 @@ function captureNextPost(): Promise<{ path: string; headers: Record<string, unkn
 
 const rawAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function rawPost(
-  base: string,
-  path: string,
-  headers: Record<string, unknown>,
-  body: string,
-): Promise<number> {
-  const started = performance.now();
+/** POSTs `body` on the bench's keep-alive agent and answers the response's text (a non-2xx answer rejects). */
+function post(base: string, path: string, headers: Record<string, unknown>, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const target = new URL(path, base);
     const req = http.request(
-      target,
+      new URL(path, base),
       {
         method: 'POST',
         agent: rawAgent,
         headers: { ...(headers as Record<string, string>), 'content-length': Buffer.byteLength(body) },
       },
       (res) => {
-        res.resume();
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
           res.statusCode && res.statusCode < 300
-            ? resolve(performance.now() - started)
+            ? resolve(Buffer.concat(chunks).toString())
             : reject(new Error(`raw POST answered ${res.statusCode}`)),
         );
       },
@@ -274,9 +276,58 @@ function rawPost(
   });
 }
 
+/** The raw POST: the same body to the same sandbox, its answer read; milliseconds. */
+async function rawPost(base: string, path: string, headers: Record<string, unknown>, body: string) {
+  const started = performance.now();
+  await post(base, path, headers, body);
+  return performance.now() - started;
+}
+
+/** The raw POST through Node's own `fetch` (undici), as a store without the module might send it. */
+async function fetchPost(base: string, path: string, headers: Record<string, unknown>, body: string) {
+  const started = performance.now();
+  const kept = Object.entries(headers as Record<string, string>).filter(
+    ([name]) => !['content-length', 'host', 'connection'].includes(name.toLowerCase()),
+  );
+  const res = await fetch(new URL(path, base), { method: 'POST', headers: Object.fromEntries(kept), body });
+  await res.text();
+  if (!res.ok) throw new Error(`fetch POST answered ${res.status}`);
+  return performance.now() - started;
+}
+
 /**
- * `initiatePayment` against a raw POST of the same body to the same sandbox: sequential calls interleaved in
- * rounds, then 32 concurrent of each.
+ * The checkout's physical floor: what any exactly-once checkout costs with the issue's two transactions and no
+ * module code at all. A claim row committed before the request leaves, the raw POST, then the answer settled into
+ * the row with its history in one statement, through plain `pg` on the bench's pool.
+ */
+async function floorCheckout(
+  base: string,
+  path: string,
+  headers: Record<string, unknown>,
+  body: string,
+  key: string,
+) {
+  const started = performance.now();
+  const claimed = await pool.query<{ id: string }>(
+    'INSERT INTO floor_checkouts (order_id, state) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id',
+    [key, 'pending'],
+  );
+  if (claimed.rows.length !== 1) throw new Error(`floor checkout ${key}: not claimed`);
+  const answer = await post(base, path, headers, body);
+  const invoice = JSON.parse(answer) as { id?: unknown; invoice?: { id?: unknown } };
+  const settled = await pool.query(
+    `WITH settled AS (UPDATE floor_checkouts SET state = 'created', gateway_id = $2, answer = $3
+       WHERE id = $1 RETURNING id)
+     INSERT INTO floor_history (checkout_id, state) SELECT id, 'created' FROM settled`,
+    [claimed.rows[0].id, String(invoice.invoice?.id ?? invoice.id ?? ''), answer],
+  );
+  if (settled.rowCount !== 1) throw new Error(`floor checkout ${key}: not settled`);
+  return performance.now() - started;
+}
+
+/**
+ * `initiatePayment` against a raw POST of the same body to the same sandbox (and that POST through `fetch`, and the
+ * checkout's floor): sequential calls interleaved in rounds, then 32 concurrent of each.
  */
 async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n: number; rounds: number }) {
   const provider = app.get(InvoicePaymentProvider);
@@ -289,6 +340,8 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
 
   const moduleMs: number[] = [];
   const rawMs: number[] = [];
+  const fetchMs: number[] = [];
+  const floorMs: number[] = [];
   let moduleStatements = 0;
   let moduleCpu = 0;
   let rawCpu = 0;
@@ -313,6 +366,13 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
       const c = process.cpuUsage(c0);
       rawCpu += c.user + c.system;
     }
+    for (let i = 0; i < n / rounds; i++) {
+      fetchMs.push(await fetchPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
+    }
+    for (let i = 0; i < n / rounds; i++) {
+      const key = `floor_${process.pid}_${seq}`;
+      floorMs.push(await floorCheckout(sandboxUrl, sample.path, sample.headers, rawBody(seq++), key));
+    }
   }
   const concurrent = 32;
   const total = concurrent * 10;
@@ -331,15 +391,22 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
   };
   const moduleRate = await timeIt(() => provider.initiatePayment(checkout(makeOrder(), 'pix')));
   const rawRate = await timeIt(() => rawPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
+  const floorRate = await timeIt(() => {
+    const key = `floor_${process.pid}_${seq}`;
+    return floorCheckout(sandboxUrl, sample.path, sample.headers, rawBody(seq++), key);
+  });
   return {
     module: percentiles(moduleMs),
     raw: percentiles(rawMs),
+    fetch: percentiles(fetchMs),
+    floor: percentiles(floorMs),
     statementsPerCall: moduleStatements / moduleMs.length,
     /** Host CPU per sequential call, ms (the checkout's own work, until it resolves). */
     moduleCpuMs: moduleCpu / 1000 / moduleMs.length,
     rawCpuMs: rawCpu / 1000 / rawMs.length,
     moduleRate,
     rawRate,
+    floorRate,
     bodyBytes: Buffer.byteLength(sample.body),
   };
 }

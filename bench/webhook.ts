@@ -414,21 +414,31 @@ async function checkoutPart(host: Host, sandbox: SandboxServer) {
   const r = await host.call<{
     module: Percentiles;
     raw: Percentiles;
+    fetch: Percentiles;
+    floor: Percentiles;
     statementsPerCall: number;
     moduleCpuMs: number;
     rawCpuMs: number;
     moduleRate: number;
     rawRate: number;
+    floorRate: number;
     bodyBytes: number;
   }>('checkoutBench', { sandboxUrl: sandbox.url, n, rounds: 3 });
   console.log(
     `raw POST         median ${ms(r.raw.p50)}  p99 ${ms(r.raw.p99)}  ${fixed(r.rawCpuMs, 2)} ms host CPU per call  (${r.bodyBytes}-byte body)`,
+  );
+  console.log(`raw POST (fetch) median ${ms(r.fetch.p50)}  p99 ${ms(r.fetch.p99)}`);
+  console.log(
+    `checkout floor   median ${ms(r.floor.p50)}  p99 ${ms(r.floor.p99)}  (claim committed, raw POST, settle + history committed: plain pg, no module code)`,
   );
   console.log(
     `initiatePayment  median ${ms(r.module.p50)}  p99 ${ms(r.module.p99)}  ${fixed(r.moduleCpuMs, 2)} ms host CPU per call  ${fixed(r.statementsPerCall, 1)} statements per call`,
   );
   console.log(
     `checkout summary: median ratio ${fixed(r.module.p50 / r.raw.p50)}x a raw POST; 32 concurrent: ${fixed(r.moduleRate, 0)}/s vs ${fixed(r.rawRate, 0)}/s raw (${fixed(r.moduleRate / r.rawRate)})`,
+  );
+  console.log(
+    `checkout floor: median ${fixed(r.floor.p50 / r.raw.p50)}x a raw POST; 32 concurrent ${fixed(r.floorRate, 0)}/s (${fixed(r.floorRate / r.rawRate)}); the module's median ${fixed(r.module.p50 / r.floor.p50)}x the floor`,
   );
   const steps = await host.call<Record<string, number>>('checkoutSteps', { n });
   console.log(
