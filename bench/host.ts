@@ -346,6 +346,11 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
   let moduleCpu = 0;
   let rawCpu = 0;
   let seq = 0;
+  /** The next floor checkout: its own order key and body. */
+  const nextFloor = () => {
+    const key = `floor_${process.pid}_${seq}`;
+    return floorCheckout(sandboxUrl, sample.path, sample.headers, rawBody(seq++), key);
+  };
   const cpuOf = async (one: () => Promise<unknown>) => {
     const c0 = process.cpuUsage();
     await one();
@@ -369,10 +374,7 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
     for (let i = 0; i < n / rounds; i++) {
       fetchMs.push(await fetchPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
     }
-    for (let i = 0; i < n / rounds; i++) {
-      const key = `floor_${process.pid}_${seq}`;
-      floorMs.push(await floorCheckout(sandboxUrl, sample.path, sample.headers, rawBody(seq++), key));
-    }
+    for (let i = 0; i < n / rounds; i++) floorMs.push(await nextFloor());
   }
   const concurrent = 32;
   const total = concurrent * 10;
@@ -391,10 +393,7 @@ async function checkoutBench({ sandboxUrl, n, rounds }: { sandboxUrl: string; n:
   };
   const moduleRate = await timeIt(() => provider.initiatePayment(checkout(makeOrder(), 'pix')));
   const rawRate = await timeIt(() => rawPost(sandboxUrl, sample.path, sample.headers, rawBody(seq++)));
-  const floorRate = await timeIt(() => {
-    const key = `floor_${process.pid}_${seq}`;
-    return floorCheckout(sandboxUrl, sample.path, sample.headers, rawBody(seq++), key);
-  });
+  const floorRate = await timeIt(nextFloor);
   return {
     module: percentiles(moduleMs),
     raw: percentiles(rawMs),
