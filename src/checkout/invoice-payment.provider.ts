@@ -120,7 +120,8 @@ export class InvoicePaymentProvider {
    * Refunds `amount` cents of a paid invoice (status 5 or 8), at most what remains refundable, exactly once: through
    * the refund ledger (`RefundService`, docs/refunds.md). Another refund of the invoice in flight →
    * `RefundInProgressError` (409); the answer lost and the outcome still being confirmed →
-   * `RefundBeingConfirmedError` (409, retry with the same `idempotencyKey` for its result).
+   * `RefundBeingConfirmedError` (409, retry with the same `idempotencyKey` for its result); no key and the same
+   * amount as a refund asked for within `refunds.repeatWindowMs` → `RefundRepeatedError` (409, nothing sent).
    */
   @GatewayErrorsAsHttp()
   async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {

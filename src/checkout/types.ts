@@ -174,8 +174,8 @@ export interface RefundPaymentInput extends PaymentSessionInput {
   amount: Cents;
   /**
    * Names the refund: a repeated call with the same key never refunds twice and gets the first one's result
-   * (Medusa passes `context.idempotency_key`). Without one, the same amount of the same invoice within
-   * `refunds.repeatWindowMs` is the same refund. See docs/refunds.md.
+   * (Medusa passes `context.idempotency_key`). Without one, a refund of the same amount of the same invoice as one
+   * asked for within `refunds.repeatWindowMs` is refused (409 `refund_repeated`), nothing sent. See docs/refunds.md.
    */
   idempotencyKey?: string;
   /** Who asked, kept on the refund's ledger row (default `provider`). */

@@ -65,3 +65,32 @@ export class RefundFailedError extends ConflictException {
     });
   }
 }
+
+/**
+ * A refund asked for without an idempotency key, of the same amount of the same invoice as a refund asked for within
+ * `refunds.repeatWindowMs`: it may be a retry of that one, or a second refund meant on purpose, and the module
+ * cannot tell which. Nothing was sent. To make another refund of that amount, ask with an idempotency key (a new one
+ * for each refund). A Nest HTTP host answers 409 with `refundId`, `refundState`, `refundCreatedAt` and
+ * `sameAmountAllowedAt` (when a keyless refund of that amount is taken again).
+ */
+export class RefundRepeatedError extends ConflictException {
+  constructor(
+    readonly invoiceRecordId: string,
+    readonly refund: InvoiceRefund,
+    readonly allowedAt: Date,
+  ) {
+    const at = refund.createdAt.toISOString();
+    super({
+      statusCode: 409,
+      error: 'refund_repeated',
+      message:
+        `Invoice ${invoiceRecordId} had ${describe(refund)} asked for at ${at}, and this refund of the same amount ` +
+        'came without an idempotency key: nothing was sent. If it is a retry, that refund is its result; to make ' +
+        `another refund of that amount, pass an idempotency key (a new one for each refund) or ask after ${allowedAt.toISOString()}`,
+      refundId: refund.id,
+      refundState: refund.state,
+      refundCreatedAt: at,
+      sameAmountAllowedAt: allowedAt.toISOString(),
+    });
+  }
+}

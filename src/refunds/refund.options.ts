@@ -18,9 +18,9 @@ export interface RefundsOptions {
   /** An unknown refund still not settled after this long raises a `refund_unresolved` alert (default 900000: 15 min). */
   unresolvedAlertMs?: number;
   /**
-   * A refund asked for without an idempotency key takes the key of the same amount's refund of the same invoice
-   * asked for within this window (default 600000 ms: 10 min), so a retry never refunds twice. Give your own keys to
-   * refund the same amount twice within it.
+   * A refund asked for without an idempotency key is refused (`RefundRepeatedError`, 409) while a refund of the same
+   * amount of the same invoice, asked for within this window (default 600000 ms: 10 min), has not failed: it may be
+   * a retry, and a retry never refunds twice. Give each refund its own key to refund the same amount twice within it.
    */
   repeatWindowMs?: number;
   /** How often the worker looks for refunds due for a read-back (default 5000 ms). */

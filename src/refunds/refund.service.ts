@@ -10,7 +10,7 @@ import { centsToDecimalString, MAX_SERVICE_AMOUNT_CENTS } from '../gateway/money
 import { REFUNDABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { RefundFailedError, RefundInProgressError } from './errors';
+import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
 import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
 import { RefundSettlementService, why } from './refund-settlement.service';
@@ -25,7 +25,7 @@ export interface RefundRequest {
   requestedBy: string;
   /**
    * The same key always names the same refund: a repeated call never sends twice and gets the first one's result.
-   * Without one, a key is derived (see {@link RefundService.refund}).
+   * Without one, the same amount within the repeat window is refused (see {@link RefundService.refund}).
    */
   idempotencyKey?: string;
 }
@@ -51,8 +51,10 @@ const KEY = /^[\x21-\x7e]{1,128}$/;
  * connection) leaves the row `unknown`: {@link RefundSettlementService} reads the invoice back at once and then on a
  * schedule, and no other refund of the invoice is sent before it is settled.
  *
- * Without a caller's key, the key is derived: the same amount of the same invoice asked for within
- * `refunds.repeatWindowMs` is the same refund (a retry, a double click); otherwise a new one.
+ * Without a caller's key, a refund of the same amount of the same invoice as one asked for within
+ * `refunds.repeatWindowMs` (and not failed) is refused with {@link RefundRepeatedError}: it may be a retry (a double
+ * click) or a second refund meant on purpose, and answering it with the earlier refund would tell a caller that
+ * meant a second one that money moved when none did. Otherwise it gets a key of its own (`auto:<uuid>`).
  */
 @Injectable()
 export class RefundService {
@@ -71,7 +73,8 @@ export class RefundService {
    * Refunds `amountCents` of a paid invoice once. Resolves with the refund `succeeded`, or `unknown` while its
    * outcome is being confirmed (the caller must not refund again; repeat with the same key for its result). Throws
    * `CheckoutValidationError` (amount, key), `InvoiceOperationNotAllowedError` (status), `RefundInProgressError`,
-   * `RefundFailedError` (the key names a failed refund) or the service's refusal (a `GatewayError`).
+   * `RefundRepeatedError` (no key, same amount within the repeat window), `RefundFailedError` (the key names a
+   * failed refund) or the service's refusal (a `GatewayError`).
    */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     const { amountCents, idempotencyKey } = request;
@@ -82,16 +85,18 @@ export class RefundService {
       throw new CheckoutValidationError({ idempotencyKey: ['must be 1 to 128 printable characters'] });
     }
     const record = await this.records.get(request.invoiceRecordId);
-    const key = idempotencyKey ?? (await this.derivedKey(record.id, amountCents));
-    const existing = await this.refunds.byKey(record.id, key);
-    if (existing) return this.repeat(existing, amountCents, record);
+    if (idempotencyKey === undefined) await this.refuseRepeat(record.id, amountCents);
+    else {
+      const existing = await this.refunds.byKey(record.id, idempotencyKey);
+      if (existing) return this.repeat(existing, amountCents, record);
+    }
     await this.settleInFlight(record);
     this.allow(record, REFUNDABLE_CODES.includes(record.statusCode ?? -1));
     const claim = await this.refunds.claim({
       invoiceRecordId: record.id,
       amountCents,
       requestedBy: request.requestedBy.slice(0, 128),
-      idempotencyKey: key,
+      idempotencyKey: idempotencyKey ?? `auto:${randomUUID()}`,
     });
     if ('sameKey' in claim) return this.repeat(claim.sameKey, amountCents, record);
     if ('inFlight' in claim) {
@@ -99,6 +104,9 @@ export class RefundService {
       if (!holder) return this.refund(request); // it settled meanwhile: go round once more
       throw new RefundInProgressError(record.id, holder);
     }
+    // A keyless twin may have been made and settled between the look above and the claim: looked at again while
+    // this row holds the invoice's slot, so no other refund can start meanwhile.
+    if (idempotencyKey === undefined) await this.refuseRepeat(record.id, amountCents, claim.claimed);
     return this.send(claim.claimed, record);
   }
 
@@ -239,11 +247,18 @@ export class RefundService {
     await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: reason.slice(0, 2000) });
   }
 
-  /** Without a caller's key: the key of the same refund asked for within the repeat window, else a new one. */
-  private async derivedKey(invoiceRecordId: string, amountCents: number): Promise<string> {
-    const since = new Date(Date.now() - this.options.repeatWindowMs);
-    const similar = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since);
-    return similar?.idempotencyKey ?? `auto:${randomUUID()}`;
+  /**
+   * Without a caller's key, a refund of the same amount of the invoice asked for within the repeat window (and not
+   * failed) may be this one's first try: refused, naming it. `own`, the row this call claimed, is then closed as
+   * failed, never sent.
+   */
+  private async refuseRepeat(invoiceRecordId: string, amountCents: number, own?: InvoiceRefund): Promise<void> {
+    const window = this.options.repeatWindowMs;
+    const since = new Date(Date.now() - window);
+    const earlier = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since, own?.id);
+    if (!earlier) return;
+    if (own) await this.fail(own, `not sent: repeats refund ${earlier.id} (same amount, no idempotency key)`);
+    throw new RefundRepeatedError(invoiceRecordId, earlier, new Date(earlier.createdAt.getTime() + window));
   }
 
   private allow(record: InvoiceRecord, allowed: boolean): void {

@@ -48,16 +48,24 @@ export class RefundStore {
     return this.rows.find({ where: { invoiceRecordId }, order: { createdAt: 'DESC', id: 'ASC' }, take: 200 });
   }
 
-  /** The latest refund of this invoice and amount asked for since `since` (derived keys, see `RefundService`). */
-  latestSimilar(invoiceRecordId: string, amountCents: number, since: Date): Promise<InvoiceRefund | null> {
-    return this.rows
+  /**
+   * The latest refund of this invoice and amount asked for since `since` that did not fail, other than `except`
+   * (keyless repeats, see `RefundService`).
+   */
+  latestSimilar(
+    invoiceRecordId: string,
+    amountCents: number,
+    since: Date,
+    except?: string,
+  ): Promise<InvoiceRefund | null> {
+    const query = this.rows
       .createQueryBuilder('r')
       .where('r.invoiceRecordId = :invoiceRecordId', { invoiceRecordId })
       .andWhere('r.amountCents = :amountCents', { amountCents })
       .andWhere('r.createdAt >= :since', { since: since.toISOString() })
-      .andWhere('r.state != :failed', { failed: 'failed' })
-      .orderBy('r.createdAt', 'DESC')
-      .getOne();
+      .andWhere('r.state != :failed', { failed: 'failed' });
+    if (except) query.andWhere('r.id != :except', { except });
+    return query.orderBy('r.createdAt', 'DESC').getOne();
   }
 
   /**

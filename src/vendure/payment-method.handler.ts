@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { LanguageCode, Logger, PaymentMethodHandler, TransactionalConnection } from '@vendure/core';
 import type { Injector, Order, RequestContext } from '@vendure/core';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
@@ -137,11 +138,13 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     const record = await recordOf(payment.metadata);
     if (!record) return { state: 'Failed', metadata: { errorMessage: 'no invoice for this payment' } };
     try {
-      // No key of Vendure's own: the module derives one (the same amount within its repeat window is this refund).
+      // Each call is a new Vendure Refund (Vendure never repeats one, and saves the Refund, and so its id, only after
+      // this returns): its own key, so two refunds of the same amount are two refunds at the service too.
       const { data } = await provider.refundPayment({
         data: { invoiceRecordId: record.id },
         amount,
         requestedBy: 'vendure',
+        idempotencyKey: `vendure:${randomUUID()}`,
       });
       await settleModuleWork();
       return {
