@@ -6,9 +6,13 @@ import type { FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutCustomer, CheckoutOrder } from './types';
 
+/** Where the payer's name may come from: `name` as given, else `first_name` and `last_name` joined. */
+const NAME_FIELDS = ['name', 'first_name', 'last_name'] as const;
+
 /**
- * The customer part of an invoice (`client`, spec §4.2): name, tax document (required for domestic customers),
- * e-mail (required for international ones, A4), phone and IP. Problems go to `errors`, named by input field.
+ * The customer part of an invoice (`client`, spec §4.2): name (required, blank counts as absent), tax document
+ * (required for domestic customers), e-mail (required for international ones, A4), phone and IP. Problems go to
+ * `errors`, named by input field.
  */
 export function mapCustomer(
   order: CheckoutOrder,
@@ -27,6 +31,14 @@ export function mapCustomer(
   if (!given && name.length > limits.name) {
     errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
   } else if (name) client.name = name;
+  else if (!NAME_FIELDS.some((field) => errors.has(`order.customer.${field}`))) {
+    // Absent or only spaces: the payer's name is required text (a bank slip carries it), like any other.
+    const field = typeof customer.name === 'string' ? 'name' : 'first_name';
+    errors.add(
+      `order.customer.${field}`,
+      "is required (the payer's name: name, or first_name and last_name)",
+    );
+  }
 
   const rawDocument = text('document', 'document');
   const document = normalizeDocument(rawDocument);

@@ -52,6 +52,29 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     });
   });
 
+  it('names a guest without names by its billing address; none anywhere is refused, naming the field', () => {
+    const build = (billing: Record<string, unknown>) =>
+      buildCheckoutData({
+        sessionId: 'payses_3',
+        amountCents: 5990,
+        currencyCode: 'brl',
+        context: {
+          customer: { ...customer, first_name: ' ', last_name: null, billing_address: billing },
+        },
+        defaultMethod: 'billet',
+      });
+    const guest = build({ ...customer.billing_address, first_name: 'Ana', last_name: 'Souza' });
+    expect(guest.order.customer.name).toBe('Ana Souza');
+    const nameless = build({ ...customer.billing_address, first_name: '  ' });
+    expect(() =>
+      mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data: nameless }, resolveCheckoutOptions({})),
+    ).toThrow(
+      expect.objectContaining({
+        fields: { 'order.customer.first_name': [expect.stringMatching(/is required/)] },
+      }),
+    );
+  });
+
   it('falls back to the storefront document and the default method; reads a card choice', () => {
     const data = buildCheckoutData({
       sessionId: 'payses_2',

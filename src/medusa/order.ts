@@ -70,12 +70,18 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
   return data;
 }
 
+/** The customer's name, else its company's, else the billing address' (a guest's names are often only there). */
 function fullName(customer: MedusaPaymentContext['customer']): string | null {
   if (!customer) return null;
-  const name = [customer.first_name, customer.last_name]
-    .filter((p) => typeof p === 'string' && p.trim())
-    .join(' ');
-  return name || customer.company_name || null;
+  const join = (first?: string | null, last?: string | null) =>
+    [first, last].filter((p) => typeof p === 'string' && p.trim()).join(' ');
+  const billing = customer.billing_address;
+  return (
+    join(customer.first_name, customer.last_name) ||
+    text(customer.company_name) ||
+    join(billing?.first_name, billing?.last_name) ||
+    null
+  );
 }
 
 /** Medusa's address; `number` and `district` from its `metadata` when the store keeps them there. */

@@ -101,5 +101,9 @@ describe('toCheckoutOrder (Vendure order → the checkout order)', () => {
     const order = toCheckoutOrder(vendureOrder({ customer: null, shippingAddress: { fullName: 'João' } }));
     expect(order.customer.name).toBe('João');
     expect(order.shipping_address).toBeNull();
+    // A customer whose names are only spaces has none either.
+    const blank = { firstName: ' ', lastName: '  ', emailAddress: 'maria@example.com', phoneNumber: null };
+    const named = toCheckoutOrder(vendureOrder({ customer: blank, shippingAddress: { fullName: 'João' } }));
+    expect(named.customer.name).toBe('João');
   });
 });

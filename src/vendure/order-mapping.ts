@@ -73,7 +73,7 @@ export function toCheckoutOrder(order: Order, extras: OrderMappingExtras = {}): 
       first_name: customer?.firstName,
       last_name: customer?.lastName,
       // The billing name is the customer's; the address' name is only a fallback (it may be a recipient's).
-      name: customer?.firstName || customer?.lastName ? undefined : a?.fullName || undefined,
+      name: customer?.firstName?.trim() || customer?.lastName?.trim() ? undefined : a?.fullName || undefined,
       email: customer?.emailAddress || undefined,
       phone: customer?.phoneNumber || a?.phoneNumber || undefined,
       document: extras.document,

@@ -197,6 +197,26 @@ const CASES: Array<[string, Mutation, string, RegExp]> = [
     'order.display_id',
     /string or a non-negative integer/,
   ],
+  // A bank slip carries the payer's name: a name blank after trimming is missing, like any other required text.
+  [
+    'first and last name only spaces',
+    (i) => void Object.assign(order(i).customer, { first_name: '   ', last_name: ' ' }),
+    'order.customer.first_name',
+    /is required/,
+  ],
+  [
+    'a name of no-break and em spaces, no first or last name',
+    (i) =>
+      void Object.assign(order(i).customer, { name: '\u00a0\u2003', first_name: null, last_name: undefined }),
+    'order.customer.name',
+    /is required/,
+  ],
+  [
+    'no name at all',
+    (i) => void Object.assign(order(i).customer, { first_name: undefined, last_name: undefined }),
+    'order.customer.first_name',
+    /is required/,
+  ],
   [
     'a thumbnail that is not an http(s) URL',
     (i) => void (order(i).items[0].thumbnail = 'javascript:alert(1)'),

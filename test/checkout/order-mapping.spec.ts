@@ -91,6 +91,20 @@ describe('mapOrderToInvoice: mapping rules (spec §4.2)', () => {
   it.each<[string, Mutation, CheckoutOptions, (p: ReturnType<typeof map>['params']) => unknown, unknown]>([
     ['client.name from first and last name', () => undefined, {}, (p) => p.client.name, 'Maria Silva'],
     [
+      'client.name from first and last name when name is blank',
+      (r) => (r.data.order.customer.name = '  '),
+      {},
+      (p) => p.client.name,
+      'Maria Silva',
+    ],
+    [
+      'client.name from the last name alone when the first is blank',
+      (r) => (r.data.order.customer.first_name = ' '),
+      {},
+      (p) => p.client.name,
+      'Silva',
+    ],
+    [
       'client.name from name',
       (r) => (r.data.order.customer.name = 'Maria S.'),
       {},
@@ -486,6 +500,17 @@ describe('mapOrderToInvoice: bad input names the field', () => {
     ['malformed phone', (r) => (r.data.order.customer.phone = '123'), 'order.customer.phone'],
     ['malformed IP', (r) => (r.data.order.customer_ip = '300.1.1.1'), 'order.customer_ip'],
     ['missing order id', (r) => (r.data.order.id = ''), 'order.id'],
+    [
+      'first and last name only spaces',
+      (r) => Object.assign(r.data.order.customer, { first_name: '  ', last_name: ' ' }),
+      'order.customer.first_name',
+    ],
+    [
+      'a name of spaces, no first or last name',
+      (r) =>
+        Object.assign(r.data.order.customer, { name: '   ', first_name: undefined, last_name: undefined }),
+      'order.customer.name',
+    ],
   ];
   const rows = cases.map(([title, mutate, field, options]) => ({ title, mutate, field, options }));
   it.each(rows)('$title → $field', ({ mutate, field, options }) => {
