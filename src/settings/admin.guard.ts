@@ -11,7 +11,7 @@ import {
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
-import { AdminAuthThrottle, clientOf } from './auth-throttle';
+import { AdminAuthThrottle, clientOf, type FailureVerdict } from './auth-throttle';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
 import type { InvoicePaymentsAdminOptions } from './types';
 
@@ -41,10 +41,11 @@ const warnedFor = new WeakSet<object>();
  * the routes itself); otherwise the request must carry `Authorization: Bearer <admin.adminKey>`, compared in constant
  * time, and anything else is 401.
  *
- * Failed authentications (401/403, either way) are counted per client (`admin.authThrottle`): past the limit the
- * client gets 429 with `Retry-After` until its window ends, its key not even compared. Each failure is logged with
- * the client's address and the reason, never with what was sent. Every answer under the prefix carries
- * `X-Content-Type-Options: nosniff` (set here: the guard runs first on every admin route).
+ * The right credentials are never refused by the failure throttle. Failed authentications (401/403, either way)
+ * are counted per client (`admin.authThrottle`): past the limit a failure is answered 429 with `Retry-After`, after
+ * `slowdownMs`, until the client's window ends. Failures are logged with the client's address and the reason,
+ * never with what was sent (each one up to the limit, then at each tenfold count). Every answer under the prefix
+ * carries `X-Content-Type-Options: nosniff` (set here: the guard runs first on every admin route).
  */
 @Injectable()
 export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBootstrap {
@@ -91,38 +92,48 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     const request = http.getRequest<AdminRequest>();
     const response = http.getResponse<HeaderTarget>();
     setResponseHeader(response, 'X-Content-Type-Options', 'nosniff');
-    const client = clientOf(request);
-    const verdict = this.throttle.check(client);
-    if (!verdict.allowed) {
-      setResponseHeader(response, 'Retry-After', String(verdict.retryAfterSeconds));
-      throw new HttpException(
-        {
-          statusCode: 429,
-          error: 'Too Many Requests',
-          message: `too many failed admin authentications: retry in ${verdict.retryAfterSeconds} s`,
-        },
-        429,
-      );
-    }
+    // The credentials are always looked at first: the right ones open the door, however many failures came from
+    // the same address (a reverse proxy, a NAT). Only a failure is counted, and slowed once past the limit.
+    let refusal: unknown = null;
     try {
-      const allowed = this.options.guard ? await this.runHostGuard(context) : this.checkKey(request);
-      if (!allowed) this.failed(client, 'refused by the host guard');
-      return allowed;
+      if (this.options.guard ? await this.runHostGuard(context) : this.checkKey(request)) return true;
     } catch (err) {
       const status = err instanceof HttpException ? err.getStatus() : 0;
-      if (status === 401 || status === 403) this.failed(client, err instanceof Error ? err.message : '');
-      throw err;
+      if (status !== 401 && status !== 403) throw err;
+      refusal = err;
     }
+    const reason = refusal instanceof Error ? refusal.message : 'refused by the host guard';
+    const verdict = this.failed(clientOf(request), reason);
+    if (!verdict.limited) {
+      if (refusal) throw refusal;
+      return false;
+    }
+    await this.throttle.slowDown();
+    setResponseHeader(response, 'Retry-After', String(verdict.retryAfterSeconds));
+    throw new HttpException(
+      {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: `too many failed admin authentications: retry in ${verdict.retryAfterSeconds} s`,
+      },
+      429,
+    );
   }
 
-  /** Counts and logs a failure: the client and the reason, never the key or the header. */
-  private failed(client: string, reason: string): void {
-    const { failures, maxFailures, windowSeconds } = this.throttle.fail(client);
-    const refused =
-      failures >= maxFailures ? `; further attempts refused (429) for the rest of the window` : '';
-    this.logger.warn(
-      `admin authentication failed from ${client} (${reason}): ${failures} of ${maxFailures} allowed in ${windowSeconds} s${refused}`,
-    );
+  /** Counts a failure; logs it (the client, the reason and the count, never the key or the header) now and then. */
+  private failed(client: string, reason: string): FailureVerdict {
+    const verdict = this.throttle.fail(client);
+    const { failures, maxFailures, windowSeconds } = verdict;
+    if (verdict.log) {
+      const slowed =
+        failures >= maxFailures
+          ? '; further failures are answered 429, slowed, and logged at each tenfold count'
+          : '';
+      this.logger.warn(
+        `admin authentication failed from ${client} (${reason}): ${failures} of ${maxFailures} allowed in ${windowSeconds} s${slowed}`,
+      );
+    }
+    return verdict;
   }
 
   private checkKey(request: AdminRequest): boolean {

@@ -1,27 +1,47 @@
 import { AdminAuthThrottle, clientOf } from './auth-throttle';
 
 describe('AdminAuthThrottle', () => {
-  it('refuses a client that used up its failures until its window ends, then lets it try again', () => {
+  it('past maxFailures a client is limited until its window ends, then starts again', () => {
     let now = 0;
     const throttle = new AdminAuthThrottle({ maxFailures: 3, windowMs: 10_000 }, () => now);
-    for (let i = 0; i < 3; i++) {
-      expect(throttle.check('a')).toEqual({ allowed: true });
-      throttle.fail('a');
+    for (let i = 1; i <= 3; i++) {
+      expect(throttle.fail('a')).toMatchObject({ failures: i, limited: false, log: true });
     }
-    expect(throttle.check('a')).toEqual({ allowed: false, retryAfterSeconds: 10 });
-    expect(throttle.check('b')).toEqual({ allowed: true }); // per client
+    expect(throttle.fail('a')).toMatchObject({ failures: 4, limited: true, retryAfterSeconds: 10 });
+    expect(throttle.fail('b')).toMatchObject({ failures: 1, limited: false }); // per client
     now = 9_001;
-    expect(throttle.check('a')).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(throttle.fail('a')).toMatchObject({ limited: true, retryAfterSeconds: 1 });
     now = 10_000;
-    expect(throttle.check('a')).toEqual({ allowed: true });
-    expect(throttle.fail('a').failures).toBe(1);
+    expect(throttle.fail('a')).toMatchObject({ failures: 1, limited: false });
+  });
+
+  it('logs each failure up to the limit, then only at each tenfold count', () => {
+    const throttle = new AdminAuthThrottle({ maxFailures: 10 }, () => 0);
+    const logged: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const verdict = throttle.fail('flood');
+      if (verdict.log) logged.push(verdict.failures);
+    }
+    expect(logged).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 1000, 10_000]);
+  });
+
+  it('holds at most maxHeld answers at once; the others go out at once', async () => {
+    const throttle = new AdminAuthThrottle({ slowdownMs: 200, maxHeld: 3 });
+    const started = Date.now();
+    const done: number[] = [];
+    await Promise.all(
+      Array.from({ length: 10 }, () => throttle.slowDown().then(() => done.push(Date.now() - started))),
+    );
+    expect(done.filter((ms) => ms >= 190)).toHaveLength(3);
+    expect(done.filter((ms) => ms < 100)).toHaveLength(7);
+    expect(throttle.holding).toBe(0);
   });
 
   it('stays bounded: past maxClients the oldest window is forgotten', () => {
     const throttle = new AdminAuthThrottle({ maxFailures: 1, maxClients: 100 }, () => 0);
     for (let i = 0; i < 1000; i++) throttle.fail(`client-${i}`);
-    expect(throttle.check('client-0')).toEqual({ allowed: true }); // forgotten
-    expect(throttle.check('client-999')).toMatchObject({ allowed: false });
+    expect(throttle.fail('client-0')).toMatchObject({ failures: 1 }); // forgotten
+    expect(throttle.fail('client-999')).toMatchObject({ failures: 2, limited: true });
     expect((throttle as unknown as { windows: Map<string, unknown> }).windows.size).toBe(100);
   });
 
@@ -33,7 +53,9 @@ describe('AdminAuthThrottle', () => {
     expect(clientOf({ socket: { remoteAddress: '198.51.100.1' } })).toBe('198.51.100.1');
   });
 
-  it('refuses options that are not positive integers', () => {
+  it('refuses options out of range, naming them', () => {
     expect(() => new AdminAuthThrottle({ maxFailures: 0 })).toThrow('admin.authThrottle.maxFailures');
+    expect(() => new AdminAuthThrottle({ slowdownMs: -1 })).toThrow('admin.authThrottle.slowdownMs');
+    expect(() => new AdminAuthThrottle({ slowdownMs: 0, maxHeld: 0 })).not.toThrow();
   });
 });

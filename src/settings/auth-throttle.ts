@@ -1,17 +1,36 @@
 import { isIPv6 } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How failed admin authentications are limited (`admin.authThrottle`). */
 export interface AdminAuthThrottleOptions {
-  /** Failed authentications a client may make per window; the next request is refused (429). Default 10. */
+  /** Failed authentications a client may make per window before its failures are slowed (429). Default 10. */
   maxFailures?: number;
-  /** Length of the window, in ms. Default 60 000 (so at most 10 guesses a minute per client). */
+  /** Length of the window, in ms. Default 60 000. */
   windowMs?: number;
   /** Clients remembered at most (memory stays bounded); the least recently started window is forgotten. Default 10 000. */
   maxClients?: number;
+  /** How long the answer to a failure past the limit is held before its 429, in ms. Default 1000. */
+  slowdownMs?: number;
+  /** Answers held at once, all clients together (past it, a 429 goes out at once: a flood holds little). Default 100. */
+  maxHeld?: number;
 }
 
-/** What the throttle says about a request before its key is looked at. */
-export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** What the throttle says about one failed authentication. */
+export interface FailureVerdict {
+  /** Failures of the client in its window, this one included. */
+  failures: number;
+  maxFailures: number;
+  windowSeconds: number;
+  /** Past the limit: answered 429 (after {@link AdminAuthThrottle.slowDown}) instead of 401/403. */
+  limited: boolean;
+  /** Seconds until the client's window ends (its `Retry-After`). */
+  retryAfterSeconds: number;
+  /**
+   * Whether this failure is logged: each one up to the limit, then only the 10th, 100th... multiple of the limit,
+   * so a flood writes a handful of lines per client and window.
+   */
+  log: boolean;
+}
 
 interface Window {
   failures: number;
@@ -19,16 +38,21 @@ interface Window {
 }
 
 /**
- * Counts failed admin authentications per client in fixed windows, in memory, bounded. A client that used up its
- * failures is refused, without its key being compared, until its window ends: a brute force gets `maxFailures`
- * guesses per window, whatever its speed. Per process: behind several instances the limit multiplies by their
- * number, which still turns thousands of guesses a second into a handful a minute.
+ * Counts failed admin authentications per client in fixed windows, in memory, bounded. It never refuses a request
+ * whose credentials are right: the guard checks them first, and only a failure is counted. Past `maxFailures` in
+ * its window a client's failures are answered 429 with `Retry-After`, each held `slowdownMs` first (at most
+ * `maxHeld` held at once), and logged only now and then. Guessing is bounded by the key itself (at least 16
+ * characters), not by this: the throttle slows and records a brute force, and keeps its cost to the store small.
+ * Per process: behind several instances each counts its own.
  */
 export class AdminAuthThrottle {
   private readonly windows = new Map<string, Window>();
   private readonly maxFailures: number;
   private readonly windowMs: number;
   private readonly maxClients: number;
+  private readonly slowdownMs: number;
+  private readonly maxHeld: number;
+  private held = 0;
 
   constructor(
     options: AdminAuthThrottleOptions = {},
@@ -37,18 +61,12 @@ export class AdminAuthThrottle {
     this.maxFailures = positive('maxFailures', options.maxFailures, 10);
     this.windowMs = positive('windowMs', options.windowMs, 60_000);
     this.maxClients = positive('maxClients', options.maxClients, 10_000);
+    this.slowdownMs = positive('slowdownMs', options.slowdownMs, 1000, 0);
+    this.maxHeld = positive('maxHeld', options.maxHeld, 100, 0);
   }
 
-  /** Whether `client` may try a key now. */
-  check(client: string): ThrottleVerdict {
-    const window = this.windows.get(client);
-    const now = this.now();
-    if (!window || now >= window.resetAt || window.failures < this.maxFailures) return { allowed: true };
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
-  }
-
-  /** Records a failure; answers how many the client made in its window, and the most allowed. */
-  fail(client: string): { failures: number; maxFailures: number; windowSeconds: number } {
+  /** Records a failure of `client` and says how it is answered. */
+  fail(client: string): FailureVerdict {
     const now = this.now();
     let window = this.windows.get(client);
     if (!window || now >= window.resetAt) {
@@ -58,7 +76,32 @@ export class AdminAuthThrottle {
       this.windows.set(client, window);
     }
     window.failures += 1;
-    return { failures: window.failures, maxFailures: this.maxFailures, windowSeconds: this.windowMs / 1000 };
+    const { failures } = window;
+    const limited = failures > this.maxFailures;
+    return {
+      failures,
+      maxFailures: this.maxFailures,
+      windowSeconds: this.windowMs / 1000,
+      limited,
+      retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
+      log: !limited || isPowerOfTen(failures / this.maxFailures),
+    };
+  }
+
+  /** Holds a limited failure's answer for `slowdownMs`, unless `maxHeld` answers are held already. */
+  async slowDown(): Promise<void> {
+    if (this.slowdownMs === 0 || this.held >= this.maxHeld) return;
+    this.held += 1;
+    try {
+      await sleep(this.slowdownMs);
+    } finally {
+      this.held -= 1;
+    }
+  }
+
+  /** Answers being held now. */
+  get holding(): number {
+    return this.held;
   }
 
   /** Drops what has expired; when nothing has, the oldest window (insertion order is start order). */
@@ -66,6 +109,13 @@ export class AdminAuthThrottle {
     for (const [client, window] of this.windows) if (now >= window.resetAt) this.windows.delete(client);
     if (this.windows.size >= this.maxClients) this.windows.delete(this.windows.keys().next().value as string);
   }
+}
+
+/** 10, 100, 1000...: `n` a whole power of ten above 1. */
+function isPowerOfTen(n: number): boolean {
+  if (!Number.isInteger(n) || n < 10) return false;
+  while (n % 10 === 0) n /= 10;
+  return n === 1;
 }
 
 /**
@@ -88,10 +138,12 @@ export function clientOf(request: { ip?: string; socket?: { remoteAddress?: stri
     .join(':')}::/64`;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new Error(`admin.authThrottle.${name} must be a positive integer`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new Error(
+      `admin.authThrottle.${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer`,
+    );
   }
   return value;
 }
