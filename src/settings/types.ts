@@ -73,8 +73,9 @@ export interface InvoicePaymentsAdminOptions {
    */
   ui?: boolean;
   /**
-   * Limits failed authentications per client (default 10 a minute): past the limit the admin API answers 429 with
-   * `Retry-After`, without comparing the key. Applies to the host's guard too (its 401/403 count as failures).
+   * Slows failed authentications per client (default 10 a minute): past the limit a failure is answered 429 with
+   * `Retry-After`, held `slowdownMs` first. The right key (or what the host's guard accepts) is never refused by it.
+   * Applies to the host's guard too (its 401/403 count as failures).
    */
   authThrottle?: AdminAuthThrottleOptions;
 }
