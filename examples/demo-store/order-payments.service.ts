@@ -123,6 +123,7 @@ export class OrderPaymentsService {
     const { data } = await this.payments.refundPayment({
       data: { invoiceRecordId: order.invoiceRecordId },
       amount,
+      ...(dto.idempotency_key !== undefined ? { idempotencyKey: dto.idempotency_key } : {}),
     });
     return this.orders.mutate(id, (o) => {
       o.refundedTotal = Math.max(o.refundedTotal, data.refundedCents);

@@ -196,4 +196,12 @@ export class RefundOrderDto {
   @IsInt({ message: 'amount must be an integer number of cents' })
   @Min(1, { message: 'amount must be at least 1 cent' })
   amount?: number;
+
+  /**
+   * Names this refund: the same key repeated (a retry after a lost answer) never refunds twice. Give each refund its
+   * own key; without one, a second refund of the same amount within the module's repeat window is refused (409).
+   */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{1,128}$/, { message: 'idempotency_key must be 1 to 128 printable characters' })
+  idempotency_key?: string;
 }

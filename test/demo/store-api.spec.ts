@@ -263,6 +263,19 @@ describeEachDatabase('demo store API', (kind) => {
     expect(part.status).toBe(200);
     expect(part.body.refunded_total).toBe(1000);
     await waitForOrder(order.id, (o) => o.payment_status === 'partially_refunded');
+    // The same amount again without a key may be a retry: refused, naming the first; with a key of its own it is a
+    // second refund and money moves.
+    const again = await call('POST', `/admin/orders/${order.id}/refund`, { amount: 1000 }, true);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe('refund_repeated');
+    const second = await call(
+      'POST',
+      `/admin/orders/${order.id}/refund`,
+      { amount: 1000, idempotency_key: 'second-item-returned' },
+      true,
+    );
+    expect(second.status).toBe(200);
+    expect(second.body.refunded_total).toBe(2000);
     const rest = await call('POST', `/admin/orders/${order.id}/refund`, {}, true);
     expect(rest.body.refunded_total).toBe(order.total);
     const refunded = await waitForOrder(order.id, (o) => o.payment_status === 'refunded');
