@@ -12,7 +12,7 @@ import {
 import { validateInput } from './dto/validate';
 import type { GatewayClientOptions } from './gateway.options';
 import { refundValues, toWireCreateInvoice, trackingValues } from './request.mapper';
-import { readConsumer, readDispute, readTracking } from './response.readers';
+import { readConsumer, readDispute, readTracking, trackingCodeOf } from './response.readers';
 import type {
   AccessToken,
   Consumer,
@@ -24,6 +24,7 @@ import type {
   Page,
   RefundParams,
   ResendWebhookResult,
+  TrackingCodeReadBack,
   TrackingParams,
   TrackingResult,
 } from './types';
@@ -193,6 +194,19 @@ export class GatewayClient {
     return this.core.afterWrite(answer.status, operation, invoiceRef, '', () =>
       this.core.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input)),
     );
+  }
+
+  /**
+   * The tracking code an invoice shows now (profile `readBack.trackingCode`; A9: the invoice's `tracking.code`), the
+   * invoice found by `findInvoiceById` (its number or `invoice_id`): how a tracking post whose answer was lost is
+   * settled before the code is sent again. `{ shown: false }`, with no request, when the profile says the service's
+   * invoices do not show it.
+   */
+  async findTrackingCode(invoiceId: string): Promise<TrackingCodeReadBack> {
+    const path = (await this.core.context('findTrackingCode', false, false)).profile.readBack.trackingCode;
+    if (path === null) return { shown: false };
+    const invoice = await this.findInvoiceById(invoiceId);
+    return invoice ? trackingCodeOf(invoice.raw, path) : { shown: true, code: null };
   }
 
   /**

@@ -5,6 +5,7 @@ import type {
   Dispute,
   Page,
   ResendWebhookResult,
+  TrackingCodeReadBack,
   TrackingParams,
   TrackingResult,
 } from './types';
@@ -89,6 +90,13 @@ export function readTracking(r: PayloadReader, body: unknown, sent: TrackingPara
     url: asText(t.url) ?? sent.url ?? null,
     createdAt: asText(t.created_at),
   };
+}
+
+/** The tracking code at `path` of an invoice as a lookup returned it (`Invoice.raw`: bare, or in its envelope). */
+export function trackingCodeOf(raw: unknown, path: string): TrackingCodeReadBack {
+  const top = asRecord(raw);
+  const invoice = asRecord(top?.invoice) ?? asRecord(top?.fatura) ?? top;
+  return { shown: true, code: asText(valueAt(invoice, path)) };
 }
 
 function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {

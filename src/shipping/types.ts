@@ -1,7 +1,7 @@
 import type { BackoffOptions } from '../core/queue/backoff';
 
 export type { BackoffOptions };
-import type { TrackingParams, TrackingResult } from '../gateway/types';
+import type { TrackingCodeReadBack, TrackingParams, TrackingResult } from '../gateway/types';
 
 /** A shipped order's tracking data, as the host gives it. */
 export interface RecordShipmentInput {
@@ -119,9 +119,13 @@ export interface ResolvedShippingOptions {
   backoff: BackoffOptions;
 }
 
-/** Posts one tracking code to the service: `GatewayClient.addTrackingCode` (A9). */
+/**
+ * Posts one tracking code to the service (`GatewayClient.addTrackingCode`, A9) and reads an invoice's tracking code
+ * back (`GatewayClient.findTrackingCode`) before a code whose earlier post may have landed is posted again.
+ */
 export interface TrackingPoster {
   addTrackingCode(params: TrackingParams): Promise<TrackingResult>;
+  findTrackingCode(invoiceId: string): Promise<TrackingCodeReadBack>;
 }
 
 /** What one worker round did. */
