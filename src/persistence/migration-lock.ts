@@ -41,7 +41,10 @@ const serialized = new WeakSet<MigrationClass>();
  */
 export function serializedMigration<T extends MigrationClass>(migration: T): T {
   if (serialized.has(migration)) return migration;
-  const body = migration.prototype.up as MigrationInterface['up'];
+  const own: unknown = migration.prototype.up;
+  if (typeof own !== 'function')
+    throw new Error(`migration ${migration.name} has no up() method to serialize`);
+  const body = own as (this: MigrationInterface, queryRunner: QueryRunner) => Promise<unknown>;
   async function up(this: MigrationInterface, queryRunner: QueryRunner): Promise<unknown> {
     if (!isPostgres(dataSourceOf(queryRunner))) return body.call(this, queryRunner);
     // TypeORM names a migration by its `name` property, else by its class name.
