@@ -1,3 +1,4 @@
+import { serializedMigrations } from '../src/persistence/migration-lock';
 import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePaymentsInit';
 import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
@@ -13,7 +14,6 @@ import { OpenInvoiceReconciliation1763700009000 } from './1763700009000-OpenInvo
 import { WebhookInboxRetention1763700009100 } from './1763700009100-WebhookInboxRetention';
 import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKind';
-import { serializedMigrations } from '../src/persistence/migration-lock';
 
 /** Every migration of the module, oldest first; each capability appends its migration class here. */
 const MODULE_MIGRATIONS = [
