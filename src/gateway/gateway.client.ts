@@ -24,12 +24,11 @@ import type {
   Page,
   RefundParams,
   ResendWebhookResult,
-  TrackingCodeReadBack,
   TrackingParams,
   TrackingResult,
 } from './types';
 import { WireProfile, WriteScope } from './wire-profile';
-import { field, GatewayCore, ref } from './gateway.core';
+import { field, GatewayCore, ref, unsupported } from './gateway.core';
 import { GatewayPages } from './gateway.pages';
 import { GatewayAccount, type ScopeProbeResult } from './gateway.account';
 
@@ -199,14 +198,16 @@ export class GatewayClient {
   /**
    * The tracking code an invoice shows now (profile `readBack.trackingCode`; A9: the invoice's `tracking.code`), the
    * invoice found by `findInvoiceById` (its number or `invoice_id`): how a tracking post whose answer was lost is
-   * settled before the code is sent again. `{ shown: false }`, with no request, when the profile says the service's
-   * invoices do not show it.
+   * settled before the code is sent again. `null` when the invoice has no code or the service found no such invoice.
+   *
+   * @throws GatewayUnsupportedError, with nothing sent, when the profile says the service's invoices do not show it.
    */
-  async findTrackingCode(invoiceId: string): Promise<TrackingCodeReadBack> {
-    const path = (await this.core.context('findTrackingCode', false, false)).profile.readBack.trackingCode;
-    if (path === null) return { shown: false };
+  async findTrackingCode(invoiceId: string): Promise<string | null> {
+    const operation = 'findTrackingCode';
+    const path = (await this.core.context(operation, false, false)).profile.readBack.trackingCode;
+    if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
-    return invoice ? trackingCodeOf(invoice.raw, path) : { shown: true, code: null };
+    return invoice ? trackingCodeOf(invoice.raw, path) : null;
   }
 
   /**

@@ -5,7 +5,6 @@ import type {
   Dispute,
   Page,
   ResendWebhookResult,
-  TrackingCodeReadBack,
   TrackingParams,
   TrackingResult,
 } from './types';
@@ -93,10 +92,10 @@ export function readTracking(r: PayloadReader, body: unknown, sent: TrackingPara
 }
 
 /** The tracking code at `path` of an invoice as a lookup returned it (`Invoice.raw`: bare, or in its envelope). */
-export function trackingCodeOf(raw: unknown, path: string): TrackingCodeReadBack {
+export function trackingCodeOf(raw: unknown, path: string): string | null {
   const top = asRecord(raw);
   const invoice = asRecord(top?.invoice) ?? asRecord(top?.fatura) ?? top;
-  return { shown: true, code: asText(valueAt(invoice, path)) };
+  return asText(valueAt(invoice, path));
 }
 
 function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {

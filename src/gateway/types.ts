@@ -153,13 +153,6 @@ export interface TrackingParams {
   url?: string;
 }
 
-/** What `findTrackingCode` read on an invoice (profile `readBack.trackingCode`). */
-export type TrackingCodeReadBack =
-  /** The service's invoices do not show a tracking code (`readBack.trackingCode: null`): nothing was asked. */
-  | { shown: false }
-  /** The invoice's tracking code now; `null` when it has none or the service found no such invoice. */
-  | { shown: true; code: string | null };
-
 export interface TrackingResult {
   invoiceId: string;
   code: string;

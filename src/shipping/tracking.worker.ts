@@ -4,12 +4,11 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
-import { GatewayRateLimitError, isGatewayError } from '../gateway/errors';
+import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { retryDelayMs } from '../core/queue/backoff';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import { TrackingOutbox } from './tracking-outbox.entity';
-import type { TrackingCodeReadBack } from '../gateway/types';
 import type {
   ResolvedShippingOptions,
   TrackingFailedEvent,
@@ -151,21 +150,20 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
    * `null` when the service shows another code or none: the code was not received, post it.
    */
   private async readBack(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult | null> {
-    let seen: TrackingCodeReadBack;
+    let seen: string | null;
     try {
       seen = await this.poster.findTrackingCode(row.gatewayInvoiceId);
     } catch (err) {
-      return this.onFailure(row, claim, err);
-    }
-    const what = `Tracking code ${row.code} for order ${row.orderId}`;
-    if (!seen.shown) {
+      if (!(err instanceof GatewayUnsupportedError)) return this.onFailure(row, claim, err);
       const message =
         `an earlier post may have reached the service, whose invoices do not show a tracking code ` +
         `(wire profile readBack.trackingCode): check the invoice in the service's panel, then record the code again`;
       return this.fail(row, claim, message, 'outcome_unknown');
     }
-    if (seen.code !== row.code) return null;
-    this.logger.log(`${what} was received by an earlier attempt (read back): not posted again`);
+    if (seen !== row.code) return null;
+    this.logger.log(
+      `Tracking code ${row.code} for order ${row.orderId} was received by an earlier attempt (read back): not posted again`,
+    );
     return this.markSent(row, claim);
   }
 

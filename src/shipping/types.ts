@@ -1,7 +1,7 @@
 import type { BackoffOptions } from '../core/queue/backoff';
 
 export type { BackoffOptions };
-import type { TrackingCodeReadBack, TrackingParams, TrackingResult } from '../gateway/types';
+import type { TrackingParams, TrackingResult } from '../gateway/types';
 
 /** A shipped order's tracking data, as the host gives it. */
 export interface RecordShipmentInput {
@@ -125,7 +125,7 @@ export interface ResolvedShippingOptions {
  */
 export interface TrackingPoster {
   addTrackingCode(params: TrackingParams): Promise<TrackingResult>;
-  findTrackingCode(invoiceId: string): Promise<TrackingCodeReadBack>;
+  findTrackingCode(invoiceId: string): Promise<string | null>;
 }
 
 /** What one worker round did. */
