@@ -1,3 +1,4 @@
+import { serializedMigrations } from '../src/persistence/migration-lock';
 import { InvoicePaymentsInit1763700000000 } from './1763700000000-InvoicePaymentsInit';
 import { WebhookInbox1763700001000 } from './1763700001000-WebhookInbox';
 import { TrackingOutbox1763700002000 } from './1763700002000-TrackingOutbox';
@@ -14,11 +15,8 @@ import { WebhookInboxRetention1763700009100 } from './1763700009100-WebhookInbox
 import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKind';
 
-/**
- * Every migration of the module, oldest first. Add them to the host's DataSource (`migrations: [...]`) next to the
- * host's own; each capability appends its migration class here.
- */
-export const INVOICE_PAYMENTS_MIGRATIONS = [
+/** Every migration of the module, oldest first; each capability appends its migration class here. */
+const MODULE_MIGRATIONS = [
   InvoicePaymentsInit1763700000000,
   WebhookInbox1763700001000,
   TrackingOutbox1763700002000,
@@ -35,3 +33,10 @@ export const INVOICE_PAYMENTS_MIGRATIONS = [
   InvoiceCustomer1763700011000,
   TrackingErrorKind1763700011100,
 ];
+
+/**
+ * Every migration of the module, oldest first, each safe to run from several instances at once (PostgreSQL: the
+ * module's advisory lock, see `serializedMigration`). Add them to the host's DataSource (`migrations: [...]`) next
+ * to the host's own.
+ */
+export const INVOICE_PAYMENTS_MIGRATIONS = serializedMigrations(MODULE_MIGRATIONS);

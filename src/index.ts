@@ -28,6 +28,7 @@ export type { WireProfile, WireProfileOverrides } from './gateway/wire-profile';
 // For the host's DataSource, and the rows a host may read.
 export { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 export { INVOICE_PAYMENTS_MIGRATIONS } from '../migrations';
+export { initializeDataSource } from './persistence/migration-lock';
 export { InvoiceRecord } from './persistence/invoice.entity';
 export { InvoiceStatusHistory } from './persistence/invoice-status-history.entity';
 export { InvoiceRefund } from './refunds/refund.entity';

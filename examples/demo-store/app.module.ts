@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import {
   INVOICE_PAYMENTS_ENTITIES,
   INVOICE_PAYMENTS_MIGRATIONS,
+  initializeDataSource,
   InvoicePaymentsModule,
 } from '../../src/index';
 import { AdminKeyGuard, DEMO_ADMIN_KEY } from './admin-key.guard';
@@ -40,14 +41,18 @@ export class DemoAppModule {
     return {
       module: DemoAppModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...options.database,
-          // The module's tables and the store's own, each created by its migrations at start.
-          entities: [...INVOICE_PAYMENTS_ENTITIES, DemoOrder],
-          migrations: [...INVOICE_PAYMENTS_MIGRATIONS, ...DEMO_STORE_MIGRATIONS],
-          migrationsRun: true,
-          synchronize: false,
-          logging: false,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...options.database,
+            // The module's tables and the store's own, each created by its migrations at start.
+            entities: [...INVOICE_PAYMENTS_ENTITIES, DemoOrder],
+            migrations: [...INVOICE_PAYMENTS_MIGRATIONS, ...DEMO_STORE_MIGRATIONS],
+            migrationsRun: true,
+            synchronize: false,
+            logging: false,
+          }),
+          // Several demo instances on one PostgreSQL database migrate one at a time.
+          dataSourceFactory: initializeDataSource,
         }),
         EventEmitterModule.forRoot(),
         OrdersModule,

@@ -12,7 +12,7 @@ import {
 import { validateInput } from './dto/validate';
 import type { GatewayClientOptions } from './gateway.options';
 import { refundValues, toWireCreateInvoice, trackingValues } from './request.mapper';
-import { readConsumer, readDispute, readTracking } from './response.readers';
+import { readConsumer, readDispute, readTracking, trackingCodeOf } from './response.readers';
 import type {
   AccessToken,
   Consumer,
@@ -28,7 +28,7 @@ import type {
   TrackingResult,
 } from './types';
 import { WireProfile, WriteScope } from './wire-profile';
-import { field, GatewayCore, ref } from './gateway.core';
+import { field, GatewayCore, ref, unsupported } from './gateway.core';
 import { GatewayPages } from './gateway.pages';
 import { GatewayAccount, type ScopeProbeResult } from './gateway.account';
 
@@ -193,6 +193,21 @@ export class GatewayClient {
     return this.core.afterWrite(answer.status, operation, invoiceRef, '', () =>
       this.core.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input)),
     );
+  }
+
+  /**
+   * The tracking code an invoice shows now (profile `readBack.trackingCode`; A9: the invoice's `tracking.code`), the
+   * invoice found by `findInvoiceById` (its number or `invoice_id`): how a tracking post whose answer was lost is
+   * settled before the code is sent again. `null` when the invoice has no code or the service found no such invoice.
+   *
+   * @throws GatewayUnsupportedError, with nothing sent, when the profile says the service's invoices do not show it.
+   */
+  async findTrackingCode(invoiceId: string): Promise<string | null> {
+    const operation = 'findTrackingCode';
+    const path = (await this.core.context(operation, false, false)).profile.readBack.trackingCode;
+    if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
+    const invoice = await this.findInvoiceById(invoiceId);
+    return invoice ? trackingCodeOf(invoice.raw, path) : null;
   }
 
   /**

@@ -91,6 +91,13 @@ export function readTracking(r: PayloadReader, body: unknown, sent: TrackingPara
   };
 }
 
+/** The tracking code at `path` of an invoice as a lookup returned it (`Invoice.raw`: bare, or in its envelope). */
+export function trackingCodeOf(raw: unknown, path: string): string | null {
+  const top = asRecord(raw);
+  const invoice = asRecord(top?.invoice) ?? asRecord(top?.fatura) ?? top;
+  return asText(valueAt(invoice, path));
+}
+
 function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {
   const scopes = path === null ? undefined : valueAt(top, path);
   if (scopes === undefined || scopes === null) return [];

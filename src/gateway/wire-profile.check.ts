@@ -122,6 +122,7 @@ const SCHEMA: Schema = {
   lookup: { byReferrer: lookup, byId: lookup },
   refund: plan('id', 'invoice_id', 'amount', 'amount_decimal', 'amount_cents', 'amount_brl'),
   tracking: plan('invoice_id', 'code', 'carrier', 'url'),
+  readBack: { trackingCode: nullable(jsonPath) },
   authenticate: nullableObject({
     method: oneOf('GET', 'POST'),
     path,

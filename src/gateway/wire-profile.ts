@@ -21,6 +21,12 @@ export interface WireProfile {
   refund: WireRequestPlan;
   /** The tracking request (A9). Template values: `invoice_id`, `code`, `carrier`, `url`. */
   tracking: WireRequestPlan;
+  /**
+   * Where an invoice (as a lookup answers it) shows what a write left, so a write whose answer was lost is read back
+   * before it is sent again: `trackingCode`, the dotted path of the invoice's last tracking code (A9), `null` when
+   * the service's invoices do not show it.
+   */
+  readBack: { trackingCode: string | null };
   /** Authenticate (A5); `null` when the service has no such operation. */
   authenticate: WireAuthenticate | null;
   /** Credential status (A5); `null` when the service has no such operation (the credential check then probes). */
@@ -197,6 +203,7 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
       tracking: { code: '{code}', carrier: '{carrier}', url: '{url}' },
     },
   },
+  readBack: { trackingCode: 'tracking.code' },
   authenticate: {
     method: 'GET',
     path: '/auth/token',

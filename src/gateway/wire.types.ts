@@ -88,6 +88,8 @@ export interface WireInvoiceCurrent {
   };
   split: { id: string | null; rules: unknown | null };
   refunds: WireRefunds;
+  /** The last tracking code accepted for the invoice (A9), `null` before any; the spec does not show it. */
+  tracking?: { code: string; carrier: string | null; url: string | null; created_at: string } | null;
   webhook: unknown | null;
   status: WireStatus;
 }

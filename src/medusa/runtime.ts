@@ -6,6 +6,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { runMigrationsExclusively } from '../persistence/migration-lock';
 import type { InvoicePaymentsMedusaOptions } from './types';
 
 /** Schema of the module's tables inside Medusa's database, unless the options name another. */
@@ -51,9 +52,11 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   const dataSource = await new DataSource(dataSourceOptions).initialize();
   try {
     const schema = (dataSourceOptions as { schema: string }).schema;
-    await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    const ran = await dataSource.runMigrations({ transaction: 'each' });
-    return ran.map((m) => m.name);
+    // Under the module's migration lock: providers starting at once create the schema and migrate one at a time.
+    return await runMigrationsExclusively(dataSource, {
+      transaction: 'each',
+      before: (queryRunner) => queryRunner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`),
+    });
   } finally {
     await dataSource.destroy();
   }

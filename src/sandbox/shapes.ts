@@ -148,6 +148,12 @@ export function renderCurrent(ctx: RenderContext, rec: SandboxInvoiceRecord): Wi
       brl: rec.refunds.length ? formatBrl(refundedCents) : null,
       data: lastRefundAt(rec),
     },
+    tracking: rec.tracking && {
+      code: rec.tracking.code,
+      carrier: rec.tracking.carrier,
+      url: rec.tracking.url,
+      created_at: localDateTime(new Date(rec.tracking.createdAt)),
+    },
     webhook: rec.webhookUrl,
     status: {
       text: status.text,

@@ -13,8 +13,9 @@ import type { ShippingModuleOptions } from './types';
 /** Wiring choices of {@link ShippingModule.forRoot} beyond its options. */
 export interface ShippingModuleExtras {
   /**
-   * A provider of {@link TRACKING_POSTER}. Default: the app's `GatewayClient` (`addTrackingCode`, A9), which must
-   * then be injectable where this module is imported (the root module provides it).
+   * A provider of {@link TRACKING_POSTER}. Default: the app's `GatewayClient` (`addTrackingCode` and
+   * `findTrackingCode`, A9), which must then be injectable where this module is imported (the root module provides
+   * it).
    */
   poster?: Provider;
   /** A provider of `SHIPPING_OPTIONS` (resolved options; the root module derives them). Default: `options` resolved. */

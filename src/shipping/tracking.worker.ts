@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
-import { GatewayRateLimitError, isGatewayError } from '../gateway/errors';
+import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { retryDelayMs } from '../core/queue/backoff';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
@@ -32,10 +32,11 @@ const PERMANENT_KINDS: ReadonlySet<string> = new Set([
  * posts them one by one and records the outcome: `sent`, a later retry (capped exponential backoff with jitter), or
  * `failed` after `maxAttempts` or a permanent error.
  *
- * Delivery is exactly once per row between live workers: the claim keeps two workers from posting the same row. One
- * window remains: a worker that dies after the service accepted a code but before marking the row sent leaves the row
- * to be posted again when its claim lapses. That is harmless, as the service accepts a repeated code and changes
- * nothing (A9).
+ * Delivery is exactly once per row: the claim keeps two workers from posting the same row, and a row claimed again
+ * after an attempt (its worker died once the post may have left, or the post's answer was lost) is posted only once
+ * the service shows it was not received: the invoice's tracking code is read back first (`findTrackingCode`). The
+ * code already there → the row is `sent` without a second post; a service whose invoices do not show the code
+ * (profile `readBack.trackingCode: null`) → the row fails as `outcome_unknown`, with an alert, for a person.
  */
 @Injectable()
 export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -125,6 +126,11 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
     // The claim may be several posts old: make it last for this post.
     if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'lost';
+    // An earlier attempt may have reached the service: it is posted again only if the service lacks the code.
+    if (row.attempts > 1) {
+      const settled = await this.readBack(row, claim);
+      if (settled) return settled;
+    }
     try {
       await this.poster.addTrackingCode({
         invoiceId: row.gatewayInvoiceId,
@@ -135,11 +141,39 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (err) {
       return this.onFailure(row, claim, err);
     }
+    return this.markSent(row, claim);
+  }
+
+  /**
+   * Reads the invoice's tracking code back before a row is posted again. Returns the row's outcome when that settles
+   * it (`sent`: the code is there; `failed`: the service cannot show it; a read error is an attempt's failure), or
+   * `null` when the service shows another code or none: the code was not received, post it.
+   */
+  private async readBack(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult | null> {
+    let seen: string | null;
+    try {
+      seen = await this.poster.findTrackingCode(row.gatewayInvoiceId);
+    } catch (err) {
+      if (!(err instanceof GatewayUnsupportedError)) return this.onFailure(row, claim, err);
+      const message =
+        `an earlier post may have reached the service, whose invoices do not show a tracking code ` +
+        `(wire profile readBack.trackingCode): check the invoice in the service's panel, then record the code again`;
+      return this.fail(row, claim, message, 'outcome_unknown');
+    }
+    if (seen !== row.code) return null;
+    this.logger.log(
+      `Tracking code ${row.code} for order ${row.orderId} was received by an earlier attempt (read back): not posted again`,
+    );
+    return this.markSent(row, claim);
+  }
+
+  /** Records the row sent and tells the host, if this claim still holds it. */
+  private async markSent(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult> {
     const sent = { status: 'sent' as const, sentAt: new Date(), lastError: null, lastErrorKind: null };
     if (!(await this.store.settle(row, claim, sent))) {
-      // The worker that took over posts it too: harmless, the service ignores a repeated code (A9).
+      // The worker that took over reads the code back before posting it (see the class).
       this.logger.warn(
-        `Tracking code ${row.code} for order ${row.orderId} posted after this worker's claim lapsed`,
+        `Tracking code ${row.code} for order ${row.orderId}: this worker's claim lapsed before it recorded the code sent`,
       );
       return 'lost';
     }
@@ -174,10 +208,20 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return 'retried';
     }
+    return this.fail(row, claim, message, kind);
+  }
+
+  /** Fails the row for good: a person must post it (or fix the cause and retry), so it is an alert too. */
+  private async fail(
+    row: TrackingOutbox,
+    claim: string,
+    message: string,
+    kind: string,
+  ): Promise<keyof TrackingRunResult> {
+    const what = `Tracking code ${row.code} for order ${row.orderId}`;
     const failed = { status: 'failed' as const, lastError: message, lastErrorKind: kind };
     if (!(await this.store.settle(row, claim, failed))) return 'lost';
     this.logger.error(`${what} failed after ${row.attempts} attempt(s) (${kind}): ${message}`);
-    // Failed for good: a person must post it (or fix the cause and retry), so it is an alert too.
     this.emitAlert({
       kind: 'tracking_failed',
       orderId: row.orderId,

@@ -119,9 +119,13 @@ export interface ResolvedShippingOptions {
   backoff: BackoffOptions;
 }
 
-/** Posts one tracking code to the service: `GatewayClient.addTrackingCode` (A9). */
+/**
+ * Posts one tracking code to the service (`GatewayClient.addTrackingCode`, A9) and reads an invoice's tracking code
+ * back (`GatewayClient.findTrackingCode`) before a code whose earlier post may have landed is posted again.
+ */
 export interface TrackingPoster {
   addTrackingCode(params: TrackingParams): Promise<TrackingResult>;
+  findTrackingCode(invoiceId: string): Promise<string | null>;
 }
 
 /** What one worker round did. */

@@ -30,6 +30,8 @@ const INVOICE_KEYS = [
   'payment',
   'split',
   'refunds',
+  // Not in §2.1: the invoice's last tracking code, the read-back convention of A9.
+  'tracking',
   'webhook',
   'status',
 ].sort();

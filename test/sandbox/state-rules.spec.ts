@@ -237,6 +237,25 @@ describe('sandbox: state rules (§3, §8, A8, A9, A11)', () => {
       expect(sandbox.controls.getInvoice(inv.id)?.tracking?.code).toBe('BB222222222BR');
     });
 
+    it('shows the last code on the invoice as a lookup answers it (A9 read-back), null before any', async () => {
+      const inv = await newInvoice();
+      await sandbox.controls.pay(inv.id);
+      const listed = async () =>
+        (
+          await call<{ invoices: Array<{ tracking: unknown }> }>(
+            sandbox.url,
+            'GET',
+            `/invoices?id=${encodeURIComponent(inv.invoice_id)}`,
+          )
+        ).body.invoices[0].tracking;
+      expect(await listed()).toBeNull();
+      await track({
+        payment: { invoice_id: inv.invoice_id },
+        tracking: { code: 'CC333333333BR', carrier: 'Correios' },
+      });
+      expect(await listed()).toMatchObject({ code: 'CC333333333BR', carrier: 'Correios', url: null });
+    });
+
     it('answers 409 in other states, 404 for an unknown invoice, 422 without a code', async () => {
       const inv = await newInvoice();
       const early = await track({ payment: { invoice_id: inv.invoice_id }, tracking: { code: 'X' } });

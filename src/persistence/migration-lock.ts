@@ -1,0 +1,154 @@
+import {
+  DataSource,
+  type DataSourceOptions,
+  MigrationExecutor,
+  type MigrationInterface,
+  type QueryRunner,
+} from 'typeorm';
+import { isPostgres } from '../core/transaction';
+import { dataSourceOf } from '../core/typeorm-compat';
+
+/**
+ * The PostgreSQL advisory lock key of the module's migrations (one bigint, the same for every instance and every
+ * database: a lock is per database anyway). Spelled out rather than hashed so an operator can find the holder in
+ * `pg_locks` (`objid` 1768517999, `classid` 0).
+ */
+export const MIGRATION_LOCK_KEY = '1768517999';
+
+/** A migration class as TypeORM takes it in `migrations: [...]`. */
+export type MigrationClass = new () => MigrationInterface;
+
+const serialized = new WeakSet<MigrationClass>();
+
+/**
+ * Makes `migration` safe to run from several instances at once on PostgreSQL, with the module's migrations run by
+ * TypeORM as the host's DataSource runs them (`migrationsRun: true` included): its `up` first takes the module's
+ * advisory lock ({@link MIGRATION_LOCK_KEY}), then looks in TypeORM's migrations table. When another instance
+ * recorded the migration while this one waited (TypeORM read the table before the wait), the body is not run again
+ * and the other instance's row is removed, since TypeORM records the migration right after `up` returns (one row
+ * per migration, as a single instance leaves it).
+ *
+ * - In a transaction (TypeORM's `migrationsTransactionMode` `'all'`, its default, or `'each'`): the lock is
+ *   `pg_advisory_xact_lock`, held until the transaction that records the migration commits, so the check and the
+ *   record cannot be split by another instance.
+ * - Outside one (`'none'`, or a migration with `transaction = false`): a session lock around the check and the body
+ *   only. TypeORM's record follows outside the lock, and an instance waiting for the lock can run the body again in
+ *   that gap; {@link initializeDataSource} has no such gap.
+ *
+ * SQLite (and any other driver): the migration as it is; one process owns the database file.
+ * The class itself is changed (its prototype's `up`), so it keeps its identity and name; calling this again is a
+ * no-op. Down migrations are not serialized (they are run by hand).
+ */
+export function serializedMigration<T extends MigrationClass>(migration: T): T {
+  if (serialized.has(migration)) return migration;
+  const own: unknown = migration.prototype.up;
+  if (typeof own !== 'function')
+    throw new Error(`migration ${migration.name} has no up() method to serialize`);
+  const body = own as (this: MigrationInterface, queryRunner: QueryRunner) => Promise<unknown>;
+  async function up(this: MigrationInterface, queryRunner: QueryRunner): Promise<unknown> {
+    if (!isPostgres(dataSourceOf(queryRunner))) return body.call(this, queryRunner);
+    // TypeORM names a migration by its `name` property, else by its class name.
+    const name = this.name ?? migration.name;
+    if (queryRunner.isTransactionActive) {
+      await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      if (await recorded(queryRunner, name)) return forget(queryRunner, name);
+      return body.call(this, queryRunner);
+    }
+    await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      if (!(await recorded(queryRunner, name))) await body.call(this, queryRunner);
+    } finally {
+      await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  }
+  Object.defineProperty(migration.prototype, 'up', { value: up, writable: true, configurable: true });
+  serialized.add(migration);
+  return migration;
+}
+
+/** Every migration of `migrations` through {@link serializedMigration}. */
+export function serializedMigrations<T extends MigrationClass>(migrations: T[]): T[] {
+  return migrations.map((m) => serializedMigration(m));
+}
+
+/** Whether `migration` went through {@link serializedMigration}. */
+export function isSerializedMigration(migration: unknown): boolean {
+  return typeof migration === 'function' && serialized.has(migration as MigrationClass);
+}
+
+/**
+ * A DataSource initialized with its migrations run by one instance at a time: TypeORM's own bookkeeping included
+ * (on a fresh PostgreSQL database every instance otherwise creates TypeORM's migrations table at once, and all but
+ * one fail before any migration runs). Takes the options TypeORM takes; with `migrationsRun: true` on PostgreSQL it
+ * initializes without running them, holds the module's advisory lock (a session lock on one connection) and runs
+ * the pending migrations on that same connection, in `migrationsTransactionMode` (default `'all'`), so the
+ * migrations table is read only once the lock is held. Anything else: `new DataSource(options).initialize()`.
+ *
+ * For `@nestjs/typeorm`: `TypeOrmModule.forRootAsync({ useFactory: () => options, dataSourceFactory:
+ * initializeDataSource })`; a host with its own DataSource: `await initializeDataSource(options)`.
+ */
+export async function initializeDataSource(options?: DataSourceOptions): Promise<DataSource> {
+  if (!options) throw new Error('initializeDataSource: DataSource options are required');
+  if (options.type !== 'postgres' || !options.migrationsRun) return new DataSource(options).initialize();
+  const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
+  try {
+    await runMigrationsExclusively(dataSource, { transaction: options.migrationsTransactionMode });
+  } catch (err) {
+    await dataSource.destroy();
+    throw err;
+  }
+  return dataSource;
+}
+
+/**
+ * Runs the pending migrations of an initialized DataSource while holding the module's advisory lock (PostgreSQL; a
+ * session lock on one connection, and the migrations run on that same connection), after `before` (on that
+ * connection too: creating a schema the migrations table lives in, say). Other drivers: `before`, then the
+ * migrations, unlocked. Resolves with the names of the migrations this call ran.
+ */
+export async function runMigrationsExclusively(
+  dataSource: DataSource,
+  options: {
+    transaction?: 'all' | 'each' | 'none';
+    before?: (queryRunner: QueryRunner) => Promise<unknown>;
+  } = {},
+): Promise<string[]> {
+  const queryRunner = dataSource.createQueryRunner();
+  const postgres = isPostgres(dataSource);
+  try {
+    if (postgres) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await options.before?.(queryRunner);
+      // TypeORM reads its migrations table only now; the migrations' own lock is granted at once (same session).
+      const executor = new MigrationExecutor(dataSource, queryRunner);
+      executor.transaction = options.transaction ?? 'all';
+      return (await executor.executePendingMigrations()).map((m) => m.name);
+    } finally {
+      if (postgres) await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    await queryRunner.release();
+  }
+}
+
+/** TypeORM's migrations table of the query runner's DataSource, quoted (`"schema"."migrations"`). */
+function migrationsTable(queryRunner: QueryRunner): string {
+  const dataSource = dataSourceOf(queryRunner);
+  const table = dataSource.options.migrationsTableName ?? 'migrations';
+  const schema = (dataSource.options as { schema?: string }).schema;
+  return [schema, table]
+    .filter((part): part is string => Boolean(part))
+    .map((part) => `"${part.replace(/"/g, '""')}"`)
+    .join('.');
+}
+
+async function recorded(queryRunner: QueryRunner, name: string): Promise<boolean> {
+  const rows = (await queryRunner.query(`SELECT 1 FROM ${migrationsTable(queryRunner)} WHERE name = $1`, [
+    name,
+  ])) as unknown[];
+  return rows.length > 0;
+}
+
+async function forget(queryRunner: QueryRunner, name: string): Promise<void> {
+  await queryRunner.query(`DELETE FROM ${migrationsTable(queryRunner)} WHERE name = $1`, [name]);
+}
