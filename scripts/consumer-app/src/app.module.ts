@@ -4,13 +4,15 @@ import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import {
   INVOICE_PAYMENTS_ENTITIES,
   INVOICE_PAYMENTS_MIGRATIONS,
+  initializeDataSource,
   InvoicePaymentsModule,
 } from 'nestjs-invoice-payments';
 import { OrderPaymentAdapter } from './order-payment.adapter.js';
 import { CreateOrders1700000000000, Order } from './order.entity.js';
 
 /**
- * README step 2: TypeORM with the module's entities and migrations, the event bus and the module. The consumer test
+ * README step 2: TypeORM with the module's entities and migrations (initialized by `initializeDataSource`), the event
+ * bus and the module. The consumer test
  * runs it on each database (`CONSUMER_DATABASE`: `sqlite`, the embedded one, or `postgres` at `DATABASE_URL`) and
  * each way of giving the options (`CONSUMER_OPTIONS`: `forRootAsync`, from a factory, or `forRoot`). A dynamic module
  * because `forRoot` takes the options when the module is built, after the sandbox has started.
@@ -21,11 +23,14 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRoot({
-          ...database(),
-          entities: [...INVOICE_PAYMENTS_ENTITIES, Order],
-          migrations: [...INVOICE_PAYMENTS_MIGRATIONS, CreateOrders1700000000000],
-          migrationsRun: true,
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({
+            ...database(),
+            entities: [...INVOICE_PAYMENTS_ENTITIES, Order],
+            migrations: [...INVOICE_PAYMENTS_MIGRATIONS, CreateOrders1700000000000],
+            migrationsRun: true,
+          }),
+          dataSourceFactory: initializeDataSource,
         }),
         EventEmitterModule.forRoot(),
         process.env.CONSUMER_OPTIONS === 'forRoot'
