@@ -40,7 +40,7 @@ const MAX_REMEMBERED = 10_000;
  * request; its gross may differ, which `amountMismatch` flags).
  *
  * Anything else is left alone by every caller (never canceled, refunded, adopted or applied to the order) and
- * raises a `foreign_invoice` alert, once per invoice and record in this instance.
+ * raises a `foreign_invoice` alert, once per invoice, record and way of matching in this instance.
  */
 export class InvoiceIdentity {
   private readonly logger = new Logger('InvoiceIdentity');
@@ -56,7 +56,8 @@ export class InvoiceIdentity {
    * the service once. A "not ours" verdict raises the alert. Throws when the service could not be asked.
    */
   async whyNotOurs(invoice: Invoice, record: InvoiceRecord, matchedBy: MatchedBy): Promise<string | null> {
-    const key = `${invoice.id}\u0000${record.id}`;
+    // Per way of matching: a verdict by referrer never decides a later match by the number the record holds.
+    const key = `${matchedBy}\u0000${invoice.id}\u0000${record.id}`;
     const known = this.foreign.get(key);
     if (known !== undefined) return known;
     const why = await this.verdict(invoice, record, matchedBy);
