@@ -191,7 +191,8 @@ export class InvoiceRecordStore {
    */
   async findByInvoice(invoice: Invoice): Promise<InvoiceRecord | null> {
     const byId = invoice.id ? await this.rows.findOneBy({ gatewayId: invoice.id }) : null;
-    const record = byId ?? (invoice.referrer ? await this.rows.findOneBy({ referrer: invoice.referrer }) : null);
+    const record =
+      byId ?? (invoice.referrer ? await this.rows.findOneBy({ referrer: invoice.referrer }) : null);
     if (!record) return null;
     const foreign = await this.identity.whyNotOurs(invoice, record, byId ? 'number' : 'referrer');
     return foreign ? null : record;

@@ -40,11 +40,14 @@ const MAX_REMEMBERED = 10_000;
  * request; its gross may differ, which `amountMismatch` flags).
  *
  * Anything else is left alone by every caller (never canceled, refunded, adopted or applied to the order) and
- * raises a `foreign_invoice` alert, once per invoice, record and way of matching in this instance.
+ * raises a `foreign_invoice` alert, once per invoice and record in this instance.
  */
 export class InvoiceIdentity {
   private readonly logger = new Logger('InvoiceIdentity');
+  /** "Not ours" verdicts, per way of matching, invoice and record. */
   private readonly foreign = new Map<string, string>();
+  /** Invoice and record pairs alerted already (with what was said). */
+  private readonly alerted = new Map<string, string>();
 
   constructor(
     private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
@@ -61,7 +64,10 @@ export class InvoiceIdentity {
     const known = this.foreign.get(key);
     if (known !== undefined) return known;
     const why = await this.verdict(invoice, record, matchedBy);
-    if (why !== null) this.leftAlone(key, invoice, record, why);
+    if (why !== null) {
+      remember(this.foreign, key, why);
+      this.leftAlone(invoice, record, why);
+    }
     return why;
   }
 
@@ -77,7 +83,11 @@ export class InvoiceIdentity {
     return (await this.whyNotOurs(found, record, 'lookup')) === null ? found : null;
   }
 
-  private async verdict(invoice: Invoice, record: InvoiceRecord, matchedBy: MatchedBy): Promise<string | null> {
+  private async verdict(
+    invoice: Invoice,
+    record: InvoiceRecord,
+    matchedBy: MatchedBy,
+  ): Promise<string | null> {
     const named = `invoice ${invoice.id} (referrer ${invoice.referrer ?? 'none'})`;
     const theirs = `is not order ${record.orderId}'s (record ${record.id})`;
     if (invoice.referrer !== record.referrer) {
@@ -96,9 +106,10 @@ export class InvoiceIdentity {
     return listed ? null : `${named} ${theirs}: the service does not list it under the payment id sent`;
   }
 
-  private leftAlone(key: string, invoice: Invoice, record: InvoiceRecord, why: string): void {
-    if (this.foreign.size >= MAX_REMEMBERED) this.foreign.delete(this.foreign.keys().next().value as string);
-    this.foreign.set(key, why);
+  private leftAlone(invoice: Invoice, record: InvoiceRecord, why: string): void {
+    const pair = `${invoice.id}\u0000${record.id}`;
+    if (this.alerted.has(pair)) return;
+    remember(this.alerted, pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
     this.logger.warn(message);
     const alert: InvoicePaymentsAlert = {
@@ -113,4 +124,10 @@ export class InvoiceIdentity {
       this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
     }
   }
+}
+
+/** Adds to a bounded memory, forgetting the oldest entry when full. */
+function remember(memory: Map<string, string>, key: string, value: string): void {
+  if (memory.size >= MAX_REMEMBERED) memory.delete(memory.keys().next().value as string);
+  memory.set(key, value);
 }

@@ -182,7 +182,9 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
         return settled.statusCode !== before;
       }
       const found = this.lateInvoices ? await this.identity.findOurs(record) : null;
-      return found && this.lateInvoices ? (await this.lateInvoices.adopt(found, 'sweep')).record !== null : false;
+      return found && this.lateInvoices
+        ? (await this.lateInvoices.adopt(found, 'sweep')).record !== null
+        : false;
     }
     const invoice = await this.gateway.findInvoiceById(record.gatewayId);
     if (!invoice) {

@@ -109,7 +109,8 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
     const matched = new Map<Invoice, InvoiceRecord>();
     for (const invoice of invoices) {
       const record = byGatewayId.get(invoice.id);
-      if (record && !(await this.identity.whyNotOurs(invoice, record, 'number'))) matched.set(invoice, record);
+      if (record && !(await this.identity.whyNotOurs(invoice, record, 'number')))
+        matched.set(invoice, record);
     }
     if (this.lateInvoices) {
       // Invoices no record holds by number go to the checkout, which links them to their attempt by referrer
@@ -126,7 +127,8 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
       );
       for (const invoice of invoices) {
         const record = byGatewayId.has(invoice.id) ? undefined : byReferrer.get(invoice.referrer ?? '');
-        if (record && !(await this.identity.whyNotOurs(invoice, record, 'referrer'))) matched.set(invoice, record);
+        if (record && !(await this.identity.whyNotOurs(invoice, record, 'referrer')))
+          matched.set(invoice, record);
       }
     }
     // Anything else is not ours: another system's invoice on the same account (alerted when it has our referrer).

@@ -63,7 +63,15 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       this.processClaimed(entry).catch((err: unknown) =>
         this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`),
       );
-    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, this.identity, one);
+    this.batch = new InboxBatch(
+      dataSource,
+      this.rows,
+      this.confirmation,
+      statuses,
+      options,
+      this.identity,
+      one,
+    );
   }
 
   onModuleInit(): void {

@@ -161,7 +161,10 @@ describe('GatewayClient operations (sandbox over HTTP)', () => {
     expect((await client.findInvoiceByReferrer('shared'))?.id).toBe(theirs.id);
     expect((await client.findInvoiceByReferrer('shared', { paymentId: 'order-1' }))?.id).toBe(ours.id);
     const asked = h.proxy.apiRequests().filter((r) => r.method === 'GET' && r.path === '/invoices');
-    expect(Object.fromEntries(asked[asked.length - 1].query)).toMatchObject({ referrer: 'shared', payment_id: 'order-1' });
+    expect(Object.fromEntries(asked[asked.length - 1].query)).toMatchObject({
+      referrer: 'shared',
+      payment_id: 'order-1',
+    });
     const one = { paymentId: 'order-1', id: theirs.id };
     expect(await client.findInvoiceByReferrer('shared', one)).toBeNull();
     await expect(client.findInvoiceByReferrer('shared', { paymentId: ' ' })).rejects.toMatchObject({
