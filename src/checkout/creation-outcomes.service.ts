@@ -5,7 +5,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService, NO_HISTORY } from '../core/invoice-status.service';
-import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -31,7 +30,6 @@ export class CreationOutcomes {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: InvoiceRecordStore,
-    private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     private readonly late: LateInvoiceService,
@@ -50,7 +48,8 @@ export class CreationOutcomes {
     for (;;) {
       let found: Invoice | null;
       try {
-        found = await this.gateway.findInvoiceByReferrer(record.referrer);
+        // By identity: an invoice under this referrer that is not the one sent (another store's) is not this one.
+        found = await this.store.identity.findOurs(record);
       } catch (err) {
         return this.lookupFailed(record, err, options);
       }

@@ -144,8 +144,10 @@ export class InvoicePaymentProvider {
   async retrievePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     if (record.creationState !== 'created') return { data: sessionDataOf(record) };
-    const invoice = await this.gateway.findInvoiceByReferrer(record.referrer);
-    return { data: sessionDataOf(invoice ? await this.report(record, invoice, 'provider') : record) };
+    // By the number the record holds: an invoice found by referrer alone could be another store's.
+    const invoice = await this.gateway.findInvoiceById(this.gatewayId(record));
+    const ours = invoice && !(await this.store.identity.whyNotOurs(invoice, record, 'number'));
+    return { data: sessionDataOf(ours ? await this.report(record, invoice, 'provider') : record) };
   }
 
   /**
@@ -218,7 +220,7 @@ export class InvoicePaymentProvider {
       return { action: 'not_supported' };
     }
     const invoice = verified.invoice;
-    const record = await this.store.findByInvoice(invoice.id, invoice.referrer);
+    const record = await this.store.findByInvoice(invoice);
     const row = statusRow(invoice.status.code);
     if (!record || !row) return { action: 'not_supported' };
     const actions: Record<string, PaymentWebhookAction> = {

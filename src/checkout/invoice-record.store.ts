@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
+import { InvoiceIdentity } from '../core/invoice-identity';
 import { idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../core/transaction';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
@@ -15,7 +19,16 @@ import { ClaimInput, foreignReferrerOwner, insertNextAttempt } from './attempt-c
  */
 @Injectable()
 export class InvoiceRecordStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Whether an invoice found at the service is a record's: the checkout's one instance of the check. */
+  readonly identity: InvoiceIdentity;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    gateway: GatewayClient,
+    events: EventEmitter2,
+  ) {
+    this.identity = new InvoiceIdentity(gateway, events);
+  }
 
   private get rows() {
     return this.dataSource.getRepository(InvoiceRecord);
@@ -171,13 +184,18 @@ export class InvoiceRecordStore {
     });
   }
 
-  /** Finds the record of a service invoice: by its number, else by the referrer sent at creation. */
-  async findByInvoice(gatewayId: string | null, referrer: string | null): Promise<InvoiceRecord | null> {
-    if (gatewayId) {
-      const byId = await this.rows.findOneBy({ gatewayId });
-      if (byId) return byId;
-    }
-    return referrer ? this.rows.findOneBy({ referrer }) : null;
+  /**
+   * The record of a service invoice: the one holding its number, else the attempt whose referrer it has, only
+   * if the invoice is that attempt's by identity ({@link InvoiceIdentity}); `null` otherwise (another's invoice is
+   * alerted, never matched).
+   */
+  async findByInvoice(invoice: Invoice): Promise<InvoiceRecord | null> {
+    const byId = invoice.id ? await this.rows.findOneBy({ gatewayId: invoice.id }) : null;
+    const record =
+      byId ?? (invoice.referrer ? await this.rows.findOneBy({ referrer: invoice.referrer }) : null);
+    if (!record) return null;
+    const foreign = await this.identity.whyNotOurs(invoice, record, byId ? 'number' : 'referrer');
+    return foreign ? null : record;
   }
 }
 

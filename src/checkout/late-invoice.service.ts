@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DuplicateInvoiceCanceled, InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import type { LateInvoiceAdopter } from '../core/late-invoice.port';
+import { InvoiceIdentity } from '../core/invoice-identity';
+import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { statusRow } from '../core/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -29,7 +30,8 @@ function isPayable(record: InvoiceRecord): boolean {
 /**
  * Late and duplicate invoices, wherever they show up (the checkout's lookup, a webhook, the reconciliation sweep).
  * Only this store's: an invoice is matched by referrer only when the referrer carries this installation's namespace
- * and the invoice's amount is the record's ({@link whyNotOurs}); any other is left alone, never canceled.
+ * and its identity is what the attempt sent ({@link InvoiceIdentity}: referrer, payment id, amount); any other is
+ * left alone, never canceled, and alerted.
  *
  * An invoice no record holds by its number is matched to its order by the referrer it was created under
  * (`<order reference>-<attempt>`): the record of that attempt is linked to it, whatever the attempt's state (a
@@ -52,33 +54,41 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly config: CheckoutConfig,
   ) {}
 
+  /** The store's identity check (the record store's: one instance, one memory of verdicts). */
+  private get identity(): InvoiceIdentity {
+    return this.store.identity;
+  }
+
   /**
-   * Links an invoice to the record of the attempt it was created for (found by its referrer), applies its status
-   * (`source`) and enforces one payable invoice for the order. Returns that record, or `null` when no attempt of
-   * this store has that referrer, or when the attempt already holds another invoice (a second invoice under one
-   * referrer: canceled or alerted here, it has no record of its own).
+   * Links an invoice to the record of the attempt it was created for (found by its referrer, its identity checked:
+   * {@link InvoiceIdentity}), applies its status (`source`) and enforces one payable invoice for the order. Returns
+   * that record; no record when no attempt of this store has that referrer, or when the attempt already holds
+   * another invoice (a second invoice of the same request: canceled or alerted here, it has no record of its own);
+   * `foreign` when an attempt has the referrer but the invoice is not the one it sent (left alone, alerted).
    */
-  async adopt(invoice: Invoice, source: StatusChangeSource = 'webhook'): Promise<InvoiceRecord | null> {
-    if (!invoice.referrer || !invoice.id) return null;
+  async adopt(invoice: Invoice, source: StatusChangeSource = 'webhook'): Promise<Adoption> {
+    const none: Adoption = { record: null, foreign: null };
+    if (!invoice.referrer || !invoice.id) return none;
     const record = await this.store.findByReferrer(invoice.referrer);
-    if (!record) return null;
-    if (record.gatewayId === invoice.id) return record;
-    const foreign = whyNotOurs(invoice, record, await this.config.referrerNamespace());
-    if (foreign) {
-      // Another store on the same service account (or a referrer made before namespaces): never cancel or adopt it.
-      this.logger.warn(`invoice ${invoice.id} (referrer ${invoice.referrer}) left alone: ${foreign}`);
-      return null;
+    if (!record) return none;
+    if (record.gatewayId === invoice.id) return { record, foreign: null };
+    if (!hasNamespace(invoice.referrer, await this.config.referrerNamespace())) {
+      // A referrer made before namespaces: another store may use the same one (docs/refunds.md).
+      this.logger.warn(`invoice ${invoice.id} (referrer ${invoice.referrer}) left alone: no namespace`);
+      return none;
     }
+    const foreign = await this.identity.whyNotOurs(invoice, record, 'referrer');
+    if (foreign) return { record: null, foreign };
     if (record.gatewayId !== null) {
       await this.secondUnderReferrer(record, invoice);
-      return null;
+      return none;
     }
     if (!(await this.link(record, invoice, source))) {
       const now = await this.store.get(record.id);
-      return now.gatewayId === invoice.id ? now : null;
+      return { record: now.gatewayId === invoice.id ? now : null, foreign: null };
     }
     await this.enforce(record.orderId);
-    return this.store.get(record.id);
+    return { record: await this.store.get(record.id), foreign: null };
   }
 
   /**
@@ -257,22 +267,6 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       this.logger.error(`a listener of ${event} threw: ${why(err)}`);
     }
   }
-}
-
-/**
- * Why an invoice found by a record's referrer is not this store's, or `null` when it is: its referrer must carry
- * this installation's namespace, and it must match the record (the order's amount). A record whose referrer has no
- * namespace (made before namespaces) is never matched by referrer: another store may use the same one; it keeps
- * working through its invoice number (see docs/refunds.md, "Only our invoices").
- */
-export function whyNotOurs(invoice: Invoice, record: InvoiceRecord, namespace: string): string | null {
-  if (!hasNamespace(invoice.referrer, namespace))
-    return `its referrer lacks this store's namespace "${namespace}"`;
-  const gross = invoice.amounts.grossCents;
-  if (gross !== record.amountCents) {
-    return `its amount ${gross ?? 'unknown'} differs from order ${record.orderId}'s ${record.amountCents}`;
-  }
-  return null;
 }
 
 function why(err: unknown): string {

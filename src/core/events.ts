@@ -27,7 +27,9 @@ export interface InvoicePaymentsAlert {
    * `duplicate_paid`: two invoices of one order were paid, refund one (both are named); `creation_unresolved`: the
    * module could not find out whether an invoice was created for longer than `checkout.unresolvedAlertMs`
    * (resolve it in the admin API); `invoice_number_clash`: the service answered an invoice number another record
-   * already holds; `tracking_failed`: a tracking code could not be posted for good (dead in the outbox);
+   * already holds; `foreign_invoice`: an invoice at the service was matched to this record (by its referrer, or its
+   * number with another referrer) but is not the one the module sent (another store's, a staging copy's): left
+   * alone, see docs/webhooks.md "Ours means ours"; `tracking_failed`: a tracking code could not be posted for good (dead in the outbox);
    * `implausible_amount`: the service answered an amount that cannot be real (negative, absurd),
    * the answer was refused and nothing of it stored; `refund_unresolved`: a refund's outcome could not be settled
    * from the service's `refunds.total` for longer than `refunds.unresolvedAlertMs` (see docs/refunds.md).
@@ -39,6 +41,7 @@ export interface InvoicePaymentsAlert {
     | 'duplicate_paid'
     | 'creation_unresolved'
     | 'invoice_number_clash'
+    | 'foreign_invoice'
     | 'tracking_failed'
     | 'implausible_amount'
     | 'refund_unresolved';

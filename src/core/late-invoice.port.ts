@@ -11,6 +11,16 @@ export const LATE_INVOICE_ADOPTER = Symbol('INVOICE_PAYMENTS_LATE_INVOICE_ADOPTE
  * `LateInvoiceService`). Lives in `core/` so the webhooks capability can call it without importing the checkout.
  */
 export interface LateInvoiceAdopter {
-  /** The record the invoice now belongs to, or `null` when it is not this store's (or has no record of its own). */
-  adopt(invoice: Invoice, source: StatusChangeSource): Promise<InvoiceRecord | null>;
+  /**
+   * `record`: the record the invoice now belongs to, or `null` when it has none (no attempt has its referrer, or it
+   * is a second invoice of an attempt that holds one). `foreign`: why it is not this store's invoice although an
+   * attempt has its referrer (`InvoiceIdentity`): left alone and alerted.
+   */
+  adopt(invoice: Invoice, source: StatusChangeSource): Promise<Adoption>;
+}
+
+/** What {@link LateInvoiceAdopter.adopt} made of an invoice. */
+export interface Adoption {
+  record: InvoiceRecord | null;
+  foreign: string | null;
 }

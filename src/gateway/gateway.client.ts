@@ -114,13 +114,21 @@ export class GatewayClient {
    * The most recently created invoice whose `referrer` is exactly `referrer`, or `null`: resolves a
    * `GatewayOutcomeUnknownError` of `createInvoice`. Found as the profile's `lookup.byReferrer` says; matches are
    * checked here too, in case the service ignores the filter.
+   *
+   * `options.paymentId`: only invoices the service lists under that `payment.id` (the list filter `paymentId`, A7);
+   * `options.id`: only that invoice number. Together they tell whether an invoice is the one a creation sent
+   * (the invoice shape does not carry `payment.id`; see `InvoiceIdentity`).
    */
-  async findInvoiceByReferrer(referrer: string): Promise<Invoice | null> {
+  async findInvoiceByReferrer(
+    referrer: string,
+    options: { paymentId?: string; id?: string } = {},
+  ): Promise<Invoice | null> {
     return this.pages.lookup(
       'findInvoiceByReferrer',
       'referrer',
       referrer,
-      (inv) => inv.referrer === referrer,
+      (inv) => inv.referrer === referrer && (options.id === undefined || inv.id === options.id),
+      options.paymentId,
     );
   }
 

@@ -30,25 +30,36 @@ function listFilters<P extends ListInvoicesParams & { id?: string }>(
 export class GatewayPages {
   constructor(private readonly core: GatewayCore) {}
 
+  /**
+   * One invoice by `key`, as the profile's lookup plan says. `paymentId` narrows a lookup by referrer to the
+   * invoices the service lists under that `payment.id` (the list filter `paymentId`, A7; `{payment_id}` in a `get`
+   * path); the invoice shape does not carry `payment.id`, so the service's filter is what tells it.
+   */
   async lookup(
     operation: string,
     key: 'referrer' | 'id',
     value: string,
     matches: (invoice: Invoice) => boolean,
+    paymentId?: string,
   ): Promise<Invoice | null> {
     const invoiceRef = ref(key, value);
-    if (!isNonBlank(value)) {
-      throw new GatewayValidationError(
-        { operation, sent: false },
-        `invalid input: ${key} is required; nothing was sent`,
-        { [key]: ['is required (a non-empty string)'] },
-      );
+    const given: Array<[string, unknown]> = [[key, value]];
+    if (paymentId !== undefined) given.push(['paymentId', paymentId]);
+    for (const [name, text] of given) {
+      if (!isNonBlank(text)) {
+        throw new GatewayValidationError(
+          { operation, sent: false },
+          `invalid input: ${name} is required; nothing was sent`,
+          { [name]: ['is required (a non-empty string)'] },
+        );
+      }
     }
     const { conn, profile } = await this.core.context(operation);
     const plan: InvoiceLookup = key === 'referrer' ? profile.lookup.byReferrer : profile.lookup.byId;
     if ('get' in plan) {
       try {
-        const path = renderPath(plan.get, { value, [key]: value });
+        const values = { value, [key]: value, ...(paymentId !== undefined ? { payment_id: paymentId } : {}) };
+        const path = renderPath(plan.get, values);
         const answer = await this.core.send(
           { operation, invoiceRef, method: 'GET', path, safety: 'read' },
           conn,
@@ -61,7 +72,10 @@ export class GatewayPages {
         throw err;
       }
     }
-    const filter = { [plan.list]: value } as Partial<Record<string, string>>;
+    const filter = {
+      ...(paymentId !== undefined ? { paymentId } : {}),
+      [plan.list]: value,
+    } as Partial<Record<string, string>>;
     let found: Invoice | null = null;
     const maxPages = plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES;
     const pages = this.invoicePages(

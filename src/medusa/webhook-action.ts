@@ -46,10 +46,12 @@ export async function webhookAction(
   const entry = await app.get(DataSource).getRepository(WebhookInboxEntry).findOneBy({ id: stored.id });
   if (entry?.state === 'pending')
     throw new WebhookNotSettledError(entry.lastError ?? 'the entry is still pending');
-  if (entry?.state !== 'processed') return { action: 'not_supported' };
+  // The record the inbox applied it to: none for another store's invoice (left alone, `ignored`).
+  if (entry?.state !== 'processed' || !entry.invoiceRecordId) return { action: 'not_supported' };
   const record = await app
     .get(InvoiceRecordStore, { strict: false })
-    .findByInvoice(stored.gatewayId, entry.referrer);
+    .get(entry.invoiceRecordId)
+    .catch(() => null);
   return record ? webhookActionOfRecord(record) : { action: 'not_supported' };
 }
 

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler } from '../core/creation-settler.port';
+import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { acquireLease, releaseLease } from '../core/named-lease';
@@ -34,6 +36,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(OpenInvoicesReconciler.name);
   private readonly holder = randomUUID();
   private readonly ceiling: CallCeiling;
+  private readonly identity: InvoiceIdentity;
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<ReconciliationRound> | null = null;
   private stopped = false;
@@ -43,10 +46,12 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     private readonly statuses: InvoiceStatusService,
     private readonly gateway: GatewayClient,
     @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
+    events: EventEmitter2,
     @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
+    this.identity = new InvoiceIdentity(gateway, events);
   }
 
   onModuleInit(): void {
@@ -176,14 +181,17 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
         const settled = await this.creations.settle(record);
         return settled.statusCode !== before;
       }
-      const found = await this.gateway.findInvoiceByReferrer(record.referrer);
-      return found && this.lateInvoices ? (await this.lateInvoices.adopt(found, 'sweep')) !== null : false;
+      const found = this.lateInvoices ? await this.identity.findOurs(record) : null;
+      return found && this.lateInvoices
+        ? (await this.lateInvoices.adopt(found, 'sweep')).record !== null
+        : false;
     }
     const invoice = await this.gateway.findInvoiceById(record.gatewayId);
     if (!invoice) {
       this.logger.warn(`invoice record ${record.id}: the service does not know invoice ${record.gatewayId}`);
       return false;
     }
+    if (await this.identity.whyNotOurs(invoice, record, 'number')) return false;
     // A report the transition table refuses (behind the record) is not written again on every check.
     if (!decideTransition(record.statusCode, invoice.status.code).apply) return false;
     const applied = await this.statuses.applyReport({

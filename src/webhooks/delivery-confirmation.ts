@@ -9,15 +9,6 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
-/**
- * Why the service's invoice must not be applied to the record found for it: the service names another referrer
- * than the one the checkout sent (a number reused, or another store's invoice), or `null`.
- */
-export function referrerMismatch(invoice: Invoice, record: InvoiceRecord): string | null {
-  if (invoice.referrer === null || invoice.referrer === record.referrer) return null;
-  return `invoice ${invoice.id} has referrer ${invoice.referrer} at the service, not ${record.referrer}: not applied to record ${record.id}`;
-}
-
 /** Invoices whose latest applied confirmation is remembered (a number and a time each). */
 const MAX_CONFIRMED_INVOICES = 10_000;
 

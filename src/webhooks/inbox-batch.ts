@@ -3,7 +3,8 @@ import { DataSource, In } from 'typeorm';
 import { InvoiceStatusService, KnownHistory, reportChangesNothing } from '../core/invoice-status.service';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { type DeliveryConfirmation, referrerMismatch } from './delivery-confirmation';
+import type { InvoiceIdentity } from '../core/invoice-identity';
+import type { DeliveryConfirmation } from './delivery-confirmation';
 import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
@@ -38,6 +39,7 @@ export class InboxBatch {
     private readonly confirmation: DeliveryConfirmation,
     private readonly statuses: InvoiceStatusService,
     private readonly options: ResolvedWebhooksOptions,
+    private readonly identity: InvoiceIdentity,
     private readonly one: (entry: WebhookInboxEntry) => Promise<void>,
   ) {}
 
@@ -215,13 +217,14 @@ export class InboxBatch {
       for (const entry of entries) await this.confirmation.notConfirmed(entry, problem);
       return;
     }
-    const foreign = referrerMismatch(invoice, record);
-    if (foreign) {
-      for (const entry of entries) await this.rows.deadLetter(entry, record.id, foreign);
-      return;
-    }
     let outcome: string;
     try {
+      // The record holds this number; the service must still name the referrer the module sent with it.
+      const foreign = await this.identity.whyNotOurs(invoice, record, 'number');
+      if (foreign) {
+        for (const entry of entries) await this.rows.leftAlone(entry, foreign);
+        return;
+      }
       if (reportChangesNothing(record, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {

@@ -136,6 +136,19 @@ export class InboxRows {
     });
   }
 
+  /**
+   * Closes a delivery whose invoice is not this store's although a record has its referrer (or its number with
+   * another referrer): `ignored`, applied to nothing. The identity check raised the alert (`foreign_invoice`).
+   */
+  async leftAlone(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    await this.finish(entry, {
+      state: 'ignored',
+      outcome: clip(`left alone: not this store's invoice`, 255),
+      lastError: clip(reason, 2000),
+      processedAt: new Date(),
+    });
+  }
+
   /** Dead-letters a delivery for an invoice the service does not know; one alert a window, not one per delivery. */
   async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });

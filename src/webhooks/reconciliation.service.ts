@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull } from 'typeorm';
+import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { decideTransition } from '../core/status-transitions';
@@ -30,21 +32,26 @@ export interface SweepResult {
  * the last `lookbackDays`) and reports every status a local record has not caught up with to
  * {@link InvoiceStatusService}, the same path webhooks take, so a missed or dropped webhook is recovered. Reports
  * the transition table would refuse (a status behind the record's) are skipped, so repeated sweeps add nothing to
- * the history. Runs every `sweep.intervalMs` when set (off by default); `sweep()` runs it on demand.
+ * the history. An invoice is applied to a record only when it is that record's by identity ({@link InvoiceIdentity}):
+ * another store's invoice with one of our referrers is left alone and alerted. Runs every `sweep.intervalMs` when set (off by default); `sweep()` runs it on demand.
  */
 @Injectable()
 export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ReconciliationService.name);
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<SweepResult> | null = null;
+  private readonly identity: InvoiceIdentity;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statuses: InvoiceStatusService,
     private readonly gateway: GatewayClient,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    events: EventEmitter2,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
-  ) {}
+  ) {
+    this.identity = new InvoiceIdentity(gateway, events);
+  }
 
   onModuleInit(): void {
     const every = this.options.sweep.intervalMs;
@@ -99,11 +106,12 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
     const referrers = invoices
       .filter((i) => !byGatewayId.has(i.id) && i.referrer)
       .map((i) => i.referrer as string);
-    const byReferrer = new Map(
-      referrers.length
-        ? (await repo.findBy({ referrer: In(referrers), gatewayId: IsNull() })).map((r) => [r.referrer, r])
-        : [],
-    );
+    const matched = new Map<Invoice, InvoiceRecord>();
+    for (const invoice of invoices) {
+      const record = byGatewayId.get(invoice.id);
+      if (record && !(await this.identity.whyNotOurs(invoice, record, 'number')))
+        matched.set(invoice, record);
+    }
     if (this.lateInvoices) {
       // Invoices no record holds by number go to the checkout, which links them to their attempt by referrer
       // (late invoices of earlier attempts included), applies their status and cancels or alerts duplicates.
@@ -111,14 +119,20 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
       const known = new Set(ours.map((r) => r.referrer));
       for (const invoice of invoices) {
         if (byGatewayId.has(invoice.id) || !invoice.referrer || !known.has(invoice.referrer)) continue;
-        if (await this.lateInvoices.adopt(invoice, 'sweep')) result.matched++;
+        if ((await this.lateInvoices.adopt(invoice, 'sweep')).record) result.matched++;
       }
-      byReferrer.clear();
+    } else if (referrers.length) {
+      const byReferrer = new Map(
+        (await repo.findBy({ referrer: In(referrers), gatewayId: IsNull() })).map((r) => [r.referrer, r]),
+      );
+      for (const invoice of invoices) {
+        const record = byGatewayId.has(invoice.id) ? undefined : byReferrer.get(invoice.referrer ?? '');
+        if (record && !(await this.identity.whyNotOurs(invoice, record, 'referrer')))
+          matched.set(invoice, record);
+      }
     }
-    for (const invoice of invoices) {
-      const record =
-        byGatewayId.get(invoice.id) ?? (invoice.referrer ? byReferrer.get(invoice.referrer) : undefined);
-      if (!record) continue; // not ours: another system's invoice on the same account
+    // Anything else is not ours: another system's invoice on the same account (alerted when it has our referrer).
+    for (const [invoice, record] of matched) {
       result.matched++;
       if (!decideTransition(record.statusCode, invoice.status.code).apply) continue;
       const applied = await this.statuses.applyReport({

@@ -3,7 +3,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
+import { InvoiceIdentity } from '../core/invoice-identity';
+import { Adoption, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -13,7 +14,7 @@ import type { ResolvedWebhooksOptions } from './types';
 import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
 import { clip, InboxRows, message, reportOf } from './inbox-rows';
-import { DeliveryConfirmation, NO_RECORD_YET, referrerMismatch } from './delivery-confirmation';
+import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
@@ -42,6 +43,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly rows: InboxRows;
   private readonly confirmation: DeliveryConfirmation;
   private readonly batch: InboxBatch;
+  private readonly identity: InvoiceIdentity;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -49,17 +51,26 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     private readonly events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly gateway: GatewayClient,
-    // Issue 13: late and duplicate invoices (the checkout provides it; absent, the referrer match below applies).
+    // Late and duplicate invoices (the checkout provides it; absent, the referrer match below applies).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
     const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
     this.rows = new InboxRows(dataSource, events, options, unknown);
     this.confirmation = new DeliveryConfirmation(dataSource, gateway, options, this.rows);
-    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, (entry) =>
+    this.identity = new InvoiceIdentity(gateway, events);
+    const one = (entry: WebhookInboxEntry) =>
       this.processClaimed(entry).catch((err: unknown) =>
         this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`),
-      ),
+      );
+    this.batch = new InboxBatch(
+      dataSource,
+      this.rows,
+      this.confirmation,
+      statuses,
+      options,
+      this.identity,
+      one,
     );
   }
 
@@ -210,7 +221,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     if (this.options.confirmWithService && !confirmation) return;
     const invoice = confirmation?.invoice ?? (delivered as Invoice);
     try {
-      const record = await this.findRecord(invoice);
+      const { record, foreign } = await this.findRecord(invoice);
+      if (foreign) return this.rows.leftAlone(entry, foreign);
       if (!record) {
         const waited = Date.now() - entry.receivedAt.getTime();
         if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
@@ -226,8 +238,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       }
       // A record appeared since the admission (found by the service's referrer): nothing waits for one now.
       if (!local && named !== null) this.rows.unknown.forget(named);
-      const foreign = referrerMismatch(invoice, record);
-      if (foreign) return this.rows.deadLetter(entry, record.id, foreign);
       if (confirmation) {
         await this.apply(entry, invoice, record, 'confirmed with the service');
         // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
@@ -290,16 +300,25 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /** The record of the service's invoice: by invoice number, else by the referrer we sent (see the class notes). */
-  private async findRecord(invoice: Invoice): Promise<InvoiceRecord | null> {
+  /**
+   * The record of the service's invoice: the one holding its number, else the attempt whose referrer it has (at
+   * once, an earlier attempt's late invoice included; duplicates are canceled or alerted by the adopter). Either way
+   * only when the invoice is that record's by identity ({@link InvoiceIdentity}): `foreign` says why not.
+   */
+  private async findRecord(invoice: Invoice): Promise<Adoption> {
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const byId = await repo.findOneBy({ gatewayId: invoice.id });
-    if (byId || !invoice.referrer) return byId;
-    // Issue 13: an invoice no record holds is matched to its order's attempt by its referrer, at once (an earlier
-    // attempt's late invoice included); duplicates are canceled or alerted there.
+    if (byId) {
+      const foreign = await this.identity.whyNotOurs(invoice, byId, 'number');
+      return { record: foreign ? null : byId, foreign };
+    }
+    if (!invoice.referrer) return { record: null, foreign: null };
     if (this.lateInvoices) return this.lateInvoices.adopt(invoice, 'webhook');
     // Matched by referrer only while the checkout has not stored an invoice number: a record already tied to
-    // another invoice must not take this one's status (a duplicate invoice at the service is dead-lettered).
-    return repo.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
+    // another invoice must not take this one's status.
+    const byReferrer = await repo.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
+    if (!byReferrer) return { record: null, foreign: null };
+    const foreign = await this.identity.whyNotOurs(invoice, byReferrer, 'referrer');
+    return { record: foreign ? null : byReferrer, foreign };
   }
 }

@@ -150,6 +150,28 @@ describe('GatewayClient operations (sandbox over HTTP)', () => {
     expect(await client.findInvoiceByReferrer('nobody')).toBeNull();
   });
 
+  it('findInvoiceByReferrer with a payment id: only the invoices the service lists under it, by number too', async () => {
+    const ours = await client.createInvoice(params((p) => (p.payment.referrer = 'shared')));
+    const theirs = await client.createInvoice(
+      params((p) => {
+        p.payment.referrer = 'shared';
+        p.payment.id = 'their-order';
+      }),
+    );
+    expect((await client.findInvoiceByReferrer('shared'))?.id).toBe(theirs.id);
+    expect((await client.findInvoiceByReferrer('shared', { paymentId: 'order-1' }))?.id).toBe(ours.id);
+    const asked = h.proxy.apiRequests().filter((r) => r.method === 'GET' && r.path === '/invoices');
+    expect(Object.fromEntries(asked[asked.length - 1].query)).toMatchObject({
+      referrer: 'shared',
+      payment_id: 'order-1',
+    });
+    const one = { paymentId: 'order-1', id: theirs.id };
+    expect(await client.findInvoiceByReferrer('shared', one)).toBeNull();
+    await expect(client.findInvoiceByReferrer('shared', { paymentId: ' ' })).rejects.toMatchObject({
+      fields: { paymentId: ['is required (a non-empty string)'] },
+    });
+  });
+
   it('changeDueDate sends payment.invoice_id + payment.due_at and reads the legacy shape', async () => {
     const created = await client.createInvoice(params());
     const dueAt = daysFromToday(20);

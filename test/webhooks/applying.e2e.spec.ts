@@ -86,8 +86,10 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
           expiry: '12/30',
         });
         const referrer = `ref-${Math.random().toString(36).slice(2)}`;
+        // What the checkout sent: the referrer, the payment id (its order id) and the amount (matched by referrer).
         const rec = await insertInvoiceRecord(db.dataSource, {
-          amountCents: SANDBOX_INVOICE_CENTS,
+          orderId: referrer,
+          amountCents: 5_000,
           gatewayId: null,
           referrer,
           method: 'card',
@@ -186,6 +188,7 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
 
     // The checkout commits its record (by referrer: it has not stored the invoice number yet).
     const rec = await insertInvoiceRecord(db.dataSource, {
+      orderId: created.referrer, // the payment id `createSandboxInvoice` sent
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
       referrer: created.referrer,

@@ -1,0 +1,133 @@
+import { Logger } from '@nestjs/common';
+import type { EventEmitter2 } from '@nestjs/event-emitter';
+import type { GatewayClient } from '../gateway/gateway.client';
+import { centsToDecimalString } from '../gateway/money';
+import type { Invoice } from '../gateway/types';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+
+/**
+ * How an invoice of the service came to be matched to a record:
+ * - `number`: the record holds its number, which the service gave in answer to the module's own request (or which
+ *   an adoption linked after this check passed);
+ * - `lookup`: the identity lookup found it (the record's referrer and payment id, {@link InvoiceIdentity.findOurs});
+ * - `referrer`: by its referrer alone (a webhook, the sweep, a host's webhook action): its payment id is still to be
+ *   asked of the service.
+ */
+export type MatchedBy = 'number' | 'lookup' | 'referrer';
+
+/**
+ * The `payment.id` the checkout sent when it created this record's invoice: the order id. The attempt's claim
+ * writes the record's `order_id` from the very `payment.id` of the create request (`InvoiceCreationService`), so
+ * the record keeps what was sent and nothing else needs storing.
+ */
+export function sentPaymentId(record: Pick<InvoiceRecord, 'orderId'>): string {
+  return record.orderId;
+}
+
+/** Verdicts remembered per instance (an invoice's referrer, payment id and amount never change). */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * "Ours means ours": the one place that decides whether an invoice found at the service is a record's invoice.
+ *
+ * An invoice is the record's only if its identity is what the module sent for that attempt: the same `referrer`,
+ * the same `payment.id`, and the same amount (the gross; an invoice whose shape carries none is not compared on
+ * it). The invoice shapes (§2.1, §2.2) carry neither `payment.id` nor the customer's document (`customer` holds
+ * only the service's consumer id), so the payment id is what the service lists the invoice under (the lookup by
+ * referrer with the `paymentId` filter, A7), and the customer is not compared. An invoice matched by the number the
+ * record holds is the record's as long as the referrer agrees (the service gave that number to the module's own
+ * request; its gross may differ, which `amountMismatch` flags).
+ *
+ * Anything else is left alone by every caller (never canceled, refunded, adopted or applied to the order) and
+ * raises a `foreign_invoice` alert, once per invoice and record in this instance.
+ */
+export class InvoiceIdentity {
+  private readonly logger = new Logger('InvoiceIdentity');
+  /** "Not ours" verdicts, per way of matching, invoice and record. */
+  private readonly foreign = new Map<string, string>();
+  /** Invoice and record pairs alerted already (with what was said). */
+  private readonly alerted = new Map<string, string>();
+
+  constructor(
+    private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
+    private readonly events: EventEmitter2 | null,
+  ) {}
+
+  /**
+   * Why `invoice` is not `record`'s invoice, or `null` when it is (see the class notes); a `referrer` match asks
+   * the service once. A "not ours" verdict raises the alert. Throws when the service could not be asked.
+   */
+  async whyNotOurs(invoice: Invoice, record: InvoiceRecord, matchedBy: MatchedBy): Promise<string | null> {
+    // Per way of matching: a verdict by referrer never decides a later match by the number the record holds.
+    const key = `${matchedBy}\u0000${invoice.id}\u0000${record.id}`;
+    const known = this.foreign.get(key);
+    if (known !== undefined) return known;
+    const why = await this.verdict(invoice, record, matchedBy);
+    if (why !== null) {
+      remember(this.foreign, key, why);
+      this.leftAlone(invoice, record, why);
+    }
+    return why;
+  }
+
+  /**
+   * The record's invoice at the service by its identity (the identity lookup: referrer and payment id sent, the
+   * amount compared), or `null`: none there, or only another's (alerted, never returned).
+   */
+  async findOurs(record: InvoiceRecord): Promise<Invoice | null> {
+    const found = await this.gateway.findInvoiceByReferrer(record.referrer, {
+      paymentId: sentPaymentId(record),
+    });
+    if (!found) return null;
+    return (await this.whyNotOurs(found, record, 'lookup')) === null ? found : null;
+  }
+
+  private async verdict(
+    invoice: Invoice,
+    record: InvoiceRecord,
+    matchedBy: MatchedBy,
+  ): Promise<string | null> {
+    const named = `invoice ${invoice.id} (referrer ${invoice.referrer ?? 'none'})`;
+    const theirs = `is not order ${record.orderId}'s (record ${record.id})`;
+    if (invoice.referrer !== record.referrer) {
+      // A number the record holds, in an answer without a referrer (the cancellation's legacy shape): its own.
+      if (matchedBy === 'number' && invoice.referrer === null) return null;
+      return `${named} ${theirs}: the module sent referrer ${record.referrer}`;
+    }
+    if (matchedBy === 'number') return null;
+    const gross = invoice.amounts.grossCents;
+    if (gross !== null && gross !== record.amountCents) {
+      return `${named} ${theirs}: its amount ${centsToDecimalString(gross)} is not the ${centsToDecimalString(record.amountCents)} sent`;
+    }
+    if (matchedBy === 'lookup') return null;
+    const paymentId = sentPaymentId(record);
+    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, { paymentId, id: invoice.id });
+    return listed ? null : `${named} ${theirs}: the service does not list it under the payment id sent`;
+  }
+
+  private leftAlone(invoice: Invoice, record: InvoiceRecord, why: string): void {
+    const pair = `${invoice.id}\u0000${record.id}`;
+    if (this.alerted.has(pair)) return;
+    remember(this.alerted, pair, why);
+    const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
+    this.logger.warn(message);
+    const alert: InvoicePaymentsAlert = {
+      kind: 'foreign_invoice',
+      orderId: record.orderId,
+      invoiceRecordId: record.id,
+      message,
+    };
+    try {
+      this.events?.emit(InvoicePaymentsEvents.Alert, alert);
+    } catch (err) {
+      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
+    }
+  }
+}
+
+/** Adds to a bounded memory, forgetting the oldest entry when full. */
+function remember(memory: Map<string, string>, key: string, value: string): void {
+  if (memory.size >= MAX_REMEMBERED) memory.delete(memory.keys().next().value as string);
+  memory.set(key, value);
+}
