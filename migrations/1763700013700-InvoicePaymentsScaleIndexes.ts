@@ -1,0 +1,83 @@
+import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
+import { isPostgres } from '../src/core/transaction';
+import { dataSourceOf } from '../src/core/typeorm-compat';
+
+const INVOICE = 'invoice_payments_invoice';
+const OUTBOX = 'invoice_payments_tracking_outbox';
+
+/** The admin list's order and each of its filters followed by that order: a page is an index range, never a sort. */
+const ORDERED: ReadonlyArray<[name: string, columns: string[]]> = [
+  ['IDX_invoice_payments_invoice_created', ['created_at', 'id']],
+  ['IDX_invoice_payments_invoice_status', ['status_code', 'created_at', 'id']],
+  ['IDX_invoice_payments_invoice_method', ['method', 'created_at', 'id']],
+  ['IDX_invoice_payments_invoice_creation', ['creation_state', 'created_at', 'id']],
+];
+
+/** The columns `q` matches by prefix (any case): order id, order number, invoice number, e-mail. */
+const PREFIXED: ReadonlyArray<[name: string, column: string]> = [
+  ['IDX_invoice_payments_invoice_q_order', 'order_id'],
+  ['IDX_invoice_payments_invoice_q_display', 'display_id'],
+  ['IDX_invoice_payments_invoice_q_gateway', 'gateway_id'],
+  ['IDX_invoice_payments_invoice_q_email', 'customer_email'],
+];
+
+/** Trigram index of the customer's name (PostgreSQL with `pg_trgm` only): serves `q` by a word's start. */
+const NAME_TRIGRAMS = 'IDX_invoice_payments_invoice_q_name';
+const OUTBOX_SENT = 'IDX_invoice_payments_tracking_outbox_sent';
+
+/**
+ * Indexes for a store with years of history: the admin invoice list's order and filters, the search's prefix
+ * matches (an expression index on `lower(column)` with `text_pattern_ops` on PostgreSQL, `COLLATE NOCASE` on SQLite:
+ * each serves its dialect's case-insensitive prefix `LIKE`), the customer's name by trigrams where PostgreSQL has
+ * `pg_trgm` (created here when it is available and this role may create it; without it the name is matched by a
+ * scan), and the retention of sent tracking rows.
+ */
+export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterface {
+  name = 'InvoicePaymentsScaleIndexes1763700013700';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    const postgres = isPostgres(dataSourceOf(queryRunner));
+    for (const [name, columnNames] of ORDERED) {
+      await queryRunner.createIndex(INVOICE, new TableIndex({ name, columnNames }));
+    }
+    for (const [name, column] of PREFIXED) {
+      await queryRunner.query(
+        postgres
+          ? `CREATE INDEX "${name}" ON ${INVOICE} (lower(${column}) text_pattern_ops)`
+          : `CREATE INDEX "${name}" ON ${INVOICE} (${column} COLLATE NOCASE)`,
+      );
+    }
+    if (postgres && (await trigramsAvailable(queryRunner))) {
+      await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await queryRunner.query(
+        `CREATE INDEX "${NAME_TRIGRAMS}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`,
+      );
+    }
+    await queryRunner.createIndex(
+      OUTBOX,
+      new TableIndex({ name: OUTBOX_SENT, columnNames: ['status', 'sent_at'] }),
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropIndex(OUTBOX, OUTBOX_SENT);
+    await queryRunner.query(`DROP INDEX IF EXISTS "${NAME_TRIGRAMS}"`);
+    for (const [name] of PREFIXED) await queryRunner.query(`DROP INDEX "${name}"`);
+    for (const [name] of ORDERED) await queryRunner.dropIndex(INVOICE, name);
+  }
+}
+
+/**
+ * `pg_trgm` is installed, or installable by this role: shipped with the server (`pg_available_extensions`), and
+ * trusted (any role with CREATE on the database may install it) or the role is a superuser. Asked first, so a
+ * refusal never aborts the migration's transaction.
+ */
+async function trigramsAvailable(queryRunner: QueryRunner): Promise<boolean> {
+  const rows = (await queryRunner.query(
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS installed,
+            EXISTS (SELECT 1 FROM pg_available_extension_versions v WHERE v.name = 'pg_trgm'
+                      AND (v.trusted OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user))
+                      AND has_database_privilege(current_database(), 'CREATE')) AS installable`,
+  )) as Array<{ installed: boolean; installable: boolean }>;
+  return rows[0].installed || rows[0].installable;
+}
