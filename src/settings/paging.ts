@@ -22,3 +22,41 @@ export async function findPage<E extends ObjectLiteral, V>(
   const [rows, total] = await repo.findAndCount({ ...options, skip: (page - 1) * limit, take: limit });
   return { items: rows.map(view), page, limit, total, pages: Math.ceil(total / limit) };
 }
+
+/** Past this many matching rows a list's total is given as "10 000+" (`totalCapped`): never a full `COUNT`. */
+export const TOTAL_CAP = 10_000;
+
+/**
+ * A page of a list read by keyset: `nextCursor` continues the list after the last item (send it back as `cursor`),
+ * `null` on the last page. `total` counts the matching rows up to {@link TOTAL_CAP}; `totalCapped` says there are
+ * more (shown "10 000+"), and `pages` is then a lower bound too.
+ */
+export interface KeysetPage<V> extends Page<V> {
+  nextCursor: string | null;
+  totalCapped: boolean;
+}
+
+/** A list position: the last item's creation instant and id (the list's order). */
+export interface ListCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** Opaque to clients: base64url of the position. */
+export function encodeCursor(at: ListCursor): string {
+  return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
+}
+
+/** The position a cursor names, or `null` when it is not one this API gave out. */
+export function decodeCursor(cursor: string): ListCursor | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 2) return null;
+    const [createdAt, id] = value as unknown[];
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || id.length === 0 || id.length > 36) return null;
+    if (Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) return null;
+    return { createdAt, id };
+  } catch {
+    return null;
+  }
+}
