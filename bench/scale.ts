@@ -14,7 +14,7 @@
  * server, default postgres://postgres@127.0.0.1:5432/postgres). A store is seeded once and reused by later runs
  * (`bench_scale_<n>`; `BENCH_SCALE_RESEED=1` seeds again).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -241,9 +241,9 @@ async function startStore(dialect: SeedDialect, n: number, sandbox: SandboxServe
     location = join(tmpdir(), `${name}.sqlite`);
     seeded = null;
     if (!existsSync(location) || process.env.BENCH_SCALE_RESEED === '1') {
+      rmSync(location, { force: true });
       const ds = await openStore('sqlite', location);
       const started = performance.now();
-      await ds.query('DELETE FROM invoice_payments_invoice');
       await seedStore(ds, 'sqlite', n);
       seeded = (performance.now() - started) / 1000;
       await ds.destroy();

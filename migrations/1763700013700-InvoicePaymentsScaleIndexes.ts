@@ -21,8 +21,11 @@ const PREFIXED: ReadonlyArray<[name: string, column: string]> = [
   ['IDX_invoice_payments_invoice_q_email', 'customer_email'],
 ];
 
-/** Trigram index of the customer's name (PostgreSQL with `pg_trgm` only): serves `q` by a word's start. */
-const NAME_TRIGRAMS = 'IDX_invoice_payments_invoice_q_name';
+/**
+ * The customer's name for `q` by a word's start: trigrams on PostgreSQL (with `pg_trgm` only), the name and id on
+ * SQLite (a covering index its scan reads instead of the rows).
+ */
+const NAME = 'IDX_invoice_payments_invoice_q_name';
 const OUTBOX_SENT = 'IDX_invoice_payments_tracking_outbox_sent';
 
 /**
@@ -30,7 +33,7 @@ const OUTBOX_SENT = 'IDX_invoice_payments_tracking_outbox_sent';
  * matches (an expression index on `lower(column)` with `text_pattern_ops` on PostgreSQL, `COLLATE NOCASE` on SQLite:
  * each serves its dialect's case-insensitive prefix `LIKE`), the customer's name by trigrams where PostgreSQL has
  * `pg_trgm` (created here when it is available and this role may create it; without it the name is matched by a
- * scan), and the retention of sent tracking rows.
+ * scan of the rows) or by a narrow index scan on SQLite, and the retention of sent tracking rows.
  */
 export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterface {
   name = 'InvoicePaymentsScaleIndexes1763700013700';
@@ -47,11 +50,12 @@ export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterf
           : `CREATE INDEX "${name}" ON ${INVOICE} (${column} COLLATE NOCASE)`,
       );
     }
-    if (postgres && (await trigramsAvailable(queryRunner))) {
+    if (!postgres) {
+      // The name's words are matched by a scan of this narrow covering index, not of the wide rows.
+      await queryRunner.query(`CREATE INDEX "${NAME}" ON ${INVOICE} (customer_name COLLATE NOCASE, id)`);
+    } else if (await trigramsAvailable(queryRunner)) {
       await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-      await queryRunner.query(
-        `CREATE INDEX "${NAME_TRIGRAMS}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`,
-      );
+      await queryRunner.query(`CREATE INDEX "${NAME}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`);
     }
     await queryRunner.createIndex(
       OUTBOX,
@@ -61,7 +65,7 @@ export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterf
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.dropIndex(OUTBOX, OUTBOX_SENT);
-    await queryRunner.query(`DROP INDEX IF EXISTS "${NAME_TRIGRAMS}"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "${NAME}"`);
     for (const [name] of PREFIXED) await queryRunner.query(`DROP INDEX "${name}"`);
     for (const [name] of ORDERED) await queryRunner.dropIndex(INVOICE, name);
   }

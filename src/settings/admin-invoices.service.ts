@@ -89,7 +89,7 @@ export interface AdminInvoiceQuery extends PageQuery {
 }
 
 /** Columns `q` matches from their start (any case). */
-const PREFIXED: ReadonlyArray<keyof InvoiceRecord> = ['orderId', 'displayId', 'gatewayId', 'customerEmail'];
+const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
 
 /** `q` as the start of a LIKE pattern: lower-cased, its own `%`, `_` and `\` taken literally. */
 function likeText(q: string): string {
@@ -171,18 +171,23 @@ export class AdminInvoicesService {
   }
 
   /**
-   * `q`, each term served by an index: on PostgreSQL `lower(column) LIKE` (its escape is `\` by default) on
-   * `text_pattern_ops` expression indexes and the name's trigram index (`pg_trgm`; without it the name is matched
-   * by a scan); on SQLite `LIKE` (any case for ASCII, as `lower` there) on `COLLATE NOCASE` indexes, the words of
-   * the name by a scan of the rows in the list's order.
+   * `q`, each term served by an index (migration InvoicePaymentsScaleIndexes). PostgreSQL: `lower(column) LIKE`
+   * (its escape is `\\` by default) on `text_pattern_ops` expression indexes, and the name on its trigram index
+   * (`pg_trgm`; without it the name is matched by a scan of the rows). SQLite: `LIKE` (any case for ASCII, as its
+   * `lower`) on `COLLATE NOCASE` indexes, and the name by a scan of its narrow (name, id) index, not of the rows.
    */
   private search(): Brackets {
     const postgres = isPostgres(this.dataSource);
-    const like = (column: string, pattern: string) =>
-      postgres ? `lower(i.${column}) LIKE :${pattern}` : `i.${column} LIKE :${pattern} ESCAPE '\\'`;
+    const like = (alias: string, column: string, pattern: string) =>
+      postgres ? `lower(${alias}.${column}) LIKE :${pattern}` : `${alias}.${column} LIKE :${pattern} ESCAPE '\\'`;
+    const name = `${like('n', 'customer_name', 'prefix')} OR ${like('n', 'customer_name', 'word')}`;
     return new Brackets((or) => {
-      for (const column of PREFIXED) or.orWhere(like(column, 'prefix'));
-      or.orWhere(like('customerName', 'prefix')).orWhere(like('customerName', 'word'));
+      for (const column of PREFIXED) or.orWhere(like('i', column, 'prefix'));
+      if (postgres) {
+        or.orWhere(like('i', 'customer_name', 'prefix')).orWhere(like('i', 'customer_name', 'word'));
+      } else {
+        or.orWhere(`i.id IN (SELECT n.id FROM invoice_payments_invoice n WHERE ${name})`);
+      }
     });
   }
 
