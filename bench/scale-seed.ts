@@ -11,12 +11,70 @@ import { INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS } from '../src/i
 
 export type SeedDialect = 'postgres' | 'sqlite';
 
-const FIRST = ['Maria', 'José', 'Ana', 'João', 'Antônio', 'Francisca', 'Carlos', 'Paulo', 'Lucas', 'Luiza',
-  'Pedro', 'Juliana', 'Marcos', 'Fernanda', 'Rafael', 'Patrícia', 'Gabriel', 'Aline', 'Bruno', 'Camila'];
-const LAST = ['Silva', 'Santos', 'Oliveira', 'Souza', 'Rodrigues', 'Ferreira', 'Alves', 'Pereira', 'Lima',
-  'Gomes', 'Costa', 'Ribeiro', 'Martins', 'Carvalho', 'Almeida', 'Lopes', 'Soares', 'Fernandes', 'Vieira',
-  'Barbosa', 'Rocha', 'Dias', 'Nascimento', 'Andrade', 'Moreira', 'Nunes', 'Marques', 'Machado', 'Mendes',
-  'Freitas', 'Cardoso', 'Ramos', 'Gonçalves', 'Santana', 'Teixeira', 'Prado', 'Moura', 'Castro', 'Pinto', 'Reis'];
+const FIRST = [
+  'Maria',
+  'José',
+  'Ana',
+  'João',
+  'Antônio',
+  'Francisca',
+  'Carlos',
+  'Paulo',
+  'Lucas',
+  'Luiza',
+  'Pedro',
+  'Juliana',
+  'Marcos',
+  'Fernanda',
+  'Rafael',
+  'Patrícia',
+  'Gabriel',
+  'Aline',
+  'Bruno',
+  'Camila',
+];
+const LAST = [
+  'Silva',
+  'Santos',
+  'Oliveira',
+  'Souza',
+  'Rodrigues',
+  'Ferreira',
+  'Alves',
+  'Pereira',
+  'Lima',
+  'Gomes',
+  'Costa',
+  'Ribeiro',
+  'Martins',
+  'Carvalho',
+  'Almeida',
+  'Lopes',
+  'Soares',
+  'Fernandes',
+  'Vieira',
+  'Barbosa',
+  'Rocha',
+  'Dias',
+  'Nascimento',
+  'Andrade',
+  'Moreira',
+  'Nunes',
+  'Marques',
+  'Machado',
+  'Mendes',
+  'Freitas',
+  'Cardoso',
+  'Ramos',
+  'Gonçalves',
+  'Santana',
+  'Teixeira',
+  'Prado',
+  'Moura',
+  'Castro',
+  'Pinto',
+  'Reis',
+];
 
 /** The seeded invoice `g` (1..n): its id, order number and customer, for the bench's lookups. */
 export function seededInvoice(g: number): { id: string; displayId: string; name: string; email: string } {
@@ -153,7 +211,11 @@ export async function seedStore(dataSource: DataSource, dialect: SeedDialect, n:
  * Adds `count` processed inbox rows older than the retention (a year old): the backlog a first start after an
  * upgrade purges. Their ids start with `0000000c`.
  */
-export async function insertInboxBacklog(dataSource: DataSource, dialect: SeedDialect, count: number): Promise<void> {
+export async function insertInboxBacklog(
+  dataSource: DataSource,
+  dialect: SeedDialect,
+  count: number,
+): Promise<void> {
   const d = dialectOf(dialect);
   const old = `(${Math.floor(Date.now() / 1000) - 365 * 86_400} - s.g)`;
   await dataSource.query(`
@@ -175,16 +237,20 @@ export interface PreparedStore {
  * The PostgreSQL store `name` with `n` invoices: reused when an earlier run seeded it with the same `n` (the
  * `bench_scale_seed` marker; `BENCH_SCALE_RESEED=1` seeds again), else created and seeded.
  */
-export async function preparePostgresStore(adminUrl: string, name: string, n: number): Promise<PreparedStore> {
+export async function preparePostgresStore(
+  adminUrl: string,
+  name: string,
+  n: number,
+): Promise<PreparedStore> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const reseed = process.env.BENCH_SCALE_RESEED === '1';
   if (!reseed) {
     const existing = await openStore('postgres', url.toString()).catch(() => null);
     if (existing) {
-      const marker = (await existing
-        .query('SELECT n FROM bench_scale_seed')
-        .catch(() => [])) as Array<{ n: number }>;
+      const marker = (await existing.query('SELECT n FROM bench_scale_seed').catch(() => [])) as Array<{
+        n: number;
+      }>;
       if (marker[0] && Number(marker[0].n) === n) return { dataSource: existing, seededSeconds: null };
       await existing.destroy();
     }

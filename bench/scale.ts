@@ -59,7 +59,8 @@ const originalQuery = Client.prototype.query as (...args: unknown[]) => unknown;
   const started = performance.now();
   const result = originalQuery.apply(this, args);
   if (result instanceof Promise) {
-    const add = () => dbTime.set(this.database ?? '', (dbTime.get(this.database ?? '') ?? 0) + performance.now() - started);
+    const add = () =>
+      dbTime.set(this.database ?? '', (dbTime.get(this.database ?? '') ?? 0) + performance.now() - started);
     result.then(add, add);
   }
   return result;
@@ -111,7 +112,9 @@ export async function runScaleBench(): Promise<void> {
         const spent = (dbTime.get(databaseOf(s)) ?? 0) - before[i];
         return `${((spent * 60_000) / idleMs).toFixed(0)} ms`;
       });
-      console.log(`${'database time per minute, idle'.padEnd(46)} ${cells.map((c) => c.padStart(14)).join(' ')}`);
+      console.log(
+        `${'database time per minute, idle'.padEnd(46)} ${cells.map((c) => c.padStart(14)).join(' ')}`,
+      );
     }
   } finally {
     for (const s of stores) await s.close();
@@ -138,7 +141,9 @@ function operations(calls: number, sandbox: SandboxServer): Array<[string, Opera
       let found: number | string = 0;
       for (let i = 0; i <= calls; i++) {
         const started = performance.now();
-        const res = await fetch(`${s.url}${A}${target}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+        const res = await fetch(`${s.url}${A}${target}`, {
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        });
         const body = (await res.json()) as { items?: unknown[]; total?: number; totalCapped?: boolean };
         if (!res.ok) throw new Error(`${target}: ${res.status} ${JSON.stringify(body)}`);
         if (i > 0) samples.push(performance.now() - started);
@@ -158,7 +163,10 @@ function operations(calls: number, sandbox: SandboxServer): Array<[string, Opera
   };
   return [
     ['admin list, first page', timed(() => '/invoices?limit=20')],
-    ['admin list, page 500 (cursor)', timed(async (s) => `/invoices?limit=20&page=500&cursor=${await cursorAt(s, 499 * 20)}`)],
+    [
+      'admin list, page 500 (cursor)',
+      timed(async (s) => `/invoices?limit=20&page=500&cursor=${await cursorAt(s, 499 * 20)}`),
+    ],
     ['admin list, page 500 (offset)', timed(() => '/invoices?limit=20&page=500')],
     ['admin list, status filter (denied)', timed(() => '/invoices?status=12')],
     ['admin list, one month', timed(month)],
@@ -312,9 +320,13 @@ async function firstStartWithBacklog(
   await insertInboxBacklog(ds, dialect, backlog);
   const left = async () =>
     Number(
-      ((await ds.query(`SELECT COUNT(*) AS n FROM invoice_payments_webhook_inbox WHERE id LIKE '0000000c-%'`)) as Array<{
-        n: string;
-      }>)[0].n,
+      (
+        (await ds.query(
+          `SELECT COUNT(*) AS n FROM invoice_payments_webhook_inbox WHERE id LIKE '0000000c-%'`,
+        )) as Array<{
+          n: string;
+        }>
+      )[0].n,
     );
   console.log(`\nfirst start with ${backlog} old inbox rows to purge (${n} invoices):`);
   const started = performance.now();

@@ -55,7 +55,9 @@ export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterf
       await queryRunner.query(`CREATE INDEX "${NAME}" ON ${INVOICE} (customer_name COLLATE NOCASE, id)`);
     } else if (await trigramsAvailable(queryRunner)) {
       await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-      await queryRunner.query(`CREATE INDEX "${NAME}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`);
+      await queryRunner.query(
+        `CREATE INDEX "${NAME}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`,
+      );
     }
     await queryRunner.createIndex(
       OUTBOX,

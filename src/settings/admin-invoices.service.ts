@@ -121,12 +121,22 @@ export class AdminInvoicesService {
       throw adminValidationError({ cursor: ['cursor must be a nextCursor this list gave'] });
     }
     const matching = this.matching(query);
-    const counted = matching.clone().select('1', 'one').orderBy().limit(TOTAL_CAP + 1);
+    const counted = matching
+      .clone()
+      .select('1', 'one')
+      .orderBy()
+      .limit(TOTAL_CAP + 1);
     const [countSql, countParams] = counted.getQueryAndParameters();
-    const rows = matching.orderBy('i.createdAt', 'DESC').addOrderBy('i.id', 'DESC').limit(limit + 1);
+    const rows = matching
+      .orderBy('i.createdAt', 'DESC')
+      .addOrderBy('i.id', 'DESC')
+      .limit(limit + 1);
     if (after) {
       // A row comparison: an index range on (created_at, id), not a filter over the rows before it.
-      rows.andWhere('(i.createdAt, i.id) < (:afterAt, :afterId)', { afterAt: after.createdAt, afterId: after.id });
+      rows.andWhere('(i.createdAt, i.id) < (:afterAt, :afterId)', {
+        afterAt: after.createdAt,
+        afterId: after.id,
+      });
     } else if (page > 1) {
       rows.offset((page - 1) * limit);
     }
@@ -147,7 +157,9 @@ export class AdminInvoicesService {
       total,
       pages: Math.ceil(total / limit),
       nextCursor:
-        found.length > limit && last ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id }) : null,
+        found.length > limit && last
+          ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id })
+          : null,
       totalCapped: matched > TOTAL_CAP,
     };
   }
@@ -179,7 +191,9 @@ export class AdminInvoicesService {
   private search(): Brackets {
     const postgres = isPostgres(this.dataSource);
     const like = (alias: string, column: string, pattern: string) =>
-      postgres ? `lower(${alias}.${column}) LIKE :${pattern}` : `${alias}.${column} LIKE :${pattern} ESCAPE '\\'`;
+      postgres
+        ? `lower(${alias}.${column}) LIKE :${pattern}`
+        : `${alias}.${column} LIKE :${pattern} ESCAPE '\\'`;
     const name = `${like('n', 'customer_name', 'prefix')} OR ${like('n', 'customer_name', 'word')}`;
     return new Brackets((or) => {
       for (const column of PREFIXED) or.orWhere(like('i', column, 'prefix'));

@@ -17,7 +17,7 @@ import {
   UsePipes,
 } from '@nestjs/common';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { Page, ResendWebhookResult } from '../gateway/types';
+import type { ResendWebhookResult } from '../gateway/types';
 import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';

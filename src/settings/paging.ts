@@ -53,7 +53,8 @@ export function decodeCursor(cursor: string): ListCursor | null {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 2) return null;
     const [createdAt, id] = value as unknown[];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || id.length === 0 || id.length > 36) return null;
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || id.length === 0 || id.length > 36)
+      return null;
     if (Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) return null;
     return { createdAt, id };
   } catch {

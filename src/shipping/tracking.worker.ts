@@ -212,7 +212,9 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.purging = this.store
       .purgeSent(this.options.retentionMs, () => !this.started)
       .catch((err: unknown) =>
-        this.logger.warn(`Purging sent tracking rows failed: ${err instanceof Error ? err.message : String(err)}`),
+        this.logger.warn(
+          `Purging sent tracking rows failed: ${err instanceof Error ? err.message : String(err)}`,
+        ),
       );
   }
 

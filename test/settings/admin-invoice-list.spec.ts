@@ -143,9 +143,9 @@ describeEachDatabase('the admin invoice list at scale', (kind) => {
     const silva = await service.list({ q: 'SILVA', limit: 5 });
     expect(silva.total).toBe(Math.floor(ROWS / 4));
     expect(silva.items.every((i) => i.customer.name === 'Maria Silva')).toBe(true);
-    expect((await service.list({ q: 'paula silv', method: 'card' })).items.map((i) => i.customer.name)).toEqual(
-      Array(20).fill('Ana Paula Silveira'),
-    );
+    expect(
+      (await service.list({ q: 'paula silv', method: 'card' })).items.map((i) => i.customer.name),
+    ).toEqual(Array(20).fill('Ana Paula Silveira'));
     // LIKE's wildcards are taken literally.
     expect((await service.list({ q: 'prado_t' })).total).toBe(Math.floor(ROWS / 4));
     expect((await service.list({ q: 'prado%t' })).total).toBe(0);
@@ -168,7 +168,9 @@ describeEachDatabase('the admin invoice list at scale', (kind) => {
         expect(text).toMatch(/Index Scan Backward using "IDX_invoice_payments_invoice_(created|status)"/);
         expect(text).not.toMatch(/Sort/);
       } else {
-        const plan = (await db.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params)) as Array<{ detail: string }>;
+        const plan = (await db.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, params)) as Array<{
+          detail: string;
+        }>;
         const text = plan.map((r) => r.detail).join('\n');
         expect(text).toMatch(/IDX_invoice_payments_invoice_(created|status)/);
         expect(text).not.toMatch(/TEMP B-TREE/);

@@ -98,7 +98,11 @@ export async function load() {
   let page;
   try {
     // Read by keyset: the page after the previous page's last invoice, as fast on page 500 as on page 1.
-    page = await api('GET', '/invoices', undefined, { ...query, cursor: cursors[query.page - 1], limit: LIMIT });
+    page = await api('GET', '/invoices', undefined, {
+      ...query,
+      cursor: cursors[query.page - 1],
+      limit: LIMIT,
+    });
   } catch (error) {
     showError(error, errors);
     return;
@@ -154,11 +158,7 @@ export async function load() {
       { id: 'page-of' },
       t('pageOf', { page: query.page, pages: count(Math.max(page.pages, 1)), total: count(page.total) }),
     ),
-    el(
-      'button',
-      { type: 'button', id: 'page-next', disabled: !nextCursor, onclick: () => go(1) },
-      t('next'),
-    ),
+    el('button', { type: 'button', id: 'page-next', disabled: !nextCursor, onclick: () => go(1) }, t('next')),
   );
   fill(target, table(t('invoicesTitle'), headers, rows, t('noInvoices')), pager);
 }
