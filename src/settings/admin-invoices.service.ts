@@ -1,20 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Brackets, DataSource, In, Repository, SelectQueryBuilder } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { allowedActions, refundableCents, type InvoiceAction } from '../checkout/invoice-actions';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { InvoiceRecord } from '../persistence/invoice.entity';
 import { isPostgres } from '../core/transaction';
-import {
-  decodeCursor,
-  DEFAULT_PAGE_LIMIT,
-  encodeCursor,
-  TOTAL_CAP,
-  type KeysetPage,
-  type PageQuery,
-} from './paging';
+import { decodeCursor, DEFAULT_PAGE_LIMIT, encodeCursor, TOTAL_CAP, type KeysetPage } from './paging';
+import { matchingInvoices, NAME_TRIGRAMS, type AdminInvoiceQuery } from './invoice-list.query';
+
+export type { AdminInvoiceQuery } from './invoice-list.query';
 import { adminValidationError } from './validation';
 import { sessionDataOf } from '../checkout/session-data';
 
@@ -71,41 +67,32 @@ export interface AdminInvoiceView {
   updatedAt: string;
 }
 
-export interface AdminInvoiceQuery extends PageQuery {
-  status?: number;
-  orderId?: string;
-  method?: 'pix' | 'billet' | 'card';
-  creationState?: InvoiceCreationState;
-  /** ISO-8601 instants: created at or after `createdFrom`, before `createdBefore`. */
-  createdFrom?: string;
-  createdBefore?: string;
-  /**
-   * Text searched, any case: the start of the order id, the order number, the invoice number or the e-mail, or the
-   * start of the customer's name or of a word in it (after a space).
-   */
-  q?: string;
-  /** The previous page's `nextCursor`: the page after it (the list's order, newest first). */
-  cursor?: string;
-}
-
-/** Columns `q` matches from their start (any case). */
-const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
-
-/** `q` as the start of a LIKE pattern: lower-cased, its own `%`, `_` and `\` taken literally. */
-function likeText(q: string): string {
-  return q
-    .trim()
-    .toLowerCase()
-    .replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 /** The local invoice records, newest first, a page at a time by keyset. */
 @Injectable()
-export class AdminInvoicesService {
+export class AdminInvoicesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('InvoicePaymentsAdmin');
   private readonly invoices: Repository<InvoiceRecord>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.invoices = dataSource.getRepository(InvoiceRecord);
+  }
+
+  /**
+   * Says once, at start, when PostgreSQL lacks the name's trigram index (no `pg_trgm` when the migration ran): every
+   * search `q` then scans the invoice table (seconds at a million invoices). Not awaited: it never holds up the start.
+   */
+  onApplicationBootstrap(): void {
+    if (!isPostgres(this.dataSource)) return;
+    this.dataSource
+      .query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [NAME_TRIGRAMS])
+      .then((rows: unknown[]) => {
+        if (rows.length > 0) return;
+        this.logger.warn(
+          `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
+            'each search scans the invoice table; see docs/operations.md to create it',
+        );
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -120,7 +107,7 @@ export class AdminInvoicesService {
     if (query.cursor !== undefined && !after) {
       throw adminValidationError({ cursor: ['cursor must be a nextCursor this list gave'] });
     }
-    const matching = this.matching(query);
+    const matching = matchingInvoices(this.dataSource, query);
     const counted = matching
       .clone()
       .select('1', 'one')
@@ -162,47 +149,6 @@ export class AdminInvoicesService {
           : null,
       totalCapped: matched > TOTAL_CAP,
     };
-  }
-
-  /** The rows the query's filters and search select, without order or bounds. */
-  private matching(query: AdminInvoiceQuery): SelectQueryBuilder<InvoiceRecord> {
-    const qb = this.invoices.createQueryBuilder('i');
-    if (query.status !== undefined) qb.andWhere('i.statusCode = :status', { status: query.status });
-    if (query.orderId !== undefined) qb.andWhere('i.orderId = :orderId', { orderId: query.orderId });
-    if (query.method !== undefined) qb.andWhere('i.method = :method', { method: query.method });
-    if (query.creationState !== undefined)
-      qb.andWhere('i.creationState = :creationState', { creationState: query.creationState });
-    // Stored as ISO-8601 UTC text, which compares in time order.
-    if (query.createdFrom)
-      qb.andWhere('i.createdAt >= :from', { from: new Date(query.createdFrom).toISOString() });
-    if (query.createdBefore)
-      qb.andWhere('i.createdAt < :before', { before: new Date(query.createdBefore).toISOString() });
-    const q = query.q?.trim() ? likeText(query.q) : null;
-    if (q !== null) qb.andWhere(this.search(), { prefix: `${q}%`, word: `% ${q}%` });
-    return qb;
-  }
-
-  /**
-   * `q`, each term served by an index (migration InvoicePaymentsScaleIndexes). PostgreSQL: `lower(column) LIKE`
-   * (its escape is `\\` by default) on `text_pattern_ops` expression indexes, and the name on its trigram index
-   * (`pg_trgm`; without it the name is matched by a scan of the rows). SQLite: `LIKE` (any case for ASCII, as its
-   * `lower`) on `COLLATE NOCASE` indexes, and the name by a scan of its narrow (name, id) index, not of the rows.
-   */
-  private search(): Brackets {
-    const postgres = isPostgres(this.dataSource);
-    const like = (alias: string, column: string, pattern: string) =>
-      postgres
-        ? `lower(${alias}.${column}) LIKE :${pattern}`
-        : `${alias}.${column} LIKE :${pattern} ESCAPE '\\'`;
-    const name = `${like('n', 'customer_name', 'prefix')} OR ${like('n', 'customer_name', 'word')}`;
-    return new Brackets((or) => {
-      for (const column of PREFIXED) or.orWhere(like('i', column, 'prefix'));
-      if (postgres) {
-        or.orWhere(like('i', 'customer_name', 'prefix')).orWhere(like('i', 'customer_name', 'word'));
-      } else {
-        or.orWhere(`i.id IN (SELECT n.id FROM invoice_payments_invoice n WHERE ${name})`);
-      }
-    });
   }
 
   /**
