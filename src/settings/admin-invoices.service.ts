@@ -89,7 +89,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
         if (rows.length > 0) return;
         this.logger.warn(
           `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
-            'each search scans the invoice table; see docs/operations.md to create it',
+            'each search scans the invoice table; see docs/admin.md (Search at scale) to create it',
         );
       })
       .catch(() => undefined);

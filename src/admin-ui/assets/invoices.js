@@ -142,7 +142,7 @@ export async function load() {
     ),
   ]);
   nextCursor = page.nextCursor ?? null;
-  // Past 10 000 matching invoices the list does not count them all: "10 000+".
+  // Past 10 000 matching invoices the list does not count them all: "10.000+" ("10,000+" in English).
   const count = (n) =>
     new Intl.NumberFormat(lang === 'en' ? 'en' : 'pt-BR').format(n) + (page.totalCapped ? '+' : '');
   const pager = el(
