@@ -3,7 +3,8 @@
  * store is a database seeded by `bench/scale-seed.ts` (set-based SQL) and an app as a store runs it (production
  * defaults, the admin API, the module's own workers) against the sandbox. Printed, each the median of
  * `BENCH_SCALE_CALLS` (5) calls after one warm-up: the admin list (first page, page 500 by cursor and by offset,
- * a status, a month), the search (a name, a full name, an e-mail, an order number), an invoice and its history,
+ * a status, a month), the search (a name, a full name, an e-mail, an order number), the Operations tab's inbox
+ * and outbox lists (a finished state), an invoice and its history,
  * a PIX checkout and a payment's webhook until the status is applied; then each store's database time over
  * `BENCH_SCALE_IDLE_MS` (60 s) of idling, per minute (PostgreSQL: the time of every statement its app sent);
  * then the first start with a backlog of `BENCH_SCALE_BACKLOG` (100 000) old inbox rows: how long the start took,
@@ -174,6 +175,8 @@ function operations(calls: number, sandbox: SandboxServer): Array<[string, Opera
     ['admin search, full name', timed((s) => `/invoices?q=${encodeURIComponent(mid(s).name)}`)],
     ['admin search, e-mail', timed((s) => `/invoices?q=${encodeURIComponent(mid(s).email)}`)],
     ['admin search, order number', timed((s) => `/invoices?q=${mid(s).displayId}`)],
+    ['operations: inbox, processed', timed(() => '/webhooks/inbox?state=processed')],
+    ['operations: tracking outbox, sent', timed(() => '/tracking/outbox?status=sent')],
     ['invoice detail', timed((s) => `/invoices/${mid(s).id}`)],
     ['invoice history', timed((s) => `/invoices/${mid(s).id}/history`)],
     ['checkout (PIX)', (s) => checkoutTimes(s, calls)],

@@ -4,6 +4,7 @@ import { dataSourceOf } from '../src/core/typeorm-compat';
 
 const INVOICE = 'invoice_payments_invoice';
 const OUTBOX = 'invoice_payments_tracking_outbox';
+const INBOX = 'invoice_payments_webhook_inbox';
 
 /** The admin list's order and each of its filters followed by that order: a page is an index range, never a sort. */
 const ORDERED: ReadonlyArray<[name: string, columns: string[]]> = [
@@ -27,13 +28,17 @@ const PREFIXED: ReadonlyArray<[name: string, column: string]> = [
  */
 const NAME = 'IDX_invoice_payments_invoice_q_name';
 const OUTBOX_SENT = 'IDX_invoice_payments_tracking_outbox_sent';
+/** The Operations tab's lists: a state (status) and its order, oldest first. */
+const OUTBOX_LIST = 'IDX_invoice_payments_tracking_outbox_list';
+const INBOX_LIST = 'IDX_invoice_payments_webhook_inbox_list';
 
 /**
  * Indexes for a store with years of history: the admin invoice list's order and filters, the search's prefix
  * matches (an expression index on `lower(column)` with `text_pattern_ops` on PostgreSQL, `COLLATE NOCASE` on SQLite:
  * each serves its dialect's case-insensitive prefix `LIKE`), the customer's name by trigrams where PostgreSQL has
  * `pg_trgm` (created here when it is available and this role may create it; without it the name is matched by a
- * scan of the rows) or by a narrow index scan on SQLite, and the retention of sent tracking rows.
+ * scan of the rows) or by a narrow index scan on SQLite, the retention of sent tracking rows, and the Operations
+ * tab's lists of the webhook inbox and the tracking outbox (a state, oldest first).
  */
 export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterface {
   name = 'InvoicePaymentsScaleIndexes1763700013700';
@@ -63,9 +68,19 @@ export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterf
       OUTBOX,
       new TableIndex({ name: OUTBOX_SENT, columnNames: ['status', 'sent_at'] }),
     );
+    await queryRunner.createIndex(
+      OUTBOX,
+      new TableIndex({ name: OUTBOX_LIST, columnNames: ['status', 'recorded_at', 'id'] }),
+    );
+    await queryRunner.createIndex(
+      INBOX,
+      new TableIndex({ name: INBOX_LIST, columnNames: ['state', 'received_at', 'id'] }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropIndex(INBOX, INBOX_LIST);
+    await queryRunner.dropIndex(OUTBOX, OUTBOX_LIST);
     await queryRunner.dropIndex(OUTBOX, OUTBOX_SENT);
     await queryRunner.query(`DROP INDEX IF EXISTS "${NAME}"`);
     for (const [name] of PREFIXED) await queryRunner.query(`DROP INDEX "${name}"`);

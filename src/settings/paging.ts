@@ -1,4 +1,4 @@
-import type { FindManyOptions, ObjectLiteral, Repository } from 'typeorm';
+import type { FindManyOptions, FindOptionsSelect, ObjectLiteral, Repository } from 'typeorm';
 import type { Page } from '../gateway/types';
 
 /** `page` (from 1) and `limit` of an admin list; the DTOs bound them. */
@@ -10,17 +10,32 @@ export interface PageQuery {
 /** Items per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_LIMIT = 20;
 
-/** One page of `repo.findAndCount(options)`, each row mapped by `view`: the admin lists' one way to page. */
-export async function findPage<E extends ObjectLiteral, V>(
+/**
+ * One page of `repo.find(options)` by offset, each row mapped by `view`, with its total counted up to
+ * {@link TOTAL_CAP} (`totalCapped` past it): the admin lists of the Operations tab, whose tables retention bounds.
+ */
+export async function findPage<E extends ObjectLiteral & { id: string }, V>(
   repo: Repository<E>,
   query: PageQuery,
   options: FindManyOptions<E>,
   view: (row: E) => V,
-): Promise<Page<V>> {
+): Promise<CountedPage<V>> {
   const page = query.page ?? 1;
   const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-  const [rows, total] = await repo.findAndCount({ ...options, skip: (page - 1) * limit, take: limit });
-  return { items: rows.map(view), page, limit, total, pages: Math.ceil(total / limit) };
+  const select = { id: true } as FindOptionsSelect<E>;
+  const [rows, matching] = await Promise.all([
+    repo.find({ ...options, skip: (page - 1) * limit, take: limit }),
+    repo.find({ where: options.where, select, take: TOTAL_CAP + 1 }),
+  ]);
+  const total = Math.min(matching.length, TOTAL_CAP);
+  return {
+    items: rows.map(view),
+    page,
+    limit,
+    total,
+    pages: Math.ceil(total / limit),
+    totalCapped: matching.length > TOTAL_CAP,
+  };
 }
 
 /** Past this many matching rows a list's total is given as "10 000+" (`totalCapped`): never a full `COUNT`. */
@@ -31,8 +46,12 @@ export const TOTAL_CAP = 10_000;
  * `null` on the last page. `total` counts the matching rows up to {@link TOTAL_CAP}; `totalCapped` says there are
  * more (shown "10 000+"), and `pages` is then a lower bound too.
  */
-export interface KeysetPage<V> extends Page<V> {
+export interface KeysetPage<V> extends CountedPage<V> {
   nextCursor: string | null;
+}
+
+/** A page whose `total` counts up to {@link TOTAL_CAP}; `totalCapped`: there are more (`pages` is then a lower bound). */
+export interface CountedPage<V> extends Page<V> {
   totalCapped: boolean;
 }
 

@@ -15,6 +15,7 @@ import type { TrackingOutboxStatus } from './types';
 @Unique('UQ_invoice_payments_tracking_outbox_order_code', ['orderId', 'code'])
 @Index('IDX_invoice_payments_tracking_outbox_due', ['status', 'nextAttemptAt'])
 @Index('IDX_invoice_payments_tracking_outbox_sent', ['status', 'sentAt'])
+@Index('IDX_invoice_payments_tracking_outbox_list', ['status', 'recordedAt', 'id'])
 export class TrackingOutbox {
   /** Local id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -6,6 +6,7 @@ import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
+import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
@@ -44,7 +45,8 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
         StatusNotifyLease1763700006000,
         OpenInvoiceReconciliation1763700009000,
         InvoiceCustomer1763700011000,
-        // The scale indexes cover the outbox too: its table must exist.
+        // The scale indexes cover the inbox and the outbox too: their tables must exist.
+        WebhookInbox1763700001000,
         TrackingOutbox1763700002000,
         InvoicePaymentsScaleIndexes1763700013700,
       ],
@@ -58,6 +60,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     const ran = await db.dataSource.runMigrations();
     expect(ran.map((m) => m.name)).toEqual([
       'InvoicePaymentsInit1763700000000',
+      'WebhookInbox1763700001000',
       'TrackingOutbox1763700002000',
       'CheckoutSettlement1763700005500',
       'StatusNotifyLease1763700006000',
@@ -160,6 +163,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       expect(await qr.hasColumn('invoice_payments_invoice', 'settles_at')).toBe(false);
       expect(await qr.hasColumn('invoice_payments_status_history', 'actor')).toBe(false);
       await db.dataSource.undoLastMigration(); // the outbox
+      await db.dataSource.undoLastMigration(); // the inbox
       await db.dataSource.undoLastMigration();
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(false);
     } finally {

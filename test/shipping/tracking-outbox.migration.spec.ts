@@ -4,6 +4,7 @@ import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-Trac
 import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
@@ -40,9 +41,10 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [TrackingOutbox],
-      // The scale indexes (the sent rows' retention) cover the invoice table too: it must exist.
+      // The scale indexes (the sent rows' retention) cover the invoice and inbox tables too: they must exist.
       migrations: [
         InvoicePaymentsInit1763700000000,
+        WebhookInbox1763700001000,
         TrackingOutbox1763700002000,
         InvoiceCustomer1763700011000,
         TrackingErrorKind1763700011100,
@@ -58,6 +60,7 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
     const ran = await db.dataSource.runMigrations();
     expect(ran.map((m) => m.name)).toEqual([
       'InvoicePaymentsInit1763700000000',
+      'WebhookInbox1763700001000',
       'TrackingOutbox1763700002000',
       'InvoiceCustomer1763700011000',
       'TrackingErrorKind1763700011100',
