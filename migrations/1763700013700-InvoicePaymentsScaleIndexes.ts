@@ -63,6 +63,9 @@ export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterf
       await queryRunner.query(
         `CREATE INDEX "${NAME}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`,
       );
+      // A finer sample of names: with the default (100) a last name on 2 % of the rows can be estimated at 0.01 %,
+      // and the planner then sorts all its rows instead of reading the newest by the list's index.
+      await queryRunner.query(`ALTER INDEX "${NAME}" ALTER COLUMN 1 SET STATISTICS 1000`);
     }
     await queryRunner.createIndex(
       OUTBOX,
