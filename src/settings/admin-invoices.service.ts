@@ -82,17 +82,21 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
    * search `q` then scans the invoice table (seconds at a million invoices). Not awaited: it never holds up the start.
    */
   onApplicationBootstrap(): void {
-    if (!isPostgres(this.dataSource)) return;
-    this.dataSource
-      .query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [NAME_TRIGRAMS])
-      .then((rows: unknown[]) => {
-        if (rows.length > 0) return;
-        this.logger.warn(
-          `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
-            'each search scans the invoice table; see docs/admin.md (Search at scale) to create it',
-        );
-      })
-      .catch(() => undefined);
+    void this.checkNameIndex().catch(() => undefined);
+  }
+
+  /** Whether the name's index is there (always on SQLite); warns when it is not. */
+  async checkNameIndex(): Promise<boolean> {
+    if (!isPostgres(this.dataSource)) return true;
+    const rows = (await this.dataSource.query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [
+      NAME_TRIGRAMS,
+    ])) as unknown[];
+    if (rows.length > 0) return true;
+    this.logger.warn(
+      `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
+        'each search scans the invoice table; see docs/admin.md (Search at scale) to create it',
+    );
+    return false;
   }
 
   /**

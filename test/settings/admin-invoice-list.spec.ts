@@ -1,4 +1,4 @@
-import { BadRequestException } from '@nestjs/common';
+import { BadRequestException, Logger } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS } from '../../src/index';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
@@ -175,6 +175,24 @@ describeEachDatabase('the admin invoice list at scale', (kind) => {
         expect(text).toMatch(/IDX_invoice_payments_invoice_(created|status)/);
         expect(text).not.toMatch(/TEMP B-TREE/);
       }
+    }
+  });
+
+  it('warns once at start when PostgreSQL has no index for names (pg_trgm missing), and finds them all the same', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    expect(await service.checkNameIndex()).toBe(true);
+    expect(warn).not.toHaveBeenCalled();
+    if (kind !== 'postgres') return;
+    await db.dataSource.query('DROP INDEX "IDX_invoice_payments_invoice_q_name"');
+    try {
+      expect(await service.checkNameIndex()).toBe(false);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('pg_trgm was not available'));
+      // The search still answers, by a scan.
+      expect((await service.list({ q: 'prado_t' })).total).toBe(Math.floor(ROWS / 4));
+    } finally {
+      await db.dataSource.query(
+        `CREATE INDEX "IDX_invoice_payments_invoice_q_name" ON invoice_payments_invoice USING gin (lower(customer_name) gin_trgm_ops)`,
+      );
     }
   });
 });
