@@ -2,19 +2,24 @@
  * `npm run bench [parts...]`: the benchmarks, figures only (no assertion). Parts: `webhook`, `checkout`, `feed`
  * (need PostgreSQL: `DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test; a fresh database is created
  * and dropped) and `client` (gateway client iteration memory). Default: all. `BENCH_LONG=1`: the feed is 50,000
- * deliveries (about 4 minutes at 200/s). See docs/development.md#benchmarks for the knobs.
+ * deliveries (about 4 minutes at 200/s). `scale` (asked by name only, not in the default): a small and a big store
+ * side by side (bench/scale.ts; seeds 1 M invoices once). See docs/development.md#benchmarks for the knobs.
  */
 import { runClientBench } from './client';
+import { runScaleBench } from './scale';
 import { runServerBench } from './webhook';
 
 const ALL = ['webhook', 'feed', 'checkout', 'client'] as const;
+/** Parts run only when named. */
+const NAMED = ['scale'] as const;
 
 async function main(): Promise<void> {
   const asked = process.argv.slice(2).concat((process.env.BENCH_PARTS ?? '').split(',').filter(Boolean));
-  const unknown = asked.filter((p) => !(ALL as readonly string[]).includes(p));
+  const known: readonly string[] = [...ALL, ...NAMED];
+  const unknown = asked.filter((p) => !known.includes(p));
   if (unknown.length > 0)
-    throw new Error(`unknown bench part(s) ${unknown.join(', ')}; parts: ${ALL.join(', ')}`);
-  const parts = new Set(asked.length > 0 ? asked : ALL);
+    throw new Error(`unknown bench part(s) ${unknown.join(', ')}; parts: ${known.join(', ')}`);
+  const parts = new Set<string>(asked.length > 0 ? asked : ALL);
   const started = performance.now();
   console.log(`bench: ${[...parts].join(', ')} (node ${process.version}, ${new Date().toISOString()})`);
   if (parts.has('webhook') || parts.has('checkout') || parts.has('feed')) {
@@ -28,6 +33,7 @@ async function main(): Promise<void> {
     console.log('\n== client: create invoices, then iterate them ==');
     await runClientBench();
   }
+  if (parts.has('scale')) await runScaleBench();
   console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

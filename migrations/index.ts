@@ -14,6 +14,7 @@ import { OpenInvoiceReconciliation1763700009000 } from './1763700009000-OpenInvo
 import { WebhookInboxRetention1763700009100 } from './1763700009100-WebhookInboxRetention';
 import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKind';
+import { InvoicePaymentsScaleIndexes1763700013700 } from './1763700013700-InvoicePaymentsScaleIndexes';
 
 /** Every migration of the module, oldest first; each capability appends its migration class here. */
 const MODULE_MIGRATIONS = [
@@ -32,6 +33,7 @@ const MODULE_MIGRATIONS = [
   WebhookInboxRetention1763700009100,
   InvoiceCustomer1763700011000,
   TrackingErrorKind1763700011100,
+  InvoicePaymentsScaleIndexes1763700013700,
 ];
 
 /**

@@ -1,12 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { And, DataSource, FindOptionsWhere, In, LessThan, MoreThanOrEqual, Raw, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { allowedActions, refundableCents, type InvoiceAction } from '../checkout/invoice-actions';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
-import { findPage, type PageQuery } from './paging';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { isPostgres } from '../core/transaction';
+import { decodeCursor, DEFAULT_PAGE_LIMIT, encodeCursor, TOTAL_CAP, type KeysetPage } from './paging';
+import { matchingInvoices, NAME_TRIGRAMS, type AdminInvoiceQuery } from './invoice-list.query';
+
+export type { AdminInvoiceQuery } from './invoice-list.query';
+import { adminValidationError } from './validation';
 import { sessionDataOf } from '../checkout/session-data';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
@@ -62,64 +67,92 @@ export interface AdminInvoiceView {
   updatedAt: string;
 }
 
-export interface AdminInvoiceQuery extends PageQuery {
-  status?: number;
-  orderId?: string;
-  method?: 'pix' | 'billet' | 'card';
-  creationState?: InvoiceCreationState;
-  /** ISO-8601 instants: created at or after `createdFrom`, before `createdBefore`. */
-  createdFrom?: string;
-  createdBefore?: string;
-  /** Text searched (case-insensitive, part of) in the order id and number, customer name and e-mail, invoice number. */
-  q?: string;
-}
-
-/** Columns `q` searches. */
-const SEARCHED: ReadonlyArray<keyof InvoiceRecord> = [
-  'orderId',
-  'displayId',
-  'customerName',
-  'customerEmail',
-  'gatewayId',
-];
-
-/** `q` as a LIKE pattern: lower-cased, its own `%`, `_` and `\` taken literally. */
-function likePattern(q: string): string {
-  return `%${q
-    .trim()
-    .toLowerCase()
-    .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The local invoice records, paged, newest first. */
+/** The local invoice records, newest first, a page at a time by keyset. */
 @Injectable()
-export class AdminInvoicesService {
+export class AdminInvoicesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('InvoicePaymentsAdmin');
   private readonly invoices: Repository<InvoiceRecord>;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.invoices = dataSource.getRepository(InvoiceRecord);
   }
 
-  async list(query: AdminInvoiceQuery): Promise<Page<AdminInvoiceView>> {
-    const where: FindOptionsWhere<InvoiceRecord> = {};
-    if (query.status !== undefined) where.statusCode = query.status;
-    if (query.orderId !== undefined) where.orderId = query.orderId;
-    if (query.method !== undefined) where.method = query.method;
-    if (query.creationState !== undefined) where.creationState = query.creationState;
-    // Stored as ISO-8601 UTC text, which compares in time order.
-    const from = query.createdFrom ? MoreThanOrEqual(new Date(query.createdFrom).toISOString()) : null;
-    const before = query.createdBefore ? LessThan(new Date(query.createdBefore).toISOString()) : null;
-    const range = from && before ? And(from, before) : (from ?? before);
-    if (range) where.createdAt = range as unknown as Date;
-    const order = { createdAt: 'DESC', id: 'ASC' } as const;
-    if (!query.q?.trim()) return findPage(this.invoices, query, { where, order }, toView);
-    // One condition per searched column, each with the other filters: OR of ANDs.
-    const pattern = likePattern(query.q);
-    const search = SEARCHED.map((column) => ({
-      ...where,
-      [column]: Raw((alias) => `LOWER(${alias}) LIKE :pattern ESCAPE '\\'`, { pattern }),
-    }));
-    return findPage(this.invoices, query, { where: search, order }, toView);
+  /**
+   * Says once, at start, when PostgreSQL lacks the name's trigram index (no `pg_trgm` when the migration ran): every
+   * search `q` then scans the invoice table (seconds at a million invoices). Not awaited: it never holds up the start.
+   */
+  onApplicationBootstrap(): void {
+    void this.checkNameIndex().catch(() => undefined);
+  }
+
+  /** Whether the name's index is there (always on SQLite); warns when it is not. */
+  async checkNameIndex(): Promise<boolean> {
+    if (!isPostgres(this.dataSource)) return true;
+    const rows = (await this.dataSource.query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [
+      NAME_TRIGRAMS,
+    ])) as unknown[];
+    if (rows.length > 0) return true;
+    this.logger.warn(
+      `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
+        'each search scans the invoice table; see docs/admin.md (Search at scale) to create it',
+    );
+    return false;
+  }
+
+  /**
+   * One page of the list, newest first (ties by id), each filter an index range (migration
+   * InvoicePaymentsScaleIndexes): after `cursor` when given (a keyset read: as fast on page 500 as on page 1), else
+   * at `page` by offset. The total is counted up to {@link TOTAL_CAP}.
+   */
+  async list(query: AdminInvoiceQuery): Promise<KeysetPage<AdminInvoiceView>> {
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const page = query.page ?? 1;
+    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && !after) {
+      throw adminValidationError({ cursor: ['cursor must be a nextCursor this list gave'] });
+    }
+    const matching = matchingInvoices(this.dataSource, query);
+    const counted = matching
+      .clone()
+      .select('1', 'one')
+      .orderBy()
+      .limit(TOTAL_CAP + 1);
+    const [countSql, countParams] = counted.getQueryAndParameters();
+    const rows = matching
+      .orderBy('i.createdAt', 'DESC')
+      .addOrderBy('i.id', 'DESC')
+      .limit(limit + 1);
+    if (after) {
+      // A row comparison: an index range on (created_at, id), not a filter over the rows before it.
+      rows.andWhere('(i.createdAt, i.id) < (:afterAt, :afterId)', {
+        afterAt: after.createdAt,
+        afterId: after.id,
+      });
+    } else if (page > 1) {
+      rows.offset((page - 1) * limit);
+    }
+    const [found, countRows] = await Promise.all([
+      rows.getMany(),
+      this.dataSource.query(`SELECT COUNT(*) AS n FROM (${countSql}) matching`, countParams) as Promise<
+        Array<{ n: string | number }>
+      >,
+    ]);
+    const items = found.slice(0, limit);
+    const last = items[items.length - 1];
+    const matched = Number(countRows[0]?.n ?? 0);
+    const total = Math.min(matched, TOTAL_CAP);
+    return {
+      items: items.map(toView),
+      page,
+      limit,
+      total,
+      pages: Math.ceil(total / limit),
+      nextCursor:
+        found.length > limit && last
+          ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id })
+          : null,
+      totalCapped: matched > TOTAL_CAP,
+    };
   }
 
   /**

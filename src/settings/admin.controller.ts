@@ -17,7 +17,7 @@ import {
   UsePipes,
 } from '@nestjs/common';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { Page, ResendWebhookResult } from '../gateway/types';
+import type { ResendWebhookResult } from '../gateway/types';
 import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
@@ -26,6 +26,7 @@ import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.views';
 import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
+import type { KeysetPage } from './paging';
 import {
   ChangeDueDateDto,
   ListInvoicesQueryDto,
@@ -117,8 +118,9 @@ export class InvoicePaymentsAdminController {
     return this.credentials.check();
   }
 
+  /** The local invoices, newest first: `nextCursor` continues the list, `total` is counted up to 10 000. */
   @Get('invoices')
-  listInvoices(@Query() query: ListInvoicesQueryDto): Promise<Page<AdminInvoiceView>> {
+  listInvoices(@Query() query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {
     return this.invoices.list(query);
   }
 

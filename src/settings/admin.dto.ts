@@ -182,12 +182,21 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsIsoInstant()
   createdBefore?: string;
 
-  /** Part of the order id or number, the customer's name or e-mail, or the invoice number (any case). */
+  /**
+   * The start of the order id or number, the invoice number or the e-mail, or of the customer's name or a word in
+   * it (any case).
+   */
   @IsOptional()
   @IsString({ message: 'q must be a string' })
   @MaxLength(100, { message: 'q must be at most 100 characters' })
   @IsPlainText()
   q?: string;
+
+  /** The previous page's `nextCursor`: continues the list after it (a keyset read, instead of `page`). */
+  @IsOptional()
+  @IsString({ message: 'cursor must be a nextCursor this list gave' })
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be a nextCursor this list gave' })
+  cursor?: string;
 }
 
 /** Body of `POST /invoices/:id/due-date`. */

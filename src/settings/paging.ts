@@ -1,4 +1,4 @@
-import type { FindManyOptions, ObjectLiteral, Repository } from 'typeorm';
+import type { FindManyOptions, FindOptionsSelect, ObjectLiteral, Repository } from 'typeorm';
 import type { Page } from '../gateway/types';
 
 /** `page` (from 1) and `limit` of an admin list; the DTOs bound them. */
@@ -10,15 +10,73 @@ export interface PageQuery {
 /** Items per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_LIMIT = 20;
 
-/** One page of `repo.findAndCount(options)`, each row mapped by `view`: the admin lists' one way to page. */
-export async function findPage<E extends ObjectLiteral, V>(
+/**
+ * One page of `repo.find(options)` by offset, each row mapped by `view`, with its total counted up to
+ * {@link TOTAL_CAP} (`totalCapped` past it): the admin lists of the Operations tab, whose tables retention bounds.
+ */
+export async function findPage<E extends ObjectLiteral & { id: string }, V>(
   repo: Repository<E>,
   query: PageQuery,
   options: FindManyOptions<E>,
   view: (row: E) => V,
-): Promise<Page<V>> {
+): Promise<CountedPage<V>> {
   const page = query.page ?? 1;
   const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-  const [rows, total] = await repo.findAndCount({ ...options, skip: (page - 1) * limit, take: limit });
-  return { items: rows.map(view), page, limit, total, pages: Math.ceil(total / limit) };
+  const select = { id: true } as FindOptionsSelect<E>;
+  const [rows, matching] = await Promise.all([
+    repo.find({ ...options, skip: (page - 1) * limit, take: limit }),
+    repo.find({ where: options.where, select, take: TOTAL_CAP + 1 }),
+  ]);
+  const total = Math.min(matching.length, TOTAL_CAP);
+  return {
+    items: rows.map(view),
+    page,
+    limit,
+    total,
+    pages: Math.ceil(total / limit),
+    totalCapped: matching.length > TOTAL_CAP,
+  };
+}
+
+/** Past this many matching rows a list's total is given as "10 000+" (`totalCapped`): never a full `COUNT`. */
+export const TOTAL_CAP = 10_000;
+
+/**
+ * A page of a list read by keyset: `nextCursor` continues the list after the last item (send it back as `cursor`),
+ * `null` on the last page. `total` counts the matching rows up to {@link TOTAL_CAP}; `totalCapped` says there are
+ * more (shown "10 000+"), and `pages` is then a lower bound too.
+ */
+export interface KeysetPage<V> extends CountedPage<V> {
+  nextCursor: string | null;
+}
+
+/** A page whose `total` counts up to {@link TOTAL_CAP}; `totalCapped`: there are more (`pages` is then a lower bound). */
+export interface CountedPage<V> extends Page<V> {
+  totalCapped: boolean;
+}
+
+/** A list position: the last item's creation instant and id (the list's order). */
+export interface ListCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** Opaque to clients: base64url of the position. */
+export function encodeCursor(at: ListCursor): string {
+  return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
+}
+
+/** The position a cursor names, or `null` when it is not one this API gave out. */
+export function decodeCursor(cursor: string): ListCursor | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 2) return null;
+    const [createdAt, id] = value as unknown[];
+    if (typeof createdAt !== 'string' || typeof id !== 'string' || id.length === 0 || id.length > 36)
+      return null;
+    if (Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) return null;
+    return { createdAt, id };
+  } catch {
+    return null;
+  }
 }

@@ -12,6 +12,7 @@ describe('resolveShippingOptions', () => {
       batchSize: 10,
       leaseMs: 60_000,
       maxAttempts: 20,
+      retentionMs: 30 * 86_400_000,
       backoff: { initialDelayMs: 10_000, maxDelayMs: 1_800_000, factor: 2, jitter: 0.5 },
     });
     expect(o.mapShipmentEvent).toBe(defaultShipmentMapper);

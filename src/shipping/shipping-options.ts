@@ -42,6 +42,7 @@ export function resolveShippingOptions(options: ShippingModuleOptions = {}): Res
     leaseMs: positive('shipping.leaseMs', options.leaseMs, 60_000),
     maxAttempts: positiveInteger('shipping.maxAttempts', options.maxAttempts, 20),
     backoff,
+    retentionMs: positive('shipping.retentionMs', options.retentionMs, 30 * 86_400_000),
   };
 }
 

@@ -14,6 +14,8 @@ import type { TrackingOutboxStatus } from './types';
 @Entity(TRACKING_OUTBOX_TABLE)
 @Unique('UQ_invoice_payments_tracking_outbox_order_code', ['orderId', 'code'])
 @Index('IDX_invoice_payments_tracking_outbox_due', ['status', 'nextAttemptAt'])
+@Index('IDX_invoice_payments_tracking_outbox_sent', ['status', 'sentAt'])
+@Index('IDX_invoice_payments_tracking_outbox_list', ['status', 'recordedAt', 'id'])
 export class TrackingOutbox {
   /** Local id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
+import { purgeFinished } from '../core/queue/retention';
 import { TRACKING_OUTBOX_TABLE } from './constants';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
@@ -39,8 +40,13 @@ export class TrackingOutboxStore {
    * order is held: the order's codes reach the service one at a time, in the order they were recorded.
    */
   async claim(claim: string, limit: number, leaseMs: number): Promise<TrackingOutbox[]> {
-    await this.rows.claimDue(claim, limit, leaseMs);
-    return this.repo.find({ where: { lockedBy: claim }, order: { nextAttemptAt: 'ASC', recordedAt: 'ASC' } });
+    const rows = await this.rows.claimDue(claim, limit, leaseMs);
+    // The claim returns its rows (no read-back by `locked_by`, which no index serves): in the claim's order here.
+    return rows.sort(
+      (a, b) =>
+        a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
+        a.recordedAt.getTime() - b.recordedAt.getTime(),
+    );
   }
 
   /** Extends the claim on one row before posting it; `false` when the row is no longer this claim's to post. */
@@ -91,6 +97,15 @@ export class TrackingOutboxStore {
     for (const row of rows) {
       await this.settle(row, claim, { attempts: row.attempts - 1 });
     }
+  }
+
+  /**
+   * Deletes rows sent more than `retentionMs` ago, in small batches (`core/queue/retention.ts`; index on status and
+   * `sent_at`). Returns how many were deleted.
+   */
+  purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
+    const rule = { table: TRACKING_OUTBOX_TABLE, finished: "status = 'sent'", finishedAt: 'sent_at' };
+    return purgeFinished(this.dataSource, rule, retentionMs, stopped);
   }
 
   private get repo() {

@@ -49,6 +49,8 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private round: Promise<unknown> | null = null;
   private kicked = false;
   private claims = 0;
+  private lastPurge = 0;
+  private purging: Promise<unknown> = Promise.resolve();
 
   constructor(
     dataSource: DataSource,
@@ -86,6 +88,8 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.round;
+    // Its batches stop at once; the statement under way finishes before TypeORM closes the pool.
+    await this.purging;
   }
 
   /** Asks for a round now rather than at the next poll (a new shipment was recorded). No-op while stopped. */
@@ -244,6 +248,20 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.emit(InvoicePaymentsEvents.Alert, alert);
   }
 
+  /** Deletes sent rows past `retentionMs`, at most once an hour, in the background (never holding up a round). */
+  private purgeHourly(): void {
+    const now = Date.now();
+    if (now - this.lastPurge < 3_600_000) return;
+    this.lastPurge = now;
+    this.purging = this.store
+      .purgeSent(this.options.retentionMs, () => !this.started)
+      .catch((err: unknown) =>
+        this.logger.warn(
+          `Purging sent tracking rows failed: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
+  }
+
   /** A host listener that throws must not undo what was recorded, nor stop the worker. */
   private emit(
     event: string,
@@ -267,6 +285,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.timer = null;
     if (!this.started || this.round) return;
     this.kicked = false;
+    this.purgeHourly();
     let full = false;
     const round = this.runOnce().then(
       (r) => (full = r.claimed === this.options.batchSize),

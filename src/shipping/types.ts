@@ -97,6 +97,12 @@ export interface ShippingOptions {
   /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
   maxAttempts?: number;
   backoff?: Partial<BackoffOptions>;
+  /**
+   * How long sent rows are kept, in ms, before the worker deletes them (hourly, in small batches): the outbox keeps
+   * what a person may look at, for a bounded time. Failed and waiting rows are never deleted. Default 2592000000
+   * (30 days).
+   */
+  retentionMs?: number;
 }
 
 /**
@@ -117,6 +123,7 @@ export interface ResolvedShippingOptions {
   leaseMs: number;
   maxAttempts: number;
   backoff: BackoffOptions;
+  retentionMs: number;
 }
 
 /**

@@ -19,6 +19,7 @@ export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
 @Index('IDX_invoice_payments_webhook_inbox_due', ['state', 'nextAttemptAt'])
 @Index('IDX_invoice_payments_webhook_inbox_invoice', ['gatewayId', 'state'])
 @Index('IDX_invoice_payments_webhook_inbox_done', ['state', 'processedAt'])
+@Index('IDX_invoice_payments_webhook_inbox_list', ['state', 'receivedAt', 'id'])
 export class WebhookInboxEntry {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;

@@ -4,6 +4,7 @@ import type { DemoConfig } from '../../examples/demo-store/config';
 import type { OrderView } from '../../examples/demo-store/views';
 import type { AdminInboxView } from '../../src/settings/admin-operations.views';
 import type { AdminInvoiceView } from '../../src/settings/admin-invoices.service';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';
 import type { TestDatabase } from '../support/databases';
 import { launchChromium, type Browser } from './support/chromium';
@@ -176,6 +177,54 @@ describe('admin page in a browser', () => {
     expect(after.refundedCents).toBe(1000);
     await page.locator('#refund-help').waitFor();
     expect(await page.locator('dl.facts').textContent()).toContain('R$\u00a010,00');
+  });
+
+  it('pages the invoice list by cursor: next, previous and the count', async () => {
+    // 45 denied card invoices from last year (a status the demo's own orders never reach): pages of 20, 20 and 5.
+    const at = (i: number) => new Date(Date.parse('2025-06-01T12:00:00.000Z') - i * 60_000);
+    await db.dataSource.getRepository(InvoiceRecord).insert(
+      Array.from({ length: 45 }, (_, i) => ({
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        orderId: `paged_${i}`,
+        attempt: 1,
+        referrer: `paged_${i}`,
+        creationState: 'created' as const,
+        method: 'card' as const,
+        statusCode: 12,
+        currency: 'BRL',
+        amountCents: 1000,
+        displayId: String(900 + i),
+        createdAt: at(i),
+        updatedAt: at(i),
+      })),
+    );
+    await page.click('#tab-invoices');
+    await page.locator('#invoice-filters').waitFor();
+    await page.selectOption('#filter-status', '12');
+    await page.click('#apply-filters');
+    const rows = page.locator('#invoice-list tbody tr');
+    const ids = () =>
+      page
+        .locator('#invoice-list button[data-invoice]')
+        .evaluateAll((b) => b.map((n) => n.getAttribute('data-invoice')));
+    const pageOf = (n: number) => text(page, '#page-of', `Página ${n} de 3`);
+    expect(await pageOf(1)).toBe('Página 1 de 3 (45 no total)');
+    expect(await rows.count()).toBe(20);
+    expect(await page.locator('#page-prev').isDisabled()).toBe(true);
+    const first = await ids();
+    await page.click('#page-next');
+    await pageOf(2);
+    const second = await ids();
+    expect(second).toHaveLength(20);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    await page.click('#page-next');
+    await pageOf(3);
+    expect(await rows.count()).toBe(5);
+    expect(await page.locator('#page-next').isDisabled()).toBe(true);
+    await page.click('#page-prev');
+    await pageOf(2);
+    expect(await ids()).toEqual(second);
+    await screenshot(page, '05b-invoices-paged');
   });
 
   it('lists a dead-lettered delivery with its reason and alert, and retries it', async () => {

@@ -5,6 +5,9 @@ import { Repository } from 'typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
+import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
+import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
@@ -42,6 +45,10 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
         StatusNotifyLease1763700006000,
         OpenInvoiceReconciliation1763700009000,
         InvoiceCustomer1763700011000,
+        // The scale indexes cover the inbox and the outbox too: their tables must exist.
+        WebhookInbox1763700001000,
+        TrackingOutbox1763700002000,
+        InvoicePaymentsScaleIndexes1763700013700,
       ],
       migrationsRun: false,
     });
@@ -53,10 +60,13 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     const ran = await db.dataSource.runMigrations();
     expect(ran.map((m) => m.name)).toEqual([
       'InvoicePaymentsInit1763700000000',
+      'WebhookInbox1763700001000',
+      'TrackingOutbox1763700002000',
       'CheckoutSettlement1763700005500',
       'StatusNotifyLease1763700006000',
       'OpenInvoiceReconciliation1763700009000',
       'InvoiceCustomer1763700011000',
+      'InvoicePaymentsScaleIndexes1763700013700',
     ]);
     const qr = db.dataSource.createQueryRunner();
     try {
@@ -133,10 +143,13 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
+  it('drops the scale indexes, the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      const indexes = (await qr.getTable('invoice_payments_invoice'))?.indices.map((i) => i.name) ?? [];
+      expect(indexes.filter((name) => /_(created|status|method|creation)$/.test(name ?? ''))).toEqual([]);
+      await db.dataSource.undoLastMigration();
       for (const column of ['display_id', 'customer_name', 'customer_email', 'customer_document']) {
         expect(await qr.hasColumn('invoice_payments_invoice', column)).toBe(false);
       }
@@ -149,6 +162,8 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       // The settlement columns go first, and a history row without a code cannot stay behind.
       expect(await qr.hasColumn('invoice_payments_invoice', 'settles_at')).toBe(false);
       expect(await qr.hasColumn('invoice_payments_status_history', 'actor')).toBe(false);
+      await db.dataSource.undoLastMigration(); // the outbox
+      await db.dataSource.undoLastMigration(); // the inbox
       await db.dataSource.undoLastMigration();
       for (const t of TABLES) expect(await qr.hasTable(t)).toBe(false);
     } finally {

@@ -103,6 +103,11 @@ describeEachDatabase('admin API: what the admin page needs', (kind) => {
     it('codes query problems and unknown fields too', async () => {
       const long = await get(`/invoices?q=${'x'.repeat(101)}`).expect(400);
       expect(long.body).toMatchObject({ code: 'too_long', field: 'q', limit: 100 });
+      // A cursor this list did not give: refused by its shape, then by what it names.
+      for (const cursor of ['not a cursor', 'bm90LWEtY3Vyc29y']) {
+        const bad = await get(`/invoices?cursor=${encodeURIComponent(cursor)}`).expect(400);
+        expect(bad.body).toMatchObject({ field: 'cursor', errors: { cursor: [expect.any(String)] } });
+      }
       const unknown = await app
         .http()
         .put(`${A}/settings`)

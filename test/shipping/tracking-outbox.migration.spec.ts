@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
+import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
+import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -37,7 +41,15 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [TrackingOutbox],
-      migrations: [TrackingOutbox1763700002000, TrackingErrorKind1763700011100],
+      // The scale indexes (the sent rows' retention) cover the invoice and inbox tables too: they must exist.
+      migrations: [
+        InvoicePaymentsInit1763700000000,
+        WebhookInbox1763700001000,
+        TrackingOutbox1763700002000,
+        InvoiceCustomer1763700011000,
+        TrackingErrorKind1763700011100,
+        InvoicePaymentsScaleIndexes1763700013700,
+      ],
       migrationsRun: false,
     });
     outbox = db.dataSource.getRepository(TrackingOutbox);
@@ -46,7 +58,14 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
 
   it('creates the table exactly as the entity describes it', async () => {
     const ran = await db.dataSource.runMigrations();
-    expect(ran.map((m) => m.name)).toEqual(['TrackingOutbox1763700002000', 'TrackingErrorKind1763700011100']);
+    expect(ran.map((m) => m.name)).toEqual([
+      'InvoicePaymentsInit1763700000000',
+      'WebhookInbox1763700001000',
+      'TrackingOutbox1763700002000',
+      'InvoiceCustomer1763700011000',
+      'TrackingErrorKind1763700011100',
+      'InvoicePaymentsScaleIndexes1763700013700',
+    ]);
     // No pending schema change: migration and entity agree on columns, types, defaults, index and unique.
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -67,11 +86,15 @@ describeEachDatabase('TrackingOutbox migration', (kind) => {
     expect(await outbox.countBy({ orderId: 'order_2' })).toBe(2);
   });
 
-  it('drops the error-kind column, then the table on the way down, and runs up again', async () => {
+  it('drops the index of sent rows, the error-kind column, then the table on the way down, and runs up again', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      const indexes = (await qr.getTable(TABLE))?.indices.map((i) => i.name);
+      expect(indexes).not.toContain('IDX_invoice_payments_tracking_outbox_sent');
+      await db.dataSource.undoLastMigration();
       expect(await qr.hasColumn(TABLE, 'last_error_kind')).toBe(false);
+      await db.dataSource.undoLastMigration(); // the invoice's customer columns
       await db.dataSource.undoLastMigration();
       expect(await qr.hasTable(TABLE)).toBe(false);
     } finally {

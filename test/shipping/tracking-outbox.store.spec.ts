@@ -25,6 +25,57 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
     for (const r of rows) await outbox.insert(r);
   }
 
+  it('takes its rows from the claim statement itself, in the order they were due (no read-back by holder)', async () => {
+    const at = (s: number) => new Date(Date.now() - s * 1000);
+    const rows = [
+      outboxRow({ nextAttemptAt: at(5) }),
+      outboxRow({ nextAttemptAt: at(50) }),
+      outboxRow({ nextAttemptAt: at(20) }),
+    ];
+    await insertAll(rows);
+    const statements: string[] = [];
+    const create = db.dataSource.createQueryRunner.bind(db.dataSource);
+    const spy = jest.spyOn(db.dataSource, 'createQueryRunner').mockImplementation((mode) => {
+      const runner = create(mode);
+      const query = runner.query.bind(runner) as (sql: string, ...rest: unknown[]) => Promise<unknown>;
+      (runner as { query: unknown }).query = (sql: string, ...rest: unknown[]) => {
+        statements.push(sql);
+        return query(sql, ...rest);
+      };
+      return runner;
+    });
+    try {
+      const claimed = await store.claim('w1#1', 10, LEASE);
+      expect(claimed.map((r) => r.id)).toEqual([rows[1].id, rows[2].id, rows[0].id]);
+      expect(claimed.every((r) => r.lockedBy === 'w1#1' && r.attempts === 1)).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(statements.filter((sql) => /^\s*SELECT/i.test(sql))).toEqual([]);
+    expect(statements.filter((sql) => /RETURNING/i.test(sql))).toHaveLength(1);
+  });
+
+  it('deletes sent rows past the retention a batch at a time, and nothing else', async () => {
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const sent = Array.from({ length: 1_003 }, (_, i) =>
+      outboxRow({ status: 'sent', code: `OLD${i}`, sentAt: old, recordedAt: old }),
+    );
+    for (let i = 0; i < sent.length; i += 200) await outbox.insert(sent.slice(i, i + 200));
+    const kept = [
+      outboxRow({ status: 'sent', sentAt: new Date(Date.now() - 86_400_000) }),
+      outboxRow({ status: 'failed', recordedAt: old }),
+      outboxRow({ status: 'pending', recordedAt: old }),
+      outboxRow({ status: 'superseded', recordedAt: old }),
+    ];
+    await insertAll(kept);
+    const retention = 30 * 86_400_000;
+    // Stopped after its first batch (the app shutting down): 500 rows, the rest for the next purge.
+    let checks = 0;
+    expect(await store.purgeSent(retention, () => checks++ > 0)).toBe(500);
+    expect(await store.purgeSent(retention, () => false)).toBe(503);
+    expect((await outbox.find()).map((r) => r.id).sort()).toEqual(kept.map((r) => r.id).sort());
+  });
+
   it('claims due pending rows only, counts the attempt and holds them for the lease', async () => {
     const due = outboxRow();
     await insertAll([

@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
 import { WebhookInboxRetention1763700009100 } from '../../migrations/1763700009100-WebhookInboxRetention';
+import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
+import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
+import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -35,10 +39,15 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [WebhookInboxEntry],
+      // The scale indexes (the Operations tab's list) cover the invoice and outbox tables too: they must exist.
       migrations: [
+        InvoicePaymentsInit1763700000000,
         WebhookInbox1763700001000,
+        TrackingOutbox1763700002000,
         WebhookInboxInvoiceIndex1763700007000,
         WebhookInboxRetention1763700009100,
+        InvoiceCustomer1763700011000,
+        InvoicePaymentsScaleIndexes1763700013700,
       ],
       migrationsRun: false,
     });
@@ -48,9 +57,13 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
   it('creates the inbox table (and its invoice index) exactly as the entity describes it', async () => {
     const ran = await db.dataSource.runMigrations();
     expect(ran.map((m) => m.name)).toEqual([
+      'InvoicePaymentsInit1763700000000',
       'WebhookInbox1763700001000',
+      'TrackingOutbox1763700002000',
       'WebhookInboxInvoiceIndex1763700007000',
       'WebhookInboxRetention1763700009100',
+      'InvoiceCustomer1763700011000',
+      'InvoicePaymentsScaleIndexes1763700013700',
     ]);
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -71,11 +84,16 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      const listed = await qr.getTable('invoice_payments_webhook_inbox');
+      expect(listed?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_list');
+      await db.dataSource.undoLastMigration(); // the invoice's customer columns
+      await db.dataSource.undoLastMigration();
       const before = await qr.getTable('invoice_payments_webhook_inbox');
       expect(before?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_done');
       await db.dataSource.undoLastMigration();
       const table = await qr.getTable('invoice_payments_webhook_inbox');
       expect(table?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_invoice');
+      await db.dataSource.undoLastMigration(); // the outbox
       await db.dataSource.undoLastMigration();
       expect(await qr.hasTable('invoice_payments_webhook_inbox')).toBe(false);
     } finally {

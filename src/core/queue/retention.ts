@@ -1,0 +1,49 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DataSource } from 'typeorm';
+import { isPostgres, runStatement } from '../transaction';
+import { queryReturning } from '../typeorm-compat';
+
+/** Rows deleted per statement: each statement holds the table and one pooled connection only briefly. */
+export const PURGE_BATCH = 500;
+
+/**
+ * Pause between two batches: a backlog (the first start after an upgrade, a million finished rows) is purged in the
+ * background at about 5,000 rows a second, leaving the pool and the disk to the store's own work in between, and
+ * giving autovacuum time to keep up instead of facing one huge dead tuple run at the end.
+ */
+export const PURGE_PAUSE_MS = 100;
+
+/** One retention rule of a queue table: its finished rows whose `finishedAt` column is older than a cutoff. */
+export interface RetentionRule {
+  table: string;
+  /** SQL: which rows are finished (`state IN ('processed', 'ignored', 'dead')`). */
+  finished: string;
+  /** The ISO-8601 text column the cutoff compares with (indexed together with the finished condition's column). */
+  finishedAt: string;
+}
+
+/**
+ * Deletes the rule's rows finished more than `retentionMs` ago, {@link PURGE_BATCH} at a time with
+ * {@link PURGE_PAUSE_MS} between batches, until none is left or `stopped()` (the app is shutting down). Call it
+ * without awaiting it from a poll: it never holds up the caller. Returns how many rows were deleted.
+ */
+export async function purgeFinished(
+  dataSource: DataSource,
+  rule: RetentionRule,
+  retentionMs: number,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  const cutoff = new Date(Date.now() - retentionMs).toISOString();
+  const mark = isPostgres(dataSource) ? '$1' : '?';
+  const sql =
+    `DELETE FROM ${rule.table} WHERE id IN (SELECT id FROM ${rule.table} ` +
+    `WHERE ${rule.finished} AND ${rule.finishedAt} < ${mark} LIMIT ${PURGE_BATCH}) RETURNING id`;
+  let total = 0;
+  while (!stopped()) {
+    const rows = await runStatement(dataSource, (em) => queryReturning(em, sql, [cutoff]));
+    total += rows.length;
+    if (rows.length < PURGE_BATCH) break;
+    await sleep(PURGE_PAUSE_MS);
+  }
+  return total;
+}
