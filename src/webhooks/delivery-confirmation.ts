@@ -3,6 +3,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';
+import { LookupDeferred, LookupPace } from './lookup-pace';
 import type { ResolvedWebhooksOptions } from './types';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 
@@ -22,12 +23,17 @@ export function referrerMismatch(invoice: Invoice, record: InvoiceRecord): strin
 const MAX_CONFIRMED_INVOICES = 10_000;
 
 /**
- * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Deliveries for
- * invoices this store does not know cost about one lookup per invoice (a budget a window), one lookup serves every
- * delivery of an invoice waiting at the time, and nothing is held open while the service is asked.
+ * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. An invoice is
+ * looked up at most once per `webhooks.lookupWindowMs` and at most `webhooks.lookupsPerSecond` lookups start a
+ * second ({@link LookupPace}): deliveries that come meanwhile wait for the next lookup, which answers them all.
+ * Deliveries for invoices this store does not know cost about one lookup per invoice (a budget a window), one
+ * lookup serves every delivery of an invoice waiting at the time, and nothing is held open while the service is asked.
  */
 export class DeliveryConfirmation {
   private readonly lookups = new Map<string, Promise<Invoice | null>>();
+  private readonly pace: LookupPace;
+  /** Invoices whose lookup was put off, and until when (see {@link notConfirmed}). */
+  private readonly deferred = new Map<string, Date>();
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
 
@@ -36,7 +42,9 @@ export class DeliveryConfirmation {
     private readonly gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
     private readonly rows: InboxRows,
-  ) {}
+  ) {
+    this.pace = new LookupPace(options.lookupWindowMs, options.lookupsPerSecond);
+  }
 
   /**
    * The invoice as the service reports it now (profile `lookup.byId`), or `null` after scheduling a retry: the
@@ -74,9 +82,14 @@ export class DeliveryConfirmation {
 
   /**
    * An entry whose invoice could not be confirmed (the service unreachable, or not knowing an invoice this store
-   * has): retried with backoff for `unknownInvoiceWindowMs`, then dead-lettered with an alert.
+   * has): retried with backoff for `unknownInvoiceWindowMs`, then dead-lettered with an alert. One whose lookup was
+   * only put off ({@link LookupPace}) is taken again when the lookup may start, without counting as a failure.
    */
   async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
+    const until = entry.gatewayId === null ? undefined : this.deferred.get(entry.gatewayId);
+    if (until !== undefined && until.getTime() > Date.now()) {
+      return this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+    }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
       await this.rows.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
@@ -128,14 +141,33 @@ export class DeliveryConfirmation {
     return false;
   }
 
-  /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
+  /**
+   * One lookup per invoice at a time, whatever number of deliveries wait for it, and no more often than the
+   * {@link LookupPace} allows: otherwise rejects with {@link LookupDeferred} (the caller hands the entry to
+   * {@link notConfirmed}, which takes it again when a lookup may start).
+   */
   lookupShared(gatewayId: string): Promise<Invoice | null> {
     let pending = this.lookups.get(gatewayId);
     if (!pending) {
+      const wait = this.pace.take(gatewayId);
+      if (wait > 0) {
+        const retryAt = new Date(Date.now() + wait);
+        this.deferred.set(gatewayId, retryAt);
+        if (this.deferred.size > MAX_CONFIRMED_INVOICES) this.forgetPastDeferrals();
+        return Promise.reject(new LookupDeferred(gatewayId, retryAt));
+      }
+      this.deferred.delete(gatewayId);
       pending = this.gateway.findInvoiceById(gatewayId).finally(() => this.lookups.delete(gatewayId));
       this.lookups.set(gatewayId, pending);
     }
     return pending;
+  }
+
+  private forgetPastDeferrals(): void {
+    const now = Date.now();
+    for (const [id, until] of this.deferred) if (until.getTime() <= now) this.deferred.delete(id);
+    if (this.deferred.size > MAX_CONFIRMED_INVOICES)
+      this.deferred.delete(this.deferred.keys().next().value as string);
   }
 
   /**

@@ -1,8 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WEBHOOKS_OPTIONS } from './constants';
+import { KnownInvoices } from './known-invoices';
 import type { ResolvedWebhooksOptions } from './types';
 import { parseJsonObject } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
@@ -22,25 +25,34 @@ export type IntakeResult =
   | { ok: true; stored: StoredDelivery }
   | { ok: false; status: 400 | 401 | 413 | 422 | 503; message: string; retryAfterSeconds?: number };
 
-/** Seconds the service is asked to wait before retrying when the token could not be validated. */
+/** Seconds the service is asked to wait before retrying when the token could not be checked now. */
 const RETRY_AFTER_SECONDS = 30;
 
 /**
  * The one way a webhook delivery enters the module, whichever host received it (the Nest route, the Vendure plugin
  * through that route, the Medusa provider's `getWebhookActionAndData`): the body within its size (413) and depth
- * (400), a JSON object (400), the token checked (401 forged or unknown, 503 when the service cannot be asked), read
- * with the store's wire profile (400 naming the field), then stored in the inbox (422 when the inbox dead-letters
- * it at once). Only then is it processed, from the inbox.
+ * (400), a JSON object (400), the token's local checks (401: no token line, or a merchant part that differs from the
+ * configured one), read with the store's wire profile (400 naming the field), its invoice one this store holds
+ * open to changes (422 otherwise, 503 past the budget of deliveries naming an invoice by referrer only: see
+ * {@link KnownInvoices}), then stored in the inbox. Only then is it processed, from the inbox, where the service's
+ * answer for the invoice is what is applied. No call to the service is made here: the body is only a trigger, so
+ * the service's validation of the token would prove nothing that gets applied (docs/webhooks.md).
  */
 @Injectable()
 export class DeliveryIntake {
+  private readonly known: KnownInvoices;
+
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly tokens: WebhookTokenService,
     private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
     private readonly gateway: GatewayClient,
-  ) {}
+    @InjectDataSource() dataSource: DataSource,
+  ) {
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.known = new KnownInvoices(dataSource, unknownLookupsPerWindow, unknownLookupWindowMs);
+  }
 
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
@@ -54,19 +66,33 @@ export class DeliveryIntake {
         message: `body: nested deeper than ${this.options.maxJsonDepth} levels`,
       };
     }
-    const auth = await this.tokens.authenticate(input.headers);
+    // The service's validation of the token proves only who sent the body: needed only where the body is applied
+    // as it stands (`confirmWithService: false`, unsafe); otherwise the lookup's answer is what is applied.
+    const auth = this.options.confirmWithService
+      ? await this.tokens.checkLocally(input.headers)
+      : await this.tokens.authenticate(input.headers);
     if (!auth.ok) {
       if (auth.status === 503) {
-        const retryAfterSeconds = auth.retryAfterSeconds ?? RETRY_AFTER_SECONDS;
+        const retryAfterSeconds =
+          (auth as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_SECONDS;
         return { ok: false, status: 503, message: auth.reason, retryAfterSeconds };
       }
       return { ok: false, status: 401, message: auth.reason };
     }
-    // Authenticated deliveries only: forged ones must not hold the batches back.
-    this.processor.arriving();
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const problem = deliveryTextProblem(delivery);
     if (problem) return { ok: false, status: 400, message: problem };
+    if (!delivery.invoice) {
+      // Nothing a lookup could answer: not stored, so a sender cannot fill the inbox with bodies naming nothing.
+      const what = delivery.test
+        ? 'a test delivery without an invoice'
+        : (delivery.invoiceError ?? 'no invoice');
+      return { ok: false, status: 422, message: `${what}: nothing stored` };
+    }
+    const admission = await this.known.admit(delivery.invoice);
+    if (!admission.ok) return admission;
+    // Taken deliveries only: refused ones must not hold the batches back.
+    this.processor.arriving();
     const stored = await this.inbox.store(delivery, body.value, auth.webhookId);
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
