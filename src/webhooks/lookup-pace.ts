@@ -1,16 +1,24 @@
 import { CallCeiling } from '../reconciliation/call-ceiling';
 
-/** Invoices whose latest lookup start is remembered at most at once (oldest forgotten first). */
+/** Invoices whose lookups are tracked at most at once (oldest forgotten first). */
 const MAX_TRACKED_INVOICES = 10_000;
 
 /**
- * How often deliveries may make the module ask the service about an invoice: at most one lookup per invoice per
- * `windowMs` (`webhooks.lookupWindowMs`), however many deliveries name it, and at most `perSecond` lookups a second
- * in all (`webhooks.lookupsPerSecond`, a {@link CallCeiling} of one second). A delivery is only a trigger, so one
- * lookup that starts after it arrived answers it: waiting for the next window loses nothing. Per process.
+ * Lookups of one invoice that may start back to back before the pace applies: an invoice's own life (created,
+ * paid, refunded moments apart) is not slowed; a flood naming it is.
+ */
+export const LOOKUP_BURST = 3;
+
+/**
+ * How often deliveries may make the module ask the service about an invoice: after {@link LOOKUP_BURST} lookups in
+ * a row, at most one per invoice per `windowMs` (`webhooks.lookupWindowMs`; a bucket that refills one lookup a
+ * window), however many deliveries name it, and at most `perSecond` lookups a second in all
+ * (`webhooks.lookupsPerSecond`, a {@link CallCeiling} of one second). A delivery is only a trigger, so one lookup
+ * that starts after it arrived answers it: waiting for the next one loses nothing. Per process.
  */
 export class LookupPace {
-  private readonly started = new Map<string, number>();
+  /** Per invoice: lookups it may start now (up to the burst) as of `at`. */
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly ceiling: CallCeiling;
 
   constructor(
@@ -22,19 +30,22 @@ export class LookupPace {
   }
 
   /**
-   * Takes a lookup of `gatewayId` now (`0`), or answers in how many ms one may start: the invoice was looked up
-   * less than a window ago, or this second's lookups are spent.
+   * Takes a lookup of `gatewayId` now (`0`), or answers in how many ms one may start: the invoice's lookups are
+   * spent until its bucket refills, or this second's lookups are spent.
    */
   take(gatewayId: string): number {
     const t = this.now();
-    const last = this.started.get(gatewayId);
-    if (last !== undefined && t - last < this.windowMs) return last + this.windowMs - t;
+    const bucket = this.buckets.get(gatewayId);
+    const tokens = bucket
+      ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs)
+      : LOOKUP_BURST;
+    if (tokens < 1) return Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
     if (!this.ceiling.take()) return this.ceiling.msUntilNextWindow();
-    this.started.delete(gatewayId);
-    if (this.started.size >= MAX_TRACKED_INVOICES) {
-      this.started.delete(this.started.keys().next().value as string);
+    this.buckets.delete(gatewayId);
+    if (this.buckets.size >= MAX_TRACKED_INVOICES) {
+      this.buckets.delete(this.buckets.keys().next().value as string);
     }
-    this.started.set(gatewayId, t);
+    this.buckets.set(gatewayId, { tokens: tokens - 1, at: t });
     return 0;
   }
 }

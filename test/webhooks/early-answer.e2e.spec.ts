@@ -46,7 +46,7 @@ describeEachDatabase('webhooks: the answer from the body reader', (kind) => {
     routed = await startWebhookApp(db, sandbox, { answerInBodyReader: false }, (app) =>
       app.useGlobalGuards(routedGuard),
     );
-    ({ invoice, serviceToken } = await sandboxDeliveryParts(early.gateway, sandbox));
+    ({ invoice, serviceToken } = await sandboxDeliveryParts(early.gateway, sandbox, db.dataSource));
   });
   afterAll(async () => {
     await early?.close();
