@@ -120,7 +120,10 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
       const perSecond: number[] = [];
       for (let s = floodStart; s < floodEnd + 2000; s += 1000)
         perSecond.push(serviceCalls(s, s + 1000).length);
-      console.log(`[${kind}] service calls per second during and after the flood: ${perSecond.join(', ')}`);
+      console.log(
+        `[${kind}] genuine delivery attempts: ${genuine?.attempts.map((a) => a.status).join(', ')}; ` +
+          `service calls per second during and after the flood: ${perSecond.join(', ')}`,
+      );
       expect(perSecond.reduce((a, b) => a + b, 0)).toBeGreaterThan(0); // the deliveries did make lookups
       expect(Math.max(...perSecond)).toBeLessThanOrEqual(lookupsPerSecond);
       // One invoice was named: after its burst, one lookup a window, however many deliveries named it.

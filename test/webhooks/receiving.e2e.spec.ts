@@ -15,6 +15,7 @@ import {
   openWebhooksDatabase,
   startWebhookApp,
   tokenLine,
+  waitFor,
   WebhookApp,
 } from './support';
 
@@ -123,11 +124,15 @@ describeEachDatabase('webhooks: receiving', (kind) => {
         ),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
-      await fresh.settle();
+      // Two app instances share this inbox (the suite's and this one): each paces its own lookups.
+      await waitFor(
+        async () => (await inbox().countBy({ state: 'pending' })) === 0,
+        5000,
+        'the burst processed',
+      );
       expect(validationCalls).toHaveLength(0);
       expect(lookups.length - before).toBeGreaterThanOrEqual(1);
-      expect(lookups.length - before).toBeLessThanOrEqual(LOOKUP_BURST);
-      expect(await inbox().countBy({ state: 'pending' })).toBe(0);
+      expect(lookups.length - before).toBeLessThanOrEqual(2 * LOOKUP_BURST);
     } finally {
       await fresh.close();
     }
