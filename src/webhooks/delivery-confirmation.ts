@@ -34,6 +34,8 @@ export class DeliveryConfirmation {
   private readonly pace: LookupPace;
   /** Invoices whose lookup was put off, and until when (see {@link notConfirmed}). */
   private readonly deferred = new Map<string, Date>();
+  /** Per invoice, an entry put off until a lookup may start, and when that is (see {@link waitingEntry}). */
+  private readonly waiting = new Map<string, { entryId: string; until: number }>();
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
 
@@ -88,7 +90,9 @@ export class DeliveryConfirmation {
   async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
     const until = entry.gatewayId === null ? undefined : this.deferred.get(entry.gatewayId);
     if (until !== undefined && until.getTime() > Date.now()) {
-      return this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+      await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+      this.waits(entry.gatewayId as string, entry.id, until);
+      return;
     }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
@@ -143,24 +147,68 @@ export class DeliveryConfirmation {
 
   /**
    * One lookup per invoice at a time, whatever number of deliveries wait for it, and no more often than the
-   * {@link LookupPace} allows: otherwise rejects with {@link LookupDeferred} (the caller hands the entry to
-   * {@link notConfirmed}, which takes it again when a lookup may start).
+   * {@link LookupPace} allows: an invoice whose lookups are spent rejects with {@link LookupDeferred} (the caller
+   * hands its entries to {@link notConfirmed}, which takes them again when a lookup may start); when this second's
+   * lookups are spent, the lookup waits here for the next second (the entries stay claimed, nothing is written).
    */
   lookupShared(gatewayId: string): Promise<Invoice | null> {
     let pending = this.lookups.get(gatewayId);
     if (!pending) {
-      const wait = this.pace.take(gatewayId);
-      if (wait > 0) {
-        const retryAt = new Date(Date.now() + wait);
+      const first = this.pace.take(gatewayId);
+      if (first.waitMs > 0 && first.scope === 'invoice') {
+        const retryAt = new Date(Date.now() + first.waitMs);
         this.deferred.set(gatewayId, retryAt);
         if (this.deferred.size > MAX_CONFIRMED_INVOICES) this.forgetPastDeferrals();
         return Promise.reject(new LookupDeferred(gatewayId, retryAt));
       }
       this.deferred.delete(gatewayId);
-      pending = this.gateway.findInvoiceById(gatewayId).finally(() => this.lookups.delete(gatewayId));
+      pending = this.afterCeiling(gatewayId, first.waitMs)
+        .then(() => this.gateway.findInvoiceById(gatewayId))
+        .finally(() => this.lookups.delete(gatewayId));
       this.lookups.set(gatewayId, pending);
     }
     return pending;
+  }
+
+  /** Resolves once a lookup of `gatewayId` is taken from the pace, waiting out spent seconds (`waitMs` first). */
+  private async afterCeiling(gatewayId: string, waitMs: number): Promise<void> {
+    while (waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      ({ waitMs } = this.pace.take(gatewayId));
+    }
+  }
+
+  /**
+   * An inbox entry of `gatewayId` that waits for a lookup starting no earlier than `after` (it was put off until
+   * then), or `null`: a delivery of the invoice arriving by `after` is answered by that lookup, so the intake need
+   * not store it. Per process; the entry is in the database, so a crash loses nothing.
+   */
+  waitingEntry(gatewayId: string, after = Date.now()): string | null {
+    const waiting = this.waiting.get(gatewayId);
+    if (!waiting) return null;
+    if (waiting.until > after) return waiting.entryId;
+    this.waiting.delete(gatewayId);
+    return null;
+  }
+
+  /**
+   * When the next lookup of `gatewayId` may start, when that is later than now (its lookups are spent), else
+   * `null`: the intake stores a delivery due then, so it waits without being claimed, and later ones join it.
+   */
+  nextLookupAt(gatewayId: string): Date | null {
+    const wait = this.pace.peek(gatewayId);
+    return wait > 0 ? new Date(Date.now() + wait) : null;
+  }
+
+  /** Remembers that entry `entryId` of `gatewayId` is due at `until` (see {@link waitingEntry}). */
+  waits(gatewayId: string, entryId: string, until: Date): void {
+    this.remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
+  }
+
+  private remember<V>(map: Map<string, V>, key: string, value: V): void {
+    map.delete(key);
+    if (map.size >= MAX_CONFIRMED_INVOICES) map.delete(map.keys().next().value as string);
+    map.set(key, value);
   }
 
   private forgetPastDeferrals(): void {

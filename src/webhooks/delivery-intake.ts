@@ -10,7 +10,8 @@ import type { ResolvedWebhooksOptions } from './types';
 import { parseJsonObject } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
-import { deliveryTextProblem, readDelivery } from './webhook-payload';
+import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
+import type { Invoice } from '../gateway/types';
 import { WebhookTokenService } from './webhook-token.service';
 
 /** A delivery as a host received it: its headers and its body, raw or already parsed by the host. */
@@ -41,6 +42,8 @@ const RETRY_AFTER_SECONDS = 30;
 @Injectable()
 export class DeliveryIntake {
   private readonly known: KnownInvoices;
+  /** Per invoice, the write of an entry that will wait for the invoice's next lookup (see {@link storeOrJoin}). */
+  private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
@@ -93,7 +96,7 @@ export class DeliveryIntake {
     if (!admission.ok) return admission;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
-    const stored = await this.inbox.store(delivery, body.value, auth.webhookId);
+    const stored = await this.storeOrJoin(delivery, delivery.invoice, body.value, auth.webhookId);
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
     }
@@ -102,6 +105,40 @@ export class DeliveryIntake {
       else this.processor.kick(stored.id, stored.gatewayId);
     }
     return { ok: true, stored };
+  }
+
+  /**
+   * Stores a delivery taken, or joins it to an entry of its invoice already waiting for a lookup that has not
+   * started: that lookup answers it too, so a flood naming one invoice adds about one row a lookup window. An entry
+   * stored while the invoice's lookups are spent is due when the next may start, and later deliveries join it.
+   */
+  private async storeOrJoin(
+    delivery: WebhookDelivery,
+    invoice: Invoice,
+    body: Record<string, unknown>,
+    webhookId: string | null,
+  ): Promise<StoredDelivery> {
+    if (!this.options.confirmWithService) return this.inbox.store(delivery, body, webhookId);
+    const pacing = this.processor.confirmation;
+    const gatewayId = invoice.id;
+    // A waiting entry of this invoice being written now: joined once it is.
+    await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
+    const waiting = pacing.waitingEntry(gatewayId);
+    if (waiting !== null && (await this.inbox.joinWaiting(waiting))) {
+      return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
+    }
+    const dueAt = pacing.nextLookupAt(gatewayId);
+    if (dueAt === null) return this.inbox.store(delivery, body, webhookId);
+    const write = this.inbox.store(delivery, body, webhookId, dueAt).then((stored) => {
+      if (!stored.duplicate && stored.state === 'pending') pacing.waits(gatewayId, stored.id, dueAt);
+      return stored;
+    });
+    this.waitingWrites.set(gatewayId, write);
+    try {
+      return await write;
+    } finally {
+      if (this.waitingWrites.get(gatewayId) === write) this.waitingWrites.delete(gatewayId);
+    }
   }
 
   private bodyOf(

@@ -29,24 +29,32 @@ export class LookupPace {
     this.ceiling = new CallCeiling(perSecond, now, 1000);
   }
 
+  /** In how many ms a lookup of `gatewayId` may start as far as its own pace goes (0: now); takes nothing. */
+  peek(gatewayId: string): number {
+    const bucket = this.buckets.get(gatewayId);
+    if (!bucket) return 0;
+    const tokens = Math.min(LOOKUP_BURST, bucket.tokens + (this.now() - bucket.at) / this.windowMs);
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
+  }
+
   /**
-   * Takes a lookup of `gatewayId` now (`0`), or answers in how many ms one may start: the invoice's lookups are
-   * spent until its bucket refills, or this second's lookups are spent.
+   * Takes a lookup of `gatewayId` now (`waitMs` 0), or answers in how many ms one may start and why: `invoice`, its
+   * lookups are spent until its bucket refills; `all`, this second's lookups are spent (nothing is taken then).
    */
-  take(gatewayId: string): number {
+  take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
     const t = this.now();
     const bucket = this.buckets.get(gatewayId);
     const tokens = bucket
       ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs)
       : LOOKUP_BURST;
-    if (tokens < 1) return Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
-    if (!this.ceiling.take()) return this.ceiling.msUntilNextWindow();
+    if (tokens < 1) return { waitMs: Math.max(1, Math.ceil((1 - tokens) * this.windowMs)), scope: 'invoice' };
+    if (!this.ceiling.take()) return { waitMs: this.ceiling.msUntilNextWindow(), scope: 'all' };
     this.buckets.delete(gatewayId);
     if (this.buckets.size >= MAX_TRACKED_INVOICES) {
       this.buckets.delete(this.buckets.keys().next().value as string);
     }
     this.buckets.set(gatewayId, { tokens: tokens - 1, at: t });
-    return 0;
+    return { waitMs: 0, scope: 'invoice' };
   }
 }
 
