@@ -56,8 +56,9 @@ export interface WebhooksOptions {
    */
   lookupWindowMs?: number;
   /**
-   * At most this many invoice lookups a second for deliveries, in all (per process); beyond, deliveries wait for
-   * the next second. Default 100. Bounds what a flood naming many of the store's invoices costs the service.
+   * At most this many invoice lookups a second for deliveries, in all (per process); beyond, the lookups wait for
+   * the next second. Default 300 (a burst of 200 invoices paid at once is not slowed). Bounds what a flood naming
+   * many of the store's invoices costs the service.
    */
   lookupsPerSecond?: number;
   /** The inbox processor. */
