@@ -66,7 +66,7 @@ export class LookupDeferred extends Error {
     readonly retryAt: Date,
   ) {
     super(
-      `invoice ${gatewayId} was looked up moments ago or lookups are paced; looked up again at ${retryAt.toISOString()}`,
+      `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${retryAt.toISOString()}`,
     );
   }
 }
