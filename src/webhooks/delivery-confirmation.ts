@@ -3,7 +3,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';
-import { LookupDeferred, LookupPace } from './lookup-pace';
+import { PacedLookups } from './paced-lookups';
 import type { ResolvedWebhooksOptions } from './types';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 
@@ -25,17 +25,13 @@ const MAX_CONFIRMED_INVOICES = 10_000;
 /**
  * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. An invoice is
  * looked up at most once per `webhooks.lookupWindowMs` and at most `webhooks.lookupsPerSecond` lookups start a
- * second ({@link LookupPace}): deliveries that come meanwhile wait for the next lookup, which answers them all.
+ * second ({@link PacedLookups}): deliveries that come meanwhile wait for the next lookup, which answers them all.
  * Deliveries for invoices this store does not know cost about one lookup per invoice (a budget a window), one
  * lookup serves every delivery of an invoice waiting at the time, and nothing is held open while the service is asked.
  */
 export class DeliveryConfirmation {
-  private readonly lookups = new Map<string, Promise<Invoice | null>>();
-  private readonly pace: LookupPace;
-  /** Invoices whose lookup was put off, and until when (see {@link notConfirmed}). */
-  private readonly deferred = new Map<string, Date>();
-  /** Per invoice, an entry put off until a lookup may start, and when that is (see {@link waitingEntry}). */
-  private readonly waiting = new Map<string, { entryId: string; until: number }>();
+  /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
+  readonly paced: PacedLookups;
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
 
@@ -45,7 +41,8 @@ export class DeliveryConfirmation {
     private readonly options: ResolvedWebhooksOptions,
     private readonly rows: InboxRows,
   ) {
-    this.pace = new LookupPace(options.lookupWindowMs, options.lookupsPerSecond);
+    const find = (gatewayId: string) => this.gateway.findInvoiceById(gatewayId);
+    this.paced = new PacedLookups(find, options.lookupWindowMs, options.lookupsPerSecond);
   }
 
   /**
@@ -85,13 +82,13 @@ export class DeliveryConfirmation {
   /**
    * An entry whose invoice could not be confirmed (the service unreachable, or not knowing an invoice this store
    * has): retried with backoff for `unknownInvoiceWindowMs`, then dead-lettered with an alert. One whose lookup was
-   * only put off ({@link LookupPace}) is taken again when the lookup may start, without counting as a failure.
+   * only put off ({@link PacedLookups}) is taken again when the lookup may start, without counting as a failure.
    */
   async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
-    const until = entry.gatewayId === null ? undefined : this.deferred.get(entry.gatewayId);
-    if (until !== undefined && until.getTime() > Date.now()) {
+    const until = entry.gatewayId === null ? null : this.paced.deferredUntil(entry.gatewayId);
+    if (until !== null) {
       await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
-      this.waits(entry.gatewayId as string, entry.id, until);
+      this.paced.waits(entry.gatewayId as string, entry.id, until);
       return;
     }
     const waited = Date.now() - entry.receivedAt.getTime();
@@ -146,76 +143,12 @@ export class DeliveryConfirmation {
   }
 
   /**
-   * One lookup per invoice at a time, whatever number of deliveries wait for it, and no more often than the
-   * {@link LookupPace} allows: an invoice whose lookups are spent rejects with {@link LookupDeferred} (the caller
-   * hands its entries to {@link notConfirmed}, which takes them again when a lookup may start); when this second's
-   * lookups are spent, the lookup waits here for the next second (the entries stay claimed, nothing is written).
+   * One lookup per invoice at a time, whatever number of deliveries wait for it, paced ({@link PacedLookups}): an
+   * invoice whose lookups are spent rejects (the caller hands its entries to {@link notConfirmed}, which takes them
+   * again when a lookup may start).
    */
   lookupShared(gatewayId: string): Promise<Invoice | null> {
-    let pending = this.lookups.get(gatewayId);
-    if (!pending) {
-      const first = this.pace.take(gatewayId);
-      if (first.waitMs > 0 && first.scope === 'invoice') {
-        const retryAt = new Date(Date.now() + first.waitMs);
-        this.deferred.set(gatewayId, retryAt);
-        if (this.deferred.size > MAX_CONFIRMED_INVOICES) this.forgetPastDeferrals();
-        return Promise.reject(new LookupDeferred(gatewayId, retryAt));
-      }
-      this.deferred.delete(gatewayId);
-      pending = this.afterCeiling(gatewayId, first.waitMs)
-        .then(() => this.gateway.findInvoiceById(gatewayId))
-        .finally(() => this.lookups.delete(gatewayId));
-      this.lookups.set(gatewayId, pending);
-    }
-    return pending;
-  }
-
-  /** Resolves once a lookup of `gatewayId` is taken from the pace, waiting out spent seconds (`waitMs` first). */
-  private async afterCeiling(gatewayId: string, waitMs: number): Promise<void> {
-    while (waitMs > 0) {
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-      ({ waitMs } = this.pace.take(gatewayId));
-    }
-  }
-
-  /**
-   * An inbox entry of `gatewayId` that waits for a lookup starting no earlier than `after` (it was put off until
-   * then), or `null`: a delivery of the invoice arriving by `after` is answered by that lookup, so the intake need
-   * not store it. Per process; the entry is in the database, so a crash loses nothing.
-   */
-  waitingEntry(gatewayId: string, after = Date.now()): string | null {
-    const waiting = this.waiting.get(gatewayId);
-    if (!waiting) return null;
-    if (waiting.until > after) return waiting.entryId;
-    this.waiting.delete(gatewayId);
-    return null;
-  }
-
-  /**
-   * When the next lookup of `gatewayId` may start, when that is later than now (its lookups are spent), else
-   * `null`: the intake stores a delivery due then, so it waits without being claimed, and later ones join it.
-   */
-  nextLookupAt(gatewayId: string): Date | null {
-    const wait = this.pace.peek(gatewayId);
-    return wait > 0 ? new Date(Date.now() + wait) : null;
-  }
-
-  /** Remembers that entry `entryId` of `gatewayId` is due at `until` (see {@link waitingEntry}). */
-  waits(gatewayId: string, entryId: string, until: Date): void {
-    this.remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
-  }
-
-  private remember<V>(map: Map<string, V>, key: string, value: V): void {
-    map.delete(key);
-    if (map.size >= MAX_CONFIRMED_INVOICES) map.delete(map.keys().next().value as string);
-    map.set(key, value);
-  }
-
-  private forgetPastDeferrals(): void {
-    const now = Date.now();
-    for (const [id, until] of this.deferred) if (until.getTime() <= now) this.deferred.delete(id);
-    if (this.deferred.size > MAX_CONFIRMED_INVOICES)
-      this.deferred.delete(this.deferred.keys().next().value as string);
+    return this.paced.lookup(gatewayId);
   }
 
   /**

@@ -119,7 +119,7 @@ export class DeliveryIntake {
     webhookId: string | null,
   ): Promise<StoredDelivery> {
     if (!this.options.confirmWithService) return this.inbox.store(delivery, body, webhookId);
-    const pacing = this.processor.confirmation;
+    const pacing = this.processor.confirmation.paced;
     const gatewayId = invoice.id;
     // A waiting entry of this invoice being written now: joined once it is.
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
