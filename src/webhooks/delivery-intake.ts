@@ -109,8 +109,9 @@ export class DeliveryIntake {
 
   /**
    * Stores a delivery taken, or joins it to an entry of its invoice already waiting for a lookup that has not
-   * started: that lookup answers it too, so a flood naming one invoice adds about one row a lookup window. An entry
-   * stored while the invoice's lookups are spent is due when the next may start, and later deliveries join it.
+   * started: that lookup answers it too, so a flood naming one invoice adds a few rows a lookup window. An entry
+   * stored while the invoice's lookups are spent is due when the next may start, and later deliveries join it; past
+   * `MAX_ROWS_PER_LOOKUP` rows before a lookup, they join the newest.
    */
   private async storeOrJoin(
     delivery: WebhookDelivery,
@@ -124,11 +125,18 @@ export class DeliveryIntake {
     // A waiting entry of this invoice being written now: joined once it is.
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
-    if (waiting !== null && (await this.inbox.joinWaiting(waiting))) {
-      return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
+    if (waiting !== null) {
+      if (await this.inbox.joinWaiting(waiting)) {
+        return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
+      }
+      pacing.forgetWaiting(gatewayId, waiting);
     }
     const dueAt = pacing.nextLookupAt(gatewayId);
-    if (dueAt === null) return this.inbox.store(delivery, body, webhookId);
+    if (dueAt === null) {
+      const stored = await this.inbox.store(delivery, body, webhookId);
+      if (!stored.duplicate && stored.state === 'pending') pacing.stored(gatewayId, stored.id);
+      return stored;
+    }
     const write = this.inbox.store(delivery, body, webhookId, dueAt).then((stored) => {
       if (!stored.duplicate && stored.state === 'pending') pacing.waits(gatewayId, stored.id, dueAt);
       return stored;

@@ -5,6 +5,12 @@ import { LookupDeferred, LookupPace } from './lookup-pace';
 const MAX_TRACKED = 10_000;
 
 /**
+ * Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. The
+ * service sends a handful per change at most, so only a flood reaches it.
+ */
+export const MAX_ROWS_PER_LOOKUP = 10;
+
+/**
  * The lookups deliveries make of their invoices, one at a time per invoice and no more often than the
  * {@link LookupPace} allows, and what waits for the next one: the inbox entry put off until it may start, which a
  * delivery arriving meanwhile joins instead of adding a row (the intake). Per process; every entry that waits is in
@@ -17,10 +23,12 @@ export class PacedLookups {
   private readonly deferred = new Map<string, number>();
   /** Per invoice, an entry due when its next lookup may start. */
   private readonly waiting = new Map<string, { entryId: string; until: number }>();
+  /** Per invoice, rows stored since its last lookup started, and the newest of them still joinable. */
+  private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
 
   constructor(
     private readonly find: (gatewayId: string) => Promise<Invoice | null>,
-    windowMs: number,
+    private readonly windowMs: number,
     perSecond: number,
   ) {
     this.pace = new LookupPace(windowMs, perSecond);
@@ -41,6 +49,7 @@ export class PacedLookups {
         return Promise.reject(new LookupDeferred(gatewayId, new Date(retryAt)));
       }
       this.deferred.delete(gatewayId);
+      this.unlooked.delete(gatewayId);
       pending = this.afterCeiling(gatewayId, first.waitMs)
         .then(() => this.find(gatewayId))
         .finally(() => this.inFlight.delete(gatewayId));
@@ -69,16 +78,32 @@ export class PacedLookups {
     remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
   }
 
+  /** Counts a row stored for `gatewayId` since its last lookup started (see {@link waitingEntry}). */
+  stored(gatewayId: string, entryId: string): void {
+    const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
+    remember(this.unlooked, gatewayId, { count, entryId });
+  }
+
   /**
-   * An inbox entry of `gatewayId` due after now, when its next lookup may start, or `null`: a delivery of the
-   * invoice arriving now is answered by that lookup, so the intake joins it to the entry instead of storing it.
+   * The inbox entry a delivery of `gatewayId` arriving now may join instead of being stored, or `null`: the entry
+   * last put off until the invoice's next lookup (up to a window after it fell due), or, once
+   * {@link MAX_ROWS_PER_LOOKUP} rows were stored since its last lookup started, the newest of them. The intake's join
+   * and a processor's claim are one statement each, so either the claim sees the join or the join sees the claim
+   * and fails (then {@link forgetWaiting}).
    */
   waitingEntry(gatewayId: string): string | null {
     const waiting = this.waiting.get(gatewayId);
-    if (!waiting) return null;
-    if (waiting.until > Date.now()) return waiting.entryId;
-    this.waiting.delete(gatewayId);
-    return null;
+    if (waiting && waiting.until + this.windowMs > Date.now()) return waiting.entryId;
+    if (waiting) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
+  }
+
+  /** Forgets entry `entryId` as one deliveries of `gatewayId` may join (it was claimed or finished). */
+  forgetWaiting(gatewayId: string, entryId: string): void {
+    if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    if (unlooked?.entryId === entryId) unlooked.entryId = null;
   }
 
   /** Resolves once a lookup of `gatewayId` is taken from the pace, waiting out spent seconds (`waitMs` first). */

@@ -115,10 +115,10 @@ export class WebhookInboxService {
   }
 
   /**
-   * Joins a delivery to entry `id`, which waits for a lookup of the same invoice that has not started (pending, not
-   * due yet, not claimed): its `received_at` becomes now, so no lookup that started before this delivery answers it.
-   * One statement; `false` when the entry no longer waits (the delivery is then stored as its own entry). A claim
-   * is one statement too, so the two never interleave.
+   * Joins a delivery to entry `id` of the same invoice while it is pending and not claimed: its `received_at` becomes
+   * now, so no lookup that started before this delivery answers it (lookups start after their entries are claimed).
+   * One statement; `false` when the entry was claimed or finished (the delivery is then stored as its own entry). A
+   * claim is one statement too, so the two never interleave.
    */
   async joinWaiting(id: string): Promise<boolean> {
     const now = new Date().toISOString();
@@ -126,8 +126,8 @@ export class WebhookInboxService {
     const [p1, p2] = pg ? ['$1', '$2'] : ['?', '?'];
     const sql =
       `UPDATE invoice_payments_webhook_inbox SET received_at = ${p1} WHERE id = ${p2} AND state = 'pending' ` +
-      `AND next_attempt_at > ${p1} AND (locked_until IS NULL OR locked_until <= ${p1}) RETURNING id`;
-    const values = pg ? [now, id] : [now, id, now, now];
+      `AND (locked_until IS NULL OR locked_until <= ${p1}) RETURNING id`;
+    const values = pg ? [now, id] : [now, id, now];
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
   }
