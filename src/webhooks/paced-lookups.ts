@@ -8,7 +8,7 @@ const MAX_TRACKED = 10_000;
  * Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. The
  * service sends a handful per change at most, so only a flood reaches it.
  */
-export const MAX_ROWS_PER_LOOKUP = 10;
+export const MAX_ROWS_PER_LOOKUP = 50;
 
 /**
  * The lookups deliveries make of their invoices, one at a time per invoice and no more often than the
