@@ -18,3 +18,15 @@ describe('CallCeiling', () => {
     expect(ceiling.take()).toBe(true);
   });
 });
+
+describe('CallCeiling over a window of one second', () => {
+  it('allows `limit` calls a second and says when the next window starts', () => {
+    let t = 5_000;
+    const ceiling = new CallCeiling(2, () => t, 1000);
+    expect([ceiling.take(), ceiling.take(), ceiling.take()]).toEqual([true, true, false]);
+    t += 400;
+    expect(ceiling.msUntilNextWindow()).toBe(600);
+    t += 600;
+    expect(ceiling.take()).toBe(true);
+  });
+});

@@ -62,6 +62,8 @@ export function resolveWebhooksOptions(
       10,
       'newTokenValidationsPerSource',
     ),
+    lookupWindowMs: positive(options.lookupWindowMs, 1000, 'lookupWindowMs'),
+    lookupsPerSecond: positive(options.lookupsPerSecond, 300, 'lookupsPerSecond'),
     maxJsonDepth: positive(options.maxJsonDepth, 64, 'maxJsonDepth'),
     inbox: {
       pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),

@@ -3,6 +3,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';
+import { PacedLookups } from './paced-lookups';
 import type { ResolvedWebhooksOptions } from './types';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 
@@ -13,12 +14,15 @@ export const NO_RECORD_YET = 'no invoice record yet';
 const MAX_CONFIRMED_INVOICES = 10_000;
 
 /**
- * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Deliveries for
- * invoices this store does not know cost about one lookup per invoice (a budget a window), one lookup serves every
- * delivery of an invoice waiting at the time, and nothing is held open while the service is asked.
+ * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. An invoice is
+ * looked up at most once per `webhooks.lookupWindowMs` and at most `webhooks.lookupsPerSecond` lookups start a
+ * second ({@link PacedLookups}): deliveries that come meanwhile wait for the next lookup, which answers them all.
+ * Deliveries for invoices this store does not know cost about one lookup per invoice (a budget a window), one
+ * lookup serves every delivery of an invoice waiting at the time, and nothing is held open while the service is asked.
  */
 export class DeliveryConfirmation {
-  private readonly lookups = new Map<string, Promise<Invoice | null>>();
+  /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
+  readonly paced: PacedLookups;
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
 
@@ -27,7 +31,10 @@ export class DeliveryConfirmation {
     private readonly gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
     private readonly rows: InboxRows,
-  ) {}
+  ) {
+    const find = (gatewayId: string) => this.gateway.findInvoiceById(gatewayId);
+    this.paced = new PacedLookups(find, options.lookupWindowMs, options.lookupsPerSecond);
+  }
 
   /**
    * The invoice as the service reports it now (profile `lookup.byId`), or `null` after scheduling a retry: the
@@ -65,9 +72,16 @@ export class DeliveryConfirmation {
 
   /**
    * An entry whose invoice could not be confirmed (the service unreachable, or not knowing an invoice this store
-   * has): retried with backoff for `unknownInvoiceWindowMs`, then dead-lettered with an alert.
+   * has): retried with backoff for `unknownInvoiceWindowMs`, then dead-lettered with an alert. One whose lookup was
+   * only put off ({@link PacedLookups}) is taken again when the lookup may start, without counting as a failure.
    */
   async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
+    const until = entry.gatewayId === null ? null : this.paced.deferredUntil(entry.gatewayId);
+    if (until !== null) {
+      await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+      this.paced.waits(entry.gatewayId as string, entry.id, until);
+      return;
+    }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
       await this.rows.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
@@ -119,14 +133,13 @@ export class DeliveryConfirmation {
     return false;
   }
 
-  /** One lookup per invoice at a time, whatever number of deliveries wait for it. */
+  /**
+   * One lookup per invoice at a time, whatever number of deliveries wait for it, paced ({@link PacedLookups}): an
+   * invoice whose lookups are spent rejects (the caller hands its entries to {@link notConfirmed}, which takes them
+   * again when a lookup may start).
+   */
   lookupShared(gatewayId: string): Promise<Invoice | null> {
-    let pending = this.lookups.get(gatewayId);
-    if (!pending) {
-      pending = this.gateway.findInvoiceById(gatewayId).finally(() => this.lookups.delete(gatewayId));
-      this.lookups.set(gatewayId, pending);
-    }
-    return pending;
+    return this.paced.lookup(gatewayId);
   }
 
   /**

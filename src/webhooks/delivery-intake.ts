@@ -1,13 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WEBHOOKS_OPTIONS } from './constants';
+import { KnownInvoices } from './known-invoices';
 import type { ResolvedWebhooksOptions } from './types';
 import { parseJsonObject } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
-import { deliveryTextProblem, readDelivery } from './webhook-payload';
+import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
+import type { Invoice } from '../gateway/types';
 import { WebhookTokenService } from './webhook-token.service';
 
 /** A delivery as a host received it: its headers and its body, raw or already parsed by the host. */
@@ -22,25 +26,36 @@ export type IntakeResult =
   | { ok: true; stored: StoredDelivery }
   | { ok: false; status: 400 | 401 | 413 | 422 | 503; message: string; retryAfterSeconds?: number };
 
-/** Seconds the service is asked to wait before retrying when the token could not be validated. */
+/** Seconds the service is asked to wait before retrying when the token could not be checked now. */
 const RETRY_AFTER_SECONDS = 30;
 
 /**
  * The one way a webhook delivery enters the module, whichever host received it (the Nest route, the Vendure plugin
  * through that route, the Medusa provider's `getWebhookActionAndData`): the body within its size (413) and depth
- * (400), a JSON object (400), the token checked (401 forged or unknown, 503 when the service cannot be asked), read
- * with the store's wire profile (400 naming the field), then stored in the inbox (422 when the inbox dead-letters
- * it at once). Only then is it processed, from the inbox.
+ * (400), a JSON object (400), the token's local checks (401: no token line, or a merchant part that differs from the
+ * configured one), read with the store's wire profile (400 naming the field), its invoice one this store holds
+ * open to changes (422 otherwise, 503 past the budget of deliveries naming an invoice by referrer only: see
+ * {@link KnownInvoices}), then stored in the inbox. Only then is it processed, from the inbox, where the service's
+ * answer for the invoice is what is applied. No call to the service is made here: the body is only a trigger, so
+ * the service's validation of the token would prove nothing that gets applied (docs/webhooks.md).
  */
 @Injectable()
 export class DeliveryIntake {
+  private readonly known: KnownInvoices;
+  /** Per invoice, the write of an entry that will wait for the invoice's next lookup (see {@link storeOrJoin}). */
+  private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
+
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly tokens: WebhookTokenService,
     private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
     private readonly gateway: GatewayClient,
-  ) {}
+    @InjectDataSource() dataSource: DataSource,
+  ) {
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.known = new KnownInvoices(dataSource, unknownLookupsPerWindow, unknownLookupWindowMs);
+  }
 
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
@@ -54,20 +69,34 @@ export class DeliveryIntake {
         message: `body: nested deeper than ${this.options.maxJsonDepth} levels`,
       };
     }
-    const auth = await this.tokens.authenticate(input.headers);
+    // The service's validation of the token proves only who sent the body: needed only where the body is applied
+    // as it stands (`confirmWithService: false`, unsafe); otherwise the lookup's answer is what is applied.
+    const auth = this.options.confirmWithService
+      ? await this.tokens.checkLocally(input.headers)
+      : await this.tokens.authenticate(input.headers);
     if (!auth.ok) {
       if (auth.status === 503) {
-        const retryAfterSeconds = auth.retryAfterSeconds ?? RETRY_AFTER_SECONDS;
+        const retryAfterSeconds =
+          (auth as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_SECONDS;
         return { ok: false, status: 503, message: auth.reason, retryAfterSeconds };
       }
       return { ok: false, status: 401, message: auth.reason };
     }
-    // Authenticated deliveries only: forged ones must not hold the batches back.
-    this.processor.arriving();
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const problem = deliveryTextProblem(delivery);
     if (problem) return { ok: false, status: 400, message: problem };
-    const stored = await this.inbox.store(delivery, body.value, auth.webhookId);
+    if (!delivery.invoice) {
+      // Nothing a lookup could answer: not stored, so a sender cannot fill the inbox with bodies naming nothing.
+      const what = delivery.test
+        ? 'a test delivery without an invoice'
+        : (delivery.invoiceError ?? 'no invoice');
+      return { ok: false, status: 422, message: `${what}: nothing stored` };
+    }
+    const admission = await this.known.admit(delivery.invoice);
+    if (!admission.ok) return admission;
+    // Taken deliveries only: refused ones must not hold the batches back.
+    this.processor.arriving();
+    const stored = await this.storeOrJoin(delivery, delivery.invoice, body.value, auth.webhookId);
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
     }
@@ -76,6 +105,48 @@ export class DeliveryIntake {
       else this.processor.kick(stored.id, stored.gatewayId);
     }
     return { ok: true, stored };
+  }
+
+  /**
+   * Stores a delivery taken, or joins it to an entry of its invoice already waiting for a lookup that has not
+   * started: that lookup answers it too, so a flood naming one invoice adds a few rows a lookup window. An entry
+   * stored while the invoice's lookups are spent is due when the next may start, and later deliveries join it; past
+   * `MAX_ROWS_PER_LOOKUP` rows before a lookup, they join the newest.
+   */
+  private async storeOrJoin(
+    delivery: WebhookDelivery,
+    invoice: Invoice,
+    body: Record<string, unknown>,
+    webhookId: string | null,
+  ): Promise<StoredDelivery> {
+    if (!this.options.confirmWithService) return this.inbox.store(delivery, body, webhookId);
+    const pacing = this.processor.confirmation.paced;
+    const gatewayId = invoice.id;
+    // A waiting entry of this invoice being written now: joined once it is.
+    await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
+    const waiting = pacing.waitingEntry(gatewayId);
+    if (waiting !== null) {
+      if (await this.inbox.joinWaiting(waiting)) {
+        return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
+      }
+      pacing.forgetWaiting(gatewayId, waiting);
+    }
+    const dueAt = pacing.nextLookupAt(gatewayId);
+    if (dueAt === null) {
+      const stored = await this.inbox.store(delivery, body, webhookId);
+      if (!stored.duplicate && stored.state === 'pending') pacing.stored(gatewayId, stored.id);
+      return stored;
+    }
+    const write = this.inbox.store(delivery, body, webhookId, dueAt).then((stored) => {
+      if (!stored.duplicate && stored.state === 'pending') pacing.waits(gatewayId, stored.id, dueAt);
+      return stored;
+    });
+    this.waitingWrites.set(gatewayId, write);
+    try {
+      return await write;
+    } finally {
+      if (this.waitingWrites.get(gatewayId) === write) this.waitingWrites.delete(gatewayId);
+    }
   }
 
   private bodyOf(

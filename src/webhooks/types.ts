@@ -49,6 +49,18 @@ export interface WebhooksOptions {
    */
   newTokenValidationsPerWindow?: number;
   newTokenWindowMs?: number;
+  /**
+   * A delivery is a trigger: its invoice is looked up at the service at most once per this many ms, however many
+   * deliveries name it; deliveries that come meanwhile wait for the next lookup, which answers them all. Default
+   * 1000. Bounds what a flood naming one invoice costs the service.
+   */
+  lookupWindowMs?: number;
+  /**
+   * At most this many invoice lookups a second for deliveries, in all (per process); beyond, the lookups wait for
+   * the next second. Default 300 (a burst of 200 invoices paid at once is not slowed). Bounds what a flood naming
+   * many of the store's invoices costs the service.
+   */
+  lookupsPerSecond?: number;
   /** The inbox processor. */
   inbox?: WebhookInboxOptions;
   /** The reconciliation sweep. */
@@ -137,6 +149,8 @@ export interface ResolvedWebhooksOptions {
   newTokenValidationsPerWindow: number;
   newTokenWindowMs: number;
   newTokenValidationsPerSource: number;
+  lookupWindowMs: number;
+  lookupsPerSecond: number;
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;

@@ -5,8 +5,8 @@ const MAX_REMEMBERED = 10_000;
 export type Verdict = 'unknown' | 'no-record';
 
 /**
- * What the inbox remembers of deliveries naming invoices this store has no record of (a leaked valid token, or
- * another system's invoices on the same account): which numbers the service said it does not know (so a further
+ * What the inbox remembers of deliveries naming invoices this store has no record of by number (the intake takes
+ * those only when they name one of our referrers, see `KnownInvoices`; rows stored before that rule): which numbers the service said it does not know (so a further
  * delivery for one is dead-lettered without asking again), and a budget of lookups per window for such invoices, so
  * a flood costs the service a bounded number of calls. Per process; bounded.
  */

@@ -41,7 +41,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private active = 0;
   private lastPurge = 0;
   private readonly rows: InboxRows;
-  private readonly confirmation: DeliveryConfirmation;
+  /** The confirmation of deliveries with the service; the intake reads its pacing (which entry waits, and till when). */
+  readonly confirmation: DeliveryConfirmation;
   private readonly batch: InboxBatch;
   private readonly identity: InvoiceIdentity;
 

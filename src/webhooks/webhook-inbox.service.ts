@@ -51,10 +51,12 @@ export class WebhookInboxService {
     private readonly events: EventEmitter2,
   ) {}
 
+  /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
   async store(
     delivery: WebhookDelivery,
     body: Record<string, unknown>,
     headerWebhookId: string | null,
+    dueAt: Date | null = null,
   ): Promise<StoredDelivery> {
     const now = new Date();
     const invoice = delivery.invoice;
@@ -74,7 +76,7 @@ export class WebhookInboxService {
       payload: JSON.stringify(invoice ? invoice.raw : redactCardData(body)),
       state,
       attempts: 0,
-      nextAttemptAt: state === 'pending' ? now : null,
+      nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
       lockedUntil: null,
       lastError: problem,
       outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
@@ -110,6 +112,24 @@ export class WebhookInboxService {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     }
     return { id: entry.id, duplicate: false, state, problem, gatewayId: entry.gatewayId };
+  }
+
+  /**
+   * Joins a delivery to entry `id` of the same invoice while it is pending and not claimed: its `received_at` becomes
+   * now, so no lookup that started before this delivery answers it (lookups start after their entries are claimed).
+   * One statement; `false` when the entry was claimed or finished (the delivery is then stored as its own entry). A
+   * claim is one statement too, so the two never interleave.
+   */
+  async joinWaiting(id: string): Promise<boolean> {
+    const now = new Date().toISOString();
+    const pg = isPostgres(this.dataSource);
+    const [p1, p2] = pg ? ['$1', '$2'] : ['?', '?'];
+    const sql =
+      `UPDATE invoice_payments_webhook_inbox SET received_at = ${p1} WHERE id = ${p2} AND state = 'pending' ` +
+      `AND (locked_until IS NULL OR locked_until <= ${p1}) RETURNING id`;
+    const values = pg ? [now, id] : [now, id, now];
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
+    return rows.length > 0;
   }
 
   /** For each entry, whether it was written (`false`: its dedupe key was already stored). */

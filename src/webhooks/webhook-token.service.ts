@@ -162,10 +162,17 @@ export class WebhookTokenService {
   }
 
   /**
-   * Authenticates a delivery from its headers: the request itself, or a plain header record (what a framework such
-   * as Medusa hands a payment provider's `getWebhookActionAndData`).
+   * The checks of a delivery's token that need no call: a `Webhook` line carrying `merchant:service` (401 without
+   * one), and the merchant part against the configured merchant token when there is one (401 when it differs; 503
+   * when the token source cannot be read now). `trusted`: the merchant part matched, its sender knows the secret.
+   * What the intake relies on: the service's validation is not asked there (see docs/webhooks.md).
    */
-  async authenticate(source: IncomingMessage | Record<string, unknown>): Promise<WebhookAuthResult> {
+  async checkLocally(
+    source: IncomingMessage | Record<string, unknown>,
+  ): Promise<
+    | { ok: true; webhookId: string | null; serviceToken: string; trusted: boolean }
+    | { ok: false; status: 401 | 503; reason: string }
+  > {
     const lines = readWebhookHeaderLines(webhookLinesOf(source));
     if (!lines.token) return { ok: false, status: 401, reason: lines.problem ?? 'no token' };
     let expected: string | null;
@@ -174,7 +181,6 @@ export class WebhookTokenService {
     } catch {
       return { ok: false, status: 503, reason: 'the merchant token could not be read now; try again later' };
     }
-    // A sender holding the configured merchant token is no anonymous caller: its validation spends no budget.
     let trusted = false;
     if (expected !== null) {
       if (lines.token.merchant === '') {
@@ -187,10 +193,23 @@ export class WebhookTokenService {
         trusted = true;
       }
     }
+    return { ok: true, webhookId: lines.webhookId, serviceToken: lines.token.service, trusted };
+  }
+
+  /**
+   * Authenticates a delivery from its headers: the request itself, or a plain header record (what a framework such
+   * as Medusa hands a payment provider's `getWebhookActionAndData`): {@link checkLocally}, then the service token
+   * validated by the service (§4.7) within the validation budget. Used by the `WEBHOOK_VERIFIER` port.
+   */
+  async authenticate(source: IncomingMessage | Record<string, unknown>): Promise<WebhookAuthResult> {
+    const local = await this.checkLocally(source);
+    if (!local.ok) return local;
+    // A sender holding the configured merchant token is no anonymous caller: its validation spends no budget.
+    const trusted = local.trusted;
     let valid: boolean;
     try {
       // The address is worked out only when a validation would spend its budget (Express' `req.ip` costs).
-      valid = await this.isValidServiceToken(lines.token.service, {
+      valid = await this.isValidServiceToken(local.serviceToken, {
         source: () => sourceAddressOf(source),
         trusted,
       });
@@ -204,7 +223,7 @@ export class WebhookTokenService {
       return { ok: false, status: 503, reason: 'the token could not be validated now; try again later' };
     }
     if (!valid) return { ok: false, status: 401, reason: 'the service does not recognize the token' };
-    return { ok: true, webhookId: lines.webhookId };
+    return { ok: true, webhookId: local.webhookId };
   }
 
   /**

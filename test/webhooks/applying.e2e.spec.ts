@@ -174,25 +174,28 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     expect(codesTold(rec.id)).toEqual([1]);
   });
 
-  it('keeps a delivery for an invoice not known yet and applies it once the record exists', async () => {
-    const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
-    await sandbox.controls.pay(created.invoice.id);
+  it('refuses deliveries for an invoice with no record here; with the record (by referrer) they are applied', async () => {
+    const stray = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
     await sandbox.controls.waitForDeliveries();
-    // The service was answered 200 for both: they are in the inbox, waiting for the checkout's commit.
-    await waitFor(async () =>
-      (await inbox().findBy({ gatewayId: created.invoice.id })).every((e) => e.attempts >= 2),
-    );
-    const waiting = await inbox().findBy({ gatewayId: created.invoice.id });
-    expect(waiting.map((e) => e.state)).toEqual(['pending', 'pending']);
-    expect(waiting[0].lastError).toMatch(/no invoice record yet/);
+    // No record names it: refused at every attempt (the service retries), nothing stored.
+    const refused = sandbox.deliveries().filter((d) => d.invoiceId === stray.invoice.id);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((d) => d.attempts.every((a) => a.status === 422))).toBe(true);
+    expect(await inbox().countBy({ gatewayId: stray.invoice.id })).toBe(0);
 
-    // The checkout commits its record (by referrer: it has not stored the invoice number yet).
+    // As the checkout does: the record is written (by referrer, no number yet) before the invoice is created.
+    const referrer = `ref-${generateCpf()}`;
     const rec = await insertInvoiceRecord(db.dataSource, {
-      orderId: created.referrer, // the payment id `createSandboxInvoice` sent
+      orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
-      referrer: created.referrer,
+      referrer,
     });
+    const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl, referrer });
+    await sandbox.controls.pay(created.invoice.id);
+    await sandbox.controls.waitForDeliveries();
+    const ours = sandbox.deliveries().filter((d) => d.invoiceId === created.invoice.id);
+    expect(ours.every((d) => d.state === 'delivered' && d.attempts.length === 1)).toBe(true);
     await waitFor(async () =>
       (await inbox().findBy({ gatewayId: created.invoice.id })).every((e) => e.state === 'processed'),
     );
@@ -224,43 +227,6 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     const again = await app.app.get(ReconciliationService).sweep();
     expect(again.applied).toBe(0);
     expect((await history(rec.id)).length).toBe(rows);
-  });
-});
-
-describeEachDatabase('webhooks: dead letters', (kind) => {
-  let db: TestDatabase;
-  let sandbox: SandboxServer;
-
-  beforeAll(async () => {
-    db = await openWebhooksDatabase(kind);
-    sandbox = await startSandbox();
-  });
-  afterAll(async () => {
-    await sandbox.close();
-    await db.destroy();
-  });
-
-  it('dead-letters a delivery whose invoice never becomes known, with an alert, after the retry window', async () => {
-    const app = await startWebhookApp(db, sandbox, {
-      inbox: { pollIntervalMs: 30, retryBaseDelayMs: 20, retryMaxDelayMs: 50, unknownInvoiceWindowMs: 300 },
-    });
-    try {
-      const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
-      await sandbox.controls.waitForDeliveries();
-      const inbox = db.dataSource.getRepository(WebhookInboxEntry);
-      await waitFor(async () => (await inbox.findOneBy({ gatewayId: created.invoice.id }))?.state === 'dead');
-      const dead = await inbox.findOneByOrFail({ gatewayId: created.invoice.id });
-      expect(dead.attempts).toBeGreaterThan(1);
-      expect(dead.lastError).toMatch(/no invoice record/);
-      expect(app.alerts).toContainEqual(
-        expect.objectContaining({
-          kind: 'webhook_dead_letter',
-          message: expect.stringContaining(created.invoice.id),
-        }),
-      );
-    } finally {
-      await app.close();
-    }
   });
 });
 

@@ -46,7 +46,7 @@ describeEachDatabase('webhooks: the answer from the body reader', (kind) => {
     routed = await startWebhookApp(db, sandbox, { answerInBodyReader: false }, (app) =>
       app.useGlobalGuards(routedGuard),
     );
-    ({ invoice, serviceToken } = await sandboxDeliveryParts(early.gateway, sandbox));
+    ({ invoice, serviceToken } = await sandboxDeliveryParts(early.gateway, sandbox, db.dataSource));
   });
   afterAll(async () => {
     await early?.close();
@@ -92,7 +92,11 @@ describeEachDatabase('webhooks: the answer from the body reader', (kind) => {
 
   it('answers the same refusals both ways: status, body and headers', async () => {
     const cases: Array<[string, (app: WebhookApp) => ReturnType<typeof post>]> = [
-      ['forged token', (app) => post(app, body(), 'forged-service-token')],
+      ['no token line', (app) => postDelivery(app.url, '/webhooks/invoice-payments', body(), ['default'])],
+      [
+        'an invoice this store does not hold',
+        (app) => post(app, { ...body(), invoice: { ...invoice, id: 'not-ours', referrer: 'not-ours' } }),
+      ],
       ['malformed JSON', (app) => post(app, '{"event":')],
       ['not an object', (app) => post(app, '[1,2]')],
       ['no invoice id', (app) => post(app, { ...body(), invoice: { ...invoice, id: undefined } })],

@@ -30,8 +30,13 @@ import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processo
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
 import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+import { insertInvoiceRecord } from '../core/fixtures';
+import type { DataSource } from 'typeorm';
 
 export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
+
+/** What `createSandboxInvoice` charges (2 × 10.50). */
+const SANDBOX_INVOICE_CENTS = 2_100;
 
 /** A database with the module's invoice tables and the webhook inbox, created by their migrations. */
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
@@ -167,15 +172,24 @@ export async function createSandboxInvoice(
 
 /**
  * A PIX invoice created at the sandbox, as the service renders it in deliveries, and the service token its
- * deliveries carry (the sandbox's first registered webhook).
+ * deliveries carry (the sandbox's first registered webhook). With `dataSource`, the invoice's record is written
+ * too, as the checkout would have: the route takes only deliveries naming an invoice this store holds.
  */
 export async function sandboxDeliveryParts(
   gateway: GatewayClient,
   sandbox: SandboxServer,
+  dataSource?: DataSource,
 ): Promise<{ invoice: WireInvoiceCurrent; serviceToken: string }> {
   const created = await createSandboxInvoice(gateway);
   const invoice = sandbox.controls.renderInvoice(created.invoice.id);
   if (!invoice) throw new Error(`the sandbox does not render invoice ${created.invoice.id}`);
+  if (dataSource) {
+    await insertInvoiceRecord(dataSource, {
+      amountCents: SANDBOX_INVOICE_CENTS,
+      gatewayId: created.invoice.id,
+      referrer: created.referrer,
+    });
+  }
   return { invoice, serviceToken: sandbox.controls.webhooks()[0].token };
 }
 
@@ -196,7 +210,7 @@ export async function openDeliveryScene(
   const db = await openWebhooksDatabase(kind);
   const sandbox = await startSandbox(sandboxOptions);
   const app = await startWebhookApp(db, sandbox);
-  return { db, sandbox, app, ...(await sandboxDeliveryParts(app.gateway, sandbox)) };
+  return { db, sandbox, app, ...(await sandboxDeliveryParts(app.gateway, sandbox, db.dataSource)) };
 }
 
 export async function closeDeliveryScene(scene: Partial<DeliveryScene>): Promise<void> {

@@ -1,0 +1,122 @@
+import type { Invoice } from '../gateway/types';
+import { LookupDeferred, LookupPace } from './lookup-pace';
+
+/** Invoices tracked at most at once in each map (oldest forgotten first). */
+const MAX_TRACKED = 10_000;
+
+/**
+ * Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. The
+ * service sends a handful per change at most, so only a flood reaches it.
+ */
+export const MAX_ROWS_PER_LOOKUP = 50;
+
+/**
+ * The lookups deliveries make of their invoices, one at a time per invoice and no more often than the
+ * {@link LookupPace} allows, and what waits for the next one: the inbox entry put off until it may start, which a
+ * delivery arriving meanwhile joins instead of adding a row (the intake). Per process; every entry that waits is in
+ * the database, so a crash loses nothing.
+ */
+export class PacedLookups {
+  private readonly pace: LookupPace;
+  private readonly inFlight = new Map<string, Promise<Invoice | null>>();
+  /** Invoices whose lookup was put off, and until when. */
+  private readonly deferred = new Map<string, number>();
+  /** Per invoice, an entry due when its next lookup may start. */
+  private readonly waiting = new Map<string, { entryId: string; until: number }>();
+  /** Per invoice, rows stored since its last lookup started, and the newest of them still joinable. */
+  private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
+
+  constructor(
+    private readonly find: (gatewayId: string) => Promise<Invoice | null>,
+    private readonly windowMs: number,
+    perSecond: number,
+  ) {
+    this.pace = new LookupPace(windowMs, perSecond);
+  }
+
+  /**
+   * The invoice as the service reports it, one lookup per invoice at a time however many callers ask: an invoice
+   * whose lookups are spent rejects with {@link LookupDeferred} (see {@link deferredUntil}); when this second's
+   * lookups are spent, the lookup waits here for the next second (its entries stay claimed, nothing is written).
+   */
+  lookup(gatewayId: string): Promise<Invoice | null> {
+    let pending = this.inFlight.get(gatewayId);
+    if (!pending) {
+      const first = this.pace.take(gatewayId);
+      if (first.waitMs > 0 && first.scope === 'invoice') {
+        const retryAt = Date.now() + first.waitMs;
+        remember(this.deferred, gatewayId, retryAt);
+        return Promise.reject(new LookupDeferred(gatewayId, new Date(retryAt)));
+      }
+      this.deferred.delete(gatewayId);
+      this.unlooked.delete(gatewayId);
+      pending = this.afterCeiling(gatewayId, first.waitMs)
+        .then(() => this.find(gatewayId))
+        .finally(() => this.inFlight.delete(gatewayId));
+      this.inFlight.set(gatewayId, pending);
+    }
+    return pending;
+  }
+
+  /** When the put-off lookup of `gatewayId` may start, while that is still ahead; else `null`. */
+  deferredUntil(gatewayId: string): Date | null {
+    const until = this.deferred.get(gatewayId);
+    return until !== undefined && until > Date.now() ? new Date(until) : null;
+  }
+
+  /**
+   * When the next lookup of `gatewayId` may start, when that is later than now (its lookups are spent), else
+   * `null`: the intake stores a delivery due then, so it waits without being claimed, and later ones join it.
+   */
+  nextLookupAt(gatewayId: string): Date | null {
+    const wait = this.pace.peek(gatewayId);
+    return wait > 0 ? new Date(Date.now() + wait) : null;
+  }
+
+  /** Remembers that entry `entryId` of `gatewayId` is due at `until` (see {@link waitingEntry}). */
+  waits(gatewayId: string, entryId: string, until: Date): void {
+    remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
+  }
+
+  /** Counts a row stored for `gatewayId` since its last lookup started (see {@link waitingEntry}). */
+  stored(gatewayId: string, entryId: string): void {
+    const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
+    remember(this.unlooked, gatewayId, { count, entryId });
+  }
+
+  /**
+   * The inbox entry a delivery of `gatewayId` arriving now may join instead of being stored, or `null`: the entry
+   * last put off until the invoice's next lookup (up to a window after it fell due), or, once
+   * {@link MAX_ROWS_PER_LOOKUP} rows were stored since its last lookup started, the newest of them. The intake's join
+   * and a processor's claim are one statement each, so either the claim sees the join or the join sees the claim
+   * and fails (then {@link forgetWaiting}).
+   */
+  waitingEntry(gatewayId: string): string | null {
+    const waiting = this.waiting.get(gatewayId);
+    if (waiting && waiting.until + this.windowMs > Date.now()) return waiting.entryId;
+    if (waiting) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
+  }
+
+  /** Forgets entry `entryId` as one deliveries of `gatewayId` may join (it was claimed or finished). */
+  forgetWaiting(gatewayId: string, entryId: string): void {
+    if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    if (unlooked?.entryId === entryId) unlooked.entryId = null;
+  }
+
+  /** Resolves once a lookup of `gatewayId` is taken from the pace, waiting out spent seconds (`waitMs` first). */
+  private async afterCeiling(gatewayId: string, waitMs: number): Promise<void> {
+    while (waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      ({ waitMs } = this.pace.take(gatewayId));
+    }
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { resolveWebhooksOptions } from '../../src/webhooks/constants';
+import { LOOKUP_BURST } from '../../src/webhooks/lookup-pace';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { insertInvoiceRecord } from '../core/fixtures';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import {
+  createSandboxInvoice,
+  openWebhooksDatabase,
+  postDelivery,
+  startWebhookApp,
+  tokenLine,
+  waitFor,
+} from './support';
+
+const SANDBOX_INVOICE_CENTS = 2_100;
+/** The documented defaults the bounds below are checked against (docs/configuration.md). */
+const { lookupWindowMs, lookupsPerSecond } = resolveWebhooksOptions({});
+const FLOOD_PER_SECOND = 200;
+const FLOOD_SECONDS = 4;
+/** The last second of the flood, once the invoice's first lookups are spent: the rows it adds are counted. */
+const STEADY_FROM_MS = (FLOOD_SECONDS - 1) * 1000;
+
+/**
+ * A forged flood from the service's own address (loopback, like the sandbox's deliveries): a delivery is a trigger,
+ * so the intake spends no call on a token; deliveries naming an invoice this store holds open are answered by one
+ * paced lookup of it, those naming nothing it knows are refused without a call.
+ */
+describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  /** Every request the sandbox answered, with when. */
+  const calls: Array<{ at: number; line: string }> = [];
+  const serviceCalls = (from: number, to: number) =>
+    calls.filter((c) => c.at >= from && c.at < to && /^(GET \/invoices|OPTIONS \/webhooks)/.test(c.line));
+
+  beforeAll(async () => {
+    db = await openWebhooksDatabase(kind);
+    sandbox = await startSandbox({
+      webhookRetry: { attempts: 5, baseDelayMs: 200, factor: 2 },
+      log: (line) => calls.push({ at: Date.now(), line }),
+    });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  it(`${FLOOD_PER_SECOND} forged deliveries a second: the genuine "paid" is applied at its first or second attempt, the service called a bounded number of times a second`, async () => {
+    const app = await startWebhookApp(db, sandbox, { path: 'flood/hook' });
+    try {
+      const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
+      const rec = await insertInvoiceRecord(db.dataSource, {
+        amountCents: SANDBOX_INVOICE_CENTS,
+        gatewayId: created.invoice.id,
+        referrer: created.referrer,
+      });
+      await sandbox.controls.waitForDeliveries();
+      await app.settle();
+      const ours = sandbox.controls.renderInvoice(created.invoice.id) as WireInvoiceCurrent;
+      const forged = (i: number) => {
+        // Half name random invoices (and referrers), half our real open invoice, each under a random token.
+        const invoice =
+          i % 2 === 0
+            ? { ...ours, id: `${800_000_000 + i}`, referrer: `ref-${randomUUID()}` }
+            : { ...ours, status: { ...ours.status, code: 5, text: 'paid' } };
+        return postDelivery(
+          app.url,
+          '/flood/hook',
+          { event: 'invoice.update', delivery_id: randomUUID(), invoice },
+          ['default', tokenLine('', `forged-${randomUUID()}`)],
+        ).then((r) => ({ ours: i % 2 === 1, status: r.status }));
+      };
+
+      const floodStart = Date.now();
+      const answers: Array<Promise<{ ours: boolean; status: number }>> = [];
+      const tickMs = 50;
+      const perTick = (FLOOD_PER_SECOND * tickMs) / 1000;
+      let sent = 0;
+      let paid = false;
+      const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+      const ourRows = () => inbox.countBy({ gatewayId: created.invoice.id });
+      let steadyRows: Promise<number> | null = null;
+      while (Date.now() - floodStart < FLOOD_SECONDS * 1000) {
+        for (let k = 0; k < perTick; k++) answers.push(forged(sent++));
+        if (!steadyRows && Date.now() - floodStart >= STEADY_FROM_MS) steadyRows = ourRows();
+        if (!paid && Date.now() - floodStart >= 1000) {
+          paid = true;
+          await sandbox.controls.pay(created.invoice.id); // the genuine delivery goes out during the flood
+        }
+        await new Promise((r) =>
+          setTimeout(r, Math.max(0, floodStart + (sent / perTick) * tickMs - Date.now())),
+        );
+      }
+      const floodEnd = Date.now();
+      const settled = await Promise.all(answers);
+
+      // The sender kept up: about 200 a second for the whole flood.
+      expect(settled.length).toBeGreaterThanOrEqual(FLOOD_PER_SECOND * FLOOD_SECONDS * 0.9);
+      // Naming nothing this store knows: refused, nothing stored; naming our open invoice: taken as a trigger.
+      expect(settled.filter((a) => !a.ours).every((a) => a.status === 422)).toBe(true);
+      expect(settled.filter((a) => a.ours).every((a) => a.status === 200)).toBe(true);
+
+      await sandbox.controls.waitForDeliveries();
+      const genuine = sandbox
+        .deliveries()
+        .find((d) => d.invoiceId === created.invoice.id && d.statusCode === 5);
+      expect(genuine?.state).toBe('delivered');
+      expect(genuine?.attempts.length).toBeLessThanOrEqual(2);
+      await waitFor(
+        async () =>
+          (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).statusCode === 5,
+        10_000,
+        'the genuine payment applied',
+      );
+      await app.settle();
+      expect(app.port.changes.some((c) => c.invoiceRecordId === rec.id && c.current.code === 5)).toBe(true);
+
+      // No token was sent to the service for validation; lookups stayed within the bounds, every second.
+      expect(calls.filter((c) => c.at >= floodStart && c.line.startsWith('OPTIONS /webhooks'))).toHaveLength(
+        0,
+      );
+      const perSecond: number[] = [];
+      for (let s = floodStart; s < floodEnd + 2000; s += 1000)
+        perSecond.push(serviceCalls(s, s + 1000).length);
+      console.log(
+        `[${kind}] genuine delivery attempts: ${genuine?.attempts.map((a) => a.status).join(', ')}; ` +
+          `service calls per second during and after the flood: ${perSecond.join(', ')}`,
+      );
+      expect(perSecond.reduce((a, b) => a + b, 0)).toBeGreaterThan(0); // the deliveries did make lookups
+      expect(Math.max(...perSecond)).toBeLessThanOrEqual(lookupsPerSecond);
+      // One invoice was named: after its burst, one lookup a window, however many deliveries named it.
+      expect(Math.max(...perSecond)).toBeLessThanOrEqual(LOOKUP_BURST + Math.ceil(1000 / lookupWindowMs));
+      const all = perSecond.reduce((a, b) => a + b, 0);
+      expect(all).toBeLessThanOrEqual(
+        LOOKUP_BURST + Math.ceil((floodEnd + 2000 - floodStart) / lookupWindowMs),
+      );
+      // Every forged delivery naming our invoice was answered by those few lookups, none left pending. Once the
+      // invoice's lookups are paced, deliveries join the entry waiting for the next one instead of adding rows.
+      await waitFor(async () => (await inbox.countBy({ state: 'pending' })) === 0, 15_000, 'inbox drained');
+      const rows = await ourRows();
+      const lastSecondRows = rows - (await (steadyRows as Promise<number>));
+      const namingOurs = settled.filter((a) => a.ours).length;
+      console.log(
+        `[${kind}] ${namingOurs} deliveries naming our invoice: ${rows} inbox rows, ${lastSecondRows} in the last second`,
+      );
+      expect(rows).toBeLessThan(namingOurs);
+      expect(lastSecondRows).toBeLessThanOrEqual(10); // of the ~100 that second brought
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+
+  it('a delivery naming nothing this store knows is refused without any call to the service', async () => {
+    const app = await startWebhookApp(db, sandbox, { path: 'unknown/hook' });
+    try {
+      const created = await createSandboxInvoice(app.gateway); // the service knows it; this store has no record
+      const invoice = sandbox.controls.renderInvoice(created.invoice.id) as WireInvoiceCurrent;
+      const token = sandbox.controls.webhooks()[0].token; // even with the service's own token
+      const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+      const storedBefore = await inbox.count();
+      const before = Date.now();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          postDelivery(
+            app.url,
+            '/unknown/hook',
+            {
+              event: 'invoice.update',
+              delivery_id: randomUUID(),
+              invoice: i === 0 ? invoice : { ...invoice, id: `${700_000_000 + i}`, referrer: `ref-${i}` },
+            },
+            ['default', tokenLine('', i % 2 ? token : `forged-${i}`)],
+          ),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(422));
+      expect(String(answers[0].body.message)).toContain(created.invoice.id);
+      await app.settle();
+      expect(serviceCalls(before, Date.now() + 1)).toHaveLength(0);
+      expect(await inbox.count()).toBe(storedBefore);
+    } finally {
+      await app.close();
+    }
+  });
+});
