@@ -8,7 +8,7 @@ import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';
 import type { TestDatabase } from '../support/databases';
 import { launchChromium, type Browser } from './support/chromium';
-import { adminApi, adminPageUrl, eventually, foreignInvoice, pixOrderPaid } from './support/demo';
+import { adminApi, adminPageUrl, eventually, pixOrderPaid, strayDelivery } from './support/demo';
 import { PageLog, screenshot } from './support/page-log';
 
 /** The admin page in Chromium against the demo store on SQLite, one store owner's session from sign-in on. */
@@ -228,7 +228,7 @@ describe('admin page in a browser', () => {
   });
 
   it('lists a dead-lettered delivery with its reason and alert, and retries it', async () => {
-    const invoiceNumber = await foreignInvoice(demo);
+    const invoiceNumber = await strayDelivery(demo, paid.invoiceNumber);
     const dead = await eventually('the delivery dead-lettered', async () => {
       const inbox = await api<{ items: AdminInboxView[] }>('/webhooks/inbox?state=dead');
       return inbox.items.find((e) => e.gatewayId === invoiceNumber) ?? null;
@@ -236,7 +236,7 @@ describe('admin page in a browser', () => {
     await page.click('#tab-operations');
     const row = page.locator('#ops-inbox-list tbody tr', { hasText: invoiceNumber });
     await row.waitFor();
-    expect(await row.textContent()).toContain(`no invoice record for invoice ${invoiceNumber}`);
+    expect(await row.textContent()).toContain(`the service does not know invoice ${invoiceNumber}`);
     expect(await row.textContent()).toContain('Não pôde ser processado');
     expect(await row.locator('[data-state]').getAttribute('data-state')).toBe('dead');
     await page.locator('#ops-alerts-list [data-kind="webhook_dead_letter"]').first().waitFor();
@@ -244,7 +244,7 @@ describe('admin page in a browser', () => {
 
     await row.locator('button[data-action]').click();
     await text(page, '#status', 'Reenviado para processamento.');
-    // Processed once more; the store still has no such invoice, so it is dead again, one attempt later.
+    // Processed once more; the service still has no such invoice, so it is dead again, one attempt later.
     await eventually('the retried delivery processed again', async () => {
       const inbox = await api<{ items: AdminInboxView[] }>('/webhooks/inbox?state=dead');
       return inbox.items.find((e) => e.id === dead.id && e.attempts === dead.attempts + 1) ?? null;

@@ -4,11 +4,9 @@ import { StoreClient } from '../../../examples/demo-store/store-client';
 import type { OrderView } from '../../../examples/demo-store/views';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { GatewayClient } from '../../../src/index';
 import { TrackingOutbox } from '../../../src/shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../../../src/shipping/tracking.worker';
 import { outboxRow } from '../../shipping/support';
-import { createSandboxInvoice } from '../../webhooks/support';
 
 /** The admin page's URL in the demo store. */
 export function adminPageUrl(demo: RunningDemo): string {
@@ -103,9 +101,34 @@ export async function deadTrackingCodes(demo: RunningDemo, invoiceRecordId: stri
  * An invoice made at the service outside the store (in the service's own panel, say) whose webhook points at the
  * store: the store has no record of it, so the delivery is retried, then dead-lettered.
  */
-export async function foreignInvoice(demo: RunningDemo): Promise<string> {
-  const { invoice } = await createSandboxInvoice(demo.app.get(GatewayClient), { webhook: demo.webhookUrl });
-  return invoice.id;
+/**
+ * A delivery naming one of the store's referrers (that of `ourInvoiceNumber`) under an invoice number the service
+ * does not have, as another system on the account could send: the store takes it (the referrer is its own), the
+ * service's lookup finds no such invoice, and after the demo's short unknown-invoice window it is dead-lettered with
+ * an alert. Posted as the service posts (its token line, its headers). Answers the made-up number.
+ */
+export async function strayDelivery(demo: RunningDemo, ourInvoiceNumber: string): Promise<string> {
+  const sandbox = demo.sandbox!;
+  const invoice = sandbox.controls.renderInvoice(ourInvoiceNumber);
+  if (!invoice) throw new Error(`the sandbox does not render invoice ${ourInvoiceNumber}`);
+  const number = `9${Date.now()}`;
+  const headers = new Headers({
+    'Content-Type': 'application/json',
+    UserId: 'sandbox-account',
+    Gateway: 'sandbox',
+  });
+  headers.append('Webhook', 'default');
+  headers.append('Webhook', Buffer.from(`:${sandbox.controls.webhooks()[0].token}`).toString('base64'));
+  const body = {
+    event: 'invoice.update',
+    delivery_id: randomUUID(),
+    webhook: 'default',
+    invoice: { ...invoice, id: number },
+  };
+  const res = await fetch(demo.webhookUrl, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (res.status !== 200)
+    throw new Error(`the store answered ${res.status} to the stray delivery: ${await res.text()}`);
+  return number;
 }
 
 /** Polls `check` every 100 ms until it holds, or fails naming `what`. */
