@@ -60,8 +60,11 @@ export class InvoicePaymentsScaleIndexes1763700013700 implements MigrationInterf
       await queryRunner.query(`CREATE INDEX "${NAME}" ON ${INVOICE} (customer_name COLLATE NOCASE, id)`);
     } else if (await trigramsAvailable(queryRunner)) {
       await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      // The operator class named in the extension's own schema: the database may have had pg_trgm in `public`
+      // already while the search path names only the module's schema (Medusa's).
+      const trigrams = await extensionSchema(queryRunner, 'pg_trgm');
       await queryRunner.query(
-        `CREATE INDEX "${NAME}" ON ${INVOICE} USING gin (lower(customer_name) gin_trgm_ops)`,
+        `CREATE INDEX "${NAME}" ON ${INVOICE} USING gin (lower(customer_name) ${trigrams}.gin_trgm_ops)`,
       );
       // A finer sample of names: with the default (100) a last name on 2 % of the rows can be estimated at 0.01 %,
       // and the planner then sorts all its rows instead of reading the newest by the list's index.
@@ -104,4 +107,14 @@ async function trigramsAvailable(queryRunner: QueryRunner): Promise<boolean> {
                       AND has_database_privilege(current_database(), 'CREATE')) AS installable`,
   )) as Array<{ installed: boolean; installable: boolean }>;
   return rows[0].installed || rows[0].installable;
+}
+
+/** The schema an installed extension's objects live in, quoted. */
+async function extensionSchema(queryRunner: QueryRunner, extension: string): Promise<string> {
+  const rows = (await queryRunner.query(
+    `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+      WHERE e.extname = $1`,
+    [extension],
+  )) as Array<{ schema: string }>;
+  return `"${rows[0].schema.replace(/"/g, '""')}"`;
 }
