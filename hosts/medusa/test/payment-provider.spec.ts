@@ -246,21 +246,31 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
       expect(sandbox.controls.getInvoice(invoiceId)!.statusCode).toBe(6);
     });
 
-    it('a forged delivery is not_supported and changes nothing; dropping an unpaid session cancels its invoice', async () => {
+    it('a forged "paid" is only a trigger: the service says awaiting, nothing is captured; dropping an unpaid session cancels its invoice', async () => {
       const pix = await session(20, { method: 'pix' });
       const invoiceId = pix.data!.gatewayId as string;
-      await sandbox.controls.pay(invoiceId);
-      const real = await deliveryOf(invoiceId, 5);
+      // A body claiming "paid" for an invoice the customer has not paid, under a made-up token: the module asks the
+      // service, which says it is awaiting payment: Medusa hears "pending", what the service says, never "captured".
+      const rendered = sandbox.controls.renderInvoice(invoiceId)!;
+      const data = {
+        event: 'invoice.update',
+        delivery_id: `forged-${invoiceId}`,
+        webhook: 'default',
+        invoice: { ...rendered, status: { ...rendered.status, code: 5, text: 'paid' } },
+      };
+      const rawData = Buffer.from(JSON.stringify(data));
       const forgedToken = Buffer.from(':not-a-service-token').toString('base64');
-      const action = await hook(real, { ...real.headers, webhook: `default, ${forgedToken}` });
-      expect(action).toEqual({ action: 'not_supported' });
-      // Nothing reached the inbox or the record: the invoice is still unpaid as far as the module knows.
-      expect(
-        await moduleRows('invoice_payments_webhook_inbox', 'gateway_id', invoiceId, 'status_code = 5'),
-      ).toBe(0);
+      const action = await hook({
+        data,
+        rawData,
+        headers: { 'content-type': 'application/json', webhook: `default, ${forgedToken}` },
+      });
+      expect(action).toEqual({ action: 'pending', data: { session_id: pix.id, amount: 20 } });
+      expect(sandbox.controls.getInvoice(invoiceId)!.statusCode).toBe(1);
       expect(await moduleRows('invoice_payments_invoice', 'gateway_id', invoiceId, 'status_code = 1')).toBe(
         1,
       );
+      expect((await service.retrievePaymentSession(pix.id)).status).not.toBe('captured');
 
       const other = await session(15.5, { method: 'pix' });
       await service.deletePaymentSession(other.id);
