@@ -77,9 +77,11 @@ export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types'
 export { statusRow } from './core/status-table';
 export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
 
-// Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money.
+// Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money, and the
+// filter that answers them over HTTP.
 export * from './gateway/errors';
-export { GATEWAY_ERROR_HTTP_STATUS } from './core/http-status';
+export { GATEWAY_ERROR_HTTP_STATUS } from './errors/http-answers';
+export { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
 export {
   CheckoutValidationError,
   InvoiceCreationFailedError,

@@ -1,16 +1,5 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Param,
-  Post,
-  UseFilters,
-  UseGuards,
-  UsePipes,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, UseGuards, UsePipes } from '@nestjs/common';
 import { AdminKeyGuard } from './admin-key.guard';
-import { GatewayErrorsFilter } from './gateway-errors.filter';
 import { RefundOrderDto, ShipOrderDto } from './order.dto';
 import { IdPipe } from './id.pipe';
 import { OrderPaymentsService } from './order-payments.service';
@@ -22,7 +11,6 @@ import { OrderView, toOrderView } from './views';
 @Controller('admin/orders')
 @UseGuards(AdminKeyGuard)
 @UsePipes(strictValidation)
-@UseFilters(GatewayErrorsFilter)
 export class AdminOrdersController {
   constructor(
     private readonly orders: OrdersService,

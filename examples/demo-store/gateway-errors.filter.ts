@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { GatewayError, PaymentBeingConfirmedError, PaymentServiceError } from '../../src/index';
+import { InvoicePaymentsErrorsFilter, PaymentBeingConfirmedError } from '../../src/index';
 
 interface JsonResponse {
   status(code: number): JsonResponse;
@@ -14,60 +14,42 @@ function reply(host: ArgumentsHost, status: number, body: object, retryAfterSeco
 }
 
 /**
- * A gateway error that reached the store without going through the provider (which already turns them into
- * `PaymentServiceError`): the same status and the same plain sentence, never the client's details (addresses,
- * system errors) that the shopper cannot act on.
- */
-@Catch(GatewayError)
-export class GatewayErrorsFilter implements ExceptionFilter {
-  catch(error: GatewayError, host: ArgumentsHost): void {
-    const http = new PaymentServiceError(error);
-    reply(host, http.getStatus(), http.getResponse() as object, http.retryAfterSeconds);
-  }
-}
-
-/**
  * "The payment is being confirmed, retry in N s": the service may still be creating the order's invoice, so the
- * store answers 409 (503 when the service could not be asked) with `Retry-After` (seconds) and the storefront
- * tries again then, instead of a new invoice.
+ * store answers the module's status (409, 503 when the service could not be asked) with `Retry-After` (seconds) and
+ * the retry time in the body, and the storefront tries again then, instead of a new invoice.
  */
 @Catch(PaymentBeingConfirmedError)
 export class PaymentBeingConfirmedFilter implements ExceptionFilter {
   catch(error: PaymentBeingConfirmedError, host: ArgumentsHost): void {
+    const { status } = new InvoicePaymentsErrorsFilter().answerOf(error)!;
     const body = {
       error: 'payment_being_confirmed',
       message: error.message,
       retry_after_seconds: error.retryAfterSeconds,
     };
-    reply(host, error.getStatus(), body, error.retryAfterSeconds);
+    reply(host, status, body, error.retryAfterSeconds);
   }
 }
 
 /**
- * Everything else the store answers (registered app-wide): HTTP exceptions keep their status and body, except
- * that a 404 never repeats the path it was asked for and a 500 says only the sentence below; anything unexpected is
- * that 500, the details in the log only.
+ * Everything the store answers (registered app-wide): the module's errors and the payment service's with the module's
+ * status and body (`InvoicePaymentsErrorsFilter`: a plain sentence when the service failed, never the client's
+ * details), other HTTP exceptions with theirs, except that a 404 never repeats the path it was asked for and a 500
+ * says only the sentence below; anything unexpected is that 500, the details in the log only.
  */
 @Catch()
-export class ShopperErrorsFilter implements ExceptionFilter {
+export class ShopperErrorsFilter extends InvoicePaymentsErrorsFilter {
   private readonly logger = new Logger('DemoStore');
 
-  catch(error: unknown, host: ArgumentsHost): void {
-    if (error instanceof PaymentServiceError) {
-      return reply(host, error.getStatus(), error.getResponse() as object, error.retryAfterSeconds);
-    }
+  override catch(error: unknown, host: ArgumentsHost): void {
     if (error instanceof PaymentBeingConfirmedError)
       return new PaymentBeingConfirmedFilter().catch(error, host);
-    if (error instanceof GatewayError) return new GatewayErrorsFilter().catch(error, host);
-    if (error instanceof HttpException && error.getStatus() === 404) {
-      return reply(host, 404, { error: 'Not Found', message: 'Not found' });
-    }
-    // A 502/503/504 the module chose (the webhook route's "cannot validate now" with Retry-After) keeps its status
-    // and its plain message, so the sender retries; only a 500 is replaced by the sentence below.
-    if (error instanceof HttpException && error.getStatus() !== 500) {
-      const body = error.getResponse();
-      return reply(host, error.getStatus(), typeof body === 'string' ? { message: body } : body);
-    }
+    const answer = this.answerOf(error) ?? httpExceptionAnswer(error);
+    if (answer?.status === 404) return reply(host, 404, { error: 'Not Found', message: 'Not found' });
+    // A 502/503/504 the module chose (the service failing, the webhook route's "cannot validate now" with
+    // Retry-After) keeps its status and its plain message, so the caller retries; only a 500 is replaced below.
+    if (answer && answer.status !== 500)
+      return reply(host, answer.status, answer.body, answer.retryAfterSeconds);
     const refused = clientErrorOf(error);
     if (refused) return reply(host, refused.status, { error: refused.error, message: refused.message });
     this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
@@ -76,6 +58,15 @@ export class ShopperErrorsFilter implements ExceptionFilter {
       message: 'Something went wrong on our side. Please try again in a moment.',
     });
   }
+}
+
+/** An HTTP exception's status and body (a string body as `{ message }`). */
+function httpExceptionAnswer(
+  error: unknown,
+): { status: number; body: object; retryAfterSeconds?: number } | null {
+  if (!(error instanceof HttpException)) return null;
+  const body = error.getResponse();
+  return { status: error.getStatus(), body: typeof body === 'string' ? { message: body } : body };
 }
 
 /**

@@ -1,16 +1,4 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  Ip,
-  Param,
-  Post,
-  UseFilters,
-  UsePipes,
-  ValidationPipe,
-} from '@nestjs/common';
-import { GatewayErrorsFilter, PaymentBeingConfirmedFilter } from './gateway-errors.filter';
+import { Body, Controller, Get, HttpCode, Ip, Param, Post, UsePipes, ValidationPipe } from '@nestjs/common';
 import { CATALOG, CatalogProduct } from './catalog';
 import { CreateOrderDto, PayOrderDto } from './order.dto';
 import { IdPipe } from './id.pipe';
@@ -28,7 +16,6 @@ export const strictValidation = new ValidationPipe({
 /** What a storefront calls: the catalog, placing an order, paying it, looking at it. */
 @Controller('store')
 @UsePipes(strictValidation)
-@UseFilters(GatewayErrorsFilter, PaymentBeingConfirmedFilter)
 export class StorefrontController {
   constructor(
     private readonly orders: OrdersService,

@@ -1,5 +1,4 @@
-import { BadRequestException, ConflictException, HttpException, NotFoundException } from '@nestjs/common';
-import { GATEWAY_ERROR_HTTP_STATUS } from '../core/http-status';
+import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 
 /** Field path → what is wrong with it. */
@@ -8,19 +7,14 @@ export type FieldErrors = Record<string, string[]>;
 /**
  * The checkout input is wrong. Nothing was sent to the service and nothing was stored. `fields` maps each field of
  * the input (`customer.document`, `shipping_address.postal_code`, `items[0].quantity`, ...) to its problems; the
- * message names them too. Values are never echoed (they may be personal data). A Nest HTTP host answers 400.
+ * message names them too. Values are never echoed (they may be personal data). Over HTTP: 400 with `fields`.
  */
-export class CheckoutValidationError extends BadRequestException {
-  readonly fields: FieldErrors;
-
-  constructor(fields: FieldErrors) {
+export class CheckoutValidationError extends InvoicePaymentsError {
+  constructor(readonly fields: FieldErrors) {
     const summary = Object.entries(fields)
       .map(([field, problems]) => `${field} ${problems.join(', ')}`)
       .join('; ');
-    const message = `Invalid checkout input: ${summary}`;
-    super({ statusCode: 400, error: 'Bad Request', message, fields });
-    this.fields = fields;
-    this.message = message;
+    super('checkout_validation', `Invalid checkout input: ${summary}`, { fields });
   }
 }
 
@@ -48,20 +42,24 @@ export class FieldErrorCollector {
 
 /**
  * The order already has an open invoice that does not match this request (another method or amount). Cancel it
- * (`cancelPayment`/`deletePayment`) and start again. A Nest HTTP host answers 409.
+ * (`cancelPayment`/`deletePayment`) and start again. Over HTTP: 409.
  */
-export class OpenInvoiceConflictError extends ConflictException {
+export class OpenInvoiceConflictError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     readonly invoiceRecordId: string,
     detail: string,
   ) {
-    super(`Order ${orderId} already has an open invoice (${invoiceRecordId}): ${detail}; cancel it first`);
+    super(
+      'open_invoice_conflict',
+      `Order ${orderId} already has an open invoice (${invoiceRecordId}): ${detail}; cancel it first`,
+      { orderId, invoiceRecordId },
+    );
   }
 }
 
-/** An operation the invoice's status (or method) does not allow; checked before calling the service. */
-export class InvoiceOperationNotAllowedError extends ConflictException {
+/** An operation the invoice's status (or method) does not allow; checked before calling the service. Over HTTP: 409. */
+export class InvoiceOperationNotAllowedError extends InvoicePaymentsError {
   constructor(
     readonly operation: string,
     readonly invoiceRecordId: string,
@@ -71,37 +69,45 @@ export class InvoiceOperationNotAllowedError extends ConflictException {
     /** The invoice's status code when refused. */
     readonly invoiceStatus: number | null = null,
   ) {
-    super(`${operation} is not allowed for invoice ${invoiceRecordId}: ${detail}`);
+    super('operation_not_allowed', `${operation} is not allowed for invoice ${invoiceRecordId}: ${detail}`, {
+      operation,
+      invoiceRecordId,
+      reason,
+      invoiceStatus,
+    });
   }
 }
 
 /**
  * The invoice's creation has not settled: another caller is still creating it, or the service could not be asked
  * whether a creation whose outcome was unknown went through. Nothing new was created; try again later (the next
- * call looks the invoice up by its reference first). A Nest HTTP host answers 409, or 503 when the service is
- * what could not be asked (`serviceUnavailable`).
+ * call looks the invoice up by its reference first). Over HTTP: 409, or 503 when the service is what could not be
+ * asked (`serviceUnavailable`).
  */
-export class InvoiceCreationUnresolvedError extends HttpException {
+export class InvoiceCreationUnresolvedError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     detail: string,
-    /** The service failed or could not be reached while the module asked it: 503 instead of 409. */
+    /** The service failed or could not be reached while the module asked it (the service's trouble, not a refusal). */
     readonly serviceUnavailable = false,
+    code:
+      | 'invoice_creation_unresolved'
+      | 'payment_being_confirmed'
+      | 'invoice_creation_needs_attention' = 'invoice_creation_unresolved',
+    details: Record<string, unknown> = {},
   ) {
-    const status = serviceUnavailable ? 503 : 409;
-    const message = `The invoice of order ${orderId} is not settled yet: ${detail}`;
-    super(
-      { statusCode: status, error: serviceUnavailable ? 'Service Unavailable' : 'Conflict', message },
-      status,
-    );
-    this.message = message;
+    super(code, `The invoice of order ${orderId} is not settled yet: ${detail}`, {
+      orderId,
+      serviceUnavailable,
+      ...details,
+    });
   }
 }
 
 /**
  * The payment is being confirmed with the service: a create request's outcome is unknown and it could still land
- * there, so nothing new is created before `retryAfterSeconds`. Retry then (the demo store answers 409 with a
- * `Retry-After` header). The session shows `creationState: 'unknown'` and `confirmingUntil`.
+ * there, so nothing new is created before `retryAfterSeconds`. Retry then. The session shows
+ * `creationState: 'unknown'` and `confirmingUntil`. Over HTTP: 409 (503), with `Retry-After`.
  */
 export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
   constructor(
@@ -116,6 +122,8 @@ export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
       orderId,
       `payment is being confirmed, retry in ${retryAfterSeconds} s (${detail})`,
       serviceUnavailable,
+      'payment_being_confirmed',
+      { invoiceRecordId, retryAfterSeconds },
     );
   }
 }
@@ -132,16 +140,22 @@ export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolve
     readonly invoiceRecordId: string,
     readonly reason: string,
   ) {
-    super(orderId, `needs a person (${reason}); resolve invoice record ${invoiceRecordId} in the admin API`);
+    super(
+      orderId,
+      `needs a person (${reason}); resolve invoice record ${invoiceRecordId} in the admin API`,
+      false,
+      'invoice_creation_needs_attention',
+      { invoiceRecordId, reason },
+    );
   }
 }
 
 /**
  * The service answered an invoice number that another local record already holds: the service reused a number (a
  * sandbox restarted without its data, or a service that recycles numbers). The attempt is closed, the order is free
- * for a new one; cancel the named invoice in the service's panel if it is still open. A Nest HTTP host answers 409.
+ * for a new one; cancel the named invoice in the service's panel if it is still open. Over HTTP: 409.
  */
-export class InvoiceNumberClashError extends ConflictException {
+export class InvoiceNumberClashError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     readonly invoiceRecordId: string,
@@ -149,34 +163,38 @@ export class InvoiceNumberClashError extends ConflictException {
     readonly holderRecordId: string,
   ) {
     super(
+      'invoice_number_clash',
       `The service created invoice ${gatewayId} for order ${orderId}, but invoice record ${holderRecordId} already ` +
         `holds that number: the service reused it (a sandbox restarted without its data?). The attempt ` +
         `${invoiceRecordId} is closed and the order may try again; cancel invoice ${gatewayId} in the service's ` +
         `panel if it is still open.`,
+      { orderId, invoiceRecordId, gatewayId, holderRecordId },
     );
   }
 }
 
 /**
  * The service refused the invoice as invalid (422/400): `fields` holds its field messages. The attempt is closed
- * and the order may try again. A Nest HTTP host answers 400.
+ * and the order may try again. Over HTTP: 400 with `fields`.
  */
-export class InvoiceCreationFailedError extends BadRequestException {
+export class InvoiceCreationFailedError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     readonly reason: string,
     readonly fields: FieldErrors = {},
   ) {
-    const message = `The service refused the invoice of order ${orderId}: ${reason}`;
-    super({ statusCode: 400, error: 'Bad Request', message, fields });
-    this.message = message;
+    super('invoice_creation_failed', `The service refused the invoice of order ${orderId}: ${reason}`, {
+      orderId,
+      reason,
+      fields,
+    });
   }
 }
 
-/** The session data names no invoice this module knows. */
-export class InvoiceRecordNotFoundError extends NotFoundException {
+/** The session data names no invoice this module knows. Over HTTP: 404. */
+export class InvoiceRecordNotFoundError extends InvoicePaymentsError {
   constructor(readonly invoiceRecordId: string) {
-    super(`No invoice record ${invoiceRecordId}`);
+    super('invoice_record_not_found', `No invoice record ${invoiceRecordId}`, { invoiceRecordId });
   }
 }
 
@@ -194,54 +212,52 @@ const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
   scope: "The payment service refused the store's credential: the store must check its payment settings.",
 };
 
+/** Kinds that are the request's own fault (the service refused it); every other kind is the service's trouble. */
+const REFUSAL_KINDS: ReadonlySet<GatewayError['kind']> = new Set([
+  'validation',
+  'not_found',
+  'state_conflict',
+  'mode',
+]);
+
+/** Whether a gateway failure is the service's own (or its credential's), not a refusal of the request. */
+export function isUpstreamFailure(error: unknown): boolean {
+  return isGatewayError(error) && !REFUSAL_KINDS.has(error.kind);
+}
+
 /**
- * The payment service failed (or refused the operation) while the provider worked: the `GatewayError` as a Nest
- * HTTP exception, with the status of `GATEWAY_ERROR_HTTP_STATUS` (502/503/504 when the service or the store's
- * credential there is at fault, 400/404/409 when the request was). For the service's own trouble the message is a
- * plain sentence without internal details (no address, no system error); `gatewayError` (also `cause`) keeps them
- * for the host's log. `retryAfterSeconds` is set when the service asked to wait.
+ * The payment service failed (or refused the operation): a `GatewayError` as the shopper's side may be told it. For
+ * the service's own trouble the message is a plain sentence without internal details (no address, no system error);
+ * `gatewayError` (also `cause`) keeps them for the host's log. `retryAfterSeconds` is set when the service asked to
+ * wait. The provider lets gateway errors out as they are; the HTTP edges (`InvoicePaymentsErrorsFilter`) and the
+ * Medusa and Vendure adapters present them through this class. Over HTTP: `GATEWAY_ERROR_HTTP_STATUS[kind]`.
  */
-export class PaymentServiceError extends HttpException {
+export class PaymentServiceError extends InvoicePaymentsError {
   readonly kind: GatewayError['kind'];
   readonly retryAfterSeconds: number | null;
 
   constructor(readonly gatewayError: GatewayError) {
-    const status = GATEWAY_ERROR_HTTP_STATUS[gatewayError.kind];
-    const message = (status >= 500 && UPSTREAM_MESSAGES[gatewayError.kind]) || gatewayError.message;
+    const kind = gatewayError.kind;
+    const message = (isUpstreamFailure(gatewayError) && UPSTREAM_MESSAGES[kind]) || gatewayError.message;
     const wait = gatewayError instanceof GatewayRateLimitError ? gatewayError.retryAfterMs : null;
     const retryAfterSeconds = wait === null ? null : Math.max(1, Math.ceil(wait / 1000));
-    super({ statusCode: status, error: `payment_service_${gatewayError.kind}`, message }, status, {
-      cause: gatewayError,
-    });
-    this.message = message;
-    this.kind = gatewayError.kind;
+    super('payment_service', message, { kind, retryAfterSeconds }, { cause: gatewayError });
+    this.kind = kind;
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
-/** A gateway error as a {@link PaymentServiceError}; anything else unchanged. */
-export function asCheckoutHttpError(error: unknown): unknown {
+/** A gateway error as the {@link PaymentServiceError} a shopper's side may see; anything else unchanged. */
+export function asPaymentServiceError(error: unknown): unknown {
   return isGatewayError(error) ? new PaymentServiceError(error) : error;
 }
 
-/** Whether a gateway failure is the service's own (502/503/504), not a refusal of the request. */
-export function isUpstreamFailure(error: unknown): boolean {
-  return isGatewayError(error) && GATEWAY_ERROR_HTTP_STATUS[error.kind] >= 500;
-}
-
 /**
- * Method decorator of the provider's public operations: a gateway error leaves as a {@link PaymentServiceError},
- * so a host's controller can let every error of the provider out as it is.
+ * Whether an error is the service's own trouble (it failed, or could not be asked), not a refusal of the request: a
+ * host retries or reports it rather than telling the customer their request was wrong.
  */
-export function GatewayErrorsAsHttp(): MethodDecorator {
-  return (_target, _key, descriptor: PropertyDescriptor) => {
-    const operation = descriptor.value as (...args: unknown[]) => Promise<unknown>;
-    descriptor.value = async function (this: unknown, ...args: unknown[]) {
-      try {
-        return await operation.apply(this, args);
-      } catch (err) {
-        throw asCheckoutHttpError(err);
-      }
-    };
-  };
+export function isServiceTrouble(error: unknown): boolean {
+  if (error instanceof PaymentServiceError) return isUpstreamFailure(error.gatewayError);
+  if (error instanceof InvoiceCreationUnresolvedError) return error.serviceUnavailable;
+  return isUpstreamFailure(error);
 }

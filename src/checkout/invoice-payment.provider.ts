@@ -11,7 +11,7 @@ import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay, todayIn } from './calendar';
 import { CheckoutConfig } from './checkout-config.service';
-import { CheckoutValidationError, GatewayErrorsAsHttp, InvoiceOperationNotAllowedError } from './errors';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
 import { refusal, type InvoiceAction } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
@@ -66,7 +66,6 @@ export class InvoicePaymentProvider {
    * per order, one create request however many concurrent calls. Bad input throws `CheckoutValidationError`
    * before anything is sent; an open invoice for another method or amount throws `OpenInvoiceConflictError`.
    */
-  @GatewayErrorsAsHttp()
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.creation.create(input);
     return { id: record.id, data: sessionDataOf(record), status: sessionStatusOf(record) };
@@ -77,14 +76,12 @@ export class InvoicePaymentProvider {
     return this.getPaymentStatus(input);
   }
 
-  @GatewayErrorsAsHttp()
   async getPaymentStatus(input: PaymentSessionInput): Promise<PaymentStatusOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     return { status: sessionStatusOf(record), data: sessionDataOf(record) };
   }
 
   /** Confirms the money was captured (see the class note: the service has no capture operation). */
-  @GatewayErrorsAsHttp()
   async capturePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     if (sessionStatusOf(record) !== 'captured') {
@@ -99,7 +96,6 @@ export class InvoicePaymentProvider {
   }
 
   /** Cancels the invoice at the service (status 1, 2, 3, 4 or 15); already canceled: nothing to do. */
-  @GatewayErrorsAsHttp()
   async cancelPayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     if (record.creationState === 'failed' || record.statusCode === 6) return { data: sessionDataOf(record) };
@@ -107,7 +103,6 @@ export class InvoicePaymentProvider {
   }
 
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
-  @GatewayErrorsAsHttp()
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     if (record.creationState === 'failed' || CLOSED_UNPAID.includes(record.statusCode ?? -1)) {
@@ -123,7 +118,6 @@ export class InvoicePaymentProvider {
    * `RefundBeingConfirmedError` (409, retry with the same `idempotencyKey` for its result); no key and the same
    * amount as a refund asked for within `refunds.repeatWindowMs` → `RefundRepeatedError` (409, nothing sent).
    */
-  @GatewayErrorsAsHttp()
   async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     const key = input.idempotencyKey ?? input.context?.idempotency_key;
@@ -140,7 +134,6 @@ export class InvoicePaymentProvider {
   }
 
   /** Asks the service for the invoice and applies what it says (source `provider`). */
-  @GatewayErrorsAsHttp()
   async retrievePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     if (record.creationState !== 'created') return { data: sessionDataOf(record) };
@@ -155,7 +148,6 @@ export class InvoicePaymentProvider {
    * method (or a new `order`) cancels the open invoice and creates another. The new request is validated first,
    * so bad input cancels nothing.
    */
-  @GatewayErrorsAsHttp()
   async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     const { order, method = record.method, installments } = input.data;
@@ -187,7 +179,6 @@ export class InvoicePaymentProvider {
   }
 
   /** Moves the due date of a PIX or bank-slip invoice in status 1 or 15, checked before calling the service. */
-  @GatewayErrorsAsHttp()
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     const options = await this.config.current();

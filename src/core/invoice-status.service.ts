@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory, StatusChangeSource } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -64,10 +65,19 @@ interface StatusPlan {
 }
 
 /** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
-export class ReportedRecordNotFoundError extends Error {
+export class ReportedRecordNotFoundError extends InvoicePaymentsError {
   constructor(readonly recordId: string) {
-    super(`recordId: no invoice record ${recordId}`);
-    this.name = 'ReportedRecordNotFoundError';
+    super('reported_record_not_found', `recordId: no invoice record ${recordId}`, { recordId });
+  }
+}
+
+/** A status report the module built wrong: `field` names what is wrong with it. */
+export class InvalidStatusReportError extends InvoicePaymentsError {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super('invalid_status_report', `${field}: ${problem}`, { field });
   }
 }
 
@@ -97,7 +107,7 @@ export class InvoiceStatusService {
    * Records a status report and applies it when the transition table allows: in one transaction with the record's
    * row locked, reads the current code, decides, writes a history row (applied or not) and updates the record.
    * After commit, an applied change is dispatched to the host. Throws {@link ReportedRecordNotFoundError} for an
-   * unknown `recordId` and a field-named `Error` for a malformed report; nothing is written then.
+   * unknown `recordId` and {@link InvalidStatusReportError} for a malformed report; nothing is written then.
    */
   async applyReport(report: StatusReport): Promise<StatusReportResult> {
     assertReport(report);
@@ -333,11 +343,12 @@ export function reportChangesNothing(record: InvoiceRecord, code: number, invoic
 
 function assertReport(report: StatusReport): void {
   if (typeof report?.recordId !== 'string' || report.recordId.length === 0) {
-    throw new Error('recordId: must be a non-empty string');
+    throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
   }
   if (!Number.isSafeInteger(report.code))
-    throw new Error(`code: must be an integer, got ${String(report.code)}`);
-  if (!SOURCES.includes(report.source)) throw new Error(`source: must be one of ${SOURCES.join(', ')}`);
+    throw new InvalidStatusReportError('code', `must be an integer, got ${String(report.code)}`);
+  if (!SOURCES.includes(report.source))
+    throw new InvalidStatusReportError('source', `must be one of ${SOURCES.join(', ')}`);
 }
 
 /** Fields of the record the reported invoice refreshes; absent values never erase what is known. */

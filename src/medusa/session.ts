@@ -1,5 +1,6 @@
-import { HttpException } from '@nestjs/common';
-import { InvoiceCreationUnresolvedError } from '../checkout/errors';
+import { PaymentServiceError } from '../checkout/errors';
+import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
+import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { statusRow, type PaymentSessionStatus } from '../core/status-table';
 import type { InvoicePaymentSessionData } from '../checkout/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -70,29 +71,46 @@ export function webhookActionOfRecord(record: InvoiceRecord): MedusaWebhookActio
 /** Medusa's `MedusaError` constructor, as the provider loaded it. */
 export type MedusaErrorClass = new (type: string, message: string) => Error;
 
+/** Medusa's error type of each of the module's error codes that is the request's fault; the others stay errors. */
+const MEDUSA_TYPES: Partial<Record<InvoicePaymentsErrorCode | GatewayErrorKind, string>> = {
+  checkout_validation: 'invalid_data',
+  invoice_creation_failed: 'invalid_data',
+  validation: 'invalid_data',
+  invoice_record_not_found: 'not_found',
+  not_found: 'not_found',
+  open_invoice_conflict: 'not_allowed',
+  operation_not_allowed: 'not_allowed',
+  // Not settled yet (also while the service cannot be asked): the operation is not allowed now.
+  invoice_creation_unresolved: 'not_allowed',
+  payment_being_confirmed: 'not_allowed',
+  invoice_creation_needs_attention: 'not_allowed',
+  invoice_number_clash: 'not_allowed',
+  refund_in_progress: 'not_allowed',
+  refund_being_confirmed: 'not_allowed',
+  refund_failed: 'not_allowed',
+  refund_repeated: 'not_allowed',
+  state_conflict: 'not_allowed',
+  mode: 'not_allowed',
+};
+
 /**
- * The module's errors as Medusa's, so its API answers 400/404/409 with the module's message instead of a 500:
- * invalid input → `invalid_data`, unknown record → `not_found`, a state that forbids the operation → `not_allowed`.
+ * The module's errors as Medusa's, so its API answers 400/404/409 with the module's message instead of a 500, by
+ * the error's code (a gateway error's `kind`): invalid input → `invalid_data`, unknown record → `not_found`, a state
+ * that forbids the operation → `not_allowed`. The service's own trouble stays an error, as a `PaymentServiceError`
+ * (a plain sentence; the gateway error is its `cause`).
  */
 export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | undefined): unknown {
-  if (!MedusaError || !(err instanceof HttpException)) return err;
-  const status = err.getStatus();
-  const type =
-    status === 400 || status === 422
-      ? 'invalid_data'
-      : status === 404
-        ? 'not_found'
-        : status === 409 || err instanceof InvoiceCreationUnresolvedError // 503 while the service cannot be asked
-          ? 'not_allowed'
-          : null;
-  if (!type) return err;
-  const response = err.getResponse() as { fields?: Record<string, string[]> } | string;
-  const fields = typeof response === 'object' && response?.fields ? response.fields : null;
+  if (!MedusaError) return err;
+  const code = isGatewayError(err) ? err.kind : err instanceof InvoicePaymentsError ? err.code : null;
+  const type = code ? MEDUSA_TYPES[code] : undefined;
+  if (!type) return isGatewayError(err) ? new PaymentServiceError(err) : err;
+  const fields =
+    err instanceof InvoicePaymentsError ? (err.details.fields as Record<string, string[]>) : null;
   const detail = fields
     ? Object.entries(fields)
         .map(([field, problems]) => `${field} ${problems.join(', ')}`)
         .join('; ')
-    : err.message;
+    : (err as Error).message;
   return Object.assign(new MedusaError(type, detail), { cause: err });
 }
 

@@ -1,10 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import {
-  CheckoutValidationError,
-  InvoiceOperationNotAllowedError,
-  PaymentServiceError,
-} from '../checkout/errors';
-import { GATEWAY_ERROR_HTTP_STATUS } from '../core/http-status';
+import { ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { GATEWAY_ERROR_HTTP_STATUS } from '../errors/http-answers';
+import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
 import { isGatewayError } from '../gateway/errors';
 import { codeOfStatus } from './admin-error-codes';
 import { adminValidationError } from './validation';
@@ -18,16 +15,16 @@ interface JsonResponse {
 /**
  * Turns what the admin operations throw into JSON answers. Every answer has a stable `code` (see
  * `admin-error-codes.ts`) next to the English `message`, so the admin page can word it in the reader's language.
- * Gateway errors carry no secrets (the client scrubs them) and keep their kind (`gateway_<kind>`); a secret that
- * cannot be decrypted names its key id; anything unexpected is a bare 500 whose details go to the log only.
+ * The module's errors get `InvoicePaymentsErrorsFilter`'s status and body; staff see more than a shopper where it
+ * helps: the checkout's field errors in the admin API's 400 shape, which action a state refused, and gateway errors
+ * themselves (they carry no secrets: the client scrubs them) by kind (`gateway_<kind>`). A secret that cannot be
+ * decrypted names its key id; anything unexpected is a bare 500 whose details go to the log only.
  */
 @Catch()
-export class AdminErrorsFilter implements ExceptionFilter {
+export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
-  catch(thrown: unknown, host: ArgumentsHost): void {
-    // The provider's HTTP form of a gateway error: staff see the gateway error itself, kind and details.
-    const error = thrown instanceof PaymentServiceError ? thrown.gatewayError : thrown;
+  override catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<JsonResponse>();
     if (error instanceof CheckoutValidationError) {
       // The checkout's field errors, in the admin API's one shape for a 400.
@@ -65,6 +62,12 @@ export class AdminErrorsFilter implements ExceptionFilter {
         ...(fields ? { errors: fields } : {}),
         ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
       });
+      return;
+    }
+    const answer = this.answerOf(error);
+    if (answer) {
+      const body = { code: codeOfStatus(answer.status), ...answer.body };
+      sendHttpAnswer(response, { ...answer, body });
       return;
     }
     if (error instanceof SettingsConflictError) {

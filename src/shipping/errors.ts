@@ -1,20 +1,20 @@
-/** A shipment was refused before anything was stored: `field` names the offending input. */
-export class ShipmentValidationError extends Error {
-  override readonly name = 'ShipmentValidationError';
+import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 
+/** A shipment was refused before anything was stored: `field` names the offending input. Over HTTP: 400. */
+export class ShipmentValidationError extends InvoicePaymentsError {
   constructor(
     /** Path of the bad field, e.g. `trackingCode`. */
     readonly field: string,
     message: string,
   ) {
-    super(`${field}: ${message}`);
+    super('shipment_validation', `${field}: ${message}`, { field });
   }
 }
 
-/** A tracking code was recorded for an order the service would refuse it for (A9: only paid invoices). */
-export class OrderNotPaidError extends Error {
-  override readonly name = 'OrderNotPaidError';
-
+/**
+ * A tracking code was recorded for an order the service would refuse it for (A9: only paid invoices). Over HTTP: 409.
+ */
+export class OrderNotPaidError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     /** `no_invoice`: the order has no invoice at all; `not_paid`: none of its invoices is in status 4, 5 or 8. */
@@ -23,9 +23,11 @@ export class OrderNotPaidError extends Error {
     readonly statusCode: number | null,
   ) {
     super(
+      'order_not_paid',
       reason === 'no_invoice'
         ? `order ${orderId} has no invoice: no tracking code is sent for it`
         : `order ${orderId} has no paid invoice (latest status ${statusCode ?? 'unknown'}): no tracking code is sent for it`,
+      { orderId, reason, invoiceStatus: statusCode },
     );
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LanguageCode, Logger, PaymentMethodHandler, TransactionalConnection } from '@vendure/core';
 import type { Injector, Order, RequestContext } from '@vendure/core';
+import { asPaymentServiceError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
 import { isSqlite } from '../core/transaction';
@@ -30,6 +31,11 @@ async function recordOf(metadata: Record<string, unknown> | undefined): Promise<
   const id = metadata?.invoiceRecordId;
   if (typeof id !== 'string' || id === '') return null;
   return connection.rawConnection.getRepository(InvoiceRecord).findOneBy({ id });
+}
+
+/** A failure as the payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence. */
+function messageOf(err: unknown): string {
+  return (asPaymentServiceError(err) as Error).message;
 }
 
 /** What the customer and the shop API may see of a payment (`metadata.public`). */
@@ -129,8 +135,9 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
       await settleModuleWork();
       return { success: true };
     } catch (err) {
-      Logger.warn(`cancel of invoice ${record.gatewayId} failed: ${(err as Error).message}`, LOG_CONTEXT);
-      return { success: false, errorMessage: (err as Error).message };
+      const message = messageOf(err);
+      Logger.warn(`cancel of invoice ${record.gatewayId} failed: ${message}`, LOG_CONTEXT);
+      return { success: false, errorMessage: message };
     }
   },
 
@@ -160,8 +167,9 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
         Logger.warn(`refund of invoice ${record.gatewayId}: ${err.message}`, LOG_CONTEXT);
         return { state: 'Pending', metadata: { refundId: err.refund.id, confirming: true } };
       }
-      Logger.warn(`refund of invoice ${record.gatewayId} failed: ${(err as Error).message}`, LOG_CONTEXT);
-      return { state: 'Failed', metadata: { errorMessage: (err as Error).message } };
+      const message = messageOf(err);
+      Logger.warn(`refund of invoice ${record.gatewayId} failed: ${message}`, LOG_CONTEXT);
+      return { state: 'Failed', metadata: { errorMessage: message } };
     }
   },
 });

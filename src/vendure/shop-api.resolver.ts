@@ -1,4 +1,4 @@
-import { HttpException, Inject } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
 import { Args, Mutation, Resolver } from '@nestjs/graphql';
 import {
   ActiveOrderService,
@@ -15,7 +15,13 @@ import {
   TransactionalConnection,
   UserInputError,
 } from '@vendure/core';
-import { CheckoutValidationError, OpenInvoiceConflictError } from '../checkout/errors';
+import {
+  asPaymentServiceError,
+  CheckoutValidationError,
+  isServiceTrouble,
+  OpenInvoiceConflictError,
+} from '../checkout/errors';
+import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { isValidTaxDocument, normalizeDocument } from '../checkout/customer-mapping';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
@@ -153,12 +159,17 @@ export class InvoicePaymentShopResolver {
   }
 }
 
-/** The module's errors in Vendure's GraphQL terms: bad input names its fields; a refused operation says why. */
+/**
+ * The module's errors in Vendure's GraphQL terms: bad input names its fields; a refused operation says why; the
+ * service's own trouble stays an error (a gateway error as the `PaymentServiceError` a shopper may see).
+ */
 function asGraphQlError(err: unknown): unknown {
   if (err instanceof CheckoutValidationError) {
     const fields = Object.entries(err.fields).map(([field, problems]) => `${field} ${problems.join(', ')}`);
     return new UserInputError(fields.join('; ') || err.message);
   }
-  if (err instanceof HttpException && err.getStatus() < 500) return new IllegalOperationError(err.message);
-  return err;
+  const error = asPaymentServiceError(err);
+  if (error instanceof InvoicePaymentsError && !isServiceTrouble(error))
+    return new IllegalOperationError(error.message);
+  return error;
 }

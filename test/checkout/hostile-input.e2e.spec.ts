@@ -6,6 +6,7 @@ import {
   CheckoutOrder,
   InitiatePaymentInput,
   InvoicePaymentProvider,
+  InvoicePaymentsErrorsFilter,
   InvoicePaymentsModule,
   InvoiceRecord,
   UpdatePaymentInput,
@@ -15,7 +16,10 @@ import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../sup
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { checkout, makeOrder, openCheckoutDatabase } from './support';
 
-/** The host's checkout endpoint, as the README tells a store to write it: the provider's errors go out as they are. */
+/**
+ * The host's checkout endpoint, as the README tells a store to write it: the provider's errors go out as they are,
+ * answered by the module's filter registered app-wide.
+ */
 @Controller('shop')
 class ShopController {
   constructor(private readonly payments: InvoicePaymentProvider) {}
@@ -50,7 +54,11 @@ async function startShop(db: TestDatabase, baseUrl: string): Promise<HostApp> {
       }),
       ShopModule,
     ],
-    { listen: true, logger: false },
+    {
+      listen: true,
+      logger: false,
+      configure: (app) => app.useGlobalFilters(new InvoicePaymentsErrorsFilter()),
+    },
   );
 }
 

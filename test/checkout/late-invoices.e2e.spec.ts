@@ -18,6 +18,7 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { CLAIM_HEADROOM_MS } from '../../src/checkout/constants';
+import { httpAnswerOf } from '../../src/errors/http-answers';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
@@ -478,7 +479,7 @@ describeEachDatabase(
       expect((error as Error).message).toMatch(
         new RegExp(`invoice ${earlier.data.gatewayId}.*already holds that number.*cancel invoice`),
       );
-      expect((error as InvoiceNumberClashError).getStatus()).toBe(409);
+      expect(httpAnswerOf(error)?.status).toBe(409);
       const [clashed] = await shop.records(order.id);
       expect(clashed).toMatchObject({ creationState: 'failed', openOrderId: null, gatewayId: null });
       expect(shop.alerts).toEqual([

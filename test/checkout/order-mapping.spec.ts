@@ -1,6 +1,7 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
 import { CheckoutOptions, resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { CheckoutValidationError } from '../../src/checkout/errors';
+import { httpAnswerOf } from '../../src/errors/http-answers';
 import {
   CheckoutRequest,
   invoiceReferrer,
@@ -538,7 +539,7 @@ describe('mapOrderToInvoice: bad input names the field', () => {
     ]);
     expect(e.message).toContain('order.customer.document is not a valid CPF or CNPJ');
     expect(e.message).not.toContain('529');
-    expect(e.getStatus()).toBe(400);
+    expect(httpAnswerOf(e)?.status).toBe(400);
   });
 
   it('refuses a request without an order', () => {

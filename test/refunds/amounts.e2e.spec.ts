@@ -1,6 +1,7 @@
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { InvoiceStatusHistory } from '../../src/index';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
+import { httpAnswerOf } from '../../src/errors/http-answers';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
 import { waitFor } from '../checkout/support';
 import { adminAuth, AdminApp, newKey, startAdminApp } from '../settings/support';
@@ -80,13 +81,14 @@ describeEachDatabase('refunds: amounts', (kind) => {
     it('a read-back: refused, an alert, nothing stored', async () => {
       const inv = await rig.paidInvoice();
       const before = { record: await rig.record(inv.id), history: await history(inv.id) };
-      await expect(
-        liar.provider.retrievePayment({ data: { invoiceRecordId: inv.id } }),
-      ).rejects.toMatchObject({
-        // The provider's HTTP form (502, plain message) of the gateway error it refused the answer with.
+      const refused = await liar.provider
+        .retrievePayment({ data: { invoiceRecordId: inv.id } })
+        .catch((e: unknown) => e);
+      // The gateway error it refused the answer with, which the HTTP edges answer 502 (a plain message).
+      expect(refused).toMatchObject({ kind: 'response', implausibleAmount: true });
+      expect(httpAnswerOf(refused)).toMatchObject({
         status: 502,
-        kind: 'response',
-        gatewayError: { kind: 'response', implausibleAmount: true },
+        body: { error: 'payment_service_response' },
       });
       const after = await rig.record(inv.id);
       expect(after.refundedCents).toBe(0);

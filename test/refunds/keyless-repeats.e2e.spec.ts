@@ -1,4 +1,5 @@
-import { ConflictException } from '@nestjs/common';
+import { httpAnswerOf } from '../../src/errors/http-answers';
+import { InvoicePaymentsError } from '../../src/errors/invoice-payments.error';
 import { InvoiceRefund } from '../../src/index';
 import { RefundRepeatedError } from '../../src/refunds/errors';
 import { RefundStore } from '../../src/refunds/refund.store';
@@ -56,9 +57,10 @@ describeEachDatabase('refunds: the same amount without a key', (kind) => {
     expect(await rig.record(inv.id)).toMatchObject({ refundedCents: 2500 });
   });
 
-  it('through the provider (an in-process host): RefundRepeatedError, a 409 ConflictException; nothing sent', async () => {
+  it('through the provider (an in-process host): RefundRepeatedError, a domain error the HTTP edges answer 409; nothing sent', async () => {
     const inv = await rig.paidInvoice();
-    const refund = () => rig.apps[0].provider.refundPayment({ data: { invoiceRecordId: inv.id }, amount: 700 });
+    const refund = () =>
+      rig.apps[0].provider.refundPayment({ data: { invoiceRecordId: inv.id }, amount: 700 });
     await refund();
     const before = rig.refundRequests();
     const err = await refund().then(
@@ -66,8 +68,8 @@ describeEachDatabase('refunds: the same amount without a key', (kind) => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(RefundRepeatedError);
-    expect(err).toBeInstanceOf(ConflictException);
-    expect((err as RefundRepeatedError).getStatus()).toBe(409);
+    expect(err).toBeInstanceOf(InvoicePaymentsError);
+    expect(httpAnswerOf(err)).toMatchObject({ status: 409, body: { error: 'refund_repeated' } });
     expect((err as RefundRepeatedError).refund).toMatchObject({ amountCents: 700, state: 'succeeded' });
     expect(rig.refundRequests()).toBe(before);
     expect(rig.madeAtService(inv.gatewayId)).toBe(1);
@@ -111,7 +113,9 @@ describeEachDatabase('refunds: the same amount without a key', (kind) => {
     expect(ledger[1].reason).toContain(`repeats refund ${first.body.refund.id}`);
     // The slot is free again: a refund with a key goes through.
     expect(await look(inv.id, 400, new Date(0))).toMatchObject({ id: first.body.refund.id });
-    expect((await adminRefund(1, inv.id, { amountCents: 400, idempotencyKey: `k-${inv.id}` })).status).toBe(200);
+    expect((await adminRefund(1, inv.id, { amountCents: 400, idempotencyKey: `k-${inv.id}` })).status).toBe(
+      200,
+    );
     expect(rig.madeAtService(inv.gatewayId)).toBe(2);
   });
 });

@@ -1,0 +1,115 @@
+import { PaymentServiceError } from '../checkout/errors';
+import { isGatewayError, type GatewayError } from '../gateway/errors';
+import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from './invoice-payments.error';
+
+/**
+ * The one answer to "what should my API say when the payment service failed?": the HTTP status for each gateway
+ * error kind. A refusal about the request itself keeps its meaning (400, 404, 409); a failure of the service or of
+ * the store's credential there is the upstream's fault (502, 503, 504), not the caller's. Used by the module's
+ * filters (`InvoicePaymentsErrorsFilter`, the admin API's).
+ */
+export const GATEWAY_ERROR_HTTP_STATUS: Readonly<Record<GatewayError['kind'], number>> = {
+  validation: 400,
+  not_found: 404,
+  state_conflict: 409,
+  mode: 409,
+  // The configured wire profile has no such operation.
+  unsupported: 501,
+  // The store's own credential was refused by the service: the request was fine, the upstream was not.
+  authentication: 502,
+  scope: 502,
+  rate_limit: 503,
+  unavailable: 502,
+  timeout: 504,
+  network: 502,
+  // The service may have acted: the caller must not assume either way (the checkout looks it up).
+  outcome_unknown: 504,
+  response: 502,
+};
+
+/** An error as an HTTP answer: status, JSON body, and the `Retry-After` seconds when the error says when. */
+export interface HttpAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  retryAfterSeconds?: number;
+}
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 409: 'Conflict' };
+
+/** Nest's own body for an exception made from a message: `{ message, error, statusCode }`. */
+function plain(status: number) {
+  return (e: InvoicePaymentsError): HttpAnswer => ({
+    status,
+    body: { message: e.message, error: REASONS[status], statusCode: status },
+  });
+}
+
+/** A 400 naming the input's fields. */
+function withFields(e: InvoicePaymentsError): HttpAnswer {
+  return {
+    status: 400,
+    body: { statusCode: 400, error: 'Bad Request', message: e.message, fields: e.details.fields },
+  };
+}
+
+/** Not settled yet: 409, or 503 when the service is what could not be asked. */
+function unresolved(e: InvoicePaymentsError): HttpAnswer {
+  const status = e.details.serviceUnavailable ? 503 : 409;
+  const error = status === 503 ? 'Service Unavailable' : 'Conflict';
+  return withRetry({ status, body: { statusCode: status, error, message: e.message } }, e);
+}
+
+/** A refusal of a refund: 409, its code as `error`, and the refund's facts. */
+function refund(e: InvoicePaymentsError): HttpAnswer {
+  return withRetry(
+    { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } },
+    e,
+  );
+}
+
+function withRetry(answer: HttpAnswer, e: InvoicePaymentsError): HttpAnswer {
+  const seconds = e.details.retryAfterSeconds;
+  return typeof seconds === 'number' ? { ...answer, retryAfterSeconds: seconds } : answer;
+}
+
+/** Each code's HTTP status and body. */
+const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => HttpAnswer> = {
+  checkout_validation: withFields,
+  invoice_creation_failed: withFields,
+  open_invoice_conflict: plain(409),
+  operation_not_allowed: plain(409),
+  invoice_creation_unresolved: unresolved,
+  payment_being_confirmed: unresolved,
+  invoice_creation_needs_attention: unresolved,
+  invoice_number_clash: plain(409),
+  invoice_record_not_found: plain(404),
+  payment_service: (e) => {
+    const kind = e.details.kind as GatewayError['kind'];
+    const status = GATEWAY_ERROR_HTTP_STATUS[kind];
+    return withRetry(
+      { status, body: { statusCode: status, error: `payment_service_${kind}`, message: e.message } },
+      e,
+    );
+  },
+  refund_in_progress: refund,
+  refund_being_confirmed: refund,
+  refund_failed: refund,
+  refund_repeated: refund,
+  shipment_validation: (e) => ({
+    status: 400,
+    body: { statusCode: 400, error: 'Bad Request', message: e.message, field: e.details.field },
+  }),
+  order_not_paid: plain(409),
+  reported_record_not_found: plain(404),
+  // The module built a wrong report: nothing the caller did, and nothing to tell them.
+  invalid_status_report: () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error' } }),
+};
+
+/**
+ * The HTTP answer of one of the module's errors, or of a gateway error (as the {@link PaymentServiceError} a shopper
+ * may see: a plain sentence when the service itself failed); `null` for anything else.
+ */
+export function httpAnswerOf(error: unknown): HttpAnswer | null {
+  const domain = isGatewayError(error) ? new PaymentServiceError(error) : error;
+  return domain instanceof InvoicePaymentsError ? ANSWERS[domain.code](domain) : null;
+}

@@ -1,0 +1,38 @@
+/** The stable codes of the module's own errors (the service's failures are `GatewayError`s, by `kind`). */
+export type InvoicePaymentsErrorCode =
+  | 'checkout_validation'
+  | 'invoice_creation_failed'
+  | 'open_invoice_conflict'
+  | 'operation_not_allowed'
+  | 'invoice_creation_unresolved'
+  | 'payment_being_confirmed'
+  | 'invoice_creation_needs_attention'
+  | 'invoice_number_clash'
+  | 'invoice_record_not_found'
+  | 'payment_service'
+  | 'refund_in_progress'
+  | 'refund_being_confirmed'
+  | 'refund_failed'
+  | 'refund_repeated'
+  | 'shipment_validation'
+  | 'order_not_paid'
+  | 'reported_record_not_found'
+  | 'invalid_status_report';
+
+/**
+ * Base of the module's own errors. They know no transport: `code` is what a caller switches on and `details` the
+ * facts behind it as plain JSON (for a log or an adapter); each class also keeps them as named fields. The HTTP edges
+ * map `code` to a status and a body (`InvoicePaymentsErrorsFilter`), the Medusa and Vendure adapters to their own
+ * error types.
+ */
+export abstract class InvoicePaymentsError extends Error {
+  protected constructor(
+    readonly code: InvoicePaymentsErrorCode,
+    message: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
