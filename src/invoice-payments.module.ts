@@ -1,6 +1,6 @@
 import { SETTING_LIST } from './core/settings.schema';
 import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -11,6 +11,7 @@ import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/order-payment.port'
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
+import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
 import type { GatewayClientOptions } from './gateway/gateway.options';
 import { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
 import {
@@ -111,6 +112,10 @@ class InvoicePaymentsCoreModule {
           inject: [INVOICE_PAYMENTS_OPTIONS],
         },
         { provide: CHECKOUT_SETTINGS, useFactory: checkoutSettings, inject: [ModuleRef] },
+        // App-wide, so the module's errors a host lets out of its own controllers keep their 4xx/5xx answers with
+        // nothing to register; it catches only the module's and the service's errors, and a host's own global
+        // filter for them (`app.useGlobalFilters`) is asked first.
+        { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
         ...port,
       ],
       exports: [

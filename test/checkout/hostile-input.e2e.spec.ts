@@ -6,7 +6,6 @@ import {
   CheckoutOrder,
   InitiatePaymentInput,
   InvoicePaymentProvider,
-  InvoicePaymentsErrorsFilter,
   InvoicePaymentsModule,
   InvoiceRecord,
   UpdatePaymentInput,
@@ -54,11 +53,8 @@ async function startShop(db: TestDatabase, baseUrl: string): Promise<HostApp> {
       }),
       ShopModule,
     ],
-    {
-      listen: true,
-      logger: false,
-      configure: (app) => app.useGlobalFilters(new InvoicePaymentsErrorsFilter()),
-    },
+    // No filter registered by the host: the module's own (app-wide) answers the errors its controller lets out.
+    { listen: true, logger: false },
   );
 }
 

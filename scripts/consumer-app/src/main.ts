@@ -4,12 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import {
-  CheckoutOrder,
-  DEFAULT_SHIPMENT_EVENT,
-  InvoicePaymentProvider,
-  InvoicePaymentsErrorsFilter,
-} from 'nestjs-invoice-payments';
+import { CheckoutOrder, DEFAULT_SHIPMENT_EVENT, InvoicePaymentProvider } from 'nestjs-invoice-payments';
 import { DEFAULT_TOKEN, startSandbox } from 'nestjs-invoice-payments/sandbox';
 import type { Repository } from 'typeorm';
 import { AppModule } from './app.module.js';
@@ -30,7 +25,6 @@ async function main(): Promise<void> {
 
   const app = await NestFactory.create(AppModule.register(), { logger: ['error', 'warn'] });
   app.setGlobalPrefix('api');
-  app.useGlobalFilters(new InvoicePaymentsErrorsFilter());
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   try {
