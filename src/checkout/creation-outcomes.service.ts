@@ -25,7 +25,7 @@ import { LateInvoiceService } from './late-invoice.service';
  */
 @Injectable()
 export class CreationOutcomes {
-  private readonly logger = new Logger('InvoiceCreationService');
+  private readonly logger = new Logger(CreationOutcomes.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,

@@ -199,7 +199,7 @@ export class InvoiceStatusService {
     // With no earlier change of the invoice still to deliver, the new one is written held by this instance and
     // handed to the dispatcher after commit: delivered without reading it back.
     // PostgreSQL only: on SQLite a host port that opens its own transaction at once could meet one of ours on the
-    // one shared connection, so there the dispatcher reads the change back first, as it always did.
+    // one shared connection, so there the dispatcher reads the change back first, outside our transaction.
     const handOver =
       decision.apply && known.openChanges === 0 && isPostgres(this.dataSource) && this.dispatcher.accepting;
     // A plain assignment: the repository's `create` walks the metadata, and every column is given here.
