@@ -13,6 +13,7 @@ import { statusRow } from './status-table';
 import { decideTransition } from './status-transitions';
 import { writeGuarded } from './guarded-status-write';
 import { isPostgres, runInTransaction } from './transaction';
+import { clip } from './text-bounds';
 
 const SOURCES: readonly StatusChangeSource[] = ['create', 'operation', 'webhook', 'sweep', 'provider'];
 
@@ -378,8 +379,4 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 function atLeast(recorded: number | null, reported: number | null): number | null {
   if (reported === null) return null;
   return recorded !== null && recorded > reported ? recorded : reported;
-}
-
-function clip(value: string | null, max: number): string | null {
-  return value === null ? null : value.slice(0, max);
 }
