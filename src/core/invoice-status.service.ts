@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Invoice } from '../gateway/types';
-import { InvoiceStatusHistory, StatusChangeSource } from '../persistence/invoice-status-history.entity';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { PaymentStatusChange } from './order-payment.port';
 import { changeOf } from './status-change';
@@ -14,8 +14,7 @@ import { decideTransition } from './status-transitions';
 import { writeGuarded } from './guarded-status-write';
 import { isPostgres, runInTransaction } from './transaction';
 import { clip } from './text-bounds';
-
-const SOURCES: readonly StatusChangeSource[] = ['create', 'operation', 'webhook', 'sweep', 'provider'];
+import { STATUS_REPORT_SOURCES, type StatusReportSource } from './status-sources';
 
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
@@ -25,7 +24,7 @@ export interface StatusReport {
   code: number;
   /** `status.text` as reported; defaults to `invoice.status.text`. */
   text?: string | null;
-  source: StatusChangeSource;
+  source: StatusReportSource;
   /** The invoice the report came with: its amounts, PIX, bank slip, card and due date refresh the record. */
   invoice?: Invoice;
 }
@@ -338,7 +337,9 @@ function assertReport(report: StatusReport): void {
   }
   if (!Number.isSafeInteger(report.code))
     throw new Error(`code: must be an integer, got ${String(report.code)}`);
-  if (!SOURCES.includes(report.source)) throw new Error(`source: must be one of ${SOURCES.join(', ')}`);
+  if (!(STATUS_REPORT_SOURCES as readonly unknown[]).includes(report.source)) {
+    throw new Error(`source: must be one of ${STATUS_REPORT_SOURCES.join(', ')}`);
+  }
 }
 
 /** Fields of the record the reported invoice refreshes; absent values never erase what is known. */
