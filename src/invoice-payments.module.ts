@@ -36,6 +36,7 @@ import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import type { InvoicePaymentsSettingsDefaults } from './settings/types';
 import { SettingsModule } from './settings/settings.module';
+import { SettingsStoreModule } from './settings/settings-store.module';
 import { SHIPPING_OPTIONS } from './shipping/constants';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
@@ -82,27 +83,40 @@ export class InvoicePaymentsModule {
 
 /**
  * What every capability shares, in one global module: the options, the `GatewayClient`, the status path, the
- * host's port and the links to the runtime settings. Global like `@nestjs/typeorm`'s core module; every token is
- * this package's own, so nothing of the host's is shadowed.
+ * host's port and the runtime settings. Global like `@nestjs/typeorm`'s core module; every token is this package's
+ * own, so nothing of the host's is shadowed.
  */
 @Global()
 @Module({})
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
+    const settings = SettingsStoreModule.register(
+      {
+        provide: INVOICE_PAYMENTS_ADMIN_OPTIONS,
+        useFactory: (o: InvoicePaymentsModuleOptions) => o.admin ?? {},
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+      {
+        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
+        useFactory: settingsDefaults,
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+    );
     return {
       module: InvoicePaymentsCoreModule,
       imports: [
         ...(wiring.imports ?? []),
         TypeOrmModule.forFeature(INVOICE_PAYMENTS_ENTITIES),
         InvoiceStatusModule,
+        settings,
       ],
       providers: [
         options,
         {
           provide: GATEWAY_CLIENT_OPTIONS,
           useFactory: gatewayOptions,
-          inject: [INVOICE_PAYMENTS_OPTIONS, ModuleRef],
+          inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
         GatewayClient,
         {
@@ -110,7 +124,11 @@ class InvoicePaymentsCoreModule {
           useFactory: notificationsOptionsOf,
           inject: [INVOICE_PAYMENTS_OPTIONS],
         },
-        { provide: CHECKOUT_SETTINGS, useFactory: checkoutSettings, inject: [ModuleRef] },
+        {
+          provide: CHECKOUT_SETTINGS,
+          useFactory: (settings: InvoicePaymentsSettingsService): CheckoutSettingsSource => settings,
+          inject: [InvoicePaymentsSettingsService],
+        },
         ...port,
       ],
       exports: [
@@ -119,6 +137,7 @@ class InvoicePaymentsCoreModule {
         GatewayClient,
         STATUS_DISPATCH_OPTIONS,
         CHECKOUT_SETTINGS,
+        settings,
         ...(wiring.orderPort ? [ORDER_PAYMENT_PORT] : []),
       ],
     };
@@ -153,18 +172,7 @@ function assemble(
         inject: [INVOICE_PAYMENTS_OPTIONS],
       },
     }),
-    SettingsModule.forRoot(statics.admin, {
-      adminOptionsProvider: {
-        provide: INVOICE_PAYMENTS_ADMIN_OPTIONS,
-        useFactory: (o: InvoicePaymentsModuleOptions) => o.admin ?? {},
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-      defaultsProvider: {
-        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-        useFactory: settingsDefaults,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    }),
+    SettingsModule.forRoot(statics.admin),
   ];
   return {
     module: InvoicePaymentsModule,
@@ -201,17 +209,16 @@ function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
 
 /**
  * The client reads its connection from the runtime settings before each call (they default to these options), so
- * a token changed in the admin panel applies without a restart. The settings service is looked up lazily: it lives
- * in `SettingsModule`, which the client's module cannot import.
+ * a token changed in the admin panel applies without a restart.
  */
-function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: ModuleRef): GatewayClientOptions {
-  const onImplausibleAmount = implausibleAmountAlert(moduleRef, options.gateway.onImplausibleAmount);
+function gatewayOptions(
+  options: InvoicePaymentsModuleOptions,
+  settings: InvoicePaymentsSettingsService,
+  events: EventEmitter2,
+): GatewayClientOptions {
+  const onImplausibleAmount = implausibleAmountAlert(events, options.gateway.onImplausibleAmount);
   if (options.gateway.resolveConfig) return { ...options.gateway, onImplausibleAmount };
-  return {
-    ...options.gateway,
-    onImplausibleAmount,
-    resolveConfig: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).gatewayConfig(),
-  };
+  return { ...options.gateway, onImplausibleAmount, resolveConfig: () => settings.gatewayConfig() };
 }
 
 /**
@@ -220,7 +227,7 @@ function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: Module
  * listener if it gave one.
  */
 function implausibleAmountAlert(
-  moduleRef: ModuleRef,
+  events: EventEmitter2,
   hostListener: GatewayClientOptions['onImplausibleAmount'],
 ): NonNullable<GatewayClientOptions['onImplausibleAmount']> {
   const recent: string[] = [];
@@ -235,27 +242,18 @@ function implausibleAmountAlert(
       invoiceRecordId: null,
       message: `the service answered an amount that cannot be real; the answer was refused: ${error.message}`,
     };
-    moduleRef.get(EventEmitter2, { strict: false }).emit(InvoicePaymentsEvents.Alert, alert);
+    events.emit(InvoicePaymentsEvents.Alert, alert);
   };
 }
 
 /** The webhook token's merchant part as the admin settings have it now (default: `webhooks.merchantToken`). */
 const merchantTokenFromSettings: Provider = {
   provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
-  useFactory: (moduleRef: ModuleRef): WebhookMerchantTokenSource => ({
-    merchantToken: () =>
-      moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).merchantWebhookToken(),
+  useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({
+    merchantToken: () => settings.merchantWebhookToken(),
   }),
-  inject: [ModuleRef],
+  inject: [InvoicePaymentsSettingsService],
 };
-
-function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
-  const settings = () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false });
-  return {
-    getEffective: () => settings().getEffective(),
-    referrerNamespace: () => settings().referrerNamespace(),
-  };
-}
 
 /** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
 function settingsDefaults(options: InvoicePaymentsModuleOptions): InvoicePaymentsSettingsDefaults {
