@@ -149,30 +149,33 @@ function assemble(
   wiring: InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
+    merchantTokenSource: merchantTokenFromSettings,
+    optionsProvider: {
+      provide: WEBHOOKS_OPTIONS,
+      useFactory: webhooksOptionsOf,
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+  });
+  const shipping = ShippingModule.forRoot(statics.shipping, {
+    optionsProvider: {
+      provide: SHIPPING_OPTIONS,
+      useFactory: shippingOptionsOf,
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+  });
   const capabilities = [
     CheckoutModule,
     RefundsModule,
-    WebhooksModule.forRoot(statics.webhooks, {
-      merchantTokenSource: merchantTokenFromSettings,
-      optionsProvider: {
-        provide: WEBHOOKS_OPTIONS,
-        useFactory: webhooksOptionsOf,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    }),
+    webhooks,
     ReconciliationModule.forRoot(undefined, {
       provide: RECONCILIATION_OPTIONS,
       useFactory: reconciliationOptionsOf,
       inject: [INVOICE_PAYMENTS_OPTIONS],
     }),
-    ShippingModule.forRoot(statics.shipping, {
-      optionsProvider: {
-        provide: SHIPPING_OPTIONS,
-        useFactory: shippingOptionsOf,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    }),
-    SettingsModule.forRoot(statics.admin),
+    shipping,
+    // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
+    SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
   ];
   return {
     module: InvoicePaymentsModule,

@@ -6,6 +6,7 @@ import {
   Injectable,
   Logger,
   OnApplicationBootstrap,
+  Optional,
   UnauthorizedException,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
@@ -57,6 +58,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
   constructor(
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) private readonly options: InvoicePaymentsAdminOptions,
     private readonly moduleRef: ModuleRef,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     const key = options.adminKey;
     if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
@@ -71,12 +73,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
    * Medusa runtime, a CLI) mounts no admin route, so there is nothing locked to warn about.
    */
   onApplicationBootstrap(): void {
-    let http: unknown;
-    try {
-      http = this.moduleRef.get(HttpAdapterHost, { strict: false })?.httpAdapter;
-    } catch {
-      http = undefined;
-    }
+    const http = this.adapterHost?.httpAdapter;
     // Nest may build the guard once per controller: one warning per configuration is enough.
     if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.options)) {
       warnedFor.add(this.options);

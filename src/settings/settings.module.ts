@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type ModuleMetadata } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
 import { createAdminFallbackController } from './admin-fallback.controller';
 import { AdminInvoicesService } from './admin-invoices.service';
@@ -17,13 +17,20 @@ import type { InvoicePaymentsAdminOptions } from './types';
  * `SettingsStoreModule` the root module's core provides; the admin operations use the app's `GatewayClient`
  * and `InvoicePaymentProvider` and TypeORM's default DataSource with the module's entities. The route prefix is
  * taken from the options given here: routes are fixed when the module is defined.
+ *
+ * `workers`: the modules whose workers a retry from the Operations tab wakes at once (the app's webhook and
+ * shipping modules); a worker not among them picks the row up at its next poll.
  */
 @Module({})
 export class SettingsModule {
-  static forRoot(admin: InvoicePaymentsAdminOptions = {}): DynamicModule {
+  static forRoot(
+    admin: InvoicePaymentsAdminOptions = {},
+    workers: ModuleMetadata['imports'] = [],
+  ): DynamicModule {
     const prefix = admin.prefix ?? DEFAULT_ADMIN_PREFIX;
     return {
       module: SettingsModule,
+      imports: workers,
       controllers: [
         createAdminController(prefix),
         createAdminOperationsController(prefix),
