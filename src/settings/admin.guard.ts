@@ -149,18 +149,11 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     return settle((await this.resolveHostGuard()).canActivate(context));
   }
 
+  /** A guard class is built once, its dependencies from the app's global modules (as `orderPort` is built). */
   private async resolveHostGuard(): Promise<CanActivate> {
     if (this.hostGuard) return this.hostGuard;
     const guard = this.options.guard as NonNullable<InvoicePaymentsAdminOptions['guard']>;
-    if (typeof guard !== 'function') return (this.hostGuard = guard);
-    // A guard class: use the host's instance when it provides one, else build it with the host's providers.
-    let instance: CanActivate | undefined;
-    try {
-      instance = this.moduleRef.get(guard, { strict: false });
-    } catch {
-      instance = undefined;
-    }
-    this.hostGuard = instance ?? (await this.moduleRef.create(guard));
+    this.hostGuard = typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;
     return this.hostGuard;
   }
 }
