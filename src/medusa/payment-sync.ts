@@ -1,8 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { In } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { servicesOf } from './runtime';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult } from './types';
 
@@ -63,7 +64,7 @@ export async function syncMedusaPayments(
     since: new Date(started.getTime() - (options.lookbackMs ?? 3 * 86_400_000)),
     retry: new Set<string>(),
   };
-  const dataSource = app.get(DataSource);
+  const { dataSource } = servicesOf(app);
   const changed = await dataSource
     .getRepository(InvoiceStatusHistory)
     .createQueryBuilder('h')
