@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { runStatement } from './transaction';
+import { InvoicePaymentsLease } from '../persistence/lease.entity';
 import { escapeQuery, queryReturning } from './typeorm-compat';
-
-const TABLE = 'invoice_payments_lease';
 
 /**
  * Takes or renews the lease `name` for `holder` until `now + leaseMs`, unless another holder's lease is still live:
@@ -15,12 +14,13 @@ export async function acquireLease(
   holder: string,
   leaseMs: number,
 ): Promise<boolean> {
+  const table = dataSource.getMetadata(InvoicePaymentsLease).tableName;
   const now = new Date();
   const until = new Date(now.getTime() + leaseMs).toISOString();
   const values = { name, holder, until, now: now.toISOString() };
   const update = escapeQuery(
     dataSource,
-    `UPDATE ${TABLE} SET holder = :holder, locked_until = :until ` +
+    `UPDATE ${table} SET holder = :holder, locked_until = :until ` +
       'WHERE name = :name AND (holder = :holder OR locked_until <= :now) RETURNING name',
     values,
   );
@@ -28,7 +28,7 @@ export async function acquireLease(
   if (updated.length > 0) return true;
   const insert = escapeQuery(
     dataSource,
-    `INSERT INTO ${TABLE} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
+    `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
       'ON CONFLICT (name) DO NOTHING RETURNING name',
     values,
   );
@@ -40,7 +40,8 @@ export async function acquireLease(
 export async function releaseLease(dataSource: DataSource, name: string, holder: string): Promise<void> {
   const [sql, values] = escapeQuery(
     dataSource,
-    `UPDATE ${TABLE} SET locked_until = :past WHERE name = :name AND holder = :holder`,
+    `UPDATE ${dataSource.getMetadata(InvoicePaymentsLease).tableName} SET locked_until = :past ` +
+      'WHERE name = :name AND holder = :holder',
     { past: new Date(0).toISOString(), name, holder },
   );
   await runStatement(dataSource, (em) => em.query(sql, values));

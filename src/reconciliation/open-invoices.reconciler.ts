@@ -41,6 +41,11 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private current: Promise<ReconciliationRound> | null = null;
   private stopped = false;
 
+  /** The invoice table as its entity names it (unqualified: Medusa's schema is the connection's search path). */
+  private get table(): string {
+    return this.dataSource.getMetadata(InvoiceRecord).tableName;
+  }
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statuses: InvoiceStatusService,
@@ -87,7 +92,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
     const [sql, values] = escapeQuery(
       this.dataSource,
-      'UPDATE invoice_payments_invoice SET next_check_at = :now ' +
+      `UPDATE ${this.table} SET next_check_at = :now ` +
         'WHERE (next_check_at IS NULL OR (next_check_at > :now AND next_check_at < :never)) ' +
         'AND created_at >= :since RETURNING id',
       { now: now.toISOString(), never: NEVER.toISOString(), since },
@@ -205,7 +210,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private async schedule(id: string, at: Date): Promise<void> {
     const [sql, values] = escapeQuery(
       this.dataSource,
-      'UPDATE invoice_payments_invoice SET next_check_at = :at WHERE id = :id',
+      `UPDATE ${this.table} SET next_check_at = :at WHERE id = :id`,
       { at: at.toISOString(), id },
     );
     await runStatement(this.dataSource, (em) => em.query(sql, values));
