@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { PaymentStatusChange } from './order-payment.port';
 import { changeOf } from './status-change';
@@ -285,7 +286,8 @@ export class InvoiceStatusService {
     recordId: string,
   ): Promise<{ record: InvoiceRecord; known: KnownHistory }> {
     const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
-    if (isPostgres(this.dataSource)) qb.setLock('pessimistic_write');
+    const lock = dialectOf(this.dataSource).rowLock;
+    if (lock) qb.setLock(lock);
     const record = await qb.getOne();
     if (!record) throw new ReportedRecordNotFoundError(recordId);
     const known = (await historiesOf(em, [recordId])).get(recordId) ?? NO_HISTORY;

@@ -1,5 +1,6 @@
 import { In, type DataSource, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
-import { isPostgres, runStatement } from '../transaction';
+import { dialectOf } from '../../persistence/dialect';
+import { runStatement } from '../transaction';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
@@ -118,7 +119,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
           ${oneAtATime}
         ORDER BY ${how.orderBy}
         LIMIT :limit
-        ${isPostgres(this.dataSource) ? 'FOR UPDATE SKIP LOCKED' : ''}
+        ${dialectOf(this.dataSource).skipLocked}
       )`;
     const lease = new Date(now.getTime() + leaseMs).toISOString();
     return escapeQuery(this.dataSource, sql, {
