@@ -50,7 +50,8 @@ const cursors = new WeakMap<INestApplicationContext, { since: Date; retry: Set<s
  * webhook would have given (`authorized`/`captured`, session id, amount), i.e. Medusa's own
  * `processPaymentWorkflow`, which authorizes the session, captures the payment and completes the cart. Idempotent:
  * a session Medusa already shows paid is skipped. Canceled, refunded and disputed invoices are not acted on here
- * (Medusa's webhook handler ignores those actions too); the module's events and admin page show them.
+ * (Medusa's webhook handler ignores those actions too); the module's events and admin page show them. `app` is a
+ * runtime that `invoicePaymentsRuntime` started (`startedInvoicePaymentsRuntimes()` lists them).
  */
 export async function syncMedusaPayments(
   app: INestApplicationContext,
