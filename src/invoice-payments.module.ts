@@ -37,6 +37,7 @@ import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import type { InvoicePaymentsSettingsDefaults } from './settings/types';
 import { SettingsModule } from './settings/settings.module';
+import { SettingsStoreModule } from './settings/settings-store.module';
 import { SHIPPING_OPTIONS } from './shipping/constants';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
@@ -83,27 +84,40 @@ export class InvoicePaymentsModule {
 
 /**
  * What every capability shares, in one global module: the options, the `GatewayClient`, the status path, the
- * host's port and the links to the runtime settings. Global like `@nestjs/typeorm`'s core module; every token is
- * this package's own, so nothing of the host's is shadowed.
+ * host's port and the runtime settings. Global like `@nestjs/typeorm`'s core module; every token is this package's
+ * own, so nothing of the host's is shadowed.
  */
 @Global()
 @Module({})
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
+    const settings = SettingsStoreModule.register(
+      {
+        provide: INVOICE_PAYMENTS_ADMIN_OPTIONS,
+        useFactory: (o: InvoicePaymentsModuleOptions) => o.admin ?? {},
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+      {
+        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
+        useFactory: settingsDefaults,
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
+    );
     return {
       module: InvoicePaymentsCoreModule,
       imports: [
         ...(wiring.imports ?? []),
         TypeOrmModule.forFeature(INVOICE_PAYMENTS_ENTITIES),
         InvoiceStatusModule,
+        settings,
       ],
       providers: [
         options,
         {
           provide: GATEWAY_CLIENT_OPTIONS,
           useFactory: gatewayOptions,
-          inject: [INVOICE_PAYMENTS_OPTIONS, ModuleRef],
+          inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
         GatewayClient,
         {
@@ -111,7 +125,11 @@ class InvoicePaymentsCoreModule {
           useFactory: notificationsOptionsOf,
           inject: [INVOICE_PAYMENTS_OPTIONS],
         },
-        { provide: CHECKOUT_SETTINGS, useFactory: checkoutSettings, inject: [ModuleRef] },
+        {
+          provide: CHECKOUT_SETTINGS,
+          useFactory: (settings: InvoicePaymentsSettingsService): CheckoutSettingsSource => settings,
+          inject: [InvoicePaymentsSettingsService],
+        },
         // App-wide, so the module's errors a host lets out of its own controllers keep their 4xx/5xx answers with
         // nothing to register; it catches only the module's and the service's errors, and a host's own global
         // filter for them (`app.useGlobalFilters`) is asked first.
@@ -124,6 +142,7 @@ class InvoicePaymentsCoreModule {
         GatewayClient,
         STATUS_DISPATCH_OPTIONS,
         CHECKOUT_SETTINGS,
+        settings,
         ...(wiring.orderPort ? [ORDER_PAYMENT_PORT] : []),
       ],
     };
@@ -135,41 +154,33 @@ function assemble(
   wiring: InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
+    merchantTokenSource: merchantTokenFromSettings,
+    optionsProvider: {
+      provide: WEBHOOKS_OPTIONS,
+      useFactory: webhooksOptionsOf,
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+  });
+  const shipping = ShippingModule.forRoot(statics.shipping, {
+    optionsProvider: {
+      provide: SHIPPING_OPTIONS,
+      useFactory: shippingOptionsOf,
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+  });
   const capabilities = [
     CheckoutModule,
     RefundsModule,
-    WebhooksModule.forRoot(statics.webhooks, {
-      merchantTokenSource: merchantTokenFromSettings,
-      optionsProvider: {
-        provide: WEBHOOKS_OPTIONS,
-        useFactory: webhooksOptionsOf,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    }),
+    webhooks,
     ReconciliationModule.forRoot(undefined, {
       provide: RECONCILIATION_OPTIONS,
       useFactory: reconciliationOptionsOf,
       inject: [INVOICE_PAYMENTS_OPTIONS],
     }),
-    ShippingModule.forRoot(statics.shipping, {
-      optionsProvider: {
-        provide: SHIPPING_OPTIONS,
-        useFactory: shippingOptionsOf,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    }),
-    SettingsModule.forRoot(statics.admin, {
-      adminOptionsProvider: {
-        provide: INVOICE_PAYMENTS_ADMIN_OPTIONS,
-        useFactory: (o: InvoicePaymentsModuleOptions) => o.admin ?? {},
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-      defaultsProvider: {
-        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-        useFactory: settingsDefaults,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    }),
+    shipping,
+    // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
+    SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
   ];
   return {
     module: InvoicePaymentsModule,
@@ -206,17 +217,16 @@ function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
 
 /**
  * The client reads its connection from the runtime settings before each call (they default to these options), so
- * a token changed in the admin panel applies without a restart. The settings service is looked up lazily: it lives
- * in `SettingsModule`, which the client's module cannot import.
+ * a token changed in the admin panel applies without a restart.
  */
-function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: ModuleRef): GatewayClientOptions {
-  const onImplausibleAmount = implausibleAmountAlert(moduleRef, options.gateway.onImplausibleAmount);
+function gatewayOptions(
+  options: InvoicePaymentsModuleOptions,
+  settings: InvoicePaymentsSettingsService,
+  events: EventEmitter2,
+): GatewayClientOptions {
+  const onImplausibleAmount = implausibleAmountAlert(events, options.gateway.onImplausibleAmount);
   if (options.gateway.resolveConfig) return { ...options.gateway, onImplausibleAmount };
-  return {
-    ...options.gateway,
-    onImplausibleAmount,
-    resolveConfig: () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).gatewayConfig(),
-  };
+  return { ...options.gateway, onImplausibleAmount, resolveConfig: () => settings.gatewayConfig() };
 }
 
 /**
@@ -225,7 +235,7 @@ function gatewayOptions(options: InvoicePaymentsModuleOptions, moduleRef: Module
  * listener if it gave one.
  */
 function implausibleAmountAlert(
-  moduleRef: ModuleRef,
+  events: EventEmitter2,
   hostListener: GatewayClientOptions['onImplausibleAmount'],
 ): NonNullable<GatewayClientOptions['onImplausibleAmount']> {
   const recent: string[] = [];
@@ -240,27 +250,18 @@ function implausibleAmountAlert(
       invoiceRecordId: null,
       message: `the service answered an amount that cannot be real; the answer was refused: ${error.message}`,
     };
-    moduleRef.get(EventEmitter2, { strict: false }).emit(InvoicePaymentsEvents.Alert, alert);
+    events.emit(InvoicePaymentsEvents.Alert, alert);
   };
 }
 
 /** The webhook token's merchant part as the admin settings have it now (default: `webhooks.merchantToken`). */
 const merchantTokenFromSettings: Provider = {
   provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
-  useFactory: (moduleRef: ModuleRef): WebhookMerchantTokenSource => ({
-    merchantToken: () =>
-      moduleRef.get(InvoicePaymentsSettingsService, { strict: false }).merchantWebhookToken(),
+  useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({
+    merchantToken: () => settings.merchantWebhookToken(),
   }),
-  inject: [ModuleRef],
+  inject: [InvoicePaymentsSettingsService],
 };
-
-function checkoutSettings(moduleRef: ModuleRef): CheckoutSettingsSource {
-  const settings = () => moduleRef.get(InvoicePaymentsSettingsService, { strict: false });
-  return {
-    getEffective: () => settings().getEffective(),
-    referrerNamespace: () => settings().referrerNamespace(),
-  };
-}
 
 /** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
 function settingsDefaults(options: InvoicePaymentsModuleOptions): InvoicePaymentsSettingsDefaults {

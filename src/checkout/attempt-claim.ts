@@ -88,7 +88,7 @@ export function referrerPrefix(input: ClaimInput): string {
  * A new order, the usual checkout, takes a simpler statement first: attempt 1, only when the order has no row at
  * all, writing nothing on any conflict (another order's reference, a claim that won the race). PostgreSQL plans it
  * in a fraction of the general statement's time (no aggregate); when it writes nothing, the general statement
- * decides, as it always did.
+ * decides, so the fast path never answers a conflict on its own.
  */
 export async function insertNextAttempt(
   em: EntityManager,

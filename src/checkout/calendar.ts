@@ -9,7 +9,7 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let format = formatters.get(timeZone);
   if (!format) {
-    // Throws for an unknown zone before anything is cached, as before.
+    // Throws for an unknown zone before anything is cached: a bad zone is refused on every call, never remembered.
     format = new Intl.DateTimeFormat('en-US', {
       timeZone,
       year: 'numeric',

@@ -22,7 +22,7 @@ export class CheckoutConfig {
 
   /**
    * This installation's referrer namespace: the `referrerNamespace` option, else the one kept in the settings (made
-   * once). `''` only for a checkout running without settings (no namespace: referrers as before).
+   * once). `''` only for a checkout running without settings: no namespace, referrers are `<reference>-<attempt>`.
    */
   async referrerNamespace(): Promise<string> {
     if (this.options.referrerNamespace) return this.options.referrerNamespace;

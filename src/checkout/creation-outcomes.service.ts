@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService, NO_HISTORY } from '../core/invoice-status.service';
+import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -25,7 +26,7 @@ import { LateInvoiceService } from './late-invoice.service';
  */
 @Injectable()
 export class CreationOutcomes {
-  private readonly logger = new Logger('InvoiceCreationService');
+  private readonly logger = new Logger(CreationOutcomes.name);
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -86,7 +87,7 @@ export class CreationOutcomes {
     await this.store.transition(record.id, ['pending'], {
       creationState: 'unknown',
       unknownSince: since,
-      ...(stuck ? { attentionReason: reason.slice(0, 2000) } : {}),
+      ...(stuck ? { attentionReason: clip(reason, 2000) } : {}),
     });
     if (!stuck) {
       const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));

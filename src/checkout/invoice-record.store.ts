@@ -4,7 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import { idProblem } from '../core/text-bounds';
+import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -157,12 +157,12 @@ export class InvoiceRecordStore {
         statusText: null,
         source: 'admin',
         applied: false,
-        note: note.slice(0, 255),
+        note: clip(note, 255),
         alert: null,
         notifiedAt: now,
         notifyAttempts: 0,
         notifyError: null,
-        actor: actor.slice(0, 128),
+        actor: clip(actor, 128),
         createdAt: now,
       }),
     );

@@ -9,7 +9,7 @@ import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
-import type { StatusChangeSource } from '../persistence/invoice-status-history.entity';
+import type { StatusReportSource } from '../core/status-sources';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
@@ -66,7 +66,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
    * another invoice (a second invoice of the same request: canceled or alerted here, it has no record of its own);
    * `foreign` when an attempt has the referrer but the invoice is not the one it sent (left alone, alerted).
    */
-  async adopt(invoice: Invoice, source: StatusChangeSource = 'webhook'): Promise<Adoption> {
+  async adopt(invoice: Invoice, source: StatusReportSource = 'webhook'): Promise<Adoption> {
     const none: Adoption = { record: null, foreign: null };
     if (!invoice.referrer || !invoice.id) return none;
     const record = await this.store.findByReferrer(invoice.referrer);
@@ -126,7 +126,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   }
 
   /** Links the record (no invoice yet, any creation state) to the invoice; `false` if it was linked meanwhile. */
-  private async link(record: InvoiceRecord, invoice: Invoice, source: StatusChangeSource): Promise<boolean> {
+  private async link(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource): Promise<boolean> {
     const closed = record.creationState === 'failed';
     // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);

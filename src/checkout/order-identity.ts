@@ -1,4 +1,5 @@
 import type { CreateInvoiceParams } from '../gateway/types';
+import { clip } from '../core/text-bounds';
 import type { CheckoutOrder } from './types';
 
 /** What a person recognises an order by, kept on the invoice record for the admin page (shown and searched). */
@@ -23,10 +24,11 @@ export function maskDocument(document: string | undefined | null): string | null
   return '***';
 }
 
-function clip(value: string | number | null | undefined, max: number): string | null {
+/** The value as trimmed text; `null` when absent or blank. */
+function present(value: string | number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const text = String(value).trim();
-  return text === '' ? null : text.slice(0, max);
+  return text === '' ? null : text;
 }
 
 /** The order's number and customer from the checkout input and its mapped `client` (document normalized). */
@@ -35,9 +37,9 @@ export function recognisedOrder(
   client: CreateInvoiceParams['client'],
 ): RecognisedOrder {
   return {
-    displayId: clip(order.display_id, 64),
-    customerName: clip(client.name, 160),
-    customerEmail: clip(client.email, 254),
+    displayId: clip(present(order.display_id), 64),
+    customerName: clip(present(client.name), 160),
+    customerEmail: clip(present(client.email), 254),
     customerDocument: maskDocument(client.document),
   };
 }

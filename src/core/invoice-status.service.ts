@@ -4,7 +4,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import type { Invoice } from '../gateway/types';
-import { InvoiceStatusHistory, StatusChangeSource } from '../persistence/invoice-status-history.entity';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { PaymentStatusChange } from './order-payment.port';
 import { changeOf } from './status-change';
@@ -14,8 +15,8 @@ import { statusRow } from './status-table';
 import { decideTransition } from './status-transitions';
 import { writeGuarded } from './guarded-status-write';
 import { isPostgres, runInTransaction } from './transaction';
-
-const SOURCES: readonly StatusChangeSource[] = ['create', 'operation', 'webhook', 'sweep', 'provider'];
+import { clip } from './text-bounds';
+import { STATUS_REPORT_SOURCES, type StatusReportSource } from './status-sources';
 
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
@@ -25,7 +26,7 @@ export interface StatusReport {
   code: number;
   /** `status.text` as reported; defaults to `invoice.status.text`. */
   text?: string | null;
-  source: StatusChangeSource;
+  source: StatusReportSource;
   /** The invoice the report came with: its amounts, PIX, bank slip, card and due date refresh the record. */
   invoice?: Invoice;
 }
@@ -209,7 +210,7 @@ export class InvoiceStatusService {
     // With no earlier change of the invoice still to deliver, the new one is written held by this instance and
     // handed to the dispatcher after commit: delivered without reading it back.
     // PostgreSQL only: on SQLite a host port that opens its own transaction at once could meet one of ours on the
-    // one shared connection, so there the dispatcher reads the change back first, as it always did.
+    // one shared connection, so there the dispatcher reads the change back first, outside our transaction.
     const handOver =
       decision.apply && known.openChanges === 0 && isPostgres(this.dataSource) && this.dispatcher.accepting;
     // A plain assignment: the repository's `create` walks the metadata, and every column is given here.
@@ -295,7 +296,8 @@ export class InvoiceStatusService {
     recordId: string,
   ): Promise<{ record: InvoiceRecord; known: KnownHistory }> {
     const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
-    if (isPostgres(this.dataSource)) qb.setLock('pessimistic_write');
+    const lock = dialectOf(this.dataSource).rowLock;
+    if (lock) qb.setLock(lock);
     const record = await qb.getOne();
     if (!record) throw new ReportedRecordNotFoundError(recordId);
     const known = (await historiesOf(em, [recordId])).get(recordId) ?? NO_HISTORY;
@@ -347,8 +349,8 @@ function assertReport(report: StatusReport): void {
   }
   if (!Number.isSafeInteger(report.code))
     throw new InvalidStatusReportError('code', `must be an integer, got ${String(report.code)}`);
-  if (!SOURCES.includes(report.source))
-    throw new InvalidStatusReportError('source', `must be one of ${SOURCES.join(', ')}`);
+  if (!(STATUS_REPORT_SOURCES as readonly unknown[]).includes(report.source))
+    throw new InvalidStatusReportError('source', `must be one of ${STATUS_REPORT_SOURCES.join(', ')}`);
 }
 
 /** Fields of the record the reported invoice refreshes; absent values never erase what is known. */
@@ -389,8 +391,4 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 function atLeast(recorded: number | null, reported: number | null): number | null {
   if (reported === null) return null;
   return recorded !== null && recorded > reported ? recorded : reported;
-}
-
-function clip(value: string | null, max: number): string | null {
-  return value === null ? null : value.slice(0, max);
 }

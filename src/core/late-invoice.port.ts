@@ -1,5 +1,5 @@
 import type { Invoice } from '../gateway/types';
-import type { StatusChangeSource } from '../persistence/invoice-status-history.entity';
+import type { StatusReportSource } from './status-sources';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 
 /** Injection token of the {@link LateInvoiceAdopter} the checkout capability provides. */
@@ -16,7 +16,7 @@ export interface LateInvoiceAdopter {
    * is a second invoice of an attempt that holds one). `foreign`: why it is not this store's invoice although an
    * attempt has its referrer (`InvoiceIdentity`): left alone and alerted.
    */
-  adopt(invoice: Invoice, source: StatusChangeSource): Promise<Adoption>;
+  adopt(invoice: Invoice, source: StatusReportSource): Promise<Adoption>;
 }
 
 /** What {@link LateInvoiceAdopter.adopt} made of an invoice. */

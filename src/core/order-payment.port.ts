@@ -1,3 +1,4 @@
+import type { StatusReportSource } from './status-sources';
 import type { OrderPaymentStatus, PaymentSessionStatus } from './status-table';
 
 /** Injection token of the host's {@link OrderPaymentPort}. */
@@ -22,8 +23,8 @@ export interface PaymentStatusChange {
   /** `null` when the invoice had no status yet. */
   previous: PaymentStatusSnapshot | null;
   current: PaymentStatusSnapshot;
-  /** What reported the change. */
-  source: 'create' | 'operation' | 'webhook' | 'sweep' | 'provider';
+  /** What reported the change: `create`, `operation`, `webhook`, `sweep` or `provider` (see `StatusReportSource`). */
+  source: StatusReportSource;
   /**
    * Set when the change needs a person: `paid_after_cancel` means money arrived for a canceled invoice and must be
    * returned.

@@ -10,6 +10,7 @@ import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ord
 import { statusChangeOf } from './status-change';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
+import { clip } from './text-bounds';
 
 /**
  * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
@@ -239,7 +240,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
       await this.write(row.id, {
         notifyAttempts: attempts,
-        notifyError: errorMessage(err).slice(0, 2000),
+        notifyError: clip(errorMessage(err), 2000),
         notifyLockedUntil: null,
       });
       this.retryAt.set(row.id, Date.now() + delay);

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTERS_PROBLEM, idProblem, readText, textProblem } from './text-bounds';
+import { clip, CONTROL_CHARACTERS_PROBLEM, idProblem, readText, textProblem } from './text-bounds';
 
 describe('text bounds: one rule for text from outside', () => {
   const rule = { max: 5, option: 'checkout.textLimits.name' };
@@ -45,5 +45,23 @@ describe('text bounds: one rule for text from outside', () => {
     expect(idProblem('x'.repeat(129))).toMatch(/at most 128/);
     expect(idProblem(' x')).toMatch(/spaces/);
     expect(idProblem('')).toBe('is required');
+  });
+
+  describe('clip: text cut to fit where it is kept', () => {
+    it('keeps text that fits as it is, cuts what does not to max characters', () => {
+      expect(clip('abc', 3)).toBe('abc');
+      expect(clip('abcd', 3)).toBe('abc');
+      expect(clip('', 3)).toBe('');
+    });
+
+    it('adds the marker only when it cut, on top of max', () => {
+      expect(clip('abcd', 3, '…')).toBe('abc…');
+      expect(clip('abc', 3, '…')).toBe('abc');
+    });
+
+    it('null and undefined are null', () => {
+      expect(clip(null, 3)).toBeNull();
+      expect(clip(undefined, 3)).toBeNull();
+    });
   });
 });

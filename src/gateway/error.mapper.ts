@@ -13,6 +13,7 @@ import {
   GatewayUnavailableError,
   GatewayValidationError,
 } from './errors';
+import { clip } from '../core/text-bounds';
 
 /**
  * Turns what the service answered (or failed to answer) into the error hierarchy, scrubbing secrets from every text
@@ -48,6 +49,9 @@ export interface FailureContext extends Omit<GatewayErrorContext, 'sent' | 'http
 
 const REDACTED = '[redacted]';
 
+/** Most characters kept of one message from the service (its own words, shown in our errors). */
+const MESSAGE_MAX = 300;
+
 /** Replaces every occurrence of each secret (and of its base64 form) with `[redacted]`. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
@@ -64,17 +68,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function clip(text: string, max = 300): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
 /** `errors` of an A6 body as a clean field → messages map. */
 function readFields(body: Record<string, unknown>, secrets: readonly string[]): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
   if (!isRecord(body.errors)) return fields;
   for (const [field, messages] of Object.entries(body.errors)) {
     const list = Array.isArray(messages) ? messages : [messages];
-    fields[redact(field, secrets)] = list.map((m) => redact(clip(String(m)), secrets));
+    fields[redact(field, secrets)] = list.map((m) => redact(clip(String(m), MESSAGE_MAX, '…'), secrets));
   }
   return fields;
 }
@@ -101,9 +101,9 @@ export function errorForResponse(
 ): GatewayError | null {
   const record = isRecord(body) ? body : null;
   const serviceCode =
-    record && typeof record.code === 'string' ? redact(clip(record.code, 60), ctx.secrets) : undefined;
+    record && typeof record.code === 'string' ? redact(clip(record.code, 60, '…'), ctx.secrets) : undefined;
   const serviceMessage =
-    record && typeof record.message === 'string' ? redact(clip(record.message), ctx.secrets) : undefined;
+    record && typeof record.message === 'string' ? redact(clip(record.message, MESSAGE_MAX, '…'), ctx.secrets) : undefined;
   const base = {
     operation: ctx.operation,
     invoiceRef: ctx.invoiceRef,
@@ -137,7 +137,7 @@ export function errorForResponse(
     case 403: {
       const scope =
         record && typeof record.required_scope === 'string'
-          ? redact(clip(record.required_scope, 60), ctx.secrets)
+          ? redact(clip(record.required_scope, 60, '…'), ctx.secrets)
           : (ctx.scope ?? null);
       return new GatewayScopeError(base, said(`the token lacks scope ${scope ?? '(not stated)'}`), scope);
     }
@@ -179,7 +179,7 @@ export function errorForTransportFailure(
 ): GatewayError {
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { operation: ctx.operation, invoiceRef: ctx.invoiceRef, sent };
-  const detail = redact(clip(message), ctx.secrets);
+  const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
   if (sent && changesInvoice(ctx.safety)) {
     return new GatewayOutcomeUnknownError(
       base,

@@ -1,8 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { In } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { servicesOf } from './runtime';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult } from './types';
 
@@ -49,7 +50,8 @@ const cursors = new WeakMap<INestApplicationContext, { since: Date; retry: Set<s
  * webhook would have given (`authorized`/`captured`, session id, amount), i.e. Medusa's own
  * `processPaymentWorkflow`, which authorizes the session, captures the payment and completes the cart. Idempotent:
  * a session Medusa already shows paid is skipped. Canceled, refunded and disputed invoices are not acted on here
- * (Medusa's webhook handler ignores those actions too); the module's events and admin page show them.
+ * (Medusa's webhook handler ignores those actions too); the module's events and admin page show them. `app` is a
+ * runtime that `invoicePaymentsRuntime` started (`startedInvoicePaymentsRuntimes()` lists them).
  */
 export async function syncMedusaPayments(
   app: INestApplicationContext,
@@ -63,7 +65,7 @@ export async function syncMedusaPayments(
     since: new Date(started.getTime() - (options.lookbackMs ?? 3 * 86_400_000)),
     retry: new Set<string>(),
   };
-  const dataSource = app.get(DataSource);
+  const { dataSource } = servicesOf(app);
   const changed = await dataSource
     .getRepository(InvoiceStatusHistory)
     .createQueryBuilder('h')

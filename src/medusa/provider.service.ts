@@ -1,12 +1,11 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
-import { CheckoutConfig } from '../checkout/checkout-config.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData } from '../checkout/types';
 import type { PaymentMethod } from '../gateway/types';
 import { medusaAmountToCents } from './amounts';
 import { loadMedusaFramework } from './framework';
 import { buildCheckoutData } from './order';
-import { invoicePaymentsRuntime, medusaDataSourceOptions } from './runtime';
+import { invoicePaymentsRuntime, medusaDataSourceOptions, servicesOf } from './runtime';
 import { authorizationStatus, dataOf, medusaSessionData, sessionOf, toMedusaError } from './session';
 import type {
   InvoicePaymentsMedusaOptions,
@@ -199,7 +198,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     method?: PaymentMethod,
   ): Promise<{ amount: number; currency_code: string; data: InitiatePaymentData }> {
     const amount = medusaAmountToCents(input.amount);
-    const { methods } = await app.get(CheckoutConfig, { strict: false }).current();
+    const { methods } = await servicesOf(app).checkout.current();
     const data = buildCheckoutData({
       sessionId,
       amountCents: amount,
@@ -217,7 +216,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   ): Promise<T> {
     try {
       const app = await invoicePaymentsRuntime(this.options);
-      return await fn(app.get(InvoicePaymentProvider, { strict: false }), app);
+      return await fn(servicesOf(app).provider, app);
     } catch (err) {
       throw toMedusaError(err, medusa.MedusaError);
     }

@@ -7,6 +7,7 @@ import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
+import { MedusaRuntimeServices } from './runtime-services';
 import type { InvoicePaymentsMedusaOptions } from './types';
 
 /** Schema of the module's tables inside Medusa's database, unless the options name another. */
@@ -16,7 +17,7 @@ export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-@Module({})
+@Module({ providers: [MedusaRuntimeServices] })
 class InvoicePaymentsMedusaHostModule {}
 
 /** The module's TypeORM connection inside Medusa: PostgreSQL, its own pool, schema and migrations table. */
@@ -104,13 +105,27 @@ export function invoicePaymentsRuntime(
   return started;
 }
 
+/** Each started runtime's services, taken from its own root module when it starts. */
+const servicesOfRuntimes = new WeakMap<INestApplicationContext, MedusaRuntimeServices>();
+
 async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplicationContext> {
   if (options.runMigrations !== false) await runInvoicePaymentsMigrations(options);
+  const root = rootModule(options);
   // abortOnError false: a failure is thrown to Medusa, never a process.exit inside the host.
-  return NestFactory.createApplicationContext(rootModule(options), {
+  const app = await NestFactory.createApplicationContext(root, {
     logger: options.logLevels ?? ['error', 'warn'],
     abortOnError: false,
   });
+  servicesOfRuntimes.set(app, app.select(root).get(MedusaRuntimeServices, { strict: true }));
+  return app;
+}
+
+/** What the adapter calls in a runtime that {@link invoicePaymentsRuntime} started. */
+export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServices {
+  const services = servicesOfRuntimes.get(runtime);
+  if (!services)
+    throw new Error('invoice-payments (Medusa): not a runtime started by invoicePaymentsRuntime');
+  return services;
 }
 
 /**

@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { OrderNotPaidError } from '../shipping/errors';
-import { TrackingService } from '../shipping/tracking.service';
 import type { RecordShipmentResult } from '../shipping/types';
-import { invoicePaymentsRuntime } from './runtime';
+import { invoicePaymentsRuntime, servicesOf } from './runtime';
 import type { InvoicePaymentsMedusaOptions } from './types';
 
 const logger = new Logger('InvoicePayments:Medusa');
@@ -28,7 +27,7 @@ export async function recordMedusaShipment(
   options: InvoicePaymentsMedusaOptions,
   shipment: MedusaShipment,
 ): Promise<RecordShipmentResult | null> {
-  const tracking = (await invoicePaymentsRuntime(options)).get(TrackingService, { strict: false });
+  const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
   for (const sessionId of shipment.sessionIds) {
     try {
       return await tracking.recordShipment({

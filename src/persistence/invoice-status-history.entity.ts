@@ -1,8 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { StatusChangeSource } from '../core/status-sources';
 import { TimestampColumn } from './columns';
-
-/** What moved (or tried to move) an invoice's status. */
-export type StatusChangeSource = 'create' | 'operation' | 'webhook' | 'sweep' | 'provider' | 'admin';
 
 /**
  * Every status an invoice was reported in, applied or not: a refused backwards move or an unknown code is kept

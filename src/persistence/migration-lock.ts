@@ -5,8 +5,8 @@ import {
   type MigrationInterface,
   type QueryRunner,
 } from 'typeorm';
-import { isPostgres } from '../core/transaction';
 import { dataSourceOf } from '../core/typeorm-compat';
+import { dialectOf } from './dialect';
 
 /**
  * The PostgreSQL advisory lock key of the module's migrations (one bigint, the same for every instance and every
@@ -46,7 +46,7 @@ export function serializedMigration<T extends MigrationClass>(migration: T): T {
     throw new Error(`migration ${migration.name} has no up() method to serialize`);
   const body = own as (this: MigrationInterface, queryRunner: QueryRunner) => Promise<unknown>;
   async function up(this: MigrationInterface, queryRunner: QueryRunner): Promise<unknown> {
-    if (!isPostgres(dataSourceOf(queryRunner))) return body.call(this, queryRunner);
+    if (!dialectOf(dataSourceOf(queryRunner)).advisoryLocks) return body.call(this, queryRunner);
     // TypeORM names a migration by its `name` property, else by its class name.
     const name = this.name ?? migration.name;
     if (queryRunner.isTransactionActive) {
@@ -114,9 +114,9 @@ export async function runMigrationsExclusively(
   } = {},
 ): Promise<string[]> {
   const queryRunner = dataSource.createQueryRunner();
-  const postgres = isPostgres(dataSource);
+  const locks = dialectOf(dataSource).advisoryLocks;
   try {
-    if (postgres) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (locks) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await options.before?.(queryRunner);
       // TypeORM reads its migrations table only now; the migrations' own lock is granted at once (same session).
@@ -124,7 +124,7 @@ export async function runMigrationsExclusively(
       executor.transaction = options.transaction ?? 'all';
       return (await executor.executePendingMigrations()).map((m) => m.name);
     } finally {
-      if (postgres) await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      if (locks) await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
     await queryRunner.release();

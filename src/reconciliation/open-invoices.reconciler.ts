@@ -9,8 +9,8 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { acquireLease, releaseLease } from '../core/named-lease';
 import { decideTransition } from '../core/status-transitions';
-import { isPostgres, runStatement } from '../core/transaction';
-import { queryReturning } from '../core/typeorm-compat';
+import { runStatement } from '../core/transaction';
+import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { OPEN_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -40,6 +40,11 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<ReconciliationRound> | null = null;
   private stopped = false;
+
+  /** The invoice table as its entity names it (unqualified: Medusa's schema is the connection's search path). */
+  private get table(): string {
+    return this.dataSource.getMetadata(InvoiceRecord).tableName;
+  }
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -85,18 +90,15 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     if (this.options.catchUpOnStartMs <= 0) return 0;
     const now = new Date();
     const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
-    const pg = isPostgres(this.dataSource);
-    const p = (i: number) => (pg ? `$${i}` : '?');
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${this.table} SET next_check_at = :now ` +
+        'WHERE (next_check_at IS NULL OR (next_check_at > :now AND next_check_at < :never)) ' +
+        'AND created_at >= :since RETURNING id',
+      { now: now.toISOString(), never: NEVER.toISOString(), since },
+    );
     try {
-      const rows = await runStatement(this.dataSource, (em) =>
-        queryReturning(
-          em,
-          `UPDATE invoice_payments_invoice SET next_check_at = ${p(1)} ` +
-            `WHERE (next_check_at IS NULL OR (next_check_at > ${p(2)} AND next_check_at < ${p(3)})) ` +
-            `AND created_at >= ${p(4)} RETURNING id`,
-          [now.toISOString(), now.toISOString(), NEVER.toISOString(), since],
-        ),
-      );
+      const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
       return rows.length;
     } catch (err) {
       this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
@@ -206,9 +208,12 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 
   /** Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it). */
   private async schedule(id: string, at: Date): Promise<void> {
-    const pg = isPostgres(this.dataSource);
-    const sql = `UPDATE invoice_payments_invoice SET next_check_at = ${pg ? '$1' : '?'} WHERE id = ${pg ? '$2' : '?'}`;
-    await runStatement(this.dataSource, (em) => em.query(sql, [at.toISOString(), id]));
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${this.table} SET next_check_at = :at WHERE id = :id`,
+      { at: at.toISOString(), id },
+    );
+    await runStatement(this.dataSource, (em) => em.query(sql, values));
   }
 }
 

@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { clip } from '../core/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
@@ -86,7 +87,7 @@ export class RefundSettlementService {
     reason: string,
     gatewayId: string | null,
   ): Promise<boolean> {
-    const moved = await this.refunds.move(refund.id, ['unknown'], { state, reason: reason.slice(0, 2000) });
+    const moved = await this.refunds.move(refund.id, ['unknown'], { state, reason: clip(reason, 2000) });
     if (!moved) return false;
     const event: RefundSettled = {
       refundId: refund.id,
@@ -115,7 +116,7 @@ export class RefundSettlementService {
     await this.refunds.move(refund.id, ['unknown'], {
       checks,
       nextCheckAt: new Date(Date.now() + wait),
-      reason: reason.slice(0, 2000),
+      reason: clip(reason, 2000),
       ...(alert ? { alerted: true } : {}),
     });
     if (alert) this.alert(refund, reason);

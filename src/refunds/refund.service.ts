@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { clip } from '../core/text-bounds';
 import { GatewayOutcomeUnknownError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString, MAX_SERVICE_AMOUNT_CENTS } from '../gateway/money';
@@ -95,7 +96,7 @@ export class RefundService {
     const claim = await this.refunds.claim({
       invoiceRecordId: record.id,
       amountCents,
-      requestedBy: request.requestedBy.slice(0, 128),
+      requestedBy: clip(request.requestedBy, 128),
       idempotencyKey: idempotencyKey ?? `auto:${randomUUID()}`,
     });
     if ('sameKey' in claim) return this.repeat(claim.sameKey, amountCents, record);
@@ -236,7 +237,7 @@ export class RefundService {
     await this.refunds.move(refund.id, ['pending'], {
       state: 'unknown',
       nextCheckAt: new Date(Date.now() + this.options.recheckMs),
-      reason: `answer lost: ${why(err)}`.slice(0, 2000),
+      reason: clip(`answer lost: ${why(err)}`, 2000),
     });
     const row = await this.settlement.settle({ ...refund, state: 'unknown' });
     if (row.state === 'failed') throw new RefundFailedError(row);
@@ -244,7 +245,7 @@ export class RefundService {
   }
 
   private async fail(refund: InvoiceRefund, reason: string): Promise<void> {
-    await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: reason.slice(0, 2000) });
+    await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: clip(reason, 2000) });
   }
 
   /**

@@ -1,5 +1,4 @@
-import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { ConflictException, Injectable, Logger, NotFoundException, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { requeueUnleased } from '../core/queue/requeue';
@@ -23,9 +22,14 @@ import { findPage, type PageQuery } from './paging';
 export class AdminOperationsService {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
+  /**
+   * The workers are those of the app's webhook and shipping modules (the root module imports them here); without
+   * one, a requeued row waits for the next poll of whichever instance runs the worker.
+   */
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly moduleRef: ModuleRef,
+    @Optional() private readonly inbox?: WebhookInboxProcessor,
+    @Optional() private readonly tracking?: TrackingWorker,
   ) {}
 
   /** Inbox entries in `states` (default: pending and dead), oldest first. */
@@ -69,7 +73,7 @@ export class AdminOperationsService {
     );
     if (!requeued) throw new ConflictException('this delivery is being processed right now');
     this.logger.log(`webhook inbox entry ${id} (${entry.state}) queued again by an admin`);
-    this.lookup(WebhookInboxProcessor)?.kick(id, entry.gatewayId);
+    this.inbox?.kick(id, entry.gatewayId);
     return inboxView(await repo.findOneByOrFail({ id }));
   }
 
@@ -97,7 +101,7 @@ export class AdminOperationsService {
     });
     if (!requeued) throw new ConflictException('this tracking code is being posted right now');
     this.logger.log(`tracking outbox row ${id} (${row.status}) queued again by an admin`);
-    this.lookup(TrackingWorker)?.kick();
+    this.tracking?.kick();
     return outboxView(await repo.findOneByOrFail({ id }));
   }
 
@@ -109,14 +113,5 @@ export class AdminOperationsService {
       take: 500,
     });
     return rows.map(historyView);
-  }
-
-  /** A worker of another capability, when the app has it (the root module does); else its poll picks the row up. */
-  private lookup<T>(type: new (...args: never[]) => T): T | null {
-    try {
-      return this.moduleRef.get(type, { strict: false });
-    } catch {
-      return null;
-    }
   }
 }

@@ -6,6 +6,7 @@ import {
   Injectable,
   Logger,
   OnApplicationBootstrap,
+  Optional,
   UnauthorizedException,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
@@ -57,6 +58,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
   constructor(
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) private readonly options: InvoicePaymentsAdminOptions,
     private readonly moduleRef: ModuleRef,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     const key = options.adminKey;
     if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
@@ -71,12 +73,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
    * Medusa runtime, a CLI) mounts no admin route, so there is nothing locked to warn about.
    */
   onApplicationBootstrap(): void {
-    let http: unknown;
-    try {
-      http = this.moduleRef.get(HttpAdapterHost, { strict: false })?.httpAdapter;
-    } catch {
-      http = undefined;
-    }
+    const http = this.adapterHost?.httpAdapter;
     // Nest may build the guard once per controller: one warning per configuration is enough.
     if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.options)) {
       warnedFor.add(this.options);
@@ -152,18 +149,11 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     return settle((await this.resolveHostGuard()).canActivate(context));
   }
 
+  /** A guard class is built once, its dependencies from the app's global modules (as `orderPort` is built). */
   private async resolveHostGuard(): Promise<CanActivate> {
     if (this.hostGuard) return this.hostGuard;
     const guard = this.options.guard as NonNullable<InvoicePaymentsAdminOptions['guard']>;
-    if (typeof guard !== 'function') return (this.hostGuard = guard);
-    // A guard class: use the host's instance when it provides one, else build it with the host's providers.
-    let instance: CanActivate | undefined;
-    try {
-      instance = this.moduleRef.get(guard, { strict: false });
-    } catch {
-      instance = undefined;
-    }
-    this.hostGuard = instance ?? (await this.moduleRef.create(guard));
+    this.hostGuard = typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;
     return this.hostGuard;
   }
 }

@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { clip } from '../core/text-bounds';
 import { runInTransaction } from '../core/transaction';
 import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
@@ -64,10 +65,10 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
   async record(alert: InvoicePaymentsAlert): Promise<void> {
     const row: InvoicePaymentsAlertRecord = Object.assign(new InvoicePaymentsAlertRecord(), {
       id: randomUUID(),
-      kind: String(alert?.kind ?? 'unknown').slice(0, 32),
-      orderId: alert?.orderId ? String(alert.orderId).slice(0, 128) : null,
-      invoiceRecordId: alert?.invoiceRecordId ? String(alert.invoiceRecordId).slice(0, 36) : null,
-      message: String(alert?.message ?? '').slice(0, MAX_MESSAGE),
+      kind: clip(String(alert?.kind ?? 'unknown'), 32),
+      orderId: alert?.orderId ? clip(String(alert.orderId), 128) : null,
+      invoiceRecordId: alert?.invoiceRecordId ? clip(String(alert.invoiceRecordId), 36) : null,
+      message: clip(String(alert?.message ?? ''), MAX_MESSAGE),
       createdAt: new Date(),
       acknowledgedAt: null,
     });

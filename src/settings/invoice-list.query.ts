@@ -54,7 +54,10 @@ export function matchingInvoices(
   if (query.createdBefore)
     qb.andWhere('i.createdAt < :before', { before: new Date(query.createdBefore).toISOString() });
   const q = query.q?.trim() ? likeText(query.q) : null;
-  if (q !== null) qb.andWhere(search(isPostgres(dataSource)), { prefix: `${q}%`, word: `% ${q}%` });
+  if (q !== null) {
+    const table = dataSource.getMetadata(InvoiceRecord).tableName;
+    qb.andWhere(search(isPostgres(dataSource), table), { prefix: `${q}%`, word: `% ${q}%` });
+  }
   return qb;
 }
 
@@ -64,7 +67,7 @@ export function matchingInvoices(
  * matched by a scan of the rows). SQLite: `LIKE` (any case for ASCII, as its `lower`) on `COLLATE NOCASE` indexes,
  * and the name by a scan of its narrow (name, id) index, not of the rows.
  */
-function search(postgres: boolean): Brackets {
+function search(postgres: boolean, table: string): Brackets {
   const like = (alias: string, column: string, pattern: string) =>
     postgres
       ? `lower(${alias}.${column}) LIKE :${pattern}`
@@ -75,7 +78,7 @@ function search(postgres: boolean): Brackets {
     if (postgres) {
       or.orWhere(like('i', 'customer_name', 'prefix')).orWhere(like('i', 'customer_name', 'word'));
     } else {
-      or.orWhere(`i.id IN (SELECT n.id FROM invoice_payments_invoice n WHERE ${name})`);
+      or.orWhere(`i.id IN (SELECT n.id FROM ${table} n WHERE ${name})`);
     }
   });
 }

@@ -59,7 +59,11 @@ export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
 export interface InvoicePaymentsAdminOptions {
   /** Route prefix of the admin API. Default `admin/invoice-payments`. */
   prefix?: string;
-  /** The host's own guard (class or instance). Replaces the admin-key guard entirely. */
+  /**
+   * The host's own guard. Replaces the admin-key guard entirely. A class is built by the module, its dependencies
+   * from the app's global modules; to use the host's own instance, pass it (`forRootAsync({ inject: [StaffGuard],
+   * useFactory: (guard) => ({ admin: { guard } }) })`).
+   */
   guard?: Type<CanActivate> | CanActivate;
   /** Key admin requests must carry as a bearer token (at least 16 characters). */
   adminKey?: string;

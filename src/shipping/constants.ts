@@ -7,9 +7,6 @@ export const TRACKING_POSTER = Symbol('INVOICE_PAYMENTS_TRACKING_POSTER');
 /** The host's shipment event, unless `shipping.shipmentEvent` names another. */
 export const DEFAULT_SHIPMENT_EVENT = 'order.shipment_created';
 
-/** The outbox table. */
-export const TRACKING_OUTBOX_TABLE = 'invoice_payments_tracking_outbox';
-
 /** Longest tracking code accepted (carriers' codes are far shorter: Correios uses 13 characters). */
 export const MAX_TRACKING_CODE_LENGTH = 64;
 export const MAX_CARRIER_LENGTH = 64;

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { TimestampColumn } from '../persistence/columns';
-import { TRACKING_OUTBOX_TABLE } from './constants';
 import type { TrackingOutboxStatus } from './types';
 
 /**
@@ -11,7 +10,7 @@ import type { TrackingOutboxStatus } from './types';
  * new row, and older rows of the order still waiting are superseded so a stale code is never posted after a
  * newer one.
  */
-@Entity(TRACKING_OUTBOX_TABLE)
+@Entity('invoice_payments_tracking_outbox')
 @Unique('UQ_invoice_payments_tracking_outbox_order_code', ['orderId', 'code'])
 @Index('IDX_invoice_payments_tracking_outbox_due', ['status', 'nextAttemptAt'])
 @Index('IDX_invoice_payments_tracking_outbox_sent', ['status', 'sentAt'])

@@ -1,7 +1,6 @@
 import { DataSource } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { purgeFinished } from '../core/queue/retention';
-import { TRACKING_OUTBOX_TABLE } from './constants';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
 /**
@@ -17,7 +16,7 @@ export class TrackingOutboxStore {
       dataSource,
       TrackingOutbox,
       {
-        table: TRACKING_OUTBOX_TABLE,
+        table: dataSource.getMetadata(TrackingOutbox).tableName,
         open: { sql: (t) => `${t}status = 'pending'`, where: { status: 'pending' } },
         lockedUntil: 'locked_until',
         attempts: 'attempts',
@@ -104,7 +103,8 @@ export class TrackingOutboxStore {
    * `sent_at`). Returns how many were deleted.
    */
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
-    const rule = { table: TRACKING_OUTBOX_TABLE, finished: "status = 'sent'", finishedAt: 'sent_at' };
+    const table = this.dataSource.getMetadata(TrackingOutbox).tableName;
+    const rule = { table, finished: "status = 'sent'", finishedAt: 'sent_at' };
     return purgeFinished(this.dataSource, rule, retentionMs, stopped);
   }
 

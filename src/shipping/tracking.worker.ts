@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { retryDelayMs } from '../core/queue/backoff';
+import { clip } from '../core/text-bounds';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import { TrackingOutbox } from './tracking-outbox.entity';
@@ -198,7 +199,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     claim: string,
     err: unknown,
   ): Promise<keyof TrackingRunResult> {
-    const message = (err instanceof Error ? err.message : String(err)).slice(0, 1000);
+    const message = clip(err instanceof Error ? err.message : String(err), 1000);
     const kind = isGatewayError(err) ? err.kind : 'unknown';
     const what = `Tracking code ${row.code} for order ${row.orderId}`;
     if (!PERMANENT_KINDS.has(kind) && row.attempts < this.options.maxAttempts) {

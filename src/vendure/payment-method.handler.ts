@@ -4,8 +4,8 @@ import type { Injector, Order, RequestContext } from '@vendure/core';
 import { asPaymentServiceError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
-import { isSqlite } from '../core/transaction';
 import { CANCELLABLE_CODES } from '../gateway/status';
+import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundBeingConfirmedError } from '../refunds/errors';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
@@ -23,7 +23,7 @@ let dispatcher: StatusChangeDispatcher;
  * gives each its own connection; there it runs alongside.)
  */
 async function settleModuleWork(): Promise<void> {
-  if (isSqlite(connection.rawConnection)) await dispatcher.drain();
+  if (dialectOf(connection.rawConnection).sharedConnection) await dispatcher.drain();
 }
 
 /** The invoice a Payment stands for, by the `invoiceRecordId` of its metadata. */

@@ -1,5 +1,6 @@
 import { In, type DataSource, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
-import { isPostgres, runStatement } from '../transaction';
+import { dialectOf } from '../../persistence/dialect';
+import { runStatement } from '../transaction';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
@@ -48,16 +49,15 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const c = this.columns;
     const now = new Date().toISOString();
     const lease = new Date(Date.now() + this.leaseMs()).toISOString();
-    const postgres = isPostgres(this.dataSource);
-    const [p1, p2, p3] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
-    const due = dueOnly && c.nextAttemptAt ? ` AND ${c.nextAttemptAt} <= ${p3}` : '';
+    const due = dueOnly && c.nextAttemptAt ? ` AND ${c.nextAttemptAt} <= :now` : '';
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
-    const sql =
-      `UPDATE ${c.table} SET ${c.lockedUntil} = ${p1}${count} ` +
-      `WHERE id = ${p2} AND ${c.open.sql('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= ${p3})${due} RETURNING *`;
-    // Parameters by position: SQLite's `?` takes them in order, PostgreSQL's `$3` may repeat.
-    const params = postgres || !due ? [lease, id, now] : [lease, id, now, now];
-    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, params));
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${c.table} SET ${c.lockedUntil} = :lease${count} ` +
+        `WHERE id = :id AND ${c.open.sql('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now)${due} RETURNING *`,
+      { lease, id, now },
+    );
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0 ? this.hydrate(rows[0]) : null;
   }
 
@@ -119,7 +119,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
           ${oneAtATime}
         ORDER BY ${how.orderBy}
         LIMIT :limit
-        ${isPostgres(this.dataSource) ? 'FOR UPDATE SKIP LOCKED' : ''}
+        ${dialectOf(this.dataSource).skipLocked}
       )`;
     const lease = new Date(now.getTime() + leaseMs).toISOString();
     return escapeQuery(this.dataSource, sql, {

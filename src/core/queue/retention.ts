@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import { isPostgres, runStatement } from '../transaction';
-import { queryReturning } from '../typeorm-compat';
+import { runStatement } from '../transaction';
+import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** Rows deleted per statement: each statement holds the table and one pooled connection only briefly. */
 export const PURGE_BATCH = 500;
@@ -34,13 +34,15 @@ export async function purgeFinished(
   stopped: () => boolean = () => false,
 ): Promise<number> {
   const cutoff = new Date(Date.now() - retentionMs).toISOString();
-  const mark = isPostgres(dataSource) ? '$1' : '?';
-  const sql =
+  const [sql, values] = escapeQuery(
+    dataSource,
     `DELETE FROM ${rule.table} WHERE id IN (SELECT id FROM ${rule.table} ` +
-    `WHERE ${rule.finished} AND ${rule.finishedAt} < ${mark} LIMIT ${PURGE_BATCH}) RETURNING id`;
+      `WHERE ${rule.finished} AND ${rule.finishedAt} < :cutoff LIMIT ${PURGE_BATCH}) RETURNING id`,
+    { cutoff },
+  );
   let total = 0;
   while (!stopped()) {
-    const rows = await runStatement(dataSource, (em) => queryReturning(em, sql, [cutoff]));
+    const rows = await runStatement(dataSource, (em) => queryReturning(em, sql, values));
     total += rows.length;
     if (rows.length < PURGE_BATCH) break;
     await sleep(PURGE_PAUSE_MS);

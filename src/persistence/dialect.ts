@@ -1,0 +1,35 @@
+import type { DataSource } from 'typeorm';
+import { isPostgres, isSqlite } from '../core/transaction';
+
+/**
+ * What the module needs of the database where PostgreSQL and SQLite differ, said once: a flow asks its
+ * DataSource's dialect and does not branch on the database itself. PostgreSQL gives each caller its own pooled
+ * connection, so concurrent writers need row locks, `SKIP LOCKED` and advisory locks. SQLite has one connection per
+ * DataSource, whose transactions the module queues one after the other (`core/transaction.ts`), so it needs none of
+ * them; but the host's work on that connection and the module's interleave unless one finishes first.
+ */
+export interface Dialect {
+  /** Ends a claim's row selection so concurrent claimers take disjoint rows without waiting (`''`: not needed). */
+  readonly skipLocked: string;
+  /** The lock a row read in a transaction takes before it is written there (`null`: not needed). */
+  readonly rowLock: 'pessimistic_write' | null;
+  /** Advisory locks, with which instances take turns (the migrations); without them one process owns the database. */
+  readonly advisoryLocks: boolean;
+  /** The host and the module share one connection: work the module starts for the host is finished before it goes on. */
+  readonly sharedConnection: boolean;
+}
+
+const POSTGRES: Dialect = {
+  skipLocked: 'FOR UPDATE SKIP LOCKED',
+  rowLock: 'pessimistic_write',
+  advisoryLocks: true,
+  sharedConnection: false,
+};
+
+const SQLITE: Dialect = { skipLocked: '', rowLock: null, advisoryLocks: false, sharedConnection: true };
+
+/** The dialect of `dataSource`'s database. */
+export function dialectOf(dataSource: DataSource): Dialect {
+  if (isPostgres(dataSource)) return POSTGRES;
+  return isSqlite(dataSource) ? SQLITE : { ...SQLITE, sharedConnection: false };
+}
