@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
+import type { ConfirmedStatus } from '../core/host-webhooks.port';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';
@@ -24,7 +25,7 @@ export class DeliveryConfirmation {
   /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
   readonly paced: PacedLookups;
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
-  private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
+  private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -152,18 +153,31 @@ export class DeliveryConfirmation {
 
   /** The record the answering lookup was applied to, when {@link answered} (else `null`). */
   answeredRecord(gatewayId: string, receivedBefore: Date): string | null {
-    const confirmed = this.confirmedAt.get(gatewayId);
-    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed.recordId : null;
+    return this.answerOf(gatewayId, receivedBefore)?.recordId ?? null;
   }
 
-  /** Remembers that a lookup of `gatewayId` started at `startedAt` was applied to `recordId` (see {@link answered}). */
-  applied(gatewayId: string, startedAt: Date, recordId: string): void {
+  /**
+   * The lookup that answered deliveries of `gatewayId` received up to `receivedBefore` (see {@link answered}): the
+   * record it was applied to and what the service said; `null` when none is remembered in this process.
+   */
+  answerOf(gatewayId: string, receivedBefore: Date): { recordId: string; status: ConfirmedStatus } | null {
+    const confirmed = this.confirmedAt.get(gatewayId);
+    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed : null;
+  }
+
+  /**
+   * Remembers that a lookup of `gatewayId` started at `startedAt`, answering `invoice`, was applied to `recordId`
+   * (see {@link answered}).
+   */
+  applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
     const previous = this.confirmedAt.get(gatewayId);
     if (previous !== undefined && previous.at >= startedAt.getTime()) return;
     this.confirmedAt.delete(gatewayId);
     if (this.confirmedAt.size >= MAX_CONFIRMED_INVOICES) {
       this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
     }
-    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId });
+    const { paidCents, grossCents } = invoice.amounts;
+    const status = { code: invoice.status.code, paidCents, grossCents };
+    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId, status });
   }
 }

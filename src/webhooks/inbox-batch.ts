@@ -235,7 +235,7 @@ export class InboxBatch {
       for (const entry of entries) await this.rows.failed(entry, err);
       return;
     }
-    this.confirmation.applied(gatewayId, startedAt, record.id);
+    this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
   }
 }

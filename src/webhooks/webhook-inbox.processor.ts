@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, LessThan } from 'typeorm';
+import { DataSource, LessThan } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { InvoiceIdentity } from '../core/invoice-identity';
+import { recordOfInvoice } from '../core/record-of-invoice';
 import { Adoption, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -19,6 +20,8 @@ import { InboxBatch } from './inbox-batch';
 
 /** Entries processed at once by one instance, so a burst does not take every pooled connection. */
 const CONCURRENCY = 8;
+/** Turns a waited-for entry waits for the pace before its attempt is the answer. */
+const PACED_ROUNDS = 3;
 
 /**
  * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
@@ -123,11 +126,21 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Processes an entry now, in its invoice's order, and resolves once that attempt is over (applied, retrying later
-   * or dead), its own or that of the batch that claimed the entry first. For hosts that must know the outcome
-   * before they answer, such as a Medusa provider's `getWebhookActionAndData`; the module's own route only
-   * {@link kick}s.
+   * or dead), its own or that of the batch that claimed the entry first; an entry whose invoice's lookup the pace
+   * put off is attempted when its turn comes. For hosts that must know the outcome before they answer
+   * ({@link HostDeliveries}); the module's own route only {@link kick}s.
    */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
+    for (let round = 0; ; round++) {
+      await this.attemptNow(id, invoiceKey);
+      // Its invoice's lookup put off by the pace (at most `lookupWindowMs`): its turn is waited for, not a failure.
+      const turn = invoiceKey === null ? null : await this.pacedTurn(id, invoiceKey);
+      if (turn === null || round >= PACED_ROUNDS || this.stopped) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, turn - Date.now())));
+    }
+  }
+
+  private async attemptNow(id: string, invoiceKey: string | null): Promise<void> {
     const key = invoiceKey ?? id;
     this.enqueue(id, key);
     // Wait for the chain of this invoice to pass the entry: queued entries join the chain when a slot frees up.
@@ -137,6 +150,16 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     // A batch may have claimed it first (the poll, or the quiet period after an arrival): that batch's attempt is
     // the entry's attempt, so wait for it rather than answer that nothing was settled.
     await this.batch.running;
+  }
+
+  /** When the entry, still pending, is due because the pace put its invoice's lookup off; else `null`. */
+  private async pacedTurn(id: string, gatewayId: string): Promise<number | null> {
+    const paced = this.confirmation.paced;
+    if (paced.deferredUntil(gatewayId) === null && paced.waitingEntry(gatewayId) !== id) return null;
+    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id });
+    const due = entry?.state === 'pending' ? entry.nextAttemptAt?.getTime() : undefined;
+    if (due === undefined || due - Date.now() > this.options.lookupWindowMs) return null;
+    return due;
   }
 
   /**
@@ -242,7 +265,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       if (confirmation) {
         await this.apply(entry, invoice, record, 'confirmed with the service');
         // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
-        return this.confirmation.applied(invoice.id, confirmation.startedAt, record.id);
+        return this.confirmation.applied(invoice.id, confirmation.startedAt, record.id, invoice);
       }
       // Deliveries of this invoice that arrived earlier and still wait (it was unknown then) go first, so once the
       // record exists the reports are applied in the order they came.
@@ -302,24 +325,13 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The record of the service's invoice: the one holding its number, else the attempt whose referrer it has (at
-   * once, an earlier attempt's late invoice included; duplicates are canceled or alerted by the adopter). Either way
-   * only when the invoice is that record's by identity ({@link InvoiceIdentity}): `foreign` says why not.
+   * The record of the service's invoice ({@link recordOfInvoice}); an earlier attempt's late invoice is linked, and
+   * duplicates canceled or alerted, by the checkout's adopter when there is one.
    */
-  private async findRecord(invoice: Invoice): Promise<Adoption> {
-    const repo = this.dataSource.getRepository(InvoiceRecord);
-    const byId = await repo.findOneBy({ gatewayId: invoice.id });
-    if (byId) {
-      const foreign = await this.identity.whyNotOurs(invoice, byId, 'number');
-      return { record: foreign ? null : byId, foreign };
-    }
-    if (!invoice.referrer) return { record: null, foreign: null };
-    if (this.lateInvoices) return this.lateInvoices.adopt(invoice, 'webhook');
-    // Matched by referrer only while the checkout has not stored an invoice number: a record already tied to
-    // another invoice must not take this one's status.
-    const byReferrer = await repo.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
-    if (!byReferrer) return { record: null, foreign: null };
-    const foreign = await this.identity.whyNotOurs(invoice, byReferrer, 'referrer');
-    return { record: foreign ? null : byReferrer, foreign };
+  private findRecord(invoice: Invoice): Promise<Adoption> {
+    const adopt = this.lateInvoices
+      ? (late: Invoice) => (this.lateInvoices as LateInvoiceAdopter).adopt(late, 'webhook')
+      : undefined;
+    return recordOfInvoice(this.dataSource.getRepository(InvoiceRecord), this.identity, invoice, adopt);
   }
 }

@@ -199,7 +199,7 @@ export class WebhookTokenService {
   /**
    * Authenticates a delivery from its headers: the request itself, or a plain header record (what a framework such
    * as Medusa hands a payment provider's `getWebhookActionAndData`): {@link checkLocally}, then the service token
-   * validated by the service (§4.7) within the validation budget. Used by the `WEBHOOK_VERIFIER` port.
+   * validated by the service (§4.7) within the validation budget.
    */
   async authenticate(source: IncomingMessage | Record<string, unknown>): Promise<WebhookAuthResult> {
     const local = await this.checkLocally(source);

@@ -10,8 +10,8 @@ import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { DeliveryIntake } from './delivery-intake';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { WebhookTokenService } from './webhook-token.service';
-import { WebhookDeliveryVerifier } from './webhook-verifier.service';
-import { WEBHOOK_VERIFIER } from '../core/webhook-verifier.port';
+import { HostDeliveries } from './host-deliveries';
+import { HOST_WEBHOOKS } from '../core/host-webhooks.port';
 import { createWebhooksController } from './webhooks.controller';
 import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
 
@@ -54,6 +54,8 @@ export class WebhooksModule implements OnModuleInit {
     const resolved = resolveWebhooksOptions(options);
     return {
       module: WebhooksModule,
+      // Global so the checkout's provider reaches HOST_WEBHOOKS (every token is this package's own).
+      global: true,
       controllers: [createWebhooksController(resolved.path)],
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
@@ -64,11 +66,13 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxProcessor,
         DeliveryIntake,
         ReconciliationService,
-        { provide: WEBHOOK_VERIFIER, useClass: WebhookDeliveryVerifier },
+        HostDeliveries,
+        { provide: HOST_WEBHOOKS, useExisting: HostDeliveries },
       ],
       exports: [
         WEBHOOKS_OPTIONS,
-        WEBHOOK_VERIFIER,
+        HOST_WEBHOOKS,
+        HostDeliveries,
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
