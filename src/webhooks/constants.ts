@@ -50,7 +50,6 @@ export function resolveWebhooksOptions(
       true,
     ),
     validationTimeoutMs: positive(options.validationTimeoutMs, 4000, 'validationTimeoutMs'),
-    confirmWithService: options.confirmWithService ?? true,
     newTokenValidationsPerWindow: positive(
       options.newTokenValidationsPerWindow,
       30,

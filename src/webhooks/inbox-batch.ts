@@ -26,6 +26,8 @@ const MAX_WAIT_MS = 1000;
 export class InboxBatch {
   private readonly logger = new Logger('WebhookInboxProcessor');
   private current: Promise<void> | null = null;
+  /** Batches of one running ({@link only}). */
+  private readonly singles = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
@@ -130,7 +132,26 @@ export class InboxBatch {
       this.waitingSince = null;
       void this.schedule();
     }
+    while (this.current || this.singles.size > 0) await Promise.allSettled([this.current, ...this.singles]);
+  }
+
+  /**
+   * Entry `id` as a batch of one, now (a lone delivery a host waits for), once the batch running has passed it: when
+   * that batch took the entry, its attempt is the entry's. Resolves once the attempt is over.
+   */
+  async only(id: string): Promise<void> {
     while (this.current) await this.current;
+    if (this.stopped) return;
+    const single = (async () => {
+      const entry = await this.rows.claim(id, true);
+      if (entry) await this.process([entry]);
+    })();
+    this.singles.add(single);
+    try {
+      await single;
+    } finally {
+      this.singles.delete(single);
+    }
   }
 
   /** No batch starts after this (the one running finishes). */
@@ -143,7 +164,12 @@ export class InboxBatch {
   /** Claims up to `inbox.batchSize` due entries and processes them; resolves with how many were claimed. */
   private async run(): Promise<number> {
     const claimed = await this.rows.claimDue(this.options.inbox.batchSize);
-    if (claimed.length === 0) return 0;
+    if (claimed.length > 0) await this.process(claimed);
+    return claimed.length;
+  }
+
+  /** Claimed entries, grouped by invoice: one lookup per invoice, closed together. */
+  private async process(claimed: WebhookInboxEntry[]): Promise<void> {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
     const alone: WebhookInboxEntry[] = [];
@@ -175,7 +201,6 @@ export class InboxBatch {
     }
     await runLimited(work, CONCURRENCY);
     await this.rows.closeProcessed(closings);
-    return claimed.length;
   }
 
   /** The records of these invoice numbers, in one query. */

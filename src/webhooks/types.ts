@@ -36,13 +36,6 @@ export interface WebhooksOptions {
   /** How long a service token the service confirmed stays trusted without asking again, in ms. Default 300000. */
   tokenCacheTtlMs?: number;
   /**
-   * Confirm every delivery with the service before anything is applied: the body only says "something changed for
-   * invoice X"; the status and amounts applied are those the service reports for X (profile `lookup.byId`).
-   * Default `true`. `false` applies what the body says: UNSAFE (anyone holding one valid service token could mark
-   * an order paid); a warning is logged at start.
-   */
-  confirmWithService?: boolean;
-  /**
    * Validation calls for service tokens not seen before, per `newTokenWindowMs` (default 30 per 60000 ms). Past the
    * limit a delivery with a new token is answered 503 with `Retry-After` (the service retries); confirmed tokens stay
    * cached and are never limited. Bounds what a flood of forged tokens costs the service.
@@ -145,7 +138,6 @@ export interface ResolvedWebhooksOptions {
   tokenCacheTtlMs: number;
   rejectedTokenCacheTtlMs: number;
   validationTimeoutMs: number;
-  confirmWithService: boolean;
   newTokenValidationsPerWindow: number;
   newTokenWindowMs: number;
   newTokenValidationsPerSource: number;
