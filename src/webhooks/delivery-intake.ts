@@ -26,7 +26,7 @@ export type IntakeResult =
   | { ok: true; stored: StoredDelivery }
   | { ok: false; status: 400 | 401 | 413 | 422 | 503; message: string; retryAfterSeconds?: number };
 
-/** Seconds the service is asked to wait before retrying when the token could not be checked now. */
+/** Seconds the service is asked to wait before retrying when the merchant token could not be read now. */
 const RETRY_AFTER_SECONDS = 30;
 
 /**
@@ -74,9 +74,7 @@ export class DeliveryIntake {
     const auth = await this.tokens.checkLocally(input.headers);
     if (!auth.ok) {
       if (auth.status === 503) {
-        const retryAfterSeconds =
-          (auth as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_SECONDS;
-        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds };
+        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds: RETRY_AFTER_SECONDS };
       }
       return { ok: false, status: 401, message: auth.reason };
     }

@@ -1,7 +1,6 @@
 import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { GatewayClient } from '../gateway/gateway.client';
-import { resolveWebhooksOptions, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
+import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './constants';
 import { ReconciliationService } from './reconciliation.service';
 import type { IncomingMessage } from 'node:http';
 import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
@@ -17,11 +16,6 @@ import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
-  /**
-   * A provider of {@link WEBHOOK_TOKEN_VALIDATOR}. Default: the app's `GatewayClient` (`validateWebhookToken`,
-   * §4.7), which must then be injectable where this module is imported (the root module provides it).
-   */
-  tokenValidator?: Provider;
   /**
    * A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE`, so the merchant token can change at runtime (the root
    * module binds the admin settings). Default: none, `options.merchantToken` applies.
@@ -59,7 +53,6 @@ export class WebhooksModule implements OnModuleInit {
       controllers: [createWebhooksController(resolved.path)],
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
-        extras.tokenValidator ?? { provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         WebhookTokenService,
         WebhookInboxService,
