@@ -35,8 +35,6 @@ export function resolveWebhooksOptions(
   return {
     path,
     bodyLimitBytes: positive(options.bodyLimitBytes, DEFAULT_WEBHOOK_BODY_LIMIT, 'bodyLimitBytes'),
-    installBodyReader: options.installBodyReader ?? true,
-    answerInBodyReader: options.answerInBodyReader ?? true,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
     lookupWindowMs: positive(options.lookupWindowMs, 1000, 'lookupWindowMs'),

@@ -5,23 +5,12 @@
 export interface WebhooksOptions {
   /** Route of the receiving controller (POST). Default `webhooks/invoice-payments`. */
   path?: string;
-  /** Largest accepted body, in bytes; a larger one is answered 413. Default 262144 (256 KB). */
+  /**
+   * Largest accepted body, in bytes; a larger one is answered 413. Default 262144 (256 KB). On Express the route
+   * reads its own body ahead of the host's JSON parser, so this applies whatever the host's parser allows (Express'
+   * default is 100 KB); elsewhere the host's parser reads it first and its limit applies too.
+   */
   bodyLimitBytes?: number;
-  /**
-   * Read this route's body before the host's JSON parser (Express only), so the route has its own limit whatever
-   * the host's parser allows (Express' default is 100 KB). Default `true`. With `false` the host's parser reads
-   * the body and its limit applies.
-   */
-  installBodyReader?: boolean;
-  /**
-   * Answer deliveries from that body reader (Express only, with `installBodyReader`): the delivery is checked and
-   * stored exactly as by the route, without Nest's router, guards, interceptors and exception filters, and without
-   * the host's Express middleware registered after Nest's body parsers. Default `true`: the route checks its
-   * deliveries itself (the token, then the service's answer is what is applied) and this takes about a fifth off what an
-   * acknowledgement costs. Set `false` to have the delivery go through the Nest route, when a host's guard,
-   * interceptor or middleware must see it (an IP allowlist, request metrics).
-   */
-  answerInBodyReader?: boolean;
   /**
    * The merchant part of the webhook token (§6.5), when the webhook was registered by hand with one. A non-empty
    * merchant part must then equal it (compared in constant time).
@@ -108,8 +97,6 @@ export interface ReconciliationOptions {
 export interface ResolvedWebhooksOptions {
   path: string;
   bodyLimitBytes: number;
-  installBodyReader: boolean;
-  answerInBodyReader: boolean;
   merchantToken: string | null;
   allowEmptyMerchantPart: boolean;
   lookupWindowMs: number;

@@ -206,10 +206,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const result = await this.statuses.applyReport(reportOf(record.id, invoice));
     await this.rows.finish(entry, {
       state: 'processed',
-      outcome: clip(
-        `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (${how})`,
-        255,
-      ),
+      outcome: clip(`${result.applied ? 'applied' : (result.reason ?? 'not applied')} (${how})`, 255),
       invoiceRecordId: record.id,
       lastError: null,
       processedAt: new Date(),

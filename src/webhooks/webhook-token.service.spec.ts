@@ -94,7 +94,6 @@ describe('resolveWebhooksOptions', () => {
     expect(resolveWebhooksOptions()).toMatchObject({
       path: 'webhooks/invoice-payments',
       bodyLimitBytes: 262144,
-      installBodyReader: true,
       merchantToken: null,
       allowEmptyMerchantPart: true,
       sweep: { intervalMs: 0, pageSize: 100, lookbackDays: 30 },
