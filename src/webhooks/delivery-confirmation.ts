@@ -11,6 +11,9 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
+/** What {@link DeliveryConfirmation.admit} made of a delivery. */
+export type Admission = 'recorded' | 'unrecorded' | 'handled';
+
 /** Invoices whose latest applied confirmation is remembered (a number and a time each). */
 const MAX_CONFIRMED_INVOICES = 10_000;
 
@@ -92,23 +95,23 @@ export class DeliveryConfirmation {
   }
 
   /**
-   * Whether a delivery naming `gatewayId` may be confirmed now: `true` the invoice has a record here, `false` it has
-   * none but may be looked up (within the window's budget of such lookups), `null` when the entry was dealt with
-   * here: dead-lettered (the service said it does not know it), or postponed without asking the service (budget
-   * spent, or the service already confirmed it and no record exists yet). So deliveries for invoices this store
-   * does not know cost about one lookup per invoice, whatever their number.
+   * Whether a delivery naming `gatewayId` may be confirmed now: `recorded`, the invoice has a record here;
+   * `unrecorded`, it has none but may be looked up (within the window's budget of such lookups); `handled`, the
+   * entry was dealt with here: dead-lettered (the service said it does not know it), or postponed without asking the
+   * service (budget spent, or the service already confirmed it and no record exists yet). So deliveries for invoices
+   * this store does not know cost about one lookup per invoice, whatever their number.
    */
-  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
+  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<Admission> {
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
     if (await repo.exists({ where })) {
       this.rows.unknown.forget(gatewayId);
-      return true;
+      return 'recorded';
     }
     const verdict = this.rows.unknown.verdictOf(gatewayId);
     if (verdict === 'unknown') {
       await this.rows.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
-      return null;
+      return 'handled';
     }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
@@ -121,7 +124,7 @@ export class DeliveryConfirmation {
       } else {
         await this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
       }
-      return null;
+      return 'handled';
     }
     const wait = this.rows.unknown.spendLookup();
     if (wait !== null) {
@@ -129,9 +132,9 @@ export class DeliveryConfirmation {
         lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
         nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
       });
-      return null;
+      return 'handled';
     }
-    return false;
+    return 'unrecorded';
   }
 
   /**

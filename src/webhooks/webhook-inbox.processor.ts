@@ -4,19 +4,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import { recordOfInvoice } from '../core/record-of-invoice';
-import { Adoption, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
+import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { Invoice } from '../gateway/types';
-import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
 import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
-import { clip, InboxRows, message, reportOf } from './inbox-rows';
-import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
+import { InboxRows, message } from './inbox-rows';
+import { DeliveryConfirmation } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
+import { UnrecordedDeliveries } from './unrecorded-deliveries';
 
 /** Turns a waited-for entry waits for the pace before its attempt is the answer. */
 const PACED_ROUNDS = 3;
@@ -40,34 +38,38 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   /** The confirmation of deliveries with the service; the intake reads its pacing (which entry waits, and till when). */
   readonly confirmation: DeliveryConfirmation;
   private readonly batch: InboxBatch;
-  private readonly identity: InvoiceIdentity;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly statuses: InvoiceStatusService,
-    private readonly events: EventEmitter2,
+    statuses: InvoiceStatusService,
+    events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    private readonly gateway: GatewayClient,
-    // Late and duplicate invoices (the checkout provides it; absent, the referrer match below applies).
-    @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
+    gateway: GatewayClient,
+    // Late and duplicate invoices (the checkout provides it; absent, unlinked records are matched by referrer).
+    @Optional() @Inject(LATE_INVOICE_ADOPTER) lateInvoices?: LateInvoiceAdopter | null,
   ) {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
     const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
     this.rows = new InboxRows(dataSource, events, options, unknown);
     this.confirmation = new DeliveryConfirmation(dataSource, gateway, options, this.rows);
-    this.identity = new InvoiceIdentity(gateway, events);
-    const one = (entry: WebhookInboxEntry) =>
-      this.processClaimed(entry).catch((err: unknown) =>
-        this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`),
-      );
+    const identity = new InvoiceIdentity(gateway, events);
+    const unrecorded = new UnrecordedDeliveries(
+      dataSource,
+      this.rows,
+      this.confirmation,
+      statuses,
+      options,
+      identity,
+      lateInvoices ?? null,
+    );
     this.batch = new InboxBatch(
       dataSource,
       this.rows,
       this.confirmation,
       statuses,
       options,
-      this.identity,
-      one,
+      identity,
+      unrecorded,
     );
   }
 
@@ -145,48 +147,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.batch.idle();
   }
 
-  /**
-   * One claimed entry whose invoice has no record here yet (see {@link InboxBatch} for those that have one): the
-   * budget for unknown invoices, the service's answer, the referrer match and late invoices. The stored body only
-   * named the invoice (its number was read at receipt): what is applied is what the service says now.
-   */
-  private async processClaimed(entry: WebhookInboxEntry): Promise<void> {
-    const named = entry.gatewayId;
-    if (named === null) return this.rows.deadLetter(entry, null, 'the delivery names no invoice number');
-    const local = await this.confirmation.admit(entry, named);
-    if (local === null) return;
-    // Answered by a lookup applied after it arrived: the confirmation remembers the record it was applied to.
-    const answeredBy = local ? this.confirmation.answeredRecord(named, entry.receivedAt) : null;
-    if (answeredBy !== null) return this.rows.closeAnswered(entry, answeredBy);
-    const confirmation = await this.confirmation.confirm(entry, named, local);
-    if (!confirmation) return;
-    const invoice = confirmation.invoice;
-    try {
-      const { record, foreign } = await this.findRecord(invoice);
-      if (foreign) return this.rows.leftAlone(entry, foreign);
-      if (!record) {
-        const waited = Date.now() - entry.receivedAt.getTime();
-        if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-          return this.rows.deadLetter(
-            entry,
-            null,
-            `no invoice record for invoice ${invoice.id} after ${waited} ms`,
-          );
-        }
-        // Later deliveries of this invoice wait for a record too, without asking the service again (the
-        // confirmation remembered that when the service answered).
-        return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${invoice.id}`);
-      }
-      // A record appeared since the admission (found by the service's referrer): nothing waits for one now.
-      if (!local) this.rows.unknown.forget(named);
-      await this.apply(entry, invoice, record, 'confirmed with the service');
-      // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
-      return this.confirmation.applied(invoice.id, confirmation.startedAt, record.id, invoice);
-    } catch (err) {
-      return this.rows.failed(entry, err);
-    }
-  }
-
   /** Deletes finished inbox rows older than `inbox.retentionMs` (see {@link purgeFinishedEntries}). */
   async purge(): Promise<number> {
     try {
@@ -195,32 +155,5 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
       return 0;
     }
-  }
-
-  private async apply(
-    entry: WebhookInboxEntry,
-    invoice: Invoice,
-    record: InvoiceRecord,
-    how: string,
-  ): Promise<void> {
-    const result = await this.statuses.applyReport(reportOf(record.id, invoice));
-    await this.rows.finish(entry, {
-      state: 'processed',
-      outcome: clip(`${result.applied ? 'applied' : (result.reason ?? 'not applied')} (${how})`, 255),
-      invoiceRecordId: record.id,
-      lastError: null,
-      processedAt: new Date(),
-    });
-  }
-
-  /**
-   * The record of the service's invoice ({@link recordOfInvoice}); an earlier attempt's late invoice is linked, and
-   * duplicates canceled or alerted, by the checkout's adopter when there is one.
-   */
-  private findRecord(invoice: Invoice): Promise<Adoption> {
-    const adopt = this.lateInvoices
-      ? (late: Invoice) => (this.lateInvoices as LateInvoiceAdopter).adopt(late, 'webhook')
-      : undefined;
-    return recordOfInvoice(this.dataSource.getRepository(InvoiceRecord), this.identity, invoice, adopt);
   }
 }
