@@ -54,7 +54,7 @@ const RETRY_AFTER_SECONDS = 30;
  */
 @Injectable()
 export class DeliveryIntake {
-  private readonly logger = new Logger('WebhooksModule');
+  private readonly logger = new Logger(DeliveryIntake.name);
   private readonly known: KnownInvoices;
   /** Per invoice, the write of an entry that will wait for the invoice's next lookup (see {@link storeOrJoin}). */
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();

@@ -16,7 +16,7 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
  * finished, retried later with the queue's backoff, or dead-lettered with an alert.
  */
 export class InboxRows {
-  private readonly logger = new Logger('WebhookInboxProcessor');
+  private readonly logger = new Logger('InboxRows');
   private readonly rows: LeasedRows<WebhookInboxEntry>;
 
   constructor(
