@@ -246,18 +246,19 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
       expect(sandbox.controls.getInvoice(invoiceId)!.statusCode).toBe(6);
     });
 
-    it('a forged delivery is not_supported and changes nothing; dropping an unpaid session cancels its invoice', async () => {
+    it('a forged delivery moves nothing (the service says what applies); dropping an unpaid session cancels its invoice', async () => {
       const pix = await session(20, { method: 'pix' });
       const invoiceId = pix.data!.gatewayId as string;
-      await sandbox.controls.pay(invoiceId);
-      const real = await deliveryOf(invoiceId, 5);
+      const created = await deliveryOf(invoiceId, 1);
+      // A well-formed token line the service never issued, on a body that claims "paid": a delivery is only a
+      // trigger, so the module asks the service, which says the invoice still awaits payment.
       const forgedToken = Buffer.from(':not-a-service-token').toString('base64');
-      const action = await hook(real, { ...real.headers, webhook: `default, ${forgedToken}` });
-      expect(action).toEqual({ action: 'not_supported' });
-      // Nothing reached the inbox or the record: the invoice is still unpaid as far as the module knows.
-      expect(
-        await moduleRows('invoice_payments_webhook_inbox', 'gateway_id', invoiceId, 'status_code = 5'),
-      ).toBe(0);
+      const claimsPaid = structuredClone(created);
+      (claimsPaid.data as Record<string, unknown>).delivery_id = `forged-${invoiceId}`;
+      claimsPaid.data.invoice!.status.code = 5;
+      const action = await hook(claimsPaid, { ...created.headers, webhook: `default, ${forgedToken}` });
+      expect(action).toEqual({ action: 'pending', data: { session_id: pix.id, amount: 20 } });
+      // The record holds what the service says: still unpaid.
       expect(await moduleRows('invoice_payments_invoice', 'gateway_id', invoiceId, 'status_code = 1')).toBe(
         1,
       );
