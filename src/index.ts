@@ -69,8 +69,6 @@ export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
 export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
 export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
 export type { LateInvoiceAdopter } from './core/late-invoice.port';
-export { WEBHOOK_VERIFIER } from './core/webhook-verifier.port';
-export type { WebhookVerification, WebhookVerifier } from './core/webhook-verifier.port';
 export { InvoicePaymentsEvents } from './core/events';
 export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
 export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';

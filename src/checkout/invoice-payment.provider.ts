@@ -1,8 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { statusRow } from '../core/status-table';
-import { WEBHOOK_VERIFIER, WebhookVerifier } from '../core/webhook-verifier.port';
+import { HOST_WEBHOOKS, HostWebhooks } from '../core/host-webhooks.port';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -54,7 +53,7 @@ export class InvoicePaymentProvider {
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
     private readonly config: CheckoutConfig,
-    private readonly moduleRef: ModuleRef,
+    @Inject(HOST_WEBHOOKS) private readonly webhooks: HostWebhooks,
     private readonly refunds: RefundService,
     private readonly settlement: RefundSettlementService,
   ) {}
@@ -195,25 +194,23 @@ export class InvoicePaymentProvider {
   }
 
   /**
-   * What a webhook delivery means for Medusa: the status table's session status → `authorized`, `captured` (paid,
-   * status 5), `pending`, `requires_more`, `canceled`, `failed` (error); refunds, disputes, unknown codes and
-   * unknown invoices → `not_supported` (they reach the host through the port and the events instead). Pass the
-   * request's headers: a delivery whose `Webhook` token does not check out (§6) is `not_supported`, never acted on.
+   * What a webhook delivery means for Medusa, taken through the module's own webhook path (the route's bounds and
+   * `Webhook` token check, the inbox, the service's answer applied to the invoice's record) and waited for: the status
+   * table's session status of what the service said → `authorized`, `captured` (paid, status 5), `pending`,
+   * `requires_more`, `canceled`, `failed` (error); refunds, disputes, unknown codes, unknown invoices, a second
+   * invoice under a session's referrer and refused deliveries → `not_supported` (they reach the host through the
+   * port and the events instead). Pass the request's headers. A delivery that cannot be settled now (the service
+   * unreachable) is `not_supported` too: the inbox keeps it and applies it on its own.
    */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
-    // A body alone proves nothing: anyone can post "status 5". Check the delivery exactly as the module's own
-    // webhook route does (both `Webhook` lines, merchant part, the service's validation) and fail closed.
-    const verifier = this.webhookVerifier();
-    if (!verifier) return { action: 'not_supported' };
-    const verified = await verifier.verify(payload?.headers, payload?.data);
-    if (!verified.ok) {
-      this.logger.warn(`webhook delivery not acted on: ${verified.reason}`);
+    const outcome = await this.webhooks.settle(payload);
+    if (outcome.kind !== 'applied') {
+      this.logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
       return { action: 'not_supported' };
     }
-    const invoice = verified.invoice;
-    const record = await this.store.findByInvoice(invoice);
-    const row = statusRow(invoice.status.code);
-    if (!record || !row) return { action: 'not_supported' };
+    const { record, confirmed } = outcome;
+    const row = statusRow(confirmed.code);
+    if (!row) return { action: 'not_supported' };
     const actions: Record<string, PaymentWebhookAction> = {
       pending: 'pending',
       requires_more: 'requires_more',
@@ -222,18 +219,8 @@ export class InvoicePaymentProvider {
       canceled: 'canceled',
       error: 'failed',
     };
-    const amount = invoice.amounts.paidCents ?? invoice.amounts.grossCents ?? record.amountCents;
+    const amount = confirmed.paidCents ?? confirmed.grossCents ?? record.amountCents;
     return { action: actions[row.session], data: { session_id: record.id, amount } };
-  }
-
-  /** The webhooks capability's verifier, looked up lazily: checkout does not import the webhooks capability. */
-  private webhookVerifier(): WebhookVerifier | null {
-    try {
-      return this.moduleRef.get<WebhookVerifier>(WEBHOOK_VERIFIER, { strict: false });
-    } catch {
-      this.logger.error('no webhook verifier registered: webhook deliveries are not acted on');
-      return null;
-    }
   }
 
   /** The record of a session, its creation settled first when it was left unknown. */

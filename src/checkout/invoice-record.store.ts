@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
+import { recordOfInvoice } from '../core/record-of-invoice';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -185,17 +186,11 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * The record of a service invoice: the one holding its number, else the attempt whose referrer it has, only
-   * if the invoice is that attempt's by identity ({@link InvoiceIdentity}); `null` otherwise (another's invoice is
-   * alerted, never matched).
+   * The record of a service invoice ({@link recordOfInvoice}: by its number, else by its referrer only while that
+   * attempt holds no invoice, identity-checked); `null` otherwise (another's invoice is alerted, never matched).
    */
   async findByInvoice(invoice: Invoice): Promise<InvoiceRecord | null> {
-    const byId = invoice.id ? await this.rows.findOneBy({ gatewayId: invoice.id }) : null;
-    const record =
-      byId ?? (invoice.referrer ? await this.rows.findOneBy({ referrer: invoice.referrer }) : null);
-    if (!record) return null;
-    const foreign = await this.identity.whyNotOurs(invoice, record, byId ? 'number' : 'referrer');
-    return foreign ? null : record;
+    return (await recordOfInvoice(this.rows, this.identity, invoice)).record;
   }
 }
 

@@ -73,8 +73,8 @@ function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
       InvoicePaymentsModule.forRoot({
         gateway: options.gateway,
         checkout: options.checkout,
-        // Deliveries arrive through Medusa's `/hooks/payment/...` route, not a Nest route.
-        webhooks: { ...options.webhooks, installBodyReader: false },
+        // Deliveries arrive through Medusa's `/hooks/payment/...` route (an application context has no route).
+        webhooks: options.webhooks,
         // Shipments come from Medusa's subscriber (`recordMedusaShipment`), not a Nest event.
         shipping: { ...options.shipping, shipmentEvent: false },
         admin: options.admin,

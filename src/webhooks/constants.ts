@@ -3,9 +3,6 @@ import type { ResolvedWebhooksOptions, WebhooksOptions, WebhooksTuning } from '.
 /** Injection token of the resolved {@link ResolvedWebhooksOptions}. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 
-/** Injection token of the {@link WebhookTokenValidator} (the gateway client by default). */
-export const WEBHOOK_TOKEN_VALIDATOR = Symbol('INVOICE_PAYMENTS_WEBHOOK_TOKEN_VALIDATOR');
-
 /**
  * Injection token of an optional {@link WebhookMerchantTokenSource}: where the merchant token is read at runtime
  * (the root module binds the admin settings). Without it, `webhooks.merchantToken` applies.
@@ -38,30 +35,8 @@ export function resolveWebhooksOptions(
   return {
     path,
     bodyLimitBytes: positive(options.bodyLimitBytes, DEFAULT_WEBHOOK_BODY_LIMIT, 'bodyLimitBytes'),
-    installBodyReader: options.installBodyReader ?? true,
-    answerInBodyReader: options.answerInBodyReader ?? true,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
-    tokenCacheTtlMs: positive(options.tokenCacheTtlMs, 300_000, 'tokenCacheTtlMs', true),
-    rejectedTokenCacheTtlMs: positive(
-      options.rejectedTokenCacheTtlMs,
-      10_000,
-      'rejectedTokenCacheTtlMs',
-      true,
-    ),
-    validationTimeoutMs: positive(options.validationTimeoutMs, 4000, 'validationTimeoutMs'),
-    confirmWithService: options.confirmWithService ?? true,
-    newTokenValidationsPerWindow: positive(
-      options.newTokenValidationsPerWindow,
-      30,
-      'newTokenValidationsPerWindow',
-    ),
-    newTokenWindowMs: positive(options.newTokenWindowMs, 60_000, 'newTokenWindowMs'),
-    newTokenValidationsPerSource: positive(
-      options.newTokenValidationsPerSource,
-      10,
-      'newTokenValidationsPerSource',
-    ),
     lookupWindowMs: positive(options.lookupWindowMs, 1000, 'lookupWindowMs'),
     lookupsPerSecond: positive(options.lookupsPerSecond, 300, 'lookupsPerSecond'),
     maxJsonDepth: positive(options.maxJsonDepth, 64, 'maxJsonDepth'),

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
+import type { ConfirmedStatus } from '../core/host-webhooks.port';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';
@@ -9,6 +10,9 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
+
+/** What {@link DeliveryConfirmation.admit} made of a delivery. */
+export type Admission = 'recorded' | 'unrecorded' | 'handled';
 
 /** Invoices whose latest applied confirmation is remembered (a number and a time each). */
 const MAX_CONFIRMED_INVOICES = 10_000;
@@ -24,7 +28,7 @@ export class DeliveryConfirmation {
   /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
   readonly paced: PacedLookups;
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
-  private readonly confirmedAt = new Map<string, { at: number; recordId: string }>();
+  private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -91,23 +95,23 @@ export class DeliveryConfirmation {
   }
 
   /**
-   * Whether a delivery naming `gatewayId` may be confirmed now: `true` the invoice has a record here, `false` it has
-   * none but may be looked up (within the window's budget of such lookups), `null` when the entry was dealt with
-   * here: dead-lettered (the service said it does not know it), or postponed without asking the service (budget
-   * spent, or the service already confirmed it and no record exists yet). So deliveries for invoices this store
-   * does not know cost about one lookup per invoice, whatever their number.
+   * Whether a delivery naming `gatewayId` may be confirmed now: `recorded`, the invoice has a record here;
+   * `unrecorded`, it has none but may be looked up (within the window's budget of such lookups); `handled`, the
+   * entry was dealt with here: dead-lettered (the service said it does not know it), or postponed without asking the
+   * service (budget spent, or the service already confirmed it and no record exists yet). So deliveries for invoices
+   * this store does not know cost about one lookup per invoice, whatever their number.
    */
-  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean | null> {
+  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<Admission> {
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const where = [{ gatewayId }, ...(entry.referrer ? [{ referrer: entry.referrer }] : [])];
     if (await repo.exists({ where })) {
       this.rows.unknown.forget(gatewayId);
-      return true;
+      return 'recorded';
     }
     const verdict = this.rows.unknown.verdictOf(gatewayId);
     if (verdict === 'unknown') {
       await this.rows.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
-      return null;
+      return 'handled';
     }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
@@ -120,7 +124,7 @@ export class DeliveryConfirmation {
       } else {
         await this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
       }
-      return null;
+      return 'handled';
     }
     const wait = this.rows.unknown.spendLookup();
     if (wait !== null) {
@@ -128,9 +132,9 @@ export class DeliveryConfirmation {
         lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
         nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
       });
-      return null;
+      return 'handled';
     }
-    return false;
+    return 'unrecorded';
   }
 
   /**
@@ -152,18 +156,31 @@ export class DeliveryConfirmation {
 
   /** The record the answering lookup was applied to, when {@link answered} (else `null`). */
   answeredRecord(gatewayId: string, receivedBefore: Date): string | null {
-    const confirmed = this.confirmedAt.get(gatewayId);
-    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed.recordId : null;
+    return this.answerOf(gatewayId, receivedBefore)?.recordId ?? null;
   }
 
-  /** Remembers that a lookup of `gatewayId` started at `startedAt` was applied to `recordId` (see {@link answered}). */
-  applied(gatewayId: string, startedAt: Date, recordId: string): void {
+  /**
+   * The lookup that answered deliveries of `gatewayId` received up to `receivedBefore` (see {@link answered}): the
+   * record it was applied to and what the service said; `null` when none is remembered in this process.
+   */
+  answerOf(gatewayId: string, receivedBefore: Date): { recordId: string; status: ConfirmedStatus } | null {
+    const confirmed = this.confirmedAt.get(gatewayId);
+    return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed : null;
+  }
+
+  /**
+   * Remembers that a lookup of `gatewayId` started at `startedAt`, answering `invoice`, was applied to `recordId`
+   * (see {@link answered}).
+   */
+  applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
     const previous = this.confirmedAt.get(gatewayId);
     if (previous !== undefined && previous.at >= startedAt.getTime()) return;
     this.confirmedAt.delete(gatewayId);
     if (this.confirmedAt.size >= MAX_CONFIRMED_INVOICES) {
       this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
     }
-    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId });
+    const { paidCents, grossCents } = invoice.amounts;
+    const status = { code: invoice.status.code, paidCents, grossCents };
+    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId, status });
   }
 }

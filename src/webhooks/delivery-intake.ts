@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -7,26 +7,39 @@ import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { KnownInvoices } from './known-invoices';
 import type { ResolvedWebhooksOptions } from './types';
-import { parseJsonObject } from './webhook-body';
+import { boundedBody, parseJsonObject } from './webhook-body';
+import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
 import type { Invoice } from '../gateway/types';
 import { WebhookTokenService } from './webhook-token.service';
 
-/** A delivery as a host received it: its headers and its body, raw or already parsed by the host. */
+/** A delivery as a host received it: its headers and its body. */
 export interface DeliveryInput {
   headers: IncomingMessage | Record<string, unknown>;
-  /** The bytes (checked against `webhooks.bodyLimitBytes`), or what the host's JSON parser made of them. */
-  body: Buffer | unknown;
+  /**
+   * The request (read within `webhooks.bodyLimitBytes`), the bytes (measured against it), or what the host's JSON
+   * parser made of them.
+   */
+  body: unknown;
 }
 
-/** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
+/**
+ * What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers (`unread`: the
+ * body itself was refused before it was read as JSON).
+ */
 export type IntakeResult =
   | { ok: true; stored: StoredDelivery }
-  | { ok: false; status: 400 | 401 | 413 | 422 | 503; message: string; retryAfterSeconds?: number };
+  | {
+      ok: false;
+      status: 400 | 401 | 413 | 415 | 422 | 503;
+      message: string;
+      retryAfterSeconds?: number;
+      unread?: true;
+    };
 
-/** Seconds the service is asked to wait before retrying when the token could not be checked now. */
+/** Seconds the service is asked to wait before retrying when the merchant token could not be read now. */
 const RETRY_AFTER_SECONDS = 30;
 
 /**
@@ -41,6 +54,7 @@ const RETRY_AFTER_SECONDS = 30;
  */
 @Injectable()
 export class DeliveryIntake {
+  private readonly logger = new Logger(DeliveryIntake.name);
   private readonly known: KnownInvoices;
   /** Per invoice, the write of an entry that will wait for the invoice's next lookup (see {@link storeOrJoin}). */
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
@@ -57,9 +71,23 @@ export class DeliveryIntake {
     this.known = new KnownInvoices(dataSource, unknownLookupsPerWindow, unknownLookupWindowMs);
   }
 
+  /**
+   * A delivery over HTTP, whichever part of the host took it (the Express route ahead of the parsers, the Nest route
+   * otherwise): {@link accept}ed, answered as the route answers. An unexpected failure (the database is down) is
+   * logged and answered 500, so the service retries.
+   */
+  async receive(req: IncomingMessage): Promise<DeliveryAnswer> {
+    try {
+      return answerOf(await this.accept({ headers: req, body: req }));
+    } catch (err) {
+      this.logger.error(`webhook delivery not stored: ${err instanceof Error ? err.message : String(err)}`);
+      return INTERNAL_ERROR_ANSWER;
+    }
+  }
+
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
-    const body = this.bodyOf(input.body);
+    const body = await this.bodyOf(input.body);
     if (!body.ok) return body;
     // Before anything else reads it: nothing downstream walks a body deeper than this.
     if (exceedsJsonDepth(body.value, this.options.maxJsonDepth)) {
@@ -69,16 +97,12 @@ export class DeliveryIntake {
         message: `body: nested deeper than ${this.options.maxJsonDepth} levels`,
       };
     }
-    // The service's validation of the token proves only who sent the body: needed only where the body is applied
-    // as it stands (`confirmWithService: false`, unsafe); otherwise the lookup's answer is what is applied.
-    const auth = this.options.confirmWithService
-      ? await this.tokens.checkLocally(input.headers)
-      : await this.tokens.authenticate(input.headers);
+    // The service's validation of the token would prove only who sent the body, and the body is never applied: the
+    // lookup's answer is. So only the checks that need no call.
+    const auth = await this.tokens.checkLocally(input.headers);
     if (!auth.ok) {
       if (auth.status === 503) {
-        const retryAfterSeconds =
-          (auth as { retryAfterSeconds?: number }).retryAfterSeconds ?? RETRY_AFTER_SECONDS;
-        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds };
+        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds: RETRY_AFTER_SECONDS };
       }
       return { ok: false, status: 401, message: auth.reason };
     }
@@ -102,7 +126,7 @@ export class DeliveryIntake {
     }
     if (stored.state === 'pending') {
       if (wait) await this.processor.processNow(stored.id, stored.gatewayId);
-      else this.processor.kick(stored.id, stored.gatewayId);
+      else this.processor.kick();
     }
     return { ok: true, stored };
   }
@@ -119,7 +143,6 @@ export class DeliveryIntake {
     body: Record<string, unknown>,
     webhookId: string | null,
   ): Promise<StoredDelivery> {
-    if (!this.options.confirmWithService) return this.inbox.store(delivery, body, webhookId);
     const pacing = this.processor.confirmation.paced;
     const gatewayId = invoice.id;
     // A waiting entry of this invoice being written now: joined once it is.
@@ -149,19 +172,23 @@ export class DeliveryIntake {
     }
   }
 
-  private bodyOf(
-    body: Buffer | unknown,
-  ): { ok: true; value: Record<string, unknown> } | { ok: false; status: 400 | 413; message: string } {
-    if (Buffer.isBuffer(body)) {
-      if (body.length > this.options.bodyLimitBytes) {
-        return { ok: false, status: 413, message: `body exceeds ${this.options.bodyLimitBytes} bytes` };
-      }
-      const parsed = parseJsonObject(body);
+  /** The body within its bound ({@link boundedBody}, the one size check), as a JSON object. */
+  private async bodyOf(
+    source: unknown,
+  ): Promise<
+    | { ok: true; value: Record<string, unknown> }
+    | { ok: false; status: 400 | 413 | 415; message: string; unread?: true }
+  > {
+    const read = await boundedBody(source, this.options.bodyLimitBytes);
+    if (!read.ok) return { ...read, unread: true };
+    if ('body' in read) {
+      const parsed = parseJsonObject(read.body);
       return parsed.ok ? parsed : { ok: false, status: 400, message: parsed.message };
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    const value = read.parsed;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       return { ok: false, status: 400, message: 'body: must be a JSON object' };
     }
-    return { ok: true, value: body as Record<string, unknown> };
+    return { ok: true, value: value as Record<string, unknown> };
   }
 }

@@ -7,6 +7,7 @@ import type { InvoiceIdentity } from '../core/invoice-identity';
 import type { DeliveryConfirmation } from './delivery-confirmation';
 import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
+import type { UnrecordedDeliveries } from './unrecorded-deliveries';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
@@ -20,12 +21,15 @@ const MAX_WAIT_MS = 1000;
  * The inbox processed a batch at a time, when deliveries are confirmed with the service: the due entries are claimed
  * in one statement, grouped by invoice, and each invoice of the batch costs one lookup at the service and at most
  * one status report, however many of its deliveries wait; the entries it answered are closed together, in one
- * statement for the batch. Entries whose invoice has no record here (yet), or that name no invoice, take the
- * one-at-a-time path (`one`): the budget for unknown invoices, the referrer match and late invoices live there.
+ * statement for the batch. Entries whose invoice has no record here (yet), or that name no invoice, are taken an
+ * entry at a time by {@link UnrecordedDeliveries}: the budget for unknown invoices, the referrer match and late
+ * invoices live there.
  */
 export class InboxBatch {
-  private readonly logger = new Logger('WebhookInboxProcessor');
+  private readonly logger = new Logger('InboxBatch');
   private current: Promise<void> | null = null;
+  /** Batches of one running ({@link only}). */
+  private readonly singles = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
@@ -40,7 +44,7 @@ export class InboxBatch {
     private readonly statuses: InvoiceStatusService,
     private readonly options: ResolvedWebhooksOptions,
     private readonly identity: InvoiceIdentity,
-    private readonly one: (entry: WebhookInboxEntry) => Promise<void>,
+    private readonly unrecorded: UnrecordedDeliveries,
   ) {}
 
   /**
@@ -130,7 +134,26 @@ export class InboxBatch {
       this.waitingSince = null;
       void this.schedule();
     }
+    while (this.current || this.singles.size > 0) await Promise.allSettled([this.current, ...this.singles]);
+  }
+
+  /**
+   * Entry `id` as a batch of one, now (a lone delivery a host waits for), once the batch running has passed it: when
+   * that batch took the entry, its attempt is the entry's. Resolves once the attempt is over.
+   */
+  async only(id: string): Promise<void> {
     while (this.current) await this.current;
+    if (this.stopped) return;
+    const single = (async () => {
+      const entry = await this.rows.claim(id, true);
+      if (entry) await this.process([entry]);
+    })();
+    this.singles.add(single);
+    try {
+      await single;
+    } finally {
+      this.singles.delete(single);
+    }
   }
 
   /** No batch starts after this (the one running finishes). */
@@ -143,7 +166,12 @@ export class InboxBatch {
   /** Claims up to `inbox.batchSize` due entries and processes them; resolves with how many were claimed. */
   private async run(): Promise<number> {
     const claimed = await this.rows.claimDue(this.options.inbox.batchSize);
-    if (claimed.length === 0) return 0;
+    if (claimed.length > 0) await this.process(claimed);
+    return claimed.length;
+  }
+
+  /** Claimed entries, grouped by invoice: one lookup per invoice, closed together. */
+  private async process(claimed: WebhookInboxEntry[]): Promise<void> {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
     const alone: WebhookInboxEntry[] = [];
@@ -163,11 +191,16 @@ export class InboxBatch {
     }
     const records = await this.recordsOf([...byInvoice.keys()]);
     const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
-    const work: Array<() => Promise<void>> = alone.map((entry) => () => this.one(entry));
+    // An error of one entry is its own: logged, the entry retried when its lease lapses.
+    const one = (entry: WebhookInboxEntry) =>
+      this.unrecorded
+        .process(entry)
+        .catch((err: unknown) => this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`));
+    const work: Array<() => Promise<void>> = alone.map((entry) => () => one(entry));
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);
       // One after the other: a later entry of the invoice sees what the earlier one learned (budget, verdicts).
-      if (!record) work.push(() => entries.reduce((p, e) => p.then(() => this.one(e)), Promise.resolve()));
+      if (!record) work.push(() => entries.reduce((p, e) => p.then(() => one(e)), Promise.resolve()));
       else
         work.push(() =>
           this.confirmInvoice(gatewayId, entries, record, histories.get(record.id) ?? null, closings),
@@ -175,7 +208,6 @@ export class InboxBatch {
     }
     await runLimited(work, CONCURRENCY);
     await this.rows.closeProcessed(closings);
-    return claimed.length;
   }
 
   /** The records of these invoice numbers, in one query. */
@@ -235,7 +267,7 @@ export class InboxBatch {
       for (const entry of entries) await this.rows.failed(entry, err);
       return;
     }
-    this.confirmation.applied(gatewayId, startedAt, record.id);
+    this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
   }
 }

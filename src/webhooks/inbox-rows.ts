@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { Brackets, DataSource } from 'typeorm';
-import type { GatewayClient } from '../gateway/gateway.client';
-import { normalizeInvoice } from '../gateway/invoice.normalizer';
+import { DataSource } from 'typeorm';
 import type { StatusReport } from '../core/invoice-status.service';
 import type { Invoice } from '../gateway/types';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
@@ -18,7 +16,7 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
  * finished, retried later with the queue's backoff, or dead-lettered with an alert.
  */
 export class InboxRows {
-  private readonly logger = new Logger('WebhookInboxProcessor');
+  private readonly logger = new Logger('InboxRows');
   private readonly rows: LeasedRows<WebhookInboxEntry>;
 
   constructor(
@@ -69,32 +67,6 @@ export class InboxRows {
         `last_error = NULL, processed_at = ${processedAt}, locked_until = NULL ` +
         `FROM (${rows.join(' UNION ALL ')}) v WHERE ${table}.id = v.id AND ${table}.state = 'pending'`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
-    }
-  }
-
-  /** The ids (and invoices) of up to `limit` due entries, oldest first, without claiming them. */
-  dueIds(now: Date, limit: number): Promise<Array<{ id: string; gatewayId: string | null }>> {
-    return this.dataSource
-      .getRepository(WebhookInboxEntry)
-      .createQueryBuilder('e')
-      .select('e.id', 'id')
-      .addSelect('e.gatewayId', 'gatewayId')
-      .where('e.state = :state', { state: 'pending' })
-      .andWhere('e.nextAttemptAt <= :now', { now: now.toISOString() })
-      .andWhere(new Brackets((w) => w.where('e.lockedUntil IS NULL').orWhere('e.lockedUntil <= :now')))
-      .orderBy('e.receivedAt', 'ASC')
-      .limit(limit)
-      .getRawMany<{ id: string; gatewayId: string | null }>();
-  }
-
-  /** The invoice an entry stored (read with the profile's codes), or `null` after dead-lettering an unreadable one. */
-  async storedInvoice(entry: WebhookInboxEntry, gateway: GatewayClient): Promise<Invoice | null> {
-    try {
-      const { codes } = await gateway.wireProfile();
-      return normalizeInvoice(JSON.parse(entry.payload), 'webhook', { codes });
-    } catch (err) {
-      await this.deadLetter(entry, null, `stored payload unreadable: ${message(err)}`);
-      return null;
     }
   }
 

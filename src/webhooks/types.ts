@@ -5,23 +5,12 @@
 export interface WebhooksOptions {
   /** Route of the receiving controller (POST). Default `webhooks/invoice-payments`. */
   path?: string;
-  /** Largest accepted body, in bytes; a larger one is answered 413. Default 262144 (256 KB). */
+  /**
+   * Largest accepted body, in bytes; a larger one is answered 413. Default 262144 (256 KB). On Express the route
+   * reads its own body ahead of the host's JSON parser, so this applies whatever the host's parser allows (Express'
+   * default is 100 KB); elsewhere the host's parser reads it first and its limit applies too.
+   */
   bodyLimitBytes?: number;
-  /**
-   * Read this route's body before the host's JSON parser (Express only), so the route has its own limit whatever
-   * the host's parser allows (Express' default is 100 KB). Default `true`. With `false` the host's parser reads
-   * the body and its limit applies.
-   */
-  installBodyReader?: boolean;
-  /**
-   * Answer deliveries from that body reader (Express only, with `installBodyReader`): the delivery is checked and
-   * stored exactly as by the route, without Nest's router, guards, interceptors and exception filters, and without
-   * the host's Express middleware registered after Nest's body parsers. Default `true`: the route authenticates its
-   * deliveries itself (the token, confirmed with the service) and this takes about a fifth off what an
-   * acknowledgement costs. Set `false` to have the delivery go through the Nest route, when a host's guard,
-   * interceptor or middleware must see it (an IP allowlist, request metrics).
-   */
-  answerInBodyReader?: boolean;
   /**
    * The merchant part of the webhook token (§6.5), when the webhook was registered by hand with one. A non-empty
    * merchant part must then equal it (compared in constant time).
@@ -33,22 +22,6 @@ export interface WebhooksOptions {
    * Set `false` when every delivery comes through the hand-registered webhook.
    */
   allowEmptyMerchantPart?: boolean;
-  /** How long a service token the service confirmed stays trusted without asking again, in ms. Default 300000. */
-  tokenCacheTtlMs?: number;
-  /**
-   * Confirm every delivery with the service before anything is applied: the body only says "something changed for
-   * invoice X"; the status and amounts applied are those the service reports for X (profile `lookup.byId`).
-   * Default `true`. `false` applies what the body says: UNSAFE (anyone holding one valid service token could mark
-   * an order paid); a warning is logged at start.
-   */
-  confirmWithService?: boolean;
-  /**
-   * Validation calls for service tokens not seen before, per `newTokenWindowMs` (default 30 per 60000 ms). Past the
-   * limit a delivery with a new token is answered 503 with `Retry-After` (the service retries); confirmed tokens stay
-   * cached and are never limited. Bounds what a flood of forged tokens costs the service.
-   */
-  newTokenValidationsPerWindow?: number;
-  newTokenWindowMs?: number;
   /**
    * A delivery is a trigger: its invoice is looked up at the service at most once per this many ms, however many
    * deliveries name it; deliveries that come meanwhile wait for the next lookup, which answers them all. Default
@@ -68,24 +41,10 @@ export interface WebhooksOptions {
 }
 
 /**
- * Fixed values of the webhook route that are not store configuration (issue 26 took them out of the options): their
- * defaults are the safe ones. Tests of the capability alone may set them through `resolveWebhooksOptions`.
+ * Fixed values of the webhook route that are not store configuration: their defaults are the safe ones. Tests of
+ * the capability alone may set them through `resolveWebhooksOptions`.
  */
 export interface WebhooksTuning {
-  /** How long a service token the service refused stays refused without asking again, in ms. Default 10000. */
-  rejectedTokenCacheTtlMs?: number;
-  /**
-   * How long a delivery waits for the service to validate its token before it is answered 503 (the service retries
-   * later). Default 4000, below the sender's own timeout.
-   */
-  validationTimeoutMs?: number;
-  /**
-   * Of those, at most this many per source address per window (default 10): one address spraying forged tokens
-   * cannot spend the whole budget. The address is Express' `req.ip` (set `trust proxy` behind a proxy), else the
-   * peer's address. Tokens the service confirmed before, and senders whose merchant part matches the configured
-   * merchant token, spend no budget at all.
-   */
-  newTokenValidationsPerSource?: number;
   /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. Default 64. */
   maxJsonDepth?: number;
 }
@@ -138,27 +97,13 @@ export interface ReconciliationOptions {
 export interface ResolvedWebhooksOptions {
   path: string;
   bodyLimitBytes: number;
-  installBodyReader: boolean;
-  answerInBodyReader: boolean;
   merchantToken: string | null;
   allowEmptyMerchantPart: boolean;
-  tokenCacheTtlMs: number;
-  rejectedTokenCacheTtlMs: number;
-  validationTimeoutMs: number;
-  confirmWithService: boolean;
-  newTokenValidationsPerWindow: number;
-  newTokenWindowMs: number;
-  newTokenValidationsPerSource: number;
   lookupWindowMs: number;
   lookupsPerSecond: number;
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;
-}
-
-/** Checks a service token with the service (§4.7): `true` valid, `false` invalid, throws when unreachable. */
-export interface WebhookTokenValidator {
-  validateWebhookToken(serviceToken: string): Promise<boolean>;
 }
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */

@@ -33,12 +33,14 @@ const ERROR_NAMES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** The one mapping of an intake's outcome to the route's answer (the controller and the early answer share it). */
+/** The one mapping of an intake's outcome to the route's answer. */
 export function answerOf(result: IntakeResult): DeliveryAnswer {
   if (!result.ok) {
+    // A body refused before it was read (size, encoding, stream) is answered without the error's name.
+    const error = result.unread ? {} : { error: ERROR_NAMES[result.status] };
     return {
       status: result.status,
-      body: { statusCode: result.status, message: result.message, error: ERROR_NAMES[result.status] },
+      body: { statusCode: result.status, message: result.message, ...error },
       retryAfterSeconds: result.retryAfterSeconds,
     };
   }

@@ -1,14 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type DeliveryAnswer, INTERNAL_ERROR_ANSWER, writeAnswer } from './webhook-answer';
 
-/** Where the route's own body reader leaves what it read. */
-export const WEBHOOK_RAW_BODY = Symbol('invoice-payments.webhook-raw-body');
-
 /** What reading a body gave: the bytes, or the HTTP status that refuses it. */
 export type RawBodyResult =
   { ok: true; body: Buffer } | { ok: false; status: 413 | 415 | 400; message: string };
 
-type ReqWithBody = IncomingMessage & { [WEBHOOK_RAW_BODY]?: Promise<RawBodyResult>; rawBody?: Buffer };
+/** A delivery's body within the limit: its bytes, or what the host's JSON parser made of them. */
+export type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
 
 /**
  * Reads a request body into memory, refusing more than `limit` bytes (413) and compressed bodies (415). A body
@@ -23,7 +21,6 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBod
       message: `content-encoding ${encoding} is not supported`,
     });
   }
-  const tooLarge: RawBodyResult = { ok: false, status: 413, message: `body exceeds ${limit} bytes` };
   if (req.readableEnded) {
     return Promise.resolve({
       ok: false,
@@ -32,7 +29,7 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBod
     });
   }
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge(limit));
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -42,7 +39,7 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBod
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) finish(tooLarge);
+      if (size > limit) finish(tooLarge(limit));
       else chunks.push(chunk);
     };
     const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks, size) });
@@ -52,17 +49,36 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBod
 }
 
 /**
- * The body of a webhook request: what the route's reader took (see {@link createWebhookBodyReader}), else what the
- * host's body parser left in `req.body`, else read here from the stream.
+ * The one bound on a delivery's body, whichever host hands it over: a request is read here within `limit` (unless
+ * the host's parser read it first: its `req.body` then), bytes are measured, anything else is what a host's parser
+ * made of them.
  */
-export async function webhookBodyOf(
-  req: IncomingMessage & { body?: unknown },
-  limit: number,
-): Promise<RawBodyResult | { ok: true; parsed: unknown }> {
-  const early = (req as ReqWithBody)[WEBHOOK_RAW_BODY];
-  if (early) return early;
-  if (req.body !== undefined && (req.readableEnded || req.complete)) return { ok: true, parsed: req.body };
-  return readRawBody(req, limit);
+export function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
+  if (Buffer.isBuffer(source)) {
+    if (source.length > limit) return Promise.resolve(tooLarge(limit));
+    return Promise.resolve({ ok: true, body: source });
+  }
+  if (isRequest(source)) {
+    const req = source as IncomingMessage & { body?: unknown };
+    if (req.body !== undefined && (req.readableEnded || req.complete)) {
+      return Promise.resolve(
+        Buffer.isBuffer(req.body) ? boundedBody(req.body, limit) : { ok: true, parsed: req.body },
+      );
+    }
+    return readRawBody(req, limit);
+  }
+  return Promise.resolve({ ok: true, parsed: source });
+}
+
+function isRequest(source: unknown): source is IncomingMessage {
+  const req = source as Partial<IncomingMessage> | null;
+  return (
+    typeof req === 'object' && req !== null && typeof req.on === 'function' && typeof req.headers === 'object'
+  );
+}
+
+function tooLarge(limit: number): RawBodyResult {
+  return { ok: false, status: 413, message: `body exceeds ${limit} bytes` };
 }
 
 /** Parses a body as a JSON object, or says why not (400). */
@@ -81,19 +97,19 @@ export function parseJsonObject(
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** Stores a delivery read by the body reader and says what to answer (the {@link DeliveryIntake}, mapped). */
-export type EarlyAnswerer = (req: IncomingMessage, body: Buffer) => Promise<DeliveryAnswer>;
+/** Takes a delivery over HTTP and says what to answer ({@link DeliveryIntake.receive}). */
+export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
 
 /**
- * An Express middleware that reads the body of `POST <path>` itself, before the host's JSON parser (whose own
- * limit, 100 KB by default, would otherwise apply). Matches the path exactly or as a suffix, so a global prefix
- * (`/api/...`) still matches. With `answer` it answers the delivery there (`webhooks.answerInBodyReader`): the
- * host's later middleware and Nest's router, guards, interceptors and filters never see it. Without, it leaves the
- * bytes for the controller.
+ * The webhook route on Express: a middleware for `POST <path>`, put ahead of the host's JSON parser (whose own
+ * limit, 100 KB by default, would otherwise apply), that takes the delivery and answers it there; the host's later
+ * middleware and Nest's router, guards, interceptors and filters never see it. Matches the path exactly or as a
+ * suffix, so a global prefix (`/api/...`) still matches. A body a host's middleware already read is left to the
+ * Nest route, which takes it the same way.
  */
-export function createWebhookBodyReader(path: string, limit: number, answer?: EarlyAnswerer) {
+export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   const suffix = `/${path}`;
-  return function invoicePaymentsWebhookBody(
+  return function invoicePaymentsWebhookRoute(
     req: IncomingMessage,
     res: ServerResponse,
     next: () => void,
@@ -101,29 +117,11 @@ export function createWebhookBodyReader(path: string, limit: number, answer?: Ea
     const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
     const pathname = url.split('?')[0].replace(/\/+$/, '');
     if (req.method !== 'POST' || !(pathname === suffix || pathname.endsWith(suffix))) return next();
-    if (req.readableEnded) return next(); // an earlier parser read it: the controller uses its `req.body`
-    const reading = readRawBody(req, limit);
-    (req as ReqWithBody)[WEBHOOK_RAW_BODY] = reading;
-    void reading.then((result) => {
-      if (!result.ok) {
-        // Answered here: passing on an unread body would let the host's parser answer with its own limit.
-        writeAnswer(res, {
-          status: result.status,
-          body: { statusCode: result.status, message: result.message },
-        });
-        return;
-      }
-      if (answer) {
-        answer(req, result.body).then(
-          (answered) => writeAnswer(res, answered),
-          () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
-        );
-        return;
-      }
-      // Kept for hosts that look for `rawBody` (Nest's `rawBody: true` option does the same).
-      (req as ReqWithBody).rawBody = result.body;
-      next();
-    });
+    if (req.readableEnded) return next();
+    receive(req).then(
+      (answer) => writeAnswer(res, answer),
+      () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
+    );
   };
 }
 

@@ -98,6 +98,20 @@ describe('readDelivery', () => {
     expect(readDelivery(paid).dedupeKey).not.toBe(a.dedupeKey);
   });
 
+  it('keys a body without delivery_id the same in every shape: the stored keys stay what they are', () => {
+    // Pinned: rows already in the inbox were keyed this way, so a retry must still find its row.
+    const m = { event: 'invoice.update', sent_at: '2026-11-21 10:00:00' };
+    const key = 'hash:e0d441a409c3817e5a0a2e7dc4a344b3ad609fe70d1c373379dc083c2fb5a93c';
+    for (const body of [
+      { ...m, invoice: currentBilletResponse().invoice },
+      { ...m, fatura: legacyDueDateResponse().fatura },
+      { data: { ...m, invoice: currentBilletResponse().invoice } },
+      { payload: { ...m, fatura: legacyDueDateResponse().fatura } },
+    ]) {
+      expect(readDelivery(body).dedupeKey).toBe(key);
+    }
+  });
+
   it('hashes an overlong delivery_id so the key fits its column', () => {
     const key = dedupeKeyOf({
       deliveryId: 'x'.repeat(500),

@@ -1,35 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, HttpCode, HttpException, Inject, Post, Req, Res, Type } from '@nestjs/common';
-import { WEBHOOKS_OPTIONS } from './constants';
 import { DeliveryIntake } from './delivery-intake';
-import { answerOf, type WebhookReceipt } from './webhook-answer';
-import { webhookBodyOf } from './webhook-body';
-import type { ResolvedWebhooksOptions } from './types';
+import type { WebhookReceipt } from './webhook-answer';
 
 /**
- * Receives the service's webhook deliveries through the {@link DeliveryIntake} (the same checks and answers as every
- * other host), answering its refusals as HTTP errors. Stored in the inbox before the 200; the status is applied
- * from the inbox, not here, so a failure after the answer is retried, never lost.
+ * The webhook route as a Nest route: where the Express route ahead of the body parsers does not take the delivery
+ * (another platform, or a host middleware read the body first). It calls the same {@link DeliveryIntake.receive} and
+ * gives the same answers, refusals as HTTP errors.
  */
 abstract class WebhooksControllerBase {
-  constructor(
-    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    private readonly intake: DeliveryIntake,
-  ) {}
+  constructor(@Inject(DeliveryIntake) private readonly intake: DeliveryIntake) {}
 
   @Post()
   @HttpCode(200)
   async receive(
-    @Req() req: IncomingMessage & { body?: unknown },
+    @Req() req: IncomingMessage,
     @Res({ passthrough: true }) res: ServerResponse,
   ): Promise<WebhookReceipt> {
     // Every answer of the route, errors included, is JSON that no browser may sniff into something else.
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    const read = await webhookBodyOf(req, this.options.bodyLimitBytes);
-    if (!read.ok) throw new HttpException({ statusCode: read.status, message: read.message }, read.status);
-    const answer = answerOf(
-      await this.intake.accept({ headers: req, body: 'parsed' in read ? read.parsed : read.body }),
-    );
+    const answer = await this.intake.receive(req);
     if (answer.status !== 200) {
       if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
         res.setHeader('Retry-After', String(answer.retryAfterSeconds));

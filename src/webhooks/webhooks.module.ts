@@ -1,27 +1,19 @@
 import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { GatewayClient } from '../gateway/gateway.client';
-import { resolveWebhooksOptions, WEBHOOK_TOKEN_VALIDATOR, WEBHOOKS_OPTIONS } from './constants';
+import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './constants';
 import { ReconciliationService } from './reconciliation.service';
-import type { IncomingMessage } from 'node:http';
-import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
-import { createWebhookBodyReader, installBeforeBodyParsers } from './webhook-body';
+import { createWebhookRoute, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { DeliveryIntake } from './delivery-intake';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { WebhookTokenService } from './webhook-token.service';
-import { WebhookDeliveryVerifier } from './webhook-verifier.service';
-import { WEBHOOK_VERIFIER } from '../core/webhook-verifier.port';
+import { HostDeliveries } from './host-deliveries';
+import { HOST_WEBHOOKS } from '../core/host-webhooks.port';
 import { createWebhooksController } from './webhooks.controller';
 import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
-  /**
-   * A provider of {@link WEBHOOK_TOKEN_VALIDATOR}. Default: the app's `GatewayClient` (`validateWebhookToken`,
-   * §4.7), which must then be injectable where this module is imported (the root module provides it).
-   */
-  tokenValidator?: Provider;
   /**
    * A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE`, so the merchant token can change at runtime (the root
    * module binds the admin settings). Default: none, `options.merchantToken` applies.
@@ -54,21 +46,24 @@ export class WebhooksModule implements OnModuleInit {
     const resolved = resolveWebhooksOptions(options);
     return {
       module: WebhooksModule,
+      // Global so the checkout's provider reaches HOST_WEBHOOKS (every token is this package's own).
+      global: true,
       controllers: [createWebhooksController(resolved.path)],
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
-        extras.tokenValidator ?? { provide: WEBHOOK_TOKEN_VALIDATOR, useExisting: GatewayClient },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
         ReconciliationService,
-        { provide: WEBHOOK_VERIFIER, useClass: WebhookDeliveryVerifier },
+        HostDeliveries,
+        { provide: HOST_WEBHOOKS, useExisting: HostDeliveries },
       ],
       exports: [
         WEBHOOKS_OPTIONS,
-        WEBHOOK_VERIFIER,
+        HOST_WEBHOOKS,
+        HostDeliveries,
         WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
@@ -78,29 +73,18 @@ export class WebhooksModule implements OnModuleInit {
     };
   }
 
-  /** Puts the route's own body reader ahead of the host's JSON parser (see `WebhooksOptions.installBodyReader`). */
+  /**
+   * On Express the webhook route is a middleware ahead of the host's JSON parser (its own body limit, answered
+   * there); elsewhere, the Nest route takes deliveries, within the host's body parser limit.
+   */
   onModuleInit(): void {
-    if (!this.options.installBodyReader) return;
     const adapter = this.adapterHost?.httpAdapter;
-    if (!adapter) return; // an application context without HTTP: no route to read for
-    const answer = this.options.answerInBodyReader
-      ? (req: IncomingMessage, body: Buffer) => this.answerEarly(req, body)
-      : undefined;
-    const reader = createWebhookBodyReader(this.options.path, this.options.bodyLimitBytes, answer);
-    if (adapter.getType() !== 'express' || !installBeforeBodyParsers(adapter.getInstance(), reader)) {
+    if (!adapter) return; // an application context without HTTP: no route
+    const route = createWebhookRoute(this.options.path, (req) => this.intake.receive(req));
+    if (adapter.getType() !== 'express' || !installBeforeBodyParsers(adapter.getInstance(), route)) {
       this.logger.warn(
-        `could not install the webhook body reader: the host's body parser limit applies to /${this.options.path}`,
+        `the webhook route is the Nest route here: the host's body parser limit applies to /${this.options.path}`,
       );
-    }
-  }
-
-  /** The delivery stored and answered from the body reader; an unexpected failure is logged and answered 500. */
-  private async answerEarly(req: IncomingMessage, body: Buffer): Promise<DeliveryAnswer> {
-    try {
-      return answerOf(await this.intake.accept({ headers: req, body }));
-    } catch (err) {
-      this.logger.error(`webhook delivery not stored: ${err instanceof Error ? err.message : String(err)}`);
-      return INTERNAL_ERROR_ANSWER;
     }
   }
 }

@@ -20,7 +20,6 @@ import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { postDelivery, tokenLine } from './support';
 
 const TOKEN = 'tok_confirm_0123456789';
-const NEW_TOKEN_LIMIT = 25;
 /** Name resolution as DNS would answer, plus a public-looking name that resolves into a private network. */
 const ADDRESSES: Record<string, string> = { localhost: '127.0.0.1', 'internal.example': '10.0.0.7' };
 
@@ -55,8 +54,6 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
       },
       webhooks: {
         inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 200 },
-        newTokenValidationsPerWindow: NEW_TOKEN_LIMIT,
-        newTokenWindowMs: 600_000,
       },
     });
     app = host.app;

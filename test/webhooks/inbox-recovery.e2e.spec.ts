@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
@@ -16,25 +15,29 @@ import {
 } from './support';
 
 /**
- * These tests drive the inbox's own mechanics (claims, leases, order, crash recovery) with synthetic deliveries of
- * invoices the service never issued, so confirmation with the service is off here; `confirmation.e2e.spec.ts`
- * covers it.
+ * These tests drive the inbox's own mechanics (claims, leases, crash recovery) with deliveries of sandbox invoices
+ * the service reports paid; `confirmation.e2e.spec.ts` covers the confirmation itself.
  */
-const startInboxApp = (...[db, sandbox, options]: Parameters<typeof startWebhookApp>) =>
-  startWebhookApp(db, sandbox, { confirmWithService: false, ...options });
 
-async function template(app: WebhookApp, sandbox: SandboxServer): Promise<WireInvoiceCurrent> {
-  const created = await createSandboxInvoice(app.gateway);
-  return sandbox.controls.renderInvoice(created.invoice.id)!;
+/** A sandbox invoice the service reports paid, and its record as the checkout would have stored it. */
+async function paidInvoice(
+  app: WebhookApp,
+  sandbox: SandboxServer,
+  db: TestDatabase,
+): Promise<InvoiceRecord> {
+  const { invoice, referrer } = await createSandboxInvoice(app.gateway);
+  await sandbox.controls.setStatus(invoice.id, 5);
+  return insertInvoiceRecord(db.dataSource, { amountCents: 2_100, gatewayId: invoice.id, referrer });
 }
 
-function paidDelivery(tpl: WireInvoiceCurrent, gatewayId: string) {
+/** The delivery the service sends for the invoice as it stands now. */
+function paidDelivery(sandbox: SandboxServer, gatewayId: string) {
   return {
     event: 'invoice.update',
     delivery_id: randomUUID(),
     webhook: 'default',
     sent_at: '2026-11-21 10:00:00',
-    invoice: { ...tpl, id: gatewayId, referrer: null, status: { ...tpl.status, code: 5, text: 'paid' } },
+    invoice: sandbox.controls.renderInvoice(gatewayId)!,
   };
 }
 
@@ -58,17 +61,13 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
     (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id })).statusCode;
 
   it('applies a delivery stored by an instance that stopped before processing it', async () => {
-    const crashed = await startInboxApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
-    const tpl = await template(crashed, sandbox);
-    const rec = await insertInvoiceRecord(db.dataSource, {
-      amountCents: 2_100,
-      gatewayId: `gw-${randomUUID()}`,
-    });
+    const crashed = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
+    const rec = await paidInvoice(crashed, sandbox, db);
     await crashed.processor.onModuleDestroy(); // it stores and acknowledges, then "crashes" before processing
     const res = await postDelivery(
       crashed.url,
       '/webhooks/invoice-payments',
-      paidDelivery(tpl, rec.gatewayId!),
+      paidDelivery(sandbox, rec.gatewayId!),
       ['default', tokenLine('', token)],
     );
     expect(res.status).toBe(200);
@@ -76,7 +75,7 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
     await crashed.close();
     expect(await statusOf(rec.id)).toBeNull();
 
-    const next = await startInboxApp(db, sandbox);
+    const next = await startWebhookApp(db, sandbox);
     try {
       await waitFor(async () => (await inbox().findOneByOrFail({ id: res.body.id })).state === 'processed');
       await next.settle();
@@ -90,21 +89,17 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
   });
 
   it('retries an entry whose processing failed (a database hiccup) and applies it once', async () => {
-    const app = await startInboxApp(db, sandbox);
+    const app = await startWebhookApp(db, sandbox);
     try {
-      const tpl = await template(app, sandbox);
-      const rec = await insertInvoiceRecord(db.dataSource, {
-        amountCents: 2_100,
-        gatewayId: `gw-${randomUUID()}`,
-      });
+      const rec = await paidInvoice(app, sandbox, db);
       // Fault injection: the first attempt fails the way a dropped database connection does.
       const apply = jest
-        .spyOn(app.statuses, 'applyReport')
+        .spyOn(app.statuses, 'applyTo')
         .mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
       const res = await postDelivery(
         app.url,
         '/webhooks/invoice-payments',
-        paidDelivery(tpl, rec.gatewayId!),
+        paidDelivery(sandbox, rec.gatewayId!),
         [tokenLine('', token), 'default'],
       );
       expect(res.status).toBe(200);
@@ -114,7 +109,7 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
       expect(entry).toMatchObject({
         attempts: 2,
         lastError: null,
-        outcome: 'applied',
+        outcome: 'applied (confirmed with the service)',
         invoiceRecordId: rec.id,
       });
       expect(apply).toHaveBeenCalledTimes(2);
@@ -127,24 +122,20 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
   });
 
   it('takes over an entry whose claim lapsed (its processor died holding it)', async () => {
-    const app = await startInboxApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
+    const app = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 0 } });
     try {
-      const tpl = await template(app, sandbox);
-      const rec = await insertInvoiceRecord(db.dataSource, {
-        amountCents: 2_100,
-        gatewayId: `gw-${randomUUID()}`,
-      });
+      const rec = await paidInvoice(app, sandbox, db);
       await app.processor.onModuleDestroy();
       const res = await postDelivery(
         app.url,
         '/webhooks/invoice-payments',
-        paidDelivery(tpl, rec.gatewayId!),
+        paidDelivery(sandbox, rec.gatewayId!),
         ['default', tokenLine('', token)],
       );
       const lapse = new Date(Date.now() + 2000);
       await inbox().update({ id: res.body.id }, { lockedUntil: lapse, attempts: 1 });
 
-      const next = await startInboxApp(db, sandbox, { inbox: { pollIntervalMs: 50 } });
+      const next = await startWebhookApp(db, sandbox, { inbox: { pollIntervalMs: 50 } });
       try {
         await next.processor.poll();
         await next.processor.drain();
@@ -172,8 +163,8 @@ describeOnPostgres('webhooks: two app instances on one PostgreSQL database', () 
   beforeAll(async () => {
     db = await openWebhooksDatabase('postgres', 30);
     sandbox = await startSandbox();
-    a = await startInboxApp(db, sandbox);
-    b = await startInboxApp(db, sandbox);
+    a = await startWebhookApp(db, sandbox);
+    b = await startWebhookApp(db, sandbox);
   });
   afterAll(async () => {
     await a.close();
@@ -183,14 +174,9 @@ describeOnPostgres('webhooks: two app instances on one PostgreSQL database', () 
   });
 
   it('stores, applies and notifies a delivery sent to both instances once in all', async () => {
-    const tpl = await template(a, sandbox);
     const token = sandbox.controls.webhooks()[0].token;
-    const recs = await Promise.all(
-      Array.from({ length: 40 }, () =>
-        insertInvoiceRecord(db.dataSource, { amountCents: 2_100, gatewayId: `gw-${randomUUID()}` }),
-      ),
-    );
-    const bodies = recs.map((r) => paidDelivery(tpl, r.gatewayId!));
+    const recs = await Promise.all(Array.from({ length: 40 }, () => paidInvoice(a, sandbox, db)));
+    const bodies = recs.map((r) => paidDelivery(sandbox, r.gatewayId!));
     const responses = await Promise.all(
       bodies.flatMap((body) =>
         [a, b].map((app) =>

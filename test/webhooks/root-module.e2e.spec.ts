@@ -10,6 +10,7 @@ import { InvoicePaymentsSettingsService } from '../../src/settings/settings.serv
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
+import { GatewayClient } from '../../src/gateway/gateway.client';
 import { startSandbox, type SandboxServer, type DeliveryLogEntry } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
 import { HostApp, sandboxGateway, startHostApp } from '../support/app';
@@ -134,6 +135,36 @@ describeEachDatabase('webhooks in the root module', (kind) => {
     const denied = deliveriesOf(rec.gatewayId!).find((d) => d.statusCode === 12)!;
     expect((await provider.getWebhookActionAndData(asMedusaPayload(denied))).action).toBe('failed');
     await waitFor(async () => (await record(rec.id)).statusCode === 12);
+  });
+
+  it("never answers a second invoice under a linked session's referrer as that session's capture", async () => {
+    const order = makeOrder();
+    const session = await provider.initiatePayment(checkout(order, 'pix'));
+    const rec = await record(session.data.invoiceRecordId);
+    // Another invoice under the same referrer, payment id and amount (a second request that landed): the session's
+    // record holds its own, unpaid invoice.
+    const second = await app.get(GatewayClient).createInvoice({
+      client: { name: 'Maria Silva', document: '52998224725' },
+      payment: {
+        method: 'pix',
+        physical: false,
+        id: rec.orderId,
+        referrer: rec.referrer,
+        webhook: `${url}/webhooks/invoice-payments`,
+        products: [
+          { id: 'p1', title: 'Mug', quantity: 1, discountCents: 0, unitAmountCents: rec.amountCents },
+        ],
+      },
+    });
+    expect(second.id).not.toBe(rec.gatewayId);
+    await sandbox.controls.pay(second.id);
+    await settle();
+    const paid = deliveriesOf(second.id).find((d) => d.statusCode === 5)!;
+    expect(paid).toBeDefined();
+    expect(await provider.getWebhookActionAndData(asMedusaPayload(paid))).toEqual({
+      action: 'not_supported',
+    });
+    expect((await record(rec.id)).statusCode).toBe(1);
   });
 
   it('reads the merchant token from the admin settings at runtime', async () => {
