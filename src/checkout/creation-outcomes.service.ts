@@ -4,7 +4,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { InvoiceStatusService, NO_HISTORY } from '../core/invoice-status.service';
+import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
+import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
@@ -134,12 +135,16 @@ export class CreationOutcomes {
       updatedAt: new Date(),
     };
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
-    let applied: Awaited<ReturnType<InvoiceStatusService['applyTo']>>;
+    let applied: AppliedStatus;
     try {
       // A record as its claim wrote it has no status and no history: on PostgreSQL one guarded statement settles
       // it; if anything wrote it since (a webhook matched by referrer), the locked path decides instead.
       const fresh = record.statusCode === null && record.creationState === 'pending';
-      applied = await this.status.applyTo(record, fresh ? NO_HISTORY : null, report, alsoSet);
+      applied = await this.status.apply(report, {
+        record,
+        known: fresh ? NO_HISTORY : undefined,
+        extra: alsoSet,
+      });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       return this.numberClash(record, invoice);

@@ -154,7 +154,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     if (!moved) return false;
     const what = closed ? 'late invoice of a closed attempt' : 'invoice of an attempt in flight';
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
-    await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source, invoice });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return true;
   }
 
@@ -180,7 +180,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       );
       return;
     }
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: duplicate.id,
       code: invoice.status.code,
       source: 'operation',
@@ -204,7 +204,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return;
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: duplicate.id,
       code: invoice.status.code,
       source: 'operation',
