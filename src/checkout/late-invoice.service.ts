@@ -14,6 +14,7 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { hasNamespace } from './order-mapping';
+import { creationMove } from './creation-states';
 
 /** Rounds of {@link LateInvoiceService.enforce} when another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -132,17 +133,19 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
     let moved: boolean;
     try {
-      moved = await this.store.transitionUnlinked(record.id, ['pending', 'unknown', 'failed'], {
-        gatewayId: invoice.id,
-        gatewayUuid: invoice.uuid,
-        gatewayInvoiceId: invoice.invoiceId || null,
-        creationState: 'created',
-        attentionReason: null,
-        ...(duplicateOf ? { duplicateOf } : {}),
-        ...(closed
-          ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
-          : {}),
-      });
+      moved = await this.store.transitionUnlinked(
+        record.id,
+        creationMove(['pending', 'unknown', 'failed'], 'created', {
+          gatewayId: invoice.id,
+          gatewayUuid: invoice.uuid,
+          gatewayInvoiceId: invoice.invoiceId || null,
+          attentionReason: null,
+          ...(duplicateOf ? { duplicateOf } : {}),
+          ...(closed
+            ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
+            : {}),
+        }),
+      );
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Another record holds this number: the service reused it. Nothing can be linked safely.
