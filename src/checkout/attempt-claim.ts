@@ -4,6 +4,7 @@ import type { PaymentMethod } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { RecognisedOrder } from './order-identity';
 import { invoiceReferrer } from './order-mapping';
+import { CLAIMED_STATE } from './creation-states';
 
 /** What a new attempt row starts with. */
 export interface ClaimInput {
@@ -125,7 +126,7 @@ export async function insertNextAttempt(
   // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column takes.
   // Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would truncate where the column refuses.
   const values = (attempt: string, referrer: string) =>
-    `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, 'pending', ` +
+    `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, '${CLAIMED_STATE}', ` +
     'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
     'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
     'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
@@ -153,7 +154,7 @@ export async function insertNextAttempt(
     openOrderId: input.orderId,
     attempt: Number(written.attempt),
     referrer: String(written.referrer),
-    creationState: 'pending' as const,
+    creationState: CLAIMED_STATE,
     method: input.method,
     currency: input.currency,
     amountCents: input.amountCents,

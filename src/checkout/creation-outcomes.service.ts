@@ -4,7 +4,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { InvoiceStatusService, NO_HISTORY } from '../core/invoice-status.service';
+import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
+import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
@@ -18,6 +19,7 @@ import {
 } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
+import { creationMove } from './creation-states';
 
 /**
  * How an attempt of {@link InvoiceCreationService} ends once its request has been sent: created (the invoice's
@@ -65,7 +67,7 @@ export class CreationOutcomes {
       }
       const next = Math.min(settles, now + options.unknownOutcomeRecheckMs);
       if (next > deadline) {
-        await this.store.transition(record.id, ['pending'], { creationState: 'unknown' });
+        await this.store.transition(record.id, creationMove(['pending'], 'unknown', {}));
         const seconds = Math.max(1, Math.ceil((settles - now) / 1000));
         throw new PaymentBeingConfirmedError(
           record.orderId,
@@ -84,11 +86,13 @@ export class CreationOutcomes {
     const since = record.unknownSince ?? new Date();
     const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
     const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
-    await this.store.transition(record.id, ['pending'], {
-      creationState: 'unknown',
-      unknownSince: since,
-      ...(stuck ? { attentionReason: clip(reason, 2000) } : {}),
-    });
+    await this.store.transition(
+      record.id,
+      creationMove(['pending'], 'unknown', {
+        unknownSince: since,
+        ...(stuck ? { attentionReason: clip(reason, 2000) } : {}),
+      }),
+    );
     if (!stuck) {
       const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));
       // The details (address, system error) go to the log; the caller's message is a plain sentence.
@@ -106,12 +110,14 @@ export class CreationOutcomes {
   /** Closes the attempt unless an invoice was linked to it meanwhile; frees the order. */
   closeNotCreated(record: InvoiceRecord, reason: string): Promise<boolean> {
     this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${reason}; closed as not created`);
-    return this.store.transitionUnlinked(record.id, ['pending'], {
-      creationState: 'failed',
-      openOrderId: null,
-      failureReason: reason,
-      attentionReason: null,
-    });
+    return this.store.transitionUnlinked(
+      record.id,
+      creationMove(['pending'], 'failed', {
+        openOrderId: null,
+        failureReason: reason,
+        attentionReason: null,
+      }),
+    );
   }
 
   /**
@@ -122,24 +128,29 @@ export class CreationOutcomes {
   async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
-    // Waiters return as soon as they see `created`: written with the status, the PIX and bank-slip data at once.
-    const alsoSet: Partial<InvoiceRecord> = {
+    // Waiters return as soon as they see `created`: written with the status, the PIX and bank-slip data at once,
+    // by the status write (the move is its `extra`; the row's state is not compared: the status path locks or
+    // guards the row by its version instead).
+    const created = creationMove(['pending', 'unknown'], 'created', {
       gatewayId: invoice.id,
       gatewayUuid: invoice.uuid,
       gatewayInvoiceId: invoice.invoiceId,
-      creationState: 'created',
       amountMismatch: mismatch,
       failureReason: null,
       attentionReason: null,
       updatedAt: new Date(),
-    };
+    });
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
-    let applied: Awaited<ReturnType<InvoiceStatusService['applyTo']>>;
+    let applied: AppliedStatus;
     try {
       // A record as its claim wrote it has no status and no history: on PostgreSQL one guarded statement settles
       // it; if anything wrote it since (a webhook matched by referrer), the locked path decides instead.
       const fresh = record.statusCode === null && record.creationState === 'pending';
-      applied = await this.status.applyTo(record, fresh ? NO_HISTORY : null, report, alsoSet);
+      applied = await this.status.apply(report, {
+        record,
+        known: fresh ? NO_HISTORY : undefined,
+        extra: created.patch,
+      });
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       return this.numberClash(record, invoice);
@@ -166,7 +177,11 @@ export class CreationOutcomes {
   }
 
   async fail(record: InvoiceRecord, reason: string): Promise<void> {
-    await this.store.patch(record.id, { creationState: 'failed', openOrderId: null, failureReason: reason });
+    const { patch } = creationMove(['pending', 'unknown'], 'failed', {
+      openOrderId: null,
+      failureReason: reason,
+    });
+    await this.store.patch(record.id, patch);
   }
 
   alert(

@@ -12,6 +12,7 @@ import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfi
 import { InvoiceRecordStore } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
+import { creationMove } from './creation-states';
 
 /**
  * Creates an order's invoice exactly once.
@@ -85,7 +86,7 @@ export class InvoiceCreationService {
     }
     const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
     if (
-      !(await this.store.transition(record.id, [record.creationState], { creationState: 'pending' }, seen))
+      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
     ) {
       return this.store.get(record.id);
     }
@@ -100,12 +101,14 @@ export class InvoiceCreationService {
    */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    const closed = await this.store.transitionUnlinked(record.id, ['unknown', 'pending'], {
-      creationState: 'failed',
-      openOrderId: null,
-      failureReason: reason,
-      attentionReason: null,
-    });
+    const closed = await this.store.transitionUnlinked(
+      record.id,
+      creationMove(['unknown', 'pending'], 'failed', {
+        openOrderId: null,
+        failureReason: reason,
+        attentionReason: null,
+      }),
+    );
     if (!closed) return this.store.get(record.id);
     await this.store.recordResolution(record, actor, reason);
     this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
@@ -133,7 +136,7 @@ export class InvoiceCreationService {
       if (open.creationState === 'created') return open;
       if (open.creationState === 'unknown') {
         // Whoever flips unknown → pending resolves it; the others wait like for any pending creation.
-        if (await this.store.transition(open.id, ['unknown'], { creationState: 'pending' }, open.updatedAt)) {
+        if (await this.store.transition(open.id, creationMove(['unknown'], 'pending', {}), open.updatedAt)) {
           const resolved = await this.outcomes.resolveUnknown(open, deadline, options);
           if (resolved) return this.matching(resolved, mapped);
         }
@@ -143,8 +146,7 @@ export class InvoiceCreationService {
         // The holder died mid-creation: its request may have gone through, so treat it as an unknown outcome.
         await this.store.transition(
           open.id,
-          ['pending'],
-          { creationState: 'unknown', unknownSince: open.unknownSince ?? new Date() },
+          creationMove(['pending'], 'unknown', { unknownSince: open.unknownSince ?? new Date() }),
           open.updatedAt,
         );
         continue;
@@ -196,10 +198,10 @@ export class InvoiceCreationService {
         throw err;
       }
       // Not a gateway answer at all: the request may have left, so the next caller looks it up first.
-      await this.store.transition(record.id, ['pending'], {
-        creationState: 'unknown',
-        unknownSince: new Date(),
-      });
+      await this.store.transition(
+        record.id,
+        creationMove(['pending'], 'unknown', { unknownSince: new Date() }),
+      );
       throw err;
     }
     return this.outcomes.settleCreated(sent, invoice);

@@ -235,7 +235,7 @@ export class InvoicePaymentProvider {
   }
 
   private async report(record: InvoiceRecord, invoice: Invoice, source: 'operation' | 'provider') {
-    await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source, invoice });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return this.store.get(record.id);
   }
 

@@ -10,9 +10,10 @@ import { runInTransaction, runStatement } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 import { ClaimInput, foreignReferrerOwner, insertNextAttempt } from './attempt-claim';
+import type { CreationMove } from './creation-states';
 
 /**
  * The invoice rows as the checkout uses them. Every write goes through `runInTransaction` or `runStatement`, which
@@ -74,15 +75,11 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * Moves the row from one of `from` to `patch` and reports whether it did: the compare-and-set that lets exactly
-   * one caller take over a stale or unknown creation.
+   * Makes a creation-state move if the row is still in one of its `from` states (and, given `updatedAt`, was not
+   * written since) and reports whether it did: the compare-and-set that lets exactly one caller take over a stale
+   * or unknown creation.
    */
-  async transition(
-    id: string,
-    from: InvoiceCreationState[],
-    patch: Partial<InvoiceRecord>,
-    updatedAt?: Date,
-  ): Promise<boolean> {
+  async transition(id: string, { from, patch }: CreationMove, updatedAt?: Date): Promise<boolean> {
     return runInTransaction(this.dataSource, async (em) => {
       const qb = em
         .getRepository(InvoiceRecord)
@@ -104,10 +101,10 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * Compare-and-set on a record no invoice is linked to yet (`gateway_id IS NULL`), from one of `from`: closing an
+   * A creation-state move of a record no invoice is linked to yet (`gateway_id IS NULL`): closing an
    * attempt as "not created" must lose against a late invoice linked to it meanwhile. Reports whether it moved.
    */
-  async transitionUnlinked(id: string, from: InvoiceCreationState[], patch: Partial<InvoiceRecord>) {
+  async transitionUnlinked(id: string, { from, patch }: CreationMove): Promise<boolean> {
     return runInTransaction(this.dataSource, async (em) => {
       const result = await em
         .getRepository(InvoiceRecord)

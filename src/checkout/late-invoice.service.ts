@@ -14,6 +14,7 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { hasNamespace } from './order-mapping';
+import { creationMove } from './creation-states';
 
 /** Rounds of {@link LateInvoiceService.enforce} when another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -132,17 +133,19 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
     let moved: boolean;
     try {
-      moved = await this.store.transitionUnlinked(record.id, ['pending', 'unknown', 'failed'], {
-        gatewayId: invoice.id,
-        gatewayUuid: invoice.uuid,
-        gatewayInvoiceId: invoice.invoiceId || null,
-        creationState: 'created',
-        attentionReason: null,
-        ...(duplicateOf ? { duplicateOf } : {}),
-        ...(closed
-          ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
-          : {}),
-      });
+      moved = await this.store.transitionUnlinked(
+        record.id,
+        creationMove(['pending', 'unknown', 'failed'], 'created', {
+          gatewayId: invoice.id,
+          gatewayUuid: invoice.uuid,
+          gatewayInvoiceId: invoice.invoiceId || null,
+          attentionReason: null,
+          ...(duplicateOf ? { duplicateOf } : {}),
+          ...(closed
+            ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
+            : {}),
+        }),
+      );
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Another record holds this number: the service reused it. Nothing can be linked safely.
@@ -154,7 +157,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     if (!moved) return false;
     const what = closed ? 'late invoice of a closed attempt' : 'invoice of an attempt in flight';
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
-    await this.status.applyReport({ recordId: record.id, code: invoice.status.code, source, invoice });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return true;
   }
 
@@ -180,7 +183,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       );
       return;
     }
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: duplicate.id,
       code: invoice.status.code,
       source: 'operation',
@@ -204,7 +207,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return;
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: duplicate.id,
       code: invoice.status.code,
       source: 'operation',

@@ -30,7 +30,7 @@ const sqliteQueues = new WeakMap<DataSource, Promise<void>>();
  * are therefore queued one after the other per DataSource (SQLite serializes writers anyway). On PostgreSQL each
  * transaction gets its own pooled connection and this is a plain `dataSource.transaction`.
  *
- * Not re-entrant: on SQLite, calling it (or anything that does, such as `InvoiceStatusService.applyReport`) from
+ * Not re-entrant: on SQLite, calling it (or anything that does, such as `InvoiceStatusService.apply` without its `tx`) from
  * inside `work` waits for itself forever. Finish the transaction first.
  */
 export async function runInTransaction<T>(

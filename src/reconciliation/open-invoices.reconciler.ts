@@ -26,7 +26,7 @@ const RETRY_AFTER_ERROR_MS = 300_000;
  * The reconciliation of open invoices, on by default: every record not in a final state (awaiting, processing,
  * scheduled, authorized, overdue, awaiting refund, and creations being confirmed) is looked up by id at the service
  * (profile `lookup.byId`) when its `next_check_at` is due; the schedule backs off with the invoice's age
- * (`check-schedule.ts`). What the service says goes through {@link InvoiceStatusService.applyReport}, the one path,
+ * (`check-schedule.ts`). What the service says goes through {@link InvoiceStatusService.apply}, the one path,
  * and from there to the host's port and the event bus. One instance at a time runs it (a lease in the database),
  * at most `maxCallsPerMinute` lookups a minute, and a round reads only due rows (indexed), so the cost follows the
  * open invoices, not the account. The full-list sweep (`ReconciliationService`) stays as an opt-in audit.
@@ -196,7 +196,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     if (await this.identity.whyNotOurs(invoice, record, 'number')) return false;
     // A report the transition table refuses (behind the record) is not written again on every check.
     if (!decideTransition(record.statusCode, invoice.status.code).apply) return false;
-    const applied = await this.statuses.applyReport({
+    const { result: applied } = await this.statuses.apply({
       recordId: record.id,
       code: invoice.status.code,
       text: invoice.status.text,

@@ -51,7 +51,7 @@ export class RefundSettlementService {
       return this.later(refund, `could not read the invoice back: ${why(err)}`);
     }
     if (!invoice) return this.later(refund, 'the service did not find the invoice');
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: record.id,
       code: invoice.status.code,
       source: 'provider',

@@ -167,7 +167,7 @@ export class RefundService {
       await this.fail(refund, 'not sent: the service did not find the invoice');
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
     }
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: record.id,
       code: invoice.status.code,
       source: 'provider',
@@ -208,7 +208,7 @@ export class RefundService {
     if (!(await this.refunds.move(refund.id, ['pending'], { state: 'succeeded', reason: null }))) {
       await this.settlement.finish(refund, 'succeeded', 'made: the service answered', record.gatewayId);
     }
-    await this.status.applyReport({
+    await this.status.apply({
       recordId: record.id,
       code: answer.status.code,
       source: 'operation',

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { InvoiceStatusService, KnownHistory, reportChangesNothing } from '../core/invoice-status.service';
+import { InvoiceStatusService } from '../core/invoice-status.service';
+import { type KnownHistory, reportChangesNothing } from '../core/status-plan';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoiceIdentity } from '../core/invoice-identity';
@@ -260,7 +261,10 @@ export class InboxBatch {
       if (reportChangesNothing(record, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {
-        const { result } = await this.statuses.applyTo(record, known, reportOf(record.id, invoice));
+        const { result } = await this.statuses.apply(reportOf(record.id, invoice), {
+          record,
+          known: known ?? undefined,
+        });
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {

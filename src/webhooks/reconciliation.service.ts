@@ -135,7 +135,7 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
     for (const [invoice, record] of matched) {
       result.matched++;
       if (!decideTransition(record.statusCode, invoice.status.code).apply) continue;
-      const applied = await this.statuses.applyReport({
+      const { result: applied } = await this.statuses.apply({
         recordId: record.id,
         code: invoice.status.code,
         text: invoice.status.text,

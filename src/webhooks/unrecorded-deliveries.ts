@@ -74,7 +74,7 @@ export class UnrecordedDeliveries {
     record: InvoiceRecord,
     how: string,
   ): Promise<void> {
-    const result = await this.statuses.applyReport(reportOf(record.id, invoice));
+    const { result } = await this.statuses.apply(reportOf(record.id, invoice));
     await this.rows.finish(entry, {
       state: 'processed',
       outcome: clip(`${result.applied ? 'applied' : (result.reason ?? 'not applied')} (${how})`, 255),

@@ -1,5 +1,7 @@
-import type { DataSource } from 'typeorm';
-import { NO_HISTORY, type StatusReport } from '../../src/core/invoice-status.service';
+import type { DataSource, EntityManager } from 'typeorm';
+import * as guardedWrite from '../../src/core/guarded-status-write';
+import { NO_HISTORY, type StatusReport } from '../../src/core/status-plan';
+import type { UnitOfWork } from '../../src/persistence/unit-of-work';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
@@ -23,27 +25,39 @@ async function stored(ds: DataSource, id: string) {
 }
 
 /**
- * `InvoiceStatusService.applyKnown`: one guarded statement on PostgreSQL, the same writes as the locked path, and
- * nothing at all when the record or its history moved since the caller read it.
+ * `InvoiceStatusService.apply` given the record as read and its history: one guarded statement on PostgreSQL, the
+ * same writes as the locked path, and nothing written by it when the record or its history moved since the caller
+ * read it (the locked path decides then).
  */
-describeEachDatabase('InvoiceStatusService.applyKnown', (kind) => {
+describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind) => {
   const paid = (recordId: string): StatusReport => ({
     recordId,
     code: 5,
     source: 'webhook',
     invoice: paidInvoice('gw-x'),
   });
+  /** A unit of work whose after-commit work is dropped: its applied change is never handed on. */
+  const dropping = (em: EntityManager): UnitOfWork => ({ em, afterCommit: () => undefined });
 
   const s = statusSuite(kind);
+  let guarded: jest.SpyInstance;
+  beforeEach(() => {
+    guarded = jest.spyOn(guardedWrite, 'writeGuarded');
+  });
+  afterEach(() => guarded.mockRestore());
+  /** What each guarded statement answered: `true` when it wrote. */
+  const statements = () => Promise.all(guarded.mock.results.map((r) => r.value as Promise<boolean>));
 
   const read = (id: string) => s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id });
 
   if (kind === 'sqlite') {
-    it('writes nothing on SQLite (the caller takes the locked path)', async () => {
+    it('takes the locked path on SQLite (no guarded statement)', async () => {
       const rec = await read((await insertInvoiceRecord(s.ds)).id);
-      expect(await s.h.service.applyKnown(rec, NO_HISTORY, paid(rec.id))).toBeNull();
-      expect(await historyOf(s.ds, rec.id)).toEqual([]);
-      expect((await read(rec.id)).version).toBe(rec.version);
+      const { result } = await s.h.service.apply(paid(rec.id), { record: rec, known: NO_HISTORY });
+      expect(guarded).not.toHaveBeenCalled();
+      expect(result).toMatchObject({ applied: true, previousCode: null });
+      expect((await historyOf(s.ds, rec.id)).map((r) => r.toCode)).toEqual([5]);
+      expect((await read(rec.id)).version).toBe(rec.version + 1);
     });
     return;
   }
@@ -51,14 +65,17 @@ describeEachDatabase('InvoiceStatusService.applyKnown', (kind) => {
   it('writes what the locked path writes, answers the record as stored, and the port hears it once', async () => {
     const a = await read((await insertInvoiceRecord(s.ds)).id);
     const b = await read((await insertInvoiceRecord(s.ds)).id);
-    const known = await s.h.service.applyKnown(a, NO_HISTORY, paid(a.id), { failureReason: null });
-    expect(known).not.toBeNull();
-    s.h.service.afterCommit(known!.result);
-    const locked = await s.h.service.applyReport(paid(b.id));
+    const known = await s.h.service.apply(paid(a.id), {
+      record: a,
+      known: NO_HISTORY,
+      extra: { failureReason: null },
+    });
+    expect(await statements()).toEqual([true]);
+    const locked = await s.h.service.apply(paid(b.id));
     await s.h.dispatcher.drain();
 
-    expect(known!.result).toEqual({ ...locked, historyId: known!.result.historyId, recordId: a.id });
-    expect(await read(a.id)).toEqual(known!.record);
+    expect(known.result).toEqual({ ...locked.result, historyId: known.result.historyId, recordId: a.id });
+    expect(await read(a.id)).toEqual(known.record);
     expect(await stored(s.ds, a.id)).toEqual(await stored(s.ds, b.id));
     const strip = ({
       id: _i,
@@ -74,48 +91,64 @@ describeEachDatabase('InvoiceStatusService.applyKnown', (kind) => {
     expect(s.h.port.changes.filter((c) => c.invoiceRecordId === a.id)).toHaveLength(1);
   });
 
-  it('writes nothing when the record was written since (its version moved)', async () => {
+  it('writes nothing by the statement when the record was written since (its version moved)', async () => {
     const before = await read((await insertInvoiceRecord(s.ds)).id);
-    await s.h.service.applyReport({ recordId: before.id, code: 1, text: 'pending', source: 'create' });
+    await s.h.service.apply({ recordId: before.id, code: 1, text: 'pending', source: 'create' });
     await s.h.dispatcher.drain();
-    expect(await s.h.service.applyKnown(before, NO_HISTORY, paid(before.id))).toBeNull();
-    expect((await historyOf(s.ds, before.id)).map((r) => r.toCode)).toEqual([1]);
-    expect(await read(before.id)).toMatchObject({ statusCode: 1, version: before.version + 1 });
+    const { result } = await s.h.service.apply(paid(before.id), { record: before, known: NO_HISTORY });
+    expect(await statements()).toEqual([false]);
+    // The locked path read the record as it is now and decided from it.
+    expect(result).toMatchObject({ applied: true, previousCode: 1 });
+    expect((await historyOf(s.ds, before.id)).map((r) => r.toCode)).toEqual([1, 5]);
+    expect(await read(before.id)).toMatchObject({ statusCode: 5, version: before.version + 2 });
   });
 
-  it('writes nothing when the history moved without the record (a refused report)', async () => {
+  it('writes nothing by the statement when the history moved without the record (a refused report)', async () => {
     const rec = await read((await insertInvoiceRecord(s.ds, { statusCode: 5, statusText: 'paid' })).id);
     // Paid never goes back to pending: refused, recorded, the record untouched.
-    const refused = await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'webhook' });
+    const { result: refused } = await s.h.service.apply({ recordId: rec.id, code: 1, source: 'webhook' });
     expect(refused.applied).toBe(false);
     expect((await read(rec.id)).version).toBe(rec.version);
-    expect(await s.h.service.applyKnown(rec, NO_HISTORY, paid(rec.id))).toBeNull();
-    expect(await historyOf(s.ds, rec.id)).toHaveLength(1);
+    const { result } = await s.h.service.apply(paid(rec.id), { record: rec, known: NO_HISTORY });
+    expect(await statements()).toEqual([false]);
+    expect(result).toMatchObject({ applied: false, previousCode: 5 });
+    expect(await historyOf(s.ds, rec.id)).toHaveLength(2);
   });
 
-  it('writes nothing when a change it took as delivered is still to deliver', async () => {
-    const rec = await read((await insertInvoiceRecord(s.ds)).id);
-    const { record } = await s.ds.transaction((em) =>
-      s.h.service.applyWithin(em, { recordId: rec.id, code: 1, source: 'create' }),
-    ); // applied, never handed on: its row stays open
-    const [row] = await historyOf(s.ds, rec.id);
-    const known = { latest: row.createdAt.toISOString(), openChanges: 0 };
-    expect(await s.h.service.applyKnown(record, known, paid(rec.id))).toBeNull();
-    const right = await s.h.service.applyKnown(record, { ...known, openChanges: 1 }, paid(rec.id));
-    expect(right?.result).toMatchObject({ applied: true, previousCode: 1 });
-    expect((await historyOf(s.ds, rec.id)).map((r) => r.toCode)).toEqual([1, 5]);
+  it('writes nothing by the statement when a change it took as delivered is still to deliver', async () => {
+    const open = async () => {
+      const rec = await read((await insertInvoiceRecord(s.ds)).id);
+      const { record } = await s.ds.transaction((em) =>
+        s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' }, { tx: dropping(em) }),
+      ); // applied, never handed on: its row stays open
+      const [row] = await historyOf(s.ds, rec.id);
+      return { record, known: { latest: row.createdAt.toISOString(), openChanges: 0 } };
+    };
+    const wrong = await open();
+    await s.h.service.apply(paid(wrong.record.id), wrong);
+    expect(await statements()).toEqual([false]);
+    const right = await open();
+    const { result } = await s.h.service.apply(paid(right.record.id), {
+      record: right.record,
+      known: { ...right.known, openChanges: 1 },
+    });
+    expect(await statements()).toEqual([false, true]);
+    expect(result).toMatchObject({ applied: true, previousCode: 1 });
+    expect((await historyOf(s.ds, right.record.id)).map((r) => r.toCode)).toEqual([1, 5]);
   });
 
-  it('waits for a transaction holding the record and writes nothing once it committed a change', async () => {
+  it('waits for a transaction holding the record and writes nothing by the statement once it committed a change', async () => {
     const rec = await read((await insertInvoiceRecord(s.ds)).id);
-    let guarded: Promise<unknown> | undefined;
+    let applying: Promise<unknown> | undefined;
     await s.ds.transaction(async (em) => {
-      await s.h.service.applyWithin(em, { recordId: rec.id, code: 1, source: 'create' });
-      guarded = s.h.service.applyKnown(rec, NO_HISTORY, paid(rec.id));
+      await s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' }, { tx: dropping(em) });
+      applying = s.h.service.apply(paid(rec.id), { record: rec, known: NO_HISTORY });
       await new Promise((r) => setTimeout(r, 150)); // the guarded statement waits for our row lock meanwhile
     });
-    expect(await guarded).toBeNull();
-    expect((await historyOf(s.ds, rec.id)).map((r) => r.toCode)).toEqual([1]);
-    expect((await read(rec.id)).statusCode).toBe(1);
+    await applying;
+    expect(await statements()).toEqual([false]);
+    // The locked path then applied the report over what that transaction committed.
+    expect((await historyOf(s.ds, rec.id)).map((r) => r.toCode)).toEqual([1, 5]);
+    expect((await read(rec.id)).statusCode).toBe(5);
   });
 });

@@ -1,5 +1,5 @@
 import { DataSource, IsNull } from 'typeorm';
-import { ReportedRecordNotFoundError } from '../../src/core/invoice-status.service';
+import { ReportedRecordNotFoundError } from '../../src/core/status-plan';
 import type { PaymentStatusChange } from '../../src/core/order-payment.port';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
@@ -12,7 +12,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
 
   it('applies a first status, records it and notifies the port and the bus once', async () => {
     const rec = await insertInvoiceRecord(s.ds);
-    const result = await s.h.service.applyReport({
+    const { result } = await s.h.service.apply({
       recordId: rec.id,
       code: 1,
       text: 'pending',
@@ -55,8 +55,8 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
 
   it('refreshes the snapshot from the invoice and reports the previous status', async () => {
     const rec = await insertInvoiceRecord(s.ds);
-    await s.h.service.applyReport({ recordId: rec.id, code: 1, text: 'pending', source: 'create' });
-    await s.h.service.applyReport({
+    await s.h.service.apply({ recordId: rec.id, code: 1, text: 'pending', source: 'create' });
+    await s.h.service.apply({
       recordId: rec.id,
       code: 5,
       source: 'webhook',
@@ -97,7 +97,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
 
   it('records a backwards report without applying it, touching the record or notifying', async () => {
     const rec = await insertInvoiceRecord(s.ds);
-    await s.h.service.applyReport({
+    await s.h.service.apply({
       recordId: rec.id,
       code: 5,
       source: 'webhook',
@@ -108,7 +108,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       pix: null,
       amounts: { ...paidInvoice('gw').amounts, grossCents: 1 },
     };
-    const result = await s.h.service.applyReport({
+    const { result } = await s.h.service.apply({
       recordId: rec.id,
       code: 1,
       text: 'pending',
@@ -136,8 +136,8 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
 
   it('records an unknown status code and never applies it', async () => {
     const rec = await insertInvoiceRecord(s.ds);
-    await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
-    const result = await s.h.service.applyReport({
+    await s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' });
+    const { result } = await s.h.service.apply({
       recordId: rec.id,
       code: 13,
       text: 'mystery',
@@ -154,10 +154,10 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
 
   it('closes the order on cancel; paid after cancel is applied, flagged and raised as an alert', async () => {
     const rec = await insertInvoiceRecord(s.ds);
-    await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
-    await s.h.service.applyReport({ recordId: rec.id, code: 6, text: 'canceled', source: 'operation' });
+    await s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' });
+    await s.h.service.apply({ recordId: rec.id, code: 6, text: 'canceled', source: 'operation' });
     expect((await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).openOrderId).toBeNull();
-    const result = await s.h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
+    const { result } = await s.h.service.apply({ recordId: rec.id, code: 5, source: 'webhook' });
     await s.h.dispatcher.drain();
 
     expect(result).toMatchObject({ applied: true, previousCode: 6, alert: 'paid_after_cancel' });
@@ -182,7 +182,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     const rec = await insertInvoiceRecord(s.ds);
     const results = await Promise.all(
       Array.from({ length: 10 }, () =>
-        s.h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' }),
+        s.h.service.apply({ recordId: rec.id, code: 5, source: 'webhook' }).then((a) => a.result),
       ),
     );
     await s.h.dispatcher.drain();
@@ -198,7 +198,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     const spy = jest.spyOn(s.ds.logger, 'logQuery');
     try {
       await Promise.all(
-        recs.map((rec) => s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' })),
+        recs.map((rec) => s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' })),
       );
       await s.h.dispatcher.drain();
       const closes = spy.mock.calls.filter(([sql]) =>
@@ -221,8 +221,8 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
   it('retries a change the port refused, in order, and delivers each change once', async () => {
     const rec = await insertInvoiceRecord(s.ds);
     s.h.port.down = true;
-    await s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
-    await s.h.service.applyReport({ recordId: rec.id, code: 5, source: 'webhook' });
+    await s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' });
+    await s.h.service.apply({ recordId: rec.id, code: 5, source: 'webhook' });
     // Retried with backoff while the host is down; the change behind the failing one waits its turn.
     await waitFor(async () => (await historyOf(s.ds, rec.id))[0].notifyAttempts >= 2);
     const failing = await historyOf(s.ds, rec.id);
@@ -244,7 +244,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
   it('without a host port, notifies the bus only', async () => {
     const bare = harness(s.ds, false);
     const rec = await insertInvoiceRecord(s.ds);
-    await bare.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await bare.service.apply({ recordId: rec.id, code: 1, source: 'create' });
     await bare.dispatcher.drain();
     expect(bare.busChanges.map((c) => c.current.code)).toEqual([1]);
     expect((await historyOf(s.ds, rec.id))[0].notifiedAt).not.toBeNull();
@@ -255,7 +255,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     const rec = await insertInvoiceRecord(s.ds);
     const crashed = harness(s.ds);
     await crashed.dispatcher.onModuleDestroy(); // stopped before it could notify
-    await crashed.service.applyReport({ recordId: rec.id, code: 1, source: 'create' });
+    await crashed.service.apply({ recordId: rec.id, code: 1, source: 'create' });
     expect(crashed.port.changes).toHaveLength(0);
 
     await s.h.dispatcher.poll();
@@ -265,17 +265,17 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
 
   it('refuses a malformed report or an unknown record, naming the field, and writes nothing', async () => {
     const rec = await insertInvoiceRecord(s.ds);
-    await expect(s.h.service.applyReport({ recordId: rec.id, code: 1.5, source: 'webhook' })).rejects.toThrow(
+    await expect(s.h.service.apply({ recordId: rec.id, code: 1.5, source: 'webhook' })).rejects.toThrow(
       /^code:/,
     );
-    await expect(s.h.service.applyReport({ recordId: '', code: 1, source: 'webhook' })).rejects.toThrow(
+    await expect(s.h.service.apply({ recordId: '', code: 1, source: 'webhook' })).rejects.toThrow(
       /^recordId:/,
     );
     await expect(
-      s.h.service.applyReport({ recordId: rec.id, code: 1, source: 'elsewhere' as 'webhook' }),
+      s.h.service.apply({ recordId: rec.id, code: 1, source: 'elsewhere' as 'webhook' }),
     ).rejects.toThrow(/^source:/);
     await expect(
-      s.h.service.applyReport({ recordId: 'no-such-record', code: 1, source: 'webhook' }),
+      s.h.service.apply({ recordId: 'no-such-record', code: 1, source: 'webhook' }),
     ).rejects.toBeInstanceOf(ReportedRecordNotFoundError);
     expect(await historyOf(s.ds, rec.id)).toHaveLength(0);
     expect(
@@ -312,7 +312,7 @@ describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL da
     );
     reports.sort(() => Math.random() - 0.5);
     const results = await Promise.all(
-      reports.map(({ via, ...r }) => via.service.applyReport({ ...r, source: 'webhook' })),
+      reports.map(({ via, ...r }) => via.service.apply({ ...r, source: 'webhook' }).then((a) => a.result)),
     );
     await a.dispatcher.poll();
     await b.dispatcher.poll();

@@ -41,10 +41,10 @@ describeEachDatabase('refunds: amounts', (kind) => {
     const seen: number[] = [];
     const sample = async () => seen.push((await rig.record(inv.id)).refundedCents);
     await Promise.all([
-      status.applyReport({ recordId: inv.id, code: 8, source: 'webhook', invoice: afterFirst }).then(sample),
-      status.applyReport({ recordId: inv.id, code: 5, source: 'webhook', invoice: paidView }).then(sample),
+      status.apply({ recordId: inv.id, code: 8, source: 'webhook', invoice: afterFirst }).then(sample),
+      status.apply({ recordId: inv.id, code: 5, source: 'webhook', invoice: paidView }).then(sample),
       refund('r3').then(sample),
-      status.applyReport({ recordId: inv.id, code: 8, source: 'sweep', invoice: afterFirst }).then(sample),
+      status.apply({ recordId: inv.id, code: 8, source: 'sweep', invoice: afterFirst }).then(sample),
     ]);
     await sample();
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);

@@ -94,7 +94,7 @@ describeEachDatabase('webhooks: inbox recovery', (kind) => {
       const rec = await paidInvoice(app, sandbox, db);
       // Fault injection: the first attempt fails the way a dropped database connection does.
       const apply = jest
-        .spyOn(app.statuses, 'applyTo')
+        .spyOn(app.statuses, 'apply')
         .mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
       const res = await postDelivery(
         app.url,

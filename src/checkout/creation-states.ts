@@ -1,0 +1,55 @@
+import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
+
+/**
+ * The creation states an attempt may reach, each from the states it may leave (the only moves there are):
+ * - `pending`: a new attempt's claim (from no row), or a caller taking over a stale `pending` or an `unknown`
+ *   creation to resolve it (compare-and-set, so exactly one caller does);
+ * - `unknown`: the request may have landed (its answer was lost, its holder died, or a lookup failed);
+ * - `created`: the service's invoice, from its own attempt or linked late, even to an attempt closed as not created;
+ * - `failed`: the service refused it, or it was not found once it could have landed (or a person said so).
+ * `created` is final. Every write of `creationState` goes through {@link creationMove}.
+ */
+export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly InvoiceCreationState[]>> = {
+  pending: ['pending', 'unknown'],
+  unknown: ['pending'],
+  created: ['pending', 'unknown', 'failed'],
+  failed: ['pending', 'unknown'],
+};
+
+/** The state a claim writes on a new attempt's row. */
+export const CLAIMED_STATE = 'pending' satisfies InvoiceCreationState;
+
+/** The fields each state is written with, beside `creationState` itself. */
+export interface CreationFields {
+  pending: Record<string, never>;
+  unknown: { unknownSince?: Date; attentionReason?: string };
+  created: {
+    gatewayId: string;
+    gatewayUuid: string | null;
+    gatewayInvoiceId: string | null;
+    attentionReason: null;
+    amountMismatch?: boolean;
+    failureReason?: string | null;
+    duplicateOf?: string;
+    updatedAt?: Date;
+  };
+  failed: { openOrderId: null; failureReason: string; attentionReason?: null };
+}
+
+/** A creation-state move: the states the row must be in (compare-and-set), and what it writes. */
+export interface CreationMove {
+  from: InvoiceCreationState[];
+  patch: Partial<InvoiceRecord>;
+}
+
+/** A creation-state move out of `from` to `to`; throws for a move the table does not list (a bug of the module). */
+export function creationMove<T extends InvoiceCreationState>(
+  from: readonly InvoiceCreationState[],
+  to: T,
+  fields: CreationFields[T],
+): CreationMove {
+  const refused = from.filter((state) => !CREATION_MOVES[to].includes(state));
+  if (from.length === 0 || refused.length > 0)
+    throw new Error(`creation state: no move from ${refused.join(', ') || 'nothing'} to ${to}`);
+  return { from: [...from], patch: { ...fields, creationState: to } };
+}

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import type { Invoice } from '../gateway/types';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { paymentMismatchOf } from './payment-check';
+import { statusRow } from './status-table';
+import { decideTransition } from './status-transitions';
+import { clip } from './text-bounds';
+import { STATUS_REPORT_SOURCES, type StatusReportSource } from './status-sources';
+
+// A status report and what applying it writes, decided without the database (`invoice-status.service.ts` writes it).
+
+/** One report of an invoice's status, from wherever it came. */
+export interface StatusReport {
+  /** `InvoiceRecord.id` (the module's local invoice id). */
+  recordId: string;
+  /** `status.code` as reported (spec §3); unlisted codes are recorded, never applied. */
+  code: number;
+  /** `status.text` as reported; defaults to `invoice.status.text`. */
+  text?: string | null;
+  source: StatusReportSource;
+  /** The invoice the report came with: its amounts, PIX, bank slip, card and due date refresh the record. */
+  invoice?: Invoice;
+}
+
+/** What applying a report did. */
+export interface StatusReportResult {
+  /** `true` when the record moved to the reported code. */
+  applied: boolean;
+  /** The record's code before the report (`null`: no status yet). */
+  previousCode: number | null;
+  /** Why the report was not applied, or why it was flagged. */
+  reason?: string;
+  alert?: 'paid_after_cancel' | 'amount_mismatch';
+  /** The status history row written for this report. */
+  historyId: string;
+  /** The record the report was applied to. */
+  recordId: string;
+}
+
+/** What the caller knows of a record's status history: its latest row's time and its applied changes not yet delivered. */
+export interface KnownHistory {
+  latest: string | null;
+  openChanges: number;
+}
+
+/** A record that has no status history yet. */
+export const NO_HISTORY: KnownHistory = { latest: null, openChanges: 0 };
+
+/** What applying one report writes, and what it then reports. */
+export interface StatusPlan {
+  history: InvoiceStatusHistory;
+  patch: Partial<InvoiceRecord>;
+  written: InvoiceRecord;
+  result: StatusReportResult;
+  handOver: boolean;
+  previousText: string | null;
+}
+
+/** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
+export class ReportedRecordNotFoundError extends InvoicePaymentsError {
+  constructor(readonly recordId: string) {
+    super('reported_record_not_found', `recordId: no invoice record ${recordId}`, { recordId });
+  }
+}
+
+/** A status report the module built wrong: `field` names what is wrong with it. */
+export class InvalidStatusReportError extends InvoicePaymentsError {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super('invalid_status_report', `${field}: ${problem}`, { field });
+  }
+}
+
+/**
+ * What a report does to a record as read (its history as `known`): the transition table decides; the history row
+ * (applied or not) and the record's patch to write (`extra` fields of the caller's own, written by the same write
+ * and not read here); the record as it will then be.
+ */
+export function planStatus(
+  record: InvoiceRecord,
+  known: KnownHistory,
+  report: StatusReport,
+  extra: Partial<InvoiceRecord>,
+  handOverLease: (() => Date) | null,
+): StatusPlan {
+  const decision = decideTransition(record.statusCode, report.code);
+  const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
+  const createdAt = nextHistoryTime(known.latest);
+  const text = report.text ?? report.invoice?.status.text ?? null;
+  // With no earlier change of the invoice still to deliver, the new one is written held by this instance (leased
+  // until `handOverLease()`) and handed to the dispatcher after commit; `null` where the writer cannot hand over.
+  const handOver = decision.apply && known.openChanges === 0 && handOverLease !== null;
+  // A plain assignment: the repository's `create` walks the metadata, and every column is given here.
+  const history: InvoiceStatusHistory = Object.assign(new InvoiceStatusHistory(), {
+    id: randomUUID(),
+    invoiceRecordId: record.id,
+    fromCode: record.statusCode,
+    toCode: report.code,
+    statusText: clip(text, 128),
+    source: report.source,
+    applied: decision.apply,
+    note: clip(mismatch ?? decision.reason ?? null, 255),
+    alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
+    // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
+    notifiedAt: decision.apply ? null : createdAt,
+    notifyAttempts: 0,
+    notifyError: null,
+    notifyLockedUntil: handOver && handOverLease ? handOverLease() : null,
+    createdAt,
+  });
+
+  const unchanged = record.statusCode === report.code;
+  // A refused report never touches the record: a stale payload must not overwrite fresher data.
+  const patch: Partial<InvoiceRecord> = { ...extra };
+  if (decision.apply || unchanged) {
+    Object.assign(patch, report.invoice ? snapshotOf(report.invoice, record) : {}, {
+      updatedAt: createdAt,
+    });
+    if (decision.apply) {
+      patch.statusCode = report.code;
+      patch.statusText = clip(text, 128);
+      if (statusRow(report.code)?.releasesOrder) patch.openOrderId = null;
+      if (mismatch) patch.amountMismatch = true;
+    }
+  }
+  // Every UPDATE counts the row's version up (TypeORM's, and the guarded statement).
+  const written: InvoiceRecord =
+    Object.keys(patch).length > 0 ? { ...record, ...patch, version: record.version + 1 } : record;
+  const result: StatusReportResult = {
+    applied: decision.apply,
+    previousCode: record.statusCode,
+    ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(mismatch ? { alert: 'amount_mismatch' as const, reason: mismatch } : {}),
+    ...(decision.alert && !mismatch ? { alert: decision.alert } : {}),
+    historyId: history.id,
+    recordId: record.id,
+  };
+  return { history, patch, written, result, handOver, previousText: record.statusText };
+}
+
+/** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
+function nextHistoryTime(latest: string | null): Date {
+  const now = Date.now();
+  const at = latest ? Date.parse(latest) : NaN;
+  return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
+}
+
+/**
+ * Whether a report would change nothing: the record already has its code and the invoice it came with refreshes no
+ * field. Such a report needs no transaction (the webhook batch records it on the delivery's inbox row alone, as the
+ * reconciliation writes nothing for a round that found nothing new).
+ */
+export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
+  if (record.statusCode !== code) return false;
+  if (!invoice) return true;
+  const patch = snapshotOf(invoice, record);
+  return (Object.keys(patch) as Array<keyof InvoiceRecord>).every((key) => patch[key] === record[key]);
+}
+
+/** Throws {@link InvalidStatusReportError} naming what is wrong with a report the module built. */
+export function assertReport(report: StatusReport): void {
+  if (typeof report?.recordId !== 'string' || report.recordId.length === 0) {
+    throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
+  }
+  if (!Number.isSafeInteger(report.code))
+    throw new InvalidStatusReportError('code', `must be an integer, got ${String(report.code)}`);
+  if (!(STATUS_REPORT_SOURCES as readonly unknown[]).includes(report.source))
+    throw new InvalidStatusReportError('source', `must be one of ${STATUS_REPORT_SOURCES.join(', ')}`);
+}
+
+/** Fields of the record the reported invoice refreshes; absent values never erase what is known. */
+function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRecord> {
+  const patch: Partial<InvoiceRecord> = {};
+  const set = <K extends keyof InvoiceRecord>(key: K, value: InvoiceRecord[K] | null | undefined) => {
+    if (value !== null && value !== undefined) patch[key] = value;
+  };
+  // The webhook may name the invoice before the checkout stored its ids (it was matched by referrer).
+  if (record.gatewayId === null) set('gatewayId', invoice.id || null);
+  if (record.gatewayUuid === null) set('gatewayUuid', invoice.uuid);
+  if (record.gatewayInvoiceId === null) set('gatewayInvoiceId', invoice.invoiceId || null);
+  set('grossCents', invoice.amounts.grossCents);
+  set('netCents', invoice.amounts.netCents);
+  set('feesCents', invoice.amounts.feesCents);
+  set('discountCents', invoice.amounts.discountCents);
+  set('shippingCents', invoice.amounts.shippingCents);
+  // Totals never go backwards: money paid or refunded stays so. A report read before a refund (a webhook overtaken
+  // by the refund's own answer, a stale lookup) may raise them, never lower them; the amounts themselves were
+  // bounded when read (`serviceAmountToCents`).
+  set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
+  set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
+  set('pixPayload', invoice.pix?.payload);
+  set('pixImage', invoice.pix?.image);
+  set('billetLine', clip(invoice.billet?.line ?? null, 64));
+  set('billetBarcode', clip(invoice.billet?.barcode ?? null, 64));
+  set('billetUrl', invoice.billet?.url);
+  set('paymentUrl', invoice.paymentUrl);
+  set('dueDate', invoice.dueDate);
+  set('installments', invoice.installments);
+  set('cardBrand', clip(invoice.card?.brand ?? null, 32));
+  set('cardLast4', clip(invoice.card?.last4 ?? null, 4));
+  if (invoice.raw !== undefined) set('rawSnapshot', JSON.stringify(invoice.raw));
+  return patch;
+}
+
+/** The reported total, unless it is below what is recorded: then the recorded one stays. */
+function atLeast(recorded: number | null, reported: number | null): number | null {
+  if (reported === null) return null;
+  return recorded !== null && recorded > reported ? recorded : reported;
+}
