@@ -28,7 +28,7 @@ import type {
   InvoicePaymentsModuleOptions,
   InvoicePaymentsModuleRootOptions,
   InvoicePaymentsModuleWiring,
-} from './interfaces/invoice-payments-options.interface';
+} from './options/options';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { RefundsModule } from './refunds/refunds.module';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';

@@ -1,5 +1,5 @@
 import type { StatusDispatchSettings } from './core/status-dispatcher.service';
-import type { InvoicePaymentsModuleOptions } from './interfaces/invoice-payments-options.interface';
+import type { InvoicePaymentsModuleOptions } from './options/options';
 import { DEFAULT_ADMIN_PREFIX } from './settings/constants';
 import type { InvoicePaymentsAdminOptions } from './settings/types';
 import { resolveReconciliationOptions } from './reconciliation/check-schedule';

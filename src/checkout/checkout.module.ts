@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
-import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { CheckoutConfig } from './checkout-config.service';
 import { resolveCheckoutOptions } from './checkout.options';
 import { CHECKOUT_OPTIONS } from './constants';

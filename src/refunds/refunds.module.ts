@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
-import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { workersEnabled } from '../invoice-payments.options';
 import { REFUNDS_OPTIONS, resolveRefundsOptions } from './refund.options';
 import { RefundSettlementService } from './refund-settlement.service';
