@@ -74,11 +74,6 @@ export interface CheckoutOptions {
    * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
    */
   referrerNamespace?: string;
-  /**
-   * The clock of the checkout's calendar: today's date for due dates and the card-expiry check (tests set it).
-   * Timeouts, leases and retries elsewhere run on the system clock.
-   */
-  calendarClock?: () => Date;
 }
 
 /** {@link CheckoutOptions} with the defaults applied and checked. */
@@ -101,7 +96,6 @@ export interface ResolvedCheckoutOptions {
   maxTotalCents: number;
   textLimits: TextLimits;
   referrerNamespace?: string;
-  calendarClock: () => Date;
 }
 
 export const DEFAULT_TIME_ZONE = SETTINGS.timeZone.default;
@@ -178,7 +172,6 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
     textLimits,
     referrerNamespace: options.referrerNamespace,
-    calendarClock: options.calendarClock ?? (() => new Date()),
   };
 }
 
