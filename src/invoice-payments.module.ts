@@ -225,7 +225,6 @@ function gatewayOptions(
   events: EventEmitter2,
 ): GatewayClientOptions {
   const onImplausibleAmount = implausibleAmountAlert(events, options.gateway.onImplausibleAmount);
-  if (options.gateway.resolveConfig) return { ...options.gateway, onImplausibleAmount };
   return { ...options.gateway, onImplausibleAmount, resolveConfig: () => settings.gatewayConfig() };
 }
 

@@ -14,8 +14,12 @@ import type { WebhooksOptions } from '../webhooks/types';
  * these options are their defaults.
  */
 export interface InvoicePaymentsModuleOptions {
-  /** The service's address, credential and wire conventions (`GatewayClientOptions`). */
-  gateway: GatewayClientOptions;
+  /**
+   * The service's address, credential and wire conventions (`GatewayClientOptions`). The module's client reads the
+   * address, token and mode from the runtime settings before each call (these are their defaults), so the client's
+   * own `resolveConfig` is not an option here.
+   */
+  gateway: Omit<GatewayClientOptions, 'resolveConfig'>;
   /** Order → invoice mapping and creation: methods, due days, installments, URLs, ids, address mapping. */
   checkout?: CheckoutOptions;
   /** Webhook reception (route, token check, inbox, sweep). */
