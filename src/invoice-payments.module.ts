@@ -22,7 +22,7 @@ import {
   shippingOptionsOf,
   StaticSections,
   webhooksOptionsOf,
-} from './invoice-payments.options';
+} from './options/resolve';
 import type {
   InvoicePaymentsModuleAsyncOptions,
   InvoicePaymentsModuleOptions,

@@ -1,10 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/core/settings.schema';
 import { UpdateSettingsDto } from '../../src/settings/admin.dto';
 import { settingFields } from '../../src/settings/setting-fields';
 import { BUILT_IN_DEFAULTS } from '../../src/settings/types';
+import { resolveCheckoutOptions } from '../../src/options/sections';
 
 /** Each setting is declared once; the module options, the admin API and the admin page all follow the declaration. */
 describe('the settings schema', () => {

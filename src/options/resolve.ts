@@ -1,13 +1,11 @@
-import type { StatusDispatchSettings } from './core/status-dispatcher.service';
-import type { InvoicePaymentsModuleOptions } from './options/options';
-import { DEFAULT_ADMIN_PREFIX } from './settings/constants';
-import type { InvoicePaymentsAdminOptions } from './settings/types';
-import { resolveReconciliationOptions } from './reconciliation/check-schedule';
-import type { ResolvedOpenReconciliationOptions } from './reconciliation/types';
-import { resolveShippingOptions } from './shipping/shipping-options';
-import type { ResolvedShippingOptions } from './shipping/types';
-import { resolveWebhooksOptions } from './webhooks/constants';
-import type { ResolvedWebhooksOptions } from './webhooks/types';
+import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
+import type { InvoicePaymentsModuleOptions } from './options';
+import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
+import type { InvoicePaymentsAdminOptions } from '../settings/types';
+import type { ResolvedOpenReconciliationOptions } from '../reconciliation/types';
+import type { ResolvedShippingOptions } from '../shipping/types';
+import { resolveReconciliationOptions, resolveShippingOptions, resolveWebhooksOptions } from './sections';
+import type { ResolvedWebhooksOptions } from '../webhooks/types';
 
 /** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
 export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';
