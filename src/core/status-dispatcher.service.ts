@@ -12,6 +12,7 @@ import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';
 import type { StatusDispatchOptions } from '../options/options';
+import { resolveNotificationsOptions } from '../options/sections';
 
 /**
  * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
@@ -65,13 +66,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
     @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
-    this.options = {
-      pollIntervalMs: options?.pollIntervalMs ?? 5000,
-      pollOnStart: options?.pollOnStart ?? true,
-      retryBaseDelayMs: options?.retryBaseDelayMs ?? 1000,
-      retryMaxDelayMs: options?.retryMaxDelayMs ?? 300_000,
-      leaseMs: options?.leaseMs ?? 60_000,
-    };
+    this.options = resolveNotificationsOptions(options ?? {});
     // The history rows are the outbox of status changes: open until the host was told (`notified_at`).
     this.rows = new LeasedRows(
       dataSource,

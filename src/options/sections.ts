@@ -1,3 +1,4 @@
+import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
 import { intProblem, PAYMENT_METHODS, SETTING_LIST, SETTINGS } from '../core/settings.schema';
 import type { CheckoutOptions, ResolvedCheckoutOptions } from '../checkout/checkout.options';
 import { isReferrerNamespace } from '../checkout/checkout.options';
@@ -16,6 +17,33 @@ import type { ResolvedWebhooksOptions, WebhooksOptions, WebhooksTuning } from '.
  * at startup, a bad value refused naming the option. The module's own resolution (workers, forRootAsync) is in
  * resolve.ts.
  */
+
+/**
+ * `notifications` with its defaults, checked (0 turns the polling off). `pollOnStart` is not an option: the module
+ * sets it from `workers`.
+ */
+export function resolveNotificationsOptions(
+  options: StatusDispatchSettings = {},
+): Required<StatusDispatchSettings> {
+  const int = (
+    name: 'pollIntervalMs' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'leaseMs',
+    fallback: number,
+  ) => {
+    const value = options[name] ?? fallback;
+    const min = name === 'pollIntervalMs' ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new Error(`notifications.${name}: must be an integer >= ${min}`);
+    }
+    return value;
+  };
+  return {
+    pollIntervalMs: int('pollIntervalMs', 5000),
+    retryBaseDelayMs: int('retryBaseDelayMs', 1000),
+    retryMaxDelayMs: int('retryMaxDelayMs', 300_000),
+    leaseMs: int('leaseMs', 60_000),
+    pollOnStart: options.pollOnStart ?? true,
+  };
+}
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
