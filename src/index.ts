@@ -13,7 +13,7 @@ export type {
   InvoicePaymentsModuleOptions,
   InvoicePaymentsModuleRootOptions,
   InvoicePaymentsModuleWiring,
-} from './interfaces/invoice-payments-options.interface';
+} from './options/options';
 export type { AddressMapper, CheckoutOptions } from './checkout/checkout.options';
 export type { ShippingOptions } from './shipping/types';
 export type { WebhooksOptions } from './webhooks/types';

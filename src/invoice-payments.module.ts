@@ -22,13 +22,13 @@ import {
   shippingOptionsOf,
   StaticSections,
   webhooksOptionsOf,
-} from './invoice-payments.options';
+} from './options/resolve';
 import type {
   InvoicePaymentsModuleAsyncOptions,
   InvoicePaymentsModuleOptions,
   InvoicePaymentsModuleRootOptions,
   InvoicePaymentsModuleWiring,
-} from './interfaces/invoice-payments-options.interface';
+} from './options/options';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { RefundsModule } from './refunds/refunds.module';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
@@ -225,7 +225,6 @@ function gatewayOptions(
   events: EventEmitter2,
 ): GatewayClientOptions {
   const onImplausibleAmount = implausibleAmountAlert(events, options.gateway.onImplausibleAmount);
-  if (options.gateway.resolveConfig) return { ...options.gateway, onImplausibleAmount };
   return { ...options.gateway, onImplausibleAmount, resolveConfig: () => settings.gatewayConfig() };
 }
 

@@ -1,8 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
-import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { CheckoutConfig } from './checkout-config.service';
-import { resolveCheckoutOptions } from './checkout.options';
 import { CHECKOUT_OPTIONS } from './constants';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
@@ -11,6 +10,7 @@ import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { CREATION_SETTLER } from '../core/creation-settler.port';
 import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
+import { resolveCheckoutOptions } from '../options/sections';
 
 /**
  * Checkout: the order → invoice mapping, exactly-once creation and the {@link InvoicePaymentProvider}. Imported by

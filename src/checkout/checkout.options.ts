@@ -1,7 +1,5 @@
-import { intProblem, PAYMENT_METHODS, SETTING_LIST, SETTINGS } from '../core/settings.schema';
-import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
-import { resolveTextLimits, type TextLimits } from './text-limits';
+import type { TextLimits } from './text-limits';
 import type { CheckoutAddress, CheckoutOrder } from './types';
 
 /**
@@ -74,11 +72,6 @@ export interface CheckoutOptions {
    * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
    */
   referrerNamespace?: string;
-  /**
-   * The clock of the checkout's calendar: today's date for due dates and the card-expiry check (tests set it).
-   * Timeouts, leases and retries elsewhere run on the system clock.
-   */
-  calendarClock?: () => Date;
 }
 
 /** {@link CheckoutOptions} with the defaults applied and checked. */
@@ -101,85 +94,6 @@ export interface ResolvedCheckoutOptions {
   maxTotalCents: number;
   textLimits: TextLimits;
   referrerNamespace?: string;
-  calendarClock: () => Date;
-}
-
-export const DEFAULT_TIME_ZONE = SETTINGS.timeZone.default;
-const ALL_METHODS: readonly PaymentMethod[] = PAYMENT_METHODS;
-
-/** Applies the defaults and refuses bad options at startup, naming the option. */
-export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
-  const problems: string[] = [];
-  const bad = (field: string, why: string) => problems.push(`checkout.${field} ${why}`);
-
-  const methods = options.methods ?? ALL_METHODS;
-  if (methods.length === 0 || methods.some((m) => !ALL_METHODS.includes(m))) {
-    bad('methods', `must be a non-empty list of ${ALL_METHODS.join(', ')}`);
-  }
-  const int = (field: keyof CheckoutOptions, value: unknown, min: number) => {
-    if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < min)) {
-      bad(field, `must be an integer of at least ${min}`);
-    }
-  };
-  // The settings the admin page can change are checked against the same bounds here (settings.schema.ts).
-  for (const [, declaration] of SETTING_LIST) {
-    const key = declaration.checkout as keyof CheckoutOptions | undefined;
-    if (declaration.kind !== 'int' || !key || options[key] === undefined) continue;
-    const problem = intProblem(declaration, options[key]);
-    if (problem) bad(key, problem);
-  }
-  int('creationWaitMs', options.creationWaitMs, 1);
-  int('staleCreationMs', options.staleCreationMs, 1);
-  int('unknownOutcomeRecheckMs', options.unknownOutcomeRecheckMs, 0);
-  int('lateCreationMarginMs', options.lateCreationMarginMs, 0);
-  int('unresolvedAlertMs', options.unresolvedAlertMs, 0);
-  int('maxItems', options.maxItems, 1);
-  int('maxTotalCents', options.maxTotalCents, 1);
-
-  const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-  } catch {
-    bad('timeZone', 'is not an IANA time zone');
-  }
-  for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
-    const value = options[field];
-    if (value !== undefined && !isHttpUrl(value.replace(/\{(order_id|display_id|reference)\}/g, 'x'))) {
-      bad(field, 'must be an absolute http(s) URL');
-    }
-  }
-  if (options.ecommerce) {
-    const { storeId, checkout } = options.ecommerce;
-    if (!Number.isSafeInteger(storeId)) bad('ecommerce.storeId', 'must be an integer');
-    if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
-  }
-  const textLimits = resolveTextLimits(options.textLimits, bad);
-  if (options.referrerNamespace !== undefined && !isReferrerNamespace(options.referrerNamespace)) {
-    bad('referrerNamespace', 'must be 1 to 16 lowercase letters and digits');
-  }
-  if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
-
-  return {
-    methods: [...methods],
-    dueDays: options.dueDays ?? SETTINGS.dueDays.default,
-    timeZone,
-    maxInstallments: options.maxInstallments ?? SETTINGS.maxInstallments.default,
-    orderUrlTemplate: options.orderUrlTemplate,
-    storeUrlTemplate: options.storeUrlTemplate,
-    ecommerce: options.ecommerce,
-    publicWebhookUrl: options.publicWebhookUrl,
-    mapAddress: options.mapAddress,
-    creationWaitMs: options.creationWaitMs ?? 30_000,
-    staleCreationMs: options.staleCreationMs ?? 120_000,
-    unknownOutcomeRecheckMs: options.unknownOutcomeRecheckMs ?? 2_000,
-    lateCreationMarginMs: options.lateCreationMarginMs ?? 60_000,
-    unresolvedAlertMs: options.unresolvedAlertMs ?? 600_000,
-    maxItems: options.maxItems ?? 500,
-    maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
-    textLimits,
-    referrerNamespace: options.referrerNamespace,
-    calendarClock: options.calendarClock ?? (() => new Date()),
-  };
 }
 
 /** A referrer namespace: 1 to 16 lowercase letters and digits (no `:`, which ends it in a referrer). */

@@ -181,7 +181,7 @@ export class InvoicePaymentProvider {
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     const options = await this.config.current();
-    const today = todayIn(options.timeZone, options.calendarClock());
+    const today = todayIn(options.timeZone, new Date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }

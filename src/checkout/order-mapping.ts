@@ -86,7 +86,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   const client = mapCustomer(order, international, errors, limits);
   if (address) client.address = address;
 
-  const today = todayIn(options.timeZone, options.calendarClock());
+  const today = todayIn(options.timeZone, new Date());
   const { installments, card } = mapCard(data, method, options, today, errors);
 
   const reference = referenceOf(order, limits, errors);

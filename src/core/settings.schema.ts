@@ -1,6 +1,7 @@
 import type { GatewayMode } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
 import type { WireProfileOverrides } from '../gateway/wire-profile';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 
 /**
  * The runtime settings, each declared once: its kind, default, bounds, whether it is secret, which module option
@@ -21,6 +22,14 @@ export interface AdminText {
   pt: string;
 }
 
+/** The option sections a runtime setting can take its default from. */
+type SettingSections = Required<Pick<InvoicePaymentsModuleOptions, 'gateway' | 'checkout' | 'webhooks'>>;
+
+/** A module option as (section, key), checked against the options' declaration (`src/options/options.ts`). */
+export type ModuleOptionPath = {
+  [S in keyof SettingSections]: readonly [section: S, key: keyof SettingSections[S] & string];
+}[keyof SettingSections];
+
 /** One setting's declaration. `T` is its value's type (a phantom: it types the table, nothing reads it). */
 export interface SettingDeclaration<T> {
   kind: 'mode' | 'secret' | 'methods' | 'int' | 'url' | 'text' | 'ecommerce' | 'json';
@@ -31,9 +40,9 @@ export interface SettingDeclaration<T> {
   /** Encrypted at rest, never returned by the admin API. */
   secret?: boolean;
   /** The module option (section, key) that gives its default. */
-  option?: readonly [section: 'gateway' | 'checkout' | 'webhooks', key: string];
+  option?: ModuleOptionPath;
   /** The checkout option it overrides at runtime. */
-  checkout?: string;
+  checkout?: keyof SettingSections['checkout'] & string;
   /** Kept in the settings row's column of the same name, as is. */
   column?: boolean;
   /** Shown in the admin page's collapsed section (set once, usually by whoever installed the store). */

@@ -11,6 +11,8 @@ import { statusChangeOf } from './status-change';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';
+import type { StatusDispatchOptions } from '../options/options';
+import { resolveNotificationsOptions } from '../options/sections';
 
 /**
  * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
@@ -22,21 +24,6 @@ export interface StatusDispatchSettings extends StatusDispatchOptions {
 
 /** Injection token of {@link StatusDispatchSettings}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
-
-/** How applied status changes are delivered to the host. */
-export interface StatusDispatchOptions {
-  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
-  pollIntervalMs?: number;
-  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
-  retryBaseDelayMs?: number;
-  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
-  retryMaxDelayMs?: number;
-  /**
-   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
-   * call that runs longer may be repeated by another instance. Default 60000.
-   */
-  leaseMs?: number;
-}
 
 /** How soon to look again at an invoice whose next change another instance is delivering. */
 const LOCK_BUSY_RETRY_MS = 100;
@@ -79,13 +66,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
     @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
-    this.options = {
-      pollIntervalMs: options?.pollIntervalMs ?? 5000,
-      pollOnStart: options?.pollOnStart ?? true,
-      retryBaseDelayMs: options?.retryBaseDelayMs ?? 1000,
-      retryMaxDelayMs: options?.retryMaxDelayMs ?? 300_000,
-      leaseMs: options?.leaseMs ?? 60_000,
-    };
+    this.options = resolveNotificationsOptions(options ?? {});
     // The history rows are the outbox of status changes: open until the host was told (`notified_at`).
     this.rows = new LeasedRows(
       dataSource,

@@ -1,7 +1,7 @@
-import { resolveCheckoutOptions } from '../checkout/checkout.options';
 import { CheckoutValidationError } from '../checkout/errors';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { buildCheckoutData } from './order';
+import { resolveCheckoutOptions } from '../options/sections';
 
 const customer = {
   id: 'cus_1',

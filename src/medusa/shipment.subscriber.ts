@@ -69,7 +69,7 @@ interface FulfillmentRow {
  * @example
  * // src/subscribers/invoice-payments-tracking.ts
  * import { invoicePaymentsShipmentSubscriber, MEDUSA_SHIPMENT_EVENT } from 'nestjs-invoice-payments/medusa';
- * import { invoicePaymentsOptions } from '../invoice-payments.options';
+ * import { invoicePaymentsOptions } from '../options/resolve';
  * export default invoicePaymentsShipmentSubscriber(invoicePaymentsOptions);
  * export const config = { event: MEDUSA_SHIPMENT_EVENT };
  */

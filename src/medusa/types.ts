@@ -1,10 +1,6 @@
-import type { OpenReconciliationOptions } from '../reconciliation/types';
-import type { CheckoutOptions } from '../checkout/checkout.options';
 import type { ProviderWebhookPayload } from '../checkout/types';
-import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import type { PaymentMethod } from '../gateway/types';
-import type { InvoicePaymentsAdminOptions } from '../settings/types';
 import type { ShippingOptions } from '../shipping/types';
 import type { WebhooksOptions } from '../webhooks/types';
 
@@ -122,23 +118,21 @@ export interface MedusaSessionChoice {
 }
 
 /**
- * Options of the provider, as given in `medusa-config.ts` (`modules[].options.providers[].options`).
- * The module runs as a Nest application context inside Medusa, on its own TypeORM connection.
+ * Options of the provider, as given in `medusa-config.ts` (`modules[].options.providers[].options`): the module's
+ * sections (`InvoicePaymentsModuleOptions`) that apply inside Medusa, plus the connection's. The module runs as a
+ * Nest application context inside Medusa, on its own TypeORM connection. A type alias, not an interface, so it is
+ * assignable to Medusa's `Record<string, unknown>` options.
+ *
+ * In `checkout`, set `publicWebhookUrl` to Medusa's webhook route for this provider:
+ * `https://<medusa>/hooks/payment/invoice-payments_<id>` (`<id>` is the provider's `id` in `medusa-config.ts`).
+ * `webhooks.path` is Medusa's route, and the shipment comes from Medusa's subscriber, so those fields are not here.
  */
-export interface InvoicePaymentsMedusaOptions {
-  /** The service's address, token and mode (`InvoicePaymentsModuleOptions.gateway`). */
-  gateway: GatewayClientOptions;
-  /**
-   * Checkout options. Set `publicWebhookUrl` to Medusa's webhook route for this provider:
-   * `https://<medusa>/hooks/payment/invoice-payments_<id>` (`<id>` is the provider's `id` in `medusa-config.ts`).
-   */
-  checkout?: CheckoutOptions;
-  webhooks?: Omit<WebhooksOptions, 'path' | 'installBodyReader' | 'answerInBodyReader'>;
+export type InvoicePaymentsMedusaOptions = Pick<
+  InvoicePaymentsModuleOptions,
+  'gateway' | 'checkout' | 'admin' | 'notifications' | 'reconciliation'
+> & {
+  webhooks?: Omit<WebhooksOptions, 'path'>;
   shipping?: Omit<ShippingOptions, 'shipmentEvent' | 'mapShipmentEvent'>;
-  admin?: InvoicePaymentsAdminOptions;
-  notifications?: StatusDispatchOptions;
-  /** The reconciliation of open invoices (on by default; `InvoicePaymentsModuleOptions.reconciliation`). */
-  reconciliation?: OpenReconciliationOptions;
   /** PostgreSQL URL of the module's connection. Default: `process.env.DATABASE_URL` (Medusa's database). */
   databaseUrl?: string;
   /**
@@ -154,4 +148,4 @@ export interface InvoicePaymentsMedusaOptions {
   customerDocumentKeys?: string[];
   /** Nest log levels of the module. Default `['error', 'warn']`. */
   logLevels?: Array<'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal'>;
-}
+};

@@ -1,9 +1,5 @@
-import {
-  DEFAULT_RECONCILIATION,
-  nextCheckAt,
-  resolveReconciliationOptions,
-  windowEnd,
-} from './check-schedule';
+import { nextCheckAt, windowEnd } from './check-schedule';
+import { DEFAULT_RECONCILIATION, resolveReconciliationOptions } from '../options/sections';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -1,23 +1,10 @@
-import type { OpenReconciliationOptions, ResolvedOpenReconciliationOptions } from './types';
+import type { ResolvedOpenReconciliationOptions } from './types';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
 export const NEVER = new Date('9999-12-31T00:00:00.000Z');
-
-/** The defaults of {@link ResolvedOpenReconciliationOptions}. */
-export const DEFAULT_RECONCILIATION: ResolvedOpenReconciliationOptions = {
-  intervalMs: 10_000,
-  batchSize: 50,
-  maxCallsPerMinute: 60,
-  leaseMs: 60_000,
-  stepsMs: [60_000, 300_000, 900_000, HOUR],
-  hourlyUntilMs: DAY,
-  dueDateMarginMs: 3 * DAY,
-  minimumWindowMs: 30 * DAY,
-  catchUpOnStartMs: 3 * DAY,
-};
 
 /** What the schedule needs of a record. */
 export interface Schedulable {
@@ -67,38 +54,4 @@ export function windowEnd(
   // The due day ends at midnight in the service's time zone (A2: America/Sao_Paulo, UTC-3 all year since 2019).
   const dueEnd = Date.parse(`${record.dueDate}T23:59:59.999-03:00`);
   return Number.isFinite(dueEnd) ? Math.max(minimum, dueEnd + options.dueDateMarginMs) : minimum;
-}
-
-/** Fills in the defaults and checks the values, naming the option at fault. */
-export function resolveReconciliationOptions(
-  options: OpenReconciliationOptions = {},
-): ResolvedOpenReconciliationOptions {
-  const d = DEFAULT_RECONCILIATION;
-  const int = (
-    name: keyof ResolvedOpenReconciliationOptions,
-    value: unknown,
-    fallback: number,
-    min: number,
-  ) => {
-    const v = value ?? fallback;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
-      throw new Error(`reconciliation.${name}: must be an integer >= ${min}`);
-    }
-    return v;
-  };
-  const steps = options.stepsMs ?? d.stepsMs;
-  if (!Array.isArray(steps) || steps.some((s) => !Number.isSafeInteger(s) || s <= 0)) {
-    throw new Error('reconciliation.stepsMs: must be a list of positive integers (ms)');
-  }
-  return {
-    intervalMs: int('intervalMs', options.intervalMs, d.intervalMs, 0),
-    batchSize: int('batchSize', options.batchSize, d.batchSize, 1),
-    maxCallsPerMinute: int('maxCallsPerMinute', options.maxCallsPerMinute, d.maxCallsPerMinute, 1),
-    leaseMs: int('leaseMs', options.leaseMs, d.leaseMs, 1000),
-    stepsMs: [...steps].sort((a, b) => a - b),
-    hourlyUntilMs: int('hourlyUntilMs', options.hourlyUntilMs, d.hourlyUntilMs, 0),
-    dueDateMarginMs: int('dueDateMarginMs', options.dueDateMarginMs, d.dueDateMarginMs, 0),
-    minimumWindowMs: int('minimumWindowMs', options.minimumWindowMs, d.minimumWindowMs, 0),
-    catchUpOnStartMs: int('catchUpOnStartMs', options.catchUpOnStartMs, d.catchUpOnStartMs, 0),
-  };
 }

@@ -1,8 +1,8 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
-import { resolveReconciliationOptions } from './check-schedule';
 import { RECONCILIATION_OPTIONS } from './constants';
 import { OpenInvoicesReconciler } from './open-invoices.reconciler';
 import type { OpenReconciliationOptions } from './types';
+import { resolveReconciliationOptions } from '../options/sections';
 
 /**
  * The reconciliation of open invoices ({@link OpenInvoicesReconciler}). Needs the global status path

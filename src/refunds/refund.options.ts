@@ -29,27 +29,3 @@ export interface RefundsOptions {
 
 /** The options with their defaults, and whether the settlement worker starts (the module's `workers`). */
 export type ResolvedRefundsOptions = Required<RefundsOptions> & { autoStartWorker: boolean };
-
-/** The options with their defaults; a field that is not a positive integer is refused, naming it. */
-export function resolveRefundsOptions(options: RefundsOptions = {}, workers = true): ResolvedRefundsOptions {
-  const resolved: ResolvedRefundsOptions = {
-    recheckMs: 2000,
-    maxRecheckMs: 300_000,
-    lateMarginMs: 5000,
-    unresolvedAlertMs: 900_000,
-    repeatWindowMs: 600_000,
-    pollIntervalMs: 5000,
-    ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
-    // `workers` is the one switch of every background worker.
-    autoStartWorker: workers,
-  };
-  for (const [name, value] of Object.entries(resolved)) {
-    if (name === 'autoStartWorker') {
-      if (typeof value !== 'boolean')
-        throw new Error(`InvoicePaymentsModule: refunds.${name} must be a boolean`);
-    } else if (!Number.isSafeInteger(value) || (value as number) < 0) {
-      throw new Error(`InvoicePaymentsModule: refunds.${name} must be a non-negative integer (ms)`);
-    }
-  }
-  return resolved;
-}

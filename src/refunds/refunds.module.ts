@@ -1,12 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
-import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
-import { workersEnabled } from '../invoice-payments.options';
-import { REFUNDS_OPTIONS, resolveRefundsOptions } from './refund.options';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
+import { workersEnabled } from '../options/resolve';
+import { REFUNDS_OPTIONS } from './refund.options';
 import { RefundSettlementService } from './refund-settlement.service';
 import { RefundSettlementWorker } from './refund-settlement.worker';
 import { RefundService } from './refund.service';
 import { RefundStore } from './refund.store';
+import { resolveRefundsOptions } from '../options/sections';
 
 /**
  * Refunds exactly once: the ledger, the refund path every entry point takes (provider, admin API, Medusa, Vendure)

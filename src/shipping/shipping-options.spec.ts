@@ -1,6 +1,7 @@
 import { DEFAULT_SHIPMENT_EVENT } from './constants';
 import { ShipmentValidationError } from './errors';
-import { defaultShipmentMapper, resolveShippingOptions, validateShipment } from './shipping-options';
+import { defaultShipmentMapper, validateShipment } from './shipping-options';
+import { resolveShippingOptions } from '../options/sections';
 
 describe('resolveShippingOptions', () => {
   it('fills in the documented defaults', () => {

@@ -4,11 +4,11 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
 import { ShipmentListener } from './shipment.listener';
-import { resolveShippingOptions } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';
 import type { ShippingModuleOptions } from './types';
+import { resolveShippingOptions } from '../options/sections';
 
 /** Wiring choices of {@link ShippingModule.forRoot} beyond its options. */
 export interface ShippingModuleExtras {

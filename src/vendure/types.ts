@@ -1,4 +1,4 @@
-import type { InvoicePaymentsModuleOptions } from '../interfaces/invoice-payments-options.interface';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 
 /**
  * Options of `InvoicePaymentsPlugin.init(...)`: the module's options (`gateway` required; see

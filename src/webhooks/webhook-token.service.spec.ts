@@ -1,5 +1,5 @@
-import { resolveWebhooksOptions } from './constants';
 import { readWebhookHeaderLines, webhookLinesOf, WebhookTokenService } from './webhook-token.service';
+import { resolveWebhooksOptions } from '../options/sections';
 
 const line = (merchant: string, service: string) => Buffer.from(`${merchant}:${service}`).toString('base64');
 

@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './constants';
+import { WEBHOOKS_OPTIONS } from './constants';
 import { ReconciliationService } from './reconciliation.service';
 import { createWebhookRoute, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
@@ -11,6 +11,7 @@ import { HostDeliveries } from './host-deliveries';
 import { HOST_WEBHOOKS } from '../core/host-webhooks.port';
 import { createWebhooksController } from './webhooks.controller';
 import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
+import { resolveWebhooksOptions } from '../options/sections';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {

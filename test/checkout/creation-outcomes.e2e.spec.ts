@@ -7,7 +7,6 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { withReferrer } from '../../src/checkout/order-mapping';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -21,6 +20,7 @@ import {
   startRewritingProxy,
   referrerOf,
 } from './support';
+import { resolveCheckoutOptions } from '../../src/options/sections';
 
 /**
  * What happens when the create request's outcome is not a plain answer: the invoice is looked up by its referrer

@@ -8,7 +8,7 @@ import {
   OrderPaymentPort,
   PaymentStatusChange,
 } from '../../src/index';
-import { WORKERS_ENV } from '../../src/invoice-payments.options';
+import { WORKERS_ENV } from '../../src/options/resolve';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

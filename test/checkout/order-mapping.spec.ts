@@ -1,5 +1,5 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
-import { CheckoutOptions, resolveCheckoutOptions } from '../../src/checkout/checkout.options';
+import { CheckoutOptions } from '../../src/checkout/checkout.options';
 import { CheckoutValidationError } from '../../src/checkout/errors';
 import { httpAnswerOf } from '../../src/errors/http-answers';
 import {
@@ -9,6 +9,7 @@ import {
   withReferrer,
 } from '../../src/checkout/order-mapping';
 import type { CheckoutOrder } from '../../src/checkout/types';
+import { resolveCheckoutOptions } from '../../src/options/sections';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
 
@@ -69,14 +70,19 @@ const card: Mutation = (r) => {
   r.data.card = { token: 'tok_abc', expiry: '12/27', holder_name: 'MARIA SILVA' };
 };
 
-function map(mutate?: Mutation, options: CheckoutOptions = {}) {
-  return mapOrderToInvoice(
-    request(mutate),
-    resolveCheckoutOptions({ calendarClock: () => NOON_UTC, ...options }),
-  );
+/** Checkout options, and the instant the mapping runs at (the system clock, faked; default {@link NOON_UTC}). */
+type Options = CheckoutOptions & { now?: Date };
+
+function map(mutate?: Mutation, { now = NOON_UTC, ...options }: Options = {}) {
+  jest.useFakeTimers({ now });
+  try {
+    return mapOrderToInvoice(request(mutate), resolveCheckoutOptions(options));
+  } finally {
+    jest.useRealTimers();
+  }
 }
 
-function fieldsOf(mutate: Mutation, options: CheckoutOptions = {}): Record<string, string[]> {
+function fieldsOf(mutate: Mutation, options: Options = {}): Record<string, string[]> {
   try {
     map(mutate, options);
   } catch (err) {
@@ -89,7 +95,7 @@ function fieldsOf(mutate: Mutation, options: CheckoutOptions = {}): Record<strin
 describe('mapOrderToInvoice: mapping rules (spec §4.2)', () => {
   const alnumCnpj = generateCnpj({ version: 2 });
 
-  it.each<[string, Mutation, CheckoutOptions, (p: ReturnType<typeof map>['params']) => unknown, unknown]>([
+  it.each<[string, Mutation, Options, (p: ReturnType<typeof map>['params']) => unknown, unknown]>([
     ['client.name from first and last name', () => undefined, {}, (p) => p.client.name, 'Maria Silva'],
     [
       'client.name from first and last name when name is blank',
@@ -247,14 +253,14 @@ describe('mapOrderToInvoice: mapping rules (spec §4.2)', () => {
     [
       "payment.due_at: the store's today (23:30 in São Paulo is already tomorrow in UTC)",
       () => undefined,
-      { calendarClock: () => new Date('2026-11-22T02:30:00Z') },
+      { now: new Date('2026-11-22T02:30:00Z') },
       (p) => p.payment.dueAt,
       '2026-11-24',
     ],
     [
       'payment.due_at: another time zone',
       () => undefined,
-      { calendarClock: () => new Date('2026-11-22T02:30:00Z'), timeZone: 'UTC' },
+      { now: new Date('2026-11-22T02:30:00Z'), timeZone: 'UTC' },
       (p) => p.payment.dueAt,
       '2026-11-25',
     ],

@@ -4,11 +4,11 @@ import { LateInvoiceService } from '../../src/checkout/late-invoice.service';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { mapOrderToInvoice, withReferrer } from '../../src/checkout/order-mapping';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
-import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { AdminApp, newKey, openAdminDatabase, startAdminApp } from '../settings/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { resolveCheckoutOptions } from '../../src/options/sections';
 
 /**
  * Two stores on one service account (another shop of the merchant, a staging copy), each with its own database and

@@ -1,10 +1,10 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { resolveCheckoutOptions } from '../../src/checkout/checkout.options';
-import { SETTINGS, SETTING_LIST } from '../../src/core/settings.schema';
+import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/core/settings.schema';
 import { UpdateSettingsDto } from '../../src/settings/admin.dto';
 import { settingFields } from '../../src/settings/setting-fields';
 import { BUILT_IN_DEFAULTS } from '../../src/settings/types';
+import { resolveCheckoutOptions } from '../../src/options/sections';
 
 /** Each setting is declared once; the module options, the admin API and the admin page all follow the declaration. */
 describe('the settings schema', () => {
@@ -43,5 +43,17 @@ describe('the settings schema', () => {
     expect(installments).toMatchObject({ type: 'int', min: 1, max: 12 });
     expect(installments?.help.en).toContain('(1 to 12)');
     expect(fields.find((f) => f.name === 'accessToken')).toMatchObject({ secret: true });
+  });
+
+  it('names module options that the options declaration has (a view of it, checked by the compiler)', () => {
+    // @ts-expect-error a key the checkout section does not declare
+    const misspelt: ModuleOptionPath = ['checkout', 'dueDay'];
+    // @ts-expect-error a section no runtime setting takes its default from
+    const otherSection: ModuleOptionPath = ['shipping', 'pollIntervalMs'];
+    expect([misspelt, otherSection]).toHaveLength(2);
+    const resolved = resolveCheckoutOptions();
+    for (const [, declaration] of SETTING_LIST) {
+      if (declaration.checkout) expect(Object.keys(resolved)).toContain(declaration.checkout);
+    }
   });
 });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { resolveWebhooksOptions } from '../../src/webhooks/constants';
 import { LOOKUP_BURST } from '../../src/webhooks/lookup-pace';
 import { MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/paced-lookups';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
@@ -16,6 +15,7 @@ import {
   tokenLine,
   waitFor,
 } from './support';
+import { resolveWebhooksOptions } from '../../src/options/sections';
 
 const SANDBOX_INVOICE_CENTS = 2_100;
 /** The documented defaults the bounds below are checked against (docs/configuration.md). */

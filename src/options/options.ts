@@ -1,7 +1,6 @@
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { CheckoutOptions } from '../checkout/checkout.options';
 import type { OrderPaymentPort } from '../core/order-payment.port';
-import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { OpenReconciliationOptions } from '../reconciliation/types';
 import type { RefundsOptions } from '../refunds/refund.options';
@@ -15,8 +14,12 @@ import type { WebhooksOptions } from '../webhooks/types';
  * these options are their defaults.
  */
 export interface InvoicePaymentsModuleOptions {
-  /** The service's address, credential and wire conventions (`GatewayClientOptions`). */
-  gateway: GatewayClientOptions;
+  /**
+   * The service's address, credential and wire conventions (`GatewayClientOptions`). The module's client reads the
+   * address, token and mode from the runtime settings before each call (these are their defaults), so the client's
+   * own `resolveConfig` is not an option here.
+   */
+  gateway: Omit<GatewayClientOptions, 'resolveConfig'>;
   /** Order → invoice mapping and creation: methods, due days, installments, URLs, ids, address mapping. */
   checkout?: CheckoutOptions;
   /** Webhook reception (route, token check, inbox, sweep). */
@@ -43,6 +46,21 @@ export interface InvoicePaymentsModuleOptions {
    * with workers.
    */
   workers?: boolean;
+}
+
+/** How applied status changes are delivered to the host's port (`notifications`). */
+export interface StatusDispatchOptions {
+  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
+  pollIntervalMs?: number;
+  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
+  retryMaxDelayMs?: number;
+  /**
+   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
+   * call that runs longer may be repeated by another instance. Default 60000.
+   */
+  leaseMs?: number;
 }
 
 /** How the module is registered, beside its options. */

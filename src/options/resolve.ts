@@ -1,13 +1,16 @@
-import type { StatusDispatchSettings } from './core/status-dispatcher.service';
-import type { InvoicePaymentsModuleOptions } from './interfaces/invoice-payments-options.interface';
-import { DEFAULT_ADMIN_PREFIX } from './settings/constants';
-import type { InvoicePaymentsAdminOptions } from './settings/types';
-import { resolveReconciliationOptions } from './reconciliation/check-schedule';
-import type { ResolvedOpenReconciliationOptions } from './reconciliation/types';
-import { resolveShippingOptions } from './shipping/shipping-options';
-import type { ResolvedShippingOptions } from './shipping/types';
-import { resolveWebhooksOptions } from './webhooks/constants';
-import type { ResolvedWebhooksOptions } from './webhooks/types';
+import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
+import type { InvoicePaymentsModuleOptions } from './options';
+import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
+import type { InvoicePaymentsAdminOptions } from '../settings/types';
+import type { ResolvedOpenReconciliationOptions } from '../reconciliation/types';
+import type { ResolvedShippingOptions } from '../shipping/types';
+import {
+  resolveNotificationsOptions,
+  resolveReconciliationOptions,
+  resolveShippingOptions,
+  resolveWebhooksOptions,
+} from './sections';
+import type { ResolvedWebhooksOptions } from '../webhooks/types';
 
 /** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
 export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';
@@ -106,8 +109,6 @@ export function shippingOptionsOf(options: InvoicePaymentsModuleOptions): Resolv
 
 /** How status changes reach the host; without workers, no polling (changes applied here are still delivered). */
 export function notificationsOptionsOf(options: InvoicePaymentsModuleOptions): StatusDispatchSettings {
-  const notifications = options.notifications ?? {};
-  return workersEnabled(options)
-    ? notifications
-    : { ...notifications, pollIntervalMs: 0, pollOnStart: false };
+  const resolved = resolveNotificationsOptions(options.notifications);
+  return workersEnabled(options) ? resolved : { ...resolved, pollIntervalMs: 0, pollOnStart: false };
 }
