@@ -23,9 +23,13 @@ PG_BASE=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 PG_SERVER=${PG_BASE%/*}
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/invoice-payments-consumer.XXXXXX")
-DATABASES=()
+# Names of the databases made, one a line: a file, since each is made inside a command substitution (a subshell,
+# where appending to a shell array would be lost).
+DATABASES="$WORK/databases.txt"
 cleanup() {
-  for db in "${DATABASES[@]}"; do psql "$PG_SERVER/postgres" -qc "DROP DATABASE IF EXISTS \"$db\"" >/dev/null 2>&1 || true; done
+  if [[ -f "$DATABASES" ]]; then
+    while read -r db; do psql "$PG_SERVER/postgres" -qc "DROP DATABASE IF EXISTS \"$db\"" >/dev/null 2>&1 || true; done <"$DATABASES"
+  fi
   if [[ "${KEEP_CONSUMER_DIR:-}" == 1 ]]; then echo "scratch directory kept: $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -121,7 +125,7 @@ install_host() {
 fresh_database() {
   local name="consumer_$1_$$_${RANDOM}"
   psql "$PG_SERVER/postgres" -qc "CREATE DATABASE \"$name\"" >/dev/null
-  DATABASES+=("$name")
+  echo "$name" >>"$DATABASES"
   echo "$PG_SERVER/$name"
 }
 
