@@ -7,7 +7,14 @@ import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { isPostgres } from '../core/transaction';
-import { decodeCursor, DEFAULT_PAGE_LIMIT, encodeCursor, TOTAL_CAP, type KeysetPage } from './paging';
+import {
+  countedPage,
+  decodeCursor,
+  DEFAULT_PAGE_LIMIT,
+  encodeCursor,
+  TOTAL_CAP,
+  type KeysetPage,
+} from './paging';
 import { matchingInvoices, NAME_TRIGRAMS, type AdminInvoiceQuery } from './invoice-list.query';
 
 export type { AdminInvoiceQuery } from './invoice-list.query';
@@ -140,19 +147,12 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     ]);
     const items = found.slice(0, limit);
     const last = items[items.length - 1];
-    const matched = Number(countRows[0]?.n ?? 0);
-    const total = Math.min(matched, TOTAL_CAP);
     return {
-      items: items.map(toView),
-      page,
-      limit,
-      total,
-      pages: Math.ceil(total / limit),
+      ...countedPage(items.map(toView), page, limit, Number(countRows[0]?.n ?? 0)),
       nextCursor:
         found.length > limit && last
           ? encodeCursor({ createdAt: last.createdAt.toISOString(), id: last.id })
           : null,
-      totalCapped: matched > TOTAL_CAP,
     };
   }
 

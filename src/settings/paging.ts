@@ -27,15 +27,13 @@ export async function findPage<E extends ObjectLiteral & { id: string }, V>(
     repo.find({ ...options, skip: (page - 1) * limit, take: limit }),
     repo.find({ where: options.where, select, take: TOTAL_CAP + 1 }),
   ]);
-  const total = Math.min(matching.length, TOTAL_CAP);
-  return {
-    items: rows.map(view),
-    page,
-    limit,
-    total,
-    pages: Math.ceil(total / limit),
-    totalCapped: matching.length > TOTAL_CAP,
-  };
+  return countedPage(rows.map(view), page, limit, matching.length);
+}
+
+/** The page envelope of `items` when `matched` rows match (counted up to {@link TOTAL_CAP} or beyond). */
+export function countedPage<V>(items: V[], page: number, limit: number, matched: number): CountedPage<V> {
+  const total = Math.min(matched, TOTAL_CAP);
+  return { items, page, limit, total, pages: Math.ceil(total / limit), totalCapped: matched > TOTAL_CAP };
 }
 
 /** Past this many matching rows a list's total is given as "10 000+" (`totalCapped`): never a full `COUNT`. */
