@@ -10,6 +10,7 @@ import { isPostgres, runStatement } from '../core/transaction';
 import type { ResolvedWebhooksOptions } from './types';
 import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { clip } from '../core/text-bounds';
 
 /**
  * How an inbox entry is taken and how it ends: claimed under a lease (the core queue's {@link LeasedRows}), then
@@ -171,8 +172,4 @@ export function reportOf(recordId: string, invoice: Invoice): StatusReport {
 
 export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-export function clip(value: string, max: number): string {
-  return value.slice(0, max);
 }

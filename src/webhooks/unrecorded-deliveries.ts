@@ -6,7 +6,8 @@ import { recordOfInvoice } from '../core/record-of-invoice';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
-import { clip, type InboxRows, reportOf } from './inbox-rows';
+import { clip } from '../core/text-bounds';
+import { type InboxRows, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 

@@ -13,6 +13,7 @@ import { isPostgres, runStatement } from '../core/transaction';
 import { dataSourceOf, queryReturning } from '../core/typeorm-compat';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import type { WebhookDelivery } from './webhook-payload';
+import { clip } from '../core/text-bounds';
 
 /** What storing a delivery did. */
 export interface StoredDelivery {
@@ -210,8 +211,4 @@ export function redactCardData(value: unknown, inCard = false, depth = 0): unkno
     else out[key] = redactCardData(v, key === 'card' || key === 'cartao', depth + 1);
   }
   return out;
-}
-
-function clip(value: string | null, max: number): string | null {
-  return value === null ? null : value.slice(0, max);
 }
