@@ -1,9 +1,6 @@
 /** Injection token of the resolved {@link ResolvedShippingOptions}. */
 export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');
 
-/** Injection token of what posts a tracking code to the service (the `GatewayClient` by default). */
-export const TRACKING_POSTER = Symbol('INVOICE_PAYMENTS_TRACKING_POSTER');
-
 /** The host's shipment event, unless `shipping.shipmentEvent` names another. */
 export const DEFAULT_SHIPMENT_EVENT = 'order.shipment_created';
 

@@ -16,7 +16,7 @@ export class TrackingOutboxStore {
       dataSource,
       TrackingOutbox,
       {
-        table: dataSource.getMetadata(TrackingOutbox).tableName,
+        table: this.table,
         open: { sql: (t) => `${t}status = 'pending'`, where: { status: 'pending' } },
         lockedUntil: 'locked_until',
         attempts: 'attempts',
@@ -28,20 +28,18 @@ export class TrackingOutboxStore {
           touched: 'updated_at',
         },
       },
-      // Each claim says its lease (the worker's `leaseMs`).
-      () => 0,
+      () => 0, // each claim says its lease (the worker's `leaseMs`)
     );
   }
 
   /**
-   * Claims up to `limit` due rows for `claim` until `leaseMs` from now, and counts the attempt: the core queue's batch
-   * claim (one statement; disjoint rows for concurrent workers). A row is not claimed while another row of the same
-   * order is held: the order's codes reach the service one at a time, in the order they were recorded.
+   * Claims up to `limit` due rows for `claim` until `leaseMs` from now and counts the attempt (one statement). A row
+   * is not claimed while another row of its order is held: an order's codes reach the service one at a time, in the
+   * order they were recorded.
    */
   async claim(claim: string, limit: number, leaseMs: number): Promise<TrackingOutbox[]> {
-    const rows = await this.rows.claimDue(claim, limit, leaseMs);
-    // The claim returns its rows (no read-back by `locked_by`, which no index serves): in the claim's order here.
-    return rows.sort(
+    // In the claim's order: the statement returns its rows unordered (no read-back by `locked_by`, no index serves it).
+    return (await this.rows.claimDue(claim, limit, leaseMs)).sort(
       (a, b) =>
         a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
         a.recordedAt.getTime() - b.recordedAt.getTime(),
@@ -98,17 +96,17 @@ export class TrackingOutboxStore {
     }
   }
 
-  /**
-   * Deletes rows sent more than `retentionMs` ago, in small batches (`core/queue/retention.ts`; index on status and
-   * `sent_at`). Returns how many were deleted.
-   */
+  /** Deletes rows sent more than `retentionMs` ago, in small batches; returns how many were deleted. */
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
-    const table = this.dataSource.getMetadata(TrackingOutbox).tableName;
-    const rule = { table, finished: "status = 'sent'", finishedAt: 'sent_at' };
+    const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
     return purgeFinished(this.dataSource, rule, retentionMs, stopped);
   }
 
   private get repo() {
     return this.dataSource.getRepository(TrackingOutbox);
+  }
+
+  private get table(): string {
+    return this.dataSource.getMetadata(TrackingOutbox).tableName;
   }
 }

@@ -1,28 +1,49 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
-import { QueryFailedError, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
+import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { TRACKABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { SHIPPING_OPTIONS } from './constants';
 import { OrderNotPaidError, ShipmentValidationError } from './errors';
 import { validateShipment } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
-import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from './types';
+import type {
+  RecordShipmentInput,
+  RecordShipmentResult,
+  ResolvedShippingOptions,
+  ValidShipment,
+} from './types';
 
 /**
  * Records shipped orders' tracking codes in the outbox; the {@link TrackingWorker} posts them to the service.
- * The shipment event listener calls it; hosts without events call {@link TrackingService.recordShipment} directly.
+ * It listens for the host's shipment event (`shipping.shipmentEvent`); hosts without events call
+ * {@link TrackingService.recordShipment} directly.
  */
 @Injectable()
-export class TrackingService {
+export class TrackingService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('InvoicePayments:Shipping');
+  private readonly listener = (payload: unknown): Promise<void> => this.onShipment(payload);
 
   constructor(
     @InjectRepository(TrackingOutbox) private readonly outbox: Repository<TrackingOutbox>,
     @InjectRepository(InvoiceRecord) private readonly invoices: Repository<InvoiceRecord>,
     private readonly worker: TrackingWorker,
+    private readonly events: EventEmitter2,
+    @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
   ) {}
+
+  /** Registered at start-up rather than with `@OnEvent`, whose name is fixed at compile time: the host names it. */
+  onModuleInit(): void {
+    if (this.options.shipmentEvent !== false) this.events.on(this.options.shipmentEvent, this.listener);
+  }
+
+  onModuleDestroy(): void {
+    if (this.options.shipmentEvent !== false) this.events.off(this.options.shipmentEvent, this.listener);
+  }
 
   /**
    * Queues an order's tracking code for the service. Returns once the code is stored: the worker posts it, retrying
@@ -43,9 +64,7 @@ export class TrackingService {
       shipment = validateShipment(input);
       invoice = await this.findPaidInvoice(shipment.orderId);
     } catch (err) {
-      if (err instanceof ShipmentValidationError || err instanceof OrderNotPaidError) {
-        this.logger.warn(`Tracking code refused: ${err.message}`);
-      }
+      if (isRefusal(err)) this.logger.warn(`Tracking code refused: ${err.message}`);
       throw err;
     }
     const result = await this.store(shipment, invoice);
@@ -59,6 +78,29 @@ export class TrackingService {
   /** The order's outbox rows, newest first: what was sent, what waits, what failed. */
   async listForOrder(orderId: string): Promise<TrackingOutbox[]> {
     return this.outbox.find({ where: { orderId }, order: { recordedAt: 'DESC' } });
+  }
+
+  /**
+   * One shipment event. It never throws into the host's `emit`: a refusal is logged by `recordShipment`, and so is a
+   * failure to store it, with the order and code so it can be recorded again.
+   */
+  private async onShipment(payload: unknown): Promise<void> {
+    let shipment: RecordShipmentInput;
+    try {
+      shipment = this.options.mapShipmentEvent(payload);
+    } catch (err) {
+      this.logger.warn(`Shipment event ignored, its payload is unusable: ${messageOf(err)}`);
+      return;
+    }
+    try {
+      await this.recordShipment(shipment);
+    } catch (err) {
+      if (isRefusal(err)) return;
+      this.logger.error(
+        `Shipment event for order ${String(shipment.orderId)} (tracking code ${String(shipment.trackingCode)}) ` +
+          `was not recorded: ${messageOf(err)}`,
+      );
+    }
   }
 
   /** The order's invoice a tracking code may be attached to: the latest attempt in status 4, 5 or 8. */
@@ -98,35 +140,23 @@ export class TrackingService {
       updatedAt: now,
     };
 
-    let id: string;
-    let outcome: RecordShipmentResult['outcome'];
+    let id = existing?.id ?? randomUUID();
     if (existing) {
       // Failed before, or an older code the host switched back to: queue it again as the order's latest.
-      await this.outbox.update({ id: existing.id }, fields);
-      id = existing.id;
-      outcome = 'requeued';
+      await this.outbox.update({ id }, fields);
     } else {
-      id = randomUUID();
       try {
-        await this.outbox.insert({
-          id,
-          ...base,
-          ...fields,
-          lockedUntil: null,
-          lockedBy: null,
-          sentAt: null,
-          createdAt: now,
-        });
+        const unclaimed = { lockedUntil: null, lockedBy: null, sentAt: null, createdAt: now };
+        await this.outbox.insert({ id, ...base, ...fields, ...unclaimed });
       } catch (err) {
         // The same event handled twice at once: the other call stored it.
         if (!isUniqueViolation(err)) throw err;
-        const winner = await this.outbox.findOneByOrFail({ orderId, code });
-        return { ...base, outboxId: winner.id, outcome: 'duplicate' };
+        id = (await this.outbox.findOneByOrFail({ orderId, code })).id;
+        return { ...base, outboxId: id, outcome: 'duplicate' };
       }
-      outcome = 'queued';
     }
     await this.supersedeOlder(orderId, id, recordedAt, now);
-    return { ...base, outboxId: id, outcome };
+    return { ...base, outboxId: id, outcome: existing ? 'requeued' : 'queued' };
   }
 
   /**
@@ -134,7 +164,6 @@ export class TrackingService {
    * checks for a newer code before posting, and the newer row waits until that claim ends.
    */
   private async supersedeOlder(orderId: string, keepId: string, recordedAt: Date, now: Date): Promise<void> {
-    const iso = now.toISOString();
     await this.outbox
       .createQueryBuilder()
       .update(TrackingOutbox)
@@ -145,18 +174,15 @@ export class TrackingService {
         pending: 'pending',
       })
       .andWhere('recorded_at < :recordedAt', { recordedAt: recordedAt.toISOString() })
-      .andWhere('(locked_until IS NULL OR locked_until <= :now)', { now: iso })
+      .andWhere('(locked_until IS NULL OR locked_until <= :now)', { now: now.toISOString() })
       .execute();
   }
 }
 
-/** Unique-constraint violation, PostgreSQL (23505) or SQLite. */
-export function isUniqueViolation(err: unknown): boolean {
-  if (!(err instanceof QueryFailedError)) return false;
-  const driverError: unknown = err.driverError;
-  const code =
-    typeof driverError === 'object' && driverError !== null
-      ? (driverError as { code?: unknown }).code
-      : undefined;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+function isRefusal(err: unknown): err is ShipmentValidationError | OrderNotPaidError {
+  return err instanceof ShipmentValidationError || err instanceof OrderNotPaidError;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

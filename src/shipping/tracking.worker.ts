@@ -4,19 +4,18 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
-import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { retryDelayMs } from '../core/queue/backoff';
 import { clip } from '../core/text-bounds';
-import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
+import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
+import { GatewayClient } from '../gateway/gateway.client';
+import { SHIPPING_OPTIONS } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
-import { TrackingOutbox } from './tracking-outbox.entity';
-import type {
-  ResolvedShippingOptions,
-  TrackingFailedEvent,
-  TrackingPostedEvent,
-  TrackingPoster,
-  TrackingRunResult,
-} from './types';
+import type { TrackingOutbox } from './tracking-outbox.entity';
+import type { ResolvedShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from './types';
+
+/** What one worker round did; `lost`: rows whose claim lapsed while this worker was posting (another owns them). */
+export type TrackingRunResult = Record<Outcome | 'claimed', number>;
+type Outcome = 'sent' | 'retried' | 'failed' | 'superseded' | 'lost';
 
 /** Gateway error kinds that no retry can fix: the row fails at once. */
 const PERMANENT_KINDS: ReadonlySet<string> = new Set([
@@ -29,15 +28,15 @@ const PERMANENT_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Posts the outbox's tracking codes to the service. Each round claims due rows (see `TrackingOutboxStore.claim`),
- * posts them one by one and records the outcome: `sent`, a later retry (capped exponential backoff with jitter), or
+ * Posts the outbox's tracking codes to the service. Each round claims due rows (`TrackingOutboxStore.claim`), posts
+ * them one by one and records the outcome: `sent`, a later retry (capped exponential backoff with jitter), or
  * `failed` after `maxAttempts` or a permanent error.
  *
- * Delivery is exactly once per row: the claim keeps two workers from posting the same row, and a row claimed again
- * after an attempt (its worker died once the post may have left, or the post's answer was lost) is posted only once
- * the service shows it was not received: the invoice's tracking code is read back first (`findTrackingCode`). The
- * code already there → the row is `sent` without a second post; a service whose invoices do not show the code
- * (profile `readBack.trackingCode: null`) → the row fails as `outcome_unknown`, with an alert, for a person.
+ * Exactly once per row: the claim keeps two workers from posting the same row, and a row claimed again after an
+ * attempt (its worker died once the post may have left, or the answer was lost) is posted only once the service
+ * shows it was not received: the invoice's tracking code is read back first. The code already there → `sent`
+ * without a second post; a service whose invoices do not show the code (profile `readBack.trackingCode: null`) →
+ * the row fails as `outcome_unknown`, with an alert, for a person.
  */
 @Injectable()
 export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -55,7 +54,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     dataSource: DataSource,
-    @Inject(TRACKING_POSTER) private readonly poster: TrackingPoster,
+    private readonly gateway: GatewayClient,
     private readonly events: EventEmitter2,
     @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
   ) {
@@ -89,18 +88,15 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.round;
-    // Its batches stop at once; the statement under way finishes before TypeORM closes the pool.
+    // The purge's batches stop at once; the statement under way finishes before TypeORM closes the pool.
     await this.purging;
   }
 
   /** Asks for a round now rather than at the next poll (a new shipment was recorded). No-op while stopped. */
   kick(): void {
     if (!this.started) return;
-    if (this.round) {
-      this.kicked = true;
-    } else {
-      this.schedule(0);
-    }
+    if (this.round) this.kicked = true;
+    else this.schedule(0);
   }
 
   /** Runs one round: claims up to `batchSize` due rows and handles them. Tests call it directly. */
@@ -110,7 +106,8 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const rows = await this.store.claim(claim, this.options.batchSize, this.options.leaseMs);
     result.claimed = rows.length;
     for (let i = 0; i < rows.length; i++) {
-      if (this.stopping) {
+      // A round started by `runOnce` on a stopped worker (tests) runs to its end.
+      if (!this.started && this.round !== null) {
         await this.store.release(rows.slice(i), claim);
         break;
       }
@@ -119,25 +116,19 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return result;
   }
 
-  private get stopping(): boolean {
-    // A round started by `runOnce` on a stopped worker (tests) runs to its end.
-    return !this.started && this.round !== null;
-  }
-
-  private async handle(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult> {
+  private async handle(row: TrackingOutbox, claim: string): Promise<Outcome> {
     if (await this.store.hasNewerCode(row)) {
       await this.store.settle(row, claim, { status: 'superseded' });
       return 'superseded';
     }
     // The claim may be several posts old: make it last for this post.
     if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'lost';
-    // An earlier attempt may have reached the service: it is posted again only if the service lacks the code.
     if (row.attempts > 1) {
       const settled = await this.readBack(row, claim);
       if (settled) return settled;
     }
     try {
-      await this.poster.addTrackingCode({
+      await this.gateway.addTrackingCode({
         invoiceId: row.gatewayInvoiceId,
         code: row.code,
         ...(row.carrier !== null ? { carrier: row.carrier } : {}),
@@ -150,14 +141,14 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Reads the invoice's tracking code back before a row is posted again. Returns the row's outcome when that settles
-   * it (`sent`: the code is there; `failed`: the service cannot show it; a read error is an attempt's failure), or
-   * `null` when the service shows another code or none: the code was not received, post it.
+   * An earlier attempt may have reached the service: its tracking code is read back. Returns the row's outcome when
+   * that settles it (`sent`: the code is there; `failed`: the service cannot show it; a read error is an attempt's
+   * failure), or `null` when the service shows another code or none: the code was not received, post it.
    */
-  private async readBack(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult | null> {
+  private async readBack(row: TrackingOutbox, claim: string): Promise<Outcome | null> {
     let seen: string | null;
     try {
-      seen = await this.poster.findTrackingCode(row.gatewayInvoiceId);
+      seen = await this.gateway.findTrackingCode(row.gatewayInvoiceId);
     } catch (err) {
       if (!(err instanceof GatewayUnsupportedError)) return this.onFailure(row, claim, err);
       const message =
@@ -166,112 +157,74 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
       return this.fail(row, claim, message, 'outcome_unknown');
     }
     if (seen !== row.code) return null;
-    this.logger.log(
-      `Tracking code ${row.code} for order ${row.orderId} was received by an earlier attempt (read back): not posted again`,
-    );
+    this.logger.log(`${what(row)} was received by an earlier attempt (read back): not posted again`);
     return this.markSent(row, claim);
   }
 
-  /** Records the row sent and tells the host, if this claim still holds it. */
-  private async markSent(row: TrackingOutbox, claim: string): Promise<keyof TrackingRunResult> {
+  private async markSent(row: TrackingOutbox, claim: string): Promise<Outcome> {
     const sent = { status: 'sent' as const, sentAt: new Date(), lastError: null, lastErrorKind: null };
     if (!(await this.store.settle(row, claim, sent))) {
-      // The worker that took over reads the code back before posting it (see the class).
-      this.logger.warn(
-        `Tracking code ${row.code} for order ${row.orderId}: this worker's claim lapsed before it recorded the code sent`,
-      );
+      // The worker that took over reads the code back before posting it.
+      this.logger.warn(`${what(row)}: this worker's claim lapsed before it recorded the code sent`);
       return 'lost';
     }
-    this.emit(InvoicePaymentsEvents.TrackingPosted, {
-      orderId: row.orderId,
-      code: row.code,
-      invoiceRecordId: row.invoiceRecordId,
-      carrier: row.carrier,
-      url: row.url,
-      outboxId: row.id,
-      attempts: row.attempts,
-    } satisfies TrackingPostedEvent);
+    const { orderId, code, invoiceRecordId, carrier, url, id: outboxId, attempts } = row;
+    const posted: TrackingPostedEvent = { orderId, code, invoiceRecordId, carrier, url, outboxId, attempts };
+    this.emit(InvoicePaymentsEvents.TrackingPosted, posted);
     return 'sent';
   }
 
-  private async onFailure(
-    row: TrackingOutbox,
-    claim: string,
-    err: unknown,
-  ): Promise<keyof TrackingRunResult> {
-    const message = clip(err instanceof Error ? err.message : String(err), 1000);
+  private async onFailure(row: TrackingOutbox, claim: string, err: unknown): Promise<Outcome> {
+    const message = clip(messageOf(err), 1000);
     const kind = isGatewayError(err) ? err.kind : 'unknown';
-    const what = `Tracking code ${row.code} for order ${row.orderId}`;
-    if (!PERMANENT_KINDS.has(kind) && row.attempts < this.options.maxAttempts) {
-      const backoff = retryDelayMs(row.attempts, this.options.backoff);
-      const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
-      const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
-      const retry = { nextAttemptAt, lastError: message, lastErrorKind: kind };
-      if (!(await this.store.settle(row, claim, retry))) return 'lost';
-      this.logger.warn(
-        `${what}: attempt ${row.attempts} failed (${kind}), next at ${nextAttemptAt.toISOString()}: ${message}`,
-      );
-      return 'retried';
+    if (PERMANENT_KINDS.has(kind) || row.attempts >= this.options.maxAttempts) {
+      return this.fail(row, claim, message, kind);
     }
-    return this.fail(row, claim, message, kind);
+    const backoff = retryDelayMs(row.attempts, this.options.backoff);
+    const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
+    const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
+    if (!(await this.store.settle(row, claim, { nextAttemptAt, lastError: message, lastErrorKind: kind }))) {
+      return 'lost';
+    }
+    this.logger.warn(
+      `${what(row)}: attempt ${row.attempts} failed (${kind}), next at ${nextAttemptAt.toISOString()}: ${message}`,
+    );
+    return 'retried';
   }
 
   /** Fails the row for good: a person must post it (or fix the cause and retry), so it is an alert too. */
-  private async fail(
-    row: TrackingOutbox,
-    claim: string,
-    message: string,
-    kind: string,
-  ): Promise<keyof TrackingRunResult> {
-    const what = `Tracking code ${row.code} for order ${row.orderId}`;
+  private async fail(row: TrackingOutbox, claim: string, message: string, kind: string): Promise<Outcome> {
     const failed = { status: 'failed' as const, lastError: message, lastErrorKind: kind };
     if (!(await this.store.settle(row, claim, failed))) return 'lost';
-    this.logger.error(`${what} failed after ${row.attempts} attempt(s) (${kind}): ${message}`);
-    this.emitAlert({
+    const { orderId, code, invoiceRecordId, id: outboxId, attempts } = row;
+    const summary = `${what(row)} failed after ${attempts} attempt(s) (${kind}): ${message}`;
+    this.logger.error(summary);
+    const alert: InvoicePaymentsAlert = {
       kind: 'tracking_failed',
-      orderId: row.orderId,
-      invoiceRecordId: row.invoiceRecordId,
-      message: `${what} failed after ${row.attempts} attempt(s) (${kind}): ${message}`,
-    });
-    this.emit(InvoicePaymentsEvents.TrackingFailed, {
-      orderId: row.orderId,
-      code: row.code,
+      orderId,
+      invoiceRecordId,
+      message: summary,
+    };
+    this.emit(InvoicePaymentsEvents.Alert, alert);
+    const event: TrackingFailedEvent = {
+      orderId,
+      code,
       error: message,
       errorKind: kind,
-      invoiceRecordId: row.invoiceRecordId,
-      outboxId: row.id,
-      attempts: row.attempts,
-    } satisfies TrackingFailedEvent);
+      invoiceRecordId,
+      outboxId,
+      attempts,
+    };
+    this.emit(InvoicePaymentsEvents.TrackingFailed, event);
     return 'failed';
   }
 
-  private emitAlert(alert: InvoicePaymentsAlert): void {
-    this.emit(InvoicePaymentsEvents.Alert, alert);
-  }
-
-  /** Deletes sent rows past `retentionMs`, at most once an hour, in the background (never holding up a round). */
-  private purgeHourly(): void {
-    const now = Date.now();
-    if (now - this.lastPurge < 3_600_000) return;
-    this.lastPurge = now;
-    this.purging = this.store
-      .purgeSent(this.options.retentionMs, () => !this.started)
-      .catch((err: unknown) =>
-        this.logger.warn(
-          `Purging sent tracking rows failed: ${err instanceof Error ? err.message : String(err)}`,
-        ),
-      );
-  }
-
   /** A host listener that throws must not undo what was recorded, nor stop the worker. */
-  private emit(
-    event: string,
-    payload: TrackingPostedEvent | TrackingFailedEvent | InvoicePaymentsAlert,
-  ): void {
+  private emit(event: string, payload: object): void {
     try {
       this.events.emit(event, payload);
     } catch (err) {
-      this.logger.error(`A listener of ${event} threw: ${err instanceof Error ? err.message : String(err)}`);
+      this.logger.error(`A listener of ${event} threw: ${messageOf(err)}`);
     }
   }
 
@@ -290,8 +243,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     let full = false;
     const round = this.runOnce().then(
       (r) => (full = r.claimed === this.options.batchSize),
-      (err: unknown) =>
-        this.logger.error(`Tracking round failed: ${err instanceof Error ? err.message : String(err)}`),
+      (err: unknown) => this.logger.error(`Tracking round failed: ${messageOf(err)}`),
     );
     this.round = round;
     await round;
@@ -299,4 +251,22 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     // A full batch or a kick during the round: more may be due at once.
     if (this.started) this.schedule(full || this.kicked ? 0 : this.options.pollIntervalMs);
   }
+
+  /** Deletes sent rows past `retentionMs`, at most once an hour, in the background (never holding up a round). */
+  private purgeHourly(): void {
+    const now = Date.now();
+    if (now - this.lastPurge < 3_600_000) return;
+    this.lastPurge = now;
+    this.purging = this.store
+      .purgeSent(this.options.retentionMs, () => !this.started)
+      .catch((err: unknown) => this.logger.warn(`Purging sent tracking rows failed: ${messageOf(err)}`));
+  }
+}
+
+function what(row: TrackingOutbox): string {
+  return `Tracking code ${row.code} for order ${row.orderId}`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

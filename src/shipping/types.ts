@@ -1,8 +1,5 @@
 import type { BackoffOptions } from '../core/queue/backoff';
 
-export type { BackoffOptions };
-import type { TrackingParams, TrackingResult } from '../gateway/types';
-
 /** A shipped order's tracking data, as the host gives it. */
 export interface RecordShipmentInput {
   /** The host's order id: the order must have a paid invoice (status 4, 5 or 8). */
@@ -124,24 +121,4 @@ export interface ResolvedShippingOptions {
   maxAttempts: number;
   backoff: BackoffOptions;
   retentionMs: number;
-}
-
-/**
- * Posts one tracking code to the service (`GatewayClient.addTrackingCode`, A9) and reads an invoice's tracking code
- * back (`GatewayClient.findTrackingCode`) before a code whose earlier post may have landed is posted again.
- */
-export interface TrackingPoster {
-  addTrackingCode(params: TrackingParams): Promise<TrackingResult>;
-  findTrackingCode(invoiceId: string): Promise<string | null>;
-}
-
-/** What one worker round did. */
-export interface TrackingRunResult {
-  claimed: number;
-  sent: number;
-  retried: number;
-  failed: number;
-  superseded: number;
-  /** Rows whose claim lapsed while this worker was posting (it was too slow): another worker owns them now. */
-  lost: number;
 }

@@ -1,7 +1,7 @@
 /**
  * A host instance that dies by SIGKILL in the middle of posting a tracking code, run as a child process by
- * `tracking-crash.e2e.spec.ts`. Its worker claims the due rows and posts through the real `GatewayClient`; the
- * poster kills the process at the point named by `crash`:
+ * `tracking-crash.e2e.spec.ts`. Its worker claims the due rows and posts through a real `GatewayClient` that kills
+ * the process at the point named by `crash`:
  * - `after-answer`: once the service answered the post, before the worker records the row sent;
  * - `before-post`: before the request leaves.
  * The process never exits by itself: the parent reads its end (signal `SIGKILL`) as the proof the crash happened.
@@ -12,15 +12,12 @@ import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
-import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { TrackingParams } from '../../src/gateway/types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { TRACKING_POSTER } from '../../src/shipping/constants';
 import { ShippingModule } from '../../src/shipping/shipping.module';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
-import type { TrackingPoster } from '../../src/shipping/types';
 
 export interface CrashingInstanceConfig {
   database: DataSourceOptions;
@@ -42,25 +39,20 @@ async function main(config: CrashingInstanceConfig): Promise<void> {
     mode: 'sandbox' as const,
   };
 
+  class CrashingClient extends GatewayClient {
+    override async addTrackingCode(params: TrackingParams): Promise<never> {
+      if (config.crash === 'before-post') return die();
+      await super.addTrackingCode(params);
+      return die();
+    }
+  }
+
   @Global()
   @Module({
-    providers: [{ provide: GATEWAY_CLIENT_OPTIONS, useValue: gatewayOptions }, GatewayClient],
+    providers: [{ provide: GatewayClient, useFactory: () => new CrashingClient(gatewayOptions) }],
     exports: [GatewayClient],
   })
   class GatewayModule {}
-
-  const poster = {
-    provide: TRACKING_POSTER,
-    inject: [GatewayClient],
-    useFactory: (gateway: GatewayClient): TrackingPoster => ({
-      async addTrackingCode(params: TrackingParams) {
-        if (config.crash === 'before-post') return die();
-        await gateway.addTrackingCode(params);
-        return die();
-      },
-      findTrackingCode: (invoiceId: string) => gateway.findTrackingCode(invoiceId),
-    }),
-  };
 
   @Module({
     imports: [
@@ -71,7 +63,7 @@ async function main(config: CrashingInstanceConfig): Promise<void> {
       }),
       EventEmitterModule.forRoot(),
       GatewayModule,
-      ShippingModule.forRoot({ autoStartWorker: false, leaseMs: config.leaseMs }, { poster }),
+      ShippingModule.forRoot({ autoStartWorker: false, leaseMs: config.leaseMs }),
     ],
   })
   class InstanceModule {}
