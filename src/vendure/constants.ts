@@ -7,6 +7,8 @@ export const VENDURE_PLUGIN_OPTIONS = Symbol('INVOICE_PAYMENTS_VENDURE_PLUGIN_OP
 /** Default name of the Customer custom field that keeps the customer's CPF or CNPJ. */
 export const DEFAULT_DOCUMENT_FIELD = 'taxDocument';
 
+export const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+
 /** Invoice codes for which the order has a Payment, and the Vendure state that Payment stands in. */
 export const PAYMENT_STATE_OF_CODE: Readonly<Record<number, 'Authorized' | 'Settled' | 'Declined'>> = {
   4: 'Authorized',

@@ -14,9 +14,8 @@ import type { Subscription } from 'rxjs';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { TrackingService } from '../shipping/tracking.service';
-import { addOrderNote } from './order-notes';
-
-const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+import { LOG_CONTEXT } from './constants';
+import { addOrderNote } from './order-access';
 
 /**
  * What Vendure's order events mean for the invoice, acted on after Vendure's transaction has committed (the event
@@ -98,13 +97,8 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
       try {
         await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } });
       } catch (err) {
-        const invoice = record.gatewayId ?? record.id;
-        await addOrderNote(
-          this.history,
-          ctx,
-          orderId,
-          `Order canceled, but invoice ${invoice} was not: ${(err as Error).message}`,
-        );
+        const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${(err as Error).message}`;
+        await addOrderNote(this.history, ctx, orderId, note);
       }
     }
   }

@@ -12,13 +12,8 @@ import {
 } from '@vendure/core';
 import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-payment.port';
 import { centsToDecimalString } from '../gateway/money';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
-import { orderContext } from './order-context';
-import { addOrderNote } from './order-notes';
-import { findInvoicePaymentMethod } from './payment-method.lookup';
-
-const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
+import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
  * The module's order port for Vendure: each applied status change of an invoice moves the order's Payment for that
@@ -62,7 +57,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   }
 
   private async apply(change: PaymentStatusChange): Promise<void> {
-    const ctx = await this.contextFor(change.orderId);
+    const ctx = await orderContext(this.connection, this.contexts, change.orderId);
     if (!ctx) {
       Logger.warn(`payment change for unknown order ${change.orderId} ignored`, LOG_CONTEXT);
       return;
@@ -76,22 +71,14 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
       const problem = await this.connection.withTransaction(ctx, (tx) =>
         this.applyPayment(tx, change, state),
       );
-      if (problem) await this.note(ctx, change.orderId, `Invoice ${invoice}: ${problem}`);
+      if (problem) await this.note(ctx, change, `Invoice ${invoice}: ${problem}`);
     }
     if (code === 8 || code === 9) await this.matchRefunds(ctx, change);
-    if (code === 10) {
-      await this.note(
-        ctx,
-        change.orderId,
-        `Invoice ${invoice} is contested at the payment service (status 10).`,
-      );
-    }
+    if (code === 10)
+      await this.note(ctx, change, `Invoice ${invoice} is contested at the payment service (status 10).`);
     if (change.alert === 'paid_after_cancel') {
-      await this.note(
-        ctx,
-        change.orderId,
-        `Invoice ${invoice} was paid after it was canceled: the money must be returned to the customer.`,
-      );
+      const returned = 'the money must be returned to the customer';
+      await this.note(ctx, change, `Invoice ${invoice} was paid after it was canceled: ${returned}.`);
     }
   }
 
@@ -142,23 +129,17 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
       // Its answer was lost: the module's ledger decides whether it was made (`RefundSettledListener`), not a
       // report that may stem from another refund.
       if ((refund.metadata as { confirming?: unknown } | null)?.confirming) continue;
+      const transactionId = payment.transactionId ?? refund.id.toString();
       await this.connection.withTransaction(ctx, (tx) =>
-        this.orders.settleRefund(tx, {
-          id: refund.id,
-          transactionId: payment.transactionId ?? refund.id.toString(),
-        }),
+        this.orders.settleRefund(tx, { id: refund.id, transactionId }),
       );
     }
-    const record = await this.connection.rawConnection
-      .getRepository(InvoiceRecord)
-      .findOneBy({ id: change.invoiceRecordId });
-    const known = (payment.refunds ?? [])
-      .filter((r) => r.state !== 'Failed')
-      .reduce((sum, r) => sum + r.total, 0);
+    const record = await recordOf(this.connection, change.invoiceRecordId);
+    const known = (payment.refunds ?? []).reduce((sum, r) => sum + (r.state === 'Failed' ? 0 : r.total), 0);
     if (record && record.refundedCents > known) {
       await this.note(
         ctx,
-        change.orderId,
+        change,
         `Invoice ${change.gatewayId}: the payment service refunded R$ ${centsToDecimalString(record.refundedCents)}, ` +
           `Vendure's refunds add up to R$ ${centsToDecimalString(known)}.`,
       );
@@ -166,10 +147,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   }
 
   private async paymentOf(ctx: RequestContext, change: PaymentStatusChange): Promise<Payment | undefined> {
-    const payments = await this.orders.getOrderPayments(ctx, change.orderId);
-    return payments.find(
-      (p) => (p.metadata as { invoiceRecordId?: unknown } | null)?.invoiceRecordId === change.invoiceRecordId,
-    );
+    return paymentOf(await this.orders.getOrderPayments(ctx, change.orderId), change.invoiceRecordId);
   }
 
   /**
@@ -186,12 +164,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return method.code;
   }
 
-  private note(ctx: RequestContext, orderId: string, note: string): Promise<void> {
-    return addOrderNote(this.history, ctx, orderId, note);
-  }
-
-  private contextFor(orderId: string): Promise<RequestContext | null> {
-    return orderContext(this.connection, this.contexts, orderId);
+  private note(ctx: RequestContext, change: PaymentStatusChange, note: string): Promise<void> {
+    return addOrderNote(this.history, ctx, change.orderId, note);
   }
 }
 

@@ -6,11 +6,9 @@ import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import { dialectOf } from '../persistence/dialect';
-import { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundBeingConfirmedError } from '../refunds/errors';
-import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';
-
-const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
+import { recordOf } from './order-access';
 
 let provider: InvoicePaymentProvider;
 let connection: TransactionalConnection;
@@ -27,10 +25,8 @@ async function settleModuleWork(): Promise<void> {
 }
 
 /** The invoice a Payment stands for, by the `invoiceRecordId` of its metadata. */
-async function recordOf(metadata: Record<string, unknown> | undefined): Promise<InvoiceRecord | null> {
-  const id = metadata?.invoiceRecordId;
-  if (typeof id !== 'string' || id === '') return null;
-  return connection.rawConnection.getRepository(InvoiceRecord).findOneBy({ id });
+function recordOfPayment(metadata: Record<string, unknown> | undefined) {
+  return recordOf(connection, metadata?.invoiceRecordId);
 }
 
 /** A failure as the payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence. */
@@ -38,24 +34,17 @@ function messageOf(err: unknown): string {
   return (asPaymentServiceError(err) as Error).message;
 }
 
-/** What the customer and the shop API may see of a payment (`metadata.public`). */
-function publicMetadata(record: InvoiceRecord) {
-  return { method: record.method, invoice: record.gatewayId, statusCode: record.statusCode };
-}
-
 /**
- * The Vendure payment method of the module: code `invoice-payments`.
+ * The Vendure payment method of the module: code `invoice-payments`. Its argument `methods` (set in the admin) says
+ * which of PIX, bank slip and card the storefront may start.
  *
- * Payments are not created by the storefront's `addPaymentToOrder`: the storefront starts an invoice with the
- * `startInvoicePayment` mutation, and the plugin's order port adds the order's Payment once the service reports the
- * invoice authorized (4, `Authorized`), paid (5, `Settled`) or over unpaid (6, 12, 16, `Declined`). One Payment per
- * invoice; its `transactionId` is the service's invoice number. A Shop API `addPaymentToOrder` with this method is
- * declined: its metadata comes from the client and proves nothing.
+ * The storefront starts an invoice with the `startInvoicePayment` mutation; the plugin's order port adds the order's
+ * Payment once the service reports the invoice authorized (4, `Authorized`), paid (5, `Settled`) or over unpaid (6,
+ * 12, 16, `Declined`). One Payment per invoice; its `transactionId` is the service's invoice number. A Shop API
+ * `addPaymentToOrder` with this method is declined: its metadata comes from the client and proves nothing.
  *
  * - settle: only when the service has reported the invoice paid;
  * - cancel: cancels the invoice at the service while it can still be paid (1, 2, 3, 4, 15);
- * Its argument `methods` (set in the admin) says which of PIX, bank slip and card the storefront may start.
- *
  * - refund (`refundOrder`): refunds through the service, partially or fully; a refund the service has yet to carry
  *   out (bank slip, 7) is `Pending` and settled by the order port when the service reports it done.
  */
@@ -101,14 +90,18 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
         errorMessage: 'start the payment with the startInvoicePayment mutation',
       };
     }
-    const record = await recordOf(metadata);
+    const record = await recordOfPayment(metadata);
     if (!record || record.orderId !== String(order.id)) {
       return { amount, state: 'Declined', errorMessage: 'no invoice of this order' };
     }
     const state = PAYMENT_STATE_OF_CODE[record.statusCode ?? -1];
     const base = {
       transactionId: record.gatewayId ?? undefined,
-      metadata: { invoiceRecordId: record.id, public: publicMetadata(record) },
+      // `public`: what the customer and the shop API may see of the payment.
+      metadata: {
+        invoiceRecordId: record.id,
+        public: { method: record.method, invoice: record.gatewayId, statusCode: record.statusCode },
+      },
     };
     if (!state || state === 'Declined') {
       const why = `invoice ${record.gatewayId ?? record.id} is ${record.statusText ?? 'not paid'}`;
@@ -119,7 +112,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   },
 
   async settlePayment(_ctx, _order, payment) {
-    const record = await recordOf(payment.metadata);
+    const record = await recordOfPayment(payment.metadata);
     if (record && PAYMENT_STATE_OF_CODE[record.statusCode ?? -1] === 'Settled') return { success: true };
     return {
       success: false,
@@ -128,7 +121,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   },
 
   async cancelPayment(_ctx, _order, payment) {
-    const record = await recordOf(payment.metadata);
+    const record = await recordOfPayment(payment.metadata);
     if (!record || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return { success: true };
     try {
       await provider.cancelPayment({ data: { invoiceRecordId: record.id } });
@@ -142,7 +135,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   },
 
   async createRefund(_ctx, _input, amount, _order, payment) {
-    const record = await recordOf(payment.metadata);
+    const record = await recordOfPayment(payment.metadata);
     if (!record) return { state: 'Failed', metadata: { errorMessage: 'no invoice for this payment' } };
     try {
       // Each call is a new Vendure Refund (Vendure never repeats one, and saves the Refund, and so its id, only after

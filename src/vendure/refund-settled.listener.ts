@@ -10,11 +10,8 @@ import {
 } from '@vendure/core';
 import { InvoicePaymentsEvents, type RefundSettled } from '../core/events';
 import { centsToDecimalString } from '../gateway/money';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { orderContext } from './order-context';
-import { addOrderNote } from './order-notes';
-
-const LOG_CONTEXT = 'InvoicePaymentsPlugin';
+import { LOG_CONTEXT } from './constants';
+import { addOrderNote, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
  * Settles the Vendure Refund left `Pending` while the module confirmed a refund whose answer was lost (the
@@ -41,15 +38,10 @@ export class RefundSettledListener {
   }
 
   private async apply(event: RefundSettled): Promise<void> {
-    const record = await this.connection.rawConnection
-      .getRepository(InvoiceRecord)
-      .findOneBy({ id: event.invoiceRecordId });
+    const record = await recordOf(this.connection, event.invoiceRecordId);
     const ctx = record && (await orderContext(this.connection, this.contexts, record.orderId));
     if (!record || !ctx) return;
-    const payments = await this.orders.getOrderPayments(ctx, record.orderId);
-    const payment = payments.find(
-      (p) => (p.metadata as { invoiceRecordId?: unknown } | null)?.invoiceRecordId === record.id,
-    );
+    const payment = paymentOf(await this.orders.getOrderPayments(ctx, record.orderId), record.id);
     const refund = payment?.refunds?.find(
       (r) =>
         r.state === 'Pending' && (r.metadata as { refundId?: unknown } | null)?.refundId === event.refundId,
@@ -57,11 +49,9 @@ export class RefundSettledListener {
     // None: the handler's own read-back decided it (its Refund is Settled or Failed already), or not a Vendure refund.
     if (!payment || !refund) return;
     if (event.state === 'succeeded') {
+      const transactionId = payment.transactionId ?? event.gatewayId ?? refund.id.toString();
       await this.connection.withTransaction(ctx, (tx) =>
-        this.orders.settleRefund(tx, {
-          id: refund.id,
-          transactionId: payment.transactionId ?? event.gatewayId ?? refund.id.toString(),
-        }),
+        this.orders.settleRefund(tx, { id: refund.id, transactionId }),
       );
       return;
     }

@@ -27,7 +27,7 @@ import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';
 import { toCheckoutOrder } from './order-mapping';
-import { findInvoicePaymentMethod, offeredMethods } from './payment-method.lookup';
+import { findInvoicePaymentMethod, offeredMethods } from './order-access';
 import type { ResolvedPluginOptions } from './types';
 
 interface StartInvoicePaymentInput {
