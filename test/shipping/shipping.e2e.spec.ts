@@ -1,43 +1,28 @@
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { OrderNotPaidError, ShipmentValidationError } from '../../src/shipping/errors';
-import { describeEachDatabase, TestDatabase } from '../support/databases';
-import {
-  createOrder,
-  openShippingDatabase,
-  ShippingApp,
-  ShippingHarness,
-  startShippingApp,
-  startShippingHarness,
-  TOKEN,
-  waitFor,
-} from './support';
+import { describeEachDatabase } from '../support/databases';
+import { openShippingScene, ShippingApp, TOKEN, waitFor } from './support';
 
 describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
-  let db: TestDatabase;
-  let h: ShippingHarness;
+  const scene = openShippingScene(kind);
   let app: ShippingApp;
 
   beforeAll(async () => {
-    db = await openShippingDatabase(kind);
-    h = await startShippingHarness();
-    app = await startShippingApp(db, h);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await h?.close();
-    await db?.destroy();
+    app = await scene.start();
   });
   afterEach(async () => {
     await app.worker.stop();
-    h.sandbox.controls.clearFaults();
+    scene.h.sandbox.controls.clearFaults();
   });
 
-  const rows = (orderId: string) => db.dataSource.getRepository(TrackingOutbox).find({ where: { orderId } });
-  const requestsFor = (invoiceId: string) => h.trackingRequests().filter((r) => r.invoiceId === invoiceId);
-  const atSandbox = (gatewayId: string) => h.sandbox.controls.getInvoice(gatewayId)?.tracking ?? null;
+  const rows = (orderId: string) =>
+    scene.db.dataSource.getRepository(TrackingOutbox).find({ where: { orderId } });
+  const requestsFor = (invoiceId: string) =>
+    scene.h.trackingRequests().filter((r) => r.invoiceId === invoiceId);
+  const atSandbox = (gatewayId: string) => scene.h.sandbox.controls.getInvoice(gatewayId)?.tracking ?? null;
 
   it('happy path: the shipment event → outbox → worker → the service holds the code, once', async () => {
-    const { orderId, record } = await createOrder(db, h);
+    const { orderId, record } = await scene.order();
     app.worker.start();
     await app.emitter.emitAsync('order.shipment_created', {
       orderId,
@@ -70,11 +55,11 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
       outboxId: row.id,
       attempts: 1,
     });
-    expect(h.logger.lines.join('\n')).not.toContain(TOKEN);
+    expect(scene.h.logger.lines.join('\n')).not.toContain(TOKEN);
   });
 
   it('a host without events calls recordShipment; optional fields may be left out', async () => {
-    const { orderId, record } = await createOrder(db, h);
+    const { orderId, record } = await scene.order();
     const result = await app.tracking.recordShipment({ orderId, trackingCode: ' JD0001 ' });
     expect(result).toMatchObject({ orderId, code: 'JD0001', outcome: 'queued' });
     expect(await app.worker.runOnce()).toMatchObject({ claimed: 1, sent: 1 });
@@ -85,7 +70,7 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
   });
 
   it('an unpaid order is refused with a clear error and a log line, and nothing is stored or sent', async () => {
-    const { orderId, record } = await createOrder(db, h, { pay: false });
+    const { orderId, record } = await scene.order({ pay: false });
     expect(record.statusCode).toBe(1);
     const refused = app.tracking.recordShipment({ orderId, trackingCode: 'BR1' });
     await expect(refused).rejects.toBeInstanceOf(OrderNotPaidError);
@@ -99,7 +84,7 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
 
     // Through the event: the host's emit is not broken, the refusal is logged.
     await app.emitter.emitAsync('order.shipment_created', { orderId, trackingCode: 'BR2' });
-    expect(h.logger.lines).toContain(
+    expect(scene.h.logger.lines).toContain(
       `warn Tracking code refused: order ${orderId} has no paid invoice (latest status 1): no tracking code is sent for it`,
     );
     expect(await rows(orderId)).toEqual([]);
@@ -108,7 +93,7 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
   });
 
   it('bad input names the field, and nothing is stored', async () => {
-    const { orderId } = await createOrder(db, h);
+    const { orderId } = await scene.order();
     await expect(
       app.tracking.recordShipment({ orderId, trackingCode: 'BR1', trackingUrl: 'ftp://x' }),
     ).rejects.toMatchObject({ name: 'ShipmentValidationError', field: 'trackingUrl' });
@@ -117,13 +102,13 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
     ).rejects.toBeInstanceOf(ShipmentValidationError);
     await app.emitter.emitAsync('order.shipment_created', 'not an object');
     expect(
-      h.logger.lines.some((l) => l.startsWith('warn Shipment event ignored') && l.includes('payload')),
+      scene.h.logger.lines.some((l) => l.startsWith('warn Shipment event ignored') && l.includes('payload')),
     ).toBe(true);
     expect(await rows(orderId)).toEqual([]);
   });
 
   it('a duplicate event is posted once, even when both arrive at the same moment', async () => {
-    const { orderId, record } = await createOrder(db, h);
+    const { orderId, record } = await scene.order();
     const event = { orderId, trackingCode: 'BR555555555BR', carrier: 'Correios' };
     await Promise.all([
       app.emitter.emitAsync('order.shipment_created', event),
@@ -141,7 +126,7 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
   });
 
   it('a changed code posts the new one; an older code still waiting is never posted after it', async () => {
-    const { orderId, record } = await createOrder(db, h);
+    const { orderId, record } = await scene.order();
     await app.tracking.recordShipment({ orderId, trackingCode: 'OLD1' });
     await app.tracking.recordShipment({ orderId, trackingCode: 'NEW2' });
     expect(await app.worker.runOnce()).toMatchObject({ claimed: 1, sent: 1 });
@@ -162,17 +147,17 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
   });
 
   it('an older code already claimed is checked again before posting, and skipped', async () => {
-    const { orderId, record } = await createOrder(db, h);
+    const { orderId, record } = await scene.order();
     await app.tracking.recordShipment({ orderId, trackingCode: 'FIRST' });
     // A worker elsewhere holds FIRST while the host records SECOND: FIRST is left to it, not superseded...
-    await db.dataSource
+    await scene.db.dataSource
       .getRepository(TrackingOutbox)
       .update({ orderId }, { lockedBy: 'elsewhere#1', lockedUntil: new Date(Date.now() + 60_000) });
     await app.tracking.recordShipment({ orderId, trackingCode: 'SECOND' });
     // ...and SECOND waits while FIRST is held.
     expect(await app.worker.runOnce()).toMatchObject({ claimed: 0 });
     // That worker died: its claim lapses, FIRST is taken over and found stale, SECOND is posted.
-    await db.dataSource
+    await scene.db.dataSource
       .getRepository(TrackingOutbox)
       .update({ orderId, code: 'FIRST' }, { lockedUntil: new Date(Date.now() - 1) });
     expect(await app.worker.runOnce()).toMatchObject({ claimed: 2, superseded: 1, sent: 1 });
@@ -185,14 +170,11 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
 });
 
 describeEachDatabase('shipping: a host that names its own shipment event', (kind) => {
-  let db: TestDatabase;
-  let h: ShippingHarness;
+  const scene = openShippingScene(kind);
   let app: ShippingApp;
 
   beforeAll(async () => {
-    db = await openShippingDatabase(kind);
-    h = await startShippingHarness();
-    app = await startShippingApp(db, h, {
+    app = await scene.start({
       shipmentEvent: 'fulfillment.shipped',
       mapShipmentEvent: (p) => {
         const e = p as { order: { id: string }; tracking: { number: string; company?: string } };
@@ -200,24 +182,19 @@ describeEachDatabase('shipping: a host that names its own shipment event', (kind
       },
     });
   });
-  afterAll(async () => {
-    await app?.close();
-    await h?.close();
-    await db?.destroy();
-  });
 
   it('listens to that name with its payload, and not to the default one', async () => {
-    const { orderId, record } = await createOrder(db, h);
+    const { orderId, record } = await scene.order();
     await app.emitter.emitAsync('order.shipment_created', { orderId, trackingCode: 'IGNORED' });
     await app.emitter.emitAsync('fulfillment.shipped', {
       order: { id: orderId },
       tracking: { number: 'LG123', company: 'Loggi' },
     });
     expect(await app.worker.runOnce()).toMatchObject({ claimed: 1, sent: 1 });
-    expect(h.sandbox.controls.getInvoice(record.gatewayId!)?.tracking).toMatchObject({
+    expect(scene.h.sandbox.controls.getInvoice(record.gatewayId!)?.tracking).toMatchObject({
       code: 'LG123',
       carrier: 'Loggi',
     });
-    expect(h.trackingRequests().map((r) => r.code)).toEqual(['LG123']);
+    expect(scene.h.trackingRequests().map((r) => r.code)).toEqual(['LG123']);
   });
 });

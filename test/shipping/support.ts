@@ -84,7 +84,7 @@ export interface ShippingHarness {
   close(): Promise<void>;
 }
 
-export async function startShippingHarness(): Promise<ShippingHarness> {
+async function startShippingHarness(): Promise<ShippingHarness> {
   const sandbox = await startSandbox({ tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }] });
   const proxy = await RecordingProxy.start(sandbox.url);
   const logger = new CapturingLogger();
@@ -118,7 +118,7 @@ function clientOptions(baseUrl: string, logger: LoggerService, extra: Partial<Ga
  * An order with an invoice made at the sandbox (PIX), paid there unless `pay: false`, and its `InvoiceRecord` row
  * with the service's ids and the status the sandbox reports.
  */
-export async function createOrder(
+async function createOrder(
   db: TestDatabase,
   h: ShippingHarness,
   { pay = true }: { pay?: boolean } = {},
@@ -173,7 +173,7 @@ export interface ShippingApp {
 }
 
 /** Fast defaults for tests: the worker is started by the test, retries come back within ~100 ms. */
-export const TEST_SHIPPING: ShippingModuleOptions = {
+const TEST_SHIPPING: ShippingModuleOptions = {
   autoStartWorker: false,
   pollIntervalMs: 20,
   backoff: { initialDelayMs: 20, maxDelayMs: 100 },
@@ -184,7 +184,7 @@ export const TEST_SHIPPING: ShippingModuleOptions = {
  * `GatewayClient` (through the harness's proxy) and the shipping module. Several may run on one database, as
  * several processes would.
  */
-export async function startShippingApp(
+async function startShippingApp(
   db: TestDatabase,
   h: ShippingHarness,
   options: ShippingOptions = {},
@@ -231,6 +231,53 @@ export async function startShippingApp(
     alerts,
     close: () => moduleRef.close(),
   };
+}
+
+/**
+ * A suite's scene: its database, the sandbox behind its recording proxy, and the host app instances the suite starts
+ * on them. Opened before the suite's tests; its apps, sandbox and database are closed after them.
+ */
+export interface ShippingScene {
+  db: TestDatabase;
+  h: ShippingHarness;
+  /** Starts a host app instance ({@link startShippingApp}); closing it takes it off the scene. */
+  start(options?: ShippingOptions, client?: Partial<GatewayClientOptions>): Promise<ShippingApp>;
+  /** Closes the instances still running. */
+  stopApps(): Promise<void>;
+  /** {@link createOrder} on the scene. */
+  order(options?: { pay?: boolean }): Promise<{ orderId: string; record: InvoiceRecord }>;
+}
+
+export function openShippingScene(kind: DatabaseKind): ShippingScene {
+  const apps: ShippingApp[] = [];
+  const scene = {
+    async start(options: ShippingOptions = {}, client: Partial<GatewayClientOptions> = {}) {
+      const app = await startShippingApp(scene.db, scene.h, options, client);
+      const started: ShippingApp = {
+        ...app,
+        close: async () => {
+          apps.splice(apps.indexOf(started), 1);
+          await app.close();
+        },
+      };
+      apps.push(started);
+      return started;
+    },
+    async stopApps() {
+      while (apps.length) await apps[apps.length - 1].close();
+    },
+    order: (options?: { pay?: boolean }) => createOrder(scene.db, scene.h, options),
+  } as ShippingScene;
+  beforeAll(async () => {
+    scene.db = await openShippingDatabase(kind);
+    scene.h = await startShippingHarness();
+  });
+  afterAll(async () => {
+    await scene.stopApps();
+    await scene.h?.close();
+    await scene.db?.destroy();
+  });
+  return scene;
 }
 
 /** {@link pollUntil} as the shipping suites call it: what first, 15 s, polled every 10 ms. */

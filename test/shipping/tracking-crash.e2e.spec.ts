@@ -5,17 +5,7 @@ import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import type { CrashingInstanceConfig } from './crashing-instance';
-import {
-  createOrder,
-  openShippingDatabase,
-  ShippingApp,
-  ShippingHarness,
-  startShippingApp,
-  startShippingHarness,
-  TOKEN,
-  TRACKING_PATH,
-  waitFor,
-} from './support';
+import { openShippingScene, ShippingApp, TOKEN, TRACKING_PATH, waitFor } from './support';
 
 const ROOT = join(__dirname, '..', '..');
 /** The crashed instance's lease: how long the row stays its own before another instance may take it. */
@@ -60,28 +50,20 @@ function connectionOf(db: TestDatabase): DataSourceOptions {
 describeEachDatabase(
   'shipping: a tracking post that may have landed is read back before it is sent again',
   (kind) => {
-    let db: TestDatabase;
-    let h: ShippingHarness;
+    const scene = openShippingScene(kind);
     let app: ShippingApp;
 
     beforeAll(async () => {
-      db = await openShippingDatabase(kind);
-      h = await startShippingHarness();
-      app = await startShippingApp(db, h);
-    });
-    afterAll(async () => {
-      await app?.close();
-      await h?.close();
-      await db?.destroy();
+      app = await scene.start();
     });
 
     /** The order's shipment recorded, then an instance that claims it and dies by SIGKILL at `crash`. */
     async function crashWhilePosting(crash: CrashingInstanceConfig['crash'], code: string) {
-      const order = await createOrder(db, h);
+      const order = await scene.order();
       await app.tracking.recordShipment({ orderId: order.orderId, trackingCode: code });
       const end = await runCrashingInstance({
-        database: connectionOf(db),
-        baseUrl: h.proxy.url,
+        database: connectionOf(scene.db),
+        baseUrl: scene.h.proxy.url,
         accessToken: TOKEN,
         leaseMs: LEASE_MS,
         crash,
@@ -91,7 +73,9 @@ describeEachDatabase(
         output: '',
       });
       const posts = () =>
-        h.trackingRequests().filter((r) => r.invoiceId === order.record.gatewayInvoiceId && r.code === code);
+        scene.h
+          .trackingRequests()
+          .filter((r) => r.invoiceId === order.record.gatewayInvoiceId && r.code === code);
       return { ...order, posts };
     }
 
@@ -109,7 +93,7 @@ describeEachDatabase(
       const code = 'BR100000001BR';
       const { orderId, record, posts } = await crashWhilePosting('after-answer', code);
       expect(posts()).toHaveLength(1);
-      const outbox = db.dataSource.getRepository(TrackingOutbox);
+      const outbox = scene.db.dataSource.getRepository(TrackingOutbox);
       expect(await outbox.findOneByOrFail({ orderId })).toMatchObject({ status: 'pending', attempts: 1 });
 
       const result = await takeOver(app);
@@ -117,7 +101,7 @@ describeEachDatabase(
       expect(result).toMatchObject({ claimed: 1, sent: 1 });
       expect(posts()).toHaveLength(1);
       expect(await outbox.findOneByOrFail({ orderId })).toMatchObject({ status: 'sent', attempts: 2 });
-      expect(h.sandbox.controls.renderInvoice(record.gatewayId!)!.tracking?.code).toBe(code);
+      expect(scene.h.sandbox.controls.renderInvoice(record.gatewayId!)!.tracking?.code).toBe(code);
       expect(app.posted.filter((e) => e.orderId === orderId)).toHaveLength(1);
     });
 
@@ -130,23 +114,23 @@ describeEachDatabase(
 
       expect(result).toMatchObject({ claimed: 1, sent: 1 });
       expect(posts()).toHaveLength(1);
-      const row = await db.dataSource.getRepository(TrackingOutbox).findOneByOrFail({ orderId });
+      const row = await scene.db.dataSource.getRepository(TrackingOutbox).findOneByOrFail({ orderId });
       expect(row).toMatchObject({ status: 'sent', attempts: 2 });
     });
 
     it('a post whose answer was lost (connection dropped after the service took it) is read back, not posted again', async () => {
-      const { orderId, record } = await createOrder(db, h);
+      const { orderId, record } = await scene.order();
       const code = 'BR100000004BR';
-      h.proxy.addRule({
+      scene.h.proxy.addRule({
         match: (r) => r.method === 'POST' && r.path === TRACKING_PATH,
         action: { kind: 'drop' },
         times: 1,
       });
       await app.tracking.recordShipment({ orderId, trackingCode: code });
-      const posts = () => h.trackingRequests().filter((r) => r.invoiceId === record.gatewayInvoiceId);
+      const posts = () => scene.h.trackingRequests().filter((r) => r.invoiceId === record.gatewayInvoiceId);
 
       expect(await app.worker.runOnce()).toMatchObject({ claimed: 1, retried: 1 });
-      const outbox = db.dataSource.getRepository(TrackingOutbox);
+      const outbox = scene.db.dataSource.getRepository(TrackingOutbox);
       expect(await outbox.findOneByOrFail({ orderId })).toMatchObject({ lastErrorKind: 'outcome_unknown' });
       const result = await takeOver(app);
 
@@ -156,19 +140,19 @@ describeEachDatabase(
     });
 
     it('a service whose invoices do not show the code: the row fails for a person, never posted twice', async () => {
-      const blind = await startShippingApp(db, h, {}, { profile: { readBack: { trackingCode: null } } });
+      const blind = await scene.start({}, { profile: { readBack: { trackingCode: null } } });
       try {
-        const { orderId, record } = await createOrder(db, h);
+        const { orderId, record } = await scene.order();
         await blind.tracking.recordShipment({ orderId, trackingCode: 'BR100000003BR' });
         // An instance claimed the row and vanished: whether its post left is unknown.
-        await new TrackingOutboxStore(db.dataSource).claim('vanished-instance#1', 10, 1);
-        const before = h.trackingRequests().length;
+        await new TrackingOutboxStore(scene.db.dataSource).claim('vanished-instance#1', 10, 1);
+        const before = scene.h.trackingRequests().length;
 
         const result = await takeOver(blind);
 
         expect(result).toMatchObject({ claimed: 1, failed: 1 });
-        expect(h.trackingRequests()).toHaveLength(before);
-        const row = await db.dataSource.getRepository(TrackingOutbox).findOneByOrFail({ orderId });
+        expect(scene.h.trackingRequests()).toHaveLength(before);
+        const row = await scene.db.dataSource.getRepository(TrackingOutbox).findOneByOrFail({ orderId });
         expect(row).toMatchObject({ status: 'failed', lastErrorKind: 'outcome_unknown' });
         expect(blind.alerts).toEqual([
           expect.objectContaining({ kind: 'tracking_failed', invoiceRecordId: record.id }),
