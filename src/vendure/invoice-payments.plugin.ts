@@ -8,7 +8,6 @@ import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
 import { invoicePaymentMethodHandler } from './payment-method.handler';
-import { RefundSettledListener } from './refund-settled.listener';
 import { shopApiSchema } from './shop-api.schema';
 import { InvoicePaymentShopResolver } from './shop-api.resolver';
 import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './types';
@@ -35,7 +34,6 @@ import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './type
   providers: [
     { provide: VENDURE_PLUGIN_OPTIONS, useFactory: () => InvoicePaymentsPlugin.options },
     OrderEventsSubscriber,
-    RefundSettledListener,
   ],
   exports: [VENDURE_PLUGIN_OPTIONS],
   entities: () => [...INVOICE_PAYMENTS_ENTITIES],
@@ -109,7 +107,7 @@ export class InvoicePaymentsPlugin {
  * Vendure moves a new Refund from `Pending` to the state its handler returns, so a refund the service carries out
  * later (a bank slip's, status 7) could not stay `Pending` without this step; the order port settles it when the
  * service reports it done (8 or 9). A refund whose answer was lost is also `Pending`, until the module's ledger
- * decides it (`RefundSettledListener`).
+ * decides it (`OrderEventsSubscriber.onRefundSettled`).
  */
 const refundLeftPending: NonNullable<RuntimeVendureConfig['paymentOptions']['refundProcess']>[number] = {
   transitions: { Pending: { to: ['Pending'], mergeStrategy: 'merge' } },

@@ -1,21 +1,27 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
 import {
   EventBus,
   Fulfillment,
   FulfillmentStateTransitionEvent,
   HistoryService,
+  isGraphQlErrorResult,
   Logger,
+  OrderService,
   OrderStateTransitionEvent,
   RequestContext,
+  RequestContextService,
   TransactionalConnection,
 } from '@vendure/core';
 import { IsNull, Not } from 'typeorm';
 import type { Subscription } from 'rxjs';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { InvoicePaymentsEvents, type RefundSettled } from '../core/events';
+import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { TrackingService } from '../shipping/tracking.service';
 import { LOG_CONTEXT } from './constants';
-import { addOrderNote } from './order-access';
+import { addOrderNote, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
  * What Vendure's order events mean for the invoice, acted on after Vendure's transaction has committed (the event
@@ -26,6 +32,9 @@ import { addOrderNote } from './order-access';
  *   and retries until it is through;
  * - an order moved to `Cancelled`: its open invoice is canceled at the service, so it can no longer be paid. A paid
  *   invoice cannot be canceled: that is written on the order (refund it with `refundOrder`).
+ *
+ * And the module's `RefundSettled`, once its ledger decides a refund whose answer was lost: the Vendure Refund the
+ * handler left `Pending` (`metadata: { refundId, confirming: true }`) becomes `Settled`, or `Failed` with a note.
  */
 @Injectable()
 export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -37,6 +46,8 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     private readonly tracking: TrackingService,
     private readonly payments: InvoicePaymentProvider,
     private readonly history: HistoryService,
+    private readonly contexts: RequestContextService,
+    private readonly orders: OrderService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -101,6 +112,43 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
         await addOrderNote(this.history, ctx, orderId, note);
       }
     }
+  }
+
+  @OnEvent(InvoicePaymentsEvents.RefundSettled)
+  async onRefundSettled(event: RefundSettled): Promise<void> {
+    await this.guard(`refund ${event.refundId} settled ${event.state}`, () => this.settleRefund(event));
+  }
+
+  /** Runs outside any module transaction; only Vendure's own calls run in the transaction it opens. */
+  private async settleRefund(event: RefundSettled): Promise<void> {
+    const record = await recordOf(this.connection, event.invoiceRecordId);
+    const ctx = record && (await orderContext(this.connection, this.contexts, record.orderId));
+    if (!record || !ctx) return;
+    const payment = paymentOf(await this.orders.getOrderPayments(ctx, record.orderId), record.id);
+    const refund = payment?.refunds?.find(
+      (r) =>
+        r.state === 'Pending' && (r.metadata as { refundId?: unknown } | null)?.refundId === event.refundId,
+    );
+    // None: the handler's own read-back decided it (its Refund is Settled or Failed already), or not a Vendure refund.
+    if (!payment || !refund) return;
+    if (event.state === 'succeeded') {
+      const transactionId = payment.transactionId ?? event.gatewayId ?? refund.id.toString();
+      await this.connection.withTransaction(ctx, (tx) =>
+        this.orders.settleRefund(tx, { id: refund.id, transactionId }),
+      );
+      return;
+    }
+    const moved = await this.connection.withTransaction(ctx, (tx) =>
+      this.orders.transitionRefundToState(tx, refund.id, 'Failed'),
+    );
+    if (isGraphQlErrorResult(moved)) throw new Error(moved.message);
+    await addOrderNote(
+      this.history,
+      ctx,
+      record.orderId,
+      `Refund of R$ ${centsToDecimalString(event.amountCents)} (invoice ${event.gatewayId ?? record.id}) was not ` +
+        `made at the payment service: nothing was refunded (${event.reason ?? 'not made'}).`,
+    );
   }
 
   private async guard(what: string, work: () => Promise<void>): Promise<void> {

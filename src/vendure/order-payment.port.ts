@@ -25,7 +25,7 @@ import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, record
  * - 6, 12, 16 decline it: an authorized Payment is cancelled; an order still arranging payment gets a `Declined`
  *   Payment, so the failed attempt is on the order;
  * - 8, 9 settle the order's `Pending` refunds of that Payment (not those being confirmed, `metadata.confirming`:
- *   the module's ledger settles them, see `RefundSettledListener`); a refund the service made outside Vendure (more
+ *   the module's ledger settles them, see `OrderEventsSubscriber.onRefundSettled`); a refund the service made outside Vendure (more
  *   refunded there than Vendure's refunds add up to) is written on the order's history;
  * - 10 (contested) and money paid to a canceled invoice are written on the order's history for a person.
  *
@@ -126,7 +126,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     if (!payment) return;
     for (const refund of payment.refunds ?? []) {
       if (refund.state !== 'Pending') continue;
-      // Its answer was lost: the module's ledger decides whether it was made (`RefundSettledListener`), not a
+      // Its answer was lost: the module's ledger decides whether it was made (`OrderEventsSubscriber.onRefundSettled`), not a
       // report that may stem from another refund.
       if ((refund.metadata as { confirming?: unknown } | null)?.confirming) continue;
       const transactionId = payment.transactionId ?? refund.id.toString();

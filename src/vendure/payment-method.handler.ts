@@ -156,7 +156,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     } catch (err) {
       if (err instanceof RefundBeingConfirmedError) {
         // The request left and its answer was lost: the module is confirming it. Pending until its ledger decides
-        // (`RefundSettledListener`: Settled or Failed); never asked for again.
+        // (`OrderEventsSubscriber.onRefundSettled`: Settled or Failed); never asked for again.
         Logger.warn(`refund of invoice ${record.gatewayId}: ${err.message}`, LOG_CONTEXT);
         return { state: 'Pending', metadata: { refundId: err.refund.id, confirming: true } };
       }

@@ -84,20 +84,11 @@ export class InvoicePaymentShopResolver {
       throw asGraphQlError(err);
     }
     const now = await this.orders.findOne(ctx, order.id, []);
+    // GraphQL answers only the schema's fields of the session.
     return {
-      invoiceRecordId: session.invoiceRecordId,
-      method: session.method,
+      ...session,
       invoiceId: session.gatewayId,
-      statusCode: session.statusCode,
-      statusText: session.statusText,
-      sessionStatus: session.sessionStatus,
       amount: session.amountCents,
-      dueDate: session.dueDate,
-      installments: session.installments,
-      pix: session.pix,
-      billet: session.billet,
-      card: session.card,
-      paymentUrl: session.paymentUrl,
       orderState: now?.state ?? order.state,
       orderCode: order.code,
     };
