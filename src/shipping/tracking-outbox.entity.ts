@@ -16,14 +16,12 @@ import type { TrackingOutboxStatus } from './types';
 @Index('IDX_invoice_payments_tracking_outbox_sent', ['status', 'sentAt'])
 @Index('IDX_invoice_payments_tracking_outbox_list', ['status', 'recordedAt', 'id'])
 export class TrackingOutbox {
-  /** Local id (UUID). */
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
   @Column({ name: 'order_id', type: 'varchar', length: 128 })
   orderId!: string;
 
-  /** The tracking code, trimmed. */
   @Column({ type: 'varchar', length: 64 })
   code!: string;
 
@@ -48,7 +46,6 @@ export class TrackingOutbox {
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
-  /** Not to be tried before this time (backoff). */
   @TimestampColumn('next_attempt_at')
   nextAttemptAt!: Date;
 
@@ -56,7 +53,7 @@ export class TrackingOutbox {
   @TimestampColumn('locked_until', { nullable: true })
   lockedUntil!: Date | null;
 
-  /** The claim that holds the row (worker id and claim number). */
+  /** The claim that holds the row: worker id and claim number. */
   @Column({ name: 'locked_by', type: 'varchar', length: 128, nullable: true })
   lockedBy!: string | null;
 

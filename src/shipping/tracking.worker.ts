@@ -197,25 +197,12 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const failed = { status: 'failed' as const, lastError: message, lastErrorKind: kind };
     if (!(await this.store.settle(row, claim, failed))) return 'lost';
     const { orderId, code, invoiceRecordId, id: outboxId, attempts } = row;
-    const summary = `${what(row)} failed after ${attempts} attempt(s) (${kind}): ${message}`;
-    this.logger.error(summary);
-    const alert: InvoicePaymentsAlert = {
-      kind: 'tracking_failed',
-      orderId,
-      invoiceRecordId,
-      message: summary,
-    };
+    const text = `${what(row)} failed after ${attempts} attempt(s) (${kind}): ${message}`;
+    this.logger.error(text);
+    const alert: InvoicePaymentsAlert = { kind: 'tracking_failed', orderId, invoiceRecordId, message: text };
     this.emit(InvoicePaymentsEvents.Alert, alert);
-    const event: TrackingFailedEvent = {
-      orderId,
-      code,
-      error: message,
-      errorKind: kind,
-      invoiceRecordId,
-      outboxId,
-      attempts,
-    };
-    this.emit(InvoicePaymentsEvents.TrackingFailed, event);
+    const failure = { orderId, code, error: message, errorKind: kind, invoiceRecordId, outboxId, attempts };
+    this.emit(InvoicePaymentsEvents.TrackingFailed, failure satisfies TrackingFailedEvent);
     return 'failed';
   }
 

@@ -34,16 +34,12 @@ export interface RecordShipmentResult {
   outcome: 'queued' | 'duplicate' | 'requeued';
 }
 
-/** Where an outbox row stands. */
-export type TrackingOutboxStatus =
-  /** Waiting for (or being handled by) the worker. */
-  | 'pending'
-  /** The service accepted it. */
-  | 'sent'
-  /** Given up: a permanent error or `maxAttempts` reached; `TrackingFailed` was emitted. */
-  | 'failed'
-  /** A newer code was recorded for the order before this one was posted: never posted. */
-  | 'superseded';
+/**
+ * Where an outbox row stands: `pending` (waiting for, or held by, the worker), `sent` (the service accepted it),
+ * `failed` (a permanent error or `maxAttempts`; `TrackingFailed` was emitted), `superseded` (a newer code was
+ * recorded for the order before this one was posted: never posted).
+ */
+export type TrackingOutboxStatus = 'pending' | 'sent' | 'failed' | 'superseded';
 
 /** Payload of `InvoicePaymentsEvents.TrackingPosted`. */
 export interface TrackingPostedEvent {
