@@ -2,9 +2,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import type { PaymentMethod } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import type { RecognisedOrder } from './order-identity';
-import { invoiceReferrer } from './order-mapping';
 import { CLAIMED_STATE } from './creation-states';
+import type { RecognisedOrder } from './client-mapping';
+import { invoiceReferrer } from './order-mapping';
 
 /** What a new attempt row starts with. */
 export interface ClaimInput {
@@ -22,7 +22,7 @@ export interface ClaimInput {
   settlesAt: Date;
 }
 
-/** What the claim's INSERT writes from its input; every other column starts as {@link BLANK}. */
+/** What the claim's INSERT writes; every other column starts as {@link BLANK}. */
 type ClaimedColumns =
   | 'id'
   | 'orderId'
@@ -40,10 +40,7 @@ type ClaimedColumns =
   | 'version'
   | keyof RecognisedOrder;
 
-/**
- * A new row's other columns as the database defaults them (migrations and entity agree), so the claimed row is
- * known without reading it back. Typed as every remaining column: a column added to the entity must be added here.
- */
+/** A new row's other columns as the database defaults them, so the claimed row needs no read-back. */
 export const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
   gatewayId: null,
   gatewayUuid: null,
@@ -76,20 +73,16 @@ export const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
 };
 
 /** The next attempt's referrer without its number: the INSERT appends the number it computes. */
-export function referrerPrefix(input: ClaimInput): string {
+function referrerPrefix(input: ClaimInput): string {
   return invoiceReferrer(input.reference, 0, input.namespace).slice(0, -1);
 }
 
 /**
- * Inserts the order's next attempt as a `pending` row holding `open_order_id`, and answers its attempt (the
- * order's last + 1) and referrer; nothing when the order has an open attempt (`null`), so a new order's checkout
- * needs no lookup first. The unique `open_order_id` (and `referrer`) stays the guard of "created once": two callers
- * that both found the order free collide there, and the loser gets a unique violation. Returns the row as written.
- *
- * A new order, the usual checkout, takes a simpler statement first: attempt 1, only when the order has no row at
- * all, writing nothing on any conflict (another order's reference, a claim that won the race). PostgreSQL plans it
- * in a fraction of the general statement's time (no aggregate); when it writes nothing, the general statement
- * decides, so the fast path never answers a conflict on its own.
+ * Inserts the order's next attempt (the order's last + 1) as a `pending` row holding `open_order_id`, and returns
+ * it as written; `null` when the order has an open attempt, so a new order's checkout needs no lookup first. The
+ * unique `open_order_id` (and `referrer`) is the guard of "created once": of two callers that both found the order
+ * free, the loser gets a unique violation. A new order first tries attempt 1 without the aggregate (PostgreSQL plans
+ * it in a fraction of the time); when that writes nothing, the general statement decides.
  */
 export async function insertNextAttempt(
   em: EntityManager,
@@ -123,16 +116,15 @@ export async function insertNextAttempt(
     `INSERT INTO ${table} (id, order_id, open_order_id, attempt, referrer, creation_state, method, currency, ` +
     'amount_cents, installments, display_id, customer_name, customer_email, customer_document, settles_at, ' +
     'created_at, updated_at, version) ';
-  // Every value is cast: PostgreSQL types a bare parameter of a SELECT list as text, which no integer column takes.
-  // Text goes as TEXT, never VARCHAR(n): an explicit cast to VARCHAR(n) would truncate where the column refuses.
+  // Every value is cast (PostgreSQL types a bare SELECT-list parameter as text); text as TEXT, never VARCHAR(n),
+  // whose explicit cast would truncate where the column refuses.
   const values = (attempt: string, referrer: string) =>
     `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, '${CLAIMED_STATE}', ` +
     'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
     'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
     'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
     'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ';
-  // Attempt 1 only for an order with no row at all: a referrer prefix that changed since (another namespace or
-  // reference) must not give an order a second attempt 1.
+  // Only for an order with no row at all: a changed referrer prefix must not give an order a second attempt 1.
   const first =
     columns +
     values('1', 'CAST(:firstReferrer AS TEXT)') +
@@ -146,8 +138,7 @@ export async function insertNextAttempt(
   const run = (sql: string) => queryReturning(em, ...escapeQuery(dataSource, sql, params));
   const written = (await run(first))[0] ?? (await run(next))[0];
   if (!written) return null;
-  // Every column is given (BLANK has the rest), assigned in two steps: a literal spreading BLANK and adding more
-  // keys builds a new object shape on every call (about 30 µs, the repository's `create` the same).
+  // Assigned in two steps: a literal spreading BLANK builds a new object shape per call (about 30 µs).
   return Object.assign(Object.assign(new InvoiceRecord(), BLANK), {
     id,
     orderId: input.orderId,

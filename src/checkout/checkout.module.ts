@@ -1,8 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CheckoutConfig } from './checkout-config.service';
-import { CHECKOUT_OPTIONS } from './constants';
+import { CHECKOUT_OPTIONS, CheckoutConfig } from './checkout-config.service';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';

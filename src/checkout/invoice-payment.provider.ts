@@ -11,7 +11,7 @@ import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay, todayIn } from './calendar';
 import { CheckoutConfig } from './checkout-config.service';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
-import { refusal, type InvoiceAction } from './invoice-actions';
+import { assertAllowed } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { sessionDataOf, sessionStatusOf } from './session-data';
@@ -137,15 +137,14 @@ export class InvoicePaymentProvider {
     const record = await this.settled(input);
     if (record.creationState !== 'created') return { data: sessionDataOf(record) };
     // By the number the record holds: an invoice found by referrer alone could be another store's.
-    const invoice = await this.gateway.findInvoiceById(this.gatewayId(record));
+    const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
     const ours = invoice && !(await this.store.identity.whyNotOurs(invoice, record, 'number'));
     return { data: sessionDataOf(ours ? await this.report(record, invoice, 'provider') : record) };
   }
 
   /**
-   * The service cannot change an invoice: the same amount, method and order keep the session; a new amount or
-   * method (or a new `order`) cancels the open invoice and creates another. The new request is validated first,
-   * so bad input cancels nothing.
+   * The service cannot change an invoice: the same amount, method and order keep the session; a new one cancels
+   * the open invoice and creates another. The new request is validated first, so bad input cancels nothing.
    */
   async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
@@ -185,22 +184,20 @@ export class InvoicePaymentProvider {
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }
-    this.allow('changeDueDate', record);
+    assertAllowed('changeDueDate', record);
     const invoice = await this.gateway.changeDueDate({
-      invoiceId: this.gatewayInvoiceId(record),
+      invoiceId: record.gatewayInvoiceId ?? '',
       dueAt: input.dueDate,
     });
     return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
   }
 
   /**
-   * What a webhook delivery means for Medusa, taken through the module's own webhook path (the route's bounds and
-   * `Webhook` token check, the inbox, the service's answer applied to the invoice's record) and waited for: the status
-   * table's session status of what the service said → `authorized`, `captured` (paid, status 5), `pending`,
-   * `requires_more`, `canceled`, `failed` (error); refunds, disputes, unknown codes, unknown invoices, a second
-   * invoice under a session's referrer and refused deliveries → `not_supported` (they reach the host through the
-   * port and the events instead). Pass the request's headers. A delivery that cannot be settled now (the service
-   * unreachable) is `not_supported` too: the inbox keeps it and applies it on its own.
+   * What a webhook delivery means for Medusa, taken through the module's own webhook path (bounds, token check,
+   * inbox, the service's answer applied) and waited for: `authorized`, `captured` (paid, status 5), `pending`,
+   * `requires_more`, `canceled`, `failed`; anything else (refunds, disputes, unknown invoices, refused deliveries,
+   * a delivery the inbox keeps for later) → `not_supported`, reaching the host through the port and the events.
+   * Pass the request's headers.
    */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
     const outcome = await this.webhooks.settle(payload);
@@ -229,35 +226,13 @@ export class InvoicePaymentProvider {
   }
 
   private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
-    this.allow('cancel', record);
-    const invoice = await this.gateway.cancelInvoice({ id: this.gatewayId(record) });
+    assertAllowed('cancel', record);
+    const invoice = await this.gateway.cancelInvoice({ id: record.gatewayId ?? '' });
     return this.report(record, invoice, 'operation');
   }
 
   private async report(record: InvoiceRecord, invoice: Invoice, source: 'operation' | 'provider') {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return this.store.get(record.id);
-  }
-
-  /** Refuses `action` when the invoice's state does not allow it (the one rule set, `invoice-actions.ts`). */
-  private allow(action: InvoiceAction, record: InvoiceRecord): void {
-    const refused = refusal(action, record);
-    if (refused) {
-      throw new InvoiceOperationNotAllowedError(
-        action,
-        record.id,
-        refused.rule,
-        refused.reason,
-        record.statusCode,
-      );
-    }
-  }
-
-  private gatewayId(record: InvoiceRecord): string {
-    return record.gatewayId ?? '';
-  }
-
-  private gatewayInvoiceId(record: InvoiceRecord): string {
-    return record.gatewayInvoiceId ?? '';
   }
 }

@@ -75,11 +75,11 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * Makes a creation-state move if the row is still in one of its `from` states (and, given `updatedAt`, was not
-   * written since) and reports whether it did: the compare-and-set that lets exactly one caller take over a stale
-   * or unknown creation.
+   * Makes a creation-state move if the row is still in one of its `from` states (and, given `seen`, was not written
+   * since) and no invoice is linked to it: the compare-and-set that lets exactly one caller take over a stale or
+   * unknown creation, and makes closing an attempt lose against a late invoice linked meanwhile.
    */
-  async transition(id: string, { from, patch }: CreationMove, updatedAt?: Date): Promise<boolean> {
+  async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
     return runInTransaction(this.dataSource, async (em) => {
       const qb = em
         .getRepository(InvoiceRecord)
@@ -87,10 +87,10 @@ export class InvoiceRecordStore {
         .update()
         .set({ ...patch, updatedAt: new Date() })
         .where('id = :id', { id })
-        .andWhere('creation_state IN (:...from)', { from });
-      if (updatedAt) qb.andWhere('updated_at = :seen', { seen: updatedAt.toISOString() });
-      const result = await qb.execute();
-      return (result.affected ?? 0) > 0;
+        .andWhere('creation_state IN (:...from)', { from })
+        .andWhere('gateway_id IS NULL');
+      if (seen) qb.andWhere('updated_at = :seen', { seen: seen.toISOString() });
+      return ((await qb.execute()).affected ?? 0) > 0;
     });
   }
 
@@ -98,25 +98,6 @@ export class InvoiceRecordStore {
     await runInTransaction(this.dataSource, (em) =>
       em.getRepository(InvoiceRecord).update({ id }, { ...patch, updatedAt: new Date() }),
     );
-  }
-
-  /**
-   * A creation-state move of a record no invoice is linked to yet (`gateway_id IS NULL`): closing an
-   * attempt as "not created" must lose against a late invoice linked to it meanwhile. Reports whether it moved.
-   */
-  async transitionUnlinked(id: string, { from, patch }: CreationMove): Promise<boolean> {
-    return runInTransaction(this.dataSource, async (em) => {
-      const result = await em
-        .getRepository(InvoiceRecord)
-        .createQueryBuilder()
-        .update()
-        .set({ ...patch, updatedAt: new Date() })
-        .where('id = :id', { id })
-        .andWhere('creation_state IN (:...from)', { from })
-        .andWhere('gateway_id IS NULL')
-        .execute();
-      return (result.affected ?? 0) > 0;
-    });
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */

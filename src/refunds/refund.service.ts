@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { assertAllowed } from '../checkout/invoice-actions';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
@@ -92,7 +93,7 @@ export class RefundService {
       if (existing) return this.repeat(existing, amountCents, record);
     }
     await this.settleInFlight(record);
-    this.allow(record, REFUNDABLE_CODES.includes(record.statusCode ?? -1));
+    assertAllowed('refund', record, 'nothing_left'); // what remains is checked against the service's total
     const claim = await this.refunds.claim({
       invoiceRecordId: record.id,
       amountCents,
@@ -175,7 +176,7 @@ export class RefundService {
     });
     if (!REFUNDABLE_CODES.includes(invoice.status.code)) {
       await this.fail(refund, `not sent: the invoice is in status ${invoice.status.code}`);
-      this.allow({ ...record, statusCode: invoice.status.code }, false);
+      assertAllowed('refund', { ...record, statusCode: invoice.status.code });
     }
     const baseline = invoice.refunds.totalCents ?? 0;
     const { succeededCents } = await this.refunds.totals(record.id);
@@ -253,34 +254,16 @@ export class RefundService {
    * failed) may be this one's first try: refused, naming it. `own`, the row this call claimed, is then closed as
    * failed, never sent.
    */
-  private async refuseRepeat(invoiceRecordId: string, amountCents: number, own?: InvoiceRefund): Promise<void> {
+  private async refuseRepeat(
+    invoiceRecordId: string,
+    amountCents: number,
+    own?: InvoiceRefund,
+  ): Promise<void> {
     const window = this.options.repeatWindowMs;
     const since = new Date(Date.now() - window);
     const earlier = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since, own?.id);
     if (!earlier) return;
     if (own) await this.fail(own, `not sent: repeats refund ${earlier.id} (same amount, no idempotency key)`);
     throw new RefundRepeatedError(invoiceRecordId, earlier, new Date(earlier.createdAt.getTime() + window));
-  }
-
-  private allow(record: InvoiceRecord, allowed: boolean): void {
-    if (record.creationState !== 'created') {
-      throw new InvoiceOperationNotAllowedError(
-        'refund',
-        record.id,
-        `its creation is ${record.creationState}`,
-        'not_created',
-        record.statusCode,
-      );
-    }
-    if (!allowed) {
-      const status = `${record.method} invoice in status ${record.statusCode ?? 'none'}`;
-      throw new InvoiceOperationNotAllowedError(
-        'refund',
-        record.id,
-        `only paid invoices (5, 8); it is a ${status}`,
-        'wrong_status',
-        record.statusCode,
-      );
-    }
   }
 }
