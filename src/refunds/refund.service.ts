@@ -43,20 +43,18 @@ const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
 /**
- * Refunds exactly once. Each refund is a ledger row written before its request leaves; the database allows one
- * refund in flight per invoice (a unique slot), so concurrent requests, in one app instance or many, send one
- * request: the others get {@link RefundInProgressError}, or with the same idempotency key the first one's result.
+ * Refunds exactly once: ledger row → send → answer lost? read back before any re-send. Each refund is a row written
+ * before its request leaves, and the database allows one refund in flight per invoice (a unique slot), so concurrent
+ * requests in any number of app instances send one request; the others get {@link RefundInProgressError}, or with
+ * the same idempotency key the first one's result.
  *
- * Just before sending, the invoice is read from the service: its status must allow a refund, the amount must fit
- * what remains (the service's `refunds.total`, the ledger's succeeded refunds and the recorded total, whichever is
- * highest), and that `refunds.total` is kept as the row's baseline. A lost answer (5xx, timeout, dropped
- * connection) leaves the row `unknown`: {@link RefundSettlementService} reads the invoice back at once and then on a
- * schedule, and no other refund of the invoice is sent before it is settled.
+ * Just before sending, the invoice is read: its status must allow a refund, the amount must fit what remains, and
+ * its `refunds.total` is kept as the row's baseline. A lost answer leaves the row `unknown` until
+ * {@link RefundSettlementService} settles it by reading the invoice back.
  *
- * Without a caller's key, a refund of the same amount of the same invoice as one asked for within
- * `refunds.repeatWindowMs` (and not failed) is refused with {@link RefundRepeatedError}: it may be a retry (a double
- * click) or a second refund meant on purpose, and answering it with the earlier refund would tell a caller that
- * meant a second one that money moved when none did. Otherwise it gets a key of its own (`auto:<uuid>`).
+ * Without a caller's key, the same amount of the same invoice as a refund asked for within `refunds.repeatWindowMs`
+ * (and not failed) is refused ({@link RefundRepeatedError}): it may be a double click or a second refund meant on
+ * purpose, and answering it with the earlier one could tell a caller money moved when none did.
  */
 @Injectable()
 export class RefundService {
@@ -72,11 +70,10 @@ export class RefundService {
   ) {}
 
   /**
-   * Refunds `amountCents` of a paid invoice once. Resolves with the refund `succeeded`, or `unknown` while its
-   * outcome is being confirmed (the caller must not refund again; repeat with the same key for its result). Throws
-   * `CheckoutValidationError` (amount, key), `InvoiceOperationNotAllowedError` (status), `RefundInProgressError`,
-   * `RefundRepeatedError` (no key, same amount within the repeat window), `RefundFailedError` (the key names a
-   * failed refund) or the service's refusal (a `GatewayError`).
+   * Refunds `amountCents` of a paid invoice once: the refund `succeeded`, or `unknown` while being confirmed (repeat
+   * with the same key for its result, never refund again). Throws `CheckoutValidationError`,
+   * `InvoiceOperationNotAllowedError`, `RefundInProgressError`, `RefundRepeatedError`, `RefundFailedError` (the key
+   * names a failed refund) or the service's refusal (a `GatewayError`).
    */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     const { amountCents, idempotencyKey } = request;
@@ -106,8 +103,7 @@ export class RefundService {
       if (!holder) return this.refund(request); // it settled meanwhile: go round once more
       throw new RefundInProgressError(record.id, holder);
     }
-    // A keyless twin may have been made and settled between the look above and the claim: looked at again while
-    // this row holds the invoice's slot, so no other refund can start meanwhile.
+    // A keyless twin may have settled between the look above and the claim: looked at again while holding the slot.
     if (idempotencyKey === undefined) await this.refuseRepeat(record.id, amountCents, claim.claimed);
     return this.send(claim.claimed, record);
   }
@@ -249,11 +245,7 @@ export class RefundService {
     await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: clip(reason, 2000) });
   }
 
-  /**
-   * Without a caller's key, a refund of the same amount of the invoice asked for within the repeat window (and not
-   * failed) may be this one's first try: refused, naming it. `own`, the row this call claimed, is then closed as
-   * failed, never sent.
-   */
+  /** Refuses a keyless repeat of a recent refund of the same amount; `own`, this call's row, is closed unsent. */
   private async refuseRepeat(
     invoiceRecordId: string,
     amountCents: number,
