@@ -35,7 +35,7 @@ export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
 export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
-export { sessionDataOf } from './checkout/session-data';
+export { sessionDataOf } from './checkout/invoice-payment.provider';
 export { isValidTaxDocument } from './checkout/client-mapping';
 export type {
   ChangeDueDateInput,

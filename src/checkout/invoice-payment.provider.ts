@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow } from '../core/status-table';
+import { statusRow, type PaymentSessionStatus } from '../core/status-table';
 import { HOST_WEBHOOKS, HostWebhooks } from '../core/host-webhooks.port';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -14,11 +14,11 @@ import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './erro
 import { assertAllowed } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
-import { sessionDataOf, sessionStatusOf } from './session-data';
 import type {
   ChangeDueDateInput,
   InitiatePaymentInput,
   InitiatePaymentOutput,
+  InvoicePaymentSessionData,
   PaymentSessionInput,
   PaymentSessionOutput,
   PaymentStatusOutput,
@@ -29,18 +29,11 @@ import type {
   WebhookActionResult,
 } from './types';
 
-/** Codes after which an attempt is over unpaid: nothing to cancel or delete. */
-const CLOSED_UNPAID: readonly number[] = [6, 12, 16];
-
 /**
  * The payment provider, in the shape of Medusa's (v2.5+) `AbstractPaymentProvider`: methods take
  * `{ data, amount, currency_code, context }` and return `{ data, status? }`, where `data` is the session's
- * {@link InvoicePaymentSessionData} (the storefront shows its PIX code, bank-slip line or card result).
- *
- * Capture: the service has no capture operation. Money is captured when the customer pays the PIX or bank slip,
- * or when the acquirer settles the card (status 5); `capturePayment` only confirms that this has happened and
- * throws `InvoiceOperationNotAllowedError` otherwise. Every status change goes through the one status path
- * (`InvoiceStatusService`), which notifies the host's port and the event bus.
+ * {@link InvoicePaymentSessionData}. The service has no capture operation: money is captured when the customer
+ * pays or the acquirer settles the card (status 5), and `capturePayment` only confirms it.
  */
 @Injectable()
 export class InvoicePaymentProvider {
@@ -104,7 +97,7 @@ export class InvoicePaymentProvider {
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
-    if (record.creationState === 'failed' || CLOSED_UNPAID.includes(record.statusCode ?? -1)) {
+    if (record.creationState === 'failed' || statusRow(record.statusCode)?.releasesOrder) {
       return { data: sessionDataOf(record) };
     }
     return { data: sessionDataOf(await this.cancel(record)) };
@@ -170,7 +163,7 @@ export class InvoicePaymentProvider {
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
       const settled = await this.creation.settle(record);
-      if (settled.openOrderId !== null && !CLOSED_UNPAID.includes(settled.statusCode ?? -1))
+      if (settled.openOrderId !== null && !statusRow(settled.statusCode)?.releasesOrder)
         await this.cancel(settled);
     }
     return this.initiatePayment(request);
@@ -235,4 +228,59 @@ export class InvoicePaymentProvider {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return this.store.get(record.id);
   }
+}
+
+/**
+ * The session status of a record: from the status table once the service has answered; `pending` while the
+ * creation is not settled; `error` when the service refused it.
+ */
+export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
+  if (record.creationState === 'failed') return 'error';
+  // The module could not decide whether the invoice exists: a person resolves it (admin API).
+  if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
+  const session = statusRow(record.statusCode)?.session ?? 'pending';
+  // Money taken that is not what the invoice was for: a person decides, the session is never captured.
+  if (record.amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
+  return session;
+}
+
+/** What the storefront and the host keep of a payment attempt. */
+export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData {
+  const pix =
+    record.pixPayload || record.pixImage ? { payload: record.pixPayload, image: record.pixImage } : null;
+  const billet =
+    record.billetLine || record.billetBarcode || record.billetUrl
+      ? { line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }
+      : null;
+  const card =
+    record.cardBrand || record.cardLast4 ? { brand: record.cardBrand, last4: record.cardLast4 } : null;
+  return {
+    invoiceRecordId: record.id,
+    orderId: record.orderId,
+    attempt: record.attempt,
+    referrer: record.referrer,
+    method: record.method,
+    creationState: record.creationState,
+    gatewayId: record.gatewayId,
+    gatewayInvoiceId: record.gatewayInvoiceId,
+    statusCode: record.statusCode,
+    statusText: record.statusText,
+    sessionStatus: sessionStatusOf(record),
+    amountCents: record.amountCents,
+    currency: record.currency,
+    dueDate: record.dueDate,
+    installments: record.installments,
+    pix,
+    billet,
+    card,
+    paymentUrl: record.paymentUrl,
+    refundedCents: record.refundedCents,
+    amountMismatch: record.amountMismatch,
+    confirmingUntil:
+      record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
+        ? null
+        : record.settlesAt.toISOString(),
+    attentionReason: record.creationState === 'created' ? null : record.attentionReason,
+    duplicateOf: record.duplicateOf,
+  };
 }

@@ -4,11 +4,9 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import { recordOfInvoice } from '../core/record-of-invoice';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../core/transaction';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
@@ -161,14 +159,6 @@ export class InvoiceRecordStore {
       where: { orderId, creationState: 'created', gatewayId: Not(IsNull()) },
       order: { attempt: 'ASC' },
     });
-  }
-
-  /**
-   * The record of a service invoice ({@link recordOfInvoice}: by its number, else by its referrer only while that
-   * attempt holds no invoice, identity-checked); `null` otherwise (another's invoice is alerted, never matched).
-   */
-  async findByInvoice(invoice: Invoice): Promise<InvoiceRecord | null> {
-    return (await recordOfInvoice(this.rows, this.identity, invoice)).record;
   }
 }
 
