@@ -74,8 +74,8 @@ export class InvoiceRecordStore {
 
   /**
    * Makes a creation-state move if the row is still in one of its `from` states (and, given `seen`, was not written
-   * since) and no invoice is linked to it: the compare-and-set that lets exactly one caller take over a stale or
-   * unknown creation, and makes closing an attempt lose against a late invoice linked meanwhile.
+   * since): the compare-and-set that lets exactly one caller take over a stale or unknown creation. Closing or
+   * linking an attempt (`failed`, `created`) also loses against an invoice linked to it meanwhile.
    */
   async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
     return runInTransaction(this.dataSource, async (em) => {
@@ -85,8 +85,10 @@ export class InvoiceRecordStore {
         .update()
         .set({ ...patch, updatedAt: new Date() })
         .where('id = :id', { id })
-        .andWhere('creation_state IN (:...from)', { from })
-        .andWhere('gateway_id IS NULL');
+        .andWhere('creation_state IN (:...from)', { from });
+      if (patch.creationState === 'failed' || patch.creationState === 'created') {
+        qb.andWhere('gateway_id IS NULL');
+      }
       if (seen) qb.andWhere('updated_at = :seen', { seen: seen.toISOString() });
       return ((await qb.execute()).affected ?? 0) > 0;
     });
