@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
@@ -10,6 +8,7 @@ import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import {
   InvoiceCreationNeedsAttentionError,
@@ -21,21 +20,71 @@ import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { creationMove } from './creation-states';
 
+/** "Retry in N s" while another request is creating the order's invoice. */
+export const PENDING_RETRY_S = 2;
+
 /**
- * How an attempt ends once its request was sent: created (numbers, status and history stored in one transaction),
- * closed as "not created", or still unknown (asked by referrer until the request can no longer land).
+ * The settle step: how an attempt ends once its request was sent (or its holder died): created (numbers, status and
+ * history stored in one transaction), closed as "not created", or still unknown (asked by referrer until the
+ * request can no longer land). Late invoices of earlier attempts are then handled (`LateInvoiceService`).
  */
 @Injectable()
 export class CreationOutcomes {
   private readonly logger = new Logger(CreationOutcomes.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: InvoiceRecordStore,
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     private readonly late: LateInvoiceService,
+    private readonly config: CheckoutConfig,
   ) {}
+
+  /**
+   * Settles a record whose creation is `unknown`, or `pending` past `staleCreationMs`, by asking the service (before
+   * operating on it, and for the admin's re-check); a fresh `pending` one throws `PaymentBeingConfirmedError`.
+   */
+  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
+    if (record.creationState === 'created' || record.creationState === 'failed') return record;
+    const options = this.config.static;
+    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
+    if (record.creationState === 'pending' && !stale) {
+      throw new PaymentBeingConfirmedError(
+        record.orderId,
+        record.id,
+        PENDING_RETRY_S,
+        'its creation is in progress',
+      );
+    }
+    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
+    if (
+      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
+    ) {
+      return this.store.get(record.id);
+    }
+    const settled = await this.resolveUnknown(record, Date.now(), options);
+    return settled ?? this.store.get(record.id);
+  }
+
+  /**
+   * Closes an unsettled attempt as "not created" on a person's word (they checked the service's panel): the order
+   * is free again, and the resolution is kept in the status history with `actor`.
+   */
+  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
+    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
+    const closed = await this.store.transition(
+      record.id,
+      creationMove(['unknown', 'pending'], 'failed', {
+        openOrderId: null,
+        failureReason: reason,
+        attentionReason: null,
+      }),
+    );
+    if (!closed) return this.store.get(record.id);
+    await this.store.recordResolution(record, actor, reason);
+    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
+    return this.store.get(record.id);
+  }
 
   /**
    * The holder of an unknown outcome (its row `pending`) asks until it can decide: found → created; not found once

@@ -9,14 +9,12 @@ import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
 import { InvoiceRecordStore } from './invoice-record.store';
-import { CreationOutcomes } from './creation-outcomes.service';
+import { CreationOutcomes, PENDING_RETRY_S } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
 import { creationMove } from './creation-states';
 
 /** How often a caller waiting for another caller's creation looks at the row again. */
 const CREATION_POLL_MS = 25;
-/** "Retry in N s" while another request is creating the order's invoice. */
-const PENDING_RETRY_S = 2;
 /**
  * The claim sets `settlesAt` this much later than "now + create timeout + margin", so the usual claim needs no
  * second write before its request leaves; a slower claim is followed by one, so `settlesAt` is never too early.
@@ -70,52 +68,6 @@ export class InvoiceCreationService {
     } finally {
       if (this.inflight.get(orderId) === mine) this.inflight.delete(orderId);
     }
-  }
-
-  /**
-   * Settles a record whose creation is `unknown`, or `pending` past `staleCreationMs`, by asking the service (before
-   * operating on it, and for the admin's re-check); a fresh `pending` one throws `PaymentBeingConfirmedError`.
-   */
-  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
-    if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const options = this.config.static;
-    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
-    if (record.creationState === 'pending' && !stale) {
-      throw new PaymentBeingConfirmedError(
-        record.orderId,
-        record.id,
-        PENDING_RETRY_S,
-        'its creation is in progress',
-      );
-    }
-    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
-    if (
-      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
-    ) {
-      return this.store.get(record.id);
-    }
-    const settled = await this.outcomes.resolveUnknown(record, Date.now(), options);
-    return settled ?? this.store.get(record.id);
-  }
-
-  /**
-   * Closes an unsettled attempt as "not created" on a person's word (they checked the service's panel): the order
-   * is free again, and the resolution is kept in the status history with `actor`.
-   */
-  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
-    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    const closed = await this.store.transition(
-      record.id,
-      creationMove(['unknown', 'pending'], 'failed', {
-        openOrderId: null,
-        failureReason: reason,
-        attentionReason: null,
-      }),
-    );
-    if (!closed) return this.store.get(record.id);
-    await this.store.recordResolution(record, actor, reason);
-    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
-    return this.store.get(record.id);
   }
 
   private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<InvoiceRecord> {

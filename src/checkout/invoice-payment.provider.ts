@@ -12,6 +12,7 @@ import { isCalendarDay, todayIn } from './calendar';
 import { CheckoutConfig } from './checkout-config.service';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
 import { assertAllowed } from './invoice-actions';
+import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import type {
@@ -42,6 +43,7 @@ export class InvoicePaymentProvider {
 
   constructor(
     private readonly creation: InvoiceCreationService,
+    private readonly outcomes: CreationOutcomes,
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
@@ -162,7 +164,7 @@ export class InvoicePaymentProvider {
     await this.creation.prepare(request);
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
-      const settled = await this.creation.settle(record);
+      const settled = await this.outcomes.settle(record);
       if (settled.openOrderId !== null && !statusRow(settled.statusCode)?.releasesOrder)
         await this.cancel(settled);
     }
@@ -215,7 +217,7 @@ export class InvoicePaymentProvider {
 
   /** The record of a session, its creation settled first when it was left unknown. */
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
-    return this.creation.settle(await this.store.get(input?.data?.invoiceRecordId));
+    return this.outcomes.settle(await this.store.get(input?.data?.invoiceRecordId));
   }
 
   private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
