@@ -7,7 +7,7 @@ import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
-import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import {
@@ -72,15 +72,8 @@ export class CreationOutcomes {
    */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    const closed = await this.store.transition(
-      record.id,
-      creationMove(['unknown', 'pending'], 'failed', {
-        openOrderId: null,
-        failureReason: reason,
-        attentionReason: null,
-      }),
-    );
-    if (!closed) return this.store.get(record.id);
+    if (!(await this.closeNotCreated(record, reason, ['unknown', 'pending'])))
+      return this.store.get(record.id);
     await this.store.recordResolution(record, actor, reason);
     this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
     return this.store.get(record.id);
@@ -107,6 +100,7 @@ export class CreationOutcomes {
       const settles = record.settlesAt?.getTime() ?? 0;
       if (now >= settles) {
         const why = 'not found at the service by its referrer after the request could have landed';
+        this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${why}; closed as not created`);
         if (await this.closeNotCreated(record, why)) return null;
         const current = await this.store.get(record.id); // a late invoice was linked to it meanwhile
         return current.creationState === 'created' ? current : null;
@@ -154,11 +148,14 @@ export class CreationOutcomes {
   }
 
   /** Closes the attempt unless an invoice was linked to it meanwhile; frees the order. */
-  closeNotCreated(record: InvoiceRecord, reason: string): Promise<boolean> {
-    this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${reason}; closed as not created`);
+  private closeNotCreated(
+    record: InvoiceRecord,
+    reason: string,
+    from: InvoiceCreationState[] = ['pending'],
+  ): Promise<boolean> {
     return this.store.transition(
       record.id,
-      creationMove(['pending'], 'failed', {
+      creationMove(from, 'failed', {
         openOrderId: null,
         failureReason: reason,
         attentionReason: null,
