@@ -35,8 +35,8 @@ export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
 export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
-export { sessionDataOf } from './checkout/session-data';
-export { isValidTaxDocument } from './checkout/customer-mapping';
+export { sessionDataOf } from './checkout/invoice-payment.provider';
+export { isValidTaxDocument } from './checkout/client-mapping';
 export type {
   ChangeDueDateInput,
   CheckoutAddress,

@@ -1,12 +1,27 @@
-import { SETTING_LIST } from '../core/settings.schema';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import {
+  SETTING_LIST,
+  type CheckoutSettingName,
+  type InvoicePaymentsSettingsValues,
+} from '../core/settings.schema';
 import { ResolvedCheckoutOptions } from './checkout.options';
-import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, CheckoutSettingsSource } from './constants';
+
+/** Injection token of the resolved checkout options (`ResolvedCheckoutOptions`). */
+export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
+
+/** Injection token of the runtime settings (the admin panel) that override the checkout options; optional. */
+export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
+
+/** Where the checkout reads its runtime settings from (the settings service matches it). */
+export interface CheckoutSettingsSource {
+  getEffective(): Promise<Pick<InvoicePaymentsSettingsValues, CheckoutSettingName>>;
+  /** This installation's referrer namespace, made once and kept. */
+  referrerNamespace?(): Promise<string>;
+}
 
 /**
  * The checkout options in force for one checkout: the module options, overridden by the runtime settings when a
- * settings source is provided (the admin panel changes methods, due days, installments, URLs, time zone and
- * ecommerce ids without a restart).
+ * settings source is provided (changes without a restart).
  */
 @Injectable()
 export class CheckoutConfig {
@@ -20,10 +35,7 @@ export class CheckoutConfig {
     return this.options;
   }
 
-  /**
-   * This installation's referrer namespace: the `referrerNamespace` option, else the one kept in the settings (made
-   * once). `''` only for a checkout running without settings: no namespace, referrers are `<reference>-<attempt>`.
-   */
+  /** The `referrerNamespace` option, else the settings' one; `''` only for a checkout without settings. */
   async referrerNamespace(): Promise<string> {
     if (this.options.referrerNamespace) return this.options.referrerNamespace;
     return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
@@ -32,7 +44,7 @@ export class CheckoutConfig {
   async current(): Promise<ResolvedCheckoutOptions> {
     if (!this.settings) return this.options;
     const s = await this.settings.getEffective();
-    // Each setting that overrides a checkout option, as declared; an unset one (`null`) leaves it unset.
+    // An unset setting (`null`) leaves its option unset.
     const current: Record<string, unknown> = { ...this.options };
     for (const [name, { checkout }] of SETTING_LIST) {
       if (!checkout) continue;

@@ -1,8 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CheckoutConfig } from './checkout-config.service';
-import { CHECKOUT_OPTIONS } from './constants';
+import { CHECKOUT_OPTIONS, CheckoutConfig } from './checkout-config.service';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
@@ -33,12 +32,12 @@ import { resolveCheckoutOptions } from '../options/sections';
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
-    { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
+    { provide: CREATION_SETTLER, useExisting: CreationOutcomes },
   ],
   exports: [
     CHECKOUT_OPTIONS,
     CheckoutConfig,
-    InvoiceCreationService,
+    CreationOutcomes,
     InvoicePaymentProvider,
     InvoiceRecordStore,
     LateInvoiceService,

@@ -1,15 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
-import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
+import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import {
   InvoiceCreationNeedsAttentionError,
@@ -21,27 +20,68 @@ import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { creationMove } from './creation-states';
 
+/** "Retry in N s" while another request is creating the order's invoice. */
+export const PENDING_RETRY_S = 2;
+
 /**
- * How an attempt of {@link InvoiceCreationService} ends once its request has been sent: created (the invoice's
- * numbers and status stored, late invoices of earlier attempts handled), closed as "not created", or still unknown
- * (the service is asked by the referrer until the request can no longer land). Alerts go out as events.
+ * The settle step: how an attempt ends once its request was sent (or its holder died): created (numbers, status and
+ * history stored in one transaction), closed as "not created", or still unknown (asked by referrer until the
+ * request can no longer land). Late invoices of earlier attempts are then handled (`LateInvoiceService`).
  */
 @Injectable()
 export class CreationOutcomes {
   private readonly logger = new Logger(CreationOutcomes.name);
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly store: InvoiceRecordStore,
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     private readonly late: LateInvoiceService,
+    private readonly config: CheckoutConfig,
   ) {}
 
   /**
-   * The holder of an attempt whose outcome is unknown (its row `pending`) asks the service until it can decide:
-   * found → created; not found once `settlesAt` passed → closed as "not created" (`null`); still inside the window
-   * when the caller's wait (`deadline`) is over → back to `unknown` and `PaymentBeingConfirmedError`.
+   * Settles a record whose creation is `unknown`, or `pending` past `staleCreationMs`, by asking the service (before
+   * operating on it, and for the admin's re-check); a fresh `pending` one throws `PaymentBeingConfirmedError`.
+   */
+  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
+    if (record.creationState === 'created' || record.creationState === 'failed') return record;
+    const options = this.config.static;
+    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
+    if (record.creationState === 'pending' && !stale) {
+      throw new PaymentBeingConfirmedError(
+        record.orderId,
+        record.id,
+        PENDING_RETRY_S,
+        'its creation is in progress',
+      );
+    }
+    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
+    if (
+      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
+    ) {
+      return this.store.get(record.id);
+    }
+    const settled = await this.resolveUnknown(record, Date.now(), options);
+    return settled ?? this.store.get(record.id);
+  }
+
+  /**
+   * Closes an unsettled attempt as "not created" on a person's word (they checked the service's panel): the order
+   * is free again, and the resolution is kept in the status history with `actor`.
+   */
+  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
+    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
+    if (!(await this.closeNotCreated(record, reason, ['unknown', 'pending'])))
+      return this.store.get(record.id);
+    await this.store.recordResolution(record, actor, reason);
+    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
+    return this.store.get(record.id);
+  }
+
+  /**
+   * The holder of an unknown outcome (its row `pending`) asks until it can decide: found → created; not found once
+   * `settlesAt` passed → closed (`null`); the caller's `deadline` over first → `unknown`, `PaymentBeingConfirmedError`.
    */
   async resolveUnknown(
     record: InvoiceRecord,
@@ -51,7 +91,6 @@ export class CreationOutcomes {
     for (;;) {
       let found: Invoice | null;
       try {
-        // By identity: an invoice under this referrer that is not the one sent (another store's) is not this one.
         found = await this.store.identity.findOurs(record);
       } catch (err) {
         return this.lookupFailed(record, err, options);
@@ -61,6 +100,7 @@ export class CreationOutcomes {
       const settles = record.settlesAt?.getTime() ?? 0;
       if (now >= settles) {
         const why = 'not found at the service by its referrer after the request could have landed';
+        this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${why}; closed as not created`);
         if (await this.closeNotCreated(record, why)) return null;
         const current = await this.store.get(record.id); // a late invoice was linked to it meanwhile
         return current.creationState === 'created' ? current : null;
@@ -95,7 +135,7 @@ export class CreationOutcomes {
     );
     if (!stuck) {
       const seconds = Math.max(1, Math.ceil(options.unknownOutcomeRecheckMs / 1000));
-      // The details (address, system error) go to the log; the caller's message is a plain sentence.
+      // The details (address, system error) go to the log only.
       this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
       const down = isUpstreamFailure(err);
       const detail = down
@@ -108,11 +148,14 @@ export class CreationOutcomes {
   }
 
   /** Closes the attempt unless an invoice was linked to it meanwhile; frees the order. */
-  closeNotCreated(record: InvoiceRecord, reason: string): Promise<boolean> {
-    this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${reason}; closed as not created`);
-    return this.store.transitionUnlinked(
+  private closeNotCreated(
+    record: InvoiceRecord,
+    reason: string,
+    from: InvoiceCreationState[] = ['pending'],
+  ): Promise<boolean> {
+    return this.store.transition(
       record.id,
-      creationMove(['pending'], 'failed', {
+      creationMove(from, 'failed', {
         openOrderId: null,
         failureReason: reason,
         attentionReason: null,
@@ -121,16 +164,14 @@ export class CreationOutcomes {
   }
 
   /**
-   * Stores the service's answer for an attempt in one transaction: the invoice's numbers, `created` and its first
-   * status with its history; the host hears of the status once that has committed. Late invoices of earlier
-   * attempts are then handled (an attempt 1 has none). Returns the record as written.
+   * Stores the service's answer in one transaction: the invoice's numbers, `created`, its first status and history
+   * (the host hears of it after the commit); then late invoices of earlier attempts are handled.
    */
   async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
-    // Waiters return as soon as they see `created`: written with the status, the PIX and bank-slip data at once,
-    // by the status write (the move is its `extra`; the row's state is not compared: the status path locks or
-    // guards the row by its version instead).
+    // Waiters return as soon as they see `created`: written by the status write with the PIX and bank-slip data
+    // (the status path guards the row by its version, so the state is not compared).
     const created = creationMove(['pending', 'unknown'], 'created', {
       gatewayId: invoice.id,
       gatewayUuid: invoice.uuid,
@@ -143,8 +184,7 @@ export class CreationOutcomes {
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
     let applied: AppliedStatus;
     try {
-      // A record as its claim wrote it has no status and no history: on PostgreSQL one guarded statement settles
-      // it; if anything wrote it since (a webhook matched by referrer), the locked path decides instead.
+      // As its claim wrote it, the record has no history: one guarded statement may settle it.
       const fresh = record.statusCode === null && record.creationState === 'pending';
       applied = await this.status.apply(report, {
         record,
@@ -161,9 +201,7 @@ export class CreationOutcomes {
         `differs from the order total ${centsToDecimalString(record.amountCents)}`;
       this.alert('amount_mismatch', record, message);
     }
-    // A late invoice of an earlier attempt may be open or paid already: keep the order at one payable invoice.
     if (record.attempt > 1) await this.late.enforce(record.orderId);
-    // Only an earlier attempt's invoice (enforce) could have changed this row since it was written.
     return record.attempt === 1 ? applied.record : this.store.get(record.id);
   }
 

@@ -1,4 +1,5 @@
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
+import type { RecognisedOrder } from './client-mapping';
 
 /**
  * The creation states an attempt may reach, each from the states it may leave (the only moves there are):
@@ -18,6 +19,56 @@ export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly Invo
 
 /** The state a claim writes on a new attempt's row. */
 export const CLAIMED_STATE = 'pending' satisfies InvoiceCreationState;
+
+/** What the claim's INSERT writes; every other column starts as {@link BLANK}. */
+type ClaimedColumns =
+  | 'id'
+  | 'orderId'
+  | 'openOrderId'
+  | 'attempt'
+  | 'referrer'
+  | 'creationState'
+  | 'method'
+  | 'currency'
+  | 'amountCents'
+  | 'installments'
+  | 'settlesAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'version'
+  | keyof RecognisedOrder;
+
+/** A new row's other columns as the database defaults them, so the claimed row needs no read-back. */
+export const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
+  gatewayId: null,
+  gatewayUuid: null,
+  gatewayInvoiceId: null,
+  statusCode: null,
+  statusText: null,
+  grossCents: null,
+  netCents: null,
+  feesCents: null,
+  discountCents: null,
+  shippingCents: null,
+  paidCents: null,
+  refundedCents: 0,
+  amountMismatch: false,
+  pixPayload: null,
+  pixImage: null,
+  billetLine: null,
+  billetBarcode: null,
+  billetUrl: null,
+  paymentUrl: null,
+  dueDate: null,
+  cardBrand: null,
+  cardLast4: null,
+  failureReason: null,
+  unknownSince: null,
+  attentionReason: null,
+  duplicateOf: null,
+  nextCheckAt: null,
+  rawSnapshot: null,
+};
 
 /** The fields each state is written with, beside `creationState` itself. */
 export interface CreationFields {

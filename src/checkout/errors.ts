@@ -5,9 +5,8 @@ import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/
 export type FieldErrors = Record<string, string[]>;
 
 /**
- * The checkout input is wrong. Nothing was sent to the service and nothing was stored. `fields` maps each field of
- * the input (`customer.document`, `shipping_address.postal_code`, `items[0].quantity`, ...) to its problems; the
- * message names them too. Values are never echoed (they may be personal data). Over HTTP: 400 with `fields`.
+ * The checkout input is wrong; nothing was sent or stored. `fields` maps each input field (`items[0].quantity`...)
+ * to its problems; values are never echoed (they may be personal data). Over HTTP: 400 with `fields`.
  */
 export class CheckoutValidationError extends InvoicePaymentsError {
   constructor(readonly fields: FieldErrors) {
@@ -26,7 +25,6 @@ export class FieldErrorCollector {
     (this.fields[field] ??= []).push(problem);
   }
 
-  /** Number of problems so far. */
   count(): number {
     return Object.values(this.fields).reduce((n, problems) => n + problems.length, 0);
   }
@@ -40,10 +38,7 @@ export class FieldErrorCollector {
   }
 }
 
-/**
- * The order already has an open invoice that does not match this request (another method or amount). Cancel it
- * (`cancelPayment`/`deletePayment`) and start again. Over HTTP: 409.
- */
+/** The order's open invoice is for another method or amount: cancel it first. Over HTTP: 409. */
 export class OpenInvoiceConflictError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
@@ -79,10 +74,8 @@ export class InvoiceOperationNotAllowedError extends InvoicePaymentsError {
 }
 
 /**
- * The invoice's creation has not settled: another caller is still creating it, or the service could not be asked
- * whether a creation whose outcome was unknown went through. Nothing new was created; try again later (the next
- * call looks the invoice up by its reference first). Over HTTP: 409, or 503 when the service is what could not be
- * asked (`serviceUnavailable`).
+ * The invoice's creation has not settled (another caller is creating it, or the service could not be asked about an
+ * unknown outcome); nothing new was created, try again later. Over HTTP: 409, or 503 (`serviceUnavailable`).
  */
 export class InvoiceCreationUnresolvedError extends InvoicePaymentsError {
   constructor(
@@ -105,9 +98,8 @@ export class InvoiceCreationUnresolvedError extends InvoicePaymentsError {
 }
 
 /**
- * The payment is being confirmed with the service: a create request's outcome is unknown and it could still land
- * there, so nothing new is created before `retryAfterSeconds`. Retry then. The session shows
- * `creationState: 'unknown'` and `confirmingUntil`. Over HTTP: 409 (503), with `Retry-After`.
+ * A create request's outcome is unknown and it could still land at the service: retry after `retryAfterSeconds`
+ * (the session shows `confirmingUntil`). Over HTTP: 409 (503), with `Retry-After`.
  */
 export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
   constructor(
@@ -129,10 +121,9 @@ export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
 }
 
 /**
- * The module could not find out for longer than `checkout.unresolvedAlertMs` whether the attempt's invoice was
- * created (the lookups keep failing). The session is `requires_more` with `attentionReason`, a
- * `creation_unresolved` alert was raised, and the admin API resolves it: `POST invoices/:id/recheck`, or
- * `POST invoices/:id/mark-not-created` after checking the service's panel. A retry also re-checks.
+ * Whether the attempt's invoice was created could not be found out for `checkout.unresolvedAlertMs`: the session is
+ * `requires_more`, a `creation_unresolved` alert was raised; resolve it in the admin API (`recheck`,
+ * `mark-not-created`). A retry also re-checks.
  */
 export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolvedError {
   constructor(
@@ -151,9 +142,8 @@ export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolve
 }
 
 /**
- * The service answered an invoice number that another local record already holds: the service reused a number (a
- * sandbox restarted without its data, or a service that recycles numbers). The attempt is closed, the order is free
- * for a new one; cancel the named invoice in the service's panel if it is still open. Over HTTP: 409.
+ * The service answered an invoice number another record holds (it reused a number): the attempt is closed and the
+ * order free again. Over HTTP: 409.
  */
 export class InvoiceNumberClashError extends InvoicePaymentsError {
   constructor(
@@ -173,10 +163,7 @@ export class InvoiceNumberClashError extends InvoicePaymentsError {
   }
 }
 
-/**
- * The service refused the invoice as invalid (422/400): `fields` holds its field messages. The attempt is closed
- * and the order may try again. Over HTTP: 400 with `fields`.
- */
+/** The service refused the invoice as invalid; the attempt is closed. Over HTTP: 400 with `fields`. */
 export class InvoiceCreationFailedError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
@@ -226,11 +213,9 @@ export function isUpstreamFailure(error: unknown): boolean {
 }
 
 /**
- * The payment service failed (or refused the operation): a `GatewayError` as the shopper's side may be told it. For
- * the service's own trouble the message is a plain sentence without internal details (no address, no system error);
- * `gatewayError` (also `cause`) keeps them for the host's log. `retryAfterSeconds` is set when the service asked to
- * wait. The provider lets gateway errors out as they are; the HTTP edges (`InvoicePaymentsErrorsFilter`) and the
- * Medusa and Vendure adapters present them through this class. Over HTTP: `GATEWAY_ERROR_HTTP_STATUS[kind]`.
+ * A `GatewayError` as the shopper's side may be told it: for the service's own trouble a plain sentence without
+ * internal details, which `gatewayError` (also `cause`) keeps for the log. The HTTP edges and the Medusa and Vendure
+ * adapters present gateway errors through it. Over HTTP: `GATEWAY_ERROR_HTTP_STATUS[kind]`.
  */
 export class PaymentServiceError extends InvoicePaymentsError {
   readonly kind: GatewayError['kind'];
@@ -252,10 +237,7 @@ export function asPaymentServiceError(error: unknown): unknown {
   return isGatewayError(error) ? new PaymentServiceError(error) : error;
 }
 
-/**
- * Whether an error is the service's own trouble (it failed, or could not be asked), not a refusal of the request: a
- * host retries or reports it rather than telling the customer their request was wrong.
- */
+/** Whether an error is the service's own trouble (failed, or could not be asked), not a refusal of the request. */
 export function isServiceTrouble(error: unknown): boolean {
   if (error instanceof PaymentServiceError) return isUpstreamFailure(error.gatewayError);
   if (error instanceof InvoiceCreationUnresolvedError) return error.serviceUnavailable;

@@ -1,17 +1,18 @@
 import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceOperationNotAllowedError } from './errors';
 
 /** What a person (or the host) may ask of an invoice: the operations the provider guards by status. */
 export type InvoiceAction = 'changeDueDate' | 'cancel' | 'refund';
 
 /** The record fields the rules read. */
-export type ActionSubject = Pick<
+type ActionSubject = Pick<
   InvoiceRecord,
   'creationState' | 'method' | 'statusCode' | 'paidCents' | 'grossCents' | 'amountCents' | 'refundedCents'
 >;
 
 /** Why an action is refused: the rule in words (for the API's `message`) and a stable code for the page. */
-export interface ActionRefusal {
+interface ActionRefusal {
   /** `not_created`: the creation is not settled; `wrong_status`, `wrong_method`; `nothing_left` (refund). */
   reason: 'not_created' | 'wrong_status' | 'wrong_method' | 'nothing_left';
   rule: string;
@@ -52,4 +53,22 @@ export function refusal(action: InvoiceAction, record: ActionSubject): ActionRef
 /** Every action the invoice's state allows now, in a fixed order. */
 export function allowedActions(record: ActionSubject): InvoiceAction[] {
   return (['changeDueDate', 'cancel', 'refund'] as const).filter((a) => refusal(a, record) === null);
+}
+
+/** Throws `InvoiceOperationNotAllowedError` when the record's state refuses `action` (`unless`: checked later). */
+export function assertAllowed(
+  action: InvoiceAction,
+  record: ActionSubject & Pick<InvoiceRecord, 'id'>,
+  unless?: ActionRefusal['reason'],
+): void {
+  const refused = refusal(action, record);
+  if (refused && refused.reason !== unless) {
+    throw new InvoiceOperationNotAllowedError(
+      action,
+      record.id,
+      refused.rule,
+      refused.reason,
+      record.statusCode,
+    );
+  }
 }

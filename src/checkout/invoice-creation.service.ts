@@ -7,29 +7,33 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
-import { CLAIM_HEADROOM_MS, CREATION_POLL_MS, PENDING_RETRY_S } from './constants';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
 import { InvoiceRecordStore } from './invoice-record.store';
-import { CreationOutcomes } from './creation-outcomes.service';
+import { CreationOutcomes, PENDING_RETRY_S } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
 import { creationMove } from './creation-states';
+
+/** How often a caller waiting for another caller's creation looks at the row again. */
+const CREATION_POLL_MS = 25;
+/**
+ * The claim sets `settlesAt` this much later than "now + create timeout + margin", so the usual claim needs no
+ * second write before its request leaves; a slower claim is followed by one, so `settlesAt` is never too early.
+ */
+export const CLAIM_HEADROOM_MS = 100;
 
 /**
  * Creates an order's invoice exactly once.
  *
  * The database is the guard: an attempt starts by inserting a `pending` row whose unique `open_order_id` is the
- * order id, so only one caller (in any process) holds the order, and only that caller sends the create request.
- * Everyone else waits for the row to settle and gets the same invoice. Callers in the same process share the
- * holder's promise instead of polling.
+ * order id, so only one caller (in any process) holds the order and sends the create request. Everyone else waits
+ * for the row to settle and gets the same invoice; callers in the same process share the holder's promise.
  *
  * A creation whose outcome is unknown (timeout after sending, dropped connection, 5xx) is settled by the service's
- * answer, never by a guess made too early: it is looked up by its referrer, and while the request could still land
- * (`settlesAt`: sent + the client's create timeout + `lateCreationMarginMs`, written by the claim itself) nothing
- * new is created; callers get `PaymentBeingConfirmedError` ("retry in N s"). Not found after that instant, the
- * attempt is closed as "not created" and the next attempt gets a new referrer, so an invoice of the old one that
- * still shows up is told apart and handled as a late invoice (`LateInvoiceService`). Lookups failing for longer
- * than `unresolvedAlertMs` turn the session `requires_more` with an alert, for the admin API to resolve. A holder
- * that died is taken over once its claim is older than `staleCreationMs`.
+ * answer, never by an early guess: while the request could still land (`settlesAt`: sent + the client's create
+ * timeout + `lateCreationMarginMs`) nothing new is created and callers get `PaymentBeingConfirmedError`. Not found
+ * after that instant, the attempt is closed as "not created"; the next attempt gets a new referrer, so an invoice
+ * of the old one that still shows up is handled as a late invoice (`LateInvoiceService`). A holder that died is
+ * taken over once its claim is older than `staleCreationMs`.
  */
 @Injectable()
 export class InvoiceCreationService {
@@ -66,55 +70,6 @@ export class InvoiceCreationService {
     }
   }
 
-  /**
-   * Settles a record whose creation is not settled (`unknown`, or `pending` past `staleCreationMs`) by asking the
-   * service: found → stored as created; not found once `settlesAt` has passed → closed as "not created"; not found
-   * before → `PaymentBeingConfirmedError`. Used before operating on such a record, and by the admin's re-check.
-   * Returns the record as it then stands.
-   */
-  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
-    if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const options = this.config.static;
-    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
-    if (record.creationState === 'pending' && !stale) {
-      throw new PaymentBeingConfirmedError(
-        record.orderId,
-        record.id,
-        PENDING_RETRY_S,
-        'its creation is in progress',
-      );
-    }
-    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
-    if (
-      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
-    ) {
-      return this.store.get(record.id);
-    }
-    const settled = await this.outcomes.resolveUnknown(record, Date.now(), options);
-    return settled ?? this.store.get(record.id);
-  }
-
-  /**
-   * Closes an attempt whose creation is not settled as "not created", on a person's word (they checked the
-   * service's panel): the order is free again, and an invoice of it that shows up anyway is handled as a late
-   * invoice. Recorded in the status history with `actor` and the time. Returns the record as it then stands.
-   */
-  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
-    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    const closed = await this.store.transitionUnlinked(
-      record.id,
-      creationMove(['unknown', 'pending'], 'failed', {
-        openOrderId: null,
-        failureReason: reason,
-        attentionReason: null,
-      }),
-    );
-    if (!closed) return this.store.get(record.id);
-    await this.store.recordResolution(record, actor, reason);
-    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
-    return this.store.get(record.id);
-  }
-
   private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<InvoiceRecord> {
     const orderId = mapped.params.payment.id;
     const deadline = Date.now() + options.creationWaitMs;
@@ -126,11 +81,11 @@ export class InvoiceCreationService {
         if (claimed) {
           const created = await this.send(claimed, mapped, deadline, options);
           if (created) return created;
-          continue; // the attempt was closed as "not created": the next one gets its own referrer
+          continue; // closed as "not created": the next attempt gets its own referrer
         }
       }
       const open = await this.store.findOpen(orderId);
-      free = open === null; // closed since the claim was refused: claim again
+      free = open === null;
       if (!open) continue;
       this.matching(open, mapped);
       if (open.creationState === 'created') return open;
@@ -143,7 +98,7 @@ export class InvoiceCreationService {
         continue;
       }
       if (Date.now() - open.updatedAt.getTime() > options.staleCreationMs) {
-        // The holder died mid-creation: its request may have gone through, so treat it as an unknown outcome.
+        // The holder died mid-creation: its request may have gone through.
         await this.store.transition(
           open.id,
           creationMove(['pending'], 'unknown', { unknownSince: open.unknownSince ?? new Date() }),
@@ -163,17 +118,13 @@ export class InvoiceCreationService {
     }
   }
 
-  /**
-   * The claim holder sends the create request. Returns the created record, or `null` when the attempt was closed
-   * as "not created" (the caller starts the next attempt).
-   */
+  /** The claim holder sends the create request; `null` when the attempt was closed as "not created". */
   private async send(
     record: InvoiceRecord,
     mapped: MappedInvoice,
     deadline: number,
     options: ResolvedCheckoutOptions,
   ): Promise<InvoiceRecord | null> {
-    // Until `settlesAt` the request could still land at the service: no other invoice for the order before it.
     const landsUntil = this.landsUntil(options);
     const sent =
       landsUntil > (record.settlesAt?.getTime() ?? 0)

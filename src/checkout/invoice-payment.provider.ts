@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow } from '../core/status-table';
+import { statusRow, type PaymentSessionStatus } from '../core/status-table';
 import { HOST_WEBHOOKS, HostWebhooks } from '../core/host-webhooks.port';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -11,14 +11,15 @@ import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay, todayIn } from './calendar';
 import { CheckoutConfig } from './checkout-config.service';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
-import { refusal, type InvoiceAction } from './invoice-actions';
+import { assertAllowed } from './invoice-actions';
+import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
-import { sessionDataOf, sessionStatusOf } from './session-data';
 import type {
   ChangeDueDateInput,
   InitiatePaymentInput,
   InitiatePaymentOutput,
+  InvoicePaymentSessionData,
   PaymentSessionInput,
   PaymentSessionOutput,
   PaymentStatusOutput,
@@ -29,18 +30,11 @@ import type {
   WebhookActionResult,
 } from './types';
 
-/** Codes after which an attempt is over unpaid: nothing to cancel or delete. */
-const CLOSED_UNPAID: readonly number[] = [6, 12, 16];
-
 /**
  * The payment provider, in the shape of Medusa's (v2.5+) `AbstractPaymentProvider`: methods take
  * `{ data, amount, currency_code, context }` and return `{ data, status? }`, where `data` is the session's
- * {@link InvoicePaymentSessionData} (the storefront shows its PIX code, bank-slip line or card result).
- *
- * Capture: the service has no capture operation. Money is captured when the customer pays the PIX or bank slip,
- * or when the acquirer settles the card (status 5); `capturePayment` only confirms that this has happened and
- * throws `InvoiceOperationNotAllowedError` otherwise. Every status change goes through the one status path
- * (`InvoiceStatusService`), which notifies the host's port and the event bus.
+ * {@link InvoicePaymentSessionData}. The service has no capture operation: money is captured when the customer
+ * pays or the acquirer settles the card (status 5), and `capturePayment` only confirms it.
  */
 @Injectable()
 export class InvoicePaymentProvider {
@@ -49,6 +43,7 @@ export class InvoicePaymentProvider {
 
   constructor(
     private readonly creation: InvoiceCreationService,
+    private readonly outcomes: CreationOutcomes,
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
@@ -104,7 +99,7 @@ export class InvoicePaymentProvider {
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
-    if (record.creationState === 'failed' || CLOSED_UNPAID.includes(record.statusCode ?? -1)) {
+    if (record.creationState === 'failed' || statusRow(record.statusCode)?.releasesOrder) {
       return { data: sessionDataOf(record) };
     }
     return { data: sessionDataOf(await this.cancel(record)) };
@@ -137,15 +132,14 @@ export class InvoicePaymentProvider {
     const record = await this.settled(input);
     if (record.creationState !== 'created') return { data: sessionDataOf(record) };
     // By the number the record holds: an invoice found by referrer alone could be another store's.
-    const invoice = await this.gateway.findInvoiceById(this.gatewayId(record));
+    const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
     const ours = invoice && !(await this.store.identity.whyNotOurs(invoice, record, 'number'));
     return { data: sessionDataOf(ours ? await this.report(record, invoice, 'provider') : record) };
   }
 
   /**
-   * The service cannot change an invoice: the same amount, method and order keep the session; a new amount or
-   * method (or a new `order`) cancels the open invoice and creates another. The new request is validated first,
-   * so bad input cancels nothing.
+   * The service cannot change an invoice: the same amount, method and order keep the session; a new one cancels
+   * the open invoice and creates another. The new request is validated first, so bad input cancels nothing.
    */
   async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
@@ -170,8 +164,8 @@ export class InvoicePaymentProvider {
     await this.creation.prepare(request);
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
-      const settled = await this.creation.settle(record);
-      if (settled.openOrderId !== null && !CLOSED_UNPAID.includes(settled.statusCode ?? -1))
+      const settled = await this.outcomes.settle(record);
+      if (settled.openOrderId !== null && !statusRow(settled.statusCode)?.releasesOrder)
         await this.cancel(settled);
     }
     return this.initiatePayment(request);
@@ -185,22 +179,20 @@ export class InvoicePaymentProvider {
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }
-    this.allow('changeDueDate', record);
+    assertAllowed('changeDueDate', record);
     const invoice = await this.gateway.changeDueDate({
-      invoiceId: this.gatewayInvoiceId(record),
+      invoiceId: record.gatewayInvoiceId ?? '',
       dueAt: input.dueDate,
     });
     return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
   }
 
   /**
-   * What a webhook delivery means for Medusa, taken through the module's own webhook path (the route's bounds and
-   * `Webhook` token check, the inbox, the service's answer applied to the invoice's record) and waited for: the status
-   * table's session status of what the service said → `authorized`, `captured` (paid, status 5), `pending`,
-   * `requires_more`, `canceled`, `failed` (error); refunds, disputes, unknown codes, unknown invoices, a second
-   * invoice under a session's referrer and refused deliveries → `not_supported` (they reach the host through the
-   * port and the events instead). Pass the request's headers. A delivery that cannot be settled now (the service
-   * unreachable) is `not_supported` too: the inbox keeps it and applies it on its own.
+   * What a webhook delivery means for Medusa, taken through the module's own webhook path (bounds, token check,
+   * inbox, the service's answer applied) and waited for: `authorized`, `captured` (paid, status 5), `pending`,
+   * `requires_more`, `canceled`, `failed`; anything else (refunds, disputes, unknown invoices, refused deliveries,
+   * a delivery the inbox keeps for later) → `not_supported`, reaching the host through the port and the events.
+   * Pass the request's headers.
    */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
     const outcome = await this.webhooks.settle(payload);
@@ -225,12 +217,12 @@ export class InvoicePaymentProvider {
 
   /** The record of a session, its creation settled first when it was left unknown. */
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
-    return this.creation.settle(await this.store.get(input?.data?.invoiceRecordId));
+    return this.outcomes.settle(await this.store.get(input?.data?.invoiceRecordId));
   }
 
   private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
-    this.allow('cancel', record);
-    const invoice = await this.gateway.cancelInvoice({ id: this.gatewayId(record) });
+    assertAllowed('cancel', record);
+    const invoice = await this.gateway.cancelInvoice({ id: record.gatewayId ?? '' });
     return this.report(record, invoice, 'operation');
   }
 
@@ -238,26 +230,59 @@ export class InvoicePaymentProvider {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return this.store.get(record.id);
   }
+}
 
-  /** Refuses `action` when the invoice's state does not allow it (the one rule set, `invoice-actions.ts`). */
-  private allow(action: InvoiceAction, record: InvoiceRecord): void {
-    const refused = refusal(action, record);
-    if (refused) {
-      throw new InvoiceOperationNotAllowedError(
-        action,
-        record.id,
-        refused.rule,
-        refused.reason,
-        record.statusCode,
-      );
-    }
-  }
+/**
+ * The session status of a record: from the status table once the service has answered; `pending` while the
+ * creation is not settled; `error` when the service refused it.
+ */
+export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
+  if (record.creationState === 'failed') return 'error';
+  // The module could not decide whether the invoice exists: a person resolves it (admin API).
+  if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
+  const session = statusRow(record.statusCode)?.session ?? 'pending';
+  // Money taken that is not what the invoice was for: a person decides, the session is never captured.
+  if (record.amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
+  return session;
+}
 
-  private gatewayId(record: InvoiceRecord): string {
-    return record.gatewayId ?? '';
-  }
-
-  private gatewayInvoiceId(record: InvoiceRecord): string {
-    return record.gatewayInvoiceId ?? '';
-  }
+/** What the storefront and the host keep of a payment attempt. */
+export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData {
+  const pix =
+    record.pixPayload || record.pixImage ? { payload: record.pixPayload, image: record.pixImage } : null;
+  const billet =
+    record.billetLine || record.billetBarcode || record.billetUrl
+      ? { line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }
+      : null;
+  const card =
+    record.cardBrand || record.cardLast4 ? { brand: record.cardBrand, last4: record.cardLast4 } : null;
+  return {
+    invoiceRecordId: record.id,
+    orderId: record.orderId,
+    attempt: record.attempt,
+    referrer: record.referrer,
+    method: record.method,
+    creationState: record.creationState,
+    gatewayId: record.gatewayId,
+    gatewayInvoiceId: record.gatewayInvoiceId,
+    statusCode: record.statusCode,
+    statusText: record.statusText,
+    sessionStatus: sessionStatusOf(record),
+    amountCents: record.amountCents,
+    currency: record.currency,
+    dueDate: record.dueDate,
+    installments: record.installments,
+    pix,
+    billet,
+    card,
+    paymentUrl: record.paymentUrl,
+    refundedCents: record.refundedCents,
+    amountMismatch: record.amountMismatch,
+    confirmingUntil:
+      record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
+        ? null
+        : record.settlesAt.toISOString(),
+    attentionReason: record.creationState === 'created' ? null : record.attentionReason,
+    duplicateOf: record.duplicateOf,
+  };
 }

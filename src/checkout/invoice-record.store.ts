@@ -2,22 +2,40 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import { recordOfInvoice } from '../core/record-of-invoice';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../core/transaction';
+import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { Invoice } from '../gateway/types';
+import type { PaymentMethod } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
-import { ClaimInput, foreignReferrerOwner, insertNextAttempt } from './attempt-claim';
-import type { CreationMove } from './creation-states';
+import type { RecognisedOrder } from './client-mapping';
+import { BLANK, CLAIMED_STATE, type CreationMove } from './creation-states';
+import { invoiceReferrer } from './order-mapping';
+
+/** What a new attempt row starts with. */
+export interface ClaimInput {
+  orderId: string;
+  reference: string;
+  method: PaymentMethod;
+  currency: string;
+  amountCents: number;
+  installments: number;
+  /** Order number and customer to show and search (the document masked). */
+  shown?: RecognisedOrder;
+  /** The installation's referrer namespace (`''`: none). */
+  namespace: string;
+  /** Until when the attempt's create request could still land at the service (see `InvoiceRecord.settlesAt`). */
+  settlesAt: Date;
+}
 
 /**
- * The invoice rows as the checkout uses them. Every write goes through `runInTransaction` or `runStatement`, which
- * keep SQLite's single shared connection from mixing these writes into another caller's open transaction.
+ * The invoice rows as the checkout uses them: the claim, the creation-state moves, the reads. Every write goes
+ * through `runInTransaction` or `runStatement`, which keep SQLite's one connection from mixing it into another
+ * caller's open transaction.
  */
 @Injectable()
 export class InvoiceRecordStore {
@@ -51,10 +69,8 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * Claims the order for a new attempt: one INSERT of a `pending` row holding `open_order_id`, its attempt and
-   * referrer computed by the statement ({@link insertNextAttempt}). Returns the row as written, or `null` when the
-   * order has an open attempt (another caller's, or one the unique constraint refused the row for); only the caller
-   * that gets a row may create.
+   * Claims the order for a new attempt ({@link insertNextAttempt}, one statement): the row as written, or `null`
+   * when the order has an open attempt. Only the caller that gets a row may create.
    */
   async claim(input: ClaimInput): Promise<InvoiceRecord | null> {
     const now = new Date();
@@ -75,11 +91,11 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * Makes a creation-state move if the row is still in one of its `from` states (and, given `updatedAt`, was not
-   * written since) and reports whether it did: the compare-and-set that lets exactly one caller take over a stale
-   * or unknown creation.
+   * Makes a creation-state move if the row is still in one of its `from` states (and, given `seen`, was not written
+   * since): the compare-and-set that lets exactly one caller take over a stale or unknown creation. Closing or
+   * linking an attempt (`failed`, `created`) also loses against an invoice linked to it meanwhile.
    */
-  async transition(id: string, { from, patch }: CreationMove, updatedAt?: Date): Promise<boolean> {
+  async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
     return runInTransaction(this.dataSource, async (em) => {
       const qb = em
         .getRepository(InvoiceRecord)
@@ -88,9 +104,11 @@ export class InvoiceRecordStore {
         .set({ ...patch, updatedAt: new Date() })
         .where('id = :id', { id })
         .andWhere('creation_state IN (:...from)', { from });
-      if (updatedAt) qb.andWhere('updated_at = :seen', { seen: updatedAt.toISOString() });
-      const result = await qb.execute();
-      return (result.affected ?? 0) > 0;
+      if (patch.creationState === 'failed' || patch.creationState === 'created') {
+        qb.andWhere('gateway_id IS NULL');
+      }
+      if (seen) qb.andWhere('updated_at = :seen', { seen: seen.toISOString() });
+      return ((await qb.execute()).affected ?? 0) > 0;
     });
   }
 
@@ -98,25 +116,6 @@ export class InvoiceRecordStore {
     await runInTransaction(this.dataSource, (em) =>
       em.getRepository(InvoiceRecord).update({ id }, { ...patch, updatedAt: new Date() }),
     );
-  }
-
-  /**
-   * A creation-state move of a record no invoice is linked to yet (`gateway_id IS NULL`): closing an
-   * attempt as "not created" must lose against a late invoice linked to it meanwhile. Reports whether it moved.
-   */
-  async transitionUnlinked(id: string, { from, patch }: CreationMove): Promise<boolean> {
-    return runInTransaction(this.dataSource, async (em) => {
-      const result = await em
-        .getRepository(InvoiceRecord)
-        .createQueryBuilder()
-        .update()
-        .set({ ...patch, updatedAt: new Date() })
-        .where('id = :id', { id })
-        .andWhere('creation_state IN (:...from)', { from })
-        .andWhere('gateway_id IS NULL')
-        .execute();
-      return (result.affected ?? 0) > 0;
-    });
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */
@@ -181,14 +180,6 @@ export class InvoiceRecordStore {
       order: { attempt: 'ASC' },
     });
   }
-
-  /**
-   * The record of a service invoice ({@link recordOfInvoice}: by its number, else by its referrer only while that
-   * attempt holds no invoice, identity-checked); `null` otherwise (another's invoice is alerted, never matched).
-   */
-  async findByInvoice(invoice: Invoice): Promise<InvoiceRecord | null> {
-    return (await recordOfInvoice(this.rows, this.identity, invoice)).record;
-  }
 }
 
 /** A unique constraint refused the write (PostgreSQL 23505, SQLite `UNIQUE constraint failed`). */
@@ -196,4 +187,111 @@ export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof QueryFailedError)) return false;
   const driverError = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;
   return driverError?.code === '23505' || /UNIQUE constraint failed/i.test(err.message);
+}
+
+/** The next attempt's referrer without its number: the INSERT appends the number it computes. */
+function referrerPrefix(input: ClaimInput): string {
+  return invoiceReferrer(input.reference, 0, input.namespace).slice(0, -1);
+}
+
+/**
+ * Inserts the order's next attempt (the order's last + 1) as a `pending` row holding `open_order_id`, and returns
+ * it as written; `null` when the order has an open attempt, so a new order's checkout needs no lookup first. The
+ * unique `open_order_id` (and `referrer`) is the guard of "created once": of two callers that both found the order
+ * free, the loser gets a unique violation. A new order first tries attempt 1 without the aggregate (PostgreSQL plans
+ * it in a fraction of the time); when that writes nothing, the general statement decides.
+ */
+export async function insertNextAttempt(
+  em: EntityManager,
+  dataSource: DataSource,
+  id: string,
+  input: ClaimInput,
+  now: Date,
+): Promise<InvoiceRecord | null> {
+  const table = dataSource.getMetadata(InvoiceRecord).tableName;
+  const shown = {
+    displayId: input.shown?.displayId ?? null,
+    customerName: input.shown?.customerName ?? null,
+    customerEmail: input.shown?.customerEmail ?? null,
+    customerDocument: input.shown?.customerDocument ?? null,
+  };
+  const prefix = referrerPrefix(input);
+  const params = {
+    id,
+    orderId: input.orderId,
+    prefix,
+    firstReferrer: `${prefix}1`,
+    method: input.method,
+    currency: input.currency,
+    amountCents: input.amountCents,
+    installments: input.installments,
+    ...shown,
+    settlesAt: input.settlesAt.toISOString(),
+    now: now.toISOString(),
+  };
+  const columns =
+    `INSERT INTO ${table} (id, order_id, open_order_id, attempt, referrer, creation_state, method, currency, ` +
+    'amount_cents, installments, display_id, customer_name, customer_email, customer_document, settles_at, ' +
+    'created_at, updated_at, version) ';
+  // Every value is cast (PostgreSQL types a bare SELECT-list parameter as text); text as TEXT, never VARCHAR(n),
+  // whose explicit cast would truncate where the column refuses.
+  const values = (attempt: string, referrer: string) =>
+    `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, '${CLAIMED_STATE}', ` +
+    'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
+    'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
+    'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
+    'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ';
+  // Only for an order with no row at all: a changed referrer prefix must not give an order a second attempt 1.
+  const first =
+    columns +
+    values('1', 'CAST(:firstReferrer AS TEXT)') +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.order_id = :orderId) ` +
+    'ON CONFLICT DO NOTHING RETURNING attempt, referrer';
+  const next =
+    columns +
+    values('n.next_attempt', 'CAST(:prefix AS TEXT) || CAST(n.next_attempt AS TEXT)') +
+    `FROM (SELECT COALESCE(MAX(attempt), 0) + 1 AS next_attempt FROM ${table} WHERE order_id = :orderId) n ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${table} o WHERE o.open_order_id = :orderId) RETURNING attempt, referrer`;
+  const run = (sql: string) => queryReturning(em, ...escapeQuery(dataSource, sql, params));
+  const written = (await run(first))[0] ?? (await run(next))[0];
+  if (!written) return null;
+  // Assigned in two steps: a literal spreading BLANK builds a new object shape per call (about 30 µs).
+  return Object.assign(Object.assign(new InvoiceRecord(), BLANK), {
+    id,
+    orderId: input.orderId,
+    openOrderId: input.orderId,
+    attempt: Number(written.attempt),
+    referrer: String(written.referrer),
+    creationState: CLAIMED_STATE,
+    method: input.method,
+    currency: input.currency,
+    amountCents: input.amountCents,
+    installments: input.installments,
+    ...shown,
+    settlesAt: input.settlesAt,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  });
+}
+
+/**
+ * After a refused claim: the other order's record holding the referrer this order's next attempt would get (the
+ * caller reused an order reference), or `null` when the order itself is held (another caller claimed it).
+ */
+export function foreignReferrerOwner(
+  dataSource: DataSource,
+  input: ClaimInput,
+): Promise<InvoiceRecord | null> {
+  const table = dataSource.getMetadata(InvoiceRecord).tableName;
+  return dataSource
+    .getRepository(InvoiceRecord)
+    .createQueryBuilder('r')
+    .where('r.orderId <> :orderId', { orderId: input.orderId })
+    .andWhere(
+      'r.referrer = CAST(:prefix AS TEXT) || CAST((SELECT COALESCE(MAX(o.attempt), 0) + 1 ' +
+        `FROM ${table} o WHERE o.order_id = :orderId) AS TEXT)`,
+      { prefix: referrerPrefix(input) },
+    )
+    .getOne();
 }

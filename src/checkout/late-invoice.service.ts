@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DuplicateInvoiceCanceled, InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { InvoiceIdentity } from '../core/invoice-identity';
 import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { statusRow } from '../core/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
@@ -30,18 +29,13 @@ function isPayable(record: InvoiceRecord): boolean {
 
 /**
  * Late and duplicate invoices, wherever they show up (the checkout's lookup, a webhook, the reconciliation sweep).
- * Only this store's: an invoice is matched by referrer only when the referrer carries this installation's namespace
- * and its identity is what the attempt sent ({@link InvoiceIdentity}: referrer, payment id, amount); any other is
- * left alone, never canceled, and alerted.
- *
- * An invoice no record holds by its number is matched to its order by the referrer it was created under
- * (`<order reference>-<attempt>`): the record of that attempt is linked to it, whatever the attempt's state (a
- * creation still in flight, or an attempt already closed as "not created"), and its status is applied. Then the
- * order is brought back to one payable invoice ({@link enforce}): a paid invoice wins, and the order follows it;
- * else the attempt holding the order's open slot. An unpaid duplicate is canceled at the service at once (logged,
- * `invoice-payments.duplicate_canceled`); a second paid invoice raises a `duplicate_paid` alert naming both, for
- * the store to refund one. Duplicates carry `duplicateOf`, and so do their status changes, so a host knows they do
- * not move the order. No database transaction is open while the service is called.
+ * An invoice no record holds by its number is matched by the referrer it was created under, only when the referrer
+ * carries this installation's namespace and its identity is what the attempt sent (`InvoiceIdentity`); any
+ * other is left alone and alerted. The attempt's record is linked to it whatever its creation state, its status
+ * applied, and the order brought back to one payable invoice ({@link enforce}): a paid invoice wins, else the
+ * attempt holding the order's open slot. An unpaid duplicate is canceled at the service (`duplicate_canceled`); a
+ * second paid one raises a `duplicate_paid` alert naming both. Duplicates carry `duplicateOf`, so a host knows
+ * their status changes do not move the order. No transaction is open while the service is called.
  */
 @Injectable()
 export class LateInvoiceService implements LateInvoiceAdopter {
@@ -55,17 +49,10 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly config: CheckoutConfig,
   ) {}
 
-  /** The store's identity check (the record store's: one instance, one memory of verdicts). */
-  private get identity(): InvoiceIdentity {
-    return this.store.identity;
-  }
-
   /**
-   * Links an invoice to the record of the attempt it was created for (found by its referrer, its identity checked:
-   * {@link InvoiceIdentity}), applies its status (`source`) and enforces one payable invoice for the order. Returns
-   * that record; no record when no attempt of this store has that referrer, or when the attempt already holds
-   * another invoice (a second invoice of the same request: canceled or alerted here, it has no record of its own);
-   * `foreign` when an attempt has the referrer but the invoice is not the one it sent (left alone, alerted).
+   * Links an invoice to the record of the attempt it was created for, applies its status (`source`) and enforces one
+   * payable invoice for the order. No record when no attempt has that referrer, or the attempt holds another invoice
+   * (this second one is canceled or alerted); `foreign` when the invoice is not the one the attempt sent.
    */
   async adopt(invoice: Invoice, source: StatusReportSource = 'webhook'): Promise<Adoption> {
     const none: Adoption = { record: null, foreign: null };
@@ -78,7 +65,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       this.logger.warn(`invoice ${invoice.id} (referrer ${invoice.referrer}) left alone: no namespace`);
       return none;
     }
-    const foreign = await this.identity.whyNotOurs(invoice, record, 'referrer');
+    const foreign = await this.store.identity.whyNotOurs(invoice, record, 'referrer');
     if (foreign) return { record: null, foreign };
     if (record.gatewayId !== null) {
       await this.secondUnderReferrer(record, invoice);
@@ -92,10 +79,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     return { record: await this.store.get(record.id), foreign: null };
   }
 
-  /**
-   * At most one payable invoice for the order, and the order following its paid invoice. Called after any invoice
-   * of the order was linked (the checkout after creating, {@link adopt} after a late one).
-   */
+  /** At most one payable invoice for the order, and the order following its paid invoice (after any link). */
   async enforce(orderId: string): Promise<void> {
     for (let round = 0; round < ENFORCE_ROUNDS; round++) {
       if (await this.enforceOnce(orderId)) return;
@@ -133,7 +117,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
     let moved: boolean;
     try {
-      moved = await this.store.transitionUnlinked(
+      moved = await this.store.transition(
         record.id,
         creationMove(['pending', 'unknown', 'failed'], 'created', {
           gatewayId: invoice.id,
@@ -157,7 +141,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     if (!moved) return false;
     const what = closed ? 'late invoice of a closed attempt' : 'invoice of an attempt in flight';
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
-    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
+    await this.apply(record, invoice, source);
     return true;
   }
 
@@ -183,12 +167,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       );
       return;
     }
-    await this.status.apply({
-      recordId: duplicate.id,
-      code: invoice.status.code,
-      source: 'operation',
-      invoice,
-    });
+    await this.apply(duplicate, invoice);
     this.logger.warn(
       `order ${duplicate.orderId}: duplicate invoice ${duplicate.gatewayId} (record ${duplicate.id}) canceled; ` +
         `the order keeps invoice ${keeper.gatewayId ?? '(being created)'} (record ${keeper.id})`,
@@ -207,12 +186,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return;
-    await this.status.apply({
-      recordId: duplicate.id,
-      code: invoice.status.code,
-      source: 'operation',
-      invoice,
-    });
+    await this.apply(duplicate, invoice);
     const now = await this.store.get(duplicate.id);
     if (isPaid(now)) this.alertPaid(now, keeper);
   }
@@ -227,12 +201,16 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const message =
       `order ${duplicate.orderId}: invoices ${keeper.gatewayId} (record ${keeper.id}) and ${duplicate.gatewayId} ` +
       `(record ${duplicate.id}) were both paid; the order follows ${keeper.gatewayId}: refund ${duplicate.gatewayId}`;
+    this.paidTwice(duplicate.orderId, duplicate.id, keeper.id, message);
+  }
+
+  private paidTwice(orderId: string, recordId: string | null, keeperId: string, message: string): void {
     this.logger.error(message);
     const alert: InvoicePaymentsAlert = {
       kind: 'duplicate_paid',
-      orderId: duplicate.orderId,
-      invoiceRecordId: duplicate.id,
-      relatedInvoiceRecordId: keeper.id,
+      orderId,
+      invoiceRecordId: recordId,
+      relatedInvoiceRecordId: keeperId,
       message,
     };
     this.emit(InvoicePaymentsEvents.Alert, alert);
@@ -243,16 +221,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const where = `order ${record.orderId}: invoice ${invoice.id} has the referrer of invoice ${record.gatewayId}`;
     if (statusRow(invoice.status.code)?.session === 'captured') {
       const message = `${where} and was paid: refund it (the order follows ${record.gatewayId})`;
-      this.logger.error(message);
-      const alert: InvoicePaymentsAlert = {
-        kind: 'duplicate_paid',
-        orderId: record.orderId,
-        invoiceRecordId: null,
-        relatedInvoiceRecordId: record.id,
-        message,
-      };
-      this.emit(InvoicePaymentsEvents.Alert, alert);
-      return;
+      return this.paidTwice(record.orderId, null, record.id, message);
     }
     if (!CANCELLABLE_CODES.includes(invoice.status.code)) return;
     try {
@@ -261,6 +230,10 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     } catch (err) {
       this.logger.error(`${where}: canceling it failed: ${why(err)}`);
     }
+  }
+
+  private async apply(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource = 'operation') {
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
 
   private emit(event: string, payload: unknown): void {

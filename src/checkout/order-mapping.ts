@@ -1,15 +1,12 @@
 import { textProblem, type TextRule } from '../core/text-bounds';
 import { isHttpUrl } from '../gateway/dto/validators';
-import type { Cents } from '../gateway/money';
+import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
-import { mapAddress } from './address-mapping';
 import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
-import { mapCustomer, nonEmpty } from './customer-mapping';
+import { mapAddress, mapCustomer, nonEmpty, recognisedOrder, type RecognisedOrder } from './client-mapping';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
-import { checkAmounts } from './order-amounts';
-import { recognisedOrder, type RecognisedOrder } from './order-identity';
 import type { CheckoutOrder, InitiatePaymentData } from './types';
 
 /** What the checkout asks for: Medusa's `initiatePayment` input. */
@@ -33,9 +30,8 @@ export interface MappedInvoice {
 }
 
 /**
- * `payment.referrer` of one attempt: unique per attempt, so an unknown outcome can be looked up, and prefixed with
- * the installation's namespace (`<namespace>:<reference>-<attempt>`), so another store on the same service account
- * never uses it. Without a namespace: `<reference>-<attempt>` (referrers made before namespaces).
+ * `payment.referrer` of one attempt, `<namespace>:<reference>-<attempt>`: unique per attempt, so an unknown outcome
+ * can be looked up, and never used by another store on the same service account.
  */
 export function invoiceReferrer(reference: string, attempt: number, namespace = ''): string {
   return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
@@ -51,10 +47,7 @@ export function withReferrer(params: CreateInvoiceParams, referrer: string): Cre
   return { ...params, payment: { ...params.payment, referrer } };
 }
 
-/**
- * Validates a checkout request and maps it to an invoice (spec §4.2). Every problem is collected and thrown at
- * once as a `CheckoutValidationError` naming the fields; nothing here talks to the service or the database.
- */
+/** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
 export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {
   const errors = new FieldErrorCollector();
   const data = request?.data;
@@ -122,9 +115,89 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
 }
 
 /**
- * An id the service and the database key on is used as given, never trimmed: it must already be clean (A17), so
- * that the host finds its order by the same value.
+ * Items, discounts and shipping are whole cents adding up to the order total and to `amount`, none above
+ * `maxTotalCents`: past a safe integer the sum would be float math on money, or cancel out into a "valid" total.
  */
+function checkAmounts(
+  order: CheckoutOrder,
+  amount: unknown,
+  errors: FieldErrorCollector,
+  limits: Pick<ResolvedCheckoutOptions, 'maxItems' | 'maxTotalCents'>,
+): Cents {
+  const before = errors.count();
+  // Bounded before anything else is looked at: an order of 10,000 lines is refused without walking it.
+  if (Array.isArray(order.items) && order.items.length > limits.maxItems) {
+    errors.add('order.items', `must have at most ${limits.maxItems} items (checkout.maxItems)`);
+    return 0;
+  }
+  const most = `${centsToDecimalString(limits.maxTotalCents)} (checkout.maxTotalCents)`;
+  if (Number.isSafeInteger(order.total) && order.total > limits.maxTotalCents) {
+    errors.add('order.total', `must be at most ${most}`);
+  }
+  const cents = (field: string, value: unknown, required: boolean, bounded = true): value is Cents => {
+    if (value === undefined && !required) return true;
+    if (!Number.isSafeInteger(value) || (value as number) < 0) {
+      errors.add(field, 'must be a non-negative integer number of cents');
+      return false;
+    }
+    if (bounded && (value as number) > limits.maxTotalCents) {
+      errors.add(field, `must be at most ${most}`);
+      return false;
+    }
+    return true;
+  };
+  if (!Array.isArray(order.items) || order.items.length === 0) {
+    errors.add('order.items', 'must contain at least one item');
+  }
+  let gross = 0;
+  let lineDiscounts = 0;
+  (Array.isArray(order.items) ? order.items : []).forEach((item, i) => {
+    const at = `order.items[${i}]`;
+    if (!item || typeof item !== 'object') return errors.add(at, 'must be an item');
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) {
+      errors.add(`${at}.quantity`, 'must be a positive integer');
+    }
+    const priced = cents(`${at}.unit_price`, item.unit_price, true);
+    const discounted = cents(`${at}.discount_total`, item.discount_total, false);
+    if (priced && Number.isSafeInteger(item.quantity) && item.quantity >= 1) {
+      const line = item.unit_price * item.quantity;
+      if (line > limits.maxTotalCents)
+        return errors.add(`${at}.quantity`, `times unit_price must be at most ${most}`);
+      if (discounted && (item.discount_total ?? 0) > line) {
+        errors.add(`${at}.discount_total`, 'must not exceed the line total');
+      }
+      gross += line;
+      lineDiscounts += discounted ? (item.discount_total ?? 0) : 0;
+    }
+  });
+  const okShipping = cents('order.shipping_total', order.shipping_total, false);
+  const okDiscount = cents('order.discount_total', order.discount_total, false);
+  const okTotal = cents('order.total', order.total, true, false); // bounded above, with its own message
+  if (okTotal && order.total === 0) errors.add('order.total', 'must be positive');
+  if (okDiscount && (order.discount_total ?? 0) < lineDiscounts) {
+    errors.add('order.discount_total', "must include the items' discount_total");
+  }
+  if (errors.count() > before || !okShipping || !okTotal) return 0;
+
+  const shipping = order.shipping_total ?? 0;
+  const discount = order.discount_total ?? 0;
+  const sum = gross - discount + shipping;
+  if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {
+    // Only with options past any real order (maxItems × maxTotalCents over 2^53): still a 400, never a float sum.
+    errors.add('order.items', `add up past ${Number.MAX_SAFE_INTEGER} cents`);
+  } else if (sum !== order.total) {
+    const f = centsToDecimalString;
+    errors.add(
+      'order.total',
+      `does not add up: items ${f(gross)} - discounts ${f(discount)} + shipping ${f(shipping)} = ${f(sum)}, not ${f(order.total)}`,
+    );
+  } else if (amount !== order.total) {
+    errors.add('amount', `must equal the order total (${centsToDecimalString(order.total)})`);
+  }
+  return order.total;
+}
+
+/** An id the service and the database key on is never trimmed (A17): the host finds its order by that value. */
 function checkId(errors: FieldErrorCollector, field: string, value: unknown, rule: TextRule): void {
   const problem =
     typeof value === 'string' && value.trim() !== value && value.trim() !== ''
@@ -133,10 +206,7 @@ function checkId(errors: FieldErrorCollector, field: string, value: unknown, rul
   if (problem) errors.add(field, problem);
 }
 
-/**
- * The order's reference: `reference`, else `display_id`, else `id`; named by the field it came from. `display_id`
- * is checked whenever it is given, reference or not: the record keeps it as the order's number.
- */
+/** `reference`, else `display_id`, else `id`; `display_id` is checked whenever given (the record keeps it). */
 function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErrorCollector): string {
   const rule = textRule(limits, 'reference', true);
   const display = order.display_id;
@@ -155,7 +225,7 @@ function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErro
   return order.id;
 }
 
-/** Each item's id, title and thumbnail: strings within their limits (A17), free of control characters. */
+/** Each item's id, title and thumbnail: bounded strings (A17) without control characters. */
 function checkItemTexts(
   order: CheckoutOrder,
   { textLimits: limits, maxItems }: ResolvedCheckoutOptions,
@@ -172,7 +242,6 @@ function checkItemTexts(
     check('id', item.id, textRule(limits, 'productId', true));
     check('title', item.title, textRule(limits, 'title', true));
     check('thumbnail', item.thumbnail, textRule(limits, 'imageUrl'));
-    // The service takes only an absolute http(s) image URL: anything else would be refused after the claim.
     if (nonEmpty(item.thumbnail) && !errors.has(`${at}.thumbnail`) && !isHttpUrl(item.thumbnail.trim())) {
       errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
     }

@@ -3,19 +3,13 @@ import type { Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoiceCreationState } from '../persistence/invoice.entity';
 
-/**
- * A Medusa-style order as the host hands it to the checkout. Every amount is an integer number of cents (as
- * Medusa v1 and Vendure store money); prices include taxes, as Brazilian prices do.
- */
+/** A Medusa-style order as the host hands it to the checkout. Amounts are integer cents, taxes included. */
 export interface CheckoutOrder {
   /** The host's order id: sent as `payment.id`, and the key of "one open invoice per order". */
   id: string;
   /** Human order number (Medusa's `display_id`): the default order reference. */
   display_id?: string | number;
-  /**
-   * The order's reference: `payment.referrer` is `<reference>-<attempt>`. Defaults to `display_id`, then `id`.
-   * It must identify the order across the store, because a creation whose outcome is unknown is looked up by it.
-   */
+  /** Unique across the store (`payment.referrer` is `<reference>-<attempt>`); default `display_id`, then `id`. */
   reference?: string;
   /** Must be `BRL` (any case). */
   currency_code: string;
@@ -91,10 +85,7 @@ export interface InitiatePaymentData {
   installments?: number;
 }
 
-/**
- * A payment session's data, as the provider returns it and takes it back (Medusa keeps it on the session).
- * Everything the storefront needs to show: the PIX QR code and copy-and-paste code, the bank-slip line and link.
- */
+/** A payment session's data (Medusa keeps it on the session): what the storefront shows (PIX code, bank slip...). */
 export interface InvoicePaymentSessionData extends Record<string, unknown> {
   /** The local invoice record: the session's id. */
   invoiceRecordId: string;
@@ -121,10 +112,7 @@ export interface InvoicePaymentSessionData extends Record<string, unknown> {
   refundedCents: Cents;
   /** The service's gross amount differed from the order total: a person should look. */
   amountMismatch: boolean;
-  /**
-   * While the creation's outcome is unknown (`creationState` `pending`/`unknown`): the instant until which the
-   * create request could still land at the service. The payment is being confirmed; nothing new is created before.
-   */
+  /** While the creation's outcome is unknown: until when the request could still land (nothing new before). */
   confirmingUntil: string | null;
   /** Why the module stopped deciding on its own (the session is `requires_more`; the admin API resolves it). */
   attentionReason: string | null;
@@ -173,26 +161,19 @@ export interface RefundPaymentInput extends PaymentSessionInput {
   /** Cents to refund; at most what was paid and not yet refunded. */
   amount: Cents;
   /**
-   * Names the refund: a repeated call with the same key never refunds twice and gets the first one's result
-   * (Medusa passes `context.idempotency_key`). Without one, a refund of the same amount of the same invoice as one
-   * asked for within `refunds.repeatWindowMs` is refused (409 `refund_repeated`), nothing sent. See docs/refunds.md.
+   * Names the refund: the same key never refunds twice (Medusa passes `context.idempotency_key`). Without one, the
+   * same amount of the invoice within `refunds.repeatWindowMs` is refused (409 `refund_repeated`). See docs/refunds.md.
    */
   idempotencyKey?: string;
   /** Who asked, kept on the refund's ledger row (default `provider`). */
   requestedBy?: string;
 }
 
-/**
- * Medusa's `UpdatePaymentInput`. The service cannot change an invoice, so a new `amount`, `method` or `order`
- * cancels the open invoice and creates another; the same values return the session as it is.
- */
+/** Medusa's `UpdatePaymentInput`: a new `amount`, `method` or `order` replaces the open invoice. */
 export interface UpdatePaymentInput {
   amount: Cents;
   currency_code: string;
-  /**
-   * The session's data (as Medusa hands it back) with the new choices merged in. `card` is the new card data; the
-   * session's own card summary (`brand`, `last4`) found there instead is ignored.
-   */
+  /** The session's data with the new choices merged in; a card summary (`brand`, `last4`) there is ignored. */
   data: Pick<InvoicePaymentSessionData, 'invoiceRecordId'> &
     Partial<Omit<InitiatePaymentData, 'card'>> & {
       card?: CheckoutCard | InvoicePaymentSessionData['card'];

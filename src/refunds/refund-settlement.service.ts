@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { doublingDelayMs } from '../core/queue/backoff';
 import { clip } from '../core/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -76,11 +77,7 @@ export class RefundSettlementService {
     return this.later(refund, unclear);
   }
 
-  /**
-   * Moves an `unknown` refund to `state` and, if this call moved it (exactly one caller does), emits
-   * `RefundSettled` after the move (no transaction is open). A throwing listener is logged, never the caller's
-   * problem: the row has settled either way.
-   */
+  /** Moves an `unknown` refund to `state`; the one caller that moved it emits `RefundSettled`. */
   async finish(
     refund: InvoiceRefund,
     state: RefundSettled['state'],
@@ -110,7 +107,7 @@ export class RefundSettlementService {
   /** Not decided: read again after a backoff; once past `unresolvedAlertMs`, alert a person (once). */
   private async later(refund: InvoiceRefund, reason: string): Promise<InvoiceRefund> {
     const checks = refund.checks + 1;
-    const wait = Math.min(this.options.maxRecheckMs, this.options.recheckMs * 2 ** Math.min(checks - 1, 20));
+    const wait = doublingDelayMs(checks, this.options.recheckMs, this.options.maxRecheckMs);
     const stuck = Date.now() - refund.createdAt.getTime() >= this.options.unresolvedAlertMs;
     const alert = stuck && !refund.alerted;
     await this.refunds.move(refund.id, ['unknown'], {

@@ -5,15 +5,11 @@ import { RefundStore } from './refund.store';
 
 /** Refunds read back per round. */
 const BATCH = 20;
-/** How long a taken row is left to this worker before another may read it back. */
-const TAKE_MS = 60_000;
 
 /**
  * Reads back, on a schedule, the refunds whose outcome is unknown (each at its `next_check_at`, backing off from
  * `refunds.recheckMs` to `refunds.maxRecheckMs`), until the service's `refunds.total` settles them. Off when the
  * module's workers are off (`workers: false`); a refund of the invoice asked for meanwhile reads it back too.
- * Two app instances never read one row back at once: a row is taken by moving its next check forward, only if
- * nobody did first.
  */
 @Injectable()
 export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -48,9 +44,7 @@ export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleD
   private async settleDue(): Promise<number> {
     let read = 0;
     try {
-      const now = new Date();
-      for (const row of await this.refunds.due(now, BATCH)) {
-        if (!(await this.refunds.takeDue(row, new Date(now.getTime() + TAKE_MS)))) continue;
+      for (const row of await this.refunds.takeDue(BATCH)) {
         await this.settlement.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${why(err)}`));
         read += 1;
       }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { assertAllowed } from '../checkout/invoice-actions';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
@@ -42,20 +43,18 @@ const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
 /**
- * Refunds exactly once. Each refund is a ledger row written before its request leaves; the database allows one
- * refund in flight per invoice (a unique slot), so concurrent requests, in one app instance or many, send one
- * request: the others get {@link RefundInProgressError}, or with the same idempotency key the first one's result.
+ * Refunds exactly once: ledger row → send → answer lost? read back before any re-send. Each refund is a row written
+ * before its request leaves, and the database allows one refund in flight per invoice (a unique slot), so concurrent
+ * requests in any number of app instances send one request; the others get {@link RefundInProgressError}, or with
+ * the same idempotency key the first one's result.
  *
- * Just before sending, the invoice is read from the service: its status must allow a refund, the amount must fit
- * what remains (the service's `refunds.total`, the ledger's succeeded refunds and the recorded total, whichever is
- * highest), and that `refunds.total` is kept as the row's baseline. A lost answer (5xx, timeout, dropped
- * connection) leaves the row `unknown`: {@link RefundSettlementService} reads the invoice back at once and then on a
- * schedule, and no other refund of the invoice is sent before it is settled.
+ * Just before sending, the invoice is read: its status must allow a refund, the amount must fit what remains, and
+ * its `refunds.total` is kept as the row's baseline. A lost answer leaves the row `unknown` until
+ * {@link RefundSettlementService} settles it by reading the invoice back.
  *
- * Without a caller's key, a refund of the same amount of the same invoice as one asked for within
- * `refunds.repeatWindowMs` (and not failed) is refused with {@link RefundRepeatedError}: it may be a retry (a double
- * click) or a second refund meant on purpose, and answering it with the earlier refund would tell a caller that
- * meant a second one that money moved when none did. Otherwise it gets a key of its own (`auto:<uuid>`).
+ * Without a caller's key, the same amount of the same invoice as a refund asked for within `refunds.repeatWindowMs`
+ * (and not failed) is refused ({@link RefundRepeatedError}): it may be a double click or a second refund meant on
+ * purpose, and answering it with the earlier one could tell a caller money moved when none did.
  */
 @Injectable()
 export class RefundService {
@@ -71,11 +70,10 @@ export class RefundService {
   ) {}
 
   /**
-   * Refunds `amountCents` of a paid invoice once. Resolves with the refund `succeeded`, or `unknown` while its
-   * outcome is being confirmed (the caller must not refund again; repeat with the same key for its result). Throws
-   * `CheckoutValidationError` (amount, key), `InvoiceOperationNotAllowedError` (status), `RefundInProgressError`,
-   * `RefundRepeatedError` (no key, same amount within the repeat window), `RefundFailedError` (the key names a
-   * failed refund) or the service's refusal (a `GatewayError`).
+   * Refunds `amountCents` of a paid invoice once: the refund `succeeded`, or `unknown` while being confirmed (repeat
+   * with the same key for its result, never refund again). Throws `CheckoutValidationError`,
+   * `InvoiceOperationNotAllowedError`, `RefundInProgressError`, `RefundRepeatedError`, `RefundFailedError` (the key
+   * names a failed refund) or the service's refusal (a `GatewayError`).
    */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     const { amountCents, idempotencyKey } = request;
@@ -92,7 +90,7 @@ export class RefundService {
       if (existing) return this.repeat(existing, amountCents, record);
     }
     await this.settleInFlight(record);
-    this.allow(record, REFUNDABLE_CODES.includes(record.statusCode ?? -1));
+    assertAllowed('refund', record, 'nothing_left'); // what remains is checked against the service's total
     const claim = await this.refunds.claim({
       invoiceRecordId: record.id,
       amountCents,
@@ -105,8 +103,7 @@ export class RefundService {
       if (!holder) return this.refund(request); // it settled meanwhile: go round once more
       throw new RefundInProgressError(record.id, holder);
     }
-    // A keyless twin may have been made and settled between the look above and the claim: looked at again while
-    // this row holds the invoice's slot, so no other refund can start meanwhile.
+    // A keyless twin may have settled between the look above and the claim: looked at again while holding the slot.
     if (idempotencyKey === undefined) await this.refuseRepeat(record.id, amountCents, claim.claimed);
     return this.send(claim.claimed, record);
   }
@@ -175,7 +172,7 @@ export class RefundService {
     });
     if (!REFUNDABLE_CODES.includes(invoice.status.code)) {
       await this.fail(refund, `not sent: the invoice is in status ${invoice.status.code}`);
-      this.allow({ ...record, statusCode: invoice.status.code }, false);
+      assertAllowed('refund', { ...record, statusCode: invoice.status.code });
     }
     const baseline = invoice.refunds.totalCents ?? 0;
     const { succeededCents } = await this.refunds.totals(record.id);
@@ -248,39 +245,17 @@ export class RefundService {
     await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: clip(reason, 2000) });
   }
 
-  /**
-   * Without a caller's key, a refund of the same amount of the invoice asked for within the repeat window (and not
-   * failed) may be this one's first try: refused, naming it. `own`, the row this call claimed, is then closed as
-   * failed, never sent.
-   */
-  private async refuseRepeat(invoiceRecordId: string, amountCents: number, own?: InvoiceRefund): Promise<void> {
+  /** Refuses a keyless repeat of a recent refund of the same amount; `own`, this call's row, is closed unsent. */
+  private async refuseRepeat(
+    invoiceRecordId: string,
+    amountCents: number,
+    own?: InvoiceRefund,
+  ): Promise<void> {
     const window = this.options.repeatWindowMs;
     const since = new Date(Date.now() - window);
     const earlier = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since, own?.id);
     if (!earlier) return;
     if (own) await this.fail(own, `not sent: repeats refund ${earlier.id} (same amount, no idempotency key)`);
     throw new RefundRepeatedError(invoiceRecordId, earlier, new Date(earlier.createdAt.getTime() + window));
-  }
-
-  private allow(record: InvoiceRecord, allowed: boolean): void {
-    if (record.creationState !== 'created') {
-      throw new InvoiceOperationNotAllowedError(
-        'refund',
-        record.id,
-        `its creation is ${record.creationState}`,
-        'not_created',
-        record.statusCode,
-      );
-    }
-    if (!allowed) {
-      const status = `${record.method} invoice in status ${record.statusCode ?? 'none'}`;
-      throw new InvoiceOperationNotAllowedError(
-        'refund',
-        record.id,
-        `only paid invoices (5, 8); it is a ${status}`,
-        'wrong_status',
-        record.statusCode,
-      );
-    }
   }
 }

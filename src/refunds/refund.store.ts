@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, LessThanOrEqual } from 'typeorm';
+import { DataSource, In } from 'typeorm';
+import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../core/transaction';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
+
+/** How long a row taken for a read-back is left to its worker before another may take it. */
+const TAKE_MS = 60_000;
 
 /** What a new ledger row starts with. */
 export interface NewRefund {
@@ -24,7 +28,22 @@ export type ClaimResult =
  */
 @Injectable()
 export class RefundStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly queue: LeasedRows<InvoiceRefund>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.queue = new LeasedRows(
+      dataSource,
+      InvoiceRefund,
+      {
+        table: dataSource.getMetadata(InvoiceRefund).tableName,
+        open: { sql: (t) => `${t}state = 'unknown'`, where: { state: 'unknown' } },
+        // The next read-back is the lease too: a worker takes a row by moving it forward.
+        lockedUntil: 'next_check_at',
+        nextAttemptAt: 'next_check_at',
+      },
+      () => TAKE_MS,
+    );
+  }
 
   private get rows() {
     return this.dataSource.getRepository(InvoiceRefund);
@@ -48,10 +67,7 @@ export class RefundStore {
     return this.rows.find({ where: { invoiceRecordId }, order: { createdAt: 'DESC', id: 'ASC' }, take: 200 });
   }
 
-  /**
-   * The latest refund of this invoice and amount asked for since `since` that did not fail, other than `except`
-   * (keyless repeats, see `RefundService`).
-   */
+  /** The latest refund of this invoice and amount since `since` that did not fail, other than `except`. */
   latestSimilar(
     invoiceRecordId: string,
     amountCents: number,
@@ -68,10 +84,7 @@ export class RefundStore {
     return query.orderBy('r.createdAt', 'DESC').getOne();
   }
 
-  /**
-   * Writes a `pending` row holding the invoice's in-flight slot. The database decides between concurrent callers,
-   * in one app instance or many: the unique slot refuses a second refund in flight, the unique key a repeat.
-   */
+  /** Writes a `pending` row holding the invoice's in-flight slot; the unique slot and key decide between callers. */
   async claim(input: NewRefund): Promise<ClaimResult> {
     const now = new Date();
     const row = this.rows.create({
@@ -100,10 +113,7 @@ export class RefundStore {
     }
   }
 
-  /**
-   * Moves a row from one of `from` to `patch`; settling (`succeeded`/`failed`) frees the invoice's slot. Reports
-   * whether it moved: exactly one caller settles a refund.
-   */
+  /** Moves a row from one of `from` (compare-and-set: exactly one caller settles); settling frees the slot. */
   async move(id: string, from: readonly RefundState[], patch: Partial<InvoiceRefund>): Promise<boolean> {
     const now = new Date();
     const settles = patch.state === 'succeeded' || patch.state === 'failed';
@@ -126,31 +136,11 @@ export class RefundStore {
   }
 
   /**
-   * Takes an `unknown` row due for a read-back: pushes its next check to `until` only if nobody did meanwhile, so
-   * two workers (two app instances) do not read the same row back at once.
+   * Takes up to `limit` `unknown` rows due for a read-back, oldest check first, in one statement: their next check
+   * moves `TAKE_MS` ahead, so two workers (two app instances) never read the same row back at once.
    */
-  async takeDue(row: InvoiceRefund, until: Date): Promise<boolean> {
-    const result = await runStatement(this.dataSource, (em) => {
-      const qb = em
-        .getRepository(InvoiceRefund)
-        .createQueryBuilder()
-        .update()
-        .set({ nextCheckAt: until, updatedAt: new Date() })
-        .where('id = :id AND state = :state', { id: row.id, state: 'unknown' });
-      if (row.nextCheckAt) qb.andWhere('next_check_at = :seen', { seen: row.nextCheckAt.toISOString() });
-      else qb.andWhere('next_check_at IS NULL');
-      return qb.execute();
-    });
-    return (result.affected ?? 0) > 0;
-  }
-
-  /** `unknown` rows whose read-back is due, oldest check first. */
-  due(now: Date, limit: number): Promise<InvoiceRefund[]> {
-    return this.rows.find({
-      where: { state: 'unknown', nextCheckAt: LessThanOrEqual(now.toISOString() as unknown as Date) },
-      order: { nextCheckAt: 'ASC' },
-      take: limit,
-    });
+  takeDue(limit: number): Promise<InvoiceRefund[]> {
+    return this.queue.claimDueRows(limit, 'o.next_check_at');
   }
 
   /** Cents of the invoice's refunds that succeeded, and of those still in flight (counted as spent). */

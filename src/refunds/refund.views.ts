@@ -1,25 +1,9 @@
-import type { InvoiceRefund, RefundState } from './refund.entity';
+import type { InvoiceRefund } from './refund.entity';
 
-/** A refund as the admin API shows it. */
-export interface RefundView {
-  id: string;
-  invoiceRecordId: string;
-  amountCents: number;
-  /** `pending` (being sent), `unknown` (answer lost: being confirmed), `succeeded`, `failed`. */
-  state: RefundState;
-  /** `true` while the module is confirming with the service whether it was made. */
-  confirming: boolean;
-  requestedBy: string;
-  idempotencyKey: string;
-  /** Why it failed, how it was confirmed, or what is unclear while unknown. */
-  reason: string | null;
-  /** The next read-back of an unknown refund. */
-  nextCheckAt: string | null;
-  createdAt: string;
-  settledAt: string | null;
-}
+/** A refund as the admin API shows it; `confirming` while the module confirms with the service whether it was made. */
+export type RefundView = ReturnType<typeof refundView>;
 
-export function refundView(row: InvoiceRefund): RefundView {
+export function refundView(row: InvoiceRefund) {
   return {
     id: row.id,
     invoiceRecordId: row.invoiceRecordId,

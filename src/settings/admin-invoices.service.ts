@@ -19,7 +19,7 @@ import { matchingInvoices, NAME_TRIGRAMS, type AdminInvoiceQuery } from './invoi
 
 export type { AdminInvoiceQuery } from './invoice-list.query';
 import { adminValidationError } from './validation';
-import { sessionDataOf } from '../checkout/session-data';
+import { sessionDataOf } from '../checkout/invoice-payment.provider';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export interface AdminInvoiceView {

@@ -22,7 +22,7 @@ import {
   OpenInvoiceConflictError,
 } from '../checkout/errors';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
-import { isValidTaxDocument, normalizeDocument } from '../checkout/customer-mapping';
+import { isValidTaxDocument, normalizeDocument } from '../checkout/client-mapping';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';

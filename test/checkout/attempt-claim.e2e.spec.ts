@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ClaimInput, insertNextAttempt } from '../../src/checkout/attempt-claim';
+import { ClaimInput, insertNextAttempt } from '../../src/checkout/invoice-record.store';
 import { runStatement } from '../../src/core/transaction';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';

@@ -17,7 +17,7 @@ import {
   ORDER_PAYMENT_PORT,
   PaymentBeingConfirmedError,
 } from '../../src/index';
-import { CLAIM_HEADROOM_MS } from '../../src/checkout/constants';
+import { CLAIM_HEADROOM_MS } from '../../src/checkout/invoice-creation.service';
 import { httpAnswerOf } from '../../src/errors/http-answers';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';

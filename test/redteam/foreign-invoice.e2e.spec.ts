@@ -9,6 +9,7 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { recordOfInvoice } from '../../src/core/record-of-invoice';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
@@ -179,12 +180,17 @@ describeEachDatabase('ours means ours: another store’s invoice under our refer
 
     // The sweep and a host's own lookups see it too: still not ours, no second alert.
     expect((await host.app.get(ReconciliationService).sweep()).error).toBeNull();
-    const store = host.app.get(InvoiceRecordStore);
-    const rendered = normalizeInvoice(sandbox.controls.renderInvoice(theirs));
-    expect(await store.findByInvoice(rendered)).toBeNull();
-    expect(
-      (await store.findByInvoice(normalizeInvoice(sandbox.controls.renderInvoice(ours.data.gatewayId!))))?.id,
-    ).toBe(record.id);
+    const identity = host.app.get(InvoiceRecordStore).identity;
+    const recordOf = async (gatewayId: string) =>
+      (
+        await recordOfInvoice(
+          db.dataSource.getRepository(InvoiceRecord),
+          identity,
+          normalizeInvoice(sandbox.controls.renderInvoice(gatewayId)),
+        )
+      ).record;
+    expect(await recordOf(theirs)).toBeNull();
+    expect((await recordOf(ours.data.gatewayId!))?.id).toBe(record.id);
     // Asking the service about our session reads our invoice, never the newer one under the same referrer.
     const session = await provider.retrievePayment({ data: { invoiceRecordId: record.id } });
     expect(session.data).toMatchObject({ gatewayId: ours.data.gatewayId, statusCode: 1 });

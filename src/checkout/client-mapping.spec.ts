@@ -1,4 +1,4 @@
-import { maskDocument, recognisedOrder } from './order-identity';
+import { maskDocument, recognisedOrder } from './client-mapping';
 
 describe('the order as people know it', () => {
   it('masks a CPF and a CNPJ, keeping the middle so two customers can be told apart', () => {
