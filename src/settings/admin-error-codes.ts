@@ -1,54 +1,9 @@
-import type { ValidationError } from '@nestjs/common';
+import { BadRequestException, PipeTransform, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
+import { idProblem } from '../core/text-bounds';
 
-/**
- * Stable codes of the admin API's errors, so a page can say what is wrong in the reader's language (the English
- * `message` stays for API users). A 400 names the field (`field`, a dotted path) and, for bounds, the `limit`.
- */
-export const ADMIN_ERROR_CODES = [
-  'too_large',
-  'too_small',
-  'too_long',
-  'bad_length',
-  'not_integer',
-  'not_text',
-  'not_allowed_value',
-  'bad_format',
-  'not_list',
-  'empty_list',
-  'repeated',
-  'not_object',
-  'not_url',
-  'not_time_zone',
-  'not_date',
-  'not_instant',
-  'too_early',
-  'unknown_field',
-  'no_encryption_key',
-  'invalid',
-  'action_not_allowed',
-  'not_found',
-  'conflict',
-  'unauthorized',
-  'forbidden',
-  'too_many_requests',
-  'internal',
-] as const;
-
-/** One of {@link ADMIN_ERROR_CODES}. */
-export type AdminErrorCode = (typeof ADMIN_ERROR_CODES)[number];
-
-/** One problem of a 400: the field, its code, and the bound it broke when there is one. */
-export interface AdminFieldProblem {
-  field: string;
-  code: AdminErrorCode;
-  /** The bound: a number (`90`, characters, cents) or a day (`YYYY-MM-DD`) for `too_early`. */
-  limit?: number | string;
-  message: string;
-}
-
-/** class-validator's constraint names → the API's codes; `limit` is the constraint's bound where it has one. */
-const CONSTRAINT_CODES: Record<string, { code: AdminErrorCode; limitAt?: number }> = {
+/** class-validator's constraint names → the API's codes; `limitAt`: where the constraint holds its bound. */
+const CONSTRAINT_CODES = {
   max: { code: 'too_large', limitAt: 0 },
   min: { code: 'too_small', limitAt: 0 },
   maxLength: { code: 'too_long', limitAt: 0 },
@@ -66,37 +21,71 @@ const CONSTRAINT_CODES: Record<string, { code: AdminErrorCode; limitAt?: number 
   isCalendarDate: { code: 'not_date' },
   isIsoInstant: { code: 'not_instant' },
   whitelistValidation: { code: 'unknown_field' },
-};
+} as const;
+
+/** The code of an answer whose error carries none of its own, by HTTP status (any other 5xx: `internal`). */
+const STATUS_CODES = {
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  429: 'too_many_requests',
+  500: 'internal',
+} as const;
+
+/**
+ * Stable codes of the admin API's errors, so a page can say what is wrong in the reader's language (the English
+ * `message` stays for API users). A 400 names the field (`field`, a dotted path) and, for bounds, the `limit`.
+ */
+export const ADMIN_ERROR_CODES = [
+  ...Object.values(CONSTRAINT_CODES).map((c) => c.code),
+  'too_early',
+  'no_encryption_key',
+  'action_not_allowed',
+  ...Object.values(STATUS_CODES),
+] as const;
+
+export type AdminErrorCode = (typeof ADMIN_ERROR_CODES)[number];
+
+/** One problem of a 400: the field, its code, and the bound it broke when there is one. */
+export interface AdminFieldProblem {
+  field: string;
+  code: AdminErrorCode;
+  /** The bound: a number (`90`, characters, cents) or a day (`YYYY-MM-DD`) for `too_early`. */
+  limit?: number | string;
+  message: string;
+}
+
+export function codeOfStatus(status: number): AdminErrorCode {
+  return STATUS_CODES[status as keyof typeof STATUS_CODES] ?? (status >= 500 ? 'internal' : 'invalid');
+}
 
 /** The bound of `constraint` on `target`'s `property`, read from class-validator's metadata. */
 function limitOf(target: object | undefined, property: string, constraint: string, at: number) {
-  if (!target) return undefined;
-  const metadata = getMetadataStorage()
-    .getTargetValidationMetadatas(target.constructor, '', true, false)
-    .find((m) => m.propertyName === property && m.name === constraint);
-  const value: unknown = metadata?.constraints?.[at];
+  const value: unknown = target
+    ? getMetadataStorage()
+        .getTargetValidationMetadatas(target.constructor, '', true, false)
+        .find((m) => m.propertyName === property && m.name === constraint)?.constraints?.[at]
+    : undefined;
   return typeof value === 'number' ? value : undefined;
 }
 
 /** class-validator's (nested) errors as problems, one per broken constraint, fields as dotted paths. */
-export function validationProblems(errors: ValidationError[], parent = ''): AdminFieldProblem[] {
-  const out: AdminFieldProblem[] = [];
-  for (const error of errors) {
+function validationProblems(errors: ValidationError[], parent = ''): AdminFieldProblem[] {
+  return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
-      const known = CONSTRAINT_CODES[constraint];
-      const limit =
-        known?.limitAt === undefined
-          ? undefined
-          : limitOf(error.target, error.property, constraint, known.limitAt);
-      out.push({ field, code: known?.code ?? 'invalid', ...(limit !== undefined ? { limit } : {}), message });
-    }
-    out.push(...validationProblems(error.children ?? [], field));
-  }
-  return out;
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]): AdminFieldProblem => {
+      const known = CONSTRAINT_CODES[constraint as keyof typeof CONSTRAINT_CODES] ?? { code: 'invalid' };
+      const at = 'limitAt' in known ? known.limitAt : undefined;
+      const limit = at === undefined ? undefined : limitOf(error.target, error.property, constraint, at);
+      return { field, code: known.code, ...(limit !== undefined ? { limit } : {}), message };
+    });
+    return [...own, ...validationProblems(error.children ?? [], field)];
+  });
 }
 
-/** Messages per field (`{ field: ['...'] }`) as problems of code `invalid` (or `code` when given). */
+/** Messages per field (`{ field: ['...'] }`) as problems of code `code`, with the bound `limit` when given. */
 export function problemsOf(
   errors: Record<string, string[]>,
   code: AdminErrorCode = 'invalid',
@@ -107,15 +96,51 @@ export function problemsOf(
   );
 }
 
-/** The code of an HTTP status when the error carries none of its own. */
-export function codeOfStatus(status: number): AdminErrorCode {
-  const codes: Record<number, AdminErrorCode> = {
-    400: 'invalid',
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    409: 'conflict',
-    429: 'too_many_requests',
-  };
-  return codes[status] ?? (status >= 500 ? 'internal' : 'invalid');
+/**
+ * A 400 in the admin API's one shape: `errors` (messages per field, fields as dotted paths such as
+ * `ecommerce.storeId`), every problem in `problems`, and the first one's `code`, `field` and `limit`.
+ */
+export function adminValidationError(problems: AdminFieldProblem[]): BadRequestException {
+  const errors: Record<string, string[]> = {};
+  for (const { field, message } of problems) (errors[field] ??= []).push(message);
+  const [first] = problems;
+  return new BadRequestException({
+    statusCode: 400,
+    error: 'Bad Request',
+    code: first?.code ?? 'invalid',
+    field: first?.field ?? '',
+    ...(first?.limit !== undefined ? { limit: first.limit } : {}),
+    message: `invalid ${Object.keys(errors).join(', ')}`,
+    errors,
+    problems,
+  });
+}
+
+/**
+ * The admin API's validation pipe: an unknown field is an error (nothing is stripped silently), query strings
+ * become numbers where the DTO says so. Rejected values are never echoed back: a mistyped secret must not end up in
+ * a response or a log.
+ */
+export function adminValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    // The target lets the codes name their bounds (`limit`); neither it nor the value is ever put in an answer.
+    validationError: { target: true, value: false },
+    exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
+  });
+}
+
+/**
+ * An id from the admin API's path (`invoices/:id`, `alerts/:id`...), checked before it reaches SQL: a NUL byte or
+ * a 10 kB string is a 400 naming `id`, never a database error.
+ */
+export class AdminIdPipe implements PipeTransform<unknown, string> {
+  transform(value: unknown): string {
+    const problem = idProblem(value);
+    if (problem) throw adminValidationError(problemsOf({ id: [problem] }));
+    return value as string;
+  }
 }

@@ -1,12 +1,10 @@
 import {
-  Controller,
   Get,
   HttpCode,
   NotFoundException,
   Param,
   Post,
   Query,
-  Type,
   UseFilters,
   UseGuards,
   UsePipes,
@@ -19,7 +17,7 @@ import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
-import { AdminIdPipe, adminValidationPipe } from './validation';
+import { AdminIdPipe, adminValidationPipe } from './admin-error-codes';
 
 /**
  * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and
@@ -87,13 +85,4 @@ export class InvoicePaymentsAdminOperationsController {
     if (!alert) throw new NotFoundException(`No alert ${id}`);
     return alert;
   }
-}
-
-/** The operations controller mounted at `prefix` (a subclass per prefix, like the admin controller). */
-export function createAdminOperationsController(
-  prefix: string,
-): Type<InvoicePaymentsAdminOperationsController> {
-  @Controller(prefix.replace(/^\/+|\/+$/g, ''))
-  class PrefixedInvoicePaymentsAdminOperationsController extends InvoicePaymentsAdminOperationsController {}
-  return PrefixedInvoicePaymentsAdminOperationsController;
 }

@@ -16,8 +16,13 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import { SETTING_LIST, type InvoicePaymentsSettingsValues, type SettingName } from '../core/settings.schema';
-import { PAYMENT_METHODS, type InvoicePaymentsMode } from './types';
+import {
+  PAYMENT_METHODS,
+  SETTING_LIST,
+  type InvoicePaymentsMode,
+  type InvoicePaymentsSettingsValues,
+  type SettingName,
+} from '../core/settings.schema';
 import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
 
 /** Highest `ecommerce` id: the columns are `integer`, 32 bits on PostgreSQL (a larger one was a database error). */

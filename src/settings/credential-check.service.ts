@@ -4,7 +4,7 @@ import { GatewayScopeError, isGatewayError } from '../gateway/errors';
 import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
 import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { CredentialCheckOperation, CredentialCheckReport, CredentialCheckResult } from './types';
+import type { CredentialCheckOperation, CredentialCheckReport } from './types';
 
 /** Read-only operations the check calls for real (one item each). */
 const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) => Promise<unknown> }> = [
@@ -82,7 +82,7 @@ export class CredentialCheckService {
     const probes = new Map<WriteScope, Promise<ScopeProbeResult>>();
     for (const { operation, scope } of JUDGED) {
       if (judgeByScopes) {
-        const result: CredentialCheckResult = scopes!.includes(scope) ? 'ok' : 'missing_scope';
+        const result: CredentialCheckOperation['result'] = scopes!.includes(scope) ? 'ok' : 'missing_scope';
         operations.push({ operation, scope, result, checkedBy: 'scopes' });
         continue;
       }
