@@ -1,9 +1,19 @@
-import { ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
+import {
+  applyDecorators,
+  ArgumentsHost,
+  Catch,
+  HttpException,
+  Logger,
+  UseFilters,
+  UseGuards,
+  UsePipes,
+} from '@nestjs/common';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
 import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
 import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
 import { isGatewayError } from '../gateway/errors';
-import { adminValidationError, codeOfStatus, problemsOf } from './admin-error-codes';
+import { adminValidationError, adminValidationPipe, codeOfStatus, problemsOf } from './admin-error-codes';
+import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { SecretBoxError } from './secret-box';
 import { SettingsConflictError } from './settings.service';
 
@@ -77,4 +87,13 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
     this.logger.error(`admin request failed: ${detail}`);
     return { status: 500, body: { statusCode: 500, code: 'internal', message: 'Internal server error' } };
   }
+}
+
+/** An admin API controller: guarded by {@link InvoicePaymentsAdminGuard}, input checked, errors answered as above. */
+export function AdminApi(): ClassDecorator {
+  return applyDecorators(
+    UseGuards(InvoicePaymentsAdminGuard),
+    UsePipes(adminValidationPipe()),
+    UseFilters(AdminErrorsFilter),
+  );
 }

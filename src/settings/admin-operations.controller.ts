@@ -1,32 +1,18 @@
-import {
-  Get,
-  HttpCode,
-  NotFoundException,
-  Param,
-  Post,
-  Query,
-  UseFilters,
-  UseGuards,
-  UsePipes,
-} from '@nestjs/common';
+import { Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
 import type { Page } from '../gateway/types';
-import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { AlertsQueryDto, InboxQueryDto, OutboxQueryDto } from './admin-operations.dto';
 import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
-import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
-import { AdminIdPipe, adminValidationPipe } from './admin-error-codes';
+import { AdminApi } from './admin-errors.filter';
+import { AdminIdPipe } from './admin-error-codes';
 
 /**
  * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and
- * retry), and the alerts (list and acknowledge). Same prefix, guard, validation and errors as
- * {@link InvoicePaymentsAdminController}.
+ * retry), and the alerts (list and acknowledge).
  */
-@UseGuards(InvoicePaymentsAdminGuard)
-@UsePipes(adminValidationPipe())
-@UseFilters(AdminErrorsFilter)
+@AdminApi()
 export class InvoicePaymentsAdminOperationsController {
   constructor(
     private readonly operations: AdminOperationsService,

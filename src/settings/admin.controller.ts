@@ -10,9 +10,6 @@ import {
   Put,
   Query,
   Res,
-  UseFilters,
-  UseGuards,
-  UsePipes,
 } from '@nestjs/common';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { ResendWebhookResult } from '../gateway/types';
@@ -23,7 +20,6 @@ import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.views';
-import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
 import type { KeysetPage } from './paging';
 import {
@@ -34,26 +30,23 @@ import {
   ResendWebhookDto,
   UpdateSettingsDto,
 } from './admin.dto';
-import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
 import { settingFields, type SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
-import { AdminIdPipe, adminValidationError, adminValidationPipe, problemsOf } from './admin-error-codes';
+import { AdminApi } from './admin-errors.filter';
+import { AdminIdPipe, adminValidationError, problemsOf } from './admin-error-codes';
 import { checkSettingsUpdate } from './update-checks';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 
 /**
  * The admin API: settings (secrets masked), a credential check, the local invoices and the operations a store's
- * staff needs on them. Mounted under the configured prefix (default `admin/invoice-payments`) and guarded by
- * {@link InvoicePaymentsAdminGuard}.
+ * staff needs on them.
  */
-@UseGuards(InvoicePaymentsAdminGuard)
-@UsePipes(adminValidationPipe())
-@UseFilters(AdminErrorsFilter)
+@AdminApi()
 export class InvoicePaymentsAdminController {
   constructor(
     private readonly settings: InvoicePaymentsSettingsService,

@@ -133,24 +133,18 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     return true;
   }
 
-  /** Exactly as if the host had put its guard on the routes: its exceptions and its `false` (403) stand. */
+  /**
+   * Exactly as if the host had put its guard on the routes: its exceptions and its `false` (403) stand. A guard class
+   * is built once, its dependencies from the app's global modules (as `orderPort` is built).
+   */
   private async runHostGuard(context: ExecutionContext): Promise<boolean> {
-    return settle((await this.resolveHostGuard()).canActivate(context));
-  }
-
-  /** A guard class is built once, its dependencies from the app's global modules (as `orderPort` is built). */
-  private async resolveHostGuard(): Promise<CanActivate> {
-    if (this.hostGuard) return this.hostGuard;
     const guard = this.options.guard as NonNullable<InvoicePaymentsAdminOptions['guard']>;
-    this.hostGuard = typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;
-    return this.hostGuard;
+    this.hostGuard ??= typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;
+    const result = this.hostGuard.canActivate(context);
+    return result instanceof Observable ? lastValueFrom(result) : result;
   }
 }
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
-}
-
-async function settle(result: boolean | Promise<boolean> | Observable<boolean>): Promise<boolean> {
-  return result instanceof Observable ? lastValueFrom(result) : result;
 }

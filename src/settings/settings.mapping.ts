@@ -37,9 +37,7 @@ export function secretContext(rowId: string, name: SecretSettingName): string {
 }
 
 /** Settings kept as they are in the row's column of the same name. */
-const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(
-  ([n]) => n,
-);
+const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(([n]) => n);
 
 /** Values saved in a row, setting by setting (secrets excluded: they are decrypted separately). */
 function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {

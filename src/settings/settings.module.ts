@@ -4,13 +4,11 @@ import {
   DynamicModule,
   Module,
   NotFoundException,
-  UseFilters,
-  UseGuards,
   type ModuleMetadata,
   type Type,
 } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
-import { AdminErrorsFilter } from './admin-errors.filter';
+import { AdminApi } from './admin-errors.filter';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { InvoicePaymentsAdminOperationsController } from './admin-operations.controller';
 import { AdminOperationsService } from './admin-operations.service';
@@ -26,8 +24,7 @@ import type { InvoicePaymentsAdminOptions } from './types';
  * 401 exactly as a known one does (the routes cannot be listed by probing), and with a key a plain 404 that does
  * not repeat the path.
  */
-@UseGuards(InvoicePaymentsAdminGuard)
-@UseFilters(AdminErrorsFilter)
+@AdminApi()
 class InvoicePaymentsAdminFallbackController {
   @All(['/', '*path'])
   notFound(): never {
