@@ -1,12 +1,45 @@
 import { Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, Matches } from 'class-validator';
+import { PageQueryDto } from './admin.dto';
 import type { Page } from '../gateway/types';
 import { AdminInvoicesService } from './admin-invoices.service';
-import { AlertsQueryDto, InboxQueryDto, OutboxQueryDto } from './admin-operations.dto';
 import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
 import { AdminApi } from './admin-errors.filter';
 import { AdminIdPipe } from './admin-error-codes';
+
+/** Query of `GET /webhooks/inbox`: without `state`, the entries that need attention (pending and dead). */
+export class InboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'dead', 'processed', 'ignored'], {
+    message: 'state must be pending, dead, processed or ignored',
+  })
+  state?: 'pending' | 'dead' | 'processed' | 'ignored';
+}
+
+/** Query of `GET /tracking/outbox`: without `status`, the codes waiting or failed. */
+export class OutboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'sent', 'failed', 'superseded'], {
+    message: 'status must be pending, sent, failed or superseded',
+  })
+  status?: 'pending' | 'sent' | 'failed' | 'superseded';
+}
+
+/** Query of `GET /alerts`. */
+export class AlertsQueryDto extends PageQueryDto {
+  /** `true`: not acknowledged yet; `false`: acknowledged; absent: all. */
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'open must be true or false' })
+  open?: boolean;
+
+  @IsOptional()
+  @Matches(/^[a-z_]{1,32}$/, { message: 'kind must be an alert kind such as amount_mismatch' })
+  kind?: string;
+}
 
 /**
  * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and

@@ -124,7 +124,7 @@ for (const [name, declaration] of SETTING_LIST) {
   if (declaration.kind !== 'int') continue;
   const { min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
   const target = UpdateSettingsDto.prototype;
-  // In the order TypeScript applies stacked decorators (bottom up), so errors list as they always did.
+  // Registered bottom up, as stacked decorators are, so these errors list like the other fields'.
   Max(max, { message: `${name} must be at most ${max}` })(target, name);
   Min(min, { message: min === 0 ? `${name} must be 0 or more` : `${name} must be at least ${min}` })(
     target,

@@ -1,17 +1,10 @@
-import { registerDecorator, ValidationOptions } from 'class-validator';
+import { ValidateBy, ValidationOptions } from 'class-validator';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 
 /** A class-validator rule: `name` is the constraint the admin API's codes know it by, `message` its default. */
 function rule(name: string, message: string, validate: (value: unknown) => boolean) {
   return (options?: ValidationOptions): PropertyDecorator =>
-    (target, propertyName) =>
-      registerDecorator({
-        name,
-        target: target.constructor,
-        propertyName: String(propertyName),
-        options: { message, ...options },
-        validator: { validate },
-      });
+    ValidateBy({ name, validator: { validate, defaultMessage: () => message } }, options);
 }
 
 /** The value is an IANA time zone the runtime knows (`America/Sao_Paulo`). */
