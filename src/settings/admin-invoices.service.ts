@@ -8,7 +8,7 @@ import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
-import { adminValidationError, problemsOf } from './admin-error-codes';
+import { adminValidationError, problemsOf } from './admin-errors.filter';
 import {
   countedPage,
   decodeCursor,

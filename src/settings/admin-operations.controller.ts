@@ -7,8 +7,7 @@ import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
-import { AdminApi } from './admin-errors.filter';
-import { AdminIdPipe } from './admin-error-codes';
+import { AdminApi, AdminIdPipe } from './admin-errors.filter';
 
 /** Query of `GET /webhooks/inbox`: without `state`, the entries that need attention (pending and dead). */
 export class InboxQueryDto extends PageQueryDto {
