@@ -12,12 +12,16 @@ interface HttpResponse {
   send?(body: unknown): unknown;
 }
 
+/** Sets a header on an Express (`setHeader`) or Fastify (`header`) response. */
+export function setResponseHeader(response: Partial<HttpResponse>, name: string, value: string): void {
+  if (response.setHeader) response.setHeader(name, value);
+  else response.header?.(name, value);
+}
+
 /** Writes `answer` (its status, `Retry-After` when it has one, the JSON body) on an Express or Fastify response. */
 export function sendHttpAnswer(response: HttpResponse, answer: HttpAnswer): void {
   if (answer.retryAfterSeconds !== undefined) {
-    const value = String(answer.retryAfterSeconds);
-    if (response.setHeader) response.setHeader('Retry-After', value);
-    else response.header?.('Retry-After', value);
+    setResponseHeader(response, 'Retry-After', String(answer.retryAfterSeconds));
   }
   response.status(answer.status);
   if (response.json) response.json(answer.body);

@@ -17,6 +17,11 @@ export interface Dialect {
   readonly advisoryLocks: boolean;
   /** The host and the module share one connection: work the module starts for the host is finished before it goes on. */
   readonly sharedConnection: boolean;
+  /** The admin list's any-case prefix search over invoice `table` aliased `i`, each term on its index (`nameIndexQuery`: whether the name's index exists; `null`: always). */
+  readonly invoiceSearch: {
+    where(table: string, columns: readonly string[]): string;
+    nameIndexQuery: string | null;
+  };
 }
 
 const POSTGRES: Dialect = {
@@ -24,9 +29,31 @@ const POSTGRES: Dialect = {
   rowLock: 'pessimistic_write',
   advisoryLocks: true,
   sharedConnection: false,
+  invoiceSearch: {
+    // `lower(column) LIKE` (escape `\\` by default) on `text_pattern_ops` indexes; the name on its trigram index.
+    where: (_table, columns) =>
+      `(${[...columns, 'customer_name'].map((c) => `lower(i.${c}) LIKE :prefix`).join(' OR ')}` +
+      ` OR lower(i.customer_name) LIKE :word)`,
+    nameIndexQuery: 'SELECT 1 FROM pg_indexes WHERE indexname = $1',
+  },
 };
 
-const SQLITE: Dialect = { skipLocked: '', rowLock: null, advisoryLocks: false, sharedConnection: true };
+const SQLITE: Dialect = {
+  skipLocked: '',
+  rowLock: null,
+  advisoryLocks: false,
+  sharedConnection: true,
+  invoiceSearch: {
+    // `LIKE` is any case for ASCII on `COLLATE NOCASE` indexes; the name by a scan of its narrow (name, id) index.
+    where: (table, columns) => {
+      const like = (column: string, pattern: string) => `${column} LIKE :${pattern} ESCAPE '\\'`;
+      const name = `${like('n.customer_name', 'prefix')} OR ${like('n.customer_name', 'word')}`;
+      const prefixed = columns.map((c) => like(`i.${c}`, 'prefix')).join(' OR ');
+      return `(${prefixed} OR i.id IN (SELECT n.id FROM ${table} n WHERE ${name}))`;
+    },
+    nameIndexQuery: null,
+  },
+};
 
 /** The dialect of `dataSource`'s database. */
 export function dialectOf(dataSource: DataSource): Dialect {

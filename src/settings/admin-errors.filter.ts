@@ -1,20 +1,173 @@
-import { ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
+import {
+  applyDecorators,
+  ArgumentsHost,
+  BadRequestException,
+  Catch,
+  HttpException,
+  Logger,
+  PipeTransform,
+  UseFilters,
+  UseGuards,
+  UsePipes,
+  ValidationPipe,
+  type ValidationError,
+} from '@nestjs/common';
+import { getMetadataStorage } from 'class-validator';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
-import { GATEWAY_ERROR_HTTP_STATUS } from '../errors/http-answers';
+import { idProblem } from '../core/text-bounds';
+import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
 import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
 import { isGatewayError } from '../gateway/errors';
-import { codeOfStatus } from './admin-error-codes';
-import { adminValidationError } from './validation';
+import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { SecretBoxError } from './secret-box';
 import { SettingsConflictError } from './settings.service';
 
-interface JsonResponse {
-  status(code: number): { json(body: unknown): void };
+/** class-validator's constraint names → the API's codes; `limitAt`: where the constraint holds its bound. */
+const CONSTRAINT_CODES = {
+  max: { code: 'too_large', limitAt: 0 },
+  min: { code: 'too_small', limitAt: 0 },
+  maxLength: { code: 'too_long', limitAt: 0 },
+  isLength: { code: 'bad_length', limitAt: 1 },
+  isInt: { code: 'not_integer' },
+  isString: { code: 'not_text' },
+  isIn: { code: 'not_allowed_value' },
+  matches: { code: 'bad_format' },
+  isArray: { code: 'not_list' },
+  arrayMinSize: { code: 'empty_list' },
+  arrayUnique: { code: 'repeated' },
+  isObject: { code: 'not_object' },
+  isHttpUrl: { code: 'not_url' },
+  isTimeZone: { code: 'not_time_zone' },
+  isCalendarDate: { code: 'not_date' },
+  isIsoInstant: { code: 'not_instant' },
+  whitelistValidation: { code: 'unknown_field' },
+} as const;
+
+/** The code of an answer whose error carries none of its own, by HTTP status (any other 5xx: `internal`). */
+const STATUS_CODES = {
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  429: 'too_many_requests',
+  500: 'internal',
+} as const;
+
+/**
+ * Stable codes of the admin API's errors, so a page can say what is wrong in the reader's language (the English
+ * `message` stays for API users). A 400 names the field (`field`, a dotted path) and, for bounds, the `limit`.
+ */
+export const ADMIN_ERROR_CODES = [
+  ...Object.values(CONSTRAINT_CODES).map((c) => c.code),
+  'too_early',
+  'no_encryption_key',
+  'action_not_allowed',
+  ...Object.values(STATUS_CODES),
+] as const;
+
+export type AdminErrorCode = (typeof ADMIN_ERROR_CODES)[number];
+
+/** One problem of a 400: the field, its code, and the bound it broke when there is one. */
+export interface AdminFieldProblem {
+  field: string;
+  code: AdminErrorCode;
+  /** The bound: a number (`90`, characters, cents) or a day (`YYYY-MM-DD`) for `too_early`. */
+  limit?: number | string;
+  message: string;
+}
+
+export function codeOfStatus(status: number): AdminErrorCode {
+  return STATUS_CODES[status as keyof typeof STATUS_CODES] ?? (status >= 500 ? 'internal' : 'invalid');
+}
+
+/** The bound of `constraint` on `target`'s `property`, read from class-validator's metadata. */
+function limitOf(target: object | undefined, property: string, constraint: string, at: number) {
+  const value: unknown = target
+    ? getMetadataStorage()
+        .getTargetValidationMetadatas(target.constructor, '', true, false)
+        .find((m) => m.propertyName === property && m.name === constraint)?.constraints?.[at]
+    : undefined;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** class-validator's (nested) errors as problems, one per broken constraint, fields as dotted paths. */
+function validationProblems(errors: ValidationError[], parent = ''): AdminFieldProblem[] {
+  return errors.flatMap((error) => {
+    const field = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]): AdminFieldProblem => {
+      const known = CONSTRAINT_CODES[constraint as keyof typeof CONSTRAINT_CODES] ?? { code: 'invalid' };
+      const at = 'limitAt' in known ? known.limitAt : undefined;
+      const limit = at === undefined ? undefined : limitOf(error.target, error.property, constraint, at);
+      return { field, code: known.code, ...(limit !== undefined ? { limit } : {}), message };
+    });
+    return [...own, ...validationProblems(error.children ?? [], field)];
+  });
+}
+
+/** Messages per field (`{ field: ['...'] }`) as problems of code `code`, with the bound `limit` when given. */
+export function problemsOf(
+  errors: Record<string, string[]>,
+  code: AdminErrorCode = 'invalid',
+  limit?: number | string,
+): AdminFieldProblem[] {
+  return Object.entries(errors).flatMap(([field, messages]) =>
+    messages.map((message) => ({ field, code, ...(limit !== undefined ? { limit } : {}), message })),
+  );
+}
+
+/**
+ * A 400 in the admin API's one shape: `errors` (messages per field, fields as dotted paths such as
+ * `ecommerce.storeId`), every problem in `problems`, and the first one's `code`, `field` and `limit`.
+ */
+export function adminValidationError(problems: AdminFieldProblem[]): BadRequestException {
+  const errors: Record<string, string[]> = {};
+  for (const { field, message } of problems) (errors[field] ??= []).push(message);
+  const [first] = problems;
+  return new BadRequestException({
+    statusCode: 400,
+    error: 'Bad Request',
+    code: first?.code ?? 'invalid',
+    field: first?.field ?? '',
+    ...(first?.limit !== undefined ? { limit: first.limit } : {}),
+    message: `invalid ${Object.keys(errors).join(', ')}`,
+    errors,
+    problems,
+  });
+}
+
+/**
+ * The admin API's validation pipe: an unknown field is an error (nothing is stripped silently), query strings
+ * become numbers where the DTO says so. Rejected values are never echoed back: a mistyped secret must not end up in
+ * a response or a log.
+ */
+export function adminValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    // The target lets the codes name their bounds (`limit`); neither it nor the value is ever put in an answer.
+    validationError: { target: true, value: false },
+    exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
+  });
+}
+
+/**
+ * An id from the admin API's path (`invoices/:id`, `alerts/:id`...), checked before it reaches SQL: a NUL byte or
+ * a 10 kB string is a 400 naming `id`, never a database error.
+ */
+export class AdminIdPipe implements PipeTransform<unknown, string> {
+  transform(value: unknown): string {
+    const problem = idProblem(value);
+    if (problem) throw adminValidationError(problemsOf({ id: [problem] }));
+    return value as string;
+  }
 }
 
 /**
  * Turns what the admin operations throw into JSON answers. Every answer has a stable `code` (see
- * `admin-error-codes.ts`) next to the English `message`, so the admin page can word it in the reader's language.
+ * {@link ADMIN_ERROR_CODES}) next to the English `message`, so the admin page can word it in the reader's language.
  * The module's errors get `InvoicePaymentsErrorsFilter`'s status and body; staff see more than a shopper where it
  * helps: the checkout's field errors in the admin API's 400 shape, which action a state refused, and gateway errors
  * themselves (they carry no secrets: the client scrubs them) by kind (`gateway_<kind>`). A secret that cannot be
@@ -25,70 +178,70 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
   override catch(error: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<JsonResponse>();
+    sendHttpAnswer(host.switchToHttp().getResponse(), this.adminAnswerOf(error));
+  }
+
+  private adminAnswerOf(error: unknown): HttpAnswer {
     if (error instanceof CheckoutValidationError) {
-      // The checkout's field errors, in the admin API's one shape for a 400.
-      response.status(400).json(adminValidationError(error.fields).getResponse());
-      return;
+      return this.adminAnswerOf(adminValidationError(problemsOf(error.fields)));
     }
     if (error instanceof InvoiceOperationNotAllowedError) {
-      // The invoice's state does not allow it: which action, why, and the status it was in.
-      response.status(409).json({
+      const { operation: action, reason, invoiceStatus, message } = error;
+      const body = {
         statusCode: 409,
         error: 'Conflict',
         code: 'action_not_allowed',
-        action: error.operation,
-        reason: error.reason,
-        invoiceStatus: error.invoiceStatus,
-        message: error.message,
-      });
-      return;
+        action,
+        reason,
+        invoiceStatus,
+      };
+      return { status: 409, body: { ...body, message } };
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const body = error.getResponse();
       const json = typeof body === 'string' ? { statusCode: status, message: body } : body;
-      response.status(status).json({ code: codeOfStatus(status), ...json });
-      return;
+      return { status, body: { code: codeOfStatus(status), ...json } };
     }
     if (isGatewayError(error)) {
       const statusCode = GATEWAY_ERROR_HTTP_STATUS[error.kind];
       const fields = 'fields' in error ? (error.fields as Record<string, string[]>) : undefined;
-      response.status(statusCode).json({
-        statusCode,
-        error: 'gateway_' + error.kind,
-        code: 'gateway_' + error.kind,
-        message: error.message,
-        ...(fields ? { errors: fields } : {}),
-        ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
-      });
-      return;
+      const code = 'gateway_' + error.kind;
+      const body = { statusCode, error: code, code, message: error.message };
+      return {
+        status: statusCode,
+        body: {
+          ...body,
+          ...(fields ? { errors: fields } : {}),
+          ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
+        },
+      };
     }
     const answer = this.answerOf(error);
-    if (answer) {
-      const body = { code: codeOfStatus(answer.status), ...answer.body };
-      sendHttpAnswer(response, { ...answer, body });
-      return;
-    }
+    if (answer) return { ...answer, body: { code: codeOfStatus(answer.status), ...answer.body } };
     if (error instanceof SettingsConflictError) {
-      response
-        .status(409)
-        .json({ statusCode: 409, error: 'Conflict', code: 'conflict', message: error.message });
-      return;
+      return {
+        status: 409,
+        body: { statusCode: 409, error: 'Conflict', code: 'conflict', message: error.message },
+      };
     }
     if (error instanceof SecretBoxError) {
       this.logger.error(`stored settings could not be read: ${error.message}`);
-      response.status(500).json({
-        statusCode: 500,
-        error: 'settings_unreadable',
-        code: 'settings_unreadable',
-        message: error.message,
-      });
-      return;
+      const code = 'settings_unreadable';
+      return { status: 500, body: { statusCode: 500, error: code, code, message: error.message } };
     }
     // Only encrypted secrets ever reach the database or the client's errors, so a message here holds none.
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
     this.logger.error(`admin request failed: ${detail}`);
-    response.status(500).json({ statusCode: 500, code: 'internal', message: 'Internal server error' });
+    return { status: 500, body: { statusCode: 500, code: 'internal', message: 'Internal server error' } };
   }
+}
+
+/** An admin API controller: guarded by {@link InvoicePaymentsAdminGuard}, input checked, errors answered as above. */
+export function AdminApi(): ClassDecorator {
+  return applyDecorators(
+    UseGuards(InvoicePaymentsAdminGuard),
+    UsePipes(adminValidationPipe()),
+    UseFilters(AdminErrorsFilter),
+  );
 }

@@ -1,12 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, Repository } from 'typeorm';
-import { allowedActions, refundableCents, type InvoiceAction } from '../checkout/invoice-actions';
+import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
+import { allowedActions, refundableCents } from '../checkout/invoice-actions';
+import { sessionDataOf } from '../checkout/invoice-payment.provider';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { isPostgres } from '../core/transaction';
+import { dialectOf } from '../persistence/dialect';
+import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { adminValidationError, problemsOf } from './admin-errors.filter';
 import {
   countedPage,
   decodeCursor,
@@ -14,65 +16,34 @@ import {
   encodeCursor,
   TOTAL_CAP,
   type KeysetPage,
+  type PageQuery,
 } from './paging';
-import { matchingInvoices, NAME_TRIGRAMS, type AdminInvoiceQuery } from './invoice-list.query';
 
-export type { AdminInvoiceQuery } from './invoice-list.query';
-import { adminValidationError } from './validation';
-import { sessionDataOf } from '../checkout/invoice-payment.provider';
+export interface AdminInvoiceQuery extends PageQuery {
+  status?: number;
+  orderId?: string;
+  method?: 'pix' | 'billet' | 'card';
+  creationState?: InvoiceCreationState;
+  /** ISO-8601 instants: created at or after `createdFrom`, before `createdBefore`. */
+  createdFrom?: string;
+  createdBefore?: string;
+  /**
+   * Text searched, any case: the start of the order id, the order number, the invoice number or the e-mail, or the
+   * start of the customer's name or of a word in it (after a space).
+   */
+  q?: string;
+  /** The previous page's `nextCursor`: the page after it (the list's order, newest first). */
+  cursor?: string;
+}
+
+/** Columns `q` matches from their start (any case). */
+const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
+
+/** The index `q` needs for the customer's name on PostgreSQL: trigrams, made where `pg_trgm` could be installed. */
+const NAME_TRIGRAMS = 'IDX_invoice_payments_invoice_q_name';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
-export interface AdminInvoiceView {
-  /** Local id: the key of the admin operations (`/invoices/:id/...`). */
-  id: string;
-  orderId: string;
-  /** The order number people know (the host's `display_id`), when the host gave one. */
-  displayId: string | null;
-  /** The customer as given at checkout; the document masked (`***.982.247-**`). */
-  customer: { name: string | null; email: string | null; document: string | null };
-  /**
-   * What the invoice's state allows now (`changeDueDate`, `cancel`, `refund`), from the provider's own rules
-   * (`checkout/invoice-actions.ts`): the page offers only these.
-   */
-  allowedActions: InvoiceAction[];
-  /** Cents that can still be refunded (paid minus refunded); 0 when the invoice cannot be refunded now. */
-  refundableCents: number;
-  attempt: number;
-  method: 'pix' | 'billet' | 'card';
-  creationState: string;
-  /** The service's invoice number and `invoice_id`. */
-  gatewayId: string | null;
-  gatewayInvoiceId: string | null;
-  statusCode: number | null;
-  statusText: string | null;
-  /** The spec's name of the code (§3), `null` for unlisted codes. */
-  statusName: string | null;
-  /** What the code means for the order (the status table). */
-  orderPaymentStatus: string | null;
-  currency: string;
-  amountCents: number;
-  paidCents: number | null;
-  refundedCents: number;
-  amountMismatch: boolean;
-  dueDate: string | null;
-  installments: number;
-  card: { brand: string | null; last4: string | null } | null;
-  billetLine: string | null;
-  billetBarcode: string | null;
-  billetUrl: string | null;
-  /** PIX copy-and-paste code (what the customer's bank app reads). */
-  pixPayload: string | null;
-  paymentUrl: string | null;
-  failureReason: string | null;
-  /** The creation's outcome is being confirmed until then (`pending`/`unknown`); nothing new is created before. */
-  confirmingUntil: string | null;
-  /** Why the module stopped deciding on its own: resolve with `recheck` or `mark-not-created`. */
-  attentionReason: string | null;
-  /** The record of the order's invoice this one duplicates (canceled, or paid and alerted). */
-  duplicateOf: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type AdminInvoiceView = ReturnType<typeof toView>;
 
 /** The local invoice records, newest first, a page at a time by keyset. */
 @Injectable()
@@ -85,21 +56,20 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
   }
 
   /**
-   * Says once, at start, when PostgreSQL lacks the name's trigram index (no `pg_trgm` when the migration ran): every
-   * search `q` then scans the invoice table (seconds at a million invoices). One catalog read during the start, so an
-   * idle store makes no query of its own afterwards; a failure to read it never fails the start.
+   * Says once, at start, when the database lacks the name's index (no `pg_trgm` when the migration ran): every
+   * search `q` then scans the invoice table (seconds at a million invoices). One catalog read during the start, so
+   * an idle store makes no query of its own afterwards; a failure to read it never fails the start.
    */
   async onApplicationBootstrap(): Promise<void> {
     await this.checkNameIndex().catch(() => undefined);
   }
 
-  /** Whether the name's index is there (always on SQLite); warns when it is not. */
+  /** Whether the name's index is there; warns when it is not. */
   async checkNameIndex(): Promise<boolean> {
-    if (!isPostgres(this.dataSource)) return true;
-    const rows = (await this.dataSource.query('SELECT 1 FROM pg_indexes WHERE indexname = $1', [
-      NAME_TRIGRAMS,
-    ])) as unknown[];
-    if (rows.length > 0) return true;
+    const query = dialectOf(this.dataSource).invoiceSearch.nameIndexQuery;
+    if (query === null || ((await this.dataSource.query(query, [NAME_TRIGRAMS])) as unknown[]).length > 0) {
+      return true;
+    }
     this.logger.warn(
       `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
         'each search scans the invoice table; see docs/admin.md (Search at scale) to create it',
@@ -117,9 +87,9 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     const page = query.page ?? 1;
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
     if (query.cursor !== undefined && !after) {
-      throw adminValidationError({ cursor: ['cursor must be a nextCursor this list gave'] });
+      throw adminValidationError(problemsOf({ cursor: ['cursor must be a nextCursor this list gave'] }));
     }
-    const matching = matchingInvoices(this.dataSource, query);
+    const matching = this.matching(query);
     const counted = matching
       .clone()
       .select('1', 'one')
@@ -175,31 +145,66 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     return { ...page, items };
   }
 
-  /** One record, or `null`. */
   async find(id: string): Promise<AdminInvoiceView | null> {
     const row = await this.invoices.findOneBy({ id });
     return row ? toView(row) : null;
   }
+
+  /** The rows the filters and the search select, without order or bounds: each filter is an index range. */
+  private matching(query: AdminInvoiceQuery): SelectQueryBuilder<InvoiceRecord> {
+    const qb = this.invoices.createQueryBuilder('i');
+    if (query.status !== undefined) qb.andWhere('i.statusCode = :status', { status: query.status });
+    if (query.orderId !== undefined) qb.andWhere('i.orderId = :orderId', { orderId: query.orderId });
+    if (query.method !== undefined) qb.andWhere('i.method = :method', { method: query.method });
+    if (query.creationState !== undefined)
+      qb.andWhere('i.creationState = :creationState', { creationState: query.creationState });
+    // Stored as ISO-8601 UTC text, which compares in time order.
+    if (query.createdFrom)
+      qb.andWhere('i.createdAt >= :from', { from: new Date(query.createdFrom).toISOString() });
+    if (query.createdBefore)
+      qb.andWhere('i.createdAt < :before', { before: new Date(query.createdBefore).toISOString() });
+    // Lower-cased, its own `%`, `_` and `\` taken literally.
+    const q = query.q
+      ?.trim()
+      .toLowerCase()
+      .replace(/[\\%_]/g, (c) => `\\${c}`);
+    if (q) {
+      const where = dialectOf(this.dataSource).invoiceSearch.where(
+        this.invoices.metadata.tableName,
+        PREFIXED,
+      );
+      qb.andWhere(where, { prefix: `${q}%`, word: `% ${q}%` });
+    }
+    return qb;
+  }
 }
 
-export function toView(row: InvoiceRecord): AdminInvoiceView {
+function toView(row: InvoiceRecord) {
   const code = row.statusCode;
   const actions = allowedActions(row);
+  const session = sessionDataOf(row);
   return {
+    /** Local id: the key of the admin operations (`/invoices/:id/...`). */
     id: row.id,
     orderId: row.orderId,
+    /** The order number people know (the host's `display_id`), when the host gave one. */
     displayId: row.displayId,
+    /** The customer as given at checkout; the document masked (`***.982.247-**`). */
     customer: { name: row.customerName, email: row.customerEmail, document: row.customerDocument },
+    /** What the invoice's state allows now (`checkout/invoice-actions.ts`): the page offers only these. */
     allowedActions: actions,
+    /** Cents that can still be refunded; 0 when the invoice cannot be refunded now. */
     refundableCents: actions.includes('refund') ? refundableCents(row) : 0,
     attempt: row.attempt,
     method: row.method,
-    creationState: row.creationState,
+    creationState: row.creationState as string,
     gatewayId: row.gatewayId,
     gatewayInvoiceId: row.gatewayInvoiceId,
     statusCode: code,
     statusText: row.statusText,
+    /** The spec's name of the code (§3), `null` for unlisted codes. */
     statusName: code !== null && isKnownStatusCode(code) ? INVOICE_STATUS_NAMES[code] : null,
+    /** What the code means for the order (the status table). */
     orderPaymentStatus: statusRow(code)?.order ?? null,
     currency: row.currency,
     amountCents: row.amountCents,
@@ -212,11 +217,15 @@ export function toView(row: InvoiceRecord): AdminInvoiceView {
     billetLine: row.billetLine,
     billetBarcode: row.billetBarcode,
     billetUrl: row.billetUrl,
+    /** PIX copy-and-paste code (what the customer's bank app reads). */
     pixPayload: row.pixPayload,
     paymentUrl: row.paymentUrl,
     failureReason: row.failureReason,
-    confirmingUntil: sessionDataOf(row).confirmingUntil,
-    attentionReason: sessionDataOf(row).attentionReason,
+    /** The creation's outcome is being confirmed until then; nothing new is created before. */
+    confirmingUntil: session.confirmingUntil,
+    /** Why the module stopped deciding on its own: resolve with `recheck` or `mark-not-created`. */
+    attentionReason: session.attentionReason,
+    /** The record of the order's invoice this one duplicates (canceled, or paid and alerted). */
     duplicateOf: row.duplicateOf,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

@@ -1,34 +1,50 @@
-import {
-  Controller,
-  Get,
-  HttpCode,
-  NotFoundException,
-  Param,
-  Post,
-  Query,
-  Type,
-  UseFilters,
-  UseGuards,
-  UsePipes,
-} from '@nestjs/common';
+import { Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, Matches } from 'class-validator';
+import { PageQueryDto } from './admin.dto';
 import type { Page } from '../gateway/types';
-import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService } from './admin-invoices.service';
-import { AlertsQueryDto, InboxQueryDto, OutboxQueryDto } from './admin-operations.dto';
 import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
-import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
-import { AdminIdPipe, adminValidationPipe } from './validation';
+import { AdminApi, AdminIdPipe } from './admin-errors.filter';
+
+/** Query of `GET /webhooks/inbox`: without `state`, the entries that need attention (pending and dead). */
+export class InboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'dead', 'processed', 'ignored'], {
+    message: 'state must be pending, dead, processed or ignored',
+  })
+  state?: 'pending' | 'dead' | 'processed' | 'ignored';
+}
+
+/** Query of `GET /tracking/outbox`: without `status`, the codes waiting or failed. */
+export class OutboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'sent', 'failed', 'superseded'], {
+    message: 'status must be pending, sent, failed or superseded',
+  })
+  status?: 'pending' | 'sent' | 'failed' | 'superseded';
+}
+
+/** Query of `GET /alerts`. */
+export class AlertsQueryDto extends PageQueryDto {
+  /** `true`: not acknowledged yet; `false`: acknowledged; absent: all. */
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'open must be true or false' })
+  open?: boolean;
+
+  @IsOptional()
+  @Matches(/^[a-z_]{1,32}$/, { message: 'kind must be an alert kind such as amount_mismatch' })
+  kind?: string;
+}
 
 /**
  * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and
- * retry), and the alerts (list and acknowledge). Same prefix, guard, validation and errors as
- * {@link InvoicePaymentsAdminController}.
+ * retry), and the alerts (list and acknowledge).
  */
-@UseGuards(InvoicePaymentsAdminGuard)
-@UsePipes(adminValidationPipe())
-@UseFilters(AdminErrorsFilter)
+@AdminApi()
 export class InvoicePaymentsAdminOperationsController {
   constructor(
     private readonly operations: AdminOperationsService,
@@ -87,13 +103,4 @@ export class InvoicePaymentsAdminOperationsController {
     if (!alert) throw new NotFoundException(`No alert ${id}`);
     return alert;
   }
-}
-
-/** The operations controller mounted at `prefix` (a subclass per prefix, like the admin controller). */
-export function createAdminOperationsController(
-  prefix: string,
-): Type<InvoicePaymentsAdminOperationsController> {
-  @Controller(prefix.replace(/^\/+|\/+$/g, ''))
-  class PrefixedInvoicePaymentsAdminOperationsController extends InvoicePaymentsAdminOperationsController {}
-  return PrefixedInvoicePaymentsAdminOperationsController;
 }

@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, Logger, NotFoundException, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/requeue';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -22,10 +23,7 @@ import { findPage, type PageQuery } from './paging';
 export class AdminOperationsService {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
-  /**
-   * The workers are those of the app's webhook and shipping modules (the root module imports them here); without
-   * one, a requeued row waits for the next poll of whichever instance runs the worker.
-   */
+  /** The workers of the app's webhook and shipping modules; without one, a requeued row waits for its next poll. */
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional() private readonly inbox?: WebhookInboxProcessor,
@@ -54,25 +52,11 @@ export class AdminOperationsService {
         'this delivery was unreadable when it arrived and was refused (422): the service sends it again',
       );
     }
-    if (entry.state !== 'dead' && entry.state !== 'pending') {
-      throw new ConflictException(`this delivery is ${entry.state}: there is nothing to retry`);
-    }
     const now = new Date();
-    const requeued = await requeueUnleased(
-      this.dataSource,
-      WebhookInboxEntry,
-      id,
-      'state',
-      entry.state,
-      now,
-      {
-        state: 'pending',
-        nextAttemptAt: now,
-        processedAt: null,
-      },
-    );
-    if (!requeued) throw new ConflictException('this delivery is being processed right now');
-    this.logger.log(`webhook inbox entry ${id} (${entry.state}) queued again by an admin`);
+    await this.requeue(WebhookInboxEntry, id, 'state', entry.state, ['dead', 'pending'], {
+      what: ['webhook inbox entry', 'this delivery', 'being processed'],
+      patch: { state: 'pending', nextAttemptAt: now, processedAt: null },
+    });
     this.inbox?.kick(id, entry.gatewayId);
     return inboxView(await repo.findOneByOrFail({ id }));
   }
@@ -90,17 +74,11 @@ export class AdminOperationsService {
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const row = await repo.findOneBy({ id });
     if (!row) throw new NotFoundException(`No tracking outbox row ${id}`);
-    if (row.status !== 'failed' && row.status !== 'pending') {
-      throw new ConflictException(`this tracking code is ${row.status}: there is nothing to retry`);
-    }
     const now = new Date();
-    const requeued = await requeueUnleased(this.dataSource, TrackingOutbox, id, 'status', row.status, now, {
-      status: 'pending',
-      nextAttemptAt: now,
-      updatedAt: now,
+    await this.requeue(TrackingOutbox, id, 'status', row.status, ['failed', 'pending'], {
+      what: ['tracking outbox row', 'this tracking code', 'being posted'],
+      patch: { status: 'pending', nextAttemptAt: now, updatedAt: now },
     });
-    if (!requeued) throw new ConflictException('this tracking code is being posted right now');
-    this.logger.log(`tracking outbox row ${id} (${row.status}) queued again by an admin`);
     this.tracking?.kick();
     return outboxView(await repo.findOneByOrFail({ id }));
   }
@@ -113,5 +91,22 @@ export class AdminOperationsService {
       take: 500,
     });
     return rows.map(historyView);
+  }
+
+  /** Makes a row in one of the `retryable` states due now, unless a worker holds it (409 either way). */
+  private async requeue<T extends WebhookInboxEntry | TrackingOutbox>(
+    entity: new () => T,
+    id: string,
+    column: 'state' | 'status',
+    from: string,
+    retryable: string[],
+    { what: [row, named, busy], patch }: { what: [string, string, string]; patch: QueryDeepPartialEntity<T> },
+  ): Promise<void> {
+    if (!retryable.includes(from))
+      throw new ConflictException(`${named} is ${from}: there is nothing to retry`);
+    if (!(await requeueUnleased(this.dataSource, entity, id, column, from, new Date(), patch))) {
+      throw new ConflictException(`${named} is ${busy} right now`);
+    }
+    this.logger.log(`${row} ${id} (${from}) queued again by an admin`);
   }
 }

@@ -1,7 +1,6 @@
 import {
   Body,
   ConflictException,
-  Controller,
   Get,
   HttpCode,
   Inject,
@@ -11,10 +10,6 @@ import {
   Put,
   Query,
   Res,
-  Type,
-  UseFilters,
-  UseGuards,
-  UsePipes,
 } from '@nestjs/common';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { ResendWebhookResult } from '../gateway/types';
@@ -22,9 +17,9 @@ import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { CreationOutcomes } from '../checkout/creation-outcomes.service';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.views';
-import { AdminErrorsFilter } from './admin-errors.filter';
 import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
 import type { KeysetPage } from './paging';
 import {
@@ -35,28 +30,22 @@ import {
   ResendWebhookDto,
   UpdateSettingsDto,
 } from './admin.dto';
-import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { SettingsUpdate } from './settings.mapping';
+import { settingFields, type SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
-import { problemsOf } from './admin-error-codes';
-import { AdminIdPipe, adminValidationError, adminValidationPipe } from './validation';
+import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
 import { checkSettingsUpdate } from './update-checks';
-import { settingFields, type SettingField } from './setting-fields';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 
 /**
  * The admin API: settings (secrets masked), a credential check, the local invoices and the operations a store's
- * staff needs on them. Mounted under the configured prefix (default `admin/invoice-payments`) and guarded by
- * {@link InvoicePaymentsAdminGuard}.
+ * staff needs on them.
  */
-@UseGuards(InvoicePaymentsAdminGuard)
-@UsePipes(adminValidationPipe())
-@UseFilters(AdminErrorsFilter)
+@AdminApi()
 export class InvoicePaymentsAdminController {
   constructor(
     private readonly settings: InvoicePaymentsSettingsService,
@@ -79,7 +68,7 @@ export class InvoicePaymentsAdminController {
 
   /** The settings form: every setting as declared (`settings.schema.ts`), in order, named in both languages. */
   @Get('settings/fields')
-  getSettingFields(): SettingField[] {
+  getSettingFields(): ReturnType<typeof settingFields> {
     return settingFields();
   }
 
@@ -91,7 +80,7 @@ export class InvoicePaymentsAdminController {
       const why =
         'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
       const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
-      throw adminValidationError(errors, problemsOf(errors, 'no_encryption_key'));
+      throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
     }
     this.settings.invalidate(); // judged against what is saved now, not this instance's cache
     const problems = await checkSettingsUpdate(
@@ -99,7 +88,7 @@ export class InvoicePaymentsAdminController {
       await this.settings.getEffective(),
       this.gatewayOptions.lookup,
     );
-    if (Object.keys(problems).length > 0) throw adminValidationError(problems);
+    if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
     await this.settings.update({ ...body } as SettingsUpdate);
     return this.settings.getMasked();
   }
@@ -142,11 +131,7 @@ export class InvoicePaymentsAdminController {
       // The provider refuses a day before today, naming it in its message ("from YYYY-MM-DD on").
       const first = err instanceof CheckoutValidationError ? err.fields.dueDate?.[0] : undefined;
       const today = first && /\d{4}-\d{2}-\d{2}/.exec(first)?.[0];
-      if (first && today)
-        throw adminValidationError(
-          { dueDate: [first] },
-          problemsOf({ dueDate: [first] }, 'too_early', today),
-        );
+      if (first && today) throw adminValidationError(problemsOf({ dueDate: [first] }, 'too_early', today));
       throw err;
     }
     return this.reload(id);
@@ -171,8 +156,7 @@ export class InvoicePaymentsAdminController {
     @Body() body: RefundDto,
     @Res({ passthrough: true }) res: { status(code: number): unknown },
   ): Promise<AdminInvoiceView & { refund: RefundView }> {
-    const record = await this.records.get(id).catch(() => null);
-    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    const record = await this.record(id);
     let outcome;
     try {
       outcome = await this.refunds.refund({
@@ -186,7 +170,7 @@ export class InvoicePaymentsAdminController {
       if (err instanceof CheckoutValidationError && err.fields.amount) {
         const errors = { amountCents: err.fields.amount };
         const refundable = (await this.refunds.ledger(record)).refundableCents;
-        throw adminValidationError(errors, problemsOf(errors, 'too_large', refundable));
+        throw adminValidationError(problemsOf(errors, 'too_large', refundable));
       }
       throw err;
     }
@@ -199,8 +183,7 @@ export class InvoicePaymentsAdminController {
   async listRefunds(
     @Param('id', AdminIdPipe) id: string,
   ): Promise<{ refundableCents: number; refunds: RefundView[] }> {
-    const record = await this.records.get(id).catch(() => null);
-    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    const record = await this.record(id);
     const { refundableCents, refunds } = await this.refunds.ledger(record);
     return { refundableCents, refunds: refunds.map(refundView) };
   }
@@ -213,8 +196,7 @@ export class InvoicePaymentsAdminController {
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
-    const record = await this.records.get(id).catch(() => null);
-    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    const record = await this.record(id);
     await this.creation.settle(record);
     return this.reload(id);
   }
@@ -230,8 +212,7 @@ export class InvoicePaymentsAdminController {
     @Param('id', AdminIdPipe) id: string,
     @Body() body: MarkNotCreatedDto,
   ): Promise<AdminInvoiceView> {
-    const record = await this.records.get(id).catch(() => null);
-    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    const record = await this.record(id);
     if (record.creationState === 'created' || record.creationState === 'failed') {
       throw new ConflictException(`invoice record ${id} is ${record.creationState}: nothing to resolve`);
     }
@@ -261,6 +242,12 @@ export class InvoicePaymentsAdminController {
     });
   }
 
+  private async record(id: string): Promise<InvoiceRecord> {
+    const record = await this.records.get(id).catch(() => null);
+    if (!record) throw new NotFoundException(`No invoice record ${id}`);
+    return record;
+  }
+
   /** The invoice's view after an action; what remains refundable counts the ledger's refunds in flight as spent. */
   private async reload(id: string): Promise<AdminInvoiceView> {
     const invoice = await this.invoices.find(id);
@@ -271,11 +258,4 @@ export class InvoicePaymentsAdminController {
     }
     return invoice;
   }
-}
-
-/** The admin controller mounted at `prefix`: a subclass per prefix, so two apps in one process may differ. */
-export function createAdminController(prefix: string): Type<InvoicePaymentsAdminController> {
-  @Controller(prefix.replace(/^\/+|\/+$/g, ''))
-  class PrefixedInvoicePaymentsAdminController extends InvoicePaymentsAdminController {}
-  return PrefixedInvoicePaymentsAdminController;
 }

@@ -16,8 +16,13 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import { SETTING_LIST, type InvoicePaymentsSettingsValues, type SettingName } from '../core/settings.schema';
-import { PAYMENT_METHODS, type InvoicePaymentsMode } from './types';
+import {
+  PAYMENT_METHODS,
+  SETTING_LIST,
+  type InvoicePaymentsMode,
+  type InvoicePaymentsSettingsValues,
+  type SettingName,
+} from '../core/settings.schema';
 import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
 
 /** Highest `ecommerce` id: the columns are `integer`, 32 bits on PostgreSQL (a larger one was a database error). */
@@ -119,7 +124,7 @@ for (const [name, declaration] of SETTING_LIST) {
   if (declaration.kind !== 'int') continue;
   const { min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
   const target = UpdateSettingsDto.prototype;
-  // In the order TypeScript applies stacked decorators (bottom up), so errors list as they always did.
+  // Registered bottom up, as stacked decorators are, so these errors list like the other fields'.
   Max(max, { message: `${name} must be at most ${max}` })(target, name);
   Min(min, { message: min === 0 ? `${name} must be 0 or more` : `${name} must be at least ${min}` })(
     target,

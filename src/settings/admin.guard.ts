@@ -12,6 +12,7 @@ import {
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
+import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
 import { AdminAuthThrottle, clientOf, type FailureVerdict } from './auth-throttle';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
 import type { InvoicePaymentsAdminOptions } from './types';
@@ -20,18 +21,6 @@ interface AdminRequest {
   headers: Record<string, string | string[] | undefined>;
   ip?: string;
   socket?: { remoteAddress?: string };
-}
-
-/** Express' response has `setHeader`, Fastify's reply `header`. */
-interface HeaderTarget {
-  setHeader?(name: string, value: string): unknown;
-  header?(name: string, value: string): unknown;
-}
-
-/** Sets a header on the platform's response, Express or Fastify. */
-export function setResponseHeader(response: HeaderTarget, name: string, value: string): void {
-  if (typeof response.setHeader === 'function') response.setHeader(name, value);
-  else if (typeof response.header === 'function') response.header(name, value);
 }
 
 /** Admin options whose "locked" warning was logged (once per configuration). */
@@ -87,7 +76,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<AdminRequest>();
-    const response = http.getResponse<HeaderTarget>();
+    const response = http.getResponse<object>();
     setResponseHeader(response, 'X-Content-Type-Options', 'nosniff');
     // The credentials are always looked at first: the right ones open the door, however many failures came from
     // the same address (a reverse proxy, a NAT). Only a failure is counted, and slowed once past the limit.
@@ -144,24 +133,18 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     return true;
   }
 
-  /** Exactly as if the host had put its guard on the routes: its exceptions and its `false` (403) stand. */
+  /**
+   * Exactly as if the host had put its guard on the routes: its exceptions and its `false` (403) stand. A guard class
+   * is built once, its dependencies from the app's global modules (as `orderPort` is built).
+   */
   private async runHostGuard(context: ExecutionContext): Promise<boolean> {
-    return settle((await this.resolveHostGuard()).canActivate(context));
-  }
-
-  /** A guard class is built once, its dependencies from the app's global modules (as `orderPort` is built). */
-  private async resolveHostGuard(): Promise<CanActivate> {
-    if (this.hostGuard) return this.hostGuard;
     const guard = this.options.guard as NonNullable<InvoicePaymentsAdminOptions['guard']>;
-    this.hostGuard = typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;
-    return this.hostGuard;
+    this.hostGuard ??= typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;
+    const result = this.hostGuard.canActivate(context);
+    return result instanceof Observable ? lastValueFrom(result) : result;
   }
 }
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
-}
-
-async function settle(result: boolean | Promise<boolean> | Observable<boolean>): Promise<boolean> {
-  return result instanceof Observable ? lastValueFrom(result) : result;
 }

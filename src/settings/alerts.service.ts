@@ -11,15 +11,7 @@ import { InvoicePaymentsAlertRecord } from './alert.entity';
 import { findPage, type PageQuery } from './paging';
 
 /** An alert as the admin API lists it. */
-export interface AdminAlertView {
-  id: string;
-  kind: string;
-  orderId: string | null;
-  invoiceRecordId: string | null;
-  message: string;
-  createdAt: string;
-  acknowledgedAt: string | null;
-}
+export type AdminAlertView = ReturnType<typeof alertView>;
 
 export interface AdminAlertQuery extends PageQuery {
   /** `true`: only alerts not acknowledged yet; `false`: only acknowledged ones; absent: all. */
@@ -104,7 +96,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
   }
 }
 
-function alertView(row: InvoicePaymentsAlertRecord): AdminAlertView {
+function alertView(row: InvoicePaymentsAlertRecord) {
   return {
     id: row.id,
     kind: row.kind,
@@ -112,6 +104,6 @@ function alertView(row: InvoicePaymentsAlertRecord): AdminAlertView {
     invoiceRecordId: row.invoiceRecordId,
     message: row.message,
     createdAt: row.createdAt.toISOString(),
-    acknowledgedAt: row.acknowledgedAt ? row.acknowledgedAt.toISOString() : null,
+    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
   };
 }

@@ -4,7 +4,7 @@ import { GatewayScopeError, isGatewayError } from '../gateway/errors';
 import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
 import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { CredentialCheckOperation, CredentialCheckReport, CredentialCheckResult } from './types';
+import type { CredentialCheckOperation, CredentialCheckReport } from './types';
 
 /** Read-only operations the check calls for real (one item each). */
 const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) => Promise<unknown> }> = [
@@ -48,24 +48,23 @@ export class CredentialCheckService {
     const operations: CredentialCheckOperation[] = [];
 
     let scopes: string[] | null = null;
-    let statusFailure: CredentialCheckOperation | null = null;
     try {
       scopes = (await this.client.credentialStatus()).scopes;
       operations.push({ operation: 'credentialStatus', scope: null, result: 'ok', checkedBy: 'call' });
     } catch (err) {
-      if (isGatewayError(err) && (err.kind === 'unsupported' || err.kind === 'not_found')) {
-        const message = 'the service has no credential-status operation: write scopes are probed';
-        operations.push({
-          operation: 'credentialStatus',
-          scope: null,
-          result: 'not_available',
-          checkedBy: 'call',
-          message,
-        });
-      } else {
-        statusFailure = failure('credentialStatus', null, err);
-        operations.push(statusFailure);
-      }
+      const missing = isGatewayError(err) && (err.kind === 'unsupported' || err.kind === 'not_found');
+      const message = 'the service has no credential-status operation: write scopes are probed';
+      operations.push(
+        missing
+          ? {
+              operation: 'credentialStatus',
+              scope: null,
+              result: 'not_available',
+              checkedBy: 'call',
+              message,
+            }
+          : failure('credentialStatus', null, err),
+      );
     }
 
     for (const { operation, call } of CALLED) {
@@ -78,17 +77,16 @@ export class CredentialCheckService {
       }
     }
 
-    const judgeByScopes = scopes !== null && scopes.length > 0 && statusFailure === null;
+    const granted = scopes !== null && scopes.length > 0 ? scopes : null;
     const probes = new Map<WriteScope, Promise<ScopeProbeResult>>();
     for (const { operation, scope } of JUDGED) {
-      if (judgeByScopes) {
-        const result: CredentialCheckResult = scopes!.includes(scope) ? 'ok' : 'missing_scope';
+      if (granted) {
+        const result = granted.includes(scope) ? 'ok' : 'missing_scope';
         operations.push({ operation, scope, result, checkedBy: 'scopes' });
         continue;
       }
       if (!probes.has(scope)) probes.set(scope, this.client.probeScope(scope));
-      const probed = await probes.get(scope)!;
-      operations.push({ operation, scope, checkedBy: 'probe', ...probed });
+      operations.push({ operation, scope, checkedBy: 'probe', ...(await probes.get(scope)!) });
     }
 
     const ok = operations.every((o) => o.result === 'ok' || o.result === 'not_available');

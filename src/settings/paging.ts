@@ -10,10 +10,20 @@ export interface PageQuery {
 /** Items per page when the query gives no `limit`. */
 export const DEFAULT_PAGE_LIMIT = 20;
 
-/**
- * One page of `repo.find(options)` by offset, each row mapped by `view`, with its total counted up to
- * {@link TOTAL_CAP} (`totalCapped` past it): the admin lists of the Operations tab, whose tables retention bounds.
- */
+/** Past this many matching rows a list's total is given as "10 000+" (`totalCapped`): never a full `COUNT`. */
+export const TOTAL_CAP = 10_000;
+
+/** A page whose `total` counts up to {@link TOTAL_CAP}; `totalCapped`: there are more (`pages` is then a lower bound). */
+export interface CountedPage<V> extends Page<V> {
+  totalCapped: boolean;
+}
+
+/** A page of a list read by keyset: `nextCursor` continues the list after its last item (`null` on the last page). */
+export interface KeysetPage<V> extends CountedPage<V> {
+  nextCursor: string | null;
+}
+
+/** One page of `repo.find(options)` by offset, each row mapped by `view` (the Operations tab's lists). */
 export async function findPage<E extends ObjectLiteral & { id: string }, V>(
   repo: Repository<E>,
   query: PageQuery,
@@ -36,36 +46,13 @@ export function countedPage<V>(items: V[], page: number, limit: number, matched:
   return { items, page, limit, total, pages: Math.ceil(total / limit), totalCapped: matched > TOTAL_CAP };
 }
 
-/** Past this many matching rows a list's total is given as "10 000+" (`totalCapped`): never a full `COUNT`. */
-export const TOTAL_CAP = 10_000;
-
-/**
- * A page of a list read by keyset: `nextCursor` continues the list after the last item (send it back as `cursor`),
- * `null` on the last page. `total` counts the matching rows up to {@link TOTAL_CAP}; `totalCapped` says there are
- * more (shown "10 000+"), and `pages` is then a lower bound too.
- */
-export interface KeysetPage<V> extends CountedPage<V> {
-  nextCursor: string | null;
-}
-
-/** A page whose `total` counts up to {@link TOTAL_CAP}; `totalCapped`: there are more (`pages` is then a lower bound). */
-export interface CountedPage<V> extends Page<V> {
-  totalCapped: boolean;
-}
-
-/** A list position: the last item's creation instant and id (the list's order). */
-export interface ListCursor {
-  createdAt: string;
-  id: string;
-}
-
-/** Opaque to clients: base64url of the position. */
-export function encodeCursor(at: ListCursor): string {
+/** A list position (the last item's creation instant and id), opaque to clients: base64url. */
+export function encodeCursor(at: { createdAt: string; id: string }): string {
   return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
 }
 
 /** The position a cursor names, or `null` when it is not one this API gave out. */
-export function decodeCursor(cursor: string): ListCursor | null {
+export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 2) return null;

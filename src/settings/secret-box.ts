@@ -28,10 +28,7 @@ export interface EncryptionKeyOptions {
 
 /** A secret could not be encrypted or decrypted. Messages name the key id and field, never key or secret. */
 export class SecretBoxError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SecretBoxError';
-  }
+  override readonly name = 'SecretBoxError';
 }
 
 /**
@@ -41,15 +38,11 @@ export class SecretBoxError extends Error {
  * copied into another column or row fails to decrypt instead of being accepted.
  */
 export class SecretBox {
-  private readonly keys: ReadonlyMap<string, Buffer>;
-
   private constructor(
-    keys: Map<string, Buffer>,
+    private readonly keys: ReadonlyMap<string, Buffer>,
     /** Id of the key new values are encrypted with; `null` when no key is configured. */
     readonly currentKeyId: string | null,
-  ) {
-    this.keys = keys;
-  }
+  ) {}
 
   /**
    * Builds the box from explicit options, else from {@link ENCRYPTION_KEYS_ENV} / {@link ENCRYPTION_KEY_ID_ENV}.
@@ -98,35 +91,33 @@ export class SecretBox {
 
   /** Encrypts `plain` with the current key. `context` must be given again to decrypt. */
   encrypt(plain: string, context = ''): string {
-    if (this.currentKeyId === null) {
+    const key = this.currentKeyId === null ? undefined : this.keys.get(this.currentKeyId);
+    if (!key) {
       throw new SecretBoxError(
         `no encryption key is configured: set admin.encryption in the module options or ${ENCRYPTION_KEYS_ENV}`,
       );
     }
-    const key = this.keys.get(this.currentKeyId) as Buffer;
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    const tag = cipher.getAuthTag();
-    return [VERSION, this.currentKeyId, b64(iv), b64(tag), b64(body)].join(':');
+    const parts = [iv, cipher.getAuthTag(), body].map((b) => b.toString('base64url'));
+    return [VERSION, this.currentKeyId, ...parts].join(':');
   }
 
   /** Decrypts a value written by {@link encrypt} with any configured key. */
   decrypt(envelope: string, context = ''): string {
-    const parts = parseEnvelope(envelope);
-    const key = this.keys.get(parts.keyId);
-    if (!key) {
-      throw new SecretBoxError(`value was encrypted with key "${parts.keyId}", which is not configured`);
-    }
+    const { keyId, iv, tag, body } = parseEnvelope(envelope);
+    const key = this.keys.get(keyId);
+    if (!key) throw new SecretBoxError(`value was encrypted with key "${keyId}", which is not configured`);
     try {
-      const decipher = createDecipheriv(ALGORITHM, key, parts.iv, { authTagLength: TAG_BYTES });
+      const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(parts.tag);
-      return Buffer.concat([decipher.update(parts.body), decipher.final()]).toString('utf8');
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     } catch {
       throw new SecretBoxError(
-        `value encrypted with key "${parts.keyId}" failed authentication (wrong key or tampered)`,
+        `value encrypted with key "${keyId}" failed authentication (wrong key or tampered)`,
       );
     }
   }
@@ -146,29 +137,28 @@ function fromEnv(env: NodeJS.ProcessEnv): EncryptionKeyOptions | undefined {
   const raw = env[ENCRYPTION_KEYS_ENV]?.trim();
   if (!raw) return undefined;
   const currentKeyId = env[ENCRYPTION_KEY_ID_ENV]?.trim() || undefined;
-  if (raw.startsWith('{')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} is not valid JSON`);
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} must be a JSON object of key id to key`);
-    }
-    const keys: Record<string, string> = {};
-    for (const [id, value] of Object.entries(parsed)) {
-      if (typeof value !== 'string')
-        throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV}: key "${id}" is not a string`);
-      keys[id] = value;
+  const keys: Record<string, string> = {};
+  if (!raw.startsWith('{')) {
+    for (const pair of raw.split(',')) {
+      const at = pair.indexOf(':');
+      if (at <= 0) throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} entries must read <keyId>:<key>`);
+      keys[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
     }
     return { keys, currentKeyId };
   }
-  const keys: Record<string, string> = {};
-  for (const pair of raw.split(',')) {
-    const at = pair.indexOf(':');
-    if (at <= 0) throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} entries must read <keyId>:<key>`);
-    keys[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} is not valid JSON`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} must be a JSON object of key id to key`);
+  }
+  for (const [id, value] of Object.entries(parsed)) {
+    if (typeof value !== 'string')
+      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV}: key "${id}" is not a string`);
+    keys[id] = value;
   }
   return { keys, currentKeyId };
 }
@@ -181,17 +171,15 @@ function parseKey(id: string, raw: string | Buffer | undefined | null): Buffer {
         `or hex (openssl rand -base64 32); if it comes from an environment variable, is that variable set?`,
     );
   }
-  if (Buffer.isBuffer(raw)) {
-    if (raw.length === KEY_BYTES) return Buffer.from(raw);
-  } else if (typeof raw === 'string') {
-    const text = raw.trim();
-    const decoded = /^[0-9a-fA-F]{64}$/.test(text)
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  const key = Buffer.isBuffer(raw)
+    ? Buffer.from(raw)
+    : /^[0-9a-fA-F]{64}$/.test(text)
       ? Buffer.from(text, 'hex')
       : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
         ? Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
         : null;
-    if (decoded && decoded.length === KEY_BYTES) return decoded;
-  }
+  if (key?.length === KEY_BYTES) return key;
   throw new SecretBoxError(`encryption key "${id}" must be 32 bytes written as base64 or hex`);
 }
 
@@ -202,19 +190,10 @@ function parseEnvelope(envelope: string): { keyId: string; iv: Buffer; tag: Buff
       'stored value is not an encrypted secret (expected v1:<keyId>:<iv>:<tag>:<data>)',
     );
   }
-  const [, keyId, iv, tag, body] = parts;
-  const out = {
-    keyId,
-    iv: Buffer.from(iv, 'base64url'),
-    tag: Buffer.from(tag, 'base64url'),
-    body: Buffer.from(body, 'base64url'),
-  };
-  if (out.iv.length !== IV_BYTES || out.tag.length !== TAG_BYTES) {
+  const [, keyId, ...rest] = parts;
+  const [iv, tag, body] = rest.map((part) => Buffer.from(part, 'base64url'));
+  if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
     throw new SecretBoxError(`stored value encrypted with key "${keyId}" is malformed`);
   }
-  return out;
-}
-
-function b64(buf: Buffer): string {
-  return buf.toString('base64url');
+  return { keyId, iv, tag, body };
 }

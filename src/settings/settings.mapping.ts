@@ -1,16 +1,19 @@
-import { SETTING_LIST } from '../core/settings.schema';
+import {
+  helpOf,
+  PAYMENT_METHODS,
+  SETTING_LIST,
+  type InvoicePaymentsSettingsValues,
+  type SettingName,
+} from '../core/settings.schema';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsSettingsRecord } from './settings.entity';
 import {
   BUILT_IN_DEFAULTS,
-  EffectiveSettings,
-  InvoicePaymentsSettingsDefaults,
-  InvoicePaymentsSettingsValues,
-  MaskedSecret,
-  MaskedSettings,
-  PAYMENT_METHODS,
-  SecretSettingName,
-  SettingName,
+  type EffectiveSettings,
+  type InvoicePaymentsSettingsDefaults,
+  type MaskedSecret,
+  type MaskedSettings,
+  type SecretSettingName,
 } from './types';
 
 /**
@@ -34,12 +37,10 @@ export function secretContext(rowId: string, name: SecretSettingName): string {
 }
 
 /** Settings kept as they are in the row's column of the same name. */
-export const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(
-  ([n]) => n,
-);
+const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(([n]) => n);
 
 /** Values saved in a row, setting by setting (secrets excluded: they are decrypted separately). */
-export function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
+function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
   const out: Partial<InvoicePaymentsSettingsValues> = {};
   const values = out as Record<string, unknown>;
   const columns = row as unknown as Record<string, unknown>;
@@ -123,4 +124,19 @@ function parseMethods(text: string): PaymentMethod[] {
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The admin page's settings form (`GET …/settings/fields`), as the settings are declared: the page names none. */
+export function settingFields() {
+  return SETTING_LIST.map(([name, d]) => ({
+    name,
+    // How the page edits it (`mode`, `methods`, `int`, `url`, `text`, `ecommerce`, `json`); none for a secret.
+    ...(d.secret ? { secret: true } : { type: d.kind as string }),
+    ...(d.advanced ? { advanced: true } : {}),
+    ...(d.min !== undefined ? { min: d.min } : {}),
+    ...(d.max !== undefined ? { max: d.max } : {}),
+    ...(d.kind === 'methods' ? { options: PAYMENT_METHODS } : {}),
+    label: d.label,
+    help: { en: helpOf(d, 'en'), pt: helpOf(d, 'pt') },
+  }));
 }

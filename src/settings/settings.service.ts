@@ -14,7 +14,6 @@ import { SecretBox } from './secret-box';
 import { DEFAULT_SETTINGS_ID, InvoicePaymentsSettingsRecord } from './settings.entity';
 import {
   applyUpdate,
-  COLUMN_SETTINGS,
   DecryptedSecrets,
   maskSettings,
   mergeSettings,
@@ -28,8 +27,8 @@ import {
   InvoicePaymentsSettingsDefaults,
   MaskedSettings,
   SECRET_SETTINGS,
-  SettingName,
 } from './types';
+import type { SettingName } from '../core/settings.schema';
 
 /** Two saves kept colliding on the same row. */
 export class SettingsConflictError extends Error {
@@ -105,17 +104,15 @@ export class InvoicePaymentsSettingsService {
    * with the current key; without a key configured a secret cannot be saved and nothing is written.
    */
   async update(update: SettingsUpdate, storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
-    const encrypted: Partial<Record<keyof typeof SECRET_COLUMNS, string | null>> = {};
-    for (const name of SECRET_SETTINGS) {
+    const secrets = SECRET_SETTINGS.filter((name) => update[name] !== undefined).map((name) => {
       const value = update[name];
-      if (value !== undefined)
-        encrypted[name] = value === null ? null : this.box.encrypt(value, secretContext(storeId, name));
-    }
+      const encrypted =
+        value === null || value === undefined ? null : this.box.encrypt(value, secretContext(storeId, name));
+      return [SECRET_COLUMNS[name], encrypted] as const;
+    });
     await this.saveWithRetry(storeId, (row) => {
       applyUpdate(row, update);
-      for (const name of SECRET_SETTINGS) {
-        if (encrypted[name] !== undefined) row[SECRET_COLUMNS[name]] = encrypted[name] ?? null;
-      }
+      Object.assign(row, Object.fromEntries(secrets), { updatedAt: new Date() });
     });
     this.invalidate(storeId);
     const fields = Object.keys(update).filter((k) => update[k as SettingName] !== undefined);
@@ -128,31 +125,28 @@ export class InvoicePaymentsSettingsService {
    * on the current key are left alone. Old keys may be removed once it reports `remaining: 0`.
    */
   async rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
+    const stale = (row: InvoicePaymentsSettingsRecord) =>
+      SECRET_SETTINGS.filter((name) => {
+        const value = row[SECRET_COLUMNS[name]];
+        return !!value && this.box.needsRotation(value);
+      });
     let rotated = 0;
     for (const { id } of await this.rows.find({ select: { id: true } })) {
       // Counted per attempt: a save that lost a race runs the change again on the fresh row.
       let inRow = 0;
       await this.saveWithRetry(id, (row) => {
-        inRow = 0;
-        for (const name of SECRET_SETTINGS) {
-          const value = row[SECRET_COLUMNS[name]];
-          if (value === null || !this.box.needsRotation(value)) continue;
-          const plain = this.box.decrypt(value, secretContext(id, name));
+        const names = stale(row);
+        for (const name of names) {
+          const plain = this.box.decrypt(row[SECRET_COLUMNS[name]] as string, secretContext(id, name));
           row[SECRET_COLUMNS[name]] = this.box.encrypt(plain, secretContext(id, name));
-          inRow += 1;
+          row.updatedAt = new Date();
         }
+        inRow = names.length;
       });
       rotated += inRow;
       this.invalidate(id);
     }
-    const remaining = (await this.rows.find()).reduce(
-      (n, row) =>
-        n +
-        SECRET_SETTINGS.filter(
-          (s) => row[SECRET_COLUMNS[s]] && this.box.needsRotation(row[SECRET_COLUMNS[s]] as string),
-        ).length,
-      0,
-    );
+    const remaining = (await this.rows.find()).reduce((n, row) => n + stale(row).length, 0);
     this.logger.log(
       `secrets rotated to key "${this.box.currentKeyId}": ${rotated} value(s), ${remaining} remaining`,
     );
@@ -181,31 +175,8 @@ export class InvoicePaymentsSettingsService {
     });
     if (stored?.referrerNamespace) return stored.referrerNamespace;
     const made = newNamespace();
-    const now = new Date();
-    await runInTransaction(this.dataSource, async (em) => {
-      const rows = em.getRepository(InvoicePaymentsSettingsRecord);
-      if (!(await rows.existsBy({ id: storeId }))) {
-        const row = {
-          ...emptyRow(storeId),
-          referrerNamespace: made,
-          createdAt: now,
-          updatedAt: now,
-          version: 1,
-        };
-        await rows.insert(rows.create(row));
-        return;
-      }
-      // Bumps the version: an admin save that read the row before goes round again instead of erasing it.
-      await rows
-        .createQueryBuilder()
-        .update()
-        .set({ referrerNamespace: made, version: () => 'version + 1' })
-        .where('id = :id AND referrer_namespace IS NULL', { id: storeId })
-        .execute();
-    }).catch(async (err: unknown) => {
-      // Another instance inserted the row first: its namespace is read below.
-      if (!(await this.rows.existsBy({ id: storeId }))) throw err;
-    });
+    // Set only while empty: every instance ends up with the one stored first.
+    await this.saveWithRetry(storeId, (row) => (row.referrerNamespace ??= made));
     const row = await this.rows.findOneByOrFail({ id: storeId });
     if (!row.referrerNamespace) throw new Error('the referrer namespace could not be stored');
     this.logger.log(`referrer namespace of store "${storeId}": ${row.referrerNamespace}`);
@@ -245,7 +216,7 @@ export class InvoicePaymentsSettingsService {
         const now = new Date();
         const current = await rows.findOneBy({ id: storeId });
         if (!current) {
-          const row = rows.create({ ...emptyRow(storeId), createdAt: now, updatedAt: now, version: 1 });
+          const row = rows.create({ id: storeId, createdAt: now, updatedAt: now, version: 1 });
           change(row);
           inserting = true;
           await rows.insert(row);
@@ -254,7 +225,7 @@ export class InvoicePaymentsSettingsService {
         const { version } = current;
         change(current);
         const { id: _id, version: _v, createdAt: _c, ...columns } = current;
-        const result = await rows.update({ id: storeId, version }, { ...columns, updatedAt: now });
+        const result = await rows.update({ id: storeId, version }, columns);
         return result.affected === 1;
       }).catch(async (err: unknown) => {
         // Another save inserted the row first: go round again and update it. Anything else is a real failure.
@@ -271,19 +242,4 @@ export class InvoicePaymentsSettingsService {
 function newNamespace(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');
-}
-
-function emptyRow(id: string): Omit<InvoicePaymentsSettingsRecord, 'createdAt' | 'updatedAt' | 'version'> {
-  const row = {
-    id,
-    accessTokenEnc: null,
-    webhookTokenEnc: null,
-    ecommerceStoreId: null,
-    ecommerceCheckout: null,
-    enabledMethods: null,
-    wireProfile: null,
-    referrerNamespace: null,
-  };
-  const columns = Object.fromEntries(COLUMN_SETTINGS.map((name) => [name, null]));
-  return { ...row, ...columns } as unknown as ReturnType<typeof emptyRow>;
 }

@@ -8,14 +8,6 @@ import {
 import type { EncryptionKeyOptions } from './secret-box';
 import type { AdminAuthThrottleOptions } from './auth-throttle';
 
-export { PAYMENT_METHODS } from '../core/settings.schema';
-export type {
-  InvoicePaymentsMode,
-  InvoicePaymentsSettingsValues,
-  SettingName,
-} from '../core/settings.schema';
-
-/** Names of the settings that hold secrets. */
 export type SecretSettingName = 'accessToken' | 'webhookToken';
 export const SECRET_SETTINGS: readonly SecretSettingName[] = ['accessToken', 'webhookToken'];
 
@@ -84,15 +76,13 @@ export interface InvoicePaymentsAdminOptions {
   authThrottle?: AdminAuthThrottleOptions;
 }
 
-/** Result of one operation of the credential check. */
-export type CredentialCheckResult = 'ok' | 'unauthorized' | 'missing_scope' | 'error' | 'not_available';
-
+/** What the credential check says of one operation of the service. */
 export interface CredentialCheckOperation {
   /** Gateway operation, e.g. `listInvoices`. */
   operation: string;
   /** Scope it needs (A5, A10); `null` for the credential status itself. */
   scope: string | null;
-  result: CredentialCheckResult;
+  result: 'ok' | 'unauthorized' | 'missing_scope' | 'error' | 'not_available';
   /**
    * `call`: the operation was called; `scopes`: judged from the scope list the credential status reported (write
    * operations); `probe`: judged by the wire profile's probe for the scope (an invalid request the service refused

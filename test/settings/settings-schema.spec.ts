@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/core/settings.schema';
 import { UpdateSettingsDto } from '../../src/settings/admin.dto';
-import { settingFields } from '../../src/settings/setting-fields';
+import { settingFields } from '../../src/settings/settings.mapping';
 import { BUILT_IN_DEFAULTS } from '../../src/settings/types';
 import { resolveCheckoutOptions } from '../../src/options/sections';
 
