@@ -5,6 +5,7 @@ import { DataSource, In, LessThanOrEqual } from 'typeorm';
 import { runStatement } from '../core/transaction';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
+import { countRefund } from '../observability/otel';
 
 /** What a new ledger row starts with. */
 export interface NewRefund {
@@ -122,6 +123,7 @@ export class RefundStore {
         .andWhere('state IN (:...from)', { from: [...from] })
         .execute(),
     );
+    countRefund(patch.state, (result.affected ?? 0) > 0);
     return (result.affected ?? 0) > 0;
   }
 
