@@ -66,8 +66,6 @@ export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconcile
 
 // Operator signals: the health indicator (for `@nestjs/terminus`); metrics and spans go through `@opentelemetry/api`.
 export { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
-export type { InvoicePaymentsHealthResult } from './observability/health.indicator';
-export type { HealthOptions } from './observability/health.options';
 
 // What the host learns and provides: the ports, the events, the status of a payment.
 export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
