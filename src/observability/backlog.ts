@@ -22,59 +22,35 @@ export interface Backlog {
 export async function readBacklog(dataSource: DataSource): Promise<Backlog> {
   const now = Date.now();
   const [inbox, tracking, port, deadInbox, deadTracking] = await Promise.all([
-    waiting(dataSource, WebhookInboxEntry, 'received_at', 'state', 'pending', now),
-    waiting(dataSource, TrackingOutbox, 'recorded_at', 'status', 'pending', now),
-    waitingForPort(dataSource, now),
-    countWhere(dataSource, WebhookInboxEntry, 'state', 'dead'),
-    countWhere(dataSource, TrackingOutbox, 'status', 'failed'),
+    waiting(dataSource, now, WebhookInboxEntry, 'received_at', "q.state = 'pending'"),
+    waiting(dataSource, now, TrackingOutbox, 'recorded_at', "q.status = 'pending'"),
+    waiting(
+      dataSource,
+      now,
+      InvoiceStatusHistory,
+      'created_at',
+      'q.notified_at IS NULL AND q.applied = :yes',
+    ),
+    dataSource.getRepository(WebhookInboxEntry).countBy({ state: 'dead' }),
+    dataSource.getRepository(TrackingOutbox).countBy({ status: 'failed' }),
   ]);
   return { inbox, tracking, port, deadLetters: { inbox: deadInbox, tracking: deadTracking } };
 }
 
 async function waiting<T extends ObjectLiteral>(
   dataSource: DataSource,
+  now: number,
   entity: new () => T,
   since: string,
-  column: string,
-  value: string,
-  now: number,
+  where: string,
 ): Promise<Waiting> {
   const row = await dataSource
     .getRepository(entity)
     .createQueryBuilder('q')
     .select('COUNT(*)', 'count')
     .addSelect(`MIN(q.${since})`, 'oldest')
-    .where(`q.${column} = :value`, { value })
+    .where(where, { yes: true })
     .getRawOne<{ count: string | number; oldest: string | null }>();
-  return waitingOf(row, now);
-}
-
-async function waitingForPort(dataSource: DataSource, now: number): Promise<Waiting> {
-  const row = await dataSource
-    .getRepository(InvoiceStatusHistory)
-    .createQueryBuilder('h')
-    .select('COUNT(*)', 'count')
-    .addSelect('MIN(h.created_at)', 'oldest')
-    .where('h.notified_at IS NULL')
-    .andWhere('h.applied = :applied', { applied: true })
-    .getRawOne<{ count: string | number; oldest: string | null }>();
-  return waitingOf(row, now);
-}
-
-async function countWhere<T extends ObjectLiteral>(
-  dataSource: DataSource,
-  entity: new () => T,
-  column: string,
-  value: string,
-): Promise<number> {
-  return dataSource
-    .getRepository(entity)
-    .createQueryBuilder('q')
-    .where(`q.${column} = :value`, { value })
-    .getCount();
-}
-
-function waitingOf(row: { count: string | number; oldest: string | null } | undefined, now: number): Waiting {
   const oldest = row?.oldest ? new Date(row.oldest).getTime() : NaN;
   return {
     count: Number(row?.count ?? 0),

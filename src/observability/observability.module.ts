@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { HEALTH_OPTIONS } from './constants';
@@ -6,7 +6,11 @@ import { InvoicePaymentsHealthIndicator } from './health.indicator';
 import { resolveHealthOptions } from './health.options';
 import { SignalsService } from './signals.service';
 
-/** The health indicator and the metrics the module's events feed. */
+/**
+ * The health indicator and the metrics the module's events feed. Global, so a host's health module injects the
+ * indicator without importing the payment module (every token here is this package's own).
+ */
+@Global()
 @Module({
   providers: [
     {

@@ -20,69 +20,56 @@ function load(): Api | null {
 const api = load();
 const SCOPE = 'nestjs-invoice-payments';
 
-const COUNTERS = {
+/** The counters and histograms: name, unit, description (Prometheus' HELP). */
+const INSTRUMENTS = {
   deliveries: ['invoice_payments.webhook.deliveries', '{delivery}', 'Webhook deliveries by outcome'],
-  changes: [
-    'invoice_payments.status.changes',
-    '{change}',
-    'Status changes applied and told to the host, by source',
-  ],
+  changes: ['invoice_payments.status.changes', '{change}', 'Status changes told to the host, by source'],
   rounds: ['invoice_payments.reconciliation.rounds', '{round}', 'Reconciliation rounds this instance led'],
   findings: ['invoice_payments.reconciliation.findings', '{invoice}', 'What reconciliation rounds found'],
   refunds: ['invoice_payments.refunds', '{refund}', 'Refunds by outcome'],
   alerts: ['invoice_payments.alerts', '{alert}', 'Alerts raised, by kind'],
   tracking: ['invoice_payments.tracking.codes', '{code}', 'Tracking codes posted or given up'],
+  calls: ['invoice_payments.service.call.duration', 's', 'Calls to the payment service'],
+  portDelay: ['invoice_payments.payment.port_delay', 's', 'From a payment applied to the host port told'],
 } as const;
 
-type CounterName = keyof typeof COUNTERS;
+type Name = keyof typeof INSTRUMENTS;
+type CounterName = Exclude<Name, 'calls' | 'portDelay'>;
 type Attributes = Record<string, string | number>;
 
-interface Instruments {
-  provider: unknown;
-  counters: Record<CounterName, Otel.Counter>;
-  calls: Otel.Histogram;
-  paidToPort: Otel.Histogram;
-}
+let instruments: { provider: unknown; of: Record<Name, Otel.Counter & Otel.Histogram> } | null = null;
 
-let instruments: Instruments | null = null;
-
-/** The meter, rebuilt when the host registers (or replaces) its meter provider: the API's meters are not proxies. */
+/** The meter of the meter provider registered now (the host's SDK), or `null` without the API. */
 export function meter(): Otel.Meter | null {
   return api ? api.metrics.getMeter(SCOPE) : null;
 }
 
-function current(): Instruments | null {
+/** The instruments, made again when the host registers (or replaces) its meter provider: meters are not proxies. */
+function current(): Record<Name, Otel.Counter & Otel.Histogram> | null {
   if (!api) return null;
   const provider = api.metrics.getMeterProvider();
-  if (instruments?.provider === provider) return instruments;
+  if (instruments?.provider === provider) return instruments.of;
   const m = provider.getMeter(SCOPE);
-  const counters = Object.fromEntries(
-    Object.entries(COUNTERS).map(([key, [name, unit, description]]) => [
+  const of = Object.fromEntries(
+    Object.entries(INSTRUMENTS).map(([key, [name, unit, description]]) => [
       key,
-      m.createCounter(name, { unit, description }),
+      unit === 's'
+        ? m.createHistogram(name, { unit, description })
+        : m.createCounter(name, { unit, description }),
     ]),
-  ) as Record<CounterName, Otel.Counter>;
-  const seconds = (name: string, description: string) => m.createHistogram(name, { unit: 's', description });
-  instruments = {
-    provider,
-    counters,
-    calls: seconds('invoice_payments.service.call.duration', 'Calls to the payment service'),
-    paidToPort: seconds(
-      'invoice_payments.payment.port_delay',
-      'From the payment applied to the host port told',
-    ),
-  };
-  return instruments;
+  ) as Record<Name, Otel.Counter & Otel.Histogram>;
+  instruments = { provider, of };
+  return of;
 }
 
 /** Adds to one of the module's counters. */
 export function count(name: CounterName, attributes: Attributes, by = 1): void {
-  if (by > 0) current()?.counters[name].add(by, attributes);
+  if (by > 0) current()?.[name].add(by, attributes);
 }
 
 /** Records how long after the payment was applied the host's port was told. */
 export function recordPortDelay(seconds: number): void {
-  current()?.paidToPort.record(Math.max(0, seconds));
+  current()?.portDelay.record(Math.max(0, seconds));
 }
 
 /** Runs `work` in a span of the module's, a child of the active (the host's) trace context. */

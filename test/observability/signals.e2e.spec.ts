@@ -17,6 +17,7 @@ import { GatewayClient } from '../../src/gateway/gateway.client';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
 import { HostApp, startHostApp, waitFor } from '../support/app';
@@ -91,7 +92,6 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
           reconciliation: { intervalMs: 0 },
           health: { probeIntervalMs: 1000, maxInboxAgeMs: 2000 },
           orderPort: RecordingOrderPort,
-          isGlobal: true,
         }),
         OpsModule,
       ],
@@ -173,6 +173,9 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     sandbox.controls.clearFaults();
     await app.get(OpenInvoicesReconciler).runOnce();
     await settle();
+    // A delivery whose invoice was looked up a moment ago waits out the lookup pace (webhooks.lookupWindowMs).
+    const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+    await waitFor(async () => (await inbox.countBy({ state: 'pending' })) === 0, 10_000, 'the inbox drained');
 
     const text = await scrape();
     const calls = 'invoice_payments_service_call_duration_count';
