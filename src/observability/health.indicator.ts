@@ -41,7 +41,8 @@ export class InvoicePaymentsHealthIndicator {
   /** The module's health under `key`: `up`, or `down` with `problems` naming each check past its threshold. */
   async isHealthy(key = 'invoice_payments'): Promise<InvoicePaymentsHealthResult> {
     const problems: string[] = [];
-    const service = await this.service();
+    // The connection is read from the settings (the database): unreadable, the service cannot be judged either.
+    const service = await this.service().catch(() => ({ reachable: false, credentialValid: true }));
     if (!service.reachable) problems.push('service: not answering');
     if (!service.credentialValid) problems.push('service: credential refused');
     let queues: Record<string, unknown> = {};
