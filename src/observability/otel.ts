@@ -94,6 +94,11 @@ export function traced<T>(
   });
 }
 
+/** A batch of the webhook inbox being processed: one span, its lookups its children. */
+export function tracedBatch(deliveries: number, work: () => Promise<void>): Promise<void> {
+  return traced('invoice_payments webhook.process', { 'invoice_payments.deliveries': deliveries }, work);
+}
+
 /** What the health check knows of a service from the module's own calls (per base URL). */
 export interface LastCall {
   at: number;
