@@ -33,6 +33,9 @@ const INSTRUMENTS = {
   portDelay: ['invoice_payments.payment.port_delay', 's', 'From a payment applied to the host port told'],
 } as const;
 
+/** Buckets of the durations, in seconds (the SDK's default ones suit milliseconds). */
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
+
 type Name = keyof typeof INSTRUMENTS;
 type CounterName = Exclude<Name, 'calls' | 'portDelay'>;
 type Attributes = Record<string, string | number>;
@@ -54,7 +57,7 @@ function current(): Record<Name, Otel.Counter & Otel.Histogram> | null {
     Object.entries(INSTRUMENTS).map(([key, [name, unit, description]]) => [
       key,
       unit === 's'
-        ? m.createHistogram(name, { unit, description })
+        ? m.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: SECONDS } })
         : m.createCounter(name, { unit, description }),
     ]),
   ) as Record<Name, Otel.Counter & Otel.Histogram>;

@@ -191,6 +191,8 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     expect(value(text, calls, { invoice_payments_outcome: 'unavailable', error_type: 'unavailable' })).toBe(
       1,
     );
+    // Buckets in seconds, not the SDK's default (milliseconds) ones.
+    expect(text).toMatch(/invoice_payments_service_call_duration_bucket\{[^}]*le="0.05"/);
     const deliveries = 'invoice_payments_webhook_deliveries_total';
     expect(value(text, deliveries, { invoice_payments_outcome: 'accepted' })).toBeGreaterThanOrEqual(2);
     expect(value(text, deliveries, { invoice_payments_outcome: 'forged' })).toBe(1);
