@@ -5,6 +5,9 @@
 #   latest  every peer at npm's `latest` tag at the time of the run (unpinned: the next major is caught when it
 #           lands), TypeScript's `latest` too; the SQLite driver at the range latest TypeORM accepts;
 #   lts     the NestJS 11 / TypeORM 0.3 line (what Vendure 3 and Medusa 2 run), the repository's TypeScript.
+# The optional peers of the operator signals (`@nestjs/terminus`, `@opentelemetry/api`) are installed on `latest`,
+# with the OpenTelemetry SDK and Prometheus exporter (the app then serves /health and reads the metrics), and absent
+# on `lts` (the app must build and run without them).
 # Each: plain `npm install` of the tarball and the peers (no --legacy-peer-deps; a peer conflict fails), `npm ls`
 # clean, a strict type-check under `module: commonjs` and `module: nodenext`, then the app runs as CommonJS on SQLite
 # and on PostgreSQL (a fresh database each, dropped afterwards), with forRoot and with forRootAsync, and once more
@@ -57,6 +60,9 @@ TS_VERSION=$(node -p "require('./node_modules/typescript/package.json').version"
 SQLITE_OF_LATEST_TYPEORM=$(npm view typeorm@latest peerDependencies.better-sqlite3 2>/dev/null)
 [[ -n "$SQLITE_OF_LATEST_TYPEORM" ]] || { echo "npm view typeorm@latest gave no better-sqlite3 peer range"; exit 1; }
 
+# The host's own observability stack (docs/observability.md), installed on `latest` only.
+SIGNAL_PACKAGES="@nestjs/terminus @opentelemetry/api @opentelemetry/sdk-metrics @opentelemetry/exporter-prometheus"
+
 # What a store types for a stack: README step 1 for that line (`readme=`, checked against the README by
 # test/docs/quick-start.spec.ts; the tarball stands for the package's name) and what the app itself has (its Nest
 # and the SQLite driver the runs below use too). Bare names take npm's `latest` tag; npm saves the `^` range of what
@@ -66,6 +72,7 @@ host_packages() {
   if [[ $1 == latest ]]; then
     readme="@nestjs/typeorm typeorm @nestjs/axios @nestjs/event-emitter class-validator class-transformer pg"
     app="@nestjs/common @nestjs/core @nestjs/platform-express reflect-metadata rxjs better-sqlite3@$SQLITE_OF_LATEST_TYPEORM"
+    app="$app $SIGNAL_PACKAGES"
   else
     readme="@nestjs/typeorm@^11 typeorm@^0.3.20 @nestjs/axios@^4 @nestjs/event-emitter@^3 class-validator@^0.14 class-transformer pg"
     app="@nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 reflect-metadata rxjs better-sqlite3@${REPO_SQLITE:-^12}"
@@ -134,7 +141,7 @@ run_host() {
   local entry=$1 database=$2 options=$3 url=
   [[ $database == postgres ]] && url=$(fresh_database "$stack")
   set +e
-  CONSUMER_DATABASE=$database CONSUMER_OPTIONS=$options DATABASE_URL=$url timeout 90 node "$entry"
+  CONSUMER_DATABASE=$database CONSUMER_OPTIONS=$options CONSUMER_SIGNALS=$SIGNALS DATABASE_URL=$url timeout 90 node "$entry"
   local status=$?
   set -e
   if [[ $status == 124 ]]; then
@@ -148,22 +155,29 @@ for stack in "${STACKS[@]}"; do
   [[ $stack == latest || $stack == lts ]] || { echo "unknown stack $stack (latest or lts)"; exit 1; }
   APP="$WORK/$stack"
   mkdir -p "$APP"
-  cp -R scripts/consumer-app/. "$APP/"
+  cp -R scripts/consumer-app/src scripts/consumer-app/tsconfig*.json "$APP/"
+  SIGNALS=0
+  if [[ $stack == latest ]]; then
+    SIGNALS=1
+    cp scripts/consumer-app/signals/signals.ts "$APP/src/"
+  fi
   host_package_json "$stack" >"$APP/package.json"
 
   step "[$stack] npm install (the tarball and the host's dependencies)"
   install_host "$APP" "$stack"
-  if [[ -d "$APP/node_modules/qrcode" ]]; then
-    echo "qrcode was installed: it should be an optional peer, not a dependency"
-    exit 1
-  fi
+  for optional in qrcode $([[ $SIGNALS == 1 ]] || echo "@nestjs/terminus @opentelemetry/api"); do
+    if [[ -d "$APP/node_modules/$optional" ]]; then
+      echo "$optional was installed: it should be an optional peer, not a dependency"
+      exit 1
+    fi
+  done
   (cd "$APP" && npm ls --all >"$APP/npm-ls.txt" 2>&1) || {
     grep -Ev '^[│├└ ]' "$APP/npm-ls.txt"
     echo "npm ls is not clean"
     exit 1
   }
   for peer in @nestjs/core @nestjs/common @nestjs/platform-express @nestjs/typeorm @nestjs/axios @nestjs/event-emitter \
-    typeorm class-validator better-sqlite3 pg typescript; do
+    typeorm class-validator better-sqlite3 pg typescript $([[ $SIGNALS == 0 ]] || echo "$SIGNAL_PACKAGES"); do
     echo "  $peer $(node -p "require('$APP/node_modules/$peer/package.json').version")"
   done
 

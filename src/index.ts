@@ -64,6 +64,9 @@ export { InvoicePaymentsSettingsService } from './settings/settings.service';
 export { ReconciliationService } from './webhooks/reconciliation.service';
 export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
 
+// Operator signals: the health indicator (for `@nestjs/terminus`); metrics and spans go through `@opentelemetry/api`.
+export { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
+
 // What the host learns and provides: the ports, the events, the status of a payment.
 export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
 export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';

@@ -30,6 +30,7 @@ import type {
   InvoicePaymentsModuleWiring,
 } from './options/options';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { ObservabilityModule } from './observability/observability.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { RECONCILIATION_OPTIONS } from './reconciliation/constants';
@@ -181,6 +182,7 @@ function assemble(
     shipping,
     // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
     SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
+    ObservabilityModule,
   ];
   return {
     module: InvoicePaymentsModule,

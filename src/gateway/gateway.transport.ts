@@ -26,6 +26,7 @@ import {
 } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
 import { ExchangeFailure, type HttpExchange } from './http-exchange';
+import { observeServiceCall } from '../observability/otel';
 
 /** One HTTP exchange the client wants, and how safe it is to repeat. */
 export interface RequestPlan {
@@ -96,7 +97,9 @@ export class GatewayTransport {
         `${plan.operation}: attempt ${event.attempt} failed (${reason}); retrying in ${event.delay} ms`,
       );
     });
-    return policy.execute(() => this.attempt(conn, plan, ctx));
+    return observeServiceCall(conn.baseUrl, plan.operation, () =>
+      policy.execute(() => this.attempt(conn, plan, ctx)),
+    );
   }
 
   private async attempt(

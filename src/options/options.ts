@@ -2,6 +2,7 @@ import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } 
 import type { CheckoutOptions } from '../checkout/checkout.options';
 import type { OrderPaymentPort } from '../core/order-payment.port';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
+import type { HealthOptions } from '../observability/health.options';
 import type { OpenReconciliationOptions } from '../reconciliation/types';
 import type { RefundsOptions } from '../refunds/refund.options';
 import type { InvoicePaymentsAdminOptions } from '../settings/types';
@@ -37,6 +38,8 @@ export interface InvoicePaymentsModuleOptions {
   refunds?: RefundsOptions;
   /** How applied status changes are delivered to the host's port (polling, retry backoff). */
   notifications?: StatusDispatchOptions;
+  /** Thresholds of `InvoicePaymentsHealthIndicator` (see docs/observability.md). */
+  health?: HealthOptions;
   /**
    * Start the background workers: the webhook inbox processor's polling, the status-change dispatcher's polling,
    * the tracking worker, the refund settlement worker, the reconciliation of open invoices and the reconciliation sweep. Default: `true`, unless the environment variable

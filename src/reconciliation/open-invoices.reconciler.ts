@@ -18,6 +18,7 @@ import { CallCeiling } from './call-ceiling';
 import { NEVER, nextCheckAt } from './check-schedule';
 import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
 import type { ReconciliationRound, ResolvedOpenReconciliationOptions } from './types';
+import { countRound } from '../observability/otel';
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
 const RETRY_AFTER_ERROR_MS = 300_000;
@@ -77,7 +78,9 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 
   /** Runs one round now (a call while one runs joins it). Never throws: failures are logged and counted. */
   runOnce(): Promise<ReconciliationRound> {
-    this.current ??= this.round().finally(() => (this.current = null));
+    this.current ??= this.round()
+      .then(countRound)
+      .finally(() => (this.current = null));
     return this.current;
   }
 

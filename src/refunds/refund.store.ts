@@ -6,6 +6,7 @@ import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../core/transaction';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
+import { countRefund } from '../observability/otel';
 
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;
@@ -132,6 +133,7 @@ export class RefundStore {
         .andWhere('state IN (:...from)', { from: [...from] })
         .execute(),
     );
+    countRefund(patch.state, (result.affected ?? 0) > 0);
     return (result.affected ?? 0) > 0;
   }
 

@@ -14,6 +14,7 @@ import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
 import type { Invoice } from '../gateway/types';
 import { WebhookTokenService } from './webhook-token.service';
+import { countDelivery, traced } from '../observability/otel';
 
 /** A delivery as a host received it: its headers and its body. */
 export interface DeliveryInput {
@@ -87,6 +88,10 @@ export class DeliveryIntake {
 
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
+    return traced('invoice_payments webhook.receive', {}, () => this.take(input, wait)).then(countDelivery);
+  }
+
+  private async take(input: DeliveryInput, wait: boolean): Promise<IntakeResult> {
     const body = await this.bodyOf(input.body);
     if (!body.ok) return body;
     // Before anything else reads it: nothing downstream walks a body deeper than this.

@@ -10,6 +10,7 @@ import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import type { UnrecordedDeliveries } from './unrecorded-deliveries';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { tracedBatch } from '../observability/otel';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -147,7 +148,7 @@ export class InboxBatch {
     if (this.stopped) return;
     const single = (async () => {
       const entry = await this.rows.claim(id, true);
-      if (entry) await this.process([entry]);
+      if (entry) await tracedBatch(1, () => this.process([entry]));
     })();
     this.singles.add(single);
     try {
@@ -167,7 +168,7 @@ export class InboxBatch {
   /** Claims up to `inbox.batchSize` due entries and processes them; resolves with how many were claimed. */
   private async run(): Promise<number> {
     const claimed = await this.rows.claimDue(this.options.inbox.batchSize);
-    if (claimed.length > 0) await this.process(claimed);
+    if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
     return claimed.length;
   }
 

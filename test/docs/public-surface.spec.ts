@@ -8,7 +8,7 @@ import * as ts from 'typescript';
  * `/vendure`) are not counted here.
  */
 const ROOT = path.join(__dirname, '..', '..');
-const MAX_NAMES = 119;
+const MAX_NAMES = 120;
 
 function exportedNames(file: string): string[] {
   const options: ts.CompilerOptions = {

@@ -15,11 +15,12 @@ import { CreateOrders1700000000000, Order } from './order.entity.js';
  * bus and the module. The consumer test
  * runs it on each database (`CONSUMER_DATABASE`: `sqlite`, the embedded one, or `postgres` at `DATABASE_URL`) and
  * each way of giving the options (`CONSUMER_OPTIONS`: `forRootAsync`, from a factory, or `forRoot`). A dynamic module
- * because `forRoot` takes the options when the module is built, after the sandbox has started.
+ * because `forRoot` takes the options when the module is built, after the sandbox has started; `extra`: the
+ * host's own modules (its `/health`).
  */
 @Module({})
 export class AppModule {
-  static register(): DynamicModule {
+  static register(extra: NonNullable<DynamicModule['imports']> = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -45,6 +46,7 @@ export class AppModule {
               orderPort: OrderPaymentAdapter,
             }),
         TypeOrmModule.forFeature([Order]),
+        ...extra,
       ],
     };
   }

@@ -1,10 +1,16 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { getRepositoryToken } from '@nestjs/typeorm';
-import { CheckoutOrder, DEFAULT_SHIPMENT_EVENT, InvoicePaymentProvider } from 'nestjs-invoice-payments';
+import {
+  CheckoutOrder,
+  DEFAULT_SHIPMENT_EVENT,
+  InvoicePaymentProvider,
+  InvoicePaymentsHealthIndicator,
+} from 'nestjs-invoice-payments';
 import { DEFAULT_TOKEN, startSandbox } from 'nestjs-invoice-payments/sandbox';
 import type { Repository } from 'typeorm';
 import { AppModule } from './app.module.js';
@@ -13,17 +19,23 @@ import { Order } from './order.entity.js';
 /**
  * The consumer test's host app, written only from the README: boots (on the database and with the options style
  * `AppModule` reads from the environment) against the sandbox, serves the admin page, runs one PIX checkout →
- * payment → webhook → port → shipment → tracking code at the sandbox, then closes. It never calls process.exit: the
- * script checks that the process ends by itself.
+ * payment → webhook → port → shipment → tracking code at the sandbox, checks the module's health, then closes. With
+ * `CONSUMER_SIGNALS=1` (the stack with the optional peers `@nestjs/terminus` and `@opentelemetry/api` installed) it
+ * also serves `/health` with terminus and reads the module's metrics through the Prometheus exporter. It never calls
+ * process.exit: the script checks that the process ends by itself.
  */
 async function main(): Promise<void> {
+  const signals = process.env.CONSUMER_SIGNALS === '1' ? await loadSignals() : null;
+  const meters = await signals?.startMetrics();
   const sandbox = await startSandbox();
   process.env.PAYMENTS_BASE_URL = sandbox.url;
   process.env.PAYMENTS_TOKEN = DEFAULT_TOKEN;
   process.env.PAYMENTS_ADMIN_KEY = randomBytes(24).toString('hex');
   process.env.PAYMENTS_KEY_K1 = randomBytes(32).toString('base64');
 
-  const app = await NestFactory.create(AppModule.register(), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(AppModule.register(signals ? [signals.HealthModule] : []), {
+    logger: ['error', 'warn'],
+  });
   app.setGlobalPrefix('api');
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -95,14 +107,44 @@ async function main(): Promise<void> {
       'the tracking code to reach the sandbox',
     );
     console.log('shipping: tracking code BR123456789BR received by the sandbox');
+
+    // Without terminus the indicator answers all the same; with it, /health is the host's route.
+    const health = await app.get(InvoicePaymentsHealthIndicator).isHealthy();
+    check(health.invoice_payments.status === 'up', `the module healthy (${JSON.stringify(health)})`);
+    if (meters) {
+      const answer = await fetch(`${url}/api/health`);
+      check(answer.status === 200, `/health up (HTTP ${answer.status})`);
+      const scraped = await meters.scrape();
+      for (const series of [
+        'invoice_payments_service_call_duration_count{invoice_payments_operation="createInvoice"',
+        'invoice_payments_status_changes_total{invoice_payments_source="webhook"',
+        'invoice_payments_tracking_codes_total{invoice_payments_outcome="posted"',
+        'invoice_payments_inbox_backlog',
+      ]) {
+        check(scraped.includes(series), `the scrape has ${series}`);
+      }
+      console.log("signals: /health up, the module's series on the Prometheus scrape");
+    }
   } finally {
     await app.close();
     await sandbox.close();
+    await meters?.stop();
   }
   const { CONSUMER_DATABASE = 'sqlite', CONSUMER_OPTIONS = 'forRootAsync' } = process.env;
   console.log(
     `consumer app (${CONSUMER_DATABASE}, ${CONSUMER_OPTIONS}): every step passed; closed, waiting for exit`,
   );
+}
+
+/** What `signals.ts` exports: the file the consumer test adds only on the stack with the optional peers. */
+interface Signals {
+  HealthModule: Type<unknown>;
+  startMetrics(): Promise<{ scrape(): Promise<string>; stop(): Promise<void> }>;
+}
+
+async function loadSignals(): Promise<Signals> {
+  const path = './signals.js'; // a variable: TypeScript does not resolve it, so the app type-checks without the peers
+  return (await import(path)) as Signals;
 }
 
 function check(condition: boolean, what: string): void {
