@@ -1,6 +1,7 @@
 /**
  * `nestjs-invoice-payments/medusa`: the Medusa v2 payment module provider. Register it in `medusa-config.ts`
- * under the Payment module's providers (`resolve: 'nestjs-invoice-payments/medusa'`); see `docs/medusa.md`.
+ * under the Payment module's providers (`resolve: 'nestjs-invoice-payments/medusa'`), and the package as a plugin
+ * with the same options (`plugins: [{ resolve: 'nestjs-invoice-payments', options }]`); see `docs/medusa.md`.
  * This entry point needs `@medusajs/framework` (an optional peer); the package's other entry points do not.
  */
 import { loadMedusaFramework } from './framework';
@@ -28,15 +29,16 @@ export type {
   ProcessMedusaPayment,
 } from './payment-sync';
 export {
-  default as invoicePaymentsSyncJob,
-  config as invoicePaymentsSyncJobConfig,
-} from './payment-sync.job';
-export {
-  invoicePaymentsShipmentSubscriber,
-  recordMedusaShipment,
+  invoicePaymentsSyncJob,
+  invoicePaymentsSyncJobConfig,
+  invoicePaymentsShipmentHandler,
+  getOrderInvoices,
+  getInvoicePaymentsSettings,
   MEDUSA_SHIPMENT_EVENT,
-} from './shipment.subscriber';
-export type { MedusaShipment } from './shipment.subscriber';
+} from './plugin';
+export { recordMedusaShipment } from './shipment';
+export type { MedusaShipment } from './shipment';
+export type { MedusaOrderInvoiceView } from './order-invoices';
 export type * from './types';
 
 const { ModuleProvider, Modules } = loadMedusaFramework();

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CheckoutConfig } from '../checkout/checkout-config.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { RefundService } from '../refunds/refund.service';
+import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingService } from '../shipping/tracking.service';
 
 /**
@@ -15,6 +17,8 @@ export class MedusaRuntimeServices {
     readonly provider: InvoicePaymentProvider,
     readonly checkout: CheckoutConfig,
     readonly tracking: TrackingService,
+    readonly refunds: RefundService,
+    readonly settings: InvoicePaymentsSettingsService,
     @InjectDataSource() readonly dataSource: DataSource,
   ) {}
 }

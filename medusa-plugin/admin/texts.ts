@@ -1,0 +1,76 @@
+/** The admin's language (Medusa's dashboard keeps it in localStorage `lng`, e.g. `ptBR`): Portuguese or English. */
+export function language(): 'pt' | 'en' {
+  const lng = globalThis.localStorage?.getItem('lng') ?? globalThis.navigator?.language ?? 'en';
+  return /^pt/i.test(lng) ? 'pt' : 'en';
+}
+
+const EN = {
+  title: 'Invoice payment',
+  none: 'No invoice of this provider for this order.',
+  failed: 'Could not load the invoice',
+  method: { pix: 'PIX', billet: 'Bank slip', card: 'Card' },
+  status: 'Status',
+  amount: 'Amount',
+  paid: 'Paid',
+  pixCode: 'PIX copy-and-paste code',
+  billetLine: 'Bank slip line',
+  billetLink: 'Open the bank slip',
+  refunds: 'Refunds',
+  refundable: 'Still refundable',
+  tracking: 'Tracking code',
+  atService: 'at the service',
+  notYet: 'not at the service yet',
+  alerts: 'Alerts',
+  settings: 'Invoice payments',
+  settingsNote:
+    'The module’s settings as it runs now (secrets masked). They come from the plugin’s options in medusa-config.ts.',
+};
+
+const PT: typeof EN = {
+  title: 'Pagamento da fatura',
+  none: 'Nenhuma fatura deste provedor neste pedido.',
+  failed: 'Não foi possível carregar a fatura',
+  method: { pix: 'PIX', billet: 'Boleto', card: 'Cartão' },
+  status: 'Situação',
+  amount: 'Valor',
+  paid: 'Pago',
+  pixCode: 'PIX copia e cola',
+  billetLine: 'Linha digitável',
+  billetLink: 'Abrir o boleto',
+  refunds: 'Estornos',
+  refundable: 'Ainda estornável',
+  tracking: 'Código de rastreio',
+  atService: 'no serviço',
+  notYet: 'ainda não enviado ao serviço',
+  alerts: 'Alertas',
+  settings: 'Pagamentos por fatura',
+  settingsNote:
+    'As configurações do módulo em uso (segredos mascarados). Vêm das opções do plugin em medusa-config.ts.',
+};
+
+export function texts(): typeof EN {
+  return language() === 'pt' ? PT : EN;
+}
+
+/** Integer cents as money text, by digits (no float arithmetic): `13480` → `R$ 134,80` / `R$ 134.80`. */
+export function money(cents: number | null): string {
+  if (cents === null) return '—';
+  const digits = String(Math.abs(cents)).padStart(3, '0');
+  const separator = language() === 'pt' ? ',' : '.';
+  return `${cents < 0 ? '-' : ''}R$ ${digits.slice(0, -2)}${separator}${digits.slice(-2)}`;
+}
+
+/** Where the admin reaches Medusa's API (`admin.backendUrl`; same origin by default). */
+export function apiUrl(path: string): string {
+  const base = typeof __BACKEND_URL__ === 'string' && __BACKEND_URL__ !== '/' ? __BACKEND_URL__ : '';
+  return `${base.replace(/\/$/, '')}${path}`;
+}
+
+declare const __BACKEND_URL__: string | undefined;
+
+/** GETs a JSON admin route with the admin's session. */
+export async function getJson<T>(path: string): Promise<T> {
+  const res = await fetch(apiUrl(path), { credentials: 'include' });
+  if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+  return (await res.json()) as T;
+}

@@ -1,0 +1,168 @@
+import { Logger } from '@nestjs/common';
+import { loadMedusaFramework } from './framework';
+import { orderInvoices } from './order-invoices';
+import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
+import { invoicePaymentsRuntime, servicesOf, startedInvoicePaymentsRuntimes } from './runtime';
+import { recordMedusaShipment } from './shipment';
+import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
+
+/*
+ * What Medusa loads from the plugin (`plugins: [{ resolve: 'nestjs-invoice-payments', options }]`): the files under
+ * `.medusa/server/src` re-export these handlers, so the store copies nothing.
+ */
+
+const logger = new Logger('InvoicePayments:Medusa');
+const PLUGIN_NAME = 'nestjs-invoice-payments';
+/** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
+const SESSION_PREFIX = 'pp_invoice-payments_';
+
+/** A Medusa container (a job's, a subscriber's, or a request's `req.scope`). */
+interface MedusaContainer {
+  resolve<T = unknown>(key: string): T;
+}
+
+interface MedusaQuery {
+  graph(input: {
+    entity: string;
+    fields: string[];
+    filters: Record<string, unknown>;
+  }): Promise<{ data: unknown[] }>;
+}
+
+interface MedusaRequest {
+  scope: MedusaContainer;
+  params: Record<string, string | undefined>;
+}
+
+interface MedusaResponse {
+  status(code: number): MedusaResponse;
+  json(body: unknown): void;
+}
+
+type PaymentCollections = Array<{ payment_sessions?: Array<{ id: string; provider_id: string }> | null }>;
+
+/**
+ * The plugin's options in `medusa-config.ts`: the provider's own (the same object), so the plugin's handlers and
+ * the provider share one runtime.
+ */
+function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
+  const config = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
+    'configModule',
+  );
+  const entry = config.plugins?.find((p) => typeof p === 'object' && p.resolve === PLUGIN_NAME);
+  const options = typeof entry === 'object' ? entry.options : undefined;
+  if (!options || !('gateway' in options))
+    throw new Error(
+      `invoice-payments (Medusa): give the plugin the provider's options: plugins: [{ resolve: '${PLUGIN_NAME}', options }]`,
+    );
+  return options as InvoicePaymentsMedusaOptions;
+}
+
+function providerSessionIds(collections: PaymentCollections | null | undefined): string[] {
+  return (collections ?? [])
+    .flatMap((c) => c.payment_sessions ?? [])
+    .filter((s) => s.provider_id.startsWith(SESSION_PREFIX))
+    .map((s) => s.id);
+}
+
+/**
+ * The plugin's scheduled job, every minute: what the module learned without a webhook reaching Medusa (a payment
+ * found by the reconciliation after a restart, an inbox retry) is run through Medusa's `processPaymentWorkflow`, so
+ * the payment is captured and the order moves.
+ */
+export async function invoicePaymentsSyncJob(container: MedusaContainer): Promise<void> {
+  await invoicePaymentsRuntime(pluginOptions(container));
+  const { Modules } = loadMedusaFramework();
+  const payments = container.resolve<MedusaPaymentSessions>(Modules.PAYMENT);
+  const engine = container.resolve<{ run(id: string, options: { input: unknown }): Promise<unknown> }>(
+    Modules.WORKFLOW_ENGINE,
+  );
+  const process = (input: Required<MedusaWebhookActionResult>) =>
+    engine.run(MEDUSA_PROCESS_PAYMENT_WORKFLOW, { input });
+  for (const app of await startedInvoicePaymentsRuntimes()) await syncMedusaPayments(app, payments, process);
+}
+
+export const invoicePaymentsSyncJobConfig = { name: 'invoice-payments-sync', schedule: '* * * * *' };
+
+/** Medusa's event when a fulfillment is marked shipped (`FulfillmentWorkflowEvents.SHIPMENT_CREATED`). */
+export const MEDUSA_SHIPMENT_EVENT = 'shipment.created';
+
+/**
+ * The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}: the shipped fulfillment's first label and its order's
+ * sessions of this provider, read through Medusa's `query`, go to {@link recordMedusaShipment}. A failure is logged
+ * and rethrown, so Medusa's event bus may retry.
+ */
+export async function invoicePaymentsShipmentHandler({
+  event,
+  container,
+}: {
+  event: { data: { id?: string } };
+  container: MedusaContainer;
+}): Promise<void> {
+  const fulfillmentId = event?.data?.id;
+  if (!fulfillmentId) return;
+  const { data } = await container.resolve<MedusaQuery>('query').graph({
+    entity: 'fulfillment',
+    fields: [
+      'labels.tracking_number',
+      'labels.tracking_url',
+      'order.payment_collections.payment_sessions.id',
+      'order.payment_collections.payment_sessions.provider_id',
+    ],
+    filters: { id: fulfillmentId },
+  });
+  const row = data[0] as
+    | {
+        labels?: Array<{ tracking_number?: string | null; tracking_url?: string | null }> | null;
+        order?: { payment_collections?: PaymentCollections } | null;
+      }
+    | undefined;
+  const label = row?.labels?.find((l) => l?.tracking_number);
+  if (!label?.tracking_number) return;
+  try {
+    const result = await recordMedusaShipment(pluginOptions(container), {
+      sessionIds: providerSessionIds(row?.order?.payment_collections),
+      trackingCode: label.tracking_number,
+      // Medusa's label URL is free text: sent only when it is a web address.
+      trackingUrl: /^https?:\/\//i.test(label.tracking_url ?? '')
+        ? (label.tracking_url as string)
+        : undefined,
+    });
+    if (!result)
+      logger.log(`fulfillment ${fulfillmentId}: no paid invoice of this provider, no tracking code sent`);
+  } catch (err) {
+    logger.error(`fulfillment ${fulfillmentId}: tracking code not recorded: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions (the order page's widget). */
+export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  const id = req.params.id ?? '';
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
+    res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
+    return;
+  }
+  const { data } = await req.scope.resolve<MedusaQuery>('query').graph({
+    entity: 'order',
+    fields: [
+      'id',
+      'payment_collections.payment_sessions.id',
+      'payment_collections.payment_sessions.provider_id',
+    ],
+    filters: { id },
+  });
+  const order = data[0] as { payment_collections?: PaymentCollections } | undefined;
+  if (!order) {
+    res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
+    return;
+  }
+  const runtime = await invoicePaymentsRuntime(pluginOptions(req.scope));
+  res.json({ invoices: await orderInvoices(runtime, providerSessionIds(order.payment_collections)) });
+}
+
+/** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */
+export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  const { settings } = servicesOf(await invoicePaymentsRuntime(pluginOptions(req.scope)));
+  res.json({ settings: await settings.getMasked() });
+}
