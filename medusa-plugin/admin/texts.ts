@@ -1,3 +1,5 @@
+import { useEffect, useState } from 'react';
+
 /** The admin's language (Medusa's dashboard keeps it in localStorage `lng`, e.g. `ptBR`): Portuguese or English. */
 export function language(): 'pt' | 'en' {
   const lng = globalThis.localStorage?.getItem('lng') ?? globalThis.navigator?.language ?? 'en';
@@ -60,17 +62,19 @@ export function money(cents: number | null): string {
   return `${cents < 0 ? '-' : ''}R$ ${digits.slice(0, -2)}${separator}${digits.slice(-2)}`;
 }
 
-/** Where the admin reaches Medusa's API (`admin.backendUrl`; same origin by default). */
-export function apiUrl(path: string): string {
-  const base = typeof __BACKEND_URL__ === 'string' && __BACKEND_URL__ !== '/' ? __BACKEND_URL__ : '';
-  return `${base.replace(/\/$/, '')}${path}`;
-}
-
 declare const __BACKEND_URL__: string | undefined;
 
-/** GETs a JSON admin route with the admin's session. */
-export async function getJson<T>(path: string): Promise<T> {
-  const res = await fetch(apiUrl(path), { credentials: 'include' });
-  if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
-  return (await res.json()) as T;
+/**
+ * GETs one of the plugin's admin routes (`/admin/invoice-payments...`) with the admin's session, from Medusa's API
+ * (`admin.backendUrl`, else the admin's own origin): `[body, error]`.
+ */
+export function useAdminJson<T>(path: string): [T | null, string | null] {
+  const [state, setState] = useState<[T | null, string | null]>([null, null]);
+  useEffect(() => {
+    const base = typeof __BACKEND_URL__ === 'string' && __BACKEND_URL__ !== '/' ? __BACKEND_URL__ : '';
+    fetch(`${base.replace(/\/$/, '')}/admin/invoice-payments${path}`, { credentials: 'include' })
+      .then(async (res) => (res.ok ? setState([await res.json(), null]) : setState([null, `${res.status}`])))
+      .catch((err: Error) => setState([null, err.message]));
+  }, [path]);
+  return state;
 }

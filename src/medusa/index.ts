@@ -28,16 +28,8 @@ export type {
   MedusaSyncResult,
   ProcessMedusaPayment,
 } from './payment-sync';
-export {
-  invoicePaymentsSyncJob,
-  invoicePaymentsSyncJobConfig,
-  invoicePaymentsShipmentHandler,
-  getOrderInvoices,
-  getInvoicePaymentsSettings,
-  MEDUSA_SHIPMENT_EVENT,
-} from './plugin';
-export { recordMedusaShipment } from './shipment';
-export type { MedusaShipment } from './shipment';
+export { recordMedusaShipment, MEDUSA_SHIPMENT_EVENT } from './plugin';
+export type { MedusaShipment } from './plugin';
 export type { MedusaOrderInvoiceView } from './order-invoices';
 export type * from './types';
 

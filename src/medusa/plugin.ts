@@ -1,22 +1,20 @@
 import { Logger } from '@nestjs/common';
+import { OrderNotPaidError } from '../shipping/errors';
+import type { RecordShipmentResult } from '../shipping/types';
 import { loadMedusaFramework } from './framework';
 import { orderInvoices } from './order-invoices';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
 import { invoicePaymentsRuntime, servicesOf, startedInvoicePaymentsRuntimes } from './runtime';
-import { recordMedusaShipment } from './shipment';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
 
-/*
- * What Medusa loads from the plugin (`plugins: [{ resolve: 'nestjs-invoice-payments', options }]`): the files under
- * `.medusa/server/src` re-export these handlers, so the store copies nothing.
- */
+// What Medusa loads from the plugin: the files under `.medusa/server/src` re-export these handlers.
 
 const logger = new Logger('InvoicePayments:Medusa');
 const PLUGIN_NAME = 'nestjs-invoice-payments';
 /** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
 const SESSION_PREFIX = 'pp_invoice-payments_';
 
-/** A Medusa container (a job's, a subscriber's, or a request's `req.scope`). */
+/** A Medusa container (a job's, a subscriber's, a request's `req.scope`). */
 interface MedusaContainer {
   resolve<T = unknown>(key: string): T;
 }
@@ -86,6 +84,40 @@ export const invoicePaymentsSyncJobConfig = { name: 'invoice-payments-sync', sch
 
 /** Medusa's event when a fulfillment is marked shipped (`FulfillmentWorkflowEvents.SHIPMENT_CREATED`). */
 export const MEDUSA_SHIPMENT_EVENT = 'shipment.created';
+
+/** A shipped Medusa order's tracking data: the payment sessions of its payment collections and the label. */
+export interface MedusaShipment {
+  /** Medusa payment session ids of the order (each is the order key of one invoice of this module). */
+  sessionIds: string[];
+  trackingCode: string;
+  trackingUrl?: string;
+  carrier?: string;
+}
+
+/**
+ * Queues the tracking code for the paid invoice among the order's sessions (the tracking outbox posts it to the
+ * service, retrying through outages). `null` when no session of the order has a paid invoice of this module (another
+ * provider took the payment, or it is not paid): nothing is sent.
+ */
+export async function recordMedusaShipment(
+  options: InvoicePaymentsMedusaOptions,
+  shipment: MedusaShipment,
+): Promise<RecordShipmentResult | null> {
+  const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
+  for (const sessionId of shipment.sessionIds) {
+    try {
+      return await tracking.recordShipment({
+        orderId: sessionId,
+        trackingCode: shipment.trackingCode,
+        trackingUrl: shipment.trackingUrl,
+        carrier: shipment.carrier,
+      });
+    } catch (err) {
+      if (!(err instanceof OrderNotPaidError)) throw err;
+    }
+  }
+  return null;
+}
 
 /**
  * The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}: the shipped fulfillment's first label and its order's

@@ -1,7 +1,7 @@
-// Medusa loads a plugin's subscribers from .medusa/server/src/subscribers; the handler is the package's.
-const medusa = require('nestjs-invoice-payments/medusa');
-exports.default = medusa.invoicePaymentsShipmentHandler;
+// Medusa loads a plugin's subscribers from .medusa/server/src/subscribers.
+const plugin = require('../../../../dist/src/medusa/plugin');
+exports.default = plugin.invoicePaymentsShipmentHandler;
 exports.config = {
-  event: medusa.MEDUSA_SHIPMENT_EVENT,
+  event: plugin.MEDUSA_SHIPMENT_EVENT,
   context: { subscriberId: 'invoice-payments-tracking' },
 };

@@ -1,2 +1,2 @@
 // GET /admin/invoice-payments/settings (Medusa authenticates /admin routes): the settings page.
-exports.GET = require('nestjs-invoice-payments/medusa').getInvoicePaymentsSettings;
+exports.GET = require('../../../../../../../dist/src/medusa/plugin').getInvoicePaymentsSettings;
