@@ -8,10 +8,8 @@ export function language(): 'pt' | 'en' {
 
 const EN = {
   title: 'Invoice payment',
-  none: 'No invoice of this provider for this order.',
   failed: 'Could not load the invoice',
   method: { pix: 'PIX', billet: 'Bank slip', card: 'Card' },
-  status: 'Status',
   amount: 'Amount',
   paid: 'Paid',
   pixCode: 'PIX copy-and-paste code',
@@ -30,10 +28,8 @@ const EN = {
 
 const PT: typeof EN = {
   title: 'Pagamento da fatura',
-  none: 'Nenhuma fatura deste provedor neste pedido.',
   failed: 'Não foi possível carregar a fatura',
   method: { pix: 'PIX', billet: 'Boleto', card: 'Cartão' },
-  status: 'Situação',
   amount: 'Valor',
   paid: 'Pago',
   pixCode: 'PIX copia e cola',

@@ -5,8 +5,8 @@
  * This entry point needs `@medusajs/framework` (an optional peer); the package's other entry points do not.
  */
 import { loadMedusaFramework } from './framework';
-import { invoicePaymentsStartupLoader } from './loader';
 import { InvoicePaymentsMedusaProvider } from './provider.service';
+import { invoicePaymentsStartupLoader } from './runtime';
 
 export { InvoicePaymentsMedusaProvider } from './provider.service';
 export {
@@ -16,11 +16,11 @@ export {
   runInvoicePaymentsMigrations,
   DEFAULT_MEDUSA_SCHEMA,
   MEDUSA_MIGRATIONS_TABLE,
+  invoicePaymentsStartupLoader,
 } from './runtime';
 export { medusaAmountToCents, centsToMedusaAmount } from './amounts';
 export { buildCheckoutData, DEFAULT_DOCUMENT_KEYS } from './order';
 export { WebhookNotSettledError } from './webhook-action';
-export { invoicePaymentsStartupLoader } from './loader';
 export { syncMedusaPayments, MEDUSA_PROCESS_PAYMENT_WORKFLOW } from './payment-sync';
 export type {
   MedusaPaymentSessions,

@@ -19,14 +19,6 @@ interface MedusaContainer {
   resolve<T = unknown>(key: string): T;
 }
 
-interface MedusaQuery {
-  graph(input: {
-    entity: string;
-    fields: string[];
-    filters: Record<string, unknown>;
-  }): Promise<{ data: unknown[] }>;
-}
-
 interface MedusaRequest {
   scope: MedusaContainer;
   params: Record<string, string | undefined>;
@@ -56,11 +48,33 @@ function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions
   return options as InvoicePaymentsMedusaOptions;
 }
 
-function providerSessionIds(collections: PaymentCollections | null | undefined): string[] {
-  return (collections ?? [])
+/** One row of Medusa's `query` by id, with its order's payment sessions of this provider (`sessionIds`). */
+async function withSessions<T>(
+  container: MedusaContainer,
+  entity: 'order' | 'fulfillment',
+  id: string,
+  fields: string[],
+): Promise<(T & { sessionIds: string[] }) | undefined> {
+  const order = entity === 'order' ? '' : 'order.';
+  const query = container.resolve<{ graph(input: object): Promise<{ data: unknown[] }> }>('query');
+  const { data } = await query.graph({
+    entity,
+    fields: [
+      ...fields,
+      `${order}payment_collections.payment_sessions.id`,
+      `${order}payment_collections.payment_sessions.provider_id`,
+    ],
+    filters: { id },
+  });
+  const row = data[0] as
+    | (T & { payment_collections?: PaymentCollections; order?: { payment_collections?: PaymentCollections } })
+    | undefined;
+  if (!row) return undefined;
+  const sessionIds = ((entity === 'order' ? row.payment_collections : row.order?.payment_collections) ?? [])
     .flatMap((c) => c.payment_sessions ?? [])
     .filter((s) => s.provider_id.startsWith(SESSION_PREFIX))
     .map((s) => s.id);
+  return { ...row, sessionIds };
 }
 
 /**
@@ -133,27 +147,14 @@ export async function invoicePaymentsShipmentHandler({
 }): Promise<void> {
   const fulfillmentId = event?.data?.id;
   if (!fulfillmentId) return;
-  const { data } = await container.resolve<MedusaQuery>('query').graph({
-    entity: 'fulfillment',
-    fields: [
-      'labels.tracking_number',
-      'labels.tracking_url',
-      'order.payment_collections.payment_sessions.id',
-      'order.payment_collections.payment_sessions.provider_id',
-    ],
-    filters: { id: fulfillmentId },
-  });
-  const row = data[0] as
-    | {
-        labels?: Array<{ tracking_number?: string | null; tracking_url?: string | null }> | null;
-        order?: { payment_collections?: PaymentCollections } | null;
-      }
-    | undefined;
+  const row = await withSessions<{
+    labels?: Array<{ tracking_number?: string | null; tracking_url?: string | null }> | null;
+  }>(container, 'fulfillment', fulfillmentId, ['labels.tracking_number', 'labels.tracking_url']);
   const label = row?.labels?.find((l) => l?.tracking_number);
-  if (!label?.tracking_number) return;
+  if (!row || !label?.tracking_number) return;
   try {
     const result = await recordMedusaShipment(pluginOptions(container), {
-      sessionIds: providerSessionIds(row?.order?.payment_collections),
+      sessionIds: row.sessionIds,
       trackingCode: label.tracking_number,
       // Medusa's label URL is free text: sent only when it is a web address.
       trackingUrl: /^https?:\/\//i.test(label.tracking_url ?? '')
@@ -175,22 +176,13 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
     return;
   }
-  const { data } = await req.scope.resolve<MedusaQuery>('query').graph({
-    entity: 'order',
-    fields: [
-      'id',
-      'payment_collections.payment_sessions.id',
-      'payment_collections.payment_sessions.provider_id',
-    ],
-    filters: { id },
-  });
-  const order = data[0] as { payment_collections?: PaymentCollections } | undefined;
+  const order = await withSessions(req.scope, 'order', id, ['id']);
   if (!order) {
     res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
     return;
   }
   const runtime = await invoicePaymentsRuntime(pluginOptions(req.scope));
-  res.json({ invoices: await orderInvoices(runtime, providerSessionIds(order.payment_collections)) });
+  res.json({ invoices: await orderInvoices(runtime, order.sessionIds) });
 }
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */

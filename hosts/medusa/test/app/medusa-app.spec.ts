@@ -21,7 +21,7 @@ beforeAll(async () => {
   await app.start();
   store = new MedusaStore(app.url);
   await store.setUp();
-}, 600_000);
+}, 1_800_000);
 
 afterAll(async () => {
   await app?.stop();
@@ -178,5 +178,14 @@ describe("Medusa's admin, signed in, in Chromium", () => {
       'R$ 114,80',
     );
     await expect(found.textContent()).resolves.toContain('Pagamento da fatura');
+  }, 120_000);
+
+  it("the module's settings are in Medusa's settings, secrets masked", async () => {
+    await page.goto(`${app.url}/app/settings/invoice-payments`);
+    const settings = page.getByTestId('invoice-payments-settings');
+    await settings.getByText('baseUrl').waitFor({ timeout: 60_000 });
+    await settings.screenshot({ path: join(RESULTS, 'medusa-settings.png') });
+    await expect(settings.textContent()).resolves.toContain(sandbox.url);
+    await expect(settings.textContent()).resolves.not.toContain('sandbox-token');
   }, 120_000);
 });
