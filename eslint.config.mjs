@@ -4,7 +4,9 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'eslint.config.mjs'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '**/.medusa/**', 'eslint.config.mjs'],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -19,6 +21,15 @@ export default tseslint.config(
   {
     files: ['*.js', 'hosts/*/*.js'],
     languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    // The Medusa plugin's CommonJS files: Medusa requires them.
+    files: ['medusa-plugin/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { exports: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     // The admin page's scripts: ES modules run by the browser, no Node globals.

@@ -1,8 +1,8 @@
 /**
- * The package's Medusa provider inside Medusa's own Payment module (`moduleIntegrationTestRunner`, PostgreSQL).
- * The package under test is `nestjs-invoice-payments` linked from `../..` (build it first: `npm run build` there),
- * so it resolves NestJS and TypeORM from the root's node_modules: one copy of each. `modulePaths` lets the linked
- * package find Medusa here, as an installed package finds it beside itself in a store's node_modules.
+ * The package installed from its packed tarball (`pretest`: `npm pack` at the root, then `npm install --no-save`),
+ * as a store installs it, beside Medusa and the package's peers. Build the package first (`npm run build` there).
+ * `test/*.spec.ts`: Medusa's Payment module with the provider (`moduleIntegrationTestRunner`); `test/app/`: this
+ * folder as a Medusa app (`medusa build`, `medusa start`) with the admin in Chromium.
  * @type {import('jest').Config}
  */
 module.exports = {
@@ -12,7 +12,7 @@ module.exports = {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }],
   },
   transformIgnorePatterns: ['/node_modules/', '/dist/'],
-  modulePaths: ['<rootDir>/node_modules'],
+  modulePathIgnorePatterns: ['<rootDir>/.medusa/', '<rootDir>/.pack/'],
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 120000,

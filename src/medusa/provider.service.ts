@@ -49,10 +49,6 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   constructor(cradle: Record<string, unknown>, options: InvoicePaymentsMedusaOptions) {
     super(cradle, options);
     this.options = options;
-    // Started with Medusa (migrations included), not on the first checkout; a failure is retried on first use.
-    invoicePaymentsRuntime(options).catch((err: unknown) =>
-      logger.error(`could not start: ${(err as Error).message}`),
-    );
   }
 
   /** Creates the session's invoice from Medusa's amount and customer (see `buildCheckoutData`), exactly once. */

@@ -1,13 +1,17 @@
-import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Injectable, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
+import { CheckoutConfig } from '../checkout/checkout-config.service';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
-import { MedusaRuntimeServices } from './runtime-services';
+import { RefundService } from '../refunds/refund.service';
+import { InvoicePaymentsSettingsService } from '../settings/settings.service';
+import { TrackingService } from '../shipping/tracking.service';
 import type { InvoicePaymentsMedusaOptions } from './types';
 
 /** Schema of the module's tables inside Medusa's database, unless the options name another. */
@@ -16,6 +20,19 @@ export const DEFAULT_MEDUSA_SCHEMA = 'invoice_payments';
 export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** What the adapter calls in its runtime, injected from what `InvoicePaymentsModule` exports (no search by class). */
+@Injectable()
+export class MedusaRuntimeServices {
+  constructor(
+    readonly provider: InvoicePaymentProvider,
+    readonly checkout: CheckoutConfig,
+    readonly tracking: TrackingService,
+    readonly refunds: RefundService,
+    readonly settings: InvoicePaymentsSettingsService,
+    @InjectDataSource() readonly dataSource: DataSource,
+  ) {}
+}
 
 @Module({ providers: [MedusaRuntimeServices] })
 class InvoicePaymentsMedusaHostModule {}
@@ -85,6 +102,7 @@ function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
   };
 }
 
+const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
 /**
@@ -142,4 +160,20 @@ export async function closeInvoicePaymentsRuntimes(): Promise<void> {
   const all = [...runtimes.values()];
   runtimes.clear();
   await Promise.allSettled(all.map(async (started) => (await started).close()));
+}
+
+/**
+ * The provider's module loader: Medusa runs it when it starts, with the provider's options. It starts the runtime
+ * (migrations, then the workers), so a payment made while the store was down is found without waiting for a
+ * checkout or a webhook. Not awaited: a failed start is logged and tried again on first use.
+ */
+export async function invoicePaymentsStartupLoader({
+  options,
+}: {
+  options?: Record<string, unknown>;
+}): Promise<void> {
+  if (!options || typeof options !== 'object' || !('gateway' in options)) return;
+  invoicePaymentsRuntime(options as unknown as InvoicePaymentsMedusaOptions).catch((err: unknown) =>
+    logger.error(`could not start: ${(err as Error).message}`),
+  );
 }

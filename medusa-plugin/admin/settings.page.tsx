@@ -1,0 +1,23 @@
+import { Container, Heading, Text } from '@medusajs/ui';
+import { texts, useAdminJson } from './texts.js';
+
+/** Settings → Invoice payments: the module's effective settings, secrets masked. */
+export function InvoicePaymentsSettingsPage() {
+  const t = texts();
+  const [body, error] = useAdminJson<{ settings: Record<string, unknown> }>('/settings');
+  return (
+    <Container className="divide-y p-0" data-testid="invoice-payments-settings">
+      <div className="px-6 py-4">
+        <Heading>{t.settings}</Heading>
+        <Text size="small">{t.settingsNote}</Text>
+      </div>
+      {error && <Text className="text-ui-fg-error px-6 py-4">{`${t.failed}: ${error}`}</Text>}
+      {Object.entries(body?.settings ?? {}).map(([name, value]) => (
+        <div key={name} className="grid grid-cols-2 gap-x-2 px-6 py-2 txt-small break-all">
+          <b>{name}</b>
+          <span>{typeof value === 'object' ? JSON.stringify(value) : String(value ?? '—')}</span>
+        </div>
+      ))}
+    </Container>
+  );
+}

@@ -1,0 +1,192 @@
+import { Logger } from '@nestjs/common';
+import { OrderNotPaidError } from '../shipping/errors';
+import type { RecordShipmentResult } from '../shipping/types';
+import { loadMedusaFramework } from './framework';
+import { orderInvoices } from './order-invoices';
+import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
+import { invoicePaymentsRuntime, servicesOf, startedInvoicePaymentsRuntimes } from './runtime';
+import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
+
+// What Medusa loads from the plugin: the files under `.medusa/server/src` re-export these handlers.
+
+const logger = new Logger('InvoicePayments:Medusa');
+const PLUGIN_NAME = 'nestjs-invoice-payments';
+/** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
+const SESSION_PREFIX = 'pp_invoice-payments_';
+
+/** A Medusa container (a job's, a subscriber's, a request's `req.scope`). */
+interface MedusaContainer {
+  resolve<T = unknown>(key: string): T;
+}
+
+interface MedusaRequest {
+  scope: MedusaContainer;
+  params: Record<string, string | undefined>;
+}
+
+interface MedusaResponse {
+  status(code: number): MedusaResponse;
+  json(body: unknown): void;
+}
+
+type PaymentCollections = Array<{ payment_sessions?: Array<{ id: string; provider_id: string }> | null }>;
+
+/**
+ * The plugin's options in `medusa-config.ts`: the provider's own (the same object), so the plugin's handlers and
+ * the provider share one runtime.
+ */
+function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
+  const config = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
+    'configModule',
+  );
+  const entry = config.plugins?.find((p) => typeof p === 'object' && p.resolve === PLUGIN_NAME);
+  const options = typeof entry === 'object' ? entry.options : undefined;
+  if (!options || !('gateway' in options))
+    throw new Error(
+      `invoice-payments (Medusa): give the plugin the provider's options: plugins: [{ resolve: '${PLUGIN_NAME}', options }]`,
+    );
+  return options as InvoicePaymentsMedusaOptions;
+}
+
+/** One row of Medusa's `query` by id, with its order's payment sessions of this provider (`sessionIds`). */
+async function withSessions<T>(
+  container: MedusaContainer,
+  entity: 'order' | 'fulfillment',
+  id: string,
+  fields: string[],
+): Promise<(T & { sessionIds: string[] }) | undefined> {
+  const order = entity === 'order' ? '' : 'order.';
+  const query = container.resolve<{ graph(input: object): Promise<{ data: unknown[] }> }>('query');
+  const { data } = await query.graph({
+    entity,
+    fields: [
+      ...fields,
+      `${order}payment_collections.payment_sessions.id`,
+      `${order}payment_collections.payment_sessions.provider_id`,
+    ],
+    filters: { id },
+  });
+  const row = data[0] as
+    | (T & { payment_collections?: PaymentCollections; order?: { payment_collections?: PaymentCollections } })
+    | undefined;
+  if (!row) return undefined;
+  const sessionIds = ((entity === 'order' ? row.payment_collections : row.order?.payment_collections) ?? [])
+    .flatMap((c) => c.payment_sessions ?? [])
+    .filter((s) => s.provider_id.startsWith(SESSION_PREFIX))
+    .map((s) => s.id);
+  return { ...row, sessionIds };
+}
+
+/**
+ * The plugin's scheduled job, every minute: what the module learned without a webhook reaching Medusa (a payment
+ * found by the reconciliation after a restart, an inbox retry) is run through Medusa's `processPaymentWorkflow`, so
+ * the payment is captured and the order moves.
+ */
+export async function invoicePaymentsSyncJob(container: MedusaContainer): Promise<void> {
+  await invoicePaymentsRuntime(pluginOptions(container));
+  const { Modules } = loadMedusaFramework();
+  const payments = container.resolve<MedusaPaymentSessions>(Modules.PAYMENT);
+  const engine = container.resolve<{ run(id: string, options: { input: unknown }): Promise<unknown> }>(
+    Modules.WORKFLOW_ENGINE,
+  );
+  const process = (input: Required<MedusaWebhookActionResult>) =>
+    engine.run(MEDUSA_PROCESS_PAYMENT_WORKFLOW, { input });
+  for (const app of await startedInvoicePaymentsRuntimes()) await syncMedusaPayments(app, payments, process);
+}
+
+export const invoicePaymentsSyncJobConfig = { name: 'invoice-payments-sync', schedule: '* * * * *' };
+
+/** Medusa's event when a fulfillment is marked shipped (`FulfillmentWorkflowEvents.SHIPMENT_CREATED`). */
+export const MEDUSA_SHIPMENT_EVENT = 'shipment.created';
+
+/** A shipped Medusa order's tracking data: the payment sessions of its payment collections and the label. */
+export interface MedusaShipment {
+  /** Medusa payment session ids of the order (each is the order key of one invoice of this module). */
+  sessionIds: string[];
+  trackingCode: string;
+  trackingUrl?: string;
+  carrier?: string;
+}
+
+/**
+ * Queues the tracking code for the paid invoice among the order's sessions (the tracking outbox posts it to the
+ * service, retrying through outages). `null` when no session of the order has a paid invoice of this module (another
+ * provider took the payment, or it is not paid): nothing is sent.
+ */
+export async function recordMedusaShipment(
+  options: InvoicePaymentsMedusaOptions,
+  shipment: MedusaShipment,
+): Promise<RecordShipmentResult | null> {
+  const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
+  for (const sessionId of shipment.sessionIds) {
+    try {
+      return await tracking.recordShipment({
+        orderId: sessionId,
+        trackingCode: shipment.trackingCode,
+        trackingUrl: shipment.trackingUrl,
+        carrier: shipment.carrier,
+      });
+    } catch (err) {
+      if (!(err instanceof OrderNotPaidError)) throw err;
+    }
+  }
+  return null;
+}
+
+/**
+ * The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}: the shipped fulfillment's first label and its order's
+ * sessions of this provider, read through Medusa's `query`, go to {@link recordMedusaShipment}. A failure is logged
+ * and rethrown, so Medusa's event bus may retry.
+ */
+export async function invoicePaymentsShipmentHandler({
+  event,
+  container,
+}: {
+  event: { data: { id?: string } };
+  container: MedusaContainer;
+}): Promise<void> {
+  const fulfillmentId = event?.data?.id;
+  if (!fulfillmentId) return;
+  const row = await withSessions<{
+    labels?: Array<{ tracking_number?: string | null; tracking_url?: string | null }> | null;
+  }>(container, 'fulfillment', fulfillmentId, ['labels.tracking_number', 'labels.tracking_url']);
+  const label = row?.labels?.find((l) => l?.tracking_number);
+  if (!row || !label?.tracking_number) return;
+  try {
+    const result = await recordMedusaShipment(pluginOptions(container), {
+      sessionIds: row.sessionIds,
+      trackingCode: label.tracking_number,
+      // Medusa's label URL is free text: sent only when it is a web address.
+      trackingUrl: /^https?:\/\//i.test(label.tracking_url ?? '')
+        ? (label.tracking_url as string)
+        : undefined,
+    });
+    if (!result)
+      logger.log(`fulfillment ${fulfillmentId}: no paid invoice of this provider, no tracking code sent`);
+  } catch (err) {
+    logger.error(`fulfillment ${fulfillmentId}: tracking code not recorded: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions (the order page's widget). */
+export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  const id = req.params.id ?? '';
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
+    res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
+    return;
+  }
+  const order = await withSessions(req.scope, 'order', id, ['id']);
+  if (!order) {
+    res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
+    return;
+  }
+  const runtime = await invoicePaymentsRuntime(pluginOptions(req.scope));
+  res.json({ invoices: await orderInvoices(runtime, order.sessionIds) });
+}
+
+/** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */
+export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  const { settings } = servicesOf(await invoicePaymentsRuntime(pluginOptions(req.scope)));
+  res.json({ settings: await settings.getMasked() });
+}
