@@ -179,7 +179,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
   }
 }
 
-function toView(row: InvoiceRecord) {
+export function toView(row: InvoiceRecord) {
   const code = row.statusCode;
   const actions = allowedActions(row);
   const session = sessionDataOf(row);
