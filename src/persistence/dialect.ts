@@ -17,6 +17,10 @@ export interface Dialect {
   readonly advisoryLocks: boolean;
   /** The host and the module share one connection: work the module starts for the host is finished before it goes on. */
   readonly sharedConnection: boolean;
+  /** The `n`th (from 1) positional parameter of a raw statement. */
+  readonly parameter: (n: number) => string;
+  /** `INSERT` of `rows` (`(…), (…)`) into `table` skipping those whose unique `key` exists, `RETURNING "id"`. */
+  readonly insertIgnoring: (table: string, columns: string, rows: string, key: string) => string;
 }
 
 const POSTGRES: Dialect = {
@@ -24,9 +28,20 @@ const POSTGRES: Dialect = {
   rowLock: 'pessimistic_write',
   advisoryLocks: true,
   sharedConnection: false,
+  parameter: (n) => `$${n}`,
+  insertIgnoring: (table, columns, rows, key) =>
+    `INSERT INTO ${table} (${columns}) VALUES ${rows} ON CONFLICT (${key}) DO NOTHING RETURNING "id"`,
 };
 
-const SQLITE: Dialect = { skipLocked: '', rowLock: null, advisoryLocks: false, sharedConnection: true };
+const SQLITE: Dialect = {
+  skipLocked: '',
+  rowLock: null,
+  advisoryLocks: false,
+  sharedConnection: true,
+  parameter: () => '?',
+  insertIgnoring: (table, columns, rows) =>
+    `INSERT OR IGNORE INTO ${table} (${columns}) VALUES ${rows} RETURNING "id"`,
+};
 
 /** The dialect of `dataSource`'s database. */
 export function dialectOf(dataSource: DataSource): Dialect {

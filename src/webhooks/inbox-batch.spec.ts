@@ -18,7 +18,6 @@ describe('InboxBatch quiet period', () => {
       null as never,
       null as never,
       null as never,
-      null as never,
     );
     jest.spyOn(batch, 'schedule').mockImplementation(() => {
       started.push(Date.now() - t0);

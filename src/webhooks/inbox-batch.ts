@@ -8,7 +8,6 @@ import type { InvoiceIdentity } from '../core/invoice-identity';
 import type { DeliveryConfirmation } from './delivery-confirmation';
 import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
-import type { UnrecordedDeliveries } from './unrecorded-deliveries';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
@@ -19,15 +18,13 @@ const QUIET_MS = 25;
 const MAX_WAIT_MS = 1000;
 
 /**
- * The inbox processed a batch at a time, when deliveries are confirmed with the service: the due entries are claimed
- * in one statement, grouped by invoice, and each invoice of the batch costs one lookup at the service and at most
- * one status report, however many of its deliveries wait; the entries it answered are closed together, in one
- * statement for the batch. Entries whose invoice has no record here (yet), or that name no invoice, are taken an
- * entry at a time by {@link UnrecordedDeliveries}: the budget for unknown invoices, the referrer match and late
- * invoices live there.
+ * The inbox processed a batch at a time: the due entries are claimed in one statement, grouped by invoice, and each
+ * invoice of the batch costs one lookup at the service and at most one status report, however many of its
+ * deliveries wait; the entries it answered are closed together, in one statement. Entries whose invoice no record
+ * holds by number are taken an entry at a time ({@link DeliveryConfirmation.processUnrecorded}).
  */
 export class InboxBatch {
-  private readonly logger = new Logger('InboxBatch');
+  private readonly logger = new Logger(InboxBatch.name);
   private current: Promise<void> | null = null;
   /** Batches of one running ({@link only}). */
   private readonly singles = new Set<Promise<void>>();
@@ -45,7 +42,6 @@ export class InboxBatch {
     private readonly statuses: InvoiceStatusService,
     private readonly options: ResolvedWebhooksOptions,
     private readonly identity: InvoiceIdentity,
-    private readonly unrecorded: UnrecordedDeliveries,
   ) {}
 
   /**
@@ -190,12 +186,12 @@ export class InboxBatch {
       for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
       byInvoice.delete(gatewayId);
     }
-    const records = await this.recordsOf([...byInvoice.keys()]);
+    const { records, referrers } = await this.recordsOf([...byInvoice.keys()], claimed);
     const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
     // An error of one entry is its own: logged, the entry retried when its lease lapses.
     const one = (entry: WebhookInboxEntry) =>
-      this.unrecorded
-        .process(entry)
+      this.confirmation
+        .processUnrecorded(entry, entry.referrer !== null && referrers.has(entry.referrer))
         .catch((err: unknown) => this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`));
     const work: Array<() => Promise<void>> = alone.map((entry) => () => one(entry));
     for (const [gatewayId, entries] of byInvoice) {
@@ -211,11 +207,21 @@ export class InboxBatch {
     await this.rows.closeProcessed(closings);
   }
 
-  /** The records of these invoice numbers, in one query. */
-  private async recordsOf(gatewayIds: string[]): Promise<Map<string, InvoiceRecord>> {
-    if (gatewayIds.length === 0) return new Map();
-    const found = await this.dataSource.getRepository(InvoiceRecord).findBy({ gatewayId: In(gatewayIds) });
-    return new Map(found.map((r) => [r.gatewayId as string, r]));
+  /** The records of these invoice numbers, and which of the entries' referrers a record holds: one query. */
+  private async recordsOf(
+    gatewayIds: string[],
+    entries: WebhookInboxEntry[],
+  ): Promise<{ records: Map<string, InvoiceRecord>; referrers: Set<string> }> {
+    const named = [...new Set(entries.flatMap((e) => (e.referrer === null ? [] : [e.referrer])))];
+    const where = [
+      ...(gatewayIds.length > 0 ? [{ gatewayId: In(gatewayIds) }] : []),
+      ...(named.length > 0 ? [{ referrer: In(named) }] : []),
+    ];
+    const found = where.length > 0 ? await this.dataSource.getRepository(InvoiceRecord).findBy(where) : [];
+    const records = new Map<string, InvoiceRecord>();
+    for (const r of found)
+      if (r.gatewayId !== null && gatewayIds.includes(r.gatewayId)) records.set(r.gatewayId, r);
+    return { records, referrers: new Set(found.flatMap((r) => (r.referrer ? [r.referrer] : []))) };
   }
 
   /**
@@ -232,7 +238,7 @@ export class InboxBatch {
   ): Promise<void> {
     this.rows.unknown.forget(gatewayId);
     const newest = entries[entries.length - 1].receivedAt;
-    if (this.confirmation.answered(gatewayId, newest)) {
+    if (this.confirmation.answeredRecord(gatewayId, newest) !== null) {
       for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: record.id });
       return;
     }

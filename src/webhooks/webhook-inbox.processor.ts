@@ -9,12 +9,11 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
-import { purgeFinishedEntries } from './inbox-retention';
+import { purgeFinished } from '../core/queue/retention';
 import { UnknownInvoices } from './unknown-invoices';
 import { InboxRows, message } from './inbox-rows';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
-import { UnrecordedDeliveries } from './unrecorded-deliveries';
 
 /** Turns a waited-for entry waits for the pace before its attempt is the answer. */
 const PACED_ROUNDS = 3;
@@ -51,26 +50,18 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
     const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
     this.rows = new InboxRows(dataSource, events, options, unknown);
-    this.confirmation = new DeliveryConfirmation(dataSource, gateway, options, this.rows);
     const identity = new InvoiceIdentity(gateway, events);
-    const unrecorded = new UnrecordedDeliveries(
-      dataSource,
-      this.rows,
-      this.confirmation,
-      statuses,
+    const late = lateInvoices ?? null;
+    this.confirmation = new DeliveryConfirmation(
+      gateway,
       options,
-      identity,
-      lateInvoices ?? null,
-    );
-    this.batch = new InboxBatch(
-      dataSource,
       this.rows,
-      this.confirmation,
+      dataSource,
       statuses,
-      options,
       identity,
-      unrecorded,
+      late,
     );
+    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, identity);
   }
 
   onModuleInit(): void {
@@ -147,10 +138,18 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.batch.idle();
   }
 
-  /** Deletes finished inbox rows older than `inbox.retentionMs` (see {@link purgeFinishedEntries}). */
+  /**
+   * Deletes finished rows (processed, ignored, dead) older than `inbox.retentionMs`, in small batches (the core
+   * queue's retention): the inbox keeps what dedupes the service's retries for a bounded time. Pending rows stay.
+   */
   async purge(): Promise<number> {
+    const rows = {
+      table: this.dataSource.getMetadata(WebhookInboxEntry).tableName,
+      finished: "state IN ('processed', 'ignored', 'dead')",
+      finishedAt: 'processed_at',
+    };
     try {
-      return await purgeFinishedEntries(this.dataSource, this.options.inbox.retentionMs, () => this.stopped);
+      return await purgeFinished(this.dataSource, rows, this.options.inbox.retentionMs, () => this.stopped);
     } catch (err) {
       this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
       return 0;
