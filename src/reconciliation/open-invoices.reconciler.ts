@@ -29,7 +29,7 @@ const RETRY_AFTER_ERROR_MS = 300_000;
  * (`check-schedule.ts`). What the service says goes through {@link InvoiceStatusService.apply}, the one path,
  * and from there to the host's port and the event bus. One instance at a time runs it (a lease in the database),
  * at most `maxCallsPerMinute` lookups a minute, and a round reads only due rows (indexed), so the cost follows the
- * open invoices, not the account. The full-list sweep (`ReconciliationService`) stays as an opt-in audit.
+ * open invoices, not the account. The audit of the whole account (`ReconciliationService.sweep()`) runs on demand.
  */
 @Injectable()
 export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {

@@ -1,11 +1,13 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { RECONCILIATION_OPTIONS } from './constants';
 import { OpenInvoicesReconciler } from './open-invoices.reconciler';
+import { ReconciliationService } from './reconciliation.service';
 import type { OpenReconciliationOptions } from './types';
 import { resolveReconciliationOptions } from '../options/sections';
 
 /**
- * The reconciliation of open invoices ({@link OpenInvoicesReconciler}). Needs the global status path
+ * The reconciliation: of open invoices on a schedule ({@link OpenInvoicesReconciler}), of the whole account on demand
+ * ({@link ReconciliationService}). Needs the global status path
  * (`InvoiceStatusModule`), a `GatewayClient` and TypeORM's default DataSource, as the root module provides; uses the
  * checkout's creation settler and late-invoice adopter when present.
  */
@@ -20,8 +22,9 @@ export class ReconciliationModule {
           useValue: resolveReconciliationOptions(options),
         },
         OpenInvoicesReconciler,
+        ReconciliationService,
       ],
-      exports: [RECONCILIATION_OPTIONS, OpenInvoicesReconciler],
+      exports: [RECONCILIATION_OPTIONS, OpenInvoicesReconciler, ReconciliationService],
     };
   }
 }

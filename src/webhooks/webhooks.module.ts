@@ -1,7 +1,6 @@
 import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WEBHOOKS_OPTIONS } from './constants';
-import { ReconciliationService } from './reconciliation.service';
 import { createWebhookRoute, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { DeliveryIntake } from './delivery-intake';
@@ -29,9 +28,7 @@ export interface WebhooksModuleExtras {
 }
 
 /**
- * Webhook reception: the controller at `options.path`, the token check, the inbox and its processor, and the
- * reconciliation sweep. Status
- * changes go through the global `InvoiceStatusModule`, which the app must import too (the root module does).
+ * Webhook reception: the route at `options.path`, the token check, the inbox and its processor. Status changes go through the global `InvoiceStatusModule`, which the app must import too (the root module does).
  */
 @Module({})
 export class WebhooksModule implements OnModuleInit {
@@ -57,7 +54,6 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
-        ReconciliationService,
         HostDeliveries,
         { provide: HOST_WEBHOOKS, useExisting: HostDeliveries },
       ],
@@ -69,7 +65,6 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
-        ReconciliationService,
       ],
     };
   }

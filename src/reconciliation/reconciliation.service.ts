@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull } from 'typeorm';
@@ -10,8 +10,11 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/response.readers';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { WEBHOOKS_OPTIONS } from './constants';
-import type { ResolvedWebhooksOptions } from './types';
+
+/** The sweep reads invoices created within this many days (A7 `created_from`)... */
+const LOOKBACK_DAYS = 30;
+/** ...a page of this many at a time (at most 100, §4.1). */
+const PAGE_SIZE = 100;
 
 /** What one sweep did. */
 export interface SweepResult {
@@ -28,17 +31,17 @@ export interface SweepResult {
 }
 
 /**
- * The reconciliation sweep: pages through the service's invoice list (A7, at most 100 a page, invoices created in
- * the last `lookbackDays`) and reports every status a local record has not caught up with to
- * {@link InvoiceStatusService}, the same path webhooks take, so a missed or dropped webhook is recovered. Reports
- * the transition table would refuse (a status behind the record's) are skipped, so repeated sweeps add nothing to
- * the history. An invoice is applied to a record only when it is that record's by identity ({@link InvoiceIdentity}):
- * another store's invoice with one of our referrers is left alone and alerted. Runs every `sweep.intervalMs` when set (off by default); `sweep()` runs it on demand.
+ * The reconciliation's audit of the whole account, on demand (the open invoices have their own schedule,
+ * `OpenInvoicesReconciler`): `sweep()` pages through the service's invoice list (A7, 100 a page, invoices created in
+ * the last 30 days) and reports every status a local record has not caught up with through
+ * {@link InvoiceStatusService}, the path webhooks take; invoices no record holds by number go to the checkout's
+ * adopter (late and duplicate invoices of an attempt). Reports the transition table would refuse are skipped, so
+ * repeated sweeps add nothing to the history. An invoice is applied to a record only when it is that record's by
+ * identity ({@link InvoiceIdentity}): another store's invoice with one of our referrers is left alone and alerted.
  */
 @Injectable()
-export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
+export class ReconciliationService {
   private readonly logger = new Logger(ReconciliationService.name);
-  private timer: NodeJS.Timeout | null = null;
   private current: Promise<SweepResult> | null = null;
   private readonly identity: InvoiceIdentity;
 
@@ -46,25 +49,10 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statuses: InvoiceStatusService,
     private readonly gateway: GatewayClient,
-    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     events: EventEmitter2,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
     this.identity = new InvoiceIdentity(gateway, events);
-  }
-
-  onModuleInit(): void {
-    const every = this.options.sweep.intervalMs;
-    if (every > 0) {
-      this.timer = setInterval(() => void this.sweep(), every);
-      this.timer.unref();
-    }
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.current?.catch(() => undefined);
   }
 
   /** Runs one sweep; a call while one runs joins it. Never throws: failures are in `error` and the log. */
@@ -75,14 +63,10 @@ export class ReconciliationService implements OnModuleInit, OnModuleDestroy {
 
   private async run(): Promise<SweepResult> {
     const result: SweepResult = { pages: 0, seen: 0, matched: 0, applied: 0, error: null };
-    const createdFrom = serviceDay(Date.now() - this.options.sweep.lookbackDays * 86_400_000);
+    const createdFrom = serviceDay(Date.now() - LOOKBACK_DAYS * 86_400_000);
     try {
       for (let page = 1; ; page++) {
-        const listed = await this.gateway.listInvoices({
-          page,
-          limit: this.options.sweep.pageSize,
-          createdFrom,
-        });
+        const listed = await this.gateway.listInvoices({ page, limit: PAGE_SIZE, createdFrom });
         result.pages++;
         result.seen += listed.items.length;
         await this.reconcile(listed.items, result);
