@@ -3,14 +3,12 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
-import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { decideTransition, STATUS_STAGES } from '../core/status-transitions';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
 import { WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from './types';
-import { boundedBody, parseJsonObject } from './webhook-body';
-import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
+import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER, readDeliveryBody } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
@@ -105,16 +103,9 @@ export class DeliveryIntake {
 
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
-    const body = await this.bodyOf(input.body);
+    const { bodyLimitBytes, maxJsonDepth } = this.options;
+    const body = await readDeliveryBody(input.body, bodyLimitBytes, maxJsonDepth);
     if (!body.ok) return body;
-    // Before anything else reads it: nothing downstream walks a body deeper than this.
-    if (exceedsJsonDepth(body.value, this.options.maxJsonDepth)) {
-      return {
-        ok: false,
-        status: 400,
-        message: `body: nested deeper than ${this.options.maxJsonDepth} levels`,
-      };
-    }
     // The service's validation of the token would prove only who sent the body, and the body is never applied: the
     // lookup's answer is. So only the checks that need no call.
     const auth = await this.tokens.checkLocally(input.headers);
@@ -228,25 +219,5 @@ export class DeliveryIntake {
       message: `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`,
       retryAfterSeconds: Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000)),
     };
-  }
-
-  /** The body within its bound ({@link boundedBody}, the one size check), as a JSON object. */
-  private async bodyOf(
-    source: unknown,
-  ): Promise<
-    | { ok: true; value: Record<string, unknown> }
-    | { ok: false; status: 400 | 413 | 415; message: string; unread?: true }
-  > {
-    const read = await boundedBody(source, this.options.bodyLimitBytes);
-    if (!read.ok) return { ...read, unread: true };
-    if ('body' in read) {
-      const parsed = parseJsonObject(read.body);
-      return parsed.ok ? parsed : { ok: false, status: 400, message: parsed.message };
-    }
-    const value = read.parsed;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return { ok: false, status: 400, message: 'body: must be a JSON object' };
-    }
-    return { ok: true, value: value as Record<string, unknown> };
   }
 }

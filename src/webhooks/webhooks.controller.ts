@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, HttpCode, HttpException, Inject, Post, Req, Res, Type } from '@nestjs/common';
 import { DeliveryIntake } from './delivery-intake';
-import type { WebhookReceipt } from './webhook-answer';
+import type { WebhookReceipt } from './webhook-body';
 
 /**
  * The webhook route as a Nest route: where the Express route ahead of the body parsers does not take the delivery
