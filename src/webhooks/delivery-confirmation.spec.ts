@@ -36,21 +36,13 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
       },
     } as unknown as InboxRows;
     const options = { inbox: { unknownInvoiceWindowMs: 60_000 } } as ResolvedWebhooksOptions;
-    confirmation = new DeliveryConfirmation(
-      gateway,
-      options,
-      rows,
-      null as never,
-      null as never,
-      null as never,
-      null,
-    );
+    confirmation = new DeliveryConfirmation(gateway, options, rows);
   });
 
   it('remembers the answer as soon as the service gives it, before the caller looks for a record', async () => {
     const first = entry('e1');
     expect(await confirmation.admit(first, INVOICE.id, false)).toBe(true);
-    expect((await confirmation.confirm(first, INVOICE.id, false))?.invoice).toBe(INVOICE);
+    expect((await confirmation.confirm([first], INVOICE.id, false))?.invoice).toBe(INVOICE);
     // The first delivery's processing has not looked for a record yet; a second delivery is admitted meanwhile.
     expect(await confirmation.admit(entry('e2'), INVOICE.id, false)).toBe(false);
     expect(lookups).toBe(1);
@@ -59,7 +51,7 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
 
   it('does not remember an invoice this store had a record of when admitted', async () => {
     const first = entry('e1');
-    await confirmation.confirm(first, INVOICE.id, true);
+    await confirmation.confirm([first], INVOICE.id, true);
     expect(await confirmation.admit(entry('e2'), INVOICE.id, false)).toBe(true);
     expect(postponed).toEqual([]);
   });

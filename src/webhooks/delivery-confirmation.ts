@@ -1,13 +1,7 @@
-import type { DataSource } from 'typeorm';
 import type { ConfirmedStatus } from '../core/host-webhooks.port';
-import type { InvoiceIdentity } from '../core/invoice-identity';
-import type { InvoiceStatusService } from '../core/invoice-status.service';
-import type { LateInvoiceAdopter } from '../core/late-invoice.port';
-import { recordOfInvoice } from '../core/record-of-invoice';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { type InboxRows, message, reportOf } from './inbox-rows';
+import { type InboxRows, message } from './inbox-rows';
 import { PacedLookups } from './paced-lookups';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
@@ -34,48 +28,9 @@ export class DeliveryConfirmation {
     gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
     private readonly rows: InboxRows,
-    private readonly dataSource: DataSource,
-    private readonly statuses: InvoiceStatusService,
-    private readonly identity: InvoiceIdentity,
-    private readonly lateInvoices: LateInvoiceAdopter | null,
   ) {
     const find = (gatewayId: string) => gateway.findInvoiceById(gatewayId);
     this.paced = new PacedLookups(find, options.lookupWindowMs, options.lookupsPerSecond);
-  }
-
-  /**
-   * One claimed entry whose invoice no record holds by number (an error is retried, never thrown); `local`: a
-   * record holds its referrer. What is applied is what the service says now, to the record of that answer.
-   */
-  async processUnrecorded(entry: WebhookInboxEntry, local: boolean): Promise<void> {
-    const named = entry.gatewayId;
-    if (named === null) return this.rows.deadLetter(entry, null, 'the delivery names no invoice number');
-    if (!(await this.admit(entry, named, local))) return;
-    const answeredBy = local ? this.answeredRecord(named, entry.receivedAt) : null;
-    if (answeredBy !== null) return this.rows.closeAnswered(entry, answeredBy);
-    const confirmation = await this.confirm(entry, named, local);
-    if (!confirmation) return;
-    const invoice = confirmation.invoice;
-    try {
-      const late = this.lateInvoices;
-      const { record, foreign } = await recordOfInvoice(
-        this.dataSource.getRepository(InvoiceRecord),
-        this.identity,
-        invoice,
-        late ? (i: Invoice) => late.adopt(i, 'webhook') : undefined,
-      );
-      if (foreign) return this.rows.leftAlone(entry, foreign);
-      if (!record) return this.waitForRecord(entry, invoice.id);
-      // A record appeared since the admission (found by the service's referrer): nothing waits for one now.
-      if (!local) this.rows.unknown.forget(named);
-      const { result } = await this.statuses.apply(reportOf(record.id, invoice));
-      const outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
-      await this.rows.closeProcessed([{ entry, outcome, recordId: record.id }]);
-      // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
-      this.applied(invoice.id, confirmation.startedAt, record.id, invoice);
-    } catch (err) {
-      return this.rows.failed(entry, err);
-    }
   }
 
   /**
@@ -108,19 +63,19 @@ export class DeliveryConfirmation {
   }
 
   /**
-   * The invoice as the service reports it now, or `null` after scheduling a retry: the service unreachable, or not
-   * (yet) knowing an invoice of a record here, is retried ({@link notConfirmed}); not knowing one of no record here is
-   * dead at once, and remembered.
+   * The invoice as the service reports it now (one lookup for all `entries`), or `null` after scheduling their
+   * retry: the service unreachable, or not (yet) knowing an invoice a record here has (`local`), is retried
+   * ({@link notConfirmed}); not knowing one no record has is dead at once, and remembered.
    */
   async confirm(
-    entry: WebhookInboxEntry,
+    entries: WebhookInboxEntry[],
     gatewayId: string,
     local: boolean,
   ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
     const startedAt = new Date();
     let problem: string;
     try {
-      const invoice = await this.lookupShared(gatewayId);
+      const invoice = await this.paced.lookup(gatewayId);
       if (invoice) {
         // Remembered before anything else is awaited, so a delivery of it admitted meanwhile waits for a record
         // instead of asking again.
@@ -130,13 +85,13 @@ export class DeliveryConfirmation {
       problem = `the service does not know invoice ${gatewayId}`;
       if (!local) {
         this.rows.unknown.remember(gatewayId, 'unknown');
-        await this.rows.deadLetterUnknown(entry, problem);
+        for (const entry of entries) await this.rows.deadLetterUnknown(entry, problem);
         return null;
       }
     } catch (err) {
       problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
-    await this.notConfirmed(entry, problem);
+    for (const entry of entries) await this.notConfirmed(entry, problem);
     return null;
   }
 
@@ -161,17 +116,12 @@ export class DeliveryConfirmation {
   }
 
   /** Later deliveries of the invoice wait for a record too, without asking the service again, within the window. */
-  private async waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
+  async waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited < this.options.inbox.unknownInvoiceWindowMs) {
       return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
     }
     await this.rows.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
-  }
-
-  /** One lookup per invoice at a time, paced: an invoice whose lookups are spent rejects ({@link notConfirmed}). */
-  lookupShared(gatewayId: string): Promise<Invoice | null> {
-    return this.paced.lookup(gatewayId);
   }
 
   /**

@@ -32,10 +32,7 @@ export class LookupPace {
 
   /** In how many ms a lookup of `gatewayId` may start as far as its own pace goes (0: now); takes nothing. */
   peek(gatewayId: string): number {
-    const bucket = this.buckets.get(gatewayId);
-    if (!bucket) return 0;
-    const tokens = Math.min(LOOKUP_BURST, bucket.tokens + (this.now() - bucket.at) / this.windowMs);
-    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
+    return this.waitOf(this.tokensOf(gatewayId, this.now()));
   }
 
   /**
@@ -44,24 +41,26 @@ export class LookupPace {
    */
   take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
     const t = this.now();
-    const bucket = this.buckets.get(gatewayId);
-    const tokens = bucket
-      ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs)
-      : LOOKUP_BURST;
-    if (tokens < 1) return { waitMs: Math.max(1, Math.ceil((1 - tokens) * this.windowMs)), scope: 'invoice' };
+    const tokens = this.tokensOf(gatewayId, t);
+    if (tokens < 1) return { waitMs: this.waitOf(tokens), scope: 'invoice' };
     if (!this.ceiling.take()) return { waitMs: this.ceiling.msUntilNextWindow(), scope: 'all' };
     remember(this.buckets, gatewayId, { tokens: tokens - 1, at: t });
     return { waitMs: 0, scope: 'invoice' };
   }
+
+  private tokensOf(gatewayId: string, t: number): number {
+    const bucket = this.buckets.get(gatewayId);
+    return bucket ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs) : LOOKUP_BURST;
+  }
+
+  private waitOf(tokens: number): number {
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
+  }
 }
 
 /** A lookup not started now (see {@link LookupPace}): the delivery is taken again at `retryAt`. */
-export class LookupDeferred extends Error {
-  readonly kind = 'deferred';
-  constructor(
-    readonly gatewayId: string,
-    readonly retryAt: Date,
-  ) {
+class LookupDeferred extends Error {
+  constructor(gatewayId: string, retryAt: Date) {
     super(
       `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${retryAt.toISOString()}`,
     );

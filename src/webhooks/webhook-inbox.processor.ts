@@ -51,17 +51,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
     this.rows = new InboxRows(dataSource, events, options, unknown);
     const identity = new InvoiceIdentity(gateway, events);
+    this.confirmation = new DeliveryConfirmation(gateway, options, this.rows);
     const late = lateInvoices ?? null;
-    this.confirmation = new DeliveryConfirmation(
-      gateway,
-      options,
-      this.rows,
-      dataSource,
-      statuses,
-      identity,
-      late,
-    );
-    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, identity);
+    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, identity, late);
   }
 
   onModuleInit(): void {
