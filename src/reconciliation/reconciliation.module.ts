@@ -1,13 +1,12 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { RECONCILIATION_OPTIONS } from './constants';
 import { OpenInvoicesReconciler } from './open-invoices.reconciler';
-import { ReconciliationService } from './reconciliation.service';
 import type { OpenReconciliationOptions } from './types';
 import { resolveReconciliationOptions } from '../options/sections';
 
 /**
- * The reconciliation: of open invoices on a schedule ({@link OpenInvoicesReconciler}), of the whole account on demand
- * ({@link ReconciliationService}). Needs the global status path
+ * The reconciliation ({@link OpenInvoicesReconciler}): of open invoices on a schedule, of the whole account on demand.
+ * Needs the global status path
  * (`InvoiceStatusModule`), a `GatewayClient` and TypeORM's default DataSource, as the root module provides; uses the
  * checkout's creation settler and late-invoice adopter when present.
  */
@@ -22,9 +21,8 @@ export class ReconciliationModule {
           useValue: resolveReconciliationOptions(options),
         },
         OpenInvoicesReconciler,
-        ReconciliationService,
       ],
-      exports: [RECONCILIATION_OPTIONS, OpenInvoicesReconciler, ReconciliationService],
+      exports: [RECONCILIATION_OPTIONS, OpenInvoicesReconciler],
     };
   }
 }
