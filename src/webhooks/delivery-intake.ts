@@ -8,38 +8,32 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
 import { WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from './types';
-import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER, readDeliveryBody } from './webhook-body';
+import {
+  answerOf,
+  type BodyRefusal,
+  type DeliveryAnswer,
+  INTERNAL_ERROR_ANSWER,
+  readDeliveryBody,
+} from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
 import { WebhookTokenService } from './webhook-token.service';
 
-/** A delivery as a host received it: its headers and its body. */
-export interface DeliveryInput {
+/** A delivery as a host received it: its headers, and the request, its bytes or what the host's parser made of them. */
+interface DeliveryInput {
   headers: IncomingMessage | Record<string, unknown>;
-  /**
-   * The request (read within `webhooks.bodyLimitBytes`), the bytes (measured against it), or what the host's JSON
-   * parser made of them.
-   */
   body: unknown;
 }
 
-/**
- * What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers (`unread`: the
- * body itself was refused before it was read as JSON).
- */
+/** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
 export type IntakeResult =
   | { ok: true; stored: StoredDelivery }
-  | {
-      ok: false;
-      status: 400 | 401 | 413 | 415 | 422 | 503;
-      message: string;
+  | (Omit<BodyRefusal, 'status'> & {
+      status: BodyRefusal['status'] | 401 | 422 | 503;
       retryAfterSeconds?: number;
-      unread?: true;
-    };
+    });
 
-/** Seconds the service is asked to wait before retrying when the merchant token could not be read now. */
-const RETRY_AFTER_SECONDS = 30;
 /** Invoices remembered as open here at most at once (oldest forgotten first). */
 const MAX_REMEMBERED = 10_000;
 /** How long an invoice found open here is taken without reading its record again. */
@@ -57,14 +51,11 @@ export function openToReports(code: number | null): boolean {
 type Refusal = Extract<IntakeResult, { ok: false }>;
 
 /**
- * The one way a webhook delivery enters the module, whichever host received it (the Nest route, the Vendure plugin
- * through that route, the Medusa provider's `getWebhookActionAndData`): the body within its size (413) and depth
- * (400), a JSON object (400), the token's local checks (401: no token line, or a merchant part that differs from the
- * configured one), read with the store's wire profile (400 naming the field), its invoice one this store holds
- * open to changes (422 otherwise, 503 past the budget of deliveries naming an invoice by referrer only: see
- * {@link admit}), then stored in the inbox. Only then is it processed, from the inbox, where the service's
- * answer for the invoice is what is applied. No call to the service is made here: the body is only a trigger, so
- * the service's validation of the token would prove nothing that gets applied (docs/webhooks.md).
+ * The one way a webhook delivery enters the module, whichever host received it (the route, the Vendure plugin
+ * through it, Medusa's `getWebhookActionAndData`): the body read once (413, 415, 400), the token's local checks
+ * (401), what routing needs read with the store's wire profile (400 naming the field), its invoice one this store
+ * holds open to changes ({@link admit}: 422, 503), then stored in the inbox, from which it is processed. No call to
+ * the service is made here: the body is only a trigger, so validating the token there would prove nothing applied.
  */
 @Injectable()
 export class DeliveryIntake {
@@ -87,11 +78,7 @@ export class DeliveryIntake {
     this.byReferrer = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
   }
 
-  /**
-   * A delivery over HTTP, whichever part of the host took it (the Express route ahead of the parsers, the Nest route
-   * otherwise): {@link accept}ed, answered as the route answers. An unexpected failure (the database is down) is
-   * logged and answered 500, so the service retries.
-   */
+  /** A delivery over HTTP, {@link accept}ed; an unexpected failure (database down) is answered 500: retried. */
   async receive(req: IncomingMessage): Promise<DeliveryAnswer> {
     try {
       return answerOf(await this.accept({ headers: req, body: req }));
@@ -106,15 +93,8 @@ export class DeliveryIntake {
     const { bodyLimitBytes, maxJsonDepth } = this.options;
     const body = await readDeliveryBody(input.body, bodyLimitBytes, maxJsonDepth);
     if (!body.ok) return body;
-    // The service's validation of the token would prove only who sent the body, and the body is never applied: the
-    // lookup's answer is. So only the checks that need no call.
     const auth = await this.tokens.checkLocally(input.headers);
-    if (!auth.ok) {
-      if (auth.status === 503) {
-        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds: RETRY_AFTER_SECONDS };
-      }
-      return { ok: false, status: 401, message: auth.reason };
-    }
+    if (!auth.ok) return auth;
     // Only what routing needs is read of the body: the service's answer to a lookup is what gets applied.
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const problem = deliveryTextProblem(delivery);
@@ -142,10 +122,9 @@ export class DeliveryIntake {
   }
 
   /**
-   * Stores a delivery taken, or joins it to an entry of its invoice already waiting for a lookup that has not
-   * started: that lookup answers it too, so a flood naming one invoice adds a few rows a lookup window. An entry
-   * stored while the invoice's lookups are spent is due when the next may start, and later deliveries join it; past
-   * `MAX_ROWS_PER_LOOKUP` rows before a lookup, they join the newest.
+   * Stores a delivery, or joins it to an entry of its invoice waiting for a lookup not started yet (which answers it
+   * too): a flood naming one invoice adds a few rows a lookup window. An entry stored while the invoice's lookups are
+   * spent is due when the next may start; past `MAX_ROWS_PER_LOOKUP` rows before a lookup, deliveries join the newest.
    */
   private async storeOrJoin(
     delivery: WebhookDelivery,

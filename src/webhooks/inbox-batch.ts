@@ -59,9 +59,8 @@ export class InboxBatch {
   }
 
   /**
-   * A delivery is coming in (called before it is stored). The quiet period counts from arrivals, not from stores:
-   * after a pause of this process (a long GC), timers run before the deliveries that queued meanwhile are read,
-   * and those must not look like a quiet moment.
+   * A delivery is coming in, not stored yet: the quiet period counts from arrivals, so deliveries queued during a
+   * pause of this process (a long GC) do not look like a quiet moment to the timers that run first.
    */
   arriving(): void {
     this.lastArrival = Date.now();
@@ -100,7 +99,7 @@ export class InboxBatch {
       this.again = true;
       return this.current;
     }
-    const run: Promise<void> = (async () => {
+    this.current = (async () => {
       do {
         this.again = false;
         // A full batch may have left more due entries behind it.
@@ -108,15 +107,7 @@ export class InboxBatch {
       } while (this.again && !this.stopped);
     })()
       .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
-      .finally(() => {
-        this.current = null;
-      });
-    this.current = run;
-    return run;
-  }
-
-  /** The batch running now (with the ones asked for while it runs), or `null`. */
-  get running(): Promise<void> | null {
+      .finally(() => (this.current = null));
     return this.current;
   }
 

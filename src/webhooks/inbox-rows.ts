@@ -31,7 +31,7 @@ export class InboxRows {
       dataSource,
       WebhookInboxEntry,
       {
-        table: 'invoice_payments_webhook_inbox',
+        table: dataSource.getMetadata(WebhookInboxEntry).tableName,
         open: { sql: (t) => `${t}state = 'pending'`, where: { state: 'pending' } },
         lockedUntil: 'locked_until',
         attempts: 'attempts',
@@ -66,11 +66,6 @@ export class InboxRows {
         `FROM (${rows.join(' UNION ALL ')}) v WHERE ${table}.id = v.id AND ${table}.state = 'pending'`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
     }
-  }
-
-  /** Closes one entry as answered by a confirmation made after it arrived. */
-  closeAnswered(entry: WebhookInboxEntry, recordId: string): Promise<void> {
-    return this.closeProcessed([{ entry, outcome: ANSWERED, recordId }]);
   }
 
   /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */

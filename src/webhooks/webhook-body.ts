@@ -9,7 +9,7 @@ export type BodyRefusal = { ok: false; status: 400 | 413 | 415; message: string;
 type RawBodyResult = { ok: true; body: Buffer } | BodyRefusal;
 
 /** A delivery's body within the limit: its bytes, or what the host's JSON parser made of them. */
-export type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
+type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
 
 /**
  * Reads a request body into memory, refusing more than `limit` bytes (413) and compressed bodies (415). A body
@@ -113,7 +113,7 @@ export async function readDeliveryBody(
 }
 
 /** The 200 answer to a delivery. */
-export interface WebhookReceipt {
+interface WebhookReceipt {
   received: true;
   /** Inbox entry id. */
   id: string;
@@ -123,7 +123,7 @@ export interface WebhookReceipt {
 }
 
 /** The body of a refusal, shaped as Nest's own HTTP exceptions answer. */
-export interface WebhookRefusal {
+interface WebhookRefusal {
   statusCode: number;
   message: string;
   error?: string;
@@ -155,16 +155,8 @@ export function answerOf(result: IntakeResult): DeliveryAnswer {
       retryAfterSeconds: result.retryAfterSeconds,
     };
   }
-  const { stored } = result;
-  return {
-    status: 200,
-    body: {
-      received: true,
-      id: stored.id,
-      duplicate: stored.duplicate,
-      state: stored.state as WebhookReceipt['state'],
-    },
-  };
+  const { id, duplicate, state } = result.stored;
+  return { status: 200, body: { received: true, id, duplicate, state: state as WebhookReceipt['state'] } };
 }
 
 /** The answer to a delivery whose intake failed unexpectedly (the database is down): the service retries it. */
@@ -194,11 +186,10 @@ export function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
 export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
 
 /**
- * The webhook route on Express: a middleware for `POST <path>`, put ahead of the host's JSON parser (whose own
- * limit, 100 KB by default, would otherwise apply), that takes the delivery and answers it there; the host's later
- * middleware and Nest's router, guards, interceptors and filters never see it. Matches the path exactly or as a
- * suffix, so a global prefix (`/api/...`) still matches. A body a host's middleware already read is left to the
- * Nest route, which takes it the same way.
+ * The webhook route: a middleware for `POST <path>` (exactly or as a suffix, so a global prefix still matches) put
+ * ahead of the host's body parsers, whose own limit would otherwise apply, that takes the delivery and answers it
+ * there: the host's later middleware and Nest's router, guards and filters never see it. A body a host's middleware
+ * already read is left to the Nest route, which takes it the same way.
  */
 export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   const suffix = `/${path}`;

@@ -19,13 +19,10 @@ import { InboxBatch } from './inbox-batch';
 const PACED_ROUNDS = 3;
 
 /**
- * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
- *
- * An entry is claimed with a conditional update (`locked_until`, a lease), so several instances may poll one
- * database and a crashed processor's claim lapses. Failures are retried with exponential backoff: a delivery for an
- * invoice not known yet (the webhook won the race against the checkout's commit) for `unknownInvoiceWindowMs`,
- * anything else (a database error) up to `maxAttempts`; then the entry is dead-lettered with an `Alert` event.
- * Applying twice is harmless: the transition table records a repeated status as unchanged.
+ * Applies inbox entries through {@link InvoiceStatusService}, in batches ({@link InboxBatch}), retrying until they
+ * stick. Entries are claimed under a lease (`locked_until`), so several instances may poll one database and a
+ * crashed processor's claim lapses. Failures are retried with backoff: an invoice without a record yet for
+ * `unknownInvoiceWindowMs`, anything else up to `maxAttempts`; then the entry is dead-lettered with an `Alert`.
  */
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
@@ -72,10 +69,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.drain();
   }
 
-  /**
-   * An entry was stored: a batch takes it soon, with whatever else is due then (one lookup per invoice). The entry
-   * and its invoice are not needed: the batch claims what is due.
-   */
+  /** An entry was stored: a batch takes it soon, with whatever else is due then (the entry itself is not needed). */
   kick(_id?: string, _invoiceKey?: string | null): void {
     this.batch.soon();
   }
@@ -115,14 +109,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   /** Runs batches of every due entry (pending, due, unclaimed or lease lapsed); resolves once they are done. */
   async poll(): Promise<void> {
     if (this.stopped) return;
-    this.purgeHourly(new Date());
+    if (Date.now() - this.lastPurge >= 3_600_000) {
+      this.lastPurge = Date.now();
+      void this.purge();
+    }
     await this.batch.schedule();
-  }
-
-  private purgeHourly(now: Date): void {
-    if (now.getTime() - this.lastPurge < 3_600_000) return;
-    this.lastPurge = now.getTime();
-    void this.purge();
   }
 
   /** Resolves once no batch runs or waits (retries waiting on their time are not awaited). */

@@ -28,11 +28,7 @@ export interface WebhookDelivery {
   dedupeKey: string;
 }
 
-/**
- * The text a delivery's inbox row keeps checked against the module's one text rule: `body.<field>: must not contain
- * control characters`, or `null`. PostgreSQL refuses a NUL in text, and the service sends none: such a body is
- * refused (400), not stored or stripped.
- */
+/** `body.<field>: must not contain control characters` for the text an inbox row keeps (PostgreSQL refuses NUL). */
 export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
   const fields: Array<[string, string | null | undefined]> = [
     ['event', delivery.event],
@@ -47,11 +43,9 @@ export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
 }
 
 /**
- * Reads a delivery body where the wire profile's `webhook` part says (the spec does not show the payload, §6.7).
- * The default reads the A13 body `{ event, delivery_id, webhook, sent_at, invoice: {...§2.1} }`, the same with
- * `fatura` (§2.2), and an event wrapper around either (`{ event, data: <body or bare invoice> }`, `payload` works as
- * `data`), the outer metadata winning. A profile names other paths, or a reader function of its own.
- * Never throws for a JSON object: an unreadable invoice is reported in `invoiceError`.
+ * Reads a delivery body where the wire profile's `webhook` part says (§6.7 does not show it): by default the A13
+ * body `{ event, delivery_id, webhook, sent_at, invoice }`, the same with `fatura`, or an event wrapper around
+ * either (`data` or `payload`), the outer metadata winning. Never throws: an unreadable invoice is `invoiceError`.
  */
 export function readDelivery(
   body: JsonObject,
@@ -114,15 +108,10 @@ function readInvoice(container: JsonObject): {
   return { invoice: { id, referrer, statusCode }, error: null, id };
 }
 
-interface Parts {
+type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
   invoice: unknown;
-  event: string | null;
-  deliveryId: string | null;
-  webhookId: string | null;
-  sentAt: string | null;
-  test: boolean;
   error: string | null;
-}
+};
 
 function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
   const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
