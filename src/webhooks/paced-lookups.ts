@@ -74,10 +74,9 @@ class LookupDeferred extends Error {
 export const MAX_ROWS_PER_LOOKUP = 50;
 
 /**
- * The lookups deliveries make of their invoices, one at a time per invoice and no more often than the
- * {@link LookupPace} allows, and what waits for the next one: the inbox entry put off until it may start, which a
- * delivery arriving meanwhile joins instead of adding a row (the intake). Per process; every entry that waits is in
- * the database, so a crash loses nothing.
+ * The lookups deliveries make of their invoices, one at a time per invoice as the {@link LookupPace} allows, and the
+ * inbox entry waiting for the next one, which deliveries arriving meanwhile join. Per process; what waits is in the
+ * database, so a crash loses nothing.
  */
 export class PacedLookups {
   private readonly pace: LookupPace;
@@ -148,11 +147,9 @@ export class PacedLookups {
   }
 
   /**
-   * The inbox entry a delivery of `gatewayId` arriving now may join instead of being stored, or `null`: the entry
-   * last put off until the invoice's next lookup (up to a window after it fell due), or, once
-   * {@link MAX_ROWS_PER_LOOKUP} rows were stored since its last lookup started, the newest of them. The intake's join
-   * and a processor's claim are one statement each, so either the claim sees the join or the join sees the claim
-   * and fails (then {@link forgetWaiting}).
+   * The inbox entry a delivery of `gatewayId` may join instead of being stored, or `null`: the entry put off until
+   * the invoice's next lookup (up to a window after it fell due), or, past {@link MAX_ROWS_PER_LOOKUP} rows since its
+   * last lookup started, the newest of them. A join that finds it claimed fails (then {@link forgetWaiting}).
    */
   waitingEntry(gatewayId: string): string | null {
     const waiting = this.waiting.get(gatewayId);

@@ -26,10 +26,7 @@ export class UnknownInvoices {
     this.lookups = new CallCeiling(lookupsPerWindow, now, windowMs);
   }
 
-  /**
-   * Remembers what the lookup of `gatewayId` found: `unknown` the service does not know it, `no-record` the service
-   * knows it but this store has no record of it (a further delivery waits for one without asking again).
-   */
+  /** Remembers what the lookup of `gatewayId` found: `unknown` at the service, or known there but `no-record` here. */
   remember(gatewayId: string, verdict: Verdict): void {
     const t = this.now();
     if (this.seen.size >= MAX_REMEMBERED) {

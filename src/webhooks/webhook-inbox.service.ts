@@ -73,8 +73,7 @@ export class WebhookInboxService {
       receivedAt: now,
       processedAt: state === 'pending' ? null : now,
     });
-    // One statement that ignores a duplicate dedupe key: a retry of a stored delivery is answered from the row.
-    // The route answers only once it has returned, so an acknowledged delivery is committed.
+    // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
     if (!inserted) {
       const existing = await this.dataSource
@@ -94,10 +93,9 @@ export class WebhookInboxService {
   }
 
   /**
-   * Joins a delivery to entry `id` of the same invoice while it is pending and not claimed: its `received_at` becomes
-   * now, so no lookup that started before this delivery answers it (lookups start after their entries are claimed).
-   * One statement; `false` when the entry was claimed or finished (the delivery is then stored as its own entry). A
-   * claim is one statement too, so the two never interleave.
+   * Joins a delivery to entry `id` of its invoice while that is pending and unclaimed: its `received_at` becomes now,
+   * so only a lookup that starts later answers it. One statement, as a claim is, so the two never interleave; `false`
+   * when the entry was claimed or finished (the delivery is then stored as its own entry).
    */
   async joinWaiting(id: string): Promise<boolean> {
     const [sql, values] = escapeQuery(
