@@ -61,7 +61,7 @@ export type { RefundRequest } from './refunds/refund.service';
 
 // Services a host may inject: settings (secret rotation) and the reconciliation rounds (when it schedules them).
 export { InvoicePaymentsSettingsService } from './settings/settings.service';
-export { ReconciliationService } from './webhooks/reconciliation.service';
+export { ReconciliationService } from './reconciliation/open-invoices.reconciler';
 export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
 
 // Operator signals: the health indicator (for `@nestjs/terminus`); metrics and spans go through `@opentelemetry/api`.

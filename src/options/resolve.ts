@@ -82,15 +82,11 @@ export function workersEnabled(
   return !(raw === '0' || raw === 'false' || raw === 'off');
 }
 
-/** The webhook options the capability runs with; without workers, no inbox polling and no sweep timer. */
+/** The webhook options the capability runs with; without workers, no inbox polling. */
 export function webhooksOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedWebhooksOptions {
   const resolved = resolveWebhooksOptions(options.webhooks);
   if (workersEnabled(options)) return resolved;
-  return {
-    ...resolved,
-    inbox: { ...resolved.inbox, pollIntervalMs: 0 },
-    sweep: { ...resolved.sweep, intervalMs: 0 },
-  };
+  return { ...resolved, inbox: { ...resolved.inbox, pollIntervalMs: 0 } };
 }
 
 /** The reconciliation of open invoices as it runs; without workers it does not run. */

@@ -70,9 +70,6 @@ export function resolveWebhooksOptions(
     throw new Error('webhooks.merchantToken: must be a string');
   }
   const inbox = options.inbox ?? {};
-  const sweep = options.sweep ?? {};
-  const pageSize = positive(sweep.pageSize, 100, 'sweep.pageSize');
-  if (pageSize > 100) throw new Error('webhooks.sweep.pageSize: at most 100 (spec §4.1)');
   return {
     path,
     bodyLimitBytes: positive(options.bodyLimitBytes, DEFAULT_WEBHOOK_BODY_LIMIT, 'bodyLimitBytes'),
@@ -96,11 +93,6 @@ export function resolveWebhooksOptions(
       maxAttempts: positive(inbox.maxAttempts, 20, 'inbox.maxAttempts'),
       leaseMs: positive(inbox.leaseMs, 60_000, 'inbox.leaseMs'),
       batchSize: positive(inbox.batchSize, 50, 'inbox.batchSize'),
-    },
-    sweep: {
-      intervalMs: positive(sweep.intervalMs, 0, 'sweep.intervalMs', true),
-      lookbackDays: positive(sweep.lookbackDays, 30, 'sweep.lookbackDays'),
-      pageSize,
     },
   };
 }

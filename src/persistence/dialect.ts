@@ -22,6 +22,10 @@ export interface Dialect {
     where(table: string, columns: readonly string[]): string;
     nameIndexQuery: string | null;
   };
+  /** The `n`th (from 1) positional parameter of a raw statement. */
+  readonly parameter: (n: number) => string;
+  /** `INSERT` of `rows` (`(…), (…)`) into `table` skipping those whose unique `key` exists, `RETURNING "id"`. */
+  readonly insertIgnoring: (table: string, columns: string, rows: string, key: string) => string;
 }
 
 const POSTGRES: Dialect = {
@@ -36,6 +40,9 @@ const POSTGRES: Dialect = {
       ` OR lower(i.customer_name) LIKE :word)`,
     nameIndexQuery: 'SELECT 1 FROM pg_indexes WHERE indexname = $1',
   },
+  parameter: (n) => `$${n}`,
+  insertIgnoring: (table, columns, rows, key) =>
+    `INSERT INTO ${table} (${columns}) VALUES ${rows} ON CONFLICT (${key}) DO NOTHING RETURNING "id"`,
 };
 
 const SQLITE: Dialect = {
@@ -53,6 +60,9 @@ const SQLITE: Dialect = {
     },
     nameIndexQuery: null,
   },
+  parameter: () => '?',
+  insertIgnoring: (table, columns, rows) =>
+    `INSERT OR IGNORE INTO ${table} (${columns}) VALUES ${rows} RETURNING "id"`,
 };
 
 /** The dialect of `dataSource`'s database. */

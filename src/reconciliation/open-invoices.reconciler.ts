@@ -2,35 +2,40 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull, LessThanOrEqual } from 'typeorm';
+import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler } from '../core/creation-settler.port';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { acquireLease, releaseLease } from '../core/named-lease';
+import { recordOfInvoice } from '../core/record-of-invoice';
 import { decideTransition } from '../core/status-transitions';
 import { runStatement } from '../core/transaction';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
+import { isLastPage } from '../gateway/response.readers';
 import { OPEN_CODES } from '../gateway/status';
+import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from './call-ceiling';
 import { NEVER, nextCheckAt } from './check-schedule';
 import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
-import type { ReconciliationRound, ResolvedOpenReconciliationOptions } from './types';
+import type { ReconciliationRound, ResolvedOpenReconciliationOptions, SweepResult } from './types';
 import { countRound } from '../observability/otel';
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
 const RETRY_AFTER_ERROR_MS = 300_000;
+/** The sweep lists invoices created within this many days (A7 `created_from`), 100 a page (the most, §4.1). */
+const SWEEP_DAYS = 30;
+const SWEEP_PAGE_SIZE = 100;
 
 /**
- * The reconciliation of open invoices, on by default: every record not in a final state (awaiting, processing,
- * scheduled, authorized, overdue, awaiting refund, and creations being confirmed) is looked up by id at the service
- * (profile `lookup.byId`) when its `next_check_at` is due; the schedule backs off with the invoice's age
- * (`check-schedule.ts`). What the service says goes through {@link InvoiceStatusService.apply}, the one path,
- * and from there to the host's port and the event bus. One instance at a time runs it (a lease in the database),
- * at most `maxCallsPerMinute` lookups a minute, and a round reads only due rows (indexed), so the cost follows the
- * open invoices, not the account. The full-list sweep (`ReconciliationService`) stays as an opt-in audit.
+ * The reconciliation, on by default: every record not in a final state (creations being confirmed included) is
+ * looked up by id at the service when its `next_check_at` is due (the schedule backs off with the invoice's age,
+ * `check-schedule.ts`), at most `maxCallsPerMinute` a minute, by one instance at a time (a lease), reading only due
+ * rows: the cost follows the open invoices, not the account. What the service says goes through
+ * {@link InvoiceStatusService.apply}. {@link sweep} audits the whole account on demand; the class is exported as
+ * `ReconciliationService` too.
  */
 @Injectable()
 export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
@@ -40,6 +45,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private readonly identity: InvoiceIdentity;
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<ReconciliationRound> | null = null;
+  private sweeping: Promise<SweepResult> | null = null;
   private stopped = false;
 
   /** The invoice table as its entity names it (unqualified: Medusa's schema is the connection's search path). */
@@ -72,7 +78,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.current?.catch(() => undefined);
+    await Promise.allSettled([this.current, this.sweeping]);
     await releaseLease(this.dataSource, RECONCILIATION_LEASE, this.holder).catch(() => undefined);
   }
 
@@ -84,11 +90,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return this.current;
   }
 
-  /**
-   * Makes the invoices created within `catchUpOnStartMs` and scheduled (or not yet) due now, so webhooks missed while
-   * the store was down are made up for at start. Final ones among them are taken off the schedule without a call.
-   * Returns how many.
-   */
+  /** Makes the invoices created within `catchUpOnStartMs` due now (webhooks missed while down); returns how many. */
   async catchUp(): Promise<number> {
     if (this.options.catchUpOnStartMs <= 0) return 0;
     const now = new Date();
@@ -197,16 +199,80 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
       return false;
     }
     if (await this.identity.whyNotOurs(invoice, record, 'number')) return false;
-    // A report the transition table refuses (behind the record) is not written again on every check.
+    return this.applyNewer(record, invoice);
+  }
+
+  /** Reports what the service says; one the transition table refuses (behind the record) is not written again. */
+  private async applyNewer(record: InvoiceRecord, invoice: Invoice): Promise<boolean> {
     if (!decideTransition(record.statusCode, invoice.status.code).apply) return false;
-    const { result: applied } = await this.statuses.apply({
+    const { code, text } = invoice.status;
+    const { result } = await this.statuses.apply({
       recordId: record.id,
-      code: invoice.status.code,
-      text: invoice.status.text,
+      code,
+      text,
       source: 'sweep',
       invoice,
     });
-    return applied.applied;
+    return result.applied;
+  }
+
+  /** Runs one sweep (a call while one runs joins it). Never throws: failures are in `error` and the log. */
+  sweep(): Promise<SweepResult> {
+    this.sweeping ??= this.sweepPages().finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async sweepPages(): Promise<SweepResult> {
+    const result: SweepResult = { pages: 0, seen: 0, matched: 0, applied: 0, error: null };
+    // The service's day (A2: America/Sao_Paulo, UTC-3 all year since 2019).
+    const createdFrom = new Date(Date.now() - SWEEP_DAYS * 86_400_000 - 3 * 3_600_000)
+      .toISOString()
+      .slice(0, 10);
+    try {
+      for (let page = 1; ; page++) {
+        const listed = await this.gateway.listInvoices({ page, limit: SWEEP_PAGE_SIZE, createdFrom });
+        result.pages++;
+        result.seen += listed.items.length;
+        await this.sweepPage(listed.items, result);
+        if (isLastPage(listed)) break;
+      }
+    } catch (err) {
+      result.error = message(err);
+      this.logger.warn(`reconciliation sweep stopped: ${result.error}`);
+    }
+    if (result.applied > 0)
+      this.logger.log(`reconciliation sweep applied ${result.applied} missed status change(s)`);
+    return result;
+  }
+
+  /**
+   * The listed invoices a record holds by number or referrer (one read), each matched by {@link recordOfInvoice};
+   * anything else is another system's invoice on the account, left alone (alerted when it has our referrer).
+   */
+  private async sweepPage(invoices: Invoice[], result: SweepResult): Promise<void> {
+    if (invoices.length === 0) return;
+    const repo = this.dataSource.getRepository(InvoiceRecord);
+    const referrers = invoices.flatMap((i) => (i.referrer ? [i.referrer] : []));
+    const held = await repo.find({
+      where: [
+        { gatewayId: In(invoices.map((i) => i.id)) },
+        ...(referrers.length ? [{ referrer: In(referrers) }] : []),
+      ],
+      select: { id: true, gatewayId: true, referrer: true },
+    });
+    const numbers = new Set(held.map((r) => r.gatewayId));
+    const ours = new Set(held.map((r) => r.referrer));
+    const late = this.lateInvoices;
+    for (const invoice of invoices) {
+      const byNumber = numbers.has(invoice.id);
+      if (!byNumber && !(invoice.referrer && ours.has(invoice.referrer))) continue;
+      // The checkout's adopter links the invoice to its attempt, applies its status, cancels or alerts duplicates.
+      const adopt = late ? (i: Invoice) => late.adopt(i, 'sweep') : undefined;
+      const { record } = await recordOfInvoice(repo, this.identity, invoice, adopt);
+      if (!record) continue;
+      result.matched++;
+      if ((byNumber || !late) && (await this.applyNewer(record, invoice))) result.applied++;
+    }
   }
 
   /** Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it). */
@@ -229,3 +295,5 @@ export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+export { OpenInvoicesReconciler as ReconciliationService };

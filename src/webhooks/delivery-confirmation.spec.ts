@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
@@ -23,10 +22,6 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
   beforeEach(() => {
     lookups = 0;
     postponed = [];
-    // No record of any invoice here.
-    const dataSource = {
-      getRepository: () => ({ exists: () => Promise.resolve(false) }),
-    } as unknown as DataSource;
     const gateway = {
       findInvoiceById: () => {
         lookups++;
@@ -41,23 +36,23 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
       },
     } as unknown as InboxRows;
     const options = { inbox: { unknownInvoiceWindowMs: 60_000 } } as ResolvedWebhooksOptions;
-    confirmation = new DeliveryConfirmation(dataSource, gateway, options, rows);
+    confirmation = new DeliveryConfirmation(gateway, options, rows);
   });
 
   it('remembers the answer as soon as the service gives it, before the caller looks for a record', async () => {
     const first = entry('e1');
-    expect(await confirmation.admit(first, INVOICE.id)).toBe('unrecorded');
-    expect((await confirmation.confirm(first, INVOICE.id, false))?.invoice).toBe(INVOICE);
+    expect(await confirmation.admit(first, INVOICE.id, false)).toBe(true);
+    expect((await confirmation.confirm([first], INVOICE.id, false))?.invoice).toBe(INVOICE);
     // The first delivery's processing has not looked for a record yet; a second delivery is admitted meanwhile.
-    expect(await confirmation.admit(entry('e2'), INVOICE.id)).toBe('handled');
+    expect(await confirmation.admit(entry('e2'), INVOICE.id, false)).toBe(false);
     expect(lookups).toBe(1);
     expect(postponed).toEqual([{ id: 'e2', problem: `${NO_RECORD_YET} for invoice ${INVOICE.id}` }]);
   });
 
   it('does not remember an invoice this store had a record of when admitted', async () => {
     const first = entry('e1');
-    await confirmation.confirm(first, INVOICE.id, true);
-    expect(await confirmation.admit(entry('e2'), INVOICE.id)).toBe('unrecorded');
+    await confirmation.confirm([first], INVOICE.id, true);
+    expect(await confirmation.admit(entry('e2'), INVOICE.id, false)).toBe(true);
     expect(postponed).toEqual([]);
   });
 });

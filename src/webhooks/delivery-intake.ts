@@ -3,60 +3,67 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
-import { exceedsJsonDepth } from '../gateway/payload.reader';
+import { decideTransition, STATUS_STAGES } from '../core/status-transitions';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { CallCeiling } from '../reconciliation/call-ceiling';
 import { WEBHOOKS_OPTIONS } from './constants';
-import { KnownInvoices } from './known-invoices';
 import type { ResolvedWebhooksOptions } from './types';
-import { boundedBody, parseJsonObject } from './webhook-body';
-import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
+import {
+  answerOf,
+  type BodyRefusal,
+  type DeliveryAnswer,
+  INTERNAL_ERROR_ANSWER,
+  readDeliveryBody,
+} from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
-import type { Invoice } from '../gateway/types';
 import { WebhookTokenService } from './webhook-token.service';
 import { countDelivery, traced } from '../observability/otel';
 
-/** A delivery as a host received it: its headers and its body. */
-export interface DeliveryInput {
+/** A delivery as a host received it: its headers, and the request, its bytes or what the host's parser made of them. */
+interface DeliveryInput {
   headers: IncomingMessage | Record<string, unknown>;
-  /**
-   * The request (read within `webhooks.bodyLimitBytes`), the bytes (measured against it), or what the host's JSON
-   * parser made of them.
-   */
   body: unknown;
 }
 
-/**
- * What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers (`unread`: the
- * body itself was refused before it was read as JSON).
- */
+/** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
 export type IntakeResult =
   | { ok: true; stored: StoredDelivery }
-  | {
-      ok: false;
-      status: 400 | 401 | 413 | 415 | 422 | 503;
-      message: string;
+  | (Omit<BodyRefusal, 'status'> & {
+      status: BodyRefusal['status'] | 401 | 422 | 503;
       retryAfterSeconds?: number;
-      unread?: true;
-    };
+    });
 
-/** Seconds the service is asked to wait before retrying when the merchant token could not be read now. */
-const RETRY_AFTER_SECONDS = 30;
+/** Invoices remembered as open here at most at once (oldest forgotten first). */
+const MAX_REMEMBERED = 10_000;
+/** How long an invoice found open here is taken without reading its record again. */
+const REMEMBER_MS = 60_000;
 
 /**
- * The one way a webhook delivery enters the module, whichever host received it (the Nest route, the Vendure plugin
- * through that route, the Medusa provider's `getWebhookActionAndData`): the body within its size (413) and depth
- * (400), a JSON object (400), the token's local checks (401: no token line, or a merchant part that differs from the
- * configured one), read with the store's wire profile (400 naming the field), its invoice one this store holds
- * open to changes (422 otherwise, 503 past the budget of deliveries naming an invoice by referrer only: see
- * {@link KnownInvoices}), then stored in the inbox. Only then is it processed, from the inbox, where the service's
- * answer for the invoice is what is applied. No call to the service is made here: the body is only a trigger, so
- * the service's validation of the token would prove nothing that gets applied (docs/webhooks.md).
+ * Whether a report could still change a record at `code`: any status but those no listed code moves on from
+ * (refunded, 9). Paid, canceled, denied and the rest stay open to deliveries: a refund, a dispute or money that
+ * arrives after a cancellation only ever reaches the store by one.
+ */
+export function openToReports(code: number | null): boolean {
+  return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
+}
+
+type Refusal = Extract<IntakeResult, { ok: false }>;
+
+/**
+ * The one way a webhook delivery enters the module, whichever host received it (the route, the Vendure plugin
+ * through it, Medusa's `getWebhookActionAndData`): the body read once (413, 415, 400), the token's local checks
+ * (401), what routing needs read with the store's wire profile (400 naming the field), its invoice one this store
+ * holds open to changes ({@link admit}: 422, 503), then stored in the inbox, from which it is processed. No call to
+ * the service is made here: the body is only a trigger, so validating the token there would prove nothing applied.
  */
 @Injectable()
 export class DeliveryIntake {
   private readonly logger = new Logger(DeliveryIntake.name);
-  private readonly known: KnownInvoices;
+  /** Invoice numbers found open here, until when they are taken without a read. */
+  private readonly open = new Map<string, number>();
+  private readonly byReferrer: CallCeiling;
   /** Per invoice, the write of an entry that will wait for the invoice's next lookup (see {@link storeOrJoin}). */
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
 
@@ -66,17 +73,13 @@ export class DeliveryIntake {
     private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
     private readonly gateway: GatewayClient,
-    @InjectDataSource() dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    this.known = new KnownInvoices(dataSource, unknownLookupsPerWindow, unknownLookupWindowMs);
+    this.byReferrer = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
   }
 
-  /**
-   * A delivery over HTTP, whichever part of the host took it (the Express route ahead of the parsers, the Nest route
-   * otherwise): {@link accept}ed, answered as the route answers. An unexpected failure (the database is down) is
-   * logged and answered 500, so the service retries.
-   */
+  /** A delivery over HTTP, {@link accept}ed; an unexpected failure (database down) is answered 500: retried. */
   async receive(req: IncomingMessage): Promise<DeliveryAnswer> {
     try {
       return answerOf(await this.accept({ headers: req, body: req }));
@@ -92,25 +95,12 @@ export class DeliveryIntake {
   }
 
   private async take(input: DeliveryInput, wait: boolean): Promise<IntakeResult> {
-    const body = await this.bodyOf(input.body);
+    const { bodyLimitBytes, maxJsonDepth } = this.options;
+    const body = await readDeliveryBody(input.body, bodyLimitBytes, maxJsonDepth);
     if (!body.ok) return body;
-    // Before anything else reads it: nothing downstream walks a body deeper than this.
-    if (exceedsJsonDepth(body.value, this.options.maxJsonDepth)) {
-      return {
-        ok: false,
-        status: 400,
-        message: `body: nested deeper than ${this.options.maxJsonDepth} levels`,
-      };
-    }
-    // The service's validation of the token would prove only who sent the body, and the body is never applied: the
-    // lookup's answer is. So only the checks that need no call.
     const auth = await this.tokens.checkLocally(input.headers);
-    if (!auth.ok) {
-      if (auth.status === 503) {
-        return { ok: false, status: 503, message: auth.reason, retryAfterSeconds: RETRY_AFTER_SECONDS };
-      }
-      return { ok: false, status: 401, message: auth.reason };
-    }
+    if (!auth.ok) return auth;
+    // Only what routing needs is read of the body: the service's answer to a lookup is what gets applied.
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const problem = deliveryTextProblem(delivery);
     if (problem) return { ok: false, status: 400, message: problem };
@@ -121,8 +111,8 @@ export class DeliveryIntake {
         : (delivery.invoiceError ?? 'no invoice');
       return { ok: false, status: 422, message: `${what}: nothing stored` };
     }
-    const admission = await this.known.admit(delivery.invoice);
-    if (!admission.ok) return admission;
+    const refused = await this.admit(delivery.invoice);
+    if (refused) return refused;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
     const stored = await this.storeOrJoin(delivery, delivery.invoice, body.value, auth.webhookId);
@@ -137,14 +127,13 @@ export class DeliveryIntake {
   }
 
   /**
-   * Stores a delivery taken, or joins it to an entry of its invoice already waiting for a lookup that has not
-   * started: that lookup answers it too, so a flood naming one invoice adds a few rows a lookup window. An entry
-   * stored while the invoice's lookups are spent is due when the next may start, and later deliveries join it; past
-   * `MAX_ROWS_PER_LOOKUP` rows before a lookup, they join the newest.
+   * Stores a delivery, or joins it to an entry of its invoice waiting for a lookup not started yet (which answers it
+   * too): a flood naming one invoice adds a few rows a lookup window. An entry stored while the invoice's lookups are
+   * spent is due when the next may start; past `MAX_ROWS_PER_LOOKUP` rows before a lookup, deliveries join the newest.
    */
   private async storeOrJoin(
     delivery: WebhookDelivery,
-    invoice: Invoice,
+    invoice: { id: string },
     body: Record<string, unknown>,
     webhookId: string | null,
   ): Promise<StoredDelivery> {
@@ -177,23 +166,42 @@ export class DeliveryIntake {
     }
   }
 
-  /** The body within its bound ({@link boundedBody}, the one size check), as a JSON object. */
-  private async bodyOf(
-    source: unknown,
-  ): Promise<
-    | { ok: true; value: Record<string, unknown> }
-    | { ok: false; status: 400 | 413 | 415; message: string; unread?: true }
-  > {
-    const read = await boundedBody(source, this.options.bodyLimitBytes);
-    if (!read.ok) return { ...read, unread: true };
-    if ('body' in read) {
-      const parsed = parseJsonObject(read.body);
-      return parsed.ok ? parsed : { ok: false, status: 400, message: parsed.message };
+  /**
+   * Refuses a delivery whose invoice may not make the module look it up, else `null`. Taken: those naming an invoice
+   * this store holds a record of while a report can still change it ({@link openToReports}), by number (one
+   * indexed read; numbers found open are remembered for a minute), or by the referrer the checkout sent under a
+   * number no record holds (the delivery won the race against the checkout's commit, or a second invoice under one
+   * of our referrers) within `inbox.unknownLookupsPerWindow` a window, since such numbers are as many as a sender
+   * makes up; beyond, 503 with `Retry-After`. Naming neither: 422. Never calls the service.
+   */
+  private async admit(invoice: { id: string; referrer: string | null }): Promise<Refusal | null> {
+    const t = Date.now();
+    if ((this.open.get(invoice.id) ?? 0) > t) return null;
+    const where = [{ gatewayId: invoice.id }, ...(invoice.referrer ? [{ referrer: invoice.referrer }] : [])];
+    const records = await this.dataSource
+      .getRepository(InvoiceRecord)
+      .find({ where, select: { id: true, gatewayId: true, statusCode: true } });
+    const open = records.filter((r) => openToReports(r.statusCode));
+    if (open.some((r) => r.gatewayId === invoice.id)) {
+      this.open.delete(invoice.id);
+      if (this.open.size >= MAX_REMEMBERED) this.open.delete(this.open.keys().next().value as string);
+      this.open.set(invoice.id, t + REMEMBER_MS);
+      return null;
     }
-    const value = read.parsed;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return { ok: false, status: 400, message: 'body: must be a JSON object' };
+    if (open.length === 0) {
+      const named = `invoice ${invoice.id}${invoice.referrer ? ` (referrer ${invoice.referrer})` : ''}`;
+      return {
+        ok: false,
+        status: 422,
+        message: `${named} is no invoice of this store open to changes: nothing stored`,
+      };
     }
-    return { ok: true, value: value as Record<string, unknown> };
+    if (this.byReferrer.take()) return null;
+    return {
+      ok: false,
+      status: 503,
+      message: `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`,
+      retryAfterSeconds: Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000)),
+    };
   }
 }

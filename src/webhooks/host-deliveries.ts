@@ -8,11 +8,9 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /**
- * {@link HostWebhooks}: a delivery a host received, through the one intake (bounds, token, inbox row; a retry is a
- * duplicate of its row) and processed as a batch of one before the answer. What the host hears is what the service
- * said in the lookup that answered the delivery (a retry hears the latest lookup applied since it first came), never
- * the body; the record is the one the inbox applied it to (identity-checked: a second invoice under a session's
- * referrer has none).
+ * {@link HostWebhooks}: a delivery a host received, through the one intake and processed as a batch of one before
+ * the answer. The host hears what the service said in the lookup that answered it, never the body, about the record
+ * the inbox applied it to (identity-checked: a second invoice under a session's referrer has none).
  */
 @Injectable()
 export class HostDeliveries implements HostWebhooks {

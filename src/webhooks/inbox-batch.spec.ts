@@ -11,15 +11,7 @@ describe('InboxBatch quiet period', () => {
     t0 = Date.now();
     started = [];
     // Only the timing is under test: the batch itself is replaced.
-    batch = new InboxBatch(
-      null as never,
-      null as never,
-      null as never,
-      null as never,
-      null as never,
-      null as never,
-      null as never,
-    );
+    batch = new InboxBatch(...(Array(7).fill(null) as ConstructorParameters<typeof InboxBatch>));
     jest.spyOn(batch, 'schedule').mockImplementation(() => {
       started.push(Date.now() - t0);
       return Promise.resolve();

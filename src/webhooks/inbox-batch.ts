@@ -5,10 +5,11 @@ import { type KnownHistory, reportChangesNothing } from '../core/status-plan';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoiceIdentity } from '../core/invoice-identity';
+import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
+import { recordOfInvoice } from '../core/record-of-invoice';
 import type { DeliveryConfirmation } from './delivery-confirmation';
 import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
-import type { UnrecordedDeliveries } from './unrecorded-deliveries';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 import { tracedBatch } from '../observability/otel';
 
@@ -20,15 +21,12 @@ const QUIET_MS = 25;
 const MAX_WAIT_MS = 1000;
 
 /**
- * The inbox processed a batch at a time, when deliveries are confirmed with the service: the due entries are claimed
- * in one statement, grouped by invoice, and each invoice of the batch costs one lookup at the service and at most
- * one status report, however many of its deliveries wait; the entries it answered are closed together, in one
- * statement for the batch. Entries whose invoice has no record here (yet), or that name no invoice, are taken an
- * entry at a time by {@link UnrecordedDeliveries}: the budget for unknown invoices, the referrer match and late
- * invoices live there.
+ * The inbox processed a batch at a time: the due entries are claimed in one statement, grouped by invoice, and each
+ * invoice of the batch costs one lookup at the service and at most one status report, however many of its
+ * deliveries wait; the entries it answered are closed together, in one statement.
  */
 export class InboxBatch {
-  private readonly logger = new Logger('InboxBatch');
+  private readonly logger = new Logger(InboxBatch.name);
   private current: Promise<void> | null = null;
   /** Batches of one running ({@link only}). */
   private readonly singles = new Set<Promise<void>>();
@@ -46,7 +44,7 @@ export class InboxBatch {
     private readonly statuses: InvoiceStatusService,
     private readonly options: ResolvedWebhooksOptions,
     private readonly identity: InvoiceIdentity,
-    private readonly unrecorded: UnrecordedDeliveries,
+    private readonly lateInvoices: LateInvoiceAdopter | null,
   ) {}
 
   /**
@@ -62,9 +60,8 @@ export class InboxBatch {
   }
 
   /**
-   * A delivery is coming in (called before it is stored). The quiet period counts from arrivals, not from stores:
-   * after a pause of this process (a long GC), timers run before the deliveries that queued meanwhile are read,
-   * and those must not look like a quiet moment.
+   * A delivery is coming in, not stored yet: the quiet period counts from arrivals, so deliveries queued during a
+   * pause of this process (a long GC) do not look like a quiet moment to the timers that run first.
    */
   arriving(): void {
     this.lastArrival = Date.now();
@@ -103,7 +100,7 @@ export class InboxBatch {
       this.again = true;
       return this.current;
     }
-    const run: Promise<void> = (async () => {
+    this.current = (async () => {
       do {
         this.again = false;
         // A full batch may have left more due entries behind it.
@@ -111,15 +108,7 @@ export class InboxBatch {
       } while (this.again && !this.stopped);
     })()
       .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
-      .finally(() => {
-        this.current = null;
-      });
-    this.current = run;
-    return run;
-  }
-
-  /** The batch running now (with the ones asked for while it runs), or `null`. */
-  get running(): Promise<void> | null {
+      .finally(() => (this.current = null));
     return this.current;
   }
 
@@ -176,11 +165,10 @@ export class InboxBatch {
   private async process(claimed: WebhookInboxEntry[]): Promise<void> {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
-    const alone: WebhookInboxEntry[] = [];
     for (const entry of claimed) {
-      if (entry.gatewayId === null) alone.push(entry);
-      else if (byInvoice.has(entry.gatewayId)) byInvoice.get(entry.gatewayId)?.push(entry);
-      else byInvoice.set(entry.gatewayId, [entry]);
+      if (entry.gatewayId === null)
+        await this.rows.deadLetter(entry, null, 'the delivery names no invoice number');
+      else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
     }
     const closings: Closing[] = [];
     // Invoices whose deliveries an applied lookup answered already are closed from memory: no read of their records.
@@ -191,89 +179,110 @@ export class InboxBatch {
       for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
       byInvoice.delete(gatewayId);
     }
-    const records = await this.recordsOf([...byInvoice.keys()]);
+    const { records, referrers } = await this.recordsOf([...byInvoice.keys()], claimed);
     const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
-    // An error of one entry is its own: logged, the entry retried when its lease lapses.
-    const one = (entry: WebhookInboxEntry) =>
-      this.unrecorded
-        .process(entry)
-        .catch((err: unknown) => this.logger.error(`webhook inbox entry ${entry.id}: ${message(err)}`));
-    const work: Array<() => Promise<void>> = alone.map((entry) => () => one(entry));
+    const work: Array<() => Promise<void>> = [];
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);
-      // One after the other: a later entry of the invoice sees what the earlier one learned (budget, verdicts).
-      if (!record) work.push(() => entries.reduce((p, e) => p.then(() => one(e)), Promise.resolve()));
-      else
-        work.push(() =>
-          this.confirmInvoice(gatewayId, entries, record, histories.get(record.id) ?? null, closings),
+      const confirm = (some: WebhookInboxEntry[], local: boolean) =>
+        this.confirmInvoice(
+          gatewayId,
+          some,
+          record,
+          local,
+          histories.get(record?.id ?? '') ?? null,
+          closings,
         );
+      if (record) work.push(() => confirm(entries, true));
+      // No record by number: an entry at a time, so a later one sees what the earlier one learned (budget, verdicts).
+      else {
+        const local = (e: WebhookInboxEntry) => e.referrer !== null && referrers.has(e.referrer);
+        work.push(() => entries.reduce((p, e) => p.then(() => confirm([e], local(e))), Promise.resolve()));
+      }
     }
     await runLimited(work, CONCURRENCY);
     await this.rows.closeProcessed(closings);
   }
 
-  /** The records of these invoice numbers, in one query. */
-  private async recordsOf(gatewayIds: string[]): Promise<Map<string, InvoiceRecord>> {
-    if (gatewayIds.length === 0) return new Map();
-    const found = await this.dataSource.getRepository(InvoiceRecord).findBy({ gatewayId: In(gatewayIds) });
-    return new Map(found.map((r) => [r.gatewayId as string, r]));
+  /** The records of these invoice numbers, and which of the entries' referrers a record holds: one query. */
+  private async recordsOf(
+    gatewayIds: string[],
+    entries: WebhookInboxEntry[],
+  ): Promise<{ records: Map<string, InvoiceRecord>; referrers: Set<string> }> {
+    const named = [...new Set(entries.flatMap((e) => (e.referrer === null ? [] : [e.referrer])))];
+    const where = [
+      ...(gatewayIds.length > 0 ? [{ gatewayId: In(gatewayIds) }] : []),
+      ...(named.length > 0 ? [{ referrer: In(named) }] : []),
+    ];
+    const found = where.length > 0 ? await this.dataSource.getRepository(InvoiceRecord).findBy(where) : [];
+    const records = new Map<string, InvoiceRecord>();
+    for (const r of found)
+      if (r.gatewayId !== null && gatewayIds.includes(r.gatewayId)) records.set(r.gatewayId, r);
+    return { records, referrers: new Set(found.map((r) => r.referrer)) };
   }
 
   /**
-   * One invoice of the batch: asks the service once, applies what it says (nothing to write when it says nothing
-   * new; one guarded statement when the record and its history are still as the batch read them), and leaves every
-   * entry of the invoice to be closed with the batch.
+   * Entries of one invoice (`local`: a record holds its number or its referrer): asks the service once (an invoice
+   * no record holds within the budget for those, {@link DeliveryConfirmation.admit}), finds the record of its answer
+   * (the batch's, checked by number, else {@link recordOfInvoice}), applies what it says (nothing to write when it
+   * says nothing new to the record the batch read) and leaves the entries to be closed with the batch. An error is
+   * the entries' own: retried, never thrown.
    */
   private async confirmInvoice(
     gatewayId: string,
     entries: WebhookInboxEntry[],
-    record: InvoiceRecord,
+    found: InvoiceRecord | undefined,
+    local: boolean,
     known: KnownHistory | null,
     closings: Closing[],
   ): Promise<void> {
-    this.rows.unknown.forget(gatewayId);
-    const newest = entries[entries.length - 1].receivedAt;
-    if (this.confirmation.answered(gatewayId, newest)) {
-      for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: record.id });
-      return;
-    }
-    const startedAt = new Date();
-    let invoice: Invoice | null;
-    try {
-      invoice = await this.confirmation.lookupShared(gatewayId);
-    } catch (err) {
-      const problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
-      for (const entry of entries) await this.confirmation.notConfirmed(entry, problem);
-      return;
-    }
-    if (!invoice) {
-      const problem = `the service does not know invoice ${gatewayId}`;
-      for (const entry of entries) await this.confirmation.notConfirmed(entry, problem);
-      return;
-    }
+    if (local) {
+      this.rows.unknown.forget(gatewayId);
+      const answeredBy = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
+      if (answeredBy !== null) {
+        for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: answeredBy });
+        return;
+      }
+    } else if (!(await this.confirmation.admit(entries[0], gatewayId, false))) return;
+    const confirmation = await this.confirmation.confirm(entries, gatewayId, local);
+    if (!confirmation) return;
+    const { invoice, startedAt } = confirmation;
     let outcome: string;
+    let record: InvoiceRecord | null;
     try {
-      // The record holds this number; the service must still name the referrer the module sent with it.
-      const foreign = await this.identity.whyNotOurs(invoice, record, 'number');
+      let foreign: string | null;
+      if (found) [record, foreign] = [found, await this.identity.whyNotOurs(invoice, found, 'number')];
+      else ({ record, foreign } = await this.recordOf(invoice));
       if (foreign) {
         for (const entry of entries) await this.rows.leftAlone(entry, foreign);
         return;
       }
-      if (reportChangesNothing(record, invoice.status.code, invoice)) {
+      if (!record) {
+        for (const entry of entries) await this.confirmation.waitForRecord(entry, invoice.id);
+        return;
+      }
+      this.rows.unknown.forget(gatewayId);
+      if (found && reportChangesNothing(found, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {
-        const { result } = await this.statuses.apply(reportOf(record.id, invoice), {
-          record,
-          known: known ?? undefined,
-        });
+        const options = found ? { record: found, known: known ?? undefined } : undefined;
+        const { result } = await this.statuses.apply(reportOf(record.id, invoice), options);
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {
       for (const entry of entries) await this.rows.failed(entry, err);
       return;
     }
+    // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
     this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+  }
+
+  /** {@link recordOfInvoice}, late and duplicate invoices linked, canceled or alerted by the checkout's adopter. */
+  private recordOf(invoice: Invoice): Promise<Adoption> {
+    const late = this.lateInvoices;
+    const adopt = late ? (i: Invoice) => late.adopt(i, 'webhook') : undefined;
+    return recordOfInvoice(this.dataSource.getRepository(InvoiceRecord), this.identity, invoice, adopt);
   }
 }
 

@@ -6,7 +6,8 @@ import type { Invoice } from '../gateway/types';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
-import { isPostgres, runStatement } from '../core/transaction';
+import { runStatement } from '../core/transaction';
+import { dialectOf } from '../persistence/dialect';
 import type { ResolvedWebhooksOptions } from './types';
 import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
@@ -17,7 +18,7 @@ import { clip } from '../core/text-bounds';
  * finished, retried later with the queue's backoff, or dead-lettered with an alert.
  */
 export class InboxRows {
-  private readonly logger = new Logger('InboxRows');
+  private readonly logger = new Logger(InboxRows.name);
   private readonly rows: LeasedRows<WebhookInboxEntry>;
 
   constructor(
@@ -30,7 +31,7 @@ export class InboxRows {
       dataSource,
       WebhookInboxEntry,
       {
-        table: 'invoice_payments_webhook_inbox',
+        table: dataSource.getMetadata(WebhookInboxEntry).tableName,
         open: { sql: (t) => `${t}state = 'pending'`, where: { state: 'pending' } },
         lockedUntil: 'locked_until',
         attempts: 'attempts',
@@ -50,30 +51,21 @@ export class InboxRows {
    * of them (only while still pending: an entry finished elsewhere is never written twice).
    */
   async closeProcessed(closings: Closing[]): Promise<void> {
+    const { parameter } = dialectOf(this.dataSource);
+    const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
     for (let i = 0; i < closings.length; i += CLOSE_CHUNK) {
-      const chunk = closings.slice(i, i + CLOSE_CHUNK);
-      const postgres = isPostgres(this.dataSource);
-      let n = 1;
-      const mark = () => (postgres ? `$${n++}` : '?');
-      const values: unknown[] = [];
-      const processedAt = mark();
-      values.push(new Date().toISOString());
-      const rows = chunk.map(({ entry, outcome, recordId }) => {
-        values.push(entry.id, clip(outcome, 255), recordId);
-        return `SELECT ${mark()} AS id, ${mark()} AS outcome, ${mark()} AS record_id`;
+      const values: unknown[] = [new Date().toISOString()];
+      const processedAt = parameter(1);
+      const rows = closings.slice(i, i + CLOSE_CHUNK).map(({ entry, outcome, recordId }) => {
+        const n = values.push(entry.id, clip(outcome, 255), recordId);
+        return `SELECT ${parameter(n - 2)} AS id, ${parameter(n - 1)} AS outcome, ${parameter(n)} AS record_id`;
       });
-      const table = 'invoice_payments_webhook_inbox';
       const sql =
         `UPDATE ${table} SET state = 'processed', outcome = v.outcome, invoice_record_id = v.record_id, ` +
         `last_error = NULL, processed_at = ${processedAt}, locked_until = NULL ` +
         `FROM (${rows.join(' UNION ALL ')}) v WHERE ${table}.id = v.id AND ${table}.state = 'pending'`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
     }
-  }
-
-  /** Closes one entry as answered by a confirmation made after it arrived. */
-  closeAnswered(entry: WebhookInboxEntry, recordId: string): Promise<void> {
-    return this.closeProcessed([{ entry, outcome: ANSWERED, recordId }]);
   }
 
   /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */

@@ -1,8 +1,71 @@
 import type { Invoice } from '../gateway/types';
-import { LookupDeferred, LookupPace } from './lookup-pace';
+import { CallCeiling } from '../reconciliation/call-ceiling';
 
 /** Invoices tracked at most at once in each map (oldest forgotten first). */
 const MAX_TRACKED = 10_000;
+
+/**
+ * Lookups of one invoice that may start back to back before the pace applies: an invoice's own life (created,
+ * paid, refunded moments apart) is not slowed; a flood naming it is.
+ */
+export const LOOKUP_BURST = 3;
+
+/**
+ * How often deliveries may make the module ask the service about an invoice: after {@link LOOKUP_BURST} lookups in
+ * a row, at most one per invoice per `windowMs` (`webhooks.lookupWindowMs`; a bucket that refills one lookup a
+ * window), however many deliveries name it, and at most `perSecond` lookups a second in all
+ * (`webhooks.lookupsPerSecond`, a {@link CallCeiling} of one second). A delivery is only a trigger, so one lookup
+ * that starts after it arrived answers it: waiting for the next one loses nothing. Per process.
+ */
+export class LookupPace {
+  /** Per invoice: lookups it may start now (up to the burst) as of `at`. */
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly ceiling: CallCeiling;
+
+  constructor(
+    private readonly windowMs: number,
+    perSecond: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.ceiling = new CallCeiling(perSecond, now, 1000);
+  }
+
+  /** In how many ms a lookup of `gatewayId` may start as far as its own pace goes (0: now); takes nothing. */
+  peek(gatewayId: string): number {
+    return this.waitOf(this.tokensOf(gatewayId, this.now()));
+  }
+
+  /**
+   * Takes a lookup of `gatewayId` now (`waitMs` 0), or answers in how many ms one may start and why: `invoice`, its
+   * lookups are spent until its bucket refills; `all`, this second's lookups are spent (nothing is taken then).
+   */
+  take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
+    const t = this.now();
+    const tokens = this.tokensOf(gatewayId, t);
+    if (tokens < 1) return { waitMs: this.waitOf(tokens), scope: 'invoice' };
+    if (!this.ceiling.take()) return { waitMs: this.ceiling.msUntilNextWindow(), scope: 'all' };
+    remember(this.buckets, gatewayId, { tokens: tokens - 1, at: t });
+    return { waitMs: 0, scope: 'invoice' };
+  }
+
+  private tokensOf(gatewayId: string, t: number): number {
+    const bucket = this.buckets.get(gatewayId);
+    return bucket ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs) : LOOKUP_BURST;
+  }
+
+  private waitOf(tokens: number): number {
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
+  }
+}
+
+/** A lookup not started now (see {@link LookupPace}): the delivery is taken again at `retryAt`. */
+class LookupDeferred extends Error {
+  constructor(gatewayId: string, retryAt: Date) {
+    super(
+      `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${retryAt.toISOString()}`,
+    );
+  }
+}
 
 /**
  * Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. The
@@ -11,10 +74,9 @@ const MAX_TRACKED = 10_000;
 export const MAX_ROWS_PER_LOOKUP = 50;
 
 /**
- * The lookups deliveries make of their invoices, one at a time per invoice and no more often than the
- * {@link LookupPace} allows, and what waits for the next one: the inbox entry put off until it may start, which a
- * delivery arriving meanwhile joins instead of adding a row (the intake). Per process; every entry that waits is in
- * the database, so a crash loses nothing.
+ * The lookups deliveries make of their invoices, one at a time per invoice as the {@link LookupPace} allows, and the
+ * inbox entry waiting for the next one, which deliveries arriving meanwhile join. Per process; what waits is in the
+ * database, so a crash loses nothing.
  */
 export class PacedLookups {
   private readonly pace: LookupPace;
@@ -85,11 +147,9 @@ export class PacedLookups {
   }
 
   /**
-   * The inbox entry a delivery of `gatewayId` arriving now may join instead of being stored, or `null`: the entry
-   * last put off until the invoice's next lookup (up to a window after it fell due), or, once
-   * {@link MAX_ROWS_PER_LOOKUP} rows were stored since its last lookup started, the newest of them. The intake's join
-   * and a processor's claim are one statement each, so either the claim sees the join or the join sees the claim
-   * and fails (then {@link forgetWaiting}).
+   * The inbox entry a delivery of `gatewayId` may join instead of being stored, or `null`: the entry put off until
+   * the invoice's next lookup (up to a window after it fell due), or, past {@link MAX_ROWS_PER_LOOKUP} rows since its
+   * last lookup started, the newest of them. A join that finds it claimed fails (then {@link forgetWaiting}).
    */
   waitingEntry(gatewayId: string): string | null {
     const waiting = this.waiting.get(gatewayId);

@@ -36,8 +36,6 @@ export interface WebhooksOptions {
   lookupsPerSecond?: number;
   /** The inbox processor. */
   inbox?: WebhookInboxOptions;
-  /** The reconciliation sweep. */
-  sweep?: ReconciliationOptions;
 }
 
 /**
@@ -84,15 +82,6 @@ export interface WebhookInboxOptions {
   retentionMs?: number;
 }
 
-export interface ReconciliationOptions {
-  /** Run the sweep every this many ms. Default: off (0). */
-  intervalMs?: number;
-  /** Only invoices created within this many days (A7 `created_from`). Default 30. */
-  lookbackDays?: number;
-  /** Page size, at most 100 (§4.1). Default 100. */
-  pageSize?: number;
-}
-
 /** {@link WebhooksOptions} with every default filled in. */
 export interface ResolvedWebhooksOptions {
   path: string;
@@ -103,7 +92,6 @@ export interface ResolvedWebhooksOptions {
   lookupsPerSecond: number;
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
-  sweep: Required<ReconciliationOptions>;
 }
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */

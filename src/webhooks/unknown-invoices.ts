@@ -1,3 +1,5 @@
+import { CallCeiling } from '../reconciliation/call-ceiling';
+
 /** Invoice numbers remembered at most at once. */
 const MAX_REMEMBERED = 10_000;
 
@@ -5,33 +7,30 @@ const MAX_REMEMBERED = 10_000;
 export type Verdict = 'unknown' | 'no-record';
 
 /**
- * What the inbox remembers of deliveries naming invoices this store has no record of by number (the intake takes
- * those only when they name one of our referrers, see `KnownInvoices`; rows stored before that rule): which numbers the service said it does not know (so a further
- * delivery for one is dead-lettered without asking again), and a budget of lookups per window for such invoices, so
- * a flood costs the service a bounded number of calls. Per process; bounded.
+ * What the inbox remembers of deliveries naming invoices this store has no record of by number: which numbers the
+ * service said it does not know (a further delivery for one is dead-lettered without asking again), and a budget of
+ * lookups per window for such invoices, so a flood costs the service a bounded number of calls. Per process; bounded.
  */
 export class UnknownInvoices {
   private readonly seen = new Map<string, { verdict: Verdict; until: number }>();
-  private window = { start: 0, used: 0 };
+  private readonly lookups: CallCeiling;
   private unreported = 0;
   private lastReport = 0;
 
   constructor(
-    private readonly lookupsPerWindow: number,
+    lookupsPerWindow: number,
     private readonly windowMs: number,
     private readonly rememberMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.lookups = new CallCeiling(lookupsPerWindow, now, windowMs);
+  }
 
-  /**
-   * Remembers what the lookup of `gatewayId` found: `unknown` the service does not know it, `no-record` the service
-   * knows it but this store has no record of it (a further delivery waits for one without asking again).
-   */
+  /** Remembers what the lookup of `gatewayId` found: `unknown` at the service, or known there but `no-record` here. */
   remember(gatewayId: string, verdict: Verdict): void {
     const t = this.now();
     if (this.seen.size >= MAX_REMEMBERED) {
       for (const [id, v] of this.seen) if (v.until <= t) this.seen.delete(id);
-      // Still full: forget the oldest.
       if (this.seen.size >= MAX_REMEMBERED) this.seen.delete(this.seen.keys().next().value as string);
     }
     this.seen.set(gatewayId, { verdict, until: t + this.rememberMs });
@@ -53,11 +52,7 @@ export class UnknownInvoices {
 
   /** Spends one lookup for an invoice without a record; `null` when allowed, else ms until the window turns. */
   spendLookup(): number | null {
-    const t = this.now();
-    if (t - this.window.start >= this.windowMs) this.window = { start: t, used: 0 };
-    if (this.window.used >= this.lookupsPerWindow) return this.window.start + this.windowMs - t;
-    this.window.used++;
-    return null;
+    return this.lookups.take() ? null : this.lookups.msUntilNextWindow();
   }
 
   /**

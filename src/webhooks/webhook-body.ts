@@ -1,18 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type DeliveryAnswer, INTERNAL_ERROR_ANSWER, writeAnswer } from './webhook-answer';
+import { exceedsJsonDepth } from '../gateway/payload.reader';
+import type { IntakeResult } from './delivery-intake';
+
+/** A body refused, with the HTTP status that says why (`unread`: refused before it was read as JSON). */
+export type BodyRefusal = { ok: false; status: 400 | 413 | 415; message: string; unread?: true };
 
 /** What reading a body gave: the bytes, or the HTTP status that refuses it. */
-export type RawBodyResult =
-  { ok: true; body: Buffer } | { ok: false; status: 413 | 415 | 400; message: string };
+type RawBodyResult = { ok: true; body: Buffer } | BodyRefusal;
 
 /** A delivery's body within the limit: its bytes, or what the host's JSON parser made of them. */
-export type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
+type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
 
 /**
  * Reads a request body into memory, refusing more than `limit` bytes (413) and compressed bodies (415). A body
  * over the limit is not kept: the rest is left for Node to discard once the answer is sent.
  */
-export function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
+function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity') {
     return Promise.resolve({
@@ -81,31 +84,112 @@ function tooLarge(limit: number): RawBodyResult {
   return { ok: false, status: 413, message: `body exceeds ${limit} bytes` };
 }
 
-/** Parses a body as a JSON object, or says why not (400). */
-export function parseJsonObject(
-  body: Buffer,
-): { ok: true; value: Record<string, unknown> } | { ok: false; message: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    return { ok: false, message: 'body: malformed JSON' };
+/**
+ * A delivery's body read once, whichever host hands it over: within `limit` bytes ({@link boundedBody}), a JSON
+ * object, nested at most `maxDepth` deep (checked before anything else walks it).
+ */
+export async function readDeliveryBody(
+  source: unknown,
+  limit: number,
+  maxDepth: number,
+): Promise<{ ok: true; value: Record<string, unknown> } | BodyRefusal> {
+  const read = await boundedBody(source, limit);
+  if (!read.ok) return { ...read, unread: true };
+  let value: unknown = 'parsed' in read ? read.parsed : undefined;
+  if ('body' in read) {
+    try {
+      value = JSON.parse(read.body.toString('utf8'));
+    } catch {
+      return { ok: false, status: 400, message: 'body: malformed JSON' };
+    }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, message: 'body: must be a JSON object' };
+    return { ok: false, status: 400, message: 'body: must be a JSON object' };
+  }
+  if (exceedsJsonDepth(value, maxDepth)) {
+    return { ok: false, status: 400, message: `body: nested deeper than ${maxDepth} levels` };
   }
   return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** The 200 answer to a delivery. */
+interface WebhookReceipt {
+  received: true;
+  /** Inbox entry id. */
+  id: string;
+  /** The delivery was already in the inbox (a retry or a duplicate): nothing new happens. */
+  duplicate: boolean;
+  state: 'pending' | 'processed' | 'ignored';
+}
+
+/** The body of a refusal, shaped as Nest's own HTTP exceptions answer. */
+interface WebhookRefusal {
+  statusCode: number;
+  message: string;
+  error?: string;
+}
+
+/** What the route answers to a delivery, whichever part of the host writes it. */
+export type DeliveryAnswer =
+  | { status: 200; body: WebhookReceipt }
+  | { status: number; body: WebhookRefusal; retryAfterSeconds?: number };
+
+/** The `error` of each refusal, as Nest's own exceptions name it. */
+const ERROR_NAMES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** The one mapping of an intake's outcome to the route's answer. */
+export function answerOf(result: IntakeResult): DeliveryAnswer {
+  if (!result.ok) {
+    // A body refused before it was read (size, encoding, stream) is answered without the error's name.
+    const error = result.unread ? {} : { error: ERROR_NAMES[result.status] };
+    return {
+      status: result.status,
+      body: { statusCode: result.status, message: result.message, ...error },
+      retryAfterSeconds: result.retryAfterSeconds,
+    };
+  }
+  const { id, duplicate, state } = result.stored;
+  return { status: 200, body: { received: true, id, duplicate, state: state as WebhookReceipt['state'] } };
+}
+
+/** The answer to a delivery whose intake failed unexpectedly (the database is down): the service retries it. */
+export const INTERNAL_ERROR_ANSWER: DeliveryAnswer = {
+  status: 500,
+  body: { statusCode: 500, message: 'Internal server error' },
+};
+
+/**
+ * Writes an answer on the raw response, as Express' `res.json` would: every answer of the route, errors included,
+ * is JSON that no browser may sniff into something else.
+ */
+export function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
+  const payload = JSON.stringify(answer.body);
+  const headers: Record<string, string | number> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(answer.retryAfterSeconds);
+  res.writeHead(answer.status, headers);
+  res.end(payload);
 }
 
 /** Takes a delivery over HTTP and says what to answer ({@link DeliveryIntake.receive}). */
 export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
 
 /**
- * The webhook route on Express: a middleware for `POST <path>`, put ahead of the host's JSON parser (whose own
- * limit, 100 KB by default, would otherwise apply), that takes the delivery and answers it there; the host's later
- * middleware and Nest's router, guards, interceptors and filters never see it. Matches the path exactly or as a
- * suffix, so a global prefix (`/api/...`) still matches. A body a host's middleware already read is left to the
- * Nest route, which takes it the same way.
+ * The webhook route: a middleware for `POST <path>` (exactly or as a suffix, so a global prefix still matches) put
+ * ahead of the host's body parsers, whose own limit would otherwise apply, that takes the delivery and answers it
+ * there: the host's later middleware and Nest's router, guards and filters never see it. A body a host's middleware
+ * already read is left to the Nest route, which takes it the same way.
  */
 export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   const suffix = `/${path}`;

@@ -9,24 +9,20 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
-import { purgeFinishedEntries } from './inbox-retention';
+import { purgeFinished } from '../core/queue/retention';
 import { UnknownInvoices } from './unknown-invoices';
 import { InboxRows, message } from './inbox-rows';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
-import { UnrecordedDeliveries } from './unrecorded-deliveries';
 
 /** Turns a waited-for entry waits for the pace before its attempt is the answer. */
 const PACED_ROUNDS = 3;
 
 /**
- * Applies inbox entries through {@link InvoiceStatusService}, retrying until they stick.
- *
- * An entry is claimed with a conditional update (`locked_until`, a lease), so several instances may poll one
- * database and a crashed processor's claim lapses. Failures are retried with exponential backoff: a delivery for an
- * invoice not known yet (the webhook won the race against the checkout's commit) for `unknownInvoiceWindowMs`,
- * anything else (a database error) up to `maxAttempts`; then the entry is dead-lettered with an `Alert` event.
- * Applying twice is harmless: the transition table records a repeated status as unchanged.
+ * Applies inbox entries through {@link InvoiceStatusService}, in batches ({@link InboxBatch}), retrying until they
+ * stick. Entries are claimed under a lease (`locked_until`), so several instances may poll one database and a
+ * crashed processor's claim lapses. Failures are retried with backoff: an invoice without a record yet for
+ * `unknownInvoiceWindowMs`, anything else up to `maxAttempts`; then the entry is dead-lettered with an `Alert`.
  */
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
@@ -51,26 +47,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
     const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
     this.rows = new InboxRows(dataSource, events, options, unknown);
-    this.confirmation = new DeliveryConfirmation(dataSource, gateway, options, this.rows);
     const identity = new InvoiceIdentity(gateway, events);
-    const unrecorded = new UnrecordedDeliveries(
-      dataSource,
-      this.rows,
-      this.confirmation,
-      statuses,
-      options,
-      identity,
-      lateInvoices ?? null,
-    );
-    this.batch = new InboxBatch(
-      dataSource,
-      this.rows,
-      this.confirmation,
-      statuses,
-      options,
-      identity,
-      unrecorded,
-    );
+    this.confirmation = new DeliveryConfirmation(gateway, options, this.rows);
+    const late = lateInvoices ?? null;
+    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, identity, late);
   }
 
   onModuleInit(): void {
@@ -89,10 +69,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.drain();
   }
 
-  /**
-   * An entry was stored: a batch takes it soon, with whatever else is due then (one lookup per invoice). The entry
-   * and its invoice are not needed: the batch claims what is due.
-   */
+  /** An entry was stored: a batch takes it soon, with whatever else is due then (the entry itself is not needed). */
   kick(_id?: string, _invoiceKey?: string | null): void {
     this.batch.soon();
   }
@@ -132,14 +109,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   /** Runs batches of every due entry (pending, due, unclaimed or lease lapsed); resolves once they are done. */
   async poll(): Promise<void> {
     if (this.stopped) return;
-    this.purgeHourly(new Date());
+    if (Date.now() - this.lastPurge >= 3_600_000) {
+      this.lastPurge = Date.now();
+      void this.purge();
+    }
     await this.batch.schedule();
-  }
-
-  private purgeHourly(now: Date): void {
-    if (now.getTime() - this.lastPurge < 3_600_000) return;
-    this.lastPurge = now.getTime();
-    void this.purge();
   }
 
   /** Resolves once no batch runs or waits (retries waiting on their time are not awaited). */
@@ -147,10 +121,18 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.batch.idle();
   }
 
-  /** Deletes finished inbox rows older than `inbox.retentionMs` (see {@link purgeFinishedEntries}). */
+  /**
+   * Deletes finished rows (processed, ignored, dead) older than `inbox.retentionMs`, in small batches (the core
+   * queue's retention): the inbox keeps what dedupes the service's retries for a bounded time. Pending rows stay.
+   */
   async purge(): Promise<number> {
+    const rows = {
+      table: this.dataSource.getMetadata(WebhookInboxEntry).tableName,
+      finished: "state IN ('processed', 'ignored', 'dead')",
+      finishedAt: 'processed_at',
+    };
     try {
-      return await purgeFinishedEntries(this.dataSource, this.options.inbox.retentionMs, () => this.stopped);
+      return await purgeFinished(this.dataSource, rows, this.options.inbox.retentionMs, () => this.stopped);
     } catch (err) {
       this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
       return 0;

@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import { Coalescer } from '../core/coalescer';
+import { runStatement } from '../core/transaction';
+import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { dialectOf } from '../persistence/dialect';
+import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
+import { redactCardData, type WebhookDelivery } from './webhook-payload';
+import { clip } from '../core/text-bounds';
 
 /** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
 type ColumnMetadata = EntityMetadata['columns'][number];
-import { Coalescer } from '../core/coalescer';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
-import { isPostgres, runStatement } from '../core/transaction';
-import { dataSourceOf, queryReturning } from '../core/typeorm-compat';
-import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
-import type { WebhookDelivery } from './webhook-payload';
-import { clip } from '../core/text-bounds';
 
 /** What storing a delivery did. */
 export interface StoredDelivery {
@@ -21,7 +19,7 @@ export interface StoredDelivery {
   /** The dedupe key was already in the inbox: this is a retry or a duplicate of a stored delivery. */
   duplicate: boolean;
   state: WebhookInboxState;
-  /** Why the entry is dead (unreadable payload); `null` otherwise. */
+  /** Why the entry is dead; `null` otherwise. */
   problem: string | null;
   /** The service's invoice number, when readable. */
   gatewayId: string | null;
@@ -30,27 +28,19 @@ export interface StoredDelivery {
 /** Deliveries stored in one statement at most (20 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
 
-const NO_INVOICE =
-  'body: no invoice (accepted: `invoice`, `fatura`, or an event wrapper `data`/`payload` around either)';
-
 /**
- * Writes authenticated deliveries to the inbox, once per dedupe key. A readable invoice is stored `pending` for the
- * processor; a test delivery without an invoice is `ignored`; an unreadable one is kept `dead` and raised as an
- * alert, so nothing the service sent is ever dropped silently.
+ * Writes taken deliveries to the inbox, once per dedupe key: one naming an invoice is stored `pending` for the
+ * processor, a test delivery without one `ignored`.
  */
 @Injectable()
 export class WebhookInboxService {
-  private readonly logger = new Logger(WebhookInboxService.name);
   /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
   private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
     (entries) => this.insertAll(entries),
     MAX_ROWS_PER_INSERT,
   );
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: EventEmitter2,
-  ) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
   async store(
@@ -61,8 +51,7 @@ export class WebhookInboxService {
   ): Promise<StoredDelivery> {
     const now = new Date();
     const invoice = delivery.invoice;
-    const state: WebhookInboxState = invoice ? 'pending' : delivery.test ? 'ignored' : 'dead';
-    const problem = state === 'dead' ? (delivery.invoiceError ?? NO_INVOICE) : null;
+    const state: WebhookInboxState = invoice ? 'pending' : 'ignored';
     const entry: WebhookInboxEntry = Object.assign(new WebhookInboxEntry(), {
       id: randomUUID(),
       dedupeKey: delivery.dedupeKey,
@@ -71,22 +60,20 @@ export class WebhookInboxService {
       webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
       gatewayId: clip(invoice?.id ?? null, 128),
       referrer: clip(invoice?.referrer ?? null, 160),
-      statusCode: invoice?.status.code ?? null,
+      statusCode: invoice?.statusCode ?? null,
       sentAt: clip(delivery.sentAt, 32),
-      // The normalizer's copy has the card number, token and bin redacted; an unreadable body is redacted here.
-      payload: JSON.stringify(invoice ? invoice.raw : redactCardData(body)),
+      payload: JSON.stringify(delivery.payload ?? redactCardData(body)),
       state,
       attempts: 0,
       nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
       lockedUntil: null,
-      lastError: problem,
+      lastError: null,
       outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
       invoiceRecordId: null,
       receivedAt: now,
       processedAt: state === 'pending' ? null : now,
     });
-    // One statement that ignores a duplicate dedupe key: a retry of a stored delivery is answered from the row.
-    // The route answers only once it has returned, so an acknowledged delivery is committed.
+    // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
     if (!inserted) {
       const existing = await this.dataSource
@@ -102,35 +89,27 @@ export class WebhookInboxService {
         gatewayId: existing.gatewayId,
       };
     }
-    if (state === 'dead') {
-      this.logger.warn(`webhook delivery ${entry.id} dead-lettered: ${problem ?? ''}`);
-      const alert: InvoicePaymentsAlert = {
-        kind: 'webhook_dead_letter',
-        orderId: null,
-        invoiceRecordId: null,
-        message: `webhook delivery ${entry.id} (event ${entry.event ?? '?'}) could not be read: ${problem ?? ''}`,
-      };
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
-    }
-    return { id: entry.id, duplicate: false, state, problem, gatewayId: entry.gatewayId };
+    return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
   }
 
   /**
-   * Joins a delivery to entry `id` of the same invoice while it is pending and not claimed: its `received_at` becomes
-   * now, so no lookup that started before this delivery answers it (lookups start after their entries are claimed).
-   * One statement; `false` when the entry was claimed or finished (the delivery is then stored as its own entry). A
-   * claim is one statement too, so the two never interleave.
+   * Joins a delivery to entry `id` of its invoice while that is pending and unclaimed: its `received_at` becomes now,
+   * so only a lookup that starts later answers it. One statement, as a claim is, so the two never interleave; `false`
+   * when the entry was claimed or finished (the delivery is then stored as its own entry).
    */
   async joinWaiting(id: string): Promise<boolean> {
-    const now = new Date().toISOString();
-    const pg = isPostgres(this.dataSource);
-    const [p1, p2] = pg ? ['$1', '$2'] : ['?', '?'];
-    const sql =
-      `UPDATE invoice_payments_webhook_inbox SET received_at = ${p1} WHERE id = ${p2} AND state = 'pending' ` +
-      `AND (locked_until IS NULL OR locked_until <= ${p1}) RETURNING id`;
-    const values = pg ? [now, id] : [now, id, now];
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${this.table} SET received_at = :now WHERE id = :id AND state = 'pending' ` +
+        'AND (locked_until IS NULL OR locked_until <= :now) RETURNING id',
+      { now: new Date().toISOString(), id },
+    );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
+  }
+
+  private get table(): string {
+    return this.dataSource.getMetadata(WebhookInboxEntry).tableName;
   }
 
   /** For each entry, whether it was written (`false`: its dedupe key was already stored). */
@@ -181,34 +160,16 @@ function insertStatementOf(dataSource: DataSource, rows: number): { columns: Col
   }
   let sql = known.sql.get(rows);
   if (!sql) {
-    const postgres = isPostgres(dataSource);
+    const dialect = dialectOf(dataSource);
     const width = known.columns.length;
     const names = known.columns.map((c) => `"${c.databaseName}"`).join(', ');
     const tuples = Array.from({ length: rows }, (_, r) => {
-      const marks = known.columns.map((_c, i) => (postgres ? `$${r * width + i + 1}` : '?'));
+      const marks = known.columns.map((_c, i) => dialect.parameter(r * width + i + 1));
       return `(${marks.join(', ')})`;
     }).join(', ');
-    const table = '"invoice_payments_webhook_inbox"';
-    sql = postgres
-      ? `INSERT INTO ${table} (${names}) VALUES ${tuples} ON CONFLICT ("dedupe_key") DO NOTHING RETURNING "id"`
-      : `INSERT OR IGNORE INTO ${table} (${names}) VALUES ${tuples} RETURNING "id"`;
+    const table = `"${dataSource.getMetadata(WebhookInboxEntry).tableName}"`;
+    sql = dialect.insertIgnoring(table, names, tuples, '"dedupe_key"');
     known.sql.set(rows, sql);
   }
   return { columns: known.columns, sql };
-}
-
-const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
-
-/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
-export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
-  // Bodies reach here depth-checked; the bound keeps this safe for any other caller.
-  if (depth > MAX_JSON_DEPTH) return '[too deep]';
-  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (inCard && CARD_SECRETS.has(key) && v !== null && v !== undefined) out[key] = '[redacted]';
-    else out[key] = redactCardData(v, key === 'card' || key === 'cartao', depth + 1);
-  }
-  return out;
 }

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
-import { normalizeInvoice } from '../gateway/invoice.normalizer';
-import type { Invoice } from '../gateway/types';
+import { asInt, asRecord, asText, MAX_JSON_DEPTH } from '../gateway/payload.reader';
+import { InvoiceStatusCode } from '../gateway/status';
 import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
 
 type JsonObject = Record<string, unknown>;
 
-/** One delivery as read from its body. */
+/**
+ * What routing a delivery needs of its untrusted body: its metadata and which invoice it names. The body is a
+ * trigger (the service's answer to the module's own lookup is what gets applied), so nothing else of it is read.
+ */
 export interface WebhookDelivery {
   event: string | null;
   deliveryId: string | null;
@@ -15,23 +18,17 @@ export interface WebhookDelivery {
   sentAt: string | null;
   /** A synthetic delivery from the resend operation (A14) with no invoice to apply. */
   test: boolean;
-  /** `current` (`invoice`), `legacy` (`fatura`), or `null` when the body carries no invoice. */
-  shape: 'current' | 'legacy' | null;
-  /** Whether the invoice came from below the top level (an event wrapper such as `{ event, data: {...} }`). */
-  wrapped: boolean;
-  /** The invoice, normalized by the one normalizer; `null` when absent. */
-  invoice: Invoice | null;
-  /** Why the invoice could not be read (the normalizer's message, naming the field); `null` when it could. */
+  /** The invoice it names; `null` when absent or unreadable. */
+  invoice: { id: string; referrer: string | null; statusCode: number } | null;
+  /** Why the invoice could not be read, naming the field; `null` when it could. */
   invoiceError: string | null;
+  /** The invoice object as received, card number, token and bin redacted: what the inbox row keeps. */
+  payload: unknown;
   /** See {@link dedupeKeyOf}. */
   dedupeKey: string;
 }
 
-/**
- * The text a delivery's inbox row keeps (event, ids, sent_at, the invoice's id and referrer) checked against the
- * module's one text rule: `body.<field>: must not contain control characters`, or `null`. PostgreSQL refuses a NUL
- * in text (it was a 500), and the service sends none: such a body is refused (400), not stored or stripped.
- */
+/** `body.<field>: must not contain control characters` for the text an inbox row keeps (PostgreSQL refuses NUL). */
 export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
   const fields: Array<[string, string | null | undefined]> = [
     ['event', delivery.event],
@@ -45,76 +42,87 @@ export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
   return bad ? `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` : null;
 }
 
-/** The parts of the wire profile a delivery is read with. */
-export type DeliveryProfile = Pick<WireProfile, 'webhook' | 'codes'>;
-
 /**
- * Reads a delivery body where the wire profile's `webhook` part says (the spec does not show the payload, §6.7).
- * The default reads the A13 body `{ event, delivery_id, webhook, sent_at, invoice: {...§2.1} }`, the same with
- * `fatura` (§2.2), and an event wrapper around either (`{ event, data: <body or bare invoice> }`, `payload` works as
- * `data`), the outer metadata winning. A profile names other paths, or a reader function of its own.
- * Never throws for a JSON object: an unreadable invoice is reported in `invoiceError`.
+ * Reads a delivery body where the wire profile's `webhook` part says (§6.7 does not show it): by default the A13
+ * body `{ event, delivery_id, webhook, sent_at, invoice }`, the same with `fatura`, or an event wrapper around
+ * either (`data` or `payload`), the outer metadata winning. Never throws: an unreadable invoice is `invoiceError`.
  */
 export function readDelivery(
   body: JsonObject,
-  profile: DeliveryProfile = DEFAULT_WIRE_PROFILE,
+  profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
 ): WebhookDelivery {
   const parts = profile.webhook.read
     ? customParts(body, profile.webhook.read)
     : partsAt(body, profile.webhook);
-  let invoice: Invoice | null = null;
-  let invoiceError: string | null = parts.error;
-  let shape: WebhookDelivery['shape'] = null;
-  const container = isObject(parts.invoice) ? parts.invoice : null;
-  if (container) {
-    shape = 'fatura' in container || LEGACY_HINTS.some((k) => k in container) ? 'legacy' : 'current';
-    try {
-      invoice = normalizeInvoice(container, 'webhook', { codes: profile.codes });
-    } catch (err) {
-      invoiceError = err instanceof Error ? err.message : String(err);
-    }
-  }
-  const rawInvoice = container ? ((container.invoice ?? container.fatura ?? container) as JsonObject) : {};
+  const container = asRecord(parts.invoice);
+  const read = container ? readInvoice(container) : { invoice: null, error: null, id: null };
   return {
     event: parts.event,
     deliveryId: parts.deliveryId,
     webhookId: parts.webhookId,
     sentAt: parts.sentAt,
     test: parts.test,
-    shape,
-    wrapped: parts.wrapped,
-    invoice,
-    invoiceError,
+    invoice: read.invoice,
+    invoiceError: read.error ?? parts.error,
+    payload: container ? redactCardData(container) : null,
     dedupeKey: dedupeKeyOf({
       deliveryId: parts.deliveryId,
-      invoiceId: invoice?.id ?? text(rawInvoice.id),
-      statusCode: invoice?.status.code ?? null,
+      invoiceId: read.id,
+      statusCode: read.invoice?.statusCode ?? null,
       event: parts.event,
       sentAt: parts.sentAt,
     }),
   };
 }
 
-const LEGACY_HINTS = ['moeda', 'vencimento', 'referencia'];
+const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 
-interface Parts {
-  invoice: unknown;
-  event: string | null;
-  deliveryId: string | null;
-  webhookId: string | null;
-  sentAt: string | null;
-  test: boolean;
-  wrapped: boolean;
+/** The number, referrer and status code of either shape, as the one normalizer reads them. */
+function readInvoice(container: JsonObject): {
+  invoice: WebhookDelivery['invoice'];
   error: string | null;
+  id: string | null;
+} {
+  const fatura = asRecord(container.fatura);
+  const current = fatura ? null : asRecord(container.invoice);
+  const inv = fatura ?? current ?? container;
+  const legacy = fatura !== null || (current === null && LEGACY_KEYS.some((k) => k in container));
+  const p = fatura ? 'fatura.' : current ? 'invoice.' : '';
+  const id = asText(inv.id);
+  const referrer = asText(legacy ? inv.referencia : inv.referrer);
+  const fail = (path: string, problem: string) => ({
+    invoice: null,
+    error: `unreadable ${path}: ${problem}`,
+    id,
+  });
+  if (id === null || id.trim() === '') return fail(`${p}id`, 'missing');
+  const status = asRecord(inv.status);
+  if (!status) return fail(`${p}status`, 'not an object');
+  let statusCode = asInt(status.code);
+  if (statusCode === null) {
+    if (status.code !== undefined && status.code !== null) return fail(`${p}status.code`, 'not an integer');
+    const word = asText(status.text)?.trim().toLowerCase();
+    if (word !== 'canceled' && word !== 'cancelled') return fail(`${p}status.code`, 'missing');
+    statusCode = InvoiceStatusCode.Canceled;
+  }
+  return { invoice: { id, referrer, statusCode }, error: null, id };
 }
+
+type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
+  invoice: unknown;
+  error: string | null;
+};
 
 function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
   const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
   // some other wrapper, not an invoice).
   const at = w.invoice.find((p) => {
-    const v = valueAt(body, p);
-    return isObject(v) && (isObject(v.invoice) || isObject(v.fatura) || 'status' in v || 'id' in v);
+    const v = asRecord(valueAt(body, p));
+    return (
+      v !== null &&
+      (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v)
+    );
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
@@ -123,7 +131,6 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
     webhookId: first(w.webhookId),
     sentAt: first(w.sentAt),
     test: w.test.some((p) => valueAt(body, p) === true),
-    wrapped: at !== undefined && (at.includes('.') || !['invoice', 'fatura', ''].includes(at)),
     error: null,
   };
 }
@@ -131,16 +138,8 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
 function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
-    return {
-      invoice: p.invoice,
-      event: text(p.event),
-      deliveryId: text(p.deliveryId),
-      webhookId: text(p.webhookId),
-      sentAt: text(p.sentAt),
-      test: p.test === true,
-      wrapped: false,
-      error: null,
-    };
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(text);
+    return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
     return {
@@ -150,7 +149,6 @@ function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['rea
       webhookId: null,
       sentAt: null,
       test: false,
-      wrapped: false,
       error,
     };
   }
@@ -183,12 +181,24 @@ function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function text(value: unknown): string | null {
   if (typeof value === 'string' && value.length > 0) return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
+}
+
+const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
+
+/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
+export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
+  // Bodies reach here depth-checked; the bound keeps this safe for any other caller.
+  if (depth > MAX_JSON_DEPTH) return '[too deep]';
+  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (inCard && CARD_SECRETS.has(key) && v !== null && v !== undefined) out[key] = '[redacted]';
+    else out[key] = redactCardData(v, key === 'card' || key === 'cartao', depth + 1);
+  }
+  return out;
 }

@@ -96,7 +96,6 @@ describe('resolveWebhooksOptions', () => {
       bodyLimitBytes: 262144,
       merchantToken: null,
       allowEmptyMerchantPart: true,
-      sweep: { intervalMs: 0, pageSize: 100, lookbackDays: 30 },
     });
   });
 
@@ -104,7 +103,6 @@ describe('resolveWebhooksOptions', () => {
     [{ bodyLimitBytes: 0 }, 'webhooks.bodyLimitBytes'],
     [{ path: '' }, 'webhooks.path'],
     [{ path: 'a b' }, 'webhooks.path'],
-    [{ sweep: { pageSize: 101 } }, 'webhooks.sweep.pageSize'],
     [{ inbox: { retryBaseDelayMs: -1 } }, 'webhooks.inbox.retryBaseDelayMs'],
     [{ lookupWindowMs: 1.5 }, 'webhooks.lookupWindowMs'],
   ])('refuses %p naming %s', (options, name) => {

@@ -15,6 +15,8 @@ export interface WebhookHeaderLines {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** Seconds the service is asked to wait before retrying when the merchant token could not be read now. */
+const RETRY_AFTER_SECONDS = 30;
 
 /**
  * Longest service part of a token: the service issues at most 512 characters (A13, what the sandbox enforces), so
@@ -98,10 +100,8 @@ function constantTimeEquals(a: string, b: string): boolean {
 
 /**
  * The checks of a delivery's `Webhook` token (spec §6) that need no call to the service: a line carrying
- * `merchant:service`, and the merchant part against the merchant token (from {@link WEBHOOK_MERCHANT_TOKEN_SOURCE}
- * when provided, the admin settings in the root module, else `webhooks.merchantToken`). The service's validation
- * (§4.7) is not asked: it would prove only who sent a body, and a body is never what is applied (the service's
- * answer to the module's own lookup is). No token ever reaches a log line or a reason.
+ * `merchant:service`, and the merchant part against the merchant token ({@link WEBHOOK_MERCHANT_TOKEN_SOURCE} when
+ * provided, else `webhooks.merchantToken`). No token ever reaches a log line or a reason.
  */
 @Injectable()
 export class WebhookTokenService {
@@ -118,22 +118,25 @@ export class WebhookTokenService {
    */
   async checkLocally(
     source: IncomingMessage | Record<string, unknown>,
-  ): Promise<{ ok: true; webhookId: string | null } | { ok: false; status: 401 | 503; reason: string }> {
+  ): Promise<
+    | { ok: true; webhookId: string | null }
+    | { ok: false; status: 401 | 503; message: string; retryAfterSeconds?: number }
+  > {
     const lines = readWebhookHeaderLines(webhookLinesOf(source));
-    if (!lines.token) return { ok: false, status: 401, reason: lines.problem ?? 'no token' };
+    const refuse = (message: string) => ({ ok: false as const, status: 401 as const, message });
+    if (!lines.token) return refuse(lines.problem ?? 'no token');
     let expected: string | null;
     try {
       expected = this.merchantSource ? await this.merchantSource.merchantToken() : this.options.merchantToken;
     } catch {
-      return { ok: false, status: 503, reason: 'the merchant token could not be read now; try again later' };
+      const message = 'the merchant token could not be read now; try again later';
+      return { ok: false, status: 503, message, retryAfterSeconds: RETRY_AFTER_SECONDS };
     }
     if (expected !== null) {
       if (lines.token.merchant === '') {
-        if (!this.options.allowEmptyMerchantPart) {
-          return { ok: false, status: 401, reason: 'the token has an empty merchant part' };
-        }
+        if (!this.options.allowEmptyMerchantPart) return refuse('the token has an empty merchant part');
       } else if (!constantTimeEquals(lines.token.merchant, expected)) {
-        return { ok: false, status: 401, reason: 'the merchant part of the token does not match' };
+        return refuse('the merchant part of the token does not match');
       }
     }
     return { ok: true, webhookId: lines.webhookId };

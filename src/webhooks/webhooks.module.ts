@@ -1,7 +1,6 @@
 import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { WEBHOOKS_OPTIONS } from './constants';
-import { ReconciliationService } from './reconciliation.service';
 import { createWebhookRoute, installBeforeBodyParsers } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { DeliveryIntake } from './delivery-intake';
@@ -15,23 +14,15 @@ import { resolveWebhooksOptions } from '../options/sections';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
-  /**
-   * A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE`, so the merchant token can change at runtime (the root
-   * module binds the admin settings). Default: none, `options.merchantToken` applies.
-   */
+  /** A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE` (the merchant token read at runtime). Default: none. */
   merchantTokenSource?: Provider;
-  /**
-   * A provider of `WEBHOOKS_OPTIONS` (resolved options; the root module derives them from its own, possibly async,
-   * options). Default: `options` resolved. The route is always `options.path`: routes are fixed when the module is
-   * defined.
-   */
+  /** A provider of `WEBHOOKS_OPTIONS` (resolved). Default: `options` resolved; the route is always `options.path`. */
   optionsProvider?: Provider;
 }
 
 /**
- * Webhook reception: the controller at `options.path`, the token check, the inbox and its processor, and the
- * reconciliation sweep. Status
- * changes go through the global `InvoiceStatusModule`, which the app must import too (the root module does).
+ * Webhook reception: the route at `options.path`, the token check, the inbox and its processor. Status changes go
+ * through the global `InvoiceStatusModule`, which the app must import too (the root module does).
  */
 @Module({})
 export class WebhooksModule implements OnModuleInit {
@@ -57,7 +48,6 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
-        ReconciliationService,
         HostDeliveries,
         { provide: HOST_WEBHOOKS, useExisting: HostDeliveries },
       ],
@@ -69,7 +59,6 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
-        ReconciliationService,
       ],
     };
   }

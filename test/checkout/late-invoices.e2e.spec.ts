@@ -23,7 +23,7 @@ import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import type { FaultRule } from '../../src/sandbox/types';
-import { ReconciliationService } from '../../src/webhooks/reconciliation.service';
+import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -131,7 +131,6 @@ describeEachDatabase(
     describe('workers', () => {
       const busy: InvoicePaymentsModuleOptions['webhooks'] = {
         inbox: { pollIntervalMs: 20 },
-        sweep: { intervalMs: 20 },
       };
       const options = (workers?: boolean): InvoicePaymentsModuleOptions => ({
         gateway: gateway(),

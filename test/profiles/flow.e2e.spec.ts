@@ -7,7 +7,7 @@ import {
   ORDER_PAYMENT_PORT,
   TrackingPostedEvent,
 } from '../../src/index';
-import { ReconciliationService } from '../../src/webhooks/reconciliation.service';
+import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { ALL_SCOPES, startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase, referrerOf } from '../checkout/support';
 import { RecordingOrderPort, waitFor } from '../support/app';

@@ -15,7 +15,7 @@ import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
-import { ReconciliationService } from '../../src/webhooks/reconciliation.service';
+import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort, waitFor } from '../checkout/support';

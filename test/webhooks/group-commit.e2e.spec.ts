@@ -84,10 +84,9 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
         webhookId: 'default',
         sentAt: null,
         test: true,
-        shape: null,
-        wrapped: false,
         invoice: null,
         invoiceError: null,
+        payload: null,
       });
       const good = Array.from({ length: 6 }, () => randomUUID());
       const bad = randomUUID();

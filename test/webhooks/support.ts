@@ -28,6 +28,7 @@ import type { WebhooksOptions } from '../../src/webhooks/types';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
+import { ReconciliationModule } from '../../src/reconciliation/reconciliation.module';
 import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
@@ -75,8 +76,8 @@ export interface WebhookApp {
 }
 
 /**
- * A host app made of the module's own parts (TypeORM on the test database, the event bus, the status module and
- * the webhooks module), listening on loopback, talking to the sandbox with a real GatewayClient.
+ * A host app made of the module's own parts (TypeORM on the test database, the event bus, the status module, the
+ * webhooks module and the reconciliation), listening on loopback, talking to the sandbox with a real GatewayClient.
  */
 export async function startWebhookApp(
   db: TestDatabase,
@@ -118,6 +119,8 @@ export async function startWebhookApp(
         inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 500 },
         ...webhooks,
       }),
+      // The reconciliation's audit on demand only: the schedule of open invoices stays off here.
+      ReconciliationModule.forRoot({ intervalMs: 0 }),
     ],
     { logger: ['error', 'warn'], listen: true, configure },
   );

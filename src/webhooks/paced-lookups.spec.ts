@@ -1,4 +1,4 @@
-import { LOOKUP_BURST, LookupPace } from './lookup-pace';
+import { LOOKUP_BURST, LookupPace } from './paced-lookups';
 
 describe('LookupPace', () => {
   it('lets an invoice start a burst of lookups, then one a window, however often it is asked', () => {

@@ -1,4 +1,4 @@
-import { openToReports } from './known-invoices';
+import { openToReports } from './delivery-intake';
 
 describe('openToReports', () => {
   it('keeps every record a report can still change open to deliveries, refunded (9) alone closed', () => {
