@@ -49,7 +49,7 @@ export async function checkoutSteps(app: INestApplication, n: number): Promise<C
     undo.push(() => (holder[name] = original));
   };
   // The exchange is the HTTP request itself, as the transport holds it.
-  const transport = (app.get(GatewayClient) as unknown as { core: { transport: object } }).core.transport;
+  const transport = (app.get(GatewayClient) as unknown as { transport: object }).transport;
   const [prepare, claim, create, validate, exchange, settle] = STEPS;
   wrap(InvoiceCreationService.prototype, 'prepare', prepare);
   wrap(InvoiceRecordStore.prototype, 'claim', claim);

@@ -10,9 +10,23 @@ import {
   TrackingDto,
 } from './dto/invoice-operations.dto';
 import { validateInput } from './dto/validate';
+import { AuthenticateDto, ResendWebhookDto, ValidateWebhookTokenDto } from './dto/webhook.dto';
+import { isGatewayError } from './errors';
+import { field, GatewayClientBase, Planned, ref, unsupported } from './gateway.base';
 import type { GatewayClientOptions } from './gateway.options';
-import { refundValues, toWireCreateInvoice, trackingValues } from './request.mapper';
-import { readConsumer, readDispute, readTracking, trackingCodeOf } from './response.readers';
+import type { HttpAnswer } from './gateway.transport';
+import { normalizeInvoice } from './invoice.normalizer';
+import type { PayloadReader } from './payload.reader';
+import { refundValues, rendered, toWireCreateInvoice } from './request.mapper';
+import {
+  readAccessToken,
+  readConsumer,
+  readCredentialStatus,
+  readDispute,
+  readResendResult,
+  readTracking,
+  trackingCodeOf,
+} from './response.readers';
 import type {
   AccessToken,
   Consumer,
@@ -27,12 +41,17 @@ import type {
   TrackingParams,
   TrackingResult,
 } from './types';
+import { assertResendAllowed } from './webhook-destination';
 import { WireProfile, WriteScope } from './wire-profile';
-import { field, GatewayCore, ref, unsupported } from './gateway.core';
-import { GatewayPages } from './gateway.pages';
-import { GatewayAccount, type ScopeProbeResult } from './gateway.account';
+import { renderTemplate } from './wire-template';
 
-export type { ScopeProbeResult } from './gateway.account';
+/** What a credential probe found out about one scope (see `probeScope`). */
+export type ScopeProbeResult =
+  { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
+
+/** The answer read as an invoice, in either shape, with the profile's `payment.type` codes. */
+const invoiceAnswer = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile): Invoice =>
+  normalizeInvoice(answer.body, r.operation, { codes: profile.codes });
 
 /**
  * The store's only way to the invoicing and payment service: every operation of spec §4, with the conventions of
@@ -44,25 +63,19 @@ export type { ScopeProbeResult } from './gateway.account';
  * through its `HttpService` instead (its interceptors and settings apply).
  */
 @Injectable()
-export class GatewayClient {
-  private readonly core: GatewayCore;
-  private readonly pages: GatewayPages;
-  private readonly account: GatewayAccount;
-
+export class GatewayClient extends GatewayClientBase {
   constructor(@Inject(GATEWAY_CLIENT_OPTIONS) options: GatewayClientOptions, @Optional() http?: HttpService) {
-    this.core = new GatewayCore(options, http);
-    this.pages = new GatewayPages(this.core);
-    this.account = new GatewayAccount(this.core);
+    super(options, http);
   }
 
   /** How long another write (refund, cancel...) may take before the client gives up on it (`timeouts.defaultMs`). */
   get writeTimeoutMs(): number {
-    return this.core.timeouts.defaultMs;
+    return this.timeouts.defaultMs;
   }
 
   /** How long a create request may take before the client gives up on it (`timeouts.createMs`). */
   get createTimeoutMs(): number {
-    return this.core.timeouts.createMs;
+    return this.timeouts.createMs;
   }
 
   /**
@@ -73,33 +86,35 @@ export class GatewayClient {
    */
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
     const operation = 'createInvoice';
-    const referrer = field(params, 'payment', 'referrer');
-    const invoiceRef = ref('referrer', referrer);
+    const invoiceRef = ref('referrer', field(params, 'payment', 'referrer'));
     const dto = validateInput(CreateInvoiceDto, params, { operation, invoiceRef }, createInvoiceRules);
-    const { conn, profile } = await this.core.context(operation);
-    const answer = await this.core.send(
-      {
-        operation,
-        invoiceRef,
-        referrer: dto.payment.referrer,
+    const { referrer, method } = dto.payment;
+    return this.call(
+      operation,
+      invoiceRef,
+      (p) => ({
+        referrer,
         method: 'POST',
-        path: profile.paths.invoices,
-        body: toWireCreateInvoice(dto, profile.codes),
+        path: p.paths.invoices,
+        body: toWireCreateInvoice(dto, p.codes),
         safety: 'create',
-        timeoutMs: this.core.timeouts.createMs,
-      },
-      conn,
+        timeoutMs: this.timeouts.createMs,
+      }),
+      (r, answer, p) => ({ ...invoiceAnswer(r, answer, p), method }),
     );
-    return this.core.afterWrite(answer.status, operation, invoiceRef, dto.payment.referrer, () => ({
-      ...this.core.invoiceFrom(answer.body, operation, invoiceRef, profile),
-      method: dto.payment.method,
-    }));
   }
 
   /** One page of invoices (`GET /invoices`, A7; scope `invoice.read`), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
-    const { conn, profile } = await this.core.context('listInvoices');
-    return this.pages.invoicePage('listInvoices', undefined, params, conn, profile);
+    const operation = 'listInvoices';
+    const { conn, profile } = await this.context(operation);
+    return this.invoicePage(
+      operation,
+      undefined,
+      this.listFilters(operation, undefined, params),
+      conn,
+      profile,
+    );
   }
 
   /**
@@ -107,7 +122,7 @@ export class GatewayClient {
    * constant whatever the total). Stop early by breaking out of `for await`.
    */
   iterateInvoices(params: Omit<ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<Invoice> {
-    return this.pages.invoicePages('iterateInvoices', undefined, params);
+    return this.invoicePages('iterateInvoices', undefined, params);
   }
 
   /**
@@ -123,13 +138,9 @@ export class GatewayClient {
     referrer: string,
     options: { paymentId?: string; id?: string } = {},
   ): Promise<Invoice | null> {
-    return this.pages.lookup(
-      'findInvoiceByReferrer',
-      'referrer',
-      referrer,
-      (inv) => inv.referrer === referrer && (options.id === undefined || inv.id === options.id),
-      options.paymentId,
-    );
+    const matches = (inv: Invoice) =>
+      inv.referrer === referrer && (options.id === undefined || inv.id === options.id);
+    return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
   }
 
   /**
@@ -137,7 +148,7 @@ export class GatewayClient {
    * the profile's `lookup.byId` says.
    */
   async findInvoiceById(id: string): Promise<Invoice | null> {
-    return this.pages.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
+    return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /**
@@ -149,7 +160,13 @@ export class GatewayClient {
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
     const dto = validateInput(ChangeDueDateDto, params, { operation, invoiceRef });
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.core.invoiceWrite({ operation, invoiceRef, method: 'PATCH', body }, (p) => p.paths.invoices);
+    const plan = (p: WireProfile): Planned => ({
+      method: 'PATCH',
+      path: p.paths.invoices,
+      body,
+      safety: 'update',
+    });
+    return this.call(operation, invoiceRef, plan, invoiceAnswer);
   }
 
   /** Cancels an invoice by its number `id` (`DELETE /invoices`, §4.4; `invoice.update`): status 6. */
@@ -158,7 +175,13 @@ export class GatewayClient {
     const invoiceRef = ref('id', field(params, 'id'));
     const dto = validateInput(CancelInvoiceDto, params, { operation, invoiceRef });
     const body = { payment: { id: dto.id } };
-    return this.core.invoiceWrite({ operation, invoiceRef, method: 'DELETE', body }, (p) => p.paths.invoices);
+    const plan = (p: WireProfile): Planned => ({
+      method: 'DELETE',
+      path: p.paths.invoices,
+      body,
+      safety: 'update',
+    });
+    return this.call(operation, invoiceRef, plan, invoiceAnswer);
   }
 
   /**
@@ -172,34 +195,21 @@ export class GatewayClient {
     const operation = 'refundInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
     const dto = validateInput(RefundDto, params, { operation, invoiceRef }, refundRules);
-    const { conn, profile } = await this.core.context(operation);
-    const answer = await this.core.send(
-      this.core.planned(operation, invoiceRef, profile.refund, refundValues(dto)),
-      conn,
-    );
-    return this.core.afterWrite(answer.status, operation, invoiceRef, '', () =>
-      this.core.invoiceFrom(answer.body, operation, invoiceRef, profile),
-    );
+    return this.call(operation, invoiceRef, (p) => rendered(p.refund, refundValues(dto)), invoiceAnswer);
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9 by default; `invoice.update`). Same code: no change. */
   async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
     const operation = 'addTrackingCode';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const dto = validateInput(TrackingDto, params, { operation, invoiceRef });
-    const input: TrackingParams = {
-      invoiceId: dto.invoiceId,
-      code: dto.code,
-      carrier: dto.carrier,
-      url: dto.url,
-    };
-    const { conn, profile } = await this.core.context(operation);
-    const answer = await this.core.send(
-      this.core.planned(operation, invoiceRef, profile.tracking, trackingValues(input)),
-      conn,
-    );
-    return this.core.afterWrite(answer.status, operation, invoiceRef, '', () =>
-      this.core.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input)),
+    const { invoiceId, code, carrier, url } = validateInput(TrackingDto, params, { operation, invoiceRef });
+    const sent = { invoiceId, code, carrier, url };
+    const values = { invoice_id: invoiceId, code, carrier, url };
+    return this.call(
+      operation,
+      invoiceRef,
+      (p) => rendered(p.tracking, values),
+      (r, answer) => readTracking(r, answer.body, sent),
     );
   }
 
@@ -212,7 +222,7 @@ export class GatewayClient {
    */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
     const operation = 'findTrackingCode';
-    const path = (await this.core.context(operation, false, false)).profile.readBack.trackingCode;
+    const path = (await this.context(operation, false, false)).profile.readBack.trackingCode;
     if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
     return invoice ? trackingCodeOf(invoice.raw, path) : null;
@@ -223,7 +233,21 @@ export class GatewayClient {
    * 404 → `false`; anything else throws. Retried like a read. The token never appears in logs or errors.
    */
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
-    return this.account.validateWebhookToken(serviceToken);
+    const operation = 'validateWebhookToken';
+    validateInput(ValidateWebhookTokenDto, { serviceToken }, { operation });
+    return this.call(
+      operation,
+      undefined,
+      (p) => ({
+        method: 'OPTIONS',
+        path: p.paths.webhooks,
+        body: { token: serviceToken },
+        safety: 'read',
+        secrets: [serviceToken],
+        passStatuses: [404],
+      }),
+      (_r, answer) => answer.status !== 404,
+    );
   }
 
   /**
@@ -236,17 +260,58 @@ export class GatewayClient {
     events: string;
     webhook: string;
   }): Promise<ResendWebhookResult> {
-    return this.account.resendWebhook(params);
+    const operation = 'resendWebhook';
+    const { url, events, webhook } = validateInput(ResendWebhookDto, params, { operation });
+    return this.call(
+      operation,
+      undefined,
+      async (p, conn): Promise<Planned> => {
+        await assertResendAllowed(conn, url, { operation }, this.options.lookup);
+        return { method: 'COPY', path: p.paths.webhooks, body: { url, events, webhook }, safety: 'write' };
+      },
+      (r, answer) => readResendResult(r, answer.body),
+    );
   }
 
   /** Exchanges client credentials for an access token (profile `authenticate`, A5 by default). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
-    return this.account.authenticate(params);
+    const operation = 'authenticate';
+    const { clientId, clientSecret } = validateInput(AuthenticateDto, params, { operation });
+    const auth = (p: WireProfile) => p.authenticate ?? unsupported(operation, 'an authenticate operation');
+    const plan = (p: WireProfile): Planned => {
+      const { method, path, credentials, body } = auth(p);
+      const planned: Planned = { method, path, safety: 'write', secrets: [clientSecret] };
+      if (credentials === 'basic') planned.basic = { user: clientId, password: clientSecret };
+      else
+        planned.body = renderTemplate(
+          body ?? { client_id: '{client_id}', client_secret: '{client_secret}' },
+          {
+            client_id: clientId,
+            client_secret: clientSecret,
+          },
+        );
+      return planned;
+    };
+    return this.call(
+      operation,
+      undefined,
+      plan,
+      (r, answer, p) => readAccessToken(r, answer.body, auth(p).answer),
+      false,
+    );
   }
 
   /** Whether the configured access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
   async credentialStatus(): Promise<CredentialStatus> {
-    return this.account.credentialStatus();
+    const operation = 'credentialStatus';
+    const status = (p: WireProfile) =>
+      p.credentialStatus ?? unsupported(operation, 'a credential-status operation');
+    return this.call(
+      operation,
+      undefined,
+      (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }),
+      (r, answer, p) => readCredentialStatus(r, answer.body, status(p).answer),
+    );
   }
 
   /**
@@ -255,26 +320,38 @@ export class GatewayClient {
    * `missing_scope`; a 2xx (the service accepted an invalid request) or anything else → `error`.
    */
   async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
-    return this.account.probeScope(scope);
+    const operation = 'probeScope';
+    const { conn, profile } = await this.context(operation);
+    const { method, path, body } = profile.credentialProbes[scope];
+    try {
+      const answer = await this.send({ operation, method, path, body, safety: 'write', scope }, conn);
+      return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      if (err.kind === 'validation' && err.sent) return { result: 'ok' };
+      if (err.kind === 'authentication') return { result: 'unauthorized' };
+      if (err.kind === 'scope') return { result: 'missing_scope' };
+      return { result: 'error', message: err.message };
+    }
   }
 
   /** The wire profile in force now: the options' profile with the admin settings' overrides on top. */
   async wireProfile(): Promise<WireProfile> {
-    return (await this.core.context('wireProfile', false, false)).profile;
+    return (await this.context('wireProfile', false, false)).profile;
   }
 
   /** One page of customers (`GET /consumers`, A10; scope `consumer.read`). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<Page<Consumer>> {
-    return this.pages.listOf('listConsumers', 'consumers', params, readConsumer);
+    return this.listOf('listConsumers', 'consumers', params, readConsumer);
   }
 
   /** One page of mediations (`GET /disputes/mediations`, A10; scope `dispute.read`). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.pages.listOf('listMediations', 'mediations', params, readDispute);
+    return this.listOf('listMediations', 'mediations', params, readDispute);
   }
 
   /** One page of chargebacks (`GET /disputes/chargebacks`, A10; scope `dispute.read`). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.pages.listOf('listChargebacks', 'chargebacks', params, readDispute);
+    return this.listOf('listChargebacks', 'chargebacks', params, readDispute);
   }
 }

@@ -4,7 +4,7 @@ import type {
   WireErrorBody,
   WireInvoiceCurrent,
   WirePix,
-} from '../gateway/wire.types';
+} from './wire.types';
 import { API_UPDATED, CURRENT_API_VERSION, REFUNDABLE_CODES, statusText } from './constants';
 import { dayAsDateTime, localDateTime } from './dates';
 import type { SandboxError } from './errors';

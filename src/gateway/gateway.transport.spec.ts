@@ -5,7 +5,7 @@ import {
   FailureContext,
   parseRetryAfter,
   redact,
-} from './error.mapper';
+} from './gateway.transport';
 import {
   GatewayNetworkError,
   GatewayOutcomeUnknownError,
