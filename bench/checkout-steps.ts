@@ -12,7 +12,7 @@ import { InvoiceRecordStore } from '../src/checkout/invoice-record.store';
 import { CreationOutcomes } from '../src/checkout/creation-outcomes.service';
 import { StatusChangeDispatcher } from '../src/core/status-dispatcher.service';
 import { GatewayClient } from '../src/gateway/gateway.client';
-import * as validation from '../src/gateway/dto/validate';
+import * as validation from '../src/gateway/dto/validators';
 import { checkout, makeOrder } from '../test/checkout/support';
 
 /** Host CPU per checkout, ms: the whole call, its steps, and the status delivery that follows it. */

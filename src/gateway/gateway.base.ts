@@ -1,17 +1,17 @@
 import { HttpService } from '@nestjs/axios';
 import { Logger } from '@nestjs/common';
 import { DEFAULT_TIMEOUTS, MAX_PAGE_SIZE, OPERATION_SCOPES } from './constants';
-import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './dto/query.dto';
-import { validateInput } from './dto/validate';
-import { isHttpUrl, isNonBlank } from './dto/validators';
+import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './dto/invoice.dto';
+import { isNonBlank, validateInput } from './dto/validators';
 import {
   GatewayNotFoundError,
   GatewayResponseError,
   GatewayUnsupportedError,
   GatewayValidationError,
 } from './errors';
-import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import { GatewayTransport, HttpAnswer, lostOr, RequestPlan } from './gateway.transport';
+import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
+import { lostOr } from './error.mapper';
+import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
 import { axiosExchange, nodeExchange, proxyConfigured } from './http-exchange';
 import { normalizeInvoice } from './invoice.normalizer';
 import { PayloadReader } from './payload.reader';
@@ -78,10 +78,7 @@ export abstract class GatewayClientBase {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   }
 
-  /**
-   * The connection and wire profile for this call: `resolveConfig()` when set (runtime settings), else the options.
-   * The connection is checked (unless `check` is false): a bad one is refused naming the setting, nothing sent.
-   */
+  /** The connection (checked unless `check` is false) and wire profile for this call: `resolveConfig()` or the options. */
   protected async context(
     operation: string,
     needsToken = true,
@@ -90,30 +87,11 @@ export abstract class GatewayClientBase {
     const resolve = this.options.resolveConfig;
     const source = resolve ? await resolve() : this.options;
     let profile = this.baseProfile;
-    if (resolve && source.profile) {
+    if (resolve && source?.profile) {
       profile = this.profiles.get(source.profile) ?? mergeWireProfile(profile, source.profile);
       this.profiles.set(source.profile, profile);
     }
-    if (!check) return { conn: source, profile };
-    const fields: Record<string, string[]> = {};
-    if (!isHttpUrl(source?.baseUrl)) fields.baseUrl = ['must be an absolute http(s) URL'];
-    if (needsToken && !isNonBlank(source?.accessToken)) fields.accessToken = ['is required'];
-    if (source?.mode !== 'sandbox' && source?.mode !== 'production')
-      fields.mode = ['must be sandbox or production'];
-    if (!source || Object.keys(fields).length > 0) {
-      const names = Object.keys(fields).join(', ');
-      throw new GatewayValidationError(
-        { operation, sent: false },
-        `invalid configuration: ${names}; nothing was sent`,
-        fields,
-      );
-    }
-    const conn = {
-      baseUrl: source.baseUrl.replace(/\/+$/, ''),
-      accessToken: source.accessToken ?? '',
-      mode: source.mode,
-    };
-    return { conn, profile };
+    return { conn: check ? checkConnection(source, operation, needsToken) : source, profile };
   }
 
   /**

@@ -1,15 +1,16 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GATEWAY_CLIENT_OPTIONS } from './constants';
-import { createInvoiceRules, CreateInvoiceDto } from './dto/create-invoice.dto';
 import {
   CancelInvoiceDto,
   ChangeDueDateDto,
+  createInvoiceRules,
+  CreateInvoiceDto,
   RefundDto,
   refundRules,
   TrackingDto,
-} from './dto/invoice-operations.dto';
-import { validateInput } from './dto/validate';
+} from './dto/invoice.dto';
+import { validateInput } from './dto/validators';
 import { AuthenticateDto, ResendWebhookDto, ValidateWebhookTokenDto } from './dto/webhook.dto';
 import { isGatewayError } from './errors';
 import { field, GatewayClientBase, Planned, ref, unsupported } from './gateway.base';

@@ -12,22 +12,36 @@ import {
   IsOptional,
   IsString,
   Matches,
+  Max,
+  Min,
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { MAX_PAGE_SIZE } from '../constants';
 import { MoneyFormatError, multiplyCents, sumCents } from '../money';
-import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../types';
-import { addFieldError, FieldErrors } from './validate';
+import type {
+  CreateInvoiceParams,
+  InvoiceAddress,
+  ListInvoicesParams,
+  PaymentMethod,
+  RefundParams,
+  TrackingParams,
+} from '../types';
 import {
+  addFieldError,
+  FieldErrors,
   IsAlpha3Country,
   IsCalendarDay,
   IsCardExpiry,
   IsCents,
   IsHttpUrl,
+  IsPositiveCents,
   IsPositiveInteger,
   IsRequiredText,
   IsTaxDocument,
 } from './validators';
+
+/** The input of each client call, validated before anything is sent (messages never repeat the value). */
 
 /** A customer is international when the address names a country other than Brazil (A4). */
 function isInternational(client: { address?: { country?: unknown } }): boolean {
@@ -153,6 +167,73 @@ export function createInvoiceRules(dto: CreateInvoiceDto): FieldErrors {
   } catch (err) {
     if (!(err instanceof MoneyFormatError)) throw err;
     addFieldError(errors, 'payment.products', 'total is too large');
+  }
+  return errors;
+}
+
+/** `changeDueDate` input (§4.3). */
+export class ChangeDueDateDto {
+  @IsRequiredText() invoiceId!: string;
+  @IsCalendarDay() dueAt!: string;
+}
+
+/** `cancelInvoice` input (§4.4). */
+export class CancelInvoiceDto {
+  @IsRequiredText() id!: string;
+}
+
+/** `refundInvoice` input (A8). */
+export class RefundDto implements RefundParams {
+  @IsRequiredText() id!: string;
+  @IsRequiredText() invoiceId!: string;
+  @IsPositiveCents() amountCents!: number;
+  @IsOptional() @IsCents() refundableCents?: number;
+}
+
+export function refundRules(dto: RefundDto): FieldErrors {
+  const errors: FieldErrors = {};
+  if (dto.refundableCents !== undefined && dto.amountCents > dto.refundableCents) {
+    addFieldError(
+      errors,
+      'amountCents',
+      `must not exceed what remains refundable (${dto.refundableCents} cents)`,
+    );
+  }
+  return errors;
+}
+
+/** `addTrackingCode` input (A9). */
+export class TrackingDto implements TrackingParams {
+  @IsRequiredText() invoiceId!: string;
+  @IsRequiredText() code!: string;
+  @IsOptional() @IsString() @IsRequiredText() carrier?: string;
+  @IsOptional() @IsHttpUrl() url?: string;
+}
+
+/** `page` and `limit` of every list operation. */
+export class PageQueryDto {
+  @IsOptional() @IsPositiveInteger() page?: number;
+
+  @IsOptional()
+  @IsInt({ message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @Min(1, { message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  @Max(MAX_PAGE_SIZE, { message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` })
+  limit?: number;
+}
+
+/** `listInvoices` filters (A7). */
+export class ListInvoicesDto extends PageQueryDto implements ListInvoicesParams {
+  @IsOptional() @IsInt({ message: 'must be an integer status code' }) status?: number;
+  @IsOptional() @IsRequiredText() referrer?: string;
+  @IsOptional() @IsRequiredText() paymentId?: string;
+  @IsOptional() @IsCalendarDay() createdFrom?: string;
+  @IsOptional() @IsCalendarDay() createdTo?: string;
+}
+
+export function listInvoicesRules(dto: ListInvoicesDto): FieldErrors {
+  const errors: FieldErrors = {};
+  if (dto.createdFrom && dto.createdTo && dto.createdFrom > dto.createdTo) {
+    addFieldError(errors, 'createdTo', 'must not be before createdFrom');
   }
   return errors;
 }

@@ -1,10 +1,17 @@
 import { GatewayValidationError } from '../errors';
 import type { CreateInvoiceParams } from '../types';
-import { createInvoiceRules, CreateInvoiceDto } from './create-invoice.dto';
-import { RefundDto, refundRules, TrackingDto, ChangeDueDateDto } from './invoice-operations.dto';
-import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './query.dto';
-import { validateInput } from './validate';
-import { isCalendarDay, isTaxDocument } from './validators';
+import {
+  ChangeDueDateDto,
+  createInvoiceRules,
+  CreateInvoiceDto,
+  ListInvoicesDto,
+  listInvoicesRules,
+  PageQueryDto,
+  RefundDto,
+  refundRules,
+  TrackingDto,
+} from './invoice.dto';
+import { isCalendarDay, isTaxDocument, validateInput } from './validators';
 import { validCreateParams } from '../../../test/gateway/fixtures';
 
 /** Runs a validation and returns the field map of the error it must throw. */

@@ -5,7 +5,7 @@ import {
   FailureContext,
   parseRetryAfter,
   redact,
-} from './gateway.transport';
+} from './error.mapper';
 import {
   GatewayNetworkError,
   GatewayOutcomeUnknownError,

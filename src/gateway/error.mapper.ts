@@ -1,0 +1,188 @@
+import { clip } from '../core/text-bounds';
+import {
+  GatewayAuthenticationError,
+  GatewayError,
+  GatewayErrorContext,
+  GatewayNetworkError,
+  GatewayNotFoundError,
+  GatewayOutcomeUnknownError,
+  GatewayRateLimitError,
+  GatewayResponseError,
+  GatewayScopeError,
+  GatewayStateConflictError,
+  GatewayTimeoutError,
+  GatewayUnavailableError,
+  GatewayValidationError,
+} from './errors';
+import type { RequestPlan } from './gateway.transport';
+
+/**
+ * What the service answered (or failed to answer) as the error hierarchy, every text taken from the wire scrubbed
+ * of the request's secrets: a service could echo a token back in an error message.
+ */
+
+/**
+ * How a request may be repeated; decides retries and what a failure after sending means. `create` and `update`
+ * (a write that changes an invoice: refund, cancel, due-date change, tracking code) are never repeated once sent,
+ * and a lost answer to one of them is `outcome_unknown`, never a failure: the service may have acted.
+ */
+export type RequestSafety = 'read' | 'write' | 'create' | 'update';
+
+/** What a failure is judged by: the request, and every secret that must not appear in its error. */
+export type FailureContext = Pick<
+  RequestPlan,
+  'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope'
+> & {
+  secrets: readonly string[];
+};
+
+/** Most characters kept of one message from the service (its own words, shown in our errors). */
+const MESSAGE_MAX = 300;
+
+/** Replaces every occurrence of each secret (and of its base64 and URL-encoded forms) with `[redacted]`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (!secret || secret.length < 4) continue;
+    for (const form of [secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret)]) {
+      out = out.split(form).join('[redacted]');
+    }
+  }
+  return out;
+}
+
+/**
+ * The error of a write that changes an invoice whose answer was lost after sending (`detail` without the ending
+ * this adds): it may have happened. Every other request gets `otherwise`.
+ */
+export function lostOr(
+  ctx: Pick<FailureContext, 'operation' | 'safety' | 'referrer'>,
+  base: GatewayErrorContext,
+  detail: string,
+  reason: GatewayOutcomeUnknownError['reason'],
+  otherwise: () => GatewayError,
+): GatewayError {
+  if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise();
+  const what =
+    ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
+  return new GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
+}
+
+/** Parses `Retry-After` (seconds or an HTTP date) to milliseconds. */
+export function parseRetryAfter(header: unknown, now = Date.now()): number | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value * 1000);
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** The error for a non-2xx answer, or for a 2xx whose body says it failed; `null` for a successful answer. */
+export function errorForResponse(
+  ctx: FailureContext,
+  status: number,
+  body: unknown,
+  headers: Record<string, unknown>,
+): GatewayError | null {
+  const record =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : null;
+  const text = (value: unknown, max: number) =>
+    typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
+  const serviceMessage = text(record?.message, MESSAGE_MAX);
+  const base = { ...ctx, httpStatus: status, serviceCode: text(record?.code, 60), sent: true };
+  const said = (what: string) => (serviceMessage ? `${what}: ${serviceMessage}` : what);
+
+  if (status >= 200 && status < 300) {
+    const unreadable = `unreadable response body (HTTP ${status})`;
+    if (!record)
+      return lostOr(
+        ctx,
+        base,
+        unreadable,
+        'unreadable_response',
+        () => new GatewayResponseError(base, unreadable),
+      );
+    if (record.success === false || record.error === true) {
+      return new GatewayResponseError(base, said('the service reported a failure'));
+    }
+    return null;
+  }
+  switch (status) {
+    case 400:
+    case 422: {
+      const fields: Record<string, string[]> = {};
+      const errors = record?.errors;
+      if (typeof errors === 'object' && errors !== null && !Array.isArray(errors)) {
+        for (const [field, messages] of Object.entries(errors)) {
+          const list: unknown[] = Array.isArray(messages) ? messages : [messages];
+          fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
+        }
+      }
+      const names = Object.keys(fields);
+      return new GatewayValidationError(
+        base,
+        said(names.length ? `invalid ${names.join(', ')}` : 'invalid request'),
+        fields,
+      );
+    }
+    case 401:
+      return new GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
+    case 403: {
+      const scope = text(record?.required_scope, 60) ?? ctx.scope ?? null;
+      return new GatewayScopeError(base, said(`the token lacks scope ${scope ?? '(not stated)'}`), scope);
+    }
+    case 404:
+      return new GatewayNotFoundError(base, said('not found'));
+    case 409: {
+      const code = typeof record?.status_code === 'number' ? record.status_code : undefined;
+      const where = code === undefined ? '' : ` (invoice status ${code})`;
+      return new GatewayStateConflictError(base, said(`state conflict${where}`), code);
+    }
+    case 429: {
+      const retryAfterMs = parseRetryAfter(headers['retry-after']);
+      const wait = retryAfterMs === null ? '' : `; retry after ${retryAfterMs} ms`;
+      return new GatewayRateLimitError(base, said(`rate limited${wait}`), retryAfterMs);
+    }
+  }
+  if (status < 500) return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
+  return lostOr(
+    ctx,
+    base,
+    said(`service failed (HTTP ${status}) after receiving the request`),
+    'server_error',
+    () => new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`)),
+  );
+}
+
+/** System codes that prove the request never left: nothing reached the service. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The error for a request that got no HTTP answer. */
+export function errorForTransportFailure(
+  ctx: FailureContext,
+  networkCode: string | null,
+  message: string,
+): GatewayError {
+  const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
+  const base = { ...ctx, sent };
+  const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
+  const network = () => new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
+  if (!sent) return network();
+  return lostOr(ctx, base, `connection failed after sending the request (${detail})`, 'connection', network);
+}
+
+/** The error for a request that got no answer within `timeoutMs`. */
+export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
+  const base = { ...ctx, sent: true };
+  return lostOr(
+    ctx,
+    base,
+    `no answer within ${timeoutMs} ms after sending the request`,
+    'timeout',
+    () => new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs),
+  );
+}
