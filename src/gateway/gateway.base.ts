@@ -1,7 +1,7 @@
 import { HttpService } from '@nestjs/axios';
 import { Logger } from '@nestjs/common';
 import { DEFAULT_TIMEOUTS, MAX_PAGE_SIZE, OPERATION_SCOPES } from './constants';
-import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './dto/invoice.dto';
+import { LIST_INVOICES, listInvoicesRules, PAGE_QUERY } from './dto/inputs';
 import { isNonBlank, validateInput } from './dto/validators';
 import {
   GatewayNotFoundError,
@@ -242,7 +242,7 @@ export abstract class GatewayClientBase {
     params: P,
   ): Filters {
     const { id, ...filters } = params;
-    const dto = validateInput(ListInvoicesDto, filters, { operation, invoiceRef }, listInvoicesRules);
+    const dto = validateInput<Filters>(LIST_INVOICES, filters, { operation, invoiceRef }, listInvoicesRules);
     return id === undefined ? dto : Object.assign(dto, { id });
   }
 
@@ -284,7 +284,7 @@ export abstract class GatewayClientBase {
     params: { page?: number; limit?: number },
     readItem: (r: PayloadReader, item: unknown, path: string) => T,
   ): Promise<Page<T>> {
-    const dto = validateInput(PageQueryDto, params, { operation });
+    const dto = validateInput<typeof params>(PAGE_QUERY, params, { operation });
     const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
     return this.call(
       operation,

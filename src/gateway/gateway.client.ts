@@ -2,16 +2,18 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GATEWAY_CLIENT_OPTIONS } from './constants';
 import {
-  CancelInvoiceDto,
-  ChangeDueDateDto,
+  AUTHENTICATE,
+  CANCEL_INVOICE,
+  CHANGE_DUE_DATE,
+  CREATE_INVOICE,
   createInvoiceRules,
-  CreateInvoiceDto,
-  RefundDto,
+  REFUND,
   refundRules,
-  TrackingDto,
-} from './dto/invoice.dto';
+  RESEND_WEBHOOK,
+  TRACKING,
+  WEBHOOK_TOKEN,
+} from './dto/inputs';
 import { validateInput } from './dto/validators';
-import { AuthenticateDto, ResendWebhookDto, ValidateWebhookTokenDto } from './dto/webhook.dto';
 import { isGatewayError } from './errors';
 import { field, GatewayClientBase, Planned, ref, unsupported } from './gateway.base';
 import type { GatewayClientOptions } from './gateway.options';
@@ -88,7 +90,12 @@ export class GatewayClient extends GatewayClientBase {
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
     const operation = 'createInvoice';
     const invoiceRef = ref('referrer', field(params, 'payment', 'referrer'));
-    const dto = validateInput(CreateInvoiceDto, params, { operation, invoiceRef }, createInvoiceRules);
+    const dto = validateInput<CreateInvoiceParams>(
+      CREATE_INVOICE,
+      params,
+      { operation, invoiceRef },
+      createInvoiceRules,
+    );
     const { referrer, method } = dto.payment;
     return this.call(
       operation,
@@ -159,7 +166,7 @@ export class GatewayClient extends GatewayClientBase {
   async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
     const operation = 'changeDueDate';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const dto = validateInput(ChangeDueDateDto, params, { operation, invoiceRef });
+    const dto = validateInput<typeof params>(CHANGE_DUE_DATE, params, { operation, invoiceRef });
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
     const plan = (p: WireProfile): Planned => ({
       method: 'PATCH',
@@ -174,7 +181,7 @@ export class GatewayClient extends GatewayClientBase {
   async cancelInvoice(params: { id: string }): Promise<Invoice> {
     const operation = 'cancelInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
-    const dto = validateInput(CancelInvoiceDto, params, { operation, invoiceRef });
+    const dto = validateInput<typeof params>(CANCEL_INVOICE, params, { operation, invoiceRef });
     const body = { payment: { id: dto.id } };
     const plan = (p: WireProfile): Planned => ({
       method: 'DELETE',
@@ -195,7 +202,7 @@ export class GatewayClient extends GatewayClientBase {
   async refundInvoice(params: RefundParams): Promise<Invoice> {
     const operation = 'refundInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
-    const dto = validateInput(RefundDto, params, { operation, invoiceRef }, refundRules);
+    const dto = validateInput<RefundParams>(REFUND, params, { operation, invoiceRef }, refundRules);
     return this.call(operation, invoiceRef, (p) => rendered(p.refund, refundValues(dto)), invoiceAnswer);
   }
 
@@ -203,7 +210,10 @@ export class GatewayClient extends GatewayClientBase {
   async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
     const operation = 'addTrackingCode';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const { invoiceId, code, carrier, url } = validateInput(TrackingDto, params, { operation, invoiceRef });
+    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(TRACKING, params, {
+      operation,
+      invoiceRef,
+    });
     const sent = { invoiceId, code, carrier, url };
     const values = { invoice_id: invoiceId, code, carrier, url };
     return this.call(
@@ -235,7 +245,7 @@ export class GatewayClient extends GatewayClientBase {
    */
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
     const operation = 'validateWebhookToken';
-    validateInput(ValidateWebhookTokenDto, { serviceToken }, { operation });
+    validateInput(WEBHOOK_TOKEN, { serviceToken }, { operation });
     return this.call(
       operation,
       undefined,
@@ -262,7 +272,7 @@ export class GatewayClient extends GatewayClientBase {
     webhook: string;
   }): Promise<ResendWebhookResult> {
     const operation = 'resendWebhook';
-    const { url, events, webhook } = validateInput(ResendWebhookDto, params, { operation });
+    const { url, events, webhook } = validateInput<typeof params>(RESEND_WEBHOOK, params, { operation });
     return this.call(
       operation,
       undefined,
@@ -277,7 +287,7 @@ export class GatewayClient extends GatewayClientBase {
   /** Exchanges client credentials for an access token (profile `authenticate`, A5 by default). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
     const operation = 'authenticate';
-    const { clientId, clientSecret } = validateInput(AuthenticateDto, params, { operation });
+    const { clientId, clientSecret } = validateInput<typeof params>(AUTHENTICATE, params, { operation });
     const auth = (p: WireProfile) => p.authenticate ?? unsupported(operation, 'an authenticate operation');
     const plan = (p: WireProfile): Planned => {
       const { method, path, credentials, body } = auth(p);
