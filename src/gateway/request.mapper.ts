@@ -1,7 +1,7 @@
 import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
 import type { Planned } from './gateway.base';
 import type { CreateInvoiceParams, RefundParams } from './types';
-import type { WireCodes, WireRequestPlan } from './wire-profile';
+import type { WireAuthenticate, WireCodes, WireProfile, WireRequestPlan } from './wire-profile';
 import { renderTemplate } from './wire-template';
 
 /** Drops `undefined` members so the body carries only what the caller gave. */
@@ -80,3 +80,22 @@ export function rendered(plan: WireRequestPlan, values: Record<string, unknown>)
   const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
   return { method: plan.method, path: plan.path, body, safety: 'update' };
 }
+
+/** The authenticate request (A5): the credentials as Basic authentication, or in the body template. */
+export function authenticatePlan(
+  auth: WireAuthenticate,
+  { clientId, clientSecret }: { clientId: string; clientSecret: string },
+): Planned {
+  const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [clientSecret] };
+  if (auth.credentials === 'basic') planned.basic = { user: clientId, password: clientSecret };
+  else {
+    const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
+    planned.body = renderTemplate(template, { client_id: clientId, client_secret: clientSecret });
+  }
+  return planned;
+}
+
+/** A write of a fixed body to the invoices path (due date, cancel): it changes the invoice. */
+export const invoiceWrite =
+  (method: 'PATCH' | 'DELETE', body: unknown) =>
+  (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });
