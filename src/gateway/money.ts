@@ -134,12 +134,6 @@ export function serviceAmountToCents(value: number | string): Cents {
   return cents;
 }
 
-/** Like `toCents`, but `null`/`undefined`/`""` read as `null`. */
-export function toCentsOrNull(value: number | string | null | undefined): Cents | null {
-  if (value === null || value === undefined || value === '') return null;
-  return toCents(value);
-}
-
 /** Cents to a decimal string with two places: `1050` → `"10.50"`. */
 export function centsToDecimalString(cents: Cents): string {
   assertCents(cents);
