@@ -1,7 +1,7 @@
 import { MAX_PAGE_SIZE } from './constants';
-import { LIST_INVOICES, listInvoicesRules, PAGE_QUERY } from './dto/inputs';
-import { isNonBlank, validateInput } from './dto/validators';
-import { GatewayNotFoundError, GatewayResponseError, GatewayValidationError } from './errors';
+import { LIST_INVOICES, listInvoicesRules, lookupInput, PAGE_QUERY } from './dto/inputs';
+import { validateInput } from './dto/validators';
+import { GatewayNotFoundError, GatewayResponseError } from './errors';
 import { GatewayClientBase, ref } from './gateway.base';
 import type { GatewayConnection } from './gateway.options';
 import { normalizeInvoice } from './invoice.normalizer';
@@ -88,18 +88,8 @@ export abstract class GatewayLists extends GatewayClientBase {
     paymentId?: string,
   ): Promise<Invoice | null> {
     const invoiceRef = ref(key, value);
-    for (const [name, text] of [
-      [key, value],
-      ...(paymentId === undefined ? [] : [['paymentId', paymentId]]),
-    ]) {
-      if (!isNonBlank(text)) {
-        throw new GatewayValidationError(
-          { operation, sent: false },
-          `invalid input: ${name} is required; nothing was sent`,
-          { [name]: ['is required (a non-empty string)'] },
-        );
-      }
-    }
+    const given = { [key]: value, ...(paymentId === undefined ? {} : { paymentId }) };
+    validateInput(lookupInput(Object.keys(given)), given, { operation });
     const ctx = await this.context(operation);
     const plan = ctx.profile.lookup[key === 'referrer' ? 'byReferrer' : 'byId'];
     if ('get' in plan) {

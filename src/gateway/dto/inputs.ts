@@ -181,6 +181,10 @@ export function listInvoicesRules(filters: ListInvoicesParams): FieldErrors {
   return { createdTo: ['must not be before createdFrom'] };
 }
 
+/** A lookup's own filters (`findInvoiceByReferrer`, `findInvoiceById`): each a non-blank string. */
+export const lookupInput = (names: string[]): Record<string, Rule> =>
+  Object.fromEntries(names.map((name) => [name, text]));
+
 /** `changeDueDate` (§4.3). */
 export const CHANGE_DUE_DATE: Record<string, Rule> = { invoiceId: text, dueAt: calendarDay };
 
