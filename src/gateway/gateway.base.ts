@@ -1,6 +1,6 @@
 import { HttpService } from '@nestjs/axios';
 import { Logger } from '@nestjs/common';
-import { DEFAULT_TIMEOUTS, OPERATION_SCOPES } from './constants';
+import { DEFAULT_TIMEOUTS } from './constants';
 import { lostOr } from './error.mapper';
 import { GatewayResponseError, GatewayUnsupportedError } from './errors';
 import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
@@ -29,7 +29,7 @@ export function unsupported(operation: string, what: string): never {
 }
 
 /** A request as an operation plans it: the transport's plan without what the client adds. */
-export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef' | 'timeoutMs'> & { timeoutMs?: number };
+export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
 
 /**
  * What every operation of {@link GatewayClient} shares: the connection and wire profile of the moment, and one
@@ -49,13 +49,10 @@ export abstract class GatewayClientBase {
     // A host's HttpService is used as given; without one, Node's http unless an HTTP proxy is set in the
     // environment (axios honours HTTPS_PROXY/HTTP_PROXY, Node's http does not).
     const exchange = http || proxyConfigured() ? axiosExchange(http) : nodeExchange();
-    this.transport = new GatewayTransport(
-      exchange,
-      options.logger ?? new Logger('GatewayClient'),
-      options.retry,
-    );
-    this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const logger = options.logger ?? new Logger('GatewayClient');
+    this.transport = new GatewayTransport(exchange, logger, options.retry, this.timeouts);
+    this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
   }
 
   /** The connection (checked unless `check` is false) and wire profile for this call: `resolveConfig()` or the options. */
@@ -87,7 +84,7 @@ export abstract class GatewayClientBase {
   ): Promise<T> {
     const { conn, profile } = await this.context(operation, needsToken);
     const planned = await plan(profile, conn);
-    const answer = await this.send({ operation, invoiceRef, ...planned }, conn);
+    const answer = await this.transport.send(conn, { operation, invoiceRef, ...planned });
     try {
       return this.read(operation, invoiceRef, (r) => read(r, answer, profile));
     } catch (err) {
@@ -95,13 +92,6 @@ export abstract class GatewayClientBase {
       const base = { operation, invoiceRef, httpStatus: answer.status, sent: true };
       throw lostOr({ operation, ...planned }, base, err.detail, 'unreadable_response', () => err);
     }
-  }
-
-  protected send(plan: Omit<RequestPlan, 'timeoutMs'> & { timeoutMs?: number }, conn: GatewayConnection) {
-    const timeoutMs =
-      plan.timeoutMs ?? (plan.safety === 'read' ? this.timeouts.readMs : this.timeouts.defaultMs);
-    const scope = plan.scope ?? OPERATION_SCOPES[plan.operation];
-    return this.transport.send(conn, { ...plan, scope, timeoutMs });
   }
 
   /**

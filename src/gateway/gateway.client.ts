@@ -234,7 +234,14 @@ export class GatewayClient extends GatewayLists {
     const { conn, profile } = await this.context(operation);
     const { method, path, body } = profile.credentialProbes[scope];
     try {
-      const answer = await this.send({ operation, method, path, body, safety: 'write', scope }, conn);
+      const answer = await this.transport.send(conn, {
+        operation,
+        method,
+        path,
+        body,
+        safety: 'write',
+        scope,
+      });
       return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
     } catch (err) {
       if (!isGatewayError(err)) throw err;

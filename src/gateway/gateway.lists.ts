@@ -96,10 +96,13 @@ export abstract class GatewayLists extends GatewayClientBase {
       const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
       const path = renderPath(plan.get, values);
       try {
-        const answer = await this.send(
-          { operation, invoiceRef, method: 'GET', path, safety: 'read' },
-          ctx.conn,
-        );
+        const answer = await this.transport.send(ctx.conn, {
+          operation,
+          invoiceRef,
+          method: 'GET',
+          path,
+          safety: 'read',
+        });
         const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
         const invoice = this.read(operation, invoiceRef, () =>
           normalizeInvoice(body, operation, { codes: ctx.profile.codes }),
@@ -174,10 +177,14 @@ export abstract class GatewayLists extends GatewayClientBase {
       if (filters[key] !== undefined) query[names[key]] = filters[key];
     }
     const path = profile.paths.invoices;
-    const answer = await this.send(
-      { operation, invoiceRef, method: 'GET', path, query, safety: 'read' },
-      conn,
-    );
+    const answer = await this.transport.send(conn, {
+      operation,
+      invoiceRef,
+      method: 'GET',
+      path,
+      query,
+      safety: 'read',
+    });
     return this.read(operation, invoiceRef, (r) =>
       readPage(r, answer.body, profile.list, profile.list.items.invoices, asked, (item, at) => {
         try {

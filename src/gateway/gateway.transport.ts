@@ -8,7 +8,7 @@ import {
   timeout,
   TimeoutStrategy,
 } from 'cockatiel';
-import { DEFAULT_RETRY } from './constants';
+import { DEFAULT_RETRY, OPERATION_SCOPES } from './constants';
 import {
   errorForResponse,
   errorForTimeout,
@@ -38,8 +38,9 @@ export interface RequestPlan {
   query?: Record<string, string | number>;
   body?: unknown;
   safety: RequestSafety;
-  timeoutMs: number;
-  /** The spec's scope for the operation, named in a 403 that does not say. */
+  /** Default: the options' `timeouts.readMs` for reads, `timeouts.defaultMs` for the rest. */
+  timeoutMs?: number;
+  /** The spec's scope for the operation, named in a 403 that does not say (default: `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
@@ -65,12 +66,16 @@ export class GatewayTransport {
   constructor(
     private readonly exchange: HttpExchange,
     private readonly logger: LoggerService,
-    retrySettings: GatewayClientOptions['retry'] = {},
+    retrySettings: GatewayClientOptions['retry'],
+    private readonly timeouts: { readMs: number; defaultMs: number },
   ) {
     this.retrySettings = { ...DEFAULT_RETRY, ...retrySettings };
   }
 
-  async send(conn: GatewayConnection, plan: RequestPlan): Promise<HttpAnswer> {
+  async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
+    const timeoutMs =
+      request.timeoutMs ?? (request.safety === 'read' ? this.timeouts.readMs : this.timeouts.defaultMs);
+    const plan = { ...request, scope: request.scope ?? OPERATION_SCOPES[request.operation], timeoutMs };
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
     const ctx: FailureContext = { ...plan, secrets };
@@ -92,7 +97,7 @@ export class GatewayTransport {
 
   private async attempt(
     conn: GatewayConnection,
-    plan: RequestPlan,
+    plan: RequestPlan & { timeoutMs: number },
     ctx: FailureContext,
   ): Promise<HttpAnswer> {
     const started = Date.now();
