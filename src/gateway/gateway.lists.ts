@@ -20,13 +20,8 @@ export abstract class GatewayLists extends GatewayClientBase {
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
     const operation = 'listInvoices';
     const { conn, profile } = await this.context(operation);
-    return this.invoicePage(
-      operation,
-      undefined,
-      this.listFilters(operation, undefined, params),
-      conn,
-      profile,
-    );
+    const filters = this.listFilters(operation, undefined, params);
+    return this.invoicePage(operation, undefined, filters, conn, profile);
   }
 
   /**
@@ -114,11 +109,9 @@ export abstract class GatewayLists extends GatewayClientBase {
       }
     }
     const filters = { ...(paymentId === undefined ? {} : { paymentId }), [plan.list]: value };
-    // The lookup's own filters are checked above; another `list` filter (a number) is checked as the list does.
-    const checked = ['id', 'referrer', 'paymentId'].includes(plan.list);
     let found: Invoice | null = null;
     const maxPages = plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES;
-    for await (const invoice of this.invoicePages(operation, invoiceRef, filters, maxPages, ctx, checked)) {
+    for await (const invoice of this.invoicePages(operation, invoiceRef, filters, maxPages, ctx)) {
       if (matches(invoice)) found = invoice;
     }
     return found;
@@ -126,7 +119,7 @@ export abstract class GatewayLists extends GatewayClientBase {
 
   /**
    * Pages until the last one: `pages` when the service says it, else the first page shorter than asked. The
-   * filters are validated once, before the first request (`checked`: the caller did).
+   * filters are validated once, before the first request.
    */
   protected async *invoicePages(
     operation: string,
@@ -134,9 +127,8 @@ export abstract class GatewayLists extends GatewayClientBase {
     params: Omit<Filters, 'page'>,
     maxPages = Number.POSITIVE_INFINITY,
     ctx?: { conn: GatewayConnection; profile: WireProfile },
-    checked = false,
   ): AsyncGenerator<Invoice> {
-    const filters = checked ? params : this.listFilters(operation, invoiceRef, params);
+    const filters = this.listFilters(operation, invoiceRef, params);
     const { conn, profile } = ctx ?? (await this.context(operation));
     for (let page = 1; ; page++) {
       if (page > maxPages) {
