@@ -12,7 +12,7 @@ import { InvoiceRecordStore } from '../src/checkout/invoice-record.store';
 import { CreationOutcomes } from '../src/checkout/creation-outcomes.service';
 import { StatusChangeDispatcher } from '../src/core/status-dispatcher.service';
 import { GatewayClient } from '../src/gateway/gateway.client';
-import * as validation from '../src/gateway/dto/validate';
+import * as validation from '../src/gateway/dto/validators';
 import { checkout, makeOrder } from '../test/checkout/support';
 
 /** Host CPU per checkout, ms: the whole call, its steps, and the status delivery that follows it. */
@@ -49,7 +49,7 @@ export async function checkoutSteps(app: INestApplication, n: number): Promise<C
     undo.push(() => (holder[name] = original));
   };
   // The exchange is the HTTP request itself, as the transport holds it.
-  const transport = (app.get(GatewayClient) as unknown as { core: { transport: object } }).core.transport;
+  const transport = (app.get(GatewayClient) as unknown as { transport: object }).transport;
   const [prepare, claim, create, validate, exchange, settle] = STEPS;
   wrap(InvoiceCreationService.prototype, 'prepare', prepare);
   wrap(InvoiceRecordStore.prototype, 'claim', claim);

@@ -47,10 +47,7 @@ export function addDays(day: string, days: number): string {
 }
 
 /** `true` for a real calendar day written `YYYY-MM-DD`. */
-export function isCalendarDay(value: unknown): value is string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  return addDays(value, 0) === value;
-}
+export { isCalendarDay } from '../gateway/dto/validators';
 
 /**
  * `true` when a card expiring `MM/YY` is still valid on `today` (`YYYY-MM-DD`): a card is valid through the last

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { getStates, isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
+import { getStates } from '@brazilian-utils/brazilian-utils';
+import { isTaxDocument } from '../gateway/dto/validators';
 import { alpha2ToAlpha3, alpha3ToAlpha2 } from 'i18n-iso-countries';
 import { clip, readText, textProblem } from '../core/text-bounds';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
@@ -82,9 +83,7 @@ export function normalizeDocument(value: unknown): string {
 
 /** An 11-digit CPF or a 14-character CNPJ (numeric or alphanumeric) whose check digits are right. */
 export function isValidTaxDocument(document: string): boolean {
-  if (/^\d{11}$/.test(document)) return isValidCpf(document);
-  if (/^[0-9A-Z]{12}\d{2}$/.test(document)) return isValidCnpj(document, { version: 2 });
-  return false;
+  return isTaxDocument(document);
 }
 
 export function nonEmpty(value: unknown): value is string {

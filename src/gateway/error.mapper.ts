@@ -1,3 +1,4 @@
+import { clip } from '../core/text-bounds';
 import {
   GatewayAuthenticationError,
   GatewayError,
@@ -13,11 +14,11 @@ import {
   GatewayUnavailableError,
   GatewayValidationError,
 } from './errors';
-import { clip } from '../core/text-bounds';
+import type { RequestPlan } from './gateway.transport';
 
 /**
- * Turns what the service answered (or failed to answer) into the error hierarchy, scrubbing secrets from every text
- * taken from the wire: a service could echo a token back in an error message.
+ * What the service answered (or failed to answer) as the error hierarchy, every text taken from the wire scrubbed
+ * of the request's secrets: a service could echo a token back in an error message.
  */
 
 /**
@@ -27,56 +28,44 @@ import { clip } from '../core/text-bounds';
  */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-/** Writes whose lost answer means "may have happened". */
-function changesInvoice(safety: RequestSafety): boolean {
-  return safety === 'create' || safety === 'update';
-}
-
-/** What a write "may have" done, for the unknown-outcome message. */
-function mayHave(ctx: FailureContext): string {
-  return ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
-}
-
-export interface FailureContext extends Omit<GatewayErrorContext, 'sent' | 'httpStatus' | 'serviceCode'> {
-  safety: RequestSafety;
-  /** Strings that must never appear in an error: access token, client secret, webhook token... */
+/** What a failure is judged by: the request, and every secret that must not appear in its error. */
+export type FailureContext = Pick<
+  RequestPlan,
+  'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope'
+> & {
   secrets: readonly string[];
-  /** For creation: the referrer to resolve an unknown outcome with. */
-  referrer?: string;
-  /** Scope the spec names for the operation, used when a 403 does not say. */
-  scope?: string;
-}
-
-const REDACTED = '[redacted]';
+};
 
 /** Most characters kept of one message from the service (its own words, shown in our errors). */
 const MESSAGE_MAX = 300;
 
-/** Replaces every occurrence of each secret (and of its base64 form) with `[redacted]`. */
+/** Replaces every occurrence of each secret (and of its base64 and URL-encoded forms) with `[redacted]`. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (!secret || secret.length < 4) continue;
     for (const form of [secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret)]) {
-      out = out.split(form).join(REDACTED);
+      out = out.split(form).join('[redacted]');
     }
   }
   return out;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** `errors` of an A6 body as a clean field → messages map. */
-function readFields(body: Record<string, unknown>, secrets: readonly string[]): Record<string, string[]> {
-  const fields: Record<string, string[]> = {};
-  if (!isRecord(body.errors)) return fields;
-  for (const [field, messages] of Object.entries(body.errors)) {
-    const list = Array.isArray(messages) ? messages : [messages];
-    fields[redact(field, secrets)] = list.map((m) => redact(clip(String(m), MESSAGE_MAX, '…'), secrets));
-  }
-  return fields;
+/**
+ * The error of a write that changes an invoice whose answer was lost after sending (`detail` without the ending
+ * this adds): it may have happened. Every other request gets `otherwise`.
+ */
+export function lostOr(
+  ctx: Pick<FailureContext, 'operation' | 'safety' | 'referrer'>,
+  base: GatewayErrorContext,
+  detail: string,
+  reason: GatewayOutcomeUnknownError['reason'],
+  otherwise: () => GatewayError,
+): GatewayError {
+  if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise();
+  const what =
+    ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
+  return new GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
 /** Parses `Retry-After` (seconds or an HTTP date) to milliseconds. */
@@ -90,35 +79,33 @@ export function parseRetryAfter(header: unknown, now = Date.now()): number | nul
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/**
- * The error for a non-2xx answer, or for a 2xx whose body says it failed. Returns `null` for a successful answer.
- */
+/** The error for a non-2xx answer, or for a 2xx whose body says it failed; `null` for a successful answer. */
 export function errorForResponse(
   ctx: FailureContext,
   status: number,
   body: unknown,
   headers: Record<string, unknown>,
 ): GatewayError | null {
-  const record = isRecord(body) ? body : null;
-  const serviceCode =
-    record && typeof record.code === 'string' ? redact(clip(record.code, 60, '…'), ctx.secrets) : undefined;
-  const serviceMessage =
-    record && typeof record.message === 'string' ? redact(clip(record.message, MESSAGE_MAX, '…'), ctx.secrets) : undefined;
-  const base = {
-    operation: ctx.operation,
-    invoiceRef: ctx.invoiceRef,
-    httpStatus: status,
-    serviceCode,
-    sent: true,
-  };
+  const record =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)
+      : null;
+  const text = (value: unknown, max: number) =>
+    typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
+  const serviceMessage = text(record?.message, MESSAGE_MAX);
+  const base = { ...ctx, httpStatus: status, serviceCode: text(record?.code, 60), sent: true };
   const said = (what: string) => (serviceMessage ? `${what}: ${serviceMessage}` : what);
 
   if (status >= 200 && status < 300) {
-    if (!record && changesInvoice(ctx.safety)) {
-      const detail = `unreadable response body (HTTP ${status}); ${mayHave(ctx)}`;
-      return new GatewayOutcomeUnknownError(base, detail, ctx.referrer ?? '', 'unreadable_response');
-    }
-    if (!record) return new GatewayResponseError(base, `unreadable response body (HTTP ${status})`);
+    const unreadable = `unreadable response body (HTTP ${status})`;
+    if (!record)
+      return lostOr(
+        ctx,
+        base,
+        unreadable,
+        'unreadable_response',
+        () => new GatewayResponseError(base, unreadable),
+      );
     if (record.success === false || record.error === true) {
       return new GatewayResponseError(base, said('the service reported a failure'));
     }
@@ -127,24 +114,31 @@ export function errorForResponse(
   switch (status) {
     case 400:
     case 422: {
-      const fields = record ? readFields(record, ctx.secrets) : {};
+      const fields: Record<string, string[]> = {};
+      const errors = record?.errors;
+      if (typeof errors === 'object' && errors !== null && !Array.isArray(errors)) {
+        for (const [field, messages] of Object.entries(errors)) {
+          const list: unknown[] = Array.isArray(messages) ? messages : [messages];
+          fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
+        }
+      }
       const names = Object.keys(fields);
-      const summary = names.length ? `invalid ${names.join(', ')}` : 'invalid request';
-      return new GatewayValidationError(base, said(summary), fields);
+      return new GatewayValidationError(
+        base,
+        said(names.length ? `invalid ${names.join(', ')}` : 'invalid request'),
+        fields,
+      );
     }
     case 401:
       return new GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
     case 403: {
-      const scope =
-        record && typeof record.required_scope === 'string'
-          ? redact(clip(record.required_scope, 60, '…'), ctx.secrets)
-          : (ctx.scope ?? null);
+      const scope = text(record?.required_scope, 60) ?? ctx.scope ?? null;
       return new GatewayScopeError(base, said(`the token lacks scope ${scope ?? '(not stated)'}`), scope);
     }
     case 404:
       return new GatewayNotFoundError(base, said('not found'));
     case 409: {
-      const code = record && typeof record.status_code === 'number' ? record.status_code : undefined;
+      const code = typeof record?.status_code === 'number' ? record.status_code : undefined;
       const where = code === undefined ? '' : ` (invoice status ${code})`;
       return new GatewayStateConflictError(base, said(`state conflict${where}`), code);
     }
@@ -154,53 +148,41 @@ export function errorForResponse(
       return new GatewayRateLimitError(base, said(`rate limited${wait}`), retryAfterMs);
     }
   }
-  if (status >= 500) {
-    if (changesInvoice(ctx.safety)) {
-      return new GatewayOutcomeUnknownError(
-        base,
-        said(`service failed (HTTP ${status}) after receiving the request; ${mayHave(ctx)}`),
-        ctx.referrer ?? '',
-        'server_error',
-      );
-    }
-    return new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`));
-  }
-  return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
+  if (status < 500) return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
+  return lostOr(
+    ctx,
+    base,
+    said(`service failed (HTTP ${status}) after receiving the request`),
+    'server_error',
+    () => new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`)),
+  );
 }
 
 /** System codes that prove the request never left: nothing reached the service. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** The error for a request that got no HTTP answer (thrown by the transport). */
+/** The error for a request that got no HTTP answer. */
 export function errorForTransportFailure(
   ctx: FailureContext,
   networkCode: string | null,
   message: string,
 ): GatewayError {
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
-  const base = { operation: ctx.operation, invoiceRef: ctx.invoiceRef, sent };
+  const base = { ...ctx, sent };
   const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
-  if (sent && changesInvoice(ctx.safety)) {
-    return new GatewayOutcomeUnknownError(
-      base,
-      `connection failed after sending the request (${detail}); ${mayHave(ctx)}`,
-      ctx.referrer ?? '',
-      'connection',
-    );
-  }
-  return new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
+  const network = () => new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
+  if (!sent) return network();
+  return lostOr(ctx, base, `connection failed after sending the request (${detail})`, 'connection', network);
 }
 
 /** The error for a request that got no answer within `timeoutMs`. */
 export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
-  const base = { operation: ctx.operation, invoiceRef: ctx.invoiceRef, sent: true };
-  if (changesInvoice(ctx.safety)) {
-    return new GatewayOutcomeUnknownError(
-      base,
-      `no answer within ${timeoutMs} ms after sending the request; ${mayHave(ctx)}`,
-      ctx.referrer ?? '',
-      'timeout',
-    );
-  }
-  return new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs);
+  const base = { ...ctx, sent: true };
+  return lostOr(
+    ctx,
+    base,
+    `no answer within ${timeoutMs} ms after sending the request`,
+    'timeout',
+    () => new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs),
+  );
 }

@@ -1,10 +1,7 @@
 /**
- * The one error hierarchy of the gateway client. Every failure of a client call is a `GatewayError`; switch on
- * `kind` (or `instanceof`) to decide what to do.
- *
- * These errors never carry axios' error, config or request objects (they hold the `Authorization` header), and every
- * text taken from the service is scrubbed of the secrets the call used, so an error can be logged, serialized or
- * inspected safely.
+ * The one error hierarchy of the gateway client: every failure of a client call is a `GatewayError`; switch on
+ * `kind` (or `instanceof`). These errors never carry the request (it holds the `Authorization` header), and every
+ * text taken from the service is scrubbed of the call's secrets, so an error can be logged or serialized safely.
  */
 
 /** Discriminator of the hierarchy. */
@@ -51,9 +48,8 @@ export abstract class GatewayError extends Error {
   /** The message without the `operation(ref): ` prefix. */
   readonly detail: string;
 
-  protected constructor(context: GatewayErrorContext, detail: string) {
-    const ref = context.invoiceRef ? context.invoiceRef : '';
-    super(`${context.operation}(${ref}): ${detail}`);
+  constructor(context: GatewayErrorContext, detail: string) {
+    super(`${context.operation}(${context.invoiceRef ?? ''}): ${detail}`);
     this.name = new.target.name;
     this.operation = context.operation;
     if (context.invoiceRef !== undefined) this.invoiceRef = context.invoiceRef;
@@ -72,9 +68,6 @@ export abstract class GatewayError extends Error {
 /** 401: the access token is missing, unknown or expired. */
 export class GatewayAuthenticationError extends GatewayError {
   readonly kind = 'authentication' as const;
-  constructor(context: GatewayErrorContext, detail: string) {
-    super(context, detail);
-  }
 }
 
 /** 403: the token lacks the scope the operation needs. */
@@ -109,9 +102,6 @@ export class GatewayValidationError extends GatewayError {
 /** 404: no such invoice (or resource). */
 export class GatewayNotFoundError extends GatewayError {
   readonly kind = 'not_found' as const;
-  constructor(context: GatewayErrorContext, detail: string) {
-    super(context, detail);
-  }
 }
 
 /** 409: the operation is not allowed in the invoice's current status. */
@@ -143,9 +133,6 @@ export class GatewayRateLimitError extends GatewayError {
 /** 5xx: the service failed. */
 export class GatewayUnavailableError extends GatewayError {
   readonly kind = 'unavailable' as const;
-  constructor(context: GatewayErrorContext, detail: string) {
-    super(context, detail);
-  }
 }
 
 /** No answer within the configured timeout (operations other than creation). */
@@ -174,10 +161,9 @@ export class GatewayNetworkError extends GatewayError {
 
 /**
  * A write that changes an invoice (creation, refund, cancel, due-date change, tracking code) may or may not have
- * happened: the request was sent and then timed out, the connection dropped, the service failed (5xx) without
- * saying whether it acted, or it answered 2xx unreadably. Never send it again blindly: read the invoice back first.
- * A creation is resolved with `GatewayClient.findInvoiceByReferrer(referrer)` (the `referrer` field holds it); the
- * other writes with `findInvoiceById` (status, `refunds.total`, due date). `operation` says which write it was.
+ * happened: sent, then a timeout, a dropped connection, a 5xx or an unreadable 2xx. Never send it again blindly:
+ * read the invoice back first, a creation with `GatewayClient.findInvoiceByReferrer(referrer)`, the other writes
+ * with `findInvoiceById` (status, `refunds.total`, due date). `operation` says which write it was.
  */
 export class GatewayOutcomeUnknownError extends GatewayError {
   readonly kind = 'outcome_unknown' as const;
@@ -201,10 +187,7 @@ export class GatewayModeError extends GatewayError {
   }
 }
 
-/**
- * The wire profile says the service has no such operation (e.g. no authenticate or credential-status operation):
- * nothing was sent.
- */
+/** The wire profile says the service has no such operation (e.g. no authenticate operation): nothing was sent. */
 export class GatewayUnsupportedError extends GatewayError {
   readonly kind = 'unsupported' as const;
   constructor(context: Omit<GatewayErrorContext, 'sent'>, detail: string) {

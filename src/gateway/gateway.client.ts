@@ -1,38 +1,38 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GATEWAY_CLIENT_OPTIONS } from './constants';
-import { createInvoiceRules, CreateInvoiceDto } from './dto/create-invoice.dto';
+import * as inputs from './dto/inputs';
+import { validateInput } from './dto/validators';
+import { isGatewayError } from './errors';
+import { field, Planned, ref, unsupported } from './gateway.base';
+import { GatewayLists } from './gateway.lists';
+import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
+import type { HttpAnswer } from './gateway.transport';
+import type { PayloadReader } from './payload.reader';
 import {
-  CancelInvoiceDto,
-  ChangeDueDateDto,
-  RefundDto,
-  refundRules,
-  TrackingDto,
-} from './dto/invoice-operations.dto';
-import { validateInput } from './dto/validate';
-import type { GatewayClientOptions } from './gateway.options';
-import { refundValues, toWireCreateInvoice, trackingValues } from './request.mapper';
-import { readConsumer, readDispute, readTracking, trackingCodeOf } from './response.readers';
+  authenticatePlan,
+  invoiceWrite,
+  refundValues,
+  rendered,
+  toWireCreateInvoice,
+} from './request.mapper';
+import * as readers from './response.readers';
 import type {
   AccessToken,
-  Consumer,
   CreateInvoiceParams,
   CredentialStatus,
-  Dispute,
   Invoice,
-  ListInvoicesParams,
-  Page,
   RefundParams,
   ResendWebhookResult,
   TrackingParams,
   TrackingResult,
 } from './types';
+import { assertResendAllowed } from './webhook-destination';
 import { WireProfile, WriteScope } from './wire-profile';
-import { field, GatewayCore, ref, unsupported } from './gateway.core';
-import { GatewayPages } from './gateway.pages';
-import { GatewayAccount, type ScopeProbeResult } from './gateway.account';
 
-export type { ScopeProbeResult } from './gateway.account';
+/** What a credential probe found out about one scope (see `probeScope`). */
+export type ScopeProbeResult =
+  { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
 /**
  * The store's only way to the invoicing and payment service: every operation of spec §4, with the conventions of
@@ -44,25 +44,19 @@ export type { ScopeProbeResult } from './gateway.account';
  * through its `HttpService` instead (its interceptors and settings apply).
  */
 @Injectable()
-export class GatewayClient {
-  private readonly core: GatewayCore;
-  private readonly pages: GatewayPages;
-  private readonly account: GatewayAccount;
-
+export class GatewayClient extends GatewayLists {
   constructor(@Inject(GATEWAY_CLIENT_OPTIONS) options: GatewayClientOptions, @Optional() http?: HttpService) {
-    this.core = new GatewayCore(options, http);
-    this.pages = new GatewayPages(this.core);
-    this.account = new GatewayAccount(this.core);
+    super(options, http);
   }
 
   /** How long another write (refund, cancel...) may take before the client gives up on it (`timeouts.defaultMs`). */
   get writeTimeoutMs(): number {
-    return this.core.timeouts.defaultMs;
+    return this.timeouts.defaultMs;
   }
 
   /** How long a create request may take before the client gives up on it (`timeouts.createMs`). */
   get createTimeoutMs(): number {
-    return this.core.timeouts.createMs;
+    return this.timeouts.createMs;
   }
 
   /**
@@ -73,71 +67,27 @@ export class GatewayClient {
    */
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
     const operation = 'createInvoice';
-    const referrer = field(params, 'payment', 'referrer');
-    const invoiceRef = ref('referrer', referrer);
-    const dto = validateInput(CreateInvoiceDto, params, { operation, invoiceRef }, createInvoiceRules);
-    const { conn, profile } = await this.core.context(operation);
-    const answer = await this.core.send(
-      {
-        operation,
-        invoiceRef,
-        referrer: dto.payment.referrer,
+    const invoiceRef = ref('referrer', field(params, 'payment', 'referrer'));
+    const dto = validateInput(
+      inputs.CREATE_INVOICE,
+      params,
+      { operation, invoiceRef },
+      inputs.createInvoiceRules,
+    );
+    const { referrer, method } = dto.payment;
+    return this.call(
+      operation,
+      invoiceRef,
+      (p) => ({
+        referrer,
         method: 'POST',
-        path: profile.paths.invoices,
-        body: toWireCreateInvoice(dto, profile.codes),
+        path: p.paths.invoices,
+        body: toWireCreateInvoice(dto, p.codes),
         safety: 'create',
-        timeoutMs: this.core.timeouts.createMs,
-      },
-      conn,
+        timeoutMs: this.timeouts.createMs,
+      }),
+      (r, answer, p) => ({ ...readers.invoiceAnswer(r, answer, p), method }),
     );
-    return this.core.afterWrite(answer.status, operation, invoiceRef, dto.payment.referrer, () => ({
-      ...this.core.invoiceFrom(answer.body, operation, invoiceRef, profile),
-      method: dto.payment.method,
-    }));
-  }
-
-  /** One page of invoices (`GET /invoices`, A7; scope `invoice.read`), oldest first. `limit` 1..100, default 100. */
-  async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
-    const { conn, profile } = await this.core.context('listInvoices');
-    return this.pages.invoicePage('listInvoices', undefined, params, conn, profile);
-  }
-
-  /**
-   * Every invoice matching the filters, fetched lazily one page at a time as the iteration advances (memory stays
-   * constant whatever the total). Stop early by breaking out of `for await`.
-   */
-  iterateInvoices(params: Omit<ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<Invoice> {
-    return this.pages.invoicePages('iterateInvoices', undefined, params);
-  }
-
-  /**
-   * The most recently created invoice whose `referrer` is exactly `referrer`, or `null`: resolves a
-   * `GatewayOutcomeUnknownError` of `createInvoice`. Found as the profile's `lookup.byReferrer` says; matches are
-   * checked here too, in case the service ignores the filter.
-   *
-   * `options.paymentId`: only invoices the service lists under that `payment.id` (the list filter `paymentId`, A7);
-   * `options.id`: only that invoice number. Together they tell whether an invoice is the one a creation sent
-   * (the invoice shape does not carry `payment.id`; see `InvoiceIdentity`).
-   */
-  async findInvoiceByReferrer(
-    referrer: string,
-    options: { paymentId?: string; id?: string } = {},
-  ): Promise<Invoice | null> {
-    return this.pages.lookup(
-      'findInvoiceByReferrer',
-      'referrer',
-      referrer,
-      (inv) => inv.referrer === referrer && (options.id === undefined || inv.id === options.id),
-      options.paymentId,
-    );
-  }
-
-  /**
-   * The invoice whose number (`id`) or `invoice_id` is `id`, or `null`: what a webhook is confirmed with. Found as
-   * the profile's `lookup.byId` says.
-   */
-  async findInvoiceById(id: string): Promise<Invoice | null> {
-    return this.pages.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /**
@@ -147,38 +97,35 @@ export class GatewayClient {
   async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
     const operation = 'changeDueDate';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const dto = validateInput(ChangeDueDateDto, params, { operation, invoiceRef });
+    const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, { operation, invoiceRef });
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.core.invoiceWrite({ operation, invoiceRef, method: 'PATCH', body }, (p) => p.paths.invoices);
+    return this.call(operation, invoiceRef, invoiceWrite('PATCH', body), readers.invoiceAnswer);
   }
 
   /** Cancels an invoice by its number `id` (`DELETE /invoices`, §4.4; `invoice.update`): status 6. */
   async cancelInvoice(params: { id: string }): Promise<Invoice> {
     const operation = 'cancelInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
-    const dto = validateInput(CancelInvoiceDto, params, { operation, invoiceRef });
+    const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, { operation, invoiceRef });
     const body = { payment: { id: dto.id } };
-    return this.core.invoiceWrite({ operation, invoiceRef, method: 'DELETE', body }, (p) => p.paths.invoices);
+    return this.call(operation, invoiceRef, invoiceWrite('DELETE', body), readers.invoiceAnswer);
   }
 
   /**
-   * Refunds all or part of a paid invoice (profile `refund`, A8 by default; `invoice.refund`). With
-   * `refundableCents` the amount is checked before sending. Never retried once it may have been sent: a timeout,
-   * a dropped connection, a 5xx or an unreadable 2xx throws `GatewayOutcomeUnknownError` (the refund may have been
-   * made); settle it by reading the invoice's `refunds.total` back (`findInvoiceById`). The module's refund ledger
-   * (`RefundService`) does this; call the client directly only if you do the same.
+   * Refunds all or part of a paid invoice (profile `refund`, A8 by default; `invoice.refund`), checked against
+   * `refundableCents` when given. Never retried once it may have been sent: a lost answer throws
+   * `GatewayOutcomeUnknownError` (the refund may have been made), settled by reading `refunds.total` back
+   * (`findInvoiceById`), as the module's refund ledger (`RefundService`) does.
    */
   async refundInvoice(params: RefundParams): Promise<Invoice> {
     const operation = 'refundInvoice';
     const invoiceRef = ref('id', field(params, 'id'));
-    const dto = validateInput(RefundDto, params, { operation, invoiceRef }, refundRules);
-    const { conn, profile } = await this.core.context(operation);
-    const answer = await this.core.send(
-      this.core.planned(operation, invoiceRef, profile.refund, refundValues(dto)),
-      conn,
-    );
-    return this.core.afterWrite(answer.status, operation, invoiceRef, '', () =>
-      this.core.invoiceFrom(answer.body, operation, invoiceRef, profile),
+    const input = validateInput(inputs.REFUND, params, { operation, invoiceRef }, inputs.refundRules);
+    return this.call(
+      operation,
+      invoiceRef,
+      (p) => rendered(p.refund, refundValues(input)),
+      readers.invoiceAnswer,
     );
   }
 
@@ -186,21 +133,14 @@ export class GatewayClient {
   async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
     const operation = 'addTrackingCode';
     const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const dto = validateInput(TrackingDto, params, { operation, invoiceRef });
-    const input: TrackingParams = {
-      invoiceId: dto.invoiceId,
-      code: dto.code,
-      carrier: dto.carrier,
-      url: dto.url,
-    };
-    const { conn, profile } = await this.core.context(operation);
-    const answer = await this.core.send(
-      this.core.planned(operation, invoiceRef, profile.tracking, trackingValues(input)),
-      conn,
-    );
-    return this.core.afterWrite(answer.status, operation, invoiceRef, '', () =>
-      this.core.read(operation, invoiceRef, (r) => readTracking(r, answer.body, input)),
-    );
+    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(inputs.TRACKING, params, {
+      operation,
+      invoiceRef,
+    });
+    const values = { invoice_id: invoiceId, code, carrier, url };
+    const read = (r: PayloadReader, answer: HttpAnswer) =>
+      readers.readTracking(r, answer.body, { invoiceId, code, carrier, url });
+    return this.call(operation, invoiceRef, (p) => rendered(p.tracking, values), read);
   }
 
   /**
@@ -212,10 +152,10 @@ export class GatewayClient {
    */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
     const operation = 'findTrackingCode';
-    const path = (await this.core.context(operation, false, false)).profile.readBack.trackingCode;
+    const path = (await this.context(operation, false, false)).profile.readBack.trackingCode;
     if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
-    return invoice ? trackingCodeOf(invoice.raw, path) : null;
+    return invoice ? readers.trackingCodeOf(invoice.raw, path) : null;
   }
 
   /**
@@ -223,7 +163,21 @@ export class GatewayClient {
    * 404 → `false`; anything else throws. Retried like a read. The token never appears in logs or errors.
    */
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
-    return this.account.validateWebhookToken(serviceToken);
+    const operation = 'validateWebhookToken';
+    validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, { operation });
+    return this.call(
+      operation,
+      undefined,
+      (p) => ({
+        method: 'OPTIONS',
+        path: p.paths.webhooks,
+        body: { token: serviceToken },
+        safety: 'read',
+        secrets: [serviceToken],
+        passStatuses: [404],
+      }),
+      (_r, answer) => answer.status !== 404,
+    );
   }
 
   /**
@@ -236,17 +190,38 @@ export class GatewayClient {
     events: string;
     webhook: string;
   }): Promise<ResendWebhookResult> {
-    return this.account.resendWebhook(params);
+    const operation = 'resendWebhook';
+    const { url, events, webhook } = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, {
+      operation,
+    });
+    const plan = async (p: WireProfile, conn: GatewayConnection): Promise<Planned> => {
+      await assertResendAllowed(conn, url, { operation }, this.options.lookup);
+      return { method: 'COPY', path: p.paths.webhooks, body: { url, events, webhook }, safety: 'write' };
+    };
+    return this.call(operation, undefined, plan, (r, answer) => readers.readResendResult(r, answer.body));
   }
 
   /** Exchanges client credentials for an access token (profile `authenticate`, A5 by default). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
-    return this.account.authenticate(params);
+    const operation = 'authenticate';
+    const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, { operation });
+    const auth = (p: WireProfile) => p.authenticate ?? unsupported(operation, 'an authenticate operation');
+    const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
+      readers.readAccessToken(r, answer.body, auth(p).answer);
+    return this.call(operation, undefined, (p) => authenticatePlan(auth(p), input), read, false);
   }
 
   /** Whether the configured access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
   async credentialStatus(): Promise<CredentialStatus> {
-    return this.account.credentialStatus();
+    const operation = 'credentialStatus';
+    const status = (p: WireProfile) =>
+      p.credentialStatus ?? unsupported(operation, 'a credential-status operation');
+    return this.call(
+      operation,
+      undefined,
+      (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }),
+      (r, answer, p) => readers.readCredentialStatus(r, answer.body, status(p).answer),
+    );
   }
 
   /**
@@ -255,26 +230,30 @@ export class GatewayClient {
    * `missing_scope`; a 2xx (the service accepted an invalid request) or anything else → `error`.
    */
   async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
-    return this.account.probeScope(scope);
+    const operation = 'probeScope';
+    const { conn, profile } = await this.context(operation);
+    const { method, path, body } = profile.credentialProbes[scope];
+    try {
+      const answer = await this.transport.send(conn, {
+        operation,
+        method,
+        path,
+        body,
+        safety: 'write',
+        scope,
+      });
+      return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
+    } catch (err) {
+      if (!isGatewayError(err)) throw err;
+      if (err.kind === 'validation' && err.sent) return { result: 'ok' };
+      if (err.kind === 'authentication') return { result: 'unauthorized' };
+      if (err.kind === 'scope') return { result: 'missing_scope' };
+      return { result: 'error', message: err.message };
+    }
   }
 
   /** The wire profile in force now: the options' profile with the admin settings' overrides on top. */
   async wireProfile(): Promise<WireProfile> {
-    return (await this.core.context('wireProfile', false, false)).profile;
-  }
-
-  /** One page of customers (`GET /consumers`, A10; scope `consumer.read`). */
-  async listConsumers(params: { page?: number; limit?: number } = {}): Promise<Page<Consumer>> {
-    return this.pages.listOf('listConsumers', 'consumers', params, readConsumer);
-  }
-
-  /** One page of mediations (`GET /disputes/mediations`, A10; scope `dispute.read`). */
-  async listMediations(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.pages.listOf('listMediations', 'mediations', params, readDispute);
-  }
-
-  /** One page of chargebacks (`GET /disputes/chargebacks`, A10; scope `dispute.read`). */
-  async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.pages.listOf('listChargebacks', 'chargebacks', params, readDispute);
+    return (await this.context('wireProfile', false, false)).profile;
   }
 }

@@ -1,4 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
+import { isHttpUrl, isNonBlank } from './dto/validators';
+import { GatewayValidationError, type GatewayResponseError } from './errors';
 import type { WireProfileOverrides } from './wire-profile';
 
 /** `sandbox`: tests and the sandbox; `production`: real money (webhook resend refused, §6.6). */
@@ -55,5 +57,31 @@ export interface GatewayClientOptions extends GatewayConnection {
    * `refunds.total: -50`): the answer was refused as unreadable and nothing of it is used. The module raises an
    * `implausible_amount` alert here.
    */
-  onImplausibleAmount?: (error: import('./errors').GatewayResponseError) => void;
+  onImplausibleAmount?: (error: GatewayResponseError) => void;
+}
+
+/**
+ * A connection from the options or from `resolveConfig()` (possibly an admin form) checked before use: a bad one is a
+ * `GatewayValidationError` naming the setting, with nothing sent. The base URL loses its trailing slashes.
+ */
+export function checkConnection(
+  source: Partial<GatewayConnection> | null | undefined,
+  operation: string,
+  needsToken: boolean,
+): GatewayConnection {
+  const fields: Record<string, string[]> = {};
+  if (!isHttpUrl(source?.baseUrl)) fields.baseUrl = ['must be an absolute http(s) URL'];
+  if (needsToken && !isNonBlank(source?.accessToken)) fields.accessToken = ['is required'];
+  if (source?.mode !== 'sandbox' && source?.mode !== 'production')
+    fields.mode = ['must be sandbox or production'];
+  if (!source || Object.keys(fields).length > 0) {
+    const names = Object.keys(fields).join(', ');
+    throw new GatewayValidationError(
+      { operation, sent: false },
+      `invalid configuration: ${names}; nothing was sent`,
+      fields,
+    );
+  }
+  const baseUrl = String(source.baseUrl).replace(/\/+$/, '');
+  return { baseUrl, accessToken: source.accessToken ?? '', mode: source.mode as GatewayMode };
 }

@@ -8,7 +8,7 @@ import {
   timeout,
   TimeoutStrategy,
 } from 'cockatiel';
-import { DEFAULT_RETRY } from './constants';
+import { DEFAULT_RETRY, OPERATION_SCOPES } from './constants';
 import {
   errorForResponse,
   errorForTimeout,
@@ -39,8 +39,9 @@ export interface RequestPlan {
   query?: Record<string, string | number>;
   body?: unknown;
   safety: RequestSafety;
-  timeoutMs: number;
-  /** The spec's scope for the operation, named in a 403 that does not say. */
+  /** Default: the options' `timeouts.readMs` for reads, `timeouts.defaultMs` for the rest. */
+  timeoutMs?: number;
+  /** The spec's scope for the operation, named in a 403 that does not say (default: `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
@@ -55,35 +56,30 @@ export interface HttpAnswer {
   body: unknown;
 }
 
-type RetrySettings = Required<NonNullable<GatewayClientOptions['retry']>>;
-
 /**
- * Sends requests through an {@link HttpExchange} (Node's `http`, or a host's `HttpService`) with per-request timeouts and, for safe requests only, retries
- * with exponential backoff and jitter (cockatiel). Every failure becomes a `GatewayError` built here: the exchange's errors keep only a system code and
- * a message (never the request, which holds the `Authorization` header).
+ * Sends requests through an {@link HttpExchange} with per-request timeouts and, for safe requests only, retries with
+ * exponential backoff and jitter (cockatiel). Every failure becomes a `GatewayError` built here, its texts scrubbed
+ * of the request's secrets (a service could echo a token back).
  */
 export class GatewayTransport {
-  private readonly retrySettings: RetrySettings;
+  private readonly retrySettings: Required<NonNullable<GatewayClientOptions['retry']>>;
 
   constructor(
     private readonly exchange: HttpExchange,
     private readonly logger: LoggerService,
-    retrySettings: GatewayClientOptions['retry'] = {},
+    retrySettings: GatewayClientOptions['retry'],
+    private readonly timeouts: { readMs: number; defaultMs: number },
   ) {
     this.retrySettings = { ...DEFAULT_RETRY, ...retrySettings };
   }
 
-  async send(conn: GatewayConnection, plan: RequestPlan): Promise<HttpAnswer> {
+  async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
+    const timeoutMs =
+      request.timeoutMs ?? (request.safety === 'read' ? this.timeouts.readMs : this.timeouts.defaultMs);
+    const plan = { ...request, scope: request.scope ?? OPERATION_SCOPES[request.operation], timeoutMs };
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
-    const ctx: FailureContext = {
-      operation: plan.operation,
-      invoiceRef: plan.invoiceRef,
-      safety: plan.safety,
-      secrets,
-      referrer: plan.referrer,
-      scope: plan.scope,
-    };
+    const ctx: FailureContext = { ...plan, secrets };
     const policy = retry(
       handleWhen((err) => this.retryable(err, plan.safety)),
       {
@@ -104,24 +100,31 @@ export class GatewayTransport {
 
   private async attempt(
     conn: GatewayConnection,
-    plan: RequestPlan,
+    plan: RequestPlan & { timeoutMs: number },
     ctx: FailureContext,
   ): Promise<HttpAnswer> {
     const started = Date.now();
-    const target = `${plan.method} ${plan.path}${plan.query ? `?${new URLSearchParams(stringify(plan.query))}` : ''}`;
-    this.logger.debug?.(redact(`${plan.operation}: → ${target}`, ctx.secrets));
+    const query = plan.query
+      ? `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]): [string, string] => [k, String(v)]))}`
+      : '';
+    this.logger.debug?.(redact(`${plan.operation}: → ${plan.method} ${plan.path}${query}`, ctx.secrets));
+    const authorization = plan.basic
+      ? `Basic ${Buffer.from(`${plan.basic.user}:${plan.basic.password}`).toString('base64')}`
+      : `Bearer ${conn.accessToken}`;
+    const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };
+    if (plan.body !== undefined) headers['Content-Type'] = 'application/json';
+    const body = plan.body === undefined ? undefined : JSON.stringify(plan.body);
+    const url = `${conn.baseUrl}${plan.path}${query}`;
     try {
-      // The request is over when this returns (the answer is read whole): aborting its signal then would only
-      // build an AbortError (a stack trace) for nothing, on every exchange.
+      // The answer is read whole when the exchange returns: aborting then would only build an AbortError for nothing.
       const policy = timeout(plan.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
       const answer = await policy.execute(async ({ signal }) => {
         let res: { status: number; data: unknown; headers: Record<string, unknown> };
         try {
-          res = await this.exchange(this.request(conn, plan, signal));
+          res = await this.exchange({ method: plan.method, url, headers, body, signal });
         } catch (err) {
-          throw err instanceof ExchangeFailure
-            ? errorForTransportFailure(ctx, err.code, err.message)
-            : errorForTransportFailure(ctx, null, err instanceof Error ? err.message : 'request failed');
+          const code = err instanceof ExchangeFailure ? err.code : null;
+          throw errorForTransportFailure(ctx, code, err instanceof Error ? err.message : 'request failed');
         }
         const failure = plan.passStatuses?.includes(res.status)
           ? null
@@ -138,22 +141,6 @@ export class GatewayTransport {
       }
       throw error;
     }
-  }
-
-  private request(conn: GatewayConnection, plan: RequestPlan, signal: AbortSignal) {
-    const authorization = plan.basic
-      ? `Basic ${Buffer.from(`${plan.basic.user}:${plan.basic.password}`).toString('base64')}`
-      : `Bearer ${conn.accessToken}`;
-    const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };
-    if (plan.body !== undefined) headers['Content-Type'] = 'application/json';
-    const query = plan.query ? `?${new URLSearchParams(stringify(plan.query)).toString()}` : '';
-    return {
-      method: plan.method,
-      url: `${conn.baseUrl}${plan.path}${query}`,
-      headers,
-      body: plan.body === undefined ? undefined : JSON.stringify(plan.body),
-      signal,
-    };
   }
 
   /** Retry only what is safe: anything that never left, and reads that failed transiently. */
@@ -178,8 +165,4 @@ export class GatewayTransport {
     const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** (context.attempt - 1));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   }
-}
-
-function stringify(query: Record<string, string | number>): Record<string, string> {
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)]));
 }

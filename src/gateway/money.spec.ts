@@ -8,11 +8,11 @@ import {
   majorUnitsToCents,
   MoneyFormatError,
   toCents,
-  toCentsOrNull,
   ImplausibleAmountError,
   MAX_SERVICE_AMOUNT_CENTS,
   serviceAmountToCents,
 } from './money';
+import { PayloadReader } from './payload.reader';
 
 /** The largest amount the wire carries exactly: 15 significant digits. */
 const MAX_WIRE_CENTS = 999_999_999_999_999;
@@ -88,8 +88,9 @@ describe('money examples', () => {
     expect(toCents('R$ 1.234,56')).toBe(123456);
     expect(toCents('R$\u00a010,50')).toBe(1050);
     expect(toCents('-R$ 0,50')).toBe(-50);
-    expect(toCentsOrNull(null)).toBeNull();
-    expect(toCentsOrNull('')).toBeNull();
+    const reader = new PayloadReader('op');
+    expect(reader.money(null, 'amount')).toBeNull();
+    expect(reader.money('', 'amount')).toBeNull();
   });
 
   it('refuses a bare dotted number with three places instead of reading it as thousands (A1)', () => {

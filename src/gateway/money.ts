@@ -1,7 +1,6 @@
 /**
- * The one money module. Inside the code money is an integer number of cents (a safe integer); on the wire it is an
- * exact decimal. Conversions go through strings, never through float arithmetic, so `10.1` is 1010 cents and not
- * 1009.9999.
+ * The one money module: integer cents inside, exact decimals on the wire, converted through strings, never through
+ * float arithmetic (`10.1` is 1010 cents, not 1009.9999).
  */
 
 /** Integer cents. A plain number, but always a safe integer. */
@@ -27,10 +26,7 @@ export function assertCents(value: unknown, field = 'amount'): asserts value is 
   }
 }
 
-/**
- * Parses `"10.5"`, `"10.50"`, `"-3"` (a dot decimal with at most two places) to cents.
- * More than two decimal places is an error, not a rounding.
- */
+/** Parses `"10.5"`, `"10.50"`, `"-3"` to cents; more than two decimal places is an error, not a rounding. */
 export function decimalStringToCents(text: string): Cents {
   const m = DECIMAL.exec(text.trim());
   if (!m) throw new MoneyFormatError(`not a decimal amount with at most two places: "${text}"`, text);
@@ -40,10 +36,7 @@ export function decimalStringToCents(text: string): Cents {
   return sign === '-' && cents !== 0 ? -cents : cents;
 }
 
-/**
- * Parses a Brazilian formatted amount: `"R$ 1.234,56"`, `"1.234,56"`, `"R$ -0,50"`, `"-R$ 10,00"`.
- * Dots group thousands and the comma separates cents, as pt-BR writes money.
- */
+/** Parses a pt-BR amount (`"R$ 1.234,56"`, `"1.234,56"`, `"R$ -0,50"`, `"-R$ 10,00"`) to cents. */
 export function brlStringToCents(text: string): Cents {
   let s = text.replace(/\u00a0/g, ' ').trim();
   let negative = false;
@@ -65,9 +58,8 @@ export function brlStringToCents(text: string): Cents {
 }
 
 /**
- * Reads any amount the service sends: a JSON number (`10.5`), a decimal string (`"10.50"`) or a formatted currency
- * string (`"R$ 1.234,56"`). A number is read through its shortest decimal text, which is exact for every amount
- * with at most two decimal places.
+ * Reads any amount the service sends: a JSON number (`10.5`, read through its shortest decimal text, exact for two
+ * places), a decimal string (`"10.50"`) or a formatted currency string (`"R$ 1.234,56"`).
  */
 export function toCents(value: number | string): Cents {
   if (typeof value === 'number') {
@@ -85,9 +77,8 @@ export function toCents(value: number | string): Cents {
 }
 
 /**
- * Reads an amount in major units written as a plain decimal (`134.8`, `"134.80"`, `"134.800000000"`), as hosts such
- * as Medusa store money, to cents. Digits past the cent are allowed only when they are zeros: a fraction of a cent
- * is an error, never rounded away. Numbers are read through their shortest decimal text (exact, no float math).
+ * Reads an amount in major units written as a plain decimal (`134.8`, `"134.800000000"`), as Medusa stores money,
+ * to cents. Digits past the cent must be zeros: a fraction of a cent is an error, never rounded away.
  */
 export function majorUnitsToCents(value: number | string): Cents {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
@@ -103,10 +94,7 @@ export function majorUnitsToCents(value: number | string): Cents {
   return decimalStringToCents(fraction ? `${units}.${fraction.slice(0, 2)}` : units);
 }
 
-/**
- * The largest amount the module believes from the service: R$ 999.999.999,99, the most the admin API accepts for a
- * refund. Anything larger is an error of the service (or an attack), not money.
- */
+/** The largest amount believed from the service: R$ 999.999.999,99 (the admin API's refund bound). */
 export const MAX_SERVICE_AMOUNT_CENTS: Cents = 99_999_999_999;
 
 /** An amount the service sent that cannot be real money: negative, or above {@link MAX_SERVICE_AMOUNT_CENTS}. */
@@ -118,9 +106,8 @@ export class ImplausibleAmountError extends MoneyFormatError {
 }
 
 /**
- * Reads an amount the service sent (as `toCents`) and refuses one that cannot be real: negative (a refunded or paid
- * total below zero would let the local checks allow more than was paid) or absurdly large. The one bound every
- * amount read from the service goes through (`PayloadReader.money`).
+ * Reads an amount the service sent (as `toCents`), refusing one that cannot be real: negative (a refunded total
+ * below zero would let more be refunded than was paid) or absurdly large. Every amount read goes through it.
  */
 export function serviceAmountToCents(value: number | string): Cents {
   const cents = toCents(value);
@@ -134,12 +121,6 @@ export function serviceAmountToCents(value: number | string): Cents {
   return cents;
 }
 
-/** Like `toCents`, but `null`/`undefined`/`""` read as `null`. */
-export function toCentsOrNull(value: number | string | null | undefined): Cents | null {
-  if (value === null || value === undefined || value === '') return null;
-  return toCents(value);
-}
-
 /** Cents to a decimal string with two places: `1050` → `"10.50"`. */
 export function centsToDecimalString(cents: Cents): string {
   assertCents(cents);
@@ -150,10 +131,7 @@ export function centsToDecimalString(cents: Cents): string {
   return `${negative ? '-' : ''}${units}.${fraction}`;
 }
 
-/**
- * Cents to the JSON number the service expects on the wire: `1050` → `10.5`. The number is parsed from the exact
- * decimal text, so its JSON serialization is that text (minus trailing zeros).
- */
+/** Cents to the JSON number of the wire (`1050` → `10.5`), parsed from the exact decimal text. */
 export function centsToWireNumber(cents: Cents): number {
   const text = centsToDecimalString(cents);
   const wire = Number(text);

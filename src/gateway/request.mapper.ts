@@ -1,8 +1,8 @@
-import { MAX_PAGE_SIZE } from './constants';
 import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
-import type { CreateInvoiceParams, ListInvoicesParams, RefundParams, TrackingParams } from './types';
-import type { WireCreateInvoiceRequest } from './wire.types';
-import type { WireCodes, WireListProfile } from './wire-profile';
+import type { Planned } from './gateway.base';
+import type { CreateInvoiceParams, RefundParams } from './types';
+import type { WireAuthenticate, WireCodes, WireProfile, WireRequestPlan } from './wire-profile';
+import { renderTemplate } from './wire-template';
 
 /** Drops `undefined` members so the body carries only what the caller gave. */
 function compact<T extends object>(value: T): T {
@@ -13,9 +13,9 @@ function compact<T extends object>(value: T): T {
  * `CreateInvoiceParams` → the §4.2 body: the method becomes `payment.type`, `physical` becomes
  * `payment.product_type`, cents become exact decimal numbers (A1). Expects validated input.
  */
-export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCodes): WireCreateInvoiceRequest {
+export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCodes) {
   const { client, payment } = params;
-  const body: WireCreateInvoiceRequest = {
+  const body: Record<string, unknown> = {
     client: compact({
       name: client.name,
       document: client.document,
@@ -75,29 +75,27 @@ export function refundValues(params: RefundParams): Record<string, unknown> {
   };
 }
 
-/** The values a tracking body template may use (profile `tracking`). */
-export function trackingValues(params: TrackingParams): Record<string, unknown> {
-  return {
-    invoice_id: params.invoiceId,
-    code: params.code,
-    carrier: params.carrier,
-    url: params.url,
-  };
+/** A profile's request (refund, tracking) with its body rendered from `values`: a write that changes an invoice. */
+export function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Planned {
+  const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
+  return { method: plan.method, path: plan.path, body, safety: 'update' };
 }
 
-/** `listInvoices` filters → the A7 query, with the parameter names in use. */
-export function toWireListQuery(
-  params: ListInvoicesParams,
-  names: WireListProfile['query'],
-): Record<string, string | number> {
-  const query: Record<string, string | number> = {
-    [names.page]: params.page ?? 1,
-    [names.limit]: params.limit ?? MAX_PAGE_SIZE,
-  };
-  if (params.status !== undefined) query[names.status] = params.status;
-  if (params.referrer !== undefined) query[names.referrer] = params.referrer;
-  if (params.paymentId !== undefined) query[names.paymentId] = params.paymentId;
-  if (params.createdFrom !== undefined) query[names.createdFrom] = params.createdFrom;
-  if (params.createdTo !== undefined) query[names.createdTo] = params.createdTo;
-  return query;
+/** The authenticate request (A5): the credentials as Basic authentication, or in the body template. */
+export function authenticatePlan(
+  auth: WireAuthenticate,
+  { clientId, clientSecret }: { clientId: string; clientSecret: string },
+): Planned {
+  const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [clientSecret] };
+  if (auth.credentials === 'basic') planned.basic = { user: clientId, password: clientSecret };
+  else {
+    const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
+    planned.body = renderTemplate(template, { client_id: clientId, client_secret: clientSecret });
+  }
+  return planned;
 }
+
+/** A write of a fixed body to the invoices path (due date, cancel): it changes the invoice. */
+export const invoiceWrite =
+  (method: 'PATCH' | 'DELETE', body: unknown) =>
+  (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });

@@ -3,15 +3,28 @@ import type {
   Consumer,
   CredentialStatus,
   Dispute,
+  Invoice,
   Page,
   ResendWebhookResult,
   TrackingParams,
   TrackingResult,
 } from './types';
 import { asBool, asInt, asRecord, asText, JsonRecord, PayloadReader } from './payload.reader';
-import { valueAt, WireAuthenticate, WireCredentialStatus, WireListProfile } from './wire-profile';
+import { normalizeInvoice } from './invoice.normalizer';
+import {
+  valueAt,
+  WireAuthenticate,
+  WireCredentialStatus,
+  WireListProfile,
+  WireProfile,
+} from './wire-profile';
 
-/** Readers of the non-invoice responses (A5, A7, A9, A10, §4.8). Each fails with the field's name. */
+/** Readers of the responses (A5, A7, A9, A10, §4.8). Each fails with the field's name. */
+
+/** The answer read as an invoice, in either shape, with the profile's `payment.type` codes. */
+export function invoiceAnswer(r: PayloadReader, answer: { body: unknown }, profile: WireProfile): Invoice {
+  return normalizeInvoice(answer.body, r.operation, { codes: profile.codes });
+}
 
 /**
  * A list answer read as the profile says (A7): the items at `list.items[kind]`, the counters where `list` puts them.

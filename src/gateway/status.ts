@@ -38,9 +38,6 @@ export const INVOICE_STATUS_NAMES: Readonly<Record<KnownInvoiceStatusCode, strin
   16: 'Payment error',
 };
 
-/** Codes the spec leaves unexplained: stored when seen, never acted on. */
-export const UNLISTED_STATUS_CODES: readonly number[] = [11, 13, 14];
-
 export function isKnownStatusCode(code: number): code is KnownInvoiceStatusCode {
   return Object.prototype.hasOwnProperty.call(INVOICE_STATUS_NAMES, code);
 }

@@ -1,5 +1,4 @@
 import type { Cents } from './money';
-import type { WireAddress } from './wire.types';
 
 /** How an invoice is paid. */
 export type PaymentMethod = 'pix' | 'billet' | 'card';
@@ -62,7 +61,18 @@ export interface Invoice {
 }
 
 /** An address as `client.address` carries it (§4.2). */
-export type InvoiceAddress = WireAddress;
+export interface InvoiceAddress {
+  street: string;
+  number: string;
+  district: string;
+  city: string;
+  /** Two-letter state (UF for Brazil). */
+  state: string;
+  /** Digits only. */
+  zipcode: string;
+  /** ISO 3166-1 alpha-3. */
+  country: string;
+}
 
 /**
  * What `createInvoice` takes: the fields of §4.2 with money in cents and the method named, not numbered.

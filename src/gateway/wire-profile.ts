@@ -4,13 +4,12 @@ import type { WireTemplate } from './wire-template';
  * The wire profile: every convention this client follows where the spec says "not shown", in one typed object.
  * `DEFAULT_WIRE_PROFILE` is what `docs/gateway-assumptions.md` states and what the sandbox does; a service that chose
  * differently is reached by overriding parts of it (`gateway.profile` in the module options, or `wireProfile` in the
- * admin settings for the parts that are plain data), never by changing code.
- *
- * Paths into JSON answers are dotted (`pagination.page`, `data.items`); `null` means "the service does not send it".
+ * admin settings for the plain-data parts), never by changing code. Paths into JSON answers are dotted
+ * (`pagination.page`); `null` means "the service does not send it".
  */
 export interface WireProfile {
   /** Paths of the operations, relative to `{base_url}` (§4; A10 for consumers and disputes). */
-  paths: WirePaths;
+  paths: { invoices: string; webhooks: string; consumers: string; mediations: string; chargebacks: string };
   /** `payment.type` and `payment.product_type` numbers (A3). */
   codes: WireCodes;
   /** How list requests are asked and list answers read (A7, A10). */
@@ -22,27 +21,21 @@ export interface WireProfile {
   /** The tracking request (A9). Template values: `invoice_id`, `code`, `carrier`, `url`. */
   tracking: WireRequestPlan;
   /**
-   * Where an invoice (as a lookup answers it) shows what a write left, so a write whose answer was lost is read back
-   * before it is sent again: `trackingCode`, the dotted path of the invoice's last tracking code (A9), `null` when
-   * the service's invoices do not show it.
+   * Where an invoice shows what a write left, read back before a write whose answer was lost is sent again:
+   * `trackingCode`, the dotted path of its last tracking code (A9), `null` when the service does not show it.
    */
   readBack: { trackingCode: string | null };
   /** Authenticate (A5); `null` when the service has no such operation. */
   authenticate: WireAuthenticate | null;
-  /** Credential status (A5); `null` when the service has no such operation (the credential check then probes). */
+  /** Credential status (A5); `null` when the service has none (the credential check then probes). */
   credentialStatus: WireCredentialStatus | null;
-  /** Harmless requests that tell, without a credential-status operation, whether the token holds each write scope. */
-  credentialProbes: Record<WriteScope, WireProbe>;
+  /**
+   * Per write scope, a request the service must refuse as invalid (400/422) when the token holds the scope, and
+   * with 401/403 when it does not; its body must be unable to create, change or refund anything.
+   */
+  credentialProbes: Record<WriteScope, { method: WireRequestPlan['method']; path: string; body: unknown }>;
   /** Where a webhook delivery carries its invoice and its metadata (A13). */
   webhook: WireWebhookProfile;
-}
-
-export interface WirePaths {
-  invoices: string;
-  webhooks: string;
-  consumers: string;
-  mediations: string;
-  chargebacks: string;
 }
 
 export interface WireCodes {
@@ -75,11 +68,9 @@ export interface WireListProfile {
 }
 
 /**
- * How one invoice is looked up:
- * - `{ list: <filter> }`: a list request with that filter of `list.query` set to the value; every page is read
- *   (at most `maxPages`) and only exact matches count, in case the service ignores the filter;
- * - `{ get: '/invoices/{value}', at: 'charge' }`: one request whose answer is one invoice (at the dotted path
- *   `at`, else the whole answer, either shape, enveloped or bare); 404 means "none".
+ * How one invoice is looked up: `{ list: <filter> }`, a list request with that filter set to the value, every page
+ * read (at most `maxPages`) and only exact matches counted; or `{ get: '/invoices/{value}', at: 'charge' }`, one
+ * request answering one invoice (at the dotted path `at`, else the whole answer), 404 meaning "none".
  */
 export type InvoiceLookup =
   | { list: keyof WireListProfile['query']; maxPages?: number }
@@ -110,16 +101,6 @@ export interface WireCredentialStatus {
 
 export type WriteScope = 'invoice.write' | 'invoice.update' | 'invoice.refund';
 
-/**
- * A request the service must refuse as invalid (400/422) when the token holds the scope, and with 401/403 when it
- * does not. Its body must be unable to create, change or refund anything (an empty `payment`, no ids).
- */
-export interface WireProbe {
-  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  path: string;
-  body: unknown;
-}
-
 export interface WireWebhookProfile {
   /**
    * Paths tried in order: the first that holds an object is the invoice, or an envelope around it (`invoice` or
@@ -132,18 +113,15 @@ export interface WireWebhookProfile {
   sentAt: string[];
   /** Paths whose value `true` marks a synthetic test delivery (A14). */
   test: string[];
-  /** A reader of your own (module options only): returns the invoice object (either shape) and the metadata. */
-  read?: (body: Record<string, unknown>) => WebhookPayloadParts;
-}
-
-/** What a webhook reader finds in a body. */
-export interface WebhookPayloadParts {
-  invoice: unknown;
-  event?: string | null;
-  deliveryId?: string | null;
-  webhookId?: string | null;
-  sentAt?: string | null;
-  test?: boolean;
+  /** A reader of your own (module options only): the invoice object (either shape) and the metadata. */
+  read?: (body: Record<string, unknown>) => {
+    invoice: unknown;
+    event?: string | null;
+    deliveryId?: string | null;
+    webhookId?: string | null;
+    sentAt?: string | null;
+    test?: boolean;
+  };
 }
 
 /** Overrides of a profile: any part, any depth. Plain values replace; objects merge; arrays replace. */

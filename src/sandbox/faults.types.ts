@@ -1,5 +1,5 @@
 /** The sandbox's fault rules and its webhook delivery log: what tests inject and what they read back. */
-import type { WireWebhookDelivery } from '../gateway/wire.types';
+import type { WireWebhookDelivery } from './wire.types';
 
 /**
  * An HTTP fault. A rule matches requests by `method` and `path` (exact, or a prefix ending in `*`; both optional)

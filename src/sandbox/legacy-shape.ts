@@ -1,4 +1,4 @@
-import type { WireFatura, WireInvoiceLegacyResponse } from '../gateway/wire.types';
+import type { WireFatura, WireInvoiceLegacyResponse } from './wire.types';
 import { LEGACY_API_VERSION, statusText } from './constants';
 import { localDateTime, localIso } from './dates';
 import { formatBrl, toDecimalNumber, toDecimalString } from './money';

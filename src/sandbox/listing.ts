@@ -1,4 +1,4 @@
-import type { WirePagination } from '../gateway/wire.types';
+import type { WirePagination } from './wire.types';
 import { MAX_PAGE_SIZE } from './constants';
 import { localDateTime, localDay } from './dates';
 import { validationFailed } from './errors';

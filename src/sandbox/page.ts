@@ -1,4 +1,4 @@
-import type { WireInvoiceCurrent } from '../gateway/wire.types';
+import type { WireInvoiceCurrent } from './wire.types';
 
 const esc = (s: string): string =>
   s.replace(

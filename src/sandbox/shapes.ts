@@ -1,10 +1,4 @@
-import type {
-  WireApiInfo,
-  WireEnvelope,
-  WireErrorBody,
-  WireInvoiceCurrent,
-  WirePix,
-} from '../gateway/wire.types';
+import type { WireApiInfo, WireEnvelope, WireErrorBody, WireInvoiceCurrent, WirePix } from './wire.types';
 import { API_UPDATED, CURRENT_API_VERSION, REFUNDABLE_CODES, statusText } from './constants';
 import { dayAsDateTime, localDateTime } from './dates';
 import type { SandboxError } from './errors';

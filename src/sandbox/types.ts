@@ -1,4 +1,4 @@
-import type { WireAddress, WireInvoiceCurrent } from '../gateway/wire.types';
+import type { WireAddress, WireInvoiceCurrent } from './wire.types';
 import type { FaultRule, ActiveFault, WebhookFaults, DeliveryLogEntry } from './faults.types';
 export type * from './faults.types';
 

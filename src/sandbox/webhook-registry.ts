@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { WireResendWebhookResponse, WireWebhookDelivery } from '../gateway/wire.types';
+import type { WireResendWebhookResponse, WireWebhookDelivery } from './wire.types';
 import { CURRENT_API_VERSION } from './constants';
 import { localDateTime } from './dates';
 import { notFound } from './errors';

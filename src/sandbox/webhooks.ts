@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WireWebhookDelivery } from '../gateway/wire.types';
+import type { WireWebhookDelivery } from './wire.types';
 import type { Core, EventKind } from './core';
 import { localDateTime } from './dates';
 import { SandboxError } from './errors';

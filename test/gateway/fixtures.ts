@@ -1,5 +1,5 @@
 import type { CreateInvoiceParams } from '../../src/gateway/types';
-import type { WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceLegacyResponse } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse } from '../support/wire-responses';
 
 /**

@@ -1,4 +1,4 @@
-import type { WireErrorBody, WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireErrorBody, WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
 import { call, createBody, eventually, startReceiver } from './helpers';

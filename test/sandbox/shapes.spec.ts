@@ -1,4 +1,4 @@
-import type { WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
+import type { WireInvoiceLegacyResponse } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { call, createBody } from './helpers';

@@ -1,5 +1,5 @@
 import { getBoletoInfo } from '@brazilian-utils/brazilian-utils';
-import type { WireErrorBody, WireInvoiceLegacyResponse } from '../../src/gateway/wire.types';
+import type { WireErrorBody, WireInvoiceLegacyResponse } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse, WireTrackingResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { call, createBody } from './helpers';

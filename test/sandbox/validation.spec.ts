@@ -1,5 +1,5 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
-import type { WireErrorBody } from '../../src/gateway/wire.types';
+import type { WireErrorBody } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { ADDRESS, call, createBody } from './helpers';

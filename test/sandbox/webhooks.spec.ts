@@ -1,4 +1,4 @@
-import type { WireErrorBody, WireResendWebhookResponse } from '../../src/gateway/wire.types';
+import type { WireErrorBody, WireResendWebhookResponse } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import http from 'node:http';

@@ -2,7 +2,7 @@
  * Response envelopes of the service as tests build them (spec §4). The module reads responses through the one
  * normalizer and its readers, never through these shapes, so they live with the tests.
  */
-import type { WireEnvelope, WireInvoiceCurrent, WirePagination } from '../../src/gateway/wire.types';
+import type { WireEnvelope, WireInvoiceCurrent, WirePagination } from '../../src/sandbox/wire.types';
 
 /** Current-shape response to invoice creation and refund (§2.1, A8). */
 export interface WireInvoiceCurrentResponse extends WireEnvelope {

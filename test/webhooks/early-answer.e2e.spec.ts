@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import request from 'supertest';
-import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/paced-lookups';

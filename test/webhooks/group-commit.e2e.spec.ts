@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxService } from '../../src/webhooks/webhook-inbox.service';

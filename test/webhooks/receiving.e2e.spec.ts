@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { LOOKUP_BURST } from '../../src/webhooks/paced-lookups';

@@ -19,7 +19,7 @@ import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { Invoice } from '../../src/gateway/types';
-import type { WireInvoiceCurrent } from '../../src/gateway/wire.types';
+import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';

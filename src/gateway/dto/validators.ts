@@ -1,11 +1,7 @@
 import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
 import { ValidateBy, ValidationOptions } from 'class-validator';
 import * as countries from 'i18n-iso-countries';
-
-/**
- * Field validators of the DTOs. Their messages say what is expected and never repeat the value (it could be a
- * secret or personal data).
- */
+import { GatewayValidationError } from '../errors';
 
 /** A real calendar day written `YYYY-MM-DD` (no `2025-02-30`). */
 export function isCalendarDay(value: unknown): value is string {
@@ -42,54 +38,122 @@ export function isTaxDocument(value: unknown): boolean {
   return false;
 }
 
-function rule(name: string, message: string, test: (value: unknown) => boolean, options?: ValidationOptions) {
-  return ValidateBy({ name, validator: { validate: test, defaultMessage: () => message } }, options);
+export const isAlpha3Country = (v: unknown): boolean =>
+  typeof v === 'string' && /^[A-Z]{3}$/.test(v) && countries.alpha3ToAlpha2(v) !== undefined;
+
+/** Field path → messages, as `GatewayValidationError.fields` carries them. */
+export type FieldErrors = Record<string, string[]>;
+
+export function addFieldError(errors: FieldErrors, field: string, message: string): void {
+  (errors[field] ??= []).push(message);
 }
 
-/** A non-empty, non-blank string. */
-export const IsRequiredText = (options?: ValidationOptions) =>
-  rule('isRequiredText', 'is required (a non-empty string)', isNonBlank, options);
+/**
+ * A rule for one value of a call's input: it reports problems by field path, saying what is expected and never
+ * repeating the value (it could be a secret or personal data). `parent` is the object holding the value.
+ */
+export type Rule = (
+  value: unknown,
+  path: string,
+  fail: (path: string, message: string) => void,
+  parent: Record<string, unknown>,
+) => void;
 
-export const IsCalendarDay = (options?: ValidationOptions) =>
-  rule('isCalendarDay', 'must be a real calendar date written YYYY-MM-DD', isCalendarDay, options);
+/** Fails with `message` unless `test` holds. */
+export const check =
+  (message: string, test: (value: unknown) => boolean): Rule =>
+  (v, p, fail) => {
+    if (!test(v)) fail(p, message);
+  };
 
-export const IsHttpUrl = (options?: ValidationOptions) =>
-  rule('isHttpUrl', 'must be an absolute http(s) URL', isHttpUrl, options);
+/** The rules in order; the first that fails speaks for the field. */
+export const all =
+  (...rules: Rule[]): Rule =>
+  (v, p, fail, parent) => {
+    let failed = false;
+    const failOnce = (path: string, message: string) => ((failed = true), fail(path, message));
+    for (const rule of rules) if ((rule(v, p, failOnce, parent), failed)) return;
+  };
 
-export const IsCents = (options?: ValidationOptions) =>
-  rule('isCents', 'must be a non-negative integer number of cents', (v) => isCents(v), options);
+/** Absent (`undefined` or `null`) is fine; otherwise `rules`. */
+export const optional =
+  (...rules: Rule[]): Rule =>
+  (v, p, fail, parent) => {
+    if (v !== undefined && v !== null) all(...rules)(v, p, fail, parent);
+  };
 
-export const IsPositiveCents = (options?: ValidationOptions) =>
-  rule('isPositiveCents', 'must be a positive integer number of cents', (v) => isCents(v, true), options);
-
-export const IsCardExpiry = (options?: ValidationOptions) =>
-  rule(
-    'isCardExpiry',
-    'must be the card expiry written MM/YY',
-    (v) => typeof v === 'string' && /^(0[1-9]|1[0-2])\/\d{2}$/.test(v),
-    options,
+/** Present, then `rules`. */
+export const required = (message: string, ...rules: Rule[]): Rule =>
+  all(
+    check(message, (v) => v !== undefined && v !== null),
+    ...rules,
   );
 
-export const IsTaxDocument = (options?: ValidationOptions) =>
-  rule(
-    'isTaxDocument',
-    'must be a valid CPF (11 digits) or CNPJ (14 characters), unformatted',
-    isTaxDocument,
-    options,
-  );
+/** `rule` only when `applies` to the object holding the value. */
+export const when =
+  (applies: (parent: Record<string, unknown>) => boolean, rule: Rule): Rule =>
+  (v, p, fail, parent) => {
+    if (applies(parent)) rule(v, p, fail, parent);
+  };
 
-export const IsAlpha3Country = (options?: ValidationOptions) =>
-  rule(
-    'isAlpha3Country',
-    'must be a three-letter ISO 3166-1 country code (e.g. BRA)',
-    (v) => typeof v === 'string' && /^[A-Z]{3}$/.test(v) && countries.alpha3ToAlpha2(v) !== undefined,
-    options,
-  );
+const property = (path: string) =>
+  path
+    .split(/[.[\]]/)
+    .filter(Boolean)
+    .pop() ?? path;
 
-export const IsPositiveInteger = (options?: ValidationOptions) =>
-  rule(
-    'isPositiveInteger',
-    'must be a positive integer',
-    (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
-    options,
+export const isString: Rule = (v, p, fail) => {
+  if (typeof v !== 'string') fail(p, `${property(p)} must be a string`);
+};
+
+/** An object whose fields follow `shape` (fields it does not name pass). */
+export const object =
+  (shape: Record<string, Rule>): Rule =>
+  (v, p, fail) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      return fail(p, `nested property ${property(p)} must be either object or array`);
+    }
+    const o = v as Record<string, unknown>;
+    for (const [key, rule] of Object.entries(shape)) rule(o[key], p ? `${p}.${key}` : key, fail, o);
+  };
+
+/** Every item of a list follows `rule`. */
+export const each =
+  (rule: Rule): Rule =>
+  (v, p, fail, parent) => {
+    if (Array.isArray(v)) v.forEach((item, i) => rule(item, `${p}[${i}]`, fail, parent));
+  };
+
+/**
+ * Validates a call's input with its shape (and cross-field rules, once every field is well formed) before anything
+ * is sent: `GatewayValidationError` (`sent: false`) naming every bad field, else the input itself.
+ */
+export function validateInput<T>(
+  shape: Record<string, Rule>,
+  input: unknown,
+  context: { operation: string; invoiceRef?: string },
+  crossRules?: (value: T) => FieldErrors,
+): T {
+  const errors: FieldErrors = {};
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    addFieldError(errors, 'params', 'must be an object');
+  } else {
+    object(shape)(input, '', (path, message) => addFieldError(errors, path, message), {});
+    if (Object.keys(errors).length === 0 && crossRules) Object.assign(errors, crossRules(input as T));
+  }
+  if (Object.keys(errors).length === 0) return input as T;
+  const summary = Object.entries(errors)
+    .map(([field, messages]) => `${field} ${messages.join('; ')}`)
+    .join(', ');
+  throw new GatewayValidationError(
+    { ...context, sent: false },
+    `invalid input: ${summary}; nothing was sent`,
+    errors,
   );
+}
+
+/** Decorator forms of two rules, for `dto/webhook.dto.ts`. */
+const decorator = (name: string, message: string, test: (v: unknown) => boolean) => (o?: ValidationOptions) =>
+  ValidateBy({ name, validator: { validate: test, defaultMessage: () => message } }, o);
+export const IsRequiredText = decorator('isRequiredText', 'is required (a non-empty string)', isNonBlank);
+export const IsHttpUrl = decorator('isHttpUrl', 'must be an absolute http(s) URL', isHttpUrl);

@@ -1,10 +1,17 @@
 import { GatewayValidationError } from '../errors';
 import type { CreateInvoiceParams } from '../types';
-import { createInvoiceRules, CreateInvoiceDto } from './create-invoice.dto';
-import { RefundDto, refundRules, TrackingDto, ChangeDueDateDto } from './invoice-operations.dto';
-import { ListInvoicesDto, listInvoicesRules, PageQueryDto } from './query.dto';
-import { validateInput } from './validate';
-import { isCalendarDay, isTaxDocument } from './validators';
+import {
+  CHANGE_DUE_DATE,
+  createInvoiceRules,
+  CREATE_INVOICE,
+  LIST_INVOICES,
+  listInvoicesRules,
+  PAGE_QUERY,
+  REFUND,
+  refundRules,
+  TRACKING,
+} from './inputs';
+import { isCalendarDay, isTaxDocument, validateInput } from './validators';
 import { validCreateParams } from '../../../test/gateway/fixtures';
 
 /** Runs a validation and returns the field map of the error it must throw. */
@@ -23,7 +30,7 @@ function fieldsOf(run: () => unknown): Record<string, string[]> {
 
 const create = (p: unknown) => () =>
   validateInput(
-    CreateInvoiceDto,
+    CREATE_INVOICE,
     p,
     { operation: 'createInvoice', invoiceRef: 'referrer=x' },
     createInvoiceRules,
@@ -126,7 +133,7 @@ describe('createInvoice input', () => {
 describe('other inputs', () => {
   it('list: page size 1..100, real dates, ordered range', () => {
     const list = (p: unknown) => () =>
-      validateInput(ListInvoicesDto, p, { operation: 'listInvoices' }, listInvoicesRules);
+      validateInput(LIST_INVOICES, p, { operation: 'listInvoices' }, listInvoicesRules);
     expect(Object.keys(fieldsOf(list({ limit: 101 })))).toEqual(['limit']);
     expect(Object.keys(fieldsOf(list({ limit: 0 })))).toEqual(['limit']);
     expect(Object.keys(fieldsOf(list({ page: 0 })))).toEqual(['page']);
@@ -136,15 +143,13 @@ describe('other inputs', () => {
     ]);
     expect(() => list({ limit: 100, page: 3, createdFrom: '2024-02-29' })()).not.toThrow();
     expect(
-      Object.keys(
-        fieldsOf(() => validateInput(PageQueryDto, { limit: 500 }, { operation: 'listConsumers' })),
-      ),
+      Object.keys(fieldsOf(() => validateInput(PAGE_QUERY, { limit: 500 }, { operation: 'listConsumers' }))),
     ).toEqual(['limit']);
   });
 
   it('refund: positive amount, not above what is refundable', () => {
     const refund = (p: unknown) => () =>
-      validateInput(RefundDto, p, { operation: 'refundInvoice' }, refundRules);
+      validateInput(REFUND, p, { operation: 'refundInvoice' }, refundRules);
     expect(Object.keys(fieldsOf(refund({ id: '1', invoiceId: 'a', amountCents: 0 })))).toEqual([
       'amountCents',
     ]);
@@ -156,10 +161,10 @@ describe('other inputs', () => {
   });
 
   it('due date: YYYY-MM-DD only; tracking: code and invoice id required', () => {
-    const due = (p: unknown) => () => validateInput(ChangeDueDateDto, p, { operation: 'changeDueDate' });
+    const due = (p: unknown) => () => validateInput(CHANGE_DUE_DATE, p, { operation: 'changeDueDate' });
     expect(Object.keys(fieldsOf(due({ invoiceId: 'a', dueAt: '2026-12-01T00:00:00Z' })))).toEqual(['dueAt']);
     expect(Object.keys(fieldsOf(due({ invoiceId: 'a', dueAt: '01/12/2026' })))).toEqual(['dueAt']);
-    const track = (p: unknown) => () => validateInput(TrackingDto, p, { operation: 'addTrackingCode' });
+    const track = (p: unknown) => () => validateInput(TRACKING, p, { operation: 'addTrackingCode' });
     expect(Object.keys(fieldsOf(track({ invoiceId: 'a', code: '' })))).toEqual(['code']);
     expect(Object.keys(fieldsOf(track({ invoiceId: 'a', code: 'X', url: 'ftp://x' })))).toEqual(['url']);
   });

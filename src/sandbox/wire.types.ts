@@ -1,7 +1,7 @@
 /**
- * The service's wire format, field for field as the spec writes it (§2, §4) plus the conventions of
- * `docs/gateway-assumptions.md` (A-numbers below). These types describe JSON on the wire: amounts are numbers or
- * strings exactly as sent, never cents. Code outside `gateway/` should use the normalized `Invoice` instead.
+ * The service's answers as the sandbox renders them, field for field as the spec writes them (§2, §4) plus the
+ * conventions of `docs/gateway-assumptions.md` (A-numbers below): amounts as sent, never cents. The client reads
+ * answers through its one normalizer and readers, never through these shapes, so they are the sandbox's own.
  */
 
 /** `api` block of every envelope (§9.1). */
@@ -191,47 +191,6 @@ export interface WireAddress {
   zipcode: string;
   /** ISO 3166-1 alpha-3. */
   country: string;
-}
-
-/** Create invoice request body (§4.2, A3). */
-export interface WireCreateInvoiceRequest {
-  client: {
-    name?: string;
-    document?: string;
-    email?: string;
-    phone?: string;
-    address?: WireAddress;
-    ip?: string;
-  };
-  ecommerce?: { store_id: number; checkout: number };
-  payment: {
-    product_type?: number;
-    id?: string;
-    type?: number;
-    due_at?: string;
-    referrer?: string;
-    installments?: number;
-    order_url?: string;
-    store_url?: string;
-    webhook?: string;
-    discount?: number;
-    products?: Array<{
-      id: string;
-      image?: string;
-      title: string;
-      qnt: number;
-      discount: number;
-      amount: number;
-    }>;
-    card?: {
-      saved: 0;
-      tokenize: 0;
-      token: string;
-      valid: string;
-      holder: { name: string };
-    };
-  };
-  shipping?: { amount: number };
 }
 
 /** Resend webhook response (§4.8). */

@@ -1,0 +1,124 @@
+import { HttpService } from '@nestjs/axios';
+import { Logger } from '@nestjs/common';
+import { DEFAULT_TIMEOUTS } from './constants';
+import { lostOr } from './error.mapper';
+import { GatewayResponseError, GatewayUnsupportedError } from './errors';
+import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
+import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
+import { axiosExchange, nodeExchange, proxyConfigured } from './http-exchange';
+import { PayloadReader } from './payload.reader';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile, WireProfile } from './wire-profile';
+
+/** `key=value` reference of an invoice for error messages, from input that may not be valid yet. */
+export function ref(key: string, value: unknown): string | undefined {
+  return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
+}
+
+export function field(input: unknown, ...path: string[]): unknown {
+  let node = input;
+  for (const key of path)
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  return node;
+}
+
+export function unsupported(operation: string, what: string): never {
+  throw new GatewayUnsupportedError(
+    { operation },
+    `the wire profile says the service has no ${what}; nothing was sent`,
+  );
+}
+
+/** A request as an operation plans it: the transport's plan without what the client adds. */
+export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
+
+/**
+ * What every operation of {@link GatewayClient} shares: the connection and wire profile of the moment, and one
+ * request through the transport with its answer read.
+ */
+export abstract class GatewayClientBase {
+  protected readonly transport: GatewayTransport;
+  protected readonly timeouts: Required<NonNullable<GatewayClientOptions['timeouts']>>;
+  private readonly baseProfile: WireProfile;
+  /** Effective profiles by the runtime overrides they were built from (settings are cached objects). */
+  private readonly profiles = new WeakMap<object, WireProfile>();
+
+  constructor(
+    protected readonly options: GatewayClientOptions,
+    http?: HttpService,
+  ) {
+    // A host's HttpService is used as given; without one, Node's http unless an HTTP proxy is set in the
+    // environment (axios honours HTTPS_PROXY/HTTP_PROXY, Node's http does not).
+    const exchange = http || proxyConfigured() ? axiosExchange(http) : nodeExchange();
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    const logger = options.logger ?? new Logger('GatewayClient');
+    this.transport = new GatewayTransport(exchange, logger, options.retry, this.timeouts);
+    this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
+  }
+
+  /** The connection (checked unless `check` is false) and wire profile for this call: `resolveConfig()` or the options. */
+  protected async context(
+    operation: string,
+    needsToken = true,
+    check = true,
+  ): Promise<{ conn: GatewayConnection; profile: WireProfile }> {
+    const resolve = this.options.resolveConfig;
+    const source = resolve ? await resolve() : this.options;
+    let profile = this.baseProfile;
+    if (resolve && source?.profile) {
+      profile = this.profiles.get(source.profile) ?? mergeWireProfile(profile, source.profile);
+      this.profiles.set(source.profile, profile);
+    }
+    return { conn: check ? checkConnection(source, operation, needsToken) : source, profile };
+  }
+
+  /**
+   * One request of `operation`, its answer read by `read`. The 2xx answer of a write that changes an invoice was
+   * accepted by the service, so one that cannot be read is an unknown outcome, settled by reading the invoice back.
+   */
+  protected async call<T>(
+    operation: string,
+    invoiceRef: string | undefined,
+    plan: (profile: WireProfile, conn: GatewayConnection) => Planned | Promise<Planned>,
+    read: (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T,
+    needsToken = true,
+  ): Promise<T> {
+    const { conn, profile } = await this.context(operation, needsToken);
+    const planned = await plan(profile, conn);
+    const answer = await this.transport.send(conn, { operation, invoiceRef, ...planned });
+    try {
+      return this.read(operation, invoiceRef, (r) => read(r, answer, profile));
+    } catch (err) {
+      if (!(err instanceof GatewayResponseError)) throw err;
+      const base = { operation, invoiceRef, httpStatus: answer.status, sent: true };
+      throw lostOr({ operation, ...planned }, base, err.detail, 'unreadable_response', () => err);
+    }
+  }
+
+  /**
+   * Runs a response reader; its errors get the invoice reference the reader does not know, and an implausible
+   * amount is told to `onImplausibleAmount` (the module raises an alert; a listener that throws changes nothing).
+   */
+  protected read<T>(operation: string, invoiceRef: string | undefined, reader: (r: PayloadReader) => T): T {
+    try {
+      return reader(new PayloadReader(operation));
+    } catch (err) {
+      if (!(err instanceof GatewayResponseError)) throw err;
+      const error =
+        invoiceRef === undefined
+          ? err
+          : new GatewayResponseError(
+              { operation, invoiceRef, sent: true },
+              err.detail,
+              err.implausibleAmount,
+            );
+      if (error.implausibleAmount) {
+        try {
+          this.options.onImplausibleAmount?.(error);
+        } catch {
+          // The answer is refused either way; the listener's failure is its own.
+        }
+      }
+      throw error;
+    }
+  }
+}
