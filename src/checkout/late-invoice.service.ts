@@ -15,7 +15,7 @@ import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { hasNamespace } from './order-mapping';
 import { creationMove } from './creation-states';
 
-/** Rounds of {@link LateInvoiceService.enforce} when another caller keeps changing the order's open slot. */
+/** Rounds of {@link LateInvoiceService.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
 
 /** Paid, in whole or in part, refunded or disputed: money arrived for it. */
@@ -28,14 +28,8 @@ function isPayable(record: InvoiceRecord): boolean {
 }
 
 /**
- * Late and duplicate invoices, wherever they show up (the checkout's lookup, a webhook, the reconciliation sweep).
- * An invoice no record holds by its number is matched by the referrer it was created under, only when the referrer
- * carries this installation's namespace and its identity is what the attempt sent (`InvoiceIdentity`); any
- * other is left alone and alerted. The attempt's record is linked to it whatever its creation state, its status
- * applied, and the order brought back to one payable invoice ({@link enforce}): a paid invoice wins, else the
- * attempt holding the order's open slot. An unpaid duplicate is canceled at the service (`duplicate_canceled`); a
- * second paid one raises a `duplicate_paid` alert naming both. Duplicates carry `duplicateOf`, so a host knows
- * their status changes do not move the order. No transaction is open while the service is called.
+ * Late and duplicate invoices: matched by referrer only under this installation's namespace and identity, linked,
+ * and the order brought back to one payable invoice (docs/checkout.md).
  */
 @Injectable()
 export class LateInvoiceService implements LateInvoiceAdopter {
@@ -49,11 +43,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly config: CheckoutConfig,
   ) {}
 
-  /**
-   * Links an invoice to the record of the attempt it was created for, applies its status (`source`) and enforces one
-   * payable invoice for the order. No record when no attempt has that referrer, or the attempt holds another invoice
-   * (this second one is canceled or alerted); `foreign` when the invoice is not the one the attempt sent.
-   */
+  /** Links an invoice to its attempt's record, applies its status and enforces one payable invoice. */
   async adopt(invoice: Invoice, source: StatusReportSource = 'webhook'): Promise<Adoption> {
     const none: Adoption = { record: null, foreign: null };
     if (!invoice.referrer || !invoice.id) return none;
@@ -87,7 +77,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     this.logger.warn(`order ${orderId}: its open invoice kept changing; the next report enforces it again`);
   }
 
-  /** One pass; `false` when the open slot moved under it and the pass must be made again. */
+  /** `false` when the open slot moved under it and the pass must be made again. */
   private async enforceOnce(orderId: string): Promise<boolean> {
     const linked = await this.store.linkedOf(orderId);
     const paid = linked.filter(isPaid);
@@ -98,8 +88,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     for (const other of linked) {
       if (other.id !== keeper.id && isPayable(other)) await this.cancelDuplicate(other, keeper);
     }
-    // The invoice the order follows holds the order's open slot, so no new invoice is created beside it. A paid
-    // keeper takes it once the duplicate it replaced released it (a canceled invoice releases the order).
+    // The keeper holds the order's open slot, so no new invoice is created beside it.
     if (keeper.openOrderId === null && keeper.gatewayId !== null && (isPaid(keeper) || isPayable(keeper))) {
       const current = await this.store.get(keeper.id);
       if (current.openOrderId === null && !statusRow(current.statusCode)?.releasesOrder) {
@@ -110,7 +99,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     return true;
   }
 
-  /** Links the record (no invoice yet, any creation state) to the invoice; `false` if it was linked meanwhile. */
+  /** `false` if the record was linked meanwhile. */
   private async link(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource): Promise<boolean> {
     const closed = record.creationState === 'failed';
     // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
@@ -132,7 +121,6 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       );
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      // Another record holds this number: the service reused it. Nothing can be linked safely.
       this.logger.error(
         `invoice ${invoice.id} (referrer ${invoice.referrer}): its number is held by another record`,
       );
@@ -182,7 +170,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     this.emit(InvoicePaymentsEvents.DuplicateCanceled, event);
   }
 
-  /** The cancel was refused: the invoice moved (paid?) meanwhile. Read it, apply it, alert if it was paid. */
+  /** The cancel was refused: the invoice moved (paid?) meanwhile. */
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return;
@@ -192,8 +180,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   }
 
   private async duplicatePaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
-    // Once per duplicate: whoever sets the mark raises the alert (a marked one that got paid anyway was alerted
-    // when its cancel was refused, or by the status table's `paid_after_cancel`).
+    // Whoever sets the mark raises the alert, so once per duplicate.
     if (await this.store.setIfNull(duplicate.id, 'duplicateOf', keeper.id)) this.alertPaid(duplicate, keeper);
   }
 
@@ -216,7 +203,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     this.emit(InvoicePaymentsEvents.Alert, alert);
   }
 
-  /** A second invoice under a referrer whose attempt already holds one (a service that created it twice). */
+  /** A second invoice under a referrer whose attempt already holds one. */
   private async secondUnderReferrer(record: InvoiceRecord, invoice: Invoice): Promise<void> {
     const where = `order ${record.orderId}: invoice ${invoice.id} has the referrer of invoice ${record.gatewayId}`;
     if (statusRow(invoice.status.code)?.session === 'captured') {

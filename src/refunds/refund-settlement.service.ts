@@ -13,15 +13,8 @@ import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
 import { RefundStore } from './refund.store';
 
 /**
- * Settles a refund whose answer was lost (`unknown`) by reading the invoice back: the service's `refunds.total`
- * against the total it had just before the request left (`baselineCents`).
- *
- * - total ≥ baseline + amount → `succeeded`: the refund was made.
- * - total = baseline once the request can no longer land (`settlesAt`) → `failed`: it was not made.
- * - anything else (still inside the window, the service cannot be asked, or a total that moved by another amount:
- *   someone refunded elsewhere meanwhile) → stays `unknown`, read again later with backoff; after
- *   `unresolvedAlertMs` a `refund_unresolved` alert asks a person.
- * Until then the refund holds its invoice's in-flight slot: no other refund is sent.
+ * Settles an `unknown` refund by reading the invoice back: `refunds.total` ≥ baseline + amount → `succeeded`; still
+ * the baseline once the request can no longer land → `failed`; anything else stays `unknown` (docs/refunds.md).
  */
 @Injectable()
 export class RefundSettlementService {
@@ -36,7 +29,7 @@ export class RefundSettlementService {
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
   ) {}
 
-  /** Reads the invoice back once and settles the refund if the service's total decides it. Returns the row now. */
+  /** Reads the invoice back once; returns the row now. */
   async settle(refund: InvoiceRefund): Promise<InvoiceRefund> {
     if (refund.state !== 'unknown') return refund;
     if (refund.baselineCents === null) {
@@ -77,7 +70,7 @@ export class RefundSettlementService {
     return this.later(refund, unclear);
   }
 
-  /** Moves an `unknown` refund to `state`; the one caller that moved it emits `RefundSettled`. */
+  /** The one caller that moves the `unknown` refund emits `RefundSettled`. */
   async finish(
     refund: InvoiceRefund,
     state: RefundSettled['state'],
@@ -104,7 +97,7 @@ export class RefundSettlementService {
     return Math.max(1, Math.ceil((next - Date.now()) / 1000));
   }
 
-  /** Not decided: read again after a backoff; once past `unresolvedAlertMs`, alert a person (once). */
+  /** Read again after a backoff; past `unresolvedAlertMs`, alert a person once. */
   private async later(refund: InvoiceRefund, reason: string): Promise<InvoiceRefund> {
     const checks = refund.checks + 1;
     const wait = doublingDelayMs(checks, this.options.recheckMs, this.options.maxRecheckMs);

@@ -21,40 +21,25 @@ import { RefundStore } from './refund.store';
 /** One refund asked for. */
 export interface RefundRequest {
   invoiceRecordId: string;
-  /** Cents, 1 to what remains refundable. */
   amountCents: number;
-  /** Who asked (`admin:<actor>`, `provider`, `medusa`, `vendure`), kept on the ledger row. */
+  /** Who asked (`admin:<actor>`, `provider`, `medusa`, `vendure`). */
   requestedBy: string;
-  /**
-   * The same key always names the same refund: a repeated call never sends twice and gets the first one's result.
-   * Without one, the same amount within the repeat window is refused (see {@link RefundService.refund}).
-   */
+  /** The same key always names the same refund (docs/refunds.md). */
   idempotencyKey?: string;
 }
 
-/** What a refund came to: `succeeded`, or `unknown` while its outcome is being confirmed. */
-export interface RefundOutcome {
+/** `succeeded`, or `unknown` while its outcome is being confirmed. */
+interface RefundOutcome {
   refund: InvoiceRefund;
   record: InvoiceRecord;
 }
 
-/** How often a caller repeating a refund still being sent looks at its row again. */
 const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
 /**
- * Refunds exactly once: ledger row → send → answer lost? read back before any re-send. Each refund is a row written
- * before its request leaves, and the database allows one refund in flight per invoice (a unique slot), so concurrent
- * requests in any number of app instances send one request; the others get {@link RefundInProgressError}, or with
- * the same idempotency key the first one's result.
- *
- * Just before sending, the invoice is read: its status must allow a refund, the amount must fit what remains, and
- * its `refunds.total` is kept as the row's baseline. A lost answer leaves the row `unknown` until
- * {@link RefundSettlementService} settles it by reading the invoice back.
- *
- * Without a caller's key, the same amount of the same invoice as a refund asked for within `refunds.repeatWindowMs`
- * (and not failed) is refused ({@link RefundRepeatedError}): it may be a double click or a second refund meant on
- * purpose, and answering it with the earlier one could tell a caller money moved when none did.
+ * Refunds exactly once: a ledger row holding the invoice's one in-flight slot is written before the request leaves,
+ * and a lost answer is read back before any re-send (docs/refunds.md).
  */
 @Injectable()
 export class RefundService {
@@ -69,12 +54,7 @@ export class RefundService {
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
   ) {}
 
-  /**
-   * Refunds `amountCents` of a paid invoice once: the refund `succeeded`, or `unknown` while being confirmed (repeat
-   * with the same key for its result, never refund again). Throws `CheckoutValidationError`,
-   * `InvoiceOperationNotAllowedError`, `RefundInProgressError`, `RefundRepeatedError`, `RefundFailedError` (the key
-   * names a failed refund) or the service's refusal (a `GatewayError`).
-   */
+  /** Refunds `amountCents` of a paid invoice once: `succeeded`, or `unknown` while being confirmed. */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     const { amountCents, idempotencyKey } = request;
     if (!Number.isSafeInteger(amountCents) || amountCents <= 0 || amountCents > MAX_SERVICE_AMOUNT_CENTS) {
@@ -108,7 +88,7 @@ export class RefundService {
     return this.send(claim.claimed, record);
   }
 
-  /** The invoice's refunds, newest first, and what remains refundable (refunds in flight count as spent). */
+  /** The invoice's refunds, newest first, and what remains refundable (in flight counts as spent). */
   async ledger(record: InvoiceRecord): Promise<{ refundableCents: number; refunds: InvoiceRefund[] }> {
     const refunds = await this.refunds.list(record.id);
     const { succeededCents, inFlightCents } = await this.refunds.totals(record.id);
@@ -117,7 +97,6 @@ export class RefundService {
     return { refundableCents: Math.max(0, paid - spent), refunds };
   }
 
-  /** A refund already asked for under this key: its result, never a second request. */
   private async repeat(refund: InvoiceRefund, amountCents: number, record: InvoiceRecord) {
     if (refund.amountCents !== amountCents) {
       throw new CheckoutValidationError({
@@ -136,7 +115,7 @@ export class RefundService {
     return { refund: row, record: await this.records.get(record.id) };
   }
 
-  /** An unknown refund of the invoice is read back now: only once it is settled may another one be sent. */
+  /** Only once the invoice's refund in flight is settled may another one be sent. */
   private async settleInFlight(record: InvoiceRecord): Promise<void> {
     const flying = await this.refunds.inFlight(record.id);
     if (!flying) return;
@@ -151,7 +130,6 @@ export class RefundService {
     if (now.state === 'pending' || now.state === 'unknown') throw new RefundInProgressError(record.id, now);
   }
 
-  /** Reads the invoice, checks the amount, stores the baseline, sends; records what came of it. */
   private async send(refund: InvoiceRefund, record: InvoiceRecord): Promise<RefundOutcome> {
     let invoice: Invoice | null;
     try {
@@ -220,7 +198,6 @@ export class RefundService {
     };
   }
 
-  /** A refusal settles the refund as failed; a lost answer leaves it unknown and reads the invoice back at once. */
   private async sendFailed(
     refund: InvoiceRefund,
     record: InvoiceRecord,
@@ -245,7 +222,7 @@ export class RefundService {
     await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: clip(reason, 2000) });
   }
 
-  /** Refuses a keyless repeat of a recent refund of the same amount; `own`, this call's row, is closed unsent. */
+  /** `own`, this call's row, is closed unsent. */
   private async refuseRepeat(
     invoiceRecordId: string,
     amountCents: number,
