@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import type { InvoicePaymentsAlert } from '../core/events';
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
@@ -11,10 +11,12 @@ import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import {
+  errorMessage,
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
+  raiseAlert,
 } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
@@ -109,7 +111,7 @@ export class CreationOutcomes {
 
   /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
   async lookupFailed(record: InvoiceRecord, err: unknown, options: ResolvedCheckoutOptions): Promise<never> {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     const since = record.unknownSince ?? new Date();
     const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
     const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
@@ -191,7 +193,7 @@ export class CreationOutcomes {
     const holder = await this.store.findByGatewayId(invoice.id);
     const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
     await this.fail(record, error.message);
-    this.alert('invoice_number_clash', record, error.message, holder?.id ?? null);
+    this.alert('invoice_number_clash', record, error.message, holder?.id);
     throw error;
   }
 
@@ -203,24 +205,9 @@ export class CreationOutcomes {
     await this.store.patch(record.id, patch);
   }
 
-  alert(
-    kind: InvoicePaymentsAlert['kind'],
-    record: InvoiceRecord,
-    message: string,
-    related: string | null = null,
-  ): void {
-    this.logger.warn(message);
-    const alert: InvoicePaymentsAlert = {
-      kind,
-      orderId: record.orderId,
-      invoiceRecordId: record.id,
-      message,
-      ...(related ? { relatedInvoiceRecordId: related } : {}),
-    };
-    try {
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
-    }
+  alert(kind: InvoicePaymentsAlert['kind'], record: InvoiceRecord, message: string, related?: string): void {
+    const relation = related ? { relatedInvoiceRecordId: related } : {};
+    const alert = { kind, orderId: record.orderId, invoiceRecordId: record.id, message, ...relation };
+    raiseAlert(this.events, this.logger, alert, 'warn');
   }
 }

@@ -84,20 +84,10 @@ export class InvoiceRecordStore {
    * linking also loses against an invoice linked meanwhile.
    */
   async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
-    return runInTransaction(this.dataSource, async (em) => {
-      const qb = em
-        .getRepository(InvoiceRecord)
-        .createQueryBuilder()
-        .update()
-        .set({ ...patch, updatedAt: new Date() })
-        .where('id = :id', { id })
-        .andWhere('creation_state IN (:...from)', { from });
-      if (patch.creationState === 'failed' || patch.creationState === 'created') {
-        qb.andWhere('gateway_id IS NULL');
-      }
-      if (seen) qb.andWhere('updated_at = :seen', { seen: seen.toISOString() });
-      return ((await qb.execute()).affected ?? 0) > 0;
-    });
+    const closing = patch.creationState === 'failed' || patch.creationState === 'created';
+    const guards = ['creation_state IN (:...from)', ...(closing ? ['gateway_id IS NULL'] : [])];
+    if (seen) guards.push('updated_at = :seen');
+    return this.update(id, patch, guards, { from, ...(seen ? { seen: seen.toISOString() } : {}) });
   }
 
   async patch(id: string, patch: Partial<InvoiceRecord>): Promise<void> {
@@ -110,21 +100,25 @@ export class InvoiceRecordStore {
   async setIfNull(id: string, column: 'openOrderId' | 'duplicateOf', value: string): Promise<boolean> {
     const name = column === 'openOrderId' ? 'open_order_id' : 'duplicate_of';
     try {
-      return await runInTransaction(this.dataSource, async (em) => {
-        const result = await em
-          .getRepository(InvoiceRecord)
-          .createQueryBuilder()
-          .update()
-          .set({ [column]: value, updatedAt: new Date() })
-          .where('id = :id', { id })
-          .andWhere(`${name} IS NULL`)
-          .execute();
-        return (result.affected ?? 0) > 0;
-      });
+      return await this.update(id, { [column]: value }, [`${name} IS NULL`]);
     } catch (err) {
       if (isUniqueViolation(err)) return false; // another attempt holds the order
       throw err;
     }
+  }
+
+  /** One UPDATE of the row under `guards`; whether it wrote. */
+  private update(id: string, set: Partial<InvoiceRecord>, guards: string[], params = {}): Promise<boolean> {
+    return runInTransaction(this.dataSource, async (em) => {
+      const qb = em
+        .getRepository(InvoiceRecord)
+        .createQueryBuilder()
+        .update()
+        .set({ ...set, updatedAt: new Date() })
+        .where('id = :id', { ...params, id });
+      for (const guard of guards) qb.andWhere(guard);
+      return ((await qb.execute()).affected ?? 0) > 0;
+    });
   }
 
   /** A person's resolution in the status history, never dispatched to the host (not applied). */

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DuplicateInvoiceCanceled, InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { DuplicateInvoiceCanceled, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { statusRow } from '../core/status-table';
@@ -11,6 +11,7 @@ import type { Invoice } from '../gateway/types';
 import type { StatusReportSource } from '../core/status-sources';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
+import { emitSafely, errorMessage, raiseAlert } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { hasNamespace } from './order-mapping';
 import { creationMove } from './creation-states';
@@ -151,7 +152,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
       // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
       this.logger.error(
-        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${why(err)}`,
+        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${errorMessage(err)}`,
       );
       return;
     }
@@ -167,7 +168,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       keptInvoiceRecordId: keeper.id,
       keptGatewayId: keeper.gatewayId,
     };
-    this.emit(InvoicePaymentsEvents.DuplicateCanceled, event);
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.DuplicateCanceled, event);
   }
 
   /** The cancel was refused: the invoice moved (paid?) meanwhile. */
@@ -192,15 +193,8 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   }
 
   private paidTwice(orderId: string, recordId: string | null, keeperId: string, message: string): void {
-    this.logger.error(message);
-    const alert: InvoicePaymentsAlert = {
-      kind: 'duplicate_paid',
-      orderId,
-      invoiceRecordId: recordId,
-      relatedInvoiceRecordId: keeperId,
-      message,
-    };
-    this.emit(InvoicePaymentsEvents.Alert, alert);
+    const alert = { orderId, invoiceRecordId: recordId, relatedInvoiceRecordId: keeperId, message };
+    raiseAlert(this.events, this.logger, { kind: 'duplicate_paid', ...alert });
   }
 
   /** A second invoice under a referrer whose attempt already holds one. */
@@ -215,23 +209,11 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       await this.gateway.cancelInvoice({ id: invoice.id });
       this.logger.warn(`${where}: canceled at the service`);
     } catch (err) {
-      this.logger.error(`${where}: canceling it failed: ${why(err)}`);
+      this.logger.error(`${where}: canceling it failed: ${errorMessage(err)}`);
     }
   }
 
   private async apply(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource = 'operation') {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
-
-  private emit(event: string, payload: unknown): void {
-    try {
-      this.events.emit(event, payload);
-    } catch (err) {
-      this.logger.error(`a listener of ${event} threw: ${why(err)}`);
-    }
-  }
-}
-
-function why(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents, RefundSettled } from '../core/events';
+import { InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { clip } from '../core/text-bounds';
@@ -42,15 +43,10 @@ export class RefundSettlementService {
     try {
       invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
     } catch (err) {
-      return this.later(refund, `could not read the invoice back: ${why(err)}`);
+      return this.later(refund, `could not read the invoice back: ${errorMessage(err)}`);
     }
     if (!invoice) return this.later(refund, 'the service did not find the invoice');
-    await this.status.apply({
-      recordId: record.id,
-      code: invoice.status.code,
-      source: 'provider',
-      invoice,
-    });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
     const total = invoice.refunds.totalCents ?? 0;
     const baseline = refund.baselineCents;
     const seen = `refunds.total ${centsToDecimalString(total)} (before: ${centsToDecimalString(baseline)})`;
@@ -87,7 +83,7 @@ export class RefundSettlementService {
       amountCents: refund.amountCents,
       reason,
     };
-    this.announce(InvoicePaymentsEvents.RefundSettled, event);
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.RefundSettled, event);
     return true;
   }
 
@@ -118,30 +114,11 @@ export class RefundSettlementService {
       `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (invoice record ` +
       `${refund.invoiceRecordId}) is still unsettled since ${refund.createdAt.toISOString()}: ${reason}. ` +
       `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
-    this.logger.error(message);
-    const alert: InvoicePaymentsAlert = {
-      kind: 'refund_unresolved',
-      orderId: null,
-      invoiceRecordId: refund.invoiceRecordId,
-      message,
-    };
-    this.announce(InvoicePaymentsEvents.Alert, alert);
-  }
-
-  /** Emits after the row moved; a throwing listener is logged, never the settling caller's problem. */
-  private announce(name: string, payload: unknown): void {
-    try {
-      this.events.emit(name, payload);
-    } catch (err) {
-      this.logger.error(`a listener of ${name} threw: ${why(err)}`);
-    }
+    const alert = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
+    raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...alert });
   }
 
   private async current(refund: InvoiceRefund): Promise<InvoiceRefund> {
     return (await this.refunds.get(refund.id)) ?? refund;
   }
-}
-
-export function why(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { errorMessage } from '../checkout/errors';
 import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
-import { RefundSettlementService, why } from './refund-settlement.service';
+import { RefundSettlementService } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 
 const BATCH = 20;
@@ -40,11 +41,13 @@ export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleD
     let read = 0;
     try {
       for (const row of await this.refunds.takeDue(BATCH)) {
-        await this.settlement.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${why(err)}`));
+        await this.settlement
+          .settle(row)
+          .catch((err) => this.logger.error(`refund ${row.id}: ${errorMessage(err)}`));
         read += 1;
       }
     } catch (err) {
-      this.logger.error(`refund settlement round failed: ${why(err)}`);
+      this.logger.error(`refund settlement round failed: ${errorMessage(err)}`);
     }
     return read;
   }

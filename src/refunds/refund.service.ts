@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
-import { assertAllowed } from '../checkout/invoice-actions';
+import { CheckoutValidationError, errorMessage, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { assertAllowed, refundableCents } from '../checkout/invoice-actions';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
@@ -15,7 +15,7 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
 import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
-import { RefundSettlementService, why } from './refund-settlement.service';
+import { RefundSettlementService } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 
 /** One refund asked for. */
@@ -92,9 +92,8 @@ export class RefundService {
   async ledger(record: InvoiceRecord): Promise<{ refundableCents: number; refunds: InvoiceRefund[] }> {
     const refunds = await this.refunds.list(record.id);
     const { succeededCents, inFlightCents } = await this.refunds.totals(record.id);
-    const paid = record.paidCents ?? record.grossCents ?? record.amountCents;
     const spent = Math.max(record.refundedCents, succeededCents) + inFlightCents;
-    return { refundableCents: Math.max(0, paid - spent), refunds };
+    return { refundableCents: refundableCents({ ...record, refundedCents: spent }), refunds };
   }
 
   private async repeat(refund: InvoiceRefund, amountCents: number, record: InvoiceRecord) {
@@ -135,19 +134,14 @@ export class RefundService {
     try {
       invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
     } catch (err) {
-      await this.fail(refund, `not sent: the invoice could not be read first (${why(err)})`);
+      await this.fail(refund, `not sent: the invoice could not be read first (${errorMessage(err)})`);
       throw err;
     }
     if (!invoice) {
       await this.fail(refund, 'not sent: the service did not find the invoice');
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
     }
-    await this.status.apply({
-      recordId: record.id,
-      code: invoice.status.code,
-      source: 'provider',
-      invoice,
-    });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
     if (!REFUNDABLE_CODES.includes(invoice.status.code)) {
       await this.fail(refund, `not sent: the invoice is in status ${invoice.status.code}`);
       assertAllowed('refund', { ...record, statusCode: invoice.status.code });
@@ -207,11 +201,11 @@ export class RefundService {
       await this.fail(refund, `refused: ${err.message}`);
       throw err;
     }
-    this.logger.warn(`refund ${refund.id}: outcome unknown (${why(err)}); reading the invoice back`);
+    this.logger.warn(`refund ${refund.id}: outcome unknown (${errorMessage(err)}); reading the invoice back`);
     await this.refunds.move(refund.id, ['pending'], {
       state: 'unknown',
       nextCheckAt: new Date(Date.now() + this.options.recheckMs),
-      reason: clip(`answer lost: ${why(err)}`, 2000),
+      reason: clip(`answer lost: ${errorMessage(err)}`, 2000),
     });
     const row = await this.settlement.settle({ ...refund, state: 'unknown' });
     if (row.state === 'failed') throw new RefundFailedError(row);
