@@ -84,18 +84,12 @@ export class InvoicePaymentProvider {
 
   /** Cancels the invoice at the service (status 1, 2, 3, 4 or 15); already canceled: nothing to do. */
   async cancelPayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
-    if (record.creationState === 'failed' || record.statusCode === 6) return { data: sessionDataOf(record) };
-    return { data: sessionDataOf(await this.cancel(record)) };
+    return this.cancelUnless(input, (record) => record.statusCode === 6);
   }
 
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
-    if (record.creationState === 'failed' || statusRow(record.statusCode)?.releasesOrder) {
-      return { data: sessionDataOf(record) };
-    }
-    return { data: sessionDataOf(await this.cancel(record)) };
+    return this.cancelUnless(input, (record) => !!statusRow(record.statusCode)?.releasesOrder);
   }
 
   /** Refunds `amount` cents of a paid invoice exactly once, through `RefundService` (docs/refunds.md). */
@@ -195,6 +189,12 @@ export class InvoicePaymentProvider {
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
     return this.outcomes.settle(await this.store.get(input?.data?.invoiceRecordId));
+  }
+
+  private async cancelUnless(input: PaymentSessionInput, done: (record: InvoiceRecord) => boolean) {
+    const record = await this.settled(input);
+    if (record.creationState === 'failed' || done(record)) return { data: sessionDataOf(record) };
+    return { data: sessionDataOf(await this.cancel(record)) };
   }
 
   private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {

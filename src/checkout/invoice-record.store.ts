@@ -182,7 +182,13 @@ export async function insertNextAttempt(
   now: Date,
 ): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
-  const shown = {
+  const fields = {
+    id,
+    orderId: input.orderId,
+    method: input.method,
+    currency: input.currency,
+    amountCents: input.amountCents,
+    installments: input.installments,
     displayId: input.shown?.displayId ?? null,
     customerName: input.shown?.customerName ?? null,
     customerEmail: input.shown?.customerEmail ?? null,
@@ -190,15 +196,9 @@ export async function insertNextAttempt(
   };
   const prefix = referrerPrefix(input);
   const params = {
-    id,
-    orderId: input.orderId,
+    ...fields,
     prefix,
     firstReferrer: `${prefix}1`,
-    method: input.method,
-    currency: input.currency,
-    amountCents: input.amountCents,
-    installments: input.installments,
-    ...shown,
     settlesAt: input.settlesAt.toISOString(),
     now: now.toISOString(),
   };
@@ -230,17 +230,11 @@ export async function insertNextAttempt(
   if (!written) return null;
   // Assigned in two steps: a literal spreading BLANK builds a new object shape per call (about 30 µs).
   return Object.assign(Object.assign(new InvoiceRecord(), BLANK), {
-    id,
-    orderId: input.orderId,
+    ...fields,
     openOrderId: input.orderId,
     attempt: Number(written.attempt),
     referrer: String(written.referrer),
     creationState: CLAIMED_STATE,
-    method: input.method,
-    currency: input.currency,
-    amountCents: input.amountCents,
-    installments: input.installments,
-    ...shown,
     settlesAt: input.settlesAt,
     createdAt: now,
     updatedAt: now,
