@@ -1,10 +1,7 @@
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import type { RecognisedOrder } from './client-mapping';
 
-/**
- * Each creation state, from the states it may be reached from; `created` is final (a late invoice may link even a
- * `failed` attempt). Every write of `creationState` goes through {@link creationMove}.
- */
+/** Each creation state from the states that may reach it (`created` is final); see {@link creationMove}. */
 export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly InvoiceCreationState[]>> = {
   pending: ['pending', 'unknown'],
   unknown: ['pending'],

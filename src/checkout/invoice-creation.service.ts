@@ -17,10 +17,7 @@ const CREATION_POLL_MS = 25;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */
 export const CLAIM_HEADROOM_MS = 100;
 
-/**
- * Creates an order's invoice exactly once: the unique `open_order_id` of the claimed row lets one caller send; the
- * others wait for it. An unknown outcome is settled by the service's answer, never by a guess (docs/checkout.md).
- */
+/** Creates an order's invoice exactly once: the claimed row's unique `open_order_id` lets one caller send. */
 @Injectable()
 export class InvoiceCreationService {
   private readonly logger = new Logger(InvoiceCreationService.name);

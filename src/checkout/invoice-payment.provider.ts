@@ -30,10 +30,7 @@ import type {
   WebhookActionResult,
 } from './types';
 
-/**
- * The payment provider in the shape of Medusa's (v2.5+) `AbstractPaymentProvider`; `data` is the session's
- * {@link InvoicePaymentSessionData}. See docs/checkout.md.
- */
+/** The payment provider in the shape of Medusa's (v2.5+) `AbstractPaymentProvider` (docs/checkout.md). */
 @Injectable()
 export class InvoicePaymentProvider {
   static readonly identifier = 'invoice-payments';

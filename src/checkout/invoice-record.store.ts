@@ -79,10 +79,7 @@ export class InvoiceRecordStore {
     }
   }
 
-  /**
-   * A creation-state move as a compare-and-set on `from` (and `seen`), so exactly one caller takes over; closing or
-   * linking also loses against an invoice linked meanwhile.
-   */
+  /** Compare-and-set on `from` (and `seen`); closing or linking also loses to an invoice linked meanwhile. */
   async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
     const closing = patch.creationState === 'failed' || patch.creationState === 'created';
     const guards = ['creation_state IN (:...from)', ...(closing ? ['gateway_id IS NULL'] : [])];

@@ -28,10 +28,7 @@ function isPayable(record: InvoiceRecord): boolean {
   return CANCELLABLE_CODES.includes(record.statusCode ?? -1);
 }
 
-/**
- * Late and duplicate invoices: matched by referrer only under this installation's namespace and identity, linked,
- * and the order brought back to one payable invoice (docs/checkout.md).
- */
+/** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()
 export class LateInvoiceService implements LateInvoiceAdopter {
   private readonly logger = new Logger(LateInvoiceService.name);

@@ -37,10 +37,7 @@ interface RefundOutcome {
 const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
-/**
- * Refunds exactly once: a ledger row holding the invoice's one in-flight slot is written before the request leaves,
- * and a lost answer is read back before any re-send (docs/refunds.md).
- */
+/** Refunds exactly once: ledger row (the invoice's one in-flight slot) → send → lost answer read back. */
 @Injectable()
 export class RefundService {
   private readonly logger = new Logger('InvoicePayments:Refunds');
