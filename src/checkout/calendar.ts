@@ -1,34 +1,30 @@
-/**
- * Calendar days in the store's time zone, with Intl only. Due dates are calendar days (A2), so "today" must be the
- * store's today: at 22:00 in São Paulo it is already tomorrow in UTC.
- */
+// Due dates are calendar days in the store's zone (A2): at 22:00 in São Paulo it is already tomorrow in UTC.
 
-/** One formatter per time zone: building an `Intl.DateTimeFormat` costs more than formatting with it. */
+/** Building an `Intl.DateTimeFormat` costs more than formatting with it. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let format = formatters.get(timeZone);
   if (!format) {
-    // Throws for an unknown zone before anything is cached: a bad zone is refused on every call, never remembered.
+    // Throws for an unknown zone before anything is cached.
     format = new Intl.DateTimeFormat('en-US', {
       timeZone,
       year: 'numeric',
       month: '2-digit',
       day: '2-digit',
     });
-    // A store has one zone or a few; the bound only keeps a caller passing arbitrary zones from growing it.
+    // Bounded against a caller passing arbitrary zones.
     if (formatters.size >= 64) formatters.clear();
     formatters.set(timeZone, format);
   }
   return format;
 }
 
-/** The last answer per zone, for the minute it was asked in: every checkout asks, `formatToParts` is slow. */
+/** The last answer per zone and minute: every checkout asks, `formatToParts` is slow. */
 const lastDays = new Map<string, { minute: number; day: string }>();
 
-/** Today's date in `timeZone`, `YYYY-MM-DD`. */
 export function todayIn(timeZone: string, now: Date): string {
-  // Today's zones are offset from UTC by whole minutes, so the date only turns on a minute boundary.
+  // Zones are offset by whole minutes, so the date only turns on a minute boundary.
   const minute = Math.floor(now.getTime() / 60_000);
   const last = lastDays.get(timeZone);
   if (last && last.minute === minute) return last.day;
@@ -40,7 +36,6 @@ export function todayIn(timeZone: string, now: Date): string {
   return day;
 }
 
-/** `YYYY-MM-DD` plus `days` calendar days. */
 export function addDays(day: string, days: number): string {
   const [y, m, d] = day.split('-').map(Number);
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
@@ -49,10 +44,7 @@ export function addDays(day: string, days: number): string {
 /** `true` for a real calendar day written `YYYY-MM-DD`. */
 export { isCalendarDay } from '../gateway/dto/validators';
 
-/**
- * `true` when a card expiring `MM/YY` is still valid on `today` (`YYYY-MM-DD`): a card is valid through the last
- * day of its expiry month.
- */
+/** A card is valid through the last day of its expiry month (`MM/YY`). */
 export function isCardExpiryCurrent(expiry: string, today: string): boolean {
   const m = /^(0[1-9]|1[0-2])\/(\d{2})$/.exec(expiry);
   if (!m) return false;

@@ -6,23 +6,17 @@ import {
 } from '../core/settings.schema';
 import { ResolvedCheckoutOptions } from './checkout.options';
 
-/** Injection token of the resolved checkout options (`ResolvedCheckoutOptions`). */
 export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
 
-/** Injection token of the runtime settings (the admin panel) that override the checkout options; optional. */
+/** The runtime settings (admin panel) that override the checkout options; optional. */
 export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
 
-/** Where the checkout reads its runtime settings from (the settings service matches it). */
 export interface CheckoutSettingsSource {
   getEffective(): Promise<Pick<InvoicePaymentsSettingsValues, CheckoutSettingName>>;
-  /** This installation's referrer namespace, made once and kept. */
   referrerNamespace?(): Promise<string>;
 }
 
-/**
- * The checkout options in force for one checkout: the module options, overridden by the runtime settings when a
- * settings source is provided (changes without a restart).
- */
+/** The checkout options in force: the module options overridden by the runtime settings, if any. */
 @Injectable()
 export class CheckoutConfig {
   constructor(
@@ -30,7 +24,6 @@ export class CheckoutConfig {
     @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
   ) {}
 
-  /** The options the module was started with (defaults applied). */
   get static(): ResolvedCheckoutOptions {
     return this.options;
   }

@@ -11,12 +11,7 @@ import { CREATION_SETTLER } from '../core/creation-settler.port';
 import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
 import { resolveCheckoutOptions } from '../options/sections';
 
-/**
- * Checkout: the order → invoice mapping, exactly-once creation and the {@link InvoicePaymentProvider}. Imported by
- * `InvoicePaymentsModule`, which provides what it needs globally (options, `GatewayClient`, the status path).
- * Global so the other capabilities (the admin API) and the host reach the one provider; its tokens are this
- * package's own classes and symbols, so nothing of the host's is shadowed.
- */
+/** Global so the admin API and the host reach the one provider; its tokens are the package's own. */
 @Global()
 @Module({
   providers: [

@@ -9,14 +9,9 @@ import type { FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutAddress, CheckoutCustomer, CheckoutOrder } from './types';
 
-/** Where the payer's name may come from: `name` as given, else `first_name` and `last_name` joined. */
 const NAME_FIELDS = ['name', 'first_name', 'last_name'] as const;
 
-/**
- * The customer part of an invoice (`client`, spec §4.2): name (required, blank counts as absent), tax document
- * (required for domestic customers), e-mail (required for international ones, A4), phone and IP. Problems go to
- * `errors`, named by input field.
- */
+/** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
 export function mapCustomer(
   order: CheckoutOrder,
   international: boolean,
@@ -35,7 +30,6 @@ export function mapCustomer(
     errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
   } else if (name) client.name = name;
   else if (!NAME_FIELDS.some((field) => errors.has(`order.customer.${field}`))) {
-    // Absent or only spaces: the payer's name is required text (a bank slip carries it), like any other.
     const field = typeof customer.name === 'string' ? 'name' : 'first_name';
     errors.add(
       `order.customer.${field}`,
@@ -76,7 +70,7 @@ export function mapCustomer(
   return client;
 }
 
-/** CPF or CNPJ without punctuation, letters upper-cased (alphanumeric CNPJ); `''` when absent. */
+/** CPF or CNPJ without punctuation, upper-cased (alphanumeric CNPJ); `''` when absent. */
 export function normalizeDocument(value: unknown): string {
   return typeof value === 'string' ? value.replace(/[\s./-]/g, '').toUpperCase() : '';
 }
@@ -93,7 +87,6 @@ export function nonEmpty(value: unknown): value is string {
 const BRAZIL = 'BRA';
 const UFS: ReadonlySet<string> = new Set(getStates().map((s) => s.code));
 
-/** Input field of each `client.address` field under the default mapping, for error messages. */
 const DEFAULT_FIELD_NAMES: Record<keyof InvoiceAddress, string> = {
   street: 'order.shipping_address.address_1',
   number: 'order.shipping_address.number',
@@ -104,12 +97,8 @@ const DEFAULT_FIELD_NAMES: Record<keyof InvoiceAddress, string> = {
   country: 'order.shipping_address.country_code',
 };
 
-/**
- * The default mapping of a Medusa-style address: street from `address_1`; number from `number`, else the number
- * after the last comma of `address_1` ("Rua das Flores, 123"), else `S/N` (no number, as Brazilian addresses
- * write it); district from `district`, else `address_2`.
- */
-export const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) => {
+/** A Medusa-style address mapped as docs/checkout.md describes (number after the last comma, else `S/N`). */
+const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) => {
   let street = address.address_1?.trim() ?? '';
   let number = address.number?.trim() ?? '';
   if (!number) {
@@ -127,7 +116,7 @@ export const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) =>
   };
 };
 
-/** The input fields of a Medusa-style address, checked (type, control characters, length) before any mapping. */
+/** Checked (type, control characters, length) before any mapping. */
 const INPUT_FIELDS = [
   'address_1',
   'address_2',
@@ -139,10 +128,7 @@ const INPUT_FIELDS = [
   'country_code',
 ] as const satisfies ReadonlyArray<keyof CheckoutAddress>;
 
-/**
- * Maps and checks the order's address: its text fields bounded (A17), every field present, the country as a three-letter code, and for Brazil a
- * UF among the 27 and an 8-digit CEP. Problems go to `errors`; the address is returned only when it is whole.
- */
+/** The order's address mapped and checked (for Brazil a UF and an 8-digit CEP); only returned when whole. */
 export function mapAddress(
   address: CheckoutAddress,
   order: CheckoutOrder,
@@ -207,14 +193,14 @@ export function mapAddress(
 }
 
 /** `br`/`BR`/`BRA` → `BRA`; `undefined` for anything that is not a country code. */
-export function toAlpha3(code: string): string | undefined {
+function toAlpha3(code: string): string | undefined {
   const upper = code.trim().toUpperCase();
   if (upper.length === 2) return alpha2ToAlpha3(upper);
   if (upper.length === 3 && alpha3ToAlpha2(upper)) return upper;
   return undefined;
 }
 
-/** What a person recognises an order by, kept on the invoice record for the admin page (shown and searched). */
+/** What a person recognises an order by, kept on the record for the admin page. */
 export interface RecognisedOrder {
   displayId: string | null;
   customerName: string | null;
@@ -223,10 +209,7 @@ export interface RecognisedOrder {
   customerDocument: string | null;
 }
 
-/**
- * A CPF or CNPJ (already without punctuation) masked for display: the first and last digits hidden, the middle
- * kept so a person can tell two customers apart. Anything else is fully hidden (`***`). `null` for none.
- */
+/** A CPF or CNPJ masked for display, the middle kept so a person can tell two customers apart; else `***`. */
 export function maskDocument(document: string | undefined | null): string | null {
   if (!document) return null;
   if (/^\d{11}$/.test(document)) return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;
@@ -236,14 +219,12 @@ export function maskDocument(document: string | undefined | null): string | null
   return '***';
 }
 
-/** The value as trimmed text; `null` when absent or blank. */
 function present(value: string | number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const text = String(value).trim();
   return text === '' ? null : text;
 }
 
-/** The order's number and customer from the checkout input and its mapped `client` (document normalized). */
 export function recognisedOrder(
   order: CheckoutOrder,
   client: CreateInvoiceParams['client'],

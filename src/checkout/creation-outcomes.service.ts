@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import type { InvoicePaymentsAlert } from '../core/events';
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
@@ -11,10 +11,12 @@ import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice
 import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from './checkout.options';
 import {
+  errorMessage,
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
+  raiseAlert,
 } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
@@ -23,11 +25,7 @@ import { creationMove } from './creation-states';
 /** "Retry in N s" while another request is creating the order's invoice. */
 export const PENDING_RETRY_S = 2;
 
-/**
- * The settle step: how an attempt ends once its request was sent (or its holder died): created (numbers, status and
- * history stored in one transaction), closed as "not created", or still unknown (asked by referrer until the
- * request can no longer land). Late invoices of earlier attempts are then handled (`LateInvoiceService`).
- */
+/** How an attempt ends once its request was sent (or its holder died): created, closed, or still unknown. */
 @Injectable()
 export class CreationOutcomes {
   private readonly logger = new Logger(CreationOutcomes.name);
@@ -40,10 +38,7 @@ export class CreationOutcomes {
     private readonly config: CheckoutConfig,
   ) {}
 
-  /**
-   * Settles a record whose creation is `unknown`, or `pending` past `staleCreationMs`, by asking the service (before
-   * operating on it, and for the admin's re-check); a fresh `pending` one throws `PaymentBeingConfirmedError`.
-   */
+  /** Settles an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
   async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
     if (record.creationState === 'created' || record.creationState === 'failed') return record;
     const options = this.config.static;
@@ -66,10 +61,7 @@ export class CreationOutcomes {
     return settled ?? this.store.get(record.id);
   }
 
-  /**
-   * Closes an unsettled attempt as "not created" on a person's word (they checked the service's panel): the order
-   * is free again, and the resolution is kept in the status history with `actor`.
-   */
+  /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
     if (!(await this.closeNotCreated(record, reason, ['unknown', 'pending'])))
@@ -79,10 +71,7 @@ export class CreationOutcomes {
     return this.store.get(record.id);
   }
 
-  /**
-   * The holder of an unknown outcome (its row `pending`) asks until it can decide: found → created; not found once
-   * `settlesAt` passed → closed (`null`); the caller's `deadline` over first → `unknown`, `PaymentBeingConfirmedError`.
-   */
+  /** Asks until found (created), `settlesAt` passed (closed: `null`) or `deadline` over (`unknown`, throws). */
   async resolveUnknown(
     record: InvoiceRecord,
     deadline: number,
@@ -122,7 +111,7 @@ export class CreationOutcomes {
 
   /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
   async lookupFailed(record: InvoiceRecord, err: unknown, options: ResolvedCheckoutOptions): Promise<never> {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     const since = record.unknownSince ?? new Date();
     const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
     const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
@@ -147,7 +136,6 @@ export class CreationOutcomes {
     throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);
   }
 
-  /** Closes the attempt unless an invoice was linked to it meanwhile; frees the order. */
   private closeNotCreated(
     record: InvoiceRecord,
     reason: string,
@@ -163,15 +151,11 @@ export class CreationOutcomes {
     );
   }
 
-  /**
-   * Stores the service's answer in one transaction: the invoice's numbers, `created`, its first status and history
-   * (the host hears of it after the commit); then late invoices of earlier attempts are handled.
-   */
+  /** Stores the answer (numbers, `created`, first status) in one transaction, then handles late invoices. */
   async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
-    // Waiters return as soon as they see `created`: written by the status write with the PIX and bank-slip data
-    // (the status path guards the row by its version, so the state is not compared).
+    // Written with the status (guarded by version), so waiters never see `created` without the PIX/bank-slip data.
     const created = creationMove(['pending', 'unknown'], 'created', {
       gatewayId: invoice.id,
       gatewayUuid: invoice.uuid,
@@ -205,12 +189,11 @@ export class CreationOutcomes {
     return record.attempt === 1 ? applied.record : this.store.get(record.id);
   }
 
-  /** The service answered a number another record holds: close the attempt, tell the store, free the order. */
   async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
     const holder = await this.store.findByGatewayId(invoice.id);
     const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
     await this.fail(record, error.message);
-    this.alert('invoice_number_clash', record, error.message, holder?.id ?? null);
+    this.alert('invoice_number_clash', record, error.message, holder?.id);
     throw error;
   }
 
@@ -222,24 +205,9 @@ export class CreationOutcomes {
     await this.store.patch(record.id, patch);
   }
 
-  alert(
-    kind: InvoicePaymentsAlert['kind'],
-    record: InvoiceRecord,
-    message: string,
-    related: string | null = null,
-  ): void {
-    this.logger.warn(message);
-    const alert: InvoicePaymentsAlert = {
-      kind,
-      orderId: record.orderId,
-      invoiceRecordId: record.id,
-      message,
-      ...(related ? { relatedInvoiceRecordId: related } : {}),
-    };
-    try {
-      this.events.emit(InvoicePaymentsEvents.Alert, alert);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
-    }
+  alert(kind: InvoicePaymentsAlert['kind'], record: InvoiceRecord, message: string, related?: string): void {
+    const relation = related ? { relatedInvoiceRecordId: related } : {};
+    const alert = { kind, orderId: record.orderId, invoiceRecordId: record.id, message, ...relation };
+    raiseAlert(this.events, this.logger, alert, 'warn');
   }
 }

@@ -1,15 +1,7 @@
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import type { RecognisedOrder } from './client-mapping';
 
-/**
- * The creation states an attempt may reach, each from the states it may leave (the only moves there are):
- * - `pending`: a new attempt's claim (from no row), or a caller taking over a stale `pending` or an `unknown`
- *   creation to resolve it (compare-and-set, so exactly one caller does);
- * - `unknown`: the request may have landed (its answer was lost, its holder died, or a lookup failed);
- * - `created`: the service's invoice, from its own attempt or linked late, even to an attempt closed as not created;
- * - `failed`: the service refused it, or it was not found once it could have landed (or a person said so).
- * `created` is final. Every write of `creationState` goes through {@link creationMove}.
- */
+/** Each creation state from the states that may reach it (`created` is final); see {@link creationMove}. */
 export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly InvoiceCreationState[]>> = {
   pending: ['pending', 'unknown'],
   unknown: ['pending'],
@@ -17,7 +9,6 @@ export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly Invo
   failed: ['pending', 'unknown'],
 };
 
-/** The state a claim writes on a new attempt's row. */
 export const CLAIMED_STATE = 'pending' satisfies InvoiceCreationState;
 
 /** What the claim's INSERT writes; every other column starts as {@link BLANK}. */
@@ -70,8 +61,8 @@ export const BLANK: Omit<InvoiceRecord, ClaimedColumns> = {
   rawSnapshot: null,
 };
 
-/** The fields each state is written with, beside `creationState` itself. */
-export interface CreationFields {
+/** The fields each state is written with. */
+interface CreationFields {
   pending: Record<string, never>;
   unknown: { unknownSince?: Date; attentionReason?: string };
   created: {
@@ -87,13 +78,13 @@ export interface CreationFields {
   failed: { openOrderId: null; failureReason: string; attentionReason?: null };
 }
 
-/** A creation-state move: the states the row must be in (compare-and-set), and what it writes. */
+/** The states the row must be in (compare-and-set), and what the move writes. */
 export interface CreationMove {
   from: InvoiceCreationState[];
   patch: Partial<InvoiceRecord>;
 }
 
-/** A creation-state move out of `from` to `to`; throws for a move the table does not list (a bug of the module). */
+/** Throws for a move the table does not list (a bug of the module). */
 export function creationMove<T extends InvoiceCreationState>(
   from: readonly InvoiceCreationState[],
   to: T,

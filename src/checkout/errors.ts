@@ -1,13 +1,13 @@
+import type { Logger } from '@nestjs/common';
+import type { EventEmitter2 } from '@nestjs/event-emitter';
+import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 
 /** Field path → what is wrong with it. */
 export type FieldErrors = Record<string, string[]>;
 
-/**
- * The checkout input is wrong; nothing was sent or stored. `fields` maps each input field (`items[0].quantity`...)
- * to its problems; values are never echoed (they may be personal data). Over HTTP: 400 with `fields`.
- */
+/** The checkout input is wrong (nothing sent or stored); values are never echoed. Over HTTP: 400 with `fields`. */
 export class CheckoutValidationError extends InvoicePaymentsError {
   constructor(readonly fields: FieldErrors) {
     const summary = Object.entries(fields)
@@ -73,15 +73,11 @@ export class InvoiceOperationNotAllowedError extends InvoicePaymentsError {
   }
 }
 
-/**
- * The invoice's creation has not settled (another caller is creating it, or the service could not be asked about an
- * unknown outcome); nothing new was created, try again later. Over HTTP: 409, or 503 (`serviceUnavailable`).
- */
+/** The invoice's creation has not settled; nothing new was created, try again later. Over HTTP: 409 (503). */
 export class InvoiceCreationUnresolvedError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     detail: string,
-    /** The service failed or could not be reached while the module asked it (the service's trouble, not a refusal). */
     readonly serviceUnavailable = false,
     code:
       | 'invoice_creation_unresolved'
@@ -97,15 +93,11 @@ export class InvoiceCreationUnresolvedError extends InvoicePaymentsError {
   }
 }
 
-/**
- * A create request's outcome is unknown and it could still land at the service: retry after `retryAfterSeconds`
- * (the session shows `confirmingUntil`). Over HTTP: 409 (503), with `Retry-After`.
- */
+/** A create request's outcome is unknown: retry after `retryAfterSeconds`. Over HTTP: 409 (503), `Retry-After`. */
 export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
   constructor(
     orderId: string,
     readonly invoiceRecordId: string,
-    /** Whole seconds, at least 1. */
     readonly retryAfterSeconds: number,
     detail: string,
     serviceUnavailable = false,
@@ -120,11 +112,7 @@ export class PaymentBeingConfirmedError extends InvoiceCreationUnresolvedError {
   }
 }
 
-/**
- * Whether the attempt's invoice was created could not be found out for `checkout.unresolvedAlertMs`: the session is
- * `requires_more`, a `creation_unresolved` alert was raised; resolve it in the admin API (`recheck`,
- * `mark-not-created`). A retry also re-checks.
- */
+/** The creation stayed unresolved past `checkout.unresolvedAlertMs`: a person resolves it (docs/checkout.md). */
 export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolvedError {
   constructor(
     orderId: string,
@@ -141,10 +129,7 @@ export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolve
   }
 }
 
-/**
- * The service answered an invoice number another record holds (it reused a number): the attempt is closed and the
- * order free again. Over HTTP: 409.
- */
+/** The service answered a number another record holds: the attempt is closed, the order free. Over HTTP: 409. */
 export class InvoiceNumberClashError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
@@ -185,7 +170,7 @@ export class InvoiceRecordNotFoundError extends InvoicePaymentsError {
   }
 }
 
-/** What the shopper's side is told when the service itself failed: no address, no system error, no secret. */
+/** What the shopper's side is told when the service failed: no address, no system error, no secret. */
 const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
   network: 'The payment service could not be reached. Nothing was charged; try again in a moment.',
   unavailable: 'The payment service is unavailable. Try again in a moment.',
@@ -199,7 +184,7 @@ const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
   scope: "The payment service refused the store's credential: the store must check its payment settings.",
 };
 
-/** Kinds that are the request's own fault (the service refused it); every other kind is the service's trouble. */
+/** Kinds that are the request's own fault; every other kind is the service's trouble. */
 const REFUSAL_KINDS: ReadonlySet<GatewayError['kind']> = new Set([
   'validation',
   'not_found',
@@ -212,11 +197,7 @@ export function isUpstreamFailure(error: unknown): boolean {
   return isGatewayError(error) && !REFUSAL_KINDS.has(error.kind);
 }
 
-/**
- * A `GatewayError` as the shopper's side may be told it: for the service's own trouble a plain sentence without
- * internal details, which `gatewayError` (also `cause`) keeps for the log. The HTTP edges and the Medusa and Vendure
- * adapters present gateway errors through it. Over HTTP: `GATEWAY_ERROR_HTTP_STATUS[kind]`.
- */
+/** A `GatewayError` as the shopper may see it; `gatewayError` keeps the details. Over HTTP: by `kind`. */
 export class PaymentServiceError extends InvoicePaymentsError {
   readonly kind: GatewayError['kind'];
   readonly retryAfterSeconds: number | null;
@@ -242,4 +223,28 @@ export function isServiceTrouble(error: unknown): boolean {
   if (error instanceof PaymentServiceError) return isUpstreamFailure(error.gatewayError);
   if (error instanceof InvoiceCreationUnresolvedError) return error.serviceUnavailable;
   return isUpstreamFailure(error);
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Emits after the fact it tells of: a throwing listener is logged, never the emitting caller's problem. */
+export function emitSafely(events: EventEmitter2, logger: Logger, name: string, payload: unknown): void {
+  try {
+    events.emit(name, payload);
+  } catch (err) {
+    logger.error(`a listener of ${name} threw: ${errorMessage(err)}`);
+  }
+}
+
+/** Logs an alert's message and emits the alert. */
+export function raiseAlert(
+  events: EventEmitter2,
+  logger: Logger,
+  alert: InvoicePaymentsAlert,
+  level: 'warn' | 'error' = 'error',
+): void {
+  logger[level](alert.message);
+  emitSafely(events, logger, InvoicePaymentsEvents.Alert, alert);
 }

@@ -2,10 +2,8 @@ import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../g
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceOperationNotAllowedError } from './errors';
 
-/** What a person (or the host) may ask of an invoice: the operations the provider guards by status. */
 export type InvoiceAction = 'changeDueDate' | 'cancel' | 'refund';
 
-/** The record fields the rules read. */
 type ActionSubject = Pick<
   InvoiceRecord,
   'creationState' | 'method' | 'statusCode' | 'paidCents' | 'grossCents' | 'amountCents' | 'refundedCents'
@@ -13,7 +11,6 @@ type ActionSubject = Pick<
 
 /** Why an action is refused: the rule in words (for the API's `message`) and a stable code for the page. */
 interface ActionRefusal {
-  /** `not_created`: the creation is not settled; `wrong_status`, `wrong_method`; `nothing_left` (refund). */
   reason: 'not_created' | 'wrong_status' | 'wrong_method' | 'nothing_left';
   rule: string;
 }
@@ -24,11 +21,7 @@ export function refundableCents(record: ActionSubject): number {
   return Math.max(0, paid - record.refundedCents);
 }
 
-/**
- * The one place that says which operation an invoice's state allows, built on the status codes of
- * `gateway/status.ts` (§4.3, A8, A11): the provider refuses with it before calling the service, and the admin API
- * exports it (`allowedActions`) so the page offers only what will be accepted. `null`: allowed.
- */
+/** The one place saying which operation an invoice's state allows (§4.3, A8, A11); `null`: allowed. */
 export function refusal(action: InvoiceAction, record: ActionSubject): ActionRefusal | null {
   if (record.creationState !== 'created') {
     return { reason: 'not_created', rule: `its creation is ${record.creationState}` };
@@ -50,12 +43,11 @@ export function refusal(action: InvoiceAction, record: ActionSubject): ActionRef
   return null;
 }
 
-/** Every action the invoice's state allows now, in a fixed order. */
 export function allowedActions(record: ActionSubject): InvoiceAction[] {
   return (['changeDueDate', 'cancel', 'refund'] as const).filter((a) => refusal(a, record) === null);
 }
 
-/** Throws `InvoiceOperationNotAllowedError` when the record's state refuses `action` (`unless`: checked later). */
+/** Throws `InvoiceOperationNotAllowedError` unless `action` is allowed (`unless`: a reason checked later). */
 export function assertAllowed(
   action: InvoiceAction,
   record: ActionSubject & Pick<InvoiceRecord, 'id'>,

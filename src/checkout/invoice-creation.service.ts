@@ -13,28 +13,11 @@ import { CreationOutcomes, PENDING_RETRY_S } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
 import { creationMove } from './creation-states';
 
-/** How often a caller waiting for another caller's creation looks at the row again. */
 const CREATION_POLL_MS = 25;
-/**
- * The claim sets `settlesAt` this much later than "now + create timeout + margin", so the usual claim needs no
- * second write before its request leaves; a slower claim is followed by one, so `settlesAt` is never too early.
- */
+/** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */
 export const CLAIM_HEADROOM_MS = 100;
 
-/**
- * Creates an order's invoice exactly once.
- *
- * The database is the guard: an attempt starts by inserting a `pending` row whose unique `open_order_id` is the
- * order id, so only one caller (in any process) holds the order and sends the create request. Everyone else waits
- * for the row to settle and gets the same invoice; callers in the same process share the holder's promise.
- *
- * A creation whose outcome is unknown (timeout after sending, dropped connection, 5xx) is settled by the service's
- * answer, never by an early guess: while the request could still land (`settlesAt`: sent + the client's create
- * timeout + `lateCreationMarginMs`) nothing new is created and callers get `PaymentBeingConfirmedError`. Not found
- * after that instant, the attempt is closed as "not created"; the next attempt gets a new referrer, so an invoice
- * of the old one that still shows up is handled as a late invoice (`LateInvoiceService`). A holder that died is
- * taken over once its claim is older than `staleCreationMs`.
- */
+/** Creates an order's invoice exactly once: the claimed row's unique `open_order_id` lets one caller send. */
 @Injectable()
 export class InvoiceCreationService {
   private readonly logger = new Logger(InvoiceCreationService.name);
@@ -47,7 +30,7 @@ export class InvoiceCreationService {
     private readonly outcomes: CreationOutcomes,
   ) {}
 
-  /** Validates and maps the request (throws `CheckoutValidationError` before anything is sent or stored). */
+  /** Throws `CheckoutValidationError` before anything is sent or stored. */
   async prepare(
     request: CheckoutRequest,
   ): Promise<{ mapped: MappedInvoice; options: ResolvedCheckoutOptions }> {
@@ -55,7 +38,6 @@ export class InvoiceCreationService {
     return { mapped: mapOrderToInvoice(request, options), options };
   }
 
-  /** The order's open invoice for this request: the existing one, or a new one created once. */
   async create(request: CheckoutRequest): Promise<InvoiceRecord> {
     const { mapped, options } = await this.prepare(request);
     const orderId = mapped.params.payment.id;
@@ -118,7 +100,7 @@ export class InvoiceCreationService {
     }
   }
 
-  /** The claim holder sends the create request; `null` when the attempt was closed as "not created". */
+  /** `null` when the attempt was closed as "not created". */
   private async send(
     record: InvoiceRecord,
     mapped: MappedInvoice,
@@ -158,7 +140,6 @@ export class InvoiceCreationService {
     return this.outcomes.settleCreated(sent, invoice);
   }
 
-  /** A new attempt for the order, or `null` when it has an open one. */
   private async claim(
     mapped: MappedInvoice,
     options: ResolvedCheckoutOptions,
@@ -176,12 +157,10 @@ export class InvoiceCreationService {
     });
   }
 
-  /** Until when a create request sent now could still land at the service. */
   private landsUntil(options: ResolvedCheckoutOptions): number {
     return Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
   }
 
-  /** The open invoice serves this request only if it is for the same method and amount. */
   private matching(open: InvoiceRecord, mapped: MappedInvoice): InvoiceRecord {
     if (open.method !== mapped.method) {
       throw new OpenInvoiceConflictError(

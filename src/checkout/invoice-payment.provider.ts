@@ -30,15 +30,9 @@ import type {
   WebhookActionResult,
 } from './types';
 
-/**
- * The payment provider, in the shape of Medusa's (v2.5+) `AbstractPaymentProvider`: methods take
- * `{ data, amount, currency_code, context }` and return `{ data, status? }`, where `data` is the session's
- * {@link InvoicePaymentSessionData}. The service has no capture operation: money is captured when the customer
- * pays or the acquirer settles the card (status 5), and `capturePayment` only confirms it.
- */
+/** The payment provider in the shape of Medusa's (v2.5+) `AbstractPaymentProvider` (docs/checkout.md). */
 @Injectable()
 export class InvoicePaymentProvider {
-  /** Medusa's provider identifier. */
   static readonly identifier = 'invoice-payments';
 
   constructor(
@@ -55,11 +49,7 @@ export class InvoicePaymentProvider {
 
   private readonly logger = new Logger('InvoicePaymentProvider');
 
-  /**
-   * Creates the order's invoice, or returns the open one for the same method and amount: at most one open invoice
-   * per order, one create request however many concurrent calls. Bad input throws `CheckoutValidationError`
-   * before anything is sent; an open invoice for another method or amount throws `OpenInvoiceConflictError`.
-   */
+  /** Creates the order's invoice once, or returns its open one for the same method and amount (docs/checkout.md). */
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.creation.create(input);
     return { id: record.id, data: sessionDataOf(record), status: sessionStatusOf(record) };
@@ -75,7 +65,7 @@ export class InvoicePaymentProvider {
     return { status: sessionStatusOf(record), data: sessionDataOf(record) };
   }
 
-  /** Confirms the money was captured (see the class note: the service has no capture operation). */
+  /** Confirms the money was captured: the service has no capture operation (status 5 is paid). */
   async capturePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     if (sessionStatusOf(record) !== 'captured') {
@@ -91,27 +81,15 @@ export class InvoicePaymentProvider {
 
   /** Cancels the invoice at the service (status 1, 2, 3, 4 or 15); already canceled: nothing to do. */
   async cancelPayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
-    if (record.creationState === 'failed' || record.statusCode === 6) return { data: sessionDataOf(record) };
-    return { data: sessionDataOf(await this.cancel(record)) };
+    return this.cancelUnless(input, (record) => record.statusCode === 6);
   }
 
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
-    if (record.creationState === 'failed' || statusRow(record.statusCode)?.releasesOrder) {
-      return { data: sessionDataOf(record) };
-    }
-    return { data: sessionDataOf(await this.cancel(record)) };
+    return this.cancelUnless(input, (record) => !!statusRow(record.statusCode)?.releasesOrder);
   }
 
-  /**
-   * Refunds `amount` cents of a paid invoice (status 5 or 8), at most what remains refundable, exactly once: through
-   * the refund ledger (`RefundService`, docs/refunds.md). Another refund of the invoice in flight →
-   * `RefundInProgressError` (409); the answer lost and the outcome still being confirmed →
-   * `RefundBeingConfirmedError` (409, retry with the same `idempotencyKey` for its result); no key and the same
-   * amount as a refund asked for within `refunds.repeatWindowMs` → `RefundRepeatedError` (409, nothing sent).
-   */
+  /** Refunds `amount` cents of a paid invoice exactly once, through `RefundService` (docs/refunds.md). */
   async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
     const key = input.idempotencyKey ?? input.context?.idempotency_key;
@@ -137,10 +115,7 @@ export class InvoicePaymentProvider {
     return { data: sessionDataOf(ours ? await this.report(record, invoice, 'provider') : record) };
   }
 
-  /**
-   * The service cannot change an invoice: the same amount, method and order keep the session; a new one cancels
-   * the open invoice and creates another. The new request is validated first, so bad input cancels nothing.
-   */
+  /** Same amount, method and order keep the session; else the open invoice is canceled and another created. */
   async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     const { order, method = record.method, installments } = input.data;
@@ -187,13 +162,7 @@ export class InvoicePaymentProvider {
     return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
   }
 
-  /**
-   * What a webhook delivery means for Medusa, taken through the module's own webhook path (bounds, token check,
-   * inbox, the service's answer applied) and waited for: `authorized`, `captured` (paid, status 5), `pending`,
-   * `requires_more`, `canceled`, `failed`; anything else (refunds, disputes, unknown invoices, refused deliveries,
-   * a delivery the inbox keeps for later) → `not_supported`, reaching the host through the port and the events.
-   * Pass the request's headers.
-   */
+  /** A webhook delivery, taken through the module's webhook path, as Medusa's action (docs/medusa.md). */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
     const outcome = await this.webhooks.settle(payload);
     if (outcome.kind !== 'applied') {
@@ -215,9 +184,14 @@ export class InvoicePaymentProvider {
     return { action: actions[row.session], data: { session_id: record.id, amount } };
   }
 
-  /** The record of a session, its creation settled first when it was left unknown. */
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
     return this.outcomes.settle(await this.store.get(input?.data?.invoiceRecordId));
+  }
+
+  private async cancelUnless(input: PaymentSessionInput, done: (record: InvoiceRecord) => boolean) {
+    const record = await this.settled(input);
+    if (record.creationState === 'failed' || done(record)) return { data: sessionDataOf(record) };
+    return { data: sessionDataOf(await this.cancel(record)) };
   }
 
   private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
@@ -232,13 +206,8 @@ export class InvoicePaymentProvider {
   }
 }
 
-/**
- * The session status of a record: from the status table once the service has answered; `pending` while the
- * creation is not settled; `error` when the service refused it.
- */
-export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
+function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   if (record.creationState === 'failed') return 'error';
-  // The module could not decide whether the invoice exists: a person resolves it (admin API).
   if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
   const session = statusRow(record.statusCode)?.session ?? 'pending';
   // Money taken that is not what the invoice was for: a person decides, the session is never captured.

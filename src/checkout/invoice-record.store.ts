@@ -16,7 +16,6 @@ import type { RecognisedOrder } from './client-mapping';
 import { BLANK, CLAIMED_STATE, type CreationMove } from './creation-states';
 import { invoiceReferrer } from './order-mapping';
 
-/** What a new attempt row starts with. */
 export interface ClaimInput {
   orderId: string;
   reference: string;
@@ -24,22 +23,15 @@ export interface ClaimInput {
   currency: string;
   amountCents: number;
   installments: number;
-  /** Order number and customer to show and search (the document masked). */
   shown?: RecognisedOrder;
-  /** The installation's referrer namespace (`''`: none). */
+  /** `''`: none. */
   namespace: string;
-  /** Until when the attempt's create request could still land at the service (see `InvoiceRecord.settlesAt`). */
   settlesAt: Date;
 }
 
-/**
- * The invoice rows as the checkout uses them: the claim, the creation-state moves, the reads. Every write goes
- * through `runInTransaction` or `runStatement`, which keep SQLite's one connection from mixing it into another
- * caller's open transaction.
- */
+/** The checkout's invoice rows; writes go through `runInTransaction`/`runStatement` (SQLite's one connection). */
 @Injectable()
 export class InvoiceRecordStore {
-  /** Whether an invoice found at the service is a record's: the checkout's one instance of the check. */
   readonly identity: InvoiceIdentity;
 
   constructor(
@@ -68,10 +60,7 @@ export class InvoiceRecordStore {
     return this.rows.findOneBy({ openOrderId: orderId });
   }
 
-  /**
-   * Claims the order for a new attempt ({@link insertNextAttempt}, one statement): the row as written, or `null`
-   * when the order has an open attempt. Only the caller that gets a row may create.
-   */
+  /** Claims the order for a new attempt: the row as written, or `null` when the order has an open one. */
   async claim(input: ClaimInput): Promise<InvoiceRecord | null> {
     const now = new Date();
     try {
@@ -90,26 +79,12 @@ export class InvoiceRecordStore {
     }
   }
 
-  /**
-   * Makes a creation-state move if the row is still in one of its `from` states (and, given `seen`, was not written
-   * since): the compare-and-set that lets exactly one caller take over a stale or unknown creation. Closing or
-   * linking an attempt (`failed`, `created`) also loses against an invoice linked to it meanwhile.
-   */
+  /** Compare-and-set on `from` (and `seen`); closing or linking also loses to an invoice linked meanwhile. */
   async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
-    return runInTransaction(this.dataSource, async (em) => {
-      const qb = em
-        .getRepository(InvoiceRecord)
-        .createQueryBuilder()
-        .update()
-        .set({ ...patch, updatedAt: new Date() })
-        .where('id = :id', { id })
-        .andWhere('creation_state IN (:...from)', { from });
-      if (patch.creationState === 'failed' || patch.creationState === 'created') {
-        qb.andWhere('gateway_id IS NULL');
-      }
-      if (seen) qb.andWhere('updated_at = :seen', { seen: seen.toISOString() });
-      return ((await qb.execute()).affected ?? 0) > 0;
-    });
+    const closing = patch.creationState === 'failed' || patch.creationState === 'created';
+    const guards = ['creation_state IN (:...from)', ...(closing ? ['gateway_id IS NULL'] : [])];
+    if (seen) guards.push('updated_at = :seen');
+    return this.update(id, patch, guards, { from, ...(seen ? { seen: seen.toISOString() } : {}) });
   }
 
   async patch(id: string, patch: Partial<InvoiceRecord>): Promise<void> {
@@ -122,27 +97,28 @@ export class InvoiceRecordStore {
   async setIfNull(id: string, column: 'openOrderId' | 'duplicateOf', value: string): Promise<boolean> {
     const name = column === 'openOrderId' ? 'open_order_id' : 'duplicate_of';
     try {
-      return await runInTransaction(this.dataSource, async (em) => {
-        const result = await em
-          .getRepository(InvoiceRecord)
-          .createQueryBuilder()
-          .update()
-          .set({ [column]: value, updatedAt: new Date() })
-          .where('id = :id', { id })
-          .andWhere(`${name} IS NULL`)
-          .execute();
-        return (result.affected ?? 0) > 0;
-      });
+      return await this.update(id, { [column]: value }, [`${name} IS NULL`]);
     } catch (err) {
       if (isUniqueViolation(err)) return false; // another attempt holds the order
       throw err;
     }
   }
 
-  /**
-   * Records a person's resolution of an attempt's creation in the status history: no status code, `source`
-   * `admin`, who (`actor`) and when (`createdAt`); never dispatched to the host (not applied).
-   */
+  /** One UPDATE of the row under `guards`; whether it wrote. */
+  private update(id: string, set: Partial<InvoiceRecord>, guards: string[], params = {}): Promise<boolean> {
+    return runInTransaction(this.dataSource, async (em) => {
+      const qb = em
+        .getRepository(InvoiceRecord)
+        .createQueryBuilder()
+        .update()
+        .set({ ...set, updatedAt: new Date() })
+        .where('id = :id', { ...params, id });
+      for (const guard of guards) qb.andWhere(guard);
+      return ((await qb.execute()).affected ?? 0) > 0;
+    });
+  }
+
+  /** A person's resolution in the status history, never dispatched to the host (not applied). */
   async recordResolution(record: InvoiceRecord, actor: string, note: string): Promise<void> {
     const now = new Date();
     await runInTransaction(this.dataSource, (em) =>
@@ -173,7 +149,6 @@ export class InvoiceRecordStore {
     return this.rows.findOneBy({ gatewayId });
   }
 
-  /** The order's records that hold an invoice of the service, oldest attempt first. */
   linkedOf(orderId: string): Promise<InvoiceRecord[]> {
     return this.rows.find({
       where: { orderId, creationState: 'created', gatewayId: Not(IsNull()) },
@@ -182,24 +157,19 @@ export class InvoiceRecordStore {
   }
 }
 
-/** A unique constraint refused the write (PostgreSQL 23505, SQLite `UNIQUE constraint failed`). */
 export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof QueryFailedError)) return false;
   const driverError = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;
   return driverError?.code === '23505' || /UNIQUE constraint failed/i.test(err.message);
 }
 
-/** The next attempt's referrer without its number: the INSERT appends the number it computes. */
 function referrerPrefix(input: ClaimInput): string {
   return invoiceReferrer(input.reference, 0, input.namespace).slice(0, -1);
 }
 
 /**
- * Inserts the order's next attempt (the order's last + 1) as a `pending` row holding `open_order_id`, and returns
- * it as written; `null` when the order has an open attempt, so a new order's checkout needs no lookup first. The
- * unique `open_order_id` (and `referrer`) is the guard of "created once": of two callers that both found the order
- * free, the loser gets a unique violation. A new order first tries attempt 1 without the aggregate (PostgreSQL plans
- * it in a fraction of the time); when that writes nothing, the general statement decides.
+ * Inserts the order's next attempt holding `open_order_id`, whose uniqueness guards "created once". A new order first
+ * tries attempt 1 without the aggregate (PostgreSQL plans it in a fraction of the time).
  */
 export async function insertNextAttempt(
   em: EntityManager,
@@ -209,7 +179,13 @@ export async function insertNextAttempt(
   now: Date,
 ): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
-  const shown = {
+  const fields = {
+    id,
+    orderId: input.orderId,
+    method: input.method,
+    currency: input.currency,
+    amountCents: input.amountCents,
+    installments: input.installments,
     displayId: input.shown?.displayId ?? null,
     customerName: input.shown?.customerName ?? null,
     customerEmail: input.shown?.customerEmail ?? null,
@@ -217,15 +193,9 @@ export async function insertNextAttempt(
   };
   const prefix = referrerPrefix(input);
   const params = {
-    id,
-    orderId: input.orderId,
+    ...fields,
     prefix,
     firstReferrer: `${prefix}1`,
-    method: input.method,
-    currency: input.currency,
-    amountCents: input.amountCents,
-    installments: input.installments,
-    ...shown,
     settlesAt: input.settlesAt.toISOString(),
     now: now.toISOString(),
   };
@@ -257,17 +227,11 @@ export async function insertNextAttempt(
   if (!written) return null;
   // Assigned in two steps: a literal spreading BLANK builds a new object shape per call (about 30 µs).
   return Object.assign(Object.assign(new InvoiceRecord(), BLANK), {
-    id,
-    orderId: input.orderId,
+    ...fields,
     openOrderId: input.orderId,
     attempt: Number(written.attempt),
     referrer: String(written.referrer),
     creationState: CLAIMED_STATE,
-    method: input.method,
-    currency: input.currency,
-    amountCents: input.amountCents,
-    installments: input.installments,
-    ...shown,
     settlesAt: input.settlesAt,
     createdAt: now,
     updatedAt: now,
@@ -275,14 +239,8 @@ export async function insertNextAttempt(
   });
 }
 
-/**
- * After a refused claim: the other order's record holding the referrer this order's next attempt would get (the
- * caller reused an order reference), or `null` when the order itself is held (another caller claimed it).
- */
-export function foreignReferrerOwner(
-  dataSource: DataSource,
-  input: ClaimInput,
-): Promise<InvoiceRecord | null> {
+/** After a refused claim: another order's record holding the referrer this attempt would get (a reused reference). */
+function foreignReferrerOwner(dataSource: DataSource, input: ClaimInput): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
   return dataSource
     .getRepository(InvoiceRecord)

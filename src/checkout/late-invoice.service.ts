@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DuplicateInvoiceCanceled, InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { DuplicateInvoiceCanceled, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { statusRow } from '../core/status-table';
@@ -11,11 +11,12 @@ import type { Invoice } from '../gateway/types';
 import type { StatusReportSource } from '../core/status-sources';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
+import { emitSafely, errorMessage, raiseAlert } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { hasNamespace } from './order-mapping';
 import { creationMove } from './creation-states';
 
-/** Rounds of {@link LateInvoiceService.enforce} when another caller keeps changing the order's open slot. */
+/** Rounds of {@link LateInvoiceService.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
 
 /** Paid, in whole or in part, refunded or disputed: money arrived for it. */
@@ -27,16 +28,7 @@ function isPayable(record: InvoiceRecord): boolean {
   return CANCELLABLE_CODES.includes(record.statusCode ?? -1);
 }
 
-/**
- * Late and duplicate invoices, wherever they show up (the checkout's lookup, a webhook, the reconciliation sweep).
- * An invoice no record holds by its number is matched by the referrer it was created under, only when the referrer
- * carries this installation's namespace and its identity is what the attempt sent (`InvoiceIdentity`); any
- * other is left alone and alerted. The attempt's record is linked to it whatever its creation state, its status
- * applied, and the order brought back to one payable invoice ({@link enforce}): a paid invoice wins, else the
- * attempt holding the order's open slot. An unpaid duplicate is canceled at the service (`duplicate_canceled`); a
- * second paid one raises a `duplicate_paid` alert naming both. Duplicates carry `duplicateOf`, so a host knows
- * their status changes do not move the order. No transaction is open while the service is called.
- */
+/** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()
 export class LateInvoiceService implements LateInvoiceAdopter {
   private readonly logger = new Logger(LateInvoiceService.name);
@@ -49,11 +41,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly config: CheckoutConfig,
   ) {}
 
-  /**
-   * Links an invoice to the record of the attempt it was created for, applies its status (`source`) and enforces one
-   * payable invoice for the order. No record when no attempt has that referrer, or the attempt holds another invoice
-   * (this second one is canceled or alerted); `foreign` when the invoice is not the one the attempt sent.
-   */
+  /** Links an invoice to its attempt's record, applies its status and enforces one payable invoice. */
   async adopt(invoice: Invoice, source: StatusReportSource = 'webhook'): Promise<Adoption> {
     const none: Adoption = { record: null, foreign: null };
     if (!invoice.referrer || !invoice.id) return none;
@@ -87,7 +75,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     this.logger.warn(`order ${orderId}: its open invoice kept changing; the next report enforces it again`);
   }
 
-  /** One pass; `false` when the open slot moved under it and the pass must be made again. */
+  /** `false` when the open slot moved under it and the pass must be made again. */
   private async enforceOnce(orderId: string): Promise<boolean> {
     const linked = await this.store.linkedOf(orderId);
     const paid = linked.filter(isPaid);
@@ -98,8 +86,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     for (const other of linked) {
       if (other.id !== keeper.id && isPayable(other)) await this.cancelDuplicate(other, keeper);
     }
-    // The invoice the order follows holds the order's open slot, so no new invoice is created beside it. A paid
-    // keeper takes it once the duplicate it replaced released it (a canceled invoice releases the order).
+    // The keeper holds the order's open slot, so no new invoice is created beside it.
     if (keeper.openOrderId === null && keeper.gatewayId !== null && (isPaid(keeper) || isPayable(keeper))) {
       const current = await this.store.get(keeper.id);
       if (current.openOrderId === null && !statusRow(current.statusCode)?.releasesOrder) {
@@ -110,7 +97,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     return true;
   }
 
-  /** Links the record (no invoice yet, any creation state) to the invoice; `false` if it was linked meanwhile. */
+  /** `false` if the record was linked meanwhile. */
   private async link(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource): Promise<boolean> {
     const closed = record.creationState === 'failed';
     // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
@@ -132,7 +119,6 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       );
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      // Another record holds this number: the service reused it. Nothing can be linked safely.
       this.logger.error(
         `invoice ${invoice.id} (referrer ${invoice.referrer}): its number is held by another record`,
       );
@@ -163,7 +149,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
       // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
       this.logger.error(
-        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${why(err)}`,
+        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${errorMessage(err)}`,
       );
       return;
     }
@@ -179,10 +165,10 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       keptInvoiceRecordId: keeper.id,
       keptGatewayId: keeper.gatewayId,
     };
-    this.emit(InvoicePaymentsEvents.DuplicateCanceled, event);
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.DuplicateCanceled, event);
   }
 
-  /** The cancel was refused: the invoice moved (paid?) meanwhile. Read it, apply it, alert if it was paid. */
+  /** The cancel was refused: the invoice moved (paid?) meanwhile. */
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return;
@@ -192,8 +178,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   }
 
   private async duplicatePaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
-    // Once per duplicate: whoever sets the mark raises the alert (a marked one that got paid anyway was alerted
-    // when its cancel was refused, or by the status table's `paid_after_cancel`).
+    // Whoever sets the mark raises the alert, so once per duplicate.
     if (await this.store.setIfNull(duplicate.id, 'duplicateOf', keeper.id)) this.alertPaid(duplicate, keeper);
   }
 
@@ -205,18 +190,11 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   }
 
   private paidTwice(orderId: string, recordId: string | null, keeperId: string, message: string): void {
-    this.logger.error(message);
-    const alert: InvoicePaymentsAlert = {
-      kind: 'duplicate_paid',
-      orderId,
-      invoiceRecordId: recordId,
-      relatedInvoiceRecordId: keeperId,
-      message,
-    };
-    this.emit(InvoicePaymentsEvents.Alert, alert);
+    const alert = { orderId, invoiceRecordId: recordId, relatedInvoiceRecordId: keeperId, message };
+    raiseAlert(this.events, this.logger, { kind: 'duplicate_paid', ...alert });
   }
 
-  /** A second invoice under a referrer whose attempt already holds one (a service that created it twice). */
+  /** A second invoice under a referrer whose attempt already holds one. */
   private async secondUnderReferrer(record: InvoiceRecord, invoice: Invoice): Promise<void> {
     const where = `order ${record.orderId}: invoice ${invoice.id} has the referrer of invoice ${record.gatewayId}`;
     if (statusRow(invoice.status.code)?.session === 'captured') {
@@ -228,23 +206,11 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       await this.gateway.cancelInvoice({ id: invoice.id });
       this.logger.warn(`${where}: canceled at the service`);
     } catch (err) {
-      this.logger.error(`${where}: canceling it failed: ${why(err)}`);
+      this.logger.error(`${where}: canceling it failed: ${errorMessage(err)}`);
     }
   }
 
   private async apply(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource = 'operation') {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
-
-  private emit(event: string, payload: unknown): void {
-    try {
-      this.events.emit(event, payload);
-    } catch (err) {
-      this.logger.error(`a listener of ${event} threw: ${why(err)}`);
-    }
-  }
-}
-
-function why(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -9,40 +9,31 @@ import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutOrder, InitiatePaymentData } from './types';
 
-/** What the checkout asks for: Medusa's `initiatePayment` input. */
+/** Medusa's `initiatePayment` input; `amount` must equal `order.total`. */
 export interface CheckoutRequest {
-  /** Cents; must equal `order.total`. */
   amount: Cents;
   currency_code: string;
   data: InitiatePaymentData;
 }
 
-/** An order mapped to the service's create-invoice parameters. */
+/** An order mapped to the service's create-invoice parameters (`params` for attempt 1: see {@link withReferrer}). */
 export interface MappedInvoice {
-  /** For attempt 1; {@link withReferrer} sets the attempt's own. */
   params: CreateInvoiceParams;
-  /** The order's reference; the referrer of attempt n is `<reference>-<n>`. */
   reference: string;
   totalCents: Cents;
   method: PaymentMethod;
-  /** Order number and customer as people know them, kept on the record for the admin page. */
   shown: RecognisedOrder;
 }
 
-/**
- * `payment.referrer` of one attempt, `<namespace>:<reference>-<attempt>`: unique per attempt, so an unknown outcome
- * can be looked up, and never used by another store on the same service account.
- */
+/** `<namespace>:<reference>-<attempt>`: unique per attempt and store, so an unknown outcome can be looked up. */
 export function invoiceReferrer(reference: string, attempt: number, namespace = ''): string {
   return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
 }
 
-/** Whether a referrer carries this installation's namespace. */
 export function hasNamespace(referrer: string | null | undefined, namespace: string): boolean {
   return !!namespace && typeof referrer === 'string' && referrer.startsWith(`${namespace}:`);
 }
 
-/** The same parameters for another attempt. */
 export function withReferrer(params: CreateInvoiceParams, referrer: string): CreateInvoiceParams {
   return { ...params, payment: { ...params.payment, referrer } };
 }
@@ -114,10 +105,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
-/**
- * Items, discounts and shipping are whole cents adding up to the order total and to `amount`, none above
- * `maxTotalCents`: past a safe integer the sum would be float math on money, or cancel out into a "valid" total.
- */
+/** Whole cents adding up to the total, none above `maxTotalCents` (past a safe integer the sum is float math). */
 function checkAmounts(
   order: CheckoutOrder,
   amount: unknown,
@@ -125,7 +113,7 @@ function checkAmounts(
   limits: Pick<ResolvedCheckoutOptions, 'maxItems' | 'maxTotalCents'>,
 ): Cents {
   const before = errors.count();
-  // Bounded before anything else is looked at: an order of 10,000 lines is refused without walking it.
+  // An order of 10,000 lines is refused without walking it.
   if (Array.isArray(order.items) && order.items.length > limits.maxItems) {
     errors.add('order.items', `must have at most ${limits.maxItems} items (checkout.maxItems)`);
     return 0;
@@ -225,7 +213,6 @@ function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErro
   return order.id;
 }
 
-/** Each item's id, title and thumbnail: bounded strings (A17) without control characters. */
 function checkItemTexts(
   order: CheckoutOrder,
   { textLimits: limits, maxItems }: ResolvedCheckoutOptions,

@@ -120,7 +120,7 @@ export interface InvoicePaymentSessionData extends Record<string, unknown> {
   duplicateOf: string | null;
 }
 
-/** Who and where, as Medusa passes it (`PaymentProviderContext`); informational here. */
+/** Medusa's `PaymentProviderContext`; informational here. */
 export interface PaymentProviderContext {
   idempotency_key?: string;
   customer?: { id?: string; email?: string };
@@ -160,10 +160,7 @@ export interface PaymentStatusOutput {
 export interface RefundPaymentInput extends PaymentSessionInput {
   /** Cents to refund; at most what was paid and not yet refunded. */
   amount: Cents;
-  /**
-   * Names the refund: the same key never refunds twice (Medusa passes `context.idempotency_key`). Without one, the
-   * same amount of the invoice within `refunds.repeatWindowMs` is refused (409 `refund_repeated`). See docs/refunds.md.
-   */
+  /** Names the refund: the same key never refunds twice (default `context.idempotency_key`; docs/refunds.md). */
   idempotencyKey?: string;
   /** Who asked, kept on the refund's ledger row (default `provider`). */
   requestedBy?: string;

@@ -7,10 +7,7 @@ function describe(refund: InvoiceRefund): string {
   return `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (${refund.state})`;
 }
 
-/**
- * Another refund of the invoice is in flight (being sent, or its outcome being confirmed): at most one refund of an
- * invoice is in flight, so nothing was sent. Retry once it settled. Over HTTP: 409 with `refundId`.
- */
+/** Another refund of the invoice is in flight: nothing was sent, retry once it settled. Over HTTP: 409. */
 export class RefundInProgressError extends InvoicePaymentsError {
   constructor(
     readonly invoiceRecordId: string,
@@ -24,11 +21,7 @@ export class RefundInProgressError extends InvoicePaymentsError {
   }
 }
 
-/**
- * The refund's request left and its answer was lost; the module is confirming with the service whether it was made
- * (reading `refunds.total` back, now and on a schedule). It must not be asked for again: retry with the same
- * idempotency key to get its result. Over HTTP: 409 with `refundId` and `retryAfterSeconds`.
- */
+/** The refund's answer was lost and is being confirmed: retry with the same key for its result. Over HTTP: 409. */
 export class RefundBeingConfirmedError extends InvoicePaymentsError {
   constructor(
     readonly invoiceRecordId: string,
@@ -44,10 +37,7 @@ export class RefundBeingConfirmedError extends InvoicePaymentsError {
   }
 }
 
-/**
- * The idempotency key names a refund that failed (the service refused it, or it was never made): that is its result.
- * To try again, ask with a new key. Over HTTP: 409.
- */
+/** The idempotency key names a refund that failed: use a new key to try again. Over HTTP: 409. */
 export class RefundFailedError extends InvoicePaymentsError {
   constructor(readonly refund: InvoiceRefund) {
     super(
@@ -58,13 +48,7 @@ export class RefundFailedError extends InvoicePaymentsError {
   }
 }
 
-/**
- * A refund asked for without an idempotency key, of the same amount of the same invoice as a refund asked for within
- * `refunds.repeatWindowMs`: it may be a retry of that one, or a second refund meant on purpose, and the module
- * cannot tell which. Nothing was sent. To make another refund of that amount, ask with an idempotency key (a new one
- * for each refund). Over HTTP: 409 with `refundId`, `refundState`, `refundCreatedAt` and
- * `sameAmountAllowedAt` (when a keyless refund of that amount is taken again).
- */
+/** A keyless refund repeating a recent one's amount: nothing was sent (docs/refunds.md). Over HTTP: 409. */
 export class RefundRepeatedError extends InvoicePaymentsError {
   constructor(
     readonly invoiceRecordId: string,

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents, RefundSettled } from '../core/events';
+import { InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { clip } from '../core/text-bounds';
@@ -13,15 +14,8 @@ import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
 import { RefundStore } from './refund.store';
 
 /**
- * Settles a refund whose answer was lost (`unknown`) by reading the invoice back: the service's `refunds.total`
- * against the total it had just before the request left (`baselineCents`).
- *
- * - total ≥ baseline + amount → `succeeded`: the refund was made.
- * - total = baseline once the request can no longer land (`settlesAt`) → `failed`: it was not made.
- * - anything else (still inside the window, the service cannot be asked, or a total that moved by another amount:
- *   someone refunded elsewhere meanwhile) → stays `unknown`, read again later with backoff; after
- *   `unresolvedAlertMs` a `refund_unresolved` alert asks a person.
- * Until then the refund holds its invoice's in-flight slot: no other refund is sent.
+ * Settles an `unknown` refund by reading the invoice back: `refunds.total` ≥ baseline + amount → `succeeded`; still
+ * the baseline once the request can no longer land → `failed`; anything else stays `unknown` (docs/refunds.md).
  */
 @Injectable()
 export class RefundSettlementService {
@@ -36,7 +30,7 @@ export class RefundSettlementService {
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
   ) {}
 
-  /** Reads the invoice back once and settles the refund if the service's total decides it. Returns the row now. */
+  /** Reads the invoice back once; returns the row now. */
   async settle(refund: InvoiceRefund): Promise<InvoiceRefund> {
     if (refund.state !== 'unknown') return refund;
     if (refund.baselineCents === null) {
@@ -49,15 +43,10 @@ export class RefundSettlementService {
     try {
       invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
     } catch (err) {
-      return this.later(refund, `could not read the invoice back: ${why(err)}`);
+      return this.later(refund, `could not read the invoice back: ${errorMessage(err)}`);
     }
     if (!invoice) return this.later(refund, 'the service did not find the invoice');
-    await this.status.apply({
-      recordId: record.id,
-      code: invoice.status.code,
-      source: 'provider',
-      invoice,
-    });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
     const total = invoice.refunds.totalCents ?? 0;
     const baseline = refund.baselineCents;
     const seen = `refunds.total ${centsToDecimalString(total)} (before: ${centsToDecimalString(baseline)})`;
@@ -77,7 +66,7 @@ export class RefundSettlementService {
     return this.later(refund, unclear);
   }
 
-  /** Moves an `unknown` refund to `state`; the one caller that moved it emits `RefundSettled`. */
+  /** The one caller that moves the `unknown` refund emits `RefundSettled`. */
   async finish(
     refund: InvoiceRefund,
     state: RefundSettled['state'],
@@ -94,7 +83,7 @@ export class RefundSettlementService {
       amountCents: refund.amountCents,
       reason,
     };
-    this.announce(InvoicePaymentsEvents.RefundSettled, event);
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.RefundSettled, event);
     return true;
   }
 
@@ -104,7 +93,7 @@ export class RefundSettlementService {
     return Math.max(1, Math.ceil((next - Date.now()) / 1000));
   }
 
-  /** Not decided: read again after a backoff; once past `unresolvedAlertMs`, alert a person (once). */
+  /** Read again after a backoff; past `unresolvedAlertMs`, alert a person once. */
   private async later(refund: InvoiceRefund, reason: string): Promise<InvoiceRefund> {
     const checks = refund.checks + 1;
     const wait = doublingDelayMs(checks, this.options.recheckMs, this.options.maxRecheckMs);
@@ -125,30 +114,11 @@ export class RefundSettlementService {
       `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (invoice record ` +
       `${refund.invoiceRecordId}) is still unsettled since ${refund.createdAt.toISOString()}: ${reason}. ` +
       `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
-    this.logger.error(message);
-    const alert: InvoicePaymentsAlert = {
-      kind: 'refund_unresolved',
-      orderId: null,
-      invoiceRecordId: refund.invoiceRecordId,
-      message,
-    };
-    this.announce(InvoicePaymentsEvents.Alert, alert);
-  }
-
-  /** Emits after the row moved; a throwing listener is logged, never the settling caller's problem. */
-  private announce(name: string, payload: unknown): void {
-    try {
-      this.events.emit(name, payload);
-    } catch (err) {
-      this.logger.error(`a listener of ${name} threw: ${why(err)}`);
-    }
+    const alert = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
+    raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...alert });
   }
 
   private async current(refund: InvoiceRefund): Promise<InvoiceRefund> {
     return (await this.refunds.get(refund.id)) ?? refund;
   }
-}
-
-export function why(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,16 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { errorMessage } from '../checkout/errors';
 import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
-import { RefundSettlementService, why } from './refund-settlement.service';
+import { RefundSettlementService } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 
-/** Refunds read back per round. */
 const BATCH = 20;
 
-/**
- * Reads back, on a schedule, the refunds whose outcome is unknown (each at its `next_check_at`, backing off from
- * `refunds.recheckMs` to `refunds.maxRecheckMs`), until the service's `refunds.total` settles them. Off when the
- * module's workers are off (`workers: false`); a refund of the invoice asked for meanwhile reads it back too.
- */
+/** Reads back the `unknown` refunds at their `next_check_at`; off with `workers: false`. */
 @Injectable()
 export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('InvoicePayments:Refunds');
@@ -35,7 +31,7 @@ export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleD
     await this.round?.catch(() => undefined);
   }
 
-  /** One round now (tests, CLIs): settles what is due; resolves with how many rows were read back. */
+  /** One round now (tests, CLIs); resolves with how many rows were read back. */
   runOnce(): Promise<number> {
     this.round ??= this.settleDue().finally(() => (this.round = null));
     return this.round;
@@ -45,11 +41,13 @@ export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleD
     let read = 0;
     try {
       for (const row of await this.refunds.takeDue(BATCH)) {
-        await this.settlement.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${why(err)}`));
+        await this.settlement
+          .settle(row)
+          .catch((err) => this.logger.error(`refund ${row.id}: ${errorMessage(err)}`));
         read += 1;
       }
     } catch (err) {
-      this.logger.error(`refund settlement round failed: ${why(err)}`);
+      this.logger.error(`refund settlement round failed: ${errorMessage(err)}`);
     }
     return read;
   }

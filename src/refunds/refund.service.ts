@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
-import { assertAllowed } from '../checkout/invoice-actions';
+import { CheckoutValidationError, errorMessage, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { assertAllowed, refundableCents } from '../checkout/invoice-actions';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
@@ -15,47 +15,29 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
 import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
-import { RefundSettlementService, why } from './refund-settlement.service';
+import { RefundSettlementService } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 
 /** One refund asked for. */
 export interface RefundRequest {
   invoiceRecordId: string;
-  /** Cents, 1 to what remains refundable. */
   amountCents: number;
-  /** Who asked (`admin:<actor>`, `provider`, `medusa`, `vendure`), kept on the ledger row. */
+  /** Who asked (`admin:<actor>`, `provider`, `medusa`, `vendure`). */
   requestedBy: string;
-  /**
-   * The same key always names the same refund: a repeated call never sends twice and gets the first one's result.
-   * Without one, the same amount within the repeat window is refused (see {@link RefundService.refund}).
-   */
+  /** The same key always names the same refund (docs/refunds.md). */
   idempotencyKey?: string;
 }
 
-/** What a refund came to: `succeeded`, or `unknown` while its outcome is being confirmed. */
-export interface RefundOutcome {
+/** `succeeded`, or `unknown` while its outcome is being confirmed. */
+interface RefundOutcome {
   refund: InvoiceRefund;
   record: InvoiceRecord;
 }
 
-/** How often a caller repeating a refund still being sent looks at its row again. */
 const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;
 
-/**
- * Refunds exactly once: ledger row → send → answer lost? read back before any re-send. Each refund is a row written
- * before its request leaves, and the database allows one refund in flight per invoice (a unique slot), so concurrent
- * requests in any number of app instances send one request; the others get {@link RefundInProgressError}, or with
- * the same idempotency key the first one's result.
- *
- * Just before sending, the invoice is read: its status must allow a refund, the amount must fit what remains, and
- * its `refunds.total` is kept as the row's baseline. A lost answer leaves the row `unknown` until
- * {@link RefundSettlementService} settles it by reading the invoice back.
- *
- * Without a caller's key, the same amount of the same invoice as a refund asked for within `refunds.repeatWindowMs`
- * (and not failed) is refused ({@link RefundRepeatedError}): it may be a double click or a second refund meant on
- * purpose, and answering it with the earlier one could tell a caller money moved when none did.
- */
+/** Refunds exactly once: ledger row (the invoice's one in-flight slot) → send → lost answer read back. */
 @Injectable()
 export class RefundService {
   private readonly logger = new Logger('InvoicePayments:Refunds');
@@ -69,12 +51,7 @@ export class RefundService {
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
   ) {}
 
-  /**
-   * Refunds `amountCents` of a paid invoice once: the refund `succeeded`, or `unknown` while being confirmed (repeat
-   * with the same key for its result, never refund again). Throws `CheckoutValidationError`,
-   * `InvoiceOperationNotAllowedError`, `RefundInProgressError`, `RefundRepeatedError`, `RefundFailedError` (the key
-   * names a failed refund) or the service's refusal (a `GatewayError`).
-   */
+  /** Refunds `amountCents` of a paid invoice once: `succeeded`, or `unknown` while being confirmed. */
   async refund(request: RefundRequest): Promise<RefundOutcome> {
     const { amountCents, idempotencyKey } = request;
     if (!Number.isSafeInteger(amountCents) || amountCents <= 0 || amountCents > MAX_SERVICE_AMOUNT_CENTS) {
@@ -108,16 +85,14 @@ export class RefundService {
     return this.send(claim.claimed, record);
   }
 
-  /** The invoice's refunds, newest first, and what remains refundable (refunds in flight count as spent). */
+  /** The invoice's refunds, newest first, and what remains refundable (in flight counts as spent). */
   async ledger(record: InvoiceRecord): Promise<{ refundableCents: number; refunds: InvoiceRefund[] }> {
     const refunds = await this.refunds.list(record.id);
     const { succeededCents, inFlightCents } = await this.refunds.totals(record.id);
-    const paid = record.paidCents ?? record.grossCents ?? record.amountCents;
     const spent = Math.max(record.refundedCents, succeededCents) + inFlightCents;
-    return { refundableCents: Math.max(0, paid - spent), refunds };
+    return { refundableCents: refundableCents({ ...record, refundedCents: spent }), refunds };
   }
 
-  /** A refund already asked for under this key: its result, never a second request. */
   private async repeat(refund: InvoiceRefund, amountCents: number, record: InvoiceRecord) {
     if (refund.amountCents !== amountCents) {
       throw new CheckoutValidationError({
@@ -136,7 +111,7 @@ export class RefundService {
     return { refund: row, record: await this.records.get(record.id) };
   }
 
-  /** An unknown refund of the invoice is read back now: only once it is settled may another one be sent. */
+  /** Only once the invoice's refund in flight is settled may another one be sent. */
   private async settleInFlight(record: InvoiceRecord): Promise<void> {
     const flying = await this.refunds.inFlight(record.id);
     if (!flying) return;
@@ -151,25 +126,19 @@ export class RefundService {
     if (now.state === 'pending' || now.state === 'unknown') throw new RefundInProgressError(record.id, now);
   }
 
-  /** Reads the invoice, checks the amount, stores the baseline, sends; records what came of it. */
   private async send(refund: InvoiceRefund, record: InvoiceRecord): Promise<RefundOutcome> {
     let invoice: Invoice | null;
     try {
       invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
     } catch (err) {
-      await this.fail(refund, `not sent: the invoice could not be read first (${why(err)})`);
+      await this.fail(refund, `not sent: the invoice could not be read first (${errorMessage(err)})`);
       throw err;
     }
     if (!invoice) {
       await this.fail(refund, 'not sent: the service did not find the invoice');
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
     }
-    await this.status.apply({
-      recordId: record.id,
-      code: invoice.status.code,
-      source: 'provider',
-      invoice,
-    });
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
     if (!REFUNDABLE_CODES.includes(invoice.status.code)) {
       await this.fail(refund, `not sent: the invoice is in status ${invoice.status.code}`);
       assertAllowed('refund', { ...record, statusCode: invoice.status.code });
@@ -220,7 +189,6 @@ export class RefundService {
     };
   }
 
-  /** A refusal settles the refund as failed; a lost answer leaves it unknown and reads the invoice back at once. */
   private async sendFailed(
     refund: InvoiceRefund,
     record: InvoiceRecord,
@@ -230,11 +198,11 @@ export class RefundService {
       await this.fail(refund, `refused: ${err.message}`);
       throw err;
     }
-    this.logger.warn(`refund ${refund.id}: outcome unknown (${why(err)}); reading the invoice back`);
+    this.logger.warn(`refund ${refund.id}: outcome unknown (${errorMessage(err)}); reading the invoice back`);
     await this.refunds.move(refund.id, ['pending'], {
       state: 'unknown',
       nextCheckAt: new Date(Date.now() + this.options.recheckMs),
-      reason: clip(`answer lost: ${why(err)}`, 2000),
+      reason: clip(`answer lost: ${errorMessage(err)}`, 2000),
     });
     const row = await this.settlement.settle({ ...refund, state: 'unknown' });
     if (row.state === 'failed') throw new RefundFailedError(row);
@@ -245,7 +213,7 @@ export class RefundService {
     await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: clip(reason, 2000) });
   }
 
-  /** Refuses a keyless repeat of a recent refund of the same amount; `own`, this call's row, is closed unsent. */
+  /** `own`, this call's row, is closed unsent. */
   private async refuseRepeat(
     invoiceRecordId: string,
     amountCents: number,

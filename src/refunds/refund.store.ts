@@ -11,22 +11,17 @@ import { countRefund } from '../observability/otel';
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;
 
-/** What a new ledger row starts with. */
-export interface NewRefund {
+interface NewRefund {
   invoiceRecordId: string;
   amountCents: number;
   requestedBy: string;
   idempotencyKey: string;
 }
 
-/** Why a row could not be written: the invoice's slot is held, or the key names an existing refund. */
-export type ClaimResult =
+type ClaimResult =
   { claimed: InvoiceRefund } | { sameKey: InvoiceRefund } | { inFlight: InvoiceRefund | null };
 
-/**
- * The refund ledger's rows. Every write is one statement (`runStatement`): the insert that claims an invoice's
- * in-flight slot, and compare-and-set updates that move a row only from the state its caller saw.
- */
+/** The refund ledger; every write is one statement (an insert claiming the slot, or a compare-and-set). */
 @Injectable()
 export class RefundStore {
   private readonly queue: LeasedRows<InvoiceRefund>;
@@ -58,17 +53,15 @@ export class RefundStore {
     return this.rows.findOneBy({ invoiceRecordId, idempotencyKey });
   }
 
-  /** The invoice's refund in flight (`pending` or `unknown`), if any: at most one (unique slot). */
   inFlight(invoiceRecordId: string): Promise<InvoiceRefund | null> {
     return this.rows.findOneBy({ inFlightInvoiceId: invoiceRecordId });
   }
 
-  /** Every refund of an invoice, newest first. */
   list(invoiceRecordId: string): Promise<InvoiceRefund[]> {
     return this.rows.find({ where: { invoiceRecordId }, order: { createdAt: 'DESC', id: 'ASC' }, take: 200 });
   }
 
-  /** The latest refund of this invoice and amount since `since` that did not fail, other than `except`. */
+  /** The latest refund of this invoice and amount since `since` that did not fail. */
   latestSimilar(
     invoiceRecordId: string,
     amountCents: number,
@@ -85,7 +78,7 @@ export class RefundStore {
     return query.orderBy('r.createdAt', 'DESC').getOne();
   }
 
-  /** Writes a `pending` row holding the invoice's in-flight slot; the unique slot and key decide between callers. */
+  /** The unique slot and key decide between callers. */
   async claim(input: NewRefund): Promise<ClaimResult> {
     const now = new Date();
     const row = this.rows.create({
@@ -114,7 +107,7 @@ export class RefundStore {
     }
   }
 
-  /** Moves a row from one of `from` (compare-and-set: exactly one caller settles); settling frees the slot. */
+  /** Compare-and-set on `from`, so exactly one caller settles; settling frees the slot. */
   async move(id: string, from: readonly RefundState[], patch: Partial<InvoiceRefund>): Promise<boolean> {
     const now = new Date();
     const settles = patch.state === 'succeeded' || patch.state === 'failed';
@@ -137,15 +130,11 @@ export class RefundStore {
     return (result.affected ?? 0) > 0;
   }
 
-  /**
-   * Takes up to `limit` `unknown` rows due for a read-back, oldest check first, in one statement: their next check
-   * moves `TAKE_MS` ahead, so two workers (two app instances) never read the same row back at once.
-   */
+  /** Moves due rows' next check `TAKE_MS` ahead in one statement, so two workers never read one row back at once. */
   takeDue(limit: number): Promise<InvoiceRefund[]> {
     return this.queue.claimDueRows(limit, 'o.next_check_at');
   }
 
-  /** Cents of the invoice's refunds that succeeded, and of those still in flight (counted as spent). */
   async totals(invoiceRecordId: string): Promise<{ succeededCents: number; inFlightCents: number }> {
     const rows = await this.rows.find({
       where: { invoiceRecordId, state: In(['succeeded', ...IN_FLIGHT_STATES]) },

@@ -9,11 +9,7 @@ import { RefundService } from './refund.service';
 import { RefundStore } from './refund.store';
 import { resolveRefundsOptions } from '../options/sections';
 
-/**
- * Refunds exactly once: the ledger, the refund path every entry point takes (provider, admin API, Medusa, Vendure)
- * and the settlement of refunds whose answer was lost. Global so the checkout's provider and the admin API reach the
- * one `RefundService`.
- */
+/** Global so the checkout's provider and the admin API reach the one `RefundService`. */
 @Global()
 @Module({
   providers: [
