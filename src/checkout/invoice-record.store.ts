@@ -6,7 +6,7 @@ import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { recordOfInvoice } from '../core/record-of-invoice';
 import { clip, idProblem } from '../core/text-bounds';
-import { runInTransaction, runStatement } from '../core/transaction';
+import { runInTransaction, runStatement } from '../persistence/dialect';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { dialectOf } from '../persistence/dialect';
+import { dialectOf, type Dialect } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { runAfterCommit, transact, type UnitOfWork } from '../persistence/unit-of-work';
 import { changeOf } from './status-change';
@@ -18,20 +18,13 @@ import {
   type StatusReport,
   type StatusReportResult,
 } from './status-plan';
-import { isPostgres } from './transaction';
 
 /** How a caller applies a report; every field is optional. */
-export interface ApplyOptions {
-  /**
-   * The caller's open unit of work: the report is written in it, with the record's row locked, and the change is
-   * handed on after it commits. Without one the report gets a transaction of its own. On SQLite, never apply
-   * without `tx` from inside a transaction: the writer queue is not re-entrant.
-   */
-  tx?: UnitOfWork;
+interface ApplyOptions {
   /**
    * The record exactly as the caller read it, with its status history (`known`, from {@link knownHistories}):
-   * where the database allows (PostgreSQL), one guarded statement writes the report if both are still so, with no
-   * lock, read or transaction. Otherwise, or when the guard fails, the locked path decides. Ignored with `tx`.
+   * where the dialect allows, one guarded statement writes the report if both are still so, with no lock, read or
+   * transaction. Otherwise, or when the guard fails, the locked path decides.
    */
   record?: InvoiceRecord;
   known?: KnownHistory;
@@ -54,23 +47,25 @@ export interface AppliedStatus {
 @Injectable()
 export class InvoiceStatusService {
   private readonly logger = new Logger(InvoiceStatusService.name);
+  private readonly dialect: Dialect;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dispatcher: StatusChangeDispatcher,
-  ) {}
+  ) {
+    this.dialect = dialectOf(dataSource);
+  }
 
   /**
    * Records a status report and applies it when the transition table allows: reads the record's current code (its
-   * row locked), decides, writes a history row (applied or not) and updates the record, in one transaction (the
-   * caller's `tx`, or its own) or one guarded statement ({@link ApplyOptions.record}). An applied change reaches
-   * the host only after that commit. Throws {@link ReportedRecordNotFoundError} for an unknown `recordId` and
+   * row locked), decides, writes a history row (applied or not) and updates the record, in one transaction or one
+   * guarded statement ({@link ApplyOptions.record}). An applied change reaches the host only after that commit.
+   * On SQLite, never from inside a transaction: the writer queue is not re-entrant. Throws {@link ReportedRecordNotFoundError} for an unknown `recordId` and
    * `InvalidStatusReportError` for a malformed report; nothing is written then.
    */
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
     const extra = options.extra ?? {};
-    if (options.tx) return this.applyIn(options.tx, report, extra);
     if (options.record && options.known) {
       const done = await this.applyGuarded(options.record, options.known, report, extra);
       if (done) return done;
@@ -79,11 +74,11 @@ export class InvoiceStatusService {
   }
 
   /**
-   * The status history of these records as {@link ApplyOptions.known} needs it, in one query (PostgreSQL: elsewhere
-   * the guarded statement is not used, and this reads nothing). Records without history are {@link NO_HISTORY}.
+   * The status history of these records as {@link ApplyOptions.known} needs it, in one query (where the dialect has
+   * no guarded statement, this reads nothing). Records without history are {@link NO_HISTORY}.
    */
   async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
-    if (recordIds.length === 0 || !isPostgres(this.dataSource)) return new Map();
+    if (recordIds.length === 0 || !this.dialect.guardedStatusWrite) return new Map();
     return historiesOf(this.dataSource.manager, recordIds);
   }
 
@@ -103,7 +98,7 @@ export class InvoiceStatusService {
   }
 
   /**
-   * One guarded statement (PostgreSQL) for a record as the caller read it: `null` when it wrote nothing (the record
+   * One guarded statement for a record as the caller read it: `null` when it wrote nothing (the record
    * or its history was written since, the report would not update the record, or the database has no such
    * statement). The statement is its own commit, so the change is handed on at once.
    */
@@ -113,7 +108,7 @@ export class InvoiceStatusService {
     report: StatusReport,
     extra: Partial<InvoiceRecord>,
   ): Promise<AppliedStatus | null> {
-    if (!isPostgres(this.dataSource) || record.id !== report.recordId) return null;
+    if (!this.dialect.guardedStatusWrite || record.id !== report.recordId) return null;
     const plan = planStatus(record, known, report, extra, this.handOverLease());
     if (Object.keys(plan.patch).length === 0) return null;
     if (!(await writeGuarded(this.dataSource, plan.history, plan.patch, record.version, known))) return null;
@@ -123,12 +118,12 @@ export class InvoiceStatusService {
 
   /**
    * With no earlier change of the invoice still to deliver, a new one is written held by this instance and handed
-   * to the dispatcher after commit: delivered without reading it back. PostgreSQL only: on SQLite a host port that
-   * opens its own transaction at once could meet one of ours on the one shared connection, so there the dispatcher
-   * reads the change back first, outside our transaction.
+   * to the dispatcher after commit: delivered without reading it back. Not on a shared connection, where a host port
+   * that opens its own transaction at once could meet one of ours: there the dispatcher reads the change back first,
+   * outside our transaction.
    */
   private handOverLease(): (() => Date) | null {
-    if (!isPostgres(this.dataSource) || !this.dispatcher.accepting) return null;
+    if (this.dialect.sharedConnection || !this.dispatcher.accepting) return null;
     return () => this.dispatcher.leaseUntil();
   }
 
@@ -153,7 +148,7 @@ export class InvoiceStatusService {
     recordId: string,
   ): Promise<{ record: InvoiceRecord; known: KnownHistory }> {
     const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
-    const lock = dialectOf(this.dataSource).rowLock;
+    const lock = this.dialect.rowLock;
     if (lock) qb.setLock(lock);
     const record = await qb.getOne();
     if (!record) throw new ReportedRecordNotFoundError(recordId);

@@ -89,7 +89,8 @@ export function isSerializedMigration(migration: unknown): boolean {
  */
 export async function initializeDataSource(options?: DataSourceOptions): Promise<DataSource> {
   if (!options) throw new Error('initializeDataSource: DataSource options are required');
-  if (options.type !== 'postgres' || !options.migrationsRun) return new DataSource(options).initialize();
+  if (!dialectOf(options).advisoryLocks || !options.migrationsRun)
+    return new DataSource(options).initialize();
   const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
   try {
     await runMigrationsExclusively(dataSource, { transaction: options.migrationsTransactionMode });

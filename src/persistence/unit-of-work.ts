@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { runInTransaction } from '../core/transaction';
+import { runInTransaction } from './dialect';
 
 /**
  * One database transaction and the work that must wait for its commit. What a write must tell others (the host's

@@ -9,7 +9,7 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { acquireLease, releaseLease } from '../core/named-lease';
 import { decideTransition } from '../core/status-transitions';
-import { runStatement } from '../core/transaction';
+import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { OPEN_CODES } from '../gateway/status';

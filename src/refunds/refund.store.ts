@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, LessThanOrEqual } from 'typeorm';
-import { runStatement } from '../core/transaction';
+import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
 

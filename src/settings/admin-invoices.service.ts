@@ -6,7 +6,7 @@ import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { isPostgres } from '../core/transaction';
+import { isPostgres } from '../persistence/dialect';
 import {
   countedPage,
   decodeCursor,

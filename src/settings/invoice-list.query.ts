@@ -1,5 +1,5 @@
 import { Brackets, type DataSource, type SelectQueryBuilder } from 'typeorm';
-import { isPostgres } from '../core/transaction';
+import { isPostgres } from '../persistence/dialect';
 import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
 import type { PageQuery } from './paging';
 

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
-import { runInTransaction } from '../core/transaction';
+import { runInTransaction } from '../persistence/dialect';
 import {
   DEFAULT_SETTINGS_CACHE_TTL_MS,
   INVOICE_PAYMENTS_ADMIN_OPTIONS,

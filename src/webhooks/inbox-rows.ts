@@ -6,7 +6,7 @@ import type { Invoice } from '../gateway/types';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
-import { isPostgres, runStatement } from '../core/transaction';
+import { isPostgres, runStatement } from '../persistence/dialect';
 import type { ResolvedWebhooksOptions } from './types';
 import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';

@@ -9,7 +9,7 @@ type ColumnMetadata = EntityMetadata['columns'][number];
 import { Coalescer } from '../core/coalescer';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { MAX_JSON_DEPTH } from '../gateway/payload.reader';
-import { isPostgres, runStatement } from '../core/transaction';
+import { isPostgres, runStatement } from '../persistence/dialect';
 import { dataSourceOf, queryReturning } from '../core/typeorm-compat';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import type { WebhookDelivery } from './webhook-payload';

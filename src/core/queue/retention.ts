@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import { runStatement } from '../transaction';
+import { runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** Rows deleted per statement: each statement holds the table and one pooled connection only briefly. */
