@@ -1,259 +1,207 @@
-import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
-import { intProblem, PAYMENT_METHODS, SETTING_LIST, SETTINGS } from '../core/settings.schema';
 import type { CheckoutOptions, ResolvedCheckoutOptions } from '../checkout/checkout.options';
 import { isReferrerNamespace } from '../checkout/checkout.options';
 import { resolveTextLimits } from '../checkout/text-limits';
+import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { PaymentMethod } from '../gateway/types';
 import type { OpenReconciliationOptions, ResolvedOpenReconciliationOptions } from '../reconciliation/types';
 import type { RefundsOptions, ResolvedRefundsOptions } from '../refunds/refund.options';
 import { DEFAULT_SHIPMENT_EVENT } from '../shipping/constants';
 import { defaultShipmentMapper } from '../shipping/shipping-options';
-import type { ResolvedShippingOptions, ShippingModuleOptions } from '../shipping/types';
-import type { ResolvedWebhooksOptions, WebhooksOptions, WebhooksTuning } from '../webhooks/types';
+import type { BackoffOptions, ResolvedShippingOptions, ShippingModuleOptions } from '../shipping/types';
+import type {
+  ReconciliationOptions,
+  ResolvedWebhooksOptions,
+  WebhookInboxOptions,
+  WebhooksOptions,
+  WebhooksTuning,
+} from '../webhooks/types';
+import type { StatusDispatchOptions } from './options';
+import { int, numberProblem, resolveNumbers, type NumberField } from './fields';
 
 /*
- * Each section of the module's options (src/options/options.ts) with its defaults filled in and its values checked
- * at startup, a bad value refused naming the option. The module's own resolution (workers, forRootAsync) is in
- * resolve.ts.
+ * The defaults and bounds of every numeric option, one table per section (each checked by the compiler against the
+ * section's declaration), and the resolvers that walk them at startup, a bad value refused naming the option.
  */
 
-/**
- * `notifications` with its defaults, checked (0 turns the polling off). `pollOnStart` is not an option: the module
- * sets it from `workers`.
- */
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+type Numbers<T> = Readonly<{ [K in keyof T as Required<T>[K] extends number ? K : never]-?: NumberField }>;
+
+const NOTIFICATIONS = {
+  pollIntervalMs: int(0, 5000),
+  retryBaseDelayMs: int(1, 1000),
+  retryMaxDelayMs: int(1, 5 * MINUTE),
+  leaseMs: int(1, MINUTE),
+} as const satisfies Numbers<StatusDispatchOptions>;
+
+const WEBHOOKS = {
+  bodyLimitBytes: int(1, 256 * 1024),
+  lookupWindowMs: int(1, 1000),
+  lookupsPerSecond: int(1, 300),
+  maxJsonDepth: int(1, 64),
+} as const satisfies Numbers<WebhooksOptions & WebhooksTuning>;
+
+const WEBHOOK_INBOX = {
+  pollIntervalMs: int(0, 1000),
+  retryBaseDelayMs: int(1, 1000),
+  retryMaxDelayMs: int(1, 5 * MINUTE),
+  unknownInvoiceWindowMs: int(1, HOUR),
+  unknownLookupsPerWindow: int(1, 60),
+  unknownLookupWindowMs: int(1, MINUTE),
+  retentionMs: int(1, 30 * DAY),
+  maxAttempts: int(1, 20),
+  leaseMs: int(1, MINUTE),
+  batchSize: int(1, 50),
+} as const satisfies Numbers<WebhookInboxOptions>;
+
+/** `pageSize`: at most 100 (spec §4.1). */
+const WEBHOOK_SWEEP = {
+  intervalMs: int(0, 0),
+  lookbackDays: int(1, 30),
+  pageSize: int(1, 100, 100),
+} as const satisfies Numbers<ReconciliationOptions>;
+
+const RECONCILIATION = {
+  intervalMs: int(0, 10_000),
+  batchSize: int(1, 50),
+  maxCallsPerMinute: int(1, 60),
+  leaseMs: int(1000, MINUTE),
+  hourlyUntilMs: int(0, DAY),
+  dueDateMarginMs: int(0, 3 * DAY),
+  minimumWindowMs: int(0, 30 * DAY),
+  catchUpOnStartMs: int(0, 3 * DAY),
+} as const satisfies Numbers<OpenReconciliationOptions>;
+
+const RECONCILIATION_STEPS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR];
+
+const REFUNDS = {
+  recheckMs: int(0, 2000),
+  maxRecheckMs: int(0, 5 * MINUTE),
+  lateMarginMs: int(0, 5000),
+  unresolvedAlertMs: int(0, 15 * MINUTE),
+  repeatWindowMs: int(0, 10 * MINUTE),
+  pollIntervalMs: int(0, 5000),
+} as const satisfies Numbers<RefundsOptions>;
+
+const SHIPPING = {
+  pollIntervalMs: int(1, 5000),
+  batchSize: int(1, 10),
+  leaseMs: int(1, MINUTE),
+  maxAttempts: int(1, 20),
+  retentionMs: int(1, 30 * DAY),
+} as const satisfies Numbers<ShippingModuleOptions>;
+
+const SHIPPING_BACKOFF = {
+  initialDelayMs: int(1, 10_000),
+  maxDelayMs: int(1, 30 * MINUTE),
+  factor: { min: 1, default: 2, fraction: true },
+  jitter: { min: 0, max: 1, default: 0.5, fraction: true },
+} as const satisfies Numbers<BackoffOptions>;
+
+/** Every payment method, in the order the admin shows them (`checkout.methods`' default). */
+export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
+
+/** `checkout.timeZone`'s default. */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
+/** `dueDays` and `maxInstallments` are runtime settings too, bounded alike (`core/settings.schema.ts`). */
+export const CHECKOUT = {
+  dueDays: int(0, 3, 90),
+  maxInstallments: int(1, 12, 12),
+  creationWaitMs: int(1, 30_000),
+  staleCreationMs: int(1, 2 * MINUTE),
+  unknownOutcomeRecheckMs: int(0, 2000),
+  lateCreationMarginMs: int(0, MINUTE),
+  unresolvedAlertMs: int(0, 10 * MINUTE),
+  maxItems: int(1, 500),
+  maxTotalCents: int(1, 1_000_000_000),
+} as const satisfies Numbers<CheckoutOptions>;
+
+/** `notifications` with its defaults; `pollOnStart` is not an option: the module sets it from `workers`. */
 export function resolveNotificationsOptions(
   options: StatusDispatchSettings = {},
 ): Required<StatusDispatchSettings> {
-  const int = (
-    name: 'pollIntervalMs' | 'retryBaseDelayMs' | 'retryMaxDelayMs' | 'leaseMs',
-    fallback: number,
-  ) => {
-    const value = options[name] ?? fallback;
-    const min = name === 'pollIntervalMs' ? 0 : 1;
-    if (!Number.isSafeInteger(value) || value < min) {
-      throw new Error(`notifications.${name}: must be an integer >= ${min}`);
-    }
-    return value;
-  };
   return {
-    pollIntervalMs: int('pollIntervalMs', 5000),
-    retryBaseDelayMs: int('retryBaseDelayMs', 1000),
-    retryMaxDelayMs: int('retryMaxDelayMs', 300_000),
-    leaseMs: int('leaseMs', 60_000),
+    ...resolveNumbers('notifications', NOTIFICATIONS, options),
     pollOnStart: options.pollOnStart ?? true,
   };
 }
 
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
-
 /** Where deliveries are received (`webhooks.path`). */
-export const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
-/** `webhooks.bodyLimitBytes`. */
-export const DEFAULT_WEBHOOK_BODY_LIMIT = 256 * 1024;
+const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
 
-/** Fills in the defaults and checks the values, naming the option at fault. */
 export function resolveWebhooksOptions(
   options: WebhooksOptions & WebhooksTuning = {},
 ): ResolvedWebhooksOptions {
-  const positive = (value: number | undefined, fallback: number, name: string, allowZero = false): number => {
-    const v = value ?? fallback;
-    if (!Number.isSafeInteger(v) || v < 0 || (v === 0 && !allowZero)) {
-      throw new Error(`webhooks.${name}: must be a ${allowZero ? 'non-negative' : 'positive'} integer`);
-    }
-    return v;
-  };
   const path = (options.path ?? DEFAULT_WEBHOOK_PATH).replace(/^\/+|\/+$/g, '');
-  if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path: must be a non-empty route path');
+  if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
   if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
-    throw new Error('webhooks.merchantToken: must be a string');
+    throw new Error('webhooks.merchantToken must be a string');
   }
-  const inbox = options.inbox ?? {};
-  const sweep = options.sweep ?? {};
-  const pageSize = positive(sweep.pageSize, 100, 'sweep.pageSize');
-  if (pageSize > 100) throw new Error('webhooks.sweep.pageSize: at most 100 (spec §4.1)');
   return {
+    ...resolveNumbers('webhooks', WEBHOOKS, options),
     path,
-    bodyLimitBytes: positive(options.bodyLimitBytes, DEFAULT_WEBHOOK_BODY_LIMIT, 'bodyLimitBytes'),
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
-    lookupWindowMs: positive(options.lookupWindowMs, 1000, 'lookupWindowMs'),
-    lookupsPerSecond: positive(options.lookupsPerSecond, 300, 'lookupsPerSecond'),
-    maxJsonDepth: positive(options.maxJsonDepth, 64, 'maxJsonDepth'),
-    inbox: {
-      pollIntervalMs: positive(inbox.pollIntervalMs, 1000, 'inbox.pollIntervalMs', true),
-      retryBaseDelayMs: positive(inbox.retryBaseDelayMs, 1000, 'inbox.retryBaseDelayMs'),
-      retryMaxDelayMs: positive(inbox.retryMaxDelayMs, 300_000, 'inbox.retryMaxDelayMs'),
-      unknownInvoiceWindowMs: positive(
-        inbox.unknownInvoiceWindowMs,
-        3600_000,
-        'inbox.unknownInvoiceWindowMs',
-      ),
-      unknownLookupsPerWindow: positive(inbox.unknownLookupsPerWindow, 60, 'inbox.unknownLookupsPerWindow'),
-      unknownLookupWindowMs: positive(inbox.unknownLookupWindowMs, 60_000, 'inbox.unknownLookupWindowMs'),
-      retentionMs: positive(inbox.retentionMs, 30 * 86_400_000, 'inbox.retentionMs'),
-      maxAttempts: positive(inbox.maxAttempts, 20, 'inbox.maxAttempts'),
-      leaseMs: positive(inbox.leaseMs, 60_000, 'inbox.leaseMs'),
-      batchSize: positive(inbox.batchSize, 50, 'inbox.batchSize'),
-    },
-    sweep: {
-      intervalMs: positive(sweep.intervalMs, 0, 'sweep.intervalMs', true),
-      lookbackDays: positive(sweep.lookbackDays, 30, 'sweep.lookbackDays'),
-      pageSize,
-    },
+    inbox: resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),
+    sweep: resolveNumbers('webhooks.sweep', WEBHOOK_SWEEP, options.sweep),
   };
 }
 
-/** The defaults of {@link ResolvedOpenReconciliationOptions}. */
-export const DEFAULT_RECONCILIATION: ResolvedOpenReconciliationOptions = {
-  intervalMs: 10_000,
-  batchSize: 50,
-  maxCallsPerMinute: 60,
-  leaseMs: 60_000,
-  stepsMs: [60_000, 300_000, 900_000, HOUR],
-  hourlyUntilMs: DAY,
-  dueDateMarginMs: 3 * DAY,
-  minimumWindowMs: 30 * DAY,
-  catchUpOnStartMs: 3 * DAY,
-};
-
-/** Fills in the defaults and checks the values, naming the option at fault. */
 export function resolveReconciliationOptions(
   options: OpenReconciliationOptions = {},
 ): ResolvedOpenReconciliationOptions {
-  const d = DEFAULT_RECONCILIATION;
-  const int = (
-    name: keyof ResolvedOpenReconciliationOptions,
-    value: unknown,
-    fallback: number,
-    min: number,
-  ) => {
-    const v = value ?? fallback;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
-      throw new Error(`reconciliation.${name}: must be an integer >= ${min}`);
-    }
-    return v;
-  };
-  const steps = options.stepsMs ?? d.stepsMs;
+  const steps = options.stepsMs ?? RECONCILIATION_STEPS_MS;
   if (!Array.isArray(steps) || steps.some((s) => !Number.isSafeInteger(s) || s <= 0)) {
-    throw new Error('reconciliation.stepsMs: must be a list of positive integers (ms)');
+    throw new Error('reconciliation.stepsMs must be a list of positive integers (ms)');
   }
-  return {
-    intervalMs: int('intervalMs', options.intervalMs, d.intervalMs, 0),
-    batchSize: int('batchSize', options.batchSize, d.batchSize, 1),
-    maxCallsPerMinute: int('maxCallsPerMinute', options.maxCallsPerMinute, d.maxCallsPerMinute, 1),
-    leaseMs: int('leaseMs', options.leaseMs, d.leaseMs, 1000),
-    stepsMs: [...steps].sort((a, b) => a - b),
-    hourlyUntilMs: int('hourlyUntilMs', options.hourlyUntilMs, d.hourlyUntilMs, 0),
-    dueDateMarginMs: int('dueDateMarginMs', options.dueDateMarginMs, d.dueDateMarginMs, 0),
-    minimumWindowMs: int('minimumWindowMs', options.minimumWindowMs, d.minimumWindowMs, 0),
-    catchUpOnStartMs: int('catchUpOnStartMs', options.catchUpOnStartMs, d.catchUpOnStartMs, 0),
-  };
+  const numbers = resolveNumbers('reconciliation', RECONCILIATION, options);
+  return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b) };
 }
 
-/** The options with their defaults; a field that is not a positive integer is refused, naming it. */
+/** The reconciliation's defaults. */
+export const DEFAULT_RECONCILIATION = resolveReconciliationOptions();
+
+/** `refunds` with its defaults; the settlement worker starts with the module's `workers`. */
 export function resolveRefundsOptions(options: RefundsOptions = {}, workers = true): ResolvedRefundsOptions {
-  const resolved: ResolvedRefundsOptions = {
-    recheckMs: 2000,
-    maxRecheckMs: 300_000,
-    lateMarginMs: 5000,
-    unresolvedAlertMs: 900_000,
-    repeatWindowMs: 600_000,
-    pollIntervalMs: 5000,
-    ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
-    // `workers` is the one switch of every background worker.
-    autoStartWorker: workers,
-  };
-  for (const [name, value] of Object.entries(resolved)) {
-    if (name === 'autoStartWorker') {
-      if (typeof value !== 'boolean')
-        throw new Error(`InvoicePaymentsModule: refunds.${name} must be a boolean`);
-    } else if (!Number.isSafeInteger(value) || (value as number) < 0) {
-      throw new Error(`InvoicePaymentsModule: refunds.${name} must be a non-negative integer (ms)`);
-    }
-  }
-  return resolved;
+  return { ...resolveNumbers('refunds', REFUNDS, options), autoStartWorker: workers };
 }
 
-/** Fills in the defaults of {@link ShippingOptions} and refuses nonsense, naming the option. */
 export function resolveShippingOptions(options: ShippingModuleOptions = {}): ResolvedShippingOptions {
   const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
   if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
     throw new Error('shipping.shipmentEvent must be a non-empty event name or false');
   }
-  const backoff = {
-    initialDelayMs: positive('shipping.backoff.initialDelayMs', options.backoff?.initialDelayMs, 10_000),
-    maxDelayMs: positive('shipping.backoff.maxDelayMs', options.backoff?.maxDelayMs, 30 * 60_000),
-    factor: positive('shipping.backoff.factor', options.backoff?.factor, 2),
-    jitter: options.backoff?.jitter ?? 0.5,
-  };
-  if (!(backoff.factor >= 1)) throw new Error('shipping.backoff.factor must be at least 1');
-  if (!(backoff.jitter >= 0 && backoff.jitter <= 1))
-    throw new Error('shipping.backoff.jitter must be between 0 and 1');
+  const backoff = resolveNumbers('shipping.backoff', SHIPPING_BACKOFF, options.backoff);
   if (backoff.maxDelayMs < backoff.initialDelayMs) {
     throw new Error('shipping.backoff.maxDelayMs must not be below shipping.backoff.initialDelayMs');
   }
   return {
+    ...resolveNumbers('shipping', SHIPPING, options),
     shipmentEvent: event,
     mapShipmentEvent: options.mapShipmentEvent ?? defaultShipmentMapper,
     autoStartWorker: options.autoStartWorker ?? true,
-    pollIntervalMs: positive('shipping.pollIntervalMs', options.pollIntervalMs, 5_000),
-    batchSize: positiveInteger('shipping.batchSize', options.batchSize, 10),
-    leaseMs: positive('shipping.leaseMs', options.leaseMs, 60_000),
-    maxAttempts: positiveInteger('shipping.maxAttempts', options.maxAttempts, 20),
     backoff,
-    retentionMs: positive('shipping.retentionMs', options.retentionMs, 30 * 86_400_000),
   };
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new Error(`${name} must be a positive number`);
-  }
-  return value;
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  const n = positive(name, value, fallback);
-  if (!Number.isInteger(n)) throw new Error(`${name} must be a positive integer`);
-  return n;
-}
-
-/** `checkout.timeZone`. */
-export const DEFAULT_TIME_ZONE = SETTINGS.timeZone.default;
-const ALL_METHODS: readonly PaymentMethod[] = PAYMENT_METHODS;
-
-/** Applies the defaults and refuses bad options at startup, naming the option. */
+/** Applies the defaults and refuses bad options at startup, naming each one at fault. */
 export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
   const problems: string[] = [];
   const bad = (field: string, why: string) => problems.push(`checkout.${field} ${why}`);
-
-  const methods = options.methods ?? ALL_METHODS;
-  if (methods.length === 0 || methods.some((m) => !ALL_METHODS.includes(m))) {
-    bad('methods', `must be a non-empty list of ${ALL_METHODS.join(', ')}`);
+  const methods = options.methods ?? PAYMENT_METHODS;
+  if (methods.length === 0 || methods.some((m) => !PAYMENT_METHODS.includes(m))) {
+    bad('methods', `must be a non-empty list of ${PAYMENT_METHODS.join(', ')}`);
   }
-  const int = (field: keyof CheckoutOptions, value: unknown, min: number) => {
-    if (value !== undefined && (!Number.isSafeInteger(value) || (value as number) < min)) {
-      bad(field, `must be an integer of at least ${min}`);
-    }
-  };
-  // The settings the admin page can change are checked against the same bounds here (settings.schema.ts).
-  for (const [, declaration] of SETTING_LIST) {
-    const key = declaration.checkout as keyof CheckoutOptions | undefined;
-    if (declaration.kind !== 'int' || !key || options[key] === undefined) continue;
-    const problem = intProblem(declaration, options[key]);
-    if (problem) bad(key, problem);
+  const numbers = {} as Record<keyof typeof CHECKOUT, number>;
+  for (const [name, field] of Object.entries(CHECKOUT) as Array<[keyof typeof CHECKOUT, NumberField]>) {
+    numbers[name] = options[name] ?? field.default;
+    const problem = numberProblem(field, numbers[name]);
+    if (problem) bad(name, problem);
   }
-  int('creationWaitMs', options.creationWaitMs, 1);
-  int('staleCreationMs', options.staleCreationMs, 1);
-  int('unknownOutcomeRecheckMs', options.unknownOutcomeRecheckMs, 0);
-  int('lateCreationMarginMs', options.lateCreationMarginMs, 0);
-  int('unresolvedAlertMs', options.unresolvedAlertMs, 0);
-  int('maxItems', options.maxItems, 1);
-  int('maxTotalCents', options.maxTotalCents, 1);
-
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
@@ -276,24 +224,15 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     bad('referrerNamespace', 'must be 1 to 16 lowercase letters and digits');
   }
   if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
-
   return {
+    ...numbers,
     methods: [...methods],
-    dueDays: options.dueDays ?? SETTINGS.dueDays.default,
     timeZone,
-    maxInstallments: options.maxInstallments ?? SETTINGS.maxInstallments.default,
     orderUrlTemplate: options.orderUrlTemplate,
     storeUrlTemplate: options.storeUrlTemplate,
     ecommerce: options.ecommerce,
     publicWebhookUrl: options.publicWebhookUrl,
     mapAddress: options.mapAddress,
-    creationWaitMs: options.creationWaitMs ?? 30_000,
-    staleCreationMs: options.staleCreationMs ?? 120_000,
-    unknownOutcomeRecheckMs: options.unknownOutcomeRecheckMs ?? 2_000,
-    lateCreationMarginMs: options.lateCreationMarginMs ?? 60_000,
-    unresolvedAlertMs: options.unresolvedAlertMs ?? 600_000,
-    maxItems: options.maxItems ?? 500,
-    maxTotalCents: options.maxTotalCents ?? 1_000_000_000,
     textLimits,
     referrerNamespace: options.referrerNamespace,
   };
