@@ -65,10 +65,10 @@ export { ReconciliationService } from './webhooks/reconciliation.service';
 export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
 
 // What the host learns and provides: the ports, the events, the status of a payment.
-export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
-export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
-export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
-export type { LateInvoiceAdopter } from './core/late-invoice.port';
+export { ORDER_PAYMENT_PORT } from './core/ports';
+export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/ports';
+export { LATE_INVOICE_ADOPTER } from './core/ports';
+export type { LateInvoiceAdopter } from './core/ports';
 export { InvoicePaymentsEvents } from './core/events';
 export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
 export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';

@@ -7,7 +7,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/constants';
 import { InvoiceStatusModule } from './core/invoice-status.module';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/order-payment.port';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';

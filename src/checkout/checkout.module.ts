@@ -8,8 +8,7 @@ import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
-import { CREATION_SETTLER } from '../core/creation-settler.port';
-import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
+import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
 import { resolveCheckoutOptions } from '../options/sections';
 
 /**

@@ -5,10 +5,8 @@ import { InvoiceStatusHistory } from '../persistence/invoice-status-history.enti
 import { dialectOf, type Dialect } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { runAfterCommit, transact, type UnitOfWork } from '../persistence/unit-of-work';
-import { changeOf } from './status-change';
-import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { writeGuarded } from './guarded-status-write';
 import {
+  changeOf,
   assertReport,
   NO_HISTORY,
   planStatus,
@@ -18,6 +16,8 @@ import {
   type StatusReport,
   type StatusReportResult,
 } from './status-plan';
+import { StatusChangeDispatcher } from './status-dispatcher.service';
+import { writeGuarded } from './guarded-status-write';
 
 /** How a caller applies a report; every field is optional. */
 interface ApplyOptions {

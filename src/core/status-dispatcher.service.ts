@@ -6,8 +6,8 @@ import { InvoiceStatusHistory } from '../persistence/invoice-status-history.enti
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import { Coalescer } from './coalescer';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './order-payment.port';
-import { statusChangeOf } from './status-change';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
+import { statusChangeOf } from './status-plan';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { LessThan, type EntityManager } from 'typeorm';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { centsToDecimalString } from '../gateway/money';
+import { InvoiceStatusCode } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { paymentMismatchOf } from './payment-check';
-import { statusRow } from './status-table';
-import { decideTransition } from './status-transitions';
+import { statusRow, decideTransition, STATUS_REPORT_SOURCES, type StatusReportSource } from './status-table';
+import type { PaymentStatusChange, PaymentStatusSnapshot } from './ports';
 import { clip } from './text-bounds';
-import { STATUS_REPORT_SOURCES, type StatusReportSource } from './status-sources';
 
 // A status report and what applying it writes, decided without the database (`invoice-status.service.ts` writes it).
 
@@ -210,4 +211,109 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 function atLeast(recorded: number | null, reported: number | null): number | null {
   if (reported === null) return null;
   return recorded !== null && recorded > reported ? recorded : reported;
+}
+
+/** Codes that say money was taken: the amount and currency must be the ones the invoice was created for. */
+const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
+
+/**
+ * Why a paid (5) or authorized (4) report cannot be trusted as "the order is paid", or `null` when it can: the
+ * amount the service says was paid (`payment.total`, else the invoice's gross) or the currency differs from what
+ * the invoice was created for, or the service reported no amount at all. Such a report is still recorded, but
+ * the order becomes `requires_action`, never `captured` (`amount_mismatch` alert).
+ */
+export function paymentMismatchOf(
+  code: number,
+  invoice: Invoice | undefined,
+  record: InvoiceRecord,
+): string | null {
+  if (!MONEY_TAKEN.includes(code) || !invoice) return null;
+  const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
+  const expected = centsToDecimalString(record.amountCents);
+  if (paid === null) return `the service reported status ${code} without an amount; expected ${expected}`;
+  if (paid !== record.amountCents) {
+    return `the service reported ${centsToDecimalString(paid)} paid (status ${code}); the invoice was created for ${expected}`;
+  }
+  const currency = invoice.currency?.trim().toUpperCase();
+  if (currency && currency !== record.currency.toUpperCase()) {
+    return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
+  }
+  return null;
+}
+
+/**
+ * What the host is told about an applied history row: the previous and the new status, each with what it means
+ * for the payment session and the order (`status-table.ts`). The previous status text is the one its own
+ * applied row recorded.
+ */
+export async function statusChangeOf(
+  em: EntityManager,
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+): Promise<PaymentStatusChange> {
+  let previousText: string | null = null;
+  if (row.fromCode !== null) {
+    const before = await em.getRepository(InvoiceStatusHistory).findOne({
+      where: {
+        invoiceRecordId: row.invoiceRecordId,
+        applied: true,
+        toCode: row.fromCode,
+        createdAt: LessThan(row.createdAt),
+      },
+      order: { createdAt: 'DESC' },
+    });
+    previousText = before?.statusText ?? null;
+  }
+  return changeOf(row, record, previousText);
+}
+
+/**
+ * The change of an applied history row when the previous status's text is known already (the status path has the
+ * record's text at hand when it applies a change: no read is needed).
+ */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
+      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
+      : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
+    occurredAt: row.createdAt,
+  };
+}
+
+/**
+ * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
+ * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
+ */
+export function statusSnapshot(
+  code: number,
+  text: string | null,
+  amountMismatch = false,
+): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
+  if (amountMismatch && takesMoney)
+    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  return {
+    code,
+    text,
+    sessionStatus: row?.session ?? 'error',
+    orderPaymentStatus: row?.order ?? 'requires_action',
+  };
 }

@@ -1,6 +1,6 @@
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { CheckoutOptions } from '../checkout/checkout.options';
-import type { OrderPaymentPort } from '../core/order-payment.port';
+import type { OrderPaymentPort } from '../core/ports';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { OpenReconciliationOptions } from '../reconciliation/types';
 import type { RefundsOptions } from '../refunds/refund.options';

@@ -10,7 +10,7 @@ import {
   RequestContextService,
   TransactionalConnection,
 } from '@vendure/core';
-import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-payment.port';
+import type { OrderPaymentPort, PaymentStatusChange } from '../core/ports';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { INVOICE_PAYMENTS_HANDLER_CODE, PAYMENT_STATE_OF_CODE } from './constants';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { ConfirmedStatus } from '../core/host-webhooks.port';
+import type { ConfirmedStatus } from '../core/ports';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { decideTransition, STATUS_STAGES } from '../core/status-transitions';
+import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';

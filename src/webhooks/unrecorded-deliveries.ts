@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { InvoiceIdentity } from '../core/invoice-identity';
+import { type InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import type { InvoiceStatusService } from '../core/invoice-status.service';
-import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
-import { recordOfInvoice } from '../core/record-of-invoice';
+import type { Adoption, LateInvoiceAdopter } from '../core/ports';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
+import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';

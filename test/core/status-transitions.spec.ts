@@ -6,7 +6,7 @@ import {
   statusStage,
   transitionNoteCode,
   transitionTable,
-} from '../../src/core/status-transitions';
+} from '../../src/core/status-table';
 
 /** Folds reports through the table the way InvoiceStatusService does: only applied reports move the invoice. */
 function finalState(reports: readonly number[], start: number | null = null): number | null {

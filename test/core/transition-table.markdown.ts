@@ -1,4 +1,4 @@
-import { STATUS_STAGES, transitionTable } from '../../src/core/status-transitions';
+import { STATUS_STAGES, transitionTable } from '../../src/core/status-table';
 import { INVOICE_STATUS_NAMES, KnownInvoiceStatusCode } from '../../src/gateway/status';
 
 const name = (code: KnownInvoiceStatusCode) => `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}`;

@@ -14,7 +14,7 @@ import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/17637000
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
-import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/order-payment.port';
+import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/ports';
 import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
