@@ -14,11 +14,11 @@ export type {
   InvoicePaymentsModuleRootOptions,
   InvoicePaymentsModuleWiring,
 } from './options/options';
-export type { AddressMapper, CheckoutOptions } from './checkout/checkout.options';
-export type { ShippingOptions } from './shipping/types';
-export type { WebhooksOptions } from './webhooks/types';
-export type { RefundsOptions } from './refunds/refund.options';
-export type { OpenReconciliationOptions } from './reconciliation/types';
+export type { AddressMapper, CheckoutOptions } from './options/checkout.options';
+export type { ShippingOptions } from './options/shipping.options';
+export type { WebhooksOptions } from './options/webhooks.options';
+export type { RefundsOptions } from './options/refunds.options';
+export type { OpenReconciliationOptions } from './options/reconciliation.options';
 export type { InvoicePaymentsAdminOptions } from './settings/types';
 export type { EncryptionKeyOptions } from './settings/secret-box';
 export type { GatewayClientOptions } from './gateway/gateway.options';

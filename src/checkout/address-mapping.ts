@@ -2,7 +2,7 @@ import { getStates } from '@brazilian-utils/brazilian-utils';
 import { alpha2ToAlpha3, alpha3ToAlpha2 } from 'i18n-iso-countries';
 import { readText, textProblem } from '../core/text-bounds';
 import type { InvoiceAddress } from '../gateway/types';
-import type { AddressMapper } from './checkout.options';
+import type { AddressMapper } from '../options/checkout.options';
 import type { FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutAddress, CheckoutOrder } from './types';

@@ -1,6 +1,6 @@
 import { SETTING_LIST } from '../core/settings.schema';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ResolvedCheckoutOptions } from './checkout.options';
+import { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, CheckoutSettingsSource } from './constants';
 
 /**

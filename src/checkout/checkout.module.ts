@@ -9,7 +9,7 @@ import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
-import { resolveCheckoutOptions } from '../options/sections';
+import { resolveCheckoutOptions } from '../options/checkout.options';
 
 /**
  * Checkout: the order → invoice mapping, exactly-once creation and the {@link InvoicePaymentProvider}. Imported by

@@ -10,7 +10,7 @@ import { clip } from '../core/text-bounds';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import type { ResolvedCheckoutOptions } from './checkout.options';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import {
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,

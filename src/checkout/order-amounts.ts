@@ -1,6 +1,6 @@
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { FieldErrorCollector } from './errors';
-import type { ResolvedCheckoutOptions } from './checkout.options';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import type { CheckoutOrder } from './types';
 
 /**

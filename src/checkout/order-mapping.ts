@@ -5,7 +5,7 @@ import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gate
 import { mapAddress } from './address-mapping';
 import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
 import { mapCustomer, nonEmpty } from './customer-mapping';
-import type { ResolvedCheckoutOptions } from './checkout.options';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import { checkAmounts } from './order-amounts';

@@ -2,7 +2,7 @@ import type { GatewayMode } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
 import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from '../options/sections';
+import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from '../options/checkout.options';
 
 /**
  * The runtime settings: the module options an admin may override at runtime, a view of their declaration

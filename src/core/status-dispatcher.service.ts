@@ -1,3 +1,4 @@
+import type { StatusDispatchSettings } from '../options/notifications.options';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -11,16 +12,7 @@ import { statusChangeOf } from './status-plan';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';
-import type { StatusDispatchOptions } from '../options/options';
-import { resolveNotificationsOptions } from '../options/sections';
-
-/**
- * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
- * in a process with workers; set by the module from `workers`, not an option).
- */
-export interface StatusDispatchSettings extends StatusDispatchOptions {
-  pollOnStart?: boolean;
-}
+import { resolveNotificationsOptions } from '../options/notifications.options';
 
 /** Injection token of {@link StatusDispatchSettings}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');

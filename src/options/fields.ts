@@ -47,3 +47,12 @@ export function resolveNumbers<F extends Readonly<Record<string, NumberField>>>(
   }
   return resolved;
 }
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** A table of a section's numeric options: one field per option of `T` whose value is a number. */
+export type Numbers<T> = Readonly<{
+  [K in keyof T as Required<T>[K] extends number ? K : never]-?: NumberField;
+}>;

@@ -1,12 +1,13 @@
+import type { StatusDispatchOptions } from './notifications.options';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
-import type { CheckoutOptions } from '../checkout/checkout.options';
+import type { CheckoutOptions } from './checkout.options';
 import type { OrderPaymentPort } from '../core/ports';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
-import type { OpenReconciliationOptions } from '../reconciliation/types';
-import type { RefundsOptions } from '../refunds/refund.options';
+import type { OpenReconciliationOptions } from './reconciliation.options';
+import type { RefundsOptions } from './refunds.options';
 import type { InvoicePaymentsAdminOptions } from '../settings/types';
-import type { ShippingOptions } from '../shipping/types';
-import type { WebhooksOptions } from '../webhooks/types';
+import type { ShippingOptions } from './shipping.options';
+import type { WebhooksOptions } from './webhooks.options';
 
 /**
  * Options of `InvoicePaymentsModule`, one section per capability. Only `gateway` is required.
@@ -46,21 +47,6 @@ export interface InvoicePaymentsModuleOptions {
    * with workers.
    */
   workers?: boolean;
-}
-
-/** How applied status changes are delivered to the host's port (`notifications`). */
-export interface StatusDispatchOptions {
-  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
-  pollIntervalMs?: number;
-  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
-  retryBaseDelayMs?: number;
-  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
-  retryMaxDelayMs?: number;
-  /**
-   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
-   * call that runs longer may be repeated by another instance. Default 60000.
-   */
-  leaseMs?: number;
 }
 
 /** How the module is registered, beside its options. */

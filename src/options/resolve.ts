@@ -1,16 +1,13 @@
-import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
+import { type StatusDispatchSettings, resolveNotificationsOptions } from './notifications.options';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
 import type { InvoicePaymentsAdminOptions } from '../settings/types';
-import type { ResolvedOpenReconciliationOptions } from '../reconciliation/types';
-import type { ResolvedShippingOptions } from '../shipping/types';
 import {
-  resolveNotificationsOptions,
+  type ResolvedOpenReconciliationOptions,
   resolveReconciliationOptions,
-  resolveShippingOptions,
-  resolveWebhooksOptions,
-} from './sections';
-import type { ResolvedWebhooksOptions } from '../webhooks/types';
+} from './reconciliation.options';
+import { type ResolvedShippingOptions, resolveShippingOptions } from './shipping.options';
+import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from './webhooks.options';
 
 /** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
 export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';

@@ -1,4 +1,4 @@
-import { resolveNotificationsOptions } from './sections';
+import { resolveNotificationsOptions } from './notifications.options';
 
 describe('resolveNotificationsOptions', () => {
   it('fills in the defaults', () => {

@@ -16,7 +16,8 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from './call-ceiling';
 import { NEVER, nextCheckAt } from './check-schedule';
 import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
-import type { ReconciliationRound, ResolvedOpenReconciliationOptions } from './types';
+import type { ReconciliationRound } from './types';
+import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
 const RETRY_AFTER_ERROR_MS = 300_000;

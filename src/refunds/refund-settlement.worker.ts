@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
+import { REFUNDS_OPTIONS } from './refund.options';
+import { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService, why } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 

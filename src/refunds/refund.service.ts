@@ -13,7 +13,8 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
-import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
+import { REFUNDS_OPTIONS } from './refund.options';
+import { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService, why } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 
@@ -253,7 +254,11 @@ export class RefundService {
    * failed) may be this one's first try: refused, naming it. `own`, the row this call claimed, is then closed as
    * failed, never sent.
    */
-  private async refuseRepeat(invoiceRecordId: string, amountCents: number, own?: InvoiceRefund): Promise<void> {
+  private async refuseRepeat(
+    invoiceRecordId: string,
+    amountCents: number,
+    own?: InvoiceRefund,
+  ): Promise<void> {
     const window = this.options.repeatWindowMs;
     const since = new Date(Date.now() - window);
     const earlier = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since, own?.id);

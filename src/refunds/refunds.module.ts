@@ -7,7 +7,7 @@ import { RefundSettlementService } from './refund-settlement.service';
 import { RefundSettlementWorker } from './refund-settlement.worker';
 import { RefundService } from './refund.service';
 import { RefundStore } from './refund.store';
-import { resolveRefundsOptions } from '../options/sections';
+import { resolveRefundsOptions } from '../options/refunds.options';
 
 /**
  * Refunds exactly once: the ledger, the refund path every entry point takes (provider, admin API, Medusa, Vendure)

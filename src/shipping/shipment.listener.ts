@@ -3,7 +3,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { SHIPPING_OPTIONS } from './constants';
 import { OrderNotPaidError, ShipmentValidationError } from './errors';
 import { TrackingService } from './tracking.service';
-import type { RecordShipmentInput, ResolvedShippingOptions } from './types';
+import type { RecordShipmentInput } from './types';
+import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /**
  * Listens for the host's shipment event (`shipping.shipmentEvent`, default `order.shipment_created`) and records

@@ -7,8 +7,7 @@ import { ShipmentListener } from './shipment.listener';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';
-import type { ShippingModuleOptions } from './types';
-import { resolveShippingOptions } from '../options/sections';
+import { type ShippingModuleOptions, resolveShippingOptions } from '../options/shipping.options';
 
 /** Wiring choices of {@link ShippingModule.forRoot} beyond its options. */
 export interface ShippingModuleExtras {

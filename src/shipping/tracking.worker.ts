@@ -10,13 +10,8 @@ import { clip } from '../core/text-bounds';
 import { SHIPPING_OPTIONS, TRACKING_POSTER } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import { TrackingOutbox } from './tracking-outbox.entity';
-import type {
-  ResolvedShippingOptions,
-  TrackingFailedEvent,
-  TrackingPostedEvent,
-  TrackingPoster,
-  TrackingRunResult,
-} from './types';
+import type { ResolvedShippingOptions } from '../options/shipping.options';
+import type { TrackingFailedEvent, TrackingPostedEvent, TrackingPoster, TrackingRunResult } from './types';
 
 /** Gateway error kinds that no retry can fix: the row fails at once. */
 const PERMANENT_KINDS: ReadonlySet<string> = new Set([

@@ -5,7 +5,7 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InboxRows, message } from './inbox-rows';
 import { PacedLookups } from './paced-lookups';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */

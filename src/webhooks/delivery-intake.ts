@@ -6,7 +6,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { exceedsJsonDepth } from '../gateway/payload.reader';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { KnownInvoices } from './known-invoices';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { boundedBody, parseJsonObject } from './webhook-body';
 import { answerOf, type DeliveryAnswer, INTERNAL_ERROR_ANSWER } from './webhook-answer';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';

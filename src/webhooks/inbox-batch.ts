@@ -7,7 +7,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoiceIdentity } from '../core/invoice-identity';
 import type { DeliveryConfirmation } from './delivery-confirmation';
 import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { UnrecordedDeliveries } from './unrecorded-deliveries';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 

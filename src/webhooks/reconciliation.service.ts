@@ -11,7 +11,7 @@ import { isLastPage } from '../gateway/response.readers';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { WEBHOOKS_OPTIONS } from './constants';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 
 /** What one sweep did. */
 export interface SweepResult {

@@ -7,7 +7,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
 import { clip } from '../core/text-bounds';
 import { type InboxRows, reportOf } from './inbox-rows';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /**

@@ -8,7 +8,7 @@ import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { purgeFinishedEntries } from './inbox-retention';
 import { UnknownInvoices } from './unknown-invoices';
 import { InboxRows, message } from './inbox-rows';

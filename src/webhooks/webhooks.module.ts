@@ -10,8 +10,11 @@ import { WebhookTokenService } from './webhook-token.service';
 import { HostDeliveries } from './host-deliveries';
 import { HOST_WEBHOOKS } from '../core/ports';
 import { createWebhooksController } from './webhooks.controller';
-import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
-import { resolveWebhooksOptions } from '../options/sections';
+import {
+  type ResolvedWebhooksOptions,
+  type WebhooksOptions,
+  resolveWebhooksOptions,
+} from '../options/webhooks.options';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {

@@ -6,8 +6,7 @@ import {
   OpenInvoiceConflictError,
   PaymentBeingConfirmedError,
 } from '../../src/index';
-import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import { withReferrer } from '../../src/checkout/order-mapping';
+import { mapOrderToInvoice, withReferrer } from '../../src/checkout/order-mapping';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
@@ -20,7 +19,7 @@ import {
   startRewritingProxy,
   referrerOf,
 } from './support';
-import { resolveCheckoutOptions } from '../../src/options/sections';
+import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 
 /**
  * What happens when the create request's outcome is not a plain answer: the invoice is looked up by its referrer

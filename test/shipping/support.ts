@@ -16,18 +16,13 @@ import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { ALL_SCOPES, startSandbox } from '../../src/sandbox';
-import type { SandboxServer } from '../../src/sandbox';
+import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { ShippingModule } from '../../src/shipping/shipping.module';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingService } from '../../src/shipping/tracking.service';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
-import type {
-  ShippingModuleOptions,
-  ShippingOptions,
-  TrackingFailedEvent,
-  TrackingPostedEvent,
-} from '../../src/shipping/types';
+import type { ShippingModuleOptions, ShippingOptions } from '../../src/options/shipping.options';
+import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
 import { waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';

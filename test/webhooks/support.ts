@@ -24,7 +24,7 @@ import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-histo
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import type { WebhooksOptions } from '../../src/webhooks/types';
+import type { WebhooksOptions } from '../../src/options/webhooks.options';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
