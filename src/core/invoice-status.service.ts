@@ -6,7 +6,6 @@ import { dialectOf, type Dialect } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { runAfterCommit, transact, type UnitOfWork } from '../persistence/unit-of-work';
 import {
-  changeOf,
   assertReport,
   NO_HISTORY,
   planStatus,
@@ -16,6 +15,7 @@ import {
   type StatusReport,
   type StatusReportResult,
 } from './status-plan';
+import { changeOf } from './status-table';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 import { writeGuarded } from './guarded-status-write';
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { LessThan, type EntityManager } from 'typeorm';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceStatusCode } from '../gateway/status';
@@ -7,10 +6,9 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { statusRow, decideTransition, STATUS_REPORT_SOURCES, type StatusReportSource } from './status-table';
-import type { PaymentStatusChange, PaymentStatusSnapshot } from './ports';
 import { clip } from './text-bounds';
 
-// A status report and what applying it writes, decided without the database (`invoice-status.service.ts` writes it).
+// A status report and what applying it writes, decided without the database (InvoiceStatusService writes it).
 
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
@@ -40,7 +38,7 @@ export interface StatusReportResult {
   recordId: string;
 }
 
-/** What the caller knows of a record's status history: its latest row's time and its applied changes not yet delivered. */
+/** A record's status history as its writer knows it: its latest row's time, its applied changes not yet delivered. */
 export interface KnownHistory {
   latest: string | null;
   openChanges: number;
@@ -92,10 +90,8 @@ export function planStatus(
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
   const createdAt = nextHistoryTime(known.latest);
   const text = report.text ?? report.invoice?.status.text ?? null;
-  // With no earlier change of the invoice still to deliver, the new one is written held by this instance (leased
-  // until `handOverLease()`) and handed to the dispatcher after commit; `null` where the writer cannot hand over.
+  // With no earlier change still to deliver, the new one is written leased to this instance and handed over.
   const handOver = decision.apply && known.openChanges === 0 && handOverLease !== null;
-  // A plain assignment: the repository's `create` walks the metadata, and every column is given here.
   const history: InvoiceStatusHistory = Object.assign(new InvoiceStatusHistory(), {
     id: randomUUID(),
     invoiceRecordId: record.id,
@@ -150,11 +146,7 @@ function nextHistoryTime(latest: string | null): Date {
   return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }
 
-/**
- * Whether a report would change nothing: the record already has its code and the invoice it came with refreshes no
- * field. Such a report needs no transaction (the webhook batch records it on the delivery's inbox row alone, as the
- * reconciliation writes nothing for a round that found nothing new).
- */
+/** Whether a report would change nothing: the record has its code and the invoice refreshes no field. */
 export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
   if (record.statusCode !== code) return false;
   if (!invoice) return true;
@@ -188,9 +180,7 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   set('feesCents', invoice.amounts.feesCents);
   set('discountCents', invoice.amounts.discountCents);
   set('shippingCents', invoice.amounts.shippingCents);
-  // Totals never go backwards: money paid or refunded stays so. A report read before a refund (a webhook overtaken
-  // by the refund's own answer, a stale lookup) may raise them, never lower them; the amounts themselves were
-  // bounded when read (`serviceAmountToCents`).
+  // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
   set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
   set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
   set('pixPayload', invoice.pix?.payload);
@@ -218,9 +208,8 @@ const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceSta
 
 /**
  * Why a paid (5) or authorized (4) report cannot be trusted as "the order is paid", or `null` when it can: the
- * amount the service says was paid (`payment.total`, else the invoice's gross) or the currency differs from what
- * the invoice was created for, or the service reported no amount at all. Such a report is still recorded, but
- * the order becomes `requires_action`, never `captured` (`amount_mismatch` alert).
+ * amount paid (`payment.total`, else the gross) or the currency is not what the invoice was created for, or no
+ * amount was reported. Such a report is applied, but the order asks for a person (`amount_mismatch` alert).
  */
 export function paymentMismatchOf(
   code: number,
@@ -239,81 +228,4 @@ export function paymentMismatchOf(
     return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
   }
   return null;
-}
-
-/**
- * What the host is told about an applied history row: the previous and the new status, each with what it means
- * for the payment session and the order (`status-table.ts`). The previous status text is the one its own
- * applied row recorded.
- */
-export async function statusChangeOf(
-  em: EntityManager,
-  row: InvoiceStatusHistory,
-  record: InvoiceRecord,
-): Promise<PaymentStatusChange> {
-  let previousText: string | null = null;
-  if (row.fromCode !== null) {
-    const before = await em.getRepository(InvoiceStatusHistory).findOne({
-      where: {
-        invoiceRecordId: row.invoiceRecordId,
-        applied: true,
-        toCode: row.fromCode,
-        createdAt: LessThan(row.createdAt),
-      },
-      order: { createdAt: 'DESC' },
-    });
-    previousText = before?.statusText ?? null;
-  }
-  return changeOf(row, record, previousText);
-}
-
-/**
- * The change of an applied history row when the previous status's text is known already (the status path has the
- * record's text at hand when it applies a change: no read is needed).
- */
-export function changeOf(
-  row: InvoiceStatusHistory,
-  record: InvoiceRecord,
-  previousText: string | null,
-): PaymentStatusChange {
-  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
-  if (row.toCode === null || row.source === 'admin') {
-    throw new Error(`status history row ${row.id} is not a status change`);
-  }
-  return {
-    orderId: record.orderId,
-    invoiceRecordId: record.id,
-    gatewayId: record.gatewayId,
-    method: record.method,
-    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
-    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
-    source: row.source,
-    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
-      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
-      : {}),
-    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
-    occurredAt: row.createdAt,
-  };
-}
-
-/**
- * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
- * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
- */
-export function statusSnapshot(
-  code: number,
-  text: string | null,
-  amountMismatch = false,
-): PaymentStatusSnapshot {
-  const row = statusRow(code);
-  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
-  if (amountMismatch && takesMoney)
-    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
-  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
-  return {
-    code,
-    text,
-    sessionStatus: row?.session ?? 'error',
-    orderPaymentStatus: row?.order ?? 'requires_action',
-  };
 }

@@ -1,3 +1,6 @@
+import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { PaymentStatusChange, PaymentStatusSnapshot } from './ports';
 import {
   INVOICE_STATUS_NAMES,
   InvoiceStatusCode,
@@ -5,15 +8,10 @@ import {
   type KnownInvoiceStatusCode,
 } from '../gateway/status';
 
-/*
- * What an invoice's status means, in one place: where a report comes from, what each code means for the payment
- * session and the order, and which code may follow which.
- */
+// What an invoice's status means, in one place: where a report comes from, what each code means for the payment
+// session and the order, which code may follow which, and what the host is told of a change.
 
-/**
- * The status of a payment session as the module's provider reports it (the shape of Medusa's provider contract,
- * which the module's provider follows on every host).
- */
+/** The status of a payment session as the module's provider reports it (Medusa's provider contract, on every host). */
 export type PaymentSessionStatus =
   'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
 
@@ -183,25 +181,50 @@ export function transitionNoteCode(note: string | null): TransitionNoteCode | nu
   return null;
 }
 
-/** One cell of {@link transitionTable}: `apply`, `alert` (applied and raised) or `refuse` (recorded only). */
-export type TransitionCell = 'apply' | 'alert' | 'refuse';
+/** What the host is told of an applied history row, the previous status's text given. */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
+      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
+      : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
+    occurredAt: row.createdAt,
+  };
+}
 
 /**
- * The whole table as data: for each listed `from` code (and `null`, no status yet) and each listed `to` code, what
- * {@link decideTransition} does. Unlisted `to` codes are always `refuse`. Used for docs/webhooks.md and by tests.
+ * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
+ * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
  */
-export function transitionTable(): Array<{
-  from: KnownInvoiceStatusCode | null;
-  to: Record<number, TransitionCell>;
-}> {
-  const froms: Array<KnownInvoiceStatusCode | null> = [null, ...STATUS_STAGES];
-  return froms.map((from) => {
-    const to: Record<number, TransitionCell> = {};
-    for (const code of STATUS_STAGES) {
-      if (from === code) continue;
-      const d = decideTransition(from, code);
-      to[code] = d.apply ? (d.alert ? 'alert' : 'apply') : 'refuse';
-    }
-    return { from, to };
-  });
+export function statusSnapshot(
+  code: number,
+  text: string | null,
+  amountMismatch = false,
+): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
+  if (amountMismatch && takesMoney)
+    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  return {
+    code,
+    text,
+    sessionStatus: row?.session ?? 'error',
+    orderPaymentStatus: row?.order ?? 'requires_action',
+  };
 }
