@@ -9,23 +9,11 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import type { Adoption } from './ports';
 
 /**
- * How an invoice of the service came to be matched to a record:
- * - `number`: the record holds its number, which the service gave in answer to the module's own request (or which
- *   an adoption linked after this check passed);
- * - `lookup`: the identity lookup found it (the record's referrer and payment id, {@link InvoiceIdentity.findOurs});
- * - `referrer`: by its referrer alone (a webhook, the sweep, a host's webhook action): its payment id is still to be
- *   asked of the service.
+ * How an invoice was matched to a record: `number`, the record holds its number (the service's answer to our own
+ * request); `lookup`, the identity lookup ({@link InvoiceIdentity.findOurs}); `referrer`, by its referrer alone (its
+ * payment id still to be asked of the service).
  */
-export type MatchedBy = 'number' | 'lookup' | 'referrer';
-
-/**
- * The `payment.id` the checkout sent when it created this record's invoice: the order id. The attempt's claim
- * writes the record's `order_id` from the very `payment.id` of the create request (`InvoiceCreationService`), so
- * the record keeps what was sent and nothing else needs storing.
- */
-export function sentPaymentId(record: Pick<InvoiceRecord, 'orderId'>): string {
-  return record.orderId;
-}
+type MatchedBy = 'number' | 'lookup' | 'referrer';
 
 /** Verdicts remembered per instance (an invoice's referrer, payment id and amount never change). */
 const MAX_REMEMBERED = 10_000;
@@ -79,7 +67,8 @@ export class InvoiceIdentity {
    */
   async findOurs(record: InvoiceRecord): Promise<Invoice | null> {
     const found = await this.gateway.findInvoiceByReferrer(record.referrer, {
-      paymentId: sentPaymentId(record),
+      // The `payment.id` sent at creation is the record's order id (the attempt's claim writes one from the other).
+      paymentId: record.orderId,
     });
     if (!found) return null;
     return (await this.whyNotOurs(found, record, 'lookup')) === null ? found : null;
@@ -103,8 +92,8 @@ export class InvoiceIdentity {
       return `${named} ${theirs}: its amount ${centsToDecimalString(gross)} is not the ${centsToDecimalString(record.amountCents)} sent`;
     }
     if (matchedBy === 'lookup') return null;
-    const paymentId = sentPaymentId(record);
-    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, { paymentId, id: invoice.id });
+    const query = { paymentId: record.orderId, id: invoice.id };
+    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
     return listed ? null : `${named} ${theirs}: the service does not list it under the payment id sent`;
   }
 
@@ -135,11 +124,9 @@ function remember(memory: Map<string, string>, key: string, value: string): void
 }
 
 /**
- * THE record of a service invoice, identity-checked ({@link InvoiceIdentity}): the record holding its number, else
- * the attempt whose referrer it has, but only while that attempt holds no invoice yet; a record already tied to
- * another invoice never takes this one's status (a second invoice under its referrer has no record of its own).
- * `byReferrer` replaces the referrer step where the checkout adopts late and duplicate invoices (it applies the
- * same rule and also links, cancels or alerts). `foreign` says why a record that matched is not the invoice's.
+ * The record of a service invoice, identity-checked: the record holding its number, else the attempt whose referrer
+ * it has while that attempt holds no invoice yet (a second invoice under a referrer has no record). `byReferrer`
+ * replaces the referrer step where the checkout adopts late invoices; `foreign` says why a match is not the invoice's.
  */
 export async function recordOfInvoice(
   rows: Repository<InvoiceRecord>,

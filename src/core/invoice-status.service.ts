@@ -39,10 +39,8 @@ export interface AppliedStatus {
 }
 
 /**
- * THE one path that changes an invoice record's status. Checkout, webhooks, refunds and the reconciliations all
- * report here; the transition table (`status-transitions.ts`) decides, every report is kept in the status history,
- * and each applied change is handed to the {@link StatusChangeDispatcher} once its write committed, to reach the
- * host's port and the event bus once.
+ * The one path that changes an invoice record's status: the transition table decides, every report is kept in the
+ * status history, and each applied change is handed to the {@link StatusChangeDispatcher} once its write committed.
  */
 @Injectable()
 export class InvoiceStatusService {
@@ -57,11 +55,10 @@ export class InvoiceStatusService {
   }
 
   /**
-   * Records a status report and applies it when the transition table allows: reads the record's current code (its
-   * row locked), decides, writes a history row (applied or not) and updates the record, in one transaction or one
-   * guarded statement ({@link ApplyOptions.record}). An applied change reaches the host only after that commit.
-   * On SQLite, never from inside a transaction: the writer queue is not re-entrant. Throws {@link ReportedRecordNotFoundError} for an unknown `recordId` and
-   * `InvalidStatusReportError` for a malformed report; nothing is written then.
+   * Records a status report and applies it when the transition table allows, in one transaction (the record's row
+   * locked) or one guarded statement ({@link ApplyOptions.record}); the change reaches the host after that commit.
+   * Never from inside a transaction (SQLite's writer queue is not re-entrant). Throws
+   * {@link ReportedRecordNotFoundError} or `InvalidStatusReportError`, writing nothing.
    */
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
@@ -97,11 +94,7 @@ export class InvoiceStatusService {
     return { result: plan.result, record: plan.written };
   }
 
-  /**
-   * One guarded statement for a record as the caller read it: `null` when it wrote nothing (the record
-   * or its history was written since, the report would not update the record, or the database has no such
-   * statement). The statement is its own commit, so the change is handed on at once.
-   */
+  /** One guarded statement, its own commit; `null` when it wrote nothing (the record or its history moved since). */
   private async applyGuarded(
     record: InvoiceRecord,
     known: KnownHistory,
@@ -117,10 +110,8 @@ export class InvoiceStatusService {
   }
 
   /**
-   * With no earlier change of the invoice still to deliver, a new one is written held by this instance and handed
-   * to the dispatcher after commit: delivered without reading it back. Not on a shared connection, where a host port
-   * that opens its own transaction at once could meet one of ours: there the dispatcher reads the change back first,
-   * outside our transaction.
+   * A change is written leased to this instance and handed over after commit, with no read back; not on a shared
+   * connection, where a host port opening its own transaction at once could meet ours.
    */
   private handOverLease(): (() => Date) | null {
     if (this.dialect.sharedConnection || !this.dispatcher.accepting) return null;
@@ -139,9 +130,8 @@ export class InvoiceStatusService {
   }
 
   /**
-   * The record's row, locked until the transaction ends (PostgreSQL; SQLite serializes writers), then its latest
-   * history time and how many of its applied changes are still to deliver. Two statements, not one: a statement
-   * that waited for the lock still reads with the snapshot it started with, so the history must be read after it.
+   * The record's row, locked until the transaction ends, then its history: two statements, since one that waited for
+   * the lock still reads with the snapshot it started with.
    */
   private async lockRecord(
     em: EntityManager,
@@ -157,10 +147,7 @@ export class InvoiceStatusService {
   }
 }
 
-/**
- * The latest history time and the applied changes still to deliver of each record, in one query; a record without
- * history is {@link NO_HISTORY}.
- */
+/** Each record's {@link KnownHistory}, in one query. */
 async function historiesOf(em: EntityManager, recordIds: string[]): Promise<Map<string, KnownHistory>> {
   const known = new Map<string, KnownHistory>(recordIds.map((id) => [id, NO_HISTORY]));
   const rows = await em

@@ -2,11 +2,8 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { OrderPaymentStatus, PaymentSessionStatus, StatusReportSource } from './status-table';
 
-/*
- * The ports between the capabilities and the host: what the host implements (the order port), and what one
- * capability provides for another (late invoices, creation settling, the host's webhooks), kept here so no
- * capability imports another's internals.
- */
+// The ports: what the host implements (the order port), and what one capability provides for another, so none
+// imports another's internals.
 
 /** Injection token of the host's {@link OrderPaymentPort}. */
 export const ORDER_PAYMENT_PORT = Symbol('INVOICE_PAYMENTS_ORDER_PAYMENT_PORT');
@@ -62,9 +59,8 @@ export interface OrderPaymentPort {
 export const LATE_INVOICE_ADOPTER = Symbol('INVOICE_PAYMENTS_LATE_INVOICE_ADOPTER');
 
 /**
- * Matches a service invoice that no record holds by its number to its order, by the referrer it was created
- * under (`<order reference>-<attempt>`), and keeps the order at one payable invoice (see the checkout's
- * `LateInvoiceService`). Lives in `core/` so the webhooks capability can call it without importing the checkout.
+ * Matches a service invoice that no record holds by its number to its order, by the referrer it was created under,
+ * and keeps the order at one payable invoice (the checkout's `LateInvoiceService`).
  */
 export interface LateInvoiceAdopter {
   /**
@@ -85,9 +81,8 @@ export interface Adoption {
 export const CREATION_SETTLER = Symbol('INVOICE_PAYMENTS_CREATION_SETTLER');
 
 /**
- * Settles a record whose creation at the service is not settled (`unknown`, or `pending` past its stale time) by
- * asking the service (see the checkout's `InvoiceCreationService.settle`). Lives in `core/` so the reconciliation
- * can call it without importing the checkout. Throws when it cannot decide yet; the caller tries again later.
+ * Settles a record whose creation is not settled (`unknown`, or `pending` past its stale time) by asking the service
+ * (the checkout's `InvoiceCreationService.settle`). Throws when it cannot decide yet; the caller tries again later.
  */
 export interface CreationSettler {
   settle(record: InvoiceRecord): Promise<InvoiceRecord>;
@@ -117,9 +112,7 @@ export type HostDeliveryOutcome =
 
 /**
  * The webhook pipeline for hosts that receive deliveries on their own route and answer with the outcome (Medusa's
- * `getWebhookActionAndData`): the same intake and inbox as the module's route, the delivery processed as a batch of
- * one and waited for. Lives in `core/` so the checkout's provider reaches it without importing the webhooks
- * capability.
+ * `getWebhookActionAndData`): the module's intake and inbox, the delivery processed as a batch of one and waited for.
  */
 export interface HostWebhooks {
   settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;

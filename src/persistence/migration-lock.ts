@@ -8,38 +8,22 @@ import {
 import { dataSourceOf } from '../core/typeorm-compat';
 import { dialectOf } from './dialect';
 
-/**
- * The PostgreSQL advisory lock key of the module's migrations (one bigint, the same for every instance and every
- * database: a lock is per database anyway). Spelled out rather than hashed so an operator can find the holder in
- * `pg_locks` (`objid` 1768517999, `classid` 0).
- */
-export const MIGRATION_LOCK_KEY = '1768517999';
+/** The advisory lock key of the module's migrations, as an operator finds it in `pg_locks` (`objid`). */
+const MIGRATION_LOCK_KEY = '1768517999';
 
-/** A migration class as TypeORM takes it in `migrations: [...]`. */
-export type MigrationClass = new () => MigrationInterface;
+type MigrationClass = new () => MigrationInterface;
 
 const serialized = new WeakSet<MigrationClass>();
 
 /**
- * Makes `migration` safe to run from several instances at once on PostgreSQL, with the module's migrations run by
- * TypeORM as the host's DataSource runs them (`migrationsRun: true` included): its `up` first takes the module's
- * advisory lock ({@link MIGRATION_LOCK_KEY}), then looks in TypeORM's migrations table. When another instance
- * recorded the migration while this one waited (TypeORM read the table before the wait), the body is not run again
- * and the other instance's row is removed, since TypeORM records the migration right after `up` returns (one row
- * per migration, as a single instance leaves it).
- *
- * - In a transaction (TypeORM's `migrationsTransactionMode` `'all'`, its default, or `'each'`): the lock is
- *   `pg_advisory_xact_lock`, held until the transaction that records the migration commits, so the check and the
- *   record cannot be split by another instance.
- * - Outside one (`'none'`, or a migration with `transaction = false`): a session lock around the check and the body
- *   only. TypeORM's record follows outside the lock, and an instance waiting for the lock can run the body again in
- *   that gap; {@link initializeDataSource} has no such gap.
- *
- * SQLite (and any other driver): the migration as it is; one process owns the database file.
- * The class itself is changed (its prototype's `up`), so it keeps its identity and name; calling this again is a
- * no-op. Down migrations are not serialized (they are run by hand).
+ * Makes `migration` safe to run from several instances at once where the dialect has advisory locks: its `up` takes
+ * the module's lock, then looks in TypeORM's migrations table; when another instance recorded the migration while
+ * this one waited, the body is not run again and that row is removed (TypeORM records it again after `up`).
+ * In a transaction the lock is held until the record commits; outside one (`transaction = false`) only around the
+ * check and the body, so a waiting instance may run the body again in the gap ({@link initializeDataSource} has
+ * none). The prototype's `up` is replaced, so the class keeps its name; down migrations are not serialized.
  */
-export function serializedMigration<T extends MigrationClass>(migration: T): T {
+function serializedMigration<T extends MigrationClass>(migration: T): T {
   if (serialized.has(migration)) return migration;
   const own: unknown = migration.prototype.up;
   if (typeof own !== 'function')
