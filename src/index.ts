@@ -19,7 +19,7 @@ export type { ShippingOptions } from './options/shipping.options';
 export type { WebhooksOptions } from './options/webhooks.options';
 export type { RefundsOptions } from './options/refunds.options';
 export type { OpenReconciliationOptions } from './options/reconciliation.options';
-export type { InvoicePaymentsAdminOptions } from './settings/types';
+export type { InvoicePaymentsAdminOptions } from './options/admin.options';
 export type { EncryptionKeyOptions } from './settings/secret-box';
 export type { GatewayClientOptions } from './gateway/gateway.options';
 export { DEFAULT_WIRE_PROFILE } from './gateway/wire-profile';

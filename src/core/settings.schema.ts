@@ -240,3 +240,20 @@ export function helpOf(declaration: SettingDeclaration<unknown>, lang: keyof Adm
     .replace('{min}', String(declaration.min ?? ''))
     .replace('{max}', String(declaration.max ?? ''));
 }
+
+/** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
+export function settingsDefaultsOf(
+  options: InvoicePaymentsModuleOptions,
+): Partial<InvoicePaymentsSettingsValues> {
+  const sections: Record<string, Record<string, unknown> | undefined> = {
+    gateway: options.gateway as unknown as Record<string, unknown>,
+    checkout: options.checkout as Record<string, unknown> | undefined,
+    webhooks: options.webhooks as Record<string, unknown> | undefined,
+  };
+  const defaults: Record<string, unknown> = {};
+  for (const [name, { option }] of SETTING_LIST) {
+    const value = option ? sections[option[0]]?.[option[1]] : undefined;
+    if (value !== undefined && value !== '') defaults[name] = value;
+  }
+  return defaults as Partial<InvoicePaymentsSettingsValues>;
+}

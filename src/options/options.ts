@@ -5,7 +5,7 @@ import type { OrderPaymentPort } from '../core/ports';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { OpenReconciliationOptions } from './reconciliation.options';
 import type { RefundsOptions } from './refunds.options';
-import type { InvoicePaymentsAdminOptions } from '../settings/types';
+import type { InvoicePaymentsAdminOptions } from './admin.options';
 import type { ShippingOptions } from './shipping.options';
 import type { WebhooksOptions } from './webhooks.options';
 

@@ -1,7 +1,7 @@
 import { type StatusDispatchSettings, resolveNotificationsOptions } from './notifications.options';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
-import type { InvoicePaymentsAdminOptions } from '../settings/types';
+import type { InvoicePaymentsAdminOptions } from './admin.options';
 import {
   type ResolvedOpenReconciliationOptions,
   resolveReconciliationOptions,

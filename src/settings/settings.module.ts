@@ -9,7 +9,7 @@ import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
 import { DEFAULT_ADMIN_PREFIX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
-import type { InvoicePaymentsAdminOptions } from './types';
+import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /**
  * The admin API: the admin controllers under `admin.prefix` and their guard, the alerts table, and the admin page

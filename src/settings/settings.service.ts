@@ -24,12 +24,12 @@ import {
 } from './settings.mapping';
 import {
   EffectiveSettings,
-  InvoicePaymentsAdminOptions,
   InvoicePaymentsSettingsDefaults,
   MaskedSettings,
   SECRET_SETTINGS,
   SettingName,
 } from './types';
+import { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /** Two saves kept colliding on the same row. */
 export class SettingsConflictError extends Error {
