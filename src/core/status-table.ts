@@ -86,22 +86,15 @@ export type StatusReportSource = (typeof STATUS_REPORT_SOURCES)[number];
 export type StatusChangeSource = StatusReportSource | 'admin';
 
 /**
- * The allowed status transitions. Reports about an invoice arrive late, twice and out of order (webhook retries, the reconciliation sweep, the
- * checkout's own operations), so "apply whatever came last" would let a stale report undo a payment. Instead every
- * listed code (spec §3) stands on a **stage** of the invoice's life, and an invoice only ever moves to a code on a
- * later stage. The stages form one line, so whatever order the reports of a legal life come in, the invoice ends on
- * the same code: the *furthest legal state*, i.e. the reported code with the highest stage.
+ * The allowed status transitions. Reports arrive late, twice and out of order, so "apply whatever came last" would
+ * let a stale report undo a payment. Instead every listed code (spec §3) stands on a **stage**, and an invoice only
+ * moves to a later stage: whatever order a legal life's reports come in, it ends on the furthest legal state.
  *
- * Reading the line: an open invoice (awaiting, overdue, processing, scheduled, authorized) can close unpaid
- * (denied, error, canceled) or be paid; a paid invoice can be refunded in steps or contested; refunded is final.
- * Paid outranks every unpaid ending, because money that arrived is a fact no stale report may hide: paid after a
- * closed attempt is applied and raised as a `paid_after_cancel` alert (the money must go back, or the order is
- * paid twice if the customer started another attempt).
- *
- * What the line gives up, on purpose: a report that would step back is recorded and not applied even when the
- * service really went back (a second bank-slip refund after a partial one, 8 → 7; a won dispute, 10 → 5). In each
- * case the kept code maps to the same or a safer order status (see `status-table.ts`) and the next forward report
- * applies normally. (A due-date change keeps an overdue invoice at 15, A11, so 15 → 1 is never a real move.)
+ * An open invoice can close unpaid (denied, error, canceled) or be paid; a paid one can be refunded in steps or
+ * contested; refunded is final. Paid outranks every unpaid ending (money that arrived is a fact): paid after a
+ * closed attempt is applied and raised as `paid_after_cancel`. A report that would step back is recorded, not
+ * applied, even when the service really went back (8 → 7, a won dispute 10 → 5): the kept code maps to the same or
+ * a safer order status, and the next forward report applies. (An overdue invoice stays 15 on a due-date change, A11.)
  */
 export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [
   InvoiceStatusCode.AwaitingPayment, // 1
