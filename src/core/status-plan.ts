@@ -211,11 +211,7 @@ const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceSta
  * amount paid (`payment.total`, else the gross) or the currency is not what the invoice was created for, or no
  * amount was reported. Such a report is applied, but the order asks for a person (`amount_mismatch` alert).
  */
-export function paymentMismatchOf(
-  code: number,
-  invoice: Invoice | undefined,
-  record: InvoiceRecord,
-): string | null {
+function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
   if (!MONEY_TAKEN.includes(code) || !invoice) return null;
   const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
   const expected = centsToDecimalString(record.amountCents);

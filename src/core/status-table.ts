@@ -204,11 +204,7 @@ export function changeOf(
  * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
  * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
  */
-export function statusSnapshot(
-  code: number,
-  text: string | null,
-  amountMismatch = false,
-): PaymentStatusSnapshot {
+function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
   const row = statusRow(code);
   const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
   if (amountMismatch && takesMoney)

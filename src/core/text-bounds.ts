@@ -66,7 +66,7 @@ export function readText(
 }
 
 /** Longest id accepted in a route or query (record ids are 36 characters; order ids at most 128). */
-export const MAX_ID_LENGTH = 128;
+const MAX_ID_LENGTH = 128;
 
 /** What is wrong with an id from a route or a query (required, at most {@link MAX_ID_LENGTH}), or `null`. */
 export function idProblem(value: unknown): string | null {

@@ -62,7 +62,7 @@ export function mergeAsyncOptions(
 }
 
 /** The admin API's route prefix as the controller is mounted. */
-export function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
+function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
   return (admin.prefix ?? DEFAULT_ADMIN_PREFIX).replace(/^\/+|\/+$/g, '');
 }
 

@@ -1,11 +1,9 @@
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 
 /**
- * Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect and does not branch on the
- * database itself. PostgreSQL gives each caller its own pooled connection, so concurrent writers need row locks,
- * `SKIP LOCKED` and advisory locks. SQLite has one connection per DataSource, whose transactions are queued one
- * after the other ({@link runInTransaction}), so it needs none of them; but the host's work on that connection and
- * the module's interleave unless one finishes first.
+ * Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name.
+ * PostgreSQL gives each caller its own pooled connection, so concurrent writers need locks; SQLite has one
+ * connection per DataSource, whose transactions are queued ({@link runInTransaction}).
  */
 export interface Dialect {
   /**
@@ -50,7 +48,7 @@ const SQLITE_TYPES = new Set([
 ]);
 
 /** `true` when the DataSource talks to SQLite (one shared connection per DataSource). */
-export function isSqlite(dataSource: DataSource): boolean {
+function isSqlite(dataSource: DataSource): boolean {
   return SQLITE_TYPES.has(dataSource.options.type);
 }
 
