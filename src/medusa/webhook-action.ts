@@ -1,4 +1,5 @@
-import { type INestApplicationContext, Logger } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { HOST_WEBHOOKS, type HostWebhooks } from '../core/ports';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult, MedusaWebhookPayload } from './types';

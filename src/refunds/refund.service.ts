@@ -254,11 +254,7 @@ export class RefundService {
    * failed) may be this one's first try: refused, naming it. `own`, the row this call claimed, is then closed as
    * failed, never sent.
    */
-  private async refuseRepeat(
-    invoiceRecordId: string,
-    amountCents: number,
-    own?: InvoiceRefund,
-  ): Promise<void> {
+  private async refuseRepeat(invoiceRecordId: string, amountCents: number, own?: InvoiceRefund): Promise<void> {
     const window = this.options.repeatWindowMs;
     const since = new Date(Date.now() - window);
     const earlier = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since, own?.id);

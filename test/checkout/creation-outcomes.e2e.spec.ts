@@ -6,7 +6,8 @@ import {
   OpenInvoiceConflictError,
   PaymentBeingConfirmedError,
 } from '../../src/index';
-import { mapOrderToInvoice, withReferrer } from '../../src/checkout/order-mapping';
+import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
+import { withReferrer } from '../../src/checkout/order-mapping';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
