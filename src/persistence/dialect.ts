@@ -8,9 +8,9 @@ import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 export interface Dialect {
   /**
    * A status report for a record as the caller read it is written by one guarded statement (a data-modifying CTE),
-   * with no lock, read or transaction.
+   * with no lock, read or transaction (absent: not available).
    */
-  readonly guardedStatusWrite: boolean;
+  readonly guardedStatusWrite?: boolean;
   /** Ends a claim's row selection so concurrent claimers take disjoint rows without waiting (`''`: not needed). */
   readonly skipLocked: string;
   /** The lock a row read in a transaction takes before it is written there (`null`: not needed). */
@@ -29,13 +29,7 @@ const POSTGRES: Dialect = {
   sharedConnection: false,
 };
 
-const SQLITE: Dialect = {
-  guardedStatusWrite: false,
-  skipLocked: '',
-  rowLock: null,
-  advisoryLocks: false,
-  sharedConnection: true,
-};
+const SQLITE: Dialect = { skipLocked: '', rowLock: null, advisoryLocks: false, sharedConnection: true };
 
 const SQLITE_TYPES = new Set([
   'better-sqlite3',
