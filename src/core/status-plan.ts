@@ -75,9 +75,8 @@ export class InvalidStatusReportError extends InvoicePaymentsError {
 }
 
 /**
- * What a report does to a record as read (its history as `known`): the transition table decides; the history row
- * (applied or not) and the record's patch to write (`extra` fields of the caller's own, written by the same write
- * and not read here); the record as it will then be.
+ * What a report does to a record as read (its history as `known`): the transition table decides the history row and
+ * the record's patch (with the caller's `extra` fields), and the record as it will then be.
  */
 export function planStatus(
   record: InvoiceRecord,

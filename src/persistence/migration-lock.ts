@@ -61,12 +61,10 @@ export function isSerializedMigration(migration: unknown): boolean {
 }
 
 /**
- * A DataSource initialized with its migrations run by one instance at a time: TypeORM's own bookkeeping included
- * (on a fresh PostgreSQL database every instance otherwise creates TypeORM's migrations table at once, and all but
- * one fail before any migration runs). Takes the options TypeORM takes; with `migrationsRun: true` on PostgreSQL it
- * initializes without running them, holds the module's advisory lock (a session lock on one connection) and runs
- * the pending migrations on that same connection, in `migrationsTransactionMode` (default `'all'`), so the
- * migrations table is read only once the lock is held. Anything else: `new DataSource(options).initialize()`.
+ * A DataSource initialized with its migrations run by one instance at a time, TypeORM's own migrations table
+ * included (on a fresh PostgreSQL database, instances starting together otherwise all create it, and all but one
+ * fail). With `migrationsRun: true` on PostgreSQL the pending migrations run on one connection holding the module's
+ * advisory lock, in `migrationsTransactionMode`; anything else is `new DataSource(options).initialize()`.
  *
  * For `@nestjs/typeorm`: `TypeOrmModule.forRootAsync({ useFactory: () => options, dataSourceFactory:
  * initializeDataSource })`; a host with its own DataSource: `await initializeDataSource(options)`.
@@ -86,10 +84,9 @@ export async function initializeDataSource(options?: DataSourceOptions): Promise
 }
 
 /**
- * Runs the pending migrations of an initialized DataSource while holding the module's advisory lock (PostgreSQL; a
- * session lock on one connection, and the migrations run on that same connection), after `before` (on that
- * connection too: creating a schema the migrations table lives in, say). Other drivers: `before`, then the
- * migrations, unlocked. Resolves with the names of the migrations this call ran.
+ * Runs the pending migrations on one connection holding the module's advisory lock (where the dialect has them),
+ * after `before` on that connection (creating the schema of the migrations table, say). Resolves with the names of
+ * the migrations this call ran.
  */
 export async function runMigrationsExclusively(
   dataSource: DataSource,
