@@ -42,15 +42,6 @@ export interface WebhooksOptions {
   sweep?: ReconciliationOptions;
 }
 
-/**
- * Fixed values of the webhook route that are not store configuration: their defaults are the safe ones. Tests of
- * the capability alone may set them through `resolveWebhooksOptions`.
- */
-export interface WebhooksTuning {
-  /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. Default 64. */
-  maxJsonDepth?: number;
-}
-
 export interface WebhookInboxOptions {
   /** Look for due entries (retries, entries left by a crash) every this many ms. Default 1000; 0 turns it off. */
   pollIntervalMs?: number;
@@ -103,6 +94,7 @@ export interface ResolvedWebhooksOptions {
   allowEmptyMerchantPart: boolean;
   lookupWindowMs: number;
   lookupsPerSecond: number;
+  /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. */
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
   sweep: Required<ReconciliationOptions>;
@@ -112,8 +104,7 @@ const WEBHOOKS = {
   bodyLimitBytes: int(1, 256 * 1024),
   lookupWindowMs: int(1, 1000),
   lookupsPerSecond: int(1, 300),
-  maxJsonDepth: int(1, 64),
-} as const satisfies Numbers<WebhooksOptions & WebhooksTuning>;
+} as const satisfies Numbers<WebhooksOptions>;
 
 const WEBHOOK_INBOX = {
   pollIntervalMs: int(0, 1000),
@@ -138,9 +129,7 @@ const WEBHOOK_SWEEP = {
 /** Where deliveries are received (`webhooks.path`). */
 const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
 
-export function resolveWebhooksOptions(
-  options: WebhooksOptions & WebhooksTuning = {},
-): ResolvedWebhooksOptions {
+export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedWebhooksOptions {
   const path = (options.path ?? DEFAULT_WEBHOOK_PATH).replace(/^\/+|\/+$/g, '');
   if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
   if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
@@ -149,6 +138,7 @@ export function resolveWebhooksOptions(
   return {
     ...resolveNumbers('webhooks', WEBHOOKS, options),
     path,
+    maxJsonDepth: 64,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
     inbox: resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),
