@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
-import { isPostgres } from '../src/core/transaction';
+import { isPostgres } from '../src/persistence/dialect';
 import { dataSourceOf } from '../src/core/typeorm-compat';
 
 const INVOICE = 'invoice_payments_invoice';

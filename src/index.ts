@@ -14,12 +14,12 @@ export type {
   InvoicePaymentsModuleRootOptions,
   InvoicePaymentsModuleWiring,
 } from './options/options';
-export type { AddressMapper, CheckoutOptions } from './checkout/checkout.options';
-export type { ShippingOptions } from './shipping/types';
-export type { WebhooksOptions } from './webhooks/types';
-export type { RefundsOptions } from './refunds/refund.options';
-export type { OpenReconciliationOptions } from './reconciliation/types';
-export type { InvoicePaymentsAdminOptions } from './settings/types';
+export type { AddressMapper, CheckoutOptions } from './options/checkout.options';
+export type { ShippingOptions } from './options/shipping.options';
+export type { WebhooksOptions } from './options/webhooks.options';
+export type { RefundsOptions } from './options/refunds.options';
+export type { OpenReconciliationOptions } from './options/reconciliation.options';
+export type { InvoicePaymentsAdminOptions } from './options/admin.options';
 export type { EncryptionKeyOptions } from './settings/secret-box';
 export type { GatewayClientOptions } from './gateway/gateway.options';
 export { DEFAULT_WIRE_PROFILE } from './gateway/wire-profile';
@@ -68,10 +68,10 @@ export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconcile
 export { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 
 // What the host learns and provides: the ports, the events, the status of a payment.
-export { ORDER_PAYMENT_PORT } from './core/order-payment.port';
-export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/order-payment.port';
-export { LATE_INVOICE_ADOPTER } from './core/late-invoice.port';
-export type { LateInvoiceAdopter } from './core/late-invoice.port';
+export { ORDER_PAYMENT_PORT } from './core/ports';
+export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/ports';
+export { LATE_INVOICE_ADOPTER } from './core/ports';
+export type { LateInvoiceAdopter } from './core/ports';
 export { InvoicePaymentsEvents } from './core/events';
 export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
 export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';

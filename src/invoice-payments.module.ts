@@ -1,5 +1,5 @@
-import { SETTING_LIST } from './core/settings.schema';
-import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
+import { settingsDefaultsOf } from './core/settings.schema';
+import { DynamicModule, FactoryProvider, Global, Module, Provider, Type } from '@nestjs/common';
 import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
@@ -7,7 +7,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/checkout-config.service';
 import { InvoiceStatusModule } from './core/invoice-status.module';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/order-payment.port';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
@@ -36,7 +36,6 @@ import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } fr
 import { RECONCILIATION_OPTIONS } from './reconciliation/constants';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
-import type { InvoicePaymentsSettingsDefaults } from './settings/types';
 import { SettingsModule } from './settings/settings.module';
 import { SettingsStoreModule } from './settings/settings-store.module';
 import { SHIPPING_OPTIONS } from './shipping/constants';
@@ -94,16 +93,8 @@ class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
     const settings = SettingsStoreModule.register(
-      {
-        provide: INVOICE_PAYMENTS_ADMIN_OPTIONS,
-        useFactory: (o: InvoicePaymentsModuleOptions) => o.admin ?? {},
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-      {
-        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-        useFactory: settingsDefaults,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
+      fromOptions(INVOICE_PAYMENTS_ADMIN_OPTIONS, (o) => o.admin ?? {}),
+      fromOptions(INVOICE_PAYMENTS_SETTINGS_DEFAULTS, settingsDefaultsOf),
     );
     return {
       module: InvoicePaymentsCoreModule,
@@ -121,11 +112,7 @@ class InvoicePaymentsCoreModule {
           inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
         GatewayClient,
-        {
-          provide: STATUS_DISPATCH_OPTIONS,
-          useFactory: notificationsOptionsOf,
-          inject: [INVOICE_PAYMENTS_OPTIONS],
-        },
+        fromOptions(STATUS_DISPATCH_OPTIONS, notificationsOptionsOf),
         {
           provide: CHECKOUT_SETTINGS,
           useFactory: (settings: InvoicePaymentsSettingsService): CheckoutSettingsSource => settings,
@@ -150,6 +137,14 @@ class InvoicePaymentsCoreModule {
   }
 }
 
+/** A provider of what `derive` makes of the module options. */
+function fromOptions<T>(
+  token: symbol,
+  derive: (options: InvoicePaymentsModuleOptions) => T,
+): FactoryProvider<T> {
+  return { provide: token, useFactory: derive, inject: [INVOICE_PAYMENTS_OPTIONS] };
+}
+
 function assemble(
   options: Provider,
   wiring: InvoicePaymentsModuleWiring,
@@ -157,28 +152,16 @@ function assemble(
 ): DynamicModule {
   const webhooks = WebhooksModule.forRoot(statics.webhooks, {
     merchantTokenSource: merchantTokenFromSettings,
-    optionsProvider: {
-      provide: WEBHOOKS_OPTIONS,
-      useFactory: webhooksOptionsOf,
-      inject: [INVOICE_PAYMENTS_OPTIONS],
-    },
+    optionsProvider: fromOptions(WEBHOOKS_OPTIONS, webhooksOptionsOf),
   });
   const shipping = ShippingModule.forRoot(statics.shipping, {
-    optionsProvider: {
-      provide: SHIPPING_OPTIONS,
-      useFactory: shippingOptionsOf,
-      inject: [INVOICE_PAYMENTS_OPTIONS],
-    },
+    optionsProvider: fromOptions(SHIPPING_OPTIONS, shippingOptionsOf),
   });
   const capabilities = [
     CheckoutModule,
     RefundsModule,
     webhooks,
-    ReconciliationModule.forRoot(undefined, {
-      provide: RECONCILIATION_OPTIONS,
-      useFactory: reconciliationOptionsOf,
-      inject: [INVOICE_PAYMENTS_OPTIONS],
-    }),
+    ReconciliationModule.forRoot(undefined, fromOptions(RECONCILIATION_OPTIONS, reconciliationOptionsOf)),
     shipping,
     // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
     SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
@@ -263,18 +246,3 @@ const merchantTokenFromSettings: Provider = {
   }),
   inject: [InvoicePaymentsSettingsService],
 };
-
-/** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
-function settingsDefaults(options: InvoicePaymentsModuleOptions): InvoicePaymentsSettingsDefaults {
-  const sections: Record<string, Record<string, unknown> | undefined> = {
-    gateway: options.gateway as unknown as Record<string, unknown>,
-    checkout: options.checkout as Record<string, unknown> | undefined,
-    webhooks: options.webhooks as Record<string, unknown> | undefined,
-  };
-  const defaults: Record<string, unknown> = {};
-  for (const [name, { option }] of SETTING_LIST) {
-    const value = option ? sections[option[0]]?.[option[1]] : undefined;
-    if (value !== undefined && value !== '') defaults[name] = value;
-  }
-  return defaults as InvoicePaymentsSettingsDefaults;
-}

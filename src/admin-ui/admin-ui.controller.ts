@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Req, Res, Type } from '@nestjs/common';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from '../settings/constants';
-import type { InvoicePaymentsAdminOptions } from '../settings/types';
+import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 import { adminPage, adminUiAssets } from './assets';
 import { ADMIN_UI_HEADERS } from './constants';
 

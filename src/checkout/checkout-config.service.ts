@@ -4,7 +4,7 @@ import {
   type CheckoutSettingName,
   type InvoicePaymentsSettingsValues,
 } from '../core/settings.schema';
-import { ResolvedCheckoutOptions } from './checkout.options';
+import { ResolvedCheckoutOptions } from '../options/checkout.options';
 
 export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
 

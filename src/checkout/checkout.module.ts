@@ -7,9 +7,8 @@ import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
-import { CREATION_SETTLER } from '../core/creation-settler.port';
-import { LATE_INVOICE_ADOPTER } from '../core/late-invoice.port';
-import { resolveCheckoutOptions } from '../options/sections';
+import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
+import { resolveCheckoutOptions } from '../options/checkout.options';
 
 /** Global so the admin API and the host reach the one provider; its tokens are the package's own. */
 @Global()

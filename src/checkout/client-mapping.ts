@@ -4,7 +4,7 @@ import { isTaxDocument } from '../gateway/dto/validators';
 import { alpha2ToAlpha3, alpha3ToAlpha2 } from 'i18n-iso-countries';
 import { clip, readText, textProblem } from '../core/text-bounds';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
-import type { AddressMapper } from './checkout.options';
+import type { AddressMapper } from '../options/checkout.options';
 import type { FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutAddress, CheckoutCustomer, CheckoutOrder } from './types';

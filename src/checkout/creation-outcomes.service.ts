@@ -9,7 +9,7 @@ import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
-import type { ResolvedCheckoutOptions } from './checkout.options';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import {
   errorMessage,
   InvoiceCreationNeedsAttentionError,

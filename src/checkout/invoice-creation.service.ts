@@ -6,7 +6,7 @@ import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CheckoutConfig } from './checkout-config.service';
-import type { ResolvedCheckoutOptions } from './checkout.options';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { CreationOutcomes, PENDING_RETRY_S } from './creation-outcomes.service';

@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { clip, idProblem } from '../core/text-bounds';
-import { runInTransaction, runStatement } from '../core/transaction';
+import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { PaymentMethod } from '../gateway/types';

@@ -4,7 +4,7 @@ import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
 import { mapAddress, mapCustomer, nonEmpty, recognisedOrder, type RecognisedOrder } from './client-mapping';
-import type { ResolvedCheckoutOptions } from './checkout.options';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { textRule, type TextLimits } from './text-limits';
 import type { CheckoutOrder, InitiatePaymentData } from './types';

@@ -1,31 +1,23 @@
 import type { DataSource, EntityMetadata } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import type { KnownHistory } from './status-plan';
 import { queryReturning } from './typeorm-compat';
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 
-/** What the writer knows of the record's history; the statement writes only if the database still says so. */
-interface HistoryGuard {
-  latest: string | null;
-  openChanges: number;
-}
-
 /**
- * A status report's history row and the record's patch in one PostgreSQL statement, written only if the record is
- * still at `version` and its history still has `guard.latest` as its latest time and `guard.openChanges` changes
- * to deliver: a data-modifying CTE updates the record under those conditions and the history row is inserted from
- * what it returned, so both are written or neither. `true` when written.
- *
- * Every writer of the history locks and updates the record first (the status path), so a change of either moves
- * the version too. Values are bound as TypeORM binds them (`preparePersistentValue`: transformers included).
+ * A status report's history row and the record's patch in one statement (a data-modifying CTE), written only if the
+ * record is still at `version` and its history still as `guard` says: both or neither. `true` when written. Every
+ * writer of the history updates the record too, so its version moves with either. Values are bound as TypeORM binds
+ * them (transformers included).
  */
 export async function writeGuarded(
   dataSource: DataSource,
   history: InvoiceStatusHistory,
   patch: Partial<InvoiceRecord>,
   version: number,
-  guard: HistoryGuard,
+  guard: KnownHistory,
 ): Promise<boolean> {
   const statement = statementFor(dataSource, Object.keys(patch));
   const prepare = (column: ColumnMetadata, value: unknown): unknown =>
@@ -47,7 +39,7 @@ interface GuardedStatement {
   historyColumns: ColumnMetadata[];
 }
 
-/** Statements by DataSource and by the patch's properties (a status path writes a handful of shapes). */
+/** Statements by DataSource and by the patch's properties (a handful of shapes). */
 const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
 
 /**
@@ -84,7 +76,6 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
     `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
     `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
     `INSERT INTO ${table} (${names}) SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
-  // A bound on what a caller passing arbitrary patches could make it hold.
   if (known.size >= 256) known.clear();
   const statement = { sql, patchColumns, historyColumns };
   known.set(key, statement);

@@ -3,27 +3,17 @@ import type { EventEmitter2 } from '@nestjs/event-emitter';
 import type { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
+import { IsNull, type Repository } from 'typeorm';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import type { Adoption } from './ports';
 
 /**
- * How an invoice of the service came to be matched to a record:
- * - `number`: the record holds its number, which the service gave in answer to the module's own request (or which
- *   an adoption linked after this check passed);
- * - `lookup`: the identity lookup found it (the record's referrer and payment id, {@link InvoiceIdentity.findOurs});
- * - `referrer`: by its referrer alone (a webhook, the sweep, a host's webhook action): its payment id is still to be
- *   asked of the service.
+ * How an invoice was matched to a record: `number`, the record holds its number (the service's answer to our own
+ * request); `lookup`, the identity lookup ({@link InvoiceIdentity.findOurs}); `referrer`, by its referrer alone (its
+ * payment id still to be asked of the service).
  */
-export type MatchedBy = 'number' | 'lookup' | 'referrer';
-
-/**
- * The `payment.id` the checkout sent when it created this record's invoice: the order id. The attempt's claim
- * writes the record's `order_id` from the very `payment.id` of the create request (`InvoiceCreationService`), so
- * the record keeps what was sent and nothing else needs storing.
- */
-export function sentPaymentId(record: Pick<InvoiceRecord, 'orderId'>): string {
-  return record.orderId;
-}
+type MatchedBy = 'number' | 'lookup' | 'referrer';
 
 /** Verdicts remembered per instance (an invoice's referrer, payment id and amount never change). */
 const MAX_REMEMBERED = 10_000;
@@ -77,7 +67,8 @@ export class InvoiceIdentity {
    */
   async findOurs(record: InvoiceRecord): Promise<Invoice | null> {
     const found = await this.gateway.findInvoiceByReferrer(record.referrer, {
-      paymentId: sentPaymentId(record),
+      // The `payment.id` sent at creation is the record's order id (the attempt's claim writes one from the other).
+      paymentId: record.orderId,
     });
     if (!found) return null;
     return (await this.whyNotOurs(found, record, 'lookup')) === null ? found : null;
@@ -101,8 +92,8 @@ export class InvoiceIdentity {
       return `${named} ${theirs}: its amount ${centsToDecimalString(gross)} is not the ${centsToDecimalString(record.amountCents)} sent`;
     }
     if (matchedBy === 'lookup') return null;
-    const paymentId = sentPaymentId(record);
-    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, { paymentId, id: invoice.id });
+    const query = { paymentId: record.orderId, id: invoice.id };
+    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
     return listed ? null : `${named} ${theirs}: the service does not list it under the payment id sent`;
   }
 
@@ -130,4 +121,28 @@ export class InvoiceIdentity {
 function remember(memory: Map<string, string>, key: string, value: string): void {
   if (memory.size >= MAX_REMEMBERED) memory.delete(memory.keys().next().value as string);
   memory.set(key, value);
+}
+
+/**
+ * The record of a service invoice, identity-checked: the record holding its number, else the attempt whose referrer
+ * it has while that attempt holds no invoice yet (a second invoice under a referrer has no record). `byReferrer`
+ * replaces the referrer step where the checkout adopts late invoices; `foreign` says why a match is not the invoice's.
+ */
+export async function recordOfInvoice(
+  rows: Repository<InvoiceRecord>,
+  identity: InvoiceIdentity,
+  invoice: Invoice,
+  byReferrer?: (invoice: Invoice) => Promise<Adoption>,
+): Promise<Adoption> {
+  const byNumber = invoice.id ? await rows.findOneBy({ gatewayId: invoice.id }) : null;
+  if (byNumber) {
+    const foreign = await identity.whyNotOurs(invoice, byNumber, 'number');
+    return { record: foreign ? null : byNumber, foreign };
+  }
+  if (!invoice.referrer) return { record: null, foreign: null };
+  if (byReferrer) return byReferrer(invoice);
+  const unlinked = await rows.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
+  if (!unlinked) return { record: null, foreign: null };
+  const foreign = await identity.whyNotOurs(invoice, unlinked, 'referrer');
+  return { record: foreign ? null : unlinked, foreign };
 }

@@ -3,11 +3,9 @@ import { InvoiceStatusService } from './invoice-status.service';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 
 /**
- * The one status-change path and its notification outbox, shared by checkout, webhooks and the sweep. Global, so
- * every capability injects the same {@link InvoiceStatusService} (one dispatcher per app instance). It reads the
- * host's `ORDER_PAYMENT_PORT` and `STATUS_DISPATCH_OPTIONS` when provided in a global scope (the root module does);
- * without a port, status changes go to the event bus only. Needs TypeORM's default DataSource and
- * `EventEmitterModule.forRoot()`.
+ * The status path and its notification outbox, global so every capability shares one dispatcher. Reads
+ * `ORDER_PAYMENT_PORT` and `STATUS_DISPATCH_OPTIONS` when provided globally (without a port, changes go to the event
+ * bus only).
  */
 @Global()
 @Module({

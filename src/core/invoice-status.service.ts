@@ -2,12 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { dialectOf } from '../persistence/dialect';
+import { dialectOf, type Dialect } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { runAfterCommit, transact, type UnitOfWork } from '../persistence/unit-of-work';
-import { changeOf } from './status-change';
-import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { writeGuarded } from './guarded-status-write';
 import {
   assertReport,
   NO_HISTORY,
@@ -18,20 +15,16 @@ import {
   type StatusReport,
   type StatusReportResult,
 } from './status-plan';
-import { isPostgres } from './transaction';
+import { changeOf } from './status-table';
+import { StatusChangeDispatcher } from './status-dispatcher.service';
+import { writeGuarded } from './guarded-status-write';
 
 /** How a caller applies a report; every field is optional. */
-export interface ApplyOptions {
-  /**
-   * The caller's open unit of work: the report is written in it, with the record's row locked, and the change is
-   * handed on after it commits. Without one the report gets a transaction of its own. On SQLite, never apply
-   * without `tx` from inside a transaction: the writer queue is not re-entrant.
-   */
-  tx?: UnitOfWork;
+interface ApplyOptions {
   /**
    * The record exactly as the caller read it, with its status history (`known`, from {@link knownHistories}):
-   * where the database allows (PostgreSQL), one guarded statement writes the report if both are still so, with no
-   * lock, read or transaction. Otherwise, or when the guard fails, the locked path decides. Ignored with `tx`.
+   * where the dialect allows, one guarded statement writes the report if both are still so, with no lock, read or
+   * transaction. Otherwise, or when the guard fails, the locked path decides.
    */
   record?: InvoiceRecord;
   known?: KnownHistory;
@@ -46,31 +39,30 @@ export interface AppliedStatus {
 }
 
 /**
- * THE one path that changes an invoice record's status. Checkout, webhooks, refunds and the reconciliations all
- * report here; the transition table (`status-transitions.ts`) decides, every report is kept in the status history,
- * and each applied change is handed to the {@link StatusChangeDispatcher} once its write committed, to reach the
- * host's port and the event bus once.
+ * The one path that changes an invoice record's status: the transition table decides, every report is kept in the
+ * status history, and each applied change is handed to the {@link StatusChangeDispatcher} once its write committed.
  */
 @Injectable()
 export class InvoiceStatusService {
   private readonly logger = new Logger(InvoiceStatusService.name);
+  private readonly dialect: Dialect;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dispatcher: StatusChangeDispatcher,
-  ) {}
+  ) {
+    this.dialect = dialectOf(dataSource);
+  }
 
   /**
-   * Records a status report and applies it when the transition table allows: reads the record's current code (its
-   * row locked), decides, writes a history row (applied or not) and updates the record, in one transaction (the
-   * caller's `tx`, or its own) or one guarded statement ({@link ApplyOptions.record}). An applied change reaches
-   * the host only after that commit. Throws {@link ReportedRecordNotFoundError} for an unknown `recordId` and
-   * `InvalidStatusReportError` for a malformed report; nothing is written then.
+   * Records a status report and applies it when the transition table allows, in one transaction (the record's row
+   * locked) or one guarded statement ({@link ApplyOptions.record}); the change reaches the host after that commit.
+   * Never from inside a transaction (SQLite's writer queue is not re-entrant). Throws
+   * {@link ReportedRecordNotFoundError} or `InvalidStatusReportError`, writing nothing.
    */
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
     const extra = options.extra ?? {};
-    if (options.tx) return this.applyIn(options.tx, report, extra);
     if (options.record && options.known) {
       const done = await this.applyGuarded(options.record, options.known, report, extra);
       if (done) return done;
@@ -79,11 +71,11 @@ export class InvoiceStatusService {
   }
 
   /**
-   * The status history of these records as {@link ApplyOptions.known} needs it, in one query (PostgreSQL: elsewhere
-   * the guarded statement is not used, and this reads nothing). Records without history are {@link NO_HISTORY}.
+   * The status history of these records as {@link ApplyOptions.known} needs it, in one query (where the dialect has
+   * no guarded statement, this reads nothing). Records without history are {@link NO_HISTORY}.
    */
   async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
-    if (recordIds.length === 0 || !isPostgres(this.dataSource)) return new Map();
+    if (recordIds.length === 0 || !this.dialect.guardedStatusWrite) return new Map();
     return historiesOf(this.dataSource.manager, recordIds);
   }
 
@@ -102,18 +94,14 @@ export class InvoiceStatusService {
     return { result: plan.result, record: plan.written };
   }
 
-  /**
-   * One guarded statement (PostgreSQL) for a record as the caller read it: `null` when it wrote nothing (the record
-   * or its history was written since, the report would not update the record, or the database has no such
-   * statement). The statement is its own commit, so the change is handed on at once.
-   */
+  /** One guarded statement, its own commit; `null` when it wrote nothing (the record or its history moved since). */
   private async applyGuarded(
     record: InvoiceRecord,
     known: KnownHistory,
     report: StatusReport,
     extra: Partial<InvoiceRecord>,
   ): Promise<AppliedStatus | null> {
-    if (!isPostgres(this.dataSource) || record.id !== report.recordId) return null;
+    if (!this.dialect.guardedStatusWrite || record.id !== report.recordId) return null;
     const plan = planStatus(record, known, report, extra, this.handOverLease());
     if (Object.keys(plan.patch).length === 0) return null;
     if (!(await writeGuarded(this.dataSource, plan.history, plan.patch, record.version, known))) return null;
@@ -122,13 +110,11 @@ export class InvoiceStatusService {
   }
 
   /**
-   * With no earlier change of the invoice still to deliver, a new one is written held by this instance and handed
-   * to the dispatcher after commit: delivered without reading it back. PostgreSQL only: on SQLite a host port that
-   * opens its own transaction at once could meet one of ours on the one shared connection, so there the dispatcher
-   * reads the change back first, outside our transaction.
+   * A change is written leased to this instance and handed over after commit, with no read back; not on a shared
+   * connection, where a host port opening its own transaction at once could meet ours.
    */
   private handOverLease(): (() => Date) | null {
-    if (!isPostgres(this.dataSource) || !this.dispatcher.accepting) return null;
+    if (this.dialect.sharedConnection || !this.dispatcher.accepting) return null;
     return () => this.dispatcher.leaseUntil();
   }
 
@@ -144,16 +130,15 @@ export class InvoiceStatusService {
   }
 
   /**
-   * The record's row, locked until the transaction ends (PostgreSQL; SQLite serializes writers), then its latest
-   * history time and how many of its applied changes are still to deliver. Two statements, not one: a statement
-   * that waited for the lock still reads with the snapshot it started with, so the history must be read after it.
+   * The record's row, locked until the transaction ends, then its history: two statements, since one that waited for
+   * the lock still reads with the snapshot it started with.
    */
   private async lockRecord(
     em: EntityManager,
     recordId: string,
   ): Promise<{ record: InvoiceRecord; known: KnownHistory }> {
     const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
-    const lock = dialectOf(this.dataSource).rowLock;
+    const lock = this.dialect.rowLock;
     if (lock) qb.setLock(lock);
     const record = await qb.getOne();
     if (!record) throw new ReportedRecordNotFoundError(recordId);
@@ -162,10 +147,7 @@ export class InvoiceStatusService {
   }
 }
 
-/**
- * The latest history time and the applied changes still to deliver of each record, in one query; a record without
- * history is {@link NO_HISTORY}.
- */
+/** Each record's {@link KnownHistory}, in one query. */
 async function historiesOf(em: EntityManager, recordIds: string[]): Promise<Map<string, KnownHistory>> {
   const known = new Map<string, KnownHistory>(recordIds.map((id) => [id, NO_HISTORY]));
   const rows = await em

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { runStatement } from './transaction';
+import { runStatement } from '../persistence/dialect';
 import { InvoicePaymentsLease } from '../persistence/lease.entity';
 import { escapeQuery, queryReturning } from './typeorm-compat';
 

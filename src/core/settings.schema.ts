@@ -2,19 +2,20 @@ import type { GatewayMode } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
 import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
+import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from '../options/checkout.options';
 
 /**
- * The runtime settings, each declared once: its kind, default, bounds, whether it is secret, which module option
- * gives its default, which checkout option it overrides, whether it is a plain column of the settings row, and how
- * the admin page names and explains it. Module-option checks, resolved defaults, the admin API's validation, the
- * settings row mapping and the admin page's form all derive from this table (docs/configuration.md).
+ * The runtime settings: the module options an admin may override at runtime, a view of their declaration
+ * (`src/options`, whence their defaults and bounds), with what only the settings have: whether it is secret, which
+ * checkout option it overrides, whether it is a plain column of the settings row, and how the admin page names and
+ * explains it. The admin API's validation, the settings row mapping and the admin page's form derive from this table
+ * (docs/configuration.md).
  */
+
+export { PAYMENT_METHODS };
 
 /** Where requests go: the sandbox or the live service (the client's {@link GatewayMode}). */
 export type InvoicePaymentsMode = GatewayMode;
-
-/** Every payment method, in the order the admin shows them. */
-export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
 
 /** A text in the admin page's two languages. */
 export interface AdminText {
@@ -92,9 +93,7 @@ export const SETTINGS = {
   }),
   dueDays: setting<number>()({
     kind: 'int',
-    default: 3,
-    min: 0,
-    max: 90,
+    ...CHECKOUT.dueDays,
     option: ['checkout', 'dueDays'],
     checkout: 'dueDays',
     column: true,
@@ -106,9 +105,7 @@ export const SETTINGS = {
   }),
   maxInstallments: setting<number>()({
     kind: 'int',
-    default: 12,
-    min: 1,
-    max: 12,
+    ...CHECKOUT.maxInstallments,
     option: ['checkout', 'maxInstallments'],
     checkout: 'maxInstallments',
     column: true,
@@ -183,7 +180,7 @@ export const SETTINGS = {
   }),
   timeZone: setting<string>()({
     kind: 'text',
-    default: 'America/Sao_Paulo',
+    default: DEFAULT_TIME_ZONE,
     option: ['checkout', 'timeZone'],
     checkout: 'timeZone',
     column: true,
@@ -244,9 +241,19 @@ export function helpOf(declaration: SettingDeclaration<unknown>, lang: keyof Adm
     .replace('{max}', String(declaration.max ?? ''));
 }
 
-/** What is wrong with an `int` setting's value under its bounds, or `null`. */
-export function intProblem(declaration: SettingDeclaration<unknown>, value: unknown): string | null {
-  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = declaration;
-  if (Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max) return null;
-  return `must be an integer from ${min} to ${max}`;
+/** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
+export function settingsDefaultsOf(
+  options: InvoicePaymentsModuleOptions,
+): Partial<InvoicePaymentsSettingsValues> {
+  const sections: Record<string, Record<string, unknown> | undefined> = {
+    gateway: options.gateway as unknown as Record<string, unknown>,
+    checkout: options.checkout as Record<string, unknown> | undefined,
+    webhooks: options.webhooks as Record<string, unknown> | undefined,
+  };
+  const defaults: Record<string, unknown> = {};
+  for (const [name, { option }] of SETTING_LIST) {
+    const value = option ? sections[option[0]]?.[option[1]] : undefined;
+    if (value !== undefined && value !== '') defaults[name] = value;
+  }
+  return defaults as Partial<InvoicePaymentsSettingsValues>;
 }

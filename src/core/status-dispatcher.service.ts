@@ -1,43 +1,32 @@
+import type { StatusDispatchSettings } from '../options/notifications.options';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import { Coalescer } from './coalescer';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './order-payment.port';
-import { statusChangeOf } from './status-change';
+import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
+import { changeOf } from './status-table';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';
-import type { StatusDispatchOptions } from '../options/options';
-import { resolveNotificationsOptions } from '../options/sections';
-
-/**
- * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
- * in a process with workers; set by the module from `workers`, not an option).
- */
-export interface StatusDispatchSettings extends StatusDispatchOptions {
-  pollOnStart?: boolean;
-}
+import { resolveNotificationsOptions } from '../options/notifications.options';
 
 /** Injection token of {@link StatusDispatchSettings}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
 /** How soon to look again at an invoice whose next change another instance is delivering. */
 const LOCK_BUSY_RETRY_MS = 100;
-/** Delivered changes closed in one statement at most. */
 const MAX_CLOSED_TOGETHER = 100;
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} (when provided) and to the event bus,
- * exactly once and in order per invoice. The status history is the outbox: a row is delivered while its
- * `notifiedAt` is empty and closed by setting it, so a crash between applying and notifying is retried, never lost.
- *
- * When the port throws, the change is retried later with exponential backoff and later changes of the same
- * invoice wait behind it. Several app instances may share one PostgreSQL database: the change being delivered is
- * leased, so one instance at a time delivers an invoice's changes. No connection is held while the port runs.
+ * exactly once and in order per invoice. The status history is the outbox: a row is open until `notifiedAt` is set,
+ * so a crash between applying and notifying is retried, never lost. A port that throws is retried with backoff, the
+ * invoice's later changes waiting behind; the change being delivered is leased, so one instance at a time delivers
+ * an invoice's changes.
  */
 @Injectable()
 export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
@@ -49,7 +38,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
-  /** Changes the port took while a close was in flight are closed together by the next (one statement). */
   private readonly closer = new Coalescer<string, void>(async (ids) => {
     await this.rows.finishAll(ids, {
       notifiedAt: new Date(),
@@ -67,7 +55,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
     this.options = resolveNotificationsOptions(options ?? {});
-    // The history rows are the outbox of status changes: open until the host was told (`notified_at`).
     this.rows = new LeasedRows(
       dataSource,
       InvoiceStatusHistory,
@@ -88,7 +75,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       timer.unref();
       this.timers.add(timer);
     }
-    // Changes left undelivered by a previous run (crash, port down) start moving at once.
     if (this.options.pollOnStart) void this.poll();
   }
 
@@ -117,7 +103,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
         this.logger.error(`notifying invoice ${recordId} failed: ${errorMessage(err)}`),
       )
       .finally(() => {
-        // A hand-over queued behind this run holds the invoice's place now: leave it there.
         if (this.running.get(recordId) === run) this.running.delete(recordId);
       });
     this.running.set(recordId, run);
@@ -146,10 +131,8 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Delivers the invoice's undelivered changes, oldest first. No connection or transaction is held while the host's
-   * port or the event listeners run (they may use the same pool): each step is its own short query. The row being
-   * delivered is leased (`notify_locked_until`), so another instance waits behind it instead of delivering it too,
-   * and a crashed instance's lease lapses.
+   * Delivers the invoice's undelivered changes, oldest first, each step its own short query (no connection is held
+   * while the port runs). The row being delivered is leased, so another instance waits behind it.
    */
   private async dispatchInvoice(recordId: string): Promise<void> {
     const history = this.dataSource.getRepository(InvoiceStatusHistory);
@@ -164,7 +147,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       const held = row.notifyLockedUntil ? row.notifyLockedUntil.getTime() - Date.now() : 0;
       // Another instance is delivering this change: later changes of the invoice wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
-      if (!(await this.lease(row.id))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
+      if (!(await this.rows.claim(row.id, false))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
       const change = await statusChangeOf(this.dataSource.manager, row, record);
@@ -173,10 +156,9 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Delivers a change its status path wrote already leased to this instance ({@link leaseUntil}), because no earlier
-   * change of its invoice was open: the port is called at once with the change as applied, and only the closing
-   * write follows (no read of the row, the record or the previous status). Queued behind a delivery of the same
-   * invoice already running here; a crash before the end leaves the lease to lapse, and a poll delivers it then.
+   * Delivers a change the status path wrote already leased to this instance ({@link leaseUntil}): the port hears it
+   * at once, with no read back, after any delivery of the same invoice running here. After a crash the lease lapses
+   * and a poll delivers it.
    */
   handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
     if (this.stopped) return;
@@ -191,7 +173,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       .finally(() => {
         if (this.running.get(recordId) !== run) return;
         this.running.delete(recordId);
-        // A kick that came while this ran was parked behind it.
         if (this.again.delete(recordId)) this.kick(recordId);
       });
     this.running.set(recordId, run);
@@ -219,7 +200,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       const attempts = row.notifyAttempts + 1;
       const delay = doublingDelayMs(attempts, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
       this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
-      await this.write(row.id, {
+      await this.rows.finish(row, {
         notifyAttempts: attempts,
         notifyError: clip(errorMessage(err), 2000),
         notifyLockedUntil: null,
@@ -243,14 +224,9 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       };
       this.emit(InvoicePaymentsEvents.Alert, alert);
     }
-    // The lease holder is the only writer of the row's count, so counting up in SQL is `row.notifyAttempts + 1`.
+    // The lease holder is the only writer of the row's count.
     await this.closer.submit(row.id);
     return true;
-  }
-
-  /** Takes the delivery of one change for this instance, unless another holds a live lease on it. */
-  private async lease(id: string): Promise<boolean> {
-    return (await this.rows.claim(id, false)) !== null;
   }
 
   private emit(event: string, payload: unknown): void {
@@ -260,11 +236,6 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       // A listener's bug must not make the port hear the change twice.
       this.logger.error(`a listener of ${event} threw: ${errorMessage(err)}`);
     }
-  }
-
-  /** Closes or annotates an outbox row and gives its lease up; only while it is still open (never closed twice). */
-  private async write(id: string, patch: Partial<InvoiceStatusHistory>): Promise<void> {
-    await this.rows.finish({ id }, patch);
   }
 
   /** Kicks the invoice again after `delayMs`; one pending wake-up per invoice (the earliest) is enough. */
@@ -290,4 +261,26 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** What the host is told of an applied history row, the previous status's text read from its own applied row. */
+async function statusChangeOf(
+  em: EntityManager,
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+): Promise<PaymentStatusChange> {
+  let previousText: string | null = null;
+  if (row.fromCode !== null) {
+    const before = await em.getRepository(InvoiceStatusHistory).findOne({
+      where: {
+        invoiceRecordId: row.invoiceRecordId,
+        applied: true,
+        toCode: row.fromCode,
+        createdAt: LessThan(row.createdAt),
+      },
+      order: { createdAt: 'DESC' },
+    });
+    previousText = before?.statusText ?? null;
+  }
+  return changeOf(row, record, previousText);
 }

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { centsToDecimalString } from '../gateway/money';
+import { InvoiceStatusCode } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { paymentMismatchOf } from './payment-check';
-import { statusRow } from './status-table';
-import { decideTransition } from './status-transitions';
+import { statusRow, decideTransition, STATUS_REPORT_SOURCES, type StatusReportSource } from './status-table';
 import { clip } from './text-bounds';
-import { STATUS_REPORT_SOURCES, type StatusReportSource } from './status-sources';
 
-// A status report and what applying it writes, decided without the database (`invoice-status.service.ts` writes it).
+// A status report and what applying it writes, decided without the database (InvoiceStatusService writes it).
 
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
@@ -39,7 +38,7 @@ export interface StatusReportResult {
   recordId: string;
 }
 
-/** What the caller knows of a record's status history: its latest row's time and its applied changes not yet delivered. */
+/** A record's status history as its writer knows it: its latest row's time, its applied changes not yet delivered. */
 export interface KnownHistory {
   latest: string | null;
   openChanges: number;
@@ -76,9 +75,8 @@ export class InvalidStatusReportError extends InvoicePaymentsError {
 }
 
 /**
- * What a report does to a record as read (its history as `known`): the transition table decides; the history row
- * (applied or not) and the record's patch to write (`extra` fields of the caller's own, written by the same write
- * and not read here); the record as it will then be.
+ * What a report does to a record as read (its history as `known`): the transition table decides the history row and
+ * the record's patch (with the caller's `extra` fields), and the record as it will then be.
  */
 export function planStatus(
   record: InvoiceRecord,
@@ -91,10 +89,8 @@ export function planStatus(
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
   const createdAt = nextHistoryTime(known.latest);
   const text = report.text ?? report.invoice?.status.text ?? null;
-  // With no earlier change of the invoice still to deliver, the new one is written held by this instance (leased
-  // until `handOverLease()`) and handed to the dispatcher after commit; `null` where the writer cannot hand over.
+  // With no earlier change still to deliver, the new one is written leased to this instance and handed over.
   const handOver = decision.apply && known.openChanges === 0 && handOverLease !== null;
-  // A plain assignment: the repository's `create` walks the metadata, and every column is given here.
   const history: InvoiceStatusHistory = Object.assign(new InvoiceStatusHistory(), {
     id: randomUUID(),
     invoiceRecordId: record.id,
@@ -149,11 +145,7 @@ function nextHistoryTime(latest: string | null): Date {
   return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }
 
-/**
- * Whether a report would change nothing: the record already has its code and the invoice it came with refreshes no
- * field. Such a report needs no transaction (the webhook batch records it on the delivery's inbox row alone, as the
- * reconciliation writes nothing for a round that found nothing new).
- */
+/** Whether a report would change nothing: the record has its code and the invoice refreshes no field. */
 export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
   if (record.statusCode !== code) return false;
   if (!invoice) return true;
@@ -187,9 +179,7 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   set('feesCents', invoice.amounts.feesCents);
   set('discountCents', invoice.amounts.discountCents);
   set('shippingCents', invoice.amounts.shippingCents);
-  // Totals never go backwards: money paid or refunded stays so. A report read before a refund (a webhook overtaken
-  // by the refund's own answer, a stale lookup) may raise them, never lower them; the amounts themselves were
-  // bounded when read (`serviceAmountToCents`).
+  // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
   set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
   set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
   set('pixPayload', invoice.pix?.payload);
@@ -210,4 +200,27 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 function atLeast(recorded: number | null, reported: number | null): number | null {
   if (reported === null) return null;
   return recorded !== null && recorded > reported ? recorded : reported;
+}
+
+/** Codes that say money was taken: the amount and currency must be the ones the invoice was created for. */
+const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
+
+/**
+ * Why a paid (5) or authorized (4) report cannot be trusted as "the order is paid", or `null` when it can: the
+ * amount paid (`payment.total`, else the gross) or the currency is not what the invoice was created for, or no
+ * amount was reported. Such a report is applied, but the order asks for a person (`amount_mismatch` alert).
+ */
+function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
+  if (!MONEY_TAKEN.includes(code) || !invoice) return null;
+  const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
+  const expected = centsToDecimalString(record.amountCents);
+  if (paid === null) return `the service reported status ${code} without an amount; expected ${expected}`;
+  if (paid !== record.amountCents) {
+    return `the service reported ${centsToDecimalString(paid)} paid (status ${code}); the invoice was created for ${expected}`;
+  }
+  const currency = invoice.currency?.trim().toUpperCase();
+  if (currency && currency !== record.currency.toUpperCase()) {
+    return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
+  }
+  return null;
 }

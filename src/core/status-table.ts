@@ -1,9 +1,17 @@
-import { KnownInvoiceStatusCode } from '../gateway/status';
+import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { PaymentStatusChange, PaymentStatusSnapshot } from './ports';
+import {
+  INVOICE_STATUS_NAMES,
+  InvoiceStatusCode,
+  isKnownStatusCode,
+  type KnownInvoiceStatusCode,
+} from '../gateway/status';
 
-/**
- * The status of a payment session as the module's provider reports it (the shape of Medusa's provider contract,
- * which the module's provider follows on every host).
- */
+// What an invoice's status means, in one place: where a report comes from, what each code means for the payment
+// session and the order, which code may follow which, and what the host is told of a change.
+
+/** The status of a payment session as the module's provider reports it (Medusa's provider contract, on every host). */
 export type PaymentSessionStatus =
   'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
 
@@ -58,4 +66,154 @@ export function statusRow(code: number | null | undefined): StatusRow | null {
   return Object.prototype.hasOwnProperty.call(STATUS_TABLE, code)
     ? STATUS_TABLE[code as KnownInvoiceStatusCode]
     : null;
+}
+
+/**
+ * What reports an invoice's status to the module: its creation (`create`), the service's answer to an operation
+ * the module asked for (`operation`: cancel, due date, refund), a webhook delivery (`webhook`), a reconciliation
+ * (`sweep`), or a read of the invoice on a provider call (`provider`). The host's order port hears these
+ * (`PaymentStatusChange.source`).
+ */
+export const STATUS_REPORT_SOURCES = ['create', 'operation', 'webhook', 'sweep', 'provider'] as const;
+
+/** One of {@link STATUS_REPORT_SOURCES}. */
+export type StatusReportSource = (typeof STATUS_REPORT_SOURCES)[number];
+
+/**
+ * What a status history row can come from: a report, or a person in the admin page (`admin`: a resolution noted on
+ * the invoice, never a status change, so never dispatched to the host).
+ */
+export type StatusChangeSource = StatusReportSource | 'admin';
+
+/**
+ * The allowed status transitions. Reports arrive late, twice and out of order, so "apply whatever came last" would
+ * let a stale report undo a payment. Instead every listed code (spec §3) stands on a **stage**, and an invoice only
+ * moves to a later stage: whatever order a legal life's reports come in, it ends on the furthest legal state.
+ *
+ * An open invoice can close unpaid (denied, error, canceled) or be paid; a paid one can be refunded in steps or
+ * contested; refunded is final. Paid outranks every unpaid ending (money that arrived is a fact): paid after a
+ * closed attempt is applied and raised as `paid_after_cancel`. A report that would step back is recorded, not
+ * applied, even when the service really went back (8 → 7, a won dispute 10 → 5): the kept code maps to the same or
+ * a safer order status, and the next forward report applies. (An overdue invoice stays 15 on a due-date change, A11.)
+ */
+export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [
+  InvoiceStatusCode.AwaitingPayment, // 1
+  InvoiceStatusCode.Overdue, // 15
+  InvoiceStatusCode.Processing, // 2
+  InvoiceStatusCode.Scheduled, // 3
+  InvoiceStatusCode.Authorized, // 4
+  InvoiceStatusCode.Denied, // 12
+  InvoiceStatusCode.Error, // 16
+  InvoiceStatusCode.Canceled, // 6
+  InvoiceStatusCode.Paid, // 5
+  InvoiceStatusCode.AwaitingRefund, // 7
+  InvoiceStatusCode.PartiallyRefunded, // 8
+  InvoiceStatusCode.Contested, // 10
+  InvoiceStatusCode.Refunded, // 9
+];
+
+/** What the table says about one report: move or not, why, and whether a person must look. */
+export interface TransitionDecision {
+  /** `true`: the invoice moves to the reported code. `false`: the report is recorded only. */
+  apply: boolean;
+  /** Why it was refused or flagged; absent for a plain forward move. */
+  reason?: string;
+  /** Raised with an applied move that needs a person. */
+  alert?: 'paid_after_cancel';
+}
+
+/** Stage of a listed code (its index in {@link STATUS_STAGES}), or `null` for a code the spec does not list. */
+export function statusStage(code: number | null | undefined): number | null {
+  if (code === null || code === undefined || !isKnownStatusCode(code)) return null;
+  return STATUS_STAGES.indexOf(code);
+}
+
+function label(code: number): string {
+  return isKnownStatusCode(code) ? `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}` : String(code);
+}
+
+/**
+ * Decides whether an invoice at `from` (`null`: no status yet) moves to the reported code `to`.
+ *
+ * - `to` not listed in spec §3 (11, 13, 14, anything else): recorded, never applied.
+ * - `from` `null` or unlisted: any listed code applies (the first thing we learn).
+ * - same code: nothing to do.
+ * - `to` on a later stage: applied; paid (5) after an unpaid ending (canceled 6, denied 12, error 16) also raises
+ *   `paid_after_cancel`.
+ * - `to` on an earlier stage: a stale or backwards report, recorded and not applied.
+ */
+export function decideTransition(from: number | null, to: number): TransitionDecision {
+  const toStage = statusStage(to);
+  if (toStage === null) return { apply: false, reason: `unknown status code ${to}: recorded, not applied` };
+  const fromStage = statusStage(from);
+  if (from === null || fromStage === null) return { apply: true };
+  if (from === to) return { apply: false, reason: `unchanged: already ${label(to)}` };
+  if (toStage < fromStage) {
+    return { apply: false, reason: `backwards: ${label(from)} → ${label(to)} not applied` };
+  }
+  if (to === InvoiceStatusCode.Paid && statusRow(from)?.releasesOrder) {
+    return {
+      apply: true,
+      alert: 'paid_after_cancel',
+      reason: `paid after the invoice was closed (${label(from)}): the money must go back`,
+    };
+  }
+  return { apply: true };
+}
+
+/** A refused or flagged report's reason as a stable code (the admin page words it in the reader's language). */
+export type TransitionNoteCode = 'unchanged' | 'backwards' | 'unknown_code' | 'paid_after_close';
+
+/** The code of a reason {@link decideTransition} wrote (stored as the history's note); `null` for other notes. */
+export function transitionNoteCode(note: string | null): TransitionNoteCode | null {
+  if (!note) return null;
+  if (note.startsWith('unchanged:')) return 'unchanged';
+  if (note.startsWith('backwards:')) return 'backwards';
+  if (note.startsWith('unknown status code')) return 'unknown_code';
+  if (note.startsWith('paid after the invoice was closed')) return 'paid_after_close';
+  return null;
+}
+
+/** What the host is told of an applied history row, the previous status's text given. */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
+      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
+      : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
+    occurredAt: row.createdAt,
+  };
+}
+
+/**
+ * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
+ * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
+ */
+function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
+  if (amountMismatch && takesMoney)
+    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  return {
+    code,
+    text,
+    sessionStatus: row?.session ?? 'error',
+    orderPaymentStatus: row?.order ?? 'requires_action',
+  };
 }

@@ -66,7 +66,7 @@ export function readText(
 }
 
 /** Longest id accepted in a route or query (record ids are 36 characters; order ids at most 128). */
-export const MAX_ID_LENGTH = 128;
+const MAX_ID_LENGTH = 128;
 
 /** What is wrong with an id from a route or a query (required, at most {@link MAX_ID_LENGTH}), or `null`. */
 export function idProblem(value: unknown): string | null {
@@ -75,11 +75,9 @@ export function idProblem(value: unknown): string | null {
 }
 
 /**
- * Text cut to fit where it is kept: at most `max` characters (UTF-16 code units, as the columns and the service
- * count them), then `marker` when something was cut (it comes on top of `max`: `'…'` tells a reader the text
- * goes on). For text kept only to be read (reasons, notes, the service's messages, an order's number for the admin
- * page), whose length must never fail a write; text the module acts on is checked with {@link textProblem} instead.
- * `null` and `undefined` are `null`.
+ * Text cut to at most `max` UTF-16 code units, then `marker` when something was cut, for text kept only to be read
+ * (reasons, notes, the service's messages), whose length must never fail a write; text the module acts on is checked
+ * with {@link textProblem} instead. `null` and `undefined` are `null`.
  */
 export function clip(value: string, max: number, marker?: string): string;
 export function clip(value: string | null | undefined, max: number, marker?: string): string | null;

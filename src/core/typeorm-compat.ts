@@ -1,21 +1,8 @@
 import type { DataSource, EntityManager, ObjectLiteral, QueryRunner } from 'typeorm';
 
-/**
- * Everything the module needs from TypeORM that differs between the two lines it supports, 0.3.20+ and 1.x (the
- * peer range `^0.3.20 || ^1.0.0`). The rest of the code goes through these functions and never names a property
- * or signature that one of the lines lacks. What the two lines share (repositories, query builders,
- * `InsertResult`/`UpdateResult.affected`, the QueryRunner schema API used by `migrations/`, the `better-sqlite3`
- * and `postgres` drivers, `migrationsRun`) needs nothing here; the consumer test runs the package on both lines.
- *
- * What TypeORM 1 changed that reaches this module:
- * - `EntityManager`, `QueryRunner` and `QueryBuilder` name their DataSource `dataSource`; 0.3 calls it `connection`,
- *   which 1.x keeps only as a deprecated alias on some classes (not in the `QueryRunner` interface's types).
- * - `Driver.escapeQueryWithParameters` lost its third argument (`nativeParameters`), which 0.3 requires.
- * - `typeorm/package.json` and deep imports are no longer reachable through `exports` the same way: import types
- *   from `typeorm` itself (`QueryDeepPartialEntity` is exported there on both lines).
- */
+// What differs between the two TypeORM lines the module supports (0.3.20+ and 1.x): the rest of the code goes
+// through these functions. Import types from `typeorm` itself: deep imports differ between the lines.
 
-/** The one property a TypeORM object names its DataSource by, on either line. */
 interface DataSourceHolder {
   readonly dataSource?: DataSource;
   readonly connection?: DataSource;
@@ -29,7 +16,7 @@ export function dataSourceOf(holder: EntityManager | QueryRunner): DataSource {
   return found;
 }
 
-/** 0.3's signature; 1.x takes (and ignores past) the first two arguments, so the call below suits both. */
+/** 0.3's signature (1.x lost `nativeParameters` and ignores it), so the call below suits both. */
 type EscapeQueryWithParameters = (
   sql: string,
   parameters: ObjectLiteral,

@@ -1,7 +1,7 @@
 import { CheckoutValidationError } from '../checkout/errors';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { buildCheckoutData } from './order';
-import { resolveCheckoutOptions } from '../options/sections';
+import { resolveCheckoutOptions } from '../options/checkout.options';
 
 const customer = {
   id: 'cus_1',

@@ -1,8 +1,8 @@
 import type { ProviderWebhookPayload } from '../checkout/types';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import type { PaymentMethod } from '../gateway/types';
-import type { ShippingOptions } from '../shipping/types';
-import type { WebhooksOptions } from '../webhooks/types';
+import type { ShippingOptions } from '../options/shipping.options';
+import type { WebhooksOptions } from '../options/webhooks.options';
 
 /*
  * Medusa's types, mirrored: the package compiles and type-checks without Medusa installed (its packages are optional

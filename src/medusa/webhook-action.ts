@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Logger } from '@nestjs/common';
-import { HOST_WEBHOOKS, type HostWebhooks } from '../core/host-webhooks.port';
+import { HOST_WEBHOOKS, type HostWebhooks } from '../core/ports';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult, MedusaWebhookPayload } from './types';
 

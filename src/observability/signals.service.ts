@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { BatchObservableCallback, Meter, Observable } from '@opentelemetry/api';
 import type { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
-import type { PaymentStatusChange } from '../core/order-payment.port';
+import type { PaymentStatusChange } from '../core/ports';
 import { readBacklog } from './backlog';
 import { count, meter, recordPortDelay } from './otel';
 

@@ -1,13 +1,14 @@
+import type { StatusDispatchOptions } from './notifications.options';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
-import type { CheckoutOptions } from '../checkout/checkout.options';
-import type { OrderPaymentPort } from '../core/order-payment.port';
+import type { CheckoutOptions } from './checkout.options';
+import type { OrderPaymentPort } from '../core/ports';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { HealthOptions } from '../observability/health.options';
-import type { OpenReconciliationOptions } from '../reconciliation/types';
-import type { RefundsOptions } from '../refunds/refund.options';
-import type { InvoicePaymentsAdminOptions } from '../settings/types';
-import type { ShippingOptions } from '../shipping/types';
-import type { WebhooksOptions } from '../webhooks/types';
+import type { OpenReconciliationOptions } from './reconciliation.options';
+import type { RefundsOptions } from './refunds.options';
+import type { InvoicePaymentsAdminOptions } from './admin.options';
+import type { ShippingOptions } from './shipping.options';
+import type { WebhooksOptions } from './webhooks.options';
 
 /**
  * Options of `InvoicePaymentsModule`, one section per capability. Only `gateway` is required.
@@ -23,7 +24,7 @@ export interface InvoicePaymentsModuleOptions {
   gateway: Omit<GatewayClientOptions, 'resolveConfig'>;
   /** Order → invoice mapping and creation: methods, due days, installments, URLs, ids, address mapping. */
   checkout?: CheckoutOptions;
-  /** Webhook reception (route, token check, inbox, sweep). */
+  /** Webhook reception (route, token check, inbox). */
   webhooks?: WebhooksOptions;
   /**
    * The reconciliation of open invoices (on by default): lookups by id on a schedule that backs off with age, so a
@@ -42,28 +43,13 @@ export interface InvoicePaymentsModuleOptions {
   health?: HealthOptions;
   /**
    * Start the background workers: the webhook inbox processor's polling, the status-change dispatcher's polling,
-   * the tracking worker, the refund settlement worker, the reconciliation of open invoices and the reconciliation sweep. Default: `true`, unless the environment variable
-   * `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`. Set `false` (or that variable) in a CLI, migration or
+   * the tracking worker, the refund settlement worker and the reconciliation of open invoices. Default: `true`,
+   * unless the environment variable `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`. Set `false` (or that variable) in a CLI, migration or
    * one-off process: it then runs no query on its own. Work this process starts itself still completes (a webhook
    * it receives is applied, a change it applies is delivered); tracking codes it records are posted by a process
    * with workers.
    */
   workers?: boolean;
-}
-
-/** How applied status changes are delivered to the host's port (`notifications`). */
-export interface StatusDispatchOptions {
-  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
-  pollIntervalMs?: number;
-  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
-  retryBaseDelayMs?: number;
-  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
-  retryMaxDelayMs?: number;
-  /**
-   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
-   * call that runs longer may be repeated by another instance. Default 60000.
-   */
-  leaseMs?: number;
 }
 
 /** How the module is registered, beside its options. */

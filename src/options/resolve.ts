@@ -1,16 +1,13 @@
-import type { StatusDispatchSettings } from '../core/status-dispatcher.service';
+import { type StatusDispatchSettings, resolveNotificationsOptions } from './notifications.options';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
-import type { InvoicePaymentsAdminOptions } from '../settings/types';
-import type { ResolvedOpenReconciliationOptions } from '../reconciliation/types';
-import type { ResolvedShippingOptions } from '../shipping/types';
+import type { InvoicePaymentsAdminOptions } from './admin.options';
 import {
-  resolveNotificationsOptions,
+  type ResolvedOpenReconciliationOptions,
   resolveReconciliationOptions,
-  resolveShippingOptions,
-  resolveWebhooksOptions,
-} from './sections';
-import type { ResolvedWebhooksOptions } from '../webhooks/types';
+} from './reconciliation.options';
+import { type ResolvedShippingOptions, resolveShippingOptions } from './shipping.options';
+import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from './webhooks.options';
 
 /** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
 export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';
@@ -65,13 +62,13 @@ export function mergeAsyncOptions(
 }
 
 /** The admin API's route prefix as the controller is mounted. */
-export function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
+function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
   return (admin.prefix ?? DEFAULT_ADMIN_PREFIX).replace(/^\/+|\/+$/g, '');
 }
 
 /**
- * Whether background workers start (inbox processor, status-change dispatcher, tracking worker, reconciliation
- * sweep): the `workers` option, else {@link WORKERS_ENV}, else `true`.
+ * Whether background workers start (inbox processor, status-change dispatcher, tracking worker, reconciliation):
+ * the `workers` option, else {@link WORKERS_ENV}, else `true`.
  */
 export function workersEnabled(
   options: InvoicePaymentsModuleOptions,

@@ -1,4 +1,4 @@
-import { resolveNotificationsOptions } from './sections';
+import { resolveNotificationsOptions } from './notifications.options';
 
 describe('resolveNotificationsOptions', () => {
   it('fills in the defaults', () => {
@@ -21,6 +21,6 @@ describe('resolveNotificationsOptions', () => {
     [{ retryMaxDelayMs: 1.5 }, 'retryMaxDelayMs'],
     [{ leaseMs: Number.NaN }, 'leaseMs'],
   ])('refuses %j, naming the option', (options, name) => {
-    expect(() => resolveNotificationsOptions(options)).toThrow(`notifications.${name}:`);
+    expect(() => resolveNotificationsOptions(options)).toThrow(`notifications.${name} must be`);
   });
 });

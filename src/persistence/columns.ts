@@ -18,7 +18,7 @@ export const centsColumn: ValueTransformer = {
  * Timestamps are stored as ISO-8601 text in a portable column: the same migration then runs on SQLite (which has
  * no timestamp type) and PostgreSQL, and values compare correctly as strings.
  */
-export const isoTimestampColumn: ValueTransformer = {
+const isoTimestampColumn: ValueTransformer = {
   to: (value: Date | null | undefined) => (value instanceof Date ? value.toISOString() : value),
   from: (value: string | null) => (value === null || value === undefined ? null : new Date(value)),
 };

@@ -1,14 +1,16 @@
-import type { DataSource } from 'typeorm';
-import { isPostgres, isSqlite } from '../core/transaction';
+import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 
 /**
- * What the module needs of the database where PostgreSQL and SQLite differ, said once: a flow asks its
- * DataSource's dialect and does not branch on the database itself. PostgreSQL gives each caller its own pooled
- * connection, so concurrent writers need row locks, `SKIP LOCKED` and advisory locks. SQLite has one connection per
- * DataSource, whose transactions the module queues one after the other (`core/transaction.ts`), so it needs none of
- * them; but the host's work on that connection and the module's interleave unless one finishes first.
+ * Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name.
+ * PostgreSQL gives each caller its own pooled connection, so concurrent writers need locks; SQLite has one
+ * connection per DataSource, whose transactions are queued ({@link runInTransaction}).
  */
 export interface Dialect {
+  /**
+   * A status report for a record as the caller read it is written by one guarded statement (a data-modifying CTE),
+   * with no lock, read or transaction (absent: not available).
+   */
+  readonly guardedStatusWrite?: boolean;
   /** Ends a claim's row selection so concurrent claimers take disjoint rows without waiting (`''`: not needed). */
   readonly skipLocked: string;
   /** The lock a row read in a transaction takes before it is written there (`null`: not needed). */
@@ -29,6 +31,7 @@ export interface Dialect {
 }
 
 const POSTGRES: Dialect = {
+  guardedStatusWrite: true,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
   rowLock: 'pessimistic_write',
   advisoryLocks: true,
@@ -65,8 +68,69 @@ const SQLITE: Dialect = {
     `INSERT OR IGNORE INTO ${table} (${columns}) VALUES ${rows} RETURNING "id"`,
 };
 
-/** The dialect of `dataSource`'s database. */
-export function dialectOf(dataSource: DataSource): Dialect {
-  if (isPostgres(dataSource)) return POSTGRES;
-  return isSqlite(dataSource) ? SQLITE : { ...SQLITE, sharedConnection: false };
+const SQLITE_TYPES = new Set([
+  'better-sqlite3',
+  'sqlite',
+  'sqljs',
+  'capacitor',
+  'cordova',
+  'expo',
+  'react-native',
+]);
+
+/** `true` when the DataSource talks to SQLite (one shared connection per DataSource). */
+function isSqlite(dataSource: DataSource): boolean {
+  return SQLITE_TYPES.has(dataSource.options.type);
+}
+
+/** `true` when the DataSource talks to PostgreSQL. */
+export function isPostgres(dataSource: DataSource): boolean {
+  return dataSource.options.type === 'postgres';
+}
+
+/** The dialect of a DataSource's database (or of the options a DataSource is about to be made with). */
+export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
+  const { type } = 'isInitialized' in source ? source.options : source;
+  if (type === 'postgres') return POSTGRES;
+  return SQLITE_TYPES.has(type) ? SQLITE : { ...SQLITE, sharedConnection: false };
+}
+
+const sqliteQueues = new WeakMap<DataSource, Promise<void>>();
+
+/**
+ * Runs `work` in one database transaction. On SQLite, TypeORM shares one connection among all callers, so two
+ * transactions started at once would nest as savepoints of each other and commit or roll back together: there they
+ * are queued one after the other per DataSource (SQLite serializes writers anyway). On PostgreSQL each transaction
+ * gets its own pooled connection.
+ *
+ * Not re-entrant: on SQLite, calling it (or anything that does) from inside `work` waits for itself forever.
+ */
+export async function runInTransaction<T>(
+  dataSource: DataSource,
+  work: (em: EntityManager) => Promise<T>,
+): Promise<T> {
+  if (!isSqlite(dataSource)) return dataSource.transaction(work);
+  const previous = sqliteQueues.get(dataSource) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous.then(() => mine);
+  sqliteQueues.set(dataSource, tail);
+  await previous;
+  try {
+    return await dataSource.transaction(work);
+  } finally {
+    release();
+    // An idle DataSource holds no promise.
+    if (sqliteQueues.get(dataSource) === tail) sqliteQueues.delete(dataSource);
+  }
+}
+
+/**
+ * Runs one statement that is atomic by itself: straight to the pool on PostgreSQL (no BEGIN/COMMIT round trips);
+ * through {@link runInTransaction}'s queue on SQLite, where a statement on the shared connection while another
+ * caller's transaction is open would become part of that transaction.
+ */
+export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  if (!isSqlite(dataSource)) return work(dataSource.manager);
+  return runInTransaction(dataSource, work);
 }

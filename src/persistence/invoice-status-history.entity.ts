@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { StatusChangeSource } from '../core/status-sources';
+import type { StatusChangeSource } from '../core/status-table';
 import { TimestampColumn } from './columns';
 
 /**

@@ -8,38 +8,22 @@ import {
 import { dataSourceOf } from '../core/typeorm-compat';
 import { dialectOf } from './dialect';
 
-/**
- * The PostgreSQL advisory lock key of the module's migrations (one bigint, the same for every instance and every
- * database: a lock is per database anyway). Spelled out rather than hashed so an operator can find the holder in
- * `pg_locks` (`objid` 1768517999, `classid` 0).
- */
-export const MIGRATION_LOCK_KEY = '1768517999';
+/** The advisory lock key of the module's migrations, as an operator finds it in `pg_locks` (`objid`). */
+const MIGRATION_LOCK_KEY = '1768517999';
 
-/** A migration class as TypeORM takes it in `migrations: [...]`. */
-export type MigrationClass = new () => MigrationInterface;
+type MigrationClass = new () => MigrationInterface;
 
 const serialized = new WeakSet<MigrationClass>();
 
 /**
- * Makes `migration` safe to run from several instances at once on PostgreSQL, with the module's migrations run by
- * TypeORM as the host's DataSource runs them (`migrationsRun: true` included): its `up` first takes the module's
- * advisory lock ({@link MIGRATION_LOCK_KEY}), then looks in TypeORM's migrations table. When another instance
- * recorded the migration while this one waited (TypeORM read the table before the wait), the body is not run again
- * and the other instance's row is removed, since TypeORM records the migration right after `up` returns (one row
- * per migration, as a single instance leaves it).
- *
- * - In a transaction (TypeORM's `migrationsTransactionMode` `'all'`, its default, or `'each'`): the lock is
- *   `pg_advisory_xact_lock`, held until the transaction that records the migration commits, so the check and the
- *   record cannot be split by another instance.
- * - Outside one (`'none'`, or a migration with `transaction = false`): a session lock around the check and the body
- *   only. TypeORM's record follows outside the lock, and an instance waiting for the lock can run the body again in
- *   that gap; {@link initializeDataSource} has no such gap.
- *
- * SQLite (and any other driver): the migration as it is; one process owns the database file.
- * The class itself is changed (its prototype's `up`), so it keeps its identity and name; calling this again is a
- * no-op. Down migrations are not serialized (they are run by hand).
+ * Makes `migration` safe to run from several instances at once where the dialect has advisory locks: its `up` takes
+ * the module's lock, then looks in TypeORM's migrations table; when another instance recorded the migration while
+ * this one waited, the body is not run again and that row is removed (TypeORM records it again after `up`).
+ * In a transaction the lock is held until the record commits; outside one (`transaction = false`) only around the
+ * check and the body, so a waiting instance may run the body again in the gap ({@link initializeDataSource} has
+ * none). The prototype's `up` is replaced, so the class keeps its name; down migrations are not serialized.
  */
-export function serializedMigration<T extends MigrationClass>(migration: T): T {
+function serializedMigration<T extends MigrationClass>(migration: T): T {
   if (serialized.has(migration)) return migration;
   const own: unknown = migration.prototype.up;
   if (typeof own !== 'function')
@@ -77,19 +61,18 @@ export function isSerializedMigration(migration: unknown): boolean {
 }
 
 /**
- * A DataSource initialized with its migrations run by one instance at a time: TypeORM's own bookkeeping included
- * (on a fresh PostgreSQL database every instance otherwise creates TypeORM's migrations table at once, and all but
- * one fail before any migration runs). Takes the options TypeORM takes; with `migrationsRun: true` on PostgreSQL it
- * initializes without running them, holds the module's advisory lock (a session lock on one connection) and runs
- * the pending migrations on that same connection, in `migrationsTransactionMode` (default `'all'`), so the
- * migrations table is read only once the lock is held. Anything else: `new DataSource(options).initialize()`.
+ * A DataSource initialized with its migrations run by one instance at a time, TypeORM's own migrations table
+ * included (on a fresh PostgreSQL database, instances starting together otherwise all create it, and all but one
+ * fail). With `migrationsRun: true` on PostgreSQL the pending migrations run on one connection holding the module's
+ * advisory lock, in `migrationsTransactionMode`; anything else is `new DataSource(options).initialize()`.
  *
  * For `@nestjs/typeorm`: `TypeOrmModule.forRootAsync({ useFactory: () => options, dataSourceFactory:
  * initializeDataSource })`; a host with its own DataSource: `await initializeDataSource(options)`.
  */
 export async function initializeDataSource(options?: DataSourceOptions): Promise<DataSource> {
   if (!options) throw new Error('initializeDataSource: DataSource options are required');
-  if (options.type !== 'postgres' || !options.migrationsRun) return new DataSource(options).initialize();
+  if (!dialectOf(options).advisoryLocks || !options.migrationsRun)
+    return new DataSource(options).initialize();
   const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
   try {
     await runMigrationsExclusively(dataSource, { transaction: options.migrationsTransactionMode });
@@ -101,10 +84,9 @@ export async function initializeDataSource(options?: DataSourceOptions): Promise
 }
 
 /**
- * Runs the pending migrations of an initialized DataSource while holding the module's advisory lock (PostgreSQL; a
- * session lock on one connection, and the migrations run on that same connection), after `before` (on that
- * connection too: creating a schema the migrations table lives in, say). Other drivers: `before`, then the
- * migrations, unlocked. Resolves with the names of the migrations this call ran.
+ * Runs the pending migrations on one connection holding the module's advisory lock (where the dialect has them),
+ * after `before` on that connection (creating the schema of the migrations table, say). Resolves with the names of
+ * the migrations this call ran.
  */
 export async function runMigrationsExclusively(
   dataSource: DataSource,

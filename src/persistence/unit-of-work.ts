@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { runInTransaction } from '../core/transaction';
+import { runInTransaction } from './dialect';
 
 /**
  * One database transaction and the work that must wait for its commit. What a write must tell others (the host's
@@ -17,10 +17,9 @@ export interface UnitOfWork {
 const logger = new Logger('UnitOfWork');
 
 /**
- * Runs `work` in one transaction ({@link runInTransaction}: queued on SQLite, not re-entrant), then its after-commit
- * work in the order it was registered. That work runs once the transaction and SQLite's writer queue are released,
- * so it may open transactions of its own (a host port does, at once, on SQLite's one connection). A failure of
- * after-commit work is logged, never thrown: the transaction is committed, and its caller's answer stands.
+ * Runs `work` in one transaction ({@link runInTransaction}), then its after-commit work in order, once SQLite's
+ * writer queue is released (so it may open transactions of its own). A failure there is logged, never thrown: the
+ * transaction is committed, and its caller's answer stands.
  */
 export async function transact<T>(dataSource: DataSource, work: (tx: UnitOfWork) => Promise<T>): Promise<T> {
   const pending: Array<() => unknown> = [];

@@ -1,5 +1,5 @@
 import { nextCheckAt, windowEnd } from './check-schedule';
-import { DEFAULT_RECONCILIATION, resolveReconciliationOptions } from '../options/sections';
+import { DEFAULT_RECONCILIATION, resolveReconciliationOptions } from '../options/reconciliation.options';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

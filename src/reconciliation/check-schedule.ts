@@ -1,4 +1,4 @@
-import type { ResolvedOpenReconciliationOptions } from './types';
+import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;

@@ -3,14 +3,13 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
-import { CREATION_SETTLER, CreationSettler } from '../core/creation-settler.port';
+import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { acquireLease, releaseLease } from '../core/named-lease';
-import { recordOfInvoice } from '../core/record-of-invoice';
-import { decideTransition } from '../core/status-transitions';
-import { runStatement } from '../core/transaction';
+import { recordOfInvoice } from '../core/invoice-identity';
+import { decideTransition } from '../core/status-table';
+import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/response.readers';
@@ -20,7 +19,8 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from './call-ceiling';
 import { NEVER, nextCheckAt } from './check-schedule';
 import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
-import type { ReconciliationRound, ResolvedOpenReconciliationOptions, SweepResult } from './types';
+import type { ReconciliationRound, SweepResult } from './types';
+import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../observability/otel';
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */

@@ -1,8 +1,10 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { RECONCILIATION_OPTIONS } from './constants';
 import { OpenInvoicesReconciler } from './open-invoices.reconciler';
-import type { OpenReconciliationOptions } from './types';
-import { resolveReconciliationOptions } from '../options/sections';
+import {
+  type OpenReconciliationOptions,
+  resolveReconciliationOptions,
+} from '../options/reconciliation.options';
 
 /**
  * The reconciliation ({@link OpenInvoicesReconciler}): of open invoices on a schedule, of the whole account on demand.

@@ -10,7 +10,8 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRefund } from './refund.entity';
-import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
+import { REFUNDS_OPTIONS } from './refund.options';
+import { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundStore } from './refund.store';
 
 /**

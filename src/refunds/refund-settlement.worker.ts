@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { errorMessage } from '../checkout/errors';
-import { REFUNDS_OPTIONS, ResolvedRefundsOptions } from './refund.options';
+import { REFUNDS_OPTIONS } from './refund.options';
+import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
 import { RefundStore } from './refund.store';
 

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
-import { runStatement } from '../core/transaction';
+import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../observability/otel';

@@ -7,7 +7,7 @@ import { RefundSettlementService } from './refund-settlement.service';
 import { RefundSettlementWorker } from './refund-settlement.worker';
 import { RefundService } from './refund.service';
 import { RefundStore } from './refund.store';
-import { resolveRefundsOptions } from '../options/sections';
+import { resolveRefundsOptions } from '../options/refunds.options';
 
 /** Global so the checkout's provider and the admin API reach the one `RefundService`. */
 @Global()

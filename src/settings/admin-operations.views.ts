@@ -1,4 +1,4 @@
-import { transitionNoteCode } from '../core/status-transitions';
+import { transitionNoteCode } from '../core/status-table';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { TrackingOutbox } from '../shipping/tracking-outbox.entity';

@@ -15,7 +15,7 @@ import { lastValueFrom, Observable } from 'rxjs';
 import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
 import { AdminAuthThrottle, clientOf, type FailureVerdict } from './auth-throttle';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
-import type { InvoicePaymentsAdminOptions } from './types';
+import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 interface AdminRequest {
   headers: Record<string, string | string[] | undefined>;

@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { clip } from '../core/text-bounds';
-import { runInTransaction } from '../core/transaction';
+import { runInTransaction } from '../persistence/dialect';
 import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
 import { findPage, type PageQuery } from './paging';

@@ -2,7 +2,7 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { InvoicePaymentsAdminOptions } from './types';
+import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /**
  * The runtime settings' read and write side without the admin API: the settings service, the secret box and the

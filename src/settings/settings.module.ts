@@ -17,7 +17,7 @@ import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
 import { DEFAULT_ADMIN_PREFIX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
-import type { InvoicePaymentsAdminOptions } from './types';
+import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /**
  * Every other path under the admin prefix: guarded like the API, so without a valid key an unknown route answers

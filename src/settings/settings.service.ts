@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
-import { runInTransaction } from '../core/transaction';
+import { runInTransaction } from '../persistence/dialect';
 import {
   DEFAULT_SETTINGS_CACHE_TTL_MS,
   INVOICE_PAYMENTS_ADMIN_OPTIONS,
@@ -21,14 +21,9 @@ import {
   secretContext,
   SettingsUpdate,
 } from './settings.mapping';
-import {
-  EffectiveSettings,
-  InvoicePaymentsAdminOptions,
-  InvoicePaymentsSettingsDefaults,
-  MaskedSettings,
-  SECRET_SETTINGS,
-} from './types';
+import { EffectiveSettings, InvoicePaymentsSettingsDefaults, MaskedSettings, SECRET_SETTINGS } from './types';
 import type { SettingName } from '../core/settings.schema';
+import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /** Two saves kept colliding on the same row. */
 export class SettingsConflictError extends Error {

@@ -1,7 +1,7 @@
 import { DEFAULT_SHIPMENT_EVENT } from './constants';
 import { ShipmentValidationError } from './errors';
 import { defaultShipmentMapper, validateShipment } from './shipping-options';
-import { resolveShippingOptions } from '../options/sections';
+import { resolveShippingOptions } from '../options/shipping.options';
 
 describe('resolveShippingOptions', () => {
   it('fills in the documented defaults', () => {

@@ -1,12 +1,12 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { resolveShippingOptions } from '../options/sections';
+import { resolveShippingOptions } from '../options/shipping.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { SHIPPING_OPTIONS } from './constants';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';
-import type { ShippingModuleOptions } from './types';
+import type { ShippingModuleOptions } from '../options/shipping.options';
 
 /**
  * Shipping: the host's shipment event (or `TrackingService.recordShipment`) → the tracking outbox → the worker →

@@ -11,12 +11,8 @@ import { OrderNotPaidError, ShipmentValidationError } from './errors';
 import { validateShipment } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
-import type {
-  RecordShipmentInput,
-  RecordShipmentResult,
-  ResolvedShippingOptions,
-  ValidShipment,
-} from './types';
+import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from './types';
+import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /**
  * Records shipped orders' tracking codes in the outbox; the {@link TrackingWorker} posts them to the service.

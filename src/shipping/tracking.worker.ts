@@ -11,7 +11,8 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './constants';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import type { TrackingOutbox } from './tracking-outbox.entity';
-import type { ResolvedShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from './types';
+import type { TrackingFailedEvent, TrackingPostedEvent } from './types';
+import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /** What one worker round did; `lost`: rows whose claim lapsed while this worker was posting (another owns them). */
 export type TrackingRunResult = Record<Outcome | 'claimed', number>;

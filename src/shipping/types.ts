@@ -1,5 +1,3 @@
-import type { BackoffOptions } from '../core/queue/backoff';
-
 /** A shipped order's tracking data, as the host gives it. */
 export interface RecordShipmentInput {
   /** The host's order id: the order must have a paid invoice (status 4, 5 or 8). */
@@ -63,58 +61,4 @@ export interface TrackingFailedEvent {
   invoiceRecordId: string;
   outboxId: string;
   attempts: number;
-}
-
-/** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
-export interface ShippingOptions {
-  /**
-   * Name of the host's shipment event on `@nestjs/event-emitter`. Default `order.shipment_created`.
-   * `false`: no listener; the host calls `TrackingService.recordShipment` itself.
-   */
-  shipmentEvent?: string | false;
-  /**
-   * Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}
-   * (`{ orderId, trackingCode, carrier?, trackingUrl? }`).
-   */
-  mapShipmentEvent?: (payload: unknown) => RecordShipmentInput;
-  /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
-  pollIntervalMs?: number;
-  /** Rows claimed per round. Default 10. */
-  batchSize?: number;
-  /**
-   * How long a claim stays valid. A worker that dies while holding rows loses them after this time and another
-   * worker (or the same one, restarted) takes them over. Must exceed one post's whole time (the client's timeout
-   * and its own retries). Default 60 000 ms.
-   */
-  leaseMs?: number;
-  /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
-  maxAttempts?: number;
-  backoff?: Partial<BackoffOptions>;
-  /**
-   * How long sent rows are kept, in ms, before the worker deletes them (hourly, in small batches): the outbox keeps
-   * what a person may look at, for a bounded time. Failed and waiting rows are never deleted. Default 2592000000
-   * (30 days).
-   */
-  retentionMs?: number;
-}
-
-/**
- * What the shipping capability's own module takes: the options, and whether its worker starts with the application
- * (the root module sets it from `workers`, the one switch; tests of the capability alone start it themselves).
- */
-export interface ShippingModuleOptions extends ShippingOptions {
-  autoStartWorker?: boolean;
-}
-
-/** {@link ShippingOptions} with every default filled in. */
-export interface ResolvedShippingOptions {
-  shipmentEvent: string | false;
-  mapShipmentEvent: (payload: unknown) => RecordShipmentInput;
-  autoStartWorker: boolean;
-  pollIntervalMs: number;
-  batchSize: number;
-  leaseMs: number;
-  maxAttempts: number;
-  backoff: BackoffOptions;
-  retentionMs: number;
 }

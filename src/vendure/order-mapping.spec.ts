@@ -1,7 +1,7 @@
 import type { Order } from '@vendure/core';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { toCheckoutOrder } from './order-mapping';
-import { resolveCheckoutOptions } from '../options/sections';
+import { resolveCheckoutOptions } from '../options/checkout.options';
 
 /** The parts of a Vendure order the mapping reads, as `OrderService.findOne` loads them. */
 function vendureOrder(overrides: Partial<Record<string, unknown>> = {}): Order {

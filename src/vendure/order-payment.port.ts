@@ -10,7 +10,7 @@ import {
   RequestContextService,
   TransactionalConnection,
 } from '@vendure/core';
-import type { OrderPaymentPort, PaymentStatusChange } from '../core/order-payment.port';
+import type { OrderPaymentPort, PaymentStatusChange } from '../core/ports';
 import { centsToDecimalString } from '../gateway/money';
 import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
 import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, recordOf } from './order-access';

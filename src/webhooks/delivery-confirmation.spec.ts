@@ -2,7 +2,7 @@ import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
 import type { InboxRows } from './inbox-rows';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 

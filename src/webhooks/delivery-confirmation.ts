@@ -1,9 +1,9 @@
-import type { ConfirmedStatus } from '../core/host-webhooks.port';
+import type { ConfirmedStatus } from '../core/ports';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { type InboxRows, message } from './inbox-rows';
 import { PacedLookups } from './paced-lookups';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */

@@ -3,11 +3,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
-import { decideTransition, STATUS_STAGES } from '../core/status-transitions';
+import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
 import { WEBHOOKS_OPTIONS } from './constants';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import {
   answerOf,
   type BodyRefusal,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/host-webhooks.port';
+import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryIntake } from './delivery-intake';
 import { WebhookInboxEntry } from './webhook-inbox.entity';

@@ -5,11 +5,11 @@ import { type KnownHistory, reportChangesNothing } from '../core/status-plan';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoiceIdentity } from '../core/invoice-identity';
-import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
-import { recordOfInvoice } from '../core/record-of-invoice';
+import type { Adoption, LateInvoiceAdopter } from '../core/ports';
+import { recordOfInvoice } from '../core/invoice-identity';
 import type { DeliveryConfirmation } from './delivery-confirmation';
 import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
-import type { ResolvedWebhooksOptions } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 import { tracedBatch } from '../observability/otel';
 

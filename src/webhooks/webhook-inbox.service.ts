@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { runStatement } from '../core/transaction';
+import { runStatement } from '../persistence/dialect';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { dialectOf } from '../persistence/dialect';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';

@@ -1,5 +1,5 @@
 import { readWebhookHeaderLines, webhookLinesOf, WebhookTokenService } from './webhook-token.service';
-import { resolveWebhooksOptions } from '../options/sections';
+import { resolveWebhooksOptions } from '../options/webhooks.options';
 
 const line = (merchant: string, service: string) => Buffer.from(`${merchant}:${service}`).toString('base64');
 

@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './constants';
-import type { ResolvedWebhooksOptions, WebhookMerchantTokenSource } from './types';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import type { WebhookMerchantTokenSource } from './types';
 
 /** The two `Webhook` header lines of a delivery, told apart (A13). */
 export interface WebhookHeaderLines {

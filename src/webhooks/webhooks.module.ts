@@ -7,10 +7,13 @@ import { DeliveryIntake } from './delivery-intake';
 import { WebhookInboxService } from './webhook-inbox.service';
 import { WebhookTokenService } from './webhook-token.service';
 import { HostDeliveries } from './host-deliveries';
-import { HOST_WEBHOOKS } from '../core/host-webhooks.port';
+import { HOST_WEBHOOKS } from '../core/ports';
 import { createWebhooksController } from './webhooks.controller';
-import type { ResolvedWebhooksOptions, WebhooksOptions } from './types';
-import { resolveWebhooksOptions } from '../options/sections';
+import {
+  type ResolvedWebhooksOptions,
+  type WebhooksOptions,
+  resolveWebhooksOptions,
+} from '../options/webhooks.options';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClaimInput, insertNextAttempt } from '../../src/checkout/invoice-record.store';
-import { runStatement } from '../../src/core/transaction';
+import { runStatement } from '../../src/persistence/dialect';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { openCheckoutDatabase } from './support';

@@ -20,7 +20,7 @@ import {
   startRewritingProxy,
   referrerOf,
 } from './support';
-import { resolveCheckoutOptions } from '../../src/options/sections';
+import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 
 /**
  * What happens when the create request's outcome is not a plain answer: the invoice is looked up by its referrer

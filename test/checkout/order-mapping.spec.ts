@@ -1,5 +1,5 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
-import { CheckoutOptions } from '../../src/checkout/checkout.options';
+import { CheckoutOptions, resolveCheckoutOptions } from '../../src/options/checkout.options';
 import { CheckoutValidationError } from '../../src/checkout/errors';
 import { httpAnswerOf } from '../../src/errors/http-answers';
 import {
@@ -9,7 +9,6 @@ import {
   withReferrer,
 } from '../../src/checkout/order-mapping';
 import type { CheckoutOrder } from '../../src/checkout/types';
-import { resolveCheckoutOptions } from '../../src/options/sections';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
 

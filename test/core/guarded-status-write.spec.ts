@@ -1,7 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import * as guardedWrite from '../../src/core/guarded-status-write';
-import { NO_HISTORY, type StatusReport } from '../../src/core/status-plan';
-import type { UnitOfWork } from '../../src/persistence/unit-of-work';
+import { NO_HISTORY, planStatus, type StatusReport } from '../../src/core/status-plan';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
@@ -36,8 +35,22 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     source: 'webhook',
     invoice: paidInvoice('gw-x'),
   });
-  /** A unit of work whose after-commit work is dropped: its applied change is never handed on. */
-  const dropping = (em: EntityManager): UnitOfWork => ({ em, afterCommit: () => undefined });
+  /**
+   * Another writer's applied change in `em`'s transaction, the record's row locked as the status path locks it; it
+   * is never handed on, so its history row stays open.
+   */
+  const writeUnhandedChange = async (em: EntityManager, report: StatusReport) => {
+    const record = await em
+      .getRepository(InvoiceRecord)
+      .createQueryBuilder('r')
+      .where('r.id = :id', { id: report.recordId })
+      .setLock('pessimistic_write')
+      .getOneOrFail();
+    const plan = planStatus(record, NO_HISTORY, report, {}, null);
+    await em.getRepository(InvoiceStatusHistory).insert(plan.history);
+    await em.getRepository(InvoiceRecord).update({ id: record.id }, plan.patch);
+    return { record: plan.written };
+  };
 
   const s = statusSuite(kind);
   let guarded: jest.SpyInstance;
@@ -119,8 +132,8 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     const open = async () => {
       const rec = await read((await insertInvoiceRecord(s.ds)).id);
       const { record } = await s.ds.transaction((em) =>
-        s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' }, { tx: dropping(em) }),
-      ); // applied, never handed on: its row stays open
+        writeUnhandedChange(em, { recordId: rec.id, code: 1, source: 'create' }),
+      );
       const [row] = await historyOf(s.ds, rec.id);
       return { record, known: { latest: row.createdAt.toISOString(), openChanges: 0 } };
     };
@@ -141,7 +154,7 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     const rec = await read((await insertInvoiceRecord(s.ds)).id);
     let applying: Promise<unknown> | undefined;
     await s.ds.transaction(async (em) => {
-      await s.h.service.apply({ recordId: rec.id, code: 1, source: 'create' }, { tx: dropping(em) });
+      await writeUnhandedChange(em, { recordId: rec.id, code: 1, source: 'create' });
       applying = s.h.service.apply(paid(rec.id), { record: rec, known: NO_HISTORY });
       await new Promise((r) => setTimeout(r, 150)); // the guarded statement waits for our row lock meanwhile
     });

@@ -1,6 +1,6 @@
 import { DataSource, IsNull } from 'typeorm';
 import { ReportedRecordNotFoundError } from '../../src/core/status-plan';
-import type { PaymentStatusChange } from '../../src/core/order-payment.port';
+import type { PaymentStatusChange } from '../../src/core/ports';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
-import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
+import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/ports';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import type { Invoice } from '../../src/gateway/types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';

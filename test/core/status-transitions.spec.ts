@@ -5,8 +5,8 @@ import {
   STATUS_STAGES,
   statusStage,
   transitionNoteCode,
-  transitionTable,
-} from '../../src/core/status-transitions';
+} from '../../src/core/status-table';
+import { transitionTable } from './transition-table.markdown';
 
 /** Folds reports through the table the way InvoiceStatusService does: only applied reports move the invoice. */
 function finalState(reports: readonly number[], start: number | null = null): number | null {

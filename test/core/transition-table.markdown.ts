@@ -1,4 +1,4 @@
-import { STATUS_STAGES, transitionTable } from '../../src/core/status-transitions';
+import { decideTransition, STATUS_STAGES } from '../../src/core/status-table';
 import { INVOICE_STATUS_NAMES, KnownInvoiceStatusCode } from '../../src/gateway/status';
 
 const name = (code: KnownInvoiceStatusCode) => `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}`;
@@ -17,4 +17,27 @@ export function transitionTableMarkdown(): string {
     );
   }
   return lines.join('\n');
+}
+
+/** One cell of {@link transitionTable}: `apply`, `alert` (applied and raised) or `refuse` (recorded only). */
+export type TransitionCell = 'apply' | 'alert' | 'refuse';
+
+/**
+ * The whole table as data: for each listed `from` code (and `null`, no status yet) and each listed `to` code, what
+ * {@link decideTransition} does. Unlisted `to` codes are always `refuse`.
+ */
+export function transitionTable(): Array<{
+  from: KnownInvoiceStatusCode | null;
+  to: Record<number, TransitionCell>;
+}> {
+  const froms: Array<KnownInvoiceStatusCode | null> = [null, ...STATUS_STAGES];
+  return froms.map((from) => {
+    const to: Record<number, TransitionCell> = {};
+    for (const code of STATUS_STAGES) {
+      if (from === code) continue;
+      const d = decideTransition(from, code);
+      to[code] = d.apply ? (d.alert ? 'alert' : 'apply') : 'refuse';
+    }
+    return { from, to };
+  });
 }

@@ -8,7 +8,7 @@ import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { AdminApp, newKey, openAdminDatabase, startAdminApp } from '../settings/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { resolveCheckoutOptions } from '../../src/options/sections';
+import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 
 /**
  * Two stores on one service account (another shop of the merchant, a staging copy), each with its own database and

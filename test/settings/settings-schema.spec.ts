@@ -4,7 +4,7 @@ import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/core/setting
 import { UpdateSettingsDto } from '../../src/settings/admin.dto';
 import { settingFields } from '../../src/settings/settings.mapping';
 import { BUILT_IN_DEFAULTS } from '../../src/settings/types';
-import { resolveCheckoutOptions } from '../../src/options/sections';
+import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 
 /** Each setting is declared once; the module options, the admin API and the admin page all follow the declaration. */
 describe('the settings schema', () => {

@@ -3,7 +3,7 @@ import { INestApplication, LoggerService, LogLevel, ModuleMetadata } from '@nest
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/order-payment.port';
+import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/ports';
 import type { TestDatabase } from './databases';
 
 /** The token the sandbox accepts by default (every scope). */

@@ -14,7 +14,7 @@ import {
   tokenLine,
   waitFor,
 } from './support';
-import { resolveWebhooksOptions } from '../../src/options/sections';
+import { resolveWebhooksOptions } from '../../src/options/webhooks.options';
 
 const SANDBOX_INVOICE_CENTS = 2_100;
 /** The documented defaults the bounds below are checked against (docs/configuration.md). */

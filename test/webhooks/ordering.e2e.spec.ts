@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { statusStage, STATUS_STAGES, decideTransition } from '../../src/core/status-transitions';
+import { statusStage, STATUS_STAGES, decideTransition } from '../../src/core/status-table';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';

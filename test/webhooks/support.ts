@@ -14,7 +14,7 @@ import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/17637000
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
-import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/order-payment.port';
+import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/ports';
 import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
@@ -24,7 +24,7 @@ import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-histo
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import type { WebhooksOptions } from '../../src/webhooks/types';
+import type { WebhooksOptions } from '../../src/options/webhooks.options';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';

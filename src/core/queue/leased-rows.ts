@@ -1,6 +1,6 @@
 import { In, type DataSource, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
 import { dialectOf } from '../../persistence/dialect';
-import { runStatement } from '../transaction';
+import { runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
@@ -62,10 +62,8 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   }
 
   /**
-   * Claims up to `limit` due rows for `holder` in one statement (hence one transaction), counts the attempt and
-   * returns the rows claimed (`RETURNING`: no read-back by holder, whose cost would follow the table), in no
-   * particular order. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets concurrent workers take disjoint rows without
-   * waiting for each other; SQLite serializes writers.
+   * Claims up to `limit` due rows for `holder` in one statement that counts the attempt and returns them, in no
+   * particular order; concurrent workers take disjoint rows without waiting (the dialect's `skipLocked`).
    */
   async claimDue(holder: string, limit: number, leaseMs = this.leaseMs()): Promise<T[]> {
     const b = this.columns.batch;
@@ -82,11 +80,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     return rows.map((row) => this.hydrate(row));
   }
 
-  /**
-   * Claims up to `limit` due rows, oldest first by `orderBy`, in one statement that also returns them (the claim
-   * and the read are one round trip; the same `SKIP LOCKED` as {@link claimDue}). The rows come back in no
-   * particular order.
-   */
+  /** Claims up to `limit` due rows, oldest first by `orderBy`, as {@link claimDue} does without a holder. */
   async claimDueRows(limit: number, orderBy: string): Promise<T[]> {
     const [query, values] = this.dueClaim(limit, this.leaseMs(), { orderBy });
     const rows = await runStatement(this.dataSource, (em) =>

@@ -5,7 +5,7 @@ import {
   type ObjectLiteral,
   type QueryDeepPartialEntity,
 } from 'typeorm';
-import { runInTransaction } from '../transaction';
+import { runInTransaction } from '../../persistence/dialect';
 
 /**
  * Puts a row back in the queue with `patch`, only while it is still in `from` and no worker holds its lease

@@ -1,17 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import { runStatement } from '../transaction';
+import { runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
-/** Rows deleted per statement: each statement holds the table and one pooled connection only briefly. */
-export const PURGE_BATCH = 500;
+/** Rows deleted per statement: each holds the table and one pooled connection only briefly. */
+const PURGE_BATCH = 500;
 
-/**
- * Pause between two batches: a backlog (the first start after an upgrade, a million finished rows) is purged in the
- * background at about 5,000 rows a second, leaving the pool and the disk to the store's own work in between, and
- * giving autovacuum time to keep up instead of facing one huge dead tuple run at the end.
- */
-export const PURGE_PAUSE_MS = 100;
+/** Between two batches: a backlog is purged at about 5,000 rows a second, leaving room to the store and autovacuum. */
+const PURGE_PAUSE_MS = 100;
 
 /** One retention rule of a queue table: its finished rows whose `finishedAt` column is older than a cutoff. */
 export interface RetentionRule {

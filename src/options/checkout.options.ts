@@ -1,0 +1,159 @@
+import { isReferrerNamespace } from '../checkout/checkout.options';
+import { resolveTextLimits, type TextLimits } from '../checkout/text-limits';
+import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
+import { isHttpUrl } from '../gateway/dto/validators';
+import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
+import { int, MINUTE, numberProblem, type NumberField, type Numbers } from './fields';
+
+/**
+ * Maps the order's shipping address to `client.address`. Brazilian stores keep the house number and the district
+ * in fields of their own (custom fields, metadata): give a function that reads them from there. `country` may be
+ * alpha-2 or alpha-3. The result is still validated (UF, zipcode, country).
+ */
+export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
+
+/** The `checkout` section of the module options. */
+export interface CheckoutOptions {
+  /** Methods the store offers. Default: all three. */
+  methods?: PaymentMethod[];
+  /** Days from today (in `timeZone`) to the due date (`payment.due_at`). Default 3. */
+  dueDays?: number;
+  /** The store's IANA time zone, for due dates and card expiry. Default `America/Sao_Paulo`. */
+  timeZone?: string;
+  /** Highest number of card installments offered. Default 12. */
+  maxInstallments?: number;
+  /**
+   * `payment.order_url`, with placeholders `{order_id}`, `{display_id}` and `{reference}` (URL-encoded):
+   * `https://shop.example/orders/{order_id}`. Not sent when absent.
+   */
+  orderUrlTemplate?: string;
+  /** `payment.store_url`, same placeholders. Not sent when absent. */
+  storeUrlTemplate?: string;
+  /** `ecommerce.store_id` and `ecommerce.checkout`: only for checkout integrations, sent only when set. */
+  ecommerce?: { storeId: number; checkout: number };
+  /** The module's public webhook URL, sent as `payment.webhook`. */
+  publicWebhookUrl?: string;
+  /** Replaces the default shipping-address mapping (see {@link AddressMapper}). */
+  mapAddress?: AddressMapper;
+  /** How long a caller waits for another caller's creation of the same order's invoice. Default 30 000 ms. */
+  creationWaitMs?: number;
+  /**
+   * A creation claim older than this is taken to belong to a crashed process and is resolved by looking the
+   * invoice up by its reference. Must exceed the client's longest request. Default 120 000 ms.
+   */
+  staleCreationMs?: number;
+  /**
+   * After a creation whose outcome is unknown is not found by its referrer, look again after this long before
+   * creating it again: a slow service may still be storing the first request. Default 2000 ms.
+   */
+  unknownOutcomeRecheckMs?: number;
+  /**
+   * How long after a create request's timeout it may still land at the service (a slow service keeps working on a
+   * request the client gave up on). Until `sent + gateway.timeouts.createMs + lateCreationMarginMs` no new invoice
+   * is created for the order: callers get `PaymentBeingConfirmedError` ("retry in N s"). Default 60 000 ms.
+   */
+  lateCreationMarginMs?: number;
+  /**
+   * When the module cannot decide an attempt's outcome for this long (lookups keep failing), the session turns
+   * `requires_more`, a `creation_unresolved` alert is raised and the admin API resolves it. Default 600 000 ms.
+   */
+  unresolvedAlertMs?: number;
+  /** Most items an order may have; more is refused before anything is sent. Default 500. */
+  maxItems?: number;
+  /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
+  maxTotalCents?: number;
+  /**
+   * Most characters of each text sent to the service; default the service's limits (`DEFAULT_TEXT_LIMITS`,
+   * docs/gateway-assumptions.md A17). Raise one only when your service accepts more.
+   */
+  textLimits?: Partial<TextLimits>;
+  /**
+   * This installation's prefix of every invoice referrer (`<namespace>:<reference>-<attempt>`), 1 to 16 lowercase
+   * letters and digits. Default: one made at random on first use and kept in the settings table, so two stores on
+   * one service account (another shop, a staging copy) never share a referrer, and late/duplicate handling never
+   * touches the other's invoices. Set it only to keep one across databases (a restored copy that must go on
+   * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
+   */
+  referrerNamespace?: string;
+}
+
+type Unset =
+  | 'orderUrlTemplate'
+  | 'storeUrlTemplate'
+  | 'ecommerce'
+  | 'publicWebhookUrl'
+  | 'mapAddress'
+  | 'referrerNamespace';
+
+/** {@link CheckoutOptions} with the defaults applied and checked. */
+export type ResolvedCheckoutOptions = Required<Omit<CheckoutOptions, Unset | 'textLimits'>> &
+  Pick<CheckoutOptions, Unset> & { textLimits: TextLimits };
+
+/** Every payment method, in the order the admin shows them (`checkout.methods`' default). */
+export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
+
+/** `checkout.timeZone`'s default. */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
+/** `dueDays` and `maxInstallments` are runtime settings too, bounded alike (`core/settings.schema.ts`). */
+export const CHECKOUT = {
+  dueDays: int(0, 3, 90),
+  maxInstallments: int(1, 12, 12),
+  creationWaitMs: int(1, 30_000),
+  staleCreationMs: int(1, 2 * MINUTE),
+  unknownOutcomeRecheckMs: int(0, 2000),
+  lateCreationMarginMs: int(0, MINUTE),
+  unresolvedAlertMs: int(0, 10 * MINUTE),
+  maxItems: int(1, 500),
+  maxTotalCents: int(1, 1_000_000_000),
+} as const satisfies Numbers<CheckoutOptions>;
+
+/** Applies the defaults and refuses bad options at startup, naming each one at fault. */
+export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
+  const problems: string[] = [];
+  const bad = (field: string, why: string) => problems.push(`checkout.${field} ${why}`);
+  const methods = options.methods ?? PAYMENT_METHODS;
+  if (methods.length === 0 || methods.some((m) => !PAYMENT_METHODS.includes(m))) {
+    bad('methods', `must be a non-empty list of ${PAYMENT_METHODS.join(', ')}`);
+  }
+  const numbers = {} as Record<keyof typeof CHECKOUT, number>;
+  for (const [name, field] of Object.entries(CHECKOUT) as Array<[keyof typeof CHECKOUT, NumberField]>) {
+    numbers[name] = options[name] ?? field.default;
+    const problem = numberProblem(field, numbers[name]);
+    if (problem) bad(name, problem);
+  }
+  const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+  } catch {
+    bad('timeZone', 'is not an IANA time zone');
+  }
+  for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
+    const value = options[field];
+    if (value !== undefined && !isHttpUrl(value.replace(/\{(order_id|display_id|reference)\}/g, 'x'))) {
+      bad(field, 'must be an absolute http(s) URL');
+    }
+  }
+  if (options.ecommerce) {
+    const { storeId, checkout } = options.ecommerce;
+    if (!Number.isSafeInteger(storeId)) bad('ecommerce.storeId', 'must be an integer');
+    if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
+  }
+  const textLimits = resolveTextLimits(options.textLimits, bad);
+  if (options.referrerNamespace !== undefined && !isReferrerNamespace(options.referrerNamespace)) {
+    bad('referrerNamespace', 'must be 1 to 16 lowercase letters and digits');
+  }
+  if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
+  return {
+    ...numbers,
+    methods: [...methods],
+    timeZone,
+    orderUrlTemplate: options.orderUrlTemplate,
+    storeUrlTemplate: options.storeUrlTemplate,
+    ecommerce: options.ecommerce,
+    publicWebhookUrl: options.publicWebhookUrl,
+    mapAddress: options.mapAddress,
+    textLimits,
+    referrerNamespace: options.referrerNamespace,
+  };
+}

@@ -1,0 +1,41 @@
+import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
+
+/** How applied status changes are delivered to the host's port (`notifications`). */
+export interface StatusDispatchOptions {
+  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
+  pollIntervalMs?: number;
+  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
+  retryMaxDelayMs?: number;
+  /**
+   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
+   * call that runs longer may be repeated by another instance. Default 60000.
+   */
+  leaseMs?: number;
+}
+
+/**
+ * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
+ * in a process with workers; set by the module from `workers`, not an option).
+ */
+export interface StatusDispatchSettings extends StatusDispatchOptions {
+  pollOnStart?: boolean;
+}
+
+const NOTIFICATIONS = {
+  pollIntervalMs: int(0, 5000),
+  retryBaseDelayMs: int(1, 1000),
+  retryMaxDelayMs: int(1, 5 * MINUTE),
+  leaseMs: int(1, MINUTE),
+} as const satisfies Numbers<StatusDispatchOptions>;
+
+/** `notifications` with its defaults; `pollOnStart` is not an option: the module sets it from `workers`. */
+export function resolveNotificationsOptions(
+  options: StatusDispatchSettings = {},
+): Required<StatusDispatchSettings> {
+  return {
+    ...resolveNumbers('notifications', NOTIFICATIONS, options),
+    pollOnStart: options.pollOnStart ?? true,
+  };
+}

@@ -1,0 +1,61 @@
+import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from './fields';
+
+/**
+ * Options of the reconciliation of open invoices (`InvoicePaymentsModule.forRoot({ reconciliation: {...} })`): every
+ * invoice not in a final state is looked up by id at the service on a schedule that backs off with its age, so a
+ * payment whose webhook never arrived (the store was down, the service gave up) still reaches the order. On by
+ * default; every field has a default that suits production.
+ */
+export interface OpenReconciliationOptions {
+  /** Look for due invoices every this many ms. Default 10000; 0 turns the reconciliation off. */
+  intervalMs?: number;
+  /** Invoices looked at per round. Default 50. */
+  batchSize?: number;
+  /** Ceiling of lookups at the service per minute, whatever the number of open invoices. Default 60. */
+  maxCallsPerMinute?: number;
+  /** How long the instance running the reconciliation holds it; a crashed instance's hold lapses after. Default 60000. */
+  leaseMs?: number;
+  /** Checks at these ages of the invoice, in ms. Default 1 min, 5 min, 15 min, 1 h. */
+  stepsMs?: number[];
+  /** After the steps, hourly until the invoice is this old (ms). Default 86400000 (1 day); then daily. */
+  hourlyUntilMs?: number;
+  /** Checked daily until its due date plus this margin (ms). Default 259200000 (3 days). */
+  dueDateMarginMs?: number;
+  /** Checked at least this long after creation, due date or not (card, awaiting refund). Default 30 days. */
+  minimumWindowMs?: number;
+  /**
+   * At start, invoices created within this many ms are checked at once instead of at their next step: webhooks
+   * may have been missed while the store was down. Default 259200000 (3 days); 0 turns it off.
+   */
+  catchUpOnStartMs?: number;
+}
+
+/** {@link OpenReconciliationOptions} with every default filled in. */
+export type ResolvedOpenReconciliationOptions = Required<OpenReconciliationOptions>;
+
+const RECONCILIATION = {
+  intervalMs: int(0, 10_000),
+  batchSize: int(1, 50),
+  maxCallsPerMinute: int(1, 60),
+  leaseMs: int(1000, MINUTE),
+  hourlyUntilMs: int(0, DAY),
+  dueDateMarginMs: int(0, 3 * DAY),
+  minimumWindowMs: int(0, 30 * DAY),
+  catchUpOnStartMs: int(0, 3 * DAY),
+} as const satisfies Numbers<OpenReconciliationOptions>;
+
+const RECONCILIATION_STEPS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR];
+
+export function resolveReconciliationOptions(
+  options: OpenReconciliationOptions = {},
+): ResolvedOpenReconciliationOptions {
+  const steps = options.stepsMs ?? RECONCILIATION_STEPS_MS;
+  if (!Array.isArray(steps) || steps.some((s) => !Number.isSafeInteger(s) || s <= 0)) {
+    throw new Error('reconciliation.stepsMs must be a list of positive integers (ms)');
+  }
+  const numbers = resolveNumbers('reconciliation', RECONCILIATION, options);
+  return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b) };
+}
+
+/** The reconciliation's defaults. */
+export const DEFAULT_RECONCILIATION = resolveReconciliationOptions();

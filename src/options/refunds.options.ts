@@ -1,0 +1,44 @@
+import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
+
+/**
+ * How refunds whose answer was lost are settled (module option `refunds`). Every field has a production default;
+ * see docs/refunds.md.
+ */
+export interface RefundsOptions {
+  /** First read-back of an unknown refund by the worker after this long (default 2000 ms); doubles each time. */
+  recheckMs?: number;
+  /** Longest wait between two read-backs (default 300000 ms: 5 min). */
+  maxRecheckMs?: number;
+  /**
+   * After the request's timeout, how much longer a lost refund request could still land at the service (default
+   * 5000 ms): before then, an unchanged `refunds.total` does not prove it was not made.
+   */
+  lateMarginMs?: number;
+  /** An unknown refund still not settled after this long raises a `refund_unresolved` alert (default 900000: 15 min). */
+  unresolvedAlertMs?: number;
+  /**
+   * A refund asked for without an idempotency key is refused (`RefundRepeatedError`, 409) while a refund of the same
+   * amount of the same invoice, asked for within this window (default 600000 ms: 10 min), has not failed: it may be
+   * a retry, and a retry never refunds twice. Give each refund its own key to refund the same amount twice within it.
+   */
+  repeatWindowMs?: number;
+  /** How often the worker looks for refunds due for a read-back (default 5000 ms). */
+  pollIntervalMs?: number;
+}
+
+/** The options with their defaults, and whether the settlement worker starts (the module's `workers`). */
+export type ResolvedRefundsOptions = Required<RefundsOptions> & { autoStartWorker: boolean };
+
+const REFUNDS = {
+  recheckMs: int(0, 2000),
+  maxRecheckMs: int(0, 5 * MINUTE),
+  lateMarginMs: int(0, 5000),
+  unresolvedAlertMs: int(0, 15 * MINUTE),
+  repeatWindowMs: int(0, 10 * MINUTE),
+  pollIntervalMs: int(0, 5000),
+} as const satisfies Numbers<RefundsOptions>;
+
+/** `refunds` with its defaults; the settlement worker starts with the module's `workers`. */
+export function resolveRefundsOptions(options: RefundsOptions = {}, workers = true): ResolvedRefundsOptions {
+  return { ...resolveNumbers('refunds', REFUNDS, options), autoStartWorker: workers };
+}

@@ -1,0 +1,92 @@
+import type { BackoffOptions } from '../core/queue/backoff';
+import { DEFAULT_SHIPMENT_EVENT } from '../shipping/constants';
+import { defaultShipmentMapper } from '../shipping/shipping-options';
+import type { RecordShipmentInput } from '../shipping/types';
+import { DAY, int, MINUTE, resolveNumbers, type Numbers } from './fields';
+
+/** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
+export interface ShippingOptions {
+  /**
+   * Name of the host's shipment event on `@nestjs/event-emitter`. Default `order.shipment_created`.
+   * `false`: no listener; the host calls `TrackingService.recordShipment` itself.
+   */
+  shipmentEvent?: string | false;
+  /**
+   * Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}
+   * (`{ orderId, trackingCode, carrier?, trackingUrl? }`).
+   */
+  mapShipmentEvent?: (payload: unknown) => RecordShipmentInput;
+  /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
+  pollIntervalMs?: number;
+  /** Rows claimed per round. Default 10. */
+  batchSize?: number;
+  /**
+   * How long a claim stays valid. A worker that dies while holding rows loses them after this time and another
+   * worker (or the same one, restarted) takes them over. Must exceed one post's whole time (the client's timeout
+   * and its own retries). Default 60 000 ms.
+   */
+  leaseMs?: number;
+  /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
+  maxAttempts?: number;
+  backoff?: Partial<BackoffOptions>;
+  /**
+   * How long sent rows are kept, in ms, before the worker deletes them (hourly, in small batches): the outbox keeps
+   * what a person may look at, for a bounded time. Failed and waiting rows are never deleted. Default 2592000000
+   * (30 days).
+   */
+  retentionMs?: number;
+}
+
+/**
+ * What the shipping capability's own module takes: the options, and whether its worker starts with the application
+ * (the root module sets it from `workers`, the one switch; tests of the capability alone start it themselves).
+ */
+export interface ShippingModuleOptions extends ShippingOptions {
+  autoStartWorker?: boolean;
+}
+
+/** {@link ShippingOptions} with every default filled in. */
+export interface ResolvedShippingOptions {
+  shipmentEvent: string | false;
+  mapShipmentEvent: (payload: unknown) => RecordShipmentInput;
+  autoStartWorker: boolean;
+  pollIntervalMs: number;
+  batchSize: number;
+  leaseMs: number;
+  maxAttempts: number;
+  backoff: BackoffOptions;
+  retentionMs: number;
+}
+
+const SHIPPING = {
+  pollIntervalMs: int(1, 5000),
+  batchSize: int(1, 10),
+  leaseMs: int(1, MINUTE),
+  maxAttempts: int(1, 20),
+  retentionMs: int(1, 30 * DAY),
+} as const satisfies Numbers<ShippingModuleOptions>;
+
+const SHIPPING_BACKOFF = {
+  initialDelayMs: int(1, 10_000),
+  maxDelayMs: int(1, 30 * MINUTE),
+  factor: { min: 1, default: 2, fraction: true },
+  jitter: { min: 0, max: 1, default: 0.5, fraction: true },
+} as const satisfies Numbers<BackoffOptions>;
+
+export function resolveShippingOptions(options: ShippingModuleOptions = {}): ResolvedShippingOptions {
+  const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
+  if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
+    throw new Error('shipping.shipmentEvent must be a non-empty event name or false');
+  }
+  const backoff = resolveNumbers('shipping.backoff', SHIPPING_BACKOFF, options.backoff);
+  if (backoff.maxDelayMs < backoff.initialDelayMs) {
+    throw new Error('shipping.backoff.maxDelayMs must not be below shipping.backoff.initialDelayMs');
+  }
+  return {
+    ...resolveNumbers('shipping', SHIPPING, options),
+    shipmentEvent: event,
+    mapShipmentEvent: options.mapShipmentEvent ?? defaultShipmentMapper,
+    autoStartWorker: options.autoStartWorker ?? true,
+    backoff,
+  };
+}
