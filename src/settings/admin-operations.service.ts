@@ -15,22 +15,20 @@ import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-
 import { findPage, type PageQuery } from './paging';
 
 /**
- * What the admin page's Operations tab reads and does: the webhook inbox and the tracking outbox (list, retry) and
- * an invoice's status history. A retry is one more attempt: the attempt count goes on, so an entry that fails again
- * is dead-lettered (or failed) again at once, with its new reason.
+ * The Operations tab. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered
+ * (or failed) again at once.
  */
 @Injectable()
 export class AdminOperationsService {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
-  /** The workers of the app's webhook and shipping modules; without one, a requeued row waits for its next poll. */
+  /** Without a worker, a requeued row waits for its next poll. */
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional() private readonly inbox?: WebhookInboxProcessor,
     @Optional() private readonly tracking?: TrackingWorker,
   ) {}
 
-  /** Inbox entries in `states` (default: pending and dead), oldest first. */
   async listInbox(query: PageQuery & { state?: WebhookInboxState }): Promise<Page<AdminInboxView>> {
     const states: WebhookInboxState[] = query.state ? [query.state] : ['pending', 'dead'];
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
@@ -38,11 +36,6 @@ export class AdminOperationsService {
     return findPage(repo, query, { where: { state: In(states) }, order }, inboxView);
   }
 
-  /**
-   * Processes an entry again now: a dead one goes back to pending, a pending one is made due at once. An entry
-   * that was unreadable when it arrived was never processed and cannot be: the service sends it again (it was
-   * answered 422).
-   */
   async retryInbox(id: string): Promise<AdminInboxView> {
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
     const entry = await repo.findOneBy({ id });
@@ -61,7 +54,6 @@ export class AdminOperationsService {
     return inboxView(await repo.findOneByOrFail({ id }));
   }
 
-  /** Outbox rows in `status` (default: pending and failed), oldest first. */
   async listOutbox(query: PageQuery & { status?: TrackingOutboxStatus }): Promise<Page<AdminOutboxView>> {
     const statuses: TrackingOutboxStatus[] = query.status ? [query.status] : ['pending', 'failed'];
     const repo = this.dataSource.getRepository(TrackingOutbox);
@@ -69,7 +61,7 @@ export class AdminOperationsService {
     return findPage(repo, query, { where: { status: In(statuses) }, order }, outboxView);
   }
 
-  /** Posts a failed (or waiting) tracking code again now; the worker still skips a code a newer one replaced. */
+  /** The worker still skips a code a newer one replaced. */
   async retryOutbox(id: string): Promise<AdminOutboxView> {
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const row = await repo.findOneBy({ id });
@@ -83,7 +75,6 @@ export class AdminOperationsService {
     return outboxView(await repo.findOneByOrFail({ id }));
   }
 
-  /** Every status report of an invoice record, oldest first (applied or refused, with the reason). */
   async history(invoiceRecordId: string): Promise<AdminHistoryView[]> {
     const rows = await this.dataSource.getRepository(InvoiceStatusHistory).find({
       where: { invoiceRecordId },

@@ -4,17 +4,9 @@ import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import type { InvoicePaymentsAdminOptions } from './types';
 
-/**
- * The runtime settings' read and write side without the admin API: the settings service, the secret box and the
- * admin options. It needs nothing of the other capabilities, so the root module's core provides it to all of them:
- * the client reads its connection from it, the checkout its namespace, the webhook route its token.
- */
+/** The settings service, secret box and admin options, without the admin API: every capability reads them. */
 @Module({})
 export class SettingsStoreModule {
-  /**
-   * `adminOptions` provides `INVOICE_PAYMENTS_ADMIN_OPTIONS`, `defaults` provides
-   * `INVOICE_PAYMENTS_SETTINGS_DEFAULTS` (both derived from the module options by the root module).
-   */
   static register(adminOptions: Provider, defaults: Provider): DynamicModule {
     return {
       module: SettingsStoreModule,

@@ -19,11 +19,7 @@ import { DEFAULT_ADMIN_PREFIX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import type { InvoicePaymentsAdminOptions } from './types';
 
-/**
- * Every other path under the admin prefix: guarded like the API, so without a valid key an unknown route answers
- * 401 exactly as a known one does (the routes cannot be listed by probing), and with a key a plain 404 that does
- * not repeat the path.
- */
+/** Every other admin path: guarded, so probing cannot list the routes; then a 404 that does not repeat the path. */
 @AdminApi()
 class InvoicePaymentsAdminFallbackController {
   @All(['/', '*path'])
@@ -32,7 +28,7 @@ class InvoicePaymentsAdminFallbackController {
   }
 }
 
-/** `base` mounted at `prefix`: a subclass per prefix, so two apps in one process may differ. */
+/** A subclass per prefix, so two apps in one process may differ. */
 function mountedAt<T>(prefix: string, base: Type<T>): Type<T> {
   @Controller(prefix.replace(/^\/+|\/+$/g, ''))
   class Mounted extends (base as Type<object>) {}
@@ -41,13 +37,8 @@ function mountedAt<T>(prefix: string, base: Type<T>): Type<T> {
 }
 
 /**
- * The admin API: the admin controllers under `admin.prefix` and their guard, the alerts table, and the admin page
- * (`GET <prefix>/`). The settings service, the secret box and the admin options come from the
- * `SettingsStoreModule` the root module's core provides. Routes are fixed when the module is defined, so the
- * prefix is taken from the options given here.
- *
- * `workers`: the modules whose workers a retry from the Operations tab wakes at once (the app's webhook and
- * shipping modules); a worker not among them picks the row up at its next poll.
+ * The admin API and page under `admin.prefix`; the settings service, secret box and admin options come from
+ * `SettingsStoreModule`. `workers`: the modules whose workers a retry wakes at once.
  */
 @Module({})
 export class SettingsModule {

@@ -5,14 +5,9 @@ import type { EffectiveSettings } from './types';
 import type { UpdateSettingsDto } from './admin.dto';
 
 /**
- * The checks of a settings change that need more than its own fields (the current settings, DNS). Returns the
- * problems by field; nothing is saved while there are any, so nothing is ever sent to a refused address.
- *
- * - In production mode (the mode after this change), `baseUrl` and `publicWebhookUrl` must be https and resolve only
- *   to public addresses: the access token is sent to the one, customers' payment notices point at the other.
- * - A new `baseUrl` must come with the access token in the same change (or `accessToken: null`): a stored secret
- *   never follows a new host, so whoever holds the admin key cannot walk the token out to an address they choose.
- * - `wireProfile` is checked part by part.
+ * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
+ * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
+ * it out to an address of its holder's choice.
  */
 export async function checkSettingsUpdate(
   body: UpdateSettingsDto,
