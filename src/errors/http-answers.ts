@@ -51,19 +51,11 @@ function withFields(e: InvoicePaymentsError): HttpAnswer {
 function unresolved(e: InvoicePaymentsError): HttpAnswer {
   const status = e.details.serviceUnavailable ? 503 : 409;
   const error = status === 503 ? 'Service Unavailable' : 'Conflict';
-  return withRetry({ status, body: { statusCode: status, error, message: e.message } }, e);
+  return { status, body: { statusCode: status, error, message: e.message } };
 }
 
 function refund(e: InvoicePaymentsError): HttpAnswer {
-  return withRetry(
-    { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } },
-    e,
-  );
-}
-
-function withRetry(answer: HttpAnswer, e: InvoicePaymentsError): HttpAnswer {
-  const seconds = e.details.retryAfterSeconds;
-  return typeof seconds === 'number' ? { ...answer, retryAfterSeconds: seconds } : answer;
+  return { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } };
 }
 
 const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => HttpAnswer> = {
@@ -79,10 +71,7 @@ const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => Htt
   payment_service: (e) => {
     const kind = e.details.kind as GatewayError['kind'];
     const status = GATEWAY_ERROR_HTTP_STATUS[kind];
-    return withRetry(
-      { status, body: { statusCode: status, error: `payment_service_${kind}`, message: e.message } },
-      e,
-    );
+    return { status, body: { statusCode: status, error: `payment_service_${kind}`, message: e.message } };
   },
   refund_in_progress: refund,
   refund_being_confirmed: refund,
@@ -101,5 +90,8 @@ const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => Htt
 /** The HTTP answer of a module or gateway error (as the shopper's {@link PaymentServiceError}); else `null`. */
 export function httpAnswerOf(error: unknown): HttpAnswer | null {
   const domain = isGatewayError(error) ? new PaymentServiceError(error) : error;
-  return domain instanceof InvoicePaymentsError ? ANSWERS[domain.code](domain) : null;
+  if (!(domain instanceof InvoicePaymentsError)) return null;
+  const answer = ANSWERS[domain.code](domain);
+  const seconds = domain.details.retryAfterSeconds;
+  return typeof seconds === 'number' ? { ...answer, retryAfterSeconds: seconds } : answer;
 }

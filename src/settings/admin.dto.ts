@@ -23,20 +23,16 @@ import {
   type InvoicePaymentsSettingsValues,
   type SettingName,
 } from '../core/settings.schema';
-import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
+import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
 
 export class EcommerceDto {
-  @IsInt({ message: 'storeId must be an integer' })
-  @Min(1, { message: 'storeId must be at least 1' })
-  @Max(MAX_ECOMMERCE_ID, { message: `storeId must be at most ${MAX_ECOMMERCE_ID}` })
+  @IsIntIn(1, MAX_ECOMMERCE_ID)
   storeId!: number;
 
-  @IsInt({ message: 'checkout must be an integer' })
-  @Min(1, { message: 'checkout must be at least 1' })
-  @Max(MAX_ECOMMERCE_ID, { message: `checkout must be at most ${MAX_ECOMMERCE_ID}` })
+  @IsIntIn(1, MAX_ECOMMERCE_ID)
   checkout!: number;
 }
 
@@ -110,31 +106,22 @@ export class UpdateSettingsDto {
 // The whole-number settings are checked as declared.
 for (const [name, declaration] of SETTING_LIST) {
   if (declaration.kind !== 'int') continue;
-  const { min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
-  const target = UpdateSettingsDto.prototype;
-  // Bottom up, as stacked decorators register.
-  Max(max, { message: `${name} must be at most ${max}` })(target, name);
-  Min(min, { message: min === 0 ? `${name} must be 0 or more` : `${name} must be at least ${min}` })(
-    target,
+  IsIntIn(declaration.min ?? 0, declaration.max ?? Number.MAX_SAFE_INTEGER)(
+    UpdateSettingsDto.prototype,
     name,
   );
-  IsInt({ message: `${name} must be an integer` })(target, name);
-  IsOptional()(target, name);
+  IsOptional()(UpdateSettingsDto.prototype, name);
 }
 
 export class PageQueryDto {
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'page must be an integer' })
-  @Min(1, { message: 'page must be at least 1' })
-  @Max(1_000_000, { message: 'page must be at most 1000000' })
+  @IsIntIn(1, 1_000_000)
   page?: number;
 
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @Max(100, { message: 'limit must be at most 100' })
+  @IsIntIn(1, 100)
   limit?: number;
 }
 

@@ -44,19 +44,10 @@ export class CredentialCheckService {
       scopes = (await this.client.credentialStatus()).scopes;
       operations.push({ operation: 'credentialStatus', scope: null, result: 'ok', checkedBy: 'call' });
     } catch (err) {
+      const failed = failure('credentialStatus', null, err);
       const missing = isGatewayError(err) && (err.kind === 'unsupported' || err.kind === 'not_found');
       const message = 'the service has no credential-status operation: write scopes are probed';
-      operations.push(
-        missing
-          ? {
-              operation: 'credentialStatus',
-              scope: null,
-              result: 'not_available',
-              checkedBy: 'call',
-              message,
-            }
-          : failure('credentialStatus', null, err),
-      );
+      operations.push(missing ? { ...failed, result: 'not_available', message } : failed);
     }
 
     for (const { operation, call } of CALLED) {

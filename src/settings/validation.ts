@@ -1,4 +1,4 @@
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 
 /** `name`: the constraint the admin API's codes know it by. */
@@ -62,6 +62,17 @@ export function IsHttpUrl(options?: ValidationOptions & { template?: boolean }):
     ? '$property must be an http or https URL (placeholders {order_id}, {display_id}, {reference})'
     : '$property must be an http or https URL';
   return rule('isHttpUrl', message, (v) => isHttpUrl(v, template))(options);
+}
+
+/** A whole number from `min` to `max`. */
+export function IsIntIn(min: number, max: number): PropertyDecorator {
+  const atLeast = min === 0 ? '$property must be 0 or more' : `$property must be at least ${min}`;
+  return (target, key) => {
+    // Bottom up, as stacked decorators register: the first problem of the 400 is the type's.
+    Max(max, { message: `$property must be at most ${max}` })(target, key);
+    Min(min, { message: atLeast })(target, key);
+    IsInt({ message: '$property must be an integer' })(target, key);
+  };
 }
 
 /** A string free of control characters; other types pass here. */
