@@ -181,9 +181,7 @@ export function toView(row: InvoiceRecord) {
     gatewayInvoiceId: row.gatewayInvoiceId,
     statusCode: code,
     statusText: row.statusText,
-    /** The spec's name of the code (§3), `null` for unlisted codes. */
     statusName: code !== null && isKnownStatusCode(code) ? INVOICE_STATUS_NAMES[code] : null,
-    /** What the code means for the order (the status table). */
     orderPaymentStatus: statusRow(code)?.order ?? null,
     currency: row.currency,
     amountCents: row.amountCents,
@@ -196,7 +194,6 @@ export function toView(row: InvoiceRecord) {
     billetLine: row.billetLine,
     billetBarcode: row.billetBarcode,
     billetUrl: row.billetUrl,
-    /** PIX copy-and-paste code (what the customer's bank app reads). */
     pixPayload: row.pixPayload,
     paymentUrl: row.paymentUrl,
     failureReason: row.failureReason,

@@ -5,7 +5,7 @@ import { PageQueryDto } from './admin.dto';
 import type { Page } from '../gateway/types';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
-import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
+import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.service';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
 import { AdminApi, AdminIdPipe } from './admin-errors.filter';
 

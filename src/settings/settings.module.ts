@@ -5,6 +5,7 @@ import {
   Module,
   NotFoundException,
   type ModuleMetadata,
+  type Provider,
   type Type,
 } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
@@ -15,8 +16,14 @@ import { AdminOperationsService } from './admin-operations.service';
 import { InvoicePaymentsAdminController } from './admin.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
-import { DEFAULT_ADMIN_PREFIX } from './constants';
+import {
+  DEFAULT_ADMIN_PREFIX,
+  INVOICE_PAYMENTS_ADMIN_OPTIONS,
+  INVOICE_PAYMENTS_SECRET_BOX,
+} from './constants';
 import { CredentialCheckService } from './credential-check.service';
+import { SecretBox } from './secret-box';
+import { InvoicePaymentsSettingsService } from './settings.service';
 import type { InvoicePaymentsAdminOptions } from './types';
 
 /** Every other admin path: guarded, so probing cannot list the routes; then a 404 that does not repeat the path. */
@@ -64,6 +71,27 @@ export class SettingsModule {
         InvoicePaymentsAlertsService,
         InvoicePaymentsAdminGuard,
       ],
+    };
+  }
+}
+
+/** The settings service, secret box and admin options, without the admin API: every capability reads them. */
+@Module({})
+export class SettingsStoreModule {
+  static register(adminOptions: Provider, defaults: Provider): DynamicModule {
+    return {
+      module: SettingsStoreModule,
+      providers: [
+        adminOptions,
+        defaults,
+        {
+          provide: INVOICE_PAYMENTS_SECRET_BOX,
+          useFactory: (options: InvoicePaymentsAdminOptions) => SecretBox.create(options.encryption),
+          inject: [INVOICE_PAYMENTS_ADMIN_OPTIONS],
+        },
+        InvoicePaymentsSettingsService,
+      ],
+      exports: [InvoicePaymentsSettingsService, INVOICE_PAYMENTS_SECRET_BOX, INVOICE_PAYMENTS_ADMIN_OPTIONS],
     };
   }
 }
