@@ -36,8 +36,7 @@ import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } fr
 import { RECONCILIATION_OPTIONS } from './reconciliation/constants';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
-import { SettingsModule } from './settings/settings.module';
-import { SettingsStoreModule } from './settings/settings-store.module';
+import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { SHIPPING_OPTIONS } from './shipping/constants';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';

@@ -3,19 +3,15 @@ import { isGatewayError, type GatewayError } from '../gateway/errors';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from './invoice-payments.error';
 
 /**
- * The one answer to "what should my API say when the payment service failed?": the HTTP status for each gateway
- * error kind. A refusal about the request itself keeps its meaning (400, 404, 409); a failure of the service or of
- * the store's credential there is the upstream's fault (502, 503, 504), not the caller's. Used by the module's
- * filters (`InvoicePaymentsErrorsFilter`, the admin API's).
+ * The HTTP status of each gateway error kind: a refusal of the request keeps its meaning (400, 404, 409); a failure
+ * of the service or of the store's credential there is the upstream's fault (502, 503, 504).
  */
 export const GATEWAY_ERROR_HTTP_STATUS: Readonly<Record<GatewayError['kind'], number>> = {
   validation: 400,
   not_found: 404,
   state_conflict: 409,
   mode: 409,
-  // The configured wire profile has no such operation.
   unsupported: 501,
-  // The store's own credential was refused by the service: the request was fine, the upstream was not.
   authentication: 502,
   scope: 502,
   rate_limit: 503,
@@ -36,7 +32,7 @@ export interface HttpAnswer {
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 409: 'Conflict' };
 
-/** Nest's own body for an exception made from a message: `{ message, error, statusCode }`. */
+/** Nest's own body for an exception made from a message. */
 function plain(status: number) {
   return (e: InvoicePaymentsError): HttpAnswer => ({
     status,
@@ -44,7 +40,6 @@ function plain(status: number) {
   });
 }
 
-/** A 400 naming the input's fields. */
 function withFields(e: InvoicePaymentsError): HttpAnswer {
   return {
     status: 400,
@@ -56,23 +51,13 @@ function withFields(e: InvoicePaymentsError): HttpAnswer {
 function unresolved(e: InvoicePaymentsError): HttpAnswer {
   const status = e.details.serviceUnavailable ? 503 : 409;
   const error = status === 503 ? 'Service Unavailable' : 'Conflict';
-  return withRetry({ status, body: { statusCode: status, error, message: e.message } }, e);
+  return { status, body: { statusCode: status, error, message: e.message } };
 }
 
-/** A refusal of a refund: 409, its code as `error`, and the refund's facts. */
 function refund(e: InvoicePaymentsError): HttpAnswer {
-  return withRetry(
-    { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } },
-    e,
-  );
+  return { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } };
 }
 
-function withRetry(answer: HttpAnswer, e: InvoicePaymentsError): HttpAnswer {
-  const seconds = e.details.retryAfterSeconds;
-  return typeof seconds === 'number' ? { ...answer, retryAfterSeconds: seconds } : answer;
-}
-
-/** Each code's HTTP status and body. */
 const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => HttpAnswer> = {
   checkout_validation: withFields,
   invoice_creation_failed: withFields,
@@ -86,10 +71,7 @@ const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => Htt
   payment_service: (e) => {
     const kind = e.details.kind as GatewayError['kind'];
     const status = GATEWAY_ERROR_HTTP_STATUS[kind];
-    return withRetry(
-      { status, body: { statusCode: status, error: `payment_service_${kind}`, message: e.message } },
-      e,
-    );
+    return { status, body: { statusCode: status, error: `payment_service_${kind}`, message: e.message } };
   },
   refund_in_progress: refund,
   refund_being_confirmed: refund,
@@ -105,11 +87,11 @@ const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => Htt
   invalid_status_report: () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error' } }),
 };
 
-/**
- * The HTTP answer of one of the module's errors, or of a gateway error (as the {@link PaymentServiceError} a shopper
- * may see: a plain sentence when the service itself failed); `null` for anything else.
- */
+/** The HTTP answer of a module or gateway error (as the shopper's {@link PaymentServiceError}); else `null`. */
 export function httpAnswerOf(error: unknown): HttpAnswer | null {
   const domain = isGatewayError(error) ? new PaymentServiceError(error) : error;
-  return domain instanceof InvoicePaymentsError ? ANSWERS[domain.code](domain) : null;
+  if (!(domain instanceof InvoicePaymentsError)) return null;
+  const answer = ANSWERS[domain.code](domain);
+  const seconds = domain.details.retryAfterSeconds;
+  return typeof seconds === 'number' ? { ...answer, retryAfterSeconds: seconds } : answer;
 }

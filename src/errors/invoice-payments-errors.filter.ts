@@ -3,7 +3,7 @@ import { GatewayError } from '../gateway/errors';
 import { httpAnswerOf, type HttpAnswer } from './http-answers';
 import { InvoicePaymentsError } from './invoice-payments.error';
 
-/** What an answer needs of the platform's response (Express has `setHeader`/`json`, Fastify `header`/`send`). */
+/** An Express (`setHeader`/`json`) or Fastify (`header`/`send`) response. */
 interface HttpResponse {
   status(code: number): unknown;
   setHeader?(name: string, value: string): unknown;
@@ -12,13 +12,11 @@ interface HttpResponse {
   send?(body: unknown): unknown;
 }
 
-/** Sets a header on an Express (`setHeader`) or Fastify (`header`) response. */
 export function setResponseHeader(response: Partial<HttpResponse>, name: string, value: string): void {
   if (response.setHeader) response.setHeader(name, value);
   else response.header?.(name, value);
 }
 
-/** Writes `answer` (its status, `Retry-After` when it has one, the JSON body) on an Express or Fastify response. */
 export function sendHttpAnswer(response: HttpResponse, answer: HttpAnswer): void {
   if (answer.retryAfterSeconds !== undefined) {
     setResponseHeader(response, 'Retry-After', String(answer.retryAfterSeconds));
@@ -29,13 +27,9 @@ export function sendHttpAnswer(response: HttpResponse, answer: HttpAnswer): void
 }
 
 /**
- * The module's errors (and the payment service's, `GatewayError`) as HTTP answers. They carry no HTTP status of their
- * own: this filter is where they get one, from one table. Register it app-wide
- * (`app.useGlobalFilters(new InvoicePaymentsErrorsFilter())`, or `{ provide: APP_FILTER, useClass: ... }`) and let
- * the provider's errors out of your controllers: bad input is a 400 with `fields`, a conflict a 409, an unknown
- * session a 404, the service failing a 502/503/504 with a plain sentence (`Retry-After` when the service or a
- * payment being confirmed says when). Outside HTTP (GraphQL, microservices) the error is thrown on unchanged. A
- * host's own filter can extend it and use {@link InvoicePaymentsErrorsFilter.answerOf}.
+ * The module's errors and `GatewayError`s as HTTP answers (400 with `fields`, 404, 409, 502/503/504 with
+ * `Retry-After` when known). Register it app-wide (`app.useGlobalFilters(new InvoicePaymentsErrorsFilter())`);
+ * outside HTTP the error is rethrown unchanged. A host's filter can extend it and use `answerOf`.
  */
 @Catch(InvoicePaymentsError, GatewayError)
 export class InvoicePaymentsErrorsFilter implements ExceptionFilter {
@@ -45,7 +39,7 @@ export class InvoicePaymentsErrorsFilter implements ExceptionFilter {
     sendHttpAnswer(host.switchToHttp().getResponse<HttpResponse>(), answer);
   }
 
-  /** The status, body and `Retry-After` seconds of one of the module's errors or a gateway error; else `null`. */
+  /** The status, body and `Retry-After` seconds of a module or gateway error; else `null`. */
   answerOf(error: unknown): HttpAnswer | null {
     return httpAnswerOf(error);
   }

@@ -20,10 +20,8 @@ export type InvoicePaymentsErrorCode =
   | 'invalid_status_report';
 
 /**
- * Base of the module's own errors. They know no transport: `code` is what a caller switches on and `details` the
- * facts behind it as plain JSON (for a log or an adapter); each class also keeps them as named fields. The HTTP edges
- * map `code` to a status and a body (`InvoicePaymentsErrorsFilter`), the Medusa and Vendure adapters to their own
- * error types.
+ * Base of the module's own errors, which know no transport: callers switch on `code`; `details` holds the facts as
+ * plain JSON. Each HTTP edge and host adapter maps `code` once.
  */
 export abstract class InvoicePaymentsError extends Error {
   protected constructor(

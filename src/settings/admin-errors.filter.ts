@@ -43,7 +43,7 @@ const CONSTRAINT_CODES = {
   whitelistValidation: { code: 'unknown_field' },
 } as const;
 
-/** The code of an answer whose error carries none of its own, by HTTP status (any other 5xx: `internal`). */
+/** The code of an answer whose error carries none, by HTTP status. */
 const STATUS_CODES = {
   400: 'invalid',
   401: 'unauthorized',
@@ -54,10 +54,7 @@ const STATUS_CODES = {
   500: 'internal',
 } as const;
 
-/**
- * Stable codes of the admin API's errors, so a page can say what is wrong in the reader's language (the English
- * `message` stays for API users). A 400 names the field (`field`, a dotted path) and, for bounds, the `limit`.
- */
+/** Stable codes of the admin API's errors: the page words them in the reader's language. */
 export const ADMIN_ERROR_CODES = [
   ...Object.values(CONSTRAINT_CODES).map((c) => c.code),
   'too_early',
@@ -68,20 +65,19 @@ export const ADMIN_ERROR_CODES = [
 
 export type AdminErrorCode = (typeof ADMIN_ERROR_CODES)[number];
 
-/** One problem of a 400: the field, its code, and the bound it broke when there is one. */
-export interface AdminFieldProblem {
+/** One problem of a 400; `limit`: the bound broken (a number, or a `YYYY-MM-DD` day for `too_early`). */
+interface AdminFieldProblem {
   field: string;
   code: AdminErrorCode;
-  /** The bound: a number (`90`, characters, cents) or a day (`YYYY-MM-DD`) for `too_early`. */
   limit?: number | string;
   message: string;
 }
 
-export function codeOfStatus(status: number): AdminErrorCode {
+function codeOfStatus(status: number): AdminErrorCode {
   return STATUS_CODES[status as keyof typeof STATUS_CODES] ?? (status >= 500 ? 'internal' : 'invalid');
 }
 
-/** The bound of `constraint` on `target`'s `property`, read from class-validator's metadata. */
+/** The bound of `constraint` on `target`'s `property`, from class-validator's metadata. */
 function limitOf(target: object | undefined, property: string, constraint: string, at: number) {
   const value: unknown = target
     ? getMetadataStorage()
@@ -91,7 +87,7 @@ function limitOf(target: object | undefined, property: string, constraint: strin
   return typeof value === 'number' ? value : undefined;
 }
 
-/** class-validator's (nested) errors as problems, one per broken constraint, fields as dotted paths. */
+/** class-validator's (nested) errors, one problem per broken constraint, fields as dotted paths. */
 function validationProblems(errors: ValidationError[], parent = ''): AdminFieldProblem[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
@@ -105,7 +101,6 @@ function validationProblems(errors: ValidationError[], parent = ''): AdminFieldP
   });
 }
 
-/** Messages per field (`{ field: ['...'] }`) as problems of code `code`, with the bound `limit` when given. */
 export function problemsOf(
   errors: Record<string, string[]>,
   code: AdminErrorCode = 'invalid',
@@ -116,10 +111,7 @@ export function problemsOf(
   );
 }
 
-/**
- * A 400 in the admin API's one shape: `errors` (messages per field, fields as dotted paths such as
- * `ecommerce.storeId`), every problem in `problems`, and the first one's `code`, `field` and `limit`.
- */
+/** The admin API's one 400: `errors` (messages per field), `problems`, and the first one's `code`, `field`, `limit`. */
 export function adminValidationError(problems: AdminFieldProblem[]): BadRequestException {
   const errors: Record<string, string[]> = {};
   for (const { field, message } of problems) (errors[field] ??= []).push(message);
@@ -136,27 +128,20 @@ export function adminValidationError(problems: AdminFieldProblem[]): BadRequestE
   });
 }
 
-/**
- * The admin API's validation pipe: an unknown field is an error (nothing is stripped silently), query strings
- * become numbers where the DTO says so. Rejected values are never echoed back: a mistyped secret must not end up in
- * a response or a log.
- */
+/** Unknown fields are errors, never stripped; rejected values are never echoed (a mistyped secret stays out of logs). */
 export function adminValidationPipe(): ValidationPipe {
   return new ValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
-    // The target lets the codes name their bounds (`limit`); neither it nor the value is ever put in an answer.
+    // The target only lets the codes name their bounds (`limit`).
     validationError: { target: true, value: false },
     exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
   });
 }
 
-/**
- * An id from the admin API's path (`invoices/:id`, `alerts/:id`...), checked before it reaches SQL: a NUL byte or
- * a 10 kB string is a 400 naming `id`, never a database error.
- */
+/** A path id checked before it reaches SQL: a NUL byte or a 10 kB string is a 400 naming `id`. */
 export class AdminIdPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
     const problem = idProblem(value);
@@ -166,12 +151,8 @@ export class AdminIdPipe implements PipeTransform<unknown, string> {
 }
 
 /**
- * Turns what the admin operations throw into JSON answers. Every answer has a stable `code` (see
- * {@link ADMIN_ERROR_CODES}) next to the English `message`, so the admin page can word it in the reader's language.
- * The module's errors get `InvoicePaymentsErrorsFilter`'s status and body; staff see more than a shopper where it
- * helps: the checkout's field errors in the admin API's 400 shape, which action a state refused, and gateway errors
- * themselves (they carry no secrets: the client scrubs them) by kind (`gateway_<kind>`). A secret that cannot be
- * decrypted names its key id; anything unexpected is a bare 500 whose details go to the log only.
+ * Every admin answer carries a stable `code` beside the English `message`. Staff see more than a shopper: field
+ * errors, the refused action, gateway errors by kind (scrubbed by the client); anything unexpected is a bare 500.
  */
 @Catch()
 export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
@@ -207,15 +188,15 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
       const statusCode = GATEWAY_ERROR_HTTP_STATUS[error.kind];
       const fields = 'fields' in error ? (error.fields as Record<string, string[]>) : undefined;
       const code = 'gateway_' + error.kind;
-      const body = { statusCode, error: code, code, message: error.message };
-      return {
-        status: statusCode,
-        body: {
-          ...body,
-          ...(fields ? { errors: fields } : {}),
-          ...('scope' in error && error.scope ? { requiredScope: error.scope } : {}),
-        },
+      const scope = 'scope' in error && error.scope ? { requiredScope: error.scope } : {};
+      const body = {
+        statusCode,
+        error: code,
+        code,
+        message: error.message,
+        ...(fields && { errors: fields }),
       };
+      return { status: statusCode, body: { ...body, ...scope } };
     }
     const answer = this.answerOf(error);
     if (answer) return { ...answer, body: { code: codeOfStatus(answer.status), ...answer.body } };
@@ -237,7 +218,7 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
   }
 }
 
-/** An admin API controller: guarded by {@link InvoicePaymentsAdminGuard}, input checked, errors answered as above. */
+/** An admin API controller: guarded, input checked, errors answered as above. */
 export function AdminApi(): ClassDecorator {
   return applyDecorators(
     UseGuards(InvoicePaymentsAdminGuard),

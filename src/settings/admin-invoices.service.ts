@@ -24,28 +24,21 @@ export interface AdminInvoiceQuery extends PageQuery {
   orderId?: string;
   method?: 'pix' | 'billet' | 'card';
   creationState?: InvoiceCreationState;
-  /** ISO-8601 instants: created at or after `createdFrom`, before `createdBefore`. */
   createdFrom?: string;
   createdBefore?: string;
-  /**
-   * Text searched, any case: the start of the order id, the order number, the invoice number or the e-mail, or the
-   * start of the customer's name or of a word in it (after a space).
-   */
+  /** Any case: the start of the order id or number, invoice number, e-mail, or a word of the customer's name. */
   q?: string;
-  /** The previous page's `nextCursor`: the page after it (the list's order, newest first). */
   cursor?: string;
 }
 
-/** Columns `q` matches from their start (any case). */
 const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
 
-/** The index `q` needs for the customer's name on PostgreSQL: trigrams, made where `pg_trgm` could be installed. */
+/** Trigram index of the customer's name, made where `pg_trgm` could be installed. */
 const NAME_TRIGRAMS = 'IDX_invoice_payments_invoice_q_name';
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export type AdminInvoiceView = ReturnType<typeof toView>;
 
-/** The local invoice records, newest first, a page at a time by keyset. */
 @Injectable()
 export class AdminInvoicesService implements OnApplicationBootstrap {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
@@ -55,16 +48,11 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     this.invoices = dataSource.getRepository(InvoiceRecord);
   }
 
-  /**
-   * Says once, at start, when the database lacks the name's index (no `pg_trgm` when the migration ran): every
-   * search `q` then scans the invoice table (seconds at a million invoices). One catalog read during the start, so
-   * an idle store makes no query of its own afterwards; a failure to read it never fails the start.
-   */
+  /** Warns once at start when `q` must scan the table; one catalog read, which never fails the start. */
   async onApplicationBootstrap(): Promise<void> {
     await this.checkNameIndex().catch(() => undefined);
   }
 
-  /** Whether the name's index is there; warns when it is not. */
   async checkNameIndex(): Promise<boolean> {
     const query = dialectOf(this.dataSource).invoiceSearch.nameIndexQuery;
     if (query === null || ((await this.dataSource.query(query, [NAME_TRIGRAMS])) as unknown[]).length > 0) {
@@ -77,11 +65,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     return false;
   }
 
-  /**
-   * One page of the list, newest first (ties by id), each filter an index range (migration
-   * InvoicePaymentsScaleIndexes): after `cursor` when given (a keyset read: as fast on page 500 as on page 1), else
-   * at `page` by offset. The total is counted up to {@link TOTAL_CAP}.
-   */
+  /** Newest first, after `cursor` by keyset when given, else at `page` by offset; total counted up to the cap. */
   async list(query: AdminInvoiceQuery): Promise<KeysetPage<AdminInvoiceView>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const page = query.page ?? 1;
@@ -126,10 +110,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     };
   }
 
-  /**
-   * Adds the order's number (`displayId`) to rows that name an invoice record (tracking codes, alerts), so the page
-   * shows the order as people know it. One query per page.
-   */
+  /** Adds the order's number (`displayId`) to rows naming an invoice record; one query per page. */
   async withDisplayIds<T extends { invoiceRecordId: string | null }>(
     page: Page<T>,
   ): Promise<Page<T & { displayId: string | null }>> {
@@ -150,7 +131,6 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     return row ? toView(row) : null;
   }
 
-  /** The rows the filters and the search select, without order or bounds: each filter is an index range. */
   private matching(query: AdminInvoiceQuery): SelectQueryBuilder<InvoiceRecord> {
     const qb = this.invoices.createQueryBuilder('i');
     if (query.status !== undefined) qb.andWhere('i.statusCode = :status', { status: query.status });
@@ -163,7 +143,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
       qb.andWhere('i.createdAt >= :from', { from: new Date(query.createdFrom).toISOString() });
     if (query.createdBefore)
       qb.andWhere('i.createdAt < :before', { before: new Date(query.createdBefore).toISOString() });
-    // Lower-cased, its own `%`, `_` and `\` taken literally.
+    // Its own `%`, `_` and `\` taken literally.
     const q = query.q
       ?.trim()
       .toLowerCase()
@@ -184,14 +164,13 @@ export function toView(row: InvoiceRecord) {
   const actions = allowedActions(row);
   const session = sessionDataOf(row);
   return {
-    /** Local id: the key of the admin operations (`/invoices/:id/...`). */
     id: row.id,
     orderId: row.orderId,
     /** The order number people know (the host's `display_id`), when the host gave one. */
     displayId: row.displayId,
     /** The customer as given at checkout; the document masked (`***.982.247-**`). */
     customer: { name: row.customerName, email: row.customerEmail, document: row.customerDocument },
-    /** What the invoice's state allows now (`checkout/invoice-actions.ts`): the page offers only these. */
+    /** What the invoice's state allows now: the page offers only these. */
     allowedActions: actions,
     /** Cents that can still be refunded; 0 when the invoice cannot be refunded now. */
     refundableCents: actions.includes('refund') ? refundableCents(row) : 0,
@@ -202,9 +181,7 @@ export function toView(row: InvoiceRecord) {
     gatewayInvoiceId: row.gatewayInvoiceId,
     statusCode: code,
     statusText: row.statusText,
-    /** The spec's name of the code (§3), `null` for unlisted codes. */
     statusName: code !== null && isKnownStatusCode(code) ? INVOICE_STATUS_NAMES[code] : null,
-    /** What the code means for the order (the status table). */
     orderPaymentStatus: statusRow(code)?.order ?? null,
     currency: row.currency,
     amountCents: row.amountCents,
@@ -217,7 +194,6 @@ export function toView(row: InvoiceRecord) {
     billetLine: row.billetLine,
     billetBarcode: row.billetBarcode,
     billetUrl: row.billetUrl,
-    /** PIX copy-and-paste code (what the customer's bank app reads). */
     pixPayload: row.pixPayload,
     paymentUrl: row.paymentUrl,
     failureReason: row.failureReason,

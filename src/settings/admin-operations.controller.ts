@@ -5,11 +5,10 @@ import { PageQueryDto } from './admin.dto';
 import type { Page } from '../gateway/types';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
-import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
+import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.service';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
 import { AdminApi, AdminIdPipe } from './admin-errors.filter';
 
-/** Query of `GET /webhooks/inbox`: without `state`, the entries that need attention (pending and dead). */
 export class InboxQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['pending', 'dead', 'processed', 'ignored'], {
@@ -18,7 +17,6 @@ export class InboxQueryDto extends PageQueryDto {
   state?: 'pending' | 'dead' | 'processed' | 'ignored';
 }
 
-/** Query of `GET /tracking/outbox`: without `status`, the codes waiting or failed. */
 export class OutboxQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['pending', 'sent', 'failed', 'superseded'], {
@@ -27,9 +25,7 @@ export class OutboxQueryDto extends PageQueryDto {
   status?: 'pending' | 'sent' | 'failed' | 'superseded';
 }
 
-/** Query of `GET /alerts`. */
 export class AlertsQueryDto extends PageQueryDto {
-  /** `true`: not acknowledged yet; `false`: acknowledged; absent: all. */
   @IsOptional()
   @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
   @IsBoolean({ message: 'open must be true or false' })
@@ -40,10 +36,7 @@ export class AlertsQueryDto extends PageQueryDto {
   kind?: string;
 }
 
-/**
- * The admin API's operations: an invoice's status history, the webhook inbox and the tracking outbox (list and
- * retry), and the alerts (list and acknowledge).
- */
+/** An invoice's status history, the webhook inbox and tracking outbox (list, retry), the alerts. */
 @AdminApi()
 export class InvoicePaymentsAdminOperationsController {
   constructor(
@@ -52,27 +45,23 @@ export class InvoicePaymentsAdminOperationsController {
     private readonly alerts: InvoicePaymentsAlertsService,
   ) {}
 
-  /** Every status the service reported for the invoice, applied or refused, oldest first. */
   @Get('invoices/:id/history')
   async history(@Param('id', AdminIdPipe) id: string): Promise<AdminHistoryView[]> {
     if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
     return this.operations.history(id);
   }
 
-  /** Webhook deliveries: by default those pending or dead-lettered, with the reason. */
   @Get('webhooks/inbox')
   listInbox(@Query() query: InboxQueryDto): Promise<Page<AdminInboxView>> {
     return this.operations.listInbox(query);
   }
 
-  /** Processes a dead-lettered (or waiting) delivery again now. */
   @Post('webhooks/inbox/:id/retry')
   @HttpCode(200)
   retryInbox(@Param('id', AdminIdPipe) id: string): Promise<AdminInboxView> {
     return this.operations.retryInbox(id);
   }
 
-  /** Tracking codes: by default those waiting or failed. */
   @Get('tracking/outbox')
   async listOutbox(
     @Query() query: OutboxQueryDto,
@@ -80,14 +69,12 @@ export class InvoicePaymentsAdminOperationsController {
     return this.invoices.withDisplayIds(await this.operations.listOutbox(query));
   }
 
-  /** Posts a failed (or waiting) tracking code again now. */
   @Post('tracking/outbox/:id/retry')
   @HttpCode(200)
   retryOutbox(@Param('id', AdminIdPipe) id: string): Promise<AdminOutboxView> {
     return this.operations.retryOutbox(id);
   }
 
-  /** Alerts the module raised, newest first (`open=true`: not acknowledged yet). */
   @Get('alerts')
   async listAlerts(
     @Query() query: AlertsQueryDto,
@@ -95,7 +82,6 @@ export class InvoicePaymentsAdminOperationsController {
     return this.invoices.withDisplayIds(await this.alerts.list(query));
   }
 
-  /** Marks an alert handled. */
   @Post('alerts/:id/acknowledge')
   @HttpCode(200)
   async acknowledge(@Param('id', AdminIdPipe) id: string): Promise<AdminAlertView> {

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/requeue';
+import { transitionNoteCode } from '../core/status-table';
+import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
@@ -10,27 +12,23 @@ import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../shipping/types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
-import { inboxView, outboxView, historyView } from './admin-operations.views';
-import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.views';
 import { findPage, type PageQuery } from './paging';
 
 /**
- * What the admin page's Operations tab reads and does: the webhook inbox and the tracking outbox (list, retry) and
- * an invoice's status history. A retry is one more attempt: the attempt count goes on, so an entry that fails again
- * is dead-lettered (or failed) again at once, with its new reason.
+ * The Operations tab. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered
+ * (or failed) again at once.
  */
 @Injectable()
 export class AdminOperationsService {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
-  /** The workers of the app's webhook and shipping modules; without one, a requeued row waits for its next poll. */
+  /** Without a worker, a requeued row waits for its next poll. */
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional() private readonly inbox?: WebhookInboxProcessor,
     @Optional() private readonly tracking?: TrackingWorker,
   ) {}
 
-  /** Inbox entries in `states` (default: pending and dead), oldest first. */
   async listInbox(query: PageQuery & { state?: WebhookInboxState }): Promise<Page<AdminInboxView>> {
     const states: WebhookInboxState[] = query.state ? [query.state] : ['pending', 'dead'];
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
@@ -38,11 +36,6 @@ export class AdminOperationsService {
     return findPage(repo, query, { where: { state: In(states) }, order }, inboxView);
   }
 
-  /**
-   * Processes an entry again now: a dead one goes back to pending, a pending one is made due at once. An entry
-   * that was unreadable when it arrived was never processed and cannot be: the service sends it again (it was
-   * answered 422).
-   */
   async retryInbox(id: string): Promise<AdminInboxView> {
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
     const entry = await repo.findOneBy({ id });
@@ -61,7 +54,6 @@ export class AdminOperationsService {
     return inboxView(await repo.findOneByOrFail({ id }));
   }
 
-  /** Outbox rows in `status` (default: pending and failed), oldest first. */
   async listOutbox(query: PageQuery & { status?: TrackingOutboxStatus }): Promise<Page<AdminOutboxView>> {
     const statuses: TrackingOutboxStatus[] = query.status ? [query.status] : ['pending', 'failed'];
     const repo = this.dataSource.getRepository(TrackingOutbox);
@@ -69,7 +61,7 @@ export class AdminOperationsService {
     return findPage(repo, query, { where: { status: In(statuses) }, order }, outboxView);
   }
 
-  /** Posts a failed (or waiting) tracking code again now; the worker still skips a code a newer one replaced. */
+  /** The worker still skips a code a newer one replaced. */
   async retryOutbox(id: string): Promise<AdminOutboxView> {
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const row = await repo.findOneBy({ id });
@@ -83,7 +75,6 @@ export class AdminOperationsService {
     return outboxView(await repo.findOneByOrFail({ id }));
   }
 
-  /** Every status report of an invoice record, oldest first (applied or refused, with the reason). */
   async history(invoiceRecordId: string): Promise<AdminHistoryView[]> {
     const rows = await this.dataSource.getRepository(InvoiceStatusHistory).find({
       where: { invoiceRecordId },
@@ -109,4 +100,66 @@ export class AdminOperationsService {
     }
     this.logger.log(`${row} ${id} (${from}) queued again by an admin`);
   }
+}
+
+/** No payload: it holds the customer's data. */
+export type AdminInboxView = ReturnType<typeof inboxView>;
+export type AdminOutboxView = ReturnType<typeof outboxView>;
+export type AdminHistoryView = ReturnType<typeof historyView>;
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function inboxView(e: WebhookInboxEntry) {
+  return {
+    id: e.id,
+    state: e.state as string,
+    event: e.event,
+    deliveryId: e.deliveryId,
+    gatewayId: e.gatewayId,
+    statusCode: e.statusCode,
+    attempts: e.attempts,
+    lastError: e.lastError,
+    outcome: e.outcome,
+    invoiceRecordId: e.invoiceRecordId,
+    receivedAt: e.receivedAt.toISOString(),
+    nextAttemptAt: iso(e.nextAttemptAt),
+    processedAt: iso(e.processedAt),
+    /** An entry unreadable on arrival may not be retried. */
+    retryable: e.state === 'pending' || (e.state === 'dead' && e.attempts > 0),
+  };
+}
+
+export function outboxView(o: TrackingOutbox) {
+  return {
+    id: o.id,
+    orderId: o.orderId,
+    code: o.code,
+    carrier: o.carrier,
+    status: o.status as string,
+    attempts: o.attempts,
+    lastError: o.lastError,
+    lastErrorCode: o.lastErrorKind,
+    invoiceRecordId: o.invoiceRecordId,
+    nextAttemptAt: o.nextAttemptAt.toISOString(),
+    recordedAt: o.recordedAt.toISOString(),
+    sentAt: iso(o.sentAt),
+    retryable: o.status === 'pending' || o.status === 'failed',
+  };
+}
+
+export function historyView(h: InvoiceStatusHistory) {
+  return {
+    id: h.id,
+    fromCode: h.fromCode,
+    toCode: h.toCode,
+    toName: h.toCode !== null && isKnownStatusCode(h.toCode) ? INVOICE_STATUS_NAMES[h.toCode] : null,
+    statusText: h.statusText,
+    source: h.source as string,
+    applied: h.applied,
+    note: h.note,
+    /** `null`: the note is shown as written. */
+    noteCode: h.alert === 'amount_mismatch' ? 'amount_mismatch' : transitionNoteCode(h.note),
+    alert: h.alert,
+    createdAt: h.createdAt.toISOString(),
+  };
 }

@@ -35,16 +35,14 @@ import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
 import { settingFields, type SettingsUpdate } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import { CredentialCheckReport, MaskedSettings, SECRET_SETTINGS } from './types';
+import { CredentialCheckReport, EffectiveSettings, MaskedSettings, SECRET_SETTINGS } from './types';
 import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
-import { checkSettingsUpdate } from './update-checks';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
+import type { GatewayClientOptions, HostLookup } from '../gateway/gateway.options';
+import { publicHttpsProblem } from '../gateway/webhook-destination';
+import { checkWireProfileData } from '../gateway/wire-profile.check';
 
-/**
- * The admin API: settings (secrets masked), a credential check, the local invoices and the operations a store's
- * staff needs on them.
- */
+/** The admin API: settings (secrets masked), a credential check, the local invoices and their operations. */
 @AdminApi()
 export class InvoicePaymentsAdminController {
   constructor(
@@ -60,19 +58,16 @@ export class InvoicePaymentsAdminController {
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
 
-  /** The effective settings; secrets only as `{ set, last4, source }`. */
   @Get('settings')
   getSettings(): Promise<MaskedSettings> {
     return this.settings.getMasked();
   }
 
-  /** The settings form: every setting as declared (`settings.schema.ts`), in order, named in both languages. */
   @Get('settings/fields')
   getSettingFields(): ReturnType<typeof settingFields> {
     return settingFields();
   }
 
-  /** Saves a change: absent fields stay, `null` resets a field to the module options' default. */
   @Put('settings')
   async putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
     const secrets = SECRET_SETTINGS.filter((name) => typeof body[name] === 'string');
@@ -82,7 +77,7 @@ export class InvoicePaymentsAdminController {
       const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
       throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
     }
-    this.settings.invalidate(); // judged against what is saved now, not this instance's cache
+    this.settings.invalidate(); // judged against what is saved now
     const problems = await checkSettingsUpdate(
       body,
       await this.settings.getEffective(),
@@ -93,21 +88,18 @@ export class InvoicePaymentsAdminController {
     return this.settings.getMasked();
   }
 
-  /** Re-encrypts stored secrets with the current encryption key. */
   @Post('settings/rotate-secrets')
   @HttpCode(200)
   rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
     return this.settings.rotateSecrets();
   }
 
-  /** Calls the service with the saved credentials and reports each operation. */
   @Post('credentials/check')
   @HttpCode(200)
   checkCredentials(): Promise<CredentialCheckReport> {
     return this.credentials.check();
   }
 
-  /** The local invoices, newest first: `nextCursor` continues the list, `total` is counted up to 10 000. */
   @Get('invoices')
   listInvoices(@Query() query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {
     return this.invoices.list(query);
@@ -118,7 +110,6 @@ export class InvoicePaymentsAdminController {
     return this.reload(id);
   }
 
-  /** Moves the due date of a PIX or bank-slip invoice (status 1 or 15). */
   @Post('invoices/:id/due-date')
   @HttpCode(200)
   async changeDueDate(
@@ -128,7 +119,7 @@ export class InvoicePaymentsAdminController {
     try {
       await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
     } catch (err) {
-      // The provider refuses a day before today, naming it in its message ("from YYYY-MM-DD on").
+      // The provider names today in its message ("from YYYY-MM-DD on").
       const first = err instanceof CheckoutValidationError ? err.fields.dueDate?.[0] : undefined;
       const today = first && /\d{4}-\d{2}-\d{2}/.exec(first)?.[0];
       if (first && today) throw adminValidationError(problemsOf({ dueDate: [first] }, 'too_early', today));
@@ -144,11 +135,7 @@ export class InvoicePaymentsAdminController {
     return this.reload(id);
   }
 
-  /**
-   * Refunds once, through the refund ledger: 200 with the invoice and the `refund` when it was made; 202 when its
-   * answer was lost and the module is confirming it (`refund.state` `unknown`: do not refund again, send the same
-   * `idempotencyKey` to get its result); 409 `refund_in_progress` naming the refund in flight.
-   */
+  /** 200 with the `refund` when made; 202 while its lost answer is being confirmed (resend the `idempotencyKey`). */
   @Post('invoices/:id/refund')
   @HttpCode(200)
   async refund(
@@ -166,7 +153,6 @@ export class InvoicePaymentsAdminController {
         ...(body.idempotencyKey ? { idempotencyKey: body.idempotencyKey } : {}),
       });
     } catch (err) {
-      // The refund path names its own input (`amount`); the admin API's field is `amountCents`.
       if (err instanceof CheckoutValidationError && err.fields.amount) {
         const errors = { amountCents: err.fields.amount };
         const refundable = (await this.refunds.ledger(record)).refundableCents;
@@ -178,7 +164,6 @@ export class InvoicePaymentsAdminController {
     return { ...(await this.reload(id)), refund: refundView(outcome.refund) };
   }
 
-  /** The invoice's refunds (newest first) and what remains refundable, refunds in flight counted as spent. */
   @Get('invoices/:id/refunds')
   async listRefunds(
     @Param('id', AdminIdPipe) id: string,
@@ -188,11 +173,7 @@ export class InvoicePaymentsAdminController {
     return { refundableCents, refunds: refunds.map(refundView) };
   }
 
-  /**
-   * Re-checks now an attempt whose creation is not settled: asks the service by its referrer. Found → created;
-   * not found once the request could no longer land → closed as not created (the order is free). Otherwise 409
-   * saying why (still in its window, or the service still cannot be asked).
-   */
+  /** Settles an unsettled creation now by asking the service; 409 saying why when it still cannot. */
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
@@ -201,11 +182,7 @@ export class InvoicePaymentsAdminController {
     return this.reload(id);
   }
 
-  /**
-   * Marks an attempt whose creation is not settled as not created, after someone checked the service's panel:
-   * the order is free for a new checkout. Recorded in the status history (`source: admin`, `actor`, time). An
-   * invoice of it that shows up anyway is handled as a late invoice (canceled if the order has another).
-   */
+  /** After someone checked the service's panel: the order is free; an invoice that shows up anyway is late. */
   @Post('invoices/:id/mark-not-created')
   @HttpCode(200)
   async markNotCreated(
@@ -225,7 +202,7 @@ export class InvoicePaymentsAdminController {
     return this.reload(id);
   }
 
-  /** Asks the service to deliver a webhook again (spec §4.8). Tests only: refused in production mode. */
+  /** Spec §4.8; refused in production mode. */
   @Post('webhooks/resend')
   @HttpCode(200)
   async resendWebhook(@Body() body: ResendWebhookDto): Promise<ResendWebhookResult> {
@@ -248,7 +225,7 @@ export class InvoicePaymentsAdminController {
     return record;
   }
 
-  /** The invoice's view after an action; what remains refundable counts the ledger's refunds in flight as spent. */
+  /** Refunds in flight count as spent in `refundableCents`. */
   private async reload(id: string): Promise<AdminInvoiceView> {
     const invoice = await this.invoices.find(id);
     if (!invoice) throw new NotFoundException(`No invoice record ${id}`);
@@ -257,5 +234,44 @@ export class InvoicePaymentsAdminController {
       invoice.refundableCents = (await this.refunds.ledger(record)).refundableCents;
     }
     return invoice;
+  }
+}
+
+/**
+ * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
+ * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
+ * it out to an address of its holder's choice.
+ */
+async function checkSettingsUpdate(
+  body: UpdateSettingsDto,
+  current: EffectiveSettings,
+  lookup?: HostLookup,
+): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  const mode = body.mode ?? current.mode;
+  if (mode === 'production') {
+    for (const field of ['baseUrl', 'publicWebhookUrl'] as const) {
+      const url = body[field] !== undefined ? body[field] : current[field];
+      if (typeof url !== 'string') continue;
+      const problem = await publicHttpsProblem(url, lookup);
+      if (problem) (errors[field] ??= []).push(`${field} ${problem} (production mode)`);
+    }
+  }
+  const newHost = typeof body.baseUrl === 'string' && originOf(body.baseUrl) !== originOf(current.baseUrl);
+  if (newHost && body.accessToken === undefined && current.accessToken) {
+    (errors.accessToken ??= []).push(
+      'is required with a new baseUrl (or null to clear it): the stored token is never sent to a new host',
+    );
+  }
+  if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
+  return errors;
+}
+
+function originOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
   }
 }

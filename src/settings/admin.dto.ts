@@ -23,32 +23,24 @@ import {
   type InvoicePaymentsSettingsValues,
   type SettingName,
 } from '../core/settings.schema';
-import { IsCalendarDate, IsHttpUrl, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
+import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
 
-/** Highest `ecommerce` id: the columns are `integer`, 32 bits on PostgreSQL (a larger one was a database error). */
-export const MAX_ECOMMERCE_ID = 2_147_483_647;
+/** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
+const MAX_ECOMMERCE_ID = 2_147_483_647;
 
 export class EcommerceDto {
-  @IsInt({ message: 'storeId must be an integer' })
-  @Min(1, { message: 'storeId must be at least 1' })
-  @Max(MAX_ECOMMERCE_ID, { message: `storeId must be at most ${MAX_ECOMMERCE_ID}` })
+  @IsIntIn(1, MAX_ECOMMERCE_ID)
   storeId!: number;
 
-  @IsInt({ message: 'checkout must be an integer' })
-  @Min(1, { message: 'checkout must be at least 1' })
-  @Max(MAX_ECOMMERCE_ID, { message: `checkout must be at most ${MAX_ECOMMERCE_ID}` })
+  @IsIntIn(1, MAX_ECOMMERCE_ID)
   checkout!: number;
 }
 
-/** The whole-number settings, typed as the settings declare them. */
 type IntSettings = {
   [K in SettingName as InvoicePaymentsSettingsValues[K] extends number ? K : never]?: number | null;
 };
 
-/**
- * Body of `PUT /settings`. Every field is optional: an absent field is left as it is, `null` resets it to the
- * module options' default.
- */
+/** Body of `PUT /settings`: an absent field is left as it is, `null` resets it to the module options' default. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the int settings' checks are added below
 export interface UpdateSettingsDto extends IntSettings {}
 
@@ -94,64 +86,45 @@ export class UpdateSettingsDto {
   publicWebhookUrl?: string | null;
 
   @IsOptional()
-  @IsHttpUrl({
-    template: true,
-    message:
-      'orderUrlTemplate must be an http or https URL (placeholders {order_id}, {display_id}, {reference})',
-  })
+  @IsHttpUrl({ template: true })
   orderUrlTemplate?: string | null;
 
   @IsOptional()
-  @IsHttpUrl({
-    template: true,
-    message:
-      'storeUrlTemplate must be an http or https URL (placeholders {order_id}, {display_id}, {reference})',
-  })
+  @IsHttpUrl({ template: true })
   storeUrlTemplate?: string | null;
 
   @IsOptional()
   @IsTimeZone()
   timeZone?: string | null;
 
-  /** Checked part by part by `checkWireProfileData` (400 naming e.g. `wireProfile.list.items.invoices`). */
+  /** Checked part by part by `checkWireProfileData`. */
   @IsOptional()
   @IsObject({ message: 'wireProfile must be an object (wire-profile overrides) or null' })
   wireProfile?: Record<string, unknown> | null;
 }
 
-// The whole-number settings are checked as declared (the module options are checked against the same bounds).
+// The whole-number settings are checked as declared.
 for (const [name, declaration] of SETTING_LIST) {
   if (declaration.kind !== 'int') continue;
-  const { min = 0, max = Number.MAX_SAFE_INTEGER } = declaration;
-  const target = UpdateSettingsDto.prototype;
-  // Registered bottom up, as stacked decorators are, so these errors list like the other fields'.
-  Max(max, { message: `${name} must be at most ${max}` })(target, name);
-  Min(min, { message: min === 0 ? `${name} must be 0 or more` : `${name} must be at least ${min}` })(
-    target,
+  IsIntIn(declaration.min ?? 0, declaration.max ?? Number.MAX_SAFE_INTEGER)(
+    UpdateSettingsDto.prototype,
     name,
   );
-  IsInt({ message: `${name} must be an integer` })(target, name);
-  IsOptional()(target, name);
+  IsOptional()(UpdateSettingsDto.prototype, name);
 }
 
-/** `page` and `limit` of the admin lists: page from 1, at most 100 items a page. */
 export class PageQueryDto {
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'page must be an integer' })
-  @Min(1, { message: 'page must be at least 1' })
-  @Max(1_000_000, { message: 'page must be at most 1000000' })
+  @IsIntIn(1, 1_000_000)
   page?: number;
 
   @IsOptional()
   @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @Max(100, { message: 'limit must be at most 100' })
+  @IsIntIn(1, 100)
   limit?: number;
 }
 
-/** Query of `GET /invoices`. */
 export class ListInvoicesQueryDto extends PageQueryDto {
   @IsOptional()
   @Type(() => Number)
@@ -170,64 +143,49 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsIn(PAYMENT_METHODS, { message: 'method must be pix, billet or card' })
   method?: PaymentMethod;
 
-  /** `unknown` lists the unresolved creations: the service may or may not have the invoice. */
   @IsOptional()
   @IsIn(['pending', 'unknown', 'created', 'failed'], {
     message: 'creationState must be pending, unknown, created or failed',
   })
   creationState?: 'pending' | 'unknown' | 'created' | 'failed';
 
-  /** Created at or after this instant (ISO-8601, e.g. the store's local midnight). */
   @IsOptional()
   @IsIsoInstant()
   createdFrom?: string;
 
-  /** Created before this instant (ISO-8601). */
   @IsOptional()
   @IsIsoInstant()
   createdBefore?: string;
 
-  /**
-   * The start of the order id or number, the invoice number or the e-mail, or of the customer's name or a word in
-   * it (any case).
-   */
   @IsOptional()
   @IsString({ message: 'q must be a string' })
   @MaxLength(100, { message: 'q must be at most 100 characters' })
   @IsPlainText()
   q?: string;
 
-  /** The previous page's `nextCursor`: continues the list after it (a keyset read, instead of `page`). */
   @IsOptional()
   @IsString({ message: 'cursor must be a nextCursor this list gave' })
   @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be a nextCursor this list gave' })
   cursor?: string;
 }
 
-/** Body of `POST /invoices/:id/due-date`. */
 export class ChangeDueDateDto {
-  @IsCalendarDate({ message: 'dueDate must be a calendar day written YYYY-MM-DD' })
+  @IsCalendarDate()
   dueDate!: string;
 }
 
-/** Body of `POST /invoices/:id/refund`. */
 export class RefundDto {
   @IsInt({ message: 'amountCents must be an integer number of cents' })
   @Min(1, { message: 'amountCents must be at least 1' })
   @Max(99_999_999_999, { message: 'amountCents must be at most 99999999999' })
   amountCents!: number;
 
-  /**
-   * Names this refund: sent again with the same key (a retry, a double click, a second tab) it never refunds twice
-   * and answers the first one's result. The admin page sends one per confirmed dialog. Without it, the same amount
-   * of the same invoice within `refunds.repeatWindowMs` is the same refund.
-   */
+  /** The same key never refunds twice; without one, the same amount within `refunds.repeatWindowMs` is a repeat. */
   @IsOptional()
   @IsString({ message: 'idempotencyKey must be a string' })
   @Matches(/^[\x21-\x7e]{1,128}$/, { message: 'idempotencyKey must be 1 to 128 printable characters' })
   idempotencyKey?: string;
 
-  /** Who asks, kept on the refund's ledger row (default `admin`). */
   @IsOptional()
   @IsString({ message: 'actor must be a string naming who asks' })
   @Length(1, 100, { message: 'actor must be 1 to 100 characters' })
@@ -235,10 +193,6 @@ export class RefundDto {
   actor?: string;
 }
 
-/**
- * Body of `POST /invoices/:id/mark-not-created`: who checked the service's panel and found no invoice for the
- * attempt. Recorded in the status history with the time.
- */
 export class MarkNotCreatedDto {
   @IsString({ message: 'actor must be a string naming who checked the service' })
   @IsPlainText()
@@ -253,9 +207,8 @@ export class MarkNotCreatedDto {
   note?: string;
 }
 
-/** Body of `POST /webhooks/resend` (spec §4.8): refused in production mode. */
 export class ResendWebhookDto {
-  @IsHttpUrl({ message: 'url must be an http or https URL' })
+  @IsHttpUrl()
   url!: string;
 
   @IsOptional()

@@ -23,19 +23,11 @@ interface AdminRequest {
   socket?: { remoteAddress?: string };
 }
 
-/** Admin options whose "locked" warning was logged (once per configuration). */
 const warnedFor = new WeakSet<object>();
 
 /**
- * Guards the admin API. When the host gave its own guard (`admin.guard`) that guard decides alone (as if it were on
- * the routes itself); otherwise the request must carry `Authorization: Bearer <admin.adminKey>`, compared in constant
- * time, and anything else is 401.
- *
- * The right credentials are never refused by the failure throttle. Failed authentications (401/403, either way)
- * are counted per client (`admin.authThrottle`): past the limit a failure is answered 429 with `Retry-After`, after
- * `slowdownMs`, until the client's window ends. Failures are logged with the client's address and the reason,
- * never with what was sent (each one up to the limit, then at each tenfold count). Every answer under the prefix
- * carries `X-Content-Type-Options: nosniff` (set here: the guard runs first on every admin route).
+ * The host's `admin.guard` decides alone when given; otherwise `Authorization: Bearer <admin.adminKey>`, compared in
+ * constant time. Failures (401/403) are throttled per client (`admin.authThrottle`) and logged without what was sent.
  */
 @Injectable()
 export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBootstrap {
@@ -57,13 +49,10 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     this.throttle = new AdminAuthThrottle(options.authThrottle);
   }
 
-  /**
-   * Warns about a locked admin API only where its routes are served: an application context without HTTP (the
-   * Medusa runtime, a CLI) mounts no admin route, so there is nothing locked to warn about.
-   */
+  /** Warns of a locked admin API only where routes are served (not in a context without HTTP). */
   onApplicationBootstrap(): void {
     const http = this.adapterHost?.httpAdapter;
-    // Nest may build the guard once per controller: one warning per configuration is enough.
+    // Nest may build the guard once per controller.
     if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.options)) {
       warnedFor.add(this.options);
       this.logger.warn(
@@ -78,8 +67,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     const request = http.getRequest<AdminRequest>();
     const response = http.getResponse<object>();
     setResponseHeader(response, 'X-Content-Type-Options', 'nosniff');
-    // The credentials are always looked at first: the right ones open the door, however many failures came from
-    // the same address (a reverse proxy, a NAT). Only a failure is counted, and slowed once past the limit.
+    // Credentials first: the right ones are never throttled, however many failures share the address (a NAT).
     let refusal: unknown = null;
     try {
       if (this.options.guard ? await this.runHostGuard(context) : this.checkKey(request)) return true;
@@ -106,7 +94,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     );
   }
 
-  /** Counts a failure; logs it (the client, the reason and the count, never the key or the header) now and then. */
+  /** Counts a failure; logs the client, reason and count (never the key) now and then. */
   private failed(client: string, reason: string): FailureVerdict {
     const verdict = this.throttle.fail(client);
     const { failures, maxFailures, windowSeconds } = verdict;
@@ -126,17 +114,14 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedException('admin key required: send Authorization: Bearer <admin key>');
-    // Hashing first gives both sides the same length, so the comparison time says nothing about the key.
+    // Hashing gives both sides one length, so the comparison time says nothing about the key.
     if (!this.keyDigest || !timingSafeEqual(digest(match[1]), this.keyDigest)) {
       throw new UnauthorizedException('admin key is not valid');
     }
     return true;
   }
 
-  /**
-   * Exactly as if the host had put its guard on the routes: its exceptions and its `false` (403) stand. A guard class
-   * is built once, its dependencies from the app's global modules (as `orderPort` is built).
-   */
+  /** As if on the routes: its exceptions and its `false` (403) stand; a class is built once from global modules. */
   private async runHostGuard(context: ExecutionContext): Promise<boolean> {
     const guard = this.options.guard as NonNullable<InvoicePaymentsAdminOptions['guard']>;
     this.hostGuard ??= typeof guard === 'function' ? await this.moduleRef.create(guard) : guard;

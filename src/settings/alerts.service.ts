@@ -10,24 +10,18 @@ import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
 import { findPage, type PageQuery } from './paging';
 
-/** An alert as the admin API lists it. */
 export type AdminAlertView = ReturnType<typeof alertView>;
 
 export interface AdminAlertQuery extends PageQuery {
-  /** `true`: only alerts not acknowledged yet; `false`: only acknowledged ones; absent: all. */
   open?: boolean;
   kind?: string;
 }
 
-/** Longest message kept; longer ones are clipped (they are built from ids and gateway messages). */
 const MAX_MESSAGE = 2000;
 
 /**
- * Keeps every `InvoicePaymentsEvents.Alert` in the alerts table, so the admin page can list them.
- *
- * The listener is registered with `EventEmitter2.on` at start-up and never throws into the emitter: it only queues
- * its write (emitters may be inside their own work), and a failed write is logged with the alert's message, so the
- * alert is never lost without a trace.
+ * Keeps every `InvoicePaymentsEvents.Alert` for the admin page. The listener never throws into the emitter: it only
+ * queues its write, and a failed write is logged with the alert's message.
  */
 @Injectable()
 export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestroy {
@@ -47,13 +41,12 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
     this.events.on(InvoicePaymentsEvents.Alert, this.listener);
   }
 
-  /** Stops listening and waits for the writes under way (before TypeORM closes its connections). */
+  /** Waits for the writes under way before TypeORM closes its connections. */
   async onModuleDestroy(): Promise<void> {
     this.events.off(InvoicePaymentsEvents.Alert, this.listener);
     await Promise.allSettled([...this.writes]);
   }
 
-  /** Stores one alert; resolves once it is written (or the failure logged). */
   async record(alert: InvoicePaymentsAlert): Promise<void> {
     const row: InvoicePaymentsAlertRecord = Object.assign(new InvoicePaymentsAlertRecord(), {
       id: randomUUID(),
@@ -74,7 +67,6 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
     }
   }
 
-  /** Alerts, newest first. */
   async list(query: AdminAlertQuery): Promise<Page<AdminAlertView>> {
     const where: FindOptionsWhere<InvoicePaymentsAlertRecord> = {};
     if (query.open !== undefined) where.acknowledgedAt = query.open ? IsNull() : Not(IsNull());
@@ -83,7 +75,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
     return findPage(repo, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, alertView);
   }
 
-  /** Marks an alert handled (idempotent); `null` when there is no such alert. */
+  /** Idempotent; `null` when there is no such alert. */
   async acknowledge(id: string): Promise<AdminAlertView | null> {
     const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
     await runInTransaction(this.dataSource, (em) =>

@@ -15,20 +15,15 @@ export interface AdminAuthThrottleOptions {
   maxHeld?: number;
 }
 
-/** What the throttle says about one failed authentication. */
 export interface FailureVerdict {
-  /** Failures of the client in its window, this one included. */
+  /** The client's failures in its window, this one included. */
   failures: number;
   maxFailures: number;
   windowSeconds: number;
-  /** Past the limit: answered 429 (after {@link AdminAuthThrottle.slowDown}) instead of 401/403. */
+  /** Answered 429 instead of 401/403. */
   limited: boolean;
-  /** Seconds until the client's window ends (its `Retry-After`). */
   retryAfterSeconds: number;
-  /**
-   * Whether this failure is logged: each one up to the limit, then only the 10th, 100th... multiple of the limit,
-   * so a flood writes a handful of lines per client and window.
-   */
+  /** Each failure up to the limit, then only each tenfold multiple: a flood writes a handful of lines. */
   log: boolean;
 }
 
@@ -38,12 +33,8 @@ interface Window {
 }
 
 /**
- * Counts failed admin authentications per client in fixed windows, in memory, bounded. It never refuses a request
- * whose credentials are right: the guard checks them first, and only a failure is counted. Past `maxFailures` in
- * its window a client's failures are answered 429 with `Retry-After`, each held `slowdownMs` first (at most
- * `maxHeld` held at once), and logged only now and then. Guessing is bounded by the key itself (at least 16
- * characters), not by this: the throttle slows and records a brute force, and keeps its cost to the store small.
- * Per process: behind several instances each counts its own.
+ * Failed admin authentications per client in fixed windows, in memory, bounded, per process. The key's length
+ * bounds guessing; this only slows and records a brute force at little cost to the store.
  */
 export class AdminAuthThrottle {
   private readonly windows = new Map<string, Window>();
@@ -65,7 +56,6 @@ export class AdminAuthThrottle {
     this.maxHeld = positive('maxHeld', options.maxHeld, 100, 0);
   }
 
-  /** Records a failure of `client` and says how it is answered. */
   fail(client: string): FailureVerdict {
     const now = this.now();
     let window = this.windows.get(client);
@@ -88,7 +78,7 @@ export class AdminAuthThrottle {
     };
   }
 
-  /** Holds a limited failure's answer for `slowdownMs`, unless `maxHeld` answers are held already. */
+  /** Holds a limited failure's answer, unless `maxHeld` answers are held already. */
   async slowDown(): Promise<void> {
     if (this.slowdownMs === 0 || this.held >= this.maxHeld) return;
     this.held += 1;
@@ -99,7 +89,6 @@ export class AdminAuthThrottle {
     }
   }
 
-  /** Answers being held now. */
   get holding(): number {
     return this.held;
   }
@@ -111,18 +100,13 @@ export class AdminAuthThrottle {
   }
 }
 
-/** 10, 100, 1000...: `n` a whole power of ten above 1. */
 function isPowerOfTen(n: number): boolean {
   if (!Number.isInteger(n) || n < 10) return false;
   while (n % 10 === 0) n /= 10;
   return n === 1;
 }
 
-/**
- * The client a failure is counted against: its address as the platform reports it (`req.ip`, which honours the
- * host's `trust proxy` setting behind a proxy), an IPv6 address by its /64 network, since one machine usually holds
- * a whole /64.
- */
+/** `req.ip` (honouring the host's `trust proxy`); an IPv6 address by its /64, which one machine usually holds. */
 export function clientOf(request: { ip?: string; socket?: { remoteAddress?: string } }): string {
   const address = (request.ip ?? request.socket?.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.)/, '');
   if (!isIPv6(address)) return address;

@@ -6,7 +6,7 @@ import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import type { CredentialCheckOperation, CredentialCheckReport } from './types';
 
-/** Read-only operations the check calls for real (one item each). */
+/** Read-only operations, called for real. */
 const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) => Promise<unknown> }> = [
   { operation: 'listInvoices', call: (c) => c.listInvoices({ limit: 1 }) },
   { operation: 'listConsumers', call: (c) => c.listConsumers({ limit: 1 }) },
@@ -14,11 +14,7 @@ const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) =
   { operation: 'listChargebacks', call: (c) => c.listChargebacks({ limit: 1 }) },
 ];
 
-/**
- * Write operations are never called to test a credential (a creation or a refund cannot be taken back): they are
- * judged from the scopes the credential status reports or, when the service has no such operation (or it tells no
- * scopes), by the wire profile's probe for their scope: an invalid request the service must refuse.
- */
+/** Never called (a creation or a refund cannot be taken back): judged from the reported scopes, or probed. */
 const JUDGED: ReadonlyArray<{ operation: string; scope: WriteScope }> = [
   { operation: 'createInvoice', scope: 'invoice.write' },
   { operation: 'changeDueDate', scope: 'invoice.update' },
@@ -27,11 +23,7 @@ const JUDGED: ReadonlyArray<{ operation: string; scope: WriteScope }> = [
   { operation: 'refundInvoice', scope: 'invoice.refund' },
 ];
 
-/**
- * Checks the saved credentials against the service, operation by operation: `ok`, `unauthorized` (the token is
- * missing, unknown or expired), `missing_scope`, `error` (anything else: service down, bad base URL...), or
- * `not_available` (the service has no credential-status operation). `checkedBy` says how each was judged.
- */
+/** Checks the saved credentials against the service, operation by operation. */
 @Injectable()
 export class CredentialCheckService {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
@@ -42,7 +34,7 @@ export class CredentialCheckService {
   ) {}
 
   async check(): Promise<CredentialCheckReport> {
-    // Read what is saved now, not what this instance cached: another instance may have just saved.
+    // Another instance may have just saved.
     this.settings.invalidate();
     const { baseUrl, mode } = await this.settings.getEffective();
     const operations: CredentialCheckOperation[] = [];
@@ -52,19 +44,10 @@ export class CredentialCheckService {
       scopes = (await this.client.credentialStatus()).scopes;
       operations.push({ operation: 'credentialStatus', scope: null, result: 'ok', checkedBy: 'call' });
     } catch (err) {
+      const failed = failure('credentialStatus', null, err);
       const missing = isGatewayError(err) && (err.kind === 'unsupported' || err.kind === 'not_found');
       const message = 'the service has no credential-status operation: write scopes are probed';
-      operations.push(
-        missing
-          ? {
-              operation: 'credentialStatus',
-              scope: null,
-              result: 'not_available',
-              checkedBy: 'call',
-              message,
-            }
-          : failure('credentialStatus', null, err),
-      );
+      operations.push(missing ? { ...failed, result: 'not_available', message } : failed);
     }
 
     for (const { operation, call } of CALLED) {
@@ -103,7 +86,7 @@ function failure(operation: string, scope: string | null, err: unknown): Credent
   if (err instanceof GatewayScopeError) {
     return { operation, scope: err.scope ?? scope, result: 'missing_scope', checkedBy: 'call' };
   }
-  // Gateway errors are scrubbed of secrets; anything else is reported by name only.
+  // Gateway errors are scrubbed of secrets; anything else by name only.
   const message = isGatewayError(err) ? err.message : err instanceof Error ? err.name : 'unknown error';
   return { operation, scope, result: 'error', checkedBy: 'call', message };
 }

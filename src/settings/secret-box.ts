@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/** Envelope version written by {@link SecretBox.encrypt}. */
 const VERSION = 'v1';
 const ALGORITHM = 'aes-256-gcm';
 const IV_BYTES = 12;
@@ -26,28 +25,22 @@ export interface EncryptionKeyOptions {
   currentKeyId?: string;
 }
 
-/** A secret could not be encrypted or decrypted. Messages name the key id and field, never key or secret. */
+/** Messages name the key id and field, never key or secret. */
 export class SecretBoxError extends Error {
   override readonly name = 'SecretBoxError';
 }
 
 /**
- * AES-256-GCM with a random 12-byte IV per value. A stored value reads
- * `v1:<keyId>:<iv>:<tag>:<ciphertext>` (base64url parts), so any configured key can decrypt it and rotation can tell
- * which rows still use an old key. An optional context string is bound as additional authenticated data: a value
- * copied into another column or row fails to decrypt instead of being accepted.
+ * AES-256-GCM, stored as `v1:<keyId>:<iv>:<tag>:<ciphertext>` so rotation can tell old rows. The context is bound as
+ * additional authenticated data: a value copied into another column or row fails to decrypt.
  */
 export class SecretBox {
   private constructor(
     private readonly keys: ReadonlyMap<string, Buffer>,
-    /** Id of the key new values are encrypted with; `null` when no key is configured. */
     readonly currentKeyId: string | null,
   ) {}
 
-  /**
-   * Builds the box from explicit options, else from {@link ENCRYPTION_KEYS_ENV} / {@link ENCRYPTION_KEY_ID_ENV}.
-   * With neither, the box has no key: it can tell that values are encrypted but cannot read or write them.
-   */
+  /** From the options, else the environment; with neither, the box can neither read nor write values. */
   static create(options?: EncryptionKeyOptions, env: NodeJS.ProcessEnv = process.env): SecretBox {
     const source = options ?? fromEnv(env);
     if (!source) return new SecretBox(new Map(), null);
@@ -79,17 +72,14 @@ export class SecretBox {
     return new SecretBox(keys, current);
   }
 
-  /** Whether new secrets can be encrypted. */
   get canEncrypt(): boolean {
     return this.currentKeyId !== null;
   }
 
-  /** Ids of every configured key. */
   get keyIds(): string[] {
     return [...this.keys.keys()];
   }
 
-  /** Encrypts `plain` with the current key. `context` must be given again to decrypt. */
   encrypt(plain: string, context = ''): string {
     const key = this.currentKeyId === null ? undefined : this.keys.get(this.currentKeyId);
     if (!key) {
@@ -105,7 +95,6 @@ export class SecretBox {
     return [VERSION, this.currentKeyId, ...parts].join(':');
   }
 
-  /** Decrypts a value written by {@link encrypt} with any configured key. */
   decrypt(envelope: string, context = ''): string {
     const { keyId, iv, tag, body } = parseEnvelope(envelope);
     const key = this.keys.get(keyId);
@@ -122,12 +111,10 @@ export class SecretBox {
     }
   }
 
-  /** Id of the key a stored value was encrypted with. */
   static keyIdOf(envelope: string): string {
     return parseEnvelope(envelope).keyId;
   }
 
-  /** Whether a stored value uses a key other than the current one. */
   needsRotation(envelope: string): boolean {
     return this.currentKeyId !== null && SecretBox.keyIdOf(envelope) !== this.currentKeyId;
   }
@@ -165,7 +152,6 @@ function fromEnv(env: NodeJS.ProcessEnv): EncryptionKeyOptions | undefined {
 
 function parseKey(id: string, raw: string | Buffer | undefined | null): Buffer {
   if (raw === undefined || raw === null || raw === '') {
-    // Typically `keys: { k1: process.env.SOME_VAR! }` with the variable unset.
     throw new SecretBoxError(
       `encryption key "${id}" is missing (${raw === '' ? 'empty' : String(raw)}): give 32 random bytes as base64 ` +
         `or hex (openssl rand -base64 32); if it comes from an environment variable, is that variable set?`,

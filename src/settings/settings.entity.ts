@@ -1,14 +1,9 @@
 import { Column, Entity, PrimaryColumn, VersionColumn } from 'typeorm';
 import { TimestampColumn } from '../persistence/columns';
 
-/** Id of the one settings row used until settings are per store. */
 export const DEFAULT_SETTINGS_ID = 'default';
 
-/**
- * Settings saved by the store's admin, one row per store. A `null` column means "use the module options' default".
- * Secrets are stored only as `v1:<keyId>:<iv>:<tag>:<data>` (AES-256-GCM, see `SecretBox`): the key id sits in
- * each value so keys can rotate row by row.
- */
+/** Settings saved by the admin; a `null` column means the module options' default; secrets as `SecretBox` values. */
 @Entity('invoice_payments_settings')
 export class InvoicePaymentsSettingsRecord {
   @PrimaryColumn({ type: 'varchar', length: 64 })
@@ -17,11 +12,9 @@ export class InvoicePaymentsSettingsRecord {
   @Column({ name: 'base_url', type: 'text', nullable: true })
   baseUrl!: string | null;
 
-  /** Encrypted access token. */
   @Column({ name: 'access_token_enc', type: 'text', nullable: true })
   accessTokenEnc!: string | null;
 
-  /** Encrypted merchant webhook token. */
   @Column({ name: 'webhook_token_enc', type: 'text', nullable: true })
   webhookTokenEnc!: string | null;
 
@@ -56,15 +49,11 @@ export class InvoicePaymentsSettingsRecord {
   @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true })
   timeZone!: string | null;
 
-  /** Wire-profile overrides saved by the admin, as JSON (`WireProfileData`). */
+  /** `WireProfileData` as JSON. */
   @Column({ name: 'wire_profile', type: 'text', nullable: true })
   wireProfile!: string | null;
 
-  /**
-   * This installation's prefix of every invoice referrer (`<namespace>:<reference>-<attempt>`): made once at random
-   * and kept, so two stores on one service account never share a referrer. Never changed by the admin API; the
-   * `checkout.referrerNamespace` option wins over it.
-   */
+  /** Prefix of every invoice referrer, made once at random: two stores on one account never share one. */
   @Column({ name: 'referrer_namespace', type: 'varchar', length: 16, nullable: true })
   referrerNamespace!: string | null;
 
@@ -74,7 +63,7 @@ export class InvoicePaymentsSettingsRecord {
   @TimestampColumn('updated_at')
   updatedAt!: Date;
 
-  /** Optimistic lock: a save that read an older version retries instead of overwriting another admin's change. */
+  /** A save that read an older version retries instead of overwriting another admin's change. */
   @VersionColumn()
   version!: number;
 }

@@ -16,30 +16,24 @@ import {
   type SecretSettingName,
 } from './types';
 
-/**
- * A change to the settings: an absent field is left as it is, `null` resets it to the module options' default, a
- * value overrides the default.
- */
+/** Absent: left as it is; `null`: back to the module options' default. */
 export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
 
-/** Secrets as read from a row (already decrypted); `undefined` when the row holds none. */
 export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
 
-/** Column of each secret, also bound into its ciphertext as context. */
 export const SECRET_COLUMNS: Record<SecretSettingName, 'accessTokenEnc' | 'webhookTokenEnc'> = {
   accessToken: 'accessTokenEnc',
   webhookToken: 'webhookTokenEnc',
 };
 
-/** Context bound to a secret's ciphertext: the value only decrypts in its own row and column. */
+/** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
 export function secretContext(rowId: string, name: SecretSettingName): string {
   return `invoice_payments_settings:${rowId}:${name}`;
 }
 
-/** Settings kept as they are in the row's column of the same name. */
 const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(([n]) => n);
 
-/** Values saved in a row, setting by setting (secrets excluded: they are decrypted separately). */
+/** Values saved in a row, secrets excluded. */
 function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
   const out: Partial<InvoicePaymentsSettingsValues> = {};
   const values = out as Record<string, unknown>;
@@ -53,7 +47,6 @@ function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePayment
   return out;
 }
 
-/** Writes the non-secret part of an update onto a row's columns. */
 export function applyUpdate(row: InvoicePaymentsSettingsRecord, update: SettingsUpdate): void {
   const set = <K extends SettingName>(
     name: K,
@@ -71,7 +64,7 @@ export function applyUpdate(row: InvoicePaymentsSettingsRecord, update: Settings
   set('wireProfile', (v) => (row.wireProfile = v === null ? null : JSON.stringify(v)));
 }
 
-/** A saved profile; one that no longer parses is ignored (the options' profile applies) rather than fatal. */
+/** A saved profile that no longer parses is ignored (the options' profile applies), not fatal. */
 function parseProfile(text: string): InvoicePaymentsSettingsValues['wireProfile'] {
   try {
     const value: unknown = JSON.parse(text);
@@ -81,7 +74,6 @@ function parseProfile(text: string): InvoicePaymentsSettingsValues['wireProfile'
   }
 }
 
-/** Defaults (options, then built-in) overridden by what the row saved. */
 export function mergeSettings(
   storeId: string,
   defaults: InvoicePaymentsSettingsDefaults,
@@ -101,7 +93,6 @@ export function mergeSettings(
   };
 }
 
-/** The settings with each secret replaced by whether it is set. */
 export function maskSettings(settings: EffectiveSettings): MaskedSettings {
   const mask = (name: SecretSettingName): MaskedSecret => {
     const value = settings[name];
@@ -126,11 +117,10 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** The admin page's settings form (`GET …/settings/fields`), as the settings are declared: the page names none. */
+/** The admin page's settings form, as the settings are declared: the page names none. */
 export function settingFields() {
   return SETTING_LIST.map(([name, d]) => ({
     name,
-    // How the page edits it (`mode`, `methods`, `int`, `url`, `text`, `ecommerce`, `json`); none for a secret.
     ...(d.secret ? { secret: true } : { type: d.kind as string }),
     ...(d.advanced ? { advanced: true } : {}),
     ...(d.min !== undefined ? { min: d.min } : {}),

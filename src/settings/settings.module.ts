@@ -5,6 +5,7 @@ import {
   Module,
   NotFoundException,
   type ModuleMetadata,
+  type Provider,
   type Type,
 } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
@@ -15,15 +16,17 @@ import { AdminOperationsService } from './admin-operations.service';
 import { InvoicePaymentsAdminController } from './admin.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
-import { DEFAULT_ADMIN_PREFIX } from './constants';
+import {
+  DEFAULT_ADMIN_PREFIX,
+  INVOICE_PAYMENTS_ADMIN_OPTIONS,
+  INVOICE_PAYMENTS_SECRET_BOX,
+} from './constants';
 import { CredentialCheckService } from './credential-check.service';
+import { SecretBox } from './secret-box';
+import { InvoicePaymentsSettingsService } from './settings.service';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
-/**
- * Every other path under the admin prefix: guarded like the API, so without a valid key an unknown route answers
- * 401 exactly as a known one does (the routes cannot be listed by probing), and with a key a plain 404 that does
- * not repeat the path.
- */
+/** Every other admin path: guarded, so probing cannot list the routes; then a 404 that does not repeat the path. */
 @AdminApi()
 class InvoicePaymentsAdminFallbackController {
   @All(['/', '*path'])
@@ -32,7 +35,7 @@ class InvoicePaymentsAdminFallbackController {
   }
 }
 
-/** `base` mounted at `prefix`: a subclass per prefix, so two apps in one process may differ. */
+/** A subclass per prefix, so two apps in one process may differ. */
 function mountedAt<T>(prefix: string, base: Type<T>): Type<T> {
   @Controller(prefix.replace(/^\/+|\/+$/g, ''))
   class Mounted extends (base as Type<object>) {}
@@ -41,13 +44,8 @@ function mountedAt<T>(prefix: string, base: Type<T>): Type<T> {
 }
 
 /**
- * The admin API: the admin controllers under `admin.prefix` and their guard, the alerts table, and the admin page
- * (`GET <prefix>/`). The settings service, the secret box and the admin options come from the
- * `SettingsStoreModule` the root module's core provides. Routes are fixed when the module is defined, so the
- * prefix is taken from the options given here.
- *
- * `workers`: the modules whose workers a retry from the Operations tab wakes at once (the app's webhook and
- * shipping modules); a worker not among them picks the row up at its next poll.
+ * The admin API and page under `admin.prefix`; the settings service, secret box and admin options come from
+ * `SettingsStoreModule`. `workers`: the modules whose workers a retry wakes at once.
  */
 @Module({})
 export class SettingsModule {
@@ -73,6 +71,27 @@ export class SettingsModule {
         InvoicePaymentsAlertsService,
         InvoicePaymentsAdminGuard,
       ],
+    };
+  }
+}
+
+/** The settings service, secret box and admin options, without the admin API: every capability reads them. */
+@Module({})
+export class SettingsStoreModule {
+  static register(adminOptions: Provider, defaults: Provider): DynamicModule {
+    return {
+      module: SettingsStoreModule,
+      providers: [
+        adminOptions,
+        defaults,
+        {
+          provide: INVOICE_PAYMENTS_SECRET_BOX,
+          useFactory: (options: InvoicePaymentsAdminOptions) => SecretBox.create(options.encryption),
+          inject: [INVOICE_PAYMENTS_ADMIN_OPTIONS],
+        },
+        InvoicePaymentsSettingsService,
+      ],
+      exports: [InvoicePaymentsSettingsService, INVOICE_PAYMENTS_SECRET_BOX, INVOICE_PAYMENTS_ADMIN_OPTIONS],
     };
   }
 }

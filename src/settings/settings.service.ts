@@ -25,7 +25,6 @@ import { EffectiveSettings, InvoicePaymentsSettingsDefaults, MaskedSettings, SEC
 import type { SettingName } from '../core/settings.schema';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
-/** Two saves kept colliding on the same row. */
 export class SettingsConflictError extends Error {
   constructor() {
     super('the settings were changed by someone else at the same time; try again');
@@ -36,9 +35,8 @@ export class SettingsConflictError extends Error {
 const SAVE_ATTEMPTS = 5;
 
 /**
- * The settings the module runs with: module options overridden by what the store's admin saved. Reads are cached
- * for `admin.settingsCacheTtlMs` (default 5 s) and a save clears the cache, so a change applies to the next
- * request without a restart (within the cache lifetime on other instances).
+ * The settings the module runs with: module options overridden by what the admin saved. Cached for
+ * `admin.settingsCacheTtlMs`; a save clears this instance's cache, so no restart is needed.
  */
 @Injectable()
 export class InvoicePaymentsSettingsService {
@@ -59,21 +57,17 @@ export class InvoicePaymentsSettingsService {
     this.rows = dataSource.getRepository(InvoicePaymentsSettingsRecord);
   }
 
-  /** Effective settings of a store (only `default` for now). */
   async getEffective(storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
     const hit = this.cache.get(storeId);
     if (hit && hit.expiresAt > Date.now()) return hit.value;
     const value = this.load(storeId);
     this.cache.set(storeId, { expiresAt: Date.now() + this.ttlMs, value });
-    // A failed read must not be cached: the next call tries again.
+    // A failed read is not cached.
     value.catch(() => this.cache.get(storeId)?.value === value && this.cache.delete(storeId));
     return value;
   }
 
-  /**
-   * For `GatewayClientOptions.resolveConfig`: base URL, access token and mode, read before every request. A setting
-   * configured nowhere comes back empty, and the client refuses the call naming it (nothing is sent).
-   */
+  /** For `GatewayClientOptions.resolveConfig`: an unconfigured setting comes back empty and the client refuses. */
   async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<ResolvedGatewayConfig> {
     const s = await this.getEffective(storeId);
     return {
@@ -84,20 +78,15 @@ export class InvoicePaymentsSettingsService {
     };
   }
 
-  /** The merchant part of the webhook token, or `null` when none is configured. */
   async merchantWebhookToken(storeId: string = DEFAULT_SETTINGS_ID): Promise<string | null> {
     return (await this.getEffective(storeId)).webhookToken;
   }
 
-  /** Effective settings with the secrets masked: what the admin API shows. */
   async getMasked(storeId: string = DEFAULT_SETTINGS_ID): Promise<MaskedSettings> {
     return maskSettings(await this.getEffective(storeId));
   }
 
-  /**
-   * Saves a change (absent: unchanged, `null`: back to the default) and clears the cache. Secrets are encrypted
-   * with the current key; without a key configured a secret cannot be saved and nothing is written.
-   */
+  /** Saves a change (absent: unchanged, `null`: back to the default); secrets encrypted with the current key. */
   async update(update: SettingsUpdate, storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
     const secrets = SECRET_SETTINGS.filter((name) => update[name] !== undefined).map((name) => {
       const value = update[name];
@@ -115,10 +104,7 @@ export class InvoicePaymentsSettingsService {
     return this.getEffective(storeId);
   }
 
-  /**
-   * Re-encrypts every stored secret that uses an old key with the current key. Safe to run again: values already
-   * on the current key are left alone. Old keys may be removed once it reports `remaining: 0`.
-   */
+  /** Re-encrypts secrets under old keys with the current one; old keys may go once `remaining` is 0. */
   async rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
     const stale = (row: InvoicePaymentsSettingsRecord) =>
       SECRET_SETTINGS.filter((name) => {
@@ -127,7 +113,7 @@ export class InvoicePaymentsSettingsService {
       });
     let rotated = 0;
     for (const { id } of await this.rows.find({ select: { id: true } })) {
-      // Counted per attempt: a save that lost a race runs the change again on the fresh row.
+      // Per attempt: a save that lost a race runs the change again on the fresh row.
       let inRow = 0;
       await this.saveWithRetry(id, (row) => {
         const names = stale(row);
@@ -148,11 +134,7 @@ export class InvoicePaymentsSettingsService {
     return { currentKeyId: this.box.currentKeyId, rotated, remaining };
   }
 
-  /**
-   * This installation's referrer namespace: read from the settings row, or made at random and stored the first time
-   * (8 lowercase letters and digits). Every app instance on the database ends up with the one that was stored first:
-   * the row is inserted, or the column set only while still empty, and then read back. Never changes afterwards.
-   */
+  /** This installation's referrer namespace: made at random once; every instance reads back the first one stored. */
   referrerNamespace(storeId: string = DEFAULT_SETTINGS_ID): Promise<string> {
     let known = this.namespaces.get(storeId);
     if (!known) {
@@ -170,7 +152,6 @@ export class InvoicePaymentsSettingsService {
     });
     if (stored?.referrerNamespace) return stored.referrerNamespace;
     const made = newNamespace();
-    // Set only while empty: every instance ends up with the one stored first.
     await this.saveWithRetry(storeId, (row) => (row.referrerNamespace ??= made));
     const row = await this.rows.findOneByOrFail({ id: storeId });
     if (!row.referrerNamespace) throw new Error('the referrer namespace could not be stored');
@@ -196,10 +177,7 @@ export class InvoicePaymentsSettingsService {
     return mergeSettings(storeId, this.defaults, row, secrets);
   }
 
-  /**
-   * Read, change, write in one transaction, and only if nobody wrote in between (version check; on PostgreSQL two
-   * saves may still race, and the loser goes round again). A first save inserts the row.
-   */
+  /** Read, change, write in one transaction if nobody wrote in between (version check); the loser retries. */
   private async saveWithRetry(
     storeId: string,
     change: (row: InvoicePaymentsSettingsRecord) => void,
@@ -223,7 +201,7 @@ export class InvoicePaymentsSettingsService {
         const result = await rows.update({ id: storeId, version }, columns);
         return result.affected === 1;
       }).catch(async (err: unknown) => {
-        // Another save inserted the row first: go round again and update it. Anything else is a real failure.
+        // Another save inserted the row first: go round again and update it.
         if (inserting && (await this.rows.existsBy({ id: storeId }))) return false;
         throw err;
       });
@@ -233,7 +211,7 @@ export class InvoicePaymentsSettingsService {
   }
 }
 
-/** 8 random lowercase letters and digits (~41 bits): no two installations share one in practice. */
+/** ~41 bits: no two installations share one in practice. */
 function newNamespace(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(randomBytes(8), (b) => alphabet[b % alphabet.length]).join('');

@@ -1,13 +1,12 @@
-import { ValidateBy, ValidationOptions } from 'class-validator';
+import { IsInt, Max, Min, ValidateBy, ValidationOptions } from 'class-validator';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 
-/** A class-validator rule: `name` is the constraint the admin API's codes know it by, `message` its default. */
+/** `name`: the constraint the admin API's codes know it by. */
 function rule(name: string, message: string, validate: (value: unknown) => boolean) {
   return (options?: ValidationOptions): PropertyDecorator =>
     ValidateBy({ name, validator: { validate, defaultMessage: () => message } }, options);
 }
 
-/** The value is an IANA time zone the runtime knows (`America/Sao_Paulo`). */
 export const IsTimeZone = rule(
   'isTimeZone',
   '$property must be an IANA time zone such as America/Sao_Paulo',
@@ -22,7 +21,6 @@ export const IsTimeZone = rule(
   },
 );
 
-/** A real calendar day written `YYYY-MM-DD`. */
 export const IsCalendarDate = rule(
   'isCalendarDate',
   '$property must be a calendar day written YYYY-MM-DD',
@@ -33,7 +31,6 @@ export const IsCalendarDate = rule(
   },
 );
 
-/** An instant written in ISO-8601 with its offset (`2026-11-23T03:00:00.000Z`), within 40 characters. */
 export const IsIsoInstant = rule(
   'isIsoInstant',
   '$property must be an ISO-8601 instant such as 2026-11-23T03:00:00Z',
@@ -44,10 +41,8 @@ export const IsIsoInstant = rule(
     !Number.isNaN(Date.parse(value)),
 );
 
-/** Placeholders the checkout fills in URL templates. */
 const TEMPLATE_PLACEHOLDERS = /\{(order_id|display_id|reference)\}/g;
 
-/** An http(s) URL of at most 2048 characters, `{` and `}` only as the placeholders of a template. */
 function isHttpUrl(value: unknown, template: boolean): boolean {
   if (typeof value !== 'string' || value.length > 2048) return false;
   const text = template ? value.replace(TEMPLATE_PLACEHOLDERS, 'x') : value;
@@ -60,17 +55,27 @@ function isHttpUrl(value: unknown, template: boolean): boolean {
   }
 }
 
-/**
- * An http(s) URL; with `template`, the checkout's placeholders `{order_id}`, `{display_id}`, `{reference}` are
- * allowed (and no others). Hosts without a dot (`localhost`, IP addresses) are accepted: stores test against
- * loopback.
- */
+/** An http(s) URL (loopback hosts too: stores test against them); `template`: with the checkout's placeholders. */
 export function IsHttpUrl(options?: ValidationOptions & { template?: boolean }): PropertyDecorator {
   const template = options?.template === true;
-  return rule('isHttpUrl', '$property must be an http or https URL', (v) => isHttpUrl(v, template))(options);
+  const message = template
+    ? '$property must be an http or https URL (placeholders {order_id}, {display_id}, {reference})'
+    : '$property must be an http or https URL';
+  return rule('isHttpUrl', message, (v) => isHttpUrl(v, template))(options);
 }
 
-/** A string free of control characters (the module's one rule, `CONTROL_CHARACTERS`); other types pass here. */
+/** A whole number from `min` to `max`. */
+export function IsIntIn(min: number, max: number): PropertyDecorator {
+  const atLeast = min === 0 ? '$property must be 0 or more' : `$property must be at least ${min}`;
+  return (target, key) => {
+    // Bottom up, as stacked decorators register: the first problem of the 400 is the type's.
+    Max(max, { message: `$property must be at most ${max}` })(target, key);
+    Min(min, { message: atLeast })(target, key);
+    IsInt({ message: '$property must be an integer' })(target, key);
+  };
+}
+
+/** A string free of control characters; other types pass here. */
 export const IsPlainText = rule(
   'isPlainText',
   `$property ${CONTROL_CHARACTERS_PROBLEM}`,

@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import type { RunningDemo } from '../../examples/demo-store/bootstrap';
 import type { DemoConfig } from '../../examples/demo-store/config';
 import type { OrderView } from '../../examples/demo-store/views';
-import type { AdminInboxView } from '../../src/settings/admin-operations.views';
+import type { AdminInboxView } from '../../src/settings/admin-operations.service';
 import type { AdminInvoiceView } from '../../src/settings/admin-invoices.service';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';
