@@ -10,6 +10,7 @@ import { clip } from '../core/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './constants';
+import { messageOf } from './errors';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import type { TrackingOutbox } from './tracking-outbox.entity';
 import type { ResolvedShippingOptions, TrackingFailedEvent, TrackingPostedEvent } from './types';
@@ -29,15 +30,8 @@ const PERMANENT_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Posts the outbox's tracking codes to the service. Each round claims due rows (`TrackingOutboxStore.claim`), posts
- * them one by one and records the outcome: `sent`, a later retry (capped exponential backoff with jitter), or
- * `failed` after `maxAttempts` or a permanent error.
- *
- * Exactly once per row: the claim keeps two workers from posting the same row, and a row claimed again after an
- * attempt (its worker died once the post may have left, or the answer was lost) is posted only once the service
- * shows it was not received: the invoice's tracking code is read back first. The code already there → `sent`
- * without a second post; a service whose invoices do not show the code (profile `readBack.trackingCode: null`) →
- * the row fails as `outcome_unknown`, with an alert, for a person.
+ * Posts the outbox's tracking codes to the service: `sent`, retried with backoff, or `failed` after `maxAttempts` or
+ * a permanent error. A row claimed again after an attempt is read back before any second post (docs/shipping.md).
  */
 @Injectable()
 export class TrackingWorker extends Poller<TrackingRunResult> implements OnApplicationBootstrap {
@@ -109,11 +103,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     return this.markSent(row, claim);
   }
 
-  /**
-   * An earlier attempt may have reached the service: its tracking code is read back. Returns the row's outcome when
-   * that settles it (`sent`: the code is there; `failed`: the service cannot show it; a read error is an attempt's
-   * failure), or `null` when the service shows another code or none: the code was not received, post it.
-   */
+  /** An earlier attempt may have reached the service: the row's outcome if the read-back settles it, else `null`. */
   private async readBack(row: TrackingOutbox, claim: string): Promise<Outcome | null> {
     let seen: string | null;
     try {
@@ -187,8 +177,4 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
 
 function what(row: TrackingOutbox): string {
   return `Tracking code ${row.code} for order ${row.orderId}`;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

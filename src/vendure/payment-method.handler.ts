@@ -35,18 +35,9 @@ function messageOf(err: unknown): string {
 }
 
 /**
- * The Vendure payment method of the module: code `invoice-payments`. Its argument `methods` (set in the admin) says
- * which of PIX, bank slip and card the storefront may start.
- *
- * The storefront starts an invoice with the `startInvoicePayment` mutation; the plugin's order port adds the order's
- * Payment once the service reports the invoice authorized (4, `Authorized`), paid (5, `Settled`) or over unpaid (6,
- * 12, 16, `Declined`). One Payment per invoice; its `transactionId` is the service's invoice number. A Shop API
- * `addPaymentToOrder` with this method is declined: its metadata comes from the client and proves nothing.
- *
- * - settle: only when the service has reported the invoice paid;
- * - cancel: cancels the invoice at the service while it can still be paid (1, 2, 3, 4, 15);
- * - refund (`refundOrder`): refunds through the service, partially or fully; a refund the service has yet to carry
- *   out (bank slip, 7) is `Pending` and settled by the order port when the service reports it done.
+ * The module's Vendure payment method (`invoice-payments`); its `methods` argument says which of PIX, bank slip and
+ * card the storefront may start. The order port adds the Payments; a Shop API `addPaymentToOrder` is declined (its
+ * metadata comes from the client and proves nothing). See docs/vendure.md.
  */
 export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   code: INVOICE_PAYMENTS_HANDLER_CODE,
