@@ -49,15 +49,16 @@ export class TrackingOutboxStore {
 
   /** A newer code was recorded for the row's order: the row is never posted. */
   async hasNewerCode(row: TrackingOutbox): Promise<boolean> {
-    const count = await this.repo
-      .createQueryBuilder('o')
-      .where('o.order_id = :orderId AND o.id <> :id', { orderId: row.orderId, id: row.id })
-      // Two codes recorded at the same instant (by two processes): the id decides, the same way for every worker.
-      .andWhere('(o.recorded_at > :recordedAt OR (o.recorded_at = :recordedAt AND o.id > :id))', {
-        recordedAt: row.recordedAt.toISOString(),
-      })
-      .getCount();
-    return count > 0;
+    return (
+      this.repo
+        .createQueryBuilder('o')
+        .where('o.order_id = :orderId AND o.id <> :id', { orderId: row.orderId, id: row.id })
+        // Two codes recorded at the same instant (by two processes): the id decides, the same way for every worker.
+        .andWhere('(o.recorded_at > :recordedAt OR (o.recorded_at = :recordedAt AND o.id > :id))', {
+          recordedAt: row.recordedAt.toISOString(),
+        })
+        .getExists()
+    );
   }
 
   /** Writes `fields` if `claim` still holds the row, releasing it unless `keepClaim`; `false` when it did not. */

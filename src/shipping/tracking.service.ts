@@ -45,22 +45,14 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Queues an order's tracking code; the worker posts it and emits `TrackingPosted` or `TrackingFailed`. The same code
-   * twice is one row (`duplicate`); a new code supersedes the order's older codes still waiting.
-   *
-   * @throws ShipmentValidationError naming the bad field; nothing is stored.
-   * @throws OrderNotPaidError when the order has no invoice in status 4, 5 or 8; nothing is stored or sent.
+   * Queues an order's tracking code for the worker; a new code supersedes the order's older codes still waiting.
+   * @throws ShipmentValidationError naming the bad field, or OrderNotPaidError (no invoice in status 4, 5 or 8).
    */
   async recordShipment(input: RecordShipmentInput): Promise<RecordShipmentResult> {
-    let shipment: ValidShipment;
-    let invoice: InvoiceRecord;
-    try {
-      shipment = validateShipment(input);
-      invoice = await this.findPaidInvoice(shipment.orderId);
-    } catch (err) {
+    const [shipment, invoice] = await this.accept(input).catch((err: unknown) => {
       if (isRefusal(err)) this.logger.warn(`Tracking code refused: ${err.message}`);
       throw err;
-    }
+    });
     const result = await this.store(shipment, invoice);
     if (result.outcome !== 'duplicate') {
       this.logger.log(`Tracking code ${result.code} for order ${result.orderId} ${result.outcome}`);
@@ -94,14 +86,17 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async findPaidInvoice(orderId: string): Promise<InvoiceRecord> {
+  /** The valid shipment and the order's latest invoice a tracking code may be attached to. */
+  private async accept(input: RecordShipmentInput): Promise<[ValidShipment, InvoiceRecord]> {
+    const shipment = validateShipment(input);
+    const orderId = shipment.orderId;
     const invoices = await this.invoices.find({ where: { orderId }, order: { attempt: 'DESC' } });
     if (invoices.length === 0) throw new OrderNotPaidError(orderId, 'no_invoice', null);
     const paid = invoices.find(
       (i) => i.statusCode !== null && TRACKABLE_CODES.includes(i.statusCode) && i.gatewayInvoiceId !== null,
     );
     if (!paid) throw new OrderNotPaidError(orderId, 'not_paid', invoices[0].statusCode);
-    return paid;
+    return [shipment, paid];
   }
 
   private async store(shipment: ValidShipment, invoice: InvoiceRecord): Promise<RecordShipmentResult> {

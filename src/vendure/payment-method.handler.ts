@@ -15,10 +15,8 @@ let connection: TransactionalConnection;
 let dispatcher: StatusChangeDispatcher;
 
 /**
- * Called by Vendure inside its own transaction, an operation's report starts the module's delivery of the change at
- * once. On SQLite, Vendure and the module share one connection, so that delivery's short transactions would
- * interleave with the rest of Vendure's: it is finished first, while Vendure waits for the handler. (PostgreSQL
- * gives each its own connection; there it runs alongside.)
+ * Inside Vendure's transaction, an operation's report starts the module's delivery at once. On SQLite the two share
+ * one connection, so that delivery is finished first, while Vendure waits, rather than interleaved with Vendure's.
  */
 async function settleModuleWork(): Promise<void> {
   if (dialectOf(connection.rawConnection).sharedConnection) await dispatcher.drain();
