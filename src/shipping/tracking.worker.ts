@@ -74,7 +74,6 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     return result.claimed === this.options.batchSize;
   }
 
-  /** Deletes sent rows past `retentionMs`. */
   protected override hourly(stopped: () => boolean): Promise<number> {
     return this.store.purgeSent(this.options.retentionMs, stopped);
   }

@@ -1,13 +1,13 @@
 import { DynamicModule, forwardRef } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { LanguageCode, PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
+import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
 import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
-import { invoicePaymentMethodHandler } from './payment-method.handler';
+import { en, invoicePaymentMethodHandler } from './payment-method.handler';
 import { shopApiSchema } from './shop-api.schema';
 import { InvoicePaymentShopResolver } from './shop-api.resolver';
 import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './types';
@@ -86,7 +86,7 @@ export class InvoicePaymentsPlugin {
         type: 'string',
         nullable: true,
         public: false,
-        label: [{ languageCode: LanguageCode.en, value: 'CPF / CNPJ' }],
+        label: en('CPF / CNPJ'),
       });
     }
     return config;

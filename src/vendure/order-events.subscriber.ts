@@ -88,7 +88,6 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  /** Cancels the order's open invoice at the service. */
   async onCancelled(ctx: RequestContext, orderId: string): Promise<void> {
     const open = await this.connection.rawConnection
       .getRepository(InvoiceRecord)
@@ -139,11 +138,7 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     );
   }
 
-  private async guard(what: string, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      Logger.error(`${what} not handled: ${(err as Error).message}`, LOG_CONTEXT);
-    }
+  private guard(what: string, work: () => Promise<void>): Promise<void> {
+    return work().catch((err: Error) => Logger.error(`${what} not handled: ${err.message}`, LOG_CONTEXT));
   }
 }

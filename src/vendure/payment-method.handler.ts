@@ -27,6 +27,11 @@ function recordOfPayment(metadata: Record<string, unknown> | undefined) {
   return recordOf(connection, metadata?.invoiceRecordId);
 }
 
+/** An English-only localized string, as Vendure's admin takes labels. */
+export function en(value: string): Array<{ languageCode: LanguageCode; value: string }> {
+  return [{ languageCode: LanguageCode.en, value }];
+}
+
 /** A failure as the payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence. */
 function messageOf(err: unknown): string {
   return (asPaymentServiceError(err) as Error).message;
@@ -39,27 +44,20 @@ function messageOf(err: unknown): string {
  */
 export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   code: INVOICE_PAYMENTS_HANDLER_CODE,
-  description: [
-    { languageCode: LanguageCode.en, value: 'PIX, bank slip and credit card (invoice payments)' },
-  ],
+  description: en('PIX, bank slip and credit card (invoice payments)'),
   args: {
     methods: {
       type: 'string',
       list: true,
       required: false,
-      label: [{ languageCode: LanguageCode.en, value: 'Payment options offered' }],
-      description: [
-        {
-          languageCode: LanguageCode.en,
-          value: 'Which of PIX, bank slip and card the storefront may start (none chosen: all)',
-        },
-      ],
+      label: en('Payment options offered'),
+      description: en('Which of PIX, bank slip and card the storefront may start (none chosen: all)'),
       ui: {
         component: 'select-form-input',
         options: [
-          { value: 'pix', label: [{ languageCode: LanguageCode.en, value: 'PIX' }] },
-          { value: 'billet', label: [{ languageCode: LanguageCode.en, value: 'Bank slip (boleto)' }] },
-          { value: 'card', label: [{ languageCode: LanguageCode.en, value: 'Credit card' }] },
+          { value: 'pix', label: en('PIX') },
+          { value: 'billet', label: en('Bank slip (boleto)') },
+          { value: 'card', label: en('Credit card') },
         ],
       },
     },
