@@ -31,6 +31,14 @@ class TestPoller extends Poller<number> {
   }
 }
 
+/** A poller whose rounds wait until `open()` is called. */
+function gatedPoller(): [TestPoller, () => void] {
+  const p = new TestPoller();
+  let open!: () => void;
+  p.gate = new Promise((resolve) => (open = resolve));
+  return [p, open];
+}
+
 describe('Poller', () => {
   it('runs the first round at once when started, and the next after a kick', async () => {
     const p = new TestPoller();
@@ -50,9 +58,7 @@ describe('Poller', () => {
   });
 
   it('joins a call made while a round runs, and runs while stopped', async () => {
-    const p = new TestPoller();
-    let open!: () => void;
-    p.gate = new Promise((resolve) => (open = resolve));
+    const [p, open] = gatedPoller();
     const first = p.runOnce();
     const second = p.runOnce();
     open();
@@ -64,9 +70,7 @@ describe('Poller', () => {
   });
 
   it('tells the round under way that it was stopped, and waits for it', async () => {
-    const p = new TestPoller();
-    let open!: () => void;
-    p.gate = new Promise((resolve) => (open = resolve));
+    const [p, open] = gatedPoller();
     const round = p.runOnce();
     const stopping = p.stop();
     open();
