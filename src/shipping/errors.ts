@@ -11,9 +11,7 @@ export class ShipmentValidationError extends InvoicePaymentsError {
   }
 }
 
-/**
- * A tracking code was recorded for an order the service would refuse it for (A9: only paid invoices). Over HTTP: 409.
- */
+/** The order has no paid invoice to attach a tracking code to (A9). Over HTTP: 409. */
 export class OrderNotPaidError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
@@ -30,4 +28,8 @@ export class OrderNotPaidError extends InvoicePaymentsError {
       { orderId, reason, invoiceStatus: statusCode },
     );
   }
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

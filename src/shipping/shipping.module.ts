@@ -9,10 +9,8 @@ import { TrackingWorker } from './tracking.worker';
 import type { ShippingModuleOptions } from '../options/shipping.options';
 
 /**
- * Shipping: the host's shipment event (or `TrackingService.recordShipment`) → the tracking outbox → the worker →
- * the service's tracking operation (§4.6, A9). Needs TypeORM (with the module's migrations),
- * `EventEmitterModule.forRoot()` and an injectable `GatewayClient` in the app (the root module provides both).
- * `optionsProvider`: a provider of `SHIPPING_OPTIONS` (the root module derives them); default: `options` resolved.
+ * Shipping: shipment → tracking outbox → worker → the service (§4.6, A9). Needs TypeORM, `EventEmitterModule` and
+ * a `GatewayClient` (the root module provides them, and `optionsProvider` for `SHIPPING_OPTIONS`).
  */
 @Module({})
 export class ShippingModule {

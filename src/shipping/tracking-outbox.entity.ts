@@ -3,12 +3,8 @@ import { TimestampColumn } from '../persistence/columns';
 import type { TrackingOutboxStatus } from './types';
 
 /**
- * One tracking code to post to the service (A9). The row is written before anything is sent, so a crash or an
- * outage of the service delays the code but never loses it; the worker posts it and records the outcome.
- *
- * (`order_id`, `code`) is unique: the same code for the same order is one row, posted once. A changed code is a
- * new row, and older rows of the order still waiting are superseded so a stale code is never posted after a
- * newer one.
+ * One tracking code to post to the service (A9), written before anything is sent so an outage delays it but never
+ * loses it. Unique on (`order_id`, `code`): one row, posted once, per code of an order.
  */
 @Entity('invoice_payments_tracking_outbox')
 @Unique('UQ_invoice_payments_tracking_outbox_order_code', ['orderId', 'code'])
@@ -42,18 +38,18 @@ export class TrackingOutbox {
   @Column({ type: 'varchar', length: 16 })
   status!: TrackingOutboxStatus;
 
-  /** Attempts started so far (counted when a worker claims the row, so a crash mid-post counts too). */
+  /** Counted when a worker claims the row, so a crash mid-post counts too. */
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
   @TimestampColumn('next_attempt_at')
   nextAttemptAt!: Date;
 
-  /** A worker holds the row until then; after it, the claim has lapsed (the worker died) and any worker may take it. */
+  /** A worker holds the row until then; after it, any worker may take it. */
   @TimestampColumn('locked_until', { nullable: true })
   lockedUntil!: Date | null;
 
-  /** The claim that holds the row: worker id and claim number. */
+  /** Worker id and claim number. */
   @Column({ name: 'locked_by', type: 'varchar', length: 128, nullable: true })
   lockedBy!: string | null;
 
@@ -61,14 +57,11 @@ export class TrackingOutbox {
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError!: string | null;
 
-  /** Kind of the last failure (a gateway error kind, e.g. `validation`, or `unknown`): the admin page words it. */
+  /** A gateway error kind (`validation`, ...) or `unknown`: the admin page words it. */
   @Column({ name: 'last_error_kind', type: 'varchar', length: 32, nullable: true })
   lastErrorKind!: string | null;
 
-  /**
-   * When the host recorded this code (again): orders the codes of one order, the latest being the one that counts.
-   * Strictly increasing per order, even within one millisecond.
-   */
+  /** When the host recorded this code (again): strictly increasing per order, the latest code counts. */
   @TimestampColumn('recorded_at')
   recordedAt!: Date;
 

@@ -4,9 +4,8 @@ import { purgeFinished } from '../core/queue/retention';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
 /**
- * The worker's side of the outbox table: claim due rows, hold them, settle them. Every write that follows a claim is
- * conditional on the claim (`locked_by`), so a worker whose claim lapsed and was taken over cannot overwrite the
- * outcome recorded by the worker that took over.
+ * The worker's side of the outbox: claim due rows, hold them, settle them. Every write after a claim is conditional
+ * on it (`locked_by`), so a worker whose claim lapsed cannot overwrite the outcome of the worker that took over.
  */
 export class TrackingOutboxStore {
   private readonly rows: LeasedRows<TrackingOutbox>;
@@ -32,13 +31,9 @@ export class TrackingOutboxStore {
     );
   }
 
-  /**
-   * Claims up to `limit` due rows for `claim` until `leaseMs` from now and counts the attempt (one statement). A row
-   * is not claimed while another row of its order is held: an order's codes reach the service one at a time, in the
-   * order they were recorded.
-   */
+  /** Claims up to `limit` due rows and counts the attempt; an order's codes are claimed one at a time, in order. */
   async claim(claim: string, limit: number, leaseMs: number): Promise<TrackingOutbox[]> {
-    // In the claim's order: the statement returns its rows unordered (no read-back by `locked_by`, no index serves it).
+    // The statement returns its rows unordered.
     return (await this.rows.claimDue(claim, limit, leaseMs)).sort(
       (a, b) =>
         a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
@@ -54,21 +49,19 @@ export class TrackingOutboxStore {
 
   /** A newer code was recorded for the row's order: the row is never posted. */
   async hasNewerCode(row: TrackingOutbox): Promise<boolean> {
-    const count = await this.repo
-      .createQueryBuilder('o')
-      .where('o.order_id = :orderId AND o.id <> :id', { orderId: row.orderId, id: row.id })
-      // Two codes recorded at the same instant (by two processes): the id decides, the same way for every worker.
-      .andWhere('(o.recorded_at > :recordedAt OR (o.recorded_at = :recordedAt AND o.id > :id))', {
-        recordedAt: row.recordedAt.toISOString(),
-      })
-      .getCount();
-    return count > 0;
+    return (
+      this.repo
+        .createQueryBuilder('o')
+        .where('o.order_id = :orderId AND o.id <> :id', { orderId: row.orderId, id: row.id })
+        // Two codes recorded at the same instant (by two processes): the id decides, the same way for every worker.
+        .andWhere('(o.recorded_at > :recordedAt OR (o.recorded_at = :recordedAt AND o.id > :id))', {
+          recordedAt: row.recordedAt.toISOString(),
+        })
+        .getExists()
+    );
   }
 
-  /**
-   * Writes `fields` on the row if `claim` still holds it (and, with `keepClaim`, keeps holding it; otherwise the
-   * claim is released). Returns whether the row was this claim's.
-   */
+  /** Writes `fields` if `claim` still holds the row, releasing it unless `keepClaim`; `false` when it did not. */
   async settle(
     row: TrackingOutbox,
     claim: string,
@@ -96,7 +89,7 @@ export class TrackingOutboxStore {
     }
   }
 
-  /** Deletes rows sent more than `retentionMs` ago, in small batches; returns how many were deleted. */
+  /** Deletes rows sent more than `retentionMs` ago; returns how many. */
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
     const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
     return purgeFinished(this.dataSource, rule, retentionMs, stopped);

@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { TRACKABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { SHIPPING_OPTIONS } from './constants';
-import { OrderNotPaidError, ShipmentValidationError } from './errors';
+import { messageOf, OrderNotPaidError, ShipmentValidationError } from './errors';
 import { validateShipment } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
@@ -15,9 +15,8 @@ import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from '.
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /**
- * Records shipped orders' tracking codes in the outbox; the {@link TrackingWorker} posts them to the service.
- * It listens for the host's shipment event (`shipping.shipmentEvent`); hosts without events call
- * {@link TrackingService.recordShipment} directly.
+ * Records shipped orders' tracking codes in the outbox, from the host's shipment event (`shipping.shipmentEvent`) or
+ * a direct {@link TrackingService.recordShipment}; the {@link TrackingWorker} posts them. See docs/shipping.md.
  */
 @Injectable()
 export class TrackingService implements OnModuleInit, OnModuleDestroy {
@@ -42,27 +41,14 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Queues an order's tracking code for the service. Returns once the code is stored: the worker posts it, retrying
-   * through outages, and emits `TrackingPosted` or `TrackingFailed`.
-   *
-   * - The same code for the same order is queued once (`outcome: 'duplicate'`); carrier and URL of a duplicate are
-   *   ignored, as the service ignores a repeated code (A9).
-   * - A different code is queued and replaces the order's older codes still waiting, so a stale code is never
-   *   posted after a newer one.
-   *
-   * @throws ShipmentValidationError naming the bad field; nothing is stored.
-   * @throws OrderNotPaidError when the order has no invoice in status 4, 5 or 8; nothing is stored or sent.
+   * Queues an order's tracking code for the worker; a new code supersedes the order's older codes still waiting.
+   * @throws ShipmentValidationError naming the bad field, or OrderNotPaidError (no invoice in status 4, 5 or 8).
    */
   async recordShipment(input: RecordShipmentInput): Promise<RecordShipmentResult> {
-    let shipment: ValidShipment;
-    let invoice: InvoiceRecord;
-    try {
-      shipment = validateShipment(input);
-      invoice = await this.findPaidInvoice(shipment.orderId);
-    } catch (err) {
+    const [shipment, invoice] = await this.accept(input).catch((err: unknown) => {
       if (isRefusal(err)) this.logger.warn(`Tracking code refused: ${err.message}`);
       throw err;
-    }
+    });
     const result = await this.store(shipment, invoice);
     if (result.outcome !== 'duplicate') {
       this.logger.log(`Tracking code ${result.code} for order ${result.orderId} ${result.outcome}`);
@@ -76,10 +62,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     return this.outbox.find({ where: { orderId }, order: { recordedAt: 'DESC' } });
   }
 
-  /**
-   * One shipment event. It never throws into the host's `emit`: a refusal is logged by `recordShipment`, and so is a
-   * failure to store it, with the order and code so it can be recorded again.
-   */
+  /** Never throws into the host's `emit`: refusals and failures are logged (with order and code, to record again). */
   private async onShipment(payload: unknown): Promise<void> {
     let shipment: RecordShipmentInput;
     try {
@@ -99,15 +82,17 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** The order's invoice a tracking code may be attached to: the latest attempt in status 4, 5 or 8. */
-  private async findPaidInvoice(orderId: string): Promise<InvoiceRecord> {
+  /** The valid shipment and the order's latest invoice a tracking code may be attached to. */
+  private async accept(input: RecordShipmentInput): Promise<[ValidShipment, InvoiceRecord]> {
+    const shipment = validateShipment(input);
+    const orderId = shipment.orderId;
     const invoices = await this.invoices.find({ where: { orderId }, order: { attempt: 'DESC' } });
     if (invoices.length === 0) throw new OrderNotPaidError(orderId, 'no_invoice', null);
     const paid = invoices.find(
       (i) => i.statusCode !== null && TRACKABLE_CODES.includes(i.statusCode) && i.gatewayInvoiceId !== null,
     );
     if (!paid) throw new OrderNotPaidError(orderId, 'not_paid', invoices[0].statusCode);
-    return paid;
+    return [shipment, paid];
   }
 
   private async store(shipment: ValidShipment, invoice: InvoiceRecord): Promise<RecordShipmentResult> {
@@ -138,7 +123,6 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
 
     let id = existing?.id ?? randomUUID();
     if (existing) {
-      // Failed before, or an older code the host switched back to: queue it again as the order's latest.
       await this.outbox.update({ id }, fields);
     } else {
       try {
@@ -155,10 +139,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     return { ...base, outboxId: id, outcome: existing ? 'requeued' : 'queued' };
   }
 
-  /**
-   * Older codes of the order still waiting are never posted. Rows a worker holds right now are left to it: it
-   * checks for a newer code before posting, and the newer row waits until that claim ends.
-   */
+  /** Rows a worker holds are left to it: it checks for a newer code before posting. */
   private async supersedeOlder(orderId: string, keepId: string, recordedAt: Date, now: Date): Promise<void> {
     await this.outbox
       .createQueryBuilder()
@@ -177,8 +158,4 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
 
 function isRefusal(err: unknown): err is ShipmentValidationError | OrderNotPaidError {
   return err instanceof ShipmentValidationError || err instanceof OrderNotPaidError;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
+import { Poller } from '../core/queue/poller';
 import { clip } from '../core/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './constants';
+import { messageOf } from './errors';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import type { TrackingOutbox } from './tracking-outbox.entity';
 import type { TrackingFailedEvent, TrackingPostedEvent } from './types';
@@ -29,29 +31,15 @@ const PERMANENT_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Posts the outbox's tracking codes to the service. Each round claims due rows (`TrackingOutboxStore.claim`), posts
- * them one by one and records the outcome: `sent`, a later retry (capped exponential backoff with jitter), or
- * `failed` after `maxAttempts` or a permanent error.
- *
- * Exactly once per row: the claim keeps two workers from posting the same row, and a row claimed again after an
- * attempt (its worker died once the post may have left, or the answer was lost) is posted only once the service
- * shows it was not received: the invoice's tracking code is read back first. The code already there → `sent`
- * without a second post; a service whose invoices do not show the code (profile `readBack.trackingCode: null`) →
- * the row fails as `outcome_unknown`, with an alert, for a person.
+ * Posts the outbox's tracking codes to the service: `sent`, retried with backoff, or `failed` after `maxAttempts` or
+ * a permanent error. A row claimed again after an attempt is read back before any second post (docs/shipping.md).
  */
 @Injectable()
-export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
+export class TrackingWorker extends Poller<TrackingRunResult> implements OnApplicationBootstrap {
   /** Identifies this worker's claims in `locked_by`. */
   readonly workerId = `${hostname().slice(0, 60)}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly logger = new Logger('InvoicePayments:TrackingWorker');
   private readonly store: TrackingOutboxStore;
-  private started = false;
-  private timer: NodeJS.Timeout | null = null;
-  private round: Promise<unknown> | null = null;
-  private kicked = false;
   private claims = 0;
-  private lastPurge = 0;
-  private purging: Promise<unknown> = Promise.resolve();
 
   constructor(
     dataSource: DataSource,
@@ -59,6 +47,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly events: EventEmitter2,
     @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
   ) {
+    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs);
     this.store = new TrackingOutboxStore(dataSource);
   }
 
@@ -66,55 +55,28 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.options.autoStartWorker) this.start();
   }
 
-  /** Before TypeORM closes its connections (`onApplicationShutdown`): the round in progress still needs them. */
-  async onModuleDestroy(): Promise<void> {
-    await this.stop();
-  }
-
-  /** `true` between `start()` and `stop()`. */
-  get running(): boolean {
-    return this.started;
-  }
-
-  /** Starts polling every `pollIntervalMs` (the first round runs at once). Idempotent. */
-  start(): void {
-    if (this.started) return;
-    this.started = true;
-    this.schedule(0);
-  }
-
-  /** Stops polling and waits for the round in progress; rows it had not reached yet are handed back. */
-  async stop(): Promise<void> {
-    this.started = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.round;
-    // The purge's batches stop at once; the statement under way finishes before TypeORM closes the pool.
-    await this.purging;
-  }
-
-  /** Asks for a round now rather than at the next poll (a new shipment was recorded). No-op while stopped. */
-  kick(): void {
-    if (!this.started) return;
-    if (this.round) this.kicked = true;
-    else this.schedule(0);
-  }
-
-  /** Runs one round: claims up to `batchSize` due rows and handles them. Tests call it directly. */
-  async runOnce(): Promise<TrackingRunResult> {
+  /** Claims up to `batchSize` due rows and handles them; rows not reached when the worker stops are handed back. */
+  protected async round(stopped: () => boolean): Promise<TrackingRunResult> {
     const result: TrackingRunResult = { claimed: 0, sent: 0, retried: 0, failed: 0, superseded: 0, lost: 0 };
     const claim = `${this.workerId}#${++this.claims}`;
     const rows = await this.store.claim(claim, this.options.batchSize, this.options.leaseMs);
     result.claimed = rows.length;
     for (let i = 0; i < rows.length; i++) {
-      // A round started by `runOnce` on a stopped worker (tests) runs to its end.
-      if (!this.started && this.round !== null) {
+      if (stopped()) {
         await this.store.release(rows.slice(i), claim);
         break;
       }
       result[await this.handle(rows[i], claim)]++;
     }
     return result;
+  }
+
+  protected override again(result: TrackingRunResult): boolean {
+    return result.claimed === this.options.batchSize;
+  }
+
+  protected override hourly(stopped: () => boolean): Promise<number> {
+    return this.store.purgeSent(this.options.retentionMs, stopped);
   }
 
   private async handle(row: TrackingOutbox, claim: string): Promise<Outcome> {
@@ -141,11 +103,7 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
     return this.markSent(row, claim);
   }
 
-  /**
-   * An earlier attempt may have reached the service: its tracking code is read back. Returns the row's outcome when
-   * that settles it (`sent`: the code is there; `failed`: the service cannot show it; a read error is an attempt's
-   * failure), or `null` when the service shows another code or none: the code was not received, post it.
-   */
+  /** An earlier attempt may have reached the service: the row's outcome if the read-back settles it, else `null`. */
   private async readBack(row: TrackingOutbox, claim: string): Promise<Outcome | null> {
     let seen: string | null;
     try {
@@ -215,46 +173,8 @@ export class TrackingWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.error(`A listener of ${event} threw: ${messageOf(err)}`);
     }
   }
-
-  private schedule(delayMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.tick(), delayMs);
-    // Polling alone must not keep the process alive.
-    this.timer.unref();
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = null;
-    if (!this.started || this.round) return;
-    this.kicked = false;
-    this.purgeHourly();
-    let full = false;
-    const round = this.runOnce().then(
-      (r) => (full = r.claimed === this.options.batchSize),
-      (err: unknown) => this.logger.error(`Tracking round failed: ${messageOf(err)}`),
-    );
-    this.round = round;
-    await round;
-    this.round = null;
-    // A full batch or a kick during the round: more may be due at once.
-    if (this.started) this.schedule(full || this.kicked ? 0 : this.options.pollIntervalMs);
-  }
-
-  /** Deletes sent rows past `retentionMs`, at most once an hour, in the background (never holding up a round). */
-  private purgeHourly(): void {
-    const now = Date.now();
-    if (now - this.lastPurge < 3_600_000) return;
-    this.lastPurge = now;
-    this.purging = this.store
-      .purgeSent(this.options.retentionMs, () => !this.started)
-      .catch((err: unknown) => this.logger.warn(`Purging sent tracking rows failed: ${messageOf(err)}`));
-  }
 }
 
 function what(row: TrackingOutbox): string {
   return `Tracking code ${row.code} for order ${row.orderId}`;
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

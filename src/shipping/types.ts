@@ -24,19 +24,11 @@ export interface RecordShipmentResult {
   outboxId: string;
   orderId: string;
   code: string;
-  /**
-   * - `queued`: a new row will be posted by the worker;
-   * - `duplicate`: this code is already queued or posted for this order, nothing new happens;
-   * - `requeued`: the code had failed, or a newer code was recorded since: it is queued again.
-   */
+  /** `duplicate`: already queued or posted, nothing new; `requeued`: it had failed or been superseded. */
   outcome: 'queued' | 'duplicate' | 'requeued';
 }
 
-/**
- * Where an outbox row stands: `pending` (waiting for, or held by, the worker), `sent` (the service accepted it),
- * `failed` (a permanent error or `maxAttempts`; `TrackingFailed` was emitted), `superseded` (a newer code was
- * recorded for the order before this one was posted: never posted).
- */
+/** `failed`: a permanent error or `maxAttempts` (`TrackingFailed` emitted); `superseded`: a newer code won. */
 export type TrackingOutboxStatus = 'pending' | 'sent' | 'failed' | 'superseded';
 
 /** Payload of `InvoicePaymentsEvents.TrackingPosted`. */

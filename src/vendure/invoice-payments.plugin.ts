@@ -1,25 +1,20 @@
 import { DynamicModule, forwardRef } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { LanguageCode, PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
+import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
 import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
-import { invoicePaymentMethodHandler } from './payment-method.handler';
+import { en, invoicePaymentMethodHandler } from './payment-method.handler';
 import { shopApiSchema } from './shop-api.schema';
 import { InvoicePaymentShopResolver } from './shop-api.resolver';
 import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './types';
 
 /**
- * PIX, bank slip and credit card payments for a Vendure 3 store, through the invoicing and payment service.
- *
- * Registers the payment method handler `invoice-payments` (create a payment method with it in the admin), the
- * module's entities and migrations, the Shop API mutation `startInvoicePayment`, the module's webhook route
- * (`POST /webhooks/invoice-payments` by default) and the order port that turns the service's reports into the
- * order's Payment. Shipped fulfillments post their tracking code; canceled orders cancel their open invoice;
- * `refundOrder` refunds through the service. See `docs/vendure.md`.
+ * PIX, bank slip and credit card payments for a Vendure 3 store: the `invoice-payments` payment method handler, the
+ * module's entities, migrations and webhook route, the Shop API mutation `startInvoicePayment`. See docs/vendure.md.
  *
  * @example
  * plugins: [
@@ -55,9 +50,8 @@ export class InvoicePaymentsPlugin {
   }
 
   /**
-   * The module on Vendure's DataSource and services, made once the options are known: `init` runs after this
-   * class is decorated, so the import is a forward reference that Nest resolves at bootstrap. Global, so the
-   * plugin's GraphQL resolver (which Vendure hosts in a module of its own) reaches the payment provider.
+   * A forward reference: `init` runs after this class is decorated. Global, so the plugin's GraphQL resolver (in a
+   * module Vendure hosts) reaches the payment provider.
    */
   static moduleImport(): DynamicModule {
     if (!this.options)
@@ -78,10 +72,6 @@ export class InvoicePaymentsPlugin {
     return this.imported;
   }
 
-  /**
-   * Vendure configuration: the payment handler (and the refund step it needs), the module's migrations, the
-   * customer's CPF/CNPJ field.
-   */
   static configure(config: RuntimeVendureConfig): RuntimeVendureConfig {
     config.paymentOptions.paymentMethodHandlers.push(invoicePaymentMethodHandler);
     config.paymentOptions.refundProcess = [...(config.paymentOptions.refundProcess ?? []), refundLeftPending];
@@ -96,7 +86,7 @@ export class InvoicePaymentsPlugin {
         type: 'string',
         nullable: true,
         public: false,
-        label: [{ languageCode: LanguageCode.en, value: 'CPF / CNPJ' }],
+        label: en('CPF / CNPJ'),
       });
     }
     return config;
@@ -104,10 +94,8 @@ export class InvoicePaymentsPlugin {
 }
 
 /**
- * Vendure moves a new Refund from `Pending` to the state its handler returns, so a refund the service carries out
- * later (a bank slip's, status 7) could not stay `Pending` without this step; the order port settles it when the
- * service reports it done (8 or 9). A refund whose answer was lost is also `Pending`, until the module's ledger
- * decides it (`OrderEventsSubscriber.onRefundSettled`).
+ * Vendure moves a new Refund from `Pending` to the state its handler returns: without this step a refund the service
+ * carries out later (status 7) or whose answer was lost could not stay `Pending`.
  */
 const refundLeftPending: NonNullable<RuntimeVendureConfig['paymentOptions']['refundProcess']>[number] = {
   transitions: { Pending: { to: ['Pending'], mergeStrategy: 'merge' } },

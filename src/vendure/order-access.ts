@@ -16,10 +16,7 @@ import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT } from './constants';
 const DEFAULT_CHANNEL_CODE = '__default_channel__';
 const INVOICE_METHODS: readonly InvoiceMethod[] = ['pix', 'billet', 'card'];
 
-/**
- * An admin context in the order's own channel (its seller channel when it has one), for work the plugin does
- * outside a request (the module's reports and events). `null` for an order id that is not one.
- */
+/** An admin context in the order's own (seller) channel, for work outside a request; `null` for no such order. */
 export async function orderContext(
   connection: TransactionalConnection,
   contexts: RequestContextService,
@@ -35,10 +32,7 @@ export async function orderContext(
   return contexts.create({ apiType: 'admin', channelOrToken: channel.token });
 }
 
-/**
- * Writes `note` on the order's history (admin only) and in the log: what needs a person (a contestation, money
- * paid to a canceled invoice, an invoice that could not be canceled) is where the store's staff look.
- */
+/** Writes what needs a person on the order's history (admin only), where the store's staff look, and in the log. */
 export async function addOrderNote(
   history: HistoryService,
   ctx: RequestContext,

@@ -24,17 +24,9 @@ import { LOG_CONTEXT } from './constants';
 import { addOrderNote, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
- * What Vendure's order events mean for the invoice, acted on after Vendure's transaction has committed (the event
- * bus publishes then), so no Vendure transaction is held while the module calls the service:
- *
- * - a Fulfillment moved to `Shipped` with a tracking code: the code (carrier = the fulfillment's method, URL = a
- *   `trackingUrl` custom field when the store has one) goes to the module's outbox, which posts it to the service
- *   and retries until it is through;
- * - an order moved to `Cancelled`: its open invoice is canceled at the service, so it can no longer be paid. A paid
- *   invoice cannot be canceled: that is written on the order (refund it with `refundOrder`).
- *
- * And the module's `RefundSettled`, once its ledger decides a refund whose answer was lost: the Vendure Refund the
- * handler left `Pending` (`metadata: { refundId, confirming: true }`) becomes `Settled`, or `Failed` with a note.
+ * Vendure's order events for the invoice (a shipped Fulfillment's tracking code, a canceled order's open invoice)
+ * and the module's `RefundSettled` for a Refund left `Pending`; see docs/vendure.md. The event bus publishes after
+ * Vendure's transaction commits, so none is held while the module calls the service.
  */
 @Injectable()
 export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -69,10 +61,7 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     for (const s of this.subscriptions) s.unsubscribe();
   }
 
-  /**
-   * Records the fulfillment's tracking code for each of its orders paid through the service; one the module refuses
-   * (an unpaid invoice, a bad URL) is written on the order.
-   */
+  /** A tracking code the module refuses (an unpaid invoice, a bad URL) is written on the order. */
   async onShipped(ctx: RequestContext, shipped: Fulfillment): Promise<void> {
     const fulfillment = await this.connection.rawConnection
       .getRepository(Fulfillment)
@@ -99,7 +88,6 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  /** Cancels the order's open invoice at the service. */
   async onCancelled(ctx: RequestContext, orderId: string): Promise<void> {
     const open = await this.connection.rawConnection
       .getRepository(InvoiceRecord)
@@ -119,7 +107,6 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     await this.guard(`refund ${event.refundId} settled ${event.state}`, () => this.settleRefund(event));
   }
 
-  /** Runs outside any module transaction; only Vendure's own calls run in the transaction it opens. */
   private async settleRefund(event: RefundSettled): Promise<void> {
     const record = await recordOf(this.connection, event.invoiceRecordId);
     const ctx = record && (await orderContext(this.connection, this.contexts, record.orderId));
@@ -151,11 +138,7 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     );
   }
 
-  private async guard(what: string, work: () => Promise<void>): Promise<void> {
-    try {
-      await work();
-    } catch (err) {
-      Logger.error(`${what} not handled: ${(err as Error).message}`, LOG_CONTEXT);
-    }
+  private guard(what: string, work: () => Promise<void>): Promise<void> {
+    return work().catch((err: Error) => Logger.error(`${what} not handled: ${err.message}`, LOG_CONTEXT));
   }
 }

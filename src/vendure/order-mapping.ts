@@ -9,20 +9,9 @@ export interface OrderMappingExtras {
 }
 
 /**
- * A Vendure order as the module's checkout takes it. Vendure keeps money in integer minor units, as the module
- * does, so amounts pass unchanged:
- *
- * - each line at its price with tax before discounts (`linePriceWithTax`), its discount the difference to the
- *   prorated price with tax (line and order promotions, as Vendure shares them out over the lines);
- * - shipping with tax, after shipping promotions (`shippingWithTax`);
- * - surcharges: a positive one is an item, a negative one an order discount;
- * - the total is `totalWithTax`, which those add up to.
- *
- * A line whose price with tax is not its unit price times its quantity (tax rounded on the line, not the unit) is
- * sent as one item of `quantity × title`, so no cent is lost to rounding.
- *
- * Expects the order with `lines.productVariant`, `lines.featuredAsset`, `surcharges`, `customer` loaded, as
- * `OrderService.findOne` loads them.
+ * A Vendure order (loaded as `OrderService.findOne` loads it) as the checkout takes it; Vendure's integer minor units
+ * pass unchanged. Lines at `linePriceWithTax`, discounted to the prorated price (promotions); a line whose tax was
+ * rounded on the line goes as one item `quantity × title`, so no cent is lost. A negative surcharge is a discount.
  */
 export function toCheckoutOrder(order: Order, extras: OrderMappingExtras = {}): CheckoutOrder {
   const items: CheckoutOrderItem[] = [];

@@ -16,22 +16,10 @@ import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } fro
 import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
- * The module's order port for Vendure: each applied status change of an invoice moves the order's Payment for that
- * invoice (one per invoice, found by `metadata.invoiceRecordId`, `transactionId` the service's invoice number; its
- * method is the channel's enabled payment method with the `invoice-payments` handler):
- *
- * - 4 adds it `Authorized`; 5, 7, 8, 9, 10 add it `Settled` or settle the authorized one (Vendure then moves the
- *   order to `PaymentAuthorized` / `PaymentSettled` once its total is covered);
- * - 6, 12, 16 decline it: an authorized Payment is cancelled; an order still arranging payment gets a `Declined`
- *   Payment, so the failed attempt is on the order;
- * - 8, 9 settle the order's `Pending` refunds of that Payment (not those being confirmed, `metadata.confirming`:
- *   the module's ledger settles them, see `OrderEventsSubscriber.onRefundSettled`); a refund the service made outside Vendure (more
- *   refunded there than Vendure's refunds add up to) is written on the order's history;
- * - 10 (contested) and money paid to a canceled invoice are written on the order's history for a person.
- *
- * Every step checks what the order already has, so a repeated delivery changes nothing. Business refusals (a
- * canceled order cannot take a payment) are written on the order, not thrown: a throw is retried by the module,
- * and would hold back the invoice's later changes. Database errors are thrown, and retried.
+ * The module's order port for Vendure: each status change of an invoice moves the order's Payment for it (one per
+ * invoice, by `metadata.invoiceRecordId`), as docs/vendure.md ("What the store sees") tabulates. Every step checks
+ * what the order has, so a repeat changes nothing. Business refusals are written on the order, not thrown (a throw
+ * is retried and would hold back the invoice's later changes); database errors are thrown, and retried.
  */
 @Injectable()
 export class VendureOrderPaymentPort implements OrderPaymentPort {
@@ -47,7 +35,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     try {
       await this.apply(change);
     } catch (err) {
-      // The module retries; the reason is for the store's logs (the module logs no host error text).
+      // The module logs no host error text: the reason is for the store's logs.
       Logger.error(
         `order ${change.orderId}: status ${change.current.code} not applied: ${(err as Error).message}`,
         LOG_CONTEXT,
@@ -116,9 +104,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   }
 
   /**
-   * Settles the Payment's pending refunds; notes a refund Vendure does not know of. Not for a refund reported by
-   * the operation itself: that is Vendure's own `refundOrder`, whose Refund Vendure is still writing (from its
-   * handler's answer) and which must not be touched from outside its transaction.
+   * Settles the Payment's pending refunds; notes a refund Vendure does not know of. Not for the operation's own
+   * report: that is Vendure's `refundOrder`, whose Refund Vendure is still writing in its transaction.
    */
   private async matchRefunds(ctx: RequestContext, change: PaymentStatusChange): Promise<void> {
     if (change.source === 'operation') return;
@@ -126,8 +113,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     if (!payment) return;
     for (const refund of payment.refunds ?? []) {
       if (refund.state !== 'Pending') continue;
-      // Its answer was lost: the module's ledger decides whether it was made (`OrderEventsSubscriber.onRefundSettled`), not a
-      // report that may stem from another refund.
+      // Its answer was lost: the module's ledger decides it, not a report that may stem from another refund.
       if ((refund.metadata as { confirming?: unknown } | null)?.confirming) continue;
       const transactionId = payment.transactionId ?? refund.id.toString();
       await this.connection.withTransaction(ctx, (tx) =>
@@ -150,10 +136,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return paymentOf(await this.orders.getOrderPayments(ctx, change.orderId), change.invoiceRecordId);
   }
 
-  /**
-   * The code of the channel's enabled payment method that uses the `invoice-payments` handler. None: thrown, so
-   * the module retries until the store owner creates one (the change is kept, not lost).
-   */
+  /** None: thrown, so the module retries until the store owner creates one (the change is kept). */
   private async methodCode(ctx: RequestContext): Promise<string> {
     const method = await findInvoicePaymentMethod(this.methods, ctx);
     if (!method) {

@@ -15,10 +15,8 @@ let connection: TransactionalConnection;
 let dispatcher: StatusChangeDispatcher;
 
 /**
- * Called by Vendure inside its own transaction, an operation's report starts the module's delivery of the change at
- * once. On SQLite, Vendure and the module share one connection, so that delivery's short transactions would
- * interleave with the rest of Vendure's: it is finished first, while Vendure waits for the handler. (PostgreSQL
- * gives each its own connection; there it runs alongside.)
+ * Inside Vendure's transaction, an operation's report starts the module's delivery at once. On SQLite the two share
+ * one connection, so that delivery is finished first, while Vendure waits, rather than interleaved with Vendure's.
  */
 async function settleModuleWork(): Promise<void> {
   if (dialectOf(connection.rawConnection).sharedConnection) await dispatcher.drain();
@@ -29,48 +27,37 @@ function recordOfPayment(metadata: Record<string, unknown> | undefined) {
   return recordOf(connection, metadata?.invoiceRecordId);
 }
 
+/** An English-only localized string, as Vendure's admin takes labels. */
+export function en(value: string): Array<{ languageCode: LanguageCode; value: string }> {
+  return [{ languageCode: LanguageCode.en, value }];
+}
+
 /** A failure as the payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence. */
 function messageOf(err: unknown): string {
   return (asPaymentServiceError(err) as Error).message;
 }
 
 /**
- * The Vendure payment method of the module: code `invoice-payments`. Its argument `methods` (set in the admin) says
- * which of PIX, bank slip and card the storefront may start.
- *
- * The storefront starts an invoice with the `startInvoicePayment` mutation; the plugin's order port adds the order's
- * Payment once the service reports the invoice authorized (4, `Authorized`), paid (5, `Settled`) or over unpaid (6,
- * 12, 16, `Declined`). One Payment per invoice; its `transactionId` is the service's invoice number. A Shop API
- * `addPaymentToOrder` with this method is declined: its metadata comes from the client and proves nothing.
- *
- * - settle: only when the service has reported the invoice paid;
- * - cancel: cancels the invoice at the service while it can still be paid (1, 2, 3, 4, 15);
- * - refund (`refundOrder`): refunds through the service, partially or fully; a refund the service has yet to carry
- *   out (bank slip, 7) is `Pending` and settled by the order port when the service reports it done.
+ * The module's Vendure payment method (`invoice-payments`); its `methods` argument says which of PIX, bank slip and
+ * card the storefront may start. The order port adds the Payments; a Shop API `addPaymentToOrder` is declined (its
+ * metadata comes from the client and proves nothing). See docs/vendure.md.
  */
 export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   code: INVOICE_PAYMENTS_HANDLER_CODE,
-  description: [
-    { languageCode: LanguageCode.en, value: 'PIX, bank slip and credit card (invoice payments)' },
-  ],
+  description: en('PIX, bank slip and credit card (invoice payments)'),
   args: {
     methods: {
       type: 'string',
       list: true,
       required: false,
-      label: [{ languageCode: LanguageCode.en, value: 'Payment options offered' }],
-      description: [
-        {
-          languageCode: LanguageCode.en,
-          value: 'Which of PIX, bank slip and card the storefront may start (none chosen: all)',
-        },
-      ],
+      label: en('Payment options offered'),
+      description: en('Which of PIX, bank slip and card the storefront may start (none chosen: all)'),
       ui: {
         component: 'select-form-input',
         options: [
-          { value: 'pix', label: [{ languageCode: LanguageCode.en, value: 'PIX' }] },
-          { value: 'billet', label: [{ languageCode: LanguageCode.en, value: 'Bank slip (boleto)' }] },
-          { value: 'card', label: [{ languageCode: LanguageCode.en, value: 'Credit card' }] },
+          { value: 'pix', label: en('PIX') },
+          { value: 'billet', label: en('Bank slip (boleto)') },
+          { value: 'card', label: en('Credit card') },
         ],
       },
     },

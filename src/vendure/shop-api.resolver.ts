@@ -38,10 +38,8 @@ interface StartInvoicePaymentInput {
 }
 
 /**
- * `startInvoicePayment`: creates the active order's invoice (or returns the open one for the same method and
- * amount; another method or amount replaces it) and answers what the storefront shows. The order's Payment is added
- * later, by the order port, when the service reports the invoice paid; no Vendure transaction is open while the
- * service is called.
+ * `startInvoicePayment`: creates the active order's invoice (or returns the open one; another method or amount
+ * replaces it). The order port adds the Payment later; no Vendure transaction is open while the service is called.
  */
 @Resolver()
 export class InvoicePaymentShopResolver {
@@ -127,10 +125,7 @@ export class InvoicePaymentShopResolver {
     return order;
   }
 
-  /**
-   * The customer's CPF or CNPJ: the one given now, else the customer record's. A valid one given now is kept on a
-   * customer record that has none, so the customer is not asked again.
-   */
+  /** The CPF or CNPJ given now (kept on a customer record that has none), else the customer record's. */
   private async documentFor(
     ctx: RequestContext,
     order: Order,
@@ -150,10 +145,7 @@ export class InvoicePaymentShopResolver {
   }
 }
 
-/**
- * The module's errors in Vendure's GraphQL terms: bad input names its fields; a refused operation says why; the
- * service's own trouble stays an error (a gateway error as the `PaymentServiceError` a shopper may see).
- */
+/** Bad input names its fields; a refusal says why; the service's trouble stays a `PaymentServiceError`. */
 function asGraphQlError(err: unknown): unknown {
   if (err instanceof CheckoutValidationError) {
     const fields = Object.entries(err.fields).map(([field, problems]) => `${field} ${problems.join(', ')}`);

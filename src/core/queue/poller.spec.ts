@@ -1,0 +1,93 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '@nestjs/common';
+import { Poller } from './poller';
+
+class TestPoller extends Poller<number> {
+  rounds = 0;
+  hourlyRuns = 0;
+  fail = false;
+  gate: Promise<void> | null = null;
+  sawStop: boolean[] = [];
+
+  constructor(
+    intervalMs = 60_000,
+    readonly errors: string[] = [],
+  ) {
+    const log = (m: string) => errors.push(m);
+    super('Test', { error: log, warn: log } as unknown as Logger, intervalMs);
+  }
+
+  protected async round(stopped: () => boolean): Promise<number> {
+    this.rounds++;
+    if (this.gate) await this.gate;
+    this.sawStop.push(stopped());
+    if (this.fail) throw new Error('boom');
+    return this.rounds;
+  }
+
+  protected override async hourly(): Promise<void> {
+    this.hourlyRuns++;
+    throw new Error('purge down');
+  }
+}
+
+/** A poller whose rounds wait until `open()` is called. */
+function gatedPoller(): [TestPoller, () => void] {
+  const p = new TestPoller();
+  let open!: () => void;
+  p.gate = new Promise((resolve) => (open = resolve));
+  return [p, open];
+}
+
+describe('Poller', () => {
+  it('runs the first round at once when started, and the next after a kick', async () => {
+    const p = new TestPoller();
+    p.start();
+    p.start();
+    await sleep(100);
+    expect(p.rounds).toBe(1);
+    expect(p.running).toBe(true);
+    p.kick();
+    await sleep(100);
+    expect(p.rounds).toBe(2);
+    await p.stop();
+    expect(p.running).toBe(false);
+    p.kick();
+    await sleep(100);
+    expect(p.rounds).toBe(2);
+  });
+
+  it('joins a call made while a round runs, and runs while stopped', async () => {
+    const [p, open] = gatedPoller();
+    const first = p.runOnce();
+    const second = p.runOnce();
+    open();
+    expect(await first).toBe(1);
+    expect(await second).toBe(1);
+    expect(p.rounds).toBe(1);
+    p.gate = null;
+    expect(await p.runOnce()).toBe(2);
+  });
+
+  it('tells the round under way that it was stopped, and waits for it', async () => {
+    const [p, open] = gatedPoller();
+    const round = p.runOnce();
+    const stopping = p.stop();
+    open();
+    await stopping;
+    await round;
+    expect(p.sawStop).toEqual([true]);
+  });
+
+  it('logs a failed round or upkeep and goes on polling', async () => {
+    const p = new TestPoller(5);
+    p.fail = true;
+    p.start();
+    await sleep(200);
+    await p.stop();
+    expect(p.rounds).toBeGreaterThan(1);
+    expect(p.hourlyRuns).toBe(1);
+    expect(p.errors).toContain('Test round failed: boom');
+    expect(p.errors).toContain('Test upkeep failed: purge down');
+  });
+});
