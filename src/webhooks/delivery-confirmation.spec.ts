@@ -1,10 +1,9 @@
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
-import type { InboxRows } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
-import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
+import type { WebhookInboxService } from './webhook-inbox.service';
 
 /**
  * Deliveries naming an invoice the service knows but this store has no record of (another system's invoice on the
@@ -29,13 +28,14 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
       },
     } as unknown as GatewayClient;
     const rows = {
-      unknown: new UnknownInvoices(100, 60_000, 3_600_000),
       retryLater: (e: WebhookInboxEntry, problem: string) => {
         postponed.push({ id: e.id, problem });
         return Promise.resolve();
       },
-    } as unknown as InboxRows;
-    const options = { inbox: { unknownInvoiceWindowMs: 60_000 } } as ResolvedWebhooksOptions;
+    } as unknown as WebhookInboxService;
+    const options = {
+      inbox: { unknownInvoiceWindowMs: 60_000, unknownLookupsPerWindow: 100, unknownLookupWindowMs: 60_000 },
+    } as ResolvedWebhooksOptions;
     confirmation = new DeliveryConfirmation(gateway, options, rows);
   });
 

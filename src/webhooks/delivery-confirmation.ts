@@ -1,36 +1,52 @@
+import { Logger } from '@nestjs/common';
 import type { ConfirmedStatus } from '../core/host-webhooks.port';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { type InboxRows, message } from './inbox-rows';
+import { CallCeiling } from '../reconciliation/call-ceiling';
 import { PacedLookups } from './paced-lookups';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { message, type WebhookInboxService } from './webhook-inbox.service';
 
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
-/** Invoices whose latest applied confirmation is remembered (a number and a time each). */
-const MAX_CONFIRMED_INVOICES = 10_000;
+/** Invoices remembered at most at once in each map (oldest forgotten first). */
+const MAX_REMEMBERED = 10_000;
+/** How long what a lookup of an invoice without a record here found is remembered. */
+const VERDICT_MS = 3_600_000;
+
+/** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
+type Verdict = 'unknown' | 'no-record';
 
 /**
  * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Lookups are
  * paced ({@link PacedLookups}): deliveries that come meanwhile wait for the next lookup, which answers them all.
- * Deliveries for invoices this store has no record of cost about one lookup per invoice (a budget a window), and
- * nothing is held open while the service is asked.
+ * Deliveries for invoices this store has no record of cost about one lookup per invoice (a budget a window, and the
+ * verdict remembered per process), and nothing is held open while the service is asked.
  */
 export class DeliveryConfirmation {
+  private readonly logger = new Logger(DeliveryConfirmation.name);
   /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
   readonly paced: PacedLookups;
   /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
+  /** Invoices without a record here, what their lookup found, until when. */
+  private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
+  /** The budget of lookups of invoices without a record here. */
+  private readonly unknownLookups: CallCeiling;
+  private unreported = 0;
+  private lastReport = 0;
 
   constructor(
     gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
-    private readonly rows: InboxRows,
+    private readonly rows: WebhookInboxService,
   ) {
     const find = (gatewayId: string) => gateway.findInvoiceById(gatewayId);
     this.paced = new PacedLookups(find, options.lookupWindowMs, options.lookupsPerSecond);
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.unknownLookups = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
   }
 
   /**
@@ -41,23 +57,22 @@ export class DeliveryConfirmation {
    */
   async admit(entry: WebhookInboxEntry, gatewayId: string, local: boolean): Promise<boolean> {
     if (local) {
-      this.rows.unknown.forget(gatewayId);
+      this.forget(gatewayId);
       return true;
     }
-    const verdict = this.rows.unknown.verdictOf(gatewayId);
+    const verdict = this.verdictOf(gatewayId);
     if (verdict === 'unknown') {
-      await this.rows.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
+      await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
       return false;
     }
     if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
       await this.waitForRecord(entry, gatewayId);
       return false;
     }
-    const wait = this.rows.unknown.spendLookup();
-    if (wait === null) return true;
+    if (this.unknownLookups.take()) return true;
     await this.rows.finish(entry, {
       lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
-      nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
+      nextAttemptAt: new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1)),
     });
     return false;
   }
@@ -79,13 +94,13 @@ export class DeliveryConfirmation {
       if (invoice) {
         // Remembered before anything else is awaited, so a delivery of it admitted meanwhile waits for a record
         // instead of asking again.
-        if (!local) this.rows.unknown.remember(gatewayId, 'no-record');
+        if (!local) this.remember(gatewayId, 'no-record');
         return { invoice, startedAt };
       }
       problem = `the service does not know invoice ${gatewayId}`;
       if (!local) {
-        this.rows.unknown.remember(gatewayId, 'unknown');
-        for (const entry of entries) await this.rows.deadLetterUnknown(entry, problem);
+        this.remember(gatewayId, 'unknown');
+        for (const entry of entries) await this.deadLetterUnknown(entry, problem);
         return null;
       }
     } catch (err) {
@@ -143,11 +158,54 @@ export class DeliveryConfirmation {
     const previous = this.confirmedAt.get(gatewayId);
     if (previous !== undefined && previous.at >= startedAt.getTime()) return;
     this.confirmedAt.delete(gatewayId);
-    if (this.confirmedAt.size >= MAX_CONFIRMED_INVOICES) {
+    if (this.confirmedAt.size >= MAX_REMEMBERED) {
       this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
     }
     const { paidCents, grossCents } = invoice.amounts;
     const status = { code: invoice.status.code, paidCents, grossCents };
     this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId, status });
+  }
+
+  /** Forgets what a lookup of `gatewayId` found (a record of it exists now). */
+  forget(gatewayId: string): void {
+    this.verdicts.delete(gatewayId);
+  }
+
+  private remember(gatewayId: string, verdict: Verdict): void {
+    const t = Date.now();
+    if (this.verdicts.size >= MAX_REMEMBERED) {
+      for (const [id, v] of this.verdicts) if (v.until <= t) this.verdicts.delete(id);
+      if (this.verdicts.size >= MAX_REMEMBERED)
+        this.verdicts.delete(this.verdicts.keys().next().value as string);
+    }
+    this.verdicts.set(gatewayId, { verdict, until: t + VERDICT_MS });
+  }
+
+  private verdictOf(gatewayId: string): Verdict | null {
+    const v = this.verdicts.get(gatewayId);
+    if (!v) return null;
+    if (v.until > Date.now()) return v.verdict;
+    this.verdicts.delete(gatewayId);
+    return null;
+  }
+
+  /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
+  private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    await this.rows.deadLetter(entry, null, reason, false);
+    this.unreported++;
+    const t = Date.now();
+    if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
+    this.lastReport = t;
+    const count = this.unreported;
+    this.unreported = 0;
+    this.logger.warn(
+      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
+    );
+    this.rows.alert({
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: null,
+      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
+    });
   }
 }

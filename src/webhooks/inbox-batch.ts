@@ -8,11 +8,13 @@ import type { InvoiceIdentity } from '../core/invoice-identity';
 import type { Adoption, LateInvoiceAdopter } from '../core/late-invoice.port';
 import { recordOfInvoice } from '../core/record-of-invoice';
 import type { DeliveryConfirmation } from './delivery-confirmation';
-import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from './types';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { type Closing, message, WebhookInboxService } from './webhook-inbox.service';
 import { tracedBatch } from '../observability/otel';
 
+/** The outcome of a delivery answered by a confirmation made after it arrived. */
+const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
 /** A batch starts once no delivery came for this long... */
@@ -39,7 +41,7 @@ export class InboxBatch {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly rows: InboxRows,
+    private readonly rows: WebhookInboxService,
     private readonly confirmation: DeliveryConfirmation,
     private readonly statuses: InvoiceStatusService,
     private readonly options: ResolvedWebhooksOptions,
@@ -175,7 +177,7 @@ export class InboxBatch {
     for (const [gatewayId, entries] of byInvoice) {
       const recordId = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
       if (recordId === null) continue;
-      this.rows.unknown.forget(gatewayId);
+      this.confirmation.forget(gatewayId);
       for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
       byInvoice.delete(gatewayId);
     }
@@ -237,7 +239,7 @@ export class InboxBatch {
     closings: Closing[],
   ): Promise<void> {
     if (local) {
-      this.rows.unknown.forget(gatewayId);
+      this.confirmation.forget(gatewayId);
       const answeredBy = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
       if (answeredBy !== null) {
         for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: answeredBy });
@@ -261,12 +263,21 @@ export class InboxBatch {
         for (const entry of entries) await this.confirmation.waitForRecord(entry, invoice.id);
         return;
       }
-      this.rows.unknown.forget(gatewayId);
+      this.confirmation.forget(gatewayId);
       if (found && reportChangesNothing(found, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {
         const options = found ? { record: found, known: known ?? undefined } : undefined;
-        const { result } = await this.statuses.apply(reportOf(record.id, invoice), options);
+        const { result } = await this.statuses.apply(
+          {
+            recordId: record.id,
+            code: invoice.status.code,
+            text: invoice.status.text,
+            source: 'webhook',
+            invoice,
+          },
+          options,
+        );
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {

@@ -10,8 +10,7 @@ import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from './types';
 import { purgeFinished } from '../core/queue/retention';
-import { UnknownInvoices } from './unknown-invoices';
-import { InboxRows, message } from './inbox-rows';
+import { message, WebhookInboxService } from './webhook-inbox.service';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
 
@@ -30,7 +29,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private lastPurge = 0;
-  private readonly rows: InboxRows;
   /** The confirmation of deliveries with the service; the intake reads its pacing (which entry waits, and till when). */
   readonly confirmation: DeliveryConfirmation;
   private readonly batch: InboxBatch;
@@ -41,16 +39,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
+    inbox: WebhookInboxService,
     // Late and duplicate invoices (the checkout provides it; absent, unlinked records are matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) lateInvoices?: LateInvoiceAdopter | null,
   ) {
-    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
-    this.rows = new InboxRows(dataSource, events, options, unknown);
     const identity = new InvoiceIdentity(gateway, events);
-    this.confirmation = new DeliveryConfirmation(gateway, options, this.rows);
+    this.confirmation = new DeliveryConfirmation(gateway, options, inbox);
     const late = lateInvoices ?? null;
-    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, identity, late);
+    this.batch = new InboxBatch(dataSource, inbox, this.confirmation, statuses, options, identity, late);
   }
 
   onModuleInit(): void {
