@@ -24,7 +24,7 @@ export class WebhookInboxEntry {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  /** `delivery:<delivery_id>`, or `hash:<sha256 of invoice id, status code, event, sent_at>` (see webhook-payload). */
+  /** `delivery:<delivery_id>`, or `hash:<sha256 of invoice id, status code, event, sent_at>` (see dedupeKeyOf). */
   @Column({ name: 'dedupe_key', type: 'varchar', length: 160, unique: true })
   dedupeKey!: string;
 

@@ -14,7 +14,7 @@ import { dialectOf } from '../persistence/dialect';
 import { WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from './types';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
-import { redactCardData, type WebhookDelivery } from './webhook-payload';
+import { redactCardData, type WebhookDelivery } from './webhook-body';
 
 /** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
 type ColumnMetadata = EntityMetadata['columns'][number];
