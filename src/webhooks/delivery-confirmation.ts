@@ -13,27 +13,21 @@ export const NO_RECORD_YET = 'no invoice record yet';
 
 /** Invoices remembered at most at once in each map (oldest forgotten first). */
 const MAX_REMEMBERED = 10_000;
-/** How long what a lookup of an invoice without a record here found is remembered. */
 const VERDICT_MS = 3_600_000;
 
 /** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
 type Verdict = 'unknown' | 'no-record';
 
 /**
- * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Lookups are
- * paced ({@link PacedLookups}): deliveries that come meanwhile wait for the next lookup, which answers them all.
- * Deliveries for invoices this store has no record of cost about one lookup per invoice (a budget a window, and the
- * verdict remembered per process), and nothing is held open while the service is asked.
+ * A delivery's invoice as the service reports it now (the body is a trigger, the service the truth), in paced
+ * lookups. Invoices this store has no record of cost about one lookup each (a budget a window, the verdict kept).
  */
 export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
-  /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
   readonly paced: PacedLookups;
-  /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
+  /** When the latest applied lookup started, per invoice. */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
-  /** Invoices without a record here, what their lookup found, until when. */
   private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
-  /** The budget of lookups of invoices without a record here. */
   private readonly unknownLookups: CallCeiling;
   private unreported = 0;
   private lastReport = 0;
@@ -50,10 +44,8 @@ export class DeliveryConfirmation {
   }
 
   /**
-   * Whether a delivery naming `gatewayId`, whose invoice no record holds by number, may be looked up now. Otherwise
-   * the entry is dealt with here: dead-lettered (the service said it does not know it), or postponed without asking
-   * the service (budget spent, or the service knows it and no record exists yet). So deliveries for invoices this
-   * store does not know cost about one lookup per invoice, whatever their number.
+   * Whether a delivery whose invoice no record holds by number may be looked up now; else it is dead-lettered (the
+   * service does not know it) or postponed without asking (budget spent, or known there with no record here yet).
    */
   async admit(entry: WebhookInboxEntry, gatewayId: string, local: boolean): Promise<boolean> {
     if (local) {
@@ -78,9 +70,8 @@ export class DeliveryConfirmation {
   }
 
   /**
-   * The invoice as the service reports it now (one lookup for all `entries`), or `null` after scheduling their
-   * retry: the service unreachable, or not (yet) knowing an invoice a record here has (`local`), is retried
-   * ({@link notConfirmed}); not knowing one no record has is dead at once, and remembered.
+   * The invoice as the service reports it now (one lookup for all `entries`), or `null` after scheduling their retry;
+   * an invoice the service does not know and no record here (`local`) has is dead at once, and remembered.
    */
   async confirm(
     entries: WebhookInboxEntry[],
@@ -92,8 +83,7 @@ export class DeliveryConfirmation {
     try {
       const invoice = await this.paced.lookup(gatewayId);
       if (invoice) {
-        // Remembered before anything else is awaited, so a delivery of it admitted meanwhile waits for a record
-        // instead of asking again.
+        // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
         if (!local) this.remember(gatewayId, 'no-record');
         return { invoice, startedAt };
       }
@@ -110,11 +100,7 @@ export class DeliveryConfirmation {
     return null;
   }
 
-  /**
-   * An entry whose invoice could not be confirmed: retried with backoff for `unknownInvoiceWindowMs`, then
-   * dead-lettered with an alert. One whose lookup was only put off ({@link PacedLookups}) is taken again when the
-   * lookup may start, without counting as a failure.
-   */
+  /** Retried with backoff for `unknownInvoiceWindowMs`, then dead; a lookup only put off is no failure. */
   async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
     const until = entry.gatewayId === null ? null : this.paced.deferredUntil(entry.gatewayId);
     if (until !== null) {
@@ -139,10 +125,7 @@ export class DeliveryConfirmation {
     await this.rows.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
   }
 
-  /**
-   * The record a lookup of `gatewayId` that started after deliveries received up to `receivedBefore` was applied
-   * to (what the service said then is at least as new as what they report), else `null`.
-   */
+  /** The record a lookup that started after deliveries received up to `receivedBefore` was applied to, or `null`. */
   answeredRecord(gatewayId: string, receivedBefore: Date): string | null {
     return this.answerOf(gatewayId, receivedBefore)?.recordId ?? null;
   }
@@ -153,7 +136,6 @@ export class DeliveryConfirmation {
     return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed : null;
   }
 
-  /** Remembers that a lookup of `gatewayId` started at `startedAt`, answering `invoice`, was applied to `recordId`. */
   applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
     const previous = this.confirmedAt.get(gatewayId);
     if (previous !== undefined && previous.at >= startedAt.getTime()) return;
@@ -166,7 +148,7 @@ export class DeliveryConfirmation {
     this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId, status });
   }
 
-  /** Forgets what a lookup of `gatewayId` found (a record of it exists now). */
+  /** A record of `gatewayId` exists now. */
   forget(gatewayId: string): void {
     this.verdicts.delete(gatewayId);
   }

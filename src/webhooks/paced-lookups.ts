@@ -4,21 +4,15 @@ import { CallCeiling } from '../reconciliation/call-ceiling';
 /** Invoices tracked at most at once in each map (oldest forgotten first). */
 const MAX_TRACKED = 10_000;
 
-/**
- * Lookups of one invoice that may start back to back before the pace applies: an invoice's own life (created,
- * paid, refunded moments apart) is not slowed; a flood naming it is.
- */
+/** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
 
 /**
- * How often deliveries may make the module ask the service about an invoice: after {@link LOOKUP_BURST} lookups in
- * a row, at most one per invoice per `windowMs` (`webhooks.lookupWindowMs`; a bucket that refills one lookup a
- * window), however many deliveries name it, and at most `perSecond` lookups a second in all
- * (`webhooks.lookupsPerSecond`, a {@link CallCeiling} of one second). A delivery is only a trigger, so one lookup
- * that starts after it arrived answers it: waiting for the next one loses nothing. Per process.
+ * How often deliveries may make the module ask the service about an invoice: after {@link LOOKUP_BURST}, one per
+ * invoice per `windowMs` (a bucket refilling one a window), and at most `perSecond` in all. A delivery is only a
+ * trigger, so one lookup that starts after it arrived answers it: waiting for the next one loses nothing.
  */
 export class LookupPace {
-  /** Per invoice: lookups it may start now (up to the burst) as of `at`. */
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly ceiling: CallCeiling;
 
@@ -35,10 +29,7 @@ export class LookupPace {
     return this.waitOf(this.tokensOf(gatewayId, this.now()));
   }
 
-  /**
-   * Takes a lookup of `gatewayId` now (`waitMs` 0), or answers in how many ms one may start and why: `invoice`, its
-   * lookups are spent until its bucket refills; `all`, this second's lookups are spent (nothing is taken then).
-   */
+  /** Takes a lookup now (`waitMs` 0), or says in how many ms one may start: its `invoice`'s bucket, or `all`. */
   take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
     const t = this.now();
     const tokens = this.tokensOf(gatewayId, t);
@@ -58,7 +49,6 @@ export class LookupPace {
   }
 }
 
-/** A lookup not started now (see {@link LookupPace}): the delivery is taken again at `retryAt`. */
 class LookupDeferred extends Error {
   constructor(gatewayId: string, retryAt: Date) {
     super(
@@ -67,21 +57,16 @@ class LookupDeferred extends Error {
   }
 }
 
-/**
- * Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. The
- * service sends a handful per change at most, so only a flood reaches it.
- */
+/** Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. */
 export const MAX_ROWS_PER_LOOKUP = 50;
 
 /**
- * The lookups deliveries make of their invoices, one at a time per invoice as the {@link LookupPace} allows, and the
- * inbox entry waiting for the next one, which deliveries arriving meanwhile join. Per process; what waits is in the
- * database, so a crash loses nothing.
+ * The lookups deliveries make, one at a time per invoice as the {@link LookupPace} allows, and the inbox entry
+ * waiting for the next one, which deliveries arriving meanwhile join. What waits is in the database.
  */
 export class PacedLookups {
   private readonly pace: LookupPace;
   private readonly inFlight = new Map<string, Promise<Invoice | null>>();
-  /** Invoices whose lookup was put off, and until when. */
   private readonly deferred = new Map<string, number>();
   /** Per invoice, an entry due when its next lookup may start. */
   private readonly waiting = new Map<string, { entryId: string; until: number }>();
@@ -97,9 +82,8 @@ export class PacedLookups {
   }
 
   /**
-   * The invoice as the service reports it, one lookup per invoice at a time however many callers ask: an invoice
-   * whose lookups are spent rejects with {@link LookupDeferred} (see {@link deferredUntil}); when this second's
-   * lookups are spent, the lookup waits here for the next second (its entries stay claimed, nothing is written).
+   * The invoice as the service reports it, one lookup per invoice at a time: an invoice whose lookups are spent
+   * rejects (see {@link deferredUntil}); when this second's are spent, the lookup waits for the next second.
    */
   lookup(gatewayId: string): Promise<Invoice | null> {
     let pending = this.inFlight.get(gatewayId);
@@ -126,30 +110,24 @@ export class PacedLookups {
     return until !== undefined && until > Date.now() ? new Date(until) : null;
   }
 
-  /**
-   * When the next lookup of `gatewayId` may start, when that is later than now (its lookups are spent), else
-   * `null`: the intake stores a delivery due then, so it waits without being claimed, and later ones join it.
-   */
+  /** When the next lookup of `gatewayId` may start if not now (the intake stores a delivery due then), else `null`. */
   nextLookupAt(gatewayId: string): Date | null {
     const wait = this.pace.peek(gatewayId);
     return wait > 0 ? new Date(Date.now() + wait) : null;
   }
 
-  /** Remembers that entry `entryId` of `gatewayId` is due at `until` (see {@link waitingEntry}). */
   waits(gatewayId: string, entryId: string, until: Date): void {
     remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
   }
 
-  /** Counts a row stored for `gatewayId` since its last lookup started (see {@link waitingEntry}). */
   stored(gatewayId: string, entryId: string): void {
     const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
     remember(this.unlooked, gatewayId, { count, entryId });
   }
 
   /**
-   * The inbox entry a delivery of `gatewayId` may join instead of being stored, or `null`: the entry put off until
-   * the invoice's next lookup (up to a window after it fell due), or, past {@link MAX_ROWS_PER_LOOKUP} rows since its
-   * last lookup started, the newest of them. A join that finds it claimed fails (then {@link forgetWaiting}).
+   * The entry a delivery of `gatewayId` may join instead of being stored: the one put off until the next lookup, or
+   * past {@link MAX_ROWS_PER_LOOKUP} rows since the last lookup started, the newest; else `null`.
    */
   waitingEntry(gatewayId: string): string | null {
     const waiting = this.waiting.get(gatewayId);
@@ -159,14 +137,13 @@ export class PacedLookups {
     return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
   }
 
-  /** Forgets entry `entryId` as one deliveries of `gatewayId` may join (it was claimed or finished). */
+  /** Entry `entryId` was claimed or finished: no delivery joins it. */
   forgetWaiting(gatewayId: string, entryId: string): void {
     if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
     const unlooked = this.unlooked.get(gatewayId);
     if (unlooked?.entryId === entryId) unlooked.entryId = null;
   }
 
-  /** Resolves once a lookup of `gatewayId` is taken from the pace, waiting out spent seconds (`waitMs` first). */
   private async afterCeiling(gatewayId: string, waitMs: number): Promise<void> {
     while (waitMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, waitMs));
