@@ -267,9 +267,8 @@ function constantTimeEquals(a: string, b: string): boolean {
 }
 
 /**
- * The checks of a delivery's `Webhook` token (spec §6) that need no call to the service: a line carrying
- * `merchant:service` (401), and its merchant part against the merchant token read now (401; 503 when it cannot be
- * read), when there is one. No token ever reaches a log line or a reason.
+ * The checks of a delivery's `Webhook` token that need no call to the service (§6): a `merchant:service` line, its
+ * merchant part against the merchant token read now, when there is one. No token reaches a log line or a reason.
  */
 export async function checkToken(
   source: IncomingMessage | Record<string, unknown>,

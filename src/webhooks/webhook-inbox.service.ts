@@ -44,9 +44,8 @@ const MAX_ROWS_PER_INSERT = 50;
 const CLOSE_CHUNK = 500;
 
 /**
- * The inbox's rows: deliveries written once per dedupe key (`pending` for the processor, a test delivery without an
- * invoice `ignored`), claimed under a lease (the core queue's {@link LeasedRows}), then closed, retried later with
- * the queue's backoff, or dead-lettered with an alert.
+ * The inbox's rows: deliveries written once per dedupe key, claimed under a lease ({@link LeasedRows}), then closed,
+ * retried later with backoff, or dead-lettered with an alert.
  */
 @Injectable()
 export class WebhookInboxService {
@@ -128,9 +127,8 @@ export class WebhookInboxService {
   }
 
   /**
-   * Joins a delivery to entry `id` of its invoice while that is pending and unclaimed: its `received_at` becomes now,
-   * so only a lookup that starts later answers it. One statement, as a claim is, so the two never interleave; `false`
-   * when the entry was claimed or finished (the delivery is then stored as its own entry).
+   * Joins a delivery to pending, unclaimed entry `id`: its `received_at` becomes now, so only a later lookup answers
+   * it. One statement, as a claim is, so the two never interleave; `false` when the entry was claimed or finished.
    */
   async joinWaiting(id: string): Promise<boolean> {
     const [sql, values] = escapeQuery(
@@ -256,11 +254,7 @@ export class WebhookInboxService {
   }
 }
 
-/**
- * `INSERT ... ON CONFLICT DO NOTHING` (PostgreSQL) or `INSERT OR IGNORE` (SQLite) of the entries, `RETURNING id`:
- * the ids of the rows written (an entry whose dedupe key was already there, or earlier in the same statement, is
- * not). Columns and values come from the entity's metadata, so its transformers apply.
- */
+/** The ids of the entries written, ignoring duplicate dedupe keys; values through the entity's transformers. */
 async function insertIgnoringDuplicates(
   em: EntityManager,
   entries: WebhookInboxEntry[],

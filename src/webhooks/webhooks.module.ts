@@ -72,10 +72,7 @@ export class WebhooksModule implements OnModuleInit {
     };
   }
 
-  /**
-   * On Express the webhook route is a middleware ahead of the host's JSON parser (its own body limit, answered
-   * there); elsewhere, the Nest route takes deliveries, within the host's body parser limit.
-   */
+  /** On Express the route goes ahead of the host's JSON parser (its own body limit); elsewhere the Nest route. */
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return; // an application context without HTTP: no route
@@ -214,10 +211,7 @@ interface ExpressLike {
 
 const BODY_PARSER_NAMES = new Set(['jsonParser', 'urlencodedParser', 'rawParser', 'textParser']);
 
-/**
- * Puts `reader` in an Express app's middleware stack ahead of any body parser already there (Nest registers its
- * parsers before modules initialize). Returns `false` when the app is not Express-like, leaving it untouched.
- */
+/** Puts `reader` ahead of the body parsers Nest registered; `false` when the app is not Express-like. */
 function installBeforeBodyParsers(app: unknown, reader: (...args: never[]) => void): boolean {
   const express = app as ExpressLike;
   if (!express || typeof express.use !== 'function') return false;
