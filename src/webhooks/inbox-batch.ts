@@ -155,7 +155,8 @@ export class InboxBatch {
     const closings: Closing[] = [];
     // Answered already by an applied lookup: closed from memory, no read of their records.
     for (const [gatewayId, entries] of byInvoice) {
-      const recordId = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
+      const recordId =
+        this.confirmation.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId ?? null;
       if (recordId === null) continue;
       this.confirmation.forget(gatewayId);
       for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
@@ -217,7 +218,8 @@ export class InboxBatch {
   ): Promise<void> {
     if (local) {
       this.confirmation.forget(gatewayId);
-      const answeredBy = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
+      const answeredBy =
+        this.confirmation.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId ?? null;
       if (answeredBy !== null) {
         for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: answeredBy });
         return;
