@@ -139,24 +139,15 @@ export function readDelivery(
   const parts = profile.webhook.read
     ? customParts(body, profile.webhook.read)
     : partsAt(body, profile.webhook);
-  const container = asRecord(parts.invoice);
+  const { invoice: raw, error, ...meta } = parts;
+  const container = asRecord(raw);
   const read = container ? readInvoice(container) : { invoice: null, error: null, id: null };
   return {
-    event: parts.event,
-    deliveryId: parts.deliveryId,
-    webhookId: parts.webhookId,
-    sentAt: parts.sentAt,
-    test: parts.test,
+    ...meta,
     invoice: read.invoice,
-    invoiceError: read.error ?? parts.error,
+    invoiceError: read.error ?? error,
     payload: container ? redactCardData(container) : null,
-    dedupeKey: dedupeKeyOf({
-      deliveryId: parts.deliveryId,
-      invoiceId: read.id,
-      statusCode: read.invoice?.statusCode ?? null,
-      event: parts.event,
-      sentAt: parts.sentAt,
-    }),
+    dedupeKey: dedupeKeyOf({ ...meta, invoiceId: read.id, statusCode: read.invoice?.statusCode ?? null }),
   };
 }
 
