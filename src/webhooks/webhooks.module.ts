@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import {
   Controller,
   DynamicModule,
@@ -134,19 +134,10 @@ export type DeliveryAnswer =
   | { status: 200; body: WebhookReceipt }
   | { status: number; body: WebhookRefusal; retryAfterSeconds?: number };
 
-const ERROR_NAMES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Entity',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
-
 function answerOf(result: IntakeResult): DeliveryAnswer {
   if (!result.ok) {
     // A body refused before it was read (size, encoding, stream) is answered without the error's name.
-    const error = result.unread ? {} : { error: ERROR_NAMES[result.status] };
+    const error = result.unread ? {} : { error: STATUS_CODES[result.status] };
     return {
       status: result.status,
       body: { statusCode: result.status, message: result.message, ...error },
