@@ -1,8 +1,4 @@
-/**
- * At most `limit` calls in any window of `windowMs` (fixed windows; one minute unless told): what a caller may ask of
- * the service however much is due (the reconciliation a minute, webhook confirmations a second). `take()` spends one
- * call, or answers `false` when the window's are spent; {@link msUntilNextWindow} says when to come back.
- */
+/** At most `limit` calls in any fixed window of `windowMs` (one minute unless told), however much is due. */
 export class CallCeiling {
   private windowStart = 0;
   private used = 0;
@@ -13,7 +9,6 @@ export class CallCeiling {
     private readonly windowMs = 60_000,
   ) {}
 
-  /** Calls left in the current window. */
   remaining(): number {
     this.roll();
     return Math.max(0, this.limit - this.used);
@@ -26,7 +21,6 @@ export class CallCeiling {
     return true;
   }
 
-  /** Milliseconds until the current window ends (at least 1). */
   msUntilNextWindow(): number {
     this.roll();
     return Math.max(1, this.windowStart + this.windowMs - this.now());

@@ -6,18 +6,15 @@ const DAY = 86_400_000;
 /** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
 export const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
-/** What the schedule needs of a record. */
-export interface Schedulable {
+interface Schedulable {
   createdAt: Date;
   /** `YYYY-MM-DD` (service time zone), or `null`. */
   dueDate: string | null;
 }
 
 /**
- * When an open invoice is next looked up: the first point after `now` of its age's schedule (the steps, then hourly
- * until `hourlyUntilMs`, then daily), or `null` once past its window (due date end in São Paulo plus
- * `dueDateMarginMs`, and at least `minimumWindowMs` after creation). The last point is the window's end itself, so
- * every invoice gets one look at it. Pure.
+ * When an open invoice is next looked up: the next point of its age's schedule (the steps, hourly, then daily), the
+ * last being its window's end (see {@link windowEnd}) so every invoice gets one look at it; `null` past the window.
  */
 export function nextCheckAt(
   record: Schedulable,
@@ -44,7 +41,7 @@ export function nextCheckAt(
   return new Date(Math.min(created + offset, end));
 }
 
-/** The instant after which an open invoice is no longer looked up on its own. */
+/** The due day's end in São Paulo plus `dueDateMarginMs`, and at least `minimumWindowMs` after creation. */
 export function windowEnd(
   record: Schedulable,
   options: Pick<ResolvedOpenReconciliationOptions, 'dueDateMarginMs' | 'minimumWindowMs'>,

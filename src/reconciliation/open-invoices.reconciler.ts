@@ -30,12 +30,9 @@ const SWEEP_DAYS = 30;
 const SWEEP_PAGE_SIZE = 100;
 
 /**
- * The reconciliation, on by default: every record not in a final state (creations being confirmed included) is
- * looked up by id at the service when its `next_check_at` is due (the schedule backs off with the invoice's age,
- * `check-schedule.ts`), at most `maxCallsPerMinute` a minute, by one instance at a time (a lease), reading only due
- * rows: the cost follows the open invoices, not the account. What the service says goes through
- * {@link InvoiceStatusService.apply}. {@link sweep} audits the whole account on demand; the class is exported as
- * `ReconciliationService` too.
+ * The reconciliation (also exported as `ReconciliationService`): every open record is looked up at the service when
+ * its `next_check_at` is due, at most `maxCallsPerMinute` a minute, by one instance at a time (a lease): the cost
+ * follows the open invoices, not the account. {@link sweep} audits the whole account on demand.
  */
 @Injectable()
 export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
@@ -115,12 +112,8 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     const result: ReconciliationRound = { leader: false, checked: 0, applied: 0, closed: 0, errors: 0 };
     if (this.stopped) return result;
     try {
-      result.leader = await acquireLease(
-        this.dataSource,
-        RECONCILIATION_LEASE,
-        this.holder,
-        this.options.leaseMs,
-      );
+      const { leaseMs } = this.options;
+      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs);
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (this.stopped) break;
@@ -135,7 +128,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return result;
   }
 
-  /** Due records, new (never scheduled) ones first; at most `batchSize`. Two indexed reads of `next_check_at`. */
+  /** Due records, never scheduled ones first; at most `batchSize`. */
   private async due(): Promise<InvoiceRecord[]> {
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const take = this.options.batchSize;
@@ -179,7 +172,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return this.schedule(record.id, following ?? NEVER);
   }
 
-  /** Asks the service about one record and reports what it says; `true` when a status change was applied. */
+  /** `true` when a status change was applied. */
   private async lookUp(record: InvoiceRecord): Promise<boolean> {
     if (record.gatewayId === null) {
       // A creation being confirmed: the checkout settles it (found by referrer, or closed as not created).
@@ -206,17 +199,11 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private async applyNewer(record: InvoiceRecord, invoice: Invoice): Promise<boolean> {
     if (!decideTransition(record.statusCode, invoice.status.code).apply) return false;
     const { code, text } = invoice.status;
-    const { result } = await this.statuses.apply({
-      recordId: record.id,
-      code,
-      text,
-      source: 'sweep',
-      invoice,
-    });
-    return result.applied;
+    const report = { recordId: record.id, code, text, source: 'sweep' as const, invoice };
+    return (await this.statuses.apply(report)).result.applied;
   }
 
-  /** Runs one sweep (a call while one runs joins it). Never throws: failures are in `error` and the log. */
+  /** Runs one sweep (a call while one runs joins it). Never throws: failures are in `error`. */
   sweep(): Promise<SweepResult> {
     this.sweeping ??= this.sweepPages().finally(() => (this.sweeping = null));
     return this.sweeping;
@@ -245,29 +232,24 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return result;
   }
 
-  /**
-   * The listed invoices a record holds by number or referrer (one read), each matched by {@link recordOfInvoice};
-   * anything else is another system's invoice on the account, left alone (alerted when it has our referrer).
-   */
+  /** The listed invoices a record holds by number or referrer, matched by {@link recordOfInvoice}; others left alone. */
   private async sweepPage(invoices: Invoice[], result: SweepResult): Promise<void> {
     if (invoices.length === 0) return;
     const repo = this.dataSource.getRepository(InvoiceRecord);
     const referrers = invoices.flatMap((i) => (i.referrer ? [i.referrer] : []));
-    const held = await repo.find({
-      where: [
-        { gatewayId: In(invoices.map((i) => i.id)) },
-        ...(referrers.length ? [{ referrer: In(referrers) }] : []),
-      ],
-      select: { id: true, gatewayId: true, referrer: true },
-    });
+    const where = [
+      { gatewayId: In(invoices.map((i) => i.id)) },
+      ...(referrers.length ? [{ referrer: In(referrers) }] : []),
+    ];
+    const held = await repo.find({ where, select: { id: true, gatewayId: true, referrer: true } });
     const numbers = new Set(held.map((r) => r.gatewayId));
     const ours = new Set(held.map((r) => r.referrer));
     const late = this.lateInvoices;
+    // The checkout's adopter links the invoice to its attempt, applies its status, cancels or alerts duplicates.
+    const adopt = late ? (i: Invoice) => late.adopt(i, 'sweep') : undefined;
     for (const invoice of invoices) {
       const byNumber = numbers.has(invoice.id);
       if (!byNumber && !(invoice.referrer && ours.has(invoice.referrer))) continue;
-      // The checkout's adopter links the invoice to its attempt, applies its status, cancels or alerts duplicates.
-      const adopt = late ? (i: Invoice) => late.adopt(i, 'sweep') : undefined;
       const { record } = await recordOfInvoice(repo, this.identity, invoice, adopt);
       if (!record) continue;
       result.matched++;

@@ -7,10 +7,8 @@ import {
 } from '../options/reconciliation.options';
 
 /**
- * The reconciliation ({@link OpenInvoicesReconciler}): of open invoices on a schedule, of the whole account on demand.
- * Needs the global status path
- * (`InvoiceStatusModule`), a `GatewayClient` and TypeORM's default DataSource, as the root module provides; uses the
- * checkout's creation settler and late-invoice adopter when present.
+ * The reconciliation ({@link OpenInvoicesReconciler}). Needs the global `InvoiceStatusModule`, a `GatewayClient` and
+ * TypeORM's default DataSource, as the root module provides.
  */
 @Module({})
 export class ReconciliationModule {

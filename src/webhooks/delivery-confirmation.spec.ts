@@ -1,10 +1,9 @@
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { DeliveryConfirmation, NO_RECORD_YET } from './delivery-confirmation';
-import type { InboxRows } from './inbox-rows';
+import { DeliveryConfirmation, LOOKUP_BURST, LookupPace, NO_RECORD_YET } from './delivery-confirmation';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import { UnknownInvoices } from './unknown-invoices';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
+import type { WebhookInboxService } from './webhook-inbox.service';
 
 /**
  * Deliveries naming an invoice the service knows but this store has no record of (another system's invoice on the
@@ -29,13 +28,14 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
       },
     } as unknown as GatewayClient;
     const rows = {
-      unknown: new UnknownInvoices(100, 60_000, 3_600_000),
       retryLater: (e: WebhookInboxEntry, problem: string) => {
         postponed.push({ id: e.id, problem });
         return Promise.resolve();
       },
-    } as unknown as InboxRows;
-    const options = { inbox: { unknownInvoiceWindowMs: 60_000 } } as ResolvedWebhooksOptions;
+    } as unknown as WebhookInboxService;
+    const options = {
+      inbox: { unknownInvoiceWindowMs: 60_000, unknownLookupsPerWindow: 100, unknownLookupWindowMs: 60_000 },
+    } as ResolvedWebhooksOptions;
     confirmation = new DeliveryConfirmation(gateway, options, rows);
   });
 
@@ -54,5 +54,31 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
     await confirmation.confirm([first], INVOICE.id, true);
     expect(await confirmation.admit(entry('e2'), INVOICE.id, false)).toBe(true);
     expect(postponed).toEqual([]);
+  });
+});
+
+describe('LookupPace', () => {
+  it('lets an invoice start a burst of lookups, then one a window, however often it is asked', () => {
+    let t = 10_000;
+    const pace = new LookupPace(1000, 100, () => t);
+    for (let i = 0; i < LOOKUP_BURST; i++) expect(pace.take('A').waitMs).toBe(0);
+    expect(pace.take('A')).toEqual({ waitMs: 1000, scope: 'invoice' });
+    let started = 0;
+    for (let ms = 0; ms < 5000; ms += 10) {
+      t += 10;
+      if (pace.take('A').waitMs === 0) started++;
+    }
+    expect(started).toBe(5); // one a window over five seconds
+    expect(pace.take('B').waitMs).toBe(0); // other invoices have their own
+  });
+
+  it('starts at most `perSecond` lookups a second in all, and says when the next second starts', () => {
+    let t = 0;
+    const pace = new LookupPace(1000, 2, () => t);
+    expect([pace.take('A').waitMs, pace.take('B').waitMs]).toEqual([0, 0]);
+    t += 300;
+    expect(pace.take('C')).toEqual({ waitMs: 700, scope: 'all' });
+    t += 700;
+    expect(pace.take('C').waitMs).toBe(0);
   });
 });

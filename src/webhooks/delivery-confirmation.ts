@@ -1,72 +1,206 @@
+import { Logger } from '@nestjs/common';
 import type { ConfirmedStatus } from '../core/ports';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { type InboxRows, message } from './inbox-rows';
-import { PacedLookups } from './paced-lookups';
+import { CallCeiling } from '../reconciliation/call-ceiling';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { message, type WebhookInboxService } from './webhook-inbox.service';
 
+/** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
+export const LOOKUP_BURST = 3;
+/** Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. */
+export const MAX_ROWS_PER_LOOKUP = 50;
+/** Invoices remembered at most at once in each map (oldest forgotten first), and a verdict for how long. */
+const MAX_REMEMBERED = 10_000;
+const VERDICT_MS = 3_600_000;
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
-/** Invoices whose latest applied confirmation is remembered (a number and a time each). */
-const MAX_CONFIRMED_INVOICES = 10_000;
-
 /**
- * A delivery's invoice as the service reports it now: the body is a trigger, the service the truth. Lookups are
- * paced ({@link PacedLookups}): deliveries that come meanwhile wait for the next lookup, which answers them all.
- * Deliveries for invoices this store has no record of cost about one lookup per invoice (a budget a window), and
- * nothing is held open while the service is asked.
+ * After {@link LOOKUP_BURST}, one lookup per invoice per `windowMs`, and at most `perSecond` in all: a delivery is a
+ * trigger, so a lookup that starts after it arrived answers it, and waiting for the next one loses nothing.
  */
+export class LookupPace {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly ceiling: CallCeiling;
+
+  constructor(
+    private readonly windowMs: number,
+    perSecond: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.ceiling = new CallCeiling(perSecond, now, 1000);
+  }
+
+  /** In how many ms a lookup of `gatewayId` may start as far as its own pace goes; takes nothing. */
+  peek(gatewayId: string): number {
+    return this.waitOf(this.tokensOf(gatewayId, this.now()));
+  }
+
+  /** Takes a lookup now (`waitMs` 0), or says in how many ms one may start: its `invoice`'s bucket, or `all`. */
+  take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
+    const t = this.now();
+    const tokens = this.tokensOf(gatewayId, t);
+    if (tokens < 1) return { waitMs: this.waitOf(tokens), scope: 'invoice' };
+    if (!this.ceiling.take()) return { waitMs: this.ceiling.msUntilNextWindow(), scope: 'all' };
+    remember(this.buckets, gatewayId, { tokens: tokens - 1, at: t });
+    return { waitMs: 0, scope: 'invoice' };
+  }
+
+  private tokensOf(gatewayId: string, t: number): number {
+    const bucket = this.buckets.get(gatewayId);
+    return bucket ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs) : LOOKUP_BURST;
+  }
+
+  private waitOf(tokens: number): number {
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
+  }
+}
+
+/** Lookups one at a time per invoice as the {@link LookupPace} allows, and the entry waiting for the next one. */
+export class PacedLookups {
+  private readonly pace: LookupPace;
+  private readonly inFlight = new Map<string, Promise<Invoice | null>>();
+  private readonly deferred = new Map<string, number>();
+  private readonly waiting = new Map<string, { entryId: string; until: number }>();
+  /** Per invoice, an entry due at its next lookup; rows stored since its last one, the newest still joinable. */
+  private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
+
+  constructor(
+    private readonly find: (gatewayId: string) => Promise<Invoice | null>,
+    private readonly windowMs: number,
+    perSecond: number,
+  ) {
+    this.pace = new LookupPace(windowMs, perSecond);
+  }
+
+  /**
+   * The invoice as the service reports it, one lookup per invoice at a time: an invoice whose lookups are spent
+   * rejects (see {@link deferredUntil}); when this second's are spent, the lookup waits for the next second.
+   */
+  lookup(gatewayId: string): Promise<Invoice | null> {
+    let pending = this.inFlight.get(gatewayId);
+    if (!pending) {
+      const first = this.pace.take(gatewayId);
+      if (first.waitMs > 0 && first.scope === 'invoice') {
+        const retryAt = Date.now() + first.waitMs;
+        remember(this.deferred, gatewayId, retryAt);
+        const at = new Date(retryAt).toISOString();
+        const why = `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${at}`;
+        return Promise.reject(new Error(why));
+      }
+      this.deferred.delete(gatewayId);
+      this.unlooked.delete(gatewayId);
+      pending = this.afterCeiling(gatewayId, first.waitMs)
+        .then(() => this.find(gatewayId))
+        .finally(() => this.inFlight.delete(gatewayId));
+      this.inFlight.set(gatewayId, pending);
+    }
+    return pending;
+  }
+
+  deferredUntil(gatewayId: string): Date | null {
+    const until = this.deferred.get(gatewayId);
+    return until !== undefined && until > Date.now() ? new Date(until) : null;
+  }
+
+  /** When the next lookup of `gatewayId` may start if not now (the intake stores a delivery due then), else `null`. */
+  nextLookupAt(gatewayId: string): Date | null {
+    const wait = this.pace.peek(gatewayId);
+    return wait > 0 ? new Date(Date.now() + wait) : null;
+  }
+
+  waits(gatewayId: string, entryId: string, until: Date): void {
+    remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
+  }
+
+  stored(gatewayId: string, entryId: string): void {
+    const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
+    remember(this.unlooked, gatewayId, { count, entryId });
+  }
+
+  /**
+   * The entry a delivery of `gatewayId` may join instead of being stored: the one put off until the next lookup, or
+   * past {@link MAX_ROWS_PER_LOOKUP} rows since the last lookup started, the newest; else `null`.
+   */
+  waitingEntry(gatewayId: string): string | null {
+    const waiting = this.waiting.get(gatewayId);
+    if (waiting && waiting.until + this.windowMs > Date.now()) return waiting.entryId;
+    if (waiting) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
+  }
+
+  /** Entry `entryId` was claimed or finished: no delivery joins it. */
+  forgetWaiting(gatewayId: string, entryId: string): void {
+    if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    if (unlooked?.entryId === entryId) unlooked.entryId = null;
+  }
+
+  private async afterCeiling(gatewayId: string, waitMs: number): Promise<void> {
+    while (waitMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      ({ waitMs } = this.pace.take(gatewayId));
+    }
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}
+
+/** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
+type Verdict = 'unknown' | 'no-record';
+
+/** A delivery's invoice as the service reports it now; one without a record here costs a lookup at most. */
 export class DeliveryConfirmation {
-  /** The lookups, paced; what waits for the next one of each invoice (the intake reads it). */
+  private readonly logger = new Logger(DeliveryConfirmation.name);
   readonly paced: PacedLookups;
-  /** When the latest lookup that was then applied started, per invoice (bounded; oldest forgotten first). */
   private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
+  private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
+  private readonly unknownLookups: CallCeiling;
+  private unreported = 0;
+  private lastReport = 0;
 
   constructor(
     gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
-    private readonly rows: InboxRows,
+    private readonly rows: WebhookInboxService,
   ) {
     const find = (gatewayId: string) => gateway.findInvoiceById(gatewayId);
     this.paced = new PacedLookups(find, options.lookupWindowMs, options.lookupsPerSecond);
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.unknownLookups = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
   }
 
-  /**
-   * Whether a delivery naming `gatewayId`, whose invoice no record holds by number, may be looked up now. Otherwise
-   * the entry is dealt with here: dead-lettered (the service said it does not know it), or postponed without asking
-   * the service (budget spent, or the service knows it and no record exists yet). So deliveries for invoices this
-   * store does not know cost about one lookup per invoice, whatever their number.
-   */
+  /** Whether an invoice no record holds by number may be looked up now; else the entry is dead or waits. */
   async admit(entry: WebhookInboxEntry, gatewayId: string, local: boolean): Promise<boolean> {
     if (local) {
-      this.rows.unknown.forget(gatewayId);
+      this.forget(gatewayId);
       return true;
     }
-    const verdict = this.rows.unknown.verdictOf(gatewayId);
+    const verdict = this.verdictOf(gatewayId);
     if (verdict === 'unknown') {
-      await this.rows.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
+      await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
       return false;
     }
     if (verdict === 'no-record' || entry.lastError?.startsWith(NO_RECORD_YET)) {
       await this.waitForRecord(entry, gatewayId);
       return false;
     }
-    const wait = this.rows.unknown.spendLookup();
-    if (wait === null) return true;
+    if (this.unknownLookups.take()) return true;
     await this.rows.finish(entry, {
       lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
-      nextAttemptAt: new Date(Date.now() + Math.max(wait, 1)),
+      nextAttemptAt: new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1)),
     });
     return false;
   }
 
-  /**
-   * The invoice as the service reports it now (one lookup for all `entries`), or `null` after scheduling their
-   * retry: the service unreachable, or not (yet) knowing an invoice a record here has (`local`), is retried
-   * ({@link notConfirmed}); not knowing one no record has is dead at once, and remembered.
-   */
+  /** The invoice now (one lookup for all `entries`), or `null` once their retry or dead letter is written. */
   async confirm(
     entries: WebhookInboxEntry[],
     gatewayId: string,
@@ -77,15 +211,15 @@ export class DeliveryConfirmation {
     try {
       const invoice = await this.paced.lookup(gatewayId);
       if (invoice) {
-        // Remembered before anything else is awaited, so a delivery of it admitted meanwhile waits for a record
-        // instead of asking again.
-        if (!local) this.rows.unknown.remember(gatewayId, 'no-record');
+        // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
+        if (!local)
+          remember(this.verdicts, gatewayId, { verdict: 'no-record', until: Date.now() + VERDICT_MS });
         return { invoice, startedAt };
       }
       problem = `the service does not know invoice ${gatewayId}`;
       if (!local) {
-        this.rows.unknown.remember(gatewayId, 'unknown');
-        for (const entry of entries) await this.rows.deadLetterUnknown(entry, problem);
+        remember(this.verdicts, gatewayId, { verdict: 'unknown', until: Date.now() + VERDICT_MS });
+        for (const entry of entries) await this.deadLetterUnknown(entry, problem);
         return null;
       }
     } catch (err) {
@@ -95,11 +229,7 @@ export class DeliveryConfirmation {
     return null;
   }
 
-  /**
-   * An entry whose invoice could not be confirmed: retried with backoff for `unknownInvoiceWindowMs`, then
-   * dead-lettered with an alert. One whose lookup was only put off ({@link PacedLookups}) is taken again when the
-   * lookup may start, without counting as a failure.
-   */
+  /** Retried with backoff for `unknownInvoiceWindowMs`, then dead; a lookup only put off is no failure. */
   async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
     const until = entry.gatewayId === null ? null : this.paced.deferredUntil(entry.gatewayId);
     if (until !== null) {
@@ -124,30 +254,46 @@ export class DeliveryConfirmation {
     await this.rows.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
   }
 
-  /**
-   * The record a lookup of `gatewayId` that started after deliveries received up to `receivedBefore` was applied
-   * to (what the service said then is at least as new as what they report), else `null`.
-   */
-  answeredRecord(gatewayId: string, receivedBefore: Date): string | null {
-    return this.answerOf(gatewayId, receivedBefore)?.recordId ?? null;
-  }
-
   /** The lookup that answered deliveries of `gatewayId` received up to `receivedBefore`, remembered in this process. */
   answerOf(gatewayId: string, receivedBefore: Date): { recordId: string; status: ConfirmedStatus } | null {
     const confirmed = this.confirmedAt.get(gatewayId);
     return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed : null;
   }
 
-  /** Remembers that a lookup of `gatewayId` started at `startedAt`, answering `invoice`, was applied to `recordId`. */
   applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
     const previous = this.confirmedAt.get(gatewayId);
     if (previous !== undefined && previous.at >= startedAt.getTime()) return;
-    this.confirmedAt.delete(gatewayId);
-    if (this.confirmedAt.size >= MAX_CONFIRMED_INVOICES) {
-      this.confirmedAt.delete(this.confirmedAt.keys().next().value as string);
-    }
     const { paidCents, grossCents } = invoice.amounts;
     const status = { code: invoice.status.code, paidCents, grossCents };
-    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId, status });
+    remember(this.confirmedAt, gatewayId, { at: startedAt.getTime(), recordId, status });
+  }
+
+  forget(gatewayId: string): void {
+    this.verdicts.delete(gatewayId);
+  }
+
+  private verdictOf(gatewayId: string): Verdict | null {
+    const v = this.verdicts.get(gatewayId);
+    return v && v.until > Date.now() ? v.verdict : null;
+  }
+
+  /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
+  private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    await this.rows.deadLetter(entry, null, reason, false);
+    this.unreported++;
+    const t = Date.now();
+    if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
+    this.lastReport = t;
+    const count = this.unreported;
+    this.unreported = 0;
+    this.logger.warn(
+      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
+    );
+    this.rows.alert({
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: null,
+      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
+    });
   }
 }

@@ -1,4 +1,121 @@
-import { openToReports } from './delivery-intake';
+import { checkToken, openToReports, readWebhookHeaderLines, webhookLinesOf } from './delivery-intake';
+import { resolveWebhooksOptions } from '../options/webhooks.options';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import type { WebhookMerchantTokenSource } from './types';
+
+/** The token check with these options and merchant token source. */
+const tokenChecker = (options: ResolvedWebhooksOptions, source?: WebhookMerchantTokenSource) => ({
+  checkLocally: (headers: Record<string, unknown>) => checkToken(headers, options, source),
+});
+
+const line = (merchant: string, service: string) => Buffer.from(`${merchant}:${service}`).toString('base64');
+
+describe('readWebhookHeaderLines', () => {
+  it('tells the token line from the id line in either order, and splits at the first colon', () => {
+    for (const lines of [
+      ['wh_1', line('m', 'svc:with:colons')],
+      [line('m', 'svc:with:colons'), 'wh_1'],
+      [`wh_1, ${line('m', 'svc:with:colons')}`],
+    ]) {
+      expect(readWebhookHeaderLines(lines)).toEqual({
+        webhookId: 'wh_1',
+        token: { merchant: 'm', service: 'svc:with:colons' },
+        problem: null,
+      });
+    }
+  });
+
+  it('does not take a base64-looking webhook id for the token', () => {
+    // "abcd" is valid base64 but decodes to bytes without a colon.
+    expect(readWebhookHeaderLines(['abcd', line('', 's')]).webhookId).toBe('abcd');
+  });
+
+  it('says why there is no usable token', () => {
+    expect(readWebhookHeaderLines(['wh_1']).problem).toBe('no Webhook header line carries a token');
+    expect(readWebhookHeaderLines([line('a', 's1'), line('b', 's2')]).problem).toBe(
+      'several different Webhook tokens',
+    );
+    expect(readWebhookHeaderLines([line('m', '')]).problem).toBe('the token has an empty service part');
+  });
+});
+
+describe('webhookLinesOf', () => {
+  it('reads a plain header record in any letter case, joined or as an array', () => {
+    expect(webhookLinesOf({ webhook: 'wh_1, abc=' })).toEqual(['wh_1, abc=']);
+    expect(webhookLinesOf({ Webhook: ['wh_1', 'abc='], other: 'x' })).toEqual(['wh_1', 'abc=']);
+  });
+});
+
+describe('checkToken', () => {
+  it('checks a header record such as a framework hands a payment provider, with no call to the service', async () => {
+    const tokens = tokenChecker(resolveWebhooksOptions());
+    expect(await tokens.checkLocally({ webhook: `default, ${line('', 'svc')}` })).toEqual({
+      ok: true,
+      webhookId: 'default',
+    });
+    expect(await tokens.checkLocally({ webhook: 'default, forged-token' })).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(await tokens.checkLocally({})).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it('reads the merchant token from its runtime source on every delivery', async () => {
+    let current: string | null = 'first';
+    const tokens = tokenChecker(resolveWebhooksOptions({ merchantToken: 'from-options' }), {
+      merchantToken: async () => current,
+    });
+    const headers = (merchant: string) => ({ webhook: ['wh', line(merchant, 'svc')] });
+    expect((await tokens.checkLocally(headers('first'))).ok).toBe(true);
+    expect((await tokens.checkLocally(headers('from-options'))).ok).toBe(false);
+    current = 'second';
+    expect((await tokens.checkLocally(headers('first'))).ok).toBe(false);
+    expect((await tokens.checkLocally(headers('second'))).ok).toBe(true);
+    current = null; // none configured: any merchant part
+    expect((await tokens.checkLocally(headers('anything'))).ok).toBe(true);
+  });
+
+  it('answers 503 when the merchant token cannot be read', async () => {
+    const tokens = tokenChecker(resolveWebhooksOptions(), {
+      merchantToken: () => Promise.reject(new Error('database down')),
+    });
+    expect(await tokens.checkLocally({ webhook: ['wh', line('m', 'svc')] })).toMatchObject({
+      ok: false,
+      status: 503,
+    });
+  });
+
+  it('refuses an empty merchant part only when told to', async () => {
+    const empty = { webhook: ['wh', line('', 'svc')] };
+    const lenient = tokenChecker(resolveWebhooksOptions({ merchantToken: 'm' }));
+    expect((await lenient.checkLocally(empty)).ok).toBe(true);
+    const strict = tokenChecker(
+      resolveWebhooksOptions({ merchantToken: 'm', allowEmptyMerchantPart: false }),
+    );
+    expect(await strict.checkLocally(empty)).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+describe('resolveWebhooksOptions', () => {
+  it('fills the defaults', () => {
+    expect(resolveWebhooksOptions()).toMatchObject({
+      path: 'webhooks/invoice-payments',
+      bodyLimitBytes: 262144,
+      merchantToken: null,
+      allowEmptyMerchantPart: true,
+    });
+  });
+
+  it.each([
+    [{ bodyLimitBytes: 0 }, 'webhooks.bodyLimitBytes'],
+    [{ path: '' }, 'webhooks.path'],
+    [{ path: 'a b' }, 'webhooks.path'],
+    [{ inbox: { retryBaseDelayMs: -1 } }, 'webhooks.inbox.retryBaseDelayMs'],
+    [{ lookupWindowMs: 1.5 }, 'webhooks.lookupWindowMs'],
+  ])('refuses %p naming %s', (options, name) => {
+    expect(() => resolveWebhooksOptions(options)).toThrow(name);
+  });
+});
 
 describe('openToReports', () => {
   it('keeps every record a report can still change open to deliveries, refunded (9) alone closed', () => {

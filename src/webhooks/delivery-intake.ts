@@ -1,24 +1,24 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
-import { WEBHOOKS_OPTIONS } from './constants';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import type { WebhookMerchantTokenSource } from './types';
 import {
-  answerOf,
   type BodyRefusal,
-  type DeliveryAnswer,
-  INTERNAL_ERROR_ANSWER,
+  deliveryTextProblem,
+  readDelivery,
   readDeliveryBody,
+  type WebhookDelivery,
 } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
-import { deliveryTextProblem, readDelivery, type WebhookDelivery } from './webhook-payload';
-import { WebhookTokenService } from './webhook-token.service';
 import { countDelivery, traced } from '../observability/otel';
 
 /** A delivery as a host received it: its headers, and the request, its bytes or what the host's parser made of them. */
@@ -35,16 +35,11 @@ export type IntakeResult =
       retryAfterSeconds?: number;
     });
 
-/** Invoices remembered as open here at most at once (oldest forgotten first). */
+/** Invoices remembered as open here at most at once, and for how long. */
 const MAX_REMEMBERED = 10_000;
-/** How long an invoice found open here is taken without reading its record again. */
 const REMEMBER_MS = 60_000;
 
-/**
- * Whether a report could still change a record at `code`: any status but those no listed code moves on from
- * (refunded, 9). Paid, canceled, denied and the rest stay open to deliveries: a refund, a dispute or money that
- * arrives after a cancellation only ever reaches the store by one.
- */
+/** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
 export function openToReports(code: number | null): boolean {
   return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
 }
@@ -52,41 +47,29 @@ export function openToReports(code: number | null): boolean {
 type Refusal = Extract<IntakeResult, { ok: false }>;
 
 /**
- * The one way a webhook delivery enters the module, whichever host received it (the route, the Vendure plugin
- * through it, Medusa's `getWebhookActionAndData`): the body read once (413, 415, 400), the token's local checks
- * (401), what routing needs read with the store's wire profile (400 naming the field), its invoice one this store
- * holds open to changes ({@link admit}: 422, 503), then stored in the inbox, from which it is processed. No call to
- * the service is made here: the body is only a trigger, so validating the token there would prove nothing applied.
+ * The one way a delivery enters, whichever host received it: the body read once (413, 415, 400), the token's local
+ * checks (401), what routing needs (400 naming the field), its invoice one this store holds open ({@link admit}:
+ * 422, 503), then stored in the inbox. No call to the service: the body is only a trigger.
  */
 @Injectable()
 export class DeliveryIntake {
-  private readonly logger = new Logger(DeliveryIntake.name);
-  /** Invoice numbers found open here, until when they are taken without a read. */
   private readonly open = new Map<string, number>();
   private readonly byReferrer: CallCeiling;
-  /** Per invoice, the write of an entry that will wait for the invoice's next lookup (see {@link storeOrJoin}). */
+  /** Per invoice, the write of an entry that will wait for its next lookup. */
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    private readonly tokens: WebhookTokenService,
     private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Optional()
+    @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE)
+    private readonly merchantSource?: WebhookMerchantTokenSource | null,
   ) {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
     this.byReferrer = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
-  }
-
-  /** A delivery over HTTP, {@link accept}ed; an unexpected failure (database down) is answered 500: retried. */
-  async receive(req: IncomingMessage): Promise<DeliveryAnswer> {
-    try {
-      return answerOf(await this.accept({ headers: req, body: req }));
-    } catch (err) {
-      this.logger.error(`webhook delivery not stored: ${err instanceof Error ? err.message : String(err)}`);
-      return INTERNAL_ERROR_ANSWER;
-    }
   }
 
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
@@ -98,9 +81,8 @@ export class DeliveryIntake {
     const { bodyLimitBytes, maxJsonDepth } = this.options;
     const body = await readDeliveryBody(input.body, bodyLimitBytes, maxJsonDepth);
     if (!body.ok) return body;
-    const auth = await this.tokens.checkLocally(input.headers);
+    const auth = await checkToken(input.headers, this.options, this.merchantSource);
     if (!auth.ok) return auth;
-    // Only what routing needs is read of the body: the service's answer to a lookup is what gets applied.
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const problem = deliveryTextProblem(delivery);
     if (problem) return { ok: false, status: 400, message: problem };
@@ -128,8 +110,7 @@ export class DeliveryIntake {
 
   /**
    * Stores a delivery, or joins it to an entry of its invoice waiting for a lookup not started yet (which answers it
-   * too): a flood naming one invoice adds a few rows a lookup window. An entry stored while the invoice's lookups are
-   * spent is due when the next may start; past `MAX_ROWS_PER_LOOKUP` rows before a lookup, deliveries join the newest.
+   * too): a flood naming one invoice adds a few rows a lookup window.
    */
   private async storeOrJoin(
     delivery: WebhookDelivery,
@@ -139,7 +120,6 @@ export class DeliveryIntake {
   ): Promise<StoredDelivery> {
     const pacing = this.processor.confirmation.paced;
     const gatewayId = invoice.id;
-    // A waiting entry of this invoice being written now: joined once it is.
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
     if (waiting !== null) {
@@ -167,12 +147,9 @@ export class DeliveryIntake {
   }
 
   /**
-   * Refuses a delivery whose invoice may not make the module look it up, else `null`. Taken: those naming an invoice
-   * this store holds a record of while a report can still change it ({@link openToReports}), by number (one
-   * indexed read; numbers found open are remembered for a minute), or by the referrer the checkout sent under a
-   * number no record holds (the delivery won the race against the checkout's commit, or a second invoice under one
-   * of our referrers) within `inbox.unknownLookupsPerWindow` a window, since such numbers are as many as a sender
-   * makes up; beyond, 503 with `Retry-After`. Naming neither: 422. Never calls the service.
+   * Refuses a delivery whose invoice may not make the module look it up, else `null`. Taken: an invoice a record
+   * open to reports holds by number, or by referrer only (the delivery won the race against the checkout's commit)
+   * within `inbox.unknownLookupsPerWindow` a window, since a sender can make up numbers; beyond, 503. Else 422.
    */
   private async admit(invoice: { id: string; referrer: string | null }): Promise<Refusal | null> {
     const t = Date.now();
@@ -204,4 +181,117 @@ export class DeliveryIntake {
       retryAfterSeconds: Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000)),
     };
   }
+}
+
+/** The two `Webhook` header lines of a delivery, told apart (A13): the webhook id, and the token. */
+interface WebhookHeaderLines {
+  webhookId: string | null;
+  token: { merchant: string; service: string } | null;
+  /** Why no usable token was found. */
+  problem: string | null;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/** Seconds the service is asked to wait when the merchant token could not be read now. */
+const TOKEN_RETRY_AFTER_SECONDS = 30;
+
+/** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
+const MAX_SERVICE_TOKEN_LENGTH = 512;
+
+/**
+ * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
+ * Lines joined with ", " are split again (base64 and webhook ids have no commas).
+ */
+export function readWebhookHeaderLines(received: readonly string[]): WebhookHeaderLines {
+  const lines = received
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+  const decoded = lines.map((line) => ({ line, text: decodeToken(line) }));
+  const tokens = [...new Set(decoded.filter((d) => d.text !== null).map((d) => d.text as string))];
+  const webhookId = decoded.find((d) => d.text === null)?.line ?? null;
+  if (tokens.length === 0)
+    return { webhookId, token: null, problem: 'no Webhook header line carries a token' };
+  if (tokens.length > 1) return { webhookId, token: null, problem: 'several different Webhook tokens' };
+  const text = tokens[0];
+  const colon = text.indexOf(':');
+  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
+  if (token.service.length === 0)
+    return { webhookId, token: null, problem: 'the token has an empty service part' };
+  if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
+    return {
+      webhookId,
+      token: null,
+      problem: `the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`,
+    };
+  }
+  return { webhookId, token, problem: null };
+}
+
+/** The `Webhook` header lines of a request, or of a header record a framework hands over (any letter case). */
+export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>): string[] {
+  const req = source as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> };
+  if (req.headersDistinct) return req.headersDistinct['webhook'] ?? [];
+  if (Array.isArray(req.rawHeaders)) {
+    const out: string[] = [];
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+      if (req.rawHeaders[i].toLowerCase() === 'webhook') out.push(req.rawHeaders[i + 1]);
+    }
+    return out;
+  }
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(source)) {
+    if (name.toLowerCase() !== 'webhook') continue;
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
+  }
+  return out;
+}
+
+function decodeToken(line: string): string | null {
+  if (line.length % 4 !== 0 || !BASE64.test(line)) return null;
+  const buf = Buffer.from(line, 'base64');
+  if (buf.toString('base64') !== line) return null;
+  const text = buf.toString('utf8');
+  // A webhook id that happens to be valid base64 decodes to binary noise, not printable `merchant:service`.
+  if (!text.includes(':')) return null;
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (c < 0x20 || c === 0x7f || c === 0xfffd) return null;
+  }
+  return text;
+}
+
+/** Equal-length digests: the comparison takes the same time whatever the inputs. */
+function constantTimeEquals(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * The checks of a delivery's `Webhook` token that need no call to the service (§6): a `merchant:service` line, its
+ * merchant part against the merchant token read now, when there is one. No token reaches a log line or a reason.
+ */
+export async function checkToken(
+  source: IncomingMessage | Record<string, unknown>,
+  options: ResolvedWebhooksOptions,
+  merchantSource?: WebhookMerchantTokenSource | null,
+): Promise<{ ok: true; webhookId: string | null } | Refusal> {
+  const lines = readWebhookHeaderLines(webhookLinesOf(source));
+  const refuse = (message: string) => ({ ok: false as const, status: 401 as const, message });
+  if (!lines.token) return refuse(lines.problem ?? 'no token');
+  let expected: string | null;
+  try {
+    expected = merchantSource ? await merchantSource.merchantToken() : options.merchantToken;
+  } catch {
+    const message = 'the merchant token could not be read now; try again later';
+    return { ok: false, status: 503, message, retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
+  }
+  if (expected !== null) {
+    if (lines.token.merchant === '') {
+      if (!options.allowEmptyMerchantPart) return refuse('the token has an empty merchant part');
+    } else if (!constantTimeEquals(lines.token.merchant, expected)) {
+      return refuse('the merchant part of the token does not match');
+    }
+  }
+  return { ok: true, webhookId: lines.webhookId };
 }

@@ -8,9 +8,8 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /**
- * {@link HostWebhooks}: a delivery a host received, through the one intake and processed as a batch of one before
- * the answer. The host hears what the service said in the lookup that answered it, never the body, about the record
- * the inbox applied it to (identity-checked: a second invoice under a session's referrer has none).
+ * {@link HostWebhooks}: a delivery a host received, through the one intake, processed before the answer; the host
+ * hears what the service said in the lookup that answered it (never the body), about the record it was applied to.
  */
 @Injectable()
 export class HostDeliveries implements HostWebhooks {

@@ -8,11 +8,13 @@ import type { InvoiceIdentity } from '../core/invoice-identity';
 import type { Adoption, LateInvoiceAdopter } from '../core/ports';
 import { recordOfInvoice } from '../core/invoice-identity';
 import type { DeliveryConfirmation } from './delivery-confirmation';
-import { ANSWERED, Closing, InboxRows, message, reportOf } from './inbox-rows';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { type Closing, message, WebhookInboxService } from './webhook-inbox.service';
 import { tracedBatch } from '../observability/otel';
 
+/** The outcome of a delivery answered by a confirmation made after it arrived. */
+const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
 /** A batch starts once no delivery came for this long... */
@@ -21,25 +23,22 @@ const QUIET_MS = 25;
 const MAX_WAIT_MS = 1000;
 
 /**
- * The inbox processed a batch at a time: the due entries are claimed in one statement, grouped by invoice, and each
- * invoice of the batch costs one lookup at the service and at most one status report, however many of its
- * deliveries wait; the entries it answered are closed together, in one statement.
+ * The inbox a batch at a time: due entries claimed in one statement, grouped by invoice (one lookup and at most one
+ * status report each, however many deliveries wait), closed together in one statement.
  */
 export class InboxBatch {
   private readonly logger = new Logger(InboxBatch.name);
   private current: Promise<void> | null = null;
-  /** Batches of one running ({@link only}). */
   private readonly singles = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private waitingSince: number | null = null;
-  /** When the last delivery started in (`Date.now()`), before it was stored: see {@link arriving}. */
   private lastArrival = 0;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly rows: InboxRows,
+    private readonly rows: WebhookInboxService,
     private readonly confirmation: DeliveryConfirmation,
     private readonly statuses: InvoiceStatusService,
     private readonly options: ResolvedWebhooksOptions,
@@ -47,11 +46,7 @@ export class InboxBatch {
     private readonly lateInvoices: LateInvoiceAdopter | null,
   ) {}
 
-  /**
-   * Asks for a batch after a quiet moment: {@link QUIET_MS} without a new delivery, or {@link MAX_WAIT_MS} after the
-   * first one waiting, whichever comes first. A burst is acknowledged at full speed and then taken in few large
-   * batches (one lookup per invoice), and a lone delivery is processed within tens of milliseconds.
-   */
+  /** Asks for a batch after a quiet moment: a burst is taken in few large batches, a lone delivery at once. */
   soon(): void {
     if (this.stopped) return;
     const now = Date.now();
@@ -59,10 +54,7 @@ export class InboxBatch {
     this.arm(Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS));
   }
 
-  /**
-   * A delivery is coming in, not stored yet: the quiet period counts from arrivals, so deliveries queued during a
-   * pause of this process (a long GC) do not look like a quiet moment to the timers that run first.
-   */
+  /** Quiet counts from arrivals, so deliveries queued during a pause (a long GC) do not look like a quiet moment. */
   arriving(): void {
     this.lastArrival = Date.now();
   }
@@ -90,10 +82,7 @@ export class InboxBatch {
     this.timer.unref();
   }
 
-  /**
-   * Runs batches until none is due, one at a time per process; a call while one runs asks for another after it, so
-   * deliveries that arrive during a batch are taken together by the next. Resolves when the batches are done.
-   */
+  /** Runs batches until none is due, one at a time; a call while one runs asks for another after it. */
   schedule(): Promise<void> {
     if (this.stopped) return Promise.resolve();
     if (this.current) {
@@ -112,7 +101,6 @@ export class InboxBatch {
     return this.current;
   }
 
-  /** Whether a batch is waiting for a quiet moment (it starts within {@link MAX_WAIT_MS}). */
   get waiting(): boolean {
     return this.waitingSince !== null;
   }
@@ -128,10 +116,7 @@ export class InboxBatch {
     while (this.current || this.singles.size > 0) await Promise.allSettled([this.current, ...this.singles]);
   }
 
-  /**
-   * Entry `id` as a batch of one, now (a lone delivery a host waits for), once the batch running has passed it: when
-   * that batch took the entry, its attempt is the entry's. Resolves once the attempt is over.
-   */
+  /** Entry `id` as a batch of one, once the batch running has passed it (its attempt, if it took it, counts). */
   async only(id: string): Promise<void> {
     while (this.current) await this.current;
     if (this.stopped) return;
@@ -147,21 +132,18 @@ export class InboxBatch {
     }
   }
 
-  /** No batch starts after this (the one running finishes). */
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
-  /** Claims up to `inbox.batchSize` due entries and processes them; resolves with how many were claimed. */
   private async run(): Promise<number> {
     const claimed = await this.rows.claimDue(this.options.inbox.batchSize);
     if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
     return claimed.length;
   }
 
-  /** Claimed entries, grouped by invoice: one lookup per invoice, closed together. */
   private async process(claimed: WebhookInboxEntry[]): Promise<void> {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
@@ -171,11 +153,12 @@ export class InboxBatch {
       else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
     }
     const closings: Closing[] = [];
-    // Invoices whose deliveries an applied lookup answered already are closed from memory: no read of their records.
+    // Answered already by an applied lookup: closed from memory, no read of their records.
     for (const [gatewayId, entries] of byInvoice) {
-      const recordId = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
+      const recordId =
+        this.confirmation.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId ?? null;
       if (recordId === null) continue;
-      this.rows.unknown.forget(gatewayId);
+      this.confirmation.forget(gatewayId);
       for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
       byInvoice.delete(gatewayId);
     }
@@ -204,7 +187,7 @@ export class InboxBatch {
     await this.rows.closeProcessed(closings);
   }
 
-  /** The records of these invoice numbers, and which of the entries' referrers a record holds: one query. */
+  /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
   private async recordsOf(
     gatewayIds: string[],
     entries: WebhookInboxEntry[],
@@ -222,11 +205,8 @@ export class InboxBatch {
   }
 
   /**
-   * Entries of one invoice (`local`: a record holds its number or its referrer): asks the service once (an invoice
-   * no record holds within the budget for those, {@link DeliveryConfirmation.admit}), finds the record of its answer
-   * (the batch's, checked by number, else {@link recordOfInvoice}), applies what it says (nothing to write when it
-   * says nothing new to the record the batch read) and leaves the entries to be closed with the batch. An error is
-   * the entries' own: retried, never thrown.
+   * Entries of one invoice (`local`: a record holds its number or referrer): asks the service once, finds the record
+   * of its answer (identity-checked), applies it and leaves the entries to close with the batch. Errors are retried.
    */
   private async confirmInvoice(
     gatewayId: string,
@@ -237,8 +217,9 @@ export class InboxBatch {
     closings: Closing[],
   ): Promise<void> {
     if (local) {
-      this.rows.unknown.forget(gatewayId);
-      const answeredBy = this.confirmation.answeredRecord(gatewayId, entries[entries.length - 1].receivedAt);
+      this.confirmation.forget(gatewayId);
+      const answeredBy =
+        this.confirmation.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId ?? null;
       if (answeredBy !== null) {
         for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: answeredBy });
         return;
@@ -261,19 +242,27 @@ export class InboxBatch {
         for (const entry of entries) await this.confirmation.waitForRecord(entry, invoice.id);
         return;
       }
-      this.rows.unknown.forget(gatewayId);
+      this.confirmation.forget(gatewayId);
       if (found && reportChangesNothing(found, invoice.status.code, invoice)) {
         outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
       } else {
         const options = found ? { record: found, known: known ?? undefined } : undefined;
-        const { result } = await this.statuses.apply(reportOf(record.id, invoice), options);
+        const { result } = await this.statuses.apply(
+          {
+            recordId: record.id,
+            code: invoice.status.code,
+            text: invoice.status.text,
+            source: 'webhook',
+            invoice,
+          },
+          options,
+        );
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {
       for (const entry of entries) await this.rows.failed(entry, err);
       return;
     }
-    // Deliveries of this invoice that arrived before the lookup are answered by it: one lookup serves them all.
     this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
   }
@@ -286,7 +275,7 @@ export class InboxBatch {
   }
 }
 
-/** Runs `work` with at most `limit` at once; resolves when all have settled (each handles its own errors). */
+/** Runs `work` with at most `limit` at once (each handles its own errors). */
 async function runLimited(work: Array<() => Promise<void>>, limit: number): Promise<void> {
   let next = 0;
   const lane = async () => {

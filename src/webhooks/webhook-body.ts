@@ -1,38 +1,29 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { exceedsJsonDepth } from '../gateway/payload.reader';
-import type { IntakeResult } from './delivery-intake';
+import type { IncomingMessage } from 'node:http';
+import { createHash } from 'node:crypto';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { asInt, asRecord, asText, exceedsJsonDepth, MAX_JSON_DEPTH } from '../gateway/payload.reader';
+import { InvoiceStatusCode } from '../gateway/status';
+import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
 
 /** A body refused, with the HTTP status that says why (`unread`: refused before it was read as JSON). */
 export type BodyRefusal = { ok: false; status: 400 | 413 | 415; message: string; unread?: true };
 
-/** What reading a body gave: the bytes, or the HTTP status that refuses it. */
 type RawBodyResult = { ok: true; body: Buffer } | BodyRefusal;
-
-/** A delivery's body within the limit: its bytes, or what the host's JSON parser made of them. */
 type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
 
-/**
- * Reads a request body into memory, refusing more than `limit` bytes (413) and compressed bodies (415). A body
- * over the limit is not kept: the rest is left for Node to discard once the answer is sent.
- */
-function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
+const refusal = (status: BodyRefusal['status'], message: string): BodyRefusal => ({
+  ok: false,
+  status,
+  message,
+});
+
+/** A body over the limit is not kept: the rest is left for Node to discard once the answer is sent. */
+async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity') {
-    return Promise.resolve({
-      ok: false,
-      status: 415,
-      message: `content-encoding ${encoding} is not supported`,
-    });
-  }
-  if (req.readableEnded) {
-    return Promise.resolve({
-      ok: false,
-      status: 400,
-      message: 'the body was already consumed by another parser',
-    });
-  }
+  if (encoding !== 'identity') return refusal(415, `content-encoding ${encoding} is not supported`);
+  if (req.readableEnded) return refusal(400, 'the body was already consumed by another parser');
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge(limit));
+  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -46,16 +37,12 @@ function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult
       else chunks.push(chunk);
     };
     const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks, size) });
-    const onError = () => finish({ ok: false, status: 400, message: 'the body could not be read' });
+    const onError = () => finish(refusal(400, 'the body could not be read'));
     req.on('data', onData).on('end', onEnd).on('error', onError);
   });
 }
 
-/**
- * The one bound on a delivery's body, whichever host hands it over: a request is read here within `limit` (unless
- * the host's parser read it first: its `req.body` then), bytes are measured, anything else is what a host's parser
- * made of them.
- */
+/** The one bound on a delivery's body: a request read within `limit` (or its `req.body` a parser read), bytes. */
 export function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
   if (Buffer.isBuffer(source)) {
     if (source.length > limit) return Promise.resolve(tooLarge(limit));
@@ -80,14 +67,11 @@ function isRequest(source: unknown): source is IncomingMessage {
   );
 }
 
-function tooLarge(limit: number): RawBodyResult {
-  return { ok: false, status: 413, message: `body exceeds ${limit} bytes` };
+function tooLarge(limit: number): BodyRefusal {
+  return refusal(413, `body exceeds ${limit} bytes`);
 }
 
-/**
- * A delivery's body read once, whichever host hands it over: within `limit` bytes ({@link boundedBody}), a JSON
- * object, nested at most `maxDepth` deep (checked before anything else walks it).
- */
+/** A delivery's body read once, whichever host hands it over: bounded, a JSON object, at most `maxDepth` deep. */
 export async function readDeliveryBody(
   source: unknown,
   limit: number,
@@ -100,140 +84,195 @@ export async function readDeliveryBody(
     try {
       value = JSON.parse(read.body.toString('utf8'));
     } catch {
-      return { ok: false, status: 400, message: 'body: malformed JSON' };
+      return refusal(400, 'body: malformed JSON');
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, status: 400, message: 'body: must be a JSON object' };
+    return refusal(400, 'body: must be a JSON object');
   }
   if (exceedsJsonDepth(value, maxDepth)) {
-    return { ok: false, status: 400, message: `body: nested deeper than ${maxDepth} levels` };
+    return refusal(400, `body: nested deeper than ${maxDepth} levels`);
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** The 200 answer to a delivery. */
-interface WebhookReceipt {
-  received: true;
-  /** Inbox entry id. */
-  id: string;
-  /** The delivery was already in the inbox (a retry or a duplicate): nothing new happens. */
-  duplicate: boolean;
-  state: 'pending' | 'processed' | 'ignored';
+type JsonObject = Record<string, unknown>;
+
+/** What routing needs of an untrusted body: the body is a trigger, so nothing else of it is read. */
+export interface WebhookDelivery {
+  event: string | null;
+  deliveryId: string | null;
+  webhookId: string | null;
+  sentAt: string | null;
+  /** A synthetic delivery from the resend operation (A14) with no invoice to apply. */
+  test: boolean;
+  invoice: { id: string; referrer: string | null; statusCode: number } | null;
+  /** Why the invoice could not be read, naming the field. */
+  invoiceError: string | null;
+  /** The invoice object as received, card data redacted: what the inbox row keeps. */
+  payload: unknown;
+  dedupeKey: string;
 }
 
-/** The body of a refusal, shaped as Nest's own HTTP exceptions answer. */
-interface WebhookRefusal {
-  statusCode: number;
-  message: string;
-  error?: string;
+/** `body.<field>: must not contain control characters` for the text an inbox row keeps (PostgreSQL refuses NUL). */
+export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
+  const fields: Array<[string, string | null | undefined]> = [
+    ['event', delivery.event],
+    ['delivery_id', delivery.deliveryId],
+    ['webhook', delivery.webhookId],
+    ['sent_at', delivery.sentAt],
+    ['invoice.id', delivery.invoice?.id],
+    ['invoice.referrer', delivery.invoice?.referrer],
+  ];
+  const bad = fields.find(([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value));
+  return bad ? `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` : null;
 }
 
-/** What the route answers to a delivery, whichever part of the host writes it. */
-export type DeliveryAnswer =
-  | { status: 200; body: WebhookReceipt }
-  | { status: number; body: WebhookRefusal; retryAfterSeconds?: number };
+/**
+ * Reads a delivery body where the wire profile's `webhook` part says (by default the A13 body, with `invoice` or
+ * `fatura`, or an event wrapper around it). Never throws: an unreadable invoice is `invoiceError`.
+ */
+export function readDelivery(
+  body: JsonObject,
+  profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
+): WebhookDelivery {
+  const parts = profile.webhook.read
+    ? customParts(body, profile.webhook.read)
+    : partsAt(body, profile.webhook);
+  const { invoice: raw, error, ...meta } = parts;
+  const container = asRecord(raw);
+  const read = container ? readInvoice(container) : { invoice: null, error: null, id: null };
+  return {
+    ...meta,
+    invoice: read.invoice,
+    invoiceError: read.error ?? error,
+    payload: container ? redactCardData(container) : null,
+    dedupeKey: dedupeKeyOf({ ...meta, invoiceId: read.id, statusCode: read.invoice?.statusCode ?? null }),
+  };
+}
 
-/** The `error` of each refusal, as Nest's own exceptions name it. */
-const ERROR_NAMES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  413: 'Payload Too Large',
-  422: 'Unprocessable Entity',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
+const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
+
+/** The number, referrer and status code of either shape, as the one normalizer reads them. */
+function readInvoice(container: JsonObject): {
+  invoice: WebhookDelivery['invoice'];
+  error: string | null;
+  id: string | null;
+} {
+  const fatura = asRecord(container.fatura);
+  const current = fatura ? null : asRecord(container.invoice);
+  const inv = fatura ?? current ?? container;
+  const legacy = fatura !== null || (current === null && LEGACY_KEYS.some((k) => k in container));
+  const p = fatura ? 'fatura.' : current ? 'invoice.' : '';
+  const id = asText(inv.id);
+  const referrer = asText(legacy ? inv.referencia : inv.referrer);
+  const fail = (path: string, problem: string) => ({
+    invoice: null,
+    error: `unreadable ${path}: ${problem}`,
+    id,
+  });
+  if (id === null || id.trim() === '') return fail(`${p}id`, 'missing');
+  const status = asRecord(inv.status);
+  if (!status) return fail(`${p}status`, 'not an object');
+  let statusCode = asInt(status.code);
+  if (statusCode === null) {
+    if (status.code !== undefined && status.code !== null) return fail(`${p}status.code`, 'not an integer');
+    const word = asText(status.text)?.trim().toLowerCase();
+    if (word !== 'canceled' && word !== 'cancelled') return fail(`${p}status.code`, 'missing');
+    statusCode = InvoiceStatusCode.Canceled;
+  }
+  return { invoice: { id, referrer, statusCode }, error: null, id };
+}
+
+type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
+  invoice: unknown;
+  error: string | null;
 };
 
-/** The one mapping of an intake's outcome to the route's answer. */
-export function answerOf(result: IntakeResult): DeliveryAnswer {
-  if (!result.ok) {
-    // A body refused before it was read (size, encoding, stream) is answered without the error's name.
-    const error = result.unread ? {} : { error: ERROR_NAMES[result.status] };
+function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
+  const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
+  // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
+  // some other wrapper, not an invoice).
+  const at = w.invoice.find((p) => {
+    const v = asRecord(valueAt(body, p));
+    return (
+      v !== null &&
+      (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v)
+    );
+  });
+  return {
+    invoice: at === undefined ? null : valueAt(body, at),
+    event: first(w.event),
+    deliveryId: first(w.deliveryId),
+    webhookId: first(w.webhookId),
+    sentAt: first(w.sentAt),
+    test: w.test.some((p) => valueAt(body, p) === true),
+    error: null,
+  };
+}
+
+function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['read']>): Parts {
+  try {
+    const p = read(body);
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(text);
+    return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
+  } catch (err) {
+    const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
     return {
-      status: result.status,
-      body: { statusCode: result.status, message: result.message, ...error },
-      retryAfterSeconds: result.retryAfterSeconds,
+      invoice: null,
+      event: null,
+      deliveryId: null,
+      webhookId: null,
+      sentAt: null,
+      test: false,
+      error,
     };
   }
-  const { id, duplicate, state } = result.stored;
-  return { status: 200, body: { received: true, id, duplicate, state: state as WebhookReceipt['state'] } };
 }
-
-/** The answer to a delivery whose intake failed unexpectedly (the database is down): the service retries it. */
-export const INTERNAL_ERROR_ANSWER: DeliveryAnswer = {
-  status: 500,
-  body: { statusCode: 500, message: 'Internal server error' },
-};
 
 /**
- * Writes an answer on the raw response, as Express' `res.json` would: every answer of the route, errors included,
- * is JSON that no browser may sniff into something else.
+ * The inbox's dedupe key: `delivery:<delivery_id>` (the same on every retry, A13; hashed past 120 characters), else
+ * `hash:` + SHA-256 of invoice id, status code, event and `sent_at`.
  */
-export function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
-  const payload = JSON.stringify(answer.body);
-  const headers: Record<string, string | number> = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(payload),
-    'X-Content-Type-Options': 'nosniff',
-  };
-  if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
-    headers['Retry-After'] = String(answer.retryAfterSeconds);
-  res.writeHead(answer.status, headers);
-  res.end(payload);
+export function dedupeKeyOf(parts: {
+  deliveryId: string | null;
+  invoiceId: string | null;
+  statusCode: number | null;
+  event: string | null;
+  sentAt: string | null;
+}): string {
+  if (parts.deliveryId) {
+    return parts.deliveryId.length <= 120
+      ? `delivery:${parts.deliveryId}`
+      : `delivery#${sha256(parts.deliveryId)}`;
+  }
+  const fields = [parts.invoiceId, parts.statusCode, parts.event, parts.sentAt].map((v) =>
+    v === null ? '' : v,
+  );
+  return `hash:${sha256(JSON.stringify(fields))}`;
 }
 
-/** Takes a delivery over HTTP and says what to answer ({@link DeliveryIntake.receive}). */
-export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
-
-/**
- * The webhook route: a middleware for `POST <path>` (exactly or as a suffix, so a global prefix still matches) put
- * ahead of the host's body parsers, whose own limit would otherwise apply, that takes the delivery and answers it
- * there: the host's later middleware and Nest's router, guards and filters never see it. A body a host's middleware
- * already read is left to the Nest route, which takes it the same way.
- */
-export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
-  const suffix = `/${path}`;
-  return function invoicePaymentsWebhookRoute(
-    req: IncomingMessage,
-    res: ServerResponse,
-    next: () => void,
-  ): void {
-    const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
-    const pathname = url.split('?')[0].replace(/\/+$/, '');
-    if (req.method !== 'POST' || !(pathname === suffix || pathname.endsWith(suffix))) return next();
-    if (req.readableEnded) return next();
-    receive(req).then(
-      (answer) => writeAnswer(res, answer),
-      () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
-    );
-  };
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
 }
 
-interface ExpressLayer {
-  handle?: { name?: string };
-}
-interface ExpressLike {
-  use(fn: unknown): unknown;
-  router?: { stack?: ExpressLayer[] };
-  _router?: { stack?: ExpressLayer[] };
+function text(value: unknown): string | null {
+  if (typeof value === 'string' && value.length > 0) return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
 }
 
-const BODY_PARSER_NAMES = new Set(['jsonParser', 'urlencodedParser', 'rawParser', 'textParser']);
+const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
 
-/**
- * Puts `reader` in an Express app's middleware stack ahead of any body parser already there (Nest registers its
- * parsers before modules initialize). Returns `false` when the app is not Express-like, leaving it untouched.
- */
-export function installBeforeBodyParsers(app: unknown, reader: (...args: never[]) => void): boolean {
-  const express = app as ExpressLike;
-  if (!express || typeof express.use !== 'function') return false;
-  express.use(reader);
-  const stack = (express.router ?? express._router)?.stack;
-  if (!Array.isArray(stack)) return false;
-  const at = stack.findIndex((layer) => layer.handle === (reader as unknown));
-  if (at < 0) return false;
-  const [layer] = stack.splice(at, 1);
-  const firstParser = stack.findIndex((l) => BODY_PARSER_NAMES.has(l.handle?.name ?? ''));
-  stack.splice(firstParser < 0 ? 0 : firstParser, 0, layer);
-  return true;
+/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
+export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
+  if (depth > MAX_JSON_DEPTH) return '[too deep]';
+  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (inCard && CARD_SECRETS.has(key) && v !== null && v !== undefined) out[key] = '[redacted]';
+    else out[key] = redactCardData(v, key === 'card' || key === 'cartao', depth + 1);
+  }
+  return out;
 }

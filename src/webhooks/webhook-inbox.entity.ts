@@ -2,19 +2,12 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TimestampColumn } from '../persistence/columns';
 
 /**
- * Where an inbox entry stands.
- * - `pending`: stored, waiting to be applied (or retried at `nextAttemptAt`).
- * - `processed`: its status report went through `InvoiceStatusService` (applied or recorded as refused).
- * - `ignored`: nothing to apply (a synthetic test delivery without an invoice).
- * - `dead`: given up (unreadable payload, invoice still unknown after the retry window, too many failures); an
- *   `Alert` event was raised and the entry is kept for a person.
+ * `pending` (due at `nextAttemptAt`), `processed` (its report went through `InvoiceStatusService`), `ignored`
+ * (nothing to apply, or not this store's invoice), `dead` (given up, an `Alert` raised; kept for a person).
  */
 export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
 
-/**
- * Every authenticated webhook delivery, written before it is acknowledged. The `dedupeKey` is unique, so the
- * service's retries and duplicates of a delivery are recognized and applied once.
- */
+/** Every taken webhook delivery, written before it is acknowledged; retries share its unique `dedupeKey`. */
 @Entity('invoice_payments_webhook_inbox')
 @Index('IDX_invoice_payments_webhook_inbox_due', ['state', 'nextAttemptAt'])
 @Index('IDX_invoice_payments_webhook_inbox_invoice', ['gatewayId', 'state'])
@@ -24,7 +17,7 @@ export class WebhookInboxEntry {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  /** `delivery:<delivery_id>`, or `hash:<sha256 of invoice id, status code, event, sent_at>` (see webhook-payload). */
+  /** `delivery:<delivery_id>`, or `hash:<sha256 of invoice id, status code, event, sent_at>` (see dedupeKeyOf). */
   @Column({ name: 'dedupe_key', type: 'varchar', length: 160, unique: true })
   dedupeKey!: string;
 

@@ -10,8 +10,7 @@ import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { purgeFinished } from '../core/queue/retention';
-import { UnknownInvoices } from './unknown-invoices';
-import { InboxRows, message } from './inbox-rows';
+import { message, WebhookInboxService } from './webhook-inbox.service';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';
 
@@ -19,10 +18,8 @@ import { InboxBatch } from './inbox-batch';
 const PACED_ROUNDS = 3;
 
 /**
- * Applies inbox entries through {@link InvoiceStatusService}, in batches ({@link InboxBatch}), retrying until they
- * stick. Entries are claimed under a lease (`locked_until`), so several instances may poll one database and a
- * crashed processor's claim lapses. Failures are retried with backoff: an invoice without a record yet for
- * `unknownInvoiceWindowMs`, anything else up to `maxAttempts`; then the entry is dead-lettered with an `Alert`.
+ * Applies inbox entries in batches ({@link InboxBatch}) under a lease, so several instances may poll one database;
+ * failures are retried with backoff, then dead-lettered with an `Alert`.
  */
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
@@ -30,8 +27,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private lastPurge = 0;
-  private readonly rows: InboxRows;
-  /** The confirmation of deliveries with the service; the intake reads its pacing (which entry waits, and till when). */
+  /** The intake reads its pacing (which entry waits, and till when). */
   readonly confirmation: DeliveryConfirmation;
   private readonly batch: InboxBatch;
 
@@ -41,16 +37,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
+    inbox: WebhookInboxService,
     // Late and duplicate invoices (the checkout provides it; absent, unlinked records are matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) lateInvoices?: LateInvoiceAdopter | null,
   ) {
-    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    const unknown = new UnknownInvoices(unknownLookupsPerWindow, unknownLookupWindowMs, 3_600_000);
-    this.rows = new InboxRows(dataSource, events, options, unknown);
     const identity = new InvoiceIdentity(gateway, events);
-    this.confirmation = new DeliveryConfirmation(gateway, options, this.rows);
+    this.confirmation = new DeliveryConfirmation(gateway, options, inbox);
     const late = lateInvoices ?? null;
-    this.batch = new InboxBatch(dataSource, this.rows, this.confirmation, statuses, options, identity, late);
+    this.batch = new InboxBatch(dataSource, inbox, this.confirmation, statuses, options, identity, late);
   }
 
   onModuleInit(): void {
@@ -69,27 +63,23 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.drain();
   }
 
-  /** An entry was stored: a batch takes it soon, with whatever else is due then (the entry itself is not needed). */
+  /** An entry was stored: a batch takes it soon, with whatever else is due then. */
   kick(_id?: string, _invoiceKey?: string | null): void {
     this.batch.soon();
   }
 
-  /** A delivery is coming in, not stored yet: the batches' quiet period counts from arrivals. */
   arriving(): void {
     this.batch.arriving();
   }
 
   /**
-   * Processes an entry now, as a batch of one, and resolves once that attempt is over (applied, retrying later or
-   * dead), its own or that of the batch that claimed the entry first; an entry whose invoice's lookup the pace put
-   * off is attempted when its turn comes. For hosts that must know the outcome before they answer
-   * ({@link HostDeliveries}); the module's own route only {@link kick}s.
+   * Processes an entry now, as a batch of one, and resolves once that attempt is over; one the pace put off is
+   * attempted when its turn comes. For hosts that answer with the outcome ({@link HostDeliveries}).
    */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
     for (let round = 0; ; round++) {
       if (this.stopped) return;
       await this.batch.only(id);
-      // Its invoice's lookup put off by the pace (at most `lookupWindowMs`): its turn is waited for, not a failure.
       const turn = invoiceKey === null ? null : await this.pacedTurn(id, invoiceKey);
       if (turn === null || round >= PACED_ROUNDS) return;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, turn - Date.now())));
@@ -106,7 +96,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     return due;
   }
 
-  /** Runs batches of every due entry (pending, due, unclaimed or lease lapsed); resolves once they are done. */
+  /** Runs batches of every due entry; resolves once they are done. */
   async poll(): Promise<void> {
     if (this.stopped) return;
     if (Date.now() - this.lastPurge >= 3_600_000) {
@@ -116,15 +106,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.batch.schedule();
   }
 
-  /** Resolves once no batch runs or waits (retries waiting on their time are not awaited). */
   async drain(): Promise<void> {
     await this.batch.idle();
   }
 
-  /**
-   * Deletes finished rows (processed, ignored, dead) older than `inbox.retentionMs`, in small batches (the core
-   * queue's retention): the inbox keeps what dedupes the service's retries for a bounded time. Pending rows stay.
-   */
+  /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
   async purge(): Promise<number> {
     const rows = {
       table: this.dataSource.getMetadata(WebhookInboxEntry).tableName,

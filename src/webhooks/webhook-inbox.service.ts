@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { doublingDelayMs } from '../core/queue/backoff';
+import { LeasedRows } from '../core/queue/leased-rows';
+import { clip } from '../core/text-bounds';
 import { runStatement } from '../persistence/dialect';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { dialectOf } from '../persistence/dialect';
+import { WEBHOOKS_OPTIONS } from './constants';
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
-import { redactCardData, type WebhookDelivery } from './webhook-payload';
-import { clip } from '../core/text-bounds';
+import { redactCardData, type WebhookDelivery } from './webhook-body';
 
 /** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
 type ColumnMetadata = EntityMetadata['columns'][number];
@@ -25,22 +31,50 @@ export interface StoredDelivery {
   gatewayId: string | null;
 }
 
+/** An entry a batch answered: how, and the record it was applied to. */
+export interface Closing {
+  entry: WebhookInboxEntry;
+  outcome: string;
+  recordId: string;
+}
+
 /** Deliveries stored in one statement at most (20 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
+/** Entries closed by one statement (three parameters each). */
+const CLOSE_CHUNK = 500;
 
 /**
- * Writes taken deliveries to the inbox, once per dedupe key: one naming an invoice is stored `pending` for the
- * processor, a test delivery without one `ignored`.
+ * The inbox's rows: deliveries written once per dedupe key, claimed under a lease ({@link LeasedRows}), then closed,
+ * retried later with backoff, or dead-lettered with an alert.
  */
 @Injectable()
 export class WebhookInboxService {
+  private readonly logger = new Logger(WebhookInboxService.name);
   /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
   private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
     (entries) => this.insertAll(entries),
     MAX_ROWS_PER_INSERT,
   );
+  private readonly rows: LeasedRows<WebhookInboxEntry>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: EventEmitter2,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+  ) {
+    this.rows = new LeasedRows(
+      dataSource,
+      WebhookInboxEntry,
+      {
+        table: dataSource.getMetadata(WebhookInboxEntry).tableName,
+        open: { sql: (t) => `${t}state = 'pending'`, where: { state: 'pending' } },
+        lockedUntil: 'locked_until',
+        attempts: 'attempts',
+        nextAttemptAt: 'next_attempt_at',
+      },
+      () => options.inbox.leaseMs,
+    );
+  }
 
   /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
   async store(
@@ -93,9 +127,8 @@ export class WebhookInboxService {
   }
 
   /**
-   * Joins a delivery to entry `id` of its invoice while that is pending and unclaimed: its `received_at` becomes now,
-   * so only a lookup that starts later answers it. One statement, as a claim is, so the two never interleave; `false`
-   * when the entry was claimed or finished (the delivery is then stored as its own entry).
+   * Joins a delivery to pending, unclaimed entry `id`: its `received_at` becomes now, so only a later lookup answers
+   * it. One statement, as a claim is, so the two never interleave; `false` when the entry was claimed or finished.
    */
   async joinWaiting(id: string): Promise<boolean> {
     const [sql, values] = escapeQuery(
@@ -106,6 +139,93 @@ export class WebhookInboxService {
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
+  }
+
+  /** Takes up to `limit` due entries (lease) in one statement, oldest first. */
+  claimDue(limit: number): Promise<WebhookInboxEntry[]> {
+    return this.rows.claimDueRows(limit, 'o.received_at');
+  }
+
+  /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
+  claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
+    return this.rows.claim(id, dueOnly);
+  }
+
+  /** Closes claimed entries as processed in one statement, only while still pending (never written twice). */
+  async closeProcessed(closings: Closing[]): Promise<void> {
+    const { parameter } = dialectOf(this.dataSource);
+    const table = this.table;
+    for (let i = 0; i < closings.length; i += CLOSE_CHUNK) {
+      const values: unknown[] = [new Date().toISOString()];
+      const processedAt = parameter(1);
+      const rows = closings.slice(i, i + CLOSE_CHUNK).map(({ entry, outcome, recordId }) => {
+        const n = values.push(entry.id, clip(outcome, 255), recordId);
+        return `SELECT ${parameter(n - 2)} AS id, ${parameter(n - 1)} AS outcome, ${parameter(n)} AS record_id`;
+      });
+      const sql =
+        `UPDATE ${table} SET state = 'processed', outcome = v.outcome, invoice_record_id = v.record_id, ` +
+        `last_error = NULL, processed_at = ${processedAt}, locked_until = NULL ` +
+        `FROM (${rows.join(' UNION ALL ')}) v WHERE ${table}.id = v.id AND ${table}.state = 'pending'`;
+      await runStatement(this.dataSource, (em) => em.query(sql, values));
+    }
+  }
+
+  /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */
+  async failed(entry: WebhookInboxEntry, err: unknown): Promise<void> {
+    if (entry.attempts >= this.options.inbox.maxAttempts) {
+      await this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+    } else {
+      await this.retryLater(entry, message(err));
+    }
+  }
+
+  async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
+    const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
+    const next = new Date(Date.now() + delay);
+    await this.finish(entry, { lastError: clip(reason, 2000), nextAttemptAt: next, lockedUntil: null });
+    this.logger.debug(`webhook inbox entry ${entry.id}: ${reason}; retry in ${delay} ms`);
+  }
+
+  /** Dead-letters an entry; `alert` false when the caller raises one alert for many (unknown invoices). */
+  async deadLetter(
+    entry: WebhookInboxEntry,
+    recordId: string | null,
+    reason: string,
+    alert = true,
+  ): Promise<void> {
+    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
+    if (!alert) return;
+    this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
+    this.alert({
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: recordId,
+      message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
+    });
+  }
+
+  /** A delivery of an invoice that is not this store's (the identity check raised `foreign_invoice`): `ignored`. */
+  async leftAlone(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    await this.finish(entry, {
+      state: 'ignored',
+      outcome: clip(`left alone: not this store's invoice`, 255),
+      lastError: clip(reason, 2000),
+      processedAt: new Date(),
+    });
+  }
+
+  alert(alert: InvoicePaymentsAlert): void {
+    try {
+      this.events.emit(InvoicePaymentsEvents.Alert, alert);
+    } catch (err) {
+      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
+    }
+  }
+
+  /** Updates a claimed entry; releases the claim. */
+  finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
+    return this.rows.finish(entry, patch);
   }
 
   private get table(): string {
@@ -134,11 +254,7 @@ export class WebhookInboxService {
   }
 }
 
-/**
- * `INSERT ... ON CONFLICT DO NOTHING` (PostgreSQL) or `INSERT OR IGNORE` (SQLite) of the entries, `RETURNING id`:
- * the ids of the rows written (an entry whose dedupe key was already there, or earlier in the same statement, is
- * not). Columns and values come from the entity's metadata, so its transformers apply.
- */
+/** The ids of the entries written, ignoring duplicate dedupe keys; values through the entity's transformers. */
 async function insertIgnoringDuplicates(
   em: EntityManager,
   entries: WebhookInboxEntry[],
@@ -172,4 +288,8 @@ function insertStatementOf(dataSource: DataSource, rows: number): { columns: Col
     known.sql.set(rows, sql);
   }
   return { columns: known.columns, sql };
+}
+
+export function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

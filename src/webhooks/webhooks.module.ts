@@ -1,19 +1,27 @@
-import { DynamicModule, Inject, Logger, Module, OnModuleInit, Optional, Provider } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import { WEBHOOKS_OPTIONS } from './constants';
-import { createWebhookRoute, installBeforeBodyParsers } from './webhook-body';
-import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { DeliveryIntake } from './delivery-intake';
-import { WebhookInboxService } from './webhook-inbox.service';
-import { WebhookTokenService } from './webhook-token.service';
-import { HostDeliveries } from './host-deliveries';
-import { HOST_WEBHOOKS } from '../core/ports';
-import { createWebhooksController } from './webhooks.controller';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import {
-  type ResolvedWebhooksOptions,
-  type WebhooksOptions,
-  resolveWebhooksOptions,
-} from '../options/webhooks.options';
+  Controller,
+  DynamicModule,
+  Inject,
+  Logger,
+  Module,
+  OnModuleInit,
+  Optional,
+  Post,
+  Provider,
+  Req,
+  Res,
+  Type,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { HOST_WEBHOOKS } from '../core/ports';
+import { resolveWebhooksOptions } from '../options/webhooks.options';
+import { WEBHOOKS_OPTIONS } from './constants';
+import { DeliveryIntake, type IntakeResult } from './delivery-intake';
+import { HostDeliveries } from './host-deliveries';
+import type { ResolvedWebhooksOptions, WebhooksOptions } from '../options/webhooks.options';
+import { WebhookInboxProcessor } from './webhook-inbox.processor';
+import { WebhookInboxService } from './webhook-inbox.service';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
@@ -47,7 +55,6 @@ export class WebhooksModule implements OnModuleInit {
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
-        WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
@@ -58,7 +65,6 @@ export class WebhooksModule implements OnModuleInit {
         WEBHOOKS_OPTIONS,
         HOST_WEBHOOKS,
         HostDeliveries,
-        WebhookTokenService,
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
@@ -66,18 +72,147 @@ export class WebhooksModule implements OnModuleInit {
     };
   }
 
-  /**
-   * On Express the webhook route is a middleware ahead of the host's JSON parser (its own body limit, answered
-   * there); elsewhere, the Nest route takes deliveries, within the host's body parser limit.
-   */
+  /** On Express the route goes ahead of the host's JSON parser (its own body limit); elsewhere the Nest route. */
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (!adapter) return; // an application context without HTTP: no route
-    const route = createWebhookRoute(this.options.path, (req) => this.intake.receive(req));
+    const route = createWebhookRoute(this.options.path, (req) => receive(this.intake, req));
     if (adapter.getType() !== 'express' || !installBeforeBodyParsers(adapter.getInstance(), route)) {
       this.logger.warn(
         `the webhook route is the Nest route here: the host's body parser limit applies to /${this.options.path}`,
       );
     }
   }
+}
+
+/** The Nest route, for a delivery whose body a host middleware read before the route ahead of the parsers. */
+abstract class WebhooksControllerBase {
+  constructor(@Inject(DeliveryIntake) private readonly intake: DeliveryIntake) {}
+
+  @Post()
+  async receive(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    writeAnswer(res, await receive(this.intake, req));
+  }
+}
+
+/** One controller class per path, so two apps in one process do not share decorator metadata. */
+function createWebhooksController(path: string): Type<unknown> {
+  @Controller(path)
+  class InvoicePaymentsWebhooksController extends WebhooksControllerBase {}
+  return InvoicePaymentsWebhooksController;
+}
+
+const logger = new Logger(DeliveryIntake.name);
+
+/** A delivery over HTTP, accepted by the intake; an unexpected failure (database down) is answered 500: retried. */
+async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<DeliveryAnswer> {
+  try {
+    return answerOf(await intake.accept({ headers: req, body: req }));
+  } catch (err) {
+    logger.error(`webhook delivery not stored: ${err instanceof Error ? err.message : String(err)}`);
+    return INTERNAL_ERROR_ANSWER;
+  }
+}
+
+interface WebhookReceipt {
+  received: true;
+  /** Inbox entry id. */
+  id: string;
+  /** A retry or a duplicate of a stored delivery: nothing new happens. */
+  duplicate: boolean;
+  state: 'pending' | 'processed' | 'ignored';
+}
+
+/** Shaped as Nest's own HTTP exceptions answer. */
+interface WebhookRefusal {
+  statusCode: number;
+  message: string;
+  error?: string;
+}
+
+export type DeliveryAnswer =
+  | { status: 200; body: WebhookReceipt }
+  | { status: number; body: WebhookRefusal; retryAfterSeconds?: number };
+
+function answerOf(result: IntakeResult): DeliveryAnswer {
+  if (!result.ok) {
+    // A body refused before it was read (size, encoding, stream) is answered without the error's name.
+    const error = result.unread ? {} : { error: STATUS_CODES[result.status] };
+    return {
+      status: result.status,
+      body: { statusCode: result.status, message: result.message, ...error },
+      retryAfterSeconds: result.retryAfterSeconds,
+    };
+  }
+  const { id, duplicate, state } = result.stored;
+  return { status: 200, body: { received: true, id, duplicate, state: state as WebhookReceipt['state'] } };
+}
+
+const INTERNAL_ERROR_ANSWER: DeliveryAnswer = {
+  status: 500,
+  body: { statusCode: 500, message: 'Internal server error' },
+};
+
+/** Writes an answer as Express' `res.json` would, errors included: JSON no browser may sniff into anything else. */
+function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
+  const payload = JSON.stringify(answer.body);
+  const headers: Record<string, string | number> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(payload),
+    'X-Content-Type-Options': 'nosniff',
+  };
+  if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(answer.retryAfterSeconds);
+  res.writeHead(answer.status, headers);
+  res.end(payload);
+}
+
+export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
+
+/**
+ * The webhook route: a middleware for `POST <path>` (or a suffix, so a global prefix still matches) put ahead of the
+ * host's body parsers, whose own limit would otherwise apply; a body a host's middleware read is left to the Nest route.
+ */
+export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
+  const suffix = `/${path}`;
+  return function invoicePaymentsWebhookRoute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: () => void,
+  ): void {
+    const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
+    const pathname = url.split('?')[0].replace(/\/+$/, '');
+    if (req.method !== 'POST' || !(pathname === suffix || pathname.endsWith(suffix))) return next();
+    if (req.readableEnded) return next();
+    receive(req).then(
+      (answer) => writeAnswer(res, answer),
+      () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
+    );
+  };
+}
+
+interface ExpressLayer {
+  handle?: { name?: string };
+}
+interface ExpressLike {
+  use(fn: unknown): unknown;
+  router?: { stack?: ExpressLayer[] };
+  _router?: { stack?: ExpressLayer[] };
+}
+
+const BODY_PARSER_NAMES = new Set(['jsonParser', 'urlencodedParser', 'rawParser', 'textParser']);
+
+/** Puts `reader` ahead of the body parsers Nest registered; `false` when the app is not Express-like. */
+function installBeforeBodyParsers(app: unknown, reader: (...args: never[]) => void): boolean {
+  const express = app as ExpressLike;
+  if (!express || typeof express.use !== 'function') return false;
+  express.use(reader);
+  const stack = (express.router ?? express._router)?.stack;
+  if (!Array.isArray(stack)) return false;
+  const at = stack.findIndex((layer) => layer.handle === (reader as unknown));
+  if (at < 0) return false;
+  const [layer] = stack.splice(at, 1);
+  const firstParser = stack.findIndex((l) => BODY_PARSER_NAMES.has(l.handle?.name ?? ''));
+  stack.splice(firstParser < 0 ? 0 : firstParser, 0, layer);
+  return true;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/paced-lookups';
+import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/delivery-confirmation';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

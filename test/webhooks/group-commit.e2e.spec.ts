@@ -3,7 +3,7 @@ import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxService } from '../../src/webhooks/webhook-inbox.service';
-import type { WebhookDelivery } from '../../src/webhooks/webhook-payload';
+import type { WebhookDelivery } from '../../src/webhooks/webhook-body';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { closeDeliveryScene, openDeliveryScene, postDelivery, tokenLine, WebhookApp } from './support';
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { LOOKUP_BURST } from '../../src/webhooks/paced-lookups';
+import { LOOKUP_BURST } from '../../src/webhooks/delivery-confirmation';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
