@@ -49,7 +49,7 @@ export const LATE_INVOICE_ADOPTER = Symbol('INVOICE_PAYMENTS_LATE_INVOICE_ADOPTE
  * and keeps the order at one payable invoice (the checkout's `LateInvoiceService`).
  */
 export interface LateInvoiceAdopter {
-  /** `record`: where the invoice now belongs, or `null`; `foreign`: why it is not this store's (left alone, alerted). */
+  /** `record`: where the invoice now belongs, or `null`; `foreign`: why it is not ours (left alone, alerted). */
   adopt(invoice: Invoice, source: StatusReportSource): Promise<Adoption>;
 }
 
