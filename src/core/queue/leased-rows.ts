@@ -129,10 +129,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     return this.finishAll([row.id], patch);
   }
 
-  /**
-   * Writes `patch` on rows this holder claimed and releases their leases, in one statement for all of them (only on
-   * rows still open). A function in `patch` is the column's new value in SQL (`() => 'attempts + 1'`).
-   */
+  /** {@link finish} for many rows in one statement; a function in `patch` is the column's value in SQL. */
   async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
     if (ids.length === 0) return;
     const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
@@ -143,7 +140,6 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     );
   }
 
-  /** An entity from a raw row, through the columns' transformers. */
   hydrate(row: Record<string, unknown>): T {
     const metadata = this.dataSource.getMetadata(this.entity);
     const entity = metadata.create() as T;
