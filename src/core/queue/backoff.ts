@@ -1,4 +1,3 @@
-
 /** Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, jittered. */
 export interface BackoffOptions {
   /** Delay after the first failed attempt. Default 10 000 ms. */
