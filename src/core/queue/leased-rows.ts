@@ -68,32 +68,24 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   async claimDue(holder: string, limit: number, leaseMs = this.leaseMs()): Promise<T[]> {
     const b = this.columns.batch;
     if (!b) throw new Error(`queue table ${this.columns.table} has no batch claim`);
-    const [query, values] = this.dueClaim(limit, leaseMs, {
+    return this.dueClaim(limit, leaseMs, {
       set: `${b.holder} = :holder${b.touched ? `, ${b.touched} = :now` : ''}`,
       orderBy: b.orderBy,
       oneAtATimeBy: b.oneAtATimeBy,
       holder,
     });
-    const rows = await runStatement(this.dataSource, (em) =>
-      queryReturning(em, `${query} RETURNING *`, values),
-    );
-    return rows.map((row) => this.hydrate(row));
   }
 
   /** Claims up to `limit` due rows, oldest first by `orderBy`, as {@link claimDue} does without a holder. */
-  async claimDueRows(limit: number, orderBy: string): Promise<T[]> {
-    const [query, values] = this.dueClaim(limit, this.leaseMs(), { orderBy });
-    const rows = await runStatement(this.dataSource, (em) =>
-      queryReturning(em, `${query} RETURNING *`, values),
-    );
-    return rows.map((row) => this.hydrate(row));
+  claimDueRows(limit: number, orderBy: string): Promise<T[]> {
+    return this.dueClaim(limit, this.leaseMs(), { orderBy });
   }
 
-  private dueClaim(
+  private async dueClaim(
     limit: number,
     leaseMs: number,
     how: { orderBy: string; set?: string; oneAtATimeBy?: string; holder?: string },
-  ): [string, unknown[]] {
+  ): Promise<T[]> {
     const c = this.columns;
     if (!c.nextAttemptAt) throw new Error(`queue table ${c.table} has no due time`);
     const now = new Date();
@@ -114,14 +106,16 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
         ORDER BY ${how.orderBy}
         LIMIT :limit
         ${dialectOf(this.dataSource).skipLocked}
-      )`;
+      ) RETURNING *`;
     const lease = new Date(now.getTime() + leaseMs).toISOString();
-    return escapeQuery(this.dataSource, sql, {
+    const [query, values] = escapeQuery(this.dataSource, sql, {
       ...(how.holder !== undefined ? { holder: how.holder } : {}),
       lease,
       now: now.toISOString(),
       limit,
     });
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
+    return rows.map((row) => this.hydrate(row));
   }
 
   /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
@@ -155,14 +149,11 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   }
 
   private leaseProperty(): string {
-    return this.propertyOf(this.columns.lockedUntil);
-  }
-
-  private propertyOf(databaseName: string): string {
+    const { table, lockedUntil } = this.columns;
     const column = this.dataSource
       .getMetadata(this.entity)
-      .columns.find((c) => c.databaseName === databaseName);
-    if (!column) throw new Error(`queue table ${this.columns.table} has no column ${databaseName}`);
+      .columns.find((c) => c.databaseName === lockedUntil);
+    if (!column) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
     return column.propertyName;
   }
 }
