@@ -6,35 +6,22 @@ import { escapeQuery, queryReturning } from '../typeorm-compat';
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
 
-/** What a leased queue table is made of (column names as in the database). */
+/** A leased queue table's columns, as named in the database. */
 export interface LeasedTable<T> {
   table: string;
-  /**
-   * A row still to do: as SQL for the claims, its columns prefixed as asked (`(t) => \`${t}state = 'pending'\``),
-   * and as the same condition in TypeORM's terms for the writes that follow a claim.
-   */
+  /** A row still to do, as SQL (columns prefixed as asked) and as the same condition in TypeORM's terms. */
   open: { sql: (prefix: string) => string; where: FindOptionsWhere<T> };
-  /** The lease: a row is free when it is `NULL` or past. */
+  /** A row is free when it is `NULL` or past. */
   lockedUntil: string;
-  /** Counted up at each claim, when the table keeps a count. */
   attempts?: string;
-  /** When a row is due again, when the table keeps one (claims with `dueOnly`). */
   nextAttemptAt?: string;
-  /** For batch claims ({@link LeasedRows.claimDue}): who holds a row, and the order rows are taken in. */
-  batch?: {
-    holder: string;
-    orderBy: string;
-    /** Rows sharing this column's value are held one at a time (an order's tracking codes, in order). */
-    oneAtATimeBy?: string;
-    /** A column set to now at each claim. */
-    touched?: string;
-  };
+  /** For {@link LeasedRows.claimDue}; `oneAtATimeBy`: rows sharing its value are held one at a time. */
+  batch?: { holder: string; orderBy: string; oneAtATimeBy?: string; touched?: string };
 }
 
 /**
- * Claim and release of one row of a queue table under a lease, on PostgreSQL and SQLite: a claim is one conditional
- * `UPDATE … RETURNING` (the claim and the read are one round trip, and a crashed holder's lease lapses); a release
- * writes only while the row is still pending, so a row finished elsewhere is never written twice.
+ * Rows of a queue table under a lease: a claim is one conditional `UPDATE … RETURNING`; a release writes only while
+ * the row is still open, so a row finished elsewhere is never written twice.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   constructor(
@@ -61,10 +48,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     return rows.length > 0 ? this.hydrate(rows[0]) : null;
   }
 
-  /**
-   * Claims up to `limit` due rows for `holder` in one statement that counts the attempt and returns them, in no
-   * particular order; concurrent workers take disjoint rows without waiting (the dialect's `skipLocked`).
-   */
+  /** Claims up to `limit` due rows for `holder`; concurrent workers take disjoint rows without waiting. */
   async claimDue(holder: string, limit: number, leaseMs = this.leaseMs()): Promise<T[]> {
     const b = this.columns.batch;
     if (!b) throw new Error(`queue table ${this.columns.table} has no batch claim`);
