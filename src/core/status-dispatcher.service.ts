@@ -14,7 +14,6 @@ import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';
 import { resolveNotificationsOptions } from '../options/notifications.options';
 
-/** Injection token of {@link StatusDispatchSettings}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
 const LOCK_BUSY_RETRY_MS = 100;

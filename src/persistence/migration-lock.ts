@@ -47,12 +47,10 @@ function serializedMigration<T extends MigrationClass>(migration: T): T {
   return migration;
 }
 
-/** Every migration of `migrations` through {@link serializedMigration}. */
 export function serializedMigrations<T extends MigrationClass>(migrations: T[]): T[] {
   return migrations.map((m) => serializedMigration(m));
 }
 
-/** Whether `migration` went through {@link serializedMigration}. */
 export function isSerializedMigration(migration: unknown): boolean {
   return typeof migration === 'function' && serialized.has(migration as MigrationClass);
 }
