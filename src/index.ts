@@ -1,8 +1,6 @@
 /**
- * nestjs-invoice-payments: PIX, bank slip and credit card payments for Brazilian stores through the invoicing and
- * payment service. The host reaches the module only through this file and the subpath entries
- * `nestjs-invoice-payments/sandbox`, `/medusa` and `/vendure`. Everything else is internal and may change in any
- * release (CHANGELOG.md lists what left this surface).
+ * nestjs-invoice-payments: PIX, bank slip and card payments for Brazilian stores. The host reaches the module only
+ * through this file and the `/sandbox`, `/medusa` and `/vendure` entries; everything else may change in any release.
  */
 
 // The module and its options.

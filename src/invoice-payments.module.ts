@@ -44,12 +44,8 @@ import type { WebhookMerchantTokenSource } from './webhooks/types';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
- * The payment module: checkout (the provider), webhooks, the reconciliation of open invoices, shipping and settings, on the host's TypeORM connection
- * and event bus.
- *
- * The host registers `TypeOrmModule.forRoot(...)` with {@link INVOICE_PAYMENTS_ENTITIES} (or `autoLoadEntities`)
- * and {@link INVOICE_PAYMENTS_MIGRATIONS}, and `EventEmitterModule.forRoot()`: the module injects `EventEmitter2`
- * and emits `InvoicePaymentsEvents`. Register it once per application.
+ * The payment module, on the host's TypeORM connection (with {@link INVOICE_PAYMENTS_ENTITIES} and the migrations)
+ * and `EventEmitterModule`; register it once per application (docs/configuration.md).
  *
  * @example
  * InvoicePaymentsModule.forRoot({
@@ -81,11 +77,7 @@ export class InvoicePaymentsModule {
   }
 }
 
-/**
- * What every capability shares, in one global module: the options, the `GatewayClient`, the status path, the
- * host's port and the runtime settings. Global like `@nestjs/typeorm`'s core module; every token is this package's
- * own, so nothing of the host's is shadowed.
- */
+/** What every capability shares; global like `@nestjs/typeorm`'s core module (every token is this package's own). */
 @Global()
 @Module({})
 class InvoicePaymentsCoreModule {
@@ -117,9 +109,7 @@ class InvoicePaymentsCoreModule {
           useFactory: (settings: InvoicePaymentsSettingsService): CheckoutSettingsSource => settings,
           inject: [InvoicePaymentsSettingsService],
         },
-        // App-wide, so the module's errors a host lets out of its own controllers keep their 4xx/5xx answers with
-        // nothing to register; it catches only the module's and the service's errors, and a host's own global
-        // filter for them (`app.useGlobalFilters`) is asked first.
+        // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
         ...port,
       ],
@@ -136,7 +126,6 @@ class InvoicePaymentsCoreModule {
   }
 }
 
-/** A provider of what `derive` makes of the module options. */
 function fromOptions<T>(
   token: symbol,
   derive: (options: InvoicePaymentsModuleOptions) => T,
@@ -174,10 +163,7 @@ function assemble(
   };
 }
 
-/**
- * The host's port, built by the module in its own context (its `imports` and the global modules). When Nest cannot
- * resolve the port's dependencies, its message names this package's internal module; the error says what to do.
- */
+// Nest's own message names this package's internal module: the error says what to do.
 function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
   return {
     provide: ORDER_PAYMENT_PORT,
@@ -199,10 +185,7 @@ function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
   };
 }
 
-/**
- * The client reads its connection from the runtime settings before each call (they default to these options), so
- * a token changed in the admin panel applies without a restart.
- */
+// A token changed in the admin panel applies without a restart.
 function gatewayOptions(
   options: InvoicePaymentsModuleOptions,
   settings: InvoicePaymentsSettingsService,
@@ -212,11 +195,7 @@ function gatewayOptions(
   return { ...options.gateway, onImplausibleAmount, resolveConfig: () => settings.gatewayConfig() };
 }
 
-/**
- * An answer with an amount that cannot be real was refused: raise an `implausible_amount` alert (once per distinct
- * problem among the last ones, so a webhook retried every minute does not flood the alerts), then the host's own
- * listener if it gave one.
- */
+// Once per distinct problem among the last ones, so a webhook retried every minute does not flood the alerts.
 function implausibleAmountAlert(
   events: EventEmitter2,
   hostListener: GatewayClientOptions['onImplausibleAmount'],
@@ -237,7 +216,6 @@ function implausibleAmountAlert(
   };
 }
 
-/** The webhook token's merchant part as the admin settings have it now (default: `webhooks.merchantToken`). */
 const merchantTokenFromSettings: Provider = {
   provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
   useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({

@@ -1,12 +1,6 @@
 /**
- * Group commit for one kind of write: items submitted while the previous batch is in flight wait, and go together
- * in one batch when it returns. The first item of a quiet moment goes at once, alone, so an idle store pays no
- * added latency; a busy one pays one round trip (and one commit) per batch instead of one per item.
- *
- * `run` gets the items in submission order and returns one result per item, in the same order; a result that is
- * an `Error` rejects that item's promise alone. A `run` that throws rejects every item of its batch. Whether an
- * item's write happened is then unknown to the coalescer: `run` decides, and callers treat a rejection as they
- * would the failure of their own single statement.
+ * Group commit: items submitted while a batch is in flight go together when it returns; a quiet moment's first goes
+ * at once. `run` returns one result per item in order (an `Error` rejects that item alone); a throw rejects the batch.
  */
 export class Coalescer<I, O> {
   private waiting: Array<{ item: I; resolve: (out: O) => void; reject: (err: unknown) => void }> = [];

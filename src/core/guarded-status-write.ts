@@ -7,10 +7,8 @@ import { queryReturning } from './typeorm-compat';
 type ColumnMetadata = EntityMetadata['columns'][number];
 
 /**
- * A status report's history row and the record's patch in one statement (a data-modifying CTE), written only if the
- * record is still at `version` and its history still as `guard` says: both or neither. `true` when written. Every
- * writer of the history updates the record too, so its version moves with either. Values are bound as TypeORM binds
- * them (transformers included).
+ * The history row and the record's patch in one data-modifying CTE, written (`true`) only if the record is still at
+ * `version` and its history as `guard` says. Every history writer updates the record, so its version moves with either.
  */
 export async function writeGuarded(
   dataSource: DataSource,
@@ -39,13 +37,9 @@ interface GuardedStatement {
   historyColumns: ColumnMetadata[];
 }
 
-/** Statements by DataSource and by the patch's properties (a handful of shapes). */
 const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
 
-/**
- * The statement for a patch of these properties: `$1` the record's id, `$2` its version, then the patch's values,
- * the guard's latest time and open count, and the history row's columns.
- */
+/** `$1` the record's id, `$2` its version, the patch's values, the guard's latest and open count, the history's. */
 function statementFor(dataSource: DataSource, properties: string[]): GuardedStatement {
   let known = statements.get(dataSource);
   if (!known) statements.set(dataSource, (known = new Map()));
@@ -82,10 +76,7 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
   return statement;
 }
 
-/**
- * The SQL type a value of the SELECT list is cast to (PostgreSQL types a bare parameter there as text); text goes
- * as TEXT, never VARCHAR(n), which would truncate where the column refuses.
- */
+// PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
 function castOf(column: ColumnMetadata): string {
   switch (column.type) {
     case 'varchar':

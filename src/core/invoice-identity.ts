@@ -8,35 +8,20 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import type { Adoption } from './ports';
 
-/**
- * How an invoice was matched to a record: `number`, the record holds its number (the service's answer to our own
- * request); `lookup`, the identity lookup ({@link InvoiceIdentity.findOurs}); `referrer`, by its referrer alone (its
- * payment id still to be asked of the service).
- */
+/** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
 type MatchedBy = 'number' | 'lookup' | 'referrer';
 
 /** Verdicts remembered per instance (an invoice's referrer, payment id and amount never change). */
 const MAX_REMEMBERED = 10_000;
 
 /**
- * "Ours means ours": the one place that decides whether an invoice found at the service is a record's invoice.
- *
- * An invoice is the record's only if its identity is what the module sent for that attempt: the same `referrer`,
- * the same `payment.id`, and the same amount (the gross; an invoice whose shape carries none is not compared on
- * it). The invoice shapes (§2.1, §2.2) carry neither `payment.id` nor the customer's document (`customer` holds
- * only the service's consumer id), so the payment id is what the service lists the invoice under (the lookup by
- * referrer with the `paymentId` filter, A7), and the customer is not compared. An invoice matched by the number the
- * record holds is the record's as long as the referrer agrees (the service gave that number to the module's own
- * request; its gross may differ, which `amountMismatch` flags).
- *
- * Anything else is left alone by every caller (never canceled, refunded, adopted or applied to the order) and
- * raises a `foreign_invoice` alert, once per invoice and record in this instance.
+ * "Ours means ours" (docs/webhooks.md): an invoice is a record's only with the referrer, payment id (the lookup's
+ * filter, A7: the shapes do not carry it) and gross the module sent; by the number the record holds, the referrer
+ * alone. Anything else is left alone by every caller and alerted once per invoice and record.
  */
 export class InvoiceIdentity {
   private readonly logger = new Logger('InvoiceIdentity');
-  /** "Not ours" verdicts, per way of matching, invoice and record. */
   private readonly foreign = new Map<string, string>();
-  /** Invoice and record pairs alerted already (with what was said). */
   private readonly alerted = new Map<string, string>();
 
   constructor(
@@ -44,10 +29,7 @@ export class InvoiceIdentity {
     private readonly events: EventEmitter2 | null,
   ) {}
 
-  /**
-   * Why `invoice` is not `record`'s invoice, or `null` when it is (see the class notes); a `referrer` match asks
-   * the service once. A "not ours" verdict raises the alert. Throws when the service could not be asked.
-   */
+  /** Why `invoice` is not `record`'s, or `null`; throws when the service could not be asked. */
   async whyNotOurs(invoice: Invoice, record: InvoiceRecord, matchedBy: MatchedBy): Promise<string | null> {
     // Per way of matching: a verdict by referrer never decides a later match by the number the record holds.
     const key = `${matchedBy}\u0000${invoice.id}\u0000${record.id}`;
@@ -61,10 +43,7 @@ export class InvoiceIdentity {
     return why;
   }
 
-  /**
-   * The record's invoice at the service by its identity (the identity lookup: referrer and payment id sent, the
-   * amount compared), or `null`: none there, or only another's (alerted, never returned).
-   */
+  /** The record's invoice at the service by its identity, or `null` (none, or only another's). */
   async findOurs(record: InvoiceRecord): Promise<Invoice | null> {
     const found = await this.gateway.findInvoiceByReferrer(record.referrer, {
       // The `payment.id` sent at creation is the record's order id (the attempt's claim writes one from the other).
@@ -117,16 +96,14 @@ export class InvoiceIdentity {
   }
 }
 
-/** Adds to a bounded memory, forgetting the oldest entry when full. */
 function remember(memory: Map<string, string>, key: string, value: string): void {
   if (memory.size >= MAX_REMEMBERED) memory.delete(memory.keys().next().value as string);
   memory.set(key, value);
 }
 
 /**
- * The record of a service invoice, identity-checked: the record holding its number, else the attempt whose referrer
- * it has while that attempt holds no invoice yet (a second invoice under a referrer has no record). `byReferrer`
- * replaces the referrer step where the checkout adopts late invoices; `foreign` says why a match is not the invoice's.
+ * The record of a service invoice, identity-checked: the one holding its number, else the attempt with its referrer
+ * and no invoice yet. `byReferrer` replaces that step where the checkout adopts late invoices.
  */
 export async function recordOfInvoice(
   rows: Repository<InvoiceRecord>,

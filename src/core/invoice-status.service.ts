@@ -19,20 +19,15 @@ import { changeOf } from './status-table';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 import { writeGuarded } from './guarded-status-write';
 
-/** How a caller applies a report; every field is optional. */
 interface ApplyOptions {
-  /**
-   * The record exactly as the caller read it, with its status history (`known`, from {@link knownHistories}):
-   * where the dialect allows, one guarded statement writes the report if both are still so, with no lock, read or
-   * transaction. Otherwise, or when the guard fails, the locked path decides.
-   */
+  /** The record and history as read: one guarded statement writes if both are still so, else the locked path. */
   record?: InvoiceRecord;
   known?: KnownHistory;
-  /** More fields of the record, written by the same write (the checkout's creation state); not read here. */
+  /** More fields of the record, written by the same write; not read here. */
   extra?: Partial<InvoiceRecord>;
 }
 
-/** What {@link InvoiceStatusService.apply} did, and the record as it left it (no need to read it back). */
+/** What {@link InvoiceStatusService.apply} did, and the record as it left it. */
 export interface AppliedStatus {
   result: StatusReportResult;
   record: InvoiceRecord;
@@ -55,10 +50,8 @@ export class InvoiceStatusService {
   }
 
   /**
-   * Records a status report and applies it when the transition table allows, in one transaction (the record's row
-   * locked) or one guarded statement ({@link ApplyOptions.record}); the change reaches the host after that commit.
-   * Never from inside a transaction (SQLite's writer queue is not re-entrant). Throws
-   * {@link ReportedRecordNotFoundError} or `InvalidStatusReportError`, writing nothing.
+   * Records a report and applies it when the transition table allows; the host hears after the commit. Never from
+   * inside a transaction (SQLite's writer queue is not re-entrant).
    */
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
@@ -70,16 +63,12 @@ export class InvoiceStatusService {
     return transact(this.dataSource, (tx) => this.applyIn(tx, report, extra));
   }
 
-  /**
-   * The status history of these records as {@link ApplyOptions.known} needs it, in one query (where the dialect has
-   * no guarded statement, this reads nothing). Records without history are {@link NO_HISTORY}.
-   */
+  /** The histories {@link ApplyOptions.known} needs, in one query (none where the dialect has no guarded write). */
   async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
     if (recordIds.length === 0 || !this.dialect.guardedStatusWrite) return new Map();
     return historiesOf(this.dataSource.manager, recordIds);
   }
 
-  /** The locked path: in `tx`, the record's row locked, the change handed on after `tx` commits. */
   private async applyIn(
     tx: UnitOfWork,
     report: StatusReport,
@@ -109,16 +98,12 @@ export class InvoiceStatusService {
     return { result: plan.result, record: plan.written };
   }
 
-  /**
-   * A change is written leased to this instance and handed over after commit, with no read back; not on a shared
-   * connection, where a host port opening its own transaction at once could meet ours.
-   */
+  // Not on a shared connection, where a host port opening its own transaction at once could meet ours.
   private handOverLease(): (() => Date) | null {
     if (this.dialect.sharedConnection || !this.dispatcher.accepting) return null;
     return () => this.dispatcher.leaseUntil();
   }
 
-  /** What a written plan tells once committed: the change handed over, or a kick of the dispatcher. */
   private handOn(plan: StatusPlan): () => void {
     const { result } = plan;
     if (plan.handOver) {
@@ -129,10 +114,7 @@ export class InvoiceStatusService {
     return () => this.logger.debug(`invoice ${result.recordId}: ${result.reason ?? 'not applied'}`);
   }
 
-  /**
-   * The record's row, locked until the transaction ends, then its history: two statements, since one that waited for
-   * the lock still reads with the snapshot it started with.
-   */
+  // Two statements: one that waited for the lock still reads with the snapshot it started with.
   private async lockRecord(
     em: EntityManager,
     recordId: string,
@@ -147,7 +129,6 @@ export class InvoiceStatusService {
   }
 }
 
-/** Each record's {@link KnownHistory}, in one query. */
 async function historiesOf(em: EntityManager, recordIds: string[]): Promise<Map<string, KnownHistory>> {
   const known = new Map<string, KnownHistory>(recordIds.map((id) => [id, NO_HISTORY]));
   const rows = await em

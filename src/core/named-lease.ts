@@ -4,9 +4,8 @@ import { InvoicePaymentsLease } from '../persistence/lease.entity';
 import { escapeQuery, queryReturning } from './typeorm-compat';
 
 /**
- * Takes or renews the lease `name` for `holder` until `now + leaseMs`, unless another holder's lease is still live:
- * `true` when `holder` has it. One conditional `UPDATE ... RETURNING`, else one `INSERT ... ON CONFLICT DO NOTHING`
- * for the first ever taker, so two instances on one database (PostgreSQL or SQLite) never both hold it.
+ * Takes or renews the lease `name` for `holder` unless another's is live (`true` when it has it); one conditional
+ * statement each, so two instances never both hold it.
  */
 export async function acquireLease(
   dataSource: DataSource,

@@ -2,9 +2,6 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { OrderPaymentStatus, PaymentSessionStatus, StatusReportSource } from './status-table';
 
-// The ports: what the host implements (the order port), and what one capability provides for another, so none
-// imports another's internals.
-
 /** Injection token of the host's {@link OrderPaymentPort}. */
 export const ORDER_PAYMENT_PORT = Symbol('INVOICE_PAYMENTS_ORDER_PAYMENT_PORT');
 
@@ -29,27 +26,16 @@ export interface PaymentStatusChange {
   current: PaymentStatusSnapshot;
   /** What reported the change: `create`, `operation`, `webhook`, `sweep` or `provider` (see `StatusReportSource`). */
   source: StatusReportSource;
-  /**
-   * Set when the change needs a person: `paid_after_cancel` means money arrived for a canceled invoice and must be
-   * returned.
-   */
+  /** Set when the change needs a person: `paid_after_cancel` means money to return for a canceled invoice. */
   alert?: 'paid_after_cancel' | 'amount_mismatch';
-  /**
-   * Set when this invoice is a duplicate of the order's invoice in that record (a late invoice of an earlier
-   * attempt, or the one replaced by a paid late invoice): its changes do not move the order, which follows the
-   * other invoice.
-   */
+  /** Set when this invoice duplicates the order's invoice in that record: its changes do not move the order. */
   duplicateOf?: string;
   occurredAt: Date;
 }
 
 /**
- * Implemented by the host to learn what happens to its orders' payments. Each applied status change is delivered
- * exactly once, in order per invoice. Throwing makes the module retry the delivery later, so the implementation
- * must be idempotent on (`invoiceRecordId`, `current.code`).
- *
- * Register it with `InvoicePaymentsModule.forRoot({ ..., orderPort: MyOrderPort })` or provide
- * {@link ORDER_PAYMENT_PORT} yourself.
+ * The host's view of its orders' payments: each applied change once, in order per invoice; a throw is retried later,
+ * so be idempotent on (`invoiceRecordId`, `current.code`). Register with `forRoot({ orderPort })` (docs/hosts.md).
  */
 export interface OrderPaymentPort {
   onPaymentStatusChanged(change: PaymentStatusChange): Promise<void>;
@@ -63,11 +49,7 @@ export const LATE_INVOICE_ADOPTER = Symbol('INVOICE_PAYMENTS_LATE_INVOICE_ADOPTE
  * and keeps the order at one payable invoice (the checkout's `LateInvoiceService`).
  */
 export interface LateInvoiceAdopter {
-  /**
-   * `record`: the record the invoice now belongs to, or `null` when it has none (no attempt has its referrer, or it
-   * is a second invoice of an attempt that holds one). `foreign`: why it is not this store's invoice although an
-   * attempt has its referrer (`InvoiceIdentity`): left alone and alerted.
-   */
+  /** `record`: where the invoice now belongs, or `null`; `foreign`: why it is not ours (left alone, alerted). */
   adopt(invoice: Invoice, source: StatusReportSource): Promise<Adoption>;
 }
 
@@ -80,10 +62,7 @@ export interface Adoption {
 /** Injection token of the {@link CreationSettler} the checkout capability provides. */
 export const CREATION_SETTLER = Symbol('INVOICE_PAYMENTS_CREATION_SETTLER');
 
-/**
- * Settles a record whose creation is not settled (`unknown`, or `pending` past its stale time) by asking the service
- * (the checkout's `InvoiceCreationService.settle`). Throws when it cannot decide yet; the caller tries again later.
- */
+/** Settles an unsettled creation by asking the service; throws when it cannot decide yet (the caller retries). */
 export interface CreationSettler {
   settle(record: InvoiceRecord): Promise<InvoiceRecord>;
 }
@@ -99,21 +78,15 @@ export interface ConfirmedStatus {
 }
 
 /**
- * What became of a delivery a host waited for:
- * - `applied`: confirmed with the service and applied to `record` (`confirmed`: what the service said);
- * - `later`: not settled now (the token could not be checked, the invoice's record or lookup still waits): the
- *   inbox keeps trying on its own, and the host may ask again;
- * - `none`: nothing to act on (refused, a test delivery, an invoice of no record of this store, another's).
+ * What became of a delivery a host waited for: `applied` (confirmed with the service), `later` (the inbox keeps
+ * trying; the host may ask again) or `none` (nothing to act on).
  */
 export type HostDeliveryOutcome =
   | { kind: 'applied'; record: InvoiceRecord; confirmed: ConfirmedStatus }
   | { kind: 'later'; reason: string }
   | { kind: 'none'; reason: string };
 
-/**
- * The webhook pipeline for hosts that receive deliveries on their own route and answer with the outcome (Medusa's
- * `getWebhookActionAndData`): the module's intake and inbox, the delivery processed as a batch of one and waited for.
- */
+/** The webhook pipeline for hosts that take deliveries on their own route and answer with the outcome (Medusa). */
 export interface HostWebhooks {
   settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;
 }

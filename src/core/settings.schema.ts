@@ -4,13 +4,8 @@ import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from '../options/checkout.options';
 
-/**
- * The runtime settings: the module options an admin may override at runtime, a view of their declaration
- * (`src/options`, whence their defaults and bounds), with what only the settings have: whether it is secret, which
- * checkout option it overrides, whether it is a plain column of the settings row, and how the admin page names and
- * explains it. The admin API's validation, the settings row mapping and the admin page's form derive from this table
- * (docs/configuration.md).
- */
+// The module options an admin may override at runtime, with what only the settings have (secret, column, label);
+// the admin API's validation, the settings row mapping and the admin page's form derive from this table.
 
 export { PAYMENT_METHODS };
 
@@ -23,7 +18,6 @@ export interface AdminText {
   pt: string;
 }
 
-/** The option sections a runtime setting can take its default from. */
 type SettingSections = Required<Pick<InvoicePaymentsModuleOptions, 'gateway' | 'checkout' | 'webhooks'>>;
 
 /** A module option as (section, key), checked against the options' declaration (`src/options/options.ts`). */
@@ -31,7 +25,7 @@ export type ModuleOptionPath = {
   [S in keyof SettingSections]: readonly [section: S, key: keyof SettingSections[S] & string];
 }[keyof SettingSections];
 
-/** One setting's declaration. `T` is its value's type (a phantom: it types the table, nothing reads it). */
+/** `T` is the value's type (a phantom: it types the table, nothing reads it). */
 export interface SettingDeclaration<T> {
   kind: 'mode' | 'secret' | 'methods' | 'int' | 'url' | 'text' | 'ecommerce' | 'json';
   default: T;
@@ -40,7 +34,6 @@ export interface SettingDeclaration<T> {
   max?: number;
   /** Encrypted at rest, never returned by the admin API. */
   secret?: boolean;
-  /** The module option (section, key) that gives its default. */
   option?: ModuleOptionPath;
   /** The checkout option it overrides at runtime. */
   checkout?: keyof SettingSections['checkout'] & string;
@@ -54,7 +47,7 @@ export interface SettingDeclaration<T> {
   readonly type?: T;
 }
 
-/** `setting<T>()({...})`: the value's type given, the rest of the declaration kept as written (for the types below). */
+/** The value's type given, the rest of the declaration kept as written (for the types below). */
 function setting<T>() {
   return <D extends SettingDeclaration<T>>(declaration: D): D & SettingDeclaration<T> => declaration;
 }
@@ -215,13 +208,9 @@ export const SETTINGS = {
   }),
 } as const;
 
-/** Names of every setting. */
 export type SettingName = keyof typeof SETTINGS;
 
-/**
- * The settings a store owner may change at runtime. Module options give the defaults; a saved value overrides its
- * default until it is reset (set to `null`).
- */
+/** The settings a store owner may change at runtime; a saved value overrides its option until reset (`null`). */
 export type InvoicePaymentsSettingsValues = {
   -readonly [K in SettingName]: (typeof SETTINGS)[K] extends SettingDeclaration<infer T> ? T : never;
 };
@@ -231,10 +220,8 @@ export type CheckoutSettingName = {
   [K in SettingName]: (typeof SETTINGS)[K] extends { checkout: string } ? K : never;
 }[SettingName];
 
-/** The declarations as a list, in the admin page's order. */
 export const SETTING_LIST = Object.entries(SETTINGS) as Array<[SettingName, SettingDeclaration<unknown>]>;
 
-/** A declaration's help with its bounds filled in. */
 export function helpOf(declaration: SettingDeclaration<unknown>, lang: keyof AdminText): string {
   return declaration.help[lang]
     .replace('{min}', String(declaration.min ?? ''))

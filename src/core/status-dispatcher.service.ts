@@ -14,19 +14,15 @@ import { LeasedRows } from './queue/leased-rows';
 import { clip } from './text-bounds';
 import { resolveNotificationsOptions } from '../options/notifications.options';
 
-/** Injection token of {@link StatusDispatchSettings}. */
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
-/** How soon to look again at an invoice whose next change another instance is delivering. */
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
 
 /**
- * Delivers each applied status change to the host's {@link OrderPaymentPort} (when provided) and to the event bus,
- * exactly once and in order per invoice. The status history is the outbox: a row is open until `notifiedAt` is set,
- * so a crash between applying and notifying is retried, never lost. A port that throws is retried with backoff, the
- * invoice's later changes waiting behind; the change being delivered is leased, so one instance at a time delivers
- * an invoice's changes.
+ * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
+ * invoice. The status history is the outbox (open until `notifiedAt`), so a crash is retried, never lost; a throwing
+ * port is retried with backoff, later changes waiting behind; a lease keeps it to one instance per change.
  */
 @Injectable()
 export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
@@ -108,7 +104,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     this.running.set(recordId, run);
   }
 
-  /** Kicks every invoice with undelivered changes (up to 500 per call). */
+  /** Kicks up to 500 invoices with undelivered changes. */
   async poll(): Promise<void> {
     if (this.stopped) return;
     try {
@@ -130,10 +126,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
   }
 
-  /**
-   * Delivers the invoice's undelivered changes, oldest first, each step its own short query (no connection is held
-   * while the port runs). The row being delivered is leased, so another instance waits behind it.
-   */
+  // Each step its own short query: no connection is held while the port runs.
   private async dispatchInvoice(recordId: string): Promise<void> {
     const history = this.dataSource.getRepository(InvoiceStatusHistory);
     while (!this.stopped) {
@@ -155,11 +148,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /**
-   * Delivers a change the status path wrote already leased to this instance ({@link leaseUntil}): the port hears it
-   * at once, with no read back, after any delivery of the same invoice running here. After a crash the lease lapses
-   * and a poll delivers it.
-   */
+  /** Delivers a change written leased to this instance ({@link leaseUntil}) with no read back; a poll after a crash. */
   handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
     if (this.stopped) return;
     const recordId = row.invoiceRecordId;
@@ -178,7 +167,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     this.running.set(recordId, run);
   }
 
-  /** Whether {@link handOver} delivers (not once the module is stopping: a change is then left to a poll). */
+  /** Whether {@link handOver} delivers (not once stopping: a change is then left to a poll). */
   get accepting(): boolean {
     return !this.stopped;
   }
@@ -188,10 +177,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     return new Date(Date.now() + this.options.leaseMs);
   }
 
-  /**
-   * Calls the port with a change this instance holds, then closes the row; when the port throws, the row is released
-   * with its attempt counted and retried after the backoff. `false` when it was not delivered.
-   */
+  /** `false` when the port threw: the row is released with its attempt counted, retried after the backoff. */
   private async deliverLeased(row: InvoiceStatusHistory, change: PaymentStatusChange): Promise<boolean> {
     const recordId = row.invoiceRecordId;
     try {
@@ -238,7 +224,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Kicks the invoice again after `delayMs`; one pending wake-up per invoice (the earliest) is enough. */
+  /** One pending wake-up per invoice (the earliest) is enough. */
   private later(recordId: string, delayMs: number): void {
     if (this.stopped) return;
     const at = Date.now() + Math.max(1, delayMs);
@@ -263,7 +249,7 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** What the host is told of an applied history row, the previous status's text read from its own applied row. */
+/** The previous status's text is read from its own applied row. */
 async function statusChangeOf(
   em: EntityManager,
   row: InvoiceStatusHistory,

@@ -8,13 +8,10 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { statusRow, decideTransition, STATUS_REPORT_SOURCES, type StatusReportSource } from './status-table';
 import { clip } from './text-bounds';
 
-// A status report and what applying it writes, decided without the database (InvoiceStatusService writes it).
-
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
-  /** `InvoiceRecord.id` (the module's local invoice id). */
   recordId: string;
-  /** `status.code` as reported (spec §3); unlisted codes are recorded, never applied. */
+  /** As reported (spec §3); unlisted codes are recorded, never applied. */
   code: number;
   /** `status.text` as reported; defaults to `invoice.status.text`. */
   text?: string | null;
@@ -23,18 +20,13 @@ export interface StatusReport {
   invoice?: Invoice;
 }
 
-/** What applying a report did. */
+/** What applying a report did; `reason`: why it was not applied, or why it was flagged. */
 export interface StatusReportResult {
-  /** `true` when the record moved to the reported code. */
   applied: boolean;
-  /** The record's code before the report (`null`: no status yet). */
   previousCode: number | null;
-  /** Why the report was not applied, or why it was flagged. */
   reason?: string;
   alert?: 'paid_after_cancel' | 'amount_mismatch';
-  /** The status history row written for this report. */
   historyId: string;
-  /** The record the report was applied to. */
   recordId: string;
 }
 
@@ -44,10 +36,8 @@ export interface KnownHistory {
   openChanges: number;
 }
 
-/** A record that has no status history yet. */
 export const NO_HISTORY: KnownHistory = { latest: null, openChanges: 0 };
 
-/** What applying one report writes, and what it then reports. */
 export interface StatusPlan {
   history: InvoiceStatusHistory;
   patch: Partial<InvoiceRecord>;
@@ -74,10 +64,7 @@ export class InvalidStatusReportError extends InvoicePaymentsError {
   }
 }
 
-/**
- * What a report does to a record as read (its history as `known`): the transition table decides the history row and
- * the record's patch (with the caller's `extra` fields), and the record as it will then be.
- */
+/** What a report does to a record as read: its history row, the record's patch (with `extra`) and the result. */
 export function planStatus(
   record: InvoiceRecord,
   known: KnownHistory,
@@ -123,7 +110,6 @@ export function planStatus(
       if (mismatch) patch.amountMismatch = true;
     }
   }
-  // Every UPDATE counts the row's version up (TypeORM's, and the guarded statement).
   const written: InvoiceRecord =
     Object.keys(patch).length > 0 ? { ...record, ...patch, version: record.version + 1 } : record;
   const result: StatusReportResult = {
@@ -153,7 +139,6 @@ export function reportChangesNothing(record: InvoiceRecord, code: number, invoic
   return (Object.keys(patch) as Array<keyof InvoiceRecord>).every((key) => patch[key] === record[key]);
 }
 
-/** Throws {@link InvalidStatusReportError} naming what is wrong with a report the module built. */
 export function assertReport(report: StatusReport): void {
   if (typeof report?.recordId !== 'string' || report.recordId.length === 0) {
     throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
@@ -196,19 +181,16 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   return patch;
 }
 
-/** The reported total, unless it is below what is recorded: then the recorded one stays. */
 function atLeast(recorded: number | null, reported: number | null): number | null {
   if (reported === null) return null;
   return recorded !== null && recorded > reported ? recorded : reported;
 }
 
-/** Codes that say money was taken: the amount and currency must be the ones the invoice was created for. */
 const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
 
 /**
- * Why a paid (5) or authorized (4) report cannot be trusted as "the order is paid", or `null` when it can: the
- * amount paid (`payment.total`, else the gross) or the currency is not what the invoice was created for, or no
- * amount was reported. Such a report is applied, but the order asks for a person (`amount_mismatch` alert).
+ * Why a paid or authorized report cannot be trusted as "the order is paid" (amount or currency not the invoice's, or
+ * no amount), or `null`. Such a report is applied, but the order asks for a person (`amount_mismatch`).
  */
 function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
   if (!MONEY_TAKEN.includes(code) || !invoice) return null;

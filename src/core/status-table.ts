@@ -8,9 +8,6 @@ import {
   type KnownInvoiceStatusCode,
 } from '../gateway/status';
 
-// What an invoice's status means, in one place: where a report comes from, what each code means for the payment
-// session and the order, which code may follow which, and what the host is told of a change.
-
 /** The status of a payment session as the module's provider reports it (Medusa's provider contract, on every host). */
 export type PaymentSessionStatus =
   'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
@@ -30,17 +27,11 @@ export interface StatusRow {
   code: KnownInvoiceStatusCode;
   session: PaymentSessionStatus;
   order: OrderPaymentStatus;
-  /**
-   * The attempt is over and the customer may start another one (a new invoice for the same order): canceled,
-   * denied and errored invoices can never be paid, so they stop blocking the order.
-   */
+  /** The attempt can never be paid (canceled, denied, error): the order may start another. */
   releasesOrder: boolean;
 }
 
-/**
- * The one status table: each code of spec §3 → the payment session's status → the order's payment status.
- * Codes 11, 13 and 14 are not listed in the spec: they are stored when seen and never applied (`statusRow` → null).
- */
+/** Each code of spec §3 → the payment session's status → the order's; unlisted codes (11, 13, 14) never apply. */
 export const STATUS_TABLE: Readonly<Record<KnownInvoiceStatusCode, StatusRow>> = {
   1: { code: 1, session: 'pending', order: 'awaiting', releasesOrder: false },
   2: { code: 2, session: 'pending', order: 'awaiting', releasesOrder: false },
@@ -68,33 +59,19 @@ export function statusRow(code: number | null | undefined): StatusRow | null {
     : null;
 }
 
-/**
- * What reports an invoice's status to the module: its creation (`create`), the service's answer to an operation
- * the module asked for (`operation`: cancel, due date, refund), a webhook delivery (`webhook`), a reconciliation
- * (`sweep`), or a read of the invoice on a provider call (`provider`). The host's order port hears these
- * (`PaymentStatusChange.source`).
- */
+/** What reported a status: creation, an operation's answer, a webhook, a reconciliation sweep or a provider read. */
 export const STATUS_REPORT_SOURCES = ['create', 'operation', 'webhook', 'sweep', 'provider'] as const;
 
 /** One of {@link STATUS_REPORT_SOURCES}. */
 export type StatusReportSource = (typeof STATUS_REPORT_SOURCES)[number];
 
-/**
- * What a status history row can come from: a report, or a person in the admin page (`admin`: a resolution noted on
- * the invoice, never a status change, so never dispatched to the host).
- */
+/** A history row's source: a report, or `admin` (a resolution noted by a person, never dispatched). */
 export type StatusChangeSource = StatusReportSource | 'admin';
 
 /**
- * The allowed status transitions. Reports arrive late, twice and out of order, so "apply whatever came last" would
- * let a stale report undo a payment. Instead every listed code (spec §3) stands on a **stage**, and an invoice only
- * moves to a later stage: whatever order a legal life's reports come in, it ends on the furthest legal state.
- *
- * An open invoice can close unpaid (denied, error, canceled) or be paid; a paid one can be refunded in steps or
- * contested; refunded is final. Paid outranks every unpaid ending (money that arrived is a fact): paid after a
- * closed attempt is applied and raised as `paid_after_cancel`. A report that would step back is recorded, not
- * applied, even when the service really went back (8 → 7, a won dispute 10 → 5): the kept code maps to the same or
- * a safer order status, and the next forward report applies. (An overdue invoice stays 15 on a due-date change, A11.)
+ * Reports arrive late, twice and out of order, so an invoice only moves to a later stage and ends on the furthest
+ * legal state whatever the order. Paid outranks every unpaid ending; a step back is recorded, never applied
+ * (docs/webhooks.md has the table).
  */
 export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [
   InvoiceStatusCode.AwaitingPayment, // 1
@@ -112,13 +89,10 @@ export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [
   InvoiceStatusCode.Refunded, // 9
 ];
 
-/** What the table says about one report: move or not, why, and whether a person must look. */
+/** Whether a report moves the invoice (else it is recorded only), why not, and whether a person must look. */
 export interface TransitionDecision {
-  /** `true`: the invoice moves to the reported code. `false`: the report is recorded only. */
   apply: boolean;
-  /** Why it was refused or flagged; absent for a plain forward move. */
   reason?: string;
-  /** Raised with an applied move that needs a person. */
   alert?: 'paid_after_cancel';
 }
 
@@ -132,16 +106,7 @@ function label(code: number): string {
   return isKnownStatusCode(code) ? `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}` : String(code);
 }
 
-/**
- * Decides whether an invoice at `from` (`null`: no status yet) moves to the reported code `to`.
- *
- * - `to` not listed in spec §3 (11, 13, 14, anything else): recorded, never applied.
- * - `from` `null` or unlisted: any listed code applies (the first thing we learn).
- * - same code: nothing to do.
- * - `to` on a later stage: applied; paid (5) after an unpaid ending (canceled 6, denied 12, error 16) also raises
- *   `paid_after_cancel`.
- * - `to` on an earlier stage: a stale or backwards report, recorded and not applied.
- */
+/** Whether an invoice at `from` (`null`: no status yet) moves to `to`; paid after an unpaid ending is alerted. */
 export function decideTransition(from: number | null, to: number): TransitionDecision {
   const toStage = statusStage(to);
   if (toStage === null) return { apply: false, reason: `unknown status code ${to}: recorded, not applied` };
@@ -200,10 +165,7 @@ export function changeOf(
   };
 }
 
-/**
- * One side of a change. `amountMismatch`: the money taken is not what the invoice was created for, so a status
- * that would capture or authorize the order asks for a person instead (`requires_more` / `requires_action`).
- */
+/** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
 function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
   const row = statusRow(code);
   const takesMoney = row?.session === 'captured' || row?.session === 'authorized';

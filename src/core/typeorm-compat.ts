@@ -34,11 +34,7 @@ export function escapeQuery(
   return escape(sql, parameters, {});
 }
 
-/**
- * The rows of a statement with `RETURNING` (INSERT, UPDATE or DELETE), whatever the driver: TypeORM's plain
- * `query()` answers an UPDATE or DELETE on PostgreSQL with `[rows, affectedCount]` and everything else with the rows
- * (the same on 0.3 and 1.x).
- */
+/** The rows of a `RETURNING` statement: PostgreSQL's UPDATE or DELETE answers `[rows, affectedCount]`. */
 export async function queryReturning(
   em: EntityManager,
   sql: string,

@@ -5,11 +5,7 @@ import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { int, MINUTE, numberProblem, type NumberField, type Numbers } from './fields';
 
-/**
- * Maps the order's shipping address to `client.address`. Brazilian stores keep the house number and the district
- * in fields of their own (custom fields, metadata): give a function that reads them from there. `country` may be
- * alpha-2 or alpha-3. The result is still validated (UF, zipcode, country).
- */
+/** Maps the shipping address to `client.address` (house number and district from the store's own fields); validated. */
 export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
 
 /** The `checkout` section of the module options. */
@@ -22,57 +18,34 @@ export interface CheckoutOptions {
   timeZone?: string;
   /** Highest number of card installments offered. Default 12. */
   maxInstallments?: number;
-  /**
-   * `payment.order_url`, with placeholders `{order_id}`, `{display_id}` and `{reference}` (URL-encoded):
-   * `https://shop.example/orders/{order_id}`. Not sent when absent.
-   */
+  /** `payment.order_url`, with URL-encoded placeholders `{order_id}`, `{display_id}`, `{reference}`. */
   orderUrlTemplate?: string;
-  /** `payment.store_url`, same placeholders. Not sent when absent. */
+  /** `payment.store_url`, same placeholders. */
   storeUrlTemplate?: string;
   /** `ecommerce.store_id` and `ecommerce.checkout`: only for checkout integrations, sent only when set. */
   ecommerce?: { storeId: number; checkout: number };
   /** The module's public webhook URL, sent as `payment.webhook`. */
   publicWebhookUrl?: string;
-  /** Replaces the default shipping-address mapping (see {@link AddressMapper}). */
   mapAddress?: AddressMapper;
   /** How long a caller waits for another caller's creation of the same order's invoice. Default 30 000 ms. */
   creationWaitMs?: number;
-  /**
-   * A creation claim older than this is taken to belong to a crashed process and is resolved by looking the
-   * invoice up by its reference. Must exceed the client's longest request. Default 120 000 ms.
-   */
+  /** A creation claim older than this belongs to a crashed process; above the longest request. Default 120 000 ms. */
   staleCreationMs?: number;
-  /**
-   * After a creation whose outcome is unknown is not found by its referrer, look again after this long before
-   * creating it again: a slow service may still be storing the first request. Default 2000 ms.
-   */
+  /** An unknown creation not found by its referrer is looked up again after this long. Default 2000 ms. */
   unknownOutcomeRecheckMs?: number;
-  /**
-   * How long after a create request's timeout it may still land at the service (a slow service keeps working on a
-   * request the client gave up on). Until `sent + gateway.timeouts.createMs + lateCreationMarginMs` no new invoice
-   * is created for the order: callers get `PaymentBeingConfirmedError` ("retry in N s"). Default 60 000 ms.
-   */
+  /** How long after its timeout a create request may still land; no new invoice until then. Default 60 000 ms. */
   lateCreationMarginMs?: number;
-  /**
-   * When the module cannot decide an attempt's outcome for this long (lookups keep failing), the session turns
-   * `requires_more`, a `creation_unresolved` alert is raised and the admin API resolves it. Default 600 000 ms.
-   */
+  /** An outcome still undecided after this long raises `creation_unresolved`. Default 600 000 ms. */
   unresolvedAlertMs?: number;
   /** Most items an order may have; more is refused before anything is sent. Default 500. */
   maxItems?: number;
   /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
   maxTotalCents?: number;
-  /**
-   * Most characters of each text sent to the service; default the service's limits (`DEFAULT_TEXT_LIMITS`,
-   * docs/gateway-assumptions.md A17). Raise one only when your service accepts more.
-   */
+  /** Most characters of each text sent; default the service's limits (docs/gateway-assumptions.md A17). */
   textLimits?: Partial<TextLimits>;
   /**
-   * This installation's prefix of every invoice referrer (`<namespace>:<reference>-<attempt>`), 1 to 16 lowercase
-   * letters and digits. Default: one made at random on first use and kept in the settings table, so two stores on
-   * one service account (another shop, a staging copy) never share a referrer, and late/duplicate handling never
-   * touches the other's invoices. Set it only to keep one across databases (a restored copy that must go on
-   * matching its own invoices); never give two stores the same one. See docs/refunds.md ("Only our invoices").
+   * Prefix of every invoice referrer, 1 to 16 lowercase letters and digits; default one made at random and kept in
+   * the settings. Never give two stores the same one (docs/refunds.md, "Only our invoices").
    */
   referrerNamespace?: string;
 }
@@ -92,7 +65,6 @@ export type ResolvedCheckoutOptions = Required<Omit<CheckoutOptions, Unset | 'te
 /** Every payment method, in the order the admin shows them (`checkout.methods`' default). */
 export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
 
-/** `checkout.timeZone`'s default. */
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
 
 /** `dueDays` and `maxInstallments` are runtime settings too, bounded alike (`core/settings.schema.ts`). */

@@ -1,7 +1,4 @@
-/**
- * A numeric option: its bounds and default. The section resolvers walk tables of these, so each option's default
- * and validation is written once; `fraction` allows non-integers (a growth factor, a share).
- */
+/** A numeric option's bounds and default, written once; `fraction` allows non-integers. */
 export interface NumberField {
   min: number;
   max?: number;
@@ -9,7 +6,6 @@ export interface NumberField {
   fraction?: boolean;
 }
 
-/** An integer option of at least `min` (at most `max`), `fallback` when absent. */
 export function int<M extends number | undefined = undefined>(
   min: number,
   fallback: number,
@@ -29,10 +25,7 @@ export function numberProblem(field: NumberField, value: unknown): string | null
     : `must be ${what} from ${min} to ${max}`;
 }
 
-/**
- * Every option of `fields` from `given` (absent ones at their default); the first value out of bounds is refused,
- * named `<section>.<option>`.
- */
+/** Every option of `fields` from `given` or its default; the first out of bounds is refused, named. */
 export function resolveNumbers<F extends Readonly<Record<string, NumberField>>>(
   section: string,
   fields: F,
@@ -52,7 +45,7 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** A table of a section's numeric options: one field per option of `T` whose value is a number. */
+/** One field per numeric option of `T`. */
 export type Numbers<T> = Readonly<{
   [K in keyof T as Required<T>[K] extends number ? K : never]-?: NumberField;
 }>;

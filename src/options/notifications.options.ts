@@ -8,17 +8,11 @@ export interface StatusDispatchOptions {
   retryBaseDelayMs?: number;
   /** Ceiling of the retry delay. Default 300000 (5 minutes). */
   retryMaxDelayMs?: number;
-  /**
-   * How long an instance holds the change it is delivering; a crashed instance's hold lapses after it, and a port
-   * call that runs longer may be repeated by another instance. Default 60000.
-   */
+  /** How long an instance holds the change it delivers; a longer port call may be repeated. Default 60000. */
   leaseMs?: number;
 }
 
-/**
- * What the dispatcher is given: the options, and whether it looks for a previous run's leftovers at start (always,
- * in a process with workers; set by the module from `workers`, not an option).
- */
+/** The options, and whether the dispatcher looks for leftovers at start (the module's `workers`). */
 export interface StatusDispatchSettings extends StatusDispatchOptions {
   pollOnStart?: boolean;
 }

@@ -1,11 +1,6 @@
 import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
-/**
- * Options of the reconciliation of open invoices (`InvoicePaymentsModule.forRoot({ reconciliation: {...} })`): every
- * invoice not in a final state is looked up by id at the service on a schedule that backs off with its age, so a
- * payment whose webhook never arrived (the store was down, the service gave up) still reaches the order. On by
- * default; every field has a default that suits production.
- */
+/** The reconciliation of open invoices (on by default; docs/webhooks.md); the defaults suit production. */
 export interface OpenReconciliationOptions {
   /** Look for due invoices every this many ms. Default 10000; 0 turns the reconciliation off. */
   intervalMs?: number;
@@ -13,7 +8,7 @@ export interface OpenReconciliationOptions {
   batchSize?: number;
   /** Ceiling of lookups at the service per minute, whatever the number of open invoices. Default 60. */
   maxCallsPerMinute?: number;
-  /** How long the instance running the reconciliation holds it; a crashed instance's hold lapses after. Default 60000. */
+  /** How long the instance running it holds it; a crashed instance's hold lapses after. Default 60000. */
   leaseMs?: number;
   /** Checks at these ages of the invoice, in ms. Default 1 min, 5 min, 15 min, 1 h. */
   stepsMs?: number[];
@@ -23,10 +18,7 @@ export interface OpenReconciliationOptions {
   dueDateMarginMs?: number;
   /** Checked at least this long after creation, due date or not (card, awaiting refund). Default 30 days. */
   minimumWindowMs?: number;
-  /**
-   * At start, invoices created within this many ms are checked at once instead of at their next step: webhooks
-   * may have been missed while the store was down. Default 259200000 (3 days); 0 turns it off.
-   */
+  /** At start, invoices created within this many ms are checked at once. Default 259200000 (3 days); 0 off. */
   catchUpOnStartMs?: number;
 }
 

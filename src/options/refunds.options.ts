@@ -1,26 +1,16 @@
 import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
-/**
- * How refunds whose answer was lost are settled (module option `refunds`). Every field has a production default;
- * see docs/refunds.md.
- */
+/** How refunds whose answer was lost are settled (docs/refunds.md); every field has a production default. */
 export interface RefundsOptions {
   /** First read-back of an unknown refund by the worker after this long (default 2000 ms); doubles each time. */
   recheckMs?: number;
   /** Longest wait between two read-backs (default 300000 ms: 5 min). */
   maxRecheckMs?: number;
-  /**
-   * After the request's timeout, how much longer a lost refund request could still land at the service (default
-   * 5000 ms): before then, an unchanged `refunds.total` does not prove it was not made.
-   */
+  /** How long after its timeout a lost refund request could still land (default 5000 ms). */
   lateMarginMs?: number;
   /** An unknown refund still not settled after this long raises a `refund_unresolved` alert (default 900000: 15 min). */
   unresolvedAlertMs?: number;
-  /**
-   * A refund asked for without an idempotency key is refused (`RefundRepeatedError`, 409) while a refund of the same
-   * amount of the same invoice, asked for within this window (default 600000 ms: 10 min), has not failed: it may be
-   * a retry, and a retry never refunds twice. Give each refund its own key to refund the same amount twice within it.
-   */
+  /** A keyless refund repeating one of the same amount within this window is refused (409; default 10 min). */
   repeatWindowMs?: number;
   /** How often the worker looks for refunds due for a read-back (default 5000 ms). */
   pollIntervalMs?: number;

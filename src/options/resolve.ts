@@ -28,10 +28,8 @@ export function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T)
 }
 
 /**
- * `forRootAsync`: the factory's options with the sections given beside it. A section from both places is merged
- * field by field, the factory's value winning, except the two routes (`webhooks.path`, `admin.prefix`): Nest fixes
- * routes when the module is defined, before any factory runs, so a factory that asks for another route is refused
- * rather than silently ignored.
+ * The factory's options merged with the sections beside it, the factory winning; Nest fixes routes before any
+ * factory runs, so a factory asking for another route is refused rather than silently ignored.
  */
 export function mergeAsyncOptions(
   fromFactory: InvoicePaymentsModuleOptions,
@@ -61,15 +59,11 @@ export function mergeAsyncOptions(
   return merged;
 }
 
-/** The admin API's route prefix as the controller is mounted. */
 function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
   return (admin.prefix ?? DEFAULT_ADMIN_PREFIX).replace(/^\/+|\/+$/g, '');
 }
 
-/**
- * Whether background workers start (inbox processor, status-change dispatcher, tracking worker, reconciliation):
- * the `workers` option, else {@link WORKERS_ENV}, else `true`.
- */
+/** The `workers` option, else {@link WORKERS_ENV}, else `true`. */
 export function workersEnabled(
   options: InvoicePaymentsModuleOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -79,14 +73,12 @@ export function workersEnabled(
   return !(raw === '0' || raw === 'false' || raw === 'off');
 }
 
-/** The webhook options the capability runs with; without workers, no inbox polling. */
 export function webhooksOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedWebhooksOptions {
   const resolved = resolveWebhooksOptions(options.webhooks);
   if (workersEnabled(options)) return resolved;
   return { ...resolved, inbox: { ...resolved.inbox, pollIntervalMs: 0 } };
 }
 
-/** The reconciliation of open invoices as it runs; without workers it does not run. */
 export function reconciliationOptionsOf(
   options: InvoicePaymentsModuleOptions,
 ): ResolvedOpenReconciliationOptions {
@@ -94,13 +86,12 @@ export function reconciliationOptionsOf(
   return workersEnabled(options) ? resolved : { ...resolved, intervalMs: 0 };
 }
 
-/** The shipping options the capability runs with; without workers, the tracking worker is not started. */
 export function shippingOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedShippingOptions {
   const resolved = resolveShippingOptions(options.shipping);
   return workersEnabled(options) ? resolved : { ...resolved, autoStartWorker: false };
 }
 
-/** How status changes reach the host; without workers, no polling (changes applied here are still delivered). */
+/** Without workers, no polling: changes applied here are still delivered. */
 export function notificationsOptionsOf(options: InvoicePaymentsModuleOptions): StatusDispatchSettings {
   const resolved = resolveNotificationsOptions(options.notifications);
   return workersEnabled(options) ? resolved : { ...resolved, pollIntervalMs: 0, pollOnStart: false };

@@ -6,41 +6,24 @@ import { DAY, int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
 /** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
 export interface ShippingOptions {
-  /**
-   * Name of the host's shipment event on `@nestjs/event-emitter`. Default `order.shipment_created`.
-   * `false`: no listener; the host calls `TrackingService.recordShipment` itself.
-   */
+  /** The host's shipment event (default `order.shipment_created`); `false`: the host calls `recordShipment`. */
   shipmentEvent?: string | false;
-  /**
-   * Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}
-   * (`{ orderId, trackingCode, carrier?, trackingUrl? }`).
-   */
+  /** Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}. */
   mapShipmentEvent?: (payload: unknown) => RecordShipmentInput;
   /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
   pollIntervalMs?: number;
   /** Rows claimed per round. Default 10. */
   batchSize?: number;
-  /**
-   * How long a claim stays valid. A worker that dies while holding rows loses them after this time and another
-   * worker (or the same one, restarted) takes them over. Must exceed one post's whole time (the client's timeout
-   * and its own retries). Default 60 000 ms.
-   */
+  /** How long a claim holds; a dead worker's rows are taken over after it. Above one post's time. Default 60 000 ms. */
   leaseMs?: number;
   /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
   maxAttempts?: number;
   backoff?: Partial<BackoffOptions>;
-  /**
-   * How long sent rows are kept, in ms, before the worker deletes them (hourly, in small batches): the outbox keeps
-   * what a person may look at, for a bounded time. Failed and waiting rows are never deleted. Default 2592000000
-   * (30 days).
-   */
+  /** How long sent rows are kept before the worker deletes them (failed and waiting ones never). Default 30 days. */
   retentionMs?: number;
 }
 
-/**
- * What the shipping capability's own module takes: the options, and whether its worker starts with the application
- * (the root module sets it from `workers`, the one switch; tests of the capability alone start it themselves).
- */
+/** What the shipping module takes: the options, and whether its worker starts (the root module's `workers`). */
 export interface ShippingModuleOptions extends ShippingOptions {
   autoStartWorker?: boolean;
 }

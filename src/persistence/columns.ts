@@ -1,9 +1,6 @@
 import { Column, ValueTransformer } from 'typeorm';
 
-/**
- * Cents are stored as BIGINT: PostgreSQL hands BIGINT back as a string (it may exceed 2^53), so read it back into
- * a number and refuse anything that is not a safe integer rather than lose a cent.
- */
+/** PostgreSQL hands BIGINT back as a string: read as a number, refusing any unsafe integer rather than lose a cent. */
 export const centsColumn: ValueTransformer = {
   to: (value: number | null | undefined) => value,
   from: (value: string | number | null) => {
@@ -14,19 +11,13 @@ export const centsColumn: ValueTransformer = {
   },
 };
 
-/**
- * Timestamps are stored as ISO-8601 text in a portable column: the same migration then runs on SQLite (which has
- * no timestamp type) and PostgreSQL, and values compare correctly as strings.
- */
+/** ISO-8601 text: one migration for SQLite (no timestamp type) and PostgreSQL, comparing correctly as strings. */
 const isoTimestampColumn: ValueTransformer = {
   to: (value: Date | null | undefined) => (value instanceof Date ? value.toISOString() : value),
   from: (value: string | null) => (value === null || value === undefined ? null : new Date(value)),
 };
 
-/**
- * A timestamp column of the module's tables: ISO-8601 text (`varchar(32)`) read back as a `Date`
- * ({@link isoTimestampColumn}). Non-null unless `nullable` is set.
- */
+/** A timestamp column (`varchar(32)`, read back as a `Date`); non-null unless `nullable` is set. */
 export function TimestampColumn(name: string, options: { nullable?: boolean } = {}): PropertyDecorator {
   return Column({
     name,

@@ -1,15 +1,8 @@
 import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
 
-/**
- * Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name.
- * PostgreSQL gives each caller its own pooled connection, so concurrent writers need locks; SQLite has one
- * connection per DataSource, whose transactions are queued ({@link runInTransaction}).
- */
+/** Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name. */
 export interface Dialect {
-  /**
-   * A status report for a record as the caller read it is written by one guarded statement (a data-modifying CTE),
-   * with no lock, read or transaction (absent: not available).
-   */
+  /** A status report is written by one guarded statement, with no lock, read or transaction. */
   readonly guardedStatusWrite?: boolean;
   /** Ends a claim's row selection so concurrent claimers take disjoint rows without waiting (`''`: not needed). */
   readonly skipLocked: string;
@@ -17,9 +10,9 @@ export interface Dialect {
   readonly rowLock: 'pessimistic_write' | null;
   /** Advisory locks, with which instances take turns (the migrations); without them one process owns the database. */
   readonly advisoryLocks: boolean;
-  /** The host and the module share one connection: work the module starts for the host is finished before it goes on. */
+  /** The host and the module share one connection: work started for the host is finished before it goes on. */
   readonly sharedConnection: boolean;
-  /** The admin list's any-case prefix search over invoice `table` aliased `i`, each term on its index (`nameIndexQuery`: whether the name's index exists; `null`: always). */
+  /** The admin list's any-case prefix search over `table` aliased `i` (`nameIndexQuery`: does the name index exist). */
   readonly invoiceSearch: {
     where(table: string, columns: readonly string[]): string;
     nameIndexQuery: string | null;
@@ -98,12 +91,8 @@ export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
 const sqliteQueues = new WeakMap<DataSource, Promise<void>>();
 
 /**
- * Runs `work` in one database transaction. On SQLite, TypeORM shares one connection among all callers, so two
- * transactions started at once would nest as savepoints of each other and commit or roll back together: there they
- * are queued one after the other per DataSource (SQLite serializes writers anyway). On PostgreSQL each transaction
- * gets its own pooled connection.
- *
- * Not re-entrant: on SQLite, calling it (or anything that does) from inside `work` waits for itself forever.
+ * Runs `work` in one transaction. SQLite's transactions are queued per DataSource: on its one shared connection two
+ * at once would nest as savepoints. Not re-entrant: on SQLite, calling it from inside `work` waits forever.
  */
 export async function runInTransaction<T>(
   dataSource: DataSource,
@@ -126,9 +115,8 @@ export async function runInTransaction<T>(
 }
 
 /**
- * Runs one statement that is atomic by itself: straight to the pool on PostgreSQL (no BEGIN/COMMIT round trips);
- * through {@link runInTransaction}'s queue on SQLite, where a statement on the shared connection while another
- * caller's transaction is open would become part of that transaction.
+ * Runs one self-atomic statement: straight to the pool on PostgreSQL; on SQLite through the transaction queue, lest
+ * it join another caller's open transaction.
  */
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   if (!isSqlite(dataSource)) return work(dataSource.manager);

@@ -2,10 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { StatusChangeSource } from '../core/status-table';
 import { TimestampColumn } from './columns';
 
-/**
- * Every status an invoice was reported in, applied or not: a refused backwards move or an unknown code is kept
- * here with the reason, so support can always answer "what did the service tell us, and what did we do?".
- */
+/** Every status an invoice was reported in, applied or not, with the reason: what the service said, what we did. */
 @Entity('invoice_payments_status_history')
 @Index('IDX_invoice_payments_status_history_invoice', ['invoiceRecordId'])
 @Index('IDX_invoice_payments_status_history_notify', ['notifiedAt'])
@@ -41,10 +38,7 @@ export class InvoiceStatusHistory {
   @Column({ type: 'varchar', length: 32, nullable: true })
   alert!: string | null;
 
-  /**
-   * Applied changes are also the outbox of host notifications: `notifiedAt` is set once the host's port and the
-   * event bus have both had the change, so a crash between applying and notifying is retried, never lost.
-   */
+  /** Applied changes are the host notifications' outbox: set once the port and the event bus had the change. */
   @TimestampColumn('notified_at', { nullable: true })
   notifiedAt!: Date | null;
 

@@ -12,11 +12,7 @@ export type InvoiceCreationState =
   /** The service refused the request: nothing exists there. */
   | 'failed';
 
-/**
- * One payment attempt of an order: the invoice at the service and what the module knows of it.
- * `openOrderId` equals `orderId` while the attempt is open and is `null` once it is closed (canceled, denied,
- * failed), and it is unique: the database itself refuses a second open invoice for an order.
- */
+/** One payment attempt of an order: the invoice at the service and what the module knows of it. */
 @Entity('invoice_payments_invoice')
 @Index('IDX_invoice_payments_invoice_order', ['orderId'])
 @Index('IDX_invoice_payments_invoice_next_check', ['nextCheckAt'])
@@ -39,7 +35,7 @@ export class InvoiceRecord {
   @Column({ name: 'order_id', type: 'varchar', length: 128 })
   orderId!: string;
 
-  /** Set to `orderId` while open, `null` once closed; unique. */
+  /** Set to `orderId` while open, `null` once closed; unique, so the database refuses a second open invoice. */
   @Column({ name: 'open_order_id', type: 'varchar', length: 128, nullable: true, unique: true })
   openOrderId!: string | null;
 
@@ -142,11 +138,7 @@ export class InvoiceRecord {
   @Column({ name: 'failure_reason', type: 'text', nullable: true })
   failureReason!: string | null;
 
-  /**
-   * No new creation for the order before this instant: the create request was sent and could still land until its
-   * timeout plus `checkout.lateCreationMarginMs` have passed. Written by the claim that inserts the attempt, with
-   * 100 ms of headroom; moved later just before the request leaves if the claim took longer than that.
-   */
+  /** No new creation for the order before this instant: the create request could still land until then. */
   @TimestampColumn('settles_at', { nullable: true })
   settlesAt!: Date | null;
 
@@ -154,17 +146,11 @@ export class InvoiceRecord {
   @TimestampColumn('unknown_since', { nullable: true })
   unknownSince!: Date | null;
 
-  /**
-   * Why the module stopped deciding on its own (lookups kept failing past `checkout.unresolvedAlertMs`): the
-   * session is `requires_more` and an admin resolves it (re-check, or mark as not created).
-   */
+  /** Why the module stopped deciding on its own (past `checkout.unresolvedAlertMs`): an admin resolves it. */
   @Column({ name: 'attention_reason', type: 'text', nullable: true })
   attentionReason!: string | null;
 
-  /**
-   * This invoice is a duplicate of the order's invoice in that record (a late invoice of an earlier attempt, or
-   * the other way round): it was canceled at the service, or, paid, raised a `duplicate_paid` alert.
-   */
+  /** This invoice duplicates the order's invoice in that record: canceled at the service, or alerted when paid. */
   @Column({ name: 'duplicate_of', type: 'varchar', length: 36, nullable: true })
   duplicateOf!: string | null;
 
@@ -182,11 +168,7 @@ export class InvoiceRecord {
   /** The customer's CPF/CNPJ masked for display (`***.982.247-**`): the full document is never stored here. */
   @Column({ name: 'customer_document', type: 'varchar', length: 24, nullable: true })
   customerDocument!: string | null;
-  /**
-   * When the reconciliation of open invoices looks this invoice up at the service next: `null` not scheduled yet
-   * (a new record), `9999-12-31...` off the schedule (final, or past its window). Indexed: a round reads only the
-   * due rows, so its cost follows the open invoices, not the account.
-   */
+  /** The reconciliation's next lookup: `null` not scheduled yet, `9999-12-31...` off the schedule. */
   @TimestampColumn('next_check_at', { nullable: true })
   nextCheckAt!: Date | null;
 

@@ -16,12 +16,9 @@ type MigrationClass = new () => MigrationInterface;
 const serialized = new WeakSet<MigrationClass>();
 
 /**
- * Makes `migration` safe to run from several instances at once where the dialect has advisory locks: its `up` takes
- * the module's lock, then looks in TypeORM's migrations table; when another instance recorded the migration while
- * this one waited, the body is not run again and that row is removed (TypeORM records it again after `up`).
- * In a transaction the lock is held until the record commits; outside one (`transaction = false`) only around the
- * check and the body, so a waiting instance may run the body again in the gap ({@link initializeDataSource} has
- * none). The prototype's `up` is replaced, so the class keeps its name; down migrations are not serialized.
+ * Makes `migration` safe from several instances at once: its `up` takes the module's advisory lock, then skips the
+ * body another instance recorded meanwhile (removing that row: TypeORM records it again after `up`). Outside a
+ * transaction the lock covers only the check and the body. Down migrations are not serialized.
  */
 function serializedMigration<T extends MigrationClass>(migration: T): T {
   if (serialized.has(migration)) return migration;
@@ -50,24 +47,17 @@ function serializedMigration<T extends MigrationClass>(migration: T): T {
   return migration;
 }
 
-/** Every migration of `migrations` through {@link serializedMigration}. */
 export function serializedMigrations<T extends MigrationClass>(migrations: T[]): T[] {
   return migrations.map((m) => serializedMigration(m));
 }
 
-/** Whether `migration` went through {@link serializedMigration}. */
 export function isSerializedMigration(migration: unknown): boolean {
   return typeof migration === 'function' && serialized.has(migration as MigrationClass);
 }
 
 /**
- * A DataSource initialized with its migrations run by one instance at a time, TypeORM's own migrations table
- * included (on a fresh PostgreSQL database, instances starting together otherwise all create it, and all but one
- * fail). With `migrationsRun: true` on PostgreSQL the pending migrations run on one connection holding the module's
- * advisory lock, in `migrationsTransactionMode`; anything else is `new DataSource(options).initialize()`.
- *
- * For `@nestjs/typeorm`: `TypeOrmModule.forRootAsync({ useFactory: () => options, dataSourceFactory:
- * initializeDataSource })`; a host with its own DataSource: `await initializeDataSource(options)`.
+ * A DataSource initialized with its migrations (TypeORM's table included) run by one instance at a time; use it as
+ * `TypeOrmModule.forRootAsync({ dataSourceFactory: initializeDataSource })` or await it (docs/hosts.md).
  */
 export async function initializeDataSource(options?: DataSourceOptions): Promise<DataSource> {
   if (!options) throw new Error('initializeDataSource: DataSource options are required');
@@ -83,11 +73,7 @@ export async function initializeDataSource(options?: DataSourceOptions): Promise
   return dataSource;
 }
 
-/**
- * Runs the pending migrations on one connection holding the module's advisory lock (where the dialect has them),
- * after `before` on that connection (creating the schema of the migrations table, say). Resolves with the names of
- * the migrations this call ran.
- */
+/** Runs the pending migrations on one connection holding the advisory lock, after `before`; resolves their names. */
 export async function runMigrationsExclusively(
   dataSource: DataSource,
   options: {

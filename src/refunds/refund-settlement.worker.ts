@@ -1,5 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { errorMessage } from '../checkout/errors';
+import { Poller } from '../core/queue/poller';
 import { REFUNDS_OPTIONS } from './refund.options';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
@@ -9,36 +10,21 @@ const BATCH = 20;
 
 /** Reads back the `unknown` refunds at their `next_check_at`; off with `workers: false`. */
 @Injectable()
-export class RefundSettlementWorker implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger('InvoicePayments:Refunds');
-  private timer: NodeJS.Timeout | null = null;
-  private round: Promise<number> | null = null;
-
+export class RefundSettlementWorker extends Poller<number> implements OnApplicationBootstrap {
   constructor(
     private readonly refunds: RefundStore,
     private readonly settlement: RefundSettlementService,
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
-  ) {}
+  ) {
+    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs);
+  }
 
   onApplicationBootstrap(): void {
-    if (!this.options.autoStartWorker) return;
-    this.timer = setInterval(() => void this.runOnce(), this.options.pollIntervalMs);
-    this.timer.unref();
+    if (this.options.autoStartWorker) this.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.round?.catch(() => undefined);
-  }
-
-  /** One round now (tests, CLIs); resolves with how many rows were read back. */
-  runOnce(): Promise<number> {
-    this.round ??= this.settleDue().finally(() => (this.round = null));
-    return this.round;
-  }
-
-  private async settleDue(): Promise<number> {
+  /** Resolves with how many rows were read back; a failed round is logged, never thrown. */
+  protected async round(): Promise<number> {
     let read = 0;
     try {
       for (const row of await this.refunds.takeDue(BATCH)) {

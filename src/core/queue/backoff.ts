@@ -1,8 +1,3 @@
-/**
- * The one backoff of the module's queues (webhook inbox, tracking outbox, status-change delivery): capped
- * exponential growth, with optional jitter.
- */
-
 /** Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, jittered. */
 export interface BackoffOptions {
   /** Delay after the first failed attempt. Default 10 000 ms. */
@@ -15,11 +10,7 @@ export interface BackoffOptions {
   jitter: number;
 }
 
-/**
- * Delay before the attempt that follows failed attempt number `attempt` (1-based): capped exponential growth with
- * jitter, so many rows failing together during an outage do not all come back at the same instant.
- * `random` returns a number in [0, 1); it is a parameter so the function stays pure and testable.
- */
+/** Delay after failed attempt `attempt` (1-based); jittered so rows failing together in an outage come back apart. */
 export function retryDelayMs(
   attempt: number,
   options: BackoffOptions,

@@ -6,35 +6,22 @@ import { escapeQuery, queryReturning } from '../typeorm-compat';
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
 
-/** What a leased queue table is made of (column names as in the database). */
+/** A leased queue table's columns, as named in the database. */
 export interface LeasedTable<T> {
   table: string;
-  /**
-   * A row still to do: as SQL for the claims, its columns prefixed as asked (`(t) => \`${t}state = 'pending'\``),
-   * and as the same condition in TypeORM's terms for the writes that follow a claim.
-   */
+  /** A row still to do, as SQL (columns prefixed as asked) and as the same condition in TypeORM's terms. */
   open: { sql: (prefix: string) => string; where: FindOptionsWhere<T> };
-  /** The lease: a row is free when it is `NULL` or past. */
+  /** A row is free when it is `NULL` or past. */
   lockedUntil: string;
-  /** Counted up at each claim, when the table keeps a count. */
   attempts?: string;
-  /** When a row is due again, when the table keeps one (claims with `dueOnly`). */
   nextAttemptAt?: string;
-  /** For batch claims ({@link LeasedRows.claimDue}): who holds a row, and the order rows are taken in. */
-  batch?: {
-    holder: string;
-    orderBy: string;
-    /** Rows sharing this column's value are held one at a time (an order's tracking codes, in order). */
-    oneAtATimeBy?: string;
-    /** A column set to now at each claim. */
-    touched?: string;
-  };
+  /** For {@link LeasedRows.claimDue}; `oneAtATimeBy`: rows sharing its value are held one at a time. */
+  batch?: { holder: string; orderBy: string; oneAtATimeBy?: string; touched?: string };
 }
 
 /**
- * Claim and release of one row of a queue table under a lease, on PostgreSQL and SQLite: a claim is one conditional
- * `UPDATE … RETURNING` (the claim and the read are one round trip, and a crashed holder's lease lapses); a release
- * writes only while the row is still pending, so a row finished elsewhere is never written twice.
+ * Rows of a queue table under a lease: a claim is one conditional `UPDATE … RETURNING`; a release writes only while
+ * the row is still open, so a row finished elsewhere is never written twice.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   constructor(
@@ -61,39 +48,28 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     return rows.length > 0 ? this.hydrate(rows[0]) : null;
   }
 
-  /**
-   * Claims up to `limit` due rows for `holder` in one statement that counts the attempt and returns them, in no
-   * particular order; concurrent workers take disjoint rows without waiting (the dialect's `skipLocked`).
-   */
+  /** Claims up to `limit` due rows for `holder`; concurrent workers take disjoint rows without waiting. */
   async claimDue(holder: string, limit: number, leaseMs = this.leaseMs()): Promise<T[]> {
     const b = this.columns.batch;
     if (!b) throw new Error(`queue table ${this.columns.table} has no batch claim`);
-    const [query, values] = this.dueClaim(limit, leaseMs, {
+    return this.dueClaim(limit, leaseMs, {
       set: `${b.holder} = :holder${b.touched ? `, ${b.touched} = :now` : ''}`,
       orderBy: b.orderBy,
       oneAtATimeBy: b.oneAtATimeBy,
       holder,
     });
-    const rows = await runStatement(this.dataSource, (em) =>
-      queryReturning(em, `${query} RETURNING *`, values),
-    );
-    return rows.map((row) => this.hydrate(row));
   }
 
   /** Claims up to `limit` due rows, oldest first by `orderBy`, as {@link claimDue} does without a holder. */
-  async claimDueRows(limit: number, orderBy: string): Promise<T[]> {
-    const [query, values] = this.dueClaim(limit, this.leaseMs(), { orderBy });
-    const rows = await runStatement(this.dataSource, (em) =>
-      queryReturning(em, `${query} RETURNING *`, values),
-    );
-    return rows.map((row) => this.hydrate(row));
+  claimDueRows(limit: number, orderBy: string): Promise<T[]> {
+    return this.dueClaim(limit, this.leaseMs(), { orderBy });
   }
 
-  private dueClaim(
+  private async dueClaim(
     limit: number,
     leaseMs: number,
     how: { orderBy: string; set?: string; oneAtATimeBy?: string; holder?: string },
-  ): [string, unknown[]] {
+  ): Promise<T[]> {
     const c = this.columns;
     if (!c.nextAttemptAt) throw new Error(`queue table ${c.table} has no due time`);
     const now = new Date();
@@ -114,14 +90,16 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
         ORDER BY ${how.orderBy}
         LIMIT :limit
         ${dialectOf(this.dataSource).skipLocked}
-      )`;
+      ) RETURNING *`;
     const lease = new Date(now.getTime() + leaseMs).toISOString();
-    return escapeQuery(this.dataSource, sql, {
+    const [query, values] = escapeQuery(this.dataSource, sql, {
       ...(how.holder !== undefined ? { holder: how.holder } : {}),
       lease,
       now: now.toISOString(),
       limit,
     });
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
+    return rows.map((row) => this.hydrate(row));
   }
 
   /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
@@ -129,10 +107,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     return this.finishAll([row.id], patch);
   }
 
-  /**
-   * Writes `patch` on rows this holder claimed and releases their leases, in one statement for all of them (only on
-   * rows still open). A function in `patch` is the column's new value in SQL (`() => 'attempts + 1'`).
-   */
+  /** {@link finish} for many rows in one statement; a function in `patch` is the column's value in SQL. */
   async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
     if (ids.length === 0) return;
     const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
@@ -143,7 +118,6 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     );
   }
 
-  /** An entity from a raw row, through the columns' transformers. */
   hydrate(row: Record<string, unknown>): T {
     const metadata = this.dataSource.getMetadata(this.entity);
     const entity = metadata.create() as T;
@@ -159,14 +133,11 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   }
 
   private leaseProperty(): string {
-    return this.propertyOf(this.columns.lockedUntil);
-  }
-
-  private propertyOf(databaseName: string): string {
+    const { table, lockedUntil } = this.columns;
     const column = this.dataSource
       .getMetadata(this.entity)
-      .columns.find((c) => c.databaseName === databaseName);
-    if (!column) throw new Error(`queue table ${this.columns.table} has no column ${databaseName}`);
+      .columns.find((c) => c.databaseName === lockedUntil);
+    if (!column) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
     return column.propertyName;
   }
 }

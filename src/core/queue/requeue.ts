@@ -7,11 +7,7 @@ import {
 } from 'typeorm';
 import { runInTransaction } from '../../persistence/dialect';
 
-/**
- * Puts a row back in the queue with `patch`, only while it is still in `from` and no worker holds its lease
- * (`locked_until` unset or lapsed): how an admin puts a dead or waiting row of a queue (webhook inbox, tracking
- * outbox) back, never under a worker that holds it.
- */
+/** An admin puts a row back in the queue with `patch`, only while still in `from` and no worker holds its lease. */
 export async function requeueUnleased<T extends ObjectLiteral>(
   dataSource: DataSource,
   entity: EntityTarget<T>,

@@ -18,11 +18,7 @@ export interface RetentionRule {
   finishedAt: string;
 }
 
-/**
- * Deletes the rule's rows finished more than `retentionMs` ago, {@link PURGE_BATCH} at a time with
- * {@link PURGE_PAUSE_MS} between batches, until none is left or `stopped()` (the app is shutting down). Call it
- * without awaiting it from a poll: it never holds up the caller. Returns how many rows were deleted.
- */
+/** Deletes the rule's rows finished more than `retentionMs` ago, in paced batches until none is left or `stopped()`. */
 export async function purgeFinished(
   dataSource: DataSource,
   rule: RetentionRule,
