@@ -16,19 +16,9 @@ import {
 } from './errors';
 import type { RequestPlan } from './gateway.transport';
 
-/**
- * What the service answered (or failed to answer) as the error hierarchy, every text taken from the wire scrubbed
- * of the request's secrets: a service could echo a token back in an error message.
- */
-
-/**
- * How a request may be repeated; decides retries and what a failure after sending means. `create` and `update`
- * (a write that changes an invoice: refund, cancel, due-date change, tracking code) are never repeated once sent,
- * and a lost answer to one of them is `outcome_unknown`, never a failure: the service may have acted.
- */
+/** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-/** What a failure is judged by: the request, and every secret that must not appear in its error. */
 export type FailureContext = Pick<
   RequestPlan,
   'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope'
@@ -36,10 +26,9 @@ export type FailureContext = Pick<
   secrets: readonly string[];
 };
 
-/** Most characters kept of one message from the service (its own words, shown in our errors). */
 const MESSAGE_MAX = 300;
 
-/** Replaces every occurrence of each secret (and of its base64 and URL-encoded forms) with `[redacted]`. */
+/** Each secret, and its base64 and URL-encoded forms, replaced with `[redacted]` (a service could echo one back). */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
@@ -51,10 +40,7 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/**
- * The error of a write that changes an invoice whose answer was lost after sending (`detail` without the ending
- * this adds): it may have happened. Every other request gets `otherwise`.
- */
+/** `outcome_unknown` for a write that changes an invoice (it may have happened), else `otherwise`. */
 export function lostOr(
   ctx: Pick<FailureContext, 'operation' | 'safety' | 'referrer'>,
   base: GatewayErrorContext,
@@ -68,7 +54,7 @@ export function lostOr(
   return new GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
-/** Parses `Retry-After` (seconds or an HTTP date) to milliseconds. */
+/** `Retry-After` (seconds or an HTTP date) in milliseconds. */
 export function parseRetryAfter(header: unknown, now = Date.now()): number | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value * 1000);
@@ -79,7 +65,7 @@ export function parseRetryAfter(header: unknown, now = Date.now()): number | nul
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** The error for a non-2xx answer, or for a 2xx whose body says it failed; `null` for a successful answer. */
+/** The error for a non-2xx answer or a 2xx whose body says it failed; `null` on success. */
 export function errorForResponse(
   ctx: FailureContext,
   status: number,
@@ -158,10 +144,9 @@ export function errorForResponse(
   );
 }
 
-/** System codes that prove the request never left: nothing reached the service. */
+/** System codes that prove the request never left. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** The error for a request that got no HTTP answer. */
 export function errorForTransportFailure(
   ctx: FailureContext,
   networkCode: string | null,
@@ -175,7 +160,6 @@ export function errorForTransportFailure(
   return lostOr(ctx, base, `connection failed after sending the request (${detail})`, 'connection', network);
 }
 
-/** The error for a request that got no answer within `timeoutMs`. */
 export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
   const base = { ...ctx, sent: true };
   return lostOr(

@@ -28,26 +28,25 @@ import type { GatewayClientOptions, GatewayConnection } from './gateway.options'
 import { ExchangeFailure, type HttpExchange } from './http-exchange';
 import { observeServiceCall } from '../observability/otel';
 
-/** One HTTP exchange the client wants, and how safe it is to repeat. */
 export interface RequestPlan {
   operation: string;
   invoiceRef?: string;
-  /** Creation only: the referrer that resolves an unknown outcome. */
+  /** Creation only: resolves an unknown outcome. */
   referrer?: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'COPY';
   path: string;
   query?: Record<string, string | number>;
   body?: unknown;
   safety: RequestSafety;
-  /** Default: the options' `timeouts.readMs` for reads, `timeouts.defaultMs` for the rest. */
+  /** Default: `timeouts.readMs` for reads, `timeouts.defaultMs` for the rest. */
   timeoutMs?: number;
-  /** The spec's scope for the operation, named in a 403 that does not say (default: `OPERATION_SCOPES`). */
+  /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
-  /** More strings to keep out of errors and logs (client secret, webhook token). */
+  /** More strings to keep out of errors and logs. */
   secrets?: string[];
-  /** Statuses handed back to the caller instead of becoming errors (the webhook validation's 404). */
+  /** Statuses handed back instead of becoming errors. */
   passStatuses?: number[];
 }
 
@@ -56,11 +55,7 @@ export interface HttpAnswer {
   body: unknown;
 }
 
-/**
- * Sends requests through an {@link HttpExchange} with per-request timeouts and, for safe requests only, retries with
- * exponential backoff and jitter (cockatiel). Every failure becomes a `GatewayError` built here, its texts scrubbed
- * of the request's secrets (a service could echo a token back).
- */
+/** Sends requests with per-request timeouts, retrying safe ones only; every failure becomes a `GatewayError`. */
 export class GatewayTransport {
   private readonly retrySettings: Required<NonNullable<GatewayClientOptions['retry']>>;
 
@@ -143,7 +138,7 @@ export class GatewayTransport {
     }
   }
 
-  /** Retry only what is safe: anything that never left, and reads that failed transiently. */
+  /** Anything that never left, and reads that failed transiently. */
   private retryable(err: unknown, safety: RequestSafety): boolean {
     if (err instanceof GatewayNetworkError && !err.sent) return true;
     if (safety !== 'read') return false;
@@ -157,7 +152,7 @@ export class GatewayTransport {
     );
   }
 
-  /** `Retry-After` when a 429 said; else exponential from `initialDelayMs`, capped, with equal jitter. */
+  /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
   private delayFor(context: IRetryBackoffContext<unknown>): number {
     const err = 'error' in context.result ? context.result.error : undefined;
     if (err instanceof GatewayRateLimitError && err.retryAfterMs !== null) return err.retryAfterMs;

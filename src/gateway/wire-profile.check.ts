@@ -1,14 +1,11 @@
 import { check, Rule } from './dto/validators';
 import { placeholdersOf } from './wire-template';
 
-/** The largest saved profile, as JSON. */
 const MAX_PROFILE_JSON = 32_768;
 
 /**
- * Checks wire-profile overrides that arrive as data (the admin settings' `wireProfile`, or module options read from
- * a config file): every key known, every value of its kind, templates using only the values their request offers.
- * Returns the problems by dotted field path (`wireProfile.list.items.invoices`); empty when fine. Functions (a
- * `body` function, `webhook.read`) are not data and are refused: they belong in module options.
+ * Problems of wire-profile overrides given as data (the admin settings' `wireProfile`) by dotted field path: every
+ * key known, every value of its kind, templates using only their request's values, no function.
  */
 export function checkWireProfileData(value: unknown, root = 'wireProfile'): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
@@ -19,7 +16,6 @@ export function checkWireProfileData(value: unknown, root = 'wireProfile'): Reco
   return errors;
 }
 
-/** Overrides of an object: any of its known parts, each of its kind. */
 const part =
   (shape: Record<string, Rule>): Rule =>
   (v, p, fail) => {

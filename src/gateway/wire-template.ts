@@ -1,10 +1,6 @@
 /**
- * A request body written as data, so that it can live in the admin settings: any JSON value whose strings may hold
- * placeholders `{name}`.
- * - A string that is exactly one placeholder (`"{amount}"`) becomes the value itself, with its type (a number stays
- *   a number); when the value is absent the member is left out of its object (or the array).
- * - A placeholder inside a longer string (`"BR-{code}"`) is replaced by the value's text (an absent value: `""`).
- * - Everything else is copied as is.
+ * A request body as data: JSON whose strings may hold `{name}` placeholders. A string that is exactly one becomes
+ * the value with its type (absent: the member is left out); inside a longer string, the value's text.
  */
 export type WireTemplate =
   string | number | boolean | null | WireTemplate[] | { [key: string]: WireTemplate };
@@ -12,10 +8,9 @@ export type WireTemplate =
 const WHOLE = /^\{([a-z][a-z0-9_]*)\}$/;
 const INSIDE = /\{([a-z][a-z0-9_]*)\}/g;
 
-/** Marks a member to leave out. */
 const ABSENT = Symbol('absent');
 
-/** Renders `template` with `values`; a placeholder naming no known value throws (a typo must not reach the wire). */
+/** A placeholder naming no known value throws: a typo must not reach the wire. */
 export function renderTemplate(template: WireTemplate, values: Record<string, unknown>): unknown {
   const out = render(template, values, 0);
   return out === ABSENT ? undefined : out;
@@ -57,7 +52,7 @@ function lookup(values: Record<string, unknown>, name: string): unknown {
   return values[name];
 }
 
-/** Placeholders a template uses, for checking a saved template against the values its request offers. */
+/** Placeholders a template uses. */
 export function placeholdersOf(template: WireTemplate, found = new Set<string>(), depth = 0): Set<string> {
   if (depth > 32) return found;
   if (typeof template === 'string') for (const m of template.matchAll(INSIDE)) found.add(m[1]);
@@ -67,7 +62,7 @@ export function placeholdersOf(template: WireTemplate, found = new Set<string>()
   return found;
 }
 
-/** Fills `{name}` placeholders of a URL path, each value URL-encoded. */
+/** Fills a URL path's placeholders, each value URL-encoded. */
 export function renderPath(path: string, values: Record<string, string>): string {
   return path.replace(INSIDE, (_, name: string) => {
     const value = lookup(values, name);
