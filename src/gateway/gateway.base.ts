@@ -9,7 +9,7 @@ import { axiosExchange, nodeExchange, proxyConfigured } from './http-exchange';
 import { PayloadReader } from './payload.reader';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile, WireProfile } from './wire-profile';
 
-/** `key=value` reference of an invoice for error messages, from input that may not be valid yet. */
+/** `key=value` reference of an invoice, from input that may not be valid yet. */
 export function ref(key: string, value: unknown): string | undefined {
   return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
 }
@@ -28,26 +28,19 @@ export function unsupported(operation: string, what: string): never {
   );
 }
 
-/** A request as an operation plans it: the transport's plan without what the client adds. */
 export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
 
-/**
- * What every operation of {@link GatewayClient} shares: the connection and wire profile of the moment, and one
- * request through the transport with its answer read.
- */
 export abstract class GatewayClientBase {
   protected readonly transport: GatewayTransport;
   protected readonly timeouts: Required<NonNullable<GatewayClientOptions['timeouts']>>;
   private readonly baseProfile: WireProfile;
-  /** Effective profiles by the runtime overrides they were built from (settings are cached objects). */
+  /** Effective profiles by the runtime overrides they came from (settings are cached objects). */
   private readonly profiles = new WeakMap<object, WireProfile>();
 
   constructor(
     protected readonly options: GatewayClientOptions,
     http?: HttpService,
   ) {
-    // A host's HttpService is used as given; without one, Node's http unless an HTTP proxy is set in the
-    // environment (axios honours HTTPS_PROXY/HTTP_PROXY, Node's http does not).
     const exchange = http || proxyConfigured() ? axiosExchange(http) : nodeExchange();
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     const logger = options.logger ?? new Logger('GatewayClient');
@@ -55,7 +48,7 @@ export abstract class GatewayClientBase {
     this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
   }
 
-  /** The connection (checked unless `check` is false) and wire profile for this call: `resolveConfig()` or the options. */
+  /** The connection and wire profile for this call: `resolveConfig()`, else the options. */
   protected async context(
     operation: string,
     needsToken = true,
@@ -71,10 +64,7 @@ export abstract class GatewayClientBase {
     return { conn: check ? checkConnection(source, operation, needsToken) : source, profile };
   }
 
-  /**
-   * One request of `operation`, its answer read by `read`. The 2xx answer of a write that changes an invoice was
-   * accepted by the service, so one that cannot be read is an unknown outcome, settled by reading the invoice back.
-   */
+  /** One request, its answer read; an unreadable 2xx to a write changing an invoice is an unknown outcome. */
   protected async call<T>(
     operation: string,
     invoiceRef: string | undefined,
@@ -94,10 +84,7 @@ export abstract class GatewayClientBase {
     }
   }
 
-  /**
-   * Runs a response reader; its errors get the invoice reference the reader does not know, and an implausible
-   * amount is told to `onImplausibleAmount` (the module raises an alert; a listener that throws changes nothing).
-   */
+  /** Runs a reader: its errors get the invoice reference, an implausible amount goes to `onImplausibleAmount`. */
   protected read<T>(operation: string, invoiceRef: string | undefined, reader: (r: PayloadReader) => T): T {
     try {
       return reader(new PayloadReader(operation));

@@ -11,12 +11,10 @@ import type { Consumer, Dispute, Invoice, ListInvoicesParams, Page } from './typ
 import { DEFAULT_LOOKUP_MAX_PAGES, valueAt, WireProfile } from './wire-profile';
 import { renderPath } from './wire-template';
 
-/** An invoice-number filter beside the list filters: what a lookup by id sends. */
 type Filters = ListInvoicesParams & { id?: string };
 
-/** The client's list operations (A7, A10) and the lookups of one invoice built on them. */
 export abstract class GatewayLists extends GatewayClientBase {
-  /** One page of invoices (`GET /invoices`, A7; scope `invoice.read`), oldest first. `limit` 1..100, default 100. */
+  /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
     const operation = 'listInvoices';
     const { conn, profile } = await this.context(operation);
@@ -24,19 +22,14 @@ export abstract class GatewayLists extends GatewayClientBase {
     return this.invoicePage(operation, undefined, filters, conn, profile);
   }
 
-  /**
-   * Every invoice matching the filters, fetched lazily one page at a time as the iteration advances (memory stays
-   * constant whatever the total). Stop early by breaking out of `for await`.
-   */
+  /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
   iterateInvoices(params: Omit<ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<Invoice> {
     return this.invoicePages('iterateInvoices', undefined, params);
   }
 
   /**
-   * The most recently created invoice whose `referrer` is exactly `referrer`, or `null`: resolves a
-   * `GatewayOutcomeUnknownError` of `createInvoice`. Found as the profile's `lookup.byReferrer` says, matches checked
-   * here too. `options.paymentId`: only invoices the service lists under that `payment.id` (A7); `options.id`: only
-   * that invoice number. Together they tell whether an invoice is the one a creation sent (see `InvoiceIdentity`).
+   * The latest invoice whose `referrer` is exactly `referrer`, or `null`: resolves a lost `createInvoice`.
+   * `options.paymentId`/`options.id` narrow it to that `payment.id` (A7) / invoice number.
    */
   async findInvoiceByReferrer(
     referrer: string,
@@ -47,34 +40,27 @@ export abstract class GatewayLists extends GatewayClientBase {
     return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
   }
 
-  /**
-   * The invoice whose number (`id`) or `invoice_id` is `id`, or `null`: what a webhook is confirmed with. Found as
-   * the profile's `lookup.byId` says.
-   */
+  /** The invoice whose number or `invoice_id` is `id`, or `null`. */
   async findInvoiceById(id: string): Promise<Invoice | null> {
     return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
-  /** One page of customers (`GET /consumers`, A10; scope `consumer.read`). */
+  /** One page of customers (A10). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<Page<Consumer>> {
     return this.listOf('listConsumers', 'consumers', params, readConsumer);
   }
 
-  /** One page of mediations (`GET /disputes/mediations`, A10; scope `dispute.read`). */
+  /** One page of mediations (A10). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
     return this.listOf('listMediations', 'mediations', params, readDispute);
   }
 
-  /** One page of chargebacks (`GET /disputes/chargebacks`, A10; scope `dispute.read`). */
+  /** One page of chargebacks (A10). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
     return this.listOf('listChargebacks', 'chargebacks', params, readDispute);
   }
 
-  /**
-   * One invoice by `key`, as the profile's lookup plan says; `null` when none matches. `paymentId` narrows a lookup
-   * by referrer to the invoices the service lists under that `payment.id` (the list filter, A7; `{payment_id}` in a
-   * `get` path): the invoice shape does not carry `payment.id`, so the service's filter is what tells it.
-   */
+  /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
   protected async lookup(
     operation: string,
     key: 'referrer' | 'id',
@@ -117,10 +103,6 @@ export abstract class GatewayLists extends GatewayClientBase {
     return found;
   }
 
-  /**
-   * Pages until the last one: `pages` when the service says it, else the first page shorter than asked. The
-   * filters are validated once, before the first request.
-   */
   protected async *invoicePages(
     operation: string,
     invoiceRef: string | undefined,
@@ -143,7 +125,7 @@ export abstract class GatewayLists extends GatewayClientBase {
     }
   }
 
-  /** The list filters validated; `id` passes through (a lookup's invoice-number filter, checked by the caller). */
+  /** `id` passes through: a lookup's filter, checked by the caller. */
   protected listFilters<P extends Filters>(
     operation: string,
     invoiceRef: string | undefined,
@@ -154,7 +136,6 @@ export abstract class GatewayLists extends GatewayClientBase {
     return id === undefined ? dto : Object.assign(dto, { id });
   }
 
-  /** One page of invoices for filters already validated, with the parameter names the profile gives. */
   protected async invoicePage(
     operation: string,
     invoiceRef: string | undefined,
@@ -189,7 +170,6 @@ export abstract class GatewayLists extends GatewayClientBase {
     );
   }
 
-  /** One page of another list (consumers, mediations, chargebacks: A10). */
   protected async listOf<T>(
     operation: string,
     kind: 'consumers' | 'mediations' | 'chargebacks',

@@ -36,7 +36,7 @@ const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 const USER_AGENT = 'nestjs-invoice-payments';
 
-/** Node's `http`/`https`: no redirect followed (it could carry the token away), the answer bounded; cheaper than axios. */
+/** Node's `http`/`https`, cheaper than axios: no redirect followed (it could carry the token away), answer bounded. */
 export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
   return (request) =>
     new Promise<ExchangeAnswer>((resolve, reject) => {

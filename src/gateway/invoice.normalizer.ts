@@ -14,7 +14,7 @@ import {
   PayloadReader,
 } from './payload.reader';
 
-/** Where each field sits in the current shape (§2.1) and in the legacy one (§2.2): dotted paths. */
+/** Where each field sits in the current shape (§2.1) and the legacy one (§2.2). */
 const SHAPES = {
   current: {
     referrer: 'referrer',
@@ -70,19 +70,9 @@ const METHOD_NAMES: Record<string, PaymentMethod> = {
 };
 
 /**
- * The one invoice normalizer: both response shapes (current §2.1, legacy §2.2) → `Invoice`, from a whole envelope
- * (`{ ..., invoice }` or `{ ..., fatura }`, a webhook delivery body included) or the bare invoice. Where the spec
- * is silent:
- * - `uuid` is always a string (the legacy shape sends a number).
- * - A status without `code` whose `text` is `canceled` (the cancellation response) reads as code 6.
- * - Method: an explicit field (`payment_type`, `payment.type` or `method`: a `codes.paymentTypes` number or a name)
- *   wins; else any card data → `card`; else a bank-slip line alone → `billet`, a PIX payload alone → `pix`; both
- *   (a bank slip carries PIX data, A3, and a PIX answer may carry a slip block, §2.1) → `null`: what the checkout
- *   asked for decides.
- * - Card: brand and last four digits only. `raw` is the payload with the card's number, token and bin redacted.
- *
- * Throws `GatewayResponseError` naming the field when `id`, `invoice_id`, the status or an amount is unreadable;
- * `operation` names the caller in it.
+ * Either response shape, in its envelope or bare → `Invoice`. Method: an explicit field wins, else card data →
+ * `card`, else a slip line alone → `billet`, a PIX payload alone → `pix`; both → `null` (the checkout's ask decides).
+ * `raw` has the card's secrets redacted. An unreadable id, status or amount throws `GatewayResponseError`.
  */
 export function normalizeInvoice(
   payload: unknown,
@@ -91,7 +81,6 @@ export function normalizeInvoice(
 ): Invoice {
   const r = new PayloadReader(operation);
   const top = r.record(payload, 'payload');
-  // Checked first: the copy and the readers below walk the payload.
   if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
   const fatura = asRecord(top.fatura);
@@ -153,7 +142,6 @@ export function normalizeInvoice(
   };
 }
 
-/** The block, or `null` when none of its fields is there. */
 function someOf<T extends Record<string, string | null>>(data: T): T | null {
   return Object.values(data).some((v) => v !== null) ? data : null;
 }
@@ -185,7 +173,7 @@ function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): Payme
   return hasLine ? 'billet' : 'pix';
 }
 
-/** The method an invoice names itself, by number (the profile's `payment.type` codes) or by name. */
+/** The method an invoice names itself, by `payment.type` code or by name. */
 function explicitMethod(
   inv: JsonRecord,
   codes: WireCodes['paymentTypes'] = { pix: 1, billet: 2, card: 3 },
@@ -211,11 +199,7 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
   };
 }
 
-/**
- * The payload with card number, token and bin redacted wherever a card block sits (the envelope, `invoice` or
- * `fatura`). Copy on write: only the objects on the way to a scrubbed block are copied, so a payload without card
- * secrets costs no copy.
- */
+/** Card secrets redacted in the envelope, `invoice` and `fatura`; copy on write (no secrets, no copy). */
 function scrubCardData(top: JsonRecord): JsonRecord {
   let out = scrubCardBlocks(top);
   for (const key of ['invoice', 'fatura']) {
@@ -228,7 +212,6 @@ function scrubCardData(top: JsonRecord): JsonRecord {
   return out;
 }
 
-/** `holder` with its `card`/`cartao` secrets redacted: itself when it has none. */
 function scrubCardBlocks(holder: JsonRecord): JsonRecord {
   let out = holder;
   for (const key of ['card', 'cartao']) {
