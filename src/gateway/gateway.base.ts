@@ -14,13 +14,6 @@ export function ref(key: string, value: unknown): string | undefined {
   return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
 }
 
-export function field(input: unknown, ...path: string[]): unknown {
-  let node = input;
-  for (const key of path)
-    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-  return node;
-}
-
 export function unsupported(operation: string, what: string): never {
   throw new GatewayUnsupportedError(
     { operation },
@@ -29,6 +22,7 @@ export function unsupported(operation: string, what: string): never {
 }
 
 export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
+export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 
 export abstract class GatewayClientBase {
   protected readonly transport: GatewayTransport;
@@ -49,11 +43,7 @@ export abstract class GatewayClientBase {
   }
 
   /** The connection and wire profile for this call: `resolveConfig()`, else the options. */
-  protected async context(
-    operation: string,
-    needsToken = true,
-    check = true,
-  ): Promise<{ conn: GatewayConnection; profile: WireProfile }> {
+  protected async context(operation: string, needsToken = true, check = true): Promise<CallContext> {
     const resolve = this.options.resolveConfig;
     const source = resolve ? await resolve() : this.options;
     let profile = this.baseProfile;
@@ -66,13 +56,13 @@ export abstract class GatewayClientBase {
 
   /** One request, its answer read; an unreadable 2xx to a write changing an invoice is an unknown outcome. */
   protected async call<T>(
-    operation: string,
-    invoiceRef: string | undefined,
+    { operation, invoiceRef }: { operation: string; invoiceRef?: string },
     plan: (profile: WireProfile, conn: GatewayConnection) => Planned | Promise<Planned>,
     read: (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T,
     needsToken = true,
+    ctx?: CallContext,
   ): Promise<T> {
-    const { conn, profile } = await this.context(operation, needsToken);
+    const { conn, profile } = ctx ?? (await this.context(operation, needsToken));
     const planned = await plan(profile, conn);
     const answer = await this.transport.send(conn, { operation, invoiceRef, ...planned });
     try {

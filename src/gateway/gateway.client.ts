@@ -4,7 +4,7 @@ import { GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { isGatewayError } from './errors';
-import { field, Planned, ref, unsupported } from './gateway.base';
+import { Planned, ref, unsupported } from './gateway.base';
 import { GatewayLists } from './gateway.lists';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
 import type { HttpAnswer } from './gateway.transport';
@@ -28,7 +28,7 @@ import type {
   TrackingResult,
 } from './types';
 import { assertResendAllowed } from './webhook-destination';
-import { WireProfile, WriteScope } from './wire-profile';
+import { valueAt, WireProfile, WriteScope } from './wire-profile';
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
@@ -59,46 +59,36 @@ export class GatewayClient extends GatewayLists {
    * with `findInvoiceByReferrer(params.payment.referrer)` before creating again.
    */
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
-    const operation = 'createInvoice';
-    const invoiceRef = ref('referrer', field(params, 'payment', 'referrer'));
-    const dto = validateInput(
-      inputs.CREATE_INVOICE,
-      params,
-      { operation, invoiceRef },
-      inputs.createInvoiceRules,
-    );
+    const context = {
+      operation: 'createInvoice',
+      invoiceRef: ref('referrer', valueAt(params, 'payment.referrer')),
+    };
+    const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
+    const body = (p: WireProfile) => toWireCreateInvoice(dto, p.codes);
     return this.call(
-      operation,
-      invoiceRef,
-      (p) => ({
-        referrer,
-        method: 'POST',
-        path: p.paths.invoices,
-        body: toWireCreateInvoice(dto, p.codes),
-        safety: 'create',
-        timeoutMs: this.timeouts.createMs,
-      }),
+      context,
+      (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),
       (r, answer, p) => ({ ...readers.invoiceAnswer(r, answer, p), method }),
     );
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
   async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
-    const operation = 'changeDueDate';
-    const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, { operation, invoiceRef });
+    const context = {
+      operation: 'changeDueDate',
+      invoiceRef: ref('invoice_id', valueAt(params, 'invoiceId')),
+    };
+    const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, context);
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.call(operation, invoiceRef, invoiceWrite('PATCH', body), readers.invoiceAnswer);
+    return this.call(context, invoiceWrite('PATCH', body), readers.invoiceAnswer);
   }
 
   /** Cancels an invoice by its number `id` (§4.4). */
   async cancelInvoice(params: { id: string }): Promise<Invoice> {
-    const operation = 'cancelInvoice';
-    const invoiceRef = ref('id', field(params, 'id'));
-    const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, { operation, invoiceRef });
-    const body = { payment: { id: dto.id } };
-    return this.call(operation, invoiceRef, invoiceWrite('DELETE', body), readers.invoiceAnswer);
+    const context = { operation: 'cancelInvoice', invoiceRef: ref('id', valueAt(params, 'id')) };
+    const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, context);
+    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), readers.invoiceAnswer);
   }
 
   /**
@@ -106,29 +96,25 @@ export class GatewayClient extends GatewayLists {
    * `GatewayOutcomeUnknownError`, settled by reading `refunds.total` back (as `RefundService` does).
    */
   async refundInvoice(params: RefundParams): Promise<Invoice> {
-    const operation = 'refundInvoice';
-    const invoiceRef = ref('id', field(params, 'id'));
-    const input = validateInput(inputs.REFUND, params, { operation, invoiceRef }, inputs.refundRules);
-    return this.call(
-      operation,
-      invoiceRef,
-      (p) => rendered(p.refund, refundValues(input)),
-      readers.invoiceAnswer,
-    );
+    const context = { operation: 'refundInvoice', invoiceRef: ref('id', valueAt(params, 'id')) };
+    const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
+    return this.call(context, (p) => rendered(p.refund, refundValues(input)), readers.invoiceAnswer);
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
   async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
-    const operation = 'addTrackingCode';
-    const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(inputs.TRACKING, params, {
-      operation,
-      invoiceRef,
-    });
+    const context = {
+      operation: 'addTrackingCode',
+      invoiceRef: ref('invoice_id', valueAt(params, 'invoiceId')),
+    };
+    const sent = validateInput<TrackingParams>(inputs.TRACKING, params, context);
+    const { invoiceId, code, carrier, url } = sent;
     const values = { invoice_id: invoiceId, code, carrier, url };
-    const read = (r: PayloadReader, answer: HttpAnswer) =>
-      readers.readTracking(r, answer.body, { invoiceId, code, carrier, url });
-    return this.call(operation, invoiceRef, (p) => rendered(p.tracking, values), read);
+    return this.call(
+      context,
+      (p) => rendered(p.tracking, values),
+      (r, answer) => readers.readTracking(r, answer.body, { invoiceId, code, carrier, url }),
+    );
   }
 
   /**
@@ -145,15 +131,15 @@ export class GatewayClient extends GatewayLists {
 
   /** Whether a webhook's service token is the service's own (§4.7): 200 → `true`, 404 → `false`, else throws. */
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
-    const operation = 'validateWebhookToken';
-    validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, { operation });
+    const context = { operation: 'validateWebhookToken' };
+    validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, context);
+    const body = { token: serviceToken };
     return this.call(
-      operation,
-      undefined,
+      context,
       (p) => ({
         method: 'OPTIONS',
         path: p.paths.webhooks,
-        body: { token: serviceToken },
+        body,
         safety: 'read',
         secrets: [serviceToken],
         passStatuses: [404],
@@ -168,35 +154,33 @@ export class GatewayClient extends GatewayLists {
     events: string;
     webhook: string;
   }): Promise<ResendWebhookResult> {
-    const operation = 'resendWebhook';
-    const { url, events, webhook } = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, {
-      operation,
-    });
+    const context = { operation: 'resendWebhook' };
+    const body = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, context);
     const plan = async (p: WireProfile, conn: GatewayConnection): Promise<Planned> => {
-      await assertResendAllowed(conn, url, { operation }, this.options.lookup);
-      return { method: 'COPY', path: p.paths.webhooks, body: { url, events, webhook }, safety: 'write' };
+      await assertResendAllowed(conn, body.url, context, this.options.lookup);
+      return { method: 'COPY', path: p.paths.webhooks, body, safety: 'write' };
     };
-    return this.call(operation, undefined, plan, (r, answer) => readers.readResendResult(r, answer.body));
+    return this.call(context, plan, (r, answer) => readers.readResendResult(r, answer.body));
   }
 
-  /** Exchanges client credentials for an access token (profile `authenticate`, A5 by default). */
+  /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
-    const operation = 'authenticate';
-    const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, { operation });
-    const auth = (p: WireProfile) => p.authenticate ?? unsupported(operation, 'an authenticate operation');
+    const context = { operation: 'authenticate' };
+    const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, context);
+    const auth = (p: WireProfile) =>
+      p.authenticate ?? unsupported(context.operation, 'an authenticate operation');
     const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
       readers.readAccessToken(r, answer.body, auth(p).answer);
-    return this.call(operation, undefined, (p) => authenticatePlan(auth(p), input), read, false);
+    return this.call(context, (p) => authenticatePlan(auth(p), input), read, false);
   }
 
   /** Whether the access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
   async credentialStatus(): Promise<CredentialStatus> {
-    const operation = 'credentialStatus';
+    const context = { operation: 'credentialStatus' };
     const status = (p: WireProfile) =>
-      p.credentialStatus ?? unsupported(operation, 'a credential-status operation');
+      p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
     return this.call(
-      operation,
-      undefined,
+      context,
       (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }),
       (r, answer, p) => readers.readCredentialStatus(r, answer.body, status(p).answer),
     );

@@ -38,8 +38,6 @@ export interface RequestPlan {
   query?: Record<string, string | number>;
   body?: unknown;
   safety: RequestSafety;
-  /** Default: `timeouts.readMs` for reads, `timeouts.defaultMs` for the rest. */
-  timeoutMs?: number;
   /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
@@ -63,14 +61,14 @@ export class GatewayTransport {
     private readonly exchange: HttpExchange,
     private readonly logger: LoggerService,
     retrySettings: GatewayClientOptions['retry'],
-    private readonly timeouts: { readMs: number; defaultMs: number },
+    private readonly timeouts: { readMs: number; createMs: number; defaultMs: number },
   ) {
     this.retrySettings = { ...DEFAULT_RETRY, ...retrySettings };
   }
 
   async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
-    const timeoutMs =
-      request.timeoutMs ?? (request.safety === 'read' ? this.timeouts.readMs : this.timeouts.defaultMs);
+    const { readMs, createMs, defaultMs } = this.timeouts;
+    const timeoutMs = request.safety === 'read' ? readMs : request.safety === 'create' ? createMs : defaultMs;
     const plan = { ...request, scope: request.scope ?? OPERATION_SCOPES[request.operation], timeoutMs };
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
