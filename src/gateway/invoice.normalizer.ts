@@ -14,51 +14,40 @@ import {
   PayloadReader,
 } from './payload.reader';
 
-/** Where each field sits in the current shape (§2.1) and the legacy one (§2.2). */
-const SHAPES = {
-  current: {
-    referrer: 'referrer',
-    currency: 'currency',
-    card: 'card',
-    cardKeys: ['brand', 'last4', 'number', 'bin', 'tid', 'token'],
-    brand: 'brand',
-    last4: ['last4', 'number'],
-    gross: 'amount.gross',
-    net: 'amount.net',
-    fees: 'amount.fees',
-    discount: 'amount.discount',
-    shipping: 'amount.shipping',
-    paid: 'payment.total',
-    installments: 'installments',
-    dueDate: 'due_at.day',
-    originalDueDate: 'due_at.original',
-    createdAt: 'created_at',
-    paymentUrl: ['links.url'],
-    billetUrl: ['billet.download', 'billet.image'],
-  },
-  legacy: {
-    referrer: 'referencia',
-    currency: 'moeda',
-    card: 'cartao',
-    cardKeys: ['bandeira', 'numero', 'bin', 'tid', 'token'],
-    brand: 'bandeira',
-    last4: ['numero'],
-    gross: 'valores.bruto',
-    net: 'valores.liquido',
-    fees: 'valores.taxas',
-    discount: 'valores.desconto',
-    shipping: null,
-    paid: 'pagamento.total',
-    installments: 'parcelas',
-    dueDate: 'vencimento.dia',
-    originalDueDate: 'vencimento.original',
-    createdAt: 'criacao',
-    paymentUrl: ['externo.url', 'externo.fatura'],
-    billetUrl: ['billet.download', 'billet.image', 'externo.bankSlipUrl'],
-  },
+/** Where each field sits: [current shape (§2.1), legacy shape (§2.2)], dotted paths. */
+const PATHS = {
+  referrer: ['referrer', 'referencia'],
+  currency: ['currency', 'moeda'],
+  card: ['card', 'cartao'],
+  cardKeys: [
+    ['brand', 'last4', 'number', 'bin', 'tid', 'token'],
+    ['bandeira', 'numero', 'bin', 'tid', 'token'],
+  ],
+  brand: ['brand', 'bandeira'],
+  last4: [['last4', 'number'], ['numero']],
+  gross: ['amount.gross', 'valores.bruto'],
+  net: ['amount.net', 'valores.liquido'],
+  fees: ['amount.fees', 'valores.taxas'],
+  discount: ['amount.discount', 'valores.desconto'],
+  shipping: ['amount.shipping', null],
+  paid: ['payment.total', 'pagamento.total'],
+  installments: ['installments', 'parcelas'],
+  dueDate: ['due_at.day', 'vencimento.dia'],
+  originalDueDate: ['due_at.original', 'vencimento.original'],
+  createdAt: ['created_at', 'criacao'],
+  paymentUrl: [['links.url'], ['externo.url', 'externo.fatura']],
+  billetUrl: [
+    ['billet.download', 'billet.image'],
+    ['billet.download', 'billet.image', 'externo.bankSlipUrl'],
+  ],
 } as const;
+type Side<I extends 0 | 1> = { [K in keyof typeof PATHS]: (typeof PATHS)[K][I] };
+const side = <I extends 0 | 1>(i: I) =>
+  Object.fromEntries(Object.entries(PATHS).map(([key, paths]) => [key, paths[i]])) as Side<I>;
+const SHAPES = { current: side(0), legacy: side(1) };
 
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
+const CARD_BLOCKS = ['card', 'cartao'];
 const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
 const METHOD_NAMES: Record<string, PaymentMethod> = {
   pix: 'pix',
@@ -200,26 +189,16 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
 }
 
 /** Card secrets redacted in the envelope, `invoice` and `fatura`; copy on write (no secrets, no copy). */
-function scrubCardData(top: JsonRecord): JsonRecord {
-  let out = scrubCardBlocks(top);
-  for (const key of ['invoice', 'fatura']) {
-    const inner = asRecord(top[key]);
-    const clean = inner ? scrubCardBlocks(inner) : inner;
-    if (clean === inner) continue;
-    if (out === top) out = { ...top };
-    out[key] = clean;
-  }
-  return out;
-}
-
-function scrubCardBlocks(holder: JsonRecord): JsonRecord {
+function scrubCardData(holder: JsonRecord, nested = false): JsonRecord {
   let out = holder;
-  for (const key of ['card', 'cartao']) {
+  for (const key of nested ? CARD_BLOCKS : [...CARD_BLOCKS, 'invoice', 'fatura']) {
     const block = asRecord(holder[key]);
-    const secrets = block ? CARD_SECRETS.filter((k) => block[k] !== null && block[k] !== undefined) : [];
-    if (!block || secrets.length === 0) continue;
-    const clean: JsonRecord = { ...block };
-    for (const secret of secrets) clean[secret] = '[redacted]';
+    if (!block) continue;
+    const card = CARD_BLOCKS.includes(key);
+    const secrets = card ? CARD_SECRETS.filter((k) => block[k] !== null && block[k] !== undefined) : [];
+    const redacted = Object.fromEntries(secrets.map((secret) => [secret, '[redacted]']));
+    const clean = card ? (secrets.length ? { ...block, ...redacted } : block) : scrubCardData(block, true);
+    if (clean === block) continue;
     if (out === holder) out = { ...holder };
     out[key] = clean;
   }
