@@ -13,6 +13,8 @@ export class MoneyFormatError extends Error {
 }
 
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d{1,2}))?$/;
+/** Signs before and after `R$` cancel out; thousands grouped by dots, or not at all. */
+const BRL = /^(-?)\s*(?:R\$)?\s*(-?)\s*(\d{1,3}(?:\.\d{3})*(?:,\d{1,2})?|\d+(?:,\d{1,2})?)$/;
 
 export function assertCents(value: unknown, field = 'amount'): asserts value is Cents {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
@@ -32,23 +34,11 @@ export function decimalStringToCents(text: string): Cents {
 
 /** A pt-BR amount (`"R$ 1.234,56"`, `"-R$ 10,00"`) to cents. */
 export function brlStringToCents(text: string): Cents {
-  let s = text.replace(/\u00a0/g, ' ').trim();
-  let negative = false;
-  if (s.startsWith('-')) {
-    negative = true;
-    s = s.slice(1).trim();
-  }
-  if (s.startsWith('R$')) s = s.slice(2).trim();
-  if (s.startsWith('-')) {
-    negative = !negative;
-    s = s.slice(1).trim();
-  }
-  if (!/^\d{1,3}(\.\d{3})*(,\d{1,2})?$|^\d+(,\d{1,2})?$/.test(s)) {
-    throw new MoneyFormatError(`not a formatted BRL amount: "${text}"`, text);
-  }
-  const [units, fraction = ''] = s.replace(/\./g, '').split(',');
+  const m = BRL.exec(text.replace(/\u00a0/g, ' ').trim());
+  if (!m) throw new MoneyFormatError(`not a formatted BRL amount: "${text}"`, text);
+  const [units, fraction = ''] = m[3].replace(/\./g, '').split(',');
   const cents = decimalStringToCents(`${units}.${fraction.padEnd(2, '0')}`);
-  return negative && cents !== 0 ? -cents : cents;
+  return m[1] !== m[2] && cents !== 0 ? -cents : cents;
 }
 
 /** A JSON number (through its shortest decimal text), a decimal string or a pt-BR currency string to cents. */
