@@ -43,12 +43,12 @@ export function redact(text: string, secrets: readonly string[]): string {
 /** `outcome_unknown` for a write that changes an invoice (it may have happened), else `otherwise`. */
 export function lostOr(
   ctx: Pick<FailureContext, 'operation' | 'safety' | 'referrer'>,
-  base: GatewayErrorContext,
   detail: string,
   reason: GatewayOutcomeUnknownError['reason'],
-  otherwise: () => GatewayError,
+  otherwise: GatewayError,
+  base: GatewayErrorContext = otherwise,
 ): GatewayError {
-  if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise();
+  if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise;
   const what =
     ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
   return new GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
@@ -85,13 +85,7 @@ export function errorForResponse(
   if (status >= 200 && status < 300) {
     const unreadable = `unreadable response body (HTTP ${status})`;
     if (!record)
-      return lostOr(
-        ctx,
-        base,
-        unreadable,
-        'unreadable_response',
-        () => new GatewayResponseError(base, unreadable),
-      );
+      return lostOr(ctx, unreadable, 'unreadable_response', new GatewayResponseError(base, unreadable));
     if (record.success === false || record.error === true) {
       return new GatewayResponseError(base, said('the service reported a failure'));
     }
@@ -135,12 +129,12 @@ export function errorForResponse(
     }
   }
   if (status < 500) return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
+  const unavailable = new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`));
   return lostOr(
     ctx,
-    base,
     said(`service failed (HTTP ${status}) after receiving the request`),
     'server_error',
-    () => new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`)),
+    unavailable,
   );
 }
 
@@ -155,18 +149,13 @@ export function errorForTransportFailure(
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { ...ctx, sent };
   const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
-  const network = () => new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
-  if (!sent) return network();
-  return lostOr(ctx, base, `connection failed after sending the request (${detail})`, 'connection', network);
+  const network = new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
+  if (!sent) return network;
+  return lostOr(ctx, `connection failed after sending the request (${detail})`, 'connection', network);
 }
 
 export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
   const base = { ...ctx, sent: true };
-  return lostOr(
-    ctx,
-    base,
-    `no answer within ${timeoutMs} ms after sending the request`,
-    'timeout',
-    () => new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs),
-  );
+  const timedOut = new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs);
+  return lostOr(ctx, `no answer within ${timeoutMs} ms after sending the request`, 'timeout', timedOut);
 }

@@ -70,7 +70,7 @@ export abstract class GatewayClientBase {
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       const base = { operation, invoiceRef, httpStatus: answer.status, sent: true };
-      throw lostOr({ operation, ...planned }, base, err.detail, 'unreadable_response', () => err);
+      throw lostOr({ operation, ...planned }, err.detail, 'unreadable_response', err, base);
     }
   }
 
