@@ -17,13 +17,7 @@ import {
   redact,
   RequestSafety,
 } from './error.mapper';
-import {
-  GatewayError,
-  GatewayNetworkError,
-  GatewayRateLimitError,
-  GatewayTimeoutError,
-  GatewayUnavailableError,
-} from './errors';
+import { GatewayError, GatewayRateLimitError } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
 import { ExchangeFailure, type HttpExchange } from './http-exchange';
 import { observeServiceCall } from '../observability/otel';
@@ -73,13 +67,11 @@ export class GatewayTransport {
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
     const ctx: FailureContext = { ...plan, secrets };
-    const policy = retry(
-      handleWhen((err) => this.retryable(err, plan.safety)),
-      {
-        maxAttempts: Math.max(0, this.retrySettings.maxAttempts - 1),
-        backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => this.delayFor(context)),
-      },
-    );
+    const safe = handleWhen((err) => this.retryable(err, plan.safety));
+    const policy = retry(safe, {
+      maxAttempts: Math.max(0, this.retrySettings.maxAttempts - 1),
+      backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => this.delayFor(context)),
+    });
     policy.onRetry((event) => {
       const reason = 'error' in event && event.error instanceof Error ? event.error.message : 'failure';
       this.logger.warn(
@@ -138,16 +130,13 @@ export class GatewayTransport {
 
   /** Anything that never left, and reads that failed transiently. */
   private retryable(err: unknown, safety: RequestSafety): boolean {
-    if (err instanceof GatewayNetworkError && !err.sent) return true;
+    if (!(err instanceof GatewayError)) return false;
+    if (err.kind === 'network' && !err.sent) return true;
     if (safety !== 'read') return false;
     if (err instanceof GatewayRateLimitError) {
       return err.retryAfterMs === null || err.retryAfterMs <= this.retrySettings.maxRetryAfterMs;
     }
-    return (
-      err instanceof GatewayTimeoutError ||
-      err instanceof GatewayNetworkError ||
-      err instanceof GatewayUnavailableError
-    );
+    return err.kind === 'timeout' || err.kind === 'network' || err.kind === 'unavailable';
   }
 
   /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
