@@ -15,6 +15,7 @@ import {
   GatewayValidationError,
 } from './errors';
 import type { RequestPlan } from './gateway.transport';
+import { asRecord } from './payload.reader';
 
 /** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
@@ -72,10 +73,7 @@ export function errorForResponse(
   body: unknown,
   headers: Record<string, unknown>,
 ): GatewayError | null {
-  const record =
-    typeof body === 'object' && body !== null && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : null;
+  const record = asRecord(body);
   const text = (value: unknown, max: number) =>
     typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
   const serviceMessage = text(record?.message, MESSAGE_MAX);
@@ -102,12 +100,8 @@ export function errorForResponse(
           fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
         }
       }
-      const names = Object.keys(fields);
-      return new GatewayValidationError(
-        base,
-        said(names.length ? `invalid ${names.join(', ')}` : 'invalid request'),
-        fields,
-      );
+      const names = Object.keys(fields).join(', ');
+      return new GatewayValidationError(base, said(names ? `invalid ${names}` : 'invalid request'), fields);
     }
     case 401:
       return new GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
@@ -130,12 +124,8 @@ export function errorForResponse(
   }
   if (status < 500) return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
   const unavailable = new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`));
-  return lostOr(
-    ctx,
-    said(`service failed (HTTP ${status}) after receiving the request`),
-    'server_error',
-    unavailable,
-  );
+  const failed = said(`service failed (HTTP ${status}) after receiving the request`);
+  return lostOr(ctx, failed, 'server_error', unavailable);
 }
 
 /** System codes that prove the request never left. */
