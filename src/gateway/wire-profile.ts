@@ -1,3 +1,4 @@
+import { asRecord } from './payload.reader';
 import type { WireTemplate } from './wire-template';
 
 /**
@@ -186,28 +187,24 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
 /** Pages a lookup walking a list reads at most by default. */
 export const DEFAULT_LOOKUP_MAX_PAGES = 100;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `base` with `overrides` laid over it in order; templates and lookups replace whole. */
 export function mergeWireProfile(
   base: WireProfile,
   ...overrides: Array<WireProfileOverrides | null | undefined>
 ): WireProfile {
   let out: unknown = base;
-  for (const o of overrides) if (o) out = mergeAt(out, o, []);
+  for (const o of overrides) if (o) out = mergeAt(out, o);
   return out as WireProfile;
 }
 
 const WHOLE = new Set(['body', 'byReferrer', 'byId']);
 
-function mergeAt(base: unknown, over: unknown, path: string[]): unknown {
-  if (!isPlainObject(base) || !isPlainObject(over) || WHOLE.has(path[path.length - 1] ?? '')) return over;
-  const out: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(over)) {
-    if (value === undefined) continue;
-    out[key] = key in base ? mergeAt(base[key], value, [...path, key]) : value;
+function mergeAt(base: unknown, over: unknown, key = ''): unknown {
+  const [b, o] = [asRecord(base), asRecord(over)];
+  if (!b || !o || WHOLE.has(key)) return over;
+  const out = { ...b };
+  for (const [k, value] of Object.entries(o)) {
+    if (value !== undefined) out[k] = k in b ? mergeAt(b[k], value, k) : value;
   }
   return out;
 }
@@ -215,10 +212,5 @@ function mergeAt(base: unknown, over: unknown, path: string[]): unknown {
 /** The value at a dotted path (`''`: the value itself). */
 export function valueAt(value: unknown, path: string): unknown {
   if (path === '') return value;
-  let node = value;
-  for (const key of path.split('.')) {
-    if (!isPlainObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
+  return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
