@@ -7,10 +7,11 @@ import { checkConnection, type GatewayClientOptions, type GatewayConnection } fr
 import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
 import { axiosExchange, nodeExchange, proxyConfigured } from './http-exchange';
 import { PayloadReader } from './payload.reader';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, WireProfile } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile, valueAt, WireProfile } from './wire-profile';
 
-/** `key=value` reference of an invoice, from input that may not be valid yet. */
-export function ref(key: string, value: unknown): string | undefined {
+/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
+export function ref(key: string, input: unknown, path?: string): string | undefined {
+  const value = path === undefined ? input : valueAt(input, path);
   return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
 }
 

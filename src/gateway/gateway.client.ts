@@ -28,7 +28,7 @@ import type {
   TrackingResult,
 } from './types';
 import { assertResendAllowed } from './webhook-destination';
-import { valueAt, WireProfile, WriteScope } from './wire-profile';
+import { WireProfile, WriteScope } from './wire-profile';
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
@@ -59,10 +59,7 @@ export class GatewayClient extends GatewayLists {
    * with `findInvoiceByReferrer(params.payment.referrer)` before creating again.
    */
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
-    const context = {
-      operation: 'createInvoice',
-      invoiceRef: ref('referrer', valueAt(params, 'payment.referrer')),
-    };
+    const context = { operation: 'createInvoice', invoiceRef: ref('referrer', params, 'payment.referrer') };
     const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
     const body = (p: WireProfile) => toWireCreateInvoice(dto, p.codes);
@@ -75,10 +72,7 @@ export class GatewayClient extends GatewayLists {
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
   async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
-    const context = {
-      operation: 'changeDueDate',
-      invoiceRef: ref('invoice_id', valueAt(params, 'invoiceId')),
-    };
+    const context = { operation: 'changeDueDate', invoiceRef: ref('invoice_id', params, 'invoiceId') };
     const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, context);
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
     return this.call(context, invoiceWrite('PATCH', body), readers.invoiceAnswer);
@@ -86,7 +80,7 @@ export class GatewayClient extends GatewayLists {
 
   /** Cancels an invoice by its number `id` (§4.4). */
   async cancelInvoice(params: { id: string }): Promise<Invoice> {
-    const context = { operation: 'cancelInvoice', invoiceRef: ref('id', valueAt(params, 'id')) };
+    const context = { operation: 'cancelInvoice', invoiceRef: ref('id', params, 'id') };
     const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, context);
     return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), readers.invoiceAnswer);
   }
@@ -96,19 +90,15 @@ export class GatewayClient extends GatewayLists {
    * `GatewayOutcomeUnknownError`, settled by reading `refunds.total` back (as `RefundService` does).
    */
   async refundInvoice(params: RefundParams): Promise<Invoice> {
-    const context = { operation: 'refundInvoice', invoiceRef: ref('id', valueAt(params, 'id')) };
+    const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
     const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
     return this.call(context, (p) => rendered(p.refund, refundValues(input)), readers.invoiceAnswer);
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
   async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
-    const context = {
-      operation: 'addTrackingCode',
-      invoiceRef: ref('invoice_id', valueAt(params, 'invoiceId')),
-    };
-    const sent = validateInput<TrackingParams>(inputs.TRACKING, params, context);
-    const { invoiceId, code, carrier, url } = sent;
+    const context = { operation: 'addTrackingCode', invoiceRef: ref('invoice_id', params, 'invoiceId') };
+    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(inputs.TRACKING, params, context);
     const values = { invoice_id: invoiceId, code, carrier, url };
     return this.call(
       context,
