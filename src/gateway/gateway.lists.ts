@@ -145,11 +145,7 @@ export abstract class GatewayLists extends GatewayClientBase {
   }
 
   /** `id` passes through: a lookup's filter, checked by the caller. */
-  protected listFilters<P extends Filters>(
-    operation: string,
-    invoiceRef: string | undefined,
-    params: P,
-  ): Filters {
+  protected listFilters(operation: string, invoiceRef: string | undefined, params: Filters): Filters {
     const { id, ...filters } = params;
     const dto = validateInput<Filters>(LIST_INVOICES, filters, { operation, invoiceRef }, listInvoicesRules);
     return id === undefined ? dto : Object.assign(dto, { id });
