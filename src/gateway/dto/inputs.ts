@@ -27,10 +27,8 @@ const text = check('is required (a non-empty string)', isNonBlank);
 const calendarDay = check('must be a real calendar date written YYYY-MM-DD', isCalendarDay);
 const httpUrl = check('must be an absolute http(s) URL', isHttpUrl);
 const cents = check('must be a non-negative integer number of cents', (v) => isCents(v));
-const positiveInteger = check(
-  'must be a positive integer',
-  (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
-);
+const isPositiveInteger = (v: unknown) => isCents(v, true);
+const positiveInteger = check('must be a positive integer', isPositiveInteger);
 const integer = (message: string) => check(message, (v) => typeof v === 'number' && Number.isInteger(v));
 const matching = (message: string, pattern: RegExp) =>
   check(message, (v) => typeof v === 'string' && pattern.test(v));
@@ -156,9 +154,7 @@ const pageSize = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
 export const PAGE_QUERY: Record<string, Rule> = {
   page: optional(positiveInteger),
-  limit: optional(
-    check(pageSize, (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PAGE_SIZE),
-  ),
+  limit: optional(check(pageSize, (v) => isPositiveInteger(v) && (v as number) <= MAX_PAGE_SIZE)),
 };
 
 export const LIST_INVOICES: Record<string, Rule> = {
