@@ -81,14 +81,8 @@ export abstract class GatewayClientBase {
       return reader(new PayloadReader(operation));
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
-      const error =
-        invoiceRef === undefined
-          ? err
-          : new GatewayResponseError(
-              { operation, invoiceRef, sent: true },
-              err.detail,
-              err.implausibleAmount,
-            );
+      const ctx = { operation, invoiceRef, sent: true };
+      const error = invoiceRef ? new GatewayResponseError(ctx, err.detail, err.implausibleAmount) : err;
       if (error.implausibleAmount) {
         try {
           this.options.onImplausibleAmount?.(error);
