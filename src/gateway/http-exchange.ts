@@ -49,13 +49,9 @@ export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size <= maxBytes) chunks.push(chunk);
-          else {
-            req.destroy();
-            reject(
-              new ExchangeFailure('ERR_ANSWER_TOO_LARGE', `answer larger than ${MAX_ANSWER_BYTES} bytes`),
-            );
-          }
+          if (size <= maxBytes) return void chunks.push(chunk);
+          req.destroy();
+          reject(new ExchangeFailure('ERR_ANSWER_TOO_LARGE', `answer larger than ${MAX_ANSWER_BYTES} bytes`));
         });
         res.on('end', () =>
           resolve({
