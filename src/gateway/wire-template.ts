@@ -20,14 +20,8 @@ function render(node: unknown, values: Record<string, unknown>, depth: number): 
   if (depth > 32) throw new Error('wire template nested deeper than 32 levels');
   if (typeof node === 'string') {
     const whole = WHOLE.exec(node);
-    if (whole) {
-      const value = lookup(values, whole[1]);
-      return value === undefined || value === null ? ABSENT : value;
-    }
-    return node.replace(INSIDE, (_, name: string) => {
-      const value = lookup(values, name);
-      return value === undefined || value === null ? '' : String(value);
-    });
+    if (whole) return lookup(values, whole[1]) ?? ABSENT;
+    return node.replace(INSIDE, (_, name: string) => String(lookup(values, name) ?? ''));
   }
   if (Array.isArray(node)) {
     return node.map((item) => render(item, values, depth + 1)).filter((item) => item !== ABSENT);
@@ -64,8 +58,5 @@ export function placeholdersOf(template: WireTemplate, found = new Set<string>()
 
 /** Fills a URL path's placeholders, each value URL-encoded. */
 export function renderPath(path: string, values: Record<string, string>): string {
-  return path.replace(INSIDE, (_, name: string) => {
-    const value = lookup(values, name);
-    return encodeURIComponent(String(value));
-  });
+  return path.replace(INSIDE, (_, name: string) => encodeURIComponent(String(lookup(values, name))));
 }
