@@ -4,13 +4,8 @@ export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
 /** Page size limit of every list operation (§4.1, §8). */
 export const MAX_PAGE_SIZE = 100;
 
-/** Per-request timeouts in ms: `createMs` for creation, `readMs` for reads, `defaultMs` for everything else. */
 export const DEFAULT_TIMEOUTS = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 } as const;
 
-/**
- * Retries of safe requests: `maxAttempts` counts the first one; delays grow exponentially from `initialDelayMs` up to
- * `maxDelayMs` with full jitter; a 429's `Retry-After` is waited for when at most `maxRetryAfterMs`.
- */
 export const DEFAULT_RETRY = {
   maxAttempts: 3,
   initialDelayMs: 200,

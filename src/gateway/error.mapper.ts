@@ -15,20 +15,11 @@ import {
   GatewayValidationError,
 } from './errors';
 import type { RequestPlan } from './gateway.transport';
+import { asRecord } from './payload.reader';
 
-/**
- * What the service answered (or failed to answer) as the error hierarchy, every text taken from the wire scrubbed
- * of the request's secrets: a service could echo a token back in an error message.
- */
-
-/**
- * How a request may be repeated; decides retries and what a failure after sending means. `create` and `update`
- * (a write that changes an invoice: refund, cancel, due-date change, tracking code) are never repeated once sent,
- * and a lost answer to one of them is `outcome_unknown`, never a failure: the service may have acted.
- */
+/** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-/** What a failure is judged by: the request, and every secret that must not appear in its error. */
 export type FailureContext = Pick<
   RequestPlan,
   'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope'
@@ -36,10 +27,9 @@ export type FailureContext = Pick<
   secrets: readonly string[];
 };
 
-/** Most characters kept of one message from the service (its own words, shown in our errors). */
 const MESSAGE_MAX = 300;
 
-/** Replaces every occurrence of each secret (and of its base64 and URL-encoded forms) with `[redacted]`. */
+/** Each secret, and its base64 and URL-encoded forms, replaced with `[redacted]` (a service could echo one back). */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
@@ -51,24 +41,21 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/**
- * The error of a write that changes an invoice whose answer was lost after sending (`detail` without the ending
- * this adds): it may have happened. Every other request gets `otherwise`.
- */
+/** `outcome_unknown` for a write that changes an invoice (it may have happened), else `otherwise`. */
 export function lostOr(
   ctx: Pick<FailureContext, 'operation' | 'safety' | 'referrer'>,
-  base: GatewayErrorContext,
   detail: string,
   reason: GatewayOutcomeUnknownError['reason'],
-  otherwise: () => GatewayError,
+  otherwise: GatewayError,
+  base: GatewayErrorContext = otherwise,
 ): GatewayError {
-  if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise();
+  if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise;
   const what =
     ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
   return new GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
-/** Parses `Retry-After` (seconds or an HTTP date) to milliseconds. */
+/** `Retry-After` (seconds or an HTTP date) in milliseconds. */
 export function parseRetryAfter(header: unknown, now = Date.now()): number | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value * 1000);
@@ -79,17 +66,14 @@ export function parseRetryAfter(header: unknown, now = Date.now()): number | nul
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** The error for a non-2xx answer, or for a 2xx whose body says it failed; `null` for a successful answer. */
+/** The error for a non-2xx answer or a 2xx whose body says it failed; `null` on success. */
 export function errorForResponse(
   ctx: FailureContext,
   status: number,
   body: unknown,
   headers: Record<string, unknown>,
 ): GatewayError | null {
-  const record =
-    typeof body === 'object' && body !== null && !Array.isArray(body)
-      ? (body as Record<string, unknown>)
-      : null;
+  const record = asRecord(body);
   const text = (value: unknown, max: number) =>
     typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
   const serviceMessage = text(record?.message, MESSAGE_MAX);
@@ -99,13 +83,7 @@ export function errorForResponse(
   if (status >= 200 && status < 300) {
     const unreadable = `unreadable response body (HTTP ${status})`;
     if (!record)
-      return lostOr(
-        ctx,
-        base,
-        unreadable,
-        'unreadable_response',
-        () => new GatewayResponseError(base, unreadable),
-      );
+      return lostOr(ctx, unreadable, 'unreadable_response', new GatewayResponseError(base, unreadable));
     if (record.success === false || record.error === true) {
       return new GatewayResponseError(base, said('the service reported a failure'));
     }
@@ -122,12 +100,8 @@ export function errorForResponse(
           fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
         }
       }
-      const names = Object.keys(fields);
-      return new GatewayValidationError(
-        base,
-        said(names.length ? `invalid ${names.join(', ')}` : 'invalid request'),
-        fields,
-      );
+      const names = Object.keys(fields).join(', ');
+      return new GatewayValidationError(base, said(names ? `invalid ${names}` : 'invalid request'), fields);
     }
     case 401:
       return new GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
@@ -149,19 +123,14 @@ export function errorForResponse(
     }
   }
   if (status < 500) return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
-  return lostOr(
-    ctx,
-    base,
-    said(`service failed (HTTP ${status}) after receiving the request`),
-    'server_error',
-    () => new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`)),
-  );
+  const unavailable = new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`));
+  const failed = said(`service failed (HTTP ${status}) after receiving the request`);
+  return lostOr(ctx, failed, 'server_error', unavailable);
 }
 
-/** System codes that prove the request never left: nothing reached the service. */
+/** System codes that prove the request never left. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** The error for a request that got no HTTP answer. */
 export function errorForTransportFailure(
   ctx: FailureContext,
   networkCode: string | null,
@@ -170,19 +139,13 @@ export function errorForTransportFailure(
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { ...ctx, sent };
   const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
-  const network = () => new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
-  if (!sent) return network();
-  return lostOr(ctx, base, `connection failed after sending the request (${detail})`, 'connection', network);
+  const network = new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
+  if (!sent) return network;
+  return lostOr(ctx, `connection failed after sending the request (${detail})`, 'connection', network);
 }
 
-/** The error for a request that got no answer within `timeoutMs`. */
 export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
   const base = { ...ctx, sent: true };
-  return lostOr(
-    ctx,
-    base,
-    `no answer within ${timeoutMs} ms after sending the request`,
-    'timeout',
-    () => new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs),
-  );
+  const timedOut = new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs);
+  return lostOr(ctx, `no answer within ${timeoutMs} ms after sending the request`, 'timeout', timedOut);
 }

@@ -1,10 +1,7 @@
 /**
- * The one error hierarchy of the gateway client: every failure of a client call is a `GatewayError`; switch on
- * `kind` (or `instanceof`). These errors never carry the request (it holds the `Authorization` header), and every
- * text taken from the service is scrubbed of the call's secrets, so an error can be logged or serialized safely.
+ * Every failure of a client call is a `GatewayError`; switch on `kind`. They never carry the request and their
+ * texts are scrubbed of the call's secrets, so they can be logged safely.
  */
-
-/** Discriminator of the hierarchy. */
 export type GatewayErrorKind =
   | 'authentication'
   | 'scope'
@@ -20,24 +17,17 @@ export type GatewayErrorKind =
   | 'unsupported'
   | 'response';
 
-/** What every gateway error says about the call that failed. */
 export interface GatewayErrorContext {
-  /** Client method that failed, e.g. `cancelInvoice`. */
   operation: string;
-  /** Which invoice the call was about, as `key=value` (`id=123`, `invoice_id=abc`, `referrer=order-7`). */
+  /** Which invoice, as `key=value` (`id=123`, `referrer=order-7`). */
   invoiceRef?: string;
-  /** HTTP status the service answered, when it answered. */
   httpStatus?: number;
-  /** The service's error `code` (A6), when it sent one. */
+  /** The service's error `code` (A6). */
   serviceCode?: string;
-  /**
-   * Whether the request may have reached the service. `false` only when it provably did not (refused locally,
-   * connection refused, DNS failure): then nothing happened there and the call can simply be made again.
-   */
+  /** Whether the request may have reached the service; `false` only when it provably did not. */
   sent: boolean;
 }
 
-/** Base class of every error the gateway client throws. */
 export abstract class GatewayError extends Error {
   abstract readonly kind: GatewayErrorKind;
   readonly operation: string;
@@ -59,7 +49,6 @@ export abstract class GatewayError extends Error {
     this.detail = detail;
   }
 
-  /** A plain, secret-free view for structured logs. */
   toJSON(): Record<string, unknown> {
     return { ...(this as object), name: this.name, message: this.message };
   }
@@ -76,18 +65,14 @@ export class GatewayScopeError extends GatewayError {
   constructor(
     context: GatewayErrorContext,
     detail: string,
-    /** The scope the service asked for (`required_scope`, A6), or the one the spec names for the operation. */
+    /** `required_scope` (A6), else the scope the spec names for the operation. */
     readonly scope: string | null,
   ) {
     super(context, detail);
   }
 }
 
-/**
- * 400/422 from the service, or input refused before sending (then `sent` is false). `fields` maps field paths to
- * messages: service paths (`payment.amount`) for service errors, parameter paths (`payment.products[0].quantity`)
- * for local ones.
- */
+/** 400/422, or input refused before sending (`sent: false`); `fields` maps field paths to messages. */
 export class GatewayValidationError extends GatewayError {
   readonly kind = 'validation' as const;
   constructor(
@@ -110,7 +95,7 @@ export class GatewayStateConflictError extends GatewayError {
   constructor(
     context: GatewayErrorContext,
     detail: string,
-    /** The invoice's current `status.code`, when the service said (`status_code`, A6). */
+    /** `status_code` (A6). */
     readonly statusCode?: number,
   ) {
     super(context, detail);
@@ -123,7 +108,6 @@ export class GatewayRateLimitError extends GatewayError {
   constructor(
     context: GatewayErrorContext,
     detail: string,
-    /** How long the service asked to wait (`Retry-After`), when it said. */
     readonly retryAfterMs: number | null,
   ) {
     super(context, detail);
@@ -135,7 +119,7 @@ export class GatewayUnavailableError extends GatewayError {
   readonly kind = 'unavailable' as const;
 }
 
-/** No answer within the configured timeout (operations other than creation). */
+/** No answer within the timeout. */
 export class GatewayTimeoutError extends GatewayError {
   readonly kind = 'timeout' as const;
   constructor(
@@ -160,26 +144,23 @@ export class GatewayNetworkError extends GatewayError {
 }
 
 /**
- * A write that changes an invoice (creation, refund, cancel, due-date change, tracking code) may or may not have
- * happened: sent, then a timeout, a dropped connection, a 5xx or an unreadable 2xx. Never send it again blindly:
- * read the invoice back first, a creation with `GatewayClient.findInvoiceByReferrer(referrer)`, the other writes
- * with `findInvoiceById` (status, `refunds.total`, due date). `operation` says which write it was.
+ * A write that changes an invoice may or may not have happened. Read the invoice back before sending it again:
+ * a creation with `findInvoiceByReferrer(referrer)`, the other writes with `findInvoiceById`.
  */
 export class GatewayOutcomeUnknownError extends GatewayError {
   readonly kind = 'outcome_unknown' as const;
   constructor(
     context: GatewayErrorContext,
     detail: string,
-    /** The `payment.referrer` of a creation, to look the invoice up; `''` for the other writes. */
+    /** A creation's `payment.referrer`; `''` for the other writes. */
     readonly referrer: string,
-    /** What happened after sending: no answer in time, connection lost, a 5xx, or a 2xx that could not be read. */
     readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response',
   ) {
     super(context, detail);
   }
 }
 
-/** Refused locally because of the mode or destination: webhook resend in production, unsafe resend URL. */
+/** Refused locally: webhook resend in production, or to an unsafe URL. */
 export class GatewayModeError extends GatewayError {
   readonly kind = 'mode' as const;
   constructor(context: Omit<GatewayErrorContext, 'sent'>, detail: string) {
@@ -187,7 +168,7 @@ export class GatewayModeError extends GatewayError {
   }
 }
 
-/** The wire profile says the service has no such operation (e.g. no authenticate operation): nothing was sent. */
+/** The wire profile says the service has no such operation: nothing was sent. */
 export class GatewayUnsupportedError extends GatewayError {
   readonly kind = 'unsupported' as const;
   constructor(context: Omit<GatewayErrorContext, 'sent'>, detail: string) {
@@ -195,20 +176,19 @@ export class GatewayUnsupportedError extends GatewayError {
   }
 }
 
-/** The service answered something unusable: a 200 with `success: false`/`error: true`, or an unreadable body. */
+/** A 2xx saying it failed (`success: false`/`error: true`), or an unreadable answer. */
 export class GatewayResponseError extends GatewayError {
   readonly kind = 'response' as const;
   constructor(
     context: GatewayErrorContext,
     detail: string,
-    /** An amount in the answer cannot be real (negative or absurd): nothing of it was used; worth an alert. */
+    /** An amount in the answer cannot be real (negative or absurd): worth an alert. */
     readonly implausibleAmount = false,
   ) {
     super(context, detail);
   }
 }
 
-/** Type guard: any error of this hierarchy. */
 export function isGatewayError(value: unknown): value is GatewayError {
   return value instanceof GatewayError;
 }

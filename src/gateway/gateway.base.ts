@@ -7,18 +7,12 @@ import { checkConnection, type GatewayClientOptions, type GatewayConnection } fr
 import { GatewayTransport, HttpAnswer, RequestPlan } from './gateway.transport';
 import { axiosExchange, nodeExchange, proxyConfigured } from './http-exchange';
 import { PayloadReader } from './payload.reader';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, WireProfile } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile, valueAt, WireProfile } from './wire-profile';
 
-/** `key=value` reference of an invoice for error messages, from input that may not be valid yet. */
-export function ref(key: string, value: unknown): string | undefined {
+/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
+export function ref(key: string, input: unknown, path?: string): string | undefined {
+  const value = path === undefined ? input : valueAt(input, path);
   return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
-}
-
-export function field(input: unknown, ...path: string[]): unknown {
-  let node = input;
-  for (const key of path)
-    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
-  return node;
 }
 
 export function unsupported(operation: string, what: string): never {
@@ -28,26 +22,20 @@ export function unsupported(operation: string, what: string): never {
   );
 }
 
-/** A request as an operation plans it: the transport's plan without what the client adds. */
 export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
+export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 
-/**
- * What every operation of {@link GatewayClient} shares: the connection and wire profile of the moment, and one
- * request through the transport with its answer read.
- */
 export abstract class GatewayClientBase {
   protected readonly transport: GatewayTransport;
   protected readonly timeouts: Required<NonNullable<GatewayClientOptions['timeouts']>>;
   private readonly baseProfile: WireProfile;
-  /** Effective profiles by the runtime overrides they were built from (settings are cached objects). */
+  /** Effective profiles by the runtime overrides they came from (settings are cached objects). */
   private readonly profiles = new WeakMap<object, WireProfile>();
 
   constructor(
     protected readonly options: GatewayClientOptions,
     http?: HttpService,
   ) {
-    // A host's HttpService is used as given; without one, Node's http unless an HTTP proxy is set in the
-    // environment (axios honours HTTPS_PROXY/HTTP_PROXY, Node's http does not).
     const exchange = http || proxyConfigured() ? axiosExchange(http) : nodeExchange();
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     const logger = options.logger ?? new Logger('GatewayClient');
@@ -55,12 +43,8 @@ export abstract class GatewayClientBase {
     this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
   }
 
-  /** The connection (checked unless `check` is false) and wire profile for this call: `resolveConfig()` or the options. */
-  protected async context(
-    operation: string,
-    needsToken = true,
-    check = true,
-  ): Promise<{ conn: GatewayConnection; profile: WireProfile }> {
+  /** The connection and wire profile for this call: `resolveConfig()`, else the options. */
+  protected async context(operation: string, needsToken = true, check = true): Promise<CallContext> {
     const resolve = this.options.resolveConfig;
     const source = resolve ? await resolve() : this.options;
     let profile = this.baseProfile;
@@ -71,18 +55,15 @@ export abstract class GatewayClientBase {
     return { conn: check ? checkConnection(source, operation, needsToken) : source, profile };
   }
 
-  /**
-   * One request of `operation`, its answer read by `read`. The 2xx answer of a write that changes an invoice was
-   * accepted by the service, so one that cannot be read is an unknown outcome, settled by reading the invoice back.
-   */
+  /** One request, its answer read; an unreadable 2xx to a write changing an invoice is an unknown outcome. */
   protected async call<T>(
-    operation: string,
-    invoiceRef: string | undefined,
+    { operation, invoiceRef }: { operation: string; invoiceRef?: string },
     plan: (profile: WireProfile, conn: GatewayConnection) => Planned | Promise<Planned>,
     read: (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T,
     needsToken = true,
+    ctx?: CallContext,
   ): Promise<T> {
-    const { conn, profile } = await this.context(operation, needsToken);
+    const { conn, profile } = ctx ?? (await this.context(operation, needsToken));
     const planned = await plan(profile, conn);
     const answer = await this.transport.send(conn, { operation, invoiceRef, ...planned });
     try {
@@ -90,27 +71,18 @@ export abstract class GatewayClientBase {
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       const base = { operation, invoiceRef, httpStatus: answer.status, sent: true };
-      throw lostOr({ operation, ...planned }, base, err.detail, 'unreadable_response', () => err);
+      throw lostOr({ operation, ...planned }, err.detail, 'unreadable_response', err, base);
     }
   }
 
-  /**
-   * Runs a response reader; its errors get the invoice reference the reader does not know, and an implausible
-   * amount is told to `onImplausibleAmount` (the module raises an alert; a listener that throws changes nothing).
-   */
+  /** Runs a reader: its errors get the invoice reference, an implausible amount goes to `onImplausibleAmount`. */
   protected read<T>(operation: string, invoiceRef: string | undefined, reader: (r: PayloadReader) => T): T {
     try {
       return reader(new PayloadReader(operation));
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
-      const error =
-        invoiceRef === undefined
-          ? err
-          : new GatewayResponseError(
-              { operation, invoiceRef, sent: true },
-              err.detail,
-              err.implausibleAmount,
-            );
+      const ctx = { operation, invoiceRef, sent: true };
+      const error = invoiceRef ? new GatewayResponseError(ctx, err.detail, err.implausibleAmount) : err;
       if (error.implausibleAmount) {
         try {
           this.options.onImplausibleAmount?.(error);

@@ -4,7 +4,7 @@ import { GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { isGatewayError } from './errors';
-import { field, Planned, ref, unsupported } from './gateway.base';
+import { Planned, ref, unsupported } from './gateway.base';
 import { GatewayLists } from './gateway.lists';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
 import type { HttpAnswer } from './gateway.transport';
@@ -30,18 +30,13 @@ import type {
 import { assertResendAllowed } from './webhook-destination';
 import { WireProfile, WriteScope } from './wire-profile';
 
-/** What a credential probe found out about one scope (see `probeScope`). */
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
 /**
- * The store's only way to the invoicing and payment service: every operation of spec §4, with the conventions of
- * `docs/gateway-assumptions.md`. Input is validated before anything is sent; every failure is a `GatewayError`
- * (see `errors.ts`); only safe requests are retried.
- *
- * In Nest, provide `GATEWAY_CLIENT_OPTIONS`; outside Nest, `new GatewayClient(options)`. Requests go over Node's
- * `http`/`https`, or through axios when `HTTPS_PROXY`/`HTTP_PROXY` is set; import `HttpModule` to have them go
- * through its `HttpService` instead (its interceptors and settings apply).
+ * The store's only way to the service: every operation of spec §4 (conventions: `docs/gateway-assumptions.md`).
+ * Input is validated before sending, every failure is a `GatewayError`, only safe requests are retried. In Nest,
+ * provide `GATEWAY_CLIENT_OPTIONS` (and `HttpModule` to use its `HttpService`), else `new GatewayClient(options)`.
  */
 @Injectable()
 export class GatewayClient extends GatewayLists {
@@ -49,106 +44,72 @@ export class GatewayClient extends GatewayLists {
     super(options, http);
   }
 
-  /** How long another write (refund, cancel...) may take before the client gives up on it (`timeouts.defaultMs`). */
+  /** How long a write other than creation may take (`timeouts.defaultMs`). */
   get writeTimeoutMs(): number {
     return this.timeouts.defaultMs;
   }
 
-  /** How long a create request may take before the client gives up on it (`timeouts.createMs`). */
+  /** How long a create request may take (`timeouts.createMs`). */
   get createTimeoutMs(): number {
     return this.timeouts.createMs;
   }
 
   /**
-   * Creates an invoice (`POST /invoices`, §4.2; scope `invoice.write`). Never retried once it may have been sent:
-   * a timeout, a dropped connection, a 5xx or an unreadable answer throws `GatewayOutcomeUnknownError`; resolve it
-   * with `findInvoiceByReferrer(params.payment.referrer)` before creating again. The invoice's `method` is the one
-   * asked for (an answer may carry PIX and bank-slip blocks alike).
+   * Creates an invoice (§4.2). Never retried once sent: a lost answer throws `GatewayOutcomeUnknownError`, resolved
+   * with `findInvoiceByReferrer(params.payment.referrer)` before creating again.
    */
   async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
-    const operation = 'createInvoice';
-    const invoiceRef = ref('referrer', field(params, 'payment', 'referrer'));
-    const dto = validateInput(
-      inputs.CREATE_INVOICE,
-      params,
-      { operation, invoiceRef },
-      inputs.createInvoiceRules,
-    );
+    const context = { operation: 'createInvoice', invoiceRef: ref('referrer', params, 'payment.referrer') };
+    const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
+    const body = (p: WireProfile) => toWireCreateInvoice(dto, p.codes);
     return this.call(
-      operation,
-      invoiceRef,
-      (p) => ({
-        referrer,
-        method: 'POST',
-        path: p.paths.invoices,
-        body: toWireCreateInvoice(dto, p.codes),
-        safety: 'create',
-        timeoutMs: this.timeouts.createMs,
-      }),
+      context,
+      (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),
       (r, answer, p) => ({ ...readers.invoiceAnswer(r, answer, p), method }),
     );
   }
 
-  /**
-   * Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (`PATCH /invoices`, §4.3; `invoice.update`).
-   * Like every write that changes an invoice, a lost answer throws `GatewayOutcomeUnknownError`, never a failure.
-   */
+  /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
   async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
-    const operation = 'changeDueDate';
-    const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, { operation, invoiceRef });
+    const context = { operation: 'changeDueDate', invoiceRef: ref('invoice_id', params, 'invoiceId') };
+    const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, context);
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.call(operation, invoiceRef, invoiceWrite('PATCH', body), readers.invoiceAnswer);
+    return this.call(context, invoiceWrite('PATCH', body), readers.invoiceAnswer);
   }
 
-  /** Cancels an invoice by its number `id` (`DELETE /invoices`, §4.4; `invoice.update`): status 6. */
+  /** Cancels an invoice by its number `id` (§4.4). */
   async cancelInvoice(params: { id: string }): Promise<Invoice> {
-    const operation = 'cancelInvoice';
-    const invoiceRef = ref('id', field(params, 'id'));
-    const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, { operation, invoiceRef });
-    const body = { payment: { id: dto.id } };
-    return this.call(operation, invoiceRef, invoiceWrite('DELETE', body), readers.invoiceAnswer);
+    const context = { operation: 'cancelInvoice', invoiceRef: ref('id', params, 'id') };
+    const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, context);
+    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), readers.invoiceAnswer);
   }
 
   /**
-   * Refunds all or part of a paid invoice (profile `refund`, A8 by default; `invoice.refund`), checked against
-   * `refundableCents` when given. Never retried once it may have been sent: a lost answer throws
-   * `GatewayOutcomeUnknownError` (the refund may have been made), settled by reading `refunds.total` back
-   * (`findInvoiceById`), as the module's refund ledger (`RefundService`) does.
+   * Refunds all or part of a paid invoice (profile `refund`, A8). Never retried once sent: a lost answer throws
+   * `GatewayOutcomeUnknownError`, settled by reading `refunds.total` back (as `RefundService` does).
    */
   async refundInvoice(params: RefundParams): Promise<Invoice> {
-    const operation = 'refundInvoice';
-    const invoiceRef = ref('id', field(params, 'id'));
-    const input = validateInput(inputs.REFUND, params, { operation, invoiceRef }, inputs.refundRules);
+    const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
+    const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
+    return this.call(context, (p) => rendered(p.refund, refundValues(input)), readers.invoiceAnswer);
+  }
+
+  /** Attaches a shipping tracking code (profile `tracking`, A9). */
+  async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
+    const context = { operation: 'addTrackingCode', invoiceRef: ref('invoice_id', params, 'invoiceId') };
+    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(inputs.TRACKING, params, context);
+    const values = { invoice_id: invoiceId, code, carrier, url };
     return this.call(
-      operation,
-      invoiceRef,
-      (p) => rendered(p.refund, refundValues(input)),
-      readers.invoiceAnswer,
+      context,
+      (p) => rendered(p.tracking, values),
+      (r, answer) => readers.readTracking(r, answer.body, { invoiceId, code, carrier, url }),
     );
   }
 
-  /** Attaches a shipping tracking code (profile `tracking`, A9 by default; `invoice.update`). Same code: no change. */
-  async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
-    const operation = 'addTrackingCode';
-    const invoiceRef = ref('invoice_id', field(params, 'invoiceId'));
-    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(inputs.TRACKING, params, {
-      operation,
-      invoiceRef,
-    });
-    const values = { invoice_id: invoiceId, code, carrier, url };
-    const read = (r: PayloadReader, answer: HttpAnswer) =>
-      readers.readTracking(r, answer.body, { invoiceId, code, carrier, url });
-    return this.call(operation, invoiceRef, (p) => rendered(p.tracking, values), read);
-  }
-
   /**
-   * The tracking code an invoice shows now (profile `readBack.trackingCode`; A9: the invoice's `tracking.code`), the
-   * invoice found by `findInvoiceById` (its number or `invoice_id`): how a tracking post whose answer was lost is
-   * settled before the code is sent again. `null` when the invoice has no code or the service found no such invoice.
-   *
-   * @throws GatewayUnsupportedError, with nothing sent, when the profile says the service's invoices do not show it.
+   * The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`: settles a lost tracking post.
+   * @throws GatewayUnsupportedError when the profile says invoices do not show it.
    */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
     const operation = 'findTrackingCode';
@@ -158,20 +119,17 @@ export class GatewayClient extends GatewayLists {
     return invoice ? readers.trackingCodeOf(invoice.raw, path) : null;
   }
 
-  /**
-   * Asks the service whether a webhook's service token is its own (`OPTIONS /webhooks`, §4.7): 200 → `true`,
-   * 404 → `false`; anything else throws. Retried like a read. The token never appears in logs or errors.
-   */
+  /** Whether a webhook's service token is the service's own (§4.7): 200 → `true`, 404 → `false`, else throws. */
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
-    const operation = 'validateWebhookToken';
-    validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, { operation });
+    const context = { operation: 'validateWebhookToken' };
+    validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, context);
+    const body = { token: serviceToken };
     return this.call(
-      operation,
-      undefined,
+      context,
       (p) => ({
         method: 'OPTIONS',
         path: p.paths.webhooks,
-        body: { token: serviceToken },
+        body,
         safety: 'read',
         secrets: [serviceToken],
         passStatuses: [404],
@@ -180,54 +138,47 @@ export class GatewayClient extends GatewayLists {
     );
   }
 
-  /**
-   * Asks the service to deliver the latest `events` delivery of `webhook` to `url` again (`COPY /webhooks`, §4.8,
-   * A14). Tests only: refused in production mode, and against a remote service the destination must be https and
-   * public (see `assertResendAllowed`).
-   */
+  /** Delivers the latest `events` delivery of `webhook` to `url` again (§4.8). Tests only: refused in production. */
   async resendWebhook(params: {
     url: string;
     events: string;
     webhook: string;
   }): Promise<ResendWebhookResult> {
-    const operation = 'resendWebhook';
-    const { url, events, webhook } = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, {
-      operation,
-    });
+    const context = { operation: 'resendWebhook' };
+    const body = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, context);
     const plan = async (p: WireProfile, conn: GatewayConnection): Promise<Planned> => {
-      await assertResendAllowed(conn, url, { operation }, this.options.lookup);
-      return { method: 'COPY', path: p.paths.webhooks, body: { url, events, webhook }, safety: 'write' };
+      await assertResendAllowed(conn, body.url, context, this.options.lookup);
+      return { method: 'COPY', path: p.paths.webhooks, body, safety: 'write' };
     };
-    return this.call(operation, undefined, plan, (r, answer) => readers.readResendResult(r, answer.body));
+    return this.call(context, plan, (r, answer) => readers.readResendResult(r, answer.body));
   }
 
-  /** Exchanges client credentials for an access token (profile `authenticate`, A5 by default). */
+  /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
-    const operation = 'authenticate';
-    const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, { operation });
-    const auth = (p: WireProfile) => p.authenticate ?? unsupported(operation, 'an authenticate operation');
+    const context = { operation: 'authenticate' };
+    const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, context);
+    const auth = (p: WireProfile) =>
+      p.authenticate ?? unsupported(context.operation, 'an authenticate operation');
     const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
       readers.readAccessToken(r, answer.body, auth(p).answer);
-    return this.call(operation, undefined, (p) => authenticatePlan(auth(p), input), read, false);
+    return this.call(context, (p) => authenticatePlan(auth(p), input), read, false);
   }
 
-  /** Whether the configured access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
+  /** Whether the access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
   async credentialStatus(): Promise<CredentialStatus> {
-    const operation = 'credentialStatus';
+    const context = { operation: 'credentialStatus' };
     const status = (p: WireProfile) =>
-      p.credentialStatus ?? unsupported(operation, 'a credential-status operation');
+      p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
     return this.call(
-      operation,
-      undefined,
+      context,
       (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }),
       (r, answer, p) => readers.readCredentialStatus(r, answer.body, status(p).answer),
     );
   }
 
   /**
-   * Whether the token holds a write scope, without writing: sends the profile's probe for it, an invalid request the
-   * service must refuse. 400/422 → `ok` (it got past authentication and scope), 401 → `unauthorized`, 403 →
-   * `missing_scope`; a 2xx (the service accepted an invalid request) or anything else → `error`.
+   * Whether the token holds a write scope, without writing: the profile's invalid probe request answered
+   * 400/422 → `ok`, 401 → `unauthorized`, 403 → `missing_scope`, anything else → `error`.
    */
   async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
     const operation = 'probeScope';
@@ -252,7 +203,7 @@ export class GatewayClient extends GatewayLists {
     }
   }
 
-  /** The wire profile in force now: the options' profile with the admin settings' overrides on top. */
+  /** The wire profile in force: the options' profile with the admin settings' overrides on top. */
   async wireProfile(): Promise<WireProfile> {
     return (await this.context('wireProfile', false, false)).profile;
   }

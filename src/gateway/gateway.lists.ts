@@ -2,41 +2,48 @@ import { MAX_PAGE_SIZE } from './constants';
 import { LIST_INVOICES, listInvoicesRules, lookupInput, PAGE_QUERY } from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { GatewayNotFoundError, GatewayResponseError } from './errors';
-import { GatewayClientBase, ref } from './gateway.base';
-import type { GatewayConnection } from './gateway.options';
+import { type CallContext, GatewayClientBase, type Planned, ref } from './gateway.base';
 import { normalizeInvoice } from './invoice.normalizer';
 import type { PayloadReader } from './payload.reader';
 import { isLastPage, readConsumer, readDispute, readPage } from './response.readers';
 import type { Consumer, Dispute, Invoice, ListInvoicesParams, Page } from './types';
-import { DEFAULT_LOOKUP_MAX_PAGES, valueAt, WireProfile } from './wire-profile';
+import { DEFAULT_LOOKUP_MAX_PAGES, valueAt, type WireListProfile, type WireProfile } from './wire-profile';
 import { renderPath } from './wire-template';
 
-/** An invoice-number filter beside the list filters: what a lookup by id sends. */
 type Filters = ListInvoicesParams & { id?: string };
+const FILTERS = ['status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
 
-/** The client's list operations (A7, A10) and the lookups of one invoice built on them. */
+function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
+  try {
+    return normalizeInvoice(item, r.operation, { codes: profile.codes });
+  } catch (err) {
+    if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
+    throw err;
+  }
+}
+
 export abstract class GatewayLists extends GatewayClientBase {
-  /** One page of invoices (`GET /invoices`, A7; scope `invoice.read`), oldest first. `limit` 1..100, default 100. */
+  /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
     const operation = 'listInvoices';
-    const { conn, profile } = await this.context(operation);
-    const filters = this.listFilters(operation, undefined, params);
-    return this.invoicePage(operation, undefined, filters, conn, profile);
+    const ctx = await this.context(operation);
+    return this.page(
+      { operation },
+      'invoices',
+      this.listFilters(operation, undefined, params),
+      readInvoice,
+      ctx,
+    );
   }
 
-  /**
-   * Every invoice matching the filters, fetched lazily one page at a time as the iteration advances (memory stays
-   * constant whatever the total). Stop early by breaking out of `for await`.
-   */
+  /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
   iterateInvoices(params: Omit<ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<Invoice> {
     return this.invoicePages('iterateInvoices', undefined, params);
   }
 
   /**
-   * The most recently created invoice whose `referrer` is exactly `referrer`, or `null`: resolves a
-   * `GatewayOutcomeUnknownError` of `createInvoice`. Found as the profile's `lookup.byReferrer` says, matches checked
-   * here too. `options.paymentId`: only invoices the service lists under that `payment.id` (A7); `options.id`: only
-   * that invoice number. Together they tell whether an invoice is the one a creation sent (see `InvoiceIdentity`).
+   * The latest invoice whose `referrer` is exactly `referrer`, or `null`: resolves a lost `createInvoice`.
+   * `options.paymentId`/`options.id` narrow it to that `payment.id` (A7) / invoice number.
    */
   async findInvoiceByReferrer(
     referrer: string,
@@ -47,34 +54,27 @@ export abstract class GatewayLists extends GatewayClientBase {
     return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
   }
 
-  /**
-   * The invoice whose number (`id`) or `invoice_id` is `id`, or `null`: what a webhook is confirmed with. Found as
-   * the profile's `lookup.byId` says.
-   */
+  /** The invoice whose number or `invoice_id` is `id`, or `null`. */
   async findInvoiceById(id: string): Promise<Invoice | null> {
     return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
-  /** One page of customers (`GET /consumers`, A10; scope `consumer.read`). */
+  /** One page of customers (A10). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<Page<Consumer>> {
     return this.listOf('listConsumers', 'consumers', params, readConsumer);
   }
 
-  /** One page of mediations (`GET /disputes/mediations`, A10; scope `dispute.read`). */
+  /** One page of mediations (A10). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
     return this.listOf('listMediations', 'mediations', params, readDispute);
   }
 
-  /** One page of chargebacks (`GET /disputes/chargebacks`, A10; scope `dispute.read`). */
+  /** One page of chargebacks (A10). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
     return this.listOf('listChargebacks', 'chargebacks', params, readDispute);
   }
 
-  /**
-   * One invoice by `key`, as the profile's lookup plan says; `null` when none matches. `paymentId` narrows a lookup
-   * by referrer to the invoices the service lists under that `payment.id` (the list filter, A7; `{payment_id}` in a
-   * `get` path): the invoice shape does not carry `payment.id`, so the service's filter is what tells it.
-   */
+  /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
   protected async lookup(
     operation: string,
     key: 'referrer' | 'id',
@@ -91,16 +91,15 @@ export abstract class GatewayLists extends GatewayClientBase {
       const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
       const path = renderPath(plan.get, values);
       try {
-        const answer = await this.transport.send(ctx.conn, {
-          operation,
-          invoiceRef,
-          method: 'GET',
-          path,
-          safety: 'read',
-        });
-        const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
-        const invoice = this.read(operation, invoiceRef, () =>
-          normalizeInvoice(body, operation, { codes: ctx.profile.codes }),
+        const invoice = await this.call(
+          { operation, invoiceRef },
+          () => ({ method: 'GET', path, safety: 'read' }),
+          (_r, answer, p) => {
+            const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
+            return normalizeInvoice(body, operation, { codes: p.codes });
+          },
+          true,
+          ctx,
         );
         return matches(invoice) ? invoice : null;
       } catch (err) {
@@ -117,19 +116,15 @@ export abstract class GatewayLists extends GatewayClientBase {
     return found;
   }
 
-  /**
-   * Pages until the last one: `pages` when the service says it, else the first page shorter than asked. The
-   * filters are validated once, before the first request.
-   */
   protected async *invoicePages(
     operation: string,
     invoiceRef: string | undefined,
     params: Omit<Filters, 'page'>,
     maxPages = Number.POSITIVE_INFINITY,
-    ctx?: { conn: GatewayConnection; profile: WireProfile },
+    given?: CallContext,
   ): AsyncGenerator<Invoice> {
     const filters = this.listFilters(operation, invoiceRef, params);
-    const { conn, profile } = ctx ?? (await this.context(operation));
+    const ctx = given ?? (await this.context(operation));
     for (let page = 1; ; page++) {
       if (page > maxPages) {
         throw new GatewayResponseError(
@@ -137,78 +132,63 @@ export abstract class GatewayLists extends GatewayClientBase {
           `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
         );
       }
-      const result = await this.invoicePage(operation, invoiceRef, { ...filters, page }, conn, profile);
+      const result = await this.page(
+        { operation, invoiceRef },
+        'invoices',
+        { ...filters, page },
+        readInvoice,
+        ctx,
+      );
       yield* result.items;
       if (isLastPage({ ...result, page })) return;
     }
   }
 
-  /** The list filters validated; `id` passes through (a lookup's invoice-number filter, checked by the caller). */
-  protected listFilters<P extends Filters>(
-    operation: string,
-    invoiceRef: string | undefined,
-    params: P,
-  ): Filters {
+  /** `id` passes through: a lookup's filter, checked by the caller. */
+  protected listFilters(operation: string, invoiceRef: string | undefined, params: Filters): Filters {
     const { id, ...filters } = params;
     const dto = validateInput<Filters>(LIST_INVOICES, filters, { operation, invoiceRef }, listInvoicesRules);
     return id === undefined ? dto : Object.assign(dto, { id });
   }
 
-  /** One page of invoices for filters already validated, with the parameter names the profile gives. */
-  protected async invoicePage(
-    operation: string,
-    invoiceRef: string | undefined,
-    filters: Filters,
-    conn: GatewayConnection,
-    profile: WireProfile,
-  ): Promise<Page<Invoice>> {
-    const names = profile.list.query;
-    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
-    const query: Record<string, string | number> = { [names.page]: asked.page, [names.limit]: asked.limit };
-    for (const key of ['status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const) {
-      if (filters[key] !== undefined) query[names[key]] = filters[key];
-    }
-    const path = profile.paths.invoices;
-    const answer = await this.transport.send(conn, {
-      operation,
-      invoiceRef,
-      method: 'GET',
-      path,
-      query,
-      safety: 'read',
-    });
-    return this.read(operation, invoiceRef, (r) =>
-      readPage(r, answer.body, profile.list, profile.list.items.invoices, asked, (item, at) => {
-        try {
-          return normalizeInvoice(item, operation, { codes: profile.codes });
-        } catch (err) {
-          if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
-          throw err;
-        }
-      }),
-    );
-  }
-
-  /** One page of another list (consumers, mediations, chargebacks: A10). */
-  protected async listOf<T>(
+  protected listOf<T>(
     operation: string,
     kind: 'consumers' | 'mediations' | 'chargebacks',
     params: { page?: number; limit?: number },
     readItem: (r: PayloadReader, item: unknown, path: string) => T,
   ): Promise<Page<T>> {
-    const dto = validateInput<typeof params>(PAGE_QUERY, params, { operation });
-    const asked = { page: dto.page ?? 1, limit: dto.limit ?? MAX_PAGE_SIZE };
+    return this.page(
+      { operation },
+      kind,
+      validateInput<Filters>(PAGE_QUERY, params, { operation }),
+      readItem,
+    );
+  }
+
+  /** One page of `kind` with validated `filters`, under the profile's parameter names. */
+  protected page<T>(
+    context: { operation: string; invoiceRef?: string },
+    kind: keyof WireListProfile['items'],
+    filters: Filters,
+    readItem: (r: PayloadReader, item: unknown, path: string, profile: WireProfile) => T,
+    ctx?: CallContext,
+  ): Promise<Page<T>> {
+    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
+    const plan = ({ list, paths }: WireProfile): Planned => {
+      const query: Record<string, string | number> = {
+        [list.query.page]: asked.page,
+        [list.query.limit]: asked.limit,
+      };
+      for (const key of FILTERS) if (filters[key] !== undefined) query[list.query[key]] = filters[key];
+      return { method: 'GET', path: paths[kind], query, safety: 'read' };
+    };
     return this.call(
-      operation,
-      undefined,
-      (p) => ({
-        method: 'GET',
-        path: p.paths[kind],
-        query: { [p.list.query.page]: asked.page, [p.list.query.limit]: asked.limit },
-        safety: 'read',
-      }),
+      context,
+      plan,
       (r, answer, p) =>
-        readPage(r, answer.body, p.list, p.list.items[kind], asked, (item, at) => readItem(r, item, at)),
+        readPage(r, answer.body, p.list, p.list.items[kind], asked, (item, at) => readItem(r, item, at, p)),
+      true,
+      ctx,
     );
   }
 }

@@ -17,37 +17,28 @@ import {
   redact,
   RequestSafety,
 } from './error.mapper';
-import {
-  GatewayError,
-  GatewayNetworkError,
-  GatewayRateLimitError,
-  GatewayTimeoutError,
-  GatewayUnavailableError,
-} from './errors';
+import { GatewayError, GatewayRateLimitError } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
 import { ExchangeFailure, type HttpExchange } from './http-exchange';
 import { observeServiceCall } from '../observability/otel';
 
-/** One HTTP exchange the client wants, and how safe it is to repeat. */
 export interface RequestPlan {
   operation: string;
   invoiceRef?: string;
-  /** Creation only: the referrer that resolves an unknown outcome. */
+  /** Creation only: resolves an unknown outcome. */
   referrer?: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'COPY';
   path: string;
   query?: Record<string, string | number>;
   body?: unknown;
   safety: RequestSafety;
-  /** Default: the options' `timeouts.readMs` for reads, `timeouts.defaultMs` for the rest. */
-  timeoutMs?: number;
-  /** The spec's scope for the operation, named in a 403 that does not say (default: `OPERATION_SCOPES`). */
+  /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
-  /** More strings to keep out of errors and logs (client secret, webhook token). */
+  /** More strings to keep out of errors and logs. */
   secrets?: string[];
-  /** Statuses handed back to the caller instead of becoming errors (the webhook validation's 404). */
+  /** Statuses handed back instead of becoming errors. */
   passStatuses?: number[];
 }
 
@@ -56,11 +47,7 @@ export interface HttpAnswer {
   body: unknown;
 }
 
-/**
- * Sends requests through an {@link HttpExchange} with per-request timeouts and, for safe requests only, retries with
- * exponential backoff and jitter (cockatiel). Every failure becomes a `GatewayError` built here, its texts scrubbed
- * of the request's secrets (a service could echo a token back).
- */
+/** Sends requests with per-request timeouts, retrying safe ones only; every failure becomes a `GatewayError`. */
 export class GatewayTransport {
   private readonly retrySettings: Required<NonNullable<GatewayClientOptions['retry']>>;
 
@@ -68,25 +55,23 @@ export class GatewayTransport {
     private readonly exchange: HttpExchange,
     private readonly logger: LoggerService,
     retrySettings: GatewayClientOptions['retry'],
-    private readonly timeouts: { readMs: number; defaultMs: number },
+    private readonly timeouts: { readMs: number; createMs: number; defaultMs: number },
   ) {
     this.retrySettings = { ...DEFAULT_RETRY, ...retrySettings };
   }
 
   async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
-    const timeoutMs =
-      request.timeoutMs ?? (request.safety === 'read' ? this.timeouts.readMs : this.timeouts.defaultMs);
+    const { readMs, createMs, defaultMs } = this.timeouts;
+    const timeoutMs = request.safety === 'read' ? readMs : request.safety === 'create' ? createMs : defaultMs;
     const plan = { ...request, scope: request.scope ?? OPERATION_SCOPES[request.operation], timeoutMs };
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
     const ctx: FailureContext = { ...plan, secrets };
-    const policy = retry(
-      handleWhen((err) => this.retryable(err, plan.safety)),
-      {
-        maxAttempts: Math.max(0, this.retrySettings.maxAttempts - 1),
-        backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => this.delayFor(context)),
-      },
-    );
+    const safe = handleWhen((err) => this.retryable(err, plan.safety));
+    const policy = retry(safe, {
+      maxAttempts: Math.max(0, this.retrySettings.maxAttempts - 1),
+      backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => this.delayFor(context)),
+    });
     policy.onRetry((event) => {
       const reason = 'error' in event && event.error instanceof Error ? event.error.message : 'failure';
       this.logger.warn(
@@ -143,21 +128,18 @@ export class GatewayTransport {
     }
   }
 
-  /** Retry only what is safe: anything that never left, and reads that failed transiently. */
+  /** Anything that never left, and reads that failed transiently. */
   private retryable(err: unknown, safety: RequestSafety): boolean {
-    if (err instanceof GatewayNetworkError && !err.sent) return true;
+    if (!(err instanceof GatewayError)) return false;
+    if (err.kind === 'network' && !err.sent) return true;
     if (safety !== 'read') return false;
     if (err instanceof GatewayRateLimitError) {
       return err.retryAfterMs === null || err.retryAfterMs <= this.retrySettings.maxRetryAfterMs;
     }
-    return (
-      err instanceof GatewayTimeoutError ||
-      err instanceof GatewayNetworkError ||
-      err instanceof GatewayUnavailableError
-    );
+    return err.kind === 'timeout' || err.kind === 'network' || err.kind === 'unavailable';
   }
 
-  /** `Retry-After` when a 429 said; else exponential from `initialDelayMs`, capped, with equal jitter. */
+  /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
   private delayFor(context: IRetryBackoffContext<unknown>): number {
     const err = 'error' in context.result ? context.result.error : undefined;
     if (err instanceof GatewayRateLimitError && err.retryAfterMs !== null) return err.retryAfterMs;

@@ -4,7 +4,6 @@ import { HttpService } from '@nestjs/axios';
 import axios, { isAxiosError, type AxiosResponse } from 'axios';
 import { firstValueFrom } from 'rxjs';
 
-/** One request as the transport built it: the URL with its query, the headers and the JSON text of the body. */
 export interface ExchangeRequest {
   method: string;
   url: string;
@@ -13,14 +12,13 @@ export interface ExchangeRequest {
   signal: AbortSignal;
 }
 
-/** The answer: its status, headers and body (parsed JSON, else the text as it came; `''` when empty). */
 export interface ExchangeAnswer {
   status: number;
   headers: Record<string, unknown>;
   data: unknown;
 }
 
-/** A request that got no HTTP answer: the system's code (`ECONNREFUSED`...) and message, nothing of the request. */
+/** No HTTP answer: the system's code and message, nothing of the request. */
 export class ExchangeFailure extends Error {
   constructor(
     readonly code: string | null,
@@ -31,19 +29,14 @@ export class ExchangeFailure extends Error {
   }
 }
 
-/** Sends one request and resolves with whatever status came back; rejects with {@link ExchangeFailure} only. */
+/** Resolves with whatever status came back; rejects with {@link ExchangeFailure} only. */
 export type HttpExchange = (request: ExchangeRequest) => Promise<ExchangeAnswer>;
 
-/** Largest answer read, in bytes: a list page of 100 invoices is far below it. */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 const USER_AGENT = 'nestjs-invoice-payments';
 
-/**
- * The client's own exchange: Node's `http`/`https` on their global keep-alive agents, no redirect followed (it
- * could carry the token away), no compression asked for, the answer bounded by {@link MAX_ANSWER_BYTES}. About a
- * quarter of what the same exchange costs through axios, rxjs and `@nestjs/axios`.
- */
+/** Node's `http`/`https`, cheaper than axios: no redirect followed (it could carry the token away), answer bounded. */
 export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
   return (request) =>
     new Promise<ExchangeAnswer>((resolve, reject) => {
@@ -56,13 +49,9 @@ export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
         let size = 0;
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size <= maxBytes) chunks.push(chunk);
-          else {
-            req.destroy();
-            reject(
-              new ExchangeFailure('ERR_ANSWER_TOO_LARGE', `answer larger than ${MAX_ANSWER_BYTES} bytes`),
-            );
-          }
+          if (size <= maxBytes) return void chunks.push(chunk);
+          req.destroy();
+          reject(new ExchangeFailure('ERR_ANSWER_TOO_LARGE', `answer larger than ${MAX_ANSWER_BYTES} bytes`));
         });
         res.on('end', () =>
           resolve({
@@ -78,11 +67,7 @@ export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
     });
 }
 
-/**
- * The exchange through a host's `HttpService` (`HttpModule`: its interceptors and settings), or through axios when
- * an HTTP proxy is configured in the environment (`HTTPS_PROXY`, `HTTP_PROXY`), which axios honours and Node's
- * `http` does not.
- */
+/** Through a host's `HttpService`, or axios when the environment names an HTTP proxy (Node's `http` ignores it). */
 export function axiosExchange(service: HttpService = new HttpService(axios.create())): HttpExchange {
   return async (request) => {
     let res: AxiosResponse<unknown>;
@@ -95,7 +80,6 @@ export function axiosExchange(service: HttpService = new HttpService(axios.creat
           data: request.body,
           headers: request.headers,
           signal: request.signal,
-          // Statuses are mapped by the transport, not thrown by axios; redirects are not followed.
           validateStatus: () => true,
           maxRedirects: 0,
           maxContentLength: MAX_ANSWER_BYTES,
@@ -109,12 +93,11 @@ export function axiosExchange(service: HttpService = new HttpService(axios.creat
   };
 }
 
-/** Whether the environment names an HTTP proxy (axios honours it; Node's `http` would silently bypass it). */
 export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
   return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(env[name]));
 }
 
-/** As axios reads a JSON answer: parsed when it parses, else the text; empty stays `''`. */
+/** As axios reads a JSON answer: parsed when it parses, else the text. */
 function parseAnswer(text: string): unknown {
   if (text === '') return '';
   try {

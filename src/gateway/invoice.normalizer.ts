@@ -14,51 +14,40 @@ import {
   PayloadReader,
 } from './payload.reader';
 
-/** Where each field sits in the current shape (§2.1) and in the legacy one (§2.2): dotted paths. */
-const SHAPES = {
-  current: {
-    referrer: 'referrer',
-    currency: 'currency',
-    card: 'card',
-    cardKeys: ['brand', 'last4', 'number', 'bin', 'tid', 'token'],
-    brand: 'brand',
-    last4: ['last4', 'number'],
-    gross: 'amount.gross',
-    net: 'amount.net',
-    fees: 'amount.fees',
-    discount: 'amount.discount',
-    shipping: 'amount.shipping',
-    paid: 'payment.total',
-    installments: 'installments',
-    dueDate: 'due_at.day',
-    originalDueDate: 'due_at.original',
-    createdAt: 'created_at',
-    paymentUrl: ['links.url'],
-    billetUrl: ['billet.download', 'billet.image'],
-  },
-  legacy: {
-    referrer: 'referencia',
-    currency: 'moeda',
-    card: 'cartao',
-    cardKeys: ['bandeira', 'numero', 'bin', 'tid', 'token'],
-    brand: 'bandeira',
-    last4: ['numero'],
-    gross: 'valores.bruto',
-    net: 'valores.liquido',
-    fees: 'valores.taxas',
-    discount: 'valores.desconto',
-    shipping: null,
-    paid: 'pagamento.total',
-    installments: 'parcelas',
-    dueDate: 'vencimento.dia',
-    originalDueDate: 'vencimento.original',
-    createdAt: 'criacao',
-    paymentUrl: ['externo.url', 'externo.fatura'],
-    billetUrl: ['billet.download', 'billet.image', 'externo.bankSlipUrl'],
-  },
+/** Where each field sits: [current shape (§2.1), legacy shape (§2.2)], dotted paths. */
+const PATHS = {
+  referrer: ['referrer', 'referencia'],
+  currency: ['currency', 'moeda'],
+  card: ['card', 'cartao'],
+  cardKeys: [
+    ['brand', 'last4', 'number', 'bin', 'tid', 'token'],
+    ['bandeira', 'numero', 'bin', 'tid', 'token'],
+  ],
+  brand: ['brand', 'bandeira'],
+  last4: [['last4', 'number'], ['numero']],
+  gross: ['amount.gross', 'valores.bruto'],
+  net: ['amount.net', 'valores.liquido'],
+  fees: ['amount.fees', 'valores.taxas'],
+  discount: ['amount.discount', 'valores.desconto'],
+  shipping: ['amount.shipping', null],
+  paid: ['payment.total', 'pagamento.total'],
+  installments: ['installments', 'parcelas'],
+  dueDate: ['due_at.day', 'vencimento.dia'],
+  originalDueDate: ['due_at.original', 'vencimento.original'],
+  createdAt: ['created_at', 'criacao'],
+  paymentUrl: [['links.url'], ['externo.url', 'externo.fatura']],
+  billetUrl: [
+    ['billet.download', 'billet.image'],
+    ['billet.download', 'billet.image', 'externo.bankSlipUrl'],
+  ],
 } as const;
+type Side<I extends 0 | 1> = { [K in keyof typeof PATHS]: (typeof PATHS)[K][I] };
+const side = <I extends 0 | 1>(i: I) =>
+  Object.fromEntries(Object.entries(PATHS).map(([key, paths]) => [key, paths[i]])) as Side<I>;
+const SHAPES = { current: side(0), legacy: side(1) };
 
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
+const CARD_BLOCKS = ['card', 'cartao'];
 const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
 const METHOD_NAMES: Record<string, PaymentMethod> = {
   pix: 'pix',
@@ -70,19 +59,9 @@ const METHOD_NAMES: Record<string, PaymentMethod> = {
 };
 
 /**
- * The one invoice normalizer: both response shapes (current §2.1, legacy §2.2) → `Invoice`, from a whole envelope
- * (`{ ..., invoice }` or `{ ..., fatura }`, a webhook delivery body included) or the bare invoice. Where the spec
- * is silent:
- * - `uuid` is always a string (the legacy shape sends a number).
- * - A status without `code` whose `text` is `canceled` (the cancellation response) reads as code 6.
- * - Method: an explicit field (`payment_type`, `payment.type` or `method`: a `codes.paymentTypes` number or a name)
- *   wins; else any card data → `card`; else a bank-slip line alone → `billet`, a PIX payload alone → `pix`; both
- *   (a bank slip carries PIX data, A3, and a PIX answer may carry a slip block, §2.1) → `null`: what the checkout
- *   asked for decides.
- * - Card: brand and last four digits only. `raw` is the payload with the card's number, token and bin redacted.
- *
- * Throws `GatewayResponseError` naming the field when `id`, `invoice_id`, the status or an amount is unreadable;
- * `operation` names the caller in it.
+ * Either response shape, in its envelope or bare → `Invoice`. Method: an explicit field wins, else card data →
+ * `card`, else a slip line alone → `billet`, a PIX payload alone → `pix`; both → `null` (the checkout's ask decides).
+ * `raw` has the card's secrets redacted. An unreadable id, status or amount throws `GatewayResponseError`.
  */
 export function normalizeInvoice(
   payload: unknown,
@@ -91,7 +70,6 @@ export function normalizeInvoice(
 ): Invoice {
   const r = new PayloadReader(operation);
   const top = r.record(payload, 'payload');
-  // Checked first: the copy and the readers below walk the payload.
   if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
   const fatura = asRecord(top.fatura);
@@ -153,7 +131,6 @@ export function normalizeInvoice(
   };
 }
 
-/** The block, or `null` when none of its fields is there. */
 function someOf<T extends Record<string, string | null>>(data: T): T | null {
   return Object.values(data).some((v) => v !== null) ? data : null;
 }
@@ -185,7 +162,7 @@ function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): Payme
   return hasLine ? 'billet' : 'pix';
 }
 
-/** The method an invoice names itself, by number (the profile's `payment.type` codes) or by name. */
+/** The method an invoice names itself, by `payment.type` code or by name. */
 function explicitMethod(
   inv: JsonRecord,
   codes: WireCodes['paymentTypes'] = { pix: 1, billet: 2, card: 3 },
@@ -211,32 +188,17 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
   };
 }
 
-/**
- * The payload with card number, token and bin redacted wherever a card block sits (the envelope, `invoice` or
- * `fatura`). Copy on write: only the objects on the way to a scrubbed block are copied, so a payload without card
- * secrets costs no copy.
- */
-function scrubCardData(top: JsonRecord): JsonRecord {
-  let out = scrubCardBlocks(top);
-  for (const key of ['invoice', 'fatura']) {
-    const inner = asRecord(top[key]);
-    const clean = inner ? scrubCardBlocks(inner) : inner;
-    if (clean === inner) continue;
-    if (out === top) out = { ...top };
-    out[key] = clean;
-  }
-  return out;
-}
-
-/** `holder` with its `card`/`cartao` secrets redacted: itself when it has none. */
-function scrubCardBlocks(holder: JsonRecord): JsonRecord {
+/** Card secrets redacted in the envelope, `invoice` and `fatura`; copy on write (no secrets, no copy). */
+function scrubCardData(holder: JsonRecord, nested = false): JsonRecord {
   let out = holder;
-  for (const key of ['card', 'cartao']) {
+  for (const key of nested ? CARD_BLOCKS : [...CARD_BLOCKS, 'invoice', 'fatura']) {
     const block = asRecord(holder[key]);
-    const secrets = block ? CARD_SECRETS.filter((k) => block[k] !== null && block[k] !== undefined) : [];
-    if (!block || secrets.length === 0) continue;
-    const clean: JsonRecord = { ...block };
-    for (const secret of secrets) clean[secret] = '[redacted]';
+    if (!block) continue;
+    const card = CARD_BLOCKS.includes(key);
+    const secrets = card ? CARD_SECRETS.filter((k) => block[k] !== null && block[k] !== undefined) : [];
+    const redacted = Object.fromEntries(secrets.map((secret) => [secret, '[redacted]']));
+    const clean = card ? (secrets.length ? { ...block, ...redacted } : block) : scrubCardData(block, true);
+    if (clean === block) continue;
     if (out === holder) out = { ...holder };
     out[key] = clean;
   }

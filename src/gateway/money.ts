@@ -1,12 +1,7 @@
-/**
- * The one money module: integer cents inside, exact decimals on the wire, converted through strings, never through
- * float arithmetic (`10.1` is 1010 cents, not 1009.9999).
- */
-
-/** Integer cents. A plain number, but always a safe integer. */
+/** Integer cents (always a safe integer); converted through decimal strings, never float arithmetic. */
 export type Cents = number;
 
-/** Raised for an amount that is not exactly representable in cents. */
+/** An amount not exactly representable in cents. */
 export class MoneyFormatError extends Error {
   constructor(
     message: string,
@@ -18,15 +13,16 @@ export class MoneyFormatError extends Error {
 }
 
 const DECIMAL = /^([+-])?(\d+)(?:\.(\d{1,2}))?$/;
+/** Signs before and after `R$` cancel out; thousands grouped by dots, or not at all. */
+const BRL = /^(-?)\s*(?:R\$)?\s*(-?)\s*(\d{1,3}(?:\.\d{3})*(?:,\d{1,2})?|\d+(?:,\d{1,2})?)$/;
 
-/** Throws unless `value` is a safe integer number of cents. */
 export function assertCents(value: unknown, field = 'amount'): asserts value is Cents {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
     throw new MoneyFormatError(`${field} must be an integer number of cents, got ${String(value)}`, value);
   }
 }
 
-/** Parses `"10.5"`, `"10.50"`, `"-3"` to cents; more than two decimal places is an error, not a rounding. */
+/** `"10.5"`, `"-3"` to cents; more than two places is an error, never a rounding. */
 export function decimalStringToCents(text: string): Cents {
   const m = DECIMAL.exec(text.trim());
   if (!m) throw new MoneyFormatError(`not a decimal amount with at most two places: "${text}"`, text);
@@ -36,31 +32,16 @@ export function decimalStringToCents(text: string): Cents {
   return sign === '-' && cents !== 0 ? -cents : cents;
 }
 
-/** Parses a pt-BR amount (`"R$ 1.234,56"`, `"1.234,56"`, `"R$ -0,50"`, `"-R$ 10,00"`) to cents. */
+/** A pt-BR amount (`"R$ 1.234,56"`, `"-R$ 10,00"`) to cents. */
 export function brlStringToCents(text: string): Cents {
-  let s = text.replace(/\u00a0/g, ' ').trim();
-  let negative = false;
-  if (s.startsWith('-')) {
-    negative = true;
-    s = s.slice(1).trim();
-  }
-  if (s.startsWith('R$')) s = s.slice(2).trim();
-  if (s.startsWith('-')) {
-    negative = !negative;
-    s = s.slice(1).trim();
-  }
-  if (!/^\d{1,3}(\.\d{3})*(,\d{1,2})?$|^\d+(,\d{1,2})?$/.test(s)) {
-    throw new MoneyFormatError(`not a formatted BRL amount: "${text}"`, text);
-  }
-  const [units, fraction = ''] = s.replace(/\./g, '').split(',');
+  const m = BRL.exec(text.replace(/\u00a0/g, ' ').trim());
+  if (!m) throw new MoneyFormatError(`not a formatted BRL amount: "${text}"`, text);
+  const [units, fraction = ''] = m[3].replace(/\./g, '').split(',');
   const cents = decimalStringToCents(`${units}.${fraction.padEnd(2, '0')}`);
-  return negative && cents !== 0 ? -cents : cents;
+  return m[1] !== m[2] && cents !== 0 ? -cents : cents;
 }
 
-/**
- * Reads any amount the service sends: a JSON number (`10.5`, read through its shortest decimal text, exact for two
- * places), a decimal string (`"10.50"`) or a formatted currency string (`"R$ 1.234,56"`).
- */
+/** A JSON number (through its shortest decimal text), a decimal string or a pt-BR currency string to cents. */
 export function toCents(value: number | string): Cents {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new MoneyFormatError(`amount is not finite: ${value}`, value);
@@ -76,10 +57,7 @@ export function toCents(value: number | string): Cents {
   return decimalStringToCents(s);
 }
 
-/**
- * Reads an amount in major units written as a plain decimal (`134.8`, `"134.800000000"`), as Medusa stores money,
- * to cents. Digits past the cent must be zeros: a fraction of a cent is an error, never rounded away.
- */
+/** Major units as Medusa stores them (`"134.800000000"`) to cents; a fraction of a cent is an error. */
 export function majorUnitsToCents(value: number | string): Cents {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
   if (typeof value === 'number' && !Number.isFinite(value)) {
@@ -94,10 +72,10 @@ export function majorUnitsToCents(value: number | string): Cents {
   return decimalStringToCents(fraction ? `${units}.${fraction.slice(0, 2)}` : units);
 }
 
-/** The largest amount believed from the service: R$ 999.999.999,99 (the admin API's refund bound). */
+/** The largest amount believed from the service (the admin API's refund bound). */
 export const MAX_SERVICE_AMOUNT_CENTS: Cents = 99_999_999_999;
 
-/** An amount the service sent that cannot be real money: negative, or above {@link MAX_SERVICE_AMOUNT_CENTS}. */
+/** An amount from the service that cannot be real: negative, or above {@link MAX_SERVICE_AMOUNT_CENTS}. */
 export class ImplausibleAmountError extends MoneyFormatError {
   constructor(message: string, input: unknown) {
     super(message, input);
@@ -105,10 +83,7 @@ export class ImplausibleAmountError extends MoneyFormatError {
   }
 }
 
-/**
- * Reads an amount the service sent (as `toCents`), refusing one that cannot be real: negative (a refunded total
- * below zero would let more be refunded than was paid) or absurdly large. Every amount read goes through it.
- */
+/** `toCents`, refusing a negative amount (it could let more be refunded than was paid) or an absurd one. */
 export function serviceAmountToCents(value: number | string): Cents {
   const cents = toCents(value);
   if (cents < 0) throw new ImplausibleAmountError(`amount below zero: ${String(value)}`, value);
@@ -121,7 +96,7 @@ export function serviceAmountToCents(value: number | string): Cents {
   return cents;
 }
 
-/** Cents to a decimal string with two places: `1050` → `"10.50"`. */
+/** `1050` → `"10.50"`. */
 export function centsToDecimalString(cents: Cents): string {
   assertCents(cents);
   const negative = cents < 0;
@@ -131,26 +106,24 @@ export function centsToDecimalString(cents: Cents): string {
   return `${negative ? '-' : ''}${units}.${fraction}`;
 }
 
-/** Cents to the JSON number of the wire (`1050` → `10.5`), parsed from the exact decimal text. */
+/** `1050` → `10.5`, parsed from the exact decimal text. */
 export function centsToWireNumber(cents: Cents): number {
   const text = centsToDecimalString(cents);
   const wire = Number(text);
-  // A double holds 15 significant digits for sure; past that the number's shortest text may lose a cent, so such an
-  // amount (over R$ 9.999.999.999.999,99) is refused rather than sent wrong.
+  // Past 15 significant digits a double's shortest text may lose a cent: refused rather than sent wrong.
   if (String(wire) !== text.replace(/\.?0+$/, '')) {
     throw new MoneyFormatError(`amount too large to send exactly as a JSON number: ${text}`, cents);
   }
   return wire;
 }
 
-/** Cents to pt-BR currency text: `123456` → `"R$ 1.234,56"`. */
+/** `123456` → `"R$ 1.234,56"`. */
 export function formatBrl(cents: Cents): string {
   const [units, fraction] = centsToDecimalString(Math.abs(cents)).split('.');
   const grouped = units.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
   return `${cents < 0 ? '-' : ''}R$ ${grouped},${fraction}`;
 }
 
-/** Sum of cents, checked to stay a safe integer. */
 export function sumCents(values: readonly Cents[]): Cents {
   let total = 0;
   for (const v of values) {
@@ -161,7 +134,6 @@ export function sumCents(values: readonly Cents[]): Cents {
   return total;
 }
 
-/** `unitCents × quantity`, checked to stay a safe integer. */
 export function multiplyCents(unitCents: Cents, quantity: number): Cents {
   assertCents(unitCents);
   if (!Number.isSafeInteger(quantity))

@@ -1,30 +1,20 @@
 import { GatewayResponseError } from './errors';
 import { Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
 
-/**
- * Defensive reading of JSON the service sent. Descriptive fields read leniently (a wrong type becomes `null`);
- * identifiers, status and money read strictly: a malformed one is a `GatewayResponseError` naming the field, never a
- * guess.
- */
-
 export type JsonRecord = Record<string, unknown>;
 
 export function asRecord(value: unknown): JsonRecord | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : null;
 }
 
-/**
- * A string as is, a finite number as its text; anything else (and `""`) → `null`. A NUL character becomes U+FFFD:
- * PostgreSQL cannot store it in text, and a stray one in the service's wording must not keep its report (a payment)
- * from being applied.
- */
+/** A string, or a finite number's text; else (and `""`) `null`. NUL becomes U+FFFD: PostgreSQL cannot store it. */
 export function asText(value: unknown): string | null {
   if (typeof value === 'string') return value === '' ? null : value.replaceAll('\u0000', '\uFFFD');
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }
 
-/** An integer, or an integer written as a string; anything else → `null`. */
+/** An integer, or one written as a string; else `null`. */
 export function asInt(value: unknown): number | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
   if (typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
@@ -35,14 +25,14 @@ export function asBool(value: unknown): boolean | null {
   return typeof value === 'boolean' ? value : null;
 }
 
-/** The `YYYY-MM-DD` day of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`; anything else → `null`. */
+/** The `YYYY-MM-DD` day of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`. */
 export function asDay(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const m = /^(\d{4}-\d{2}-\d{2})(?:[ T].*)?$/.exec(value.trim());
   return m ? m[1] : null;
 }
 
-/** The last four digits of a card number or a `last4` field (`"************1111"` → `"1111"`). */
+/** `"************1111"` → `"1111"`. */
 export function lastFour(value: unknown): string | null {
   const text = asText(value);
   if (!text) return null;
@@ -50,15 +40,11 @@ export function lastFour(value: unknown): string | null {
   return m ? m[1] : null;
 }
 
-/** Deepest JSON nesting read from outside (service answers, webhook bodies) unless a caller says otherwise. */
+/** Deepest JSON nesting read from outside. */
 export const MAX_JSON_DEPTH = 64;
 
-/**
- * Whether `value` nests deeper than `max` objects/arrays. Iterative (an explicit stack), so a hostile 10,000-level
- * body cannot overflow the call stack here; it stops at the first path past `max`.
- */
+/** Whether `value` nests deeper than `max`; iterative, so a hostile body cannot overflow the call stack. */
 export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  // Two parallel stacks rather than a [node, depth] pair per member: this runs on every delivery and answer.
   const nodes: unknown[] = [value];
   const depths: number[] = [0];
   let visited = 0;
@@ -67,7 +53,6 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean 
     const depth = depths.pop() as number;
     if (typeof node !== 'object' || node === null) continue;
     if (depth >= max) return true;
-    // A bounded walk: a body within the size limit has at most this many members anyway.
     if (++visited > 1_000_000) return true;
     for (const child of Array.isArray(node) ? node : Object.values(node)) {
       if (typeof child === 'object' && child !== null) {
@@ -79,11 +64,10 @@ export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean 
   return false;
 }
 
-/** Reader bound to the operation that received the payload, for error messages. */
+/** Strict reading (identifiers, status, money): a malformed field is a `GatewayResponseError` naming it. */
 export class PayloadReader {
   constructor(readonly operation: string) {}
 
-  /** `implausibleAmount`: the field is an amount that cannot be real (negative, absurd): worth an alert. */
   fail(path: string, problem: string, implausibleAmount = false): never {
     throw new GatewayResponseError(
       { operation: this.operation, sent: true },
@@ -102,10 +86,7 @@ export class PayloadReader {
     return text;
   }
 
-  /**
-   * Money in cents; `null`/absent/`""` → `null`; anything not exactly cents, negative or absurd
-   * (`serviceAmountToCents`) fails naming the field: never stored, never compared.
-   */
+  /** Cents; absent or `""` → `null`; anything not exactly cents, negative or absurd fails. */
   money(value: unknown, path: string): Cents | null {
     if (value === null || value === undefined || value === '') return null;
     if (typeof value !== 'number' && typeof value !== 'string') this.fail(path, 'not an amount');

@@ -4,15 +4,11 @@ import type { CreateInvoiceParams, RefundParams } from './types';
 import type { WireAuthenticate, WireCodes, WireProfile, WireRequestPlan } from './wire-profile';
 import { renderTemplate } from './wire-template';
 
-/** Drops `undefined` members so the body carries only what the caller gave. */
 function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/**
- * `CreateInvoiceParams` → the §4.2 body: the method becomes `payment.type`, `physical` becomes
- * `payment.product_type`, cents become exact decimal numbers (A1). Expects validated input.
- */
+/** Validated `CreateInvoiceParams` → the §4.2 body (codes from the profile, exact decimal amounts, A1). */
 export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCodes) {
   const { client, payment } = params;
   const body: Record<string, unknown> = {
@@ -63,7 +59,6 @@ export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCode
   return body;
 }
 
-/** The values a refund body template may use (profile `refund`). */
 export function refundValues(params: RefundParams): Record<string, unknown> {
   return {
     id: params.id,
@@ -75,13 +70,12 @@ export function refundValues(params: RefundParams): Record<string, unknown> {
   };
 }
 
-/** A profile's request (refund, tracking) with its body rendered from `values`: a write that changes an invoice. */
+/** A profile's request (refund, tracking) with its body rendered: a write that changes an invoice. */
 export function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Planned {
   const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
   return { method: plan.method, path: plan.path, body, safety: 'update' };
 }
 
-/** The authenticate request (A5): the credentials as Basic authentication, or in the body template. */
 export function authenticatePlan(
   auth: WireAuthenticate,
   { clientId, clientSecret }: { clientId: string; clientSecret: string },
@@ -95,7 +89,7 @@ export function authenticatePlan(
   return planned;
 }
 
-/** A write of a fixed body to the invoices path (due date, cancel): it changes the invoice. */
+/** A fixed body to the invoices path (due date, cancel). */
 export const invoiceWrite =
   (method: 'PATCH' | 'DELETE', body: unknown) =>
   (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });

@@ -19,18 +19,11 @@ import {
   WireProfile,
 } from './wire-profile';
 
-/** Readers of the responses (A5, A7, A9, A10, §4.8). Each fails with the field's name. */
-
-/** The answer read as an invoice, in either shape, with the profile's `payment.type` codes. */
 export function invoiceAnswer(r: PayloadReader, answer: { body: unknown }, profile: WireProfile): Invoice {
   return normalizeInvoice(answer.body, r.operation, { codes: profile.codes });
 }
 
-/**
- * A list answer read as the profile says (A7): the items at `list.items[kind]`, the counters where `list` puts them.
- * Counters the service does not send are derived: `pages` from `total` and the size asked for, else left `null`
- * (the caller then stops at the first short page).
- */
+/** A list answer read as the profile says (A7); `pages` derived from `total` when not sent. */
 export function readPage<T>(
   r: PayloadReader,
   body: unknown,
@@ -61,7 +54,7 @@ export function readPage<T>(
   };
 }
 
-/** Whether `page` is the last: `pages` when the service says it, else a page shorter than asked (or empty). */
+/** By `pages` when the service says it, else a page shorter than asked. */
 export function isLastPage(page: Page<unknown>): boolean {
   if (page.items.length === 0) return true;
   return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
@@ -92,7 +85,7 @@ export function readDispute(r: PayloadReader, item: unknown, path: string): Disp
   };
 }
 
-/** A9 response; what the service leaves out is taken from the request (another profile's answer may hold nothing). */
+/** A9 answer; what it leaves out is taken from the request. */
 export function readTracking(r: PayloadReader, body: unknown, sent: TrackingParams): TrackingResult {
   const t = asRecord(r.record(body, 'body').tracking) ?? {};
   return {
@@ -104,7 +97,7 @@ export function readTracking(r: PayloadReader, body: unknown, sent: TrackingPara
   };
 }
 
-/** The tracking code at `path` of an invoice as a lookup returned it (`Invoice.raw`: bare, or in its envelope). */
+/** The tracking code at `path` of an `Invoice.raw`. */
 export function trackingCodeOf(raw: unknown, path: string): string | null {
   const top = asRecord(raw);
   const invoice = asRecord(top?.invoice) ?? asRecord(top?.fatura) ?? top;
@@ -120,7 +113,6 @@ function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): strin
   return scopes as string[];
 }
 
-/** The authenticate answer (A5), its fields where the profile says. */
 export function readAccessToken(
   r: PayloadReader,
   body: unknown,
@@ -136,7 +128,6 @@ export function readAccessToken(
   };
 }
 
-/** The credential-status answer (A5); with no `active` field, an answer at all means active. */
 export function readCredentialStatus(
   r: PayloadReader,
   body: unknown,

@@ -1,8 +1,4 @@
-/**
- * The service's invoice states (spec §3): the integer `status.code` is the field to rely on, `status.text` varies
- * by acquirer. This is the one table of what each code means; what a code does to a payment session or an order
- * lives in the checkout's status table, built on this one.
- */
+/** The service's invoice states (§3): rely on `status.code`; `status.text` varies by acquirer. */
 export const InvoiceStatusCode = {
   AwaitingPayment: 1,
   Processing: 2,
@@ -21,7 +17,7 @@ export const InvoiceStatusCode = {
 
 export type KnownInvoiceStatusCode = (typeof InvoiceStatusCode)[keyof typeof InvoiceStatusCode];
 
-/** Meaning of each listed code, as the spec names it. Codes 11, 13 and 14 are not listed (§3). */
+/** Each code's name in the spec (11, 13 and 14 are not listed). */
 export const INVOICE_STATUS_NAMES: Readonly<Record<KnownInvoiceStatusCode, string>> = {
   1: 'Awaiting payment',
   2: 'Processing',
@@ -42,16 +38,10 @@ export function isKnownStatusCode(code: number): code is KnownInvoiceStatusCode 
   return Object.prototype.hasOwnProperty.call(INVOICE_STATUS_NAMES, code);
 }
 
-/** Codes from which a due-date change is allowed (§4.3, §8). */
+/** Codes allowing a due-date change (§4.3), cancellation (A11), a refund (A8), a tracking code (A9). */
 export const DUE_DATE_CHANGE_CODES: readonly number[] = [1, 15];
-/** Codes from which cancellation is allowed (A11). */
 export const CANCELLABLE_CODES: readonly number[] = [1, 2, 3, 4, 15];
-/** Codes from which a refund is allowed (A8). */
 export const REFUNDABLE_CODES: readonly number[] = [5, 8];
-/** Codes on which a tracking code is accepted (A9). */
 export const TRACKABLE_CODES: readonly number[] = [4, 5, 8];
-/**
- * Codes of an invoice that can still change on its own at the service (not final): awaiting payment, processing,
- * scheduled, authorized, awaiting refund, overdue. The reconciliation of open invoices looks these up.
- */
+/** Codes of an invoice that can still change on its own at the service (not final). */
 export const OPEN_CODES: readonly number[] = [1, 2, 3, 4, 7, 15];

@@ -3,35 +3,12 @@ import { BlockList, isIP } from 'node:net';
 import { GatewayModeError } from './errors';
 import type { GatewayConnection, HostLookup } from './gateway.options';
 
-/**
- * Guards of the resend operation (§4.8, §6.6): it is for tests only, and using it in production puts the caller on
- * a blocklist; the destination it names is called by the service, so it must not point into private networks.
- */
-
 const PRIVATE = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
+const IPV4 = '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24';
+const MORE_IPV4 = '192.168.0.0/16 198.18.0.0/15 224.0.0.0/4 240.0.0.0/4';
+for (const subnet of `${IPV4} ${MORE_IPV4} ::/128 ::1/128 fc00::/7 fe80::/10 ff00::/8`.split(' ')) {
+  const [net, prefix] = subnet.split('/');
+  PRIVATE.addSubnet(net, Number(prefix), net.includes(':') ? 'ipv6' : 'ipv4');
 }
 
 /** Private, loopback, link-local, unique-local, multicast or unspecified (IPv4-mapped IPv6 included). */
@@ -44,7 +21,7 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE.check(address, 'ipv6');
 }
 
-/** Whether the base URL points at this machine (a local sandbox). */
+/** Whether the base URL points at this machine. */
 export function isLoopbackBaseUrl(baseUrl: string): boolean {
   const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
@@ -56,11 +33,8 @@ export function isLoopbackBaseUrl(baseUrl: string): boolean {
 const defaultLookup: HostLookup = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
 /**
- * Refuses a resend before anything is sent:
- * - in production mode, always (§6.6: production use leads to a blocklist);
- * - unless the base URL is a sandbox on this machine (where tests use `http://127.0.0.1` receivers), a destination
- *   that is not https, or that resolves (every address) to a private, loopback, link-local or unique-local address.
- * @throws GatewayModeError (`sent: false`)
+ * Refuses a resend (§4.8) in production mode (§6.6: it leads to a blocklist) and, unless the base URL is a sandbox
+ * on this machine, to a destination that is not public https (the service calls it). @throws GatewayModeError
  */
 export async function assertResendAllowed(
   conn: GatewayConnection,
@@ -81,11 +55,7 @@ export async function assertResendAllowed(
   if (problem) refuse(`the resend destination ${problem}`);
 }
 
-/**
- * Why `url` is not a public https address, or `null` when it is: it must use https, and its host must resolve,
- * every address of it, outside private, loopback, link-local, unique-local and multicast ranges (so a secret sent
- * there cannot reach this machine's network or a cloud metadata service).
- */
+/** Why `url` is not https with every address of its host public (nothing private, local or multicast), else `null`. */
 export async function publicHttpsProblem(
   url: string,
   lookup: HostLookup = defaultLookup,

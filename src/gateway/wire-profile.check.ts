@@ -1,14 +1,11 @@
-import { check, Rule } from './dto/validators';
+import { all as allOf, check, each, optional, Rule } from './dto/validators';
 import { placeholdersOf } from './wire-template';
 
-/** The largest saved profile, as JSON. */
 const MAX_PROFILE_JSON = 32_768;
 
 /**
- * Checks wire-profile overrides that arrive as data (the admin settings' `wireProfile`, or module options read from
- * a config file): every key known, every value of its kind, templates using only the values their request offers.
- * Returns the problems by dotted field path (`wireProfile.list.items.invoices`); empty when fine. Functions (a
- * `body` function, `webhook.read`) are not data and are refused: they belong in module options.
+ * Problems of wire-profile overrides given as data (the admin settings' `wireProfile`) by dotted field path: every
+ * key known, every value of its kind, templates using only their request's values, no function.
  */
 export function checkWireProfileData(value: unknown, root = 'wireProfile'): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
@@ -19,7 +16,6 @@ export function checkWireProfileData(value: unknown, root = 'wireProfile'): Reco
   return errors;
 }
 
-/** Overrides of an object: any of its known parts, each of its kind. */
 const part =
   (shape: Record<string, Rule>): Rule =>
   (v, p, fail) => {
@@ -30,12 +26,6 @@ const part =
       if (rule) rule(item, `${p}.${key}`, fail, v as Record<string, unknown>);
       else fail(`${p}.${key}`, 'is not a part of the wire profile');
     }
-  };
-
-const nullable =
-  (rule: Rule): Rule =>
-  (v, p, fail, parent) => {
-    if (v !== null) rule(v, p, fail, parent);
   };
 
 const oneOf = (...allowed: string[]) =>
@@ -58,10 +48,10 @@ const jsonPath = check(
   'must be a dotted path into the JSON answer (e.g. "pagination.page"), or "" for the whole body',
   (v) => typeof v === 'string' && v.length <= 128 && /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/.test(v),
 );
-const jsonPaths: Rule = (v, p, fail, parent) => {
-  if (!Array.isArray(v) || v.length > 16) return fail(p, 'must be a list of at most 16 dotted paths');
-  v.forEach((item, i) => jsonPath(item, `${p}[${i}]`, fail, parent));
-};
+const jsonPaths = allOf(
+  check('must be a list of at most 16 dotted paths', (v) => Array.isArray(v) && v.length <= 16),
+  each(jsonPath),
+);
 const code = check(
   'must be an integer from 0 to 9999',
   (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 9999,
@@ -119,16 +109,16 @@ const PROFILE = part({
   list: part({
     query: all(QUERY_KEYS, name),
     items: all(['invoices', 'consumers', 'mediations', 'chargebacks'], jsonPath),
-    page: nullable(jsonPath),
-    pages: nullable(jsonPath),
-    total: nullable(jsonPath),
-    limit: nullable(jsonPath),
+    page: optional(jsonPath),
+    pages: optional(jsonPath),
+    total: optional(jsonPath),
+    limit: optional(jsonPath),
   }),
   lookup: part({ byReferrer: lookup, byId: lookup }),
   refund: plan('id', 'invoice_id', 'amount', 'amount_decimal', 'amount_cents', 'amount_brl'),
   tracking: plan('invoice_id', 'code', 'carrier', 'url'),
-  readBack: part({ trackingCode: nullable(jsonPath) }),
-  authenticate: nullable(
+  readBack: part({ trackingCode: optional(jsonPath) }),
+  authenticate: optional(
     part({
       method: oneOf('GET', 'POST'),
       path,
@@ -136,14 +126,14 @@ const PROFILE = part({
       body: template('client_id', 'client_secret'),
       answer: part({
         accessToken: jsonPath,
-        tokenType: nullable(jsonPath),
-        expiresIn: nullable(jsonPath),
-        scopes: nullable(jsonPath),
+        tokenType: optional(jsonPath),
+        expiresIn: optional(jsonPath),
+        scopes: optional(jsonPath),
       }),
     }),
   ),
-  credentialStatus: nullable(
-    part({ path, answer: all(['active', 'scopes', 'expiresAt'], nullable(jsonPath)) }),
+  credentialStatus: optional(
+    part({ path, answer: all(['active', 'scopes', 'expiresAt'], optional(jsonPath)) }),
   ),
   credentialProbes: all(
     ['invoice.write', 'invoice.update', 'invoice.refund'],

@@ -23,21 +23,17 @@ import {
   when,
 } from './validators';
 
-/** The input of each client call, checked before anything is sent. */
-
 const text = check('is required (a non-empty string)', isNonBlank);
 const calendarDay = check('must be a real calendar date written YYYY-MM-DD', isCalendarDay);
 const httpUrl = check('must be an absolute http(s) URL', isHttpUrl);
 const cents = check('must be a non-negative integer number of cents', (v) => isCents(v));
-const positiveInteger = check(
-  'must be a positive integer',
-  (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
-);
+const isPositiveInteger = (v: unknown) => isCents(v, true);
+const positiveInteger = check('must be a positive integer', isPositiveInteger);
 const integer = (message: string) => check(message, (v) => typeof v === 'number' && Number.isInteger(v));
 const matching = (message: string, pattern: RegExp) =>
   check(message, (v) => typeof v === 'string' && pattern.test(v));
 
-/** A customer is international when the address names a country other than Brazil (A4). */
+/** The address names a country other than Brazil (A4). */
 function isInternational(client: Record<string, unknown>): boolean {
   const country = (client.address as { country?: unknown } | undefined)?.country;
   return country !== undefined && country !== null && country !== 'BRA';
@@ -112,7 +108,6 @@ const PAYMENT = object({
   ),
 });
 
-/** `createInvoice` (§4.2 with money in cents). */
 export const CREATE_INVOICE: Record<string, Rule> = {
   client: required('is required', CLIENT),
   ecommerce: optional(
@@ -124,7 +119,6 @@ export const CREATE_INVOICE: Record<string, Rule> = {
 
 const UF_CODES: ReadonlySet<string> = new Set<string>(getStates().map((s) => s.code));
 
-/** Rules spanning several fields of `createInvoice`. */
 export function createInvoiceRules({ client, payment }: CreateInvoiceParams): FieldErrors {
   const errors: FieldErrors = {};
   if (payment.physical && !client.address) {
@@ -158,15 +152,11 @@ export function createInvoiceRules({ client, payment }: CreateInvoiceParams): Fi
 
 const pageSize = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
-/** `page` and `limit` of every list operation. */
 export const PAGE_QUERY: Record<string, Rule> = {
   page: optional(positiveInteger),
-  limit: optional(
-    check(pageSize, (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_PAGE_SIZE),
-  ),
+  limit: optional(check(pageSize, (v) => isPositiveInteger(v) && (v as number) <= MAX_PAGE_SIZE)),
 };
 
-/** `listInvoices` filters (A7). */
 export const LIST_INVOICES: Record<string, Rule> = {
   ...PAGE_QUERY,
   status: optional(integer('must be an integer status code')),
@@ -181,17 +171,14 @@ export function listInvoicesRules(filters: ListInvoicesParams): FieldErrors {
   return { createdTo: ['must not be before createdFrom'] };
 }
 
-/** A lookup's own filters (`findInvoiceByReferrer`, `findInvoiceById`): each a non-blank string. */
+/** A lookup's own filters, each a non-blank string. */
 export const lookupInput = (names: string[]): Record<string, Rule> =>
   Object.fromEntries(names.map((name) => [name, text]));
 
-/** `changeDueDate` (§4.3). */
 export const CHANGE_DUE_DATE: Record<string, Rule> = { invoiceId: text, dueAt: calendarDay };
 
-/** `cancelInvoice` (§4.4). */
 export const CANCEL_INVOICE: Record<string, Rule> = { id: text };
 
-/** `refundInvoice` (A8). */
 export const REFUND: Record<string, Rule> = {
   id: text,
   invoiceId: text,
@@ -204,7 +191,6 @@ export function refundRules({ amountCents, refundableCents }: RefundParams): Fie
   return { amountCents: [`must not exceed what remains refundable (${refundableCents} cents)`] };
 }
 
-/** `addTrackingCode` (A9). */
 export const TRACKING: Record<string, Rule> = {
   invoiceId: text,
   code: text,
@@ -212,11 +198,8 @@ export const TRACKING: Record<string, Rule> = {
   url: optional(httpUrl),
 };
 
-/** `validateWebhookToken` (§4.7). */
 export const WEBHOOK_TOKEN: Record<string, Rule> = { serviceToken: text };
 
-/** `resendWebhook` (§4.8). */
 export const RESEND_WEBHOOK: Record<string, Rule> = { url: httpUrl, events: text, webhook: text };
 
-/** `authenticate` (A5). */
 export const AUTHENTICATE: Record<string, Rule> = { clientId: text, clientSecret: text };

@@ -1,5 +1,4 @@
 import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
-import { ValidateBy, ValidationOptions } from 'class-validator';
 import * as countries from 'i18n-iso-countries';
 import { GatewayValidationError } from '../errors';
 
@@ -41,17 +40,13 @@ export function isTaxDocument(value: unknown): boolean {
 export const isAlpha3Country = (v: unknown): boolean =>
   typeof v === 'string' && /^[A-Z]{3}$/.test(v) && countries.alpha3ToAlpha2(v) !== undefined;
 
-/** Field path → messages, as `GatewayValidationError.fields` carries them. */
 export type FieldErrors = Record<string, string[]>;
 
 export function addFieldError(errors: FieldErrors, field: string, message: string): void {
   (errors[field] ??= []).push(message);
 }
 
-/**
- * A rule for one value of a call's input: it reports problems by field path, saying what is expected and never
- * repeating the value (it could be a secret or personal data). `parent` is the object holding the value.
- */
+/** Reports problems by field path, never repeating the value (it could be a secret); `parent` holds the value. */
 export type Rule = (
   value: unknown,
   path: string,
@@ -59,7 +54,6 @@ export type Rule = (
   parent: Record<string, unknown>,
 ) => void;
 
-/** Fails with `message` unless `test` holds. */
 export const check =
   (message: string, test: (value: unknown) => boolean): Rule =>
   (v, p, fail) => {
@@ -82,14 +76,12 @@ export const optional =
     if (v !== undefined && v !== null) all(...rules)(v, p, fail, parent);
   };
 
-/** Present, then `rules`. */
 export const required = (message: string, ...rules: Rule[]): Rule =>
   all(
     check(message, (v) => v !== undefined && v !== null),
     ...rules,
   );
 
-/** `rule` only when `applies` to the object holding the value. */
 export const when =
   (applies: (parent: Record<string, unknown>) => boolean, rule: Rule): Rule =>
   (v, p, fail, parent) => {
@@ -117,17 +109,13 @@ export const object =
     for (const [key, rule] of Object.entries(shape)) rule(o[key], p ? `${p}.${key}` : key, fail, o);
   };
 
-/** Every item of a list follows `rule`. */
 export const each =
   (rule: Rule): Rule =>
   (v, p, fail, parent) => {
     if (Array.isArray(v)) v.forEach((item, i) => rule(item, `${p}[${i}]`, fail, parent));
   };
 
-/**
- * Validates a call's input with its shape (and cross-field rules, once every field is well formed) before anything
- * is sent: `GatewayValidationError` (`sent: false`) naming every bad field, else the input itself.
- */
+/** The input itself, else `GatewayValidationError` (`sent: false`) naming every bad field; cross rules run last. */
 export function validateInput<T>(
   shape: Record<string, Rule>,
   input: unknown,
@@ -151,9 +139,3 @@ export function validateInput<T>(
     errors,
   );
 }
-
-/** Decorator forms of two rules, for `dto/webhook.dto.ts`. */
-const decorator = (name: string, message: string, test: (v: unknown) => boolean) => (o?: ValidationOptions) =>
-  ValidateBy({ name, validator: { validate: test, defaultMessage: () => message } }, o);
-export const IsRequiredText = decorator('isRequiredText', 'is required (a non-empty string)', isNonBlank);
-export const IsHttpUrl = decorator('isHttpUrl', 'must be an absolute http(s) URL', isHttpUrl);
