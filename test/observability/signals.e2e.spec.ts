@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, INestApplication, Module, Req, Res } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -7,20 +7,17 @@ import request from 'supertest';
 import {
   InvoicePaymentProvider,
   InvoicePaymentsHealthIndicator,
-  InvoicePaymentsModule,
   InvoiceRecord,
   OpenInvoicesReconciler,
   RefundService,
 } from '../../src/index';
-import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
-import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
-import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
-import { HostApp, startHostApp, waitFor } from '../support/app';
+import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
+import { waitFor } from '../support/app';
+import { RootApp, startRootApp } from '../support/root-app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { postDelivery } from '../webhooks/support';
 import { registerSdk } from './otel-sdk';
@@ -67,7 +64,7 @@ function value(scrape: string, name: string, labels: Record<string, string> = {}
 describeEachDatabase('operator signals: terminus and Prometheus on a host', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
-  let host: HostApp;
+  let host: RootApp;
   let app: INestApplication;
   const order = makeOrder();
 
@@ -78,29 +75,21 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
       tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }],
       webhookRetry: { attempts: 3, baseDelayMs: 20 },
     });
-    host = await startHostApp(
+    host = await startRootApp(
       db,
-      [
-        InvoicePaymentsModule.forRoot({
-          gateway: { baseUrl: sandbox.url, accessToken: TOKEN, mode: 'sandbox', retry: { maxAttempts: 1 } },
-          webhooks: {
-            inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 200, maxAttempts: 2 },
-          },
-          shipping: { pollIntervalMs: 50, maxAttempts: 2, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
-          admin: { encryption: { keys: { k1: randomBytes(32) } }, settingsCacheTtlMs: 0 },
-          notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
-          reconciliation: { intervalMs: 0 },
-          health: { probeIntervalMs: 1000, maxInboxAgeMs: 2000 },
-          orderPort: RecordingOrderPort,
-        }),
-        OpsModule,
-      ],
-      { listen: true },
+      sandbox,
+      {
+        gateway: { baseUrl: sandbox.url, accessToken: TOKEN, mode: 'sandbox', retry: { maxAttempts: 1 } },
+        webhooks: {
+          inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 200, maxAttempts: 2 },
+        },
+        shipping: { pollIntervalMs: 50, maxAttempts: 2, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
+        reconciliation: { intervalMs: 0 },
+        health: { probeIntervalMs: 1000, maxInboxAgeMs: 2000 },
+      },
+      [OpsModule],
     );
     app = host.app;
-    await app
-      .get(InvoicePaymentsSettingsService)
-      .update({ publicWebhookUrl: `${host.url}/webhooks/invoice-payments` });
   });
   afterAll(async () => {
     await host?.close();
@@ -109,11 +98,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     await sdk.shutdown();
   });
 
-  const settle = async () => {
-    await sandbox.controls.waitForDeliveries();
-    await app.get(WebhookInboxProcessor).drain();
-    await app.get(StatusChangeDispatcher).drain();
-  };
+  const settle = () => host.settle();
   const scrape = async () => (await request(host.url).get('/metrics').expect(200)).text;
   const health = () => request(host.url).get('/health');
   const record = (id: string) => db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id });

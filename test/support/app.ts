@@ -43,7 +43,7 @@ export async function closeKeepingDataSource(app: INestApplication, db: TestData
   }
 }
 
-type ModuleImport = NonNullable<ModuleMetadata['imports']>[number];
+export type ModuleImport = NonNullable<ModuleMetadata['imports']>[number];
 
 export interface HostAppOptions {
   /** Modules imported ahead of TypeORM and the event bus (a global host module). */

@@ -5,7 +5,7 @@ import { InvoicePaymentsModule, InvoicePaymentsModuleRootOptions } from '../../s
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import type { SandboxServer } from '../../src/sandbox';
-import { HostApp, RecordingOrderPort, startHostApp } from './app';
+import { HostApp, ModuleImport, RecordingOrderPort, startHostApp } from './app';
 import type { TestDatabase } from './databases';
 
 /** The admin key of {@link startRootApp}'s module. */
@@ -22,12 +22,13 @@ export interface RootApp extends HostApp {
 /**
  * The whole module as a store registers it (`InvoicePaymentsModule.forRoot`), listening on loopback, with short
  * test timings, an admin key, a recording order port and `publicWebhookUrl` pointing at its own route. `options`
- * are laid over those defaults (its `gateway` is required).
+ * are laid over those defaults (its `gateway` is required); `extra` are the host's own modules beside it.
  */
 export async function startRootApp(
   db: TestDatabase,
   sandbox: SandboxServer,
   options: Partial<InvoicePaymentsModuleRootOptions> & Pick<InvoicePaymentsModuleRootOptions, 'gateway'>,
+  extra: ModuleImport[] = [],
 ): Promise<RootApp> {
   const host = await startHostApp(
     db,
@@ -44,6 +45,7 @@ export async function startRootApp(
         orderPort: RecordingOrderPort,
         ...options,
       }),
+      ...extra,
     ],
     { listen: true },
   );
