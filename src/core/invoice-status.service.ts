@@ -109,9 +109,8 @@ export class InvoiceStatusService {
   }
 
   // Not on a shared connection, where a host port opening its own transaction at once could meet ours.
-  private handOverLease(): (() => Date) | null {
-    if (this.dialect.sharedConnection || !this.dispatcher.accepting) return null;
-    return () => this.dispatcher.leaseUntil();
+  private handOverLease(): Date | null {
+    return this.dialect.sharedConnection ? null : this.dispatcher.handOverLease();
   }
 
   private afterCommit(plan: StatusPlan): void {

@@ -2,7 +2,7 @@ import type { StatusDispatchSettings } from '../options/notifications.options';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
+import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
@@ -19,6 +19,10 @@ export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_
 
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
+const ALERT_MESSAGES = {
+  paid_after_cancel: 'paid after the invoice was closed: the money must go back',
+  amount_mismatch: 'the amount paid is not what the invoice was created for',
+};
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
@@ -118,14 +122,9 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries.values()]);
   }
 
-  /** Whether {@link handOver} delivers (not once stopping: a change is then left to a poll). */
-  get accepting(): boolean {
-    return !this.stopped;
-  }
-
-  /** Until when a change written now is held for this instance's {@link handOver}. */
-  leaseUntil(): Date {
-    return new Date(Date.now() + this.options.leaseMs);
+  /** Until when a change written now is held for this instance's {@link handOver}; `null` once stopping (a poll's). */
+  handOverLease(): Date | null {
+    return this.stopped ? null : new Date(Date.now() + this.options.leaseMs);
   }
 
   /** Runs `work` after the invoice's delivery under way; then a pass asked for meanwhile ({@link deliver}). */
@@ -161,8 +160,20 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       if (!(await this.rows.claim(row.id, false))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
-      const change = await statusChangeOf(this.dataSource.manager, row, record);
-      if (!(await this.deliverLeased(row, change))) return;
+      // The previous status's text is read from its own applied row.
+      const before =
+        row.fromCode === null
+          ? null
+          : await history.findOne({
+              where: {
+                invoiceRecordId: recordId,
+                applied: true,
+                toCode: row.fromCode,
+                createdAt: LessThan(row.createdAt),
+              },
+              order: { createdAt: 'DESC' },
+            });
+      if (!(await this.deliverLeased(row, changeOf(row, record, before?.statusText ?? null)))) return;
     }
   }
 
@@ -186,16 +197,12 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     }
     this.retryAt.delete(row.id);
     this.emit(InvoicePaymentsEvents.StatusChanged, change);
-    if (row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch') {
+    if (change.alert) {
       const alert: InvoicePaymentsAlert = {
-        kind: row.alert,
+        kind: change.alert,
         orderId: change.orderId,
         invoiceRecordId: change.invoiceRecordId,
-        message:
-          row.note ??
-          (row.alert === 'paid_after_cancel'
-            ? 'paid after the invoice was closed: the money must go back'
-            : 'the amount paid is not what the invoice was created for'),
+        message: row.note ?? ALERT_MESSAGES[change.alert],
       };
       this.emit(InvoicePaymentsEvents.Alert, alert);
     }
@@ -227,26 +234,4 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     timer.unref();
     this.wakeUps.set(recordId, { at, timer });
   }
-}
-
-/** The previous status's text is read from its own applied row. */
-async function statusChangeOf(
-  em: EntityManager,
-  row: InvoiceStatusHistory,
-  record: InvoiceRecord,
-): Promise<PaymentStatusChange> {
-  let previousText: string | null = null;
-  if (row.fromCode !== null) {
-    const before = await em.getRepository(InvoiceStatusHistory).findOne({
-      where: {
-        invoiceRecordId: row.invoiceRecordId,
-        applied: true,
-        toCode: row.fromCode,
-        createdAt: LessThan(row.createdAt),
-      },
-      order: { createdAt: 'DESC' },
-    });
-    previousText = before?.statusText ?? null;
-  }
-  return changeOf(row, record, previousText);
 }

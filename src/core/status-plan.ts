@@ -72,7 +72,7 @@ export function planStatus(
   known: KnownHistory,
   report: StatusReport,
   extra: Partial<InvoiceRecord>,
-  handOverLease: (() => Date) | null,
+  handOverLease: Date | null,
 ): StatusPlan {
   const decision = decideTransition(record.statusCode, report.code);
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
@@ -94,7 +94,7 @@ export function planStatus(
     notifiedAt: decision.apply ? null : createdAt,
     notifyAttempts: 0,
     notifyError: null,
-    notifyLockedUntil: handOver && handOverLease ? handOverLease() : null,
+    notifyLockedUntil: handOver ? handOverLease : null,
     createdAt,
   });
 
@@ -236,11 +236,16 @@ export async function writeGuarded(
   return (await queryReturning(dataSource.manager, statement.sql, params)).length === 1;
 }
 
-interface GuardedStatement {
-  sql: string;
-  patchColumns: ColumnMetadata[];
-  historyColumns: ColumnMetadata[];
-}
+type GuardedStatement = { sql: string; patchColumns: ColumnMetadata[]; historyColumns: ColumnMetadata[] };
+
+// PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
+const CASTS: Record<string, string> = {
+  varchar: 'TEXT',
+  text: 'TEXT',
+  integer: 'INTEGER',
+  bigint: 'BIGINT',
+  boolean: 'BOOLEAN',
+};
 
 const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
 
@@ -266,7 +271,11 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
   const table = `"${rows.tableName}"`;
   const historyColumns = rows.columns;
   const names = historyColumns.map((c) => `"${c.databaseName}"`).join(', ');
-  const values = historyColumns.map((c) => `CAST($${++n} AS ${castOf(c)})`);
+  const values = historyColumns.map((c) => {
+    const cast = CASTS[String(c.type)];
+    if (!cast) throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${String(c.type)})`);
+    return `CAST($${++n} AS ${cast})`;
+  });
   const sql =
     `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
     `WHERE "id" = $1 AND ${versionColumn} = $2 ` +
@@ -279,21 +288,4 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
   const statement = { sql, patchColumns, historyColumns };
   known.set(key, statement);
   return statement;
-}
-
-// PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
-function castOf(column: ColumnMetadata): string {
-  switch (column.type) {
-    case 'varchar':
-    case 'text':
-      return 'TEXT';
-    case 'integer':
-      return 'INTEGER';
-    case 'bigint':
-      return 'BIGINT';
-    case 'boolean':
-      return 'BOOLEAN';
-    default:
-      throw new Error(`writeGuarded: no cast for column ${column.databaseName} (${String(column.type)})`);
-  }
 }
