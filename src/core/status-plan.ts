@@ -161,11 +161,8 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   if (record.gatewayId === null) set('gatewayId', invoice.id || null);
   if (record.gatewayUuid === null) set('gatewayUuid', invoice.uuid);
   if (record.gatewayInvoiceId === null) set('gatewayInvoiceId', invoice.invoiceId || null);
-  set('grossCents', invoice.amounts.grossCents);
-  set('netCents', invoice.amounts.netCents);
-  set('feesCents', invoice.amounts.feesCents);
-  set('discountCents', invoice.amounts.discountCents);
-  set('shippingCents', invoice.amounts.shippingCents);
+  for (const key of ['grossCents', 'netCents', 'feesCents', 'discountCents', 'shippingCents'] as const)
+    set(key, invoice.amounts[key]);
   // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
   set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
   set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
