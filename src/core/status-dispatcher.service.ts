@@ -90,7 +90,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     else this.track(recordId, () => this.dispatchInvoice(recordId));
   }
 
-  /** Delivers a change written leased to this instance ({@link leaseUntil}) with no read back; a poll after a crash. */
+  /** Delivers a change written under this instance's {@link handOverLease} with no read back (a crash: a poll). */
   handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
     if (this.stopped) return;
     this.track(row.invoiceRecordId, () => this.deliverLeased(row, change));
