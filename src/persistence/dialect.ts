@@ -20,7 +20,7 @@ export interface Dialect {
    * transaction ends inside one, else until `work` ends. Without advisory locks one process owns the database.
    */
   readonly withLock: <T>(queryRunner: QueryRunner, key: string, work: () => Promise<T>) => Promise<T>;
-  /** The host and the module share one connection: no change is handed over at once to a port. */
+  /** The host and the module share one connection: transactions are queued; no change is handed over at once. */
   readonly sharedConnection: boolean;
   /** Awaits `pending` where the host shares the module's connection, so the host goes on once it is done. */
   readonly settleShared: (pending: () => Promise<void>) => Promise<void>;
@@ -96,11 +96,6 @@ const SQLITE_TYPES = new Set([
   'react-native',
 ]);
 
-/** `true` when the DataSource talks to SQLite (one shared connection per DataSource). */
-function isSqlite(dataSource: DataSource): boolean {
-  return SQLITE_TYPES.has(dataSource.options.type);
-}
-
 /** `true` when the DataSource talks to PostgreSQL. */
 export function isPostgres(dataSource: DataSource): boolean {
   return dataSource.options.type === 'postgres';
@@ -125,7 +120,7 @@ export async function runInTransaction<T>(
   dataSource: DataSource,
   work: (em: EntityManager) => Promise<T>,
 ): Promise<T> {
-  if (!isSqlite(dataSource)) return dataSource.transaction(work);
+  if (!dialectOf(dataSource).sharedConnection) return dataSource.transaction(work);
   const previous = sqliteQueues.get(dataSource) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));
@@ -146,6 +141,6 @@ export async function runInTransaction<T>(
  * it join another caller's open transaction.
  */
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (!isSqlite(dataSource)) return work(dataSource.manager);
+  if (!dialectOf(dataSource).sharedConnection) return work(dataSource.manager);
   return runInTransaction(dataSource, work);
 }
