@@ -2,14 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { dialectOf, type Dialect } from '../persistence/dialect';
+import { dialectOf, runInTransaction, type Dialect } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { runAfterCommit, transact, type UnitOfWork } from '../persistence/unit-of-work';
 import {
   assertReport,
   NO_HISTORY,
   planStatus,
   ReportedRecordNotFoundError,
+  writeGuarded,
   type KnownHistory,
   type StatusPlan,
   type StatusReport,
@@ -17,7 +17,6 @@ import {
 } from './status-plan';
 import { changeOf } from './status-table';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { writeGuarded } from './guarded-status-write';
 
 interface ApplyOptions {
   /** The record and history as read: one guarded statement writes if both are still so, else the locked path. */
@@ -35,7 +34,8 @@ export interface AppliedStatus {
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the
- * status history, and each applied change is handed to the {@link StatusChangeDispatcher} once its write committed.
+ * status history, and each applied change is handed to the {@link StatusChangeDispatcher} once its write committed
+ * (a rollback tells nobody; a failure there is logged, never thrown: the write committed, the caller's answer stands).
  */
 @Injectable()
 export class InvoiceStatusService {
@@ -56,31 +56,41 @@ export class InvoiceStatusService {
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
     const extra = options.extra ?? {};
-    if (options.record && options.known) {
-      const done = await this.applyGuarded(options.record, options.known, report, extra);
-      if (done) return done;
-    }
-    return transact(this.dataSource, (tx) => this.applyIn(tx, report, extra));
+    const { record, known } = options;
+    // One guarded statement where the dialect has it, the record as read still so; else the locked transaction.
+    let plan =
+      record && known && this.dialect.guardedStatusWrite
+        ? await this.applyGuarded(record, known, report, extra)
+        : null;
+    plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, extra));
+    this.afterCommit(plan);
+    return { result: plan.result, record: plan.written };
   }
 
-  /** The histories {@link ApplyOptions.known} needs, in one query (none where the dialect has no guarded write). */
+  /** The histories {@link ApplyOptions.known} needs, in one query. */
   async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
-    if (recordIds.length === 0 || !this.dialect.guardedStatusWrite) return new Map();
+    if (recordIds.length === 0) return new Map();
     return historiesOf(this.dataSource.manager, recordIds);
   }
 
-  private async applyIn(
-    tx: UnitOfWork,
+  private async writeLocked(
+    em: EntityManager,
     report: StatusReport,
     extra: Partial<InvoiceRecord>,
-  ): Promise<AppliedStatus> {
-    const { record, known } = await this.lockRecord(tx.em, report.recordId);
+  ): Promise<StatusPlan> {
+    // Two statements: one that waited for the lock still reads with the snapshot it started with.
+    const qb = em
+      .getRepository(InvoiceRecord)
+      .createQueryBuilder('r')
+      .where('r.id = :id', { id: report.recordId });
+    const record = await this.dialect.lockForWrite(qb).getOne();
+    if (!record) throw new ReportedRecordNotFoundError(report.recordId);
+    const known = (await historiesOf(em, [record.id])).get(record.id) ?? NO_HISTORY;
     const plan = planStatus(record, known, report, extra, this.handOverLease());
-    await tx.em.getRepository(InvoiceStatusHistory).insert(plan.history);
+    await em.getRepository(InvoiceStatusHistory).insert(plan.history);
     if (Object.keys(plan.patch).length > 0)
-      await tx.em.getRepository(InvoiceRecord).update({ id: record.id }, plan.patch);
-    tx.afterCommit(this.handOn(plan));
-    return { result: plan.result, record: plan.written };
+      await em.getRepository(InvoiceRecord).update({ id: record.id }, plan.patch);
+    return plan;
   }
 
   /** One guarded statement, its own commit; `null` when it wrote nothing (the record or its history moved since). */
@@ -89,43 +99,30 @@ export class InvoiceStatusService {
     known: KnownHistory,
     report: StatusReport,
     extra: Partial<InvoiceRecord>,
-  ): Promise<AppliedStatus | null> {
-    if (!this.dialect.guardedStatusWrite || record.id !== report.recordId) return null;
+  ): Promise<StatusPlan | null> {
+    if (record.id !== report.recordId) return null;
     const plan = planStatus(record, known, report, extra, this.handOverLease());
     if (Object.keys(plan.patch).length === 0) return null;
-    if (!(await writeGuarded(this.dataSource, plan.history, plan.patch, record.version, known))) return null;
-    runAfterCommit(this.handOn(plan));
-    return { result: plan.result, record: plan.written };
+    return (await writeGuarded(this.dataSource, plan.history, plan.patch, record.version, known))
+      ? plan
+      : null;
   }
 
   // Not on a shared connection, where a host port opening its own transaction at once could meet ours.
-  private handOverLease(): (() => Date) | null {
-    if (this.dialect.sharedConnection || !this.dispatcher.accepting) return null;
-    return () => this.dispatcher.leaseUntil();
+  private handOverLease(): Date | null {
+    return this.dialect.sharedConnection ? null : this.dispatcher.handOverLease();
   }
 
-  private handOn(plan: StatusPlan): () => void {
+  private afterCommit(plan: StatusPlan): void {
     const { result } = plan;
-    if (plan.handOver) {
-      const change = changeOf(plan.history, plan.written, plan.previousText);
-      return () => this.dispatcher.handOver(plan.history, change);
+    try {
+      if (plan.handOver)
+        this.dispatcher.handOver(plan.history, changeOf(plan.history, plan.written, plan.previousText));
+      else if (result.applied) this.dispatcher.deliver(result.recordId);
+      else this.logger.debug(`invoice ${result.recordId}: ${result.reason ?? 'not applied'}`);
+    } catch (err) {
+      this.logger.error(`after-commit work failed: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (result.applied) return () => this.dispatcher.kick(result.recordId);
-    return () => this.logger.debug(`invoice ${result.recordId}: ${result.reason ?? 'not applied'}`);
-  }
-
-  // Two statements: one that waited for the lock still reads with the snapshot it started with.
-  private async lockRecord(
-    em: EntityManager,
-    recordId: string,
-  ): Promise<{ record: InvoiceRecord; known: KnownHistory }> {
-    const qb = em.getRepository(InvoiceRecord).createQueryBuilder('r').where('r.id = :id', { id: recordId });
-    const lock = this.dialect.rowLock;
-    if (lock) qb.setLock(lock);
-    const record = await qb.getOne();
-    if (!record) throw new ReportedRecordNotFoundError(recordId);
-    const known = (await historiesOf(em, [recordId])).get(recordId) ?? NO_HISTORY;
-    return { record, known };
   }
 }
 

@@ -1,8 +1,8 @@
 import type { StatusDispatchSettings } from '../options/notifications.options';
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, LessThan } from 'typeorm';
+import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
@@ -11,6 +11,7 @@ import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './por
 import { changeOf } from './status-table';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
+import { messageOf, Poller } from './queue/poller';
 import { clip } from './text-bounds';
 import { resolveNotificationsOptions } from '../options/notifications.options';
 
@@ -18,19 +19,22 @@ export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_
 
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
+const ALERT_MESSAGES = {
+  paid_after_cancel: 'paid after the invoice was closed: the money must go back',
+  amount_mismatch: 'the amount paid is not what the invoice was created for',
+};
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
  * invoice. The status history is the outbox (open until `notifiedAt`), so a crash is retried, never lost; a throwing
- * port is retried with backoff, later changes waiting behind; a lease keeps it to one instance per change.
+ * port is retried with backoff, later changes waiting behind; a lease keeps it to one instance per change. Its poll
+ * (a round) finds the changes left undelivered by a crash or another instance.
  */
 @Injectable()
-export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(StatusChangeDispatcher.name);
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
+export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit {
+  private readonly deliveries = new Map<string, Promise<void>>();
+  private readonly rerun = new Set<string>();
   private readonly retryAt = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
@@ -50,7 +54,9 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
     @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
-    this.options = resolveNotificationsOptions(options ?? {});
+    const resolved = resolveNotificationsOptions(options ?? {});
+    super('status delivery', new Logger(StatusChangeDispatcher.name), resolved.pollIntervalMs);
+    this.options = resolved;
     this.rows = new LeasedRows(
       dataSource,
       InvoiceStatusHistory,
@@ -66,46 +72,36 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     if (!this.port)
       this.logger.log('no ORDER_PAYMENT_PORT provided: status changes go to the event bus only');
-    if (this.options.pollIntervalMs > 0) {
-      const timer = setInterval(() => void this.poll(), this.options.pollIntervalMs);
-      timer.unref();
-      this.timers.add(timer);
-    }
-    if (this.options.pollOnStart) void this.poll();
+    if (this.options.pollIntervalMs > 0) this.start();
+    else if (this.options.pollOnStart) void this.poll();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  override async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    for (const { timer } of this.wakeUps.values()) clearTimeout(timer);
     this.wakeUps.clear();
-    await Promise.allSettled([...this.running.values()]);
+    await Promise.all([super.onModuleDestroy(), Promise.allSettled([...this.deliveries.values()])]);
   }
 
   /** Starts (or re-runs) delivery of an invoice's undelivered changes. Returns at once. */
-  kick(recordId: string): void {
+  deliver(recordId: string): void {
     if (this.stopped) return;
-    if (this.running.has(recordId)) {
-      this.again.add(recordId);
-      return;
-    }
-    const run: Promise<void> = (async () => {
-      do {
-        this.again.delete(recordId);
-        await this.dispatchInvoice(recordId);
-      } while (this.again.has(recordId) && !this.stopped);
-    })()
-      .catch((err: unknown) =>
-        this.logger.error(`notifying invoice ${recordId} failed: ${errorMessage(err)}`),
-      )
-      .finally(() => {
-        if (this.running.get(recordId) === run) this.running.delete(recordId);
-      });
-    this.running.set(recordId, run);
+    if (this.deliveries.has(recordId)) this.rerun.add(recordId);
+    else this.track(recordId, () => this.dispatchInvoice(recordId));
   }
 
-  /** Kicks up to 500 invoices with undelivered changes. */
-  async poll(): Promise<void> {
+  /** Delivers a change written under this instance's {@link handOverLease} with no read back (a crash: a poll). */
+  handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
+    if (this.stopped) return;
+    this.track(row.invoiceRecordId, () => this.deliverLeased(row, change));
+  }
+
+  /** Delivers the changes of up to 500 invoices with undelivered changes. */
+  poll(): Promise<void> {
+    return this.runOnce();
+  }
+
+  protected async round(): Promise<void> {
     if (this.stopped) return;
     try {
       const rows = await this.dataSource
@@ -115,15 +111,36 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
         .where('h.notifiedAt IS NULL AND h.applied = :applied', { applied: true })
         .limit(500)
         .getRawMany<{ recordId: string }>();
-      for (const row of rows) this.kick(row.recordId);
+      for (const row of rows) this.deliver(row.recordId);
     } catch (err) {
-      this.logger.warn(`looking for undelivered status changes failed: ${errorMessage(err)}`);
+      this.logger.warn(`looking for undelivered status changes failed: ${messageOf(err)}`);
     }
   }
 
   /** Resolves once nothing is being delivered (retries waiting on their backoff are not awaited). */
   async drain(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+    while (this.deliveries.size > 0) await Promise.allSettled([...this.deliveries.values()]);
+  }
+
+  /** Until when a change written now is held for this instance's {@link handOver}; `null` once stopping (a poll's). */
+  handOverLease(): Date | null {
+    return this.stopped ? null : new Date(Date.now() + this.options.leaseMs);
+  }
+
+  /** Runs `work` after the invoice's delivery under way; then a pass asked for meanwhile ({@link deliver}). */
+  private track(recordId: string, work: () => Promise<unknown>): void {
+    const run: Promise<void> = (this.deliveries.get(recordId) ?? Promise.resolve())
+      .then(work)
+      .then(
+        () => undefined,
+        (err: unknown) => this.logger.error(`notifying invoice ${recordId} failed: ${messageOf(err)}`),
+      )
+      .finally(() => {
+        if (this.deliveries.get(recordId) !== run) return;
+        this.deliveries.delete(recordId);
+        if (this.rerun.delete(recordId)) this.deliver(recordId);
+      });
+    this.deliveries.set(recordId, run);
   }
 
   // Each step its own short query: no connection is held while the port runs.
@@ -143,38 +160,21 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       if (!(await this.rows.claim(row.id, false))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
-      const change = await statusChangeOf(this.dataSource.manager, row, record);
-      if (!(await this.deliverLeased(row, change))) return;
+      // The previous status's text is read from its own applied row.
+      const before =
+        row.fromCode === null
+          ? null
+          : await history.findOne({
+              where: {
+                invoiceRecordId: recordId,
+                applied: true,
+                toCode: row.fromCode,
+                createdAt: LessThan(row.createdAt),
+              },
+              order: { createdAt: 'DESC' },
+            });
+      if (!(await this.deliverLeased(row, changeOf(row, record, before?.statusText ?? null)))) return;
     }
-  }
-
-  /** Delivers a change written leased to this instance ({@link leaseUntil}) with no read back; a poll after a crash. */
-  handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
-    if (this.stopped) return;
-    const recordId = row.invoiceRecordId;
-    const before = this.running.get(recordId);
-    const run: Promise<void> = (before ?? Promise.resolve())
-      .then(() => this.deliverLeased(row, change))
-      .then(() => undefined)
-      .catch((err: unknown) =>
-        this.logger.error(`notifying invoice ${recordId} failed: ${errorMessage(err)}`),
-      )
-      .finally(() => {
-        if (this.running.get(recordId) !== run) return;
-        this.running.delete(recordId);
-        if (this.again.delete(recordId)) this.kick(recordId);
-      });
-    this.running.set(recordId, run);
-  }
-
-  /** Whether {@link handOver} delivers (not once stopping: a change is then left to a poll). */
-  get accepting(): boolean {
-    return !this.stopped;
-  }
-
-  /** Until when a change written now is held for this instance's {@link handOver}. */
-  leaseUntil(): Date {
-    return new Date(Date.now() + this.options.leaseMs);
   }
 
   /** `false` when the port threw: the row is released with its attempt counted, retried after the backoff. */
@@ -188,7 +188,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       this.logger.warn(`order port refused change ${row.id} (attempt ${attempts}); retry in ${delay} ms`);
       await this.rows.finish(row, {
         notifyAttempts: attempts,
-        notifyError: clip(errorMessage(err), 2000),
+        notifyError: clip(messageOf(err), 2000),
         notifyLockedUntil: null,
       });
       this.retryAt.set(row.id, Date.now() + delay);
@@ -197,16 +197,12 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     }
     this.retryAt.delete(row.id);
     this.emit(InvoicePaymentsEvents.StatusChanged, change);
-    if (row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch') {
+    if (change.alert) {
       const alert: InvoicePaymentsAlert = {
-        kind: row.alert,
+        kind: change.alert,
         orderId: change.orderId,
         invoiceRecordId: change.invoiceRecordId,
-        message:
-          row.note ??
-          (row.alert === 'paid_after_cancel'
-            ? 'paid after the invoice was closed: the money must go back'
-            : 'the amount paid is not what the invoice was created for'),
+        message: row.note ?? ALERT_MESSAGES[change.alert],
       };
       this.emit(InvoicePaymentsEvents.Alert, alert);
     }
@@ -220,7 +216,7 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
       this.events.emit(event, payload);
     } catch (err) {
       // A listener's bug must not make the port hear the change twice.
-      this.logger.error(`a listener of ${event} threw: ${errorMessage(err)}`);
+      this.logger.error(`a listener of ${event} threw: ${messageOf(err)}`);
     }
   }
 
@@ -230,43 +226,12 @@ export class StatusChangeDispatcher implements OnModuleInit, OnModuleDestroy {
     const at = Date.now() + Math.max(1, delayMs);
     const existing = this.wakeUps.get(recordId);
     if (existing && existing.at <= at) return;
-    if (existing) {
-      clearTimeout(existing.timer);
-      this.timers.delete(existing.timer);
-    }
+    clearTimeout(existing?.timer);
     const timer = setTimeout(() => {
-      this.timers.delete(timer);
       this.wakeUps.delete(recordId);
-      this.kick(recordId);
+      this.deliver(recordId);
     }, at - Date.now());
     timer.unref();
-    this.timers.add(timer);
     this.wakeUps.set(recordId, { at, timer });
   }
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** The previous status's text is read from its own applied row. */
-async function statusChangeOf(
-  em: EntityManager,
-  row: InvoiceStatusHistory,
-  record: InvoiceRecord,
-): Promise<PaymentStatusChange> {
-  let previousText: string | null = null;
-  if (row.fromCode !== null) {
-    const before = await em.getRepository(InvoiceStatusHistory).findOne({
-      where: {
-        invoiceRecordId: row.invoiceRecordId,
-        applied: true,
-        toCode: row.fromCode,
-        createdAt: LessThan(row.createdAt),
-      },
-      order: { createdAt: 'DESC' },
-    });
-    previousText = before?.statusText ?? null;
-  }
-  return changeOf(row, record, previousText);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityMetadata } from 'typeorm';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceStatusCode } from '../gateway/status';
@@ -7,6 +8,7 @@ import { InvoiceStatusHistory } from '../persistence/invoice-status-history.enti
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { statusRow, decideTransition, STATUS_REPORT_SOURCES, type StatusReportSource } from './status-table';
 import { clip } from './text-bounds';
+import { queryReturning } from './typeorm-compat';
 
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
@@ -70,7 +72,7 @@ export function planStatus(
   known: KnownHistory,
   report: StatusReport,
   extra: Partial<InvoiceRecord>,
-  handOverLease: (() => Date) | null,
+  handOverLease: Date | null,
 ): StatusPlan {
   const decision = decideTransition(record.statusCode, report.code);
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
@@ -92,7 +94,7 @@ export function planStatus(
     notifiedAt: decision.apply ? null : createdAt,
     notifyAttempts: 0,
     notifyError: null,
-    notifyLockedUntil: handOver && handOverLease ? handOverLease() : null,
+    notifyLockedUntil: handOver ? handOverLease : null,
     createdAt,
   });
 
@@ -159,11 +161,8 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
   if (record.gatewayId === null) set('gatewayId', invoice.id || null);
   if (record.gatewayUuid === null) set('gatewayUuid', invoice.uuid);
   if (record.gatewayInvoiceId === null) set('gatewayInvoiceId', invoice.invoiceId || null);
-  set('grossCents', invoice.amounts.grossCents);
-  set('netCents', invoice.amounts.netCents);
-  set('feesCents', invoice.amounts.feesCents);
-  set('discountCents', invoice.amounts.discountCents);
-  set('shippingCents', invoice.amounts.shippingCents);
+  for (const key of ['grossCents', 'netCents', 'feesCents', 'discountCents', 'shippingCents'] as const)
+    set(key, invoice.amounts[key]);
   // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
   set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
   set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
@@ -205,4 +204,85 @@ function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: I
     return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
   }
   return null;
+}
+
+type ColumnMetadata = EntityMetadata['columns'][number];
+
+/**
+ * The history row and the record's patch in one data-modifying CTE, written (`true`) only if the record is still at
+ * `version` and its history as `guard` says. Every history writer updates the record, so its version moves with either.
+ */
+export async function writeGuarded(
+  dataSource: DataSource,
+  history: InvoiceStatusHistory,
+  patch: Partial<InvoiceRecord>,
+  version: number,
+  guard: KnownHistory,
+): Promise<boolean> {
+  const statement = statementFor(dataSource, Object.keys(patch));
+  const prepare = (column: ColumnMetadata, value: unknown): unknown =>
+    dataSource.driver.preparePersistentValue(value, column);
+  const params: unknown[] = [
+    history.invoiceRecordId,
+    version,
+    ...statement.patchColumns.map((c) => prepare(c, patch[c.propertyName as keyof InvoiceRecord])),
+    guard.latest,
+    guard.openChanges,
+    ...statement.historyColumns.map((c) => prepare(c, c.getEntityValue(history))),
+  ];
+  return (await queryReturning(dataSource.manager, statement.sql, params)).length === 1;
+}
+
+type GuardedStatement = { sql: string; patchColumns: ColumnMetadata[]; historyColumns: ColumnMetadata[] };
+
+// PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
+const CASTS: Record<string, string> = {
+  varchar: 'TEXT',
+  text: 'TEXT',
+  integer: 'INTEGER',
+  bigint: 'BIGINT',
+  boolean: 'BOOLEAN',
+};
+
+const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
+
+/** `$1` the record's id, `$2` its version, the patch's values, the guard's latest and open count, the history's. */
+function statementFor(dataSource: DataSource, properties: string[]): GuardedStatement {
+  let known = statements.get(dataSource);
+  if (!known) statements.set(dataSource, (known = new Map()));
+  const key = properties.join(',');
+  const cached = known.get(key);
+  if (cached) return cached;
+  const record = dataSource.getMetadata(InvoiceRecord);
+  const rows = dataSource.getMetadata(InvoiceStatusHistory);
+  let n = 2;
+  const patchColumns = properties.map((property) => {
+    const column = record.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`writeGuarded: InvoiceRecord has no column for ${property}`);
+    return column;
+  });
+  const sets = patchColumns.map((c) => `"${c.databaseName}" = $${++n}`);
+  const versionColumn = `"${record.versionColumn?.databaseName ?? 'version'}"`;
+  sets.push(`${versionColumn} = ${versionColumn} + 1`);
+  const [latest, open] = [`$${++n}`, `$${++n}`];
+  const table = `"${rows.tableName}"`;
+  const historyColumns = rows.columns;
+  const names = historyColumns.map((c) => `"${c.databaseName}"`).join(', ');
+  const values = historyColumns.map((c) => {
+    const cast = CASTS[String(c.type)];
+    if (!cast) throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${String(c.type)})`);
+    return `CAST($${++n} AS ${cast})`;
+  });
+  const sql =
+    `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
+    `WHERE "id" = $1 AND ${versionColumn} = $2 ` +
+    `AND (SELECT MAX(h."created_at") FROM ${table} h WHERE h."invoice_record_id" = $1) ` +
+    `IS NOT DISTINCT FROM CAST(${latest} AS TEXT) ` +
+    `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
+    `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
+    `INSERT INTO ${table} (${names}) SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
+  if (known.size >= 256) known.clear();
+  const statement = { sql, patchColumns, historyColumns };
+  known.set(key, statement);
+  return statement;
 }

@@ -1,4 +1,11 @@
-import type { DataSource, DataSourceOptions, EntityManager } from 'typeorm';
+import type {
+  DataSource,
+  DataSourceOptions,
+  EntityManager,
+  ObjectLiteral,
+  QueryRunner,
+  SelectQueryBuilder,
+} from 'typeorm';
 
 /** Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name. */
 export interface Dialect {
@@ -6,12 +13,17 @@ export interface Dialect {
   readonly guardedStatusWrite?: boolean;
   /** Ends a claim's row selection so concurrent claimers take disjoint rows without waiting (`''`: not needed). */
   readonly skipLocked: string;
-  /** The lock a row read in a transaction takes before it is written there (`null`: not needed). */
-  readonly rowLock: 'pessimistic_write' | null;
-  /** Advisory locks, with which instances take turns (the migrations); without them one process owns the database. */
-  readonly advisoryLocks: boolean;
-  /** The host and the module share one connection: work started for the host is finished before it goes on. */
+  /** Locks the row a transaction reads before it writes it there (none on SQLite, one writer at a time). */
+  readonly lockForWrite: <T extends ObjectLiteral>(qb: SelectQueryBuilder<T>) => SelectQueryBuilder<T>;
+  /**
+   * Runs `work` holding the advisory lock `key`, with which instances take turns (the migrations): until the
+   * transaction ends inside one, else until `work` ends. Without advisory locks one process owns the database.
+   */
+  readonly withLock: <T>(queryRunner: QueryRunner, key: string, work: () => Promise<T>) => Promise<T>;
+  /** The host and the module share one connection: transactions are queued; no change is handed over at once. */
   readonly sharedConnection: boolean;
+  /** Awaits `pending` where the host shares the module's connection, so the host goes on once it is done. */
+  readonly settleShared: (pending: () => Promise<void>) => Promise<void>;
   /** The admin list's any-case prefix search over `table` aliased `i` (`nameIndexQuery`: does the name index exist). */
   readonly invoiceSearch: {
     where(table: string, columns: readonly string[]): string;
@@ -26,9 +38,21 @@ export interface Dialect {
 const POSTGRES: Dialect = {
   guardedStatusWrite: true,
   skipLocked: 'FOR UPDATE SKIP LOCKED',
-  rowLock: 'pessimistic_write',
-  advisoryLocks: true,
+  lockForWrite: (qb) => qb.setLock('pessimistic_write'),
+  withLock: async (queryRunner, key, work) => {
+    if (queryRunner.isTransactionActive) {
+      await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [key]);
+      return work();
+    }
+    await queryRunner.query('SELECT pg_advisory_lock($1)', [key]);
+    try {
+      return await work();
+    } finally {
+      await queryRunner.query('SELECT pg_advisory_unlock($1)', [key]);
+    }
+  },
   sharedConnection: false,
+  settleShared: async () => undefined,
   invoiceSearch: {
     // `lower(column) LIKE` (escape `\\` by default) on `text_pattern_ops` indexes; the name on its trigram index.
     where: (_table, columns) =>
@@ -43,9 +67,10 @@ const POSTGRES: Dialect = {
 
 const SQLITE: Dialect = {
   skipLocked: '',
-  rowLock: null,
-  advisoryLocks: false,
+  lockForWrite: (qb) => qb,
+  withLock: (_queryRunner, _key, work) => work(),
   sharedConnection: true,
+  settleShared: (pending) => pending(),
   invoiceSearch: {
     // `LIKE` is any case for ASCII on `COLLATE NOCASE` indexes; the name by a scan of its narrow (name, id) index.
     where: (table, columns) => {
@@ -71,11 +96,6 @@ const SQLITE_TYPES = new Set([
   'react-native',
 ]);
 
-/** `true` when the DataSource talks to SQLite (one shared connection per DataSource). */
-function isSqlite(dataSource: DataSource): boolean {
-  return SQLITE_TYPES.has(dataSource.options.type);
-}
-
 /** `true` when the DataSource talks to PostgreSQL. */
 export function isPostgres(dataSource: DataSource): boolean {
   return dataSource.options.type === 'postgres';
@@ -85,7 +105,9 @@ export function isPostgres(dataSource: DataSource): boolean {
 export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
   const { type } = 'isInitialized' in source ? source.options : source;
   if (type === 'postgres') return POSTGRES;
-  return SQLITE_TYPES.has(type) ? SQLITE : { ...SQLITE, sharedConnection: false };
+  return SQLITE_TYPES.has(type)
+    ? SQLITE
+    : { ...SQLITE, sharedConnection: false, settleShared: POSTGRES.settleShared };
 }
 
 const sqliteQueues = new WeakMap<DataSource, Promise<void>>();
@@ -98,7 +120,7 @@ export async function runInTransaction<T>(
   dataSource: DataSource,
   work: (em: EntityManager) => Promise<T>,
 ): Promise<T> {
-  if (!isSqlite(dataSource)) return dataSource.transaction(work);
+  if (!dialectOf(dataSource).sharedConnection) return dataSource.transaction(work);
   const previous = sqliteQueues.get(dataSource) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));
@@ -119,6 +141,6 @@ export async function runInTransaction<T>(
  * it join another caller's open transaction.
  */
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (!isSqlite(dataSource)) return work(dataSource.manager);
+  if (!dialectOf(dataSource).sharedConnection) return work(dataSource.manager);
   return runInTransaction(dataSource, work);
 }

@@ -27,20 +27,13 @@ function serializedMigration<T extends MigrationClass>(migration: T): T {
     throw new Error(`migration ${migration.name} has no up() method to serialize`);
   const body = own as (this: MigrationInterface, queryRunner: QueryRunner) => Promise<unknown>;
   async function up(this: MigrationInterface, queryRunner: QueryRunner): Promise<unknown> {
-    if (!dialectOf(dataSourceOf(queryRunner)).advisoryLocks) return body.call(this, queryRunner);
     // TypeORM names a migration by its `name` property, else by its class name.
     const name = this.name ?? migration.name;
-    if (queryRunner.isTransactionActive) {
-      await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-      if (await recorded(queryRunner, name)) return forget(queryRunner, name);
-      return body.call(this, queryRunner);
-    }
-    await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    try {
-      if (!(await recorded(queryRunner, name))) await body.call(this, queryRunner);
-    } finally {
-      await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-    }
+    return dialectOf(dataSourceOf(queryRunner)).withLock(queryRunner, MIGRATION_LOCK_KEY, async () => {
+      if ((await migrationRow(queryRunner, 'SELECT 1', name)).length === 0)
+        return body.call(this, queryRunner);
+      if (queryRunner.isTransactionActive) await migrationRow(queryRunner, 'DELETE', name);
+    });
   }
   Object.defineProperty(migration.prototype, 'up', { value: up, writable: true, configurable: true });
   serialized.add(migration);
@@ -61,8 +54,7 @@ export function isSerializedMigration(migration: unknown): boolean {
  */
 export async function initializeDataSource(options?: DataSourceOptions): Promise<DataSource> {
   if (!options) throw new Error('initializeDataSource: DataSource options are required');
-  if (!dialectOf(options).advisoryLocks || !options.migrationsRun)
-    return new DataSource(options).initialize();
+  if (!options.migrationsRun) return new DataSource(options).initialize();
   const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
   try {
     await runMigrationsExclusively(dataSource, { transaction: options.migrationsTransactionMode });
@@ -82,41 +74,26 @@ export async function runMigrationsExclusively(
   } = {},
 ): Promise<string[]> {
   const queryRunner = dataSource.createQueryRunner();
-  const locks = dialectOf(dataSource).advisoryLocks;
   try {
-    if (locks) await queryRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    try {
+    return await dialectOf(dataSource).withLock(queryRunner, MIGRATION_LOCK_KEY, async () => {
       await options.before?.(queryRunner);
       // TypeORM reads its migrations table only now; the migrations' own lock is granted at once (same session).
       const executor = new MigrationExecutor(dataSource, queryRunner);
       executor.transaction = options.transaction ?? 'all';
       return (await executor.executePendingMigrations()).map((m) => m.name);
-    } finally {
-      if (locks) await queryRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-    }
+    });
   } finally {
     await queryRunner.release();
   }
 }
 
-/** TypeORM's migrations table of the query runner's DataSource, quoted (`"schema"."migrations"`). */
-function migrationsTable(queryRunner: QueryRunner): string {
+/** `verb` (`SELECT 1`, `DELETE`) on the row of TypeORM's migrations table (`"schema"."migrations"`) for `name`. */
+async function migrationRow(queryRunner: QueryRunner, verb: string, name: string): Promise<unknown[]> {
   const dataSource = dataSourceOf(queryRunner);
-  const table = dataSource.options.migrationsTableName ?? 'migrations';
-  const schema = (dataSource.options as { schema?: string }).schema;
-  return [schema, table]
-    .filter((part): part is string => Boolean(part))
-    .map((part) => `"${part.replace(/"/g, '""')}"`)
+  const { schema } = dataSource.options as { schema?: string };
+  const table = [schema, dataSource.options.migrationsTableName ?? 'migrations']
+    .flatMap((part) => (part ? [`"${part.replace(/"/g, '""')}"`] : []))
     .join('.');
-}
-
-async function recorded(queryRunner: QueryRunner, name: string): Promise<boolean> {
-  const rows = (await queryRunner.query(`SELECT 1 FROM ${migrationsTable(queryRunner)} WHERE name = $1`, [
-    name,
-  ])) as unknown[];
-  return rows.length > 0;
-}
-
-async function forget(queryRunner: QueryRunner, name: string): Promise<void> {
-  await queryRunner.query(`DELETE FROM ${migrationsTable(queryRunner)} WHERE name = $1`, [name]);
+  const sql = `${verb} FROM ${table} WHERE name = ${dialectOf(dataSource).parameter(1)}`;
+  return (await queryRunner.query(sql, [name])) as unknown[];
 }

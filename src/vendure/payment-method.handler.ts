@@ -19,7 +19,7 @@ let dispatcher: StatusChangeDispatcher;
  * one connection, so that delivery is finished first, while Vendure waits, rather than interleaved with Vendure's.
  */
 async function settleModuleWork(): Promise<void> {
-  if (dialectOf(connection.rawConnection).sharedConnection) await dispatcher.drain();
+  await dialectOf(connection.rawConnection).settleShared(() => dispatcher.drain());
 }
 
 /** The invoice a Payment stands for, by the `invoiceRecordId` of its metadata. */

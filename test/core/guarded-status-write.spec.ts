@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import * as guardedWrite from '../../src/core/guarded-status-write';
+import * as guardedWrite from '../../src/core/status-plan';
 import { NO_HISTORY, planStatus, type StatusReport } from '../../src/core/status-plan';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';

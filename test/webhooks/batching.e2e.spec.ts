@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as guardedWrite from '../../src/core/guarded-status-write';
+import * as guardedWrite from '../../src/core/status-plan';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';

@@ -1,6 +1,5 @@
 import { In, type DataSource, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
-import { dialectOf } from '../../persistence/dialect';
-import { runStatement } from '../../persistence/dialect';
+import { dialectOf, runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */

@@ -107,6 +107,6 @@ export abstract class Poller<T> implements OnModuleDestroy {
   }
 }
 
-function messageOf(err: unknown): string {
+export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
