@@ -33,7 +33,7 @@ import {
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { settingFields, type SettingsUpdate } from './settings.mapping';
+import { settingFields } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { CredentialCheckReport, EffectiveSettings, MaskedSettings, SECRET_SETTINGS } from './types';
 import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
@@ -84,7 +84,7 @@ export class InvoicePaymentsAdminController {
       this.gatewayOptions.lookup,
     );
     if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
-    await this.settings.update({ ...body } as SettingsUpdate);
+    await this.settings.update(body);
     return this.settings.getMasked();
   }
 

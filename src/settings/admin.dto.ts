@@ -8,6 +8,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  IsTimeZone,
   Length,
   Matches,
   Max,
@@ -16,14 +17,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import {
-  PAYMENT_METHODS,
-  SETTING_LIST,
-  type InvoicePaymentsMode,
-  type InvoicePaymentsSettingsValues,
-  type SettingName,
-} from '../core/settings.schema';
-import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
+import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../core/settings.schema';
+import type { SettingsUpdate } from './settings.mapping';
+import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsPlainText } from './validation';
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
@@ -36,81 +32,55 @@ export class EcommerceDto {
   checkout!: number;
 }
 
-type IntSettings = {
-  [K in SettingName as InvoicePaymentsSettingsValues[K] extends number ? K : never]?: number | null;
+/** Body of `PUT /settings`: an absent field is left as it is, `null` resets it to the module options' default. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- checked per setting below
+export interface UpdateSettingsDto extends SettingsUpdate {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class UpdateSettingsDto {}
+
+/** What a kind leaves to the setting: a secret's length and characters. */
+const SECRETS: Record<string, [max: number, allowed: RegExp, refused: string]> = {
+  // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
+  accessToken: [2048, /^\S+$/, 'spaces'],
+  webhookToken: [256, /^[^\s:]+$/, 'spaces or ":" (the token separator)'],
 };
 
-/** Body of `PUT /settings`: an absent field is left as it is, `null` resets it to the module options' default. */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the int settings' checks are added below
-export interface UpdateSettingsDto extends IntSettings {}
+type Checks = (name: string, declaration: SettingDeclaration<unknown>) => PropertyDecorator[];
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class UpdateSettingsDto {
-  @IsOptional()
-  @IsHttpUrl()
-  baseUrl?: string | null;
+/** The checks of each kind of setting, top first as if stacked on the property. */
+const CHECKS: Record<SettingDeclaration<unknown>['kind'], Checks> = {
+  mode: () => [IsIn(['sandbox', 'production'], { message: 'mode must be sandbox or production' })],
+  secret: (name) => {
+    const [max, allowed, refused] = SECRETS[name];
+    return [
+      IsString({ message: `${name} must be a string` }),
+      IsPlainText(),
+      Length(1, max, { message: `${name} must be 1 to ${max} characters` }),
+      Matches(allowed, { message: `${name} must not contain ${refused}` }),
+    ];
+  },
+  methods: (name) => [
+    IsArray({ message: `${name} must be a list of pix, billet, card` }),
+    ArrayMinSize(1, { message: `${name} must name at least one method` }),
+    ArrayUnique({ message: `${name} must not repeat a method` }),
+    IsIn(PAYMENT_METHODS, { each: true, message: `${name} may only hold pix, billet, card` }),
+  ],
+  int: (_, { min, max }) => [IsIntIn(min ?? 0, max ?? Number.MAX_SAFE_INTEGER)],
+  url: () => [IsHttpUrl()],
+  text: (name) => [
+    name === 'timeZone'
+      ? IsTimeZone({ message: '$property must be an IANA time zone such as America/Sao_Paulo' })
+      : IsHttpUrl({ template: true }),
+  ],
+  ecommerce: () => [ValidateNested(), Type(() => EcommerceDto)],
+  // Checked part by part by `checkWireProfileData`.
+  json: (name) => [IsObject({ message: `${name} must be an object (wire-profile overrides) or null` })],
+};
 
-  @IsOptional()
-  @IsString({ message: 'accessToken must be a string' })
-  @IsPlainText()
-  @Length(1, 2048, { message: 'accessToken must be 1 to 2048 characters' })
-  // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
-  @Matches(/^\S+$/, { message: 'accessToken must not contain spaces' })
-  accessToken?: string | null;
-
-  @IsOptional()
-  @IsString({ message: 'webhookToken must be a string' })
-  @IsPlainText()
-  @Length(1, 256, { message: 'webhookToken must be 1 to 256 characters' })
-  @Matches(/^[^\s:]+$/, { message: 'webhookToken must not contain spaces or ":" (the token separator)' })
-  webhookToken?: string | null;
-
-  @IsOptional()
-  @IsIn(['sandbox', 'production'], { message: 'mode must be sandbox or production' })
-  mode?: InvoicePaymentsMode | null;
-
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => EcommerceDto)
-  ecommerce?: EcommerceDto | null;
-
-  @IsOptional()
-  @IsArray({ message: 'enabledMethods must be a list of pix, billet, card' })
-  @ArrayMinSize(1, { message: 'enabledMethods must name at least one method' })
-  @ArrayUnique({ message: 'enabledMethods must not repeat a method' })
-  @IsIn(PAYMENT_METHODS, { each: true, message: 'enabledMethods may only hold pix, billet, card' })
-  enabledMethods?: PaymentMethod[] | null;
-
-  @IsOptional()
-  @IsHttpUrl()
-  publicWebhookUrl?: string | null;
-
-  @IsOptional()
-  @IsHttpUrl({ template: true })
-  orderUrlTemplate?: string | null;
-
-  @IsOptional()
-  @IsHttpUrl({ template: true })
-  storeUrlTemplate?: string | null;
-
-  @IsOptional()
-  @IsTimeZone()
-  timeZone?: string | null;
-
-  /** Checked part by part by `checkWireProfileData`. */
-  @IsOptional()
-  @IsObject({ message: 'wireProfile must be an object (wire-profile overrides) or null' })
-  wireProfile?: Record<string, unknown> | null;
-}
-
-// The whole-number settings are checked as declared.
 for (const [name, declaration] of SETTING_LIST) {
-  if (declaration.kind !== 'int') continue;
-  IsIntIn(declaration.min ?? 0, declaration.max ?? Number.MAX_SAFE_INTEGER)(
-    UpdateSettingsDto.prototype,
-    name,
-  );
-  IsOptional()(UpdateSettingsDto.prototype, name);
+  const checks = [IsOptional(), ...CHECKS[declaration.kind](name, declaration)];
+  // Bottom up, as stacked decorators register.
+  for (const check of checks.reverse()) check(UpdateSettingsDto.prototype, name);
 }
 
 export class PageQueryDto {

@@ -7,20 +7,6 @@ function rule(name: string, message: string, validate: (value: unknown) => boole
     ValidateBy({ name, validator: { validate, defaultMessage: () => message } }, options);
 }
 
-export const IsTimeZone = rule(
-  'isTimeZone',
-  '$property must be an IANA time zone such as America/Sao_Paulo',
-  (value) => {
-    if (typeof value !== 'string' || value.length === 0) return false;
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: value });
-      return true;
-    } catch {
-      return false;
-    }
-  },
-);
-
 export const IsCalendarDate = rule(
   'isCalendarDate',
   '$property must be a calendar day written YYYY-MM-DD',
