@@ -31,11 +31,15 @@ import {
   UpdateSettingsDto,
 } from './admin.dto';
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
-import { CredentialCheckService } from './credential-check.service';
+import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { settingFields } from './settings.mapping';
+import {
+  settingFields,
+  SECRET_SETTINGS,
+  type EffectiveSettings,
+  type MaskedSettings,
+} from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import { CredentialCheckReport, EffectiveSettings, MaskedSettings, SECRET_SETTINGS } from './types';
 import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import type { GatewayClientOptions, HostLookup } from '../gateway/gateway.options';
