@@ -9,15 +9,7 @@ import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-errors.filter';
-import {
-  countedPage,
-  decodeCursor,
-  DEFAULT_PAGE_LIMIT,
-  encodeCursor,
-  TOTAL_CAP,
-  type KeysetPage,
-  type PageQuery,
-} from './paging';
+import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage, type PageQuery } from './paging';
 
 export interface AdminInvoiceQuery extends PageQuery {
   status?: number;
@@ -156,6 +148,30 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
       qb.andWhere(where, { prefix: `${q}%`, word: `% ${q}%` });
     }
     return qb;
+  }
+}
+
+export interface KeysetPage<V> extends CountedPage<V> {
+  nextCursor: string | null;
+}
+
+/** The last item's creation instant and id, opaque to clients. */
+export function encodeCursor(at: { createdAt: string; id: string }): string {
+  return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
+}
+
+/** `null` when it is not a cursor this API gave out. */
+export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];
+    // An invalid date throws here.
+    const ok = typeof createdAt === 'string' && new Date(createdAt).toISOString() === createdAt;
+    return ok && typeof id === 'string' && id.length > 0 && id.length <= 36 && more.length === 0
+      ? { createdAt, id }
+      : null;
+  } catch {
+    return null;
   }
 }
 

@@ -20,8 +20,7 @@ import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.views';
-import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
-import type { KeysetPage } from './paging';
+import { AdminInvoicesService, AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
 import {
   ChangeDueDateDto,
   ListInvoicesQueryDto,
