@@ -37,7 +37,7 @@ export interface SettingDeclaration<T> {
   /** Shown in the admin page's collapsed section (set once, usually by whoever installed the store). */
   advanced?: boolean;
   label: AdminText;
-  /** `{min}` and `{max}` are filled from the bounds. */
+  /** `{min}` and `{max}` are filled from the bounds (an `int`'s only). */
   help: AdminText;
   readonly type?: T;
 }
@@ -198,12 +198,6 @@ export type CheckoutSettingName = {
 }[SettingName];
 
 export const SETTING_LIST = Object.entries(SETTINGS) as Array<[SettingName, SettingDeclaration<unknown>]>;
-
-export function helpOf(declaration: SettingDeclaration<unknown>, lang: keyof AdminText): string {
-  return declaration.help[lang]
-    .replace('{min}', String(declaration.min ?? ''))
-    .replace('{max}', String(declaration.max ?? ''));
-}
 
 /** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
 export function settingsDefaultsOf(

@@ -1,5 +1,4 @@
 import {
-  helpOf,
   PAYMENT_METHODS,
   SETTING_LIST,
   type InvoicePaymentsSettingsValues,
@@ -145,16 +144,19 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** The admin page's settings form, as the settings are declared: the page names none. */
+/** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */
 export function settingFields() {
-  return SETTING_LIST.map(([name, d]) => ({
-    name,
-    ...(d.kind === 'secret' ? { secret: true } : { type: d.kind as string }),
-    ...(d.advanced ? { advanced: true } : {}),
-    ...(d.min !== undefined ? { min: d.min } : {}),
-    ...(d.max !== undefined ? { max: d.max } : {}),
-    ...(d.kind === 'methods' ? { options: PAYMENT_METHODS } : {}),
-    label: d.label,
-    help: { en: helpOf(d, 'en'), pt: helpOf(d, 'pt') },
-  }));
+  return SETTING_LIST.map(([name, d]) => {
+    const fill = (help: string) => help.replace('{min}', String(d.min)).replace('{max}', String(d.max));
+    return {
+      name,
+      ...(d.kind === 'secret' ? { secret: true } : { type: d.kind as string }),
+      advanced: d.advanced,
+      min: d.min,
+      max: d.max,
+      options: d.kind === 'methods' ? PAYMENT_METHODS : undefined,
+      label: d.label,
+      help: { en: fill(d.help.en), pt: fill(d.help.pt) },
+    };
+  });
 }
