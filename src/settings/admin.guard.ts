@@ -14,7 +14,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
 import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
 import { AdminAuthThrottle, clientOf } from './auth-throttle';
-import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
+import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from './constants';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 interface AdminRequest {
@@ -42,8 +42,8 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     const key = options.adminKey;
-    if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
-      throw new Error(`admin.adminKey must be at least ${MIN_ADMIN_KEY_LENGTH} characters`);
+    if (key !== undefined && key.length < 16) {
+      throw new Error('admin.adminKey must be at least 16 characters');
     }
     this.keyDigest = key ? digest(key) : null;
     this.throttle = new AdminAuthThrottle(options.authThrottle);

@@ -5,7 +5,6 @@ import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
 import { runInTransaction } from '../persistence/dialect';
 import {
-  DEFAULT_SETTINGS_CACHE_TTL_MS,
   INVOICE_PAYMENTS_ADMIN_OPTIONS,
   INVOICE_PAYMENTS_SECRET_BOX,
   INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
@@ -56,7 +55,7 @@ export class InvoicePaymentsSettingsService {
     @Inject(INVOICE_PAYMENTS_SETTINGS_DEFAULTS) private readonly defaults: InvoicePaymentsSettingsDefaults,
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) admin: InvoicePaymentsAdminOptions,
   ) {
-    this.ttlMs = admin.settingsCacheTtlMs ?? DEFAULT_SETTINGS_CACHE_TTL_MS;
+    this.ttlMs = admin.settingsCacheTtlMs ?? 5000;
     this.rows = dataSource.getRepository(InvoicePaymentsSettingsRecord);
   }
 
