@@ -27,6 +27,7 @@ export type ModuleOptionPath = {
 
 /** `T` is the value's type (a phantom: it types the table, nothing reads it). */
 export interface SettingDeclaration<T> {
+  /** `secret`: encrypted at rest, never returned; `mode`, `int`, `url`, `text`: kept as is in a column of its name. */
   kind: 'mode' | 'secret' | 'methods' | 'int' | 'url' | 'text' | 'ecommerce' | 'json';
   default: T;
   /** Bounds of an `int`, for the module options and the admin API alike. */
