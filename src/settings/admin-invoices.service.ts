@@ -7,21 +7,10 @@ import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { dialectOf } from '../persistence/dialect';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { InvoiceRecord } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-errors.filter';
-import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage, type PageQuery } from './paging';
-
-export interface AdminInvoiceQuery extends PageQuery {
-  status?: number;
-  orderId?: string;
-  method?: 'pix' | 'billet' | 'card';
-  creationState?: InvoiceCreationState;
-  createdFrom?: string;
-  createdBefore?: string;
-  /** Any case: the start of the order id or number, invoice number, e-mail, or a word of the customer's name. */
-  q?: string;
-  cursor?: string;
-}
+import type { ListInvoicesQueryDto } from './admin.dto';
+import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './paging';
 
 const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
 
@@ -58,7 +47,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
   }
 
   /** Newest first, after `cursor` by keyset when given, else at `page` by offset; total counted up to the cap. */
-  async list(query: AdminInvoiceQuery): Promise<KeysetPage<AdminInvoiceView>> {
+  async list(query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const page = query.page ?? 1;
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
@@ -123,7 +112,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     return row ? toView(row) : null;
   }
 
-  private matching(query: AdminInvoiceQuery): SelectQueryBuilder<InvoiceRecord> {
+  private matching(query: ListInvoicesQueryDto): SelectQueryBuilder<InvoiceRecord> {
     const qb = this.invoices.createQueryBuilder('i');
     if (query.status !== undefined) qb.andWhere('i.statusCode = :status', { status: query.status });
     if (query.orderId !== undefined) qb.andWhere('i.orderId = :orderId', { orderId: query.orderId });

@@ -196,6 +196,7 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsIsoInstant()
   createdBefore?: string;
 
+  /** Any case: the start of the order id or number, invoice number, e-mail, or a word of the customer's name. */
   @IsOptional()
   @IsString({ message: 'q must be a string' })
   @MaxLength(100, { message: 'q must be at most 100 characters' })
