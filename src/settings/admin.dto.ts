@@ -1,8 +1,9 @@
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMinSize,
   ArrayUnique,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
@@ -162,6 +163,33 @@ export class PageQueryDto {
   @Type(() => Number)
   @IsIntIn(1, 100)
   limit?: number;
+}
+
+export class InboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'dead', 'processed', 'ignored'], {
+    message: 'state must be pending, dead, processed or ignored',
+  })
+  state?: 'pending' | 'dead' | 'processed' | 'ignored';
+}
+
+export class OutboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'sent', 'failed', 'superseded'], {
+    message: 'status must be pending, sent, failed or superseded',
+  })
+  status?: 'pending' | 'sent' | 'failed' | 'superseded';
+}
+
+export class AlertsQueryDto extends PageQueryDto {
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'open must be true or false' })
+  open?: boolean;
+
+  @IsOptional()
+  @Matches(/^[a-z_]{1,32}$/, { message: 'kind must be an alert kind such as amount_mismatch' })
+  kind?: string;
 }
 
 export class ListInvoicesQueryDto extends PageQueryDto {
