@@ -33,7 +33,7 @@ import {
   type PaymentStatusChange,
 } from '../src/index';
 import { startSandbox, type SandboxServer } from '../src/sandbox';
-import { encodeCursor } from '../src/settings/paging';
+import { encodeCursor } from '../src/settings/admin-invoices.service';
 import { checkout, makeOrder } from '../test/checkout/support';
 import {
   insertInboxBacklog,

@@ -2,7 +2,7 @@ import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import helmet from 'helmet';
 import type { AddressInfo } from 'node:net';
-import type { CredentialCheckReport } from '../../src/settings/types';
+import type { CredentialCheckReport } from '../../src/settings/credential-check.service';
 import { DEFAULT_TOKEN, SandboxServer, startSandbox } from '../../src/sandbox/index';
 import { DemoAppModule } from './app.module';
 import type { DemoConfig } from './config';

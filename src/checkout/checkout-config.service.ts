@@ -39,10 +39,10 @@ export class CheckoutConfig {
     const s = await this.settings.getEffective();
     // An unset setting (`null`) leaves its option unset.
     const current: Record<string, unknown> = { ...this.options };
-    for (const [name, { checkout }] of SETTING_LIST) {
-      if (!checkout) continue;
+    for (const [name, { option }] of SETTING_LIST) {
+      if (option?.[0] !== 'checkout') continue;
       const value = (s as Record<string, unknown>)[name];
-      current[checkout] = Array.isArray(value) ? [...value] : (value ?? undefined);
+      current[option[1]] = Array.isArray(value) ? [...value] : (value ?? undefined);
     }
     return current as unknown as ResolvedCheckoutOptions;
   }

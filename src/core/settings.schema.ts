@@ -4,7 +4,7 @@ import type { WireProfileOverrides } from '../gateway/wire-profile';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from '../options/checkout.options';
 
-// The module options an admin may override at runtime, with what only the settings have (secret, column, label);
+// The module options an admin may override at runtime, with what only the settings have (kind, label, help);
 // the admin API's validation, the settings row mapping and the admin page's form derive from this table.
 
 export { PAYMENT_METHODS };
@@ -27,22 +27,18 @@ export type ModuleOptionPath = {
 
 /** `T` is the value's type (a phantom: it types the table, nothing reads it). */
 export interface SettingDeclaration<T> {
+  /** `secret`: encrypted at rest, never returned; `mode`, `int`, `url`, `text`: kept as is in a column of its name. */
   kind: 'mode' | 'secret' | 'methods' | 'int' | 'url' | 'text' | 'ecommerce' | 'json';
   default: T;
   /** Bounds of an `int`, for the module options and the admin API alike. */
   min?: number;
   max?: number;
-  /** Encrypted at rest, never returned by the admin API. */
-  secret?: boolean;
+  /** The module option it overrides at runtime (a `checkout` one: the checkout reads it). */
   option?: ModuleOptionPath;
-  /** The checkout option it overrides at runtime. */
-  checkout?: keyof SettingSections['checkout'] & string;
-  /** Kept in the settings row's column of the same name, as is. */
-  column?: boolean;
   /** Shown in the admin page's collapsed section (set once, usually by whoever installed the store). */
   advanced?: boolean;
   label: AdminText;
-  /** `{min}` and `{max}` are filled from the bounds. */
+  /** `{min}` and `{max}` are filled from the bounds (an `int`'s only). */
   help: AdminText;
   readonly type?: T;
 }
@@ -58,7 +54,6 @@ export const SETTINGS = {
     kind: 'mode',
     default: 'sandbox',
     option: ['gateway', 'mode'],
-    column: true,
     label: { en: 'Mode', pt: 'Modo' },
     help: {
       en: 'Tests: no customer is charged. Production: real charges.',
@@ -68,7 +63,6 @@ export const SETTINGS = {
   accessToken: setting<string | null>()({
     kind: 'secret',
     default: null,
-    secret: true,
     option: ['gateway', 'accessToken'],
     label: { en: "Service's access key", pt: 'Chave de acesso do serviço' },
     help: {
@@ -80,7 +74,6 @@ export const SETTINGS = {
     kind: 'methods',
     default: [...PAYMENT_METHODS],
     option: ['checkout', 'methods'],
-    checkout: 'methods',
     label: { en: 'Payment methods', pt: 'Formas de pagamento' },
     help: { en: 'Ways the customer can choose to pay.', pt: 'Formas que o cliente pode escolher ao pagar.' },
   }),
@@ -88,8 +81,6 @@ export const SETTINGS = {
     kind: 'int',
     ...CHECKOUT.dueDays,
     option: ['checkout', 'dueDays'],
-    checkout: 'dueDays',
-    column: true,
     label: { en: 'Due in (days)', pt: 'Prazo de vencimento (dias)' },
     help: {
       en: 'How many days the customer has to pay PIX and bank slips ({min} to {max}).',
@@ -100,8 +91,6 @@ export const SETTINGS = {
     kind: 'int',
     ...CHECKOUT.maxInstallments,
     option: ['checkout', 'maxInstallments'],
-    checkout: 'maxInstallments',
-    column: true,
     label: { en: 'Most installments', pt: 'Máximo de parcelas' },
     help: {
       en: 'Most card installments ({min} to {max}).',
@@ -112,7 +101,6 @@ export const SETTINGS = {
     kind: 'url',
     default: null,
     option: ['gateway', 'baseUrl'],
-    column: true,
     advanced: true,
     label: { en: 'Service URL', pt: 'URL do serviço' },
     help: {
@@ -124,8 +112,6 @@ export const SETTINGS = {
     kind: 'url',
     default: null,
     option: ['checkout', 'publicWebhookUrl'],
-    checkout: 'publicWebhookUrl',
-    column: true,
     advanced: true,
     label: { en: 'Address for payment notices', pt: 'Endereço para avisos de pagamento' },
     help: {
@@ -136,7 +122,6 @@ export const SETTINGS = {
   webhookToken: setting<string | null>()({
     kind: 'secret',
     default: null,
-    secret: true,
     option: ['webhooks', 'merchantToken'],
     advanced: true,
     label: { en: "Password of the service's notices", pt: 'Senha dos avisos do serviço' },
@@ -149,8 +134,6 @@ export const SETTINGS = {
     kind: 'text',
     default: null,
     option: ['checkout', 'orderUrlTemplate'],
-    checkout: 'orderUrlTemplate',
-    column: true,
     advanced: true,
     label: { en: 'Order page', pt: 'Página do pedido' },
     help: {
@@ -162,8 +145,6 @@ export const SETTINGS = {
     kind: 'text',
     default: null,
     option: ['checkout', 'storeUrlTemplate'],
-    checkout: 'storeUrlTemplate',
-    column: true,
     advanced: true,
     label: { en: 'Store page', pt: 'Página da loja' },
     help: {
@@ -175,8 +156,6 @@ export const SETTINGS = {
     kind: 'text',
     default: DEFAULT_TIME_ZONE,
     option: ['checkout', 'timeZone'],
-    checkout: 'timeZone',
-    column: true,
     advanced: true,
     label: { en: 'Time zone', pt: 'Fuso horário' },
     help: {
@@ -188,7 +167,6 @@ export const SETTINGS = {
     kind: 'ecommerce',
     default: null,
     option: ['checkout', 'ecommerce'],
-    checkout: 'ecommerce',
     advanced: true,
     label: { en: "Store's identification at the service", pt: 'Identificação da loja no serviço' },
     help: {
@@ -217,26 +195,16 @@ export type InvoicePaymentsSettingsValues = {
 
 /** The settings the checkout reads (those that override a checkout option). */
 export type CheckoutSettingName = {
-  [K in SettingName]: (typeof SETTINGS)[K] extends { checkout: string } ? K : never;
+  [K in SettingName]: (typeof SETTINGS)[K] extends { option: readonly ['checkout', string] } ? K : never;
 }[SettingName];
 
 export const SETTING_LIST = Object.entries(SETTINGS) as Array<[SettingName, SettingDeclaration<unknown>]>;
-
-export function helpOf(declaration: SettingDeclaration<unknown>, lang: keyof AdminText): string {
-  return declaration.help[lang]
-    .replace('{min}', String(declaration.min ?? ''))
-    .replace('{max}', String(declaration.max ?? ''));
-}
 
 /** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
 export function settingsDefaultsOf(
   options: InvoicePaymentsModuleOptions,
 ): Partial<InvoicePaymentsSettingsValues> {
-  const sections: Record<string, Record<string, unknown> | undefined> = {
-    gateway: options.gateway as unknown as Record<string, unknown>,
-    checkout: options.checkout as Record<string, unknown> | undefined,
-    webhooks: options.webhooks as Record<string, unknown> | undefined,
-  };
+  const sections = options as unknown as Record<string, Record<string, unknown> | undefined>;
   const defaults: Record<string, unknown> = {};
   for (const [name, { option }] of SETTING_LIST) {
     const value = option ? sections[option[0]]?.[option[1]] : undefined;

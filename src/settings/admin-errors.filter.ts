@@ -168,15 +168,7 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
     }
     if (error instanceof InvoiceOperationNotAllowedError) {
       const { operation: action, reason, invoiceStatus, message } = error;
-      const body = {
-        statusCode: 409,
-        error: 'Conflict',
-        code: 'action_not_allowed',
-        action,
-        reason,
-        invoiceStatus,
-      };
-      return { status: 409, body: { ...body, message } };
+      return answer(409, 'action_not_allowed', message, { action, reason, invoiceStatus }, 'Conflict');
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
@@ -185,37 +177,28 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
       return { status, body: { code: codeOfStatus(status), ...json } };
     }
     if (isGatewayError(error)) {
-      const statusCode = GATEWAY_ERROR_HTTP_STATUS[error.kind];
-      const fields = 'fields' in error ? (error.fields as Record<string, string[]>) : undefined;
-      const code = 'gateway_' + error.kind;
+      const fields = 'fields' in error ? { errors: error.fields } : {};
       const scope = 'scope' in error && error.scope ? { requiredScope: error.scope } : {};
-      const body = {
-        statusCode,
-        error: code,
-        code,
-        message: error.message,
-        ...(fields && { errors: fields }),
-      };
-      return { status: statusCode, body: { ...body, ...scope } };
+      const status = GATEWAY_ERROR_HTTP_STATUS[error.kind];
+      return answer(status, `gateway_${error.kind}`, error.message, { ...fields, ...scope });
     }
-    const answer = this.answerOf(error);
-    if (answer) return { ...answer, body: { code: codeOfStatus(answer.status), ...answer.body } };
-    if (error instanceof SettingsConflictError) {
-      return {
-        status: 409,
-        body: { statusCode: 409, error: 'Conflict', code: 'conflict', message: error.message },
-      };
-    }
+    const domain = this.answerOf(error);
+    if (domain) return { ...domain, body: { code: codeOfStatus(domain.status), ...domain.body } };
+    if (error instanceof SettingsConflictError) return answer(409, 'conflict', error.message, {}, 'Conflict');
     if (error instanceof SecretBoxError) {
       this.logger.error(`stored settings could not be read: ${error.message}`);
-      const code = 'settings_unreadable';
-      return { status: 500, body: { statusCode: 500, error: code, code, message: error.message } };
+      return answer(500, 'settings_unreadable', error.message);
     }
     // Only encrypted secrets ever reach the database or the client's errors, so a message here holds none.
     const detail = error instanceof Error ? `${error.name}: ${error.message}` : 'unknown error';
     this.logger.error(`admin request failed: ${detail}`);
     return { status: 500, body: { statusCode: 500, code: 'internal', message: 'Internal server error' } };
   }
+}
+
+/** `error` is the code unless a reason phrase is given. */
+function answer(status: number, code: string, message: string, extra = {}, error = code): HttpAnswer {
+  return { status, body: { statusCode: status, error, code, message, ...extra } };
 }
 
 /** An admin API controller: guarded, input checked, errors answered as above. */

@@ -7,29 +7,10 @@ import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { dialectOf } from '../persistence/dialect';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { InvoiceRecord } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-errors.filter';
-import {
-  countedPage,
-  decodeCursor,
-  DEFAULT_PAGE_LIMIT,
-  encodeCursor,
-  TOTAL_CAP,
-  type KeysetPage,
-  type PageQuery,
-} from './paging';
-
-export interface AdminInvoiceQuery extends PageQuery {
-  status?: number;
-  orderId?: string;
-  method?: 'pix' | 'billet' | 'card';
-  creationState?: InvoiceCreationState;
-  createdFrom?: string;
-  createdBefore?: string;
-  /** Any case: the start of the order id or number, invoice number, e-mail, or a word of the customer's name. */
-  q?: string;
-  cursor?: string;
-}
+import type { ListInvoicesQueryDto } from './admin.dto';
+import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './paging';
 
 const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
 
@@ -66,7 +47,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
   }
 
   /** Newest first, after `cursor` by keyset when given, else at `page` by offset; total counted up to the cap. */
-  async list(query: AdminInvoiceQuery): Promise<KeysetPage<AdminInvoiceView>> {
+  async list(query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {
     const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
     const page = query.page ?? 1;
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
@@ -131,7 +112,7 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     return row ? toView(row) : null;
   }
 
-  private matching(query: AdminInvoiceQuery): SelectQueryBuilder<InvoiceRecord> {
+  private matching(query: ListInvoicesQueryDto): SelectQueryBuilder<InvoiceRecord> {
     const qb = this.invoices.createQueryBuilder('i');
     if (query.status !== undefined) qb.andWhere('i.statusCode = :status', { status: query.status });
     if (query.orderId !== undefined) qb.andWhere('i.orderId = :orderId', { orderId: query.orderId });
@@ -156,6 +137,30 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
       qb.andWhere(where, { prefix: `${q}%`, word: `% ${q}%` });
     }
     return qb;
+  }
+}
+
+export interface KeysetPage<V> extends CountedPage<V> {
+  nextCursor: string | null;
+}
+
+/** The last item's creation instant and id, opaque to clients. */
+export function encodeCursor(at: { createdAt: string; id: string }): string {
+  return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
+}
+
+/** `null` when it is not a cursor this API gave out. */
+export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];
+    // An invalid date throws here.
+    const ok = typeof createdAt === 'string' && new Date(createdAt).toISOString() === createdAt;
+    return ok && typeof id === 'string' && id.length > 0 && id.length <= 36 && more.length === 0
+      ? { createdAt, id }
+      : null;
+  } catch {
+    return null;
   }
 }
 

@@ -1,40 +1,11 @@
 import { Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, Matches } from 'class-validator';
-import { PageQueryDto } from './admin.dto';
+import { AlertsQueryDto, InboxQueryDto, OutboxQueryDto } from './admin.dto';
 import type { Page } from '../gateway/types';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
 import type { AdminHistoryView, AdminInboxView, AdminOutboxView } from './admin-operations.service';
 import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
 import { AdminApi, AdminIdPipe } from './admin-errors.filter';
-
-export class InboxQueryDto extends PageQueryDto {
-  @IsOptional()
-  @IsIn(['pending', 'dead', 'processed', 'ignored'], {
-    message: 'state must be pending, dead, processed or ignored',
-  })
-  state?: 'pending' | 'dead' | 'processed' | 'ignored';
-}
-
-export class OutboxQueryDto extends PageQueryDto {
-  @IsOptional()
-  @IsIn(['pending', 'sent', 'failed', 'superseded'], {
-    message: 'status must be pending, sent, failed or superseded',
-  })
-  status?: 'pending' | 'sent' | 'failed' | 'superseded';
-}
-
-export class AlertsQueryDto extends PageQueryDto {
-  @IsOptional()
-  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
-  @IsBoolean({ message: 'open must be true or false' })
-  open?: boolean;
-
-  @IsOptional()
-  @Matches(/^[a-z_]{1,32}$/, { message: 'kind must be an alert kind such as amount_mismatch' })
-  kind?: string;
-}
 
 /** An invoice's status history, the webhook inbox and tracking outbox (list, retry), the alerts. */
 @AdminApi()

@@ -20,8 +20,7 @@ import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.views';
-import { AdminInvoicesService, AdminInvoiceView } from './admin-invoices.service';
-import type { KeysetPage } from './paging';
+import { AdminInvoicesService, AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
 import {
   ChangeDueDateDto,
   ListInvoicesQueryDto,
@@ -31,11 +30,15 @@ import {
   UpdateSettingsDto,
 } from './admin.dto';
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
-import { CredentialCheckService } from './credential-check.service';
+import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { settingFields, type SettingsUpdate } from './settings.mapping';
+import {
+  settingFields,
+  SECRET_SETTINGS,
+  type EffectiveSettings,
+  type MaskedSettings,
+} from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import { CredentialCheckReport, EffectiveSettings, MaskedSettings, SECRET_SETTINGS } from './types';
 import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import type { GatewayClientOptions, HostLookup } from '../gateway/gateway.options';
@@ -84,7 +87,7 @@ export class InvoicePaymentsAdminController {
       this.gatewayOptions.lookup,
     );
     if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
-    await this.settings.update({ ...body } as SettingsUpdate);
+    await this.settings.update(body);
     return this.settings.getMasked();
   }
 

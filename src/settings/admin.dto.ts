@@ -1,29 +1,95 @@
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMinSize,
   ArrayUnique,
   IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsObject,
   IsOptional,
   IsString,
+  IsTimeZone,
   Length,
   Matches,
   Max,
   MaxLength,
   Min,
+  ValidateBy,
   ValidateNested,
+  type ValidationOptions,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import {
-  PAYMENT_METHODS,
-  SETTING_LIST,
-  type InvoicePaymentsMode,
-  type InvoicePaymentsSettingsValues,
-  type SettingName,
-} from '../core/settings.schema';
-import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsPlainText, IsTimeZone } from './validation';
+import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../core/settings.schema';
+import type { SettingsUpdate } from './settings.mapping';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+
+/** `name`: the constraint the admin API's codes know it by. */
+function rule(name: string, message: string, validate: (value: unknown) => boolean) {
+  return (options?: ValidationOptions): PropertyDecorator =>
+    ValidateBy({ name, validator: { validate, defaultMessage: () => message } }, options);
+}
+
+export const IsCalendarDate = rule(
+  'isCalendarDate',
+  '$property must be a calendar day written YYYY-MM-DD',
+  (value) => {
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+    const date = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+  },
+);
+
+export const IsIsoInstant = rule(
+  'isIsoInstant',
+  '$property must be an ISO-8601 instant such as 2026-11-23T03:00:00Z',
+  (value) =>
+    typeof value === 'string' &&
+    value.length <= 40 &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value)),
+);
+
+const TEMPLATE_PLACEHOLDERS = /\{(order_id|display_id|reference)\}/g;
+
+function isHttpUrl(value: unknown, template: boolean): boolean {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  const text = template ? value.replace(TEMPLATE_PLACEHOLDERS, 'x') : value;
+  if (/[{}]/.test(text)) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** An http(s) URL (loopback hosts too: stores test against them); `template`: with the checkout's placeholders. */
+export function IsHttpUrl(options?: ValidationOptions & { template?: boolean }): PropertyDecorator {
+  const template = options?.template === true;
+  const message = template
+    ? '$property must be an http or https URL (placeholders {order_id}, {display_id}, {reference})'
+    : '$property must be an http or https URL';
+  return rule('isHttpUrl', message, (v) => isHttpUrl(v, template))(options);
+}
+
+/** A whole number from `min` to `max`. */
+export function IsIntIn(min: number, max: number): PropertyDecorator {
+  const atLeast = min === 0 ? '$property must be 0 or more' : `$property must be at least ${min}`;
+  return (target, key) => {
+    // Bottom up, as stacked decorators register: the first problem of the 400 is the type's.
+    Max(max, { message: `$property must be at most ${max}` })(target, key);
+    Min(min, { message: atLeast })(target, key);
+    IsInt({ message: '$property must be an integer' })(target, key);
+  };
+}
+
+/** A string free of control characters; other types pass here. */
+export const IsPlainText = rule(
+  'isPlainText',
+  `$property ${CONTROL_CHARACTERS_PROBLEM}`,
+  (value) => typeof value !== 'string' || !CONTROL_CHARACTERS.test(value),
+);
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
@@ -36,81 +102,55 @@ export class EcommerceDto {
   checkout!: number;
 }
 
-type IntSettings = {
-  [K in SettingName as InvoicePaymentsSettingsValues[K] extends number ? K : never]?: number | null;
+/** Body of `PUT /settings`: an absent field is left as it is, `null` resets it to the module options' default. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- checked per setting below
+export interface UpdateSettingsDto extends SettingsUpdate {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class UpdateSettingsDto {}
+
+/** What a kind leaves to the setting: a secret's length and characters. */
+const SECRETS: Record<string, [max: number, allowed: RegExp, refused: string]> = {
+  // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
+  accessToken: [2048, /^\S+$/, 'spaces'],
+  webhookToken: [256, /^[^\s:]+$/, 'spaces or ":" (the token separator)'],
 };
 
-/** Body of `PUT /settings`: an absent field is left as it is, `null` resets it to the module options' default. */
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the int settings' checks are added below
-export interface UpdateSettingsDto extends IntSettings {}
+type Checks = (name: string, declaration: SettingDeclaration<unknown>) => PropertyDecorator[];
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
-export class UpdateSettingsDto {
-  @IsOptional()
-  @IsHttpUrl()
-  baseUrl?: string | null;
+/** The checks of each kind of setting, top first as if stacked on the property. */
+const CHECKS: Record<SettingDeclaration<unknown>['kind'], Checks> = {
+  mode: () => [IsIn(['sandbox', 'production'], { message: 'mode must be sandbox or production' })],
+  secret: (name) => {
+    const [max, allowed, refused] = SECRETS[name];
+    return [
+      IsString({ message: `${name} must be a string` }),
+      IsPlainText(),
+      Length(1, max, { message: `${name} must be 1 to ${max} characters` }),
+      Matches(allowed, { message: `${name} must not contain ${refused}` }),
+    ];
+  },
+  methods: (name) => [
+    IsArray({ message: `${name} must be a list of pix, billet, card` }),
+    ArrayMinSize(1, { message: `${name} must name at least one method` }),
+    ArrayUnique({ message: `${name} must not repeat a method` }),
+    IsIn(PAYMENT_METHODS, { each: true, message: `${name} may only hold pix, billet, card` }),
+  ],
+  int: (_, { min, max }) => [IsIntIn(min ?? 0, max ?? Number.MAX_SAFE_INTEGER)],
+  url: () => [IsHttpUrl()],
+  text: (name) => [
+    name === 'timeZone'
+      ? IsTimeZone({ message: '$property must be an IANA time zone such as America/Sao_Paulo' })
+      : IsHttpUrl({ template: true }),
+  ],
+  ecommerce: () => [ValidateNested(), Type(() => EcommerceDto)],
+  // Checked part by part by `checkWireProfileData`.
+  json: (name) => [IsObject({ message: `${name} must be an object (wire-profile overrides) or null` })],
+};
 
-  @IsOptional()
-  @IsString({ message: 'accessToken must be a string' })
-  @IsPlainText()
-  @Length(1, 2048, { message: 'accessToken must be 1 to 2048 characters' })
-  // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
-  @Matches(/^\S+$/, { message: 'accessToken must not contain spaces' })
-  accessToken?: string | null;
-
-  @IsOptional()
-  @IsString({ message: 'webhookToken must be a string' })
-  @IsPlainText()
-  @Length(1, 256, { message: 'webhookToken must be 1 to 256 characters' })
-  @Matches(/^[^\s:]+$/, { message: 'webhookToken must not contain spaces or ":" (the token separator)' })
-  webhookToken?: string | null;
-
-  @IsOptional()
-  @IsIn(['sandbox', 'production'], { message: 'mode must be sandbox or production' })
-  mode?: InvoicePaymentsMode | null;
-
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => EcommerceDto)
-  ecommerce?: EcommerceDto | null;
-
-  @IsOptional()
-  @IsArray({ message: 'enabledMethods must be a list of pix, billet, card' })
-  @ArrayMinSize(1, { message: 'enabledMethods must name at least one method' })
-  @ArrayUnique({ message: 'enabledMethods must not repeat a method' })
-  @IsIn(PAYMENT_METHODS, { each: true, message: 'enabledMethods may only hold pix, billet, card' })
-  enabledMethods?: PaymentMethod[] | null;
-
-  @IsOptional()
-  @IsHttpUrl()
-  publicWebhookUrl?: string | null;
-
-  @IsOptional()
-  @IsHttpUrl({ template: true })
-  orderUrlTemplate?: string | null;
-
-  @IsOptional()
-  @IsHttpUrl({ template: true })
-  storeUrlTemplate?: string | null;
-
-  @IsOptional()
-  @IsTimeZone()
-  timeZone?: string | null;
-
-  /** Checked part by part by `checkWireProfileData`. */
-  @IsOptional()
-  @IsObject({ message: 'wireProfile must be an object (wire-profile overrides) or null' })
-  wireProfile?: Record<string, unknown> | null;
-}
-
-// The whole-number settings are checked as declared.
 for (const [name, declaration] of SETTING_LIST) {
-  if (declaration.kind !== 'int') continue;
-  IsIntIn(declaration.min ?? 0, declaration.max ?? Number.MAX_SAFE_INTEGER)(
-    UpdateSettingsDto.prototype,
-    name,
-  );
-  IsOptional()(UpdateSettingsDto.prototype, name);
+  const checks = [IsOptional(), ...CHECKS[declaration.kind](name, declaration)];
+  // Bottom up, as stacked decorators register.
+  for (const check of checks.reverse()) check(UpdateSettingsDto.prototype, name);
 }
 
 export class PageQueryDto {
@@ -123,6 +163,33 @@ export class PageQueryDto {
   @Type(() => Number)
   @IsIntIn(1, 100)
   limit?: number;
+}
+
+export class InboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'dead', 'processed', 'ignored'], {
+    message: 'state must be pending, dead, processed or ignored',
+  })
+  state?: 'pending' | 'dead' | 'processed' | 'ignored';
+}
+
+export class OutboxQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsIn(['pending', 'sent', 'failed', 'superseded'], {
+    message: 'status must be pending, sent, failed or superseded',
+  })
+  status?: 'pending' | 'sent' | 'failed' | 'superseded';
+}
+
+export class AlertsQueryDto extends PageQueryDto {
+  @IsOptional()
+  @Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean({ message: 'open must be true or false' })
+  open?: boolean;
+
+  @IsOptional()
+  @Matches(/^[a-z_]{1,32}$/, { message: 'kind must be an alert kind such as amount_mismatch' })
+  kind?: string;
 }
 
 export class ListInvoicesQueryDto extends PageQueryDto {
@@ -157,6 +224,7 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   @IsIsoInstant()
   createdBefore?: string;
 
+  /** Any case: the start of the order id or number, invoice number, e-mail, or a word of the customer's name. */
   @IsOptional()
   @IsString({ message: 'q must be a string' })
   @MaxLength(100, { message: 'q must be at most 100 characters' })

@@ -13,8 +13,8 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
 import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
-import { AdminAuthThrottle, clientOf, type FailureVerdict } from './auth-throttle';
-import { INVOICE_PAYMENTS_ADMIN_OPTIONS, MIN_ADMIN_KEY_LENGTH } from './constants';
+import { AdminAuthThrottle, clientOf } from './auth-throttle';
+import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from './constants';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 interface AdminRequest {
@@ -42,8 +42,8 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     const key = options.adminKey;
-    if (key !== undefined && key.length < MIN_ADMIN_KEY_LENGTH) {
-      throw new Error(`admin.adminKey must be at least ${MIN_ADMIN_KEY_LENGTH} characters`);
+    if (key !== undefined && key.length < 16) {
+      throw new Error('admin.adminKey must be at least 16 characters');
     }
     this.keyDigest = key ? digest(key) : null;
     this.throttle = new AdminAuthThrottle(options.authThrottle);
@@ -76,8 +76,20 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
       if (status !== 401 && status !== 403) throw err;
       refusal = err;
     }
-    const reason = refusal instanceof Error ? refusal.message : 'refused by the host guard';
-    const verdict = this.failed(clientOf(request), reason);
+    const client = clientOf(request);
+    const verdict = this.throttle.fail(client);
+    const { failures, maxFailures, windowSeconds } = verdict;
+    // The client, reason and count (never the key), now and then.
+    if (verdict.log) {
+      const reason = refusal instanceof Error ? refusal.message : 'refused by the host guard';
+      const slowed =
+        failures >= maxFailures
+          ? '; further failures are answered 429, slowed, and logged at each tenfold count'
+          : '';
+      this.logger.warn(
+        `admin authentication failed from ${client} (${reason}): ${failures} of ${maxFailures} allowed in ${windowSeconds} s${slowed}`,
+      );
+    }
     if (!verdict.limited) {
       if (refusal) throw refusal;
       return false;
@@ -92,22 +104,6 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
       },
       429,
     );
-  }
-
-  /** Counts a failure; logs the client, reason and count (never the key) now and then. */
-  private failed(client: string, reason: string): FailureVerdict {
-    const verdict = this.throttle.fail(client);
-    const { failures, maxFailures, windowSeconds } = verdict;
-    if (verdict.log) {
-      const slowed =
-        failures >= maxFailures
-          ? '; further failures are answered 429, slowed, and logged at each tenfold count'
-          : '';
-      this.logger.warn(
-        `admin authentication failed from ${client} (${reason}): ${failures} of ${maxFailures} allowed in ${windowSeconds} s${slowed}`,
-      );
-    }
-    return verdict;
   }
 
   private checkKey(request: AdminRequest): boolean {

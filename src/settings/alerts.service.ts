@@ -8,14 +8,10 @@ import { clip } from '../core/text-bounds';
 import { runInTransaction } from '../persistence/dialect';
 import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
-import { findPage, type PageQuery } from './paging';
+import type { AlertsQueryDto } from './admin.dto';
+import { findPage } from './paging';
 
 export type AdminAlertView = ReturnType<typeof alertView>;
-
-export interface AdminAlertQuery extends PageQuery {
-  open?: boolean;
-  kind?: string;
-}
 
 const MAX_MESSAGE = 2000;
 
@@ -67,7 +63,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
     }
   }
 
-  async list(query: AdminAlertQuery): Promise<Page<AdminAlertView>> {
+  async list(query: AlertsQueryDto): Promise<Page<AdminAlertView>> {
     const where: FindOptionsWhere<InvoicePaymentsAlertRecord> = {};
     if (query.open !== undefined) where.acknowledgedAt = query.open ? IsNull() : Not(IsNull());
     if (query.kind !== undefined) where.kind = query.kind;

@@ -27,6 +27,8 @@ export interface FailureVerdict {
   log: boolean;
 }
 
+const DEFAULTS = { maxFailures: 10, windowMs: 60_000, maxClients: 10_000, slowdownMs: 1000, maxHeld: 100 };
+
 interface Window {
   failures: number;
   resetAt: number;
@@ -38,22 +40,24 @@ interface Window {
  */
 export class AdminAuthThrottle {
   private readonly windows = new Map<string, Window>();
-  private readonly maxFailures: number;
-  private readonly windowMs: number;
-  private readonly maxClients: number;
-  private readonly slowdownMs: number;
-  private readonly maxHeld: number;
+  private readonly options = { ...DEFAULTS };
   private held = 0;
 
   constructor(
     options: AdminAuthThrottleOptions = {},
     private readonly now: () => number = Date.now,
   ) {
-    this.maxFailures = positive('maxFailures', options.maxFailures, 10);
-    this.windowMs = positive('windowMs', options.windowMs, 60_000);
-    this.maxClients = positive('maxClients', options.maxClients, 10_000);
-    this.slowdownMs = positive('slowdownMs', options.slowdownMs, 1000, 0);
-    this.maxHeld = positive('maxHeld', options.maxHeld, 100, 0);
+    for (const name of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
+      const value = options[name];
+      if (value === undefined) continue;
+      const min = name === 'slowdownMs' || name === 'maxHeld' ? 0 : 1;
+      if (!Number.isSafeInteger(value) || value < min) {
+        throw new Error(
+          `admin.authThrottle.${name} must be ${min ? 'a positive' : 'a non-negative'} integer`,
+        );
+      }
+      this.options[name] = value;
+    }
   }
 
   fail(client: string): FailureVerdict {
@@ -61,29 +65,29 @@ export class AdminAuthThrottle {
     let window = this.windows.get(client);
     if (!window || now >= window.resetAt) {
       this.windows.delete(client);
-      if (this.windows.size >= this.maxClients) this.evict(now);
-      window = { failures: 0, resetAt: now + this.windowMs };
+      if (this.windows.size >= this.options.maxClients) this.evict(now);
+      window = { failures: 0, resetAt: now + this.options.windowMs };
       this.windows.set(client, window);
     }
     window.failures += 1;
     const { failures } = window;
-    const limited = failures > this.maxFailures;
+    const limited = failures > this.options.maxFailures;
     return {
       failures,
-      maxFailures: this.maxFailures,
-      windowSeconds: this.windowMs / 1000,
+      maxFailures: this.options.maxFailures,
+      windowSeconds: this.options.windowMs / 1000,
       limited,
       retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
-      log: !limited || isPowerOfTen(failures / this.maxFailures),
+      log: !limited || isPowerOfTen(failures / this.options.maxFailures),
     };
   }
 
   /** Holds a limited failure's answer, unless `maxHeld` answers are held already. */
   async slowDown(): Promise<void> {
-    if (this.slowdownMs === 0 || this.held >= this.maxHeld) return;
+    if (this.options.slowdownMs === 0 || this.held >= this.options.maxHeld) return;
     this.held += 1;
     try {
-      await sleep(this.slowdownMs);
+      await sleep(this.options.slowdownMs);
     } finally {
       this.held -= 1;
     }
@@ -96,7 +100,8 @@ export class AdminAuthThrottle {
   /** Drops what has expired; when nothing has, the oldest window (insertion order is start order). */
   private evict(now: number): void {
     for (const [client, window] of this.windows) if (now >= window.resetAt) this.windows.delete(client);
-    if (this.windows.size >= this.maxClients) this.windows.delete(this.windows.keys().next().value as string);
+    if (this.windows.size >= this.options.maxClients)
+      this.windows.delete(this.windows.keys().next().value as string);
   }
 }
 
@@ -120,14 +125,4 @@ export function clientOf(request: { ip?: string; socket?: { remoteAddress?: stri
     .slice(0, 4)
     .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
-}
-
-function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(
-      `admin.authThrottle.${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer`,
-    );
-  }
-  return value;
 }

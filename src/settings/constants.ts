@@ -8,7 +8,3 @@ export const INVOICE_PAYMENTS_ADMIN_OPTIONS = Symbol('INVOICE_PAYMENTS_ADMIN_OPT
 export const INVOICE_PAYMENTS_SECRET_BOX = Symbol('INVOICE_PAYMENTS_SECRET_BOX');
 
 export const DEFAULT_ADMIN_PREFIX = 'admin/invoice-payments';
-
-export const DEFAULT_SETTINGS_CACHE_TTL_MS = 5000;
-
-export const MIN_ADMIN_KEY_LENGTH = 16;

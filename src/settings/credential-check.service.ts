@@ -4,7 +4,27 @@ import { GatewayScopeError, isGatewayError } from '../gateway/errors';
 import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
 import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { CredentialCheckOperation, CredentialCheckReport } from './types';
+import type { InvoicePaymentsMode } from '../core/settings.schema';
+
+/** What the credential check says of one operation of the service. */
+export interface CredentialCheckOperation {
+  operation: string;
+  /** `null` for the credential status itself. */
+  scope: string | null;
+  result: 'ok' | 'unauthorized' | 'missing_scope' | 'error' | 'not_available';
+  /** `scopes`: judged from the reported scope list; `probe`: by the wire profile's invalid request for the scope. */
+  checkedBy: 'call' | 'scopes' | 'probe';
+  message?: string;
+}
+
+export interface CredentialCheckReport {
+  ok: boolean;
+  mode: InvoicePaymentsMode;
+  baseUrl: string;
+  /** `null` when they could not be read. */
+  scopes: string[] | null;
+  operations: CredentialCheckOperation[];
+}
 
 /** Read-only operations, called for real. */
 const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) => Promise<unknown> }> = [

@@ -15,10 +15,6 @@ export interface CountedPage<V> extends Page<V> {
   totalCapped: boolean;
 }
 
-export interface KeysetPage<V> extends CountedPage<V> {
-  nextCursor: string | null;
-}
-
 /** One page of `repo.find(options)` by offset, each row mapped by `view`. */
 export async function findPage<E extends ObjectLiteral & { id: string }, V>(
   repo: Repository<E>,
@@ -39,24 +35,4 @@ export async function findPage<E extends ObjectLiteral & { id: string }, V>(
 export function countedPage<V>(items: V[], page: number, limit: number, matched: number): CountedPage<V> {
   const total = Math.min(matched, TOTAL_CAP);
   return { items, page, limit, total, pages: Math.ceil(total / limit), totalCapped: matched > TOTAL_CAP };
-}
-
-/** The last item's creation instant and id, opaque to clients. */
-export function encodeCursor(at: { createdAt: string; id: string }): string {
-  return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
-}
-
-/** `null` when it is not a cursor this API gave out. */
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return null;
-    const [createdAt, id] = value as unknown[];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || id.length === 0 || id.length > 36)
-      return null;
-    if (Number.isNaN(Date.parse(createdAt)) || new Date(createdAt).toISOString() !== createdAt) return null;
-    return { createdAt, id };
-  } catch {
-    return null;
-  }
 }

@@ -1,37 +1,64 @@
 import {
-  helpOf,
   PAYMENT_METHODS,
   SETTING_LIST,
   type InvoicePaymentsSettingsValues,
+  type SETTINGS,
   type SettingName,
 } from '../core/settings.schema';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsSettingsRecord } from './settings.entity';
-import {
-  BUILT_IN_DEFAULTS,
-  type EffectiveSettings,
-  type InvoicePaymentsSettingsDefaults,
-  type MaskedSecret,
-  type MaskedSettings,
-  type SecretSettingName,
-} from './types';
+
+/** Encrypted at rest, never returned by the admin API. */
+export type SecretSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K]['kind'] extends 'secret' ? K : never;
+}[SettingName];
+export const SECRET_SETTINGS = SETTING_LIST.filter(([, d]) => d.kind === 'secret').map(
+  ([n]) => n as SecretSettingName,
+);
+
+/** Defaults from the module options; what they leave out comes from {@link BUILT_IN_DEFAULTS}. */
+export type InvoicePaymentsSettingsDefaults = Partial<InvoicePaymentsSettingsValues>;
+
+export const BUILT_IN_DEFAULTS = Object.fromEntries(
+  SETTING_LIST.map(([name, declaration]) => [name, declaration.default]),
+) as InvoicePaymentsSettingsValues;
+
+/** What the module runs with right now: defaults overridden by the saved row. */
+export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
+  storeId: string;
+  /** Settings whose value comes from the saved row. */
+  overridden: SettingName[];
+  /** `null` when nothing was ever saved. */
+  updatedAt: Date | null;
+}
+
+/** A secret as the admin API shows it: never its value. */
+export interface MaskedSecret {
+  set: boolean;
+  /** `"…abcd"` only for secrets of 16 characters or more. */
+  last4: string | null;
+  source: 'saved' | 'options' | null;
+}
+
+/** The settings as the admin API returns them: secrets masked. */
+export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
+  Record<SecretSettingName, MaskedSecret>;
 
 /** Absent: left as it is; `null`: back to the module options' default. */
 export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
 
 export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
 
-export const SECRET_COLUMNS: Record<SecretSettingName, 'accessTokenEnc' | 'webhookTokenEnc'> = {
-  accessToken: 'accessTokenEnc',
-  webhookToken: 'webhookTokenEnc',
-};
+export const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
 
 /** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
 export function secretContext(rowId: string, name: SecretSettingName): string {
   return `invoice_payments_settings:${rowId}:${name}`;
 }
 
-const COLUMN_SETTINGS: readonly SettingName[] = SETTING_LIST.filter(([, d]) => d.column).map(([n]) => n);
+/** Kinds kept as is in the row's column of the setting's name. */
+const COLUMN_KINDS: readonly string[] = ['mode', 'int', 'url', 'text'];
+const COLUMN_SETTINGS = SETTING_LIST.filter(([, d]) => COLUMN_KINDS.includes(d.kind)).map(([n]) => n);
 
 /** Values saved in a row, secrets excluded. */
 function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
@@ -117,16 +144,19 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** The admin page's settings form, as the settings are declared: the page names none. */
+/** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */
 export function settingFields() {
-  return SETTING_LIST.map(([name, d]) => ({
-    name,
-    ...(d.secret ? { secret: true } : { type: d.kind as string }),
-    ...(d.advanced ? { advanced: true } : {}),
-    ...(d.min !== undefined ? { min: d.min } : {}),
-    ...(d.max !== undefined ? { max: d.max } : {}),
-    ...(d.kind === 'methods' ? { options: PAYMENT_METHODS } : {}),
-    label: d.label,
-    help: { en: helpOf(d, 'en'), pt: helpOf(d, 'pt') },
-  }));
+  return SETTING_LIST.map(([name, d]) => {
+    const fill = (help: string) => help.replace('{min}', String(d.min)).replace('{max}', String(d.max));
+    return {
+      name,
+      ...(d.kind === 'secret' ? { secret: true } : { type: d.kind as string }),
+      advanced: d.advanced,
+      min: d.min,
+      max: d.max,
+      options: d.kind === 'methods' ? PAYMENT_METHODS : undefined,
+      label: d.label,
+      help: { en: fill(d.help.en), pt: fill(d.help.pt) },
+    };
+  });
 }

@@ -5,7 +5,6 @@ import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
 import { runInTransaction } from '../persistence/dialect';
 import {
-  DEFAULT_SETTINGS_CACHE_TTL_MS,
   INVOICE_PAYMENTS_ADMIN_OPTIONS,
   INVOICE_PAYMENTS_SECRET_BOX,
   INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
@@ -14,14 +13,17 @@ import { SecretBox } from './secret-box';
 import { DEFAULT_SETTINGS_ID, InvoicePaymentsSettingsRecord } from './settings.entity';
 import {
   applyUpdate,
-  DecryptedSecrets,
   maskSettings,
   mergeSettings,
-  SECRET_COLUMNS,
+  SECRET_SETTINGS,
+  secretColumn,
   secretContext,
-  SettingsUpdate,
+  type DecryptedSecrets,
+  type EffectiveSettings,
+  type InvoicePaymentsSettingsDefaults,
+  type MaskedSettings,
+  type SettingsUpdate,
 } from './settings.mapping';
-import { EffectiveSettings, InvoicePaymentsSettingsDefaults, MaskedSettings, SECRET_SETTINGS } from './types';
 import type { SettingName } from '../core/settings.schema';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
@@ -53,7 +55,7 @@ export class InvoicePaymentsSettingsService {
     @Inject(INVOICE_PAYMENTS_SETTINGS_DEFAULTS) private readonly defaults: InvoicePaymentsSettingsDefaults,
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) admin: InvoicePaymentsAdminOptions,
   ) {
-    this.ttlMs = admin.settingsCacheTtlMs ?? DEFAULT_SETTINGS_CACHE_TTL_MS;
+    this.ttlMs = admin.settingsCacheTtlMs ?? 5000;
     this.rows = dataSource.getRepository(InvoicePaymentsSettingsRecord);
   }
 
@@ -92,7 +94,7 @@ export class InvoicePaymentsSettingsService {
       const value = update[name];
       const encrypted =
         value === null || value === undefined ? null : this.box.encrypt(value, secretContext(storeId, name));
-      return [SECRET_COLUMNS[name], encrypted] as const;
+      return [secretColumn(name), encrypted] as const;
     });
     await this.saveWithRetry(storeId, (row) => {
       applyUpdate(row, update);
@@ -108,7 +110,7 @@ export class InvoicePaymentsSettingsService {
   async rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
     const stale = (row: InvoicePaymentsSettingsRecord) =>
       SECRET_SETTINGS.filter((name) => {
-        const value = row[SECRET_COLUMNS[name]];
+        const value = row[secretColumn(name)];
         return !!value && this.box.needsRotation(value);
       });
     let rotated = 0;
@@ -118,8 +120,8 @@ export class InvoicePaymentsSettingsService {
       await this.saveWithRetry(id, (row) => {
         const names = stale(row);
         for (const name of names) {
-          const plain = this.box.decrypt(row[SECRET_COLUMNS[name]] as string, secretContext(id, name));
-          row[SECRET_COLUMNS[name]] = this.box.encrypt(plain, secretContext(id, name));
+          const plain = this.box.decrypt(row[secretColumn(name)] as string, secretContext(id, name));
+          row[secretColumn(name)] = this.box.encrypt(plain, secretContext(id, name));
           row.updatedAt = new Date();
         }
         inRow = names.length;
@@ -170,7 +172,7 @@ export class InvoicePaymentsSettingsService {
     const secrets: DecryptedSecrets = {};
     if (row) {
       for (const name of SECRET_SETTINGS) {
-        const value = row[SECRET_COLUMNS[name]];
+        const value = row[secretColumn(name)];
         if (value !== null) secrets[name] = this.box.decrypt(value, secretContext(storeId, name));
       }
     }

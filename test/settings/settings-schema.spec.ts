@@ -2,8 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/core/settings.schema';
 import { UpdateSettingsDto } from '../../src/settings/admin.dto';
-import { settingFields } from '../../src/settings/settings.mapping';
-import { BUILT_IN_DEFAULTS } from '../../src/settings/types';
+import { BUILT_IN_DEFAULTS, settingFields } from '../../src/settings/settings.mapping';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 
 /** Each setting is declared once; the module options, the admin API and the admin page all follow the declaration. */
@@ -14,7 +13,8 @@ describe('the settings schema', () => {
   it.each(SETTING_LIST.filter(([, d]) => d.kind === 'int').map(([name]) => name))(
     'bounds %s the same in the module options and in the admin API',
     (name) => {
-      const { min, max, checkout } = SETTINGS[name as 'maxInstallments'];
+      const { min, max, option } = SETTINGS[name as 'maxInstallments'];
+      const checkout = option[1];
       for (const ok of [min, max]) {
         expect(() => resolveCheckoutOptions({ [checkout]: ok })).not.toThrow();
         expect(adminErrors({ [name]: ok })).toEqual([]);
@@ -53,7 +53,8 @@ describe('the settings schema', () => {
     expect([misspelt, otherSection]).toHaveLength(2);
     const resolved = resolveCheckoutOptions();
     for (const [, declaration] of SETTING_LIST) {
-      if (declaration.checkout) expect(Object.keys(resolved)).toContain(declaration.checkout);
+      if (declaration.option?.[0] === 'checkout')
+        expect(Object.keys(resolved)).toContain(declaration.option[1]);
     }
   });
 });

@@ -5,7 +5,7 @@ import { SettingsReferrerNamespace1763700008100 } from '../../migrations/1763700
 import { SecretBox } from '../../src/settings/secret-box';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
-import type { InvoicePaymentsSettingsDefaults } from '../../src/settings/types';
+import type { InvoicePaymentsSettingsDefaults } from '../../src/settings/settings.mapping';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 const k1 = randomBytes(32).toString('base64');
