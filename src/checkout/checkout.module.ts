@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CHECKOUT_OPTIONS, CheckoutConfig } from './checkout-config.service';
+import { CHECKOUT_OPTIONS, CheckoutConfig } from './invoice-creation.service';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
@@ -26,12 +26,12 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
-    { provide: CREATION_SETTLER, useExisting: CreationOutcomes },
+    { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
   ],
   exports: [
     CHECKOUT_OPTIONS,
     CheckoutConfig,
-    CreationOutcomes,
+    InvoiceCreationService,
     InvoicePaymentProvider,
     InvoiceRecordStore,
     LateInvoiceService,

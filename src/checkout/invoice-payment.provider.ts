@@ -9,10 +9,9 @@ import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay, todayIn } from './calendar';
-import { CheckoutConfig } from './checkout-config.service';
+import { CheckoutConfig } from './invoice-creation.service';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
 import { assertAllowed } from './invoice-actions';
-import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import type {
@@ -37,7 +36,6 @@ export class InvoicePaymentProvider {
 
   constructor(
     private readonly creation: InvoiceCreationService,
-    private readonly outcomes: CreationOutcomes,
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
@@ -139,7 +137,7 @@ export class InvoicePaymentProvider {
     await this.creation.prepare(request);
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
-      const settled = await this.outcomes.settle(record);
+      const settled = await this.creation.settle(record);
       if (settled.openOrderId !== null && !statusRow(settled.statusCode)?.releasesOrder)
         await this.cancel(settled);
     }
@@ -185,7 +183,7 @@ export class InvoicePaymentProvider {
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
-    return this.outcomes.settle(await this.store.get(input?.data?.invoiceRecordId));
+    return this.creation.settle(await this.store.get(input?.data?.invoiceRecordId));
   }
 
   private async cancelUnless(input: PaymentSessionInput, done: (record: InvoiceRecord) => boolean) {

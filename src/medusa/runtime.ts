@@ -4,7 +4,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
-import { CheckoutConfig } from '../checkout/checkout-config.service';
+import { CheckoutConfig } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
