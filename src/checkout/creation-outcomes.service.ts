@@ -171,7 +171,7 @@ export class CreationOutcomes {
   }
 
   async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
-    const holder = await this.store.findByGatewayId(invoice.id);
+    const holder = await this.store.rows.findOneBy({ gatewayId: invoice.id });
     const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
     await this.fail(record, error.message);
     this.alert('invoice_number_clash', record, error.message, holder?.id);

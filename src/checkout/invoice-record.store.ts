@@ -8,20 +8,17 @@ import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { PaymentMethod } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 import type { RecognisedOrder } from './client-mapping';
 import { invoiceReferrer } from './order-mapping';
 
-export interface ClaimInput {
-  orderId: string;
+export interface ClaimInput extends Pick<
+  InvoiceRecord,
+  'orderId' | 'method' | 'currency' | 'amountCents' | 'installments'
+> {
   reference: string;
-  method: PaymentMethod;
-  currency: string;
-  amountCents: number;
-  installments: number;
   shown?: RecognisedOrder;
   /** `''`: none. */
   namespace: string;
@@ -92,7 +89,7 @@ export class InvoiceRecordStore {
     this.identity = new InvoiceIdentity(gateway, events);
   }
 
-  private get rows() {
+  get rows() {
     return this.dataSource.getRepository(InvoiceRecord);
   }
 
@@ -184,14 +181,6 @@ export class InvoiceRecordStore {
         createdAt: now,
       }),
     );
-  }
-
-  findByReferrer(referrer: string): Promise<InvoiceRecord | null> {
-    return this.rows.findOneBy({ referrer });
-  }
-
-  findByGatewayId(gatewayId: string): Promise<InvoiceRecord | null> {
-    return this.rows.findOneBy({ gatewayId });
   }
 
   linkedOf(orderId: string): Promise<InvoiceRecord[]> {

@@ -10,7 +10,10 @@ import { CheckoutConfig } from './invoice-creation.service';
 import { errorMessage } from './errors';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
-import { hasNamespace } from './order-mapping';
+
+function hasNamespace(referrer: string | null | undefined, namespace: string): boolean {
+  return !!namespace && typeof referrer === 'string' && referrer.startsWith(`${namespace}:`);
+}
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()
@@ -29,7 +32,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   async adopt(invoice: Invoice, source: StatusReportSource = 'webhook'): Promise<Adoption> {
     const none: Adoption = { record: null, foreign: null };
     if (!invoice.referrer || !invoice.id) return none;
-    const record = await this.store.findByReferrer(invoice.referrer);
+    const record = await this.store.rows.findOneBy({ referrer: invoice.referrer });
     if (!record) return none;
     if (record.gatewayId === invoice.id) return { record, foreign: null };
     if (!hasNamespace(invoice.referrer, await this.config.referrerNamespace())) {
