@@ -1,9 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CHECKOUT_OPTIONS, CheckoutConfig } from './invoice-creation.service';
 import { CreationOutcomes } from './creation-outcomes.service';
-import { InvoiceCreationService } from './invoice-creation.service';
+import { CHECKOUT_OPTIONS, InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
@@ -19,7 +18,6 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
       useFactory: (options: InvoicePaymentsModuleOptions) => resolveCheckoutOptions(options.checkout),
       inject: [INVOICE_PAYMENTS_OPTIONS],
     },
-    CheckoutConfig,
     InvoiceRecordStore,
     InvoiceCreationService,
     CreationOutcomes,
@@ -29,8 +27,6 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
     { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
   ],
   exports: [
-    CHECKOUT_OPTIONS,
-    CheckoutConfig,
     InvoiceCreationService,
     InvoicePaymentProvider,
     InvoiceRecordStore,

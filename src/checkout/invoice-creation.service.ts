@@ -32,39 +32,10 @@ export interface CheckoutSettingsSource {
   referrerNamespace?(): Promise<string>;
 }
 
-/** The checkout options in force: the module options overridden by the runtime settings, if any. */
-@Injectable()
-export class CheckoutConfig {
-  constructor(
-    @Inject(CHECKOUT_OPTIONS) private readonly options: ResolvedCheckoutOptions,
-    @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
-  ) {}
-
-  get static(): ResolvedCheckoutOptions {
-    return this.options;
-  }
-
-  /** The `referrerNamespace` option, else the settings' one; `''` only for a checkout without settings. */
-  async referrerNamespace(): Promise<string> {
-    if (this.options.referrerNamespace) return this.options.referrerNamespace;
-    return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
-  }
-
-  async current(): Promise<ResolvedCheckoutOptions> {
-    if (!this.settings) return this.options;
-    const s = await this.settings.getEffective();
-    // An unset setting (`null`) leaves its option unset.
-    const current: Record<string, unknown> = { ...this.options };
-    for (const [name, { checkout }] of SETTING_LIST) {
-      if (!checkout) continue;
-      const value = (s as Record<string, unknown>)[name];
-      current[checkout] = Array.isArray(value) ? [...value] : (value ?? undefined);
-    }
-    return current as unknown as ResolvedCheckoutOptions;
-  }
-}
-
-/** Creates an order's invoice exactly once: the claimed row's unique `open_order_id` lets one caller send. */
+/**
+ * Creates an order's invoice exactly once (the claimed row's unique `open_order_id` lets one caller send), with the
+ * checkout options in force: the module options overridden by the runtime settings, if any.
+ */
 @Injectable()
 export class InvoiceCreationService {
   private readonly logger = new Logger(InvoiceCreationService.name);
@@ -73,15 +44,35 @@ export class InvoiceCreationService {
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
-    private readonly config: CheckoutConfig,
     private readonly outcomes: CreationOutcomes,
+    @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
+    @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
   ) {}
+
+  /** The `referrerNamespace` option, else the settings' one; `''` only for a checkout without settings. */
+  async referrerNamespace(): Promise<string> {
+    if (this.configured.referrerNamespace) return this.configured.referrerNamespace;
+    return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
+  }
+
+  async current(): Promise<ResolvedCheckoutOptions> {
+    if (!this.settings) return this.configured;
+    const s = await this.settings.getEffective();
+    // An unset setting (`null`) leaves its option unset.
+    const current: Record<string, unknown> = { ...this.configured };
+    for (const [name, { checkout }] of SETTING_LIST) {
+      if (!checkout) continue;
+      const value = (s as Record<string, unknown>)[name];
+      current[checkout] = Array.isArray(value) ? [...value] : (value ?? undefined);
+    }
+    return current as unknown as ResolvedCheckoutOptions;
+  }
 
   /** Throws `CheckoutValidationError` before anything is sent or stored. */
   async prepare(
     request: CheckoutRequest,
   ): Promise<{ mapped: MappedInvoice; options: ResolvedCheckoutOptions }> {
-    const options = await this.config.current();
+    const options = await this.current();
     return { mapped: mapOrderToInvoice(request, options), options };
   }
 
@@ -150,7 +141,7 @@ export class InvoiceCreationService {
   /** Settles an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
   async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
     if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const options = this.config.static;
+    const options = this.configured;
     const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
     if (record.creationState === 'pending' && !stale) {
       throw new PaymentBeingConfirmedError(
@@ -232,7 +223,7 @@ export class InvoiceCreationService {
       amountCents: mapped.totalCents,
       installments: mapped.params.payment.installments ?? 1,
       shown: mapped.shown,
-      namespace: await this.config.referrerNamespace(),
+      namespace: await this.referrerNamespace(),
       settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
     });
   }

@@ -10,7 +10,6 @@ import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
 import { todayIn } from './order-mapping';
-import { CheckoutConfig } from './invoice-creation.service';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
 import { assertAllowed } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
@@ -40,7 +39,6 @@ export class InvoicePaymentProvider {
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
-    private readonly config: CheckoutConfig,
     @Inject(HOST_WEBHOOKS) private readonly webhooks: HostWebhooks,
     private readonly refunds: RefundService,
     private readonly settlement: RefundSettlementService,
@@ -148,7 +146,7 @@ export class InvoicePaymentProvider {
   /** Moves the due date of a PIX or bank-slip invoice in status 1 or 15, checked before calling the service. */
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
-    const options = await this.config.current();
+    const options = await this.creation.current();
     const today = todayIn(options.timeZone, new Date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });

@@ -6,7 +6,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { CheckoutConfig } from './invoice-creation.service';
+import { InvoiceCreationService } from './invoice-creation.service';
 import { errorMessage } from './errors';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
@@ -24,7 +24,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
-    private readonly config: CheckoutConfig,
+    private readonly creation: InvoiceCreationService,
     private readonly outcomes: CreationOutcomes,
   ) {}
 
@@ -35,7 +35,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const record = await this.store.rows.findOneBy({ referrer: invoice.referrer });
     if (!record) return none;
     if (record.gatewayId === invoice.id) return { record, foreign: null };
-    if (!hasNamespace(invoice.referrer, await this.config.referrerNamespace())) {
+    if (!hasNamespace(invoice.referrer, await this.creation.referrerNamespace())) {
       // A referrer made before namespaces: another store may use the same one (docs/refunds.md).
       this.logger.warn(`invoice ${invoice.id} (referrer ${invoice.referrer}) left alone: no namespace`);
       return none;
