@@ -9,7 +9,7 @@ import {
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
-import { statusRow } from '../core/status-table';
+import { statusRow, type StatusReportSource } from '../core/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -276,7 +276,11 @@ export class CreationOutcomes {
     raiseAlert(this.events, this.logger, { kind: 'duplicate_paid', ...alert });
   }
 
-  private async apply(record: InvoiceRecord, invoice: Invoice): Promise<void> {
-    await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'operation', invoice });
+  async apply(
+    record: InvoiceRecord,
+    invoice: Invoice,
+    source: StatusReportSource = 'operation',
+  ): Promise<void> {
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
 }

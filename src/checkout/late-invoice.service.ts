@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InvoiceStatusService } from '../core/invoice-status.service';
 import type { Adoption, LateInvoiceAdopter } from '../core/ports';
 import { statusRow, type StatusReportSource } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -23,7 +22,6 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
-    private readonly status: InvoiceStatusService,
     private readonly creation: InvoiceCreationService,
     private readonly outcomes: CreationOutcomes,
   ) {}
@@ -84,7 +82,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     if (!moved) return false;
     const what = closed ? 'late invoice of a closed attempt' : 'invoice of an attempt in flight';
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
-    await this.apply(record, invoice, source);
+    await this.outcomes.apply(record, invoice, source);
     return true;
   }
 
@@ -111,9 +109,5 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     } catch (err) {
       this.logger.error(`${where}: canceling it failed: ${errorMessage(err)}`);
     }
-  }
-
-  private async apply(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource = 'operation') {
-    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
 }
