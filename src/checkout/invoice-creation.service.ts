@@ -17,10 +17,13 @@ import { CreationOutcomes } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
 
 const CREATION_POLL_MS = 25;
-/** "Retry in N s" while another request is creating the order's invoice. */
-const PENDING_RETRY_S = 2;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */
 export const CLAIM_HEADROOM_MS = 100;
+
+/** Another request is creating the order's invoice: retry in 2 s. */
+function beingCreated(orderId: string, recordId: string, detail: string): PaymentBeingConfirmedError {
+  return new PaymentBeingConfirmedError(orderId, recordId, 2, detail);
+}
 
 export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
 
@@ -127,12 +130,7 @@ export class InvoiceCreationService {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new PaymentBeingConfirmedError(
-          orderId,
-          open.id,
-          PENDING_RETRY_S,
-          'another request is creating it',
-        );
+        throw beingCreated(orderId, open.id, 'another request is creating it');
       }
       await sleep(CREATION_POLL_MS);
     }
@@ -141,15 +139,9 @@ export class InvoiceCreationService {
   /** Settles an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
   async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
     if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const options = this.configured;
-    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
+    const stale = Date.now() - record.updatedAt.getTime() > this.configured.staleCreationMs;
     if (record.creationState === 'pending' && !stale) {
-      throw new PaymentBeingConfirmedError(
-        record.orderId,
-        record.id,
-        PENDING_RETRY_S,
-        'its creation is in progress',
-      );
+      throw beingCreated(record.orderId, record.id, 'its creation is in progress');
     }
     const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
     if (
@@ -157,7 +149,7 @@ export class InvoiceCreationService {
     ) {
       return this.store.get(record.id);
     }
-    const settled = await this.outcomes.resolveUnknown(record, Date.now(), options);
+    const settled = await this.outcomes.resolveUnknown(record, Date.now(), this.configured);
     return settled ?? this.store.get(record.id);
   }
 
