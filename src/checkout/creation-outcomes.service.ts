@@ -108,9 +108,7 @@ export class CreationOutcomes {
       // The details (address, system error) go to the log only.
       this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
       const down = isUpstreamFailure(err);
-      const detail = down
-        ? 'could not ask the service: it is unavailable'
-        : `could not ask the service: ${why}`;
+      const detail = `could not ask the service: ${down ? 'it is unavailable' : why}`;
       throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, detail, down);
     }
     if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);
