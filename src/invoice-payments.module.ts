@@ -5,7 +5,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
-import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/checkout-config.service';
+import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/invoice-creation.service';
 import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';

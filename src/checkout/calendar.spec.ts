@@ -1,4 +1,6 @@
-import { addDays, isCalendarDay, isCardExpiryCurrent, todayIn } from './calendar';
+import { isCalendarDay } from '../gateway/dto/validators';
+import { isCardExpiryCurrent } from './client-mapping';
+import { addDays, todayIn } from './order-mapping';
 
 describe('calendar', () => {
   it.each([

@@ -1,9 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CHECKOUT_OPTIONS, CheckoutConfig } from './checkout-config.service';
 import { CreationOutcomes } from './creation-outcomes.service';
-import { InvoiceCreationService } from './invoice-creation.service';
+import { CHECKOUT_OPTIONS, InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
@@ -19,19 +18,16 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
       useFactory: (options: InvoicePaymentsModuleOptions) => resolveCheckoutOptions(options.checkout),
       inject: [INVOICE_PAYMENTS_OPTIONS],
     },
-    CheckoutConfig,
     InvoiceRecordStore,
     InvoiceCreationService,
     CreationOutcomes,
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
-    { provide: CREATION_SETTLER, useExisting: CreationOutcomes },
+    { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
   ],
   exports: [
-    CHECKOUT_OPTIONS,
-    CheckoutConfig,
-    CreationOutcomes,
+    InvoiceCreationService,
     InvoicePaymentProvider,
     InvoiceRecordStore,
     LateInvoiceService,

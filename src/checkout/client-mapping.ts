@@ -2,14 +2,12 @@ import { isIP } from 'node:net';
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isTaxDocument } from '../gateway/dto/validators';
 import { alpha2ToAlpha3, alpha3ToAlpha2 } from 'i18n-iso-countries';
-import { clip, readText, textProblem } from '../core/text-bounds';
+import { clip, readText, textProblem, type TextRule } from '../core/text-bounds';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
-import type { AddressMapper } from '../options/checkout.options';
-import type { FieldErrorCollector } from './errors';
-import { textRule, type TextLimits } from './text-limits';
-import type { CheckoutAddress, CheckoutCustomer, CheckoutOrder } from './types';
-
-const NAME_FIELDS = ['name', 'first_name', 'last_name'] as const;
+import type { AddressMapper, ResolvedCheckoutOptions } from '../options/checkout.options';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { errorMessage, type FieldErrorCollector } from './errors';
+import type { CheckoutAddress, CheckoutCustomer, CheckoutOrder, InitiatePaymentData } from './types';
 
 /** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
 export function mapCustomer(
@@ -29,7 +27,7 @@ export function mapCustomer(
   if (!given && name.length > limits.name) {
     errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
   } else if (name) client.name = name;
-  else if (!NAME_FIELDS.some((field) => errors.has(`order.customer.${field}`))) {
+  else if (!['name', 'first_name', 'last_name'].some((field) => errors.has(`order.customer.${field}`))) {
     const field = typeof customer.name === 'string' ? 'name' : 'first_name';
     errors.add(
       `order.customer.${field}`,
@@ -37,8 +35,7 @@ export function mapCustomer(
     );
   }
 
-  const rawDocument = text('document', 'document');
-  const document = normalizeDocument(rawDocument);
+  const document = normalizeDocument(text('document', 'document'));
   if (document) {
     if (!isValidTaxDocument(document)) errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
     client.document = document;
@@ -76,9 +73,7 @@ export function normalizeDocument(value: unknown): string {
 }
 
 /** An 11-digit CPF or a 14-character CNPJ (numeric or alphanumeric) whose check digits are right. */
-export function isValidTaxDocument(document: string): boolean {
-  return isTaxDocument(document);
-}
+export const isValidTaxDocument: (document: string) => boolean = isTaxDocument;
 
 export function nonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
@@ -87,15 +82,8 @@ export function nonEmpty(value: unknown): value is string {
 const BRAZIL = 'BRA';
 const UFS: ReadonlySet<string> = new Set(getStates().map((s) => s.code));
 
-const DEFAULT_FIELD_NAMES: Record<keyof InvoiceAddress, string> = {
-  street: 'order.shipping_address.address_1',
-  number: 'order.shipping_address.number',
-  district: 'order.shipping_address.district',
-  city: 'order.shipping_address.city',
-  state: 'order.shipping_address.province',
-  zipcode: 'order.shipping_address.postal_code',
-  country: 'order.shipping_address.country_code',
-};
+/** The input field of each mapped field whose name differs. */
+const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };
 
 /** A Medusa-style address mapped as docs/checkout.md describes (number after the last comma, else `S/N`). */
 const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) => {
@@ -132,9 +120,8 @@ const INPUT_FIELDS = [
 export function mapAddress(
   address: CheckoutAddress,
   order: CheckoutOrder,
-  mapper: AddressMapper | undefined,
+  { mapAddress: mapper, textLimits: limits }: ResolvedCheckoutOptions,
   errors: FieldErrorCollector,
-  limits: TextLimits,
 ): InvoiceAddress | undefined {
   if (typeof address !== 'object' || address === null) {
     errors.add('order.shipping_address', 'must be an address object');
@@ -145,15 +132,14 @@ export function mapAddress(
   for (const key of INPUT_FIELDS) readText(errors, `order.shipping_address.${key}`, address[key], rule);
   if (errors.count() > given) return undefined;
   const name = (field: keyof InvoiceAddress) =>
-    mapper ? `order.shipping_address (mapped ${field})` : DEFAULT_FIELD_NAMES[field];
+    mapper
+      ? `order.shipping_address (mapped ${field})`
+      : `order.shipping_address.${RENAMED[field as keyof typeof RENAMED] ?? field}`;
   let mapped: Partial<InvoiceAddress>;
   try {
     mapped = (mapper ?? defaultAddressMapper)(address, order);
   } catch (err) {
-    errors.add(
-      'order.shipping_address',
-      `could not be mapped: ${err instanceof Error ? err.message : String(err)}`,
-    );
+    errors.add('order.shipping_address', `could not be mapped: ${errorMessage(err)}`);
     return undefined;
   }
   const before = errors.count();
@@ -171,7 +157,10 @@ export function mapAddress(
       errors.add(name(key), key === 'district' ? 'is required (or address_2)' : 'is required');
   }
 
-  const country = toAlpha3(field('country'));
+  // `br`/`BR`/`BRA` → `BRA`; `undefined` for anything that is not a country code.
+  const code = field('country').toUpperCase();
+  const country =
+    code.length === 2 ? alpha2ToAlpha3(code) : code.length === 3 && alpha3ToAlpha2(code) ? code : undefined;
   if (!country) errors.add(name('country'), 'must be an ISO 3166-1 country code');
   out.country = country ?? '';
 
@@ -192,22 +181,11 @@ export function mapAddress(
   return errors.count() === before ? out : undefined;
 }
 
-/** `br`/`BR`/`BRA` → `BRA`; `undefined` for anything that is not a country code. */
-function toAlpha3(code: string): string | undefined {
-  const upper = code.trim().toUpperCase();
-  if (upper.length === 2) return alpha2ToAlpha3(upper);
-  if (upper.length === 3 && alpha3ToAlpha2(upper)) return upper;
-  return undefined;
-}
-
 /** What a person recognises an order by, kept on the record for the admin page. */
-export interface RecognisedOrder {
-  displayId: string | null;
-  customerName: string | null;
-  customerEmail: string | null;
-  /** Masked: `***.982.247-**` (CPF), `**.345.678/0001-**` (CNPJ). */
-  customerDocument: string | null;
-}
+export type RecognisedOrder = Pick<
+  InvoiceRecord,
+  'displayId' | 'customerName' | 'customerEmail' | 'customerDocument'
+>;
 
 /** A CPF or CNPJ masked for display, the middle kept so a person can tell two customers apart; else `***`. */
 export function maskDocument(document: string | undefined | null): string | null {
@@ -219,11 +197,8 @@ export function maskDocument(document: string | undefined | null): string | null
   return '***';
 }
 
-function present(value: string | number | null | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  const text = String(value).trim();
-  return text === '' ? null : text;
-}
+const present = (value: unknown): string | null =>
+  nonEmpty(String(value ?? '')) ? String(value).trim() : null;
 
 export function recognisedOrder(
   order: CheckoutOrder,
@@ -235,4 +210,91 @@ export function recognisedOrder(
     customerEmail: clip(present(client.email), 254),
     customerDocument: maskDocument(client.document),
   };
+}
+
+export function mapCard(
+  data: InitiatePaymentData,
+  { maxInstallments, textLimits }: Pick<ResolvedCheckoutOptions, 'maxInstallments' | 'textLimits'>,
+  today: string,
+  errors: FieldErrorCollector,
+): { installments: number; card?: NonNullable<CreateInvoiceParams['payment']['card']> } {
+  const installments = data.installments ?? 1;
+  if (data.method !== 'card') {
+    if (installments !== 1) errors.add('installments', 'must be 1 for PIX and bank slip');
+    return { installments: 1 };
+  }
+  if (!Number.isSafeInteger(installments) || installments < 1 || installments > maxInstallments) {
+    errors.add('installments', `must be an integer from 1 to ${maxInstallments}`);
+  }
+  const card = data.card;
+  if (!card || typeof card !== 'object') {
+    errors.add('card', 'is required for card payments');
+    return { installments };
+  }
+  const token = textProblem(card.token, textRule(textLimits, 'cardToken', true));
+  if (token) errors.add('card.token', token);
+  const holder = textProblem(card.holder_name, textRule(textLimits, 'holderName', true));
+  if (holder) errors.add('card.holder_name', holder);
+  if (typeof card.expiry !== 'string' || !/^(0[1-9]|1[0-2])\/\d{2}$/.test(card.expiry)) {
+    errors.add('card.expiry', 'must be MM/YY');
+  } else if (!isCardExpiryCurrent(card.expiry, today)) {
+    errors.add('card.expiry', 'is in the past: the card has expired');
+  }
+  return {
+    installments,
+    card: { token: card.token, valid: card.expiry, holderName: holder ? '' : card.holder_name.trim() },
+  };
+}
+
+/** A card is valid through the last day of its expiry month (`MM/YY`). */
+export function isCardExpiryCurrent(expiry: string, today: string): boolean {
+  const m = /^(0[1-9]|1[0-2])\/(\d{2})$/.exec(expiry);
+  if (!m) return false;
+  const expires = (2000 + Number(m[2])) * 12 + Number(m[1]);
+  const [y, mo] = today.split('-').map(Number);
+  return expires >= y * 12 + mo;
+}
+
+/**
+ * Most characters of each text sent to the service (A17: the service's limits), counted after trimming in UTF-16 code
+ * units; longer input is a `CheckoutValidationError` naming the field (docs/checkout.md, "Text the module accepts").
+ */
+export const DEFAULT_TEXT_LIMITS = {
+  orderId: 128, // `payment.id`, and the `order_id` column
+  reference: 100, // `payment.referrer` (`<namespace>:<reference>-<attempt>`) must fit the service's 128
+  name: 200,
+  email: 254,
+  phone: 32, // as given, punctuation included
+  document: 32, // as given, punctuation included
+  address: 200, // each of street, number, district, city
+  productId: 128,
+  title: 250,
+  imageUrl: 2048, // `item.thumbnail`
+  holderName: 120,
+  cardToken: 256,
+};
+
+export type TextLimits = Record<keyof typeof DEFAULT_TEXT_LIMITS, number>;
+
+/** Applies the defaults; problems (named `checkout.textLimits.<name>`) go to `bad`. */
+export function resolveTextLimits(
+  given: Partial<TextLimits> | undefined,
+  bad: (field: string, why: string) => void,
+): TextLimits {
+  const limits = { ...DEFAULT_TEXT_LIMITS };
+  for (const [name, value] of Object.entries(given ?? {}) as Array<[keyof TextLimits, unknown]>) {
+    if (value === undefined) continue;
+    // Columns of the module's tables cap these two: a larger value could not be stored.
+    const cap = name === 'orderId' || name === 'reference' ? 128 : 100_000;
+    if (!(name in DEFAULT_TEXT_LIMITS)) bad(`textLimits.${name}`, 'is not a text limit');
+    else if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > cap) {
+      bad(`textLimits.${name}`, `must be an integer from 1 to ${cap}`);
+    } else limits[name] = value as number;
+  }
+  return limits;
+}
+
+/** The rule of one limited field, naming its option. */
+export function textRule(limits: TextLimits, name: keyof TextLimits, required = false): TextRule {
+  return { max: limits[name], required, option: `checkout.textLimits.${name}` };
 }

@@ -1,16 +1,24 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import type { InvoicePaymentsAlert } from '../core/events';
+import {
+  type DuplicateInvoiceCanceled,
+  type InvoicePaymentsAlert,
+  InvoicePaymentsEvents,
+} from '../core/events';
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
 import { clip } from '../core/text-bounds';
+import { statusRow, type StatusReportSource } from '../core/status-table';
+import { GatewayStateConflictError } from '../gateway/errors';
+import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
+import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
-import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import {
+  emitSafely,
   errorMessage,
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
@@ -18,12 +26,19 @@ import {
   isUpstreamFailure,
   raiseAlert,
 } from './errors';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
-import { LateInvoiceService } from './late-invoice.service';
-import { creationMove } from './creation-states';
+import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
-/** "Retry in N s" while another request is creating the order's invoice. */
-export const PENDING_RETRY_S = 2;
+/** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
+const ENFORCE_ROUNDS = 3;
+
+/** Paid, in whole or in part, refunded or disputed: money arrived for it. */
+export function isPaid(record: InvoiceRecord): boolean {
+  return statusRow(record.statusCode)?.session === 'captured';
+}
+
+function isPayable(record: InvoiceRecord): boolean {
+  return CANCELLABLE_CODES.includes(record.statusCode ?? -1);
+}
 
 /** How an attempt ends once its request was sent (or its holder died): created, closed, or still unknown. */
 @Injectable()
@@ -34,42 +49,8 @@ export class CreationOutcomes {
     private readonly store: InvoiceRecordStore,
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
-    private readonly late: LateInvoiceService,
-    private readonly config: CheckoutConfig,
+    private readonly gateway: GatewayClient,
   ) {}
-
-  /** Settles an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
-  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
-    if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const options = this.config.static;
-    const stale = Date.now() - record.updatedAt.getTime() > options.staleCreationMs;
-    if (record.creationState === 'pending' && !stale) {
-      throw new PaymentBeingConfirmedError(
-        record.orderId,
-        record.id,
-        PENDING_RETRY_S,
-        'its creation is in progress',
-      );
-    }
-    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
-    if (
-      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
-    ) {
-      return this.store.get(record.id);
-    }
-    const settled = await this.resolveUnknown(record, Date.now(), options);
-    return settled ?? this.store.get(record.id);
-  }
-
-  /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
-  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
-    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    if (!(await this.closeNotCreated(record, reason, ['unknown', 'pending'])))
-      return this.store.get(record.id);
-    await this.store.recordResolution(record, actor, reason);
-    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
-    return this.store.get(record.id);
-  }
 
   /** Asks until found (created), `settlesAt` passed (closed: `null`) or `deadline` over (`unknown`, throws). */
   async resolveUnknown(
@@ -127,16 +108,14 @@ export class CreationOutcomes {
       // The details (address, system error) go to the log only.
       this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
       const down = isUpstreamFailure(err);
-      const detail = down
-        ? 'could not ask the service: it is unavailable'
-        : `could not ask the service: ${why}`;
+      const detail = `could not ask the service: ${down ? 'it is unavailable' : why}`;
       throw new PaymentBeingConfirmedError(record.orderId, record.id, seconds, detail, down);
     }
     if (record.attentionReason === null) this.alert('creation_unresolved', record, reason);
     throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);
   }
 
-  private closeNotCreated(
+  closeNotCreated(
     record: InvoiceRecord,
     reason: string,
     from: InvoiceCreationState[] = ['pending'],
@@ -185,12 +164,12 @@ export class CreationOutcomes {
         `differs from the order total ${centsToDecimalString(record.amountCents)}`;
       this.alert('amount_mismatch', record, message);
     }
-    if (record.attempt > 1) await this.late.enforce(record.orderId);
+    if (record.attempt > 1) await this.enforce(record.orderId);
     return record.attempt === 1 ? applied.record : this.store.get(record.id);
   }
 
   async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
-    const holder = await this.store.findByGatewayId(invoice.id);
+    const holder = await this.store.rows.findOneBy({ gatewayId: invoice.id });
     const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
     await this.fail(record, error.message);
     this.alert('invoice_number_clash', record, error.message, holder?.id);
@@ -209,5 +188,97 @@ export class CreationOutcomes {
     const relation = related ? { relatedInvoiceRecordId: related } : {};
     const alert = { kind, orderId: record.orderId, invoiceRecordId: record.id, message, ...relation };
     raiseAlert(this.events, this.logger, alert, 'warn');
+  }
+
+  /** At most one payable invoice for the order, and the order following its paid invoice (after any link). */
+  async enforce(orderId: string): Promise<void> {
+    for (let round = 0; round < ENFORCE_ROUNDS; round++) {
+      if (await this.enforceOnce(orderId)) return;
+    }
+    this.logger.warn(`order ${orderId}: its open invoice kept changing; the next report enforces it again`);
+  }
+
+  /** `false` when the open slot moved under it and the pass must be made again. */
+  private async enforceOnce(orderId: string): Promise<boolean> {
+    const linked = await this.store.linkedOf(orderId);
+    const paid = linked.filter(isPaid);
+    const holder = await this.store.findOpen(orderId);
+    const keeper = paid[0] ?? holder ?? linked.find((r) => isPayable(r) && r.duplicateOf === null) ?? null;
+    if (!keeper) return true;
+    for (const other of paid.slice(1)) await this.duplicatePaid(other, keeper);
+    for (const other of linked) {
+      if (other.id !== keeper.id && isPayable(other)) await this.cancelDuplicate(other, keeper);
+    }
+    // The keeper holds the order's open slot, so no new invoice is created beside it.
+    if (keeper.openOrderId === null && keeper.gatewayId !== null && (isPaid(keeper) || isPayable(keeper))) {
+      const current = await this.store.get(keeper.id);
+      if (current.openOrderId === null && !statusRow(current.statusCode)?.releasesOrder) {
+        const took = await this.store.setIfNull(keeper.id, 'openOrderId', orderId);
+        if (!took && !isPaid(keeper)) return false; // a new attempt claimed the order meanwhile: decide again
+      }
+    }
+    return true;
+  }
+
+  private async cancelDuplicate(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
+    await this.store.setIfNull(duplicate.id, 'duplicateOf', keeper.id);
+    let invoice: Invoice;
+    try {
+      invoice = await this.gateway.cancelInvoice({ id: duplicate.gatewayId ?? '' });
+    } catch (err) {
+      if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
+      // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
+      this.logger.error(
+        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${errorMessage(err)}`,
+      );
+      return;
+    }
+    await this.apply(duplicate, invoice);
+    this.logger.warn(
+      `order ${duplicate.orderId}: duplicate invoice ${duplicate.gatewayId} (record ${duplicate.id}) canceled; ` +
+        `the order keeps invoice ${keeper.gatewayId ?? '(being created)'} (record ${keeper.id})`,
+    );
+    const event: DuplicateInvoiceCanceled = {
+      orderId: duplicate.orderId,
+      invoiceRecordId: duplicate.id,
+      gatewayId: duplicate.gatewayId,
+      keptInvoiceRecordId: keeper.id,
+      keptGatewayId: keeper.gatewayId,
+    };
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.DuplicateCanceled, event);
+  }
+
+  /** The cancel was refused: the invoice moved (paid?) meanwhile. */
+  private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
+    const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
+    if (!invoice) return;
+    await this.apply(duplicate, invoice);
+    const now = await this.store.get(duplicate.id);
+    if (isPaid(now)) this.alertPaid(now, keeper);
+  }
+
+  private async duplicatePaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
+    // Whoever sets the mark raises the alert, so once per duplicate.
+    if (await this.store.setIfNull(duplicate.id, 'duplicateOf', keeper.id)) this.alertPaid(duplicate, keeper);
+  }
+
+  private alertPaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): void {
+    const message =
+      `order ${duplicate.orderId}: invoices ${keeper.gatewayId} (record ${keeper.id}) and ${duplicate.gatewayId} ` +
+      `(record ${duplicate.id}) were both paid; the order follows ${keeper.gatewayId}: refund ${duplicate.gatewayId}`;
+    this.paidTwice(duplicate.orderId, duplicate.id, keeper.id, message);
+  }
+
+  paidTwice(orderId: string, recordId: string | null, keeperId: string, message: string): void {
+    const alert = { orderId, invoiceRecordId: recordId, relatedInvoiceRecordId: keeperId, message };
+    raiseAlert(this.events, this.logger, { kind: 'duplicate_paid', ...alert });
+  }
+
+  async apply(
+    record: InvoiceRecord,
+    invoice: Invoice,
+    source: StatusReportSource = 'operation',
+  ): Promise<void> {
+    await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
 }

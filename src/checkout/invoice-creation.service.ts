@@ -1,23 +1,44 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import {
+  SETTING_LIST,
+  type CheckoutSettingName,
+  type InvoicePaymentsSettingsValues,
+} from '../core/settings.schema';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { CheckoutConfig } from './checkout-config.service';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
-import { InvoiceRecordStore } from './invoice-record.store';
-import { CreationOutcomes, PENDING_RETRY_S } from './creation-outcomes.service';
+import { creationMove, InvoiceRecordStore } from './invoice-record.store';
+import { CreationOutcomes } from './creation-outcomes.service';
 import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
-import { creationMove } from './creation-states';
 
 const CREATION_POLL_MS = 25;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */
 export const CLAIM_HEADROOM_MS = 100;
 
-/** Creates an order's invoice exactly once: the claimed row's unique `open_order_id` lets one caller send. */
+/** Another request is creating the order's invoice: retry in 2 s. */
+function beingCreated(orderId: string, recordId: string, detail: string): PaymentBeingConfirmedError {
+  return new PaymentBeingConfirmedError(orderId, recordId, 2, detail);
+}
+
+export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
+
+/** The runtime settings (admin panel) that override the checkout options; optional. */
+export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
+
+export interface CheckoutSettingsSource {
+  getEffective(): Promise<Pick<InvoicePaymentsSettingsValues, CheckoutSettingName>>;
+  referrerNamespace?(): Promise<string>;
+}
+
+/**
+ * Creates an order's invoice exactly once (the claimed row's unique `open_order_id` lets one caller send), with the
+ * checkout options in force: the module options overridden by the runtime settings, if any.
+ */
 @Injectable()
 export class InvoiceCreationService {
   private readonly logger = new Logger(InvoiceCreationService.name);
@@ -26,15 +47,35 @@ export class InvoiceCreationService {
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
-    private readonly config: CheckoutConfig,
     private readonly outcomes: CreationOutcomes,
+    @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
+    @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
   ) {}
+
+  /** The `referrerNamespace` option, else the settings' one; `''` only for a checkout without settings. */
+  async referrerNamespace(): Promise<string> {
+    if (this.configured.referrerNamespace) return this.configured.referrerNamespace;
+    return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
+  }
+
+  async current(): Promise<ResolvedCheckoutOptions> {
+    if (!this.settings) return this.configured;
+    const s = await this.settings.getEffective();
+    // An unset setting (`null`) leaves its option unset.
+    const current: Record<string, unknown> = { ...this.configured };
+    for (const [name, { option }] of SETTING_LIST) {
+      if (option?.[0] !== 'checkout') continue;
+      const value = (s as Record<string, unknown>)[name];
+      current[option[1]] = Array.isArray(value) ? [...value] : (value ?? undefined);
+    }
+    return current as unknown as ResolvedCheckoutOptions;
+  }
 
   /** Throws `CheckoutValidationError` before anything is sent or stored. */
   async prepare(
     request: CheckoutRequest,
   ): Promise<{ mapped: MappedInvoice; options: ResolvedCheckoutOptions }> {
-    const options = await this.config.current();
+    const options = await this.current();
     return { mapped: mapOrderToInvoice(request, options), options };
   }
 
@@ -89,15 +130,37 @@ export class InvoiceCreationService {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new PaymentBeingConfirmedError(
-          orderId,
-          open.id,
-          PENDING_RETRY_S,
-          'another request is creating it',
-        );
+        throw beingCreated(orderId, open.id, 'another request is creating it');
       }
       await sleep(CREATION_POLL_MS);
     }
+  }
+
+  /** Settles an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
+  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
+    if (record.creationState === 'created' || record.creationState === 'failed') return record;
+    const stale = Date.now() - record.updatedAt.getTime() > this.configured.staleCreationMs;
+    if (record.creationState === 'pending' && !stale) {
+      throw beingCreated(record.orderId, record.id, 'its creation is in progress');
+    }
+    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
+    if (
+      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
+    ) {
+      return this.store.get(record.id);
+    }
+    const settled = await this.outcomes.resolveUnknown(record, Date.now(), this.configured);
+    return settled ?? this.store.get(record.id);
+  }
+
+  /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
+  async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
+    const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
+    if (!(await this.outcomes.closeNotCreated(record, reason, ['unknown', 'pending'])))
+      return this.store.get(record.id);
+    await this.store.recordResolution(record, actor, reason);
+    this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
+    return this.store.get(record.id);
   }
 
   /** `null` when the attempt was closed as "not created". */
@@ -152,7 +215,7 @@ export class InvoiceCreationService {
       amountCents: mapped.totalCents,
       installments: mapped.params.payment.installments ?? 1,
       shown: mapped.shown,
-      namespace: await this.config.referrerNamespace(),
+      namespace: await this.referrerNamespace(),
       settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
     });
   }

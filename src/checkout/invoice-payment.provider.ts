@@ -8,11 +8,10 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
-import { isCalendarDay, todayIn } from './calendar';
-import { CheckoutConfig } from './checkout-config.service';
+import { isCalendarDay } from '../gateway/dto/validators';
+import { todayIn } from './order-mapping';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
 import { assertAllowed } from './invoice-actions';
-import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import type {
@@ -37,11 +36,9 @@ export class InvoicePaymentProvider {
 
   constructor(
     private readonly creation: InvoiceCreationService,
-    private readonly outcomes: CreationOutcomes,
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly status: InvoiceStatusService,
-    private readonly config: CheckoutConfig,
     @Inject(HOST_WEBHOOKS) private readonly webhooks: HostWebhooks,
     private readonly refunds: RefundService,
     private readonly settlement: RefundSettlementService,
@@ -139,7 +136,7 @@ export class InvoicePaymentProvider {
     await this.creation.prepare(request);
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
-      const settled = await this.outcomes.settle(record);
+      const settled = await this.creation.settle(record);
       if (settled.openOrderId !== null && !statusRow(settled.statusCode)?.releasesOrder)
         await this.cancel(settled);
     }
@@ -149,7 +146,7 @@ export class InvoicePaymentProvider {
   /** Moves the due date of a PIX or bank-slip invoice in status 1 or 15, checked before calling the service. */
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.settled(input);
-    const options = await this.config.current();
+    const options = await this.creation.current();
     const today = todayIn(options.timeZone, new Date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
@@ -185,7 +182,7 @@ export class InvoicePaymentProvider {
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
-    return this.outcomes.settle(await this.store.get(input?.data?.invoiceRecordId));
+    return this.creation.settle(await this.store.get(input?.data?.invoiceRecordId));
   }
 
   private async cancelUnless(input: PaymentSessionInput, done: (record: InvoiceRecord) => boolean) {

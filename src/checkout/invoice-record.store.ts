@@ -2,31 +2,78 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, Not, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { PaymentMethod } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 import type { RecognisedOrder } from './client-mapping';
-import { BLANK, CLAIMED_STATE, type CreationMove } from './creation-states';
 import { invoiceReferrer } from './order-mapping';
 
-export interface ClaimInput {
-  orderId: string;
+export interface ClaimInput extends Pick<
+  InvoiceRecord,
+  'orderId' | 'method' | 'currency' | 'amountCents' | 'installments'
+> {
   reference: string;
-  method: PaymentMethod;
-  currency: string;
-  amountCents: number;
-  installments: number;
   shown?: RecognisedOrder;
   /** `''`: none. */
   namespace: string;
   settlesAt: Date;
+}
+
+/** Each creation state from the states that may reach it (`created` is final); see {@link creationMove}. */
+export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly InvoiceCreationState[]>> = {
+  pending: ['pending', 'unknown'],
+  unknown: ['pending'],
+  created: ['pending', 'unknown', 'failed'],
+  failed: ['pending', 'unknown'],
+};
+
+/** A new row's columns as the entity defaults them, so the claimed row needs no read-back. */
+export const BLANK: Partial<InvoiceRecord> = Object.fromEntries(
+  getMetadataArgsStorage()
+    .filterColumns(InvoiceRecord)
+    .filter((column) => column.options.nullable || column.options.default !== undefined)
+    .map((column) => [column.propertyName, column.options.default ?? null]),
+);
+
+/** The fields each state is written with. */
+interface CreationFields {
+  pending: Record<string, never>;
+  unknown: { unknownSince?: Date; attentionReason?: string };
+  created: {
+    gatewayId: string;
+    gatewayUuid: string | null;
+    gatewayInvoiceId: string | null;
+    attentionReason: null;
+    amountMismatch?: boolean;
+    failureReason?: string | null;
+    duplicateOf?: string;
+    updatedAt?: Date;
+  };
+  failed: { openOrderId: null; failureReason: string; attentionReason?: null };
+}
+
+/** The states the row must be in (compare-and-set), and what the move writes. */
+export interface CreationMove {
+  from: InvoiceCreationState[];
+  patch: Partial<InvoiceRecord>;
+}
+
+/** Throws for a move the table does not list (a bug of the module). */
+export function creationMove<T extends InvoiceCreationState>(
+  from: readonly InvoiceCreationState[],
+  to: T,
+  fields: CreationFields[T],
+): CreationMove {
+  const refused = from.filter((state) => !CREATION_MOVES[to].includes(state));
+  if (from.length === 0 || refused.length > 0)
+    throw new Error(`creation state: no move from ${refused.join(', ') || 'nothing'} to ${to}`);
+  return { from: [...from], patch: { ...fields, creationState: to } };
 }
 
 /** The checkout's invoice rows; writes go through `runInTransaction`/`runStatement` (SQLite's one connection). */
@@ -42,7 +89,7 @@ export class InvoiceRecordStore {
     this.identity = new InvoiceIdentity(gateway, events);
   }
 
-  private get rows() {
+  get rows() {
     return this.dataSource.getRepository(InvoiceRecord);
   }
 
@@ -126,27 +173,14 @@ export class InvoiceRecordStore {
         id: randomUUID(),
         invoiceRecordId: record.id,
         fromCode: record.statusCode,
-        toCode: null,
-        statusText: null,
         source: 'admin',
         applied: false,
         note: clip(note, 255),
-        alert: null,
         notifiedAt: now,
-        notifyAttempts: 0,
-        notifyError: null,
         actor: clip(actor, 128),
         createdAt: now,
       }),
     );
-  }
-
-  findByReferrer(referrer: string): Promise<InvoiceRecord | null> {
-    return this.rows.findOneBy({ referrer });
-  }
-
-  findByGatewayId(gatewayId: string): Promise<InvoiceRecord | null> {
-    return this.rows.findOneBy({ gatewayId });
   }
 
   linkedOf(orderId: string): Promise<InvoiceRecord[]> {
@@ -206,7 +240,7 @@ export async function insertNextAttempt(
   // Every value is cast (PostgreSQL types a bare SELECT-list parameter as text); text as TEXT, never VARCHAR(n),
   // whose explicit cast would truncate where the column refuses.
   const values = (attempt: string, referrer: string) =>
-    `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, '${CLAIMED_STATE}', ` +
+    `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, 'pending', ` +
     'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
     'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
     'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
@@ -231,7 +265,7 @@ export async function insertNextAttempt(
     openOrderId: input.orderId,
     attempt: Number(written.attempt),
     referrer: String(written.referrer),
-    creationState: CLAIMED_STATE,
+    creationState: 'pending',
     settlesAt: input.settlesAt,
     createdAt: now,
     updatedAt: now,

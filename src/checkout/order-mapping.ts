@@ -2,19 +2,22 @@ import { textProblem, type TextRule } from '../core/text-bounds';
 import { isHttpUrl } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
-import { addDays, isCardExpiryCurrent, todayIn } from './calendar';
-import { mapAddress, mapCustomer, nonEmpty, recognisedOrder, type RecognisedOrder } from './client-mapping';
+import {
+  mapAddress,
+  mapCard,
+  mapCustomer,
+  nonEmpty,
+  recognisedOrder,
+  type RecognisedOrder,
+  textRule,
+  type TextLimits,
+} from './client-mapping';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
-import { textRule, type TextLimits } from './text-limits';
-import type { CheckoutOrder, InitiatePaymentData } from './types';
+import type { CheckoutOrder, InitiatePaymentInput } from './types';
 
 /** Medusa's `initiatePayment` input; `amount` must equal `order.total`. */
-export interface CheckoutRequest {
-  amount: Cents;
-  currency_code: string;
-  data: InitiatePaymentData;
-}
+export type CheckoutRequest = Omit<InitiatePaymentInput, 'context'>;
 
 /** An order mapped to the service's create-invoice parameters (`params` for attempt 1: see {@link withReferrer}). */
 export interface MappedInvoice {
@@ -30,8 +33,9 @@ export function invoiceReferrer(reference: string, attempt: number, namespace = 
   return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
 }
 
-export function hasNamespace(referrer: string | null | undefined, namespace: string): boolean {
-  return !!namespace && typeof referrer === 'string' && referrer.startsWith(`${namespace}:`);
+/** A referrer namespace: 1 to 16 lowercase letters and digits (no `:`, which ends it in a referrer). */
+export function isReferrerNamespace(value: unknown): value is string {
+  return typeof value === 'string' && /^[a-z0-9]{1,16}$/.test(value);
 }
 
 export function withReferrer(params: CreateInvoiceParams, referrer: string): CreateInvoiceParams {
@@ -61,7 +65,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
 
   let address: InvoiceAddress | undefined;
   if (order.shipping_address) {
-    address = mapAddress(order.shipping_address, order, options.mapAddress, errors, limits);
+    address = mapAddress(order.shipping_address, order, options, errors);
   } else if (physical) {
     errors.add('order.shipping_address', 'is required when an item requires shipping');
   }
@@ -71,7 +75,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   if (address) client.address = address;
 
   const today = todayIn(options.timeZone, new Date());
-  const { installments, card } = mapCard(data, method, options, today, errors);
+  const { installments, card } = mapCard(data, options, today, errors);
 
   const reference = referenceOf(order, limits, errors);
   errors.throwIfAny();
@@ -235,41 +239,6 @@ function checkItemTexts(
   });
 }
 
-function mapCard(
-  data: InitiatePaymentData,
-  method: PaymentMethod,
-  { maxInstallments, textLimits }: Pick<ResolvedCheckoutOptions, 'maxInstallments' | 'textLimits'>,
-  today: string,
-  errors: FieldErrorCollector,
-): { installments: number; card?: NonNullable<CreateInvoiceParams['payment']['card']> } {
-  const installments = data.installments ?? 1;
-  if (method !== 'card') {
-    if (installments !== 1) errors.add('installments', 'must be 1 for PIX and bank slip');
-    return { installments: 1 };
-  }
-  if (!Number.isSafeInteger(installments) || installments < 1 || installments > maxInstallments) {
-    errors.add('installments', `must be an integer from 1 to ${maxInstallments}`);
-  }
-  const card = data.card;
-  if (!card || typeof card !== 'object') {
-    errors.add('card', 'is required for card payments');
-    return { installments };
-  }
-  const token = textProblem(card.token, textRule(textLimits, 'cardToken', true));
-  if (token) errors.add('card.token', token);
-  const holder = textProblem(card.holder_name, textRule(textLimits, 'holderName', true));
-  if (holder) errors.add('card.holder_name', holder);
-  if (typeof card.expiry !== 'string' || !/^(0[1-9]|1[0-2])\/\d{2}$/.test(card.expiry)) {
-    errors.add('card.expiry', 'must be MM/YY');
-  } else if (!isCardExpiryCurrent(card.expiry, today)) {
-    errors.add('card.expiry', 'is in the past: the card has expired');
-  }
-  return {
-    installments,
-    card: { token: card.token, valid: card.expiry, holderName: holder ? '' : card.holder_name.trim() },
-  };
-}
-
 function urls(order: CheckoutOrder, reference: string, options: ResolvedCheckoutOptions) {
   const fill = (template: string) =>
     template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: string) =>
@@ -281,4 +250,36 @@ function urls(order: CheckoutOrder, reference: string, options: ResolvedCheckout
     ...(options.orderUrlTemplate ? { orderUrl: fill(options.orderUrlTemplate) } : {}),
     ...(options.storeUrlTemplate ? { storeUrl: fill(options.storeUrlTemplate) } : {}),
   };
+}
+
+// Due dates are calendar days in the store's zone (A2): at 22:00 in São Paulo it is already tomorrow in UTC.
+
+/** Per zone: its formatter (costly to build) and its last day (`formatToParts` is slow; every checkout asks). */
+const zones = new Map<string, { format: Intl.DateTimeFormat; minute: number; day: string }>();
+
+export function todayIn(timeZone: string, now: Date): string {
+  // Zones are offset by whole minutes, so the date only turns on a minute boundary.
+  const minute = Math.floor(now.getTime() / 60_000);
+  let zone = zones.get(timeZone);
+  if (zone?.minute === minute) return zone.day;
+  if (!zone) {
+    // Throws for an unknown zone before anything is cached; bounded against a caller passing arbitrary zones.
+    const format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    if (zones.size >= 64) zones.clear();
+    zones.set(timeZone, (zone = { format, minute: -1, day: '' }));
+  }
+  const parts = zone.format.formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  zone.minute = minute;
+  return (zone.day = `${get('year')}-${get('month')}-${get('day')}`);
+}
+
+export function addDays(day: string, days: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }

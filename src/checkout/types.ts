@@ -148,14 +148,8 @@ export interface PaymentSessionInput {
   context?: PaymentProviderContext;
 }
 
-export interface PaymentSessionOutput {
-  data: InvoicePaymentSessionData;
-}
-
-export interface PaymentStatusOutput {
-  status: PaymentSessionStatus;
-  data: InvoicePaymentSessionData;
-}
+export type PaymentSessionOutput = Pick<InitiatePaymentOutput, 'data'>;
+export type PaymentStatusOutput = Omit<InitiatePaymentOutput, 'id'>;
 
 export interface RefundPaymentInput extends PaymentSessionInput {
   /** Cents to refund; at most what was paid and not yet refunded. */

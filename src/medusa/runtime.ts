@@ -4,7 +4,7 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
-import { CheckoutConfig } from '../checkout/checkout-config.service';
+import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
@@ -26,7 +26,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export class MedusaRuntimeServices {
   constructor(
     readonly provider: InvoicePaymentProvider,
-    readonly checkout: CheckoutConfig,
+    readonly checkout: InvoiceCreationService,
     readonly tracking: TrackingService,
     readonly refunds: RefundService,
     readonly settings: InvoicePaymentsSettingsService,

@@ -1,5 +1,5 @@
-import { isReferrerNamespace } from '../checkout/checkout.options';
-import { resolveTextLimits, type TextLimits } from '../checkout/text-limits';
+import { isReferrerNamespace } from '../checkout/order-mapping';
+import { resolveTextLimits, type TextLimits } from '../checkout/client-mapping';
 import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';

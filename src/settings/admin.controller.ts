@@ -15,7 +15,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { ResendWebhookResult } from '../gateway/types';
 import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import { CreationOutcomes } from '../checkout/creation-outcomes.service';
+import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
@@ -54,7 +54,7 @@ export class InvoicePaymentsAdminController {
     private readonly invoices: AdminInvoicesService,
     private readonly provider: InvoicePaymentProvider,
     private readonly client: GatewayClient,
-    private readonly creation: CreationOutcomes,
+    private readonly creation: InvoiceCreationService,
     private readonly records: InvoiceRecordStore,
     private readonly refunds: RefundService,
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
