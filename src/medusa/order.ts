@@ -1,7 +1,46 @@
 import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
-import type { Cents } from '../gateway/money';
+import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
-import type { MedusaAddress, MedusaPaymentContext, MedusaSessionChoice } from './types';
+import type { MedusaAddress, MedusaBigNumberInput, MedusaPaymentContext, MedusaSessionChoice } from './types';
+
+/**
+ * Medusa's amount (major units, `BigNumberInput`) to integer cents, exactly: a big number is read through its full
+ * decimal text (`raw.value`, `toFixed()`), never through float arithmetic; a fraction of a cent is refused.
+ */
+export function medusaAmountToCents(
+  amount: MedusaBigNumberInput | null | undefined,
+  field = 'amount',
+): Cents {
+  const text = decimalTextOf(amount);
+  if (text === null) throw new MoneyFormatError(`${field}: not an amount: ${describe(amount)}`, amount);
+  return majorUnitsToCents(text);
+}
+
+// Medusa's BigNumber: the raw value keeps every digit; `numeric` is a float and only the last resort.
+function decimalTextOf(amount: unknown): string | null {
+  if (typeof amount === 'number' || typeof amount === 'string') return String(amount);
+  if (typeof amount !== 'object' || amount === null) return null;
+  const a = amount as {
+    raw?: { value?: unknown };
+    bigNumber?: { toFixed?: () => string };
+    value?: unknown;
+    toFixed?: () => string;
+    numeric?: unknown;
+  };
+  const numeric = typeof a.numeric === 'number' ? a.numeric : null;
+  const text = [a.raw?.value, a.bigNumber?.toFixed?.(), a.value, a.toFixed?.(), numeric].find(
+    (c) => typeof c === 'string' || typeof c === 'number',
+  );
+  return text === undefined ? null : String(text);
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
 
 /** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */
 export const DEFAULT_DOCUMENT_KEYS = ['cpf', 'cnpj', 'document', 'tax_id'];
@@ -23,11 +62,8 @@ export interface MedusaOrderSource {
 }
 
 /**
- * The checkout's order for a Medusa payment session. Medusa hands a payment provider neither the cart nor the order,
- * so the invoice is built from what Medusa itself computed: the payment collection's amount as one line (its total is
- * the amount, whatever the client sent), Medusa's customer (name, e-mail, phone, default billing address) and the
- * CPF/CNPJ from the customer's metadata, else from the storefront's `data.document`. Any `order`, amount or price in
- * the storefront's data is ignored.
+ * The checkout's order for a Medusa payment session, built only from what Medusa computed: the payment collection's
+ * amount as one line, Medusa's customer and the CPF/CNPJ (docs/medusa.md, "Checkout").
  */
 export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentData {
   const choice = (source.data ?? {}) as MedusaSessionChoice & Record<string, unknown>;

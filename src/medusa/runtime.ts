@@ -21,6 +21,30 @@ export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** Medusa's `MedusaError` constructor. */
+export type MedusaErrorClass = new (type: string, message: string) => Error;
+
+/** The part of `@medusajs/framework/utils` the adapter uses. */
+export interface MedusaFrameworkUtils {
+  AbstractPaymentProvider: abstract new (cradle: Record<string, unknown>, config?: object) => object;
+  ModuleProvider(module: string, definition: { services: unknown[]; loaders?: unknown[] }): unknown;
+  Modules: { PAYMENT: string; WORKFLOW_ENGINE: string };
+  MedusaError: MedusaErrorClass;
+}
+
+/** `@medusajs/framework/utils` of the Medusa application: an optional peer, needed only by this entry point. */
+export function loadMedusaFramework(): MedusaFrameworkUtils {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only by this entry point
+    return require('@medusajs/framework/utils') as MedusaFrameworkUtils;
+  } catch (err) {
+    throw new Error(
+      'nestjs-invoice-payments/medusa needs @medusajs/framework (Medusa v2.5 or later) installed beside it: ' +
+        (err instanceof Error ? err.message : String(err)),
+    );
+  }
+}
+
 /** What the adapter calls in its runtime, injected from what `InvoicePaymentsModule` exports (no search by class). */
 @Injectable()
 export class MedusaRuntimeServices {
@@ -59,12 +83,7 @@ export function medusaDataSourceOptions(options: InvoicePaymentsMedusaOptions): 
   };
 }
 
-/**
- * Creates the module's schema when missing and runs its pending migrations, then closes the connection. The provider
- * does this when it starts unless `runMigrations: false`; a deployment that migrates in a release step calls it:
- * `node -e "require('nestjs-invoice-payments/medusa').runInvoicePaymentsMigrations({ gateway: {} })"`
- * (with `DATABASE_URL` set).
- */
+/** Creates the module's schema when missing and runs its pending migrations (docs/medusa.md, "Tables and migrations"). */
 export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedusaOptions): Promise<string[]> {
   const dataSourceOptions = medusaDataSourceOptions(options);
   const dataSource = await new DataSource(dataSourceOptions).initialize();
@@ -105,10 +124,7 @@ function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
 const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
-/**
- * The Nest application context of a provider's options, started once per process and shared by every provider
- * instance with the same options (Medusa builds its providers again when it reloads a module).
- */
+/** The Nest application context of these options, started once per process and shared by every provider instance. */
 export function invoicePaymentsRuntime(
   options: InvoicePaymentsMedusaOptions,
 ): Promise<INestApplicationContext> {
@@ -146,10 +162,7 @@ export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServi
   return services;
 }
 
-/**
- * The runtimes of this process that have started (a failed or pending start is left out): what the package's
- * Medusa job works with, since a job is given Medusa's container, not the provider's options.
- */
+/** The runtimes of this process that have started (a failed or pending start is left out), for the sync job. */
 export async function startedInvoicePaymentsRuntimes(): Promise<INestApplicationContext[]> {
   const settled = await Promise.allSettled([...runtimes.values()]);
   return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -163,9 +176,8 @@ export async function closeInvoicePaymentsRuntimes(): Promise<void> {
 }
 
 /**
- * The provider's module loader: Medusa runs it when it starts, with the provider's options. It starts the runtime
- * (migrations, then the workers), so a payment made while the store was down is found without waiting for a
- * checkout or a webhook. Not awaited: a failed start is logged and tried again on first use.
+ * The provider's module loader: starts the runtime (migrations, workers) when Medusa starts. Not awaited: a failed
+ * start is logged and tried again on first use.
  */
 export async function invoicePaymentsStartupLoader({
   options,
