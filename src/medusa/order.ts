@@ -140,11 +140,7 @@ function addressOf(a: MedusaAddress): { address: CheckoutAddress; phone: string 
 }
 
 function documentOf(metadata: Record<string, unknown> | null | undefined, keys: string[]): string | null {
-  for (const key of keys) {
-    const value = text(metadata?.[key]);
-    if (value) return value;
-  }
-  return null;
+  return keys.map((key) => text(metadata?.[key])).find((value) => value !== null) ?? null;
 }
 
 function cardOf(value: unknown): CheckoutCard | null {

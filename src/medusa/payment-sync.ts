@@ -44,14 +44,9 @@ const ACTED_CODES = [4, 5];
 const cursors = new WeakMap<INestApplicationContext, { since: Date; retry: Set<string> }>();
 
 /**
- * Tells Medusa what the module learned without a webhook reaching Medusa (the reconciliation of open invoices, the
- * inbox's retries): for each session whose invoice the module saw authorized or paid since the last run, and that
- * Medusa does not show so yet (no payment, or a payment not captured), runs `process` with the same action a
- * webhook would have given (`authorized`/`captured`, session id, amount), i.e. Medusa's own
- * `processPaymentWorkflow`, which authorizes the session, captures the payment and completes the cart. Idempotent:
- * a session Medusa already shows paid is skipped. Canceled, refunded and disputed invoices are not acted on here
- * (Medusa's webhook handler ignores those actions too); the module's events and admin page show them. `app` is a
- * runtime that `invoicePaymentsRuntime` started (`startedInvoicePaymentsRuntimes()` lists them).
+ * Runs Medusa's `processPaymentWorkflow` (`process`) for each session whose invoice the module saw authorized or paid
+ * since the last run and that Medusa does not show so yet; idempotent. `app`: a runtime `invoicePaymentsRuntime`
+ * started. See docs/medusa.md, "Startup and outages".
  */
 export async function syncMedusaPayments(
   app: INestApplicationContext,

@@ -1,4 +1,4 @@
-import { Logger, type INestApplicationContext } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.views';
@@ -39,10 +39,7 @@ interface MedusaResponse {
 
 type PaymentCollections = Array<{ payment_sessions?: Array<{ id: string; provider_id: string }> | null }>;
 
-/**
- * The plugin's options in `medusa-config.ts`: the provider's own (the same object), so the plugin's handlers and
- * the provider share one runtime.
- */
+/** The plugin's options in `medusa-config.ts`: the provider's own, so the plugin and the provider share a runtime. */
 function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
   const config = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
     'configModule',
@@ -85,11 +82,7 @@ async function withSessions<T>(
   return { ...row, sessionIds };
 }
 
-/**
- * The plugin's scheduled job, every minute: what the module learned without a webhook reaching Medusa (a payment
- * found by the reconciliation after a restart, an inbox retry) is run through Medusa's `processPaymentWorkflow`, so
- * the payment is captured and the order moves.
- */
+/** The plugin's scheduled job, every minute: {@link syncMedusaPayments} through Medusa's workflow engine. */
 export async function invoicePaymentsSyncJob(container: MedusaContainer): Promise<void> {
   await invoicePaymentsRuntime(pluginOptions(container));
   const { Modules } = loadMedusaFramework();
@@ -116,11 +109,7 @@ export interface MedusaShipment {
   carrier?: string;
 }
 
-/**
- * Queues the tracking code for the paid invoice among the order's sessions (the tracking outbox posts it to the
- * service, retrying through outages). `null` when no session of the order has a paid invoice of this module (another
- * provider took the payment, or it is not paid): nothing is sent.
- */
+/** Queues the tracking code for the paid invoice among the order's sessions; `null` when none is paid (nothing sent). */
 export async function recordMedusaShipment(
   options: InvoicePaymentsMedusaOptions,
   shipment: MedusaShipment,
@@ -141,11 +130,7 @@ export async function recordMedusaShipment(
   return null;
 }
 
-/**
- * The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}: the shipped fulfillment's first label and its order's
- * sessions of this provider, read through Medusa's `query`, go to {@link recordMedusaShipment}. A failure is logged
- * and rethrown, so Medusa's event bus may retry.
- */
+/** The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}; a failure is rethrown, so Medusa's event bus retries. */
 export async function invoicePaymentsShipmentHandler({
   event,
   container,
@@ -189,53 +174,7 @@ export interface MedusaOrderInvoiceView extends AdminInvoiceView {
 /** Alerts shown per invoice: the newest. */
 const ALERTS_SHOWN = 20;
 
-/** The invoices of these Medusa payment sessions (newest first), with their refunds, tracking codes and alerts. */
-export async function orderInvoices(
-  runtime: INestApplicationContext,
-  sessionIds: string[],
-): Promise<MedusaOrderInvoiceView[]> {
-  if (sessionIds.length === 0) return [];
-  const { dataSource, refunds, tracking } = servicesOf(runtime);
-  const records = await dataSource
-    .getRepository(InvoiceRecord)
-    .find({ where: { orderId: In(sessionIds) }, order: { createdAt: 'DESC' } });
-  return Promise.all(
-    records.map(async (record) => {
-      const view = toView(record);
-      const [ledger, codes, alerts] = await Promise.all([
-        refunds.ledger(record),
-        tracking.listForOrder(record.orderId),
-        dataSource.getRepository(InvoicePaymentsAlertRecord).find({
-          where: { invoiceRecordId: record.id },
-          order: { createdAt: 'DESC' },
-          take: ALERTS_SHOWN,
-        }),
-      ]);
-      return {
-        ...view,
-        refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
-        pixImage: record.pixImage,
-        refunds: ledger.refunds.map(refundView),
-        tracking: codes
-          .filter((t) => t.invoiceRecordId === record.id)
-          .map((t) => ({
-            code: t.code,
-            url: t.url,
-            status: t.status,
-            sentAt: t.sentAt?.toISOString() ?? null,
-          })),
-        alerts: alerts.map((a) => ({
-          kind: a.kind,
-          message: a.message,
-          createdAt: a.createdAt.toISOString(),
-          acknowledged: !!a.acknowledgedAt,
-        })),
-      };
-    }),
-  );
-}
-
-/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions (the order page's widget). */
+/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
 export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const id = req.params.id ?? '';
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
@@ -247,8 +186,47 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
     return;
   }
-  const runtime = await invoicePaymentsRuntime(pluginOptions(req.scope));
-  res.json({ invoices: await orderInvoices(runtime, order.sessionIds) });
+  const { dataSource, refunds, tracking } = servicesOf(
+    await invoicePaymentsRuntime(pluginOptions(req.scope)),
+  );
+  const records = order.sessionIds.length
+    ? await dataSource
+        .getRepository(InvoiceRecord)
+        .find({ where: { orderId: In(order.sessionIds) }, order: { createdAt: 'DESC' } })
+    : [];
+  const invoices = records.map(async (record): Promise<MedusaOrderInvoiceView> => {
+    const view = toView(record);
+    const [ledger, codes, alerts] = await Promise.all([
+      refunds.ledger(record),
+      tracking.listForOrder(record.orderId),
+      dataSource.getRepository(InvoicePaymentsAlertRecord).find({
+        where: { invoiceRecordId: record.id },
+        order: { createdAt: 'DESC' },
+        take: ALERTS_SHOWN,
+      }),
+    ]);
+    return {
+      ...view,
+      refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
+      pixImage: record.pixImage,
+      refunds: ledger.refunds.map(refundView),
+      tracking: codes
+        .filter((t) => t.invoiceRecordId === record.id)
+        .map(({ code, url, status, sentAt }) => ({
+          code,
+          url,
+          status,
+          sentAt: sentAt?.toISOString() ?? null,
+        })),
+      alerts: alerts.map((a) => ({
+        kind: a.kind,
+        message: a.message,
+        createdAt: a.createdAt.toISOString(),
+        acknowledged: !!a.acknowledgedAt,
+      })),
+    };
+  });
+  res.json({ invoices: await Promise.all(invoices) });
 }
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */

@@ -21,6 +21,7 @@ import type {
 
 const medusa = loadMedusaFramework();
 const logger = new Logger('InvoicePayments:Medusa');
+const nothing = async (): Promise<Output> => ({});
 
 /**
  * The Medusa v2 payment provider (`pp_invoice-payments_<id>`): the whole module as a Nest application context inside
@@ -145,36 +146,18 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     return webhookAction(await invoicePaymentsRuntime(this.options), payload);
   }
 
-  // The service keeps no customers' accounts or saved cards (cards are tokenized per payment, `saved: 0`), so the
-  // account-holder and saved-method operations are no-ops: `{}` tells Medusa no account holder was created.
-
-  async createAccountHolder(): Promise<Output> {
-    return {};
-  }
-
-  async retrieveAccountHolder(): Promise<Output> {
-    return {};
-  }
-
-  async updateAccountHolder(): Promise<Output> {
-    return {};
-  }
-
-  async deleteAccountHolder(): Promise<Output> {
-    return {};
-  }
-
-  async listPaymentMethods(): Promise<Array<Output & { id: string }>> {
-    return [];
-  }
+  // The service keeps no customers' accounts or saved cards (cards are tokenized per payment): no-ops, and `{}`
+  // tells Medusa no account holder was created.
+  createAccountHolder = nothing;
+  retrieveAccountHolder = nothing;
+  updateAccountHolder = nothing;
+  deleteAccountHolder = nothing;
+  deletePaymentMethod = nothing;
+  listPaymentMethods = async (): Promise<Output[]> => [];
 
   /** Refused: there is nothing to save a card in. */
   async savePaymentMethod(): Promise<never> {
     throw new medusa.MedusaError('not_allowed', 'invoice-payments does not save payment methods');
-  }
-
-  async deletePaymentMethod(): Promise<Output> {
-    return {};
   }
 
   /** The checkout's request for a session: Medusa's amount in cents and the order built on the server. */

@@ -8,13 +8,21 @@ import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
 import { en, invoicePaymentMethodHandler } from './payment-method.handler';
-import { shopApiSchema } from './shop-api.schema';
-import { InvoicePaymentShopResolver } from './shop-api.resolver';
-import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './types';
+import { InvoicePaymentShopResolver, shopApiSchema } from './shop-api.resolver';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
+
+/** Options of `InvoicePaymentsPlugin.init(...)`: the module's options plus the Vendure store's own. */
+export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptions {
+  /**
+   * Name of the Customer custom field (string) that keeps the customer's CPF or CNPJ, defined by the plugin unless
+   * the store has one of that name. Default `taxDocument`.
+   */
+  documentField?: string;
+}
 
 /**
- * PIX, bank slip and credit card payments for a Vendure 3 store: the `invoice-payments` payment method handler, the
- * module's entities, migrations and webhook route, the Shop API mutation `startInvoicePayment`. See docs/vendure.md.
+ * PIX, bank slip and credit card payments for a Vendure 3 store (handler, entities, migrations, webhook route, Shop
+ * API `startInvoicePayment`). See docs/vendure.md.
  *
  * @example
  * plugins: [
@@ -37,7 +45,7 @@ import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './type
   compatibility: '^3.0.0',
 })
 export class InvoicePaymentsPlugin {
-  static options: ResolvedPluginOptions;
+  static options: InvoicePaymentsPluginOptions & { documentField: string };
   private static imported: DynamicModule | undefined;
 
   /** The plugin with its options; put the result in `VendureConfig.plugins`. */
