@@ -45,16 +45,14 @@ function describe(value: unknown): string {
 /** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */
 export const DEFAULT_DOCUMENT_KEYS = ['cpf', 'cnpj', 'document', 'tax_id'];
 
-/** What the order is built from: only values Medusa computed or resolved on the server, and the customer's choice. */
+/** What the order is built from: values Medusa computed on the server, and the storefront's choice (`data`). */
 export interface MedusaOrderSource {
-  /** Medusa's payment session id (`data.session_id`): the order key of the invoice. */
+  /** Medusa's payment session id: the order key of the invoice. */
   sessionId: string;
-  /** The payment collection's amount, in cents. */
+  /** The payment collection's amount. */
   amountCents: Cents;
   currencyCode: string;
-  /** Medusa's context: the customer as the customer module has it (never a client's copy). */
   context?: MedusaPaymentContext;
-  /** The session's `data` as the storefront sent it: only the method, card, installments and document are read. */
   data?: Record<string, unknown>;
   documentKeys?: string[];
   /** Method when the storefront chose none. */
@@ -91,7 +89,9 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
       email: customer?.email || undefined,
       phone: customer?.phone || address?.phone || undefined,
       document:
-        documentOf(customer?.metadata, source.documentKeys ?? DEFAULT_DOCUMENT_KEYS) ??
+        (source.documentKeys ?? DEFAULT_DOCUMENT_KEYS)
+          .map((key) => text(customer?.metadata?.[key]))
+          .find((value) => value !== null) ??
         text(choice.document) ??
         undefined,
     },
@@ -100,8 +100,11 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
   // An unknown method is refused by the mapping, naming `method`.
   const method = (choice.method ?? source.defaultMethod) as PaymentMethod;
   const data: InitiatePaymentData = { order, method };
-  const card = cardOf(choice.card);
-  if (card) data.card = card;
+  const card = choice.card as Partial<CheckoutCard> | null | undefined;
+  if (typeof card === 'object' && card !== null && card.token !== undefined) {
+    const { token, expiry, holder_name } = card as CheckoutCard;
+    data.card = { token, expiry, holder_name };
+  }
   if (typeof choice.installments === 'number') data.installments = choice.installments;
   return data;
 }
@@ -136,21 +139,6 @@ function addressOf(a: MedusaAddress): { address: CheckoutAddress; phone: string 
       country_code: a.country_code ?? undefined,
     },
     phone: a.phone ?? null,
-  };
-}
-
-function documentOf(metadata: Record<string, unknown> | null | undefined, keys: string[]): string | null {
-  return keys.map((key) => text(metadata?.[key])).find((value) => value !== null) ?? null;
-}
-
-function cardOf(value: unknown): CheckoutCard | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const card = value as Record<string, unknown>;
-  if (card.token === undefined) return null;
-  return {
-    token: card.token as string,
-    expiry: card.expiry as string,
-    holder_name: card.holder_name as string,
   };
 }
 

@@ -42,11 +42,11 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     }
   }
 
-  private readonly options: InvoicePaymentsMedusaOptions;
-
-  constructor(cradle: Record<string, unknown>, options: InvoicePaymentsMedusaOptions) {
+  constructor(
+    cradle: Record<string, unknown>,
+    private readonly options: InvoicePaymentsMedusaOptions,
+  ) {
     super(cradle, options);
-    this.options = options;
   }
 
   /** Creates the session's invoice from Medusa's amount and customer (see `buildCheckoutData`), exactly once. */
@@ -56,9 +56,10 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       if (typeof sessionId !== 'string' || !sessionId) {
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
       }
-      const out = await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId));
-      const data = medusaSessionData(out.data, sessionId, input.data, this.options.customerDocumentKeys);
-      return { id: out.id, data, status: out.status };
+      return this.answer(
+        input,
+        await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId)),
+      );
     });
   }
 
@@ -134,8 +135,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
         ...request,
         data: { invoiceRecordId: current.data.invoiceRecordId, order, method, card, installments },
       });
-      const data = medusaSessionData(out.data, sessionId, input.data, this.options.customerDocumentKeys);
-      return { id: out.id, data, status: out.status };
+      return this.answer(input, out);
     });
   }
 
@@ -180,6 +180,12 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       defaultMethod: method ?? methods[0],
     });
     return { amount, currency_code, data };
+  }
+
+  /** A session's answer: the invoice's id and status, the data Medusa keeps (the storefront's document scrubbed). */
+  private answer(input: Input, out: Awaited<ReturnType<InvoicePaymentProvider['initiatePayment']>>): Output {
+    const data = medusaSessionData(out.data, out.data.orderId, input.data, this.options.customerDocumentKeys);
+    return { id: out.id, data, status: out.status };
   }
 
   /** One of the provider's operations on the session's record, answered with the data Medusa keeps. */

@@ -99,28 +99,6 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
-/** The Nest module tree of the runtime: TypeORM, the event bus and `InvoicePaymentsModule`, no HTTP server. */
-function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
-  return {
-    module: InvoicePaymentsMedusaHostModule,
-    imports: [
-      TypeOrmModule.forRoot(medusaDataSourceOptions(options)),
-      EventEmitterModule.forRoot(),
-      InvoicePaymentsModule.forRoot({
-        gateway: options.gateway,
-        checkout: options.checkout,
-        // Deliveries arrive through Medusa's `/hooks/payment/...` route (an application context has no route).
-        webhooks: options.webhooks,
-        // Shipments come from Medusa's subscriber (`recordMedusaShipment`), not a Nest event.
-        shipping: { ...options.shipping, shipmentEvent: false },
-        admin: options.admin,
-        notifications: options.notifications,
-        reconciliation: options.reconciliation,
-      }),
-    ],
-  };
-}
-
 const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
@@ -144,7 +122,25 @@ const servicesOfRuntimes = new WeakMap<INestApplicationContext, MedusaRuntimeSer
 
 async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplicationContext> {
   if (options.runMigrations !== false) await runInvoicePaymentsMigrations(options);
-  const root = rootModule(options);
+  // TypeORM, the event bus and `InvoicePaymentsModule`, no HTTP server.
+  const root: DynamicModule = {
+    module: InvoicePaymentsMedusaHostModule,
+    imports: [
+      TypeOrmModule.forRoot(medusaDataSourceOptions(options)),
+      EventEmitterModule.forRoot(),
+      InvoicePaymentsModule.forRoot({
+        gateway: options.gateway,
+        checkout: options.checkout,
+        // Deliveries arrive through Medusa's `/hooks/payment/...` route (an application context has no route).
+        webhooks: options.webhooks,
+        // Shipments come from Medusa's subscriber (`recordMedusaShipment`), not a Nest event.
+        shipping: { ...options.shipping, shipmentEvent: false },
+        admin: options.admin,
+        notifications: options.notifications,
+        reconciliation: options.reconciliation,
+      }),
+    ],
+  };
   // abortOnError false: a failure is thrown to Medusa, never a process.exit inside the host.
   const app = await NestFactory.createApplicationContext(root, {
     logger: options.logLevels ?? ['error', 'warn'],
