@@ -57,10 +57,7 @@ export class InvoicePaymentsPlugin {
     return InvoicePaymentsPlugin;
   }
 
-  /**
-   * A forward reference: `init` runs after this class is decorated. Global, so the plugin's GraphQL resolver (in a
-   * module Vendure hosts) reaches the payment provider.
-   */
+  /** A forward reference (`init` runs after decoration); global, so the plugin's resolver reaches the provider. */
   static moduleImport(): DynamicModule {
     if (!this.options)
       throw new Error('InvoicePaymentsPlugin: call InvoicePaymentsPlugin.init(options) first');

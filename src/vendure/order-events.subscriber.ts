@@ -45,14 +45,12 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
   onApplicationBootstrap(): void {
     this.subscriptions.push(
       this.eventBus.ofType(FulfillmentStateTransitionEvent).subscribe((event) => {
-        if (event.toState === 'Shipped') {
+        if (event.toState === 'Shipped')
           void this.guard('shipment', () => this.onShipped(event.ctx, event.fulfillment));
-        }
       }),
       this.eventBus.ofType(OrderStateTransitionEvent).subscribe((event) => {
-        if (event.toState === 'Cancelled') {
+        if (event.toState === 'Cancelled')
           void this.guard('cancellation', () => this.onCancelled(event.ctx, String(event.order.id)));
-        }
       }),
     );
   }

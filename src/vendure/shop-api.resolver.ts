@@ -25,7 +25,7 @@ import {
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { isValidTaxDocument, normalizeDocument } from '../checkout/client-mapping';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
+import type { InitiatePaymentData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';
 import { toCheckoutOrder } from './order-mapping';
 import { findInvoicePaymentMethod, offeredMethods } from './order-access';
@@ -142,19 +142,17 @@ export class InvoicePaymentShopResolver {
       installments: input.installments ?? undefined,
     };
     const request = { amount: order.totalWithTax, currency_code: order.currencyCode, data };
-    let session: InvoicePaymentSessionData;
-    try {
-      try {
-        session = (await this.payments.initiatePayment(request)).data;
-      } catch (err) {
+    const { data: session } = await this.payments
+      .initiatePayment(request)
+      .catch((err: unknown) => {
         if (!(err instanceof OpenInvoiceConflictError)) throw err;
         // Another method or amount than the open invoice's: the module cancels it and issues another.
-        const update = { ...request, data: { invoiceRecordId: err.invoiceRecordId, ...data } };
-        session = (await this.payments.updatePayment(update)).data;
-      }
-    } catch (err) {
-      throw asGraphQlError(err);
-    }
+        return this.payments.updatePayment({
+          ...request,
+          data: { invoiceRecordId: err.invoiceRecordId, ...data },
+        });
+      })
+      .catch((err: unknown) => Promise.reject(asGraphQlError(err)));
     const now = await this.orders.findOne(ctx, order.id, []);
     // GraphQL answers only the schema's fields of the session.
     return {
