@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
@@ -12,7 +13,7 @@ export function medusaAmountToCents(
   field = 'amount',
 ): Cents {
   const text = decimalTextOf(amount);
-  if (text === null) throw new MoneyFormatError(`${field}: not an amount: ${describe(amount)}`, amount);
+  if (text === null) throw new MoneyFormatError(`${field}: not an amount: ${inspect(amount)}`, amount);
   return majorUnitsToCents(text);
 }
 
@@ -32,14 +33,6 @@ function decimalTextOf(amount: unknown): string | null {
     (c) => typeof c === 'string' || typeof c === 'number',
   );
   return text === undefined ? null : String(text);
-}
-
-function describe(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */

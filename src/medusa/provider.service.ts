@@ -63,10 +63,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     });
   }
 
-  /**
-   * Paid → `captured` (Medusa creates the payment, captured); authorized card → `authorized`; not paid yet →
-   * `pending_authorization`, after asking the service once in case a webhook is late; otherwise the status table's.
-   */
+  /** Not paid yet: asks the service once (a webhook may be late), then `pending_authorization` (docs/medusa.md). */
   async authorizePayment(input: Input): Promise<Output> {
     return this.run(async (provider) => {
       let out = await provider.getPaymentStatus(sessionOf(input));

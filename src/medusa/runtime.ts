@@ -171,10 +171,7 @@ export async function closeInvoicePaymentsRuntimes(): Promise<void> {
   await Promise.allSettled(all.map(async (started) => (await started).close()));
 }
 
-/**
- * The provider's module loader: starts the runtime (migrations, workers) when Medusa starts. Not awaited: a failed
- * start is logged and tried again on first use.
- */
+/** The provider's loader: starts the runtime with Medusa; not awaited (a failed start is tried again on use). */
 export async function invoicePaymentsStartupLoader({
   options,
 }: {

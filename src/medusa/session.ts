@@ -72,10 +72,7 @@ export class WebhookNotSettledError extends Error {
   }
 }
 
-/**
- * A delivery to Medusa's `/hooks/payment/<provider>` route, through the module's own webhook path, answered with
- * what the service said of the invoice in the lookup that answered it (docs/medusa.md, "Webhooks").
- */
+/** A delivery to Medusa's webhook route, through the module's own webhook path (docs/medusa.md, "Webhooks"). */
 export async function webhookAction(
   app: INestApplicationContext,
   payload: ProviderWebhookPayload,
@@ -116,10 +113,7 @@ const MEDUSA_TYPES: Partial<Record<InvoicePaymentsErrorCode | GatewayErrorKind, 
   mode: 'not_allowed',
 };
 
-/**
- * The module's errors as `MedusaError`s by code (400/404/409 with the module's message, not a 500); the service's
- * own trouble stays an error, a `PaymentServiceError` whose `cause` is the gateway error.
- */
+/** The module's errors as `MedusaError`s by code; the service's trouble stays a `PaymentServiceError`. */
 export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | undefined): unknown {
   if (!MedusaError) return err;
   const code = isGatewayError(err) ? err.kind : err instanceof InvoicePaymentsError ? err.code : null;

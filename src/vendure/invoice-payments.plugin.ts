@@ -13,25 +13,11 @@ import type { InvoicePaymentsModuleOptions } from '../options/options';
 
 /** Options of `InvoicePaymentsPlugin.init(...)`: the module's options plus the Vendure store's own. */
 export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptions {
-  /**
-   * Name of the Customer custom field (string) that keeps the customer's CPF or CNPJ, defined by the plugin unless
-   * the store has one of that name. Default `taxDocument`.
-   */
+  /** The Customer custom field keeping the CPF/CNPJ (defined unless the store has it). Default `taxDocument`. */
   documentField?: string;
 }
 
-/**
- * PIX, bank slip and credit card payments for a Vendure 3 store (handler, entities, migrations, webhook route, Shop
- * API `startInvoicePayment`). See docs/vendure.md.
- *
- * @example
- * plugins: [
- *   InvoicePaymentsPlugin.init({
- *     gateway: { baseUrl: 'https://api.example.com', accessToken: process.env.PAYMENTS_TOKEN!, mode: 'production' },
- *     checkout: { publicWebhookUrl: 'https://shop.example/webhooks/invoice-payments' },
- *   }),
- * ]
- */
+/** PIX, bank slip and card payments for a Vendure 3 store: `InvoicePaymentsPlugin.init(options)`; see docs/vendure.md. */
 @VendurePlugin({
   imports: [PluginCommonModule, forwardRef(() => InvoicePaymentsPlugin.moduleImport())],
   providers: [
@@ -98,10 +84,7 @@ export class InvoicePaymentsPlugin {
   }
 }
 
-/**
- * Vendure moves a new Refund from `Pending` to the state its handler returns: without this step a refund the service
- * carries out later (status 7) or whose answer was lost could not stay `Pending`.
- */
+/** Lets a Refund stay `Pending` (Vendure moves it to its handler's state): one the service makes later, or unknown. */
 const refundLeftPending: NonNullable<RuntimeVendureConfig['paymentOptions']['refundProcess']>[number] = {
   transitions: { Pending: { to: ['Pending'], mergeStrategy: 'merge' } },
 };

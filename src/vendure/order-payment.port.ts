@@ -100,10 +100,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return `${change.current.text ?? state}, but the order could not take the payment: ${result.message}`;
   }
 
-  /**
-   * Settles the Payment's pending refunds; notes a refund Vendure does not know of. Not for the operation's own
-   * report: that is Vendure's `refundOrder`, whose Refund Vendure is still writing in its transaction.
-   */
+  /** Settles the Payment's pending refunds, notes one Vendure does not know; not for Vendure's own `refundOrder`. */
   private async matchRefunds(ctx: RequestContext, change: PaymentStatusChange): Promise<void> {
     if (change.source === 'operation') return;
     const payment = await this.paymentOf(ctx, change);

@@ -111,10 +111,7 @@ interface StartInvoicePaymentInput {
   installments?: number | null;
 }
 
-/**
- * `startInvoicePayment`: creates the active order's invoice (or returns the open one; another method or amount
- * replaces it). The order port adds the Payment later; no Vendure transaction is open while the service is called.
- */
+/** `startInvoicePayment`: the active order's invoice, created or resumed; the order port adds the Payment later. */
 @Resolver()
 export class InvoicePaymentShopResolver {
   constructor(
