@@ -1,17 +1,10 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData } from '../checkout/types';
+import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import type { PaymentMethod } from '../gateway/types';
-import { buildCheckoutData, medusaAmountToCents } from './order';
+import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
 import { invoicePaymentsRuntime, loadMedusaFramework, medusaDataSourceOptions, servicesOf } from './runtime';
-import {
-  authorizationStatus,
-  dataOf,
-  medusaSessionData,
-  sessionOf,
-  toMedusaError,
-  webhookAction,
-} from './session';
+import { toMedusaError, webhookAction } from './session';
 import type {
   InvoicePaymentsMedusaOptions,
   MedusaProviderInput as Input,
@@ -77,7 +70,9 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
           );
         }
       }
-      return { status: authorizationStatus(out.status), data: dataOf(out.data) };
+      // Not paid yet (PIX or bank slip waiting): Medusa completes the cart with the payment awaiting.
+      const status = out.status === 'pending' ? 'pending_authorization' : out.status;
+      return { status, data: dataOf(out.data) };
     });
   }
 
@@ -205,4 +200,31 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       throw toMedusaError(err, medusa.MedusaError);
     }
   }
+}
+
+/**
+ * The session data Medusa keeps (and its store API shows): the module's, with Medusa's session id. Medusa merges the
+ * storefront's input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) is overwritten with `null`.
+ */
+function medusaSessionData(
+  data: InvoicePaymentSessionData,
+  sessionId: string,
+  input?: Record<string, unknown> | null,
+  documentKeys: readonly string[] = [],
+): InvoicePaymentSessionData & { session_id: string } {
+  const scrubbed: Record<string, null> = {};
+  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys])) {
+    if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
+  }
+  return { ...data, ...scrubbed, session_id: sessionId };
+}
+
+/** The data Medusa keeps of a session the module answers for (the record's order key is Medusa's session id). */
+function dataOf(data: InvoicePaymentSessionData): Record<string, unknown> {
+  return medusaSessionData(data, data.orderId);
+}
+
+/** The module's record of a session or payment (Medusa hands back the data the provider returned). */
+function sessionOf(input: Input): { data: { invoiceRecordId: string } } {
+  return { data: { invoiceRecordId: input?.data?.invoiceRecordId as string } };
 }

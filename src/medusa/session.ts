@@ -1,53 +1,20 @@
 import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { PaymentServiceError } from '../checkout/errors';
-import type { InvoicePaymentSessionData, ProviderWebhookPayload } from '../checkout/types';
+import type { ProviderWebhookPayload } from '../checkout/types';
 import { HOST_WEBHOOKS, type HostWebhooks } from '../core/ports';
-import { statusRow, type PaymentSessionStatus } from '../core/status-table';
+import { statusRow } from '../core/status-table';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { DEFAULT_DOCUMENT_KEYS } from './order';
 import type { MedusaErrorClass } from './runtime';
-import type { MedusaPaymentSessionStatus, MedusaProviderInput, MedusaWebhookActionResult } from './types';
+import type { MedusaWebhookActionResult } from './types';
 
 const logger = new Logger('InvoicePayments:Medusa');
 
 /** Cents to the major-unit number Medusa takes (`1348` → `13.48`), from the exact decimal text. */
 export function centsToMedusaAmount(cents: Cents): number {
   return centsToWireNumber(cents);
-}
-
-/**
- * The session data Medusa keeps (and its store API shows): the module's, with Medusa's session id. Medusa merges the
- * storefront's input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) is overwritten with `null`.
- */
-export function medusaSessionData(
-  data: InvoicePaymentSessionData,
-  sessionId: string,
-  input?: Record<string, unknown> | null,
-  documentKeys: readonly string[] = [],
-): InvoicePaymentSessionData & { session_id: string } {
-  const scrubbed: Record<string, null> = {};
-  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys])) {
-    if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
-  }
-  return { ...data, ...scrubbed, session_id: sessionId };
-}
-
-/** The data Medusa keeps of a session the module answers for (the record's order key is Medusa's session id). */
-export function dataOf(data: InvoicePaymentSessionData): Record<string, unknown> {
-  return medusaSessionData(data, data.orderId);
-}
-
-/** The module's record of a session or payment (Medusa hands back the data the provider returned). */
-export function sessionOf(input: MedusaProviderInput): { data: { invoiceRecordId: string } } {
-  return { data: { invoiceRecordId: input?.data?.invoiceRecordId as string } };
-}
-
-/** `authorizePayment`'s answer: an invoice not paid yet is `pending_authorization` (Medusa completes the cart). */
-export function authorizationStatus(status: PaymentSessionStatus): MedusaPaymentSessionStatus {
-  return status === 'pending' ? 'pending_authorization' : status;
 }
 
 /**
