@@ -86,9 +86,8 @@ export async function syncMedusaPayments(
     const session = byId.get(record.orderId);
     if (!session) continue; // not a Medusa session (another host on the same tables)
     result.considered++;
-    const payment = session.payment ?? null;
-    const done = action.action === 'captured' ? !!payment?.captured_at : !!payment;
-    if (done) continue;
+    // Already so in Medusa: a payment, captured for a paid invoice.
+    if (action.action === 'captured' ? session.payment?.captured_at : session.payment) continue;
     try {
       await process(action as Required<MedusaWebhookActionResult>);
       result.processed++;

@@ -115,14 +115,10 @@ export async function recordMedusaShipment(
   shipment: MedusaShipment,
 ): Promise<RecordShipmentResult | null> {
   const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
-  for (const sessionId of shipment.sessionIds) {
+  const { sessionIds, trackingCode, trackingUrl, carrier } = shipment;
+  for (const orderId of sessionIds) {
     try {
-      return await tracking.recordShipment({
-        orderId: sessionId,
-        trackingCode: shipment.trackingCode,
-        trackingUrl: shipment.trackingUrl,
-        carrier: shipment.carrier,
-      });
+      return await tracking.recordShipment({ orderId, trackingCode, trackingUrl, carrier });
     } catch (err) {
       if (!(err instanceof OrderNotPaidError)) throw err;
     }
