@@ -1,3 +1,4 @@
+import type { ProviderWebhookPayload } from '../checkout/types';
 import type { PaymentSessionStatus } from '../core/status-table';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
@@ -64,6 +65,14 @@ export interface MedusaProviderOutput {
   data?: Record<string, unknown>;
   status?: MedusaPaymentSessionStatus;
 }
+
+// Medusa's names of the variants, kept for stores that import them.
+export type MedusaAmountInput = MedusaProviderInput;
+export type MedusaInitiateInput = MedusaProviderInput;
+export type MedusaStatusOutput = MedusaProviderOutput;
+export type MedusaInitiateOutput = MedusaProviderOutput;
+export type MedusaPaymentCustomer = NonNullable<MedusaPaymentContext['customer']>;
+export type MedusaWebhookPayload = ProviderWebhookPayload;
 
 /** Medusa's `WebhookActionResult`: `session_id` is Medusa's payment session id, `amount` in major units. */
 export interface MedusaWebhookActionResult {
