@@ -40,7 +40,7 @@ function Invoice({ invoice: i }: { invoice: InvoiceView }) {
     <div className="divide-y" data-testid="invoice-payments-invoice">
       <div className="flex items-center justify-between px-6 py-3">
         <Text weight="plus" data-testid="invoice-payments-method">
-          {t.method[i.method]}
+          {t[i.method]}
         </Text>
         <StatusBadge color={color} data-testid="invoice-payments-status">
           {i.statusText ?? '—'}

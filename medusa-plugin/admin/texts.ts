@@ -6,48 +6,34 @@ export function language(): 'pt' | 'en' {
   return /^pt/i.test(lng) ? 'pt' : 'en';
 }
 
-const EN = {
-  title: 'Invoice payment',
-  failed: 'Could not load the invoice',
-  method: { pix: 'PIX', billet: 'Bank slip', card: 'Card' },
-  amount: 'Amount',
-  paid: 'Paid',
-  pixCode: 'PIX copy-and-paste code',
-  billetLine: 'Bank slip line',
-  billetLink: 'Open the bank slip',
-  refunds: 'Refunds',
-  refundable: 'Still refundable',
-  tracking: 'Tracking code',
-  atService: 'at the service',
-  notYet: 'not at the service yet',
-  alerts: 'Alerts',
-  settings: 'Invoice payments',
-  settingsNote:
+/** Each text in English and in Portuguese. */
+const TEXTS = {
+  title: ['Invoice payment', 'Pagamento da fatura'],
+  failed: ['Could not load the invoice', 'Não foi possível carregar a fatura'],
+  amount: ['Amount', 'Valor'],
+  paid: ['Paid', 'Pago'],
+  pixCode: ['PIX copy-and-paste code', 'PIX copia e cola'],
+  billetLine: ['Bank slip line', 'Linha digitável'],
+  billetLink: ['Open the bank slip', 'Abrir o boleto'],
+  refunds: ['Refunds', 'Estornos'],
+  refundable: ['Still refundable', 'Ainda estornável'],
+  tracking: ['Tracking code', 'Código de rastreio'],
+  atService: ['at the service', 'no serviço'],
+  notYet: ['not at the service yet', 'ainda não enviado ao serviço'],
+  alerts: ['Alerts', 'Alertas'],
+  settings: ['Invoice payments', 'Pagamentos por fatura'],
+  settingsNote: [
     'The module’s settings as it runs now (secrets masked). They come from the plugin’s options in medusa-config.ts.',
-};
-
-const PT: typeof EN = {
-  title: 'Pagamento da fatura',
-  failed: 'Não foi possível carregar a fatura',
-  method: { pix: 'PIX', billet: 'Boleto', card: 'Cartão' },
-  amount: 'Valor',
-  paid: 'Pago',
-  pixCode: 'PIX copia e cola',
-  billetLine: 'Linha digitável',
-  billetLink: 'Abrir o boleto',
-  refunds: 'Estornos',
-  refundable: 'Ainda estornável',
-  tracking: 'Código de rastreio',
-  atService: 'no serviço',
-  notYet: 'ainda não enviado ao serviço',
-  alerts: 'Alertas',
-  settings: 'Pagamentos por fatura',
-  settingsNote:
     'As configurações do módulo em uso (segredos mascarados). Vêm das opções do plugin em medusa-config.ts.',
-};
+  ],
+  pix: ['PIX', 'PIX'],
+  billet: ['Bank slip', 'Boleto'],
+  card: ['Card', 'Cartão'],
+} as const;
 
-export function texts(): typeof EN {
-  return language() === 'pt' ? PT : EN;
+export function texts(): Record<keyof typeof TEXTS, string> {
+  const n = language() === 'pt' ? 1 : 0;
+  return Object.fromEntries(Object.entries(TEXTS).map(([key, pair]) => [key, pair[n]])) as never;
 }
 
 /** Integer cents as money text, by digits (no float arithmetic): `13480` → `R$ 134,80` / `R$ 134.80`. */

@@ -1,5 +1,6 @@
 import { MoneyFormatError } from '../gateway/money';
-import { centsToMedusaAmount, medusaAmountToCents } from './amounts';
+import { medusaAmountToCents } from './order';
+import { centsToMedusaAmount } from './session';
 
 describe('Medusa amounts ↔ cents', () => {
   it('reads every shape of BigNumberInput exactly', () => {

@@ -1,21 +1,51 @@
+import { inspect } from 'node:util';
 import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
-import type { Cents } from '../gateway/money';
+import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
-import type { MedusaAddress, MedusaPaymentContext, MedusaSessionChoice } from './types';
+import type { MedusaAddress, MedusaBigNumberInput, MedusaPaymentContext, MedusaSessionChoice } from './types';
+
+/**
+ * Medusa's amount (major units, `BigNumberInput`) to integer cents, exactly: a big number is read through its full
+ * decimal text (`raw.value`, `toFixed()`), never through float arithmetic; a fraction of a cent is refused.
+ */
+export function medusaAmountToCents(
+  amount: MedusaBigNumberInput | null | undefined,
+  field = 'amount',
+): Cents {
+  const text = decimalTextOf(amount);
+  if (text === null) throw new MoneyFormatError(`${field}: not an amount: ${inspect(amount)}`, amount);
+  return majorUnitsToCents(text);
+}
+
+// Medusa's BigNumber: the raw value keeps every digit; `numeric` is a float and only the last resort.
+function decimalTextOf(amount: unknown): string | null {
+  if (typeof amount === 'number' || typeof amount === 'string') return String(amount);
+  if (typeof amount !== 'object' || amount === null) return null;
+  const a = amount as {
+    raw?: { value?: unknown };
+    bigNumber?: { toFixed?: () => string };
+    value?: unknown;
+    toFixed?: () => string;
+    numeric?: unknown;
+  };
+  const numeric = typeof a.numeric === 'number' ? a.numeric : null;
+  const text = [a.raw?.value, a.bigNumber?.toFixed?.(), a.value, a.toFixed?.(), numeric].find(
+    (c) => typeof c === 'string' || typeof c === 'number',
+  );
+  return text === undefined ? null : String(text);
+}
 
 /** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */
 export const DEFAULT_DOCUMENT_KEYS = ['cpf', 'cnpj', 'document', 'tax_id'];
 
-/** What the order is built from: only values Medusa computed or resolved on the server, and the customer's choice. */
+/** What the order is built from: values Medusa computed on the server, and the storefront's choice (`data`). */
 export interface MedusaOrderSource {
-  /** Medusa's payment session id (`data.session_id`): the order key of the invoice. */
+  /** Medusa's payment session id: the order key of the invoice. */
   sessionId: string;
-  /** The payment collection's amount, in cents. */
+  /** The payment collection's amount. */
   amountCents: Cents;
   currencyCode: string;
-  /** Medusa's context: the customer as the customer module has it (never a client's copy). */
   context?: MedusaPaymentContext;
-  /** The session's `data` as the storefront sent it: only the method, card, installments and document are read. */
   data?: Record<string, unknown>;
   documentKeys?: string[];
   /** Method when the storefront chose none. */
@@ -23,11 +53,8 @@ export interface MedusaOrderSource {
 }
 
 /**
- * The checkout's order for a Medusa payment session. Medusa hands a payment provider neither the cart nor the order,
- * so the invoice is built from what Medusa itself computed: the payment collection's amount as one line (its total is
- * the amount, whatever the client sent), Medusa's customer (name, e-mail, phone, default billing address) and the
- * CPF/CNPJ from the customer's metadata, else from the storefront's `data.document`. Any `order`, amount or price in
- * the storefront's data is ignored.
+ * The checkout's order for a Medusa payment session, built only from what Medusa computed: the payment collection's
+ * amount as one line, Medusa's customer and the CPF/CNPJ (docs/medusa.md, "Checkout").
  */
 export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentData {
   const choice = (source.data ?? {}) as MedusaSessionChoice & Record<string, unknown>;
@@ -55,7 +82,9 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
       email: customer?.email || undefined,
       phone: customer?.phone || address?.phone || undefined,
       document:
-        documentOf(customer?.metadata, source.documentKeys ?? DEFAULT_DOCUMENT_KEYS) ??
+        (source.documentKeys ?? DEFAULT_DOCUMENT_KEYS)
+          .map((key) => text(customer?.metadata?.[key]))
+          .find((value) => value !== null) ??
         text(choice.document) ??
         undefined,
     },
@@ -64,8 +93,11 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
   // An unknown method is refused by the mapping, naming `method`.
   const method = (choice.method ?? source.defaultMethod) as PaymentMethod;
   const data: InitiatePaymentData = { order, method };
-  const card = cardOf(choice.card);
-  if (card) data.card = card;
+  const card = choice.card as Partial<CheckoutCard> | null | undefined;
+  if (typeof card === 'object' && card !== null && card.token !== undefined) {
+    const { token, expiry, holder_name } = card as CheckoutCard;
+    data.card = { token, expiry, holder_name };
+  }
   if (typeof choice.installments === 'number') data.installments = choice.installments;
   return data;
 }
@@ -100,25 +132,6 @@ function addressOf(a: MedusaAddress): { address: CheckoutAddress; phone: string 
       country_code: a.country_code ?? undefined,
     },
     phone: a.phone ?? null,
-  };
-}
-
-function documentOf(metadata: Record<string, unknown> | null | undefined, keys: string[]): string | null {
-  for (const key of keys) {
-    const value = text(metadata?.[key]);
-    if (value) return value;
-  }
-  return null;
-}
-
-function cardOf(value: unknown): CheckoutCard | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const card = value as Record<string, unknown>;
-  if (card.token === undefined) return null;
-  return {
-    token: card.token as string,
-    expiry: card.expiry as string,
-    holder_name: card.holder_name as string,
   };
 }
 

@@ -1,5 +1,4 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { Logger } from '@nestjs/common';
+import { Logger, type INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -44,14 +43,9 @@ const ACTED_CODES = [4, 5];
 const cursors = new WeakMap<INestApplicationContext, { since: Date; retry: Set<string> }>();
 
 /**
- * Tells Medusa what the module learned without a webhook reaching Medusa (the reconciliation of open invoices, the
- * inbox's retries): for each session whose invoice the module saw authorized or paid since the last run, and that
- * Medusa does not show so yet (no payment, or a payment not captured), runs `process` with the same action a
- * webhook would have given (`authorized`/`captured`, session id, amount), i.e. Medusa's own
- * `processPaymentWorkflow`, which authorizes the session, captures the payment and completes the cart. Idempotent:
- * a session Medusa already shows paid is skipped. Canceled, refunded and disputed invoices are not acted on here
- * (Medusa's webhook handler ignores those actions too); the module's events and admin page show them. `app` is a
- * runtime that `invoicePaymentsRuntime` started (`startedInvoicePaymentsRuntimes()` lists them).
+ * Runs Medusa's `processPaymentWorkflow` (`process`) for each session whose invoice the module saw authorized or paid
+ * since the last run and that Medusa does not show so yet; idempotent. `app`: a runtime `invoicePaymentsRuntime`
+ * started. See docs/medusa.md, "Startup and outages".
  */
 export async function syncMedusaPayments(
   app: INestApplicationContext,
@@ -92,9 +86,8 @@ export async function syncMedusaPayments(
     const session = byId.get(record.orderId);
     if (!session) continue; // not a Medusa session (another host on the same tables)
     result.considered++;
-    const payment = session.payment ?? null;
-    const done = action.action === 'captured' ? !!payment?.captured_at : !!payment;
-    if (done) continue;
+    // Already so in Medusa: a payment, captured for a paid invoice.
+    if (action.action === 'captured' ? session.payment?.captured_at : session.payment) continue;
     try {
       await process(action as Required<MedusaWebhookActionResult>);
       result.processed++;

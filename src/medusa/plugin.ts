@@ -1,10 +1,18 @@
 import { Logger } from '@nestjs/common';
+import { In } from 'typeorm';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { refundView, type RefundView } from '../refunds/refund.views';
+import { toView, type AdminInvoiceView } from '../settings/admin-invoices.service';
+import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { OrderNotPaidError } from '../shipping/errors';
 import type { RecordShipmentResult } from '../shipping/types';
-import { loadMedusaFramework } from './framework';
-import { orderInvoices } from './order-invoices';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
-import { invoicePaymentsRuntime, servicesOf, startedInvoicePaymentsRuntimes } from './runtime';
+import {
+  invoicePaymentsRuntime,
+  loadMedusaFramework,
+  servicesOf,
+  startedInvoicePaymentsRuntimes,
+} from './runtime';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
 
 // What Medusa loads from the plugin: the files under `.medusa/server/src` re-export these handlers.
@@ -31,10 +39,7 @@ interface MedusaResponse {
 
 type PaymentCollections = Array<{ payment_sessions?: Array<{ id: string; provider_id: string }> | null }>;
 
-/**
- * The plugin's options in `medusa-config.ts`: the provider's own (the same object), so the plugin's handlers and
- * the provider share one runtime.
- */
+/** The plugin's options in `medusa-config.ts`: the provider's own, so the plugin and the provider share a runtime. */
 function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
   const config = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
     'configModule',
@@ -77,11 +82,7 @@ async function withSessions<T>(
   return { ...row, sessionIds };
 }
 
-/**
- * The plugin's scheduled job, every minute: what the module learned without a webhook reaching Medusa (a payment
- * found by the reconciliation after a restart, an inbox retry) is run through Medusa's `processPaymentWorkflow`, so
- * the payment is captured and the order moves.
- */
+/** The plugin's scheduled job, every minute: {@link syncMedusaPayments} through Medusa's workflow engine. */
 export async function invoicePaymentsSyncJob(container: MedusaContainer): Promise<void> {
   await invoicePaymentsRuntime(pluginOptions(container));
   const { Modules } = loadMedusaFramework();
@@ -108,24 +109,16 @@ export interface MedusaShipment {
   carrier?: string;
 }
 
-/**
- * Queues the tracking code for the paid invoice among the order's sessions (the tracking outbox posts it to the
- * service, retrying through outages). `null` when no session of the order has a paid invoice of this module (another
- * provider took the payment, or it is not paid): nothing is sent.
- */
+/** Queues the tracking code for the paid invoice among the order's sessions; `null` when none is paid (nothing sent). */
 export async function recordMedusaShipment(
   options: InvoicePaymentsMedusaOptions,
   shipment: MedusaShipment,
 ): Promise<RecordShipmentResult | null> {
   const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
-  for (const sessionId of shipment.sessionIds) {
+  const { sessionIds, trackingCode, trackingUrl, carrier } = shipment;
+  for (const orderId of sessionIds) {
     try {
-      return await tracking.recordShipment({
-        orderId: sessionId,
-        trackingCode: shipment.trackingCode,
-        trackingUrl: shipment.trackingUrl,
-        carrier: shipment.carrier,
-      });
+      return await tracking.recordShipment({ orderId, trackingCode, trackingUrl, carrier });
     } catch (err) {
       if (!(err instanceof OrderNotPaidError)) throw err;
     }
@@ -133,11 +126,7 @@ export async function recordMedusaShipment(
   return null;
 }
 
-/**
- * The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}: the shipped fulfillment's first label and its order's
- * sessions of this provider, read through Medusa's `query`, go to {@link recordMedusaShipment}. A failure is logged
- * and rethrown, so Medusa's event bus may retry.
- */
+/** The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}; a failure is rethrown, so Medusa's event bus retries. */
 export async function invoicePaymentsShipmentHandler({
   event,
   container,
@@ -169,7 +158,19 @@ export async function invoicePaymentsShipmentHandler({
   }
 }
 
-/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions (the order page's widget). */
+/** One invoice of a Medusa order as the order page's widget shows it. */
+export interface MedusaOrderInvoiceView extends AdminInvoiceView {
+  pixImage: string | null;
+  refunds: RefundView[];
+  /** Tracking codes recorded for the invoice; `sent`: the service has it. */
+  tracking: Array<{ code: string; url: string | null; status: string; sentAt: string | null }>;
+  alerts: Array<{ kind: string; message: string; createdAt: string; acknowledged: boolean }>;
+}
+
+/** Alerts shown per invoice: the newest. */
+const ALERTS_SHOWN = 20;
+
+/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
 export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const id = req.params.id ?? '';
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
@@ -181,8 +182,47 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
     return;
   }
-  const runtime = await invoicePaymentsRuntime(pluginOptions(req.scope));
-  res.json({ invoices: await orderInvoices(runtime, order.sessionIds) });
+  const { dataSource, refunds, tracking } = servicesOf(
+    await invoicePaymentsRuntime(pluginOptions(req.scope)),
+  );
+  const records = order.sessionIds.length
+    ? await dataSource
+        .getRepository(InvoiceRecord)
+        .find({ where: { orderId: In(order.sessionIds) }, order: { createdAt: 'DESC' } })
+    : [];
+  const invoices = records.map(async (record): Promise<MedusaOrderInvoiceView> => {
+    const view = toView(record);
+    const [ledger, codes, alerts] = await Promise.all([
+      refunds.ledger(record),
+      tracking.listForOrder(record.orderId),
+      dataSource.getRepository(InvoicePaymentsAlertRecord).find({
+        where: { invoiceRecordId: record.id },
+        order: { createdAt: 'DESC' },
+        take: ALERTS_SHOWN,
+      }),
+    ]);
+    return {
+      ...view,
+      refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
+      pixImage: record.pixImage,
+      refunds: ledger.refunds.map(refundView),
+      tracking: codes
+        .filter((t) => t.invoiceRecordId === record.id)
+        .map(({ code, url, status, sentAt }) => ({
+          code,
+          url,
+          status,
+          sentAt: sentAt?.toISOString() ?? null,
+        })),
+      alerts: alerts.map((a) => ({
+        kind: a.kind,
+        message: a.message,
+        createdAt: a.createdAt.toISOString(),
+        acknowledged: !!a.acknowledgedAt,
+      })),
+    };
+  });
+  res.json({ invoices: await Promise.all(invoices) });
 }
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */

@@ -1,33 +1,24 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData } from '../checkout/types';
+import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import type { PaymentMethod } from '../gateway/types';
-import { medusaAmountToCents } from './amounts';
-import { loadMedusaFramework } from './framework';
-import { buildCheckoutData } from './order';
-import { invoicePaymentsRuntime, medusaDataSourceOptions, servicesOf } from './runtime';
-import { authorizationStatus, dataOf, medusaSessionData, sessionOf, toMedusaError } from './session';
+import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
+import { invoicePaymentsRuntime, loadMedusaFramework, medusaDataSourceOptions, servicesOf } from './runtime';
+import { toMedusaError, webhookAction } from './session';
 import type {
   InvoicePaymentsMedusaOptions,
-  MedusaAmountInput,
-  MedusaInitiateInput,
-  MedusaInitiateOutput,
-  MedusaProviderInput,
-  MedusaProviderOutput,
-  MedusaStatusOutput,
+  MedusaProviderInput as Input,
+  MedusaProviderOutput as Output,
   MedusaWebhookActionResult,
-  MedusaWebhookPayload,
 } from './types';
-import { webhookAction } from './webhook-action';
 
 const medusa = loadMedusaFramework();
 const logger = new Logger('InvoicePayments:Medusa');
+const nothing = async (): Promise<Output> => ({});
 
 /**
- * The Medusa v2 payment provider (`pp_invoice-payments_<id>`): PIX, bank slip and card through the service, with
- * the whole module (creation exactly once, webhook inbox, status path, reconciliation, tracking) running as a Nest
- * application context inside Medusa on its own TypeORM connection. Amounts cross the boundary once: Medusa's major
- * units in, integer cents inside, major units out. See `docs/medusa.md`.
+ * The Medusa v2 payment provider (`pp_invoice-payments_<id>`): the whole module as a Nest application context inside
+ * Medusa; amounts in major units at the boundary, cents inside. See docs/medusa.md.
  */
 export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvider {
   static identifier = 'invoice-payments';
@@ -44,31 +35,29 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     }
   }
 
-  private readonly options: InvoicePaymentsMedusaOptions;
-
-  constructor(cradle: Record<string, unknown>, options: InvoicePaymentsMedusaOptions) {
+  constructor(
+    cradle: Record<string, unknown>,
+    private readonly options: InvoicePaymentsMedusaOptions,
+  ) {
     super(cradle, options);
-    this.options = options;
   }
 
   /** Creates the session's invoice from Medusa's amount and customer (see `buildCheckoutData`), exactly once. */
-  async initiatePayment(input: MedusaInitiateInput): Promise<MedusaInitiateOutput> {
+  async initiatePayment(input: Input): Promise<Output> {
     return this.run(async (provider, app) => {
       const sessionId = input?.data?.session_id;
       if (typeof sessionId !== 'string' || !sessionId) {
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
       }
-      const out = await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId));
-      const data = medusaSessionData(out.data, sessionId, input.data, this.options.customerDocumentKeys);
-      return { id: out.id, data, status: out.status };
+      return this.answer(
+        input,
+        await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId)),
+      );
     });
   }
 
-  /**
-   * Paid → `captured` (Medusa creates the payment, captured); authorized card → `authorized`; not paid yet →
-   * `pending_authorization`, after asking the service once in case a webhook is late; otherwise the status table's.
-   */
-  async authorizePayment(input: MedusaProviderInput): Promise<MedusaStatusOutput> {
+  /** Not paid yet: asks the service once (a webhook may be late), then `pending_authorization` (docs/medusa.md). */
+  async authorizePayment(input: Input): Promise<Output> {
     return this.run(async (provider) => {
       let out = await provider.getPaymentStatus(sessionOf(input));
       if (out.status === 'pending') {
@@ -81,11 +70,13 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
           );
         }
       }
-      return { status: authorizationStatus(out.status), data: dataOf(out.data) };
+      // Not paid yet (PIX or bank slip waiting): Medusa completes the cart with the payment awaiting.
+      const status = out.status === 'pending' ? 'pending_authorization' : out.status;
+      return { status, data: dataOf(out.data) };
     });
   }
 
-  async getPaymentStatus(input: MedusaProviderInput): Promise<MedusaStatusOutput> {
+  async getPaymentStatus(input: Input): Promise<Output> {
     return this.run(async (provider) => {
       const out = await provider.getPaymentStatus(sessionOf(input));
       return { status: out.status, data: dataOf(out.data) };
@@ -93,14 +84,12 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   }
 
   /** Confirms a paid invoice; the service has no capture operation (see `InvoicePaymentProvider.capturePayment`). */
-  async capturePayment(input: MedusaProviderInput): Promise<MedusaProviderOutput> {
-    return this.run(async (provider) => ({
-      data: dataOf((await provider.capturePayment(sessionOf(input))).data),
-    }));
+  capturePayment(input: Input): Promise<Output> {
+    return this.forward('capturePayment', input);
   }
 
   /** Refunds Medusa's amount (major units, converted exactly to cents) of a paid invoice, once per Medusa refund. */
-  async refundPayment(input: MedusaAmountInput): Promise<MedusaProviderOutput> {
+  async refundPayment(input: Input): Promise<Output> {
     return this.run(async (provider) => {
       const amount = medusaAmountToCents(input.amount);
       // Medusa names each refund (`context.idempotency_key`, its refund's id): a retry never refunds twice.
@@ -114,27 +103,21 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     });
   }
 
-  async cancelPayment(input: MedusaProviderInput): Promise<MedusaProviderOutput> {
-    return this.run(async (provider) => ({
-      data: dataOf((await provider.cancelPayment(sessionOf(input))).data),
-    }));
+  cancelPayment(input: Input): Promise<Output> {
+    return this.forward('cancelPayment', input);
   }
 
   /** Medusa drops the session (another method chosen, cart changed): its invoice is canceled while still payable. */
-  async deletePayment(input: MedusaProviderInput): Promise<MedusaProviderOutput> {
-    return this.run(async (provider) => ({
-      data: dataOf((await provider.deletePayment(sessionOf(input))).data),
-    }));
+  deletePayment(input: Input): Promise<Output> {
+    return this.forward('deletePayment', input);
   }
 
-  async retrievePayment(input: MedusaProviderInput): Promise<MedusaProviderOutput> {
-    return this.run(async (provider) => ({
-      data: dataOf((await provider.retrievePayment(sessionOf(input))).data),
-    }));
+  retrievePayment(input: Input): Promise<Output> {
+    return this.forward('retrievePayment', input);
   }
 
   /** A new amount or method cancels the open invoice and creates another for the same session. */
-  async updatePayment(input: MedusaInitiateInput): Promise<MedusaInitiateOutput> {
+  async updatePayment(input: Input): Promise<Output> {
     return this.run(async (provider, app) => {
       const current = await provider.getPaymentStatus(sessionOf(input));
       const sessionId = current.data.orderId;
@@ -144,67 +127,67 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
         ...request,
         data: { invoiceRecordId: current.data.invoiceRecordId, order, method, card, installments },
       });
-      const data = medusaSessionData(out.data, sessionId, input.data, this.options.customerDocumentKeys);
-      return { id: out.id, data, status: out.status };
+      return this.answer(input, out);
     });
   }
 
   /** See `webhookAction`: authenticated, stored in the inbox, applied, then answered for Medusa's session. */
-  async getWebhookActionAndData(payload: MedusaWebhookPayload): Promise<MedusaWebhookActionResult> {
+  async getWebhookActionAndData(
+    payload: Parameters<typeof webhookAction>[1],
+  ): Promise<MedusaWebhookActionResult> {
     return webhookAction(await invoicePaymentsRuntime(this.options), payload);
   }
 
-  // The service keeps no customers' accounts or saved cards (cards are tokenized per payment, `saved: 0`), so the
-  // account-holder and saved-method operations are no-ops: `{}` tells Medusa no account holder was created.
-
-  async createAccountHolder(): Promise<MedusaProviderOutput> {
-    return {};
-  }
-
-  async retrieveAccountHolder(): Promise<MedusaProviderOutput> {
-    return {};
-  }
-
-  async updateAccountHolder(): Promise<MedusaProviderOutput> {
-    return {};
-  }
-
-  async deleteAccountHolder(): Promise<MedusaProviderOutput> {
-    return {};
-  }
-
-  async listPaymentMethods(): Promise<Array<MedusaProviderOutput & { id: string }>> {
-    return [];
-  }
+  // The service keeps no customers' accounts or saved cards (cards are tokenized per payment): no-ops, and `{}`
+  // tells Medusa no account holder was created.
+  createAccountHolder = nothing;
+  retrieveAccountHolder = nothing;
+  updateAccountHolder = nothing;
+  deleteAccountHolder = nothing;
+  deletePaymentMethod = nothing;
+  listPaymentMethods = async (): Promise<Output[]> => [];
 
   /** Refused: there is nothing to save a card in. */
   async savePaymentMethod(): Promise<never> {
     throw new medusa.MedusaError('not_allowed', 'invoice-payments does not save payment methods');
   }
 
-  async deletePaymentMethod(): Promise<MedusaProviderOutput> {
-    return {};
-  }
-
   /** The checkout's request for a session: Medusa's amount in cents and the order built on the server. */
   private async checkoutRequest(
     app: INestApplicationContext,
-    input: MedusaInitiateInput,
+    input: Input,
     sessionId: string,
     method?: PaymentMethod,
   ): Promise<{ amount: number; currency_code: string; data: InitiatePaymentData }> {
     const amount = medusaAmountToCents(input.amount);
+    const currency_code = input.currency_code as string;
     const { methods } = await servicesOf(app).checkout.current();
     const data = buildCheckoutData({
       sessionId,
       amountCents: amount,
-      currencyCode: input.currency_code,
+      currencyCode: currency_code,
       context: input.context,
       data: input.data,
       documentKeys: this.options.customerDocumentKeys,
       defaultMethod: method ?? methods[0],
     });
-    return { amount, currency_code: input.currency_code, data };
+    return { amount, currency_code, data };
+  }
+
+  /** A session's answer: the invoice's id and status, the data Medusa keeps (the storefront's document scrubbed). */
+  private answer(input: Input, out: Awaited<ReturnType<InvoicePaymentProvider['initiatePayment']>>): Output {
+    const data = medusaSessionData(out.data, out.data.orderId, input.data, this.options.customerDocumentKeys);
+    return { id: out.id, data, status: out.status };
+  }
+
+  /** One of the provider's operations on the session's record, answered with the data Medusa keeps. */
+  private forward(
+    operation: 'capturePayment' | 'cancelPayment' | 'deletePayment' | 'retrievePayment',
+    input: Input,
+  ): Promise<Output> {
+    return this.run(async (provider) => ({
+      data: dataOf((await provider[operation](sessionOf(input))).data),
+    }));
   }
 
   private async run<T>(
@@ -217,4 +200,31 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       throw toMedusaError(err, medusa.MedusaError);
     }
   }
+}
+
+/**
+ * The session data Medusa keeps (and its store API shows): the module's, with Medusa's session id. Medusa merges the
+ * storefront's input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) is overwritten with `null`.
+ */
+function medusaSessionData(
+  data: InvoicePaymentSessionData,
+  sessionId: string,
+  input?: Record<string, unknown> | null,
+  documentKeys: readonly string[] = [],
+): InvoicePaymentSessionData & { session_id: string } {
+  const scrubbed: Record<string, null> = {};
+  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys])) {
+    if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
+  }
+  return { ...data, ...scrubbed, session_id: sessionId };
+}
+
+/** The data Medusa keeps of a session the module answers for (the record's order key is Medusa's session id). */
+function dataOf(data: InvoicePaymentSessionData): Record<string, unknown> {
+  return medusaSessionData(data, data.orderId);
+}
+
+/** The module's record of a session or payment (Medusa hands back the data the provider returned). */
+function sessionOf(input: Input): { data: { invoiceRecordId: string } } {
+  return { data: { invoiceRecordId: input?.data?.invoiceRecordId as string } };
 }

@@ -21,6 +21,30 @@ export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** Medusa's `MedusaError` constructor. */
+export type MedusaErrorClass = new (type: string, message: string) => Error;
+
+/** The part of `@medusajs/framework/utils` the adapter uses. */
+export interface MedusaFrameworkUtils {
+  AbstractPaymentProvider: abstract new (cradle: Record<string, unknown>, config?: object) => object;
+  ModuleProvider(module: string, definition: { services: unknown[]; loaders?: unknown[] }): unknown;
+  Modules: { PAYMENT: string; WORKFLOW_ENGINE: string };
+  MedusaError: MedusaErrorClass;
+}
+
+/** `@medusajs/framework/utils` of the Medusa application: an optional peer, needed only by this entry point. */
+export function loadMedusaFramework(): MedusaFrameworkUtils {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded only by this entry point
+    return require('@medusajs/framework/utils') as MedusaFrameworkUtils;
+  } catch (err) {
+    throw new Error(
+      'nestjs-invoice-payments/medusa needs @medusajs/framework (Medusa v2.5 or later) installed beside it: ' +
+        (err instanceof Error ? err.message : String(err)),
+    );
+  }
+}
+
 /** What the adapter calls in its runtime, injected from what `InvoicePaymentsModule` exports (no search by class). */
 @Injectable()
 export class MedusaRuntimeServices {
@@ -59,12 +83,7 @@ export function medusaDataSourceOptions(options: InvoicePaymentsMedusaOptions): 
   };
 }
 
-/**
- * Creates the module's schema when missing and runs its pending migrations, then closes the connection. The provider
- * does this when it starts unless `runMigrations: false`; a deployment that migrates in a release step calls it:
- * `node -e "require('nestjs-invoice-payments/medusa').runInvoicePaymentsMigrations({ gateway: {} })"`
- * (with `DATABASE_URL` set).
- */
+/** Creates the module's schema when missing and runs its pending migrations (docs/medusa.md, "Tables and migrations"). */
 export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedusaOptions): Promise<string[]> {
   const dataSourceOptions = medusaDataSourceOptions(options);
   const dataSource = await new DataSource(dataSourceOptions).initialize();
@@ -80,35 +99,10 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
-/** The Nest module tree of the runtime: TypeORM, the event bus and `InvoicePaymentsModule`, no HTTP server. */
-function rootModule(options: InvoicePaymentsMedusaOptions): DynamicModule {
-  return {
-    module: InvoicePaymentsMedusaHostModule,
-    imports: [
-      TypeOrmModule.forRoot(medusaDataSourceOptions(options)),
-      EventEmitterModule.forRoot(),
-      InvoicePaymentsModule.forRoot({
-        gateway: options.gateway,
-        checkout: options.checkout,
-        // Deliveries arrive through Medusa's `/hooks/payment/...` route (an application context has no route).
-        webhooks: options.webhooks,
-        // Shipments come from Medusa's subscriber (`recordMedusaShipment`), not a Nest event.
-        shipping: { ...options.shipping, shipmentEvent: false },
-        admin: options.admin,
-        notifications: options.notifications,
-        reconciliation: options.reconciliation,
-      }),
-    ],
-  };
-}
-
 const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
-/**
- * The Nest application context of a provider's options, started once per process and shared by every provider
- * instance with the same options (Medusa builds its providers again when it reloads a module).
- */
+/** The Nest application context of these options, started once per process and shared by every provider instance. */
 export function invoicePaymentsRuntime(
   options: InvoicePaymentsMedusaOptions,
 ): Promise<INestApplicationContext> {
@@ -128,7 +122,25 @@ const servicesOfRuntimes = new WeakMap<INestApplicationContext, MedusaRuntimeSer
 
 async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplicationContext> {
   if (options.runMigrations !== false) await runInvoicePaymentsMigrations(options);
-  const root = rootModule(options);
+  // TypeORM, the event bus and `InvoicePaymentsModule`, no HTTP server.
+  const root: DynamicModule = {
+    module: InvoicePaymentsMedusaHostModule,
+    imports: [
+      TypeOrmModule.forRoot(medusaDataSourceOptions(options)),
+      EventEmitterModule.forRoot(),
+      InvoicePaymentsModule.forRoot({
+        gateway: options.gateway,
+        checkout: options.checkout,
+        // Deliveries arrive through Medusa's `/hooks/payment/...` route (an application context has no route).
+        webhooks: options.webhooks,
+        // Shipments come from Medusa's subscriber (`recordMedusaShipment`), not a Nest event.
+        shipping: { ...options.shipping, shipmentEvent: false },
+        admin: options.admin,
+        notifications: options.notifications,
+        reconciliation: options.reconciliation,
+      }),
+    ],
+  };
   // abortOnError false: a failure is thrown to Medusa, never a process.exit inside the host.
   const app = await NestFactory.createApplicationContext(root, {
     logger: options.logLevels ?? ['error', 'warn'],
@@ -146,10 +158,7 @@ export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServi
   return services;
 }
 
-/**
- * The runtimes of this process that have started (a failed or pending start is left out): what the package's
- * Medusa job works with, since a job is given Medusa's container, not the provider's options.
- */
+/** The runtimes of this process that have started (a failed or pending start is left out), for the sync job. */
 export async function startedInvoicePaymentsRuntimes(): Promise<INestApplicationContext[]> {
   const settled = await Promise.allSettled([...runtimes.values()]);
   return settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
@@ -162,11 +171,7 @@ export async function closeInvoicePaymentsRuntimes(): Promise<void> {
   await Promise.allSettled(all.map(async (started) => (await started).close()));
 }
 
-/**
- * The provider's module loader: Medusa runs it when it starts, with the provider's options. It starts the runtime
- * (migrations, then the workers), so a payment made while the store was down is found without waiting for a
- * checkout or a webhook. Not awaited: a failed start is logged and tried again on first use.
- */
+/** The provider's loader: starts the runtime with Medusa; not awaited (a failed start is tried again on use). */
 export async function invoicePaymentsStartupLoader({
   options,
 }: {

@@ -1,14 +1,11 @@
 import type { ProviderWebhookPayload } from '../checkout/types';
-import type { InvoicePaymentsModuleOptions } from '../options/options';
+import type { PaymentSessionStatus } from '../core/status-table';
 import type { PaymentMethod } from '../gateway/types';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import type { ShippingOptions } from '../options/shipping.options';
 import type { WebhooksOptions } from '../options/webhooks.options';
 
-/*
- * Medusa's types, mirrored: the package compiles and type-checks without Medusa installed (its packages are optional
- * peers). They follow `@medusajs/types` 2.x (`payment/provider.d.ts`, `totals/big-number.d.ts`); only the fields the
- * provider reads are spelled out.
- */
+// Medusa's types (`@medusajs/types` 2.x), mirrored so the package type-checks without Medusa: only the fields read.
 
 /** Medusa's `BigNumberInput`: major units as a number, a decimal string, a raw `{ value }`, or a big number. */
 export type MedusaBigNumberInput =
@@ -18,22 +15,13 @@ export type MedusaBigNumberInput =
   | { numeric: number; raw?: { value: string | number }; bigNumber?: { toFixed(): string } }
   | { toFixed(): string };
 
-/** Medusa's `PaymentSessionStatus`, `pending_authorization` included (2.10+). */
-export type MedusaPaymentSessionStatus =
-  'authorized' | 'captured' | 'pending' | 'requires_more' | 'error' | 'canceled' | 'pending_authorization';
+/** Medusa's `PaymentSessionStatus`. */
+export type MedusaPaymentSessionStatus = PaymentSessionStatus | 'pending_authorization';
 
 /** Medusa's `PaymentActions` (what a webhook means for a session). */
-export type MedusaPaymentAction =
-  | 'authorized'
-  | 'captured'
-  | 'failed'
-  | 'pending'
-  | 'requires_more'
-  | 'canceled'
-  | 'not_supported'
-  | 'pending_authorization';
+export type MedusaPaymentAction = Exclude<MedusaPaymentSessionStatus, 'error'> | 'failed' | 'not_supported';
 
-/** Medusa's `PaymentAddressDTO` (a partial `AddressDTO`). */
+/** Medusa's `PaymentAddressDTO`. */
 export interface MedusaAddress {
   first_name?: string | null;
   last_name?: string | null;
@@ -47,53 +35,43 @@ export interface MedusaAddress {
   metadata?: Record<string, unknown> | null;
 }
 
-/** Medusa's `PaymentCustomerDTO`, as `createPaymentSessionsWorkflow` fills it from the customer module. */
-export interface MedusaPaymentCustomer {
-  id: string;
-  email: string;
-  company_name?: string | null;
-  first_name?: string | null;
-  last_name?: string | null;
-  phone?: string | null;
-  billing_address?: MedusaAddress | null;
-  metadata?: Record<string, unknown> | null;
-}
-
-/** Medusa's `PaymentProviderContext`. */
+/** Medusa's `PaymentProviderContext`, its customer as the customer module has it. */
 export interface MedusaPaymentContext {
   account_holder?: { data: Record<string, unknown> };
-  customer?: MedusaPaymentCustomer;
+  customer?: {
+    id: string;
+    email: string;
+    company_name?: string | null;
+    first_name?: string | null;
+    last_name?: string | null;
+    phone?: string | null;
+    billing_address?: MedusaAddress | null;
+    metadata?: Record<string, unknown> | null;
+  };
   idempotency_key?: string;
 }
 
-/** Medusa's `PaymentProviderInput`: `data` is the session's (or payment's) data. */
+/** Medusa's `PaymentProviderInput` and its initiate/update/refund variants (`amount`, `currency_code`). */
 export interface MedusaProviderInput {
   data?: Record<string, unknown>;
   context?: MedusaPaymentContext;
+  amount?: MedusaBigNumberInput;
+  currency_code?: string;
 }
 
-export interface MedusaAmountInput extends MedusaProviderInput {
-  amount: MedusaBigNumberInput;
-}
-
-export interface MedusaInitiateInput extends MedusaAmountInput {
-  currency_code: string;
-}
-
+/** Medusa's `PaymentProviderOutput` and its initiate/status variants. */
 export interface MedusaProviderOutput {
+  id?: string;
   data?: Record<string, unknown>;
-}
-
-export interface MedusaStatusOutput extends MedusaProviderOutput {
-  status: MedusaPaymentSessionStatus;
-}
-
-export interface MedusaInitiateOutput extends MedusaProviderOutput {
-  id: string;
   status?: MedusaPaymentSessionStatus;
 }
 
-/** Medusa's `ProviderWebhookPayload['payload']`: what its `/hooks/payment/:provider` route received. */
+// Medusa's names of the variants, kept for stores that import them.
+export type MedusaAmountInput = MedusaProviderInput;
+export type MedusaInitiateInput = MedusaProviderInput;
+export type MedusaStatusOutput = MedusaProviderOutput;
+export type MedusaInitiateOutput = MedusaProviderOutput;
+export type MedusaPaymentCustomer = NonNullable<MedusaPaymentContext['customer']>;
 export type MedusaWebhookPayload = ProviderWebhookPayload;
 
 /** Medusa's `WebhookActionResult`: `session_id` is Medusa's payment session id, `amount` in major units. */
@@ -102,30 +80,19 @@ export interface MedusaWebhookActionResult {
   data?: { session_id: string; amount: number };
 }
 
-/**
- * What the storefront may choose when it creates a payment session (`data` of Medusa's
- * `initiatePaymentSession`). Amounts and the order are never read from it: the amount is Medusa's payment
- * collection amount and the customer is Medusa's (`context.customer`).
- */
+/** What the storefront may choose in the session's `data`; amounts and the order are never read from it. */
 export interface MedusaSessionChoice {
   /** Default: the first of `checkout.methods`. */
   method?: PaymentMethod;
-  /** The customer's CPF or CNPJ when Medusa's customer has none in `metadata` (see `customerDocumentKeys`). */
+  /** The CPF or CNPJ when Medusa's customer has none in `metadata` (see `customerDocumentKeys`). */
   document?: string;
-  /** Card only: the token from the service's tokenization script, the expiry (`MM/YY`) and the holder. */
   card?: { token: string; expiry: string; holder_name: string };
   installments?: number;
 }
 
 /**
- * Options of the provider, as given in `medusa-config.ts` (`modules[].options.providers[].options`): the module's
- * sections (`InvoicePaymentsModuleOptions`) that apply inside Medusa, plus the connection's. The module runs as a
- * Nest application context inside Medusa, on its own TypeORM connection. A type alias, not an interface, so it is
- * assignable to Medusa's `Record<string, unknown>` options.
- *
- * In `checkout`, set `publicWebhookUrl` to Medusa's webhook route for this provider:
- * `https://<medusa>/hooks/payment/invoice-payments_<id>` (`<id>` is the provider's `id` in `medusa-config.ts`).
- * `webhooks.path` is Medusa's route, and the shipment comes from Medusa's subscriber, so those fields are not here.
+ * The provider's (and the plugin's) options in `medusa-config.ts`: the module's sections that apply inside Medusa,
+ * plus the connection's; see docs/medusa.md. A type alias, so it is assignable to Medusa's `Record<string, unknown>`.
  */
 export type InvoicePaymentsMedusaOptions = Pick<
   InvoicePaymentsModuleOptions,
@@ -133,18 +100,15 @@ export type InvoicePaymentsMedusaOptions = Pick<
 > & {
   webhooks?: Omit<WebhooksOptions, 'path'>;
   shipping?: Omit<ShippingOptions, 'shipmentEvent' | 'mapShipmentEvent'>;
-  /** PostgreSQL URL of the module's connection. Default: `process.env.DATABASE_URL` (Medusa's database). */
+  /** PostgreSQL URL of the module's connection. Default: `process.env.DATABASE_URL`. */
   databaseUrl?: string;
-  /**
-   * PostgreSQL schema of the module's tables, created when missing, so they stay apart from Medusa's. Default
-   * `invoice_payments`. `public` puts them beside Medusa's (every table name starts with `invoice_payments_`).
-   */
+  /** PostgreSQL schema of the module's tables, created when missing. Default `invoice_payments`. */
   databaseSchema?: string;
   /** Connections in the module's pool. Default 5. */
   poolSize?: number;
-  /** Run the module's migrations when the provider starts. Default `true`; else run `runMigrations` yourself. */
+  /** Run the module's migrations when the provider starts. Default `true`. */
   runMigrations?: boolean;
-  /** Keys of Medusa's `customer.metadata` that may hold the CPF/CNPJ, first found wins. Default `cpf`, `cnpj`, `document`, `tax_id`. */
+  /** Keys of Medusa's `customer.metadata` that may hold the CPF/CNPJ. Default `cpf`, `cnpj`, `document`, `tax_id`. */
   customerDocumentKeys?: string[];
   /** Nest log levels of the module. Default `['error', 'warn']`. */
   logLevels?: Array<'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal'>;

@@ -8,22 +8,16 @@ import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
 import { en, invoicePaymentMethodHandler } from './payment-method.handler';
-import { shopApiSchema } from './shop-api.schema';
-import { InvoicePaymentShopResolver } from './shop-api.resolver';
-import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './types';
+import { InvoicePaymentShopResolver, shopApiSchema } from './shop-api.resolver';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 
-/**
- * PIX, bank slip and credit card payments for a Vendure 3 store: the `invoice-payments` payment method handler, the
- * module's entities, migrations and webhook route, the Shop API mutation `startInvoicePayment`. See docs/vendure.md.
- *
- * @example
- * plugins: [
- *   InvoicePaymentsPlugin.init({
- *     gateway: { baseUrl: 'https://api.example.com', accessToken: process.env.PAYMENTS_TOKEN!, mode: 'production' },
- *     checkout: { publicWebhookUrl: 'https://shop.example/webhooks/invoice-payments' },
- *   }),
- * ]
- */
+/** Options of `InvoicePaymentsPlugin.init(...)`: the module's options plus the Vendure store's own. */
+export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptions {
+  /** The Customer custom field keeping the CPF/CNPJ (defined unless the store has it). Default `taxDocument`. */
+  documentField?: string;
+}
+
+/** PIX, bank slip and card payments for a Vendure 3 store: `InvoicePaymentsPlugin.init(options)`; see docs/vendure.md. */
 @VendurePlugin({
   imports: [PluginCommonModule, forwardRef(() => InvoicePaymentsPlugin.moduleImport())],
   providers: [
@@ -37,7 +31,7 @@ import type { InvoicePaymentsPluginOptions, ResolvedPluginOptions } from './type
   compatibility: '^3.0.0',
 })
 export class InvoicePaymentsPlugin {
-  static options: ResolvedPluginOptions;
+  static options: InvoicePaymentsPluginOptions & { documentField: string };
   private static imported: DynamicModule | undefined;
 
   /** The plugin with its options; put the result in `VendureConfig.plugins`. */
@@ -49,10 +43,7 @@ export class InvoicePaymentsPlugin {
     return InvoicePaymentsPlugin;
   }
 
-  /**
-   * A forward reference: `init` runs after this class is decorated. Global, so the plugin's GraphQL resolver (in a
-   * module Vendure hosts) reaches the payment provider.
-   */
+  /** A forward reference (`init` runs after decoration); global, so the plugin's resolver reaches the provider. */
   static moduleImport(): DynamicModule {
     if (!this.options)
       throw new Error('InvoicePaymentsPlugin: call InvoicePaymentsPlugin.init(options) first');
@@ -93,10 +84,7 @@ export class InvoicePaymentsPlugin {
   }
 }
 
-/**
- * Vendure moves a new Refund from `Pending` to the state its handler returns: without this step a refund the service
- * carries out later (status 7) or whose answer was lost could not stay `Pending`.
- */
+/** Lets a Refund stay `Pending` (Vendure moves it to its handler's state): one the service makes later, or unknown. */
 const refundLeftPending: NonNullable<RuntimeVendureConfig['paymentOptions']['refundProcess']>[number] = {
   transitions: { Pending: { to: ['Pending'], mergeStrategy: 'merge' } },
 };

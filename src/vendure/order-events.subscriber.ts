@@ -24,9 +24,8 @@ import { LOG_CONTEXT } from './constants';
 import { addOrderNote, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
- * Vendure's order events for the invoice (a shipped Fulfillment's tracking code, a canceled order's open invoice)
- * and the module's `RefundSettled` for a Refund left `Pending`; see docs/vendure.md. The event bus publishes after
- * Vendure's transaction commits, so none is held while the module calls the service.
+ * Vendure's order events (shipped: the tracking code; canceled: the open invoice) and the module's `RefundSettled`;
+ * see docs/vendure.md. Vendure publishes after its transaction commits, so none is held while the service is called.
  */
 @Injectable()
 export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -45,14 +44,12 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
   onApplicationBootstrap(): void {
     this.subscriptions.push(
       this.eventBus.ofType(FulfillmentStateTransitionEvent).subscribe((event) => {
-        if (event.toState === 'Shipped') {
+        if (event.toState === 'Shipped')
           void this.guard('shipment', () => this.onShipped(event.ctx, event.fulfillment));
-        }
       }),
       this.eventBus.ofType(OrderStateTransitionEvent).subscribe((event) => {
-        if (event.toState === 'Cancelled') {
+        if (event.toState === 'Cancelled')
           void this.guard('cancellation', () => this.onCancelled(event.ctx, String(event.order.id)));
-        }
       }),
     );
   }

@@ -16,10 +16,9 @@ import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } fro
 import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
- * The module's order port for Vendure: each status change of an invoice moves the order's Payment for it (one per
- * invoice, by `metadata.invoiceRecordId`), as docs/vendure.md ("What the store sees") tabulates. Every step checks
- * what the order has, so a repeat changes nothing. Business refusals are written on the order, not thrown (a throw
- * is retried and would hold back the invoice's later changes); database errors are thrown, and retried.
+ * The module's order port for Vendure: each status change moves the order's Payment for the invoice (docs/vendure.md,
+ * "What the store sees"); a repeat changes nothing. Business refusals are noted on the order, not thrown (a throw is
+ * retried and would hold back the invoice's later changes); database errors are thrown, and retried.
  */
 @Injectable()
 export class VendureOrderPaymentPort implements OrderPaymentPort {
@@ -32,16 +31,14 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   ) {}
 
   async onPaymentStatusChanged(change: PaymentStatusChange): Promise<void> {
-    try {
-      await this.apply(change);
-    } catch (err) {
-      // The module logs no host error text: the reason is for the store's logs.
+    // The module logs no host error text: the reason is for the store's logs.
+    await this.apply(change).catch((err: Error) => {
       Logger.error(
-        `order ${change.orderId}: status ${change.current.code} not applied: ${(err as Error).message}`,
+        `order ${change.orderId}: status ${change.current.code} not applied: ${err.message}`,
         LOG_CONTEXT,
       );
       throw err;
-    }
+    });
   }
 
   private async apply(change: PaymentStatusChange): Promise<void> {
@@ -103,10 +100,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     return `${change.current.text ?? state}, but the order could not take the payment: ${result.message}`;
   }
 
-  /**
-   * Settles the Payment's pending refunds; notes a refund Vendure does not know of. Not for the operation's own
-   * report: that is Vendure's `refundOrder`, whose Refund Vendure is still writing in its transaction.
-   */
+  /** Settles the Payment's pending refunds, notes one Vendure does not know; not for Vendure's own `refundOrder`. */
   private async matchRefunds(ctx: RequestContext, change: PaymentStatusChange): Promise<void> {
     if (change.source === 'operation') return;
     const payment = await this.paymentOf(ctx, change);

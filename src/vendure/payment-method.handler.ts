@@ -38,9 +38,8 @@ function messageOf(err: unknown): string {
 }
 
 /**
- * The module's Vendure payment method (`invoice-payments`); its `methods` argument says which of PIX, bank slip and
- * card the storefront may start. The order port adds the Payments; a Shop API `addPaymentToOrder` is declined (its
- * metadata comes from the client and proves nothing). See docs/vendure.md.
+ * The module's Vendure payment method (`invoice-payments`). The order port adds the Payments; a Shop API
+ * `addPaymentToOrder` is declined (its metadata comes from the client). See docs/vendure.md.
  */
 export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   code: INVOICE_PAYMENTS_HANDLER_CODE,

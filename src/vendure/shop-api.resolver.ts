@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Args, Mutation, Resolver } from '@nestjs/graphql';
+import { parse } from 'graphql';
 import {
   ActiveOrderService,
   Allow,
@@ -24,11 +25,84 @@ import {
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { isValidTaxDocument, normalizeDocument } from '../checkout/client-mapping';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
+import type { InitiatePaymentData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';
 import { toCheckoutOrder } from './order-mapping';
 import { findInvoicePaymentMethod, offeredMethods } from './order-access';
-import type { ResolvedPluginOptions } from './types';
+import type { InvoicePaymentsPlugin } from './invoice-payments.plugin';
+
+/** The Shop API extension: one mutation that starts (or resumes) the active order's invoice payment. */
+export const shopApiSchema = parse(`
+  enum InvoicePaymentMethod {
+    pix
+    billet
+    card
+  }
+
+  input InvoicePaymentCardInput {
+    "Token of the card from the service's tokenization script (never a card number)."
+    token: String!
+    "Card expiry, MM/YY."
+    expiry: String!
+    holderName: String!
+  }
+
+  input StartInvoicePaymentInput {
+    method: InvoicePaymentMethod!
+    "The customer's CPF or CNPJ; required when the customer record has none."
+    document: String
+    "Required for card."
+    card: InvoicePaymentCardInput
+    "Card only."
+    installments: Int
+  }
+
+  type InvoicePaymentPix {
+    "PIX copy-and-paste code."
+    payload: String
+    "QR code image URL."
+    image: String
+  }
+
+  type InvoicePaymentBillet {
+    "Digitable line."
+    line: String
+    barcode: String
+    "Bank slip link."
+    url: String
+  }
+
+  type InvoicePaymentCard {
+    brand: String
+    last4: String
+  }
+
+  type InvoicePaymentSession {
+    invoiceRecordId: ID!
+    method: InvoicePaymentMethod!
+    "The service's invoice number."
+    invoiceId: String
+    statusCode: Int
+    statusText: String
+    "pending, requires_more, authorized, captured, canceled or error."
+    sessionStatus: String!
+    amount: Money!
+    dueDate: String
+    installments: Int!
+    pix: InvoicePaymentPix
+    billet: InvoicePaymentBillet
+    card: InvoicePaymentCard
+    paymentUrl: String
+    "The order's state when the mutation answered (PaymentSettled once paid)."
+    orderState: String!
+    orderCode: String!
+  }
+
+  extend type Mutation {
+    "Starts the active order's invoice payment (moving the order to ArrangingPayment), or resumes the open one."
+    startInvoicePayment(input: StartInvoicePaymentInput!): InvoicePaymentSession!
+  }
+`);
 
 interface StartInvoicePaymentInput {
   method: InitiatePaymentData['method'];
@@ -37,10 +111,7 @@ interface StartInvoicePaymentInput {
   installments?: number | null;
 }
 
-/**
- * `startInvoicePayment`: creates the active order's invoice (or returns the open one; another method or amount
- * replaces it). The order port adds the Payment later; no Vendure transaction is open while the service is called.
- */
+/** `startInvoicePayment`: the active order's invoice, created or resumed; the order port adds the Payment later. */
 @Resolver()
 export class InvoicePaymentShopResolver {
   constructor(
@@ -49,7 +120,7 @@ export class InvoicePaymentShopResolver {
     private readonly payments: InvoicePaymentProvider,
     private readonly connection: TransactionalConnection,
     private readonly methods: PaymentMethodService,
-    @Inject(VENDURE_PLUGIN_OPTIONS) private readonly options: ResolvedPluginOptions,
+    @Inject(VENDURE_PLUGIN_OPTIONS) private readonly options: typeof InvoicePaymentsPlugin.options,
   ) {}
 
   @Mutation()
@@ -68,19 +139,17 @@ export class InvoicePaymentShopResolver {
       installments: input.installments ?? undefined,
     };
     const request = { amount: order.totalWithTax, currency_code: order.currencyCode, data };
-    let session: InvoicePaymentSessionData;
-    try {
-      try {
-        session = (await this.payments.initiatePayment(request)).data;
-      } catch (err) {
+    const { data: session } = await this.payments
+      .initiatePayment(request)
+      .catch((err: unknown) => {
         if (!(err instanceof OpenInvoiceConflictError)) throw err;
         // Another method or amount than the open invoice's: the module cancels it and issues another.
-        const update = { ...request, data: { invoiceRecordId: err.invoiceRecordId, ...data } };
-        session = (await this.payments.updatePayment(update)).data;
-      }
-    } catch (err) {
-      throw asGraphQlError(err);
-    }
+        return this.payments.updatePayment({
+          ...request,
+          data: { invoiceRecordId: err.invoiceRecordId, ...data },
+        });
+      })
+      .catch((err: unknown) => Promise.reject(asGraphQlError(err)));
     const now = await this.orders.findOne(ctx, order.id, []);
     // GraphQL answers only the schema's fields of the session.
     return {

@@ -21,7 +21,7 @@ import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/Postgres
 import { SandboxServer, startSandbox } from '../../src/sandbox';
 import { INITIAL_DATA, seedCatalog } from './catalog';
 import { InvoicePaymentsPlugin } from '../../src/vendure';
-import type { InvoicePaymentsPluginOptions } from '../../src/vendure/types';
+import type { InvoicePaymentsPluginOptions } from '../../src/vendure';
 import type { DatabaseKind } from '../support/databases';
 import { postgresAdminUrl } from '../support/pg-url';
 

@@ -1,5 +1,5 @@
 import { InvoicePaymentProvider, InvoiceRecord } from '../../src/index';
-import { webhookAction } from '../../src/medusa/webhook-action';
+import { webhookAction } from '../../src/medusa/session';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { startSandbox, type DeliveryLogEntry, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
