@@ -52,7 +52,7 @@ export type {
 
 // Shipping and refunds: what a host calls.
 export { TrackingService } from './shipping/tracking.service';
-export { DEFAULT_SHIPMENT_EVENT } from './shipping/constants';
+export { DEFAULT_SHIPMENT_EVENT } from './shipping/shipping-options';
 export type { RecordShipmentInput } from './shipping/types';
 export { RefundService } from './refunds/refund.service';
 export type { RefundRequest } from './refunds/refund.service';

@@ -4,9 +4,11 @@ import type { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { readBacklog } from './backlog';
-import { HEALTH_OPTIONS } from './constants';
 import type { ResolvedHealthOptions } from './health.options';
 import { lastCallTo } from './otel';
+
+/** Injection token of the resolved `health` options. */
+export const HEALTH_OPTIONS = Symbol('INVOICE_PAYMENTS_HEALTH_OPTIONS');
 
 /** Outcomes of a call that say the service is not answering. */
 const UNREACHABLE = ['network', 'timeout', 'unavailable', 'outcome_unknown'];

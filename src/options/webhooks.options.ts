@@ -73,7 +73,11 @@ const WEBHOOK_INBOX = {
 
 const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
 
-export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedWebhooksOptions {
+/** Without `workers`, the inbox is not polled. */
+export function resolveWebhooksOptions(
+  options: WebhooksOptions = {},
+  workers = true,
+): ResolvedWebhooksOptions {
   const path = (options.path ?? DEFAULT_WEBHOOK_PATH).replace(/^\/+|\/+$/g, '');
   if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
   if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
@@ -85,6 +89,9 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
     maxJsonDepth: 64,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
-    inbox: resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),
+    inbox: {
+      ...resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),
+      ...(workers ? {} : { pollIntervalMs: 0 }),
+    },
   };
 }

@@ -18,10 +18,36 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from './call-ceiling';
 import { NEVER, nextCheckAt } from './check-schedule';
-import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
-import type { ReconciliationRound, SweepResult } from './types';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../observability/otel';
+
+/** Injection token of the resolved reconciliation options. */
+export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');
+/** Name of the reconciliation's lease (table `invoice_payments_lease`). */
+const RECONCILIATION_LEASE = 'open-invoice-reconciliation';
+
+/** What one round did. */
+export interface ReconciliationRound {
+  /** This instance held the lease (otherwise nothing was done). */
+  leader: boolean;
+  checked: number;
+  /** Status changes applied (webhooks had missed them). */
+  applied: number;
+  /** Due records found final or past their window: taken off the schedule without a lookup. */
+  closed: number;
+  errors: number;
+}
+
+/** What one sweep of the whole account did. */
+export interface SweepResult {
+  pages: number;
+  seen: number;
+  /** Listed invoices that belong to a local record. */
+  matched: number;
+  applied: number;
+  /** Set when the sweep stopped early; the next one starts over. */
+  error: string | null;
+}
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
 const RETRY_AFTER_ERROR_MS = 300_000;

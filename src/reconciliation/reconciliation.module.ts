@@ -1,6 +1,5 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
-import { RECONCILIATION_OPTIONS } from './constants';
-import { OpenInvoicesReconciler } from './open-invoices.reconciler';
+import { OpenInvoicesReconciler, RECONCILIATION_OPTIONS } from './open-invoices.reconciler';
 import {
   type OpenReconciliationOptions,
   resolveReconciliationOptions,

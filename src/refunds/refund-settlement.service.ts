@@ -1,18 +1,18 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
+import { Poller } from '../core/queue/poller';
 import { clip } from '../core/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRefund } from './refund.entity';
-import { REFUNDS_OPTIONS } from './refund.options';
-import { ResolvedRefundsOptions } from '../options/refunds.options';
-import { RefundStore } from './refund.store';
+import type { ResolvedRefundsOptions } from '../options/refunds.options';
+import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
 
 /**
  * Settles an `unknown` refund by reading the invoice back: `refunds.total` ≥ baseline + amount → `succeeded`; still
@@ -121,5 +121,39 @@ export class RefundSettlementService {
 
   private async current(refund: InvoiceRefund): Promise<InvoiceRefund> {
     return (await this.refunds.get(refund.id)) ?? refund;
+  }
+}
+
+const BATCH = 20;
+
+/** Reads back the `unknown` refunds at their `next_check_at`; off with `workers: false`. */
+@Injectable()
+export class RefundSettlementWorker extends Poller<number> implements OnApplicationBootstrap {
+  constructor(
+    private readonly refunds: RefundStore,
+    private readonly settlement: RefundSettlementService,
+    @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
+  ) {
+    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.autoStartWorker) this.start();
+  }
+
+  /** Resolves with how many rows were read back; a failed round is logged, never thrown. */
+  protected async round(): Promise<number> {
+    let read = 0;
+    try {
+      for (const row of await this.refunds.takeDue(BATCH)) {
+        await this.settlement
+          .settle(row)
+          .catch((err) => this.logger.error(`refund ${row.id}: ${errorMessage(err)}`));
+        read += 1;
+      }
+    } catch (err) {
+      this.logger.error(`refund settlement round failed: ${errorMessage(err)}`);
+    }
+    return read;
   }
 }

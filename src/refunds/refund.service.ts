@@ -14,10 +14,9 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
-import { REFUNDS_OPTIONS } from './refund.options';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
-import { RefundStore } from './refund.store';
+import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
 
 /** One refund asked for. */
 export interface RefundRequest {

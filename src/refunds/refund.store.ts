@@ -8,6 +8,9 @@ import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../observability/otel';
 
+/** Injection token of the resolved refund options. */
+export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
+
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;
 

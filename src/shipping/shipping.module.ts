@@ -2,7 +2,7 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { resolveShippingOptions } from '../options/shipping.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { SHIPPING_OPTIONS } from './constants';
+import { SHIPPING_OPTIONS } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';

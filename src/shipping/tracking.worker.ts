@@ -3,16 +3,17 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
+import { errorMessage } from '../checkout/errors';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
+import { LeasedRows } from '../core/queue/leased-rows';
 import { Poller } from '../core/queue/poller';
+import { purgeFinished } from '../core/queue/retention';
 import { clip } from '../core/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
-import { SHIPPING_OPTIONS } from './constants';
-import { messageOf } from './errors';
-import { TrackingOutboxStore } from './tracking-outbox.store';
-import type { TrackingOutbox } from './tracking-outbox.entity';
+import { SHIPPING_OPTIONS } from './shipping-options';
+import { TrackingOutbox } from './tracking-outbox.entity';
 import type { TrackingFailedEvent, TrackingPostedEvent } from './types';
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
@@ -134,7 +135,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
   }
 
   private async onFailure(row: TrackingOutbox, claim: string, err: unknown): Promise<Outcome> {
-    const message = clip(messageOf(err), 1000);
+    const message = clip(errorMessage(err), 1000);
     const kind = isGatewayError(err) ? err.kind : 'unknown';
     if (PERMANENT_KINDS.has(kind) || row.attempts >= this.options.maxAttempts) {
       return this.fail(row, claim, message, kind);
@@ -170,11 +171,112 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     try {
       this.events.emit(event, payload);
     } catch (err) {
-      this.logger.error(`A listener of ${event} threw: ${messageOf(err)}`);
+      this.logger.error(`A listener of ${event} threw: ${errorMessage(err)}`);
     }
   }
 }
 
 function what(row: TrackingOutbox): string {
   return `Tracking code ${row.code} for order ${row.orderId}`;
+}
+
+/**
+ * The worker's side of the outbox: claim due rows, hold them, settle them. Every write after a claim is conditional
+ * on it (`locked_by`), so a worker whose claim lapsed cannot overwrite the outcome of the worker that took over.
+ */
+export class TrackingOutboxStore {
+  private readonly rows: LeasedRows<TrackingOutbox>;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.rows = new LeasedRows(
+      dataSource,
+      TrackingOutbox,
+      {
+        table: this.table,
+        open: { sql: (t) => `${t}status = 'pending'`, where: { status: 'pending' } },
+        lockedUntil: 'locked_until',
+        attempts: 'attempts',
+        nextAttemptAt: 'next_attempt_at',
+        batch: {
+          holder: 'locked_by',
+          orderBy: 'o.next_attempt_at, o.recorded_at',
+          oneAtATimeBy: 'order_id',
+          touched: 'updated_at',
+        },
+      },
+      () => 0, // each claim says its lease (the worker's `leaseMs`)
+    );
+  }
+
+  /** Claims up to `limit` due rows and counts the attempt; an order's codes are claimed one at a time, in order. */
+  async claim(claim: string, limit: number, leaseMs: number): Promise<TrackingOutbox[]> {
+    // The statement returns its rows unordered.
+    return (await this.rows.claimDue(claim, limit, leaseMs)).sort(
+      (a, b) =>
+        a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
+        a.recordedAt.getTime() - b.recordedAt.getTime(),
+    );
+  }
+
+  /** Extends the claim on one row before posting it; `false` when the row is no longer this claim's to post. */
+  async renew(row: TrackingOutbox, claim: string, leaseMs: number): Promise<boolean> {
+    const now = Date.now();
+    return this.settle(row, claim, { lockedUntil: new Date(now + leaseMs), updatedAt: new Date(now) }, true);
+  }
+
+  /** A newer code was recorded for the row's order: the row is never posted. */
+  async hasNewerCode(row: TrackingOutbox): Promise<boolean> {
+    return (
+      this.repo
+        .createQueryBuilder('o')
+        .where('o.order_id = :orderId AND o.id <> :id', { orderId: row.orderId, id: row.id })
+        // Two codes recorded at the same instant (by two processes): the id decides, the same way for every worker.
+        .andWhere('(o.recorded_at > :recordedAt OR (o.recorded_at = :recordedAt AND o.id > :id))', {
+          recordedAt: row.recordedAt.toISOString(),
+        })
+        .getExists()
+    );
+  }
+
+  /** Writes `fields` if `claim` still holds the row, releasing it unless `keepClaim`; `false` when it did not. */
+  async settle(
+    row: TrackingOutbox,
+    claim: string,
+    fields: Partial<TrackingOutbox>,
+    keepClaim = false,
+  ): Promise<boolean> {
+    const release = keepClaim ? {} : { lockedBy: null, lockedUntil: null };
+    const result = await this.repo
+      .createQueryBuilder()
+      .update(TrackingOutbox)
+      .set({ updatedAt: new Date(), ...fields, ...release })
+      .where('id = :id AND locked_by = :claim AND status = :pending', {
+        id: row.id,
+        claim,
+        pending: 'pending',
+      })
+      .execute();
+    return result.affected === 1;
+  }
+
+  /** Hands rows back untouched (the worker is stopping): the attempt counted by the claim did not happen. */
+  async release(rows: TrackingOutbox[], claim: string): Promise<void> {
+    for (const row of rows) {
+      await this.settle(row, claim, { attempts: row.attempts - 1 });
+    }
+  }
+
+  /** Deletes rows sent more than `retentionMs` ago; returns how many. */
+  purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
+    const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
+    return purgeFinished(this.dataSource, rule, retentionMs, stopped);
+  }
+
+  private get repo() {
+    return this.dataSource.getRepository(TrackingOutbox);
+  }
+
+  private get table(): string {
+    return this.dataSource.getMetadata(TrackingOutbox).tableName;
+  }
 }
