@@ -6,12 +6,7 @@
 // The module and its options.
 export { InvoicePaymentsModule } from './invoice-payments.module';
 export { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
-export type {
-  InvoicePaymentsModuleAsyncOptions,
-  InvoicePaymentsModuleOptions,
-  InvoicePaymentsModuleRootOptions,
-  InvoicePaymentsModuleWiring,
-} from './options/options';
+export type * from './options/options';
 export type { AddressMapper, CheckoutOptions } from './options/checkout.options';
 export type { ShippingOptions } from './options/shipping.options';
 export type { WebhooksOptions } from './options/webhooks.options';
@@ -32,8 +27,7 @@ export { InvoiceStatusHistory } from './persistence/invoice-status-history.entit
 export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
-export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
-export { sessionDataOf } from './checkout/invoice-payment.provider';
+export { InvoicePaymentProvider, sessionDataOf } from './checkout/invoice-payment.provider';
 export { isValidTaxDocument } from './checkout/client-mapping';
 export type {
   ChangeDueDateInput,
@@ -53,26 +47,26 @@ export type {
 // Shipping and refunds: what a host calls.
 export { TrackingService } from './shipping/tracking.service';
 export { DEFAULT_SHIPMENT_EVENT } from './shipping/shipping-options';
-export type { RecordShipmentInput } from './shipping/types';
+export type { RecordShipmentInput, TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
 export { RefundService } from './refunds/refund.service';
 export type { RefundRequest } from './refunds/refund.service';
 
 // Services a host may inject: settings (secret rotation) and the reconciliation rounds (when it schedules them).
 export { InvoicePaymentsSettingsService } from './settings/settings.service';
-export { ReconciliationService } from './reconciliation/open-invoices.reconciler';
-export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
+export { OpenInvoicesReconciler, ReconciliationService } from './reconciliation/open-invoices.reconciler';
 
 // Operator signals: the health indicator (for `@nestjs/terminus`); metrics and spans go through `@opentelemetry/api`.
 export { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 
 // What the host learns and provides: the ports, the events, the status of a payment.
-export { ORDER_PAYMENT_PORT } from './core/ports';
-export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/ports';
-export { LATE_INVOICE_ADOPTER } from './core/ports';
-export type { LateInvoiceAdopter } from './core/ports';
-export { InvoicePaymentsEvents } from './core/events';
-export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
-export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
+export { LATE_INVOICE_ADOPTER, ORDER_PAYMENT_PORT } from './core/ports';
+export type {
+  LateInvoiceAdopter,
+  OrderPaymentPort,
+  PaymentStatusChange,
+  PaymentStatusSnapshot,
+} from './core/ports';
+export * from './core/events';
 export { statusRow } from './core/status-table';
 export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
 
@@ -95,13 +89,12 @@ export {
 } from './checkout/errors';
 export type { FieldErrors } from './checkout/errors';
 export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } from './refunds/errors';
-export { OrderNotPaidError, ShipmentValidationError } from './shipping/errors';
+export * from './shipping/errors';
 export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';
 
 // The service's client and the types its methods take and return.
 export { GatewayClient } from './gateway/gateway.client';
-// Every type of the client's methods (`gateway/types.ts` holds those only; the surface test lists them).
-export type * from './gateway/types';
+export type * from './gateway/types'; // the client's method types only
 export { InvoiceStatusCode } from './gateway/status';
 
 // Money: integer cents inside, exact decimals on the wire.

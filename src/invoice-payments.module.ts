@@ -16,19 +16,15 @@ import type { GatewayClientOptions } from './gateway/gateway.options';
 import { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
 import { resolveNotificationsOptions } from './options/notifications.options';
 import type * as Options from './options/options';
-import { resolveReconciliationOptions } from './options/reconciliation.options';
 import { checkOptions, mergeAsyncOptions, section, StaticSections } from './options/resolve';
-import { resolveShippingOptions } from './options/shipping.options';
 import { resolveWebhooksOptions } from './options/webhooks.options';
 import { ObservabilityModule } from './observability/observability.module';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
-import { RECONCILIATION_OPTIONS } from './reconciliation/open-invoices.reconciler';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
-import { SHIPPING_OPTIONS } from './shipping/shipping-options';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
 import type { WebhookMerchantTokenSource } from './webhooks/types';
@@ -135,17 +131,12 @@ function assemble(
     merchantTokenSource: merchantTokenFromSettings,
     optionsProvider: section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
   });
-  const shipping = ShippingModule.forRoot(statics.shipping, {
-    optionsProvider: section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions),
-  });
+  const shipping = ShippingModule.forRoot(statics.shipping, true);
   const capabilities = [
     CheckoutModule,
     RefundsModule,
     webhooks,
-    ReconciliationModule.forRoot(
-      undefined,
-      section(RECONCILIATION_OPTIONS, 'reconciliation', resolveReconciliationOptions),
-    ),
+    ReconciliationModule.forRoot(),
     shipping,
     // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
     SettingsModule.forRoot(statics.admin, [webhooks, shipping]),

@@ -28,17 +28,9 @@ export interface ShippingModuleOptions extends ShippingOptions {
 }
 
 /** {@link ShippingOptions} with every default filled in. */
-export interface ResolvedShippingOptions {
-  shipmentEvent: string | false;
-  mapShipmentEvent: (payload: unknown) => RecordShipmentInput;
-  autoStartWorker: boolean;
-  pollIntervalMs: number;
-  batchSize: number;
-  leaseMs: number;
-  maxAttempts: number;
+export type ResolvedShippingOptions = Required<Omit<ShippingModuleOptions, 'backoff'>> & {
   backoff: BackoffOptions;
-  retentionMs: number;
-}
+};
 
 const SHIPPING = {
   pollIntervalMs: int(1, 5000),

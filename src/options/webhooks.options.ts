@@ -39,18 +39,12 @@ export interface WebhookInboxOptions {
   retentionMs?: number;
 }
 
-/** {@link WebhooksOptions} with every default filled in. */
-export interface ResolvedWebhooksOptions {
-  path: string;
-  bodyLimitBytes: number;
+/** {@link WebhooksOptions} with every default filled in; `maxJsonDepth`: deeper delivery bodies are refused (400). */
+export type ResolvedWebhooksOptions = Required<Omit<WebhooksOptions, 'merchantToken' | 'inbox'>> & {
   merchantToken: string | null;
-  allowEmptyMerchantPart: boolean;
-  lookupWindowMs: number;
-  lookupsPerSecond: number;
-  /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. */
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
-}
+};
 
 const WEBHOOKS = {
   bodyLimitBytes: int(1, 256 * 1024),

@@ -3,11 +3,11 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
+import { errorMessage as message } from '../checkout/errors';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
-import { InvoiceIdentity } from '../core/invoice-identity';
+import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../core/named-lease';
-import { recordOfInvoice } from '../core/invoice-identity';
 import { decideTransition } from '../core/status-table';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
@@ -26,28 +26,12 @@ export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OP
 /** Name of the reconciliation's lease (table `invoice_payments_lease`). */
 const RECONCILIATION_LEASE = 'open-invoice-reconciliation';
 
-/** What one round did. */
-export interface ReconciliationRound {
-  /** This instance held the lease (otherwise nothing was done). */
+/** One round: `leader` when this instance held the lease (else nothing was done); `closed`: found final, unscheduled. */
+export type ReconciliationRound = Record<'checked' | 'applied' | 'closed' | 'errors', number> & {
   leader: boolean;
-  checked: number;
-  /** Status changes applied (webhooks had missed them). */
-  applied: number;
-  /** Due records found final or past their window: taken off the schedule without a lookup. */
-  closed: number;
-  errors: number;
-}
-
-/** What one sweep of the whole account did. */
-export interface SweepResult {
-  pages: number;
-  seen: number;
-  /** Listed invoices that belong to a local record. */
-  matched: number;
-  applied: number;
-  /** Set when the sweep stopped early; the next one starts over. */
-  error: string | null;
-}
+};
+/** One sweep: `matched` listed invoices a record holds; `error` set when it stopped early (the next starts over). */
+export type SweepResult = Record<'pages' | 'seen' | 'matched' | 'applied', number> & { error: string | null };
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
 const RETRY_AFTER_ERROR_MS = 300_000;
@@ -298,10 +282,6 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
   if (record.creationState === 'failed') return false;
   return record.statusCode === null || OPEN_CODES.includes(record.statusCode);
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export { OpenInvoicesReconciler as ReconciliationService };

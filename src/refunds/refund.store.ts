@@ -52,6 +52,11 @@ export class RefundStore {
     return this.rows.findOneBy({ id });
   }
 
+  /** The row as stored now (`row` itself when it is gone). */
+  async reread(row: InvoiceRefund): Promise<InvoiceRefund> {
+    return (await this.get(row.id)) ?? row;
+  }
+
   byKey(invoiceRecordId: string, idempotencyKey: string): Promise<InvoiceRefund | null> {
     return this.rows.findOneBy({ invoiceRecordId, idempotencyKey });
   }

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { resolveRefundsOptions } from '../options/refunds.options';
 import { section } from '../options/resolve';
-import { RefundSettlementService, RefundSettlementWorker } from './refund-settlement.service';
+import { RefundSettlementService } from './refund-settlement.service';
 import { RefundService } from './refund.service';
 import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
 
@@ -12,9 +12,8 @@ import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
     section(REFUNDS_OPTIONS, 'refunds', resolveRefundsOptions),
     RefundStore,
     RefundSettlementService,
-    RefundSettlementWorker,
     RefundService,
   ],
-  exports: [REFUNDS_OPTIONS, RefundService, RefundSettlementService, RefundSettlementWorker],
+  exports: [REFUNDS_OPTIONS, RefundService, RefundSettlementService],
 })
 export class RefundsModule {}

@@ -32,8 +32,8 @@ export function validateShipment(input: unknown): ValidShipment {
     throw new ShipmentValidationError('shipment', 'must be an object');
   }
   const i = input as Record<string, unknown>;
-  const orderId = requiredText('orderId', i.orderId, 128) // as `InvoiceRecord.orderId`;
-  const trackingCode = requiredText('trackingCode', i.trackingCode, 64) // Correios: 13;
+  const orderId = requiredText('orderId', i.orderId, 128); // as `InvoiceRecord.orderId`;
+  const trackingCode = requiredText('trackingCode', i.trackingCode, 64); // Correios: 13;
   if (/\s/.test(trackingCode)) throw new ShipmentValidationError('trackingCode', 'must not contain spaces');
   const carrier = optionalText('carrier', i.carrier, 64);
   const trackingUrl = optionalText('trackingUrl', i.trackingUrl, 2048);

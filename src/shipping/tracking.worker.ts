@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
-import { errorMessage } from '../checkout/errors';
-import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
+import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
+import { InvoicePaymentsEvents } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { Poller } from '../core/queue/poller';
@@ -130,7 +130,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     }
     const { orderId, code, invoiceRecordId, carrier, url, id: outboxId, attempts } = row;
     const posted: TrackingPostedEvent = { orderId, code, invoiceRecordId, carrier, url, outboxId, attempts };
-    this.emit(InvoicePaymentsEvents.TrackingPosted, posted);
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.TrackingPosted, posted);
     return 'sent';
   }
 
@@ -158,21 +158,12 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     if (!(await this.store.settle(row, claim, failed))) return 'lost';
     const { orderId, code, invoiceRecordId, id: outboxId, attempts } = row;
     const text = `${what(row)} failed after ${attempts} attempt(s) (${kind}): ${message}`;
-    this.logger.error(text);
-    const alert: InvoicePaymentsAlert = { kind: 'tracking_failed', orderId, invoiceRecordId, message: text };
-    this.emit(InvoicePaymentsEvents.Alert, alert);
+    const alert = { kind: 'tracking_failed' as const, orderId, invoiceRecordId, message: text };
+    raiseAlert(this.events, this.logger, alert);
     const failure = { orderId, code, error: message, errorKind: kind, invoiceRecordId, outboxId, attempts };
-    this.emit(InvoicePaymentsEvents.TrackingFailed, failure satisfies TrackingFailedEvent);
+    const event = InvoicePaymentsEvents.TrackingFailed;
+    emitSafely(this.events, this.logger, event, failure satisfies TrackingFailedEvent);
     return 'failed';
-  }
-
-  /** A host listener that throws must not undo what was recorded, nor stop the worker. */
-  private emit(event: string, payload: object): void {
-    try {
-      this.events.emit(event, payload);
-    } catch (err) {
-      this.logger.error(`A listener of ${event} threw: ${errorMessage(err)}`);
-    }
   }
 }
 
