@@ -124,12 +124,8 @@ export async function observeServiceCall<T>(baseUrl: string, operation: string, 
   const started = performance.now();
   let outcome = 'ok';
   try {
-    return await traced(
-      `invoice_payments ${operation}`,
-      { 'invoice_payments.operation': operation },
-      work,
-      true,
-    );
+    const attributes = { 'invoice_payments.operation': operation };
+    return await traced(`invoice_payments ${operation}`, attributes, work, true);
   } catch (err) {
     outcome = kindOf(err);
     throw err;

@@ -5,7 +5,7 @@ import type { BatchObservableCallback, Meter, Observable } from '@opentelemetry/
 import type { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
-import { type Backlog, readBacklog } from './backlog';
+import { type Backlog, readBacklog } from './health.indicator';
 import { count, meter, recordPortDelay } from './otel';
 
 /** The names the status changes' sources are counted under. */

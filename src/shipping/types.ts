@@ -42,15 +42,8 @@ export interface TrackingPostedEvent {
   attempts: number;
 }
 
-/** Payload of `InvoicePaymentsEvents.TrackingFailed`. */
-export interface TrackingFailedEvent {
-  orderId: string;
-  code: string;
-  /** The last error's message (never a secret: the gateway client keeps tokens out of its messages). */
+/** Payload of `InvoicePaymentsEvents.TrackingFailed`: the last error (no secret) and its kind (or `unknown`). */
+export type TrackingFailedEvent = Omit<TrackingPostedEvent, 'carrier' | 'url'> & {
   error: string;
-  /** The gateway error's kind (`state_conflict`, `unavailable`, ...), or `unknown`. */
   errorKind: string;
-  invoiceRecordId: string;
-  outboxId: string;
-  attempts: number;
-}
+};
