@@ -5,7 +5,7 @@
 
 // The module and its options.
 export { InvoicePaymentsModule } from './invoice-payments.module';
-export { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
+export { INVOICE_PAYMENTS_OPTIONS } from './options/resolve';
 export type * from './options/options';
 export type { AddressMapper, CheckoutOptions } from './options/checkout.options';
 export type { ShippingOptions } from './options/shipping.options';

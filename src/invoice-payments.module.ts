@@ -13,10 +13,15 @@ import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.fi
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
 import type { GatewayClientOptions } from './gateway/gateway.options';
-import { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
 import { resolveNotificationsOptions } from './options/notifications.options';
 import type * as Options from './options/options';
-import { checkOptions, mergeAsyncOptions, section, StaticSections } from './options/resolve';
+import {
+  checkOptions,
+  INVOICE_PAYMENTS_OPTIONS,
+  mergeAsyncOptions,
+  section,
+  StaticSections,
+} from './options/resolve';
 import { resolveWebhooksOptions } from './options/webhooks.options';
 import { ObservabilityModule } from './observability/observability.module';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
@@ -32,15 +37,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The payment module, on the host's TypeORM connection (with {@link INVOICE_PAYMENTS_ENTITIES} and the migrations)
- * and `EventEmitterModule`; register it once per application (docs/configuration.md).
- *
- * @example
- * InvoicePaymentsModule.forRoot({
- *   gateway: { baseUrl: 'https://api.example.com', accessToken: process.env.PAYMENTS_TOKEN!, mode: 'production' },
- *   checkout: { publicWebhookUrl: 'https://shop.example/webhooks/invoice-payments' },
- *   orderPort: OrderPaymentAdapter,
- *   isGlobal: true,
- * })
+ * and `EventEmitterModule`; register it once per application (docs/configuration.md has a full example).
  */
 @Module({})
 export class InvoicePaymentsModule {

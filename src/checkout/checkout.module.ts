@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
+import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { CHECKOUT_OPTIONS, CheckoutConfig } from './checkout-config.service';
 import { CreationOutcomes } from './creation-outcomes.service';

@@ -22,10 +22,8 @@ export type InvoicePaymentsHealthResult = Record<
 >;
 
 /**
- * A health indicator for `@nestjs/terminus` (which is not needed to use it): the service reachable and the
- * credential valid (judged from the module's own calls, and a probe at most once per `health.probeIntervalMs`), the
- * database, the webhook inbox's backlog and oldest delivery, dead letters, the tracking outbox's lag and the status
- * changes waiting for the host's port, each against the `health` options' thresholds.
+ * A health indicator for `@nestjs/terminus` (not needed to use it): the service, the database and the queues, each
+ * against the `health` options' thresholds (docs/observability.md).
  *
  * @example
  * \@Get('health') \@HealthCheck()

@@ -1,9 +1,11 @@
 import type { FactoryProvider } from '@nestjs/common';
-import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
 import type { InvoicePaymentsAdminOptions } from './admin.options';
 import { resolveWebhooksOptions } from './webhooks.options';
+
+/** Injection token of the module options (`InvoicePaymentsModuleOptions`) given to `forRoot`/`forRootAsync`. */
+export const INVOICE_PAYMENTS_OPTIONS = Symbol('INVOICE_PAYMENTS_OPTIONS');
 
 /** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
 export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';

@@ -1,7 +1,5 @@
+import { DAY, HOUR } from '../options/fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
-
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
 
 /** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
 export const NEVER = new Date('9999-12-31T00:00:00.000Z');

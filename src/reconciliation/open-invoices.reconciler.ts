@@ -55,11 +55,6 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private sweeping: Promise<SweepResult> | null = null;
   private stopped = false;
 
-  /** The invoice table as its entity names it (unqualified: Medusa's schema is the connection's search path). */
-  private get table(): string {
-    return this.dataSource.getMetadata(InvoiceRecord).tableName;
-  }
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statuses: InvoiceStatusService,
@@ -102,20 +97,14 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     if (this.options.catchUpOnStartMs <= 0) return 0;
     const now = new Date();
     const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
-    const [sql, values] = escapeQuery(
-      this.dataSource,
-      `UPDATE ${this.table} SET next_check_at = :now ` +
-        'WHERE (next_check_at IS NULL OR (next_check_at > :now AND next_check_at < :never)) ' +
-        'AND created_at >= :since RETURNING id',
-      { now: now.toISOString(), never: NEVER.toISOString(), since },
+    const where =
+      '(next_check_at IS NULL OR (next_check_at > :at AND next_check_at < :never)) AND created_at >= :since';
+    return this.reschedule(where, { at: now.toISOString(), never: NEVER.toISOString(), since }).catch(
+      (err) => {
+        this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
+        return 0;
+      },
     );
-    try {
-      const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
-      return rows.length;
-    } catch (err) {
-      this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
-      return 0;
-    }
   }
 
   private async round(): Promise<ReconciliationRound> {
@@ -267,14 +256,19 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it). */
   private async schedule(id: string, at: Date): Promise<void> {
-    const [sql, values] = escapeQuery(
-      this.dataSource,
-      `UPDATE ${this.table} SET next_check_at = :at WHERE id = :id`,
-      { at: at.toISOString(), id },
-    );
-    await runStatement(this.dataSource, (em) => em.query(sql, values));
+    await this.reschedule('id = :id', { at: at.toISOString(), id });
+  }
+
+  /**
+   * Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it); returns how
+   * many rows. The table as its entity names it (unqualified: Medusa's schema is the connection's search path).
+   */
+  private async reschedule(where: string, params: Record<string, string>): Promise<number> {
+    const table = this.dataSource.getMetadata(InvoiceRecord).tableName;
+    const update = `UPDATE ${table} SET next_check_at = :at WHERE ${where} RETURNING id`;
+    const [sql, values] = escapeQuery(this.dataSource, update, params);
+    return (await runStatement(this.dataSource, (em) => queryReturning(em, sql, values))).length;
   }
 }
 

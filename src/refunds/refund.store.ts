@@ -7,6 +7,7 @@ import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../observability/otel';
+import { sumCents } from '../gateway/money';
 
 /** Injection token of the resolved refund options. */
 export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
@@ -134,8 +135,9 @@ export class RefundStore {
         .andWhere('state IN (:...from)', { from: [...from] })
         .execute(),
     );
-    countRefund(patch.state, (result.affected ?? 0) > 0);
-    return (result.affected ?? 0) > 0;
+    const moved = (result.affected ?? 0) > 0;
+    countRefund(patch.state, moved);
+    return moved;
   }
 
   /** Moves due rows' next check `TAKE_MS` ahead in one statement, so two workers never read one row back at once. */
@@ -148,12 +150,8 @@ export class RefundStore {
       where: { invoiceRecordId, state: In(['succeeded', ...IN_FLIGHT_STATES]) },
       select: { amountCents: true, state: true },
     });
-    let succeededCents = 0;
-    let inFlightCents = 0;
-    for (const r of rows) {
-      if (r.state === 'succeeded') succeededCents += r.amountCents;
-      else inFlightCents += r.amountCents;
-    }
-    return { succeededCents, inFlightCents };
+    const sum = (settled: boolean) =>
+      sumCents(rows.filter((r) => (r.state === 'succeeded') === settled).map((r) => r.amountCents));
+    return { succeededCents: sum(true), inFlightCents: sum(false) };
   }
 }

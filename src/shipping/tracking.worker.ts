@@ -22,14 +22,7 @@ export type TrackingRunResult = Record<Outcome | 'claimed', number>;
 type Outcome = 'sent' | 'retried' | 'failed' | 'superseded' | 'lost';
 
 /** Gateway error kinds that no retry can fix: the row fails at once. */
-const PERMANENT_KINDS: ReadonlySet<string> = new Set([
-  'authentication',
-  'scope',
-  'validation',
-  'not_found',
-  'state_conflict',
-  'mode',
-]);
+const PERMANENT = new Set(['authentication', 'scope', 'validation', 'not_found', 'state_conflict', 'mode']);
 
 /**
  * Posts the outbox's tracking codes to the service: `sent`, retried with backoff, or `failed` after `maxAttempts` or
@@ -137,7 +130,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
   private async onFailure(row: TrackingOutbox, claim: string, err: unknown): Promise<Outcome> {
     const message = clip(errorMessage(err), 1000);
     const kind = isGatewayError(err) ? err.kind : 'unknown';
-    if (PERMANENT_KINDS.has(kind) || row.attempts >= this.options.maxAttempts) {
+    if (PERMANENT.has(kind) || row.attempts >= this.options.maxAttempts) {
       return this.fail(row, claim, message, kind);
     }
     const backoff = retryDelayMs(row.attempts, this.options.backoff);
