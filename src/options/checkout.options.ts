@@ -47,13 +47,8 @@ export interface CheckoutOptions {
   referrerNamespace?: string;
 }
 
-type Unset =
-  | 'orderUrlTemplate'
-  | 'storeUrlTemplate'
-  | 'ecommerce'
-  | 'publicWebhookUrl'
-  | 'mapAddress'
-  | 'referrerNamespace';
+/** The options without a default (URLs, ids, the address mapper, the referrer namespace). */
+type Unset = Exclude<keyof CheckoutOptions, keyof typeof CHECKOUT | 'methods' | 'timeZone' | 'textLimits'>;
 
 /** {@link CheckoutOptions} with the defaults applied and checked. */
 export type ResolvedCheckoutOptions = Required<Omit<CheckoutOptions, Unset | 'textLimits'>> &

@@ -17,10 +17,7 @@ interface Schedulable {
 export function nextCheckAt(
   record: Schedulable,
   now: Date,
-  options: Pick<
-    ResolvedOpenReconciliationOptions,
-    'stepsMs' | 'hourlyUntilMs' | 'dueDateMarginMs' | 'minimumWindowMs'
-  >,
+  options: ResolvedOpenReconciliationOptions,
 ): Date | null {
   const created = record.createdAt.getTime();
   const end = windowEnd(record, options);
@@ -40,10 +37,7 @@ export function nextCheckAt(
 }
 
 /** The due day's end in São Paulo plus `dueDateMarginMs`, and at least `minimumWindowMs` after creation. */
-export function windowEnd(
-  record: Schedulable,
-  options: Pick<ResolvedOpenReconciliationOptions, 'dueDateMarginMs' | 'minimumWindowMs'>,
-): number {
+export function windowEnd(record: Schedulable, options: ResolvedOpenReconciliationOptions): number {
   const minimum = record.createdAt.getTime() + options.minimumWindowMs;
   if (!record.dueDate || !/^\d{4}-\d{2}-\d{2}$/.test(record.dueDate)) return minimum;
   // The due day ends at midnight in the service's time zone (A2: America/Sao_Paulo, UTC-3 all year since 2019).

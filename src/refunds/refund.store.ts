@@ -126,14 +126,7 @@ export class RefundStore {
       ...(settles ? { inFlightInvoiceId: null, settledAt: now, nextCheckAt: null } : {}),
     };
     const result = await runStatement(this.dataSource, (em) =>
-      em
-        .getRepository(InvoiceRefund)
-        .createQueryBuilder()
-        .update()
-        .set(set)
-        .where('id = :id', { id })
-        .andWhere('state IN (:...from)', { from: [...from] })
-        .execute(),
+      em.getRepository(InvoiceRefund).update({ id, state: In([...from]) }, set),
     );
     const moved = (result.affected ?? 0) > 0;
     countRefund(patch.state, moved);

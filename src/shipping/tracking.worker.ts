@@ -230,16 +230,8 @@ export class TrackingOutboxStore {
     keepClaim = false,
   ): Promise<boolean> {
     const release = keepClaim ? {} : { lockedBy: null, lockedUntil: null };
-    const result = await this.repo
-      .createQueryBuilder()
-      .update(TrackingOutbox)
-      .set({ updatedAt: new Date(), ...fields, ...release })
-      .where('id = :id AND locked_by = :claim AND status = :pending', {
-        id: row.id,
-        claim,
-        pending: 'pending',
-      })
-      .execute();
+    const held = { id: row.id, lockedBy: claim, status: 'pending' as const };
+    const result = await this.repo.update(held, { updatedAt: new Date(), ...fields, ...release });
     return result.affected === 1;
   }
 
