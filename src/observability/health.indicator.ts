@@ -92,19 +92,12 @@ export class InvoicePaymentsHealthIndicator {
 }
 
 /** A queue's waiting rows and the age of the oldest, in seconds (0 when none waits). */
-export interface Waiting {
-  count: number;
-  oldestAgeSeconds: number;
-}
+type Waiting = { count: number; oldestAgeSeconds: number };
 
-/** What waits in the module's queues now: read for the health check and the gauges alike. */
-export interface Backlog {
-  inbox: Waiting;
-  tracking: Waiting;
-  /** Applied status changes the host's port has not been told yet. */
-  port: Waiting;
-  deadLetters: { inbox: number; tracking: number };
-}
+/** What waits in the queues now (`port`: changes the host was not told yet), for the health check and gauges. */
+export type Backlog = Record<'inbox' | 'tracking' | 'port', Waiting> & {
+  deadLetters: Record<'inbox' | 'tracking', number>;
+};
 
 /** Reads the {@link Backlog}: five aggregate queries, each on an index of its table. */
 export async function readBacklog(dataSource: DataSource): Promise<Backlog> {

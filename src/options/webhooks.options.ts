@@ -65,14 +65,12 @@ const WEBHOOK_INBOX = {
   batchSize: int(1, 50),
 } as const satisfies Numbers<WebhookInboxOptions>;
 
-const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
-
 /** Without `workers`, the inbox is not polled. */
 export function resolveWebhooksOptions(
   options: WebhooksOptions = {},
   workers = true,
 ): ResolvedWebhooksOptions {
-  const path = (options.path ?? DEFAULT_WEBHOOK_PATH).replace(/^\/+|\/+$/g, '');
+  const path = (options.path ?? 'webhooks/invoice-payments').replace(/^\/+|\/+$/g, '');
   if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
   if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
     throw new Error('webhooks.merchantToken must be a string');

@@ -1,14 +1,12 @@
 import { DAY, HOUR } from '../options/fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
 
 /** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
 export const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
-interface Schedulable {
-  createdAt: Date;
-  /** `YYYY-MM-DD` (service time zone), or `null`. */
-  dueDate: string | null;
-}
+/** `dueDate`: `YYYY-MM-DD` (service time zone), or `null`. */
+type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'>;
 
 /**
  * When an open invoice is next looked up: the next point of its age's schedule (the steps, hourly, then daily), the

@@ -29,10 +29,7 @@ export interface RefundRequest {
 }
 
 /** `succeeded`, or `unknown` while its outcome is being confirmed. */
-interface RefundOutcome {
-  refund: InvoiceRefund;
-  record: InvoiceRecord;
-}
+type RefundOutcome = { refund: InvoiceRefund; record: InvoiceRecord };
 
 const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;

@@ -15,12 +15,7 @@ export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;
 
-interface NewRefund {
-  invoiceRecordId: string;
-  amountCents: number;
-  requestedBy: string;
-  idempotencyKey: string;
-}
+type NewRefund = Pick<InvoiceRefund, 'invoiceRecordId' | 'amountCents' | 'requestedBy' | 'idempotencyKey'>;
 
 type ClaimResult =
   { claimed: InvoiceRefund } | { sameKey: InvoiceRefund } | { inFlight: InvoiceRefund | null };

@@ -11,12 +11,8 @@ export interface RecordShipmentInput {
 }
 
 /** A shipment after validation: trimmed, empty optional fields as `null`. */
-export interface ValidShipment {
-  orderId: string;
-  trackingCode: string;
-  carrier: string | null;
-  trackingUrl: string | null;
-}
+export type ValidShipment = Pick<RecordShipmentInput, 'orderId' | 'trackingCode'> &
+  Record<'carrier' | 'trackingUrl', string | null>;
 
 /** What `recordShipment` did. */
 export interface RecordShipmentResult {
