@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
@@ -24,8 +24,10 @@ type ClaimResult =
 @Injectable()
 export class RefundStore {
   private readonly queue: LeasedRows<InvoiceRefund>;
+  private readonly rows: Repository<InvoiceRefund>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.rows = dataSource.getRepository(InvoiceRefund);
     this.queue = new LeasedRows(
       dataSource,
       InvoiceRefund,
@@ -40,17 +42,9 @@ export class RefundStore {
     );
   }
 
-  private get rows() {
-    return this.dataSource.getRepository(InvoiceRefund);
-  }
-
-  get(id: string): Promise<InvoiceRefund | null> {
-    return this.rows.findOneBy({ id });
-  }
-
   /** The row as stored now (`row` itself when it is gone). */
   async reread(row: InvoiceRefund): Promise<InvoiceRefund> {
-    return (await this.get(row.id)) ?? row;
+    return (await this.rows.findOneBy({ id: row.id })) ?? row;
   }
 
   byKey(invoiceRecordId: string, idempotencyKey: string): Promise<InvoiceRefund | null> {

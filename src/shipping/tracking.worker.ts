@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DataSource } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
 import { InvoicePaymentsEvents } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
@@ -170,8 +170,12 @@ function what(row: TrackingOutbox): string {
  */
 export class TrackingOutboxStore {
   private readonly rows: LeasedRows<TrackingOutbox>;
+  private readonly repo: Repository<TrackingOutbox>;
+  private readonly table: string;
 
   constructor(private readonly dataSource: DataSource) {
+    this.repo = dataSource.getRepository(TrackingOutbox);
+    this.table = dataSource.getMetadata(TrackingOutbox).tableName;
     this.rows = new LeasedRows(
       dataSource,
       TrackingOutbox,
@@ -246,13 +250,5 @@ export class TrackingOutboxStore {
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
     const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
     return purgeFinished(this.dataSource, rule, retentionMs, stopped);
-  }
-
-  private get repo() {
-    return this.dataSource.getRepository(TrackingOutbox);
-  }
-
-  private get table(): string {
-    return this.dataSource.getMetadata(TrackingOutbox).tableName;
   }
 }
