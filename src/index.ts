@@ -15,8 +15,7 @@ export type { OpenReconciliationOptions } from './options/reconciliation.options
 export type { InvoicePaymentsAdminOptions } from './options/admin.options';
 export type { EncryptionKeyOptions } from './settings/secret-box';
 export type { GatewayClientOptions } from './gateway/gateway.options';
-export { DEFAULT_WIRE_PROFILE } from './gateway/wire-profile';
-export type { WireProfile, WireProfileOverrides } from './gateway/wire-profile';
+export { DEFAULT_WIRE_PROFILE, type WireProfile, type WireProfileOverrides } from './gateway/wire-profile';
 
 // For the host's DataSource, and the rows a host may read.
 export { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
@@ -48,8 +47,7 @@ export type {
 export { TrackingService } from './shipping/tracking.service';
 export { DEFAULT_SHIPMENT_EVENT } from './shipping/shipping-options';
 export type { RecordShipmentInput, TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
-export { RefundService } from './refunds/refund.service';
-export type { RefundRequest } from './refunds/refund.service';
+export { RefundService, type RefundRequest } from './refunds/refund.service';
 
 // Services a host may inject: settings (secret rotation) and the reconciliation rounds (when it schedules them).
 export { InvoicePaymentsSettingsService } from './settings/settings.service';
@@ -98,5 +96,4 @@ export type * from './gateway/types'; // the client's method types only
 export { InvoiceStatusCode } from './gateway/status';
 
 // Money: integer cents inside, exact decimals on the wire.
-export type { Cents } from './gateway/money';
-export { centsToDecimalString, formatBrl } from './gateway/money';
+export { centsToDecimalString, formatBrl, type Cents } from './gateway/money';
