@@ -5,13 +5,8 @@
 
 // The module and its options.
 export { InvoicePaymentsModule } from './invoice-payments.module';
-export { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
-export type {
-  InvoicePaymentsModuleAsyncOptions,
-  InvoicePaymentsModuleOptions,
-  InvoicePaymentsModuleRootOptions,
-  InvoicePaymentsModuleWiring,
-} from './options/options';
+export { INVOICE_PAYMENTS_OPTIONS } from './options/resolve';
+export type * from './options/options';
 export type { AddressMapper, CheckoutOptions } from './options/checkout.options';
 export type { ShippingOptions } from './options/shipping.options';
 export type { WebhooksOptions } from './options/webhooks.options';
@@ -20,8 +15,7 @@ export type { OpenReconciliationOptions } from './options/reconciliation.options
 export type { InvoicePaymentsAdminOptions } from './options/admin.options';
 export type { EncryptionKeyOptions } from './settings/secret-box';
 export type { GatewayClientOptions } from './gateway/gateway.options';
-export { DEFAULT_WIRE_PROFILE } from './gateway/wire-profile';
-export type { WireProfile, WireProfileOverrides } from './gateway/wire-profile';
+export { DEFAULT_WIRE_PROFILE, type WireProfile, type WireProfileOverrides } from './gateway/wire-profile';
 
 // For the host's DataSource, and the rows a host may read.
 export { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
@@ -32,8 +26,7 @@ export { InvoiceStatusHistory } from './persistence/invoice-status-history.entit
 export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
-export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
-export { sessionDataOf } from './checkout/invoice-payment.provider';
+export { InvoicePaymentProvider, sessionDataOf } from './checkout/invoice-payment.provider';
 export { isValidTaxDocument } from './checkout/client-mapping';
 export type {
   ChangeDueDateInput,
@@ -52,27 +45,26 @@ export type {
 
 // Shipping and refunds: what a host calls.
 export { TrackingService } from './shipping/tracking.service';
-export { DEFAULT_SHIPMENT_EVENT } from './shipping/constants';
-export type { RecordShipmentInput } from './shipping/types';
-export { RefundService } from './refunds/refund.service';
-export type { RefundRequest } from './refunds/refund.service';
+export { DEFAULT_SHIPMENT_EVENT } from './shipping/shipping-options';
+export type { RecordShipmentInput, TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
+export { RefundService, type RefundRequest } from './refunds/refund.service';
 
 // Services a host may inject: settings (secret rotation) and the reconciliation rounds (when it schedules them).
 export { InvoicePaymentsSettingsService } from './settings/settings.service';
-export { ReconciliationService } from './reconciliation/open-invoices.reconciler';
-export { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
+export { OpenInvoicesReconciler, ReconciliationService } from './reconciliation/open-invoices.reconciler';
 
 // Operator signals: the health indicator (for `@nestjs/terminus`); metrics and spans go through `@opentelemetry/api`.
 export { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 
 // What the host learns and provides: the ports, the events, the status of a payment.
-export { ORDER_PAYMENT_PORT } from './core/ports';
-export type { OrderPaymentPort, PaymentStatusChange, PaymentStatusSnapshot } from './core/ports';
-export { LATE_INVOICE_ADOPTER } from './core/ports';
-export type { LateInvoiceAdopter } from './core/ports';
-export { InvoicePaymentsEvents } from './core/events';
-export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
-export type { TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
+export { LATE_INVOICE_ADOPTER, ORDER_PAYMENT_PORT } from './core/ports';
+export type {
+  LateInvoiceAdopter,
+  OrderPaymentPort,
+  PaymentStatusChange,
+  PaymentStatusSnapshot,
+} from './core/ports';
+export * from './core/events';
 export { statusRow } from './core/status-table';
 export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
 
@@ -95,15 +87,13 @@ export {
 } from './checkout/errors';
 export type { FieldErrors } from './checkout/errors';
 export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } from './refunds/errors';
-export { OrderNotPaidError, ShipmentValidationError } from './shipping/errors';
+export * from './shipping/errors';
 export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';
 
 // The service's client and the types its methods take and return.
 export { GatewayClient } from './gateway/gateway.client';
-// Every type of the client's methods (`gateway/types.ts` holds those only; the surface test lists them).
-export type * from './gateway/types';
+export type * from './gateway/types'; // the client's method types only
 export { InvoiceStatusCode } from './gateway/status';
 
 // Money: integer cents inside, exact decimals on the wire.
-export type { Cents } from './gateway/money';
-export { centsToDecimalString, formatBrl } from './gateway/money';
+export { centsToDecimalString, formatBrl, type Cents } from './gateway/money';

@@ -1,43 +1,35 @@
-import { settingsDefaultsOf } from './core/settings.schema';
-import { DynamicModule, FactoryProvider, Global, Module, Provider, Type } from '@nestjs/common';
+import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
 import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
-import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/invoice-creation.service';
+import { CHECKOUT_SETTINGS } from './checkout/invoice-creation.service';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
+import { settingsDefaultsOf } from './core/settings.schema';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
+import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
-import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
 import type { GatewayClientOptions } from './gateway/gateway.options';
-import { INVOICE_PAYMENTS_OPTIONS } from './invoice-payments.constants';
+import { resolveNotificationsOptions } from './options/notifications.options';
+import type * as Options from './options/options';
 import {
   checkOptions,
+  INVOICE_PAYMENTS_OPTIONS,
   mergeAsyncOptions,
-  notificationsOptionsOf,
-  reconciliationOptionsOf,
-  shippingOptionsOf,
+  section,
   StaticSections,
-  webhooksOptionsOf,
 } from './options/resolve';
-import type {
-  InvoicePaymentsModuleAsyncOptions,
-  InvoicePaymentsModuleOptions,
-  InvoicePaymentsModuleRootOptions,
-  InvoicePaymentsModuleWiring,
-} from './options/options';
-import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { resolveWebhooksOptions } from './options/webhooks.options';
 import { ObservabilityModule } from './observability/observability.module';
+import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { RefundsModule } from './refunds/refunds.module';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
-import { RECONCILIATION_OPTIONS } from './reconciliation/constants';
-import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
-import { SHIPPING_OPTIONS } from './shipping/constants';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
 import type { WebhookMerchantTokenSource } from './webhooks/types';
@@ -45,24 +37,16 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The payment module, on the host's TypeORM connection (with {@link INVOICE_PAYMENTS_ENTITIES} and the migrations)
- * and `EventEmitterModule`; register it once per application (docs/configuration.md).
- *
- * @example
- * InvoicePaymentsModule.forRoot({
- *   gateway: { baseUrl: 'https://api.example.com', accessToken: process.env.PAYMENTS_TOKEN!, mode: 'production' },
- *   checkout: { publicWebhookUrl: 'https://shop.example/webhooks/invoice-payments' },
- *   orderPort: OrderPaymentAdapter,
- *   isGlobal: true,
- * })
+ * and `EventEmitterModule`; register it once per application (docs/configuration.md has a full example).
  */
 @Module({})
 export class InvoicePaymentsModule {
-  static forRoot(options: InvoicePaymentsModuleRootOptions): DynamicModule {
+  static forRoot(options: Options.InvoicePaymentsModuleRootOptions): DynamicModule {
     const checked = checkOptions(options);
     return assemble({ provide: INVOICE_PAYMENTS_OPTIONS, useValue: checked }, options, options);
   }
 
-  static forRootAsync(options: InvoicePaymentsModuleAsyncOptions): DynamicModule {
+  static forRootAsync(options: Options.InvoicePaymentsModuleAsyncOptions): DynamicModule {
     const statics: StaticSections = {
       webhooks: options.webhooks,
       shipping: options.shipping,
@@ -81,11 +65,15 @@ export class InvoicePaymentsModule {
 @Global()
 @Module({})
 class InvoicePaymentsCoreModule {
-  static register(options: Provider, wiring: InvoicePaymentsModuleWiring): DynamicModule {
+  static register(options: Provider, wiring: Options.InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
     const settings = SettingsStoreModule.register(
-      fromOptions(INVOICE_PAYMENTS_ADMIN_OPTIONS, (o) => o.admin ?? {}),
-      fromOptions(INVOICE_PAYMENTS_SETTINGS_DEFAULTS, settingsDefaultsOf),
+      section(INVOICE_PAYMENTS_ADMIN_OPTIONS, 'admin', (admin) => admin ?? {}),
+      {
+        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
+        useFactory: settingsDefaultsOf,
+        inject: [INVOICE_PAYMENTS_OPTIONS],
+      },
     );
     return {
       module: InvoicePaymentsCoreModule,
@@ -97,18 +85,23 @@ class InvoicePaymentsCoreModule {
       ],
       providers: [
         options,
+        // A token changed in the admin panel applies without a restart.
         {
           provide: GATEWAY_CLIENT_OPTIONS,
-          useFactory: gatewayOptions,
+          useFactory: (
+            o: Options.InvoicePaymentsModuleOptions,
+            s: InvoicePaymentsSettingsService,
+            e: EventEmitter2,
+          ) => ({
+            ...o.gateway,
+            onImplausibleAmount: implausibleAmountAlert(e, o.gateway.onImplausibleAmount),
+            resolveConfig: () => s.gatewayConfig(),
+          }),
           inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
         GatewayClient,
-        fromOptions(STATUS_DISPATCH_OPTIONS, notificationsOptionsOf),
-        {
-          provide: CHECKOUT_SETTINGS,
-          useFactory: (settings: InvoicePaymentsSettingsService): CheckoutSettingsSource => settings,
-          inject: [InvoicePaymentsSettingsService],
-        },
+        section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
+        { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
         // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
         ...port,
@@ -126,30 +119,21 @@ class InvoicePaymentsCoreModule {
   }
 }
 
-function fromOptions<T>(
-  token: symbol,
-  derive: (options: InvoicePaymentsModuleOptions) => T,
-): FactoryProvider<T> {
-  return { provide: token, useFactory: derive, inject: [INVOICE_PAYMENTS_OPTIONS] };
-}
-
 function assemble(
   options: Provider,
-  wiring: InvoicePaymentsModuleWiring,
+  wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
   const webhooks = WebhooksModule.forRoot(statics.webhooks, {
     merchantTokenSource: merchantTokenFromSettings,
-    optionsProvider: fromOptions(WEBHOOKS_OPTIONS, webhooksOptionsOf),
+    optionsProvider: section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
   });
-  const shipping = ShippingModule.forRoot(statics.shipping, {
-    optionsProvider: fromOptions(SHIPPING_OPTIONS, shippingOptionsOf),
-  });
+  const shipping = ShippingModule.forRoot(statics.shipping, true);
   const capabilities = [
     CheckoutModule,
     RefundsModule,
     webhooks,
-    ReconciliationModule.forRoot(undefined, fromOptions(RECONCILIATION_OPTIONS, reconciliationOptionsOf)),
+    ReconciliationModule.forRoot(),
     shipping,
     // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
     SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
@@ -183,16 +167,6 @@ function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
     },
     inject: [ModuleRef],
   };
-}
-
-// A token changed in the admin panel applies without a restart.
-function gatewayOptions(
-  options: InvoicePaymentsModuleOptions,
-  settings: InvoicePaymentsSettingsService,
-  events: EventEmitter2,
-): GatewayClientOptions {
-  const onImplausibleAmount = implausibleAmountAlert(events, options.gateway.onImplausibleAmount);
-  return { ...options.gateway, onImplausibleAmount, resolveConfig: () => settings.gatewayConfig() };
 }
 
 // Once per distinct problem among the last ones, so a webhook retried every minute does not flood the alerts.

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
+import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { CHECKOUT_OPTIONS, InvoiceCreationService } from './invoice-creation.service';

@@ -1,6 +1,6 @@
 import { PaymentServiceError } from '../checkout/errors';
 import { isGatewayError, type GatewayError } from '../gateway/errors';
-import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from './invoice-payments.error';
+import { InvoicePaymentsError } from './invoice-payments.error';
 
 /**
  * The HTTP status of each gateway error kind: a refusal of the request keeps its meaning (400, 404, 409); a failure
@@ -58,7 +58,8 @@ function refund(e: InvoicePaymentsError): HttpAnswer {
   return { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } };
 }
 
-const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => HttpAnswer> = {
+/** The answer of each module error code: the codes are these keys. */
+export const ANSWERS = {
   checkout_validation: withFields,
   invoice_creation_failed: withFields,
   open_invoice_conflict: plain(409),
@@ -85,7 +86,7 @@ const ANSWERS: Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => Htt
   reported_record_not_found: plain(404),
   // The module built a wrong report: nothing the caller did, and nothing to tell them.
   invalid_status_report: () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error' } }),
-};
+} satisfies Record<string, (e: InvoicePaymentsError) => HttpAnswer>;
 
 /** The HTTP answer of a module or gateway error (as the shopper's {@link PaymentServiceError}); else `null`. */
 export function httpAnswerOf(error: unknown): HttpAnswer | null {

@@ -1,23 +1,7 @@
-/** The stable codes of the module's own errors (the service's failures are `GatewayError`s, by `kind`). */
-export type InvoicePaymentsErrorCode =
-  | 'checkout_validation'
-  | 'invoice_creation_failed'
-  | 'open_invoice_conflict'
-  | 'operation_not_allowed'
-  | 'invoice_creation_unresolved'
-  | 'payment_being_confirmed'
-  | 'invoice_creation_needs_attention'
-  | 'invoice_number_clash'
-  | 'invoice_record_not_found'
-  | 'payment_service'
-  | 'refund_in_progress'
-  | 'refund_being_confirmed'
-  | 'refund_failed'
-  | 'refund_repeated'
-  | 'shipment_validation'
-  | 'order_not_paid'
-  | 'reported_record_not_found'
-  | 'invalid_status_report';
+import type { ANSWERS } from './http-answers';
+
+/** The stable codes of the module's own errors, one per HTTP answer (the service's failures: `GatewayError` kinds). */
+export type InvoicePaymentsErrorCode = keyof typeof ANSWERS;
 
 /**
  * Base of the module's own errors, which know no transport: callers switch on `code`; `details` holds the facts as

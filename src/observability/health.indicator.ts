@@ -1,12 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, ObjectLiteral } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
+import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
-import { readBacklog } from './backlog';
-import { HEALTH_OPTIONS } from './constants';
+import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
+import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 import type { ResolvedHealthOptions } from './health.options';
 import { lastCallTo } from './otel';
+
+/** Injection token of the resolved `health` options. */
+export const HEALTH_OPTIONS = Symbol('INVOICE_PAYMENTS_HEALTH_OPTIONS');
 
 /** Outcomes of a call that say the service is not answering. */
 const UNREACHABLE = ['network', 'timeout', 'unavailable', 'outcome_unknown'];
@@ -18,10 +22,8 @@ export type InvoicePaymentsHealthResult = Record<
 >;
 
 /**
- * A health indicator for `@nestjs/terminus` (which is not needed to use it): the service reachable and the
- * credential valid (judged from the module's own calls, and a probe at most once per `health.probeIntervalMs`), the
- * database, the webhook inbox's backlog and oldest delivery, dead letters, the tracking outbox's lag and the status
- * changes waiting for the host's port, each against the `health` options' thresholds.
+ * A health indicator for `@nestjs/terminus` (not needed to use it): the service, the database and the queues, each
+ * against the `health` options' thresholds (docs/observability.md).
  *
  * @example
  * \@Get('health') \@HealthCheck()
@@ -50,16 +52,14 @@ export class InvoicePaymentsHealthIndicator {
       const backlog = await readBacklog(this.dataSource);
       const o = this.options;
       const dead = backlog.deadLetters.inbox + backlog.deadLetters.tracking;
-      if (backlog.inbox.count > o.maxInboxBacklog)
-        problems.push('inbox: backlog over health.maxInboxBacklog');
-      if (backlog.inbox.oldestAgeSeconds * 1000 > o.maxInboxAgeMs)
-        problems.push('inbox: oldest over maxInboxAgeMs');
-      if (o.maxDeadLetters !== null && dead > o.maxDeadLetters)
-        problems.push('dead letters: over maxDeadLetters');
-      if (backlog.tracking.oldestAgeSeconds * 1000 > o.maxTrackingLagMs)
-        problems.push('tracking: over maxTrackingLagMs');
-      if (backlog.port.oldestAgeSeconds * 1000 > o.maxPortDelayMs)
-        problems.push('host port: over maxPortDelayMs');
+      const checks: Array<[boolean, string]> = [
+        [backlog.inbox.count > o.maxInboxBacklog, 'inbox: backlog over health.maxInboxBacklog'],
+        [backlog.inbox.oldestAgeSeconds * 1000 > o.maxInboxAgeMs, 'inbox: oldest over maxInboxAgeMs'],
+        [o.maxDeadLetters !== null && dead > o.maxDeadLetters, 'dead letters: over maxDeadLetters'],
+        [backlog.tracking.oldestAgeSeconds * 1000 > o.maxTrackingLagMs, 'tracking: over maxTrackingLagMs'],
+        [backlog.port.oldestAgeSeconds * 1000 > o.maxPortDelayMs, 'host port: over maxPortDelayMs'],
+      ];
+      problems.push(...checks.flatMap(([over, problem]) => (over ? [problem] : [])));
       queues = { database: 'up', ...backlog };
     } catch {
       problems.push('database: not answering');
@@ -89,4 +89,52 @@ export class InvoicePaymentsHealthIndicator {
       lastCallAgeSeconds: last ? Math.round((Date.now() - last.at) / 1000) : null,
     };
   }
+}
+
+/** A queue's waiting rows and the age of the oldest, in seconds (0 when none waits). */
+type Waiting = { count: number; oldestAgeSeconds: number };
+
+/** What waits in the queues now (`port`: changes the host was not told yet), for the health check and gauges. */
+export type Backlog = Record<'inbox' | 'tracking' | 'port', Waiting> & {
+  deadLetters: Record<'inbox' | 'tracking', number>;
+};
+
+/** Reads the {@link Backlog}: five aggregate queries, each on an index of its table. */
+export async function readBacklog(dataSource: DataSource): Promise<Backlog> {
+  const now = Date.now();
+  const [inbox, tracking, port, deadInbox, deadTracking] = await Promise.all([
+    waiting(dataSource, now, WebhookInboxEntry, 'received_at', "q.state = 'pending'"),
+    waiting(dataSource, now, TrackingOutbox, 'recorded_at', "q.status = 'pending'"),
+    waiting(
+      dataSource,
+      now,
+      InvoiceStatusHistory,
+      'created_at',
+      'q.notified_at IS NULL AND q.applied = :yes',
+    ),
+    dataSource.getRepository(WebhookInboxEntry).countBy({ state: 'dead' }),
+    dataSource.getRepository(TrackingOutbox).countBy({ status: 'failed' }),
+  ]);
+  return { inbox, tracking, port, deadLetters: { inbox: deadInbox, tracking: deadTracking } };
+}
+
+async function waiting<T extends ObjectLiteral>(
+  dataSource: DataSource,
+  now: number,
+  entity: new () => T,
+  since: string,
+  where: string,
+): Promise<Waiting> {
+  const row = await dataSource
+    .getRepository(entity)
+    .createQueryBuilder('q')
+    .select('COUNT(*)', 'count')
+    .addSelect(`MIN(q.${since})`, 'oldest')
+    .where(where, { yes: true })
+    .getRawOne<{ count: string | number; oldest: string | null }>();
+  const oldest = row?.oldest ? new Date(row.oldest).getTime() : NaN;
+  return {
+    count: Number(row?.count ?? 0),
+    oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1000) : 0,
+  };
 }

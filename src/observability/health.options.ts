@@ -1,12 +1,8 @@
-/**
- * Thresholds of {@link InvoicePaymentsHealthIndicator} (`InvoicePaymentsModule.forRoot({ health: {...} })`). Every
- * field has a default; a check past its threshold reports the module `down`.
- */
+import { HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../options/fields';
+
+/** Thresholds of `InvoicePaymentsHealthIndicator` (`forRoot({ health })`); a check past one reports `down`. */
 export interface HealthOptions {
-  /**
-   * When the module made no call to the service for this long, a check asks the service once (a one-item invoice
-   * list) and the answer is kept for as long: never a call per check. Default 30000 (ms).
-   */
+  /** With no call to the service for this long, a check makes one (a one-item list), kept as long. Default 30000. */
   probeIntervalMs?: number;
   /** Most webhook deliveries waiting in the inbox. Default 1000. */
   maxInboxBacklog?: number;
@@ -22,23 +18,19 @@ export interface HealthOptions {
 
 export type ResolvedHealthOptions = Required<HealthOptions>;
 
+const HEALTH = {
+  probeIntervalMs: int(1, 30_000),
+  maxInboxBacklog: int(1, 1000),
+  maxInboxAgeMs: int(1, 10 * MINUTE),
+  maxTrackingLagMs: int(1, HOUR),
+  maxPortDelayMs: int(1, 10 * MINUTE),
+} as const satisfies Numbers<HealthOptions>;
+
 /** Fills in the defaults and checks the values, naming the option at fault. */
 export function resolveHealthOptions(options: HealthOptions = {}): ResolvedHealthOptions {
-  const positive = (name: Exclude<keyof HealthOptions, 'maxDeadLetters'>, fallback: number): number => {
-    const value = options[name] ?? fallback;
-    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`health.${name}: must be an integer >= 1`);
-    return value;
-  };
   const dead = options.maxDeadLetters ?? null;
   if (dead !== null && (!Number.isSafeInteger(dead) || dead < 0)) {
     throw new Error('health.maxDeadLetters: must be an integer >= 0, or null');
   }
-  return {
-    probeIntervalMs: positive('probeIntervalMs', 30_000),
-    maxInboxBacklog: positive('maxInboxBacklog', 1000),
-    maxInboxAgeMs: positive('maxInboxAgeMs', 600_000),
-    maxDeadLetters: dead,
-    maxTrackingLagMs: positive('maxTrackingLagMs', 3_600_000),
-    maxPortDelayMs: positive('maxPortDelayMs', 600_000),
-  };
+  return { ...resolveNumbers('health', HEALTH, options), maxDeadLetters: dead };
 }

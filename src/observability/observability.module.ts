@@ -1,8 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { INVOICE_PAYMENTS_OPTIONS } from '../invoice-payments.constants';
-import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { HEALTH_OPTIONS } from './constants';
-import { InvoicePaymentsHealthIndicator } from './health.indicator';
+import { section } from '../options/resolve';
+import { HEALTH_OPTIONS, InvoicePaymentsHealthIndicator } from './health.indicator';
 import { resolveHealthOptions } from './health.options';
 import { SignalsService } from './signals.service';
 
@@ -13,11 +11,7 @@ import { SignalsService } from './signals.service';
 @Global()
 @Module({
   providers: [
-    {
-      provide: HEALTH_OPTIONS,
-      useFactory: (options: InvoicePaymentsModuleOptions) => resolveHealthOptions(options.health),
-      inject: [INVOICE_PAYMENTS_OPTIONS],
-    },
+    section(HEALTH_OPTIONS, 'health', resolveHealthOptions),
     InvoicePaymentsHealthIndicator,
     SignalsService,
   ],

@@ -102,12 +102,8 @@ export function tracedBatch(deliveries: number, work: () => Promise<void>): Prom
   return traced('invoice_payments webhook.process', { 'invoice_payments.deliveries': deliveries }, work);
 }
 
-/** What the health check knows of a service from the module's own calls (per base URL). */
-export interface LastCall {
-  at: number;
-  /** `ok`, or the `GatewayError` kind (`network`, `timeout`, `authentication`...). */
-  outcome: string;
-}
+/** What the health check knows of a service from the module's own calls: `ok`, or the `GatewayError` kind. */
+type LastCall = { at: number; outcome: string };
 
 const lastCalls = new Map<string, LastCall>();
 
@@ -124,12 +120,8 @@ export async function observeServiceCall<T>(baseUrl: string, operation: string, 
   const started = performance.now();
   let outcome = 'ok';
   try {
-    return await traced(
-      `invoice_payments ${operation}`,
-      { 'invoice_payments.operation': operation },
-      work,
-      true,
-    );
+    const attributes = { 'invoice_payments.operation': operation };
+    return await traced(`invoice_payments ${operation}`, attributes, work, true);
   } catch (err) {
     outcome = kindOf(err);
     throw err;

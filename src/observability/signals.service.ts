@@ -5,7 +5,7 @@ import type { BatchObservableCallback, Meter, Observable } from '@opentelemetry/
 import type { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
-import { readBacklog } from './backlog';
+import { type Backlog, readBacklog } from './health.indicator';
 import { count, meter, recordPortDelay } from './otel';
 
 /** The names the status changes' sources are counted under. */
@@ -16,6 +16,17 @@ const SOURCES: Record<string, string> = {
   provider: 'checkout',
   operation: 'operation',
 };
+
+/** The queue gauges (`invoice_payments.` + name), unit, description (Prometheus' HELP) and figure. */
+const GAUGES: Array<[string, string, string, (backlog: Backlog) => number]> = [
+  ['inbox.backlog', '{delivery}', 'Webhook deliveries waiting', (b) => b.inbox.count],
+  ['inbox.oldest_age', 's', 'Age of the oldest delivery waiting', (b) => b.inbox.oldestAgeSeconds],
+  ['tracking.outbox.pending', '{code}', 'Tracking codes waiting', (b) => b.tracking.count],
+  ['tracking.outbox.lag', 's', 'Age of the oldest tracking code waiting', (b) => b.tracking.oldestAgeSeconds],
+  ['port.pending', '{change}', 'Status changes the host was not told yet', (b) => b.port.count],
+  ['port.oldest_age', 's', 'Age of the oldest change not told yet', (b) => b.port.oldestAgeSeconds],
+  ['dead_letters', '{row}', 'Rows given up, by queue', () => 0], // observed per queue below
+];
 
 /**
  * Turns the module's events into metrics (status changes, port delay, alerts, tracking codes) and observes its
@@ -63,31 +74,17 @@ export class SignalsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private observeQueues(m: Meter): void {
-    const gauge = (name: string, unit: string, description: string) =>
-      m.createObservableGauge(name, { unit, description });
-    const inbox = gauge('invoice_payments.inbox.backlog', '{delivery}', 'Webhook deliveries waiting');
-    const inboxAge = gauge('invoice_payments.inbox.oldest_age', 's', 'Age of the oldest delivery waiting');
-    const tracking = gauge('invoice_payments.tracking.outbox.pending', '{code}', 'Tracking codes waiting');
-    const lag = gauge('invoice_payments.tracking.outbox.lag', 's', 'Age of the oldest tracking code waiting');
-    const port = gauge(
-      'invoice_payments.port.pending',
-      '{change}',
-      'Status changes the host was not told yet',
+    const observables = GAUGES.map(([name, unit, description]) =>
+      m.createObservableGauge(`invoice_payments.${name}`, { unit, description }),
     );
-    const portAge = gauge('invoice_payments.port.oldest_age', 's', 'Age of the oldest change not told yet');
-    const dead = gauge('invoice_payments.dead_letters', '{row}', 'Rows given up, by queue');
-    const observables = [inbox, inboxAge, tracking, lag, port, portAge, dead];
+    const dead = observables[GAUGES.length - 1];
     const callback: BatchObservableCallback = async (result) => {
       const backlog = await readBacklog(this.dataSource).catch(() => null);
       if (!backlog) return;
-      result.observe(inbox, backlog.inbox.count);
-      result.observe(inboxAge, backlog.inbox.oldestAgeSeconds);
-      result.observe(tracking, backlog.tracking.count);
-      result.observe(lag, backlog.tracking.oldestAgeSeconds);
-      result.observe(port, backlog.port.count);
-      result.observe(portAge, backlog.port.oldestAgeSeconds);
-      result.observe(dead, backlog.deadLetters.inbox, { 'invoice_payments.queue': 'inbox' });
-      result.observe(dead, backlog.deadLetters.tracking, { 'invoice_payments.queue': 'tracking' });
+      GAUGES.slice(0, -1).forEach(([, , , read], i) => result.observe(observables[i], read(backlog)));
+      for (const queue of ['inbox', 'tracking'] as const) {
+        result.observe(dead, backlog.deadLetters[queue], { 'invoice_payments.queue': queue });
+      }
     };
     m.addBatchObservableCallback(callback, observables);
     this.gauges = { meter: m, callback, observables };

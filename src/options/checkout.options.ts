@@ -43,20 +43,12 @@ export interface CheckoutOptions {
   maxTotalCents?: number;
   /** Most characters of each text sent; default the service's limits (docs/gateway-assumptions.md A17). */
   textLimits?: Partial<TextLimits>;
-  /**
-   * Prefix of every invoice referrer, 1 to 16 lowercase letters and digits; default one made at random and kept in
-   * the settings. Never give two stores the same one (docs/refunds.md, "Only our invoices").
-   */
+  /** Prefix of every invoice referrer (1 to 16 lowercase letters and digits), one per store (docs/refunds.md). */
   referrerNamespace?: string;
 }
 
-type Unset =
-  | 'orderUrlTemplate'
-  | 'storeUrlTemplate'
-  | 'ecommerce'
-  | 'publicWebhookUrl'
-  | 'mapAddress'
-  | 'referrerNamespace';
+/** The options without a default (URLs, ids, the address mapper, the referrer namespace). */
+type Unset = Exclude<keyof CheckoutOptions, keyof typeof CHECKOUT | 'methods' | 'timeZone' | 'textLimits'>;
 
 /** {@link CheckoutOptions} with the defaults applied and checked. */
 export type ResolvedCheckoutOptions = Required<Omit<CheckoutOptions, Unset | 'textLimits'>> &

@@ -24,12 +24,12 @@ const NOTIFICATIONS = {
   leaseMs: int(1, MINUTE),
 } as const satisfies Numbers<StatusDispatchOptions>;
 
-/** `notifications` with its defaults; `pollOnStart` is not an option: the module sets it from `workers`. */
+/** `notifications` with its defaults; without `workers`, no polling (changes applied here are still delivered). */
 export function resolveNotificationsOptions(
   options: StatusDispatchSettings = {},
+  workers = true,
 ): Required<StatusDispatchSettings> {
-  return {
-    ...resolveNumbers('notifications', NOTIFICATIONS, options),
-    pollOnStart: options.pollOnStart ?? true,
-  };
+  const numbers = resolveNumbers('notifications', NOTIFICATIONS, options);
+  if (!workers) return { ...numbers, pollIntervalMs: 0, pollOnStart: false };
+  return { ...numbers, pollOnStart: options.pollOnStart ?? true };
 }

@@ -33,10 +33,7 @@ export interface InvoicePaymentsModuleOptions {
   notifications?: StatusDispatchOptions;
   /** Thresholds of `InvoicePaymentsHealthIndicator` (see docs/observability.md). */
   health?: HealthOptions;
-  /**
-   * Start the background workers. Default `true`, unless `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`; set
-   * `false` in a CLI or one-off process (docs/configuration.md, "One switch for the background workers").
-   */
+  /** Start the background workers (default `true` unless `INVOICE_PAYMENTS_WORKERS` is `0`, `false` or `off`). */
   workers?: boolean;
 }
 
@@ -44,10 +41,7 @@ export interface InvoicePaymentsModuleOptions {
 export interface InvoicePaymentsModuleWiring {
   /** Make the module's exports (provider, client, services) injectable everywhere, like `ConfigModule`. */
   isGlobal?: boolean;
-  /**
-   * The host's {@link OrderPaymentPort} class, built by the module (`ModuleRef.create`: no lifecycle hooks) with its
-   * dependencies from global modules or `imports` (docs/configuration.md).
-   */
+  /** The host's {@link OrderPaymentPort} class, built with `ModuleRef.create` (docs/configuration.md). */
   orderPort?: Type<OrderPaymentPort>;
   /** Modules whose exports the order port (and `useFactory`) need. */
   imports?: ModuleMetadata['imports'];
@@ -56,10 +50,7 @@ export interface InvoicePaymentsModuleWiring {
 /** `InvoicePaymentsModule.forRoot(options)`. */
 export type InvoicePaymentsModuleRootOptions = InvoicePaymentsModuleOptions & InvoicePaymentsModuleWiring;
 
-/**
- * `InvoicePaymentsModule.forRootAsync(...)`: the options from a factory. Give `webhooks.path` and `admin.prefix`
- * beside `useFactory` (routes are fixed before it runs); a section given in both is merged, the factory winning.
- */
+/** `forRootAsync(...)`: the options from a factory; routes (`webhooks.path`, `admin.prefix`) beside it. */
 export interface InvoicePaymentsModuleAsyncOptions
   extends InvoicePaymentsModuleWiring, Pick<InvoicePaymentsModuleOptions, 'webhooks' | 'shipping' | 'admin'> {
   useFactory(...args: unknown[]): InvoicePaymentsModuleOptions | Promise<InvoicePaymentsModuleOptions>;

@@ -36,18 +36,15 @@ const RECONCILIATION = {
   catchUpOnStartMs: int(0, 3 * DAY),
 } as const satisfies Numbers<OpenReconciliationOptions>;
 
-const RECONCILIATION_STEPS_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR];
-
+/** Without `workers`, no round runs on its own. */
 export function resolveReconciliationOptions(
   options: OpenReconciliationOptions = {},
+  workers = true,
 ): ResolvedOpenReconciliationOptions {
-  const steps = options.stepsMs ?? RECONCILIATION_STEPS_MS;
+  const steps = options.stepsMs ?? [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR];
   if (!Array.isArray(steps) || steps.some((s) => !Number.isSafeInteger(s) || s <= 0)) {
     throw new Error('reconciliation.stepsMs must be a list of positive integers (ms)');
   }
   const numbers = resolveNumbers('reconciliation', RECONCILIATION, options);
-  return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b) };
+  return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b), ...(workers ? {} : { intervalMs: 0 }) };
 }
-
-/** The reconciliation's defaults. */
-export const DEFAULT_RECONCILIATION = resolveReconciliationOptions();

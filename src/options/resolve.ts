@@ -1,13 +1,11 @@
-import { type StatusDispatchSettings, resolveNotificationsOptions } from './notifications.options';
+import type { FactoryProvider } from '@nestjs/common';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
 import type { InvoicePaymentsAdminOptions } from './admin.options';
-import {
-  type ResolvedOpenReconciliationOptions,
-  resolveReconciliationOptions,
-} from './reconciliation.options';
-import { type ResolvedShippingOptions, resolveShippingOptions } from './shipping.options';
-import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from './webhooks.options';
+import { resolveWebhooksOptions } from './webhooks.options';
+
+/** Injection token of the module options (`InvoicePaymentsModuleOptions`) given to `forRoot`/`forRootAsync`. */
+export const INVOICE_PAYMENTS_OPTIONS = Symbol('INVOICE_PAYMENTS_OPTIONS');
 
 /** Environment variable giving the default of `workers`: `0`, `false` or `off` starts no background worker. */
 export const WORKERS_ENV = 'INVOICE_PAYMENTS_WORKERS';
@@ -73,26 +71,13 @@ export function workersEnabled(
   return !(raw === '0' || raw === 'false' || raw === 'off');
 }
 
-export function webhooksOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedWebhooksOptions {
-  const resolved = resolveWebhooksOptions(options.webhooks);
-  if (workersEnabled(options)) return resolved;
-  return { ...resolved, inbox: { ...resolved.inbox, pollIntervalMs: 0 } };
-}
-
-export function reconciliationOptionsOf(
-  options: InvoicePaymentsModuleOptions,
-): ResolvedOpenReconciliationOptions {
-  const resolved = resolveReconciliationOptions(options.reconciliation);
-  return workersEnabled(options) ? resolved : { ...resolved, intervalMs: 0 };
-}
-
-export function shippingOptionsOf(options: InvoicePaymentsModuleOptions): ResolvedShippingOptions {
-  const resolved = resolveShippingOptions(options.shipping);
-  return workersEnabled(options) ? resolved : { ...resolved, autoStartWorker: false };
-}
-
-/** Without workers, no polling: changes applied here are still delivered. */
-export function notificationsOptionsOf(options: InvoicePaymentsModuleOptions): StatusDispatchSettings {
-  const resolved = resolveNotificationsOptions(options.notifications);
-  return workersEnabled(options) ? resolved : { ...resolved, pollIntervalMs: 0, pollOnStart: false };
+/** A provider of one section of the module options, resolved; `workers` is {@link workersEnabled}. */
+export function section<K extends keyof InvoicePaymentsModuleOptions, T>(
+  token: symbol,
+  key: K,
+  resolve: (given: InvoicePaymentsModuleOptions[K], workers: boolean) => T,
+): FactoryProvider<T> {
+  const useFactory = (options: InvoicePaymentsModuleOptions) =>
+    resolve(options[key], workersEnabled(options));
+  return { provide: token, useFactory, inject: [INVOICE_PAYMENTS_OPTIONS] };
 }

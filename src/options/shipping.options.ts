@@ -1,6 +1,5 @@
 import type { BackoffOptions } from '../core/queue/backoff';
-import { DEFAULT_SHIPMENT_EVENT } from '../shipping/constants';
-import { defaultShipmentMapper } from '../shipping/shipping-options';
+import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper } from '../shipping/shipping-options';
 import type { RecordShipmentInput } from '../shipping/types';
 import { DAY, int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
@@ -29,17 +28,9 @@ export interface ShippingModuleOptions extends ShippingOptions {
 }
 
 /** {@link ShippingOptions} with every default filled in. */
-export interface ResolvedShippingOptions {
-  shipmentEvent: string | false;
-  mapShipmentEvent: (payload: unknown) => RecordShipmentInput;
-  autoStartWorker: boolean;
-  pollIntervalMs: number;
-  batchSize: number;
-  leaseMs: number;
-  maxAttempts: number;
+export type ResolvedShippingOptions = Required<Omit<ShippingModuleOptions, 'backoff'>> & {
   backoff: BackoffOptions;
-  retentionMs: number;
-}
+};
 
 const SHIPPING = {
   pollIntervalMs: int(1, 5000),
@@ -56,7 +47,10 @@ const SHIPPING_BACKOFF = {
   jitter: { min: 0, max: 1, default: 0.5, fraction: true },
 } as const satisfies Numbers<BackoffOptions>;
 
-export function resolveShippingOptions(options: ShippingModuleOptions = {}): ResolvedShippingOptions {
+export function resolveShippingOptions(
+  options: ShippingModuleOptions = {},
+  workers = true,
+): ResolvedShippingOptions {
   const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
   if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
     throw new Error('shipping.shipmentEvent must be a non-empty event name or false');
@@ -69,7 +63,7 @@ export function resolveShippingOptions(options: ShippingModuleOptions = {}): Res
     ...resolveNumbers('shipping', SHIPPING, options),
     shipmentEvent: event,
     mapShipmentEvent: options.mapShipmentEvent ?? defaultShipmentMapper,
-    autoStartWorker: options.autoStartWorker ?? true,
+    autoStartWorker: workers && (options.autoStartWorker ?? true),
     backoff,
   };
 }

@@ -39,18 +39,12 @@ export interface WebhookInboxOptions {
   retentionMs?: number;
 }
 
-/** {@link WebhooksOptions} with every default filled in. */
-export interface ResolvedWebhooksOptions {
-  path: string;
-  bodyLimitBytes: number;
+/** {@link WebhooksOptions} with every default filled in; `maxJsonDepth`: deeper delivery bodies are refused (400). */
+export type ResolvedWebhooksOptions = Required<Omit<WebhooksOptions, 'merchantToken' | 'inbox'>> & {
   merchantToken: string | null;
-  allowEmptyMerchantPart: boolean;
-  lookupWindowMs: number;
-  lookupsPerSecond: number;
-  /** Deepest JSON nesting accepted in a delivery body; deeper → 400 before anything else. */
   maxJsonDepth: number;
   inbox: Required<WebhookInboxOptions>;
-}
+};
 
 const WEBHOOKS = {
   bodyLimitBytes: int(1, 256 * 1024),
@@ -71,10 +65,12 @@ const WEBHOOK_INBOX = {
   batchSize: int(1, 50),
 } as const satisfies Numbers<WebhookInboxOptions>;
 
-const DEFAULT_WEBHOOK_PATH = 'webhooks/invoice-payments';
-
-export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedWebhooksOptions {
-  const path = (options.path ?? DEFAULT_WEBHOOK_PATH).replace(/^\/+|\/+$/g, '');
+/** Without `workers`, the inbox is not polled. */
+export function resolveWebhooksOptions(
+  options: WebhooksOptions = {},
+  workers = true,
+): ResolvedWebhooksOptions {
+  const path = (options.path ?? 'webhooks/invoice-payments').replace(/^\/+|\/+$/g, '');
   if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
   if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
     throw new Error('webhooks.merchantToken must be a string');
@@ -85,6 +81,9 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}): ResolvedW
     maxJsonDepth: 64,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
-    inbox: resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),
+    inbox: {
+      ...resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),
+      ...(workers ? {} : { pollIntervalMs: 0 }),
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { nextCheckAt, windowEnd } from './check-schedule';
-import { DEFAULT_RECONCILIATION, resolveReconciliationOptions } from '../options/reconciliation.options';
+import { resolveReconciliationOptions } from '../options/reconciliation.options';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -9,7 +9,7 @@ const at = (ms: number) => new Date(created.getTime() + ms);
 const age = (next: Date | null) => (next ? next.getTime() - created.getTime() : null);
 
 describe('nextCheckAt (the reconciliation schedule)', () => {
-  const o = DEFAULT_RECONCILIATION;
+  const o = resolveReconciliationOptions();
   const due = '2026-11-23';
 
   it('backs off with age: 1 min, 5 min, 15 min, 1 h, then hourly until a day old, then daily', () => {

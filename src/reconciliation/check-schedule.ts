@@ -1,16 +1,12 @@
+import { DAY, HOUR } from '../options/fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
-
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
+import type { InvoiceRecord } from '../persistence/invoice.entity';
 
 /** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
 export const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
-interface Schedulable {
-  createdAt: Date;
-  /** `YYYY-MM-DD` (service time zone), or `null`. */
-  dueDate: string | null;
-}
+/** `dueDate`: `YYYY-MM-DD` (service time zone), or `null`. */
+type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'>;
 
 /**
  * When an open invoice is next looked up: the next point of its age's schedule (the steps, hourly, then daily), the
@@ -19,10 +15,7 @@ interface Schedulable {
 export function nextCheckAt(
   record: Schedulable,
   now: Date,
-  options: Pick<
-    ResolvedOpenReconciliationOptions,
-    'stepsMs' | 'hourlyUntilMs' | 'dueDateMarginMs' | 'minimumWindowMs'
-  >,
+  options: ResolvedOpenReconciliationOptions,
 ): Date | null {
   const created = record.createdAt.getTime();
   const end = windowEnd(record, options);
@@ -42,10 +35,7 @@ export function nextCheckAt(
 }
 
 /** The due day's end in São Paulo plus `dueDateMarginMs`, and at least `minimumWindowMs` after creation. */
-export function windowEnd(
-  record: Schedulable,
-  options: Pick<ResolvedOpenReconciliationOptions, 'dueDateMarginMs' | 'minimumWindowMs'>,
-): number {
+export function windowEnd(record: Schedulable, options: ResolvedOpenReconciliationOptions): number {
   const minimum = record.createdAt.getTime() + options.minimumWindowMs;
   if (!record.dueDate || !/^\d{4}-\d{2}-\d{2}$/.test(record.dueDate)) return minimum;
   // The due day ends at midnight in the service's time zone (A2: America/Sao_Paulo, UTC-3 all year since 2019).

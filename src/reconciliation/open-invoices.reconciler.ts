@@ -3,11 +3,11 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
+import { errorMessage as message } from '../checkout/errors';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
-import { InvoiceIdentity } from '../core/invoice-identity';
+import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../core/named-lease';
-import { recordOfInvoice } from '../core/invoice-identity';
 import { decideTransition } from '../core/status-table';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
@@ -18,10 +18,20 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from './call-ceiling';
 import { NEVER, nextCheckAt } from './check-schedule';
-import { RECONCILIATION_LEASE, RECONCILIATION_OPTIONS } from './constants';
-import type { ReconciliationRound, SweepResult } from './types';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../observability/otel';
+
+/** Injection token of the resolved reconciliation options. */
+export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');
+/** Name of the reconciliation's lease (table `invoice_payments_lease`). */
+const RECONCILIATION_LEASE = 'open-invoice-reconciliation';
+
+/** One round: `leader` when this instance held the lease (else nothing was done); `closed`: found final, unscheduled. */
+export type ReconciliationRound = Record<'checked' | 'applied' | 'closed' | 'errors', number> & {
+  leader: boolean;
+};
+/** One sweep: `matched` listed invoices a record holds; `error` set when it stopped early (the next starts over). */
+export type SweepResult = Record<'pages' | 'seen' | 'matched' | 'applied', number> & { error: string | null };
 
 /** After a failed lookup, look again no later than this (the ceiling still bounds the calls). */
 const RETRY_AFTER_ERROR_MS = 300_000;
@@ -44,11 +54,6 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private current: Promise<ReconciliationRound> | null = null;
   private sweeping: Promise<SweepResult> | null = null;
   private stopped = false;
-
-  /** The invoice table as its entity names it (unqualified: Medusa's schema is the connection's search path). */
-  private get table(): string {
-    return this.dataSource.getMetadata(InvoiceRecord).tableName;
-  }
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -92,20 +97,14 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     if (this.options.catchUpOnStartMs <= 0) return 0;
     const now = new Date();
     const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
-    const [sql, values] = escapeQuery(
-      this.dataSource,
-      `UPDATE ${this.table} SET next_check_at = :now ` +
-        'WHERE (next_check_at IS NULL OR (next_check_at > :now AND next_check_at < :never)) ' +
-        'AND created_at >= :since RETURNING id',
-      { now: now.toISOString(), never: NEVER.toISOString(), since },
+    const where =
+      '(next_check_at IS NULL OR (next_check_at > :at AND next_check_at < :never)) AND created_at >= :since';
+    return this.reschedule(where, { at: now.toISOString(), never: NEVER.toISOString(), since }).catch(
+      (err) => {
+        this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
+        return 0;
+      },
     );
-    try {
-      const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
-      return rows.length;
-    } catch (err) {
-      this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
-      return 0;
-    }
   }
 
   private async round(): Promise<ReconciliationRound> {
@@ -257,14 +256,19 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it). */
   private async schedule(id: string, at: Date): Promise<void> {
-    const [sql, values] = escapeQuery(
-      this.dataSource,
-      `UPDATE ${this.table} SET next_check_at = :at WHERE id = :id`,
-      { at: at.toISOString(), id },
-    );
-    await runStatement(this.dataSource, (em) => em.query(sql, values));
+    await this.reschedule('id = :id', { at: at.toISOString(), id });
+  }
+
+  /**
+   * Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it); returns how
+   * many rows. The table as its entity names it (unqualified: Medusa's schema is the connection's search path).
+   */
+  private async reschedule(where: string, params: Record<string, string>): Promise<number> {
+    const table = this.dataSource.getMetadata(InvoiceRecord).tableName;
+    const update = `UPDATE ${table} SET next_check_at = :at WHERE ${where} RETURNING id`;
+    const [sql, values] = escapeQuery(this.dataSource, update, params);
+    return (await runStatement(this.dataSource, (em) => queryReturning(em, sql, values))).length;
   }
 }
 
@@ -272,10 +276,6 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
   if (record.creationState === 'failed') return false;
   return record.statusCode === null || OPEN_CODES.includes(record.statusCode);
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export { OpenInvoicesReconciler as ReconciliationService };

@@ -1,27 +1,28 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoicePaymentsEvents, RefundSettled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
+import { Poller } from '../core/queue/poller';
 import { clip } from '../core/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRefund } from './refund.entity';
-import { REFUNDS_OPTIONS } from './refund.options';
-import { ResolvedRefundsOptions } from '../options/refunds.options';
-import { RefundStore } from './refund.store';
+import type { ResolvedRefundsOptions } from '../options/refunds.options';
+import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
+
+const BATCH = 20;
 
 /**
  * Settles an `unknown` refund by reading the invoice back: `refunds.total` ≥ baseline + amount → `succeeded`; still
- * the baseline once the request can no longer land → `failed`; anything else stays `unknown` (docs/refunds.md).
+ * the baseline once the request can no longer land → `failed`; anything else stays `unknown` (docs/refunds.md). Its
+ * poll reads the `unknown` refunds back at their `next_check_at` (off with `workers: false`).
  */
 @Injectable()
-export class RefundSettlementService {
-  private readonly logger = new Logger('InvoicePayments:Refunds');
-
+export class RefundSettlementService extends Poller<number> implements OnApplicationBootstrap {
   constructor(
     private readonly refunds: RefundStore,
     private readonly records: InvoiceRecordStore,
@@ -29,7 +30,27 @@ export class RefundSettlementService {
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
-  ) {}
+  ) {
+    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs);
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.options.autoStartWorker) this.start();
+  }
+
+  /** Resolves with how many rows were read back; a failed round is logged, never thrown. */
+  protected async round(): Promise<number> {
+    let read = 0;
+    try {
+      for (const row of await this.refunds.takeDue(BATCH)) {
+        await this.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${errorMessage(err)}`));
+        read += 1;
+      }
+    } catch (err) {
+      this.logger.error(`refund settlement round failed: ${errorMessage(err)}`);
+    }
+    return read;
+  }
 
   /** Reads the invoice back once; returns the row now. */
   async settle(refund: InvoiceRefund): Promise<InvoiceRefund> {
@@ -37,7 +58,7 @@ export class RefundSettlementService {
     if (refund.baselineCents === null) {
       // Marked unknown before the request could leave (it leaves only once the baseline is stored).
       await this.finish(refund, 'failed', 'never sent', null);
-      return this.current(refund);
+      return this.refunds.reread(refund);
     }
     const record = await this.records.get(refund.invoiceRecordId);
     let invoice: Invoice | null;
@@ -54,14 +75,14 @@ export class RefundSettlementService {
     if (total >= baseline + refund.amountCents) {
       await this.finish(refund, 'succeeded', `confirmed: ${seen}`, record.gatewayId);
       this.logger.log(`refund ${refund.id}: made at the service (${seen})`);
-      return this.current(refund);
+      return this.refunds.reread(refund);
     }
     const landed = Date.now() >= (refund.settlesAt?.getTime() ?? 0);
     if (total === baseline && landed) {
       const reason = `not made: ${seen} after the request could have landed`;
       await this.finish(refund, 'failed', reason, record.gatewayId);
       this.logger.warn(`refund ${refund.id}: ${reason}`);
-      return this.current(refund);
+      return this.refunds.reread(refund);
     }
     const unclear = total === baseline ? `not seen yet: ${seen}` : `unclear: ${seen} moved by another amount`;
     return this.later(refund, unclear);
@@ -107,7 +128,7 @@ export class RefundSettlementService {
       ...(alert ? { alerted: true } : {}),
     });
     if (alert) this.alert(refund, reason);
-    return this.current(refund);
+    return this.refunds.reread(refund);
   }
 
   private alert(refund: InvoiceRefund, reason: string): void {
@@ -117,9 +138,5 @@ export class RefundSettlementService {
       `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
     const alert = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
     raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...alert });
-  }
-
-  private async current(refund: InvoiceRefund): Promise<InvoiceRefund> {
-    return (await this.refunds.get(refund.id)) ?? refund;
   }
 }

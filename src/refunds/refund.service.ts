@@ -14,10 +14,9 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
-import { REFUNDS_OPTIONS } from './refund.options';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
-import { RefundStore } from './refund.store';
+import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
 
 /** One refund asked for. */
 export interface RefundRequest {
@@ -30,10 +29,7 @@ export interface RefundRequest {
 }
 
 /** `succeeded`, or `unknown` while its outcome is being confirmed. */
-interface RefundOutcome {
-  refund: InvoiceRefund;
-  record: InvoiceRecord;
-}
+type RefundOutcome = { refund: InvoiceRefund; record: InvoiceRecord };
 
 const REPEAT_POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,128}$/;
@@ -104,7 +100,7 @@ export class RefundService {
     const deadline = Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs;
     while (row.state === 'pending' && Date.now() < deadline) {
       await sleep(REPEAT_POLL_MS); // the first caller is sending it
-      row = (await this.refunds.get(row.id)) ?? row;
+      row = await this.refunds.reread(row);
     }
     if (row.state === 'pending') throw new RefundInProgressError(record.id, row);
     if (row.state === 'unknown') row = await this.settlement.settle(row);
@@ -123,7 +119,7 @@ export class RefundService {
       // Its sender died: sent only if its baseline was stored (the request leaves after that).
       await this.refunds.move(flying.id, ['pending'], { state: 'unknown', nextCheckAt: new Date() });
     }
-    const now = await this.settlement.settle((await this.refunds.get(flying.id)) ?? flying);
+    const now = await this.settlement.settle(await this.refunds.reread(flying));
     if (now.state === 'pending' || now.state === 'unknown') throw new RefundInProgressError(record.id, now);
   }
 
@@ -158,7 +154,7 @@ export class RefundService {
     }
     const settlesAt = new Date(Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs);
     if (!(await this.refunds.move(refund.id, ['pending'], { baselineCents: baseline, settlesAt }))) {
-      throw new RefundInProgressError(record.id, (await this.refunds.get(refund.id)) ?? refund);
+      throw new RefundInProgressError(record.id, await this.refunds.reread(refund));
     }
     let answer: Invoice;
     try {
@@ -185,7 +181,7 @@ export class RefundService {
       `refund ${refund.id}: R$ ${centsToDecimalString(refund.amountCents)} of invoice ${record.gatewayId} made`,
     );
     return {
-      refund: (await this.refunds.get(refund.id)) ?? refund,
+      refund: await this.refunds.reread(refund),
       record: await this.records.get(record.id),
     };
   }

@@ -1,22 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../observability/otel';
+import { sumCents } from '../gateway/money';
+
+/** Injection token of the resolved refund options. */
+export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
 
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;
 
-interface NewRefund {
-  invoiceRecordId: string;
-  amountCents: number;
-  requestedBy: string;
-  idempotencyKey: string;
-}
+type NewRefund = Pick<InvoiceRefund, 'invoiceRecordId' | 'amountCents' | 'requestedBy' | 'idempotencyKey'>;
 
 type ClaimResult =
   { claimed: InvoiceRefund } | { sameKey: InvoiceRefund } | { inFlight: InvoiceRefund | null };
@@ -25,8 +24,10 @@ type ClaimResult =
 @Injectable()
 export class RefundStore {
   private readonly queue: LeasedRows<InvoiceRefund>;
+  private readonly rows: Repository<InvoiceRefund>;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.rows = dataSource.getRepository(InvoiceRefund);
     this.queue = new LeasedRows(
       dataSource,
       InvoiceRefund,
@@ -41,12 +42,9 @@ export class RefundStore {
     );
   }
 
-  private get rows() {
-    return this.dataSource.getRepository(InvoiceRefund);
-  }
-
-  get(id: string): Promise<InvoiceRefund | null> {
-    return this.rows.findOneBy({ id });
+  /** The row as stored now (`row` itself when it is gone). */
+  async reread(row: InvoiceRefund): Promise<InvoiceRefund> {
+    return (await this.rows.findOneBy({ id: row.id })) ?? row;
   }
 
   byKey(invoiceRecordId: string, idempotencyKey: string): Promise<InvoiceRefund | null> {
@@ -117,17 +115,11 @@ export class RefundStore {
       ...(settles ? { inFlightInvoiceId: null, settledAt: now, nextCheckAt: null } : {}),
     };
     const result = await runStatement(this.dataSource, (em) =>
-      em
-        .getRepository(InvoiceRefund)
-        .createQueryBuilder()
-        .update()
-        .set(set)
-        .where('id = :id', { id })
-        .andWhere('state IN (:...from)', { from: [...from] })
-        .execute(),
+      em.getRepository(InvoiceRefund).update({ id, state: In([...from]) }, set),
     );
-    countRefund(patch.state, (result.affected ?? 0) > 0);
-    return (result.affected ?? 0) > 0;
+    const moved = (result.affected ?? 0) > 0;
+    countRefund(patch.state, moved);
+    return moved;
   }
 
   /** Moves due rows' next check `TAKE_MS` ahead in one statement, so two workers never read one row back at once. */
@@ -140,12 +132,8 @@ export class RefundStore {
       where: { invoiceRecordId, state: In(['succeeded', ...IN_FLIGHT_STATES]) },
       select: { amountCents: true, state: true },
     });
-    let succeededCents = 0;
-    let inFlightCents = 0;
-    for (const r of rows) {
-      if (r.state === 'succeeded') succeededCents += r.amountCents;
-      else inFlightCents += r.amountCents;
-    }
-    return { succeededCents, inFlightCents };
+    const sum = (settled: boolean) =>
+      sumCents(rows.filter((r) => (r.state === 'succeeded') === settled).map((r) => r.amountCents));
+    return { succeededCents: sum(true), inFlightCents: sum(false) };
   }
 }

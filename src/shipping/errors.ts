@@ -29,7 +29,3 @@ export class OrderNotPaidError extends InvoicePaymentsError {
     );
   }
 }
-
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -1,6 +1,5 @@
-import { DEFAULT_SHIPMENT_EVENT } from './constants';
 import { ShipmentValidationError } from './errors';
-import { defaultShipmentMapper, validateShipment } from './shipping-options';
+import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper, validateShipment } from './shipping-options';
 import { resolveShippingOptions } from '../options/shipping.options';
 
 describe('resolveShippingOptions', () => {

@@ -1,13 +1,13 @@
 import { isHttpUrl } from '../gateway/dto/validators';
-import {
-  MAX_CARRIER_LENGTH,
-  MAX_ORDER_ID_LENGTH,
-  MAX_TRACKING_CODE_LENGTH,
-  MAX_TRACKING_URL_LENGTH,
-} from './constants';
 import { ShipmentValidationError } from './errors';
 import type { RecordShipmentInput, ValidShipment } from './types';
 import { textProblem } from '../core/text-bounds';
+
+/** Injection token of the resolved `ResolvedShippingOptions`. */
+export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');
+
+/** The host's shipment event, unless `shipping.shipmentEvent` names another. */
+export const DEFAULT_SHIPMENT_EVENT = 'order.shipment_created';
 
 /** The default event mapping: the payload is a {@link RecordShipmentInput} already. */
 export function defaultShipmentMapper(payload: unknown): RecordShipmentInput {
@@ -32,11 +32,11 @@ export function validateShipment(input: unknown): ValidShipment {
     throw new ShipmentValidationError('shipment', 'must be an object');
   }
   const i = input as Record<string, unknown>;
-  const orderId = requiredText('orderId', i.orderId, MAX_ORDER_ID_LENGTH);
-  const trackingCode = requiredText('trackingCode', i.trackingCode, MAX_TRACKING_CODE_LENGTH);
+  const orderId = requiredText('orderId', i.orderId, 128); // as `InvoiceRecord.orderId`;
+  const trackingCode = requiredText('trackingCode', i.trackingCode, 64); // Correios: 13;
   if (/\s/.test(trackingCode)) throw new ShipmentValidationError('trackingCode', 'must not contain spaces');
-  const carrier = optionalText('carrier', i.carrier, MAX_CARRIER_LENGTH);
-  const trackingUrl = optionalText('trackingUrl', i.trackingUrl, MAX_TRACKING_URL_LENGTH);
+  const carrier = optionalText('carrier', i.carrier, 64);
+  const trackingUrl = optionalText('trackingUrl', i.trackingUrl, 2048);
   if (trackingUrl !== null && !isHttpUrl(trackingUrl)) {
     throw new ShipmentValidationError('trackingUrl', 'must be an http or https URL');
   }

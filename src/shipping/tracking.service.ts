@@ -3,12 +3,12 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { errorMessage } from '../checkout/errors';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { TRACKABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { SHIPPING_OPTIONS } from './constants';
-import { messageOf, OrderNotPaidError, ShipmentValidationError } from './errors';
-import { validateShipment } from './shipping-options';
+import { OrderNotPaidError, ShipmentValidationError } from './errors';
+import { SHIPPING_OPTIONS, validateShipment } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
 import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from './types';
@@ -68,7 +68,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     try {
       shipment = this.options.mapShipmentEvent(payload);
     } catch (err) {
-      this.logger.warn(`Shipment event ignored, its payload is unusable: ${messageOf(err)}`);
+      this.logger.warn(`Shipment event ignored, its payload is unusable: ${errorMessage(err)}`);
       return;
     }
     try {
@@ -77,7 +77,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
       if (isRefusal(err)) return;
       this.logger.error(
         `Shipment event for order ${String(shipment.orderId)} (tracking code ${String(shipment.trackingCode)}) ` +
-          `was not recorded: ${messageOf(err)}`,
+          `was not recorded: ${errorMessage(err)}`,
       );
     }
   }

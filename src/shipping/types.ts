@@ -11,12 +11,8 @@ export interface RecordShipmentInput {
 }
 
 /** A shipment after validation: trimmed, empty optional fields as `null`. */
-export interface ValidShipment {
-  orderId: string;
-  trackingCode: string;
-  carrier: string | null;
-  trackingUrl: string | null;
-}
+export type ValidShipment = Pick<RecordShipmentInput, 'orderId' | 'trackingCode'> &
+  Record<'carrier' | 'trackingUrl', string | null>;
 
 /** What `recordShipment` did. */
 export interface RecordShipmentResult {
@@ -42,15 +38,8 @@ export interface TrackingPostedEvent {
   attempts: number;
 }
 
-/** Payload of `InvoicePaymentsEvents.TrackingFailed`. */
-export interface TrackingFailedEvent {
-  orderId: string;
-  code: string;
-  /** The last error's message (never a secret: the gateway client keeps tokens out of its messages). */
+/** Payload of `InvoicePaymentsEvents.TrackingFailed`: the last error (no secret) and its kind (or `unknown`). */
+export type TrackingFailedEvent = Omit<TrackingPostedEvent, 'carrier' | 'url'> & {
   error: string;
-  /** The gateway error's kind (`state_conflict`, `unavailable`, ...), or `unknown`. */
   errorKind: string;
-  invoiceRecordId: string;
-  outboxId: string;
-  attempts: number;
-}
+};
