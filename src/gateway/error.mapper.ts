@@ -14,7 +14,7 @@ import {
   GatewayUnavailableError,
   GatewayValidationError,
 } from './errors';
-import type { RequestPlan } from './gateway.transport';
+import type { RequestPlan } from './gateway.base';
 import { asRecord } from './payload.reader';
 
 /** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */

@@ -4,11 +4,10 @@ import { GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { isGatewayError } from './errors';
-import { Planned, ref, unsupported } from './gateway.base';
+import { HttpAnswer, Planned, ref, unsupported } from './gateway.base';
 import { GatewayLists } from './gateway.lists';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import type { HttpAnswer } from './gateway.transport';
-import type { PayloadReader } from './payload.reader';
+import * as readers from './payload.reader';
 import {
   authenticatePlan,
   invoiceWrite,
@@ -16,7 +15,7 @@ import {
   rendered,
   toWireCreateInvoice,
 } from './request.mapper';
-import * as readers from './response.readers';
+import { invoiceAnswer } from './invoice.normalizer';
 import type {
   AccessToken,
   CreateInvoiceParams,
@@ -66,7 +65,7 @@ export class GatewayClient extends GatewayLists {
     return this.call(
       context,
       (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),
-      (r, answer, p) => ({ ...readers.invoiceAnswer(r, answer, p), method }),
+      (r, answer, p) => ({ ...invoiceAnswer(r, answer, p), method }),
     );
   }
 
@@ -75,14 +74,14 @@ export class GatewayClient extends GatewayLists {
     const context = { operation: 'changeDueDate', invoiceRef: ref('invoice_id', params, 'invoiceId') };
     const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, context);
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.call(context, invoiceWrite('PATCH', body), readers.invoiceAnswer);
+    return this.call(context, invoiceWrite('PATCH', body), invoiceAnswer);
   }
 
   /** Cancels an invoice by its number `id` (§4.4). */
   async cancelInvoice(params: { id: string }): Promise<Invoice> {
     const context = { operation: 'cancelInvoice', invoiceRef: ref('id', params, 'id') };
     const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, context);
-    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), readers.invoiceAnswer);
+    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), invoiceAnswer);
   }
 
   /**
@@ -92,7 +91,7 @@ export class GatewayClient extends GatewayLists {
   async refundInvoice(params: RefundParams): Promise<Invoice> {
     const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
     const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
-    return this.call(context, (p) => rendered(p.refund, refundValues(input)), readers.invoiceAnswer);
+    return this.call(context, (p) => rendered(p.refund, refundValues(input)), invoiceAnswer);
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
@@ -159,7 +158,7 @@ export class GatewayClient extends GatewayLists {
     const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, context);
     const auth = (p: WireProfile) =>
       p.authenticate ?? unsupported(context.operation, 'an authenticate operation');
-    const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
+    const read = (r: readers.PayloadReader, answer: HttpAnswer, p: WireProfile) =>
       readers.readAccessToken(r, answer.body, auth(p).answer);
     return this.call(context, (p) => authenticatePlan(auth(p), input), read, false);
   }
@@ -185,7 +184,7 @@ export class GatewayClient extends GatewayLists {
     const { conn, profile } = await this.context(operation);
     const { method, path, body } = profile.credentialProbes[scope];
     try {
-      const answer = await this.transport.send(conn, {
+      const answer = await this.send(conn, {
         operation,
         method,
         path,

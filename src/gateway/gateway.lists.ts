@@ -3,24 +3,19 @@ import { LIST_INVOICES, listInvoicesRules, lookupInput, PAGE_QUERY } from './dto
 import { validateInput } from './dto/validators';
 import { GatewayNotFoundError, GatewayResponseError } from './errors';
 import { type CallContext, GatewayClientBase, type Planned, ref } from './gateway.base';
-import { normalizeInvoice } from './invoice.normalizer';
-import type { PayloadReader } from './payload.reader';
-import { isLastPage, readConsumer, readDispute, readPage } from './response.readers';
+import { normalizeInvoice, readInvoice } from './invoice.normalizer';
+import { isLastPage, type PayloadReader, readConsumer, readDispute, readPage } from './payload.reader';
 import type { Consumer, Dispute, Invoice, ListInvoicesParams, Page } from './types';
-import { DEFAULT_LOOKUP_MAX_PAGES, valueAt, type WireListProfile, type WireProfile } from './wire-profile';
-import { renderPath } from './wire-template';
+import {
+  DEFAULT_LOOKUP_MAX_PAGES,
+  renderPath,
+  valueAt,
+  type WireListProfile,
+  type WireProfile,
+} from './wire-profile';
 
 type Filters = ListInvoicesParams & { id?: string };
 const FILTERS = ['status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
-
-function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
-  try {
-    return normalizeInvoice(item, r.operation, { codes: profile.codes });
-  } catch (err) {
-    if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
-    throw err;
-  }
-}
 
 export abstract class GatewayLists extends GatewayClientBase {
   /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */

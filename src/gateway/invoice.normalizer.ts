@@ -1,6 +1,7 @@
+import { GatewayResponseError } from './errors';
 import { InvoiceStatusCode } from './status';
 import type { Invoice, PaymentMethod } from './types';
-import { valueAt, type WireCodes } from './wire-profile';
+import { valueAt, type WireCodes, type WireProfile } from './wire-profile';
 import {
   asBool,
   asDay,
@@ -129,6 +130,21 @@ export function normalizeInvoice(
     source: { shape, version },
     raw: scrubCardData(top),
   };
+}
+
+/** The invoice in a write's answer. */
+export function invoiceAnswer(r: PayloadReader, answer: { body: unknown }, profile: WireProfile): Invoice {
+  return normalizeInvoice(answer.body, r.operation, { codes: profile.codes });
+}
+
+/** An invoice in a list answer: a problem is named by its place in the list. */
+export function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
+  try {
+    return normalizeInvoice(item, r.operation, { codes: profile.codes });
+  } catch (err) {
+    if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
+    throw err;
+  }
 }
 
 function someOf<T extends Record<string, string | null>>(data: T): T | null {

@@ -1,8 +1,13 @@
 import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
 import type { Planned } from './gateway.base';
 import type { CreateInvoiceParams, RefundParams } from './types';
-import type { WireAuthenticate, WireCodes, WireProfile, WireRequestPlan } from './wire-profile';
-import { renderTemplate } from './wire-template';
+import {
+  renderTemplate,
+  type WireAuthenticate,
+  type WireCodes,
+  type WireProfile,
+  type WireRequestPlan,
+} from './wire-profile';
 
 function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
