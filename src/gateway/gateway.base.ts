@@ -1,25 +1,9 @@
 import { HttpService } from '@nestjs/axios';
 import { Logger, type LoggerService } from '@nestjs/common';
-import {
-  DelegateBackoff,
-  handleWhen,
-  IRetryBackoffContext,
-  retry,
-  TaskCancelledError,
-  timeout,
-  TimeoutStrategy,
-} from 'cockatiel';
+import * as cockatiel from 'cockatiel';
 import { observeServiceCall } from '../observability/otel';
 import { OPERATION_SCOPES } from './constants';
-import {
-  errorForResponse,
-  errorForTimeout,
-  errorForTransportFailure,
-  FailureContext,
-  lostOr,
-  redact,
-  RequestSafety,
-} from './error.mapper';
+import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError, GatewayUnsupportedError } from './errors';
 import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
 import { axiosExchange, ExchangeFailure, HttpExchange, nodeExchange, proxyConfigured } from './http-exchange';
@@ -35,7 +19,7 @@ export interface RequestPlan {
   path: string;
   query?: Record<string, string | number>;
   body?: unknown;
-  safety: RequestSafety;
+  safety: failures.RequestSafety;
   /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
@@ -118,7 +102,7 @@ export abstract class GatewayClientBase {
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       const base = { operation, invoiceRef, httpStatus: answer.status, sent: true };
-      throw lostOr({ operation, ...planned }, err.detail, 'unreadable_response', err, base);
+      throw failures.lostOr({ operation, ...planned }, err.detail, 'unreadable_response', err, base);
     }
   }
 
@@ -148,12 +132,14 @@ export abstract class GatewayClientBase {
     const plan = { ...request, scope: request.scope ?? OPERATION_SCOPES[request.operation], timeoutMs };
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
-    const ctx: FailureContext = { ...plan, secrets };
-    const policy = retry(
-      handleWhen((err) => this.retryable(err, plan.safety)),
+    const ctx: failures.FailureContext = { ...plan, secrets };
+    const policy = cockatiel.retry(
+      cockatiel.handleWhen((err) => this.retryable(err, plan.safety)),
       {
         maxAttempts: Math.max(0, this.retrySettings.maxAttempts - 1),
-        backoff: new DelegateBackoff((context: IRetryBackoffContext<unknown>) => this.delayFor(context)),
+        backoff: new cockatiel.DelegateBackoff((context: cockatiel.IRetryBackoffContext<unknown>) =>
+          this.delayFor(context),
+        ),
       },
     );
     policy.onRetry((event) => {
@@ -170,13 +156,15 @@ export abstract class GatewayClientBase {
   private async attempt(
     conn: GatewayConnection,
     plan: RequestPlan & { timeoutMs: number },
-    ctx: FailureContext,
+    ctx: failures.FailureContext,
   ): Promise<HttpAnswer> {
     const started = Date.now();
     const query = plan.query
       ? `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]): [string, string] => [k, String(v)]))}`
       : '';
-    this.logger.debug?.(redact(`${plan.operation}: → ${plan.method} ${plan.path}${query}`, ctx.secrets));
+    this.logger.debug?.(
+      failures.redact(`${plan.operation}: → ${plan.method} ${plan.path}${query}`, ctx.secrets),
+    );
     const authorization = plan.basic
       ? `Basic ${Buffer.from(`${plan.basic.user}:${plan.basic.password}`).toString('base64')}`
       : `Bearer ${conn.accessToken}`;
@@ -186,25 +174,33 @@ export abstract class GatewayClientBase {
     const url = `${conn.baseUrl}${plan.path}${query}`;
     try {
       // The answer is read whole when the exchange returns: aborting then would only build an AbortError for nothing.
-      const policy = timeout(plan.timeoutMs, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
+      const policy = cockatiel.timeout(plan.timeoutMs, {
+        strategy: cockatiel.TimeoutStrategy.Aggressive,
+        abortOnReturn: false,
+      });
       const answer = await policy.execute(async ({ signal }) => {
         let res: { status: number; data: unknown; headers: Record<string, unknown> };
         try {
           res = await this.exchange({ method: plan.method, url, headers, body, signal });
         } catch (err) {
           const code = err instanceof ExchangeFailure ? err.code : null;
-          throw errorForTransportFailure(ctx, code, err instanceof Error ? err.message : 'request failed');
+          throw failures.errorForTransportFailure(
+            ctx,
+            code,
+            err instanceof Error ? err.message : 'request failed',
+          );
         }
         const failure = plan.passStatuses?.includes(res.status)
           ? null
-          : errorForResponse(ctx, res.status, res.data, res.headers);
+          : failures.errorForResponse(ctx, res.status, res.data, res.headers);
         if (failure) throw failure;
         return { status: res.status, body: res.data };
       });
       this.logger.debug?.(`${plan.operation}: ← ${answer.status} in ${Date.now() - started} ms`);
       return answer;
     } catch (err) {
-      const error = err instanceof TaskCancelledError ? errorForTimeout(ctx, plan.timeoutMs) : err;
+      const error =
+        err instanceof cockatiel.TaskCancelledError ? failures.errorForTimeout(ctx, plan.timeoutMs) : err;
       if (error instanceof GatewayError) {
         this.logger.debug?.(`${plan.operation}: ✗ ${error.kind} after ${Date.now() - started} ms`);
       }
@@ -213,7 +209,7 @@ export abstract class GatewayClientBase {
   }
 
   /** Anything that never left, and reads that failed transiently. */
-  private retryable(err: unknown, safety: RequestSafety): boolean {
+  private retryable(err: unknown, safety: failures.RequestSafety): boolean {
     if (!(err instanceof GatewayError)) return false;
     if (err.kind === 'network' && !err.sent) return true;
     if (safety !== 'read') return false;
@@ -224,7 +220,7 @@ export abstract class GatewayClientBase {
   }
 
   /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
-  private delayFor(context: IRetryBackoffContext<unknown>): number {
+  private delayFor(context: cockatiel.IRetryBackoffContext<unknown>): number {
     const err = 'error' in context.result ? context.result.error : undefined;
     if (err instanceof GatewayRateLimitError && err.retryAfterMs !== null) return err.retryAfterMs;
     const { initialDelayMs, maxDelayMs } = this.retrySettings;

@@ -98,7 +98,7 @@ const lookup: Rule = (v, p, fail) => {
 const NULLABLE = new Set(
   'list.page list.pages list.total list.limit readBack.trackingCode authenticate credentialStatus'.split(' '),
 );
-/** Each template's values (the request mapper's). */
+/** Each template's values (as the client renders them). */
 const TEMPLATES: Record<string, string[]> = {
   'refund.body': ['id', 'invoice_id', 'amount', 'amount_decimal', 'amount_cents', 'amount_brl'],
   'tracking.body': ['invoice_id', 'code', 'carrier', 'url'],
