@@ -1,7 +1,4 @@
-/**
- * Every failure of a client call is a `GatewayError`; switch on `kind`. They never carry the request and their
- * texts are scrubbed of the call's secrets, so they can be logged safely.
- */
+/** Every failure of a client call is a `GatewayError`; switch on `kind`. Safe to log: no request, no secret. */
 export type GatewayErrorKind =
   | 'authentication'
   | 'scope'
@@ -127,10 +124,7 @@ export class GatewayNetworkError extends GatewayError {
   }
 }
 
-/**
- * A write that changes an invoice may or may not have happened. Read the invoice back before sending it again:
- * a creation with `findInvoiceByReferrer(referrer)`, the other writes with `findInvoiceById`.
- */
+/** A write may or may not have happened: read the invoice back (by `referrer` after a creation) before a retry. */
 export class GatewayOutcomeUnknownError extends GatewayError {
   /** A creation's `payment.referrer`; `''` for the other writes. */
   readonly referrer: string;

@@ -45,10 +45,7 @@ export function unsupported(operation: string, what: string): never {
   throw new GatewayUnsupportedError({ operation }, detail);
 }
 
-/**
- * The one call path: connection and profile for the call, the request sent with its timeout (safe ones retried),
- * every failure a `GatewayError`, the answer read.
- */
+/** The one call path: connection and profile, the request (safe ones retried), its answer read or a `GatewayError`. */
 export abstract class GatewayClientBase {
   protected readonly timeouts = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 };
   private readonly retrySettings = {

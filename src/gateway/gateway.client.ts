@@ -24,11 +24,7 @@ import {
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
-/**
- * The store's only way to the service: every operation of spec §4 (conventions: `docs/gateway-assumptions.md`).
- * Input is validated before sending, every failure is a `GatewayError`, only safe requests are retried. In Nest,
- * provide `GATEWAY_CLIENT_OPTIONS` (and `HttpModule` to use its `HttpService`), else `new GatewayClient(options)`.
- */
+/** The store's only way to the service: every operation of spec §4; see `docs/gateway-assumptions.md`. */
 @Injectable()
 export class GatewayClient extends GatewayLists {
   constructor(@Inject(GATEWAY_CLIENT_OPTIONS) options: GatewayClientOptions, @Optional() http?: HttpService) {
@@ -45,10 +41,7 @@ export class GatewayClient extends GatewayLists {
     return this.timeouts.createMs;
   }
 
-  /**
-   * Creates an invoice (§4.2). Never retried once sent: a lost answer throws `GatewayOutcomeUnknownError`, resolved
-   * with `findInvoiceByReferrer(params.payment.referrer)` before creating again.
-   */
+  /** Creates an invoice (§4.2); never retried once sent (a lost answer: `GatewayOutcomeUnknownError`). */
   async createInvoice(params: T.CreateInvoiceParams): Promise<T.Invoice> {
     const context = { operation: 'createInvoice', invoiceRef: ref('referrer', params, 'payment.referrer') };
     const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
@@ -76,10 +69,7 @@ export class GatewayClient extends GatewayLists {
     return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), invoiceAnswer);
   }
 
-  /**
-   * Refunds all or part of a paid invoice (profile `refund`, A8). Never retried once sent: a lost answer throws
-   * `GatewayOutcomeUnknownError`, settled by reading `refunds.total` back (as `RefundService` does).
-   */
+  /** Refunds all or part of a paid invoice (profile `refund`, A8); a lost answer: `GatewayOutcomeUnknownError`. */
   async refundInvoice(params: T.RefundParams): Promise<T.Invoice> {
     const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
     const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
@@ -102,10 +92,7 @@ export class GatewayClient extends GatewayLists {
     );
   }
 
-  /**
-   * The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`: settles a lost tracking post.
-   * @throws GatewayUnsupportedError when the profile says invoices do not show it.
-   */
+  /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
     const operation = 'findTrackingCode';
     const path = (await this.context(operation, false, false)).profile.readBack.trackingCode;
@@ -171,10 +158,7 @@ export class GatewayClient extends GatewayLists {
     );
   }
 
-  /**
-   * Whether the token holds a write scope, without writing: the profile's invalid probe request answered
-   * 400/422 → `ok`, 401 → `unauthorized`, 403 → `missing_scope`, anything else → `error`.
-   */
+  /** Whether the token holds a write scope, by an invalid probe request: 400/422 → `ok`, 401, 403, else `error`. */
   async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
     const operation = 'probeScope';
     const { conn, profile } = await this.context(operation);

@@ -36,10 +36,7 @@ export abstract class GatewayLists extends GatewayClientBase {
     return this.invoicePages('iterateInvoices', undefined, params);
   }
 
-  /**
-   * The latest invoice whose `referrer` is exactly `referrer`, or `null`: resolves a lost `createInvoice`.
-   * `options.paymentId`/`options.id` narrow it to that `payment.id` (A7) / invoice number.
-   */
+  /** The latest invoice whose `referrer` is exactly `referrer` (narrowed by `payment.id`, number), or `null`. */
   async findInvoiceByReferrer(
     referrer: string,
     options: { paymentId?: string; id?: string } = {},

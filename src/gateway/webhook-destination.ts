@@ -32,10 +32,7 @@ export function isLoopbackBaseUrl(baseUrl: string): boolean {
 
 const defaultLookup: HostLookup = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
-/**
- * Refuses a resend (§4.8) in production mode (§6.6: it leads to a blocklist) and, unless the base URL is a sandbox
- * on this machine, to a destination that is not public https (the service calls it). @throws GatewayModeError
- */
+/** Refuses a resend (§4.8) in production (§6.6) or, but to a local sandbox, to a non-public https destination. */
 export async function assertResendAllowed(
   conn: GatewayConnection,
   destination: string,

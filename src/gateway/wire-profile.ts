@@ -1,11 +1,8 @@
 import { asRecord } from './payload.reader';
 
-/**
- * Every convention the client follows where the spec says "not shown" (see `docs/wire-profile.md`). Paths into JSON
- * answers are dotted (`pagination.page`); `null` means "the service does not send it".
- */
+/** The conventions where the spec says "not shown" (`docs/wire-profile.md`); dotted paths, `null`: not sent. */
 export interface WireProfile {
-  paths: { invoices: string; webhooks: string; consumers: string; mediations: string; chargebacks: string };
+  paths: Record<ListKind | 'webhooks', string>;
   codes: WireCodes;
   list: WireListProfile;
   lookup: { byReferrer: InvoiceLookup; byId: InvoiceLookup };
@@ -22,23 +19,20 @@ export interface WireProfile {
   webhook: WireWebhookProfile;
 }
 
+type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
+
 export interface WireCodes {
   paymentTypes: { pix: number; billet: number; card: number };
   productTypes: { physical: number; digital: number };
 }
 
 export interface WireListProfile {
-  query: {
-    page: string;
-    limit: string;
-    status: string;
-    referrer: string;
-    paymentId: string;
-    createdFrom: string;
-    createdTo: string;
-    id: string;
-  };
-  items: { invoices: string; consumers: string; mediations: string; chargebacks: string };
+  /** Query parameter names. */
+  query: Record<
+    'page' | 'limit' | 'status' | 'referrer' | 'paymentId' | 'createdFrom' | 'createdTo' | 'id',
+    string
+  >;
+  items: Record<ListKind, string>;
   /** Without `pages` and `total`, paging stops at the first page shorter than asked. */
   page: string | null;
   pages: string | null;
@@ -214,10 +208,7 @@ export function valueAt(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 
-/**
- * A request body as data: JSON whose strings may hold `{name}` placeholders. A string that is exactly one becomes
- * the value with its type (absent: the member is left out); inside a longer string, the value's text.
- */
+/** JSON with `{name}` placeholders: a whole-string one keeps the value's type (absent: member dropped). */
 export type WireTemplate =
   string | number | boolean | null | WireTemplate[] | { [key: string]: WireTemplate };
 
