@@ -6,12 +6,8 @@ import { asRecord } from './payload.reader';
 /** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-export type FailureContext = Pick<
-  RequestPlan,
-  'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope'
-> & {
-  secrets: readonly string[];
-};
+type Known = 'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope';
+export type FailureContext = Pick<RequestPlan, Known> & { secrets: readonly string[] };
 
 const MESSAGE_MAX = 300;
 

@@ -2,8 +2,8 @@ import { MAX_PAGE_SIZE } from './constants';
 import { LIST_INVOICES, listInvoicesRules, lookupInput, PAGE_QUERY } from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { GatewayNotFoundError, GatewayResponseError } from './errors';
-import { type CallContext, GatewayClientBase, type Planned, ref } from './gateway.base';
-import { normalizeInvoice, readInvoice } from './invoice.normalizer';
+import { type CallContext, GatewayClientBase, type HttpAnswer, type Planned, ref } from './gateway.base';
+import { invoiceAnswer, readInvoice } from './invoice.normalizer';
 import { isLastPage, type PayloadReader, readConsumer, readDispute, readPage } from './payload.reader';
 import type { Consumer, Dispute, Invoice, ListInvoicesParams, Page } from './types';
 import {
@@ -22,13 +22,8 @@ export abstract class GatewayLists extends GatewayClientBase {
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
     const operation = 'listInvoices';
     const ctx = await this.context(operation);
-    return this.page(
-      { operation },
-      'invoices',
-      this.listFilters(operation, undefined, params),
-      readInvoice,
-      ctx,
-    );
+    const filters = this.listFilters(operation, undefined, params);
+    return this.page({ operation }, 'invoices', filters, readInvoice, ctx);
   }
 
   /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
@@ -83,16 +78,10 @@ export abstract class GatewayLists extends GatewayClientBase {
       const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
       const path = renderPath(plan.get, values);
       try {
-        const invoice = await this.call(
-          { operation, invoiceRef },
-          () => ({ method: 'GET', path, safety: 'read' }),
-          (_r, answer, p) => {
-            const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
-            return normalizeInvoice(body, operation, { codes: p.codes });
-          },
-          true,
-          ctx,
-        );
+        const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
+          invoiceAnswer(r, { body: valueAt(answer.body, plan.at ?? '') }, p);
+        const get = (): Planned => ({ method: 'GET', path, safety: 'read' });
+        const invoice = await this.call({ operation, invoiceRef }, get, read, true, ctx);
         return matches(invoice) ? invoice : null;
       } catch (err) {
         if (err instanceof GatewayNotFoundError) return null;

@@ -12,11 +12,7 @@ export interface ExchangeRequest {
   signal: AbortSignal;
 }
 
-export interface ExchangeAnswer {
-  status: number;
-  headers: Record<string, unknown>;
-  data: unknown;
-}
+export type ExchangeAnswer = { status: number; headers: Record<string, unknown>; data: unknown };
 
 /** No HTTP answer: the system's code and message, nothing of the request. */
 export class ExchangeFailure extends Error {
@@ -33,7 +29,6 @@ export class ExchangeFailure extends Error {
 export type HttpExchange = (request: ExchangeRequest) => Promise<ExchangeAnswer>;
 
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-
 const USER_AGENT = 'nestjs-invoice-payments';
 
 /** Node's `http`/`https`, cheaper than axios: no redirect followed (it could carry the token away), answer bounded. */

@@ -4,16 +4,15 @@ import type { Invoice, PaymentMethod } from './types';
 import { valueAt, type WireCodes, type WireProfile } from './wire-profile';
 import {
   asBool,
-  asDay,
   asInt,
   asRecord,
   asText,
   exceedsJsonDepth,
-  JsonRecord,
-  lastFour,
   MAX_JSON_DEPTH,
   PayloadReader,
 } from './payload.reader';
+
+type Json = Record<string, unknown>;
 
 /** Where each field sits: [current shape (§2.1), legacy shape (§2.2)], dotted paths. */
 const PATHS = {
@@ -147,6 +146,21 @@ export function readInvoice(r: PayloadReader, item: unknown, at: string, profile
   }
 }
 
+/** The `YYYY-MM-DD` day of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`. */
+function asDay(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T].*)?$/.exec(value.trim());
+  return m ? m[1] : null;
+}
+
+/** `"************1111"` → `"1111"`. */
+function lastFour(value: unknown): string | null {
+  const text = asText(value);
+  if (!text) return null;
+  const m = /(\d{4})$/.exec(text.trim());
+  return m ? m[1] : null;
+}
+
 function someOf<T extends Record<string, string | null>>(data: T): T | null {
   return Object.values(data).some((v) => v !== null) ? data : null;
 }
@@ -180,7 +194,7 @@ function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): Payme
 
 /** The method an invoice names itself, by `payment.type` code or by name. */
 function explicitMethod(
-  inv: JsonRecord,
+  inv: Json,
   codes: WireCodes['paymentTypes'] = { pix: 1, billet: 2, card: 3 },
 ): PaymentMethod | null {
   for (const value of [inv.payment_type, asRecord(inv.payment)?.type, inv.method]) {
@@ -205,7 +219,7 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
 }
 
 /** Card secrets redacted in the envelope, `invoice` and `fatura`; copy on write (no secrets, no copy). */
-function scrubCardData(holder: JsonRecord, nested = false): JsonRecord {
+function scrubCardData(holder: Json, nested = false): Json {
   let out = holder;
   for (const key of nested ? CARD_BLOCKS : [...CARD_BLOCKS, 'invoice', 'fatura']) {
     const block = asRecord(holder[key]);

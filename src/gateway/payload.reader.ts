@@ -32,21 +32,6 @@ export function asBool(value: unknown): boolean | null {
   return typeof value === 'boolean' ? value : null;
 }
 
-/** The `YYYY-MM-DD` day of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`. */
-export function asDay(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T].*)?$/.exec(value.trim());
-  return m ? m[1] : null;
-}
-
-/** `"************1111"` → `"1111"`. */
-export function lastFour(value: unknown): string | null {
-  const text = asText(value);
-  if (!text) return null;
-  const m = /(\d{4})$/.exec(text.trim());
-  return m ? m[1] : null;
-}
-
 /** Deepest JSON nesting read from outside. */
 export const MAX_JSON_DEPTH = 64;
 
