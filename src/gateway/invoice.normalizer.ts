@@ -2,15 +2,7 @@ import { GatewayResponseError } from './errors';
 import { InvoiceStatusCode } from './status';
 import type { Invoice, PaymentMethod } from './types';
 import { valueAt, type WireCodes, type WireProfile } from './wire-profile';
-import {
-  asBool,
-  asInt,
-  asRecord,
-  asText,
-  exceedsJsonDepth,
-  MAX_JSON_DEPTH,
-  PayloadReader,
-} from './payload.reader';
+import { asBool, asInt, asRecord, asText, PayloadReader } from './payload.reader';
 
 type Json = Record<string, unknown>;
 
@@ -59,9 +51,8 @@ const METHOD_NAMES: Record<string, PaymentMethod> = {
 };
 
 /**
- * Either response shape, in its envelope or bare → `Invoice`. Method: an explicit field wins, else card data →
- * `card`, else a slip line alone → `billet`, a PIX payload alone → `pix`; both → `null` (the checkout's ask decides).
- * `raw` has the card's secrets redacted. An unreadable id, status or amount throws `GatewayResponseError`.
+ * Either response shape, in its envelope or bare → `Invoice` (`raw`: card secrets redacted). Method: named, else card
+ * data → `card`, a slip line alone → `billet`, a PIX payload alone → `pix`, both → `null` (the checkout's ask decides).
  */
 export function normalizeInvoice(
   payload: unknown,
@@ -69,8 +60,7 @@ export function normalizeInvoice(
   options: { codes?: WireCodes } = {},
 ): Invoice {
   const r = new PayloadReader(operation);
-  const top = r.record(payload, 'payload');
-  if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const top = r.outerRecord(payload, 'payload');
   const version = asText(asRecord(top.api)?.version);
   const fatura = asRecord(top.fatura);
   const invoice = asRecord(top.invoice);

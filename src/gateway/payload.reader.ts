@@ -72,6 +72,12 @@ export class PayloadReader {
     return asRecord(value) ?? this.fail(path, 'not an object');
   }
 
+  /** A whole body from outside: an object nested at most {@link MAX_JSON_DEPTH} levels. */
+  outerRecord(value: unknown, path: string): JsonRecord {
+    const record = this.record(value, path);
+    return exceedsJsonDepth(record) ? this.fail(path, `nested deeper than ${MAX_JSON_DEPTH} levels`) : record;
+  }
+
   requiredText(value: unknown, path: string): string {
     const text = asText(value);
     if (text === null || text.trim() === '') this.fail(path, 'missing');
