@@ -66,20 +66,12 @@ export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
 export function axiosExchange(service: HttpService = new HttpService(axios.create())): HttpExchange {
   return async (request) => {
     let res: AxiosResponse<unknown>;
+    // OPTIONS, COPY and DELETE carry JSON bodies too (§4.4, §4.7, §4.8): axios sends `data` whatever the method.
+    const { body: data, ...sent } = request;
+    const bounds = { validateStatus: () => true, maxRedirects: 0, maxContentLength: MAX_ANSWER_BYTES };
     try {
       res = await firstValueFrom(
-        service.request<unknown>({
-          method: request.method,
-          url: request.url,
-          // OPTIONS, COPY and DELETE carry JSON bodies too (§4.4, §4.7, §4.8): axios sends `data` whatever the method.
-          data: request.body,
-          headers: request.headers,
-          signal: request.signal,
-          validateStatus: () => true,
-          maxRedirects: 0,
-          maxContentLength: MAX_ANSWER_BYTES,
-          responseType: 'json',
-        }),
+        service.request<unknown>({ ...sent, data, ...bounds, responseType: 'json' }),
       );
     } catch (err) {
       throw failureOf(err);

@@ -219,29 +219,34 @@ const ABSENT = Symbol('absent');
 
 /** A placeholder naming no known value throws: a typo must not reach the wire. */
 export function renderTemplate(template: WireTemplate, values: Record<string, unknown>): unknown {
-  const out = render(template, values, 0);
+  const out = walk(template, (text) => {
+    const whole = WHOLE.exec(text);
+    if (whole) return lookup(values, whole[1]) ?? ABSENT;
+    return text.replace(INSIDE, (_, name: string) => String(lookup(values, name) ?? ''));
+  });
   return out === ABSENT ? undefined : out;
 }
 
-function render(node: unknown, values: Record<string, unknown>, depth: number): unknown {
+/** Placeholders a template uses. */
+export function placeholdersOf(template: WireTemplate): Set<string> {
+  const found = new Set<string>();
+  walk(template, (text) => [...text.matchAll(INSIDE)].forEach((m) => found.add(m[1])));
+  return found;
+}
+
+/** Each string of a template through `onString`; a member or item turned `ABSENT` is left out. */
+function walk(node: unknown, onString: (text: string) => unknown, depth = 0): unknown {
   if (depth > 32) throw new Error('wire template nested deeper than 32 levels');
-  if (typeof node === 'string') {
-    const whole = WHOLE.exec(node);
-    if (whole) return lookup(values, whole[1]) ?? ABSENT;
-    return node.replace(INSIDE, (_, name: string) => String(lookup(values, name) ?? ''));
+  if (typeof node === 'string') return onString(node);
+  if (Array.isArray(node))
+    return node.map((item) => walk(item, onString, depth + 1)).filter((v) => v !== ABSENT);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const rendered = walk(value, onString, depth + 1);
+    if (rendered !== ABSENT) out[key] = rendered;
   }
-  if (Array.isArray(node)) {
-    return node.map((item) => render(item, values, depth + 1)).filter((item) => item !== ABSENT);
-  }
-  if (typeof node === 'object' && node !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(node)) {
-      const rendered = render(value, values, depth + 1);
-      if (rendered !== ABSENT) out[key] = rendered;
-    }
-    return out;
-  }
-  return node;
+  return out;
 }
 
 function lookup(values: Record<string, unknown>, name: string): unknown {
@@ -251,16 +256,6 @@ function lookup(values: Record<string, unknown>, name: string): unknown {
     );
   }
   return values[name];
-}
-
-/** Placeholders a template uses. */
-export function placeholdersOf(template: WireTemplate, found = new Set<string>(), depth = 0): Set<string> {
-  if (depth > 32) return found;
-  if (typeof template === 'string') for (const m of template.matchAll(INSIDE)) found.add(m[1]);
-  else if (Array.isArray(template)) template.forEach((t) => placeholdersOf(t, found, depth + 1));
-  else if (typeof template === 'object' && template !== null)
-    Object.values(template).forEach((t) => placeholdersOf(t, found, depth + 1));
-  return found;
 }
 
 /** Fills a URL path's placeholders, each value URL-encoded. */
