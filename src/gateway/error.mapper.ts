@@ -75,12 +75,9 @@ export function errorForResponse(
     case 400:
     case 422: {
       const fields: Record<string, string[]> = {};
-      const errors = record?.errors;
-      if (typeof errors === 'object' && errors !== null && !Array.isArray(errors)) {
-        for (const [field, messages] of Object.entries(errors)) {
-          const list: unknown[] = Array.isArray(messages) ? messages : [messages];
-          fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
-        }
+      for (const [field, messages] of Object.entries(asRecord(record?.errors) ?? {})) {
+        const list: unknown[] = Array.isArray(messages) ? messages : [messages];
+        fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
       }
       const names = Object.keys(fields).join(', ');
       return new E.GatewayValidationError(base, said(names ? `invalid ${names}` : 'invalid request'), fields);

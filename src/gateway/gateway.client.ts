@@ -106,18 +106,14 @@ export class GatewayClient extends GatewayLists {
     const context = { operation: 'validateWebhookToken' };
     validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, context);
     const body = { token: serviceToken };
-    return this.call(
-      context,
-      (p) => ({
-        method: 'OPTIONS',
-        path: p.paths.webhooks,
-        body,
-        safety: 'read',
-        secrets: [serviceToken],
-        passStatuses: [404],
-      }),
-      (_r, answer) => answer.status !== 404,
-    );
+    const plan = (p: WireProfile): Planned => ({
+      method: 'OPTIONS',
+      path: p.paths.webhooks,
+      body,
+      safety: 'read',
+    });
+    const read = (_r: unknown, answer: HttpAnswer) => answer.status !== 404;
+    return this.call(context, (p) => ({ ...plan(p), secrets: [serviceToken], passStatuses: [404] }), read);
   }
 
   /** Delivers the latest `events` delivery of `webhook` to `url` again (§4.8). Tests only: refused in production. */
