@@ -108,10 +108,8 @@ export abstract class GatewayLists extends GatewayClientBase {
     const ctx = given ?? (await this.context(operation));
     for (let page = 1; ; page++) {
       if (page > maxPages) {
-        throw new GatewayResponseError(
-          { operation, invoiceRef, sent: true },
-          `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
-        );
+        const detail = `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`;
+        throw new GatewayResponseError({ operation, invoiceRef, sent: true }, detail);
       }
       const result = await this.page(
         { operation, invoiceRef },

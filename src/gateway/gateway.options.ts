@@ -54,12 +54,8 @@ export function checkConnection(
   if (source?.mode !== 'sandbox' && source?.mode !== 'production')
     fields.mode = ['must be sandbox or production'];
   if (!source || Object.keys(fields).length > 0) {
-    const names = Object.keys(fields).join(', ');
-    throw new GatewayValidationError(
-      { operation, sent: false },
-      `invalid configuration: ${names}; nothing was sent`,
-      fields,
-    );
+    const detail = `invalid configuration: ${Object.keys(fields).join(', ')}; nothing was sent`;
+    throw new GatewayValidationError({ operation, sent: false }, detail, fields);
   }
   const baseUrl = String(source.baseUrl).replace(/\/+$/, '');
   return { baseUrl, accessToken: source.accessToken ?? '', mode: source.mode as GatewayMode };

@@ -61,11 +61,8 @@ export class PayloadReader {
   constructor(readonly operation: string) {}
 
   fail(path: string, problem: string, implausibleAmount = false): never {
-    throw new GatewayResponseError(
-      { operation: this.operation, sent: true },
-      `unreadable ${path}: ${problem}`,
-      implausibleAmount,
-    );
+    const context = { operation: this.operation, sent: true };
+    throw new GatewayResponseError(context, `unreadable ${path}: ${problem}`, implausibleAmount);
   }
 
   record(value: unknown, path: string): JsonRecord {
