@@ -65,15 +65,8 @@ export async function publicHttpsProblem(
   }
   if (parsed.protocol !== 'https:') return 'must use https';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host)).map((a) => a.address);
-    } catch {
-      addresses = [];
-    }
-  }
+  const resolve = async () => (await lookup(host)).map((a) => a.address);
+  const addresses = isIP(host) ? [host] : await resolve().catch((): string[] => []);
   if (addresses.length === 0) return `host ${host} does not resolve`;
   const blocked = addresses.filter(isPrivateAddress);
   if (blocked.length) return `host ${host} resolves to a private or local address (${blocked.join(', ')})`;
