@@ -251,9 +251,8 @@ function walk(node: unknown, onString: (text: string) => unknown, depth = 0): un
 
 function lookup(values: Record<string, unknown>, name: string): unknown {
   if (!Object.prototype.hasOwnProperty.call(values, name)) {
-    throw new Error(
-      `wire template: unknown placeholder {${name}} (known: ${Object.keys(values).join(', ')})`,
-    );
+    const known = Object.keys(values).join(', ');
+    throw new Error(`wire template: unknown placeholder {${name}} (known: ${known})`);
   }
   return values[name];
 }
