@@ -153,7 +153,7 @@ export function listInvoicesRules(filters: ListInvoicesParams): V.FieldErrors {
   return { createdTo: ['must not be before createdFrom'] };
 }
 
-/** A lookup's own filters, V.each a non-blank string. */
+/** A lookup's own filters, each a non-blank string. */
 export const lookupInput = (names: string[]): Record<string, V.Rule> =>
   Object.fromEntries(names.map((name) => [name, text]));
 
