@@ -95,22 +95,12 @@ export abstract class GatewayClientBase {
     const planned = await plan(profile, conn);
     const answer = await this.send(conn, { operation, invoiceRef, ...planned });
     try {
-      return this.read(operation, invoiceRef, (r) => read(r, answer, profile));
+      return read(new PayloadReader(operation), answer, profile);
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
-      const base = { operation, invoiceRef, httpStatus: answer.status, sent: true };
-      throw failures.lostOr({ operation, ...planned }, err.detail, 'unreadable_response', err, base);
-    }
-  }
-
-  /** Runs a reader: its errors get the invoice reference, an implausible amount goes to `onImplausibleAmount`. */
-  protected read<T>(operation: string, invoiceRef: string | undefined, reader: (r: PayloadReader) => T): T {
-    try {
-      return reader(new PayloadReader(operation));
-    } catch (err) {
-      if (!(err instanceof GatewayResponseError)) throw err;
-      const ctx = { operation, invoiceRef, sent: true };
-      const error = invoiceRef ? new GatewayResponseError(ctx, err.detail, err.implausibleAmount) : err;
+      // The reader's error gets the invoice reference; an implausible amount goes to `onImplausibleAmount`.
+      const context = { operation, invoiceRef, sent: true };
+      const error = invoiceRef ? new GatewayResponseError(context, err.detail, err.implausibleAmount) : err;
       if (error.implausibleAmount) {
         try {
           this.options.onImplausibleAmount?.(error);
@@ -118,7 +108,8 @@ export abstract class GatewayClientBase {
           // The answer is refused either way; the listener's failure is its own.
         }
       }
-      throw error;
+      const base = { ...context, httpStatus: answer.status };
+      throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error, base);
     }
   }
 
