@@ -121,14 +121,13 @@ export abstract class GatewayClientBase {
     const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
     if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
     const ctx: failures.FailureContext = { ...plan, secrets };
+    const maxAttempts = Math.max(0, this.retrySettings.maxAttempts - 1);
+    const backoff = new cockatiel.DelegateBackoff((c: cockatiel.IRetryBackoffContext<unknown>) =>
+      this.delayFor(c),
+    );
     const policy = cockatiel.retry(
       cockatiel.handleWhen((err) => this.retryable(err, plan.safety)),
-      {
-        maxAttempts: Math.max(0, this.retrySettings.maxAttempts - 1),
-        backoff: new cockatiel.DelegateBackoff((context: cockatiel.IRetryBackoffContext<unknown>) =>
-          this.delayFor(context),
-        ),
-      },
+      { maxAttempts, backoff },
     );
     policy.onRetry((event) => {
       const reason = 'error' in event && event.error instanceof Error ? event.error.message : 'failure';
