@@ -48,14 +48,14 @@ export async function checkoutSteps(app: INestApplication, n: number): Promise<C
     };
     undo.push(() => (holder[name] = original));
   };
-  // The exchange is the HTTP request itself, as the transport holds it.
-  const transport = (app.get(GatewayClient) as unknown as { transport: object }).transport;
+  // The exchange is the HTTP request itself, as the client holds it.
+  const client = app.get(GatewayClient) as unknown as object;
   const [prepare, claim, create, validate, exchange, settle] = STEPS;
   wrap(InvoiceCreationService.prototype, 'prepare', prepare);
   wrap(InvoiceRecordStore.prototype, 'claim', claim);
   wrap(GatewayClient.prototype, 'createInvoice', create);
   wrap(validation, 'validateInput', validate);
-  wrap(transport, 'exchange', exchange);
+  wrap(client, 'exchange', exchange);
   wrap(CreationOutcomes.prototype, 'settleCreated', settle);
 
   const provider = app.get(InvoicePaymentProvider);

@@ -4,15 +4,6 @@ export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
 /** Page size limit of every list operation (§4.1, §8). */
 export const MAX_PAGE_SIZE = 100;
 
-export const DEFAULT_TIMEOUTS = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 } as const;
-
-export const DEFAULT_RETRY = {
-  maxAttempts: 3,
-  initialDelayMs: 200,
-  maxDelayMs: 5_000,
-  maxRetryAfterMs: 10_000,
-} as const;
-
 /** Scope each operation needs (§5; A10 for consumers and disputes). */
 export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
   listInvoices: 'invoice.read',

@@ -1,31 +1,13 @@
 import { clip } from '../core/text-bounds';
-import {
-  GatewayAuthenticationError,
-  GatewayError,
-  GatewayErrorContext,
-  GatewayNetworkError,
-  GatewayNotFoundError,
-  GatewayOutcomeUnknownError,
-  GatewayRateLimitError,
-  GatewayResponseError,
-  GatewayScopeError,
-  GatewayStateConflictError,
-  GatewayTimeoutError,
-  GatewayUnavailableError,
-  GatewayValidationError,
-} from './errors';
-import type { RequestPlan } from './gateway.transport';
+import * as E from './errors';
+import type { RequestPlan } from './gateway.base';
 import { asRecord } from './payload.reader';
 
 /** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-export type FailureContext = Pick<
-  RequestPlan,
-  'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope'
-> & {
-  secrets: readonly string[];
-};
+type Known = 'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope';
+export type FailureContext = Pick<RequestPlan, Known> & { secrets: readonly string[] };
 
 const MESSAGE_MAX = 300;
 
@@ -45,14 +27,14 @@ export function redact(text: string, secrets: readonly string[]): string {
 export function lostOr(
   ctx: Pick<FailureContext, 'operation' | 'safety' | 'referrer'>,
   detail: string,
-  reason: GatewayOutcomeUnknownError['reason'],
-  otherwise: GatewayError,
-  base: GatewayErrorContext = otherwise,
-): GatewayError {
+  reason: E.GatewayOutcomeUnknownError['reason'],
+  otherwise: E.GatewayError,
+  base: E.GatewayErrorContext = otherwise,
+): E.GatewayError {
   if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise;
   const what =
     ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
-  return new GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
+  return new E.GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
 /** `Retry-After` (seconds or an HTTP date) in milliseconds. */
@@ -72,7 +54,7 @@ export function errorForResponse(
   status: number,
   body: unknown,
   headers: Record<string, unknown>,
-): GatewayError | null {
+): E.GatewayError | null {
   const record = asRecord(body);
   const text = (value: unknown, max: number) =>
     typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
@@ -83,9 +65,9 @@ export function errorForResponse(
   if (status >= 200 && status < 300) {
     const unreadable = `unreadable response body (HTTP ${status})`;
     if (!record)
-      return lostOr(ctx, unreadable, 'unreadable_response', new GatewayResponseError(base, unreadable));
+      return lostOr(ctx, unreadable, 'unreadable_response', new E.GatewayResponseError(base, unreadable));
     if (record.success === false || record.error === true) {
-      return new GatewayResponseError(base, said('the service reported a failure'));
+      return new E.GatewayResponseError(base, said('the service reported a failure'));
     }
     return null;
   }
@@ -93,37 +75,34 @@ export function errorForResponse(
     case 400:
     case 422: {
       const fields: Record<string, string[]> = {};
-      const errors = record?.errors;
-      if (typeof errors === 'object' && errors !== null && !Array.isArray(errors)) {
-        for (const [field, messages] of Object.entries(errors)) {
-          const list: unknown[] = Array.isArray(messages) ? messages : [messages];
-          fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
-        }
+      for (const [field, messages] of Object.entries(asRecord(record?.errors) ?? {})) {
+        const list: unknown[] = Array.isArray(messages) ? messages : [messages];
+        fields[redact(field, ctx.secrets)] = list.map((m) => text(String(m), MESSAGE_MAX) as string);
       }
       const names = Object.keys(fields).join(', ');
-      return new GatewayValidationError(base, said(names ? `invalid ${names}` : 'invalid request'), fields);
+      return new E.GatewayValidationError(base, said(names ? `invalid ${names}` : 'invalid request'), fields);
     }
     case 401:
-      return new GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
+      return new E.GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
     case 403: {
       const scope = text(record?.required_scope, 60) ?? ctx.scope ?? null;
-      return new GatewayScopeError(base, said(`the token lacks scope ${scope ?? '(not stated)'}`), scope);
+      return new E.GatewayScopeError(base, said(`the token lacks scope ${scope ?? '(not stated)'}`), scope);
     }
     case 404:
-      return new GatewayNotFoundError(base, said('not found'));
+      return new E.GatewayNotFoundError(base, said('not found'));
     case 409: {
       const code = typeof record?.status_code === 'number' ? record.status_code : undefined;
       const where = code === undefined ? '' : ` (invoice status ${code})`;
-      return new GatewayStateConflictError(base, said(`state conflict${where}`), code);
+      return new E.GatewayStateConflictError(base, said(`state conflict${where}`), code);
     }
     case 429: {
       const retryAfterMs = parseRetryAfter(headers['retry-after']);
       const wait = retryAfterMs === null ? '' : `; retry after ${retryAfterMs} ms`;
-      return new GatewayRateLimitError(base, said(`rate limited${wait}`), retryAfterMs);
+      return new E.GatewayRateLimitError(base, said(`rate limited${wait}`), retryAfterMs);
     }
   }
-  if (status < 500) return new GatewayResponseError(base, said(`unexpected HTTP ${status}`));
-  const unavailable = new GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`));
+  if (status < 500) return new E.GatewayResponseError(base, said(`unexpected HTTP ${status}`));
+  const unavailable = new E.GatewayUnavailableError(base, said(`service unavailable (HTTP ${status})`));
   const failed = said(`service failed (HTTP ${status}) after receiving the request`);
   return lostOr(ctx, failed, 'server_error', unavailable);
 }
@@ -135,17 +114,17 @@ export function errorForTransportFailure(
   ctx: FailureContext,
   networkCode: string | null,
   message: string,
-): GatewayError {
+): E.GatewayError {
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { ...ctx, sent };
   const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
-  const network = new GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
+  const network = new E.GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
   if (!sent) return network;
   return lostOr(ctx, `connection failed after sending the request (${detail})`, 'connection', network);
 }
 
-export function errorForTimeout(ctx: FailureContext, timeoutMs: number): GatewayError {
+export function errorForTimeout(ctx: FailureContext, timeoutMs: number): E.GatewayError {
   const base = { ...ctx, sent: true };
-  const timedOut = new GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs);
+  const timedOut = new E.GatewayTimeoutError(base, `no answer within ${timeoutMs} ms`, timeoutMs);
   return lostOr(ctx, `no answer within ${timeoutMs} ms after sending the request`, 'timeout', timedOut);
 }

@@ -1,7 +1,4 @@
-/**
- * Every failure of a client call is a `GatewayError`; switch on `kind`. They never carry the request and their
- * texts are scrubbed of the call's secrets, so they can be logged safely.
- */
+/** Every failure of a client call is a `GatewayError`; switch on `kind`. Safe to log: no request, no secret. */
 export type GatewayErrorKind =
   | 'authentication'
   | 'scope'
@@ -30,23 +27,19 @@ export interface GatewayErrorContext {
 
 export abstract class GatewayError extends Error {
   abstract readonly kind: GatewayErrorKind;
-  readonly operation: string;
-  readonly invoiceRef?: string;
-  readonly httpStatus?: number;
-  readonly serviceCode?: string;
-  readonly sent: boolean;
+  declare readonly operation: string;
+  declare readonly invoiceRef?: string;
+  declare readonly httpStatus?: number;
+  declare readonly serviceCode?: string;
+  declare readonly sent: boolean;
   /** The message without the `operation(ref): ` prefix. */
-  readonly detail: string;
+  declare readonly detail: string;
 
   constructor(context: GatewayErrorContext, detail: string) {
     super(`${context.operation}(${context.invoiceRef ?? ''}): ${detail}`);
+    const { operation, invoiceRef, httpStatus, serviceCode, sent } = context;
+    Object.assign(this, { operation, invoiceRef, httpStatus, serviceCode, sent, detail });
     this.name = new.target.name;
-    this.operation = context.operation;
-    if (context.invoiceRef !== undefined) this.invoiceRef = context.invoiceRef;
-    if (context.httpStatus !== undefined) this.httpStatus = context.httpStatus;
-    if (context.serviceCode !== undefined) this.serviceCode = context.serviceCode;
-    this.sent = context.sent;
-    this.detail = detail;
   }
 
   toJSON(): Record<string, unknown> {
@@ -61,26 +54,22 @@ export class GatewayAuthenticationError extends GatewayError {
 
 /** 403: the token lacks the scope the operation needs. */
 export class GatewayScopeError extends GatewayError {
+  /** `required_scope` (A6), else the scope the spec names for the operation. */
+  readonly scope: string | null;
   readonly kind = 'scope' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    /** `required_scope` (A6), else the scope the spec names for the operation. */
-    readonly scope: string | null,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, scope: string | null) {
     super(context, detail);
+    this.scope = scope;
   }
 }
 
 /** 400/422, or input refused before sending (`sent: false`); `fields` maps field paths to messages. */
 export class GatewayValidationError extends GatewayError {
+  readonly fields: Record<string, string[]>;
   readonly kind = 'validation' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    readonly fields: Record<string, string[]>,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, fields: Record<string, string[]>) {
     super(context, detail);
+    this.fields = fields;
   }
 }
 
@@ -91,26 +80,22 @@ export class GatewayNotFoundError extends GatewayError {
 
 /** 409: the operation is not allowed in the invoice's current status. */
 export class GatewayStateConflictError extends GatewayError {
+  /** `status_code` (A6). */
+  readonly statusCode?: number;
   readonly kind = 'state_conflict' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    /** `status_code` (A6). */
-    readonly statusCode?: number,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, statusCode?: number) {
     super(context, detail);
+    this.statusCode = statusCode;
   }
 }
 
 /** 429: too many requests. */
 export class GatewayRateLimitError extends GatewayError {
+  readonly retryAfterMs: number | null;
   readonly kind = 'rate_limit' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    readonly retryAfterMs: number | null,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, retryAfterMs: number | null) {
     super(context, detail);
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -121,44 +106,38 @@ export class GatewayUnavailableError extends GatewayError {
 
 /** No answer within the timeout. */
 export class GatewayTimeoutError extends GatewayError {
+  readonly timeoutMs: number;
   readonly kind = 'timeout' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    readonly timeoutMs: number,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, timeoutMs: number) {
     super(context, detail);
+    this.timeoutMs = timeoutMs;
   }
 }
 
 /** The connection failed. `networkCode` is the system code (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`...). */
 export class GatewayNetworkError extends GatewayError {
+  readonly networkCode: string | null;
   readonly kind = 'network' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    readonly networkCode: string | null,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, networkCode: string | null) {
     super(context, detail);
+    this.networkCode = networkCode;
   }
 }
 
-/**
- * A write that changes an invoice may or may not have happened. Read the invoice back before sending it again:
- * a creation with `findInvoiceByReferrer(referrer)`, the other writes with `findInvoiceById`.
- */
+/** A write may or may not have happened: read the invoice back (by `referrer` after a creation) before a retry. */
 export class GatewayOutcomeUnknownError extends GatewayError {
+  /** A creation's `payment.referrer`; `''` for the other writes. */
+  readonly referrer: string;
+  readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response';
   readonly kind = 'outcome_unknown' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    /** A creation's `payment.referrer`; `''` for the other writes. */
-    readonly referrer: string,
-    readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response',
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, referrer: string, reason: OutcomeReason) {
     super(context, detail);
+    this.referrer = referrer;
+    this.reason = reason;
   }
 }
+
+type OutcomeReason = GatewayOutcomeUnknownError['reason'];
 
 /** Refused locally: webhook resend in production, or to an unsafe URL. */
 export class GatewayModeError extends GatewayError {
@@ -178,14 +157,12 @@ export class GatewayUnsupportedError extends GatewayError {
 
 /** A 2xx saying it failed (`success: false`/`error: true`), or an unreadable answer. */
 export class GatewayResponseError extends GatewayError {
+  /** An amount in the answer cannot be real (negative or absurd): worth an alert. */
+  readonly implausibleAmount: boolean;
   readonly kind = 'response' as const;
-  constructor(
-    context: GatewayErrorContext,
-    detail: string,
-    /** An amount in the answer cannot be real (negative or absurd): worth an alert. */
-    readonly implausibleAmount = false,
-  ) {
+  constructor(context: GatewayErrorContext, detail: string, implausibleAmount = false) {
     super(context, detail);
+    this.implausibleAmount = implausibleAmount;
   }
 }
 

@@ -4,40 +4,27 @@ import { GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { isGatewayError } from './errors';
-import { Planned, ref, unsupported } from './gateway.base';
+import { HttpAnswer, Planned, ref, unsupported } from './gateway.base';
 import { GatewayLists } from './gateway.lists';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import type { HttpAnswer } from './gateway.transport';
-import type { PayloadReader } from './payload.reader';
-import {
-  authenticatePlan,
-  invoiceWrite,
-  refundValues,
-  rendered,
-  toWireCreateInvoice,
-} from './request.mapper';
-import * as readers from './response.readers';
-import type {
-  AccessToken,
-  CreateInvoiceParams,
-  CredentialStatus,
-  Invoice,
-  RefundParams,
-  ResendWebhookResult,
-  TrackingParams,
-  TrackingResult,
-} from './types';
+import { invoiceAnswer } from './invoice.normalizer';
+import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
+import * as readers from './payload.reader';
+import type * as T from './types';
 import { assertResendAllowed } from './webhook-destination';
-import { WireProfile, WriteScope } from './wire-profile';
+import {
+  renderTemplate,
+  WireAuthenticate,
+  WireCodes,
+  WireProfile,
+  WireRequestPlan,
+  WriteScope,
+} from './wire-profile';
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
-/**
- * The store's only way to the service: every operation of spec §4 (conventions: `docs/gateway-assumptions.md`).
- * Input is validated before sending, every failure is a `GatewayError`, only safe requests are retried. In Nest,
- * provide `GATEWAY_CLIENT_OPTIONS` (and `HttpModule` to use its `HttpService`), else `new GatewayClient(options)`.
- */
+/** The store's only way to the service: every operation of spec §4; see `docs/gateway-assumptions.md`. */
 @Injectable()
 export class GatewayClient extends GatewayLists {
   constructor(@Inject(GATEWAY_CLIENT_OPTIONS) options: GatewayClientOptions, @Optional() http?: HttpService) {
@@ -54,11 +41,8 @@ export class GatewayClient extends GatewayLists {
     return this.timeouts.createMs;
   }
 
-  /**
-   * Creates an invoice (§4.2). Never retried once sent: a lost answer throws `GatewayOutcomeUnknownError`, resolved
-   * with `findInvoiceByReferrer(params.payment.referrer)` before creating again.
-   */
-  async createInvoice(params: CreateInvoiceParams): Promise<Invoice> {
+  /** Creates an invoice (§4.2); never retried once sent (a lost answer: `GatewayOutcomeUnknownError`). */
+  async createInvoice(params: T.CreateInvoiceParams): Promise<T.Invoice> {
     const context = { operation: 'createInvoice', invoiceRef: ref('referrer', params, 'payment.referrer') };
     const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
@@ -66,39 +50,40 @@ export class GatewayClient extends GatewayLists {
     return this.call(
       context,
       (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),
-      (r, answer, p) => ({ ...readers.invoiceAnswer(r, answer, p), method }),
+      (r, answer, p) => ({ ...invoiceAnswer(r, answer, p), method }),
     );
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
-  async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<Invoice> {
+  async changeDueDate(params: { invoiceId: string; dueAt: string }): Promise<T.Invoice> {
     const context = { operation: 'changeDueDate', invoiceRef: ref('invoice_id', params, 'invoiceId') };
     const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, context);
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.call(context, invoiceWrite('PATCH', body), readers.invoiceAnswer);
+    return this.call(context, invoiceWrite('PATCH', body), invoiceAnswer);
   }
 
   /** Cancels an invoice by its number `id` (§4.4). */
-  async cancelInvoice(params: { id: string }): Promise<Invoice> {
+  async cancelInvoice(params: { id: string }): Promise<T.Invoice> {
     const context = { operation: 'cancelInvoice', invoiceRef: ref('id', params, 'id') };
     const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, context);
-    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), readers.invoiceAnswer);
+    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), invoiceAnswer);
   }
 
-  /**
-   * Refunds all or part of a paid invoice (profile `refund`, A8). Never retried once sent: a lost answer throws
-   * `GatewayOutcomeUnknownError`, settled by reading `refunds.total` back (as `RefundService` does).
-   */
-  async refundInvoice(params: RefundParams): Promise<Invoice> {
+  /** Refunds all or part of a paid invoice (profile `refund`, A8); a lost answer: `GatewayOutcomeUnknownError`. */
+  async refundInvoice(params: T.RefundParams): Promise<T.Invoice> {
     const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
     const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
-    return this.call(context, (p) => rendered(p.refund, refundValues(input)), readers.invoiceAnswer);
+    return this.call(context, (p) => rendered(p.refund, refundValues(input)), invoiceAnswer);
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
-  async addTrackingCode(params: TrackingParams): Promise<TrackingResult> {
+  async addTrackingCode(params: T.TrackingParams): Promise<T.TrackingResult> {
     const context = { operation: 'addTrackingCode', invoiceRef: ref('invoice_id', params, 'invoiceId') };
-    const { invoiceId, code, carrier, url } = validateInput<TrackingParams>(inputs.TRACKING, params, context);
+    const { invoiceId, code, carrier, url } = validateInput<T.TrackingParams>(
+      inputs.TRACKING,
+      params,
+      context,
+    );
     const values = { invoice_id: invoiceId, code, carrier, url };
     return this.call(
       context,
@@ -107,10 +92,7 @@ export class GatewayClient extends GatewayLists {
     );
   }
 
-  /**
-   * The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`: settles a lost tracking post.
-   * @throws GatewayUnsupportedError when the profile says invoices do not show it.
-   */
+  /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
     const operation = 'findTrackingCode';
     const path = (await this.context(operation, false, false)).profile.readBack.trackingCode;
@@ -124,18 +106,14 @@ export class GatewayClient extends GatewayLists {
     const context = { operation: 'validateWebhookToken' };
     validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, context);
     const body = { token: serviceToken };
-    return this.call(
-      context,
-      (p) => ({
-        method: 'OPTIONS',
-        path: p.paths.webhooks,
-        body,
-        safety: 'read',
-        secrets: [serviceToken],
-        passStatuses: [404],
-      }),
-      (_r, answer) => answer.status !== 404,
-    );
+    const plan = (p: WireProfile): Planned => ({
+      method: 'OPTIONS',
+      path: p.paths.webhooks,
+      body,
+      safety: 'read',
+    });
+    const read = (_r: unknown, answer: HttpAnswer) => answer.status !== 404;
+    return this.call(context, (p) => ({ ...plan(p), secrets: [serviceToken], passStatuses: [404] }), read);
   }
 
   /** Delivers the latest `events` delivery of `webhook` to `url` again (§4.8). Tests only: refused in production. */
@@ -143,7 +121,7 @@ export class GatewayClient extends GatewayLists {
     url: string;
     events: string;
     webhook: string;
-  }): Promise<ResendWebhookResult> {
+  }): Promise<T.ResendWebhookResult> {
     const context = { operation: 'resendWebhook' };
     const body = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, context);
     const plan = async (p: WireProfile, conn: GatewayConnection): Promise<Planned> => {
@@ -154,18 +132,18 @@ export class GatewayClient extends GatewayLists {
   }
 
   /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
-  async authenticate(params: { clientId: string; clientSecret: string }): Promise<AccessToken> {
+  async authenticate(params: { clientId: string; clientSecret: string }): Promise<T.AccessToken> {
     const context = { operation: 'authenticate' };
     const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, context);
     const auth = (p: WireProfile) =>
       p.authenticate ?? unsupported(context.operation, 'an authenticate operation');
-    const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
+    const read = (r: readers.PayloadReader, answer: HttpAnswer, p: WireProfile) =>
       readers.readAccessToken(r, answer.body, auth(p).answer);
     return this.call(context, (p) => authenticatePlan(auth(p), input), read, false);
   }
 
   /** Whether the access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
-  async credentialStatus(): Promise<CredentialStatus> {
+  async credentialStatus(): Promise<T.CredentialStatus> {
     const context = { operation: 'credentialStatus' };
     const status = (p: WireProfile) =>
       p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
@@ -176,23 +154,13 @@ export class GatewayClient extends GatewayLists {
     );
   }
 
-  /**
-   * Whether the token holds a write scope, without writing: the profile's invalid probe request answered
-   * 400/422 → `ok`, 401 → `unauthorized`, 403 → `missing_scope`, anything else → `error`.
-   */
+  /** Whether the token holds a write scope, by an invalid probe request: 400/422 → `ok`, 401, 403, else `error`. */
   async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
     const operation = 'probeScope';
     const { conn, profile } = await this.context(operation);
     const { method, path, body } = profile.credentialProbes[scope];
     try {
-      const answer = await this.transport.send(conn, {
-        operation,
-        method,
-        path,
-        body,
-        safety: 'write',
-        scope,
-      });
+      const answer = await this.send(conn, { operation, method, path, body, safety: 'write', scope });
       return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
     } catch (err) {
       if (!isGatewayError(err)) throw err;
@@ -208,3 +176,93 @@ export class GatewayClient extends GatewayLists {
     return (await this.context('wireProfile', false, false)).profile;
   }
 }
+
+function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Validated `CreateInvoiceParams` → the §4.2 body (codes from the profile, exact decimal amounts, A1). */
+function toWireCreateInvoice(params: T.CreateInvoiceParams, codes: WireCodes) {
+  const { client, payment } = params;
+  const body: Record<string, unknown> = {
+    client: compact({
+      name: client.name,
+      document: client.document,
+      email: client.email,
+      phone: client.phone,
+      address: client.address && { ...client.address },
+      ip: client.ip,
+    }),
+    payment: compact({
+      product_type: payment.physical ? codes.productTypes.physical : codes.productTypes.digital,
+      id: payment.id,
+      type: codes.paymentTypes[payment.method],
+      due_at: payment.dueAt,
+      referrer: payment.referrer,
+      installments: payment.installments,
+      order_url: payment.orderUrl,
+      store_url: payment.storeUrl,
+      webhook: payment.webhook,
+      discount: payment.discountCents === undefined ? undefined : centsToWireNumber(payment.discountCents),
+      products: payment.products.map((p) =>
+        compact({
+          id: p.id,
+          image: p.image,
+          title: p.title,
+          qnt: p.quantity,
+          discount: centsToWireNumber(p.discountCents),
+          amount: centsToWireNumber(p.unitAmountCents),
+        }),
+      ),
+      card:
+        payment.method === 'card' && payment.card
+          ? {
+              saved: 0 as const,
+              tokenize: 0 as const,
+              token: payment.card.token,
+              valid: payment.card.valid,
+              holder: { name: payment.card.holderName },
+            }
+          : undefined,
+    }),
+  };
+  if (params.ecommerce)
+    body.ecommerce = { store_id: params.ecommerce.storeId, checkout: params.ecommerce.checkout };
+  if (params.shippingCents !== undefined) body.shipping = { amount: centsToWireNumber(params.shippingCents) };
+  return body;
+}
+
+function refundValues(params: T.RefundParams): Record<string, unknown> {
+  return {
+    id: params.id,
+    invoice_id: params.invoiceId,
+    amount: centsToWireNumber(params.amountCents),
+    amount_decimal: centsToDecimalString(params.amountCents),
+    amount_cents: params.amountCents,
+    amount_brl: formatBrl(params.amountCents),
+  };
+}
+
+/** A profile's request (refund, tracking) with its body rendered: a write that changes an invoice. */
+function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Planned {
+  const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
+  return { method: plan.method, path: plan.path, body, safety: 'update' };
+}
+
+function authenticatePlan(
+  auth: WireAuthenticate,
+  { clientId, clientSecret }: { clientId: string; clientSecret: string },
+): Planned {
+  const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [clientSecret] };
+  if (auth.credentials === 'basic') planned.basic = { user: clientId, password: clientSecret };
+  else {
+    const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
+    planned.body = renderTemplate(template, { client_id: clientId, client_secret: clientSecret });
+  }
+  return planned;
+}
+
+/** A fixed body to the invoices path (due date, cancel). */
+const invoiceWrite =
+  (method: 'PATCH' | 'DELETE', body: unknown) =>
+  (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });

@@ -2,38 +2,28 @@ import { MAX_PAGE_SIZE } from './constants';
 import { LIST_INVOICES, listInvoicesRules, lookupInput, PAGE_QUERY } from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { GatewayNotFoundError, GatewayResponseError } from './errors';
-import { type CallContext, GatewayClientBase, type Planned, ref } from './gateway.base';
-import { normalizeInvoice } from './invoice.normalizer';
-import type { PayloadReader } from './payload.reader';
-import { isLastPage, readConsumer, readDispute, readPage } from './response.readers';
+import { type CallContext, GatewayClientBase, type HttpAnswer, type Planned, ref } from './gateway.base';
+import { invoiceAnswer, readInvoice } from './invoice.normalizer';
+import { isLastPage, type PayloadReader, readConsumer, readDispute, readPage } from './payload.reader';
 import type { Consumer, Dispute, Invoice, ListInvoicesParams, Page } from './types';
-import { DEFAULT_LOOKUP_MAX_PAGES, valueAt, type WireListProfile, type WireProfile } from './wire-profile';
-import { renderPath } from './wire-template';
+import {
+  DEFAULT_LOOKUP_MAX_PAGES,
+  renderPath,
+  valueAt,
+  type WireListProfile,
+  type WireProfile,
+} from './wire-profile';
 
 type Filters = ListInvoicesParams & { id?: string };
 const FILTERS = ['status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
-
-function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
-  try {
-    return normalizeInvoice(item, r.operation, { codes: profile.codes });
-  } catch (err) {
-    if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
-    throw err;
-  }
-}
 
 export abstract class GatewayLists extends GatewayClientBase {
   /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: ListInvoicesParams = {}): Promise<Page<Invoice>> {
     const operation = 'listInvoices';
     const ctx = await this.context(operation);
-    return this.page(
-      { operation },
-      'invoices',
-      this.listFilters(operation, undefined, params),
-      readInvoice,
-      ctx,
-    );
+    const filters = this.listFilters(operation, undefined, params);
+    return this.page({ operation }, 'invoices', filters, readInvoice, ctx);
   }
 
   /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
@@ -41,10 +31,7 @@ export abstract class GatewayLists extends GatewayClientBase {
     return this.invoicePages('iterateInvoices', undefined, params);
   }
 
-  /**
-   * The latest invoice whose `referrer` is exactly `referrer`, or `null`: resolves a lost `createInvoice`.
-   * `options.paymentId`/`options.id` narrow it to that `payment.id` (A7) / invoice number.
-   */
+  /** The latest invoice whose `referrer` is exactly `referrer` (narrowed by `payment.id`, number), or `null`. */
   async findInvoiceByReferrer(
     referrer: string,
     options: { paymentId?: string; id?: string } = {},
@@ -91,16 +78,10 @@ export abstract class GatewayLists extends GatewayClientBase {
       const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
       const path = renderPath(plan.get, values);
       try {
-        const invoice = await this.call(
-          { operation, invoiceRef },
-          () => ({ method: 'GET', path, safety: 'read' }),
-          (_r, answer, p) => {
-            const body = plan.at ? valueAt(answer.body, plan.at) : answer.body;
-            return normalizeInvoice(body, operation, { codes: p.codes });
-          },
-          true,
-          ctx,
-        );
+        const read = (r: PayloadReader, answer: HttpAnswer, p: WireProfile) =>
+          invoiceAnswer(r, { body: valueAt(answer.body, plan.at ?? '') }, p);
+        const get = (): Planned => ({ method: 'GET', path, safety: 'read' });
+        const invoice = await this.call({ operation, invoiceRef }, get, read, true, ctx);
         return matches(invoice) ? invoice : null;
       } catch (err) {
         if (err instanceof GatewayNotFoundError) return null;
@@ -127,10 +108,8 @@ export abstract class GatewayLists extends GatewayClientBase {
     const ctx = given ?? (await this.context(operation));
     for (let page = 1; ; page++) {
       if (page > maxPages) {
-        throw new GatewayResponseError(
-          { operation, invoiceRef, sent: true },
-          `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`,
-        );
+        const detail = `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`;
+        throw new GatewayResponseError({ operation, invoiceRef, sent: true }, detail);
       }
       const result = await this.page(
         { operation, invoiceRef },

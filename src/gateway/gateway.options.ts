@@ -24,46 +24,25 @@ export interface ResolvedGatewayConfig extends GatewayConnection {
 /** Resolves a host name to every address it has (the shape of `dns.promises.lookup(host, { all: true })`). */
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
-/**
- * Options of `GatewayClient`. Everything but the connection has a default following `docs/gateway-assumptions.md`;
- * when the real service turns out to differ, change the option, not the code.
- */
+/** Options of `GatewayClient`; defaults and meaning in `docs/configuration.md` (`gateway.*`). */
 export interface GatewayClientOptions extends GatewayConnection {
-  /**
-   * Called before every operation when set: runtime settings (the admin panel) override `baseUrl`, `accessToken`
-   * and `mode` without a restart.
-   */
+  /** Called before every operation when set: the runtime settings override the connection without a restart. */
   resolveConfig?: () => Promise<ResolvedGatewayConfig>;
   /** Per-request timeouts in ms (defaults: create 30 s, reads 10 s, others 15 s). */
   timeouts?: { defaultMs?: number; createMs?: number; readMs?: number };
-  /**
-   * Retries of safe requests only (reads, webhook validation, requests that never left). `maxAttempts` counts the
-   * first attempt (default 3); backoff starts at `initialDelayMs` (200) and is capped at `maxDelayMs` (5000), with
-   * jitter; a 429's `Retry-After` is honoured when not above `maxRetryAfterMs` (10000), else the error is thrown.
-   */
+  /** Retries of safe requests only (reads, token checks, never sent); `maxAttempts` counts the first. */
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };
-  /**
-   * The wire conventions where the spec says "not shown" (paths, list answers, lookups, refund and tracking bodies,
-   * authentication, webhook payloads, `payment.type` codes): overrides of `DEFAULT_WIRE_PROFILE`, any part, any
-   * depth. See `docs/gateway-assumptions.md`.
-   */
+  /** Overrides of `DEFAULT_WIRE_PROFILE`, any part at any depth: the conventions the spec leaves open. */
   profile?: WireProfileOverrides;
   /** Where the client logs (default: Nest `Logger` with context `GatewayClient`). Secrets never reach it. */
   logger?: LoggerService;
   /** Host name resolution for the resend destination check (default `dns.promises.lookup`, all addresses). */
   lookup?: HostLookup;
-  /**
-   * Called when an answer carried an amount that cannot be real (negative, non-finite or absurd, e.g.
-   * `refunds.total: -50`): the answer was refused as unreadable and nothing of it is used. The module raises an
-   * `implausible_amount` alert here.
-   */
+  /** Called when an answer carried an amount that cannot be real (e.g. `refunds.total: -50`); it was refused. */
   onImplausibleAmount?: (error: GatewayResponseError) => void;
 }
 
-/**
- * A connection from the options or from `resolveConfig()` (possibly an admin form) checked before use: a bad one is a
- * `GatewayValidationError` naming the setting, with nothing sent. The base URL loses its trailing slashes.
- */
+/** The connection checked before use (a bad one: `GatewayValidationError`, nothing sent); no trailing slash. */
 export function checkConnection(
   source: Partial<GatewayConnection> | null | undefined,
   operation: string,
@@ -75,12 +54,8 @@ export function checkConnection(
   if (source?.mode !== 'sandbox' && source?.mode !== 'production')
     fields.mode = ['must be sandbox or production'];
   if (!source || Object.keys(fields).length > 0) {
-    const names = Object.keys(fields).join(', ');
-    throw new GatewayValidationError(
-      { operation, sent: false },
-      `invalid configuration: ${names}; nothing was sent`,
-      fields,
-    );
+    const detail = `invalid configuration: ${Object.keys(fields).join(', ')}; nothing was sent`;
+    throw new GatewayValidationError({ operation, sent: false }, detail, fields);
   }
   const baseUrl = String(source.baseUrl).replace(/\/+$/, '');
   return { baseUrl, accessToken: source.accessToken ?? '', mode: source.mode as GatewayMode };

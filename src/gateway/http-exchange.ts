@@ -12,11 +12,7 @@ export interface ExchangeRequest {
   signal: AbortSignal;
 }
 
-export interface ExchangeAnswer {
-  status: number;
-  headers: Record<string, unknown>;
-  data: unknown;
-}
+export type ExchangeAnswer = { status: number; headers: Record<string, unknown>; data: unknown };
 
 /** No HTTP answer: the system's code and message, nothing of the request. */
 export class ExchangeFailure extends Error {
@@ -33,7 +29,6 @@ export class ExchangeFailure extends Error {
 export type HttpExchange = (request: ExchangeRequest) => Promise<ExchangeAnswer>;
 
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-
 const USER_AGENT = 'nestjs-invoice-payments';
 
 /** Node's `http`/`https`, cheaper than axios: no redirect followed (it could carry the token away), answer bounded. */
@@ -71,20 +66,12 @@ export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
 export function axiosExchange(service: HttpService = new HttpService(axios.create())): HttpExchange {
   return async (request) => {
     let res: AxiosResponse<unknown>;
+    // OPTIONS, COPY and DELETE carry JSON bodies too (§4.4, §4.7, §4.8): axios sends `data` whatever the method.
+    const { body: data, ...sent } = request;
+    const bounds = { validateStatus: () => true, maxRedirects: 0, maxContentLength: MAX_ANSWER_BYTES };
     try {
       res = await firstValueFrom(
-        service.request<unknown>({
-          method: request.method,
-          url: request.url,
-          // OPTIONS, COPY and DELETE carry JSON bodies too (§4.4, §4.7, §4.8): axios sends `data` whatever the method.
-          data: request.body,
-          headers: request.headers,
-          signal: request.signal,
-          validateStatus: () => true,
-          maxRedirects: 0,
-          maxContentLength: MAX_ANSWER_BYTES,
-          responseType: 'json',
-        }),
+        service.request<unknown>({ ...sent, data, ...bounds, responseType: 'json' }),
       );
     } catch (err) {
       throw failureOf(err);

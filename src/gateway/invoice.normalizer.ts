@@ -1,18 +1,10 @@
+import { GatewayResponseError } from './errors';
 import { InvoiceStatusCode } from './status';
 import type { Invoice, PaymentMethod } from './types';
-import { valueAt, type WireCodes } from './wire-profile';
-import {
-  asBool,
-  asDay,
-  asInt,
-  asRecord,
-  asText,
-  exceedsJsonDepth,
-  JsonRecord,
-  lastFour,
-  MAX_JSON_DEPTH,
-  PayloadReader,
-} from './payload.reader';
+import { valueAt, type WireCodes, type WireProfile } from './wire-profile';
+import { asBool, asInt, asRecord, asText, PayloadReader } from './payload.reader';
+
+type Json = Record<string, unknown>;
 
 /** Where each field sits: [current shape (§2.1), legacy shape (§2.2)], dotted paths. */
 const PATHS = {
@@ -59,9 +51,8 @@ const METHOD_NAMES: Record<string, PaymentMethod> = {
 };
 
 /**
- * Either response shape, in its envelope or bare → `Invoice`. Method: an explicit field wins, else card data →
- * `card`, else a slip line alone → `billet`, a PIX payload alone → `pix`; both → `null` (the checkout's ask decides).
- * `raw` has the card's secrets redacted. An unreadable id, status or amount throws `GatewayResponseError`.
+ * Either response shape, in its envelope or bare → `Invoice` (`raw`: card secrets redacted). Method: named, else card
+ * data → `card`, a slip line alone → `billet`, a PIX payload alone → `pix`, both → `null` (the checkout's ask decides).
  */
 export function normalizeInvoice(
   payload: unknown,
@@ -69,8 +60,7 @@ export function normalizeInvoice(
   options: { codes?: WireCodes } = {},
 ): Invoice {
   const r = new PayloadReader(operation);
-  const top = r.record(payload, 'payload');
-  if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
+  const top = r.outerRecord(payload, 'payload');
   const version = asText(asRecord(top.api)?.version);
   const fatura = asRecord(top.fatura);
   const invoice = asRecord(top.invoice);
@@ -131,6 +121,36 @@ export function normalizeInvoice(
   };
 }
 
+/** The invoice in a write's answer. */
+export function invoiceAnswer(r: PayloadReader, answer: { body: unknown }, profile: WireProfile): Invoice {
+  return normalizeInvoice(answer.body, r.operation, { codes: profile.codes });
+}
+
+/** An invoice in a list answer: a problem is named by its place in the list. */
+export function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
+  try {
+    return normalizeInvoice(item, r.operation, { codes: profile.codes });
+  } catch (err) {
+    if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
+    throw err;
+  }
+}
+
+/** The `YYYY-MM-DD` day of `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`. */
+function asDay(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[ T].*)?$/.exec(value.trim());
+  return m ? m[1] : null;
+}
+
+/** `"************1111"` → `"1111"`. */
+function lastFour(value: unknown): string | null {
+  const text = asText(value);
+  if (!text) return null;
+  const m = /(\d{4})$/.exec(text.trim());
+  return m ? m[1] : null;
+}
+
 function someOf<T extends Record<string, string | null>>(data: T): T | null {
   return Object.values(data).some((v) => v !== null) ? data : null;
 }
@@ -164,7 +184,7 @@ function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): Payme
 
 /** The method an invoice names itself, by `payment.type` code or by name. */
 function explicitMethod(
-  inv: JsonRecord,
+  inv: Json,
   codes: WireCodes['paymentTypes'] = { pix: 1, billet: 2, card: 3 },
 ): PaymentMethod | null {
   for (const value of [inv.payment_type, asRecord(inv.payment)?.type, inv.method]) {
@@ -189,7 +209,7 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
 }
 
 /** Card secrets redacted in the envelope, `invoice` and `fatura`; copy on write (no secrets, no copy). */
-function scrubCardData(holder: JsonRecord, nested = false): JsonRecord {
+function scrubCardData(holder: Json, nested = false): Json {
   let out = holder;
   for (const key of nested ? CARD_BLOCKS : [...CARD_BLOCKS, 'invoice', 'fatura']) {
     const block = asRecord(holder[key]);

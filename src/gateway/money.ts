@@ -8,7 +8,7 @@ export class MoneyFormatError extends Error {
     readonly input: unknown,
   ) {
     super(message);
-    this.name = 'MoneyFormatError';
+    this.name = new.target.name;
   }
 }
 
@@ -76,12 +76,7 @@ export function majorUnitsToCents(value: number | string): Cents {
 export const MAX_SERVICE_AMOUNT_CENTS: Cents = 99_999_999_999;
 
 /** An amount from the service that cannot be real: negative, or above {@link MAX_SERVICE_AMOUNT_CENTS}. */
-export class ImplausibleAmountError extends MoneyFormatError {
-  constructor(message: string, input: unknown) {
-    super(message, input);
-    this.name = 'ImplausibleAmountError';
-  }
-}
+export class ImplausibleAmountError extends MoneyFormatError {}
 
 /** `toCents`, refusing a negative amount (it could let more be refunded than was paid) or an absurd one. */
 export function serviceAmountToCents(value: number | string): Cents {
@@ -99,11 +94,8 @@ export function serviceAmountToCents(value: number | string): Cents {
 /** `1050` → `"10.50"`. */
 export function centsToDecimalString(cents: Cents): string {
   assertCents(cents);
-  const negative = cents < 0;
   const abs = Math.abs(cents);
-  const units = Math.trunc(abs / 100);
-  const fraction = String(abs % 100).padStart(2, '0');
-  return `${negative ? '-' : ''}${units}.${fraction}`;
+  return `${cents < 0 ? '-' : ''}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
 /** `1050` → `10.5`, parsed from the exact decimal text. */

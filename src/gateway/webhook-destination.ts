@@ -32,10 +32,7 @@ export function isLoopbackBaseUrl(baseUrl: string): boolean {
 
 const defaultLookup: HostLookup = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
 
-/**
- * Refuses a resend (§4.8) in production mode (§6.6: it leads to a blocklist) and, unless the base URL is a sandbox
- * on this machine, to a destination that is not public https (the service calls it). @throws GatewayModeError
- */
+/** Refuses a resend (§4.8) in production (§6.6) or, but to a local sandbox, to a non-public https destination. */
 export async function assertResendAllowed(
   conn: GatewayConnection,
   destination: string,
@@ -68,15 +65,8 @@ export async function publicHttpsProblem(
   }
   if (parsed.protocol !== 'https:') return 'must use https';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host)).map((a) => a.address);
-    } catch {
-      addresses = [];
-    }
-  }
+  const resolve = async () => (await lookup(host)).map((a) => a.address);
+  const addresses = isIP(host) ? [host] : await resolve().catch((): string[] => []);
   if (addresses.length === 0) return `host ${host} does not resolve`;
   const blocked = addresses.filter(isPrivateAddress);
   if (blocked.length) return `host ${host} resolves to a private or local address (${blocked.join(', ')})`;

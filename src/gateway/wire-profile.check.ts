@@ -1,5 +1,5 @@
 import { all as allOf, check, each, optional, Rule } from './dto/validators';
-import { placeholdersOf } from './wire-template';
+import { DEFAULT_WIRE_PROFILE, placeholdersOf } from './wire-profile';
 
 const MAX_PROFILE_JSON = 32_768;
 
@@ -56,22 +56,20 @@ const code = check(
   'must be an integer from 0 to 9999',
   (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 9999,
 );
+const json = check('must be JSON nested at most 8 levels', (v) => typeof v !== 'function' && depthOf(v) <= 8);
 const template =
   (...values: string[]): Rule =>
-  (v, p, fail) => {
+  (v, p, fail, parent) => {
     if (typeof v === 'function') return fail(p, 'a function is not data: give it in the module options');
-    if (depthOf(v) > 8) return fail(p, 'must be JSON nested at most 8 levels');
+    if (depthOf(v) > 8) return json(v, p, fail, parent);
     const unknown = [...placeholdersOf(v as never)].filter((x) => !values.includes(x));
     const known = values.join(', ');
     if (unknown.length)
       fail(p, `uses unknown placeholders ${unknown.map((x) => `{${x}}`).join(', ')} (known: ${known})`);
   };
-const probeBody = check(
-  'must be JSON nested at most 8 levels',
-  (v) => typeof v !== 'function' && depthOf(v) <= 8,
-);
 
-const QUERY_KEYS = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'];
+const QUERY_KEYS = Object.keys(DEFAULT_WIRE_PROFILE.list.query);
+const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const maxPages = check(
   'must be an integer from 1 to 1000',
   (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000,
@@ -96,51 +94,44 @@ const lookup: Rule = (v, p, fail) => {
   );
 };
 
-const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const plan = (...values: string[]) => part({ method: oneOf(...WRITES), path, body: template(...values) });
-const all = (keys: string[], rule: Rule) => part(Object.fromEntries(keys.map((k) => [k, rule])));
+/** Parts a profile may set to `null` (not sent, no such operation). */
+const NULLABLE = new Set(
+  'list.page list.pages list.total list.limit readBack.trackingCode authenticate credentialStatus'.split(' '),
+);
+/** Each template's values (as the client renders them). */
+const TEMPLATES: Record<string, string[]> = {
+  'refund.body': ['id', 'invoice_id', 'amount', 'amount_decimal', 'amount_cents', 'amount_brl'],
+  'tracking.body': ['invoice_id', 'code', 'carrier', 'url'],
+  'authenticate.body': ['client_id', 'client_secret'],
+};
 
-const PROFILE = part({
-  paths: all(['invoices', 'webhooks', 'consumers', 'mediations', 'chargebacks'], path),
-  codes: part({
-    paymentTypes: all(['pix', 'billet', 'card'], code),
-    productTypes: all(['physical', 'digital'], code),
-  }),
-  list: part({
-    query: all(QUERY_KEYS, name),
-    items: all(['invoices', 'consumers', 'mediations', 'chargebacks'], jsonPath),
-    page: optional(jsonPath),
-    pages: optional(jsonPath),
-    total: optional(jsonPath),
-    limit: optional(jsonPath),
-  }),
-  lookup: part({ byReferrer: lookup, byId: lookup }),
-  refund: plan('id', 'invoice_id', 'amount', 'amount_decimal', 'amount_cents', 'amount_brl'),
-  tracking: plan('invoice_id', 'code', 'carrier', 'url'),
-  readBack: part({ trackingCode: optional(jsonPath) }),
-  authenticate: optional(
-    part({
-      method: oneOf('GET', 'POST'),
-      path,
-      credentials: oneOf('basic', 'body'),
-      body: template('client_id', 'client_secret'),
-      answer: part({
-        accessToken: jsonPath,
-        tokenType: optional(jsonPath),
-        expiresIn: optional(jsonPath),
-        scopes: optional(jsonPath),
-      }),
-    }),
-  ),
-  credentialStatus: optional(
-    part({ path, answer: all(['active', 'scopes', 'expiresAt'], optional(jsonPath)) }),
-  ),
-  credentialProbes: all(
-    ['invoice.write', 'invoice.update', 'invoice.refund'],
-    part({ method: oneOf(...WRITES), path, body: probeBody }),
-  ),
-  webhook: all(['invoice', 'event', 'deliveryId', 'webhookId', 'sentAt', 'test'], jsonPaths),
-});
+/** The rule of the part at `at`, derived from its default value: its kind and, for a string, its role. */
+function ruleOf(value: unknown, at: string): Rule {
+  const key = at.slice(at.lastIndexOf('.') + 1);
+  const rule = kindOf(value, at, key);
+  const nullable = NULLABLE.has(at) || (at.includes('.answer.') && key !== 'accessToken');
+  return nullable ? optional(rule) : rule;
+}
+
+function kindOf(value: unknown, at: string, key: string): Rule {
+  if (TEMPLATES[at]) return template(...TEMPLATES[at]);
+  if (key === 'body') return json;
+  if (key === 'byReferrer' || key === 'byId') return lookup;
+  if (key === 'method') return oneOf(...(at === 'authenticate.method' ? ['GET', 'POST'] : WRITES));
+  if (key === 'credentials') return oneOf('basic', 'body');
+  if (typeof value === 'number') return code;
+  if (Array.isArray(value)) return jsonPaths;
+  if (typeof value !== 'string') return partOf(value as object, at);
+  return at.startsWith('list.query.') ? name : value.startsWith('/') ? path : jsonPath;
+}
+
+function partOf(value: object, at: string): Rule {
+  const keys = Object.keys(value).concat(at === 'authenticate' ? ['body'] : []);
+  const child = (k: string) => (at ? `${at}.${k}` : k);
+  return part(Object.fromEntries(keys.map((k) => [k, ruleOf((value as never)[k], child(k))])));
+}
+
+const PROFILE = partOf(DEFAULT_WIRE_PROFILE, '');
 
 function depthOf(value: unknown, depth = 0): number {
   if (depth > 8) return depth;

@@ -1,8 +1,6 @@
-import { PayloadReader } from './payload.reader';
-import { isLastPage, readPage } from './response.readers';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, valueAt } from './wire-profile';
+import { isLastPage, PayloadReader, readPage } from './payload.reader';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile, renderTemplate, valueAt } from './wire-profile';
 import { checkWireProfileData } from './wire-profile.check';
-import { renderTemplate } from './wire-template';
 
 describe('wire templates', () => {
   const values = { id: '123', amount: 10.5, amount_cents: 1050, carrier: undefined, url: null };

@@ -1,12 +1,8 @@
 import { asRecord } from './payload.reader';
-import type { WireTemplate } from './wire-template';
 
-/**
- * Every convention the client follows where the spec says "not shown" (see `docs/wire-profile.md`). Paths into JSON
- * answers are dotted (`pagination.page`); `null` means "the service does not send it".
- */
+/** The conventions where the spec says "not shown" (`docs/wire-profile.md`); dotted paths, `null`: not sent. */
 export interface WireProfile {
-  paths: { invoices: string; webhooks: string; consumers: string; mediations: string; chargebacks: string };
+  paths: Record<ListKind | 'webhooks', string>;
   codes: WireCodes;
   list: WireListProfile;
   lookup: { byReferrer: InvoiceLookup; byId: InvoiceLookup };
@@ -23,23 +19,20 @@ export interface WireProfile {
   webhook: WireWebhookProfile;
 }
 
+type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
+
 export interface WireCodes {
   paymentTypes: { pix: number; billet: number; card: number };
   productTypes: { physical: number; digital: number };
 }
 
 export interface WireListProfile {
-  query: {
-    page: string;
-    limit: string;
-    status: string;
-    referrer: string;
-    paymentId: string;
-    createdFrom: string;
-    createdTo: string;
-    id: string;
-  };
-  items: { invoices: string; consumers: string; mediations: string; chargebacks: string };
+  /** Query parameter names. */
+  query: Record<
+    'page' | 'limit' | 'status' | 'referrer' | 'paymentId' | 'createdFrom' | 'createdTo' | 'id',
+    string
+  >;
+  items: Record<ListKind, string>;
   /** Without `pages` and `total`, paging stops at the first page shorter than asked. */
   page: string | null;
   pages: string | null;
@@ -197,11 +190,11 @@ export function mergeWireProfile(
   return out as WireProfile;
 }
 
-const WHOLE = new Set(['body', 'byReferrer', 'byId']);
+const REPLACED_WHOLE = new Set(['body', 'byReferrer', 'byId']);
 
 function mergeAt(base: unknown, over: unknown, key = ''): unknown {
   const [b, o] = [asRecord(base), asRecord(over)];
-  if (!b || !o || WHOLE.has(key)) return over;
+  if (!b || !o || REPLACED_WHOLE.has(key)) return over;
   const out = { ...b };
   for (const [k, value] of Object.entries(o)) {
     if (value !== undefined) out[k] = k in b ? mergeAt(b[k], value, k) : value;
@@ -213,4 +206,58 @@ function mergeAt(base: unknown, over: unknown, key = ''): unknown {
 export function valueAt(value: unknown, path: string): unknown {
   if (path === '') return value;
   return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
+}
+
+/** JSON with `{name}` placeholders: a whole-string one keeps the value's type (absent: member dropped). */
+export type WireTemplate =
+  string | number | boolean | null | WireTemplate[] | { [key: string]: WireTemplate };
+
+const WHOLE = /^\{([a-z][a-z0-9_]*)\}$/;
+const INSIDE = /\{([a-z][a-z0-9_]*)\}/g;
+
+const ABSENT = Symbol('absent');
+
+/** A placeholder naming no known value throws: a typo must not reach the wire. */
+export function renderTemplate(template: WireTemplate, values: Record<string, unknown>): unknown {
+  const out = walk(template, (text) => {
+    const whole = WHOLE.exec(text);
+    if (whole) return lookup(values, whole[1]) ?? ABSENT;
+    return text.replace(INSIDE, (_, name: string) => String(lookup(values, name) ?? ''));
+  });
+  return out === ABSENT ? undefined : out;
+}
+
+/** Placeholders a template uses. */
+export function placeholdersOf(template: WireTemplate): Set<string> {
+  const found = new Set<string>();
+  walk(template, (text) => [...text.matchAll(INSIDE)].forEach((m) => found.add(m[1])));
+  return found;
+}
+
+/** Each string of a template through `onString`; a member or item turned `ABSENT` is left out. */
+function walk(node: unknown, onString: (text: string) => unknown, depth = 0): unknown {
+  if (depth > 32) throw new Error('wire template nested deeper than 32 levels');
+  if (typeof node === 'string') return onString(node);
+  if (Array.isArray(node))
+    return node.map((item) => walk(item, onString, depth + 1)).filter((v) => v !== ABSENT);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    const rendered = walk(value, onString, depth + 1);
+    if (rendered !== ABSENT) out[key] = rendered;
+  }
+  return out;
+}
+
+function lookup(values: Record<string, unknown>, name: string): unknown {
+  if (!Object.prototype.hasOwnProperty.call(values, name)) {
+    const known = Object.keys(values).join(', ');
+    throw new Error(`wire template: unknown placeholder {${name}} (known: ${known})`);
+  }
+  return values[name];
+}
+
+/** Fills a URL path's placeholders, each value URL-encoded. */
+export function renderPath(path: string, values: Record<string, string>): string {
+  return path.replace(INSIDE, (_, name: string) => encodeURIComponent(String(lookup(values, name))));
 }

@@ -12,7 +12,7 @@ import { decideTransition } from '../core/status-table';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import { isLastPage } from '../gateway/response.readers';
+import { isLastPage } from '../gateway/payload.reader';
 import { OPEN_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';

@@ -130,12 +130,7 @@ export function validateInput<T>(
     if (Object.keys(errors).length === 0 && crossRules) Object.assign(errors, crossRules(input as T));
   }
   if (Object.keys(errors).length === 0) return input as T;
-  const summary = Object.entries(errors)
-    .map(([field, messages]) => `${field} ${messages.join('; ')}`)
-    .join(', ');
-  throw new GatewayValidationError(
-    { ...context, sent: false },
-    `invalid input: ${summary}; nothing was sent`,
-    errors,
-  );
+  const summary = Object.entries(errors).map(([field, messages]) => `${field} ${messages.join('; ')}`);
+  const detail = `invalid input: ${summary.join(', ')}; nothing was sent`;
+  throw new GatewayValidationError({ ...context, sent: false }, detail, errors);
 }
