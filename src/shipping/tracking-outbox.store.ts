@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
-import { LeasedRows } from '../core/queue/leased-rows';
-import { purgeFinished } from '../core/queue/retention';
+import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
 /**
