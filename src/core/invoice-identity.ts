@@ -5,7 +5,7 @@ import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { IsNull, type Repository } from 'typeorm';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import { raiseAlert } from './events';
 import type { Adoption } from './ports';
 
 /** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
@@ -26,7 +26,7 @@ export class InvoiceIdentity {
 
   constructor(
     private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
-    private readonly events: EventEmitter2 | null,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Why `invoice` is not `record`'s, or `null`; throws when the service could not be asked. */
@@ -81,18 +81,13 @@ export class InvoiceIdentity {
     if (this.alerted.has(pair)) return;
     remember(this.alerted, pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
-    this.logger.warn(message);
-    const alert: InvoicePaymentsAlert = {
-      kind: 'foreign_invoice',
+    const alert = {
+      kind: 'foreign_invoice' as const,
       orderId: record.orderId,
       invoiceRecordId: record.id,
       message,
     };
-    try {
-      this.events?.emit(InvoicePaymentsEvents.Alert, alert);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
-    }
+    raiseAlert(this.events, this.logger, alert, 'warn');
   }
 }
 
