@@ -6,7 +6,7 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS, CheckoutSettingsSource } from './checkout/checkout-config.service';
-import { InvoiceStatusModule } from './core/invoice-status.module';
+import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';

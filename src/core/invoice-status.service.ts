@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -137,3 +137,11 @@ export class InvoiceStatusService {
     }
   }
 }
+
+/** The status path and its outbox, global so every capability shares one dispatcher. */
+@Global()
+@Module({
+  providers: [StatusChangeDispatcher, InvoiceStatusService],
+  exports: [StatusChangeDispatcher, InvoiceStatusService],
+})
+export class InvoiceStatusModule {}

@@ -85,8 +85,8 @@ export interface TransitionDecision {
 
 /** Stage of a listed code (its index in {@link STATUS_STAGES}), or `null` for a code the spec does not list. */
 export function statusStage(code: number | null | undefined): number | null {
-  if (code === null || code === undefined || !isKnownStatusCode(code)) return null;
-  return STATUS_STAGES.indexOf(code);
+  const stage = STATUS_STAGES.indexOf(code as KnownInvoiceStatusCode);
+  return stage < 0 ? null : stage;
 }
 
 function label(code: number): string {

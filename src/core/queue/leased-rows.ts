@@ -119,14 +119,17 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
     if (ids.length === 0) return;
     const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
-    const release = { [this.leaseProperty()]: null };
+    const { table, lockedUntil } = this.columns;
+    const lease = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
+    if (!lease) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
+    const release = { [lease.propertyName]: null };
     await runStatement(this.dataSource, (em) =>
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
       em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
     );
   }
 
-  hydrate(row: Record<string, unknown>): T {
+  private hydrate(row: Record<string, unknown>): T {
     const metadata = this.dataSource.getMetadata(this.entity);
     const entity = metadata.create() as T;
     for (const column of metadata.columns) {
@@ -138,15 +141,6 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       );
     }
     return entity;
-  }
-
-  private leaseProperty(): string {
-    const { table, lockedUntil } = this.columns;
-    const column = this.dataSource
-      .getMetadata(this.entity)
-      .columns.find((c) => c.databaseName === lockedUntil);
-    if (!column) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
-    return column.propertyName;
   }
 }
 
