@@ -73,7 +73,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     if (!this.port)
       this.logger.log('no ORDER_PAYMENT_PORT provided: status changes go to the event bus only');
     if (this.options.pollIntervalMs > 0) this.start();
-    else if (this.options.pollOnStart) void this.poll();
+    else if (this.options.pollOnStart) void this.runOnce();
   }
 
   override async onModuleDestroy(): Promise<void> {
@@ -96,11 +96,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     this.track(row.invoiceRecordId, () => this.deliverLeased(row, change));
   }
 
-  /** Delivers the changes of up to 500 invoices with undelivered changes. */
-  poll(): Promise<void> {
-    return this.runOnce();
-  }
-
+  /** Delivers the changes of up to 500 invoices with undelivered changes ({@link runOnce} runs one now). */
   protected async round(): Promise<void> {
     if (this.stopped) return;
     try {
