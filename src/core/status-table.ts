@@ -144,9 +144,7 @@ export function changeOf(
     previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
     current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
     source: row.source,
-    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
-      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
-      : {}),
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
     ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
     occurredAt: row.createdAt,
   };
