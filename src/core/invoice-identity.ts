@@ -5,7 +5,7 @@ import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { IsNull, type Repository } from 'typeorm';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { raiseAlert } from './events';
+import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import type { Adoption } from './ports';
 
 /** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
@@ -81,13 +81,14 @@ export class InvoiceIdentity {
     if (this.alerted.has(pair)) return;
     remember(this.alerted, pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
-    const alert = {
-      kind: 'foreign_invoice' as const,
+    this.logger.warn(message);
+    const alert: InvoicePaymentsAlert = {
+      kind: 'foreign_invoice',
       orderId: record.orderId,
       invoiceRecordId: record.id,
       message,
     };
-    raiseAlert(this.events, this.logger, alert, 'warn');
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
   }
 }
 
