@@ -5,7 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS } from './checkout/invoice-creation.service';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
-import { InvoiceStatusModule } from './core/invoice-status.module';
+import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { settingsDefaultsOf } from './core/settings.schema';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';

@@ -1,3 +1,6 @@
+import type { Logger } from '@nestjs/common';
+import type { EventEmitter2 } from '@nestjs/event-emitter';
+
 /** Events the module emits on `@nestjs/event-emitter`'s bus, each with its payload. */
 export const InvoicePaymentsEvents = {
   /** A status change was applied. Payload: `PaymentStatusChange`. */
@@ -59,4 +62,17 @@ export interface RefundSettled {
   amountCents: number;
   /** How it was decided (the totals read back), for a person. */
   reason: string | null;
+}
+
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Emits after the fact it tells of: a throwing listener is logged, never the emitting caller's problem. */
+export function emitSafely(events: EventEmitter2, logger: Logger, name: string, payload: unknown): void {
+  try {
+    events.emit(name, payload);
+  } catch (err) {
+    logger.error(`a listener of ${name} threw: ${messageOf(err)}`);
+  }
 }

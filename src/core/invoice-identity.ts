@@ -5,7 +5,7 @@ import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { IsNull, type Repository } from 'typeorm';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
 import type { Adoption } from './ports';
 
 /** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
@@ -26,7 +26,7 @@ export class InvoiceIdentity {
 
   constructor(
     private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
-    private readonly events: EventEmitter2 | null,
+    private readonly events: EventEmitter2,
   ) {}
 
   /** Why `invoice` is not `record`'s, or `null`; throws when the service could not be asked. */
@@ -88,11 +88,7 @@ export class InvoiceIdentity {
       invoiceRecordId: record.id,
       message,
     };
-    try {
-      this.events?.emit(InvoicePaymentsEvents.Alert, alert);
-    } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${String(err)}`);
-    }
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
   }
 }
 

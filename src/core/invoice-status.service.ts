@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -15,6 +15,7 @@ import {
   type StatusReport,
   type StatusReportResult,
 } from './status-plan';
+import { messageOf } from './events';
 import { changeOf } from './status-table';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 
@@ -68,9 +69,20 @@ export class InvoiceStatusService {
   }
 
   /** The histories {@link ApplyOptions.known} needs, in one query. */
-  async knownHistories(recordIds: string[]): Promise<Map<string, KnownHistory>> {
-    if (recordIds.length === 0) return new Map();
-    return historiesOf(this.dataSource.manager, recordIds);
+  async knownHistories(ids: string[], em = this.dataSource.manager): Promise<Map<string, KnownHistory>> {
+    const known = new Map<string, KnownHistory>(ids.map((id) => [id, NO_HISTORY]));
+    if (ids.length === 0) return known;
+    const rows = await em
+      .getRepository(InvoiceStatusHistory)
+      .createQueryBuilder('h')
+      .select('h.invoiceRecordId', 'id')
+      .addSelect('MAX(h.createdAt)', 'latest')
+      .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
+      .where('h.invoiceRecordId IN (:...ids)', { ids, yes: true })
+      .groupBy('h.invoiceRecordId')
+      .getRawMany<{ id: string; latest: string | null; open: string | number | null }>();
+    for (const row of rows) known.set(row.id, { latest: row.latest, openChanges: Number(row.open ?? 0) });
+    return known;
   }
 
   private async writeLocked(
@@ -85,7 +97,7 @@ export class InvoiceStatusService {
       .where('r.id = :id', { id: report.recordId });
     const record = await this.dialect.lockForWrite(qb).getOne();
     if (!record) throw new ReportedRecordNotFoundError(report.recordId);
-    const known = (await historiesOf(em, [record.id])).get(record.id) ?? NO_HISTORY;
+    const known = (await this.knownHistories([record.id], em)).get(record.id) ?? NO_HISTORY;
     const plan = planStatus(record, known, report, extra, this.handOverLease());
     await em.getRepository(InvoiceStatusHistory).insert(plan.history);
     if (Object.keys(plan.patch).length > 0)
@@ -121,22 +133,15 @@ export class InvoiceStatusService {
       else if (result.applied) this.dispatcher.deliver(result.recordId);
       else this.logger.debug(`invoice ${result.recordId}: ${result.reason ?? 'not applied'}`);
     } catch (err) {
-      this.logger.error(`after-commit work failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.logger.error(`after-commit work failed: ${messageOf(err)}`);
     }
   }
 }
 
-async function historiesOf(em: EntityManager, recordIds: string[]): Promise<Map<string, KnownHistory>> {
-  const known = new Map<string, KnownHistory>(recordIds.map((id) => [id, NO_HISTORY]));
-  const rows = await em
-    .getRepository(InvoiceStatusHistory)
-    .createQueryBuilder('h')
-    .select('h.invoiceRecordId', 'id')
-    .addSelect('MAX(h.createdAt)', 'latest')
-    .addSelect('SUM(CASE WHEN h.applied = :yes AND h.notifiedAt IS NULL THEN 1 ELSE 0 END)', 'open')
-    .where('h.invoiceRecordId IN (:...recordIds)', { recordIds, yes: true })
-    .groupBy('h.invoiceRecordId')
-    .getRawMany<{ id: string; latest: string | null; open: string | number | null }>();
-  for (const row of rows) known.set(row.id, { latest: row.latest, openChanges: Number(row.open ?? 0) });
-  return known;
-}
+/** The status path and its outbox, global so every capability shares one dispatcher. */
+@Global()
+@Module({
+  providers: [StatusChangeDispatcher, InvoiceStatusService],
+  exports: [StatusChangeDispatcher, InvoiceStatusService],
+})
+export class InvoiceStatusModule {}

@@ -1,7 +1,20 @@
-import type { DataSource } from 'typeorm';
+import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
+import { TimestampColumn } from '../persistence/columns';
 import { runStatement } from '../persistence/dialect';
-import { InvoicePaymentsLease } from '../persistence/lease.entity';
 import { escapeQuery, queryReturning } from './typeorm-compat';
+
+/** Which instance runs a singleton job until when; a crashed holder's lease lapses at `lockedUntil`. */
+@Entity('invoice_payments_lease')
+export class InvoicePaymentsLease {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  holder!: string;
+
+  @TimestampColumn('locked_until')
+  lockedUntil!: Date;
+}
 
 /**
  * Takes or renews the lease `name` for `holder` unless another's is live (`true` when it has it); one conditional

@@ -5,13 +5,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
 import { Coalescer } from './coalescer';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
 import { changeOf } from './status-table';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
-import { messageOf, Poller } from './queue/poller';
+import { Poller } from './queue/poller';
 import { clip } from './text-bounds';
 import { resolveNotificationsOptions } from '../options/notifications.options';
 
@@ -73,7 +73,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     if (!this.port)
       this.logger.log('no ORDER_PAYMENT_PORT provided: status changes go to the event bus only');
     if (this.options.pollIntervalMs > 0) this.start();
-    else if (this.options.pollOnStart) void this.poll();
+    else if (this.options.pollOnStart) void this.runOnce();
   }
 
   override async onModuleDestroy(): Promise<void> {
@@ -96,11 +96,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     this.track(row.invoiceRecordId, () => this.deliverLeased(row, change));
   }
 
-  /** Delivers the changes of up to 500 invoices with undelivered changes. */
-  poll(): Promise<void> {
-    return this.runOnce();
-  }
-
+  /** Delivers the changes of up to 500 invoices with undelivered changes ({@link runOnce} runs one now). */
   protected async round(): Promise<void> {
     if (this.stopped) return;
     try {
@@ -196,28 +192,19 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       return false;
     }
     this.retryAt.delete(row.id);
-    this.emit(InvoicePaymentsEvents.StatusChanged, change);
+    // A listener's bug must not make the port hear the change twice.
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.StatusChanged, change);
     if (change.alert) {
-      const alert: InvoicePaymentsAlert = {
+      emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, {
         kind: change.alert,
         orderId: change.orderId,
         invoiceRecordId: change.invoiceRecordId,
         message: row.note ?? ALERT_MESSAGES[change.alert],
-      };
-      this.emit(InvoicePaymentsEvents.Alert, alert);
+      } satisfies InvoicePaymentsAlert);
     }
     // The lease holder is the only writer of the row's count.
     await this.closer.submit(row.id);
     return true;
-  }
-
-  private emit(event: string, payload: unknown): void {
-    try {
-      this.events.emit(event, payload);
-    } catch (err) {
-      // A listener's bug must not make the port hear the change twice.
-      this.logger.error(`a listener of ${event} threw: ${messageOf(err)}`);
-    }
   }
 
   /** One pending wake-up per invoice (the earliest) is enough. */

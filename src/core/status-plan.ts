@@ -40,15 +40,6 @@ export interface KnownHistory {
 
 export const NO_HISTORY: KnownHistory = { latest: null, openChanges: 0 };
 
-export interface StatusPlan {
-  history: InvoiceStatusHistory;
-  patch: Partial<InvoiceRecord>;
-  written: InvoiceRecord;
-  result: StatusReportResult;
-  handOver: boolean;
-  previousText: string | null;
-}
-
 /** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
 export class ReportedRecordNotFoundError extends InvoicePaymentsError {
   constructor(readonly recordId: string) {
@@ -66,6 +57,8 @@ export class InvalidStatusReportError extends InvoicePaymentsError {
   }
 }
 
+export type StatusPlan = ReturnType<typeof planStatus>;
+
 /** What a report does to a record as read: its history row, the record's patch (with `extra`) and the result. */
 export function planStatus(
   record: InvoiceRecord,
@@ -73,7 +66,7 @@ export function planStatus(
   report: StatusReport,
   extra: Partial<InvoiceRecord>,
   handOverLease: Date | null,
-): StatusPlan {
+) {
   const decision = decideTransition(record.statusCode, report.code);
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
   const createdAt = nextHistoryTime(known.latest);

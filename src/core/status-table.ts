@@ -71,23 +71,10 @@ export type StatusChangeSource = StatusReportSource | 'admin';
 /**
  * Reports arrive late, twice and out of order, so an invoice only moves to a later stage and ends on the furthest
  * legal state whatever the order. Paid outranks every unpaid ending; a step back is recorded, never applied
- * (docs/webhooks.md has the table).
+ * (docs/webhooks.md has the table): awaiting payment, overdue, processing, scheduled, authorized, denied, error,
+ * canceled, paid, awaiting refund, partially refunded, contested, refunded.
  */
-export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [
-  InvoiceStatusCode.AwaitingPayment, // 1
-  InvoiceStatusCode.Overdue, // 15
-  InvoiceStatusCode.Processing, // 2
-  InvoiceStatusCode.Scheduled, // 3
-  InvoiceStatusCode.Authorized, // 4
-  InvoiceStatusCode.Denied, // 12
-  InvoiceStatusCode.Error, // 16
-  InvoiceStatusCode.Canceled, // 6
-  InvoiceStatusCode.Paid, // 5
-  InvoiceStatusCode.AwaitingRefund, // 7
-  InvoiceStatusCode.PartiallyRefunded, // 8
-  InvoiceStatusCode.Contested, // 10
-  InvoiceStatusCode.Refunded, // 9
-];
+export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [1, 15, 2, 3, 4, 12, 16, 6, 5, 7, 8, 10, 9];
 
 /** Whether a report moves the invoice (else it is recorded only), why not, and whether a person must look. */
 export interface TransitionDecision {
@@ -98,8 +85,8 @@ export interface TransitionDecision {
 
 /** Stage of a listed code (its index in {@link STATUS_STAGES}), or `null` for a code the spec does not list. */
 export function statusStage(code: number | null | undefined): number | null {
-  if (code === null || code === undefined || !isKnownStatusCode(code)) return null;
-  return STATUS_STAGES.indexOf(code);
+  const stage = STATUS_STAGES.indexOf(code as KnownInvoiceStatusCode);
+  return stage < 0 ? null : stage;
 }
 
 function label(code: number): string {
@@ -157,9 +144,7 @@ export function changeOf(
     previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
     current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
     source: row.source,
-    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch'
-      ? { alert: row.alert as 'paid_after_cancel' | 'amount_mismatch' }
-      : {}),
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
     ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
     occurredAt: row.createdAt,
   };

@@ -86,15 +86,7 @@ const SQLITE: Dialect = {
     `INSERT OR IGNORE INTO ${table} (${columns}) VALUES ${rows} RETURNING "id"`,
 };
 
-const SQLITE_TYPES = new Set([
-  'better-sqlite3',
-  'sqlite',
-  'sqljs',
-  'capacitor',
-  'cordova',
-  'expo',
-  'react-native',
-]);
+const SQLITE_TYPES = /^(better-sqlite3|sqlite|sqljs|capacitor|cordova|expo|react-native)$/;
 
 /** `true` when the DataSource talks to PostgreSQL. */
 export function isPostgres(dataSource: DataSource): boolean {
@@ -105,7 +97,7 @@ export function isPostgres(dataSource: DataSource): boolean {
 export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
   const { type } = 'isInitialized' in source ? source.options : source;
   if (type === 'postgres') return POSTGRES;
-  return SQLITE_TYPES.has(type)
+  return SQLITE_TYPES.test(type)
     ? SQLITE
     : { ...SQLITE, sharedConnection: false, settleShared: POSTGRES.settleShared };
 }

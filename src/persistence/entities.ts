@@ -1,6 +1,6 @@
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
-import { InvoicePaymentsLease } from './lease.entity';
+import { InvoicePaymentsLease } from '../core/named-lease';
 import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from '../settings/settings.entity';
 import { InvoiceRefund } from '../refunds/refund.entity';

@@ -2,7 +2,7 @@ import { ConflictException, Injectable, Logger, NotFoundException, Optional } fr
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { requeueUnleased } from '../core/queue/requeue';
+import { requeueUnleased } from '../core/queue/leased-rows';
 import { transitionNoteCode } from '../core/status-table';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import type { Page } from '../gateway/types';

@@ -9,7 +9,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { WEBHOOKS_OPTIONS } from './constants';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import { purgeFinished } from '../core/queue/retention';
+import { purgeFinished } from '../core/queue/leased-rows';
 import { message, WebhookInboxService } from './webhook-inbox.service';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { InboxBatch } from './inbox-batch';

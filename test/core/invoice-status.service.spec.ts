@@ -258,7 +258,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     await crashed.service.apply({ recordId: rec.id, code: 1, source: 'create' });
     expect(crashed.port.changes).toHaveLength(0);
 
-    await s.h.dispatcher.poll();
+    await s.h.dispatcher.runOnce();
     await s.h.dispatcher.drain();
     expect(s.h.port.changes.map((c) => [c.invoiceRecordId, c.current.code])).toContainEqual([rec.id, 1]);
   });
@@ -314,8 +314,8 @@ describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL da
     const results = await Promise.all(
       reports.map(({ via, ...r }) => via.service.apply({ ...r, source: 'webhook' }).then((a) => a.result)),
     );
-    await a.dispatcher.poll();
-    await b.dispatcher.poll();
+    await a.dispatcher.runOnce();
+    await b.dispatcher.runOnce();
     await waitFor(async () => {
       await Promise.all([a.dispatcher.drain(), b.dispatcher.drain()]);
       return (

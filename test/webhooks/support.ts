@@ -12,8 +12,7 @@ import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-Inv
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
-import { InvoiceStatusModule } from '../../src/core/invoice-status.module';
-import { InvoiceStatusService } from '../../src/core/invoice-status.service';
+import { InvoiceStatusModule, InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/ports';
 import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
@@ -22,7 +21,7 @@ import type { Invoice } from '../../src/gateway/types';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { InvoicePaymentsLease } from '../../src/persistence/lease.entity';
+import { InvoicePaymentsLease } from '../../src/core/named-lease';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import type { WebhooksOptions } from '../../src/options/webhooks.options';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';

@@ -1,5 +1,14 @@
-import { In, type DataSource, type EntityTarget, type FindOptionsWhere, type ObjectLiteral } from 'typeorm';
-import { dialectOf, runStatement } from '../../persistence/dialect';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  Brackets,
+  In,
+  type DataSource,
+  type EntityTarget,
+  type FindOptionsWhere,
+  type ObjectLiteral,
+  type QueryDeepPartialEntity,
+} from 'typeorm';
+import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
@@ -110,14 +119,17 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
     if (ids.length === 0) return;
     const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
-    const release = { [this.leaseProperty()]: null };
+    const { table, lockedUntil } = this.columns;
+    const lease = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
+    if (!lease) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
+    const release = { [lease.propertyName]: null };
     await runStatement(this.dataSource, (em) =>
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
       em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
     );
   }
 
-  hydrate(row: Record<string, unknown>): T {
+  private hydrate(row: Record<string, unknown>): T {
     const metadata = this.dataSource.getMetadata(this.entity);
     const entity = metadata.create() as T;
     for (const column of metadata.columns) {
@@ -130,13 +142,70 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     }
     return entity;
   }
+}
 
-  private leaseProperty(): string {
-    const { table, lockedUntil } = this.columns;
-    const column = this.dataSource
-      .getMetadata(this.entity)
-      .columns.find((c) => c.databaseName === lockedUntil);
-    if (!column) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
-    return column.propertyName;
+/** An admin puts a row back in the queue with `patch`, only while still in `from` and no worker holds its lease. */
+export async function requeueUnleased<T extends ObjectLiteral>(
+  dataSource: DataSource,
+  entity: EntityTarget<T>,
+  id: string,
+  column: 'state' | 'status',
+  from: string,
+  now: Date,
+  patch: QueryDeepPartialEntity<T>,
+): Promise<boolean> {
+  const result = await runInTransaction(dataSource, (em) =>
+    em
+      .getRepository(entity)
+      .createQueryBuilder()
+      .update()
+      .set(patch)
+      .where(`id = :id AND ${column} = :from`, { id, from })
+      .andWhere(
+        new Brackets((w) =>
+          w.where('locked_until IS NULL').orWhere('locked_until <= :now', { now: now.toISOString() }),
+        ),
+      )
+      .execute(),
+  );
+  return (result.affected ?? 0) > 0;
+}
+
+/** Rows deleted per statement: each holds the table and one pooled connection only briefly. */
+const PURGE_BATCH = 500;
+
+/** Between two batches: a backlog is purged at about 5,000 rows a second, leaving room to the store and autovacuum. */
+const PURGE_PAUSE_MS = 100;
+
+/** One retention rule of a queue table: its finished rows whose `finishedAt` column is older than a cutoff. */
+export interface RetentionRule {
+  table: string;
+  /** SQL: which rows are finished (`state IN ('processed', 'ignored', 'dead')`). */
+  finished: string;
+  /** The ISO-8601 text column the cutoff compares with (indexed together with the finished condition's column). */
+  finishedAt: string;
+}
+
+/** Deletes the rule's rows finished more than `retentionMs` ago, in paced batches until none is left or `stopped()`. */
+export async function purgeFinished(
+  dataSource: DataSource,
+  rule: RetentionRule,
+  retentionMs: number,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  const cutoff = new Date(Date.now() - retentionMs).toISOString();
+  const [sql, values] = escapeQuery(
+    dataSource,
+    `DELETE FROM ${rule.table} WHERE id IN (SELECT id FROM ${rule.table} ` +
+      `WHERE ${rule.finished} AND ${rule.finishedAt} < :cutoff LIMIT ${PURGE_BATCH}) RETURNING id`,
+    { cutoff },
+  );
+  let total = 0;
+  while (!stopped()) {
+    const rows = await runStatement(dataSource, (em) => queryReturning(em, sql, values));
+    total += rows.length;
+    if (rows.length < PURGE_BATCH) break;
+    await sleep(PURGE_PAUSE_MS);
   }
+  return total;
 }

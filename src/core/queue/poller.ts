@@ -1,4 +1,5 @@
 import type { Logger, OnModuleDestroy } from '@nestjs/common';
+import { messageOf } from '../events';
 
 const HOUR_MS = 3_600_000;
 
@@ -105,8 +106,4 @@ export abstract class Poller<T> implements OnModuleDestroy {
       this.logger.warn(`${this.name} upkeep failed: ${messageOf(err)}`),
     );
   }
-}
-
-export function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
