@@ -39,8 +39,8 @@ import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { SHIPPING_OPTIONS } from './shipping/constants';
 import { ShippingModule } from './shipping/shipping.module';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
-import type { WebhookMerchantTokenSource } from './webhooks/types';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
+import { WEBHOOKS_OPTIONS } from './webhooks/webhook-inbox.service';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**

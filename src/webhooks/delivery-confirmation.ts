@@ -178,11 +178,7 @@ export class DeliveryConfirmation {
   }
 
   /** Whether an invoice no record holds by number may be looked up now; else the entry is dead or waits. */
-  async admit(entry: WebhookInboxEntry, gatewayId: string, local: boolean): Promise<boolean> {
-    if (local) {
-      this.forget(gatewayId);
-      return true;
-    }
+  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean> {
     const verdict = this.verdictOf(gatewayId);
     if (verdict === 'unknown') {
       await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);

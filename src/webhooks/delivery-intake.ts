@@ -7,9 +7,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { WebhookMerchantTokenSource } from './types';
 import {
   type BodyRefusal,
   deliveryTextProblem,
@@ -18,8 +16,16 @@ import {
   type WebhookDelivery,
 } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
+import { StoredDelivery, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 import { countDelivery, traced } from '../observability/otel';
+
+/** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
+export interface WebhookMerchantTokenSource {
+  merchantToken(): Promise<string | null>;
+}
+
+/** Injection token of an optional {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
+export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
 
 /** A delivery as a host received it: its headers, and the request, its bytes or what the host's parser made of them. */
 interface DeliveryInput {

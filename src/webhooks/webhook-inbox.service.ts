@@ -11,10 +11,12 @@ import { clip } from '../core/text-bounds';
 import { runStatement } from '../persistence/dialect';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { dialectOf } from '../persistence/dialect';
-import { WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import { redactCardData, type WebhookDelivery } from './webhook-body';
+
+/** Injection token of the resolved `ResolvedWebhooksOptions`. */
+export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 
 /** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
 type ColumnMetadata = EntityMetadata['columns'][number];
@@ -55,14 +57,15 @@ export class WebhookInboxService {
     (entries) => this.insertAll(entries),
     MAX_ROWS_PER_INSERT,
   );
-  private readonly rows: LeasedRows<WebhookInboxEntry>;
+  /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
+  readonly leased: LeasedRows<WebhookInboxEntry>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
   ) {
-    this.rows = new LeasedRows(
+    this.leased = new LeasedRows(
       dataSource,
       WebhookInboxEntry,
       {
@@ -141,16 +144,6 @@ export class WebhookInboxService {
     return rows.length > 0;
   }
 
-  /** Takes up to `limit` due entries (lease) in one statement, oldest first. */
-  claimDue(limit: number): Promise<WebhookInboxEntry[]> {
-    return this.rows.claimDueRows(limit, 'o.received_at');
-  }
-
-  /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
-  claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
-    return this.rows.claim(id, dueOnly);
-  }
-
   /** Closes claimed entries as processed in one statement, only while still pending (never written twice). */
   async closeProcessed(closings: Closing[]): Promise<void> {
     const { parameter } = dialectOf(this.dataSource);
@@ -225,7 +218,7 @@ export class WebhookInboxService {
 
   /** Updates a claimed entry; releases the claim. */
   finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
-    return this.rows.finish(entry, patch);
+    return this.leased.finish(entry, patch);
   }
 
   private get table(): string {
