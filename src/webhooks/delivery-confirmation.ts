@@ -235,7 +235,7 @@ export class DeliveryConfirmation {
     }
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-      await this.rows.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
+      await this.rows.deadLetter(entry, `${problem} (for ${waited} ms)`);
     } else {
       await this.rows.retryLater(entry, problem);
     }
@@ -247,7 +247,7 @@ export class DeliveryConfirmation {
     if (waited < this.options.inbox.unknownInvoiceWindowMs) {
       return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
     }
-    await this.rows.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
+    await this.rows.deadLetter(entry, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
   }
 
   /** The lookup that answered deliveries of `gatewayId` received up to `receivedBefore`, remembered in this process. */
@@ -275,7 +275,7 @@ export class DeliveryConfirmation {
 
   /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
   private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
-    await this.rows.deadLetter(entry, null, reason, false);
+    await this.rows.deadLetter(entry, reason, false);
     this.unreported++;
     const t = Date.now();
     if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;

@@ -10,9 +10,9 @@ import { CallCeiling } from '../reconciliation/call-ceiling';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import {
   type BodyRefusal,
-  deliveryTextProblem,
   readDelivery,
   readDeliveryBody,
+  routable,
   type WebhookDelivery,
 } from './webhook-body';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
@@ -90,20 +90,13 @@ export class DeliveryIntake {
     const auth = await checkToken(input.headers, this.options, this.merchantSource);
     if (!auth.ok) return auth;
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
-    const problem = deliveryTextProblem(delivery);
-    if (problem) return { ok: false, status: 400, message: problem };
-    if (!delivery.invoice) {
-      // Nothing a lookup could answer: not stored, so a sender cannot fill the inbox with bodies naming nothing.
-      const what = delivery.test
-        ? 'a test delivery without an invoice'
-        : (delivery.invoiceError ?? 'no invoice');
-      return { ok: false, status: 422, message: `${what}: nothing stored` };
-    }
-    const refused = await this.admit(delivery.invoice);
+    const routed = routable(delivery);
+    if (!routed.ok) return routed;
+    const refused = await this.admit(routed.invoice);
     if (refused) return refused;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
-    const stored = await this.storeOrJoin(delivery, delivery.invoice, body.value, auth.webhookId);
+    const stored = await this.storeOrJoin(delivery, routed.invoice.id, auth.webhookId);
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
     }
@@ -120,12 +113,10 @@ export class DeliveryIntake {
    */
   private async storeOrJoin(
     delivery: WebhookDelivery,
-    invoice: { id: string },
-    body: Record<string, unknown>,
+    gatewayId: string,
     webhookId: string | null,
   ): Promise<StoredDelivery> {
     const pacing = this.processor.confirmation.paced;
-    const gatewayId = invoice.id;
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
     if (waiting !== null) {
@@ -134,16 +125,14 @@ export class DeliveryIntake {
       }
       pacing.forgetWaiting(gatewayId, waiting);
     }
-    const dueAt = pacing.nextLookupAt(gatewayId);
-    if (dueAt === null) {
-      const stored = await this.inbox.store(delivery, body, webhookId);
-      if (!stored.duplicate && stored.state === 'pending') pacing.stored(gatewayId, stored.id);
-      return stored;
-    }
-    const write = this.inbox.store(delivery, body, webhookId, dueAt).then((stored) => {
-      if (!stored.duplicate && stored.state === 'pending') pacing.waits(gatewayId, stored.id, dueAt);
+    const dueAt = pacing.nextLookupAt(gatewayId) ?? undefined;
+    const write = this.inbox.store(delivery, webhookId, dueAt).then((stored) => {
+      if (stored.duplicate || stored.state !== 'pending') return stored;
+      if (dueAt) pacing.waits(gatewayId, stored.id, dueAt);
+      else pacing.stored(gatewayId, stored.id);
       return stored;
     });
+    if (!dueAt) return write;
     this.waitingWrites.set(gatewayId, write);
     try {
       return await write;
@@ -197,7 +186,6 @@ interface WebhookHeaderLines {
   problem: string | null;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
 const TOKEN_RETRY_AFTER_SECONDS = 30;
 
@@ -216,20 +204,14 @@ export function readWebhookHeaderLines(received: readonly string[]): WebhookHead
   const decoded = lines.map((line) => ({ line, text: decodeToken(line) }));
   const tokens = [...new Set(decoded.filter((d) => d.text !== null).map((d) => d.text as string))];
   const webhookId = decoded.find((d) => d.text === null)?.line ?? null;
-  if (tokens.length === 0)
-    return { webhookId, token: null, problem: 'no Webhook header line carries a token' };
-  if (tokens.length > 1) return { webhookId, token: null, problem: 'several different Webhook tokens' };
-  const text = tokens[0];
-  const colon = text.indexOf(':');
-  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
-  if (token.service.length === 0)
-    return { webhookId, token: null, problem: 'the token has an empty service part' };
+  const none = (problem: string) => ({ webhookId, token: null, problem });
+  if (tokens.length === 0) return none('no Webhook header line carries a token');
+  if (tokens.length > 1) return none('several different Webhook tokens');
+  const colon = tokens[0].indexOf(':');
+  const token = { merchant: tokens[0].slice(0, colon), service: tokens[0].slice(colon + 1) };
+  if (token.service.length === 0) return none('the token has an empty service part');
   if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
-    return {
-      webhookId,
-      token: null,
-      problem: `the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`,
-    };
+    return none(`the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`);
   }
   return { webhookId, token, problem: null };
 }
@@ -238,13 +220,6 @@ export function readWebhookHeaderLines(received: readonly string[]): WebhookHead
 export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>): string[] {
   const req = source as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> };
   if (req.headersDistinct) return req.headersDistinct['webhook'] ?? [];
-  if (Array.isArray(req.rawHeaders)) {
-    const out: string[] = [];
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-      if (req.rawHeaders[i].toLowerCase() === 'webhook') out.push(req.rawHeaders[i + 1]);
-    }
-    return out;
-  }
   const out: string[] = [];
   for (const [name, value] of Object.entries(source)) {
     if (name.toLowerCase() !== 'webhook') continue;
@@ -254,7 +229,7 @@ export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>
 }
 
 function decodeToken(line: string): string | null {
-  if (line.length % 4 !== 0 || !BASE64.test(line)) return null;
+  // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
   const buf = Buffer.from(line, 'base64');
   if (buf.toString('base64') !== line) return null;
   const text = buf.toString('utf8');

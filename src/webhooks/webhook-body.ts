@@ -48,8 +48,8 @@ export function boundedBody(source: unknown, limit: number): Promise<BoundedBody
     if (source.length > limit) return Promise.resolve(tooLarge(limit));
     return Promise.resolve({ ok: true, body: source });
   }
-  if (isRequest(source)) {
-    const req = source as IncomingMessage & { body?: unknown };
+  const req = source as (IncomingMessage & { body?: unknown }) | null;
+  if (typeof req?.on === 'function' && typeof req.headers === 'object') {
     if (req.body !== undefined && (req.readableEnded || req.complete)) {
       return Promise.resolve(
         Buffer.isBuffer(req.body) ? boundedBody(req.body, limit) : { ok: true, parsed: req.body },
@@ -58,13 +58,6 @@ export function boundedBody(source: unknown, limit: number): Promise<BoundedBody
     return readRawBody(req, limit);
   }
   return Promise.resolve({ ok: true, parsed: source });
-}
-
-function isRequest(source: unknown): source is IncomingMessage {
-  const req = source as Partial<IncomingMessage> | null;
-  return (
-    typeof req === 'object' && req !== null && typeof req.on === 'function' && typeof req.headers === 'object'
-  );
 }
 
 function tooLarge(limit: number): BodyRefusal {
@@ -114,18 +107,24 @@ export interface WebhookDelivery {
   dedupeKey: string;
 }
 
-/** `body.<field>: must not contain control characters` for the text an inbox row keeps (PostgreSQL refuses NUL). */
-export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
-  const fields: Array<[string, string | null | undefined]> = [
-    ['event', delivery.event],
-    ['delivery_id', delivery.deliveryId],
-    ['webhook', delivery.webhookId],
-    ['sent_at', delivery.sentAt],
-    ['invoice.id', delivery.invoice?.id],
-    ['invoice.referrer', delivery.invoice?.referrer],
-  ];
-  const bad = fields.find(([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value));
-  return bad ? `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` : null;
+/**
+ * The invoice a delivery names, or why it cannot be stored: text an inbox row may not keep (400; PostgreSQL refuses
+ * NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with bodies naming nothing).
+ */
+export function routable(
+  d: WebhookDelivery,
+):
+  | { ok: true; invoice: NonNullable<WebhookDelivery['invoice']> }
+  | { ok: false; status: 400 | 422; message: string } {
+  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
+  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
+  const bad = Object.entries(fields).find(
+    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
+  );
+  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
+  if (d.invoice) return { ok: true, invoice: d.invoice };
+  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
+  return { ok: false, status: 422, message: `${what}: nothing stored` };
 }
 
 /**
@@ -211,6 +210,8 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
   };
 }
 
+const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
+
 function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
@@ -218,15 +219,7 @@ function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['rea
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
-    return {
-      invoice: null,
-      event: null,
-      deliveryId: null,
-      webhookId: null,
-      sentAt: null,
-      test: false,
-      error,
-    };
+    return { ...NO_PARTS, error };
   }
 }
 

@@ -213,8 +213,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
     for (const entry of claimed) {
-      if (entry.gatewayId === null)
-        await this.rows.deadLetter(entry, null, 'the delivery names no invoice number');
+      if (entry.gatewayId === null) await this.rows.deadLetter(entry, 'the delivery names no invoice number');
       else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
     }
     const closings: Closing[] = [];

@@ -2,24 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { clip } from '../core/text-bounds';
-import { runStatement } from '../persistence/dialect';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
-import { dialectOf } from '../persistence/dialect';
+import { dialectOf, runStatement } from '../persistence/dialect';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
-import { redactCardData, type WebhookDelivery } from './webhook-body';
+import type { WebhookDelivery } from './webhook-body';
 
 /** Injection token of the resolved `ResolvedWebhooksOptions`. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
-
-/** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
-type ColumnMetadata = EntityMetadata['columns'][number];
 
 /** What storing a delivery did. */
 export interface StoredDelivery {
@@ -82,9 +78,8 @@ export class WebhookInboxService {
   /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
   async store(
     delivery: WebhookDelivery,
-    body: Record<string, unknown>,
     headerWebhookId: string | null,
-    dueAt: Date | null = null,
+    dueAt?: Date,
   ): Promise<StoredDelivery> {
     const now = new Date();
     const invoice = delivery.invoice;
@@ -99,7 +94,7 @@ export class WebhookInboxService {
       referrer: clip(invoice?.referrer ?? null, 160),
       statusCode: invoice?.statusCode ?? null,
       sentAt: clip(delivery.sentAt, 32),
-      payload: JSON.stringify(delivery.payload ?? redactCardData(body)),
+      payload: JSON.stringify(delivery.payload ?? {}),
       state,
       attempts: 0,
       nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
@@ -166,7 +161,7 @@ export class WebhookInboxService {
   /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */
   async failed(entry: WebhookInboxEntry, err: unknown): Promise<void> {
     if (entry.attempts >= this.options.inbox.maxAttempts) {
-      await this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+      await this.deadLetter(entry, `gave up after ${entry.attempts} attempts: ${message(err)}`);
     } else {
       await this.retryLater(entry, message(err));
     }
@@ -181,19 +176,14 @@ export class WebhookInboxService {
   }
 
   /** Dead-letters an entry; `alert` false when the caller raises one alert for many (unknown invoices). */
-  async deadLetter(
-    entry: WebhookInboxEntry,
-    recordId: string | null,
-    reason: string,
-    alert = true,
-  ): Promise<void> {
+  async deadLetter(entry: WebhookInboxEntry, reason: string, alert = true): Promise<void> {
     await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
     if (!alert) return;
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
     this.alert({
       kind: 'webhook_dead_letter',
       orderId: null,
-      invoiceRecordId: recordId,
+      invoiceRecordId: null,
       message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
     });
   }
@@ -202,7 +192,7 @@ export class WebhookInboxService {
   async leftAlone(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.finish(entry, {
       state: 'ignored',
-      outcome: clip(`left alone: not this store's invoice`, 255),
+      outcome: `left alone: not this store's invoice`,
       lastError: clip(reason, 2000),
       processedAt: new Date(),
     });
@@ -252,35 +242,17 @@ async function insertIgnoringDuplicates(
   em: EntityManager,
   entries: WebhookInboxEntry[],
 ): Promise<Set<string>> {
-  const { columns, sql } = insertStatementOf(dataSourceOf(em), entries.length);
+  const dataSource = dataSourceOf(em);
+  const { columns, tableName } = dataSource.getMetadata(WebhookInboxEntry);
+  const { parameter, insertIgnoring } = dialectOf(dataSource);
+  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
+  const tuples = entries.map(
+    (_e, r) => `(${columns.map((_c, i) => parameter(r * columns.length + i + 1)).join(', ')})`,
+  );
+  const sql = insertIgnoring(`"${tableName}"`, names, tuples.join(', '), '"dedupe_key"');
   const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
   const rows = await queryReturning(em, sql, values);
   return new Set(rows.map((r) => String(r.id)));
-}
-
-/** The statement for `rows` entries, built once per DataSource and row count. */
-const insertStatements = new WeakMap<DataSource, { columns: ColumnMetadata[]; sql: Map<number, string> }>();
-
-function insertStatementOf(dataSource: DataSource, rows: number): { columns: ColumnMetadata[]; sql: string } {
-  let known = insertStatements.get(dataSource);
-  if (!known) {
-    known = { columns: dataSource.getMetadata(WebhookInboxEntry).columns, sql: new Map() };
-    insertStatements.set(dataSource, known);
-  }
-  let sql = known.sql.get(rows);
-  if (!sql) {
-    const dialect = dialectOf(dataSource);
-    const width = known.columns.length;
-    const names = known.columns.map((c) => `"${c.databaseName}"`).join(', ');
-    const tuples = Array.from({ length: rows }, (_, r) => {
-      const marks = known.columns.map((_c, i) => dialect.parameter(r * width + i + 1));
-      return `(${marks.join(', ')})`;
-    }).join(', ');
-    const table = `"${dataSource.getMetadata(WebhookInboxEntry).tableName}"`;
-    sql = dialect.insertIgnoring(table, names, tuples, '"dedupe_key"');
-    known.sql.set(rows, sql);
-  }
-  return { columns: known.columns, sql };
 }
 
 export function message(err: unknown): string {

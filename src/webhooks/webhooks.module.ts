@@ -61,17 +61,9 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
-        HostDeliveries,
-        { provide: HOST_WEBHOOKS, useExisting: HostDeliveries },
+        { provide: HOST_WEBHOOKS, useClass: HostDeliveries },
       ],
-      exports: [
-        WEBHOOKS_OPTIONS,
-        HOST_WEBHOOKS,
-        HostDeliveries,
-        WebhookInboxService,
-        WebhookInboxProcessor,
-        DeliveryIntake,
-      ],
+      exports: [WEBHOOKS_OPTIONS, HOST_WEBHOOKS, WebhookInboxProcessor],
     };
   }
 
@@ -93,7 +85,7 @@ export class WebhooksModule implements OnModuleInit {
  * hears what the service said in the lookup that answered it (never the body), about the record it was applied to.
  */
 @Injectable()
-export class HostDeliveries implements HostWebhooks {
+class HostDeliveries implements HostWebhooks {
   constructor(
     private readonly intake: DeliveryIntake,
     private readonly processor: WebhookInboxProcessor,
@@ -142,20 +134,17 @@ function bodyOf(delivery: HostDelivery | null | undefined): unknown {
   return Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
 }
 
-/** The Nest route, for a delivery whose body a host middleware read before the route ahead of the parsers. */
-abstract class WebhooksControllerBase {
-  constructor(@Inject(DeliveryIntake) private readonly intake: DeliveryIntake) {}
-
-  @Post()
-  async receive(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-    writeAnswer(res, await receive(this.intake, req));
-  }
-}
-
-/** One controller class per path, so two apps in one process do not share decorator metadata. */
+/** The Nest route, for a delivery whose body a host middleware read; one class per path (decorator metadata). */
 function createWebhooksController(path: string): Type<unknown> {
   @Controller(path)
-  class InvoicePaymentsWebhooksController extends WebhooksControllerBase {}
+  class InvoicePaymentsWebhooksController {
+    constructor(@Inject(DeliveryIntake) private readonly intake: DeliveryIntake) {}
+
+    @Post()
+    async receive(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+      writeAnswer(res, await receive(this.intake, req));
+    }
+  }
   return InvoicePaymentsWebhooksController;
 }
 
@@ -171,38 +160,22 @@ async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<De
   }
 }
 
-interface WebhookReceipt {
-  received: true;
-  /** Inbox entry id. */
-  id: string;
-  /** A retry or a duplicate of a stored delivery: nothing new happens. */
-  duplicate: boolean;
-  state: 'pending' | 'processed' | 'ignored';
+/** A receipt `{ received, id, duplicate, state }`, or a refusal shaped as Nest's HTTP exceptions answer. */
+export interface DeliveryAnswer {
+  status: number;
+  body: object;
+  retryAfterSeconds?: number;
 }
-
-/** Shaped as Nest's own HTTP exceptions answer. */
-interface WebhookRefusal {
-  statusCode: number;
-  message: string;
-  error?: string;
-}
-
-export type DeliveryAnswer =
-  | { status: 200; body: WebhookReceipt }
-  | { status: number; body: WebhookRefusal; retryAfterSeconds?: number };
 
 function answerOf(result: IntakeResult): DeliveryAnswer {
-  if (!result.ok) {
-    // A body refused before it was read (size, encoding, stream) is answered without the error's name.
-    const error = result.unread ? {} : { error: STATUS_CODES[result.status] };
-    return {
-      status: result.status,
-      body: { statusCode: result.status, message: result.message, ...error },
-      retryAfterSeconds: result.retryAfterSeconds,
-    };
+  if (result.ok) {
+    const { id, duplicate, state } = result.stored;
+    return { status: 200, body: { received: true, id, duplicate, state } };
   }
-  const { id, duplicate, state } = result.stored;
-  return { status: 200, body: { received: true, id, duplicate, state: state as WebhookReceipt['state'] } };
+  // A body refused before it was read (size, encoding, stream) is answered without the error's name.
+  const { status, message, retryAfterSeconds } = result;
+  const error = result.unread ? {} : { error: STATUS_CODES[status] };
+  return { status, body: { statusCode: status, message, ...error }, retryAfterSeconds };
 }
 
 const INTERNAL_ERROR_ANSWER: DeliveryAnswer = {
@@ -218,8 +191,7 @@ function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
     'Content-Length': Buffer.byteLength(payload),
     'X-Content-Type-Options': 'nosniff',
   };
-  if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
-    headers['Retry-After'] = String(answer.retryAfterSeconds);
+  if (answer.retryAfterSeconds !== undefined) headers['Retry-After'] = String(answer.retryAfterSeconds);
   res.writeHead(answer.status, headers);
   res.end(payload);
 }
@@ -248,14 +220,8 @@ export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   };
 }
 
-interface ExpressLayer {
-  handle?: { name?: string };
-}
-interface ExpressLike {
-  use(fn: unknown): unknown;
-  router?: { stack?: ExpressLayer[] };
-  _router?: { stack?: ExpressLayer[] };
-}
+type ExpressStack = { stack?: Array<{ handle?: { name?: string } }> };
+type ExpressLike = { use(fn: unknown): unknown; router?: ExpressStack; _router?: ExpressStack };
 
 const BODY_PARSER_NAMES = new Set(['jsonParser', 'urlencodedParser', 'rawParser', 'textParser']);
 
