@@ -8,13 +8,8 @@ import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import {
-  type BodyRefusal,
-  readDelivery,
-  readDeliveryBody,
-  routable,
-  type WebhookDelivery,
-} from './webhook-body';
+import { type Refusal, readDelivery, readDeliveryBody, routable, type WebhookDelivery } from './webhook-body';
+import { remember } from './delivery-confirmation';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { StoredDelivery, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 import { countDelivery, traced } from '../observability/otel';
@@ -34,23 +29,15 @@ interface DeliveryInput {
 }
 
 /** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
-export type IntakeResult =
-  | { ok: true; stored: StoredDelivery }
-  | (Omit<BodyRefusal, 'status'> & {
-      status: BodyRefusal['status'] | 401 | 422 | 503;
-      retryAfterSeconds?: number;
-    });
+export type IntakeResult = { ok: true; stored: StoredDelivery } | Refusal;
 
-/** Invoices remembered as open here at most at once, and for how long. */
-const MAX_REMEMBERED = 10_000;
+/** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
 
 /** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
 export function openToReports(code: number | null): boolean {
   return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
 }
-
-type Refusal = Extract<IntakeResult, { ok: false }>;
 
 /**
  * The one way a delivery enters, whichever host received it: the body read once (413, 415, 400), the token's local
@@ -116,7 +103,7 @@ export class DeliveryIntake {
     gatewayId: string,
     webhookId: string | null,
   ): Promise<StoredDelivery> {
-    const pacing = this.processor.confirmation.paced;
+    const pacing = this.processor.confirmation;
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
     if (waiting !== null) {
@@ -155,9 +142,7 @@ export class DeliveryIntake {
       .find({ where, select: { id: true, gatewayId: true, statusCode: true } });
     const open = records.filter((r) => openToReports(r.statusCode));
     if (open.some((r) => r.gatewayId === invoice.id)) {
-      this.open.delete(invoice.id);
-      if (this.open.size >= MAX_REMEMBERED) this.open.delete(this.open.keys().next().value as string);
-      this.open.set(invoice.id, t + REMEMBER_MS);
+      remember(this.open, invoice.id, t + REMEMBER_MS);
       return null;
     }
     if (open.length === 0) {

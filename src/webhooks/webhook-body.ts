@@ -5,17 +5,19 @@ import { asInt, asRecord, asText, exceedsJsonDepth, MAX_JSON_DEPTH } from '../ga
 import { InvoiceStatusCode } from '../gateway/status';
 import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
 
-/** A body refused, with the HTTP status that says why (`unread`: refused before it was read as JSON). */
-export type BodyRefusal = { ok: false; status: 400 | 413 | 415; message: string; unread?: true };
+/** A delivery refused, with the HTTP status that says why (`unread`: refused before its body was read as JSON). */
+export type Refusal = {
+  ok: false;
+  status: number;
+  message: string;
+  unread?: true;
+  retryAfterSeconds?: number;
+};
 
-type RawBodyResult = { ok: true; body: Buffer } | BodyRefusal;
+type RawBodyResult = { ok: true; body: Buffer } | Refusal;
 type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
 
-const refusal = (status: BodyRefusal['status'], message: string): BodyRefusal => ({
-  ok: false,
-  status,
-  message,
-});
+const refusal = (status: number, message: string): Refusal => ({ ok: false, status, message });
 
 /** A body over the limit is not kept: the rest is left for Node to discard once the answer is sent. */
 async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
@@ -60,7 +62,7 @@ export function boundedBody(source: unknown, limit: number): Promise<BoundedBody
   return Promise.resolve({ ok: true, parsed: source });
 }
 
-function tooLarge(limit: number): BodyRefusal {
+function tooLarge(limit: number): Refusal {
   return refusal(413, `body exceeds ${limit} bytes`);
 }
 
@@ -69,7 +71,7 @@ export async function readDeliveryBody(
   source: unknown,
   limit: number,
   maxDepth: number,
-): Promise<{ ok: true; value: Record<string, unknown> } | BodyRefusal> {
+): Promise<{ ok: true; value: Record<string, unknown> } | Refusal> {
   const read = await boundedBody(source, limit);
   if (!read.ok) return { ...read, unread: true };
   let value: unknown = 'parsed' in read ? read.parsed : undefined;

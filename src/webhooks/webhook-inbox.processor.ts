@@ -5,7 +5,6 @@ import { DataSource, In } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import { purgeFinished } from '../core/queue/retention';
 import { type KnownHistory, reportChangesNothing } from '../core/status-plan';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -38,6 +37,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   /** The intake reads its pacing (which entry waits, and till when). */
   readonly confirmation: DeliveryConfirmation;
   private readonly identity: InvoiceIdentity;
+  private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
   private current: Promise<void> | null = null;
   private readonly singles = new Set<Promise<void>>();
   private again = false;
@@ -55,10 +55,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
     private readonly rows: WebhookInboxService,
-    // Late and duplicate invoices (the checkout provides it; absent, unlinked records are matched by referrer).
-    @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
+    // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
+    @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
     this.identity = new InvoiceIdentity(gateway, events);
+    this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.confirmation = new DeliveryConfirmation(gateway, options, rows);
   }
 
@@ -137,18 +138,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
-  async purge(): Promise<number> {
-    const rows = {
-      table: this.dataSource.getMetadata(WebhookInboxEntry).tableName,
-      finished: "state IN ('processed', 'ignored', 'dead')",
-      finishedAt: 'processed_at',
-    };
-    try {
-      return await purgeFinished(this.dataSource, rows, this.options.inbox.retentionMs, () => this.stopped);
-    } catch (err) {
-      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
-      return 0;
-    }
+  purge(): Promise<number> {
+    return this.rows.purge(() => this.stopped);
   }
 
   /** Runs batches until none is due, one at a time; a call while one runs asks for another after it. */
@@ -195,8 +186,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /** When the entry, still pending, is due because the pace put its invoice's lookup off; else `null`. */
   private async pacedTurn(id: string, gatewayId: string): Promise<number | null> {
-    const paced = this.confirmation.paced;
-    if (paced.deferredUntil(gatewayId) === null && paced.waitingEntry(gatewayId) !== id) return null;
+    const { confirmation } = this;
+    if (confirmation.deferredUntil(gatewayId) === null && confirmation.waitingEntry(gatewayId) !== id)
+      return null;
     const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id });
     const due = entry?.state === 'pending' ? entry.nextAttemptAt?.getTime() : undefined;
     if (due === undefined || due - Date.now() > this.options.lookupWindowMs) return null;
@@ -260,10 +252,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       ...(named.length > 0 ? [{ referrer: In(named) }] : []),
     ];
     const found = where.length > 0 ? await this.dataSource.getRepository(InvoiceRecord).findBy(where) : [];
-    const records = new Map<string, InvoiceRecord>();
-    for (const r of found)
-      if (r.gatewayId !== null && gatewayIds.includes(r.gatewayId)) records.set(r.gatewayId, r);
-    return { records, referrers: new Set(found.map((r) => r.referrer)) };
+    const byNumber = found.filter((r) => r.gatewayId !== null && gatewayIds.includes(r.gatewayId));
+    return {
+      records: new Map(byNumber.map((r) => [r.gatewayId as string, r])),
+      referrers: new Set(found.map((r) => r.referrer)),
+    };
   }
 
   /**
@@ -290,7 +283,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     try {
       let foreign: string | null;
       if (found) [record, foreign] = [found, await this.identity.whyNotOurs(invoice, found, 'number')];
-      else ({ record, foreign } = await this.recordOf(invoice));
+      else {
+        const records = this.dataSource.getRepository(InvoiceRecord);
+        ({ record, foreign } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
+      }
       if (foreign) {
         for (const entry of entries) await this.rows.leftAlone(entry, foreign);
         return;
@@ -316,13 +312,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
     this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
-  }
-
-  /** {@link recordOfInvoice}, late and duplicate invoices linked, canceled or alerted by the checkout's adopter. */
-  private recordOf(invoice: Invoice): Promise<Adoption> {
-    const late = this.lateInvoices;
-    const adopt = late ? (i: Invoice) => late.adopt(i, 'webhook') : undefined;
-    return recordOfInvoice(this.dataSource.getRepository(InvoiceRecord), this.identity, invoice, adopt);
   }
 }
 

@@ -7,6 +7,7 @@ import { Coalescer } from '../core/coalescer';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
+import { purgeFinished } from '../core/queue/retention';
 import { clip } from '../core/text-bounds';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { dialectOf, runStatement } from '../persistence/dialect';
@@ -203,6 +204,21 @@ export class WebhookInboxService {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     } catch (err) {
       this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
+    }
+  }
+
+  /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
+  async purge(stopped: () => boolean): Promise<number> {
+    const rows = {
+      table: this.table,
+      finished: "state IN ('processed', 'ignored', 'dead')",
+      finishedAt: 'processed_at',
+    };
+    try {
+      return await purgeFinished(this.dataSource, rows, this.options.inbox.retentionMs, stopped);
+    } catch (err) {
+      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
+      return 0;
     }
   }
 

@@ -72,7 +72,7 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
   it('answers copies of one delivery in the same batch from its one row', async () => {
     // Outside the invoice's lookup window (the previous test looked it up): otherwise every delivery of the burst,
     // copies included, would join the entry put off until the next lookup instead of being stored.
-    const paced = app.app.get(WebhookInboxProcessor).confirmation.paced;
+    const paced = app.app.get(WebhookInboxProcessor).confirmation;
     await waitFor(
       () => paced.nextLookupAt(invoice.id) === null && paced.waitingEntry(invoice.id) === null,
       10_000,
