@@ -5,7 +5,7 @@ import type { Invoice } from '../gateway/types';
 import { CallCeiling } from '../reconciliation/call-ceiling';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
-import { message, type WebhookInboxService } from './webhook-inbox.service';
+import { type Closing, message, type WebhookInboxService } from './webhook-inbox.service';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
@@ -14,6 +14,7 @@ export const MAX_ROWS_PER_LOOKUP = 50;
 /** Invoices remembered at most at once in each map (oldest forgotten first), and a verdict for how long. */
 const MAX_REMEMBERED = 10_000;
 const VERDICT_MS = 3_600_000;
+const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
@@ -162,6 +163,15 @@ export class DeliveryConfirmation {
   answerOf(gatewayId: string, receivedBefore: Date): { recordId: string; status: ConfirmedStatus } | null {
     const confirmed = this.confirmedAt.get(gatewayId);
     return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed : null;
+  }
+
+  /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */
+  answered(gatewayId: string, entries: WebhookInboxEntry[], closings: Closing[]): boolean {
+    const recordId = this.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId;
+    if (recordId === undefined) return false;
+    this.forget(gatewayId);
+    for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
+    return true;
   }
 
   applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {

@@ -163,17 +163,8 @@ export class DeliveryIntake {
   }
 }
 
-/** The two `Webhook` header lines of a delivery, told apart (A13): the webhook id, and the token. */
-interface WebhookHeaderLines {
-  webhookId: string | null;
-  token: { merchant: string; service: string } | null;
-  /** Why no usable token was found. */
-  problem: string | null;
-}
-
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
 const TOKEN_RETRY_AFTER_SECONDS = 30;
-
 /** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
 const MAX_SERVICE_TOKEN_LENGTH = 512;
 
@@ -181,7 +172,11 @@ const MAX_SERVICE_TOKEN_LENGTH = 512;
  * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
  * Lines joined with ", " are split again (base64 and webhook ids have no commas).
  */
-export function readWebhookHeaderLines(received: readonly string[]): WebhookHeaderLines {
+export function readWebhookHeaderLines(received: readonly string[]): {
+  webhookId: string | null;
+  token: { merchant: string; service: string } | null;
+  problem: string | null;
+} {
   const lines = received
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
@@ -227,12 +222,6 @@ function decodeToken(line: string): string | null {
   return text;
 }
 
-/** Equal-length digests: the comparison takes the same time whatever the inputs. */
-function constantTimeEquals(a: string, b: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
-
 /**
  * The checks of a delivery's `Webhook` token that need no call to the service (§6): a `merchant:service` line, its
  * merchant part against the merchant token read now, when there is one. No token reaches a log line or a reason.
@@ -252,10 +241,12 @@ export async function checkToken(
     const message = 'the merchant token could not be read now; try again later';
     return { ok: false, status: 503, message, retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
   }
+  // Equal-length digests: the comparison takes the same time whatever the inputs.
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
   if (expected !== null) {
     if (lines.token.merchant === '') {
       if (!options.allowEmptyMerchantPart) return refuse('the token has an empty merchant part');
-    } else if (!constantTimeEquals(lines.token.merchant, expected)) {
+    } else if (!timingSafeEqual(digest(lines.token.merchant), digest(expected))) {
       return refuse('the merchant part of the token does not match');
     }
   }

@@ -15,26 +15,20 @@ import { DeliveryConfirmation } from './delivery-confirmation';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { type Closing, message, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 
-/** The outcome of a delivery answered by a confirmation made after it arrived. */
-const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
-/** A batch starts once no delivery came for this long... */
-const QUIET_MS = 25;
-/** ...or this long after the first one that waits for it, so a steady stream is still processed. */
-const MAX_WAIT_MS = 1000;
+/** A batch starts once no delivery came for 25 ms, or 1 s after the first one waiting (a steady stream). */
+const [QUIET_MS, MAX_WAIT_MS] = [25, 1000];
 /** Turns a waited-for entry waits for the pace before its attempt is the answer. */
 const PACED_ROUNDS = 3;
 
 /**
- * The inbox a batch at a time, under a lease (several instances may poll one database): due entries claimed in one
- * statement, grouped by invoice (one lookup and at most one status report each, however many deliveries wait),
- * closed together in one statement. Failures are retried with backoff, then dead-lettered with an `Alert`.
+ * The inbox a batch at a time under a lease (instances may share a database): due entries claimed in one statement,
+ * grouped by invoice (one lookup and at most one report each), closed in one statement; failures retried, then dead.
  */
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookInboxProcessor.name);
-  /** The intake reads its pacing (which entry waits, and till when). */
   readonly confirmation: DeliveryConfirmation;
   private readonly identity: InvoiceIdentity;
   private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
@@ -64,12 +58,9 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const every = this.options.inbox.pollIntervalMs;
-    if (every > 0) {
-      // A burst being taken in already has its batch coming (the quiet period): the periodic poll leaves it be.
-      this.interval = setInterval(() => void (this.waiting ? undefined : this.poll()), every);
-      this.interval.unref();
-    }
+    const ms = this.options.inbox.pollIntervalMs;
+    // A burst being taken in already has its batch coming (the quiet period): the periodic poll leaves it be.
+    if (ms > 0) this.interval = setInterval(() => void (this.waiting ? undefined : this.poll()), ms).unref();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -88,7 +79,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     this.arm(Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS));
   }
 
-  /** Quiet counts from arrivals, so deliveries queued during a pause (a long GC) do not look like a quiet moment. */
+  /** Quiet counts from arrivals: deliveries queued during a pause (a long GC) make no quiet moment. */
   arriving(): void {
     this.lastArrival = Date.now();
   }
@@ -97,10 +88,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     return this.waitingSince !== null;
   }
 
-  /**
-   * Processes an entry now, as a batch of one once the batch running has passed it, and resolves once that attempt
-   * is over; one the pace put off is attempted when its turn comes. For hosts that answer with the outcome.
-   */
+  /** Entry `id` as a batch of one once the batch running has passed it; one the pace put off, at its turn. */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
     for (let round = 0; ; round++) {
       while (this.current) await this.current;
@@ -153,7 +141,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       do {
         this.again = false;
         // A full batch may have left more due entries behind it.
-        while ((await this.run()) >= this.options.inbox.batchSize && !this.stopped);
+        for (let full = true; full && !this.stopped;) {
+          const claimed = await this.rows.leased.claimDueRows(this.options.inbox.batchSize, 'o.received_at');
+          if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
+          full = claimed.length >= this.options.inbox.batchSize;
+        }
       } while (this.again && !this.stopped);
     })()
       .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
@@ -195,12 +187,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     return due;
   }
 
-  private async run(): Promise<number> {
-    const claimed = await this.rows.leased.claimDueRows(this.options.inbox.batchSize, 'o.received_at');
-    if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
-    return claimed.length;
-  }
-
   private async process(claimed: WebhookInboxEntry[]): Promise<void> {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
@@ -211,7 +197,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const closings: Closing[] = [];
     // Answered already by an applied lookup: closed from memory, no read of their records.
     for (const [gatewayId, entries] of byInvoice) {
-      if (this.answered(gatewayId, entries, closings)) byInvoice.delete(gatewayId);
+      if (this.confirmation.answered(gatewayId, entries, closings)) byInvoice.delete(gatewayId);
     }
     const { records, referrers } = await this.recordsOf([...byInvoice.keys()], claimed);
     const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
@@ -232,15 +218,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     await this.rows.closeProcessed(closings);
   }
 
-  /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */
-  private answered(gatewayId: string, entries: WebhookInboxEntry[], closings: Closing[]): boolean {
-    const recordId = this.confirmation.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId;
-    if (recordId === undefined) return false;
-    this.confirmation.forget(gatewayId);
-    for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
-    return true;
-  }
-
   /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
   private async recordsOf(
     gatewayIds: string[],
@@ -259,10 +236,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  /**
-   * Entries of one invoice (`local`: a record holds its number or referrer): asks the service once, finds the record
-   * of its answer (identity-checked), applies it and leaves the entries to close with the batch. Errors are retried.
-   */
+  /** Entries of one invoice (`local`: a record holds its number or referrer): one lookup, its record, applied. */
   private async confirmInvoice(
     gatewayId: string,
     entries: WebhookInboxEntry[],
@@ -273,7 +247,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   ): Promise<void> {
     if (local) {
       this.confirmation.forget(gatewayId);
-      if (this.answered(gatewayId, entries, closings)) return;
+      if (this.confirmation.answered(gatewayId, entries, closings)) return;
     } else if (!(await this.confirmation.admit(entries[0], gatewayId))) return;
     const confirmation = await this.confirmation.confirm(entries, gatewayId, local);
     if (!confirmation) return;
