@@ -66,13 +66,7 @@ export function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
 }
 
-/** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
-type Verdict = 'unknown' | 'no-record';
-
-/**
- * A delivery's invoice as the service reports it now, one lookup per invoice at a time as the {@link LookupPace}
- * allows (and which entry waits for the next one); one without a record here costs a lookup at most.
- */
+/** A delivery's invoice as the service reports it now, one lookup per invoice at a time, as the pace allows. */
 export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
   private readonly pace: LookupPace;
@@ -82,7 +76,8 @@ export class DeliveryConfirmation {
   /** Per invoice, rows stored since its last lookup, the newest still joinable. */
   private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
   private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
-  private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
+  /** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
+  private readonly verdicts = new Map<string, { verdict: 'unknown' | 'no-record'; until: number }>();
   private readonly unknownLookups: CallCeiling;
   private unreported = 0;
   private lastReport = 0;
@@ -99,7 +94,8 @@ export class DeliveryConfirmation {
 
   /** Whether an invoice no record holds may be looked up now; else the entry is dead or waits. */
   async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean> {
-    const verdict = this.verdictOf(gatewayId);
+    const judged = this.verdicts.get(gatewayId);
+    const verdict = judged && judged.until > Date.now() ? judged.verdict : null;
     if (verdict === 'unknown') {
       await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
       return false;
@@ -227,10 +223,7 @@ export class DeliveryConfirmation {
     if (unlooked?.entryId === entryId) unlooked.entryId = null;
   }
 
-  /**
-   * The invoice as the service reports it, one lookup per invoice at a time: an invoice whose lookups are spent
-   * rejects (see {@link deferredUntil}); when this second's are spent, the lookup waits for the next second.
-   */
+  /** One lookup per invoice at a time: an invoice whose lookups are spent rejects (see {@link deferredUntil}). */
   private lookup(gatewayId: string): Promise<Invoice | null> {
     let pending = this.inFlight.get(gatewayId);
     if (!pending) {
@@ -265,11 +258,6 @@ export class DeliveryConfirmation {
     const waited = Date.now() - entry.receivedAt.getTime();
     if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.rows.retryLater(entry, problem);
     await this.rows.deadLetter(entry, dead(waited));
-  }
-
-  private verdictOf(gatewayId: string): Verdict | null {
-    const v = this.verdicts.get(gatewayId);
-    return v && v.until > Date.now() ? v.verdict : null;
   }
 
   /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */

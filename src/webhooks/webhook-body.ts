@@ -45,53 +45,40 @@ async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBody
 }
 
 /** The one bound on a delivery's body: a request read within `limit` (or its `req.body` a parser read), bytes. */
-export function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
-  if (Buffer.isBuffer(source)) {
-    if (source.length > limit) return Promise.resolve(tooLarge(limit));
-    return Promise.resolve({ ok: true, body: source });
-  }
+export async function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
   const req = source as (IncomingMessage & { body?: unknown }) | null;
   if (typeof req?.on === 'function' && typeof req.headers === 'object') {
-    if (req.body !== undefined && (req.readableEnded || req.complete)) {
-      return Promise.resolve(
-        Buffer.isBuffer(req.body) ? boundedBody(req.body, limit) : { ok: true, parsed: req.body },
-      );
-    }
-    return readRawBody(req, limit);
+    if (req.body === undefined || !(req.readableEnded || req.complete)) return readRawBody(req, limit);
+    source = req.body;
   }
-  return Promise.resolve({ ok: true, parsed: source });
+  if (!Buffer.isBuffer(source)) return { ok: true, parsed: source };
+  return source.length > limit ? tooLarge(limit) : { ok: true, body: source };
 }
 
-function tooLarge(limit: number): Refusal {
-  return refusal(413, `body exceeds ${limit} bytes`);
-}
+const tooLarge = (limit: number) => refusal(413, `body exceeds ${limit} bytes`);
 
 /** A delivery's body read once, whichever host hands it over: bounded, a JSON object, at most `maxDepth` deep. */
 export async function readDeliveryBody(
   source: unknown,
   limit: number,
   maxDepth: number,
-): Promise<{ ok: true; value: Record<string, unknown> } | Refusal> {
+): Promise<{ ok: true; value: JsonObject } | Refusal> {
   const read = await boundedBody(source, limit);
   if (!read.ok) return { ...read, unread: true };
-  let value: unknown = 'parsed' in read ? read.parsed : undefined;
-  if ('body' in read) {
-    try {
-      value = JSON.parse(read.body.toString('utf8'));
-    } catch {
-      return refusal(400, 'body: malformed JSON');
-    }
+  let value: unknown;
+  try {
+    value = 'body' in read ? JSON.parse(read.body.toString('utf8')) : read.parsed;
+  } catch {
+    return refusal(400, 'body: malformed JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return refusal(400, 'body: must be a JSON object');
-  }
-  if (exceedsJsonDepth(value, maxDepth)) {
-    return refusal(400, `body: nested deeper than ${maxDepth} levels`);
-  }
-  return { ok: true, value: value as Record<string, unknown> };
+  if (asRecord(value) === null) return refusal(400, 'body: must be a JSON object');
+  if (exceedsJsonDepth(value, maxDepth)) return refusal(400, `body: nested deeper than ${maxDepth} levels`);
+  return { ok: true, value: value as JsonObject };
 }
 
 type JsonObject = Record<string, unknown>;
+
+type NamedInvoice = { id: string; referrer: string | null; statusCode: number } | null;
 
 /** What routing needs of an untrusted body: the body is a trigger, so nothing else of it is read. */
 export interface WebhookDelivery {
@@ -101,7 +88,7 @@ export interface WebhookDelivery {
   sentAt: string | null;
   /** A synthetic delivery from the resend operation (A14) with no invoice to apply. */
   test: boolean;
-  invoice: { id: string; referrer: string | null; statusCode: number } | null;
+  invoice: NamedInvoice;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
   /** The invoice object as received, card data redacted: what the inbox row keeps. */
@@ -113,11 +100,7 @@ export interface WebhookDelivery {
  * The invoice a delivery names, or why it cannot be stored: text an inbox row may not keep (400; PostgreSQL refuses
  * NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with bodies naming nothing).
  */
-export function routable(
-  d: WebhookDelivery,
-):
-  | { ok: true; invoice: NonNullable<WebhookDelivery['invoice']> }
-  | { ok: false; status: 400 | 422; message: string } {
+export function routable(d: WebhookDelivery): { ok: true; invoice: NonNullable<NamedInvoice> } | Refusal {
   const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
   const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
   const bad = Object.entries(fields).find(
@@ -137,10 +120,8 @@ export function readDelivery(
   body: JsonObject,
   profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
 ): WebhookDelivery {
-  const parts = profile.webhook.read
-    ? customParts(body, profile.webhook.read)
-    : partsAt(body, profile.webhook);
-  const { invoice: raw, error, ...meta } = parts;
+  const w = profile.webhook;
+  const { invoice: raw, error, ...meta } = w.read ? customParts(body, w.read) : partsAt(body, w);
   const container = asRecord(raw);
   const read = container ? readInvoice(container) : { invoice: null, error: null, id: null };
   return {
@@ -156,7 +137,7 @@ const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', '
 
 /** The number, referrer and status code of either shape, as the one normalizer reads them. */
 function readInvoice(container: JsonObject): {
-  invoice: WebhookDelivery['invoice'];
+  invoice: NamedInvoice;
   error: string | null;
   id: string | null;
 } {
@@ -196,10 +177,7 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
   // some other wrapper, not an invoice).
   const at = w.invoice.find((p) => {
     const v = asRecord(valueAt(body, p));
-    return (
-      v !== null &&
-      (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v)
-    );
+    return !!v && (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v);
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),

@@ -18,15 +18,12 @@ import type { WebhookDelivery } from './webhook-body';
 /** Injection token of the resolved `ResolvedWebhooksOptions`. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 
-/** What storing a delivery did. */
+/** What storing a delivery did (`duplicate`: a retry or copy of a stored one; `problem`: why a dead one is). */
 export interface StoredDelivery {
   id: string;
-  /** The dedupe key was already in the inbox: this is a retry or a duplicate of a stored delivery. */
   duplicate: boolean;
   state: WebhookInboxState;
-  /** Why the entry is dead; `null` otherwise. */
   problem: string | null;
-  /** The service's invoice number, when readable. */
   gatewayId: string | null;
 }
 
@@ -108,21 +105,13 @@ export class WebhookInboxService {
     });
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
-    if (!inserted) {
-      const existing = await this.dataSource
-        .getRepository(WebhookInboxEntry)
-        .findOneBy({ dedupeKey: delivery.dedupeKey });
-      if (!existing)
-        throw new Error(`webhook inbox: delivery ${delivery.dedupeKey} neither stored nor found`);
-      return {
-        id: existing.id,
-        duplicate: true,
-        state: existing.state,
-        problem: existing.state === 'dead' ? existing.lastError : null,
-        gatewayId: existing.gatewayId,
-      };
-    }
-    return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
+    if (inserted) return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
+    const found = await this.dataSource
+      .getRepository(WebhookInboxEntry)
+      .findOneBy({ dedupeKey: entry.dedupeKey });
+    if (!found) throw new Error(`webhook inbox: delivery ${entry.dedupeKey} neither stored nor found`);
+    const problem = found.state === 'dead' ? found.lastError : null;
+    return { id: found.id, duplicate: true, state: found.state, problem, gatewayId: found.gatewayId };
   }
 
   /**

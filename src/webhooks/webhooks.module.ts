@@ -178,10 +178,7 @@ function answerOf(result: IntakeResult): DeliveryAnswer {
   return { status, body: { statusCode: status, message, ...error }, retryAfterSeconds };
 }
 
-const INTERNAL_ERROR_ANSWER: DeliveryAnswer = {
-  status: 500,
-  body: { statusCode: 500, message: 'Internal server error' },
-};
+const INTERNAL_ERROR_ANSWER = { status: 500, body: { statusCode: 500, message: 'Internal server error' } };
 
 /** Writes an answer as Express' `res.json` would, errors included: JSON no browser may sniff into anything else. */
 function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
@@ -199,20 +196,15 @@ function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
 export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
 
 /**
- * The webhook route: a middleware for `POST <path>` (or a suffix, so a global prefix still matches) put ahead of the
- * host's body parsers, whose own limit would otherwise apply; a body a host's middleware read is left to the Nest route.
+ * The webhook route: a middleware for `POST …<path>` (a global prefix still matches) put ahead of the host's body
+ * parsers, whose own limit would otherwise apply; a body a host's middleware read is left to the Nest route.
  */
 export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   const suffix = `/${path}`;
-  return function invoicePaymentsWebhookRoute(
-    req: IncomingMessage,
-    res: ServerResponse,
-    next: () => void,
-  ): void {
+  return function invoicePaymentsWebhookRoute(req: IncomingMessage, res: ServerResponse, next: () => void) {
     const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
     const pathname = url.split('?')[0].replace(/\/+$/, '');
-    if (req.method !== 'POST' || !(pathname === suffix || pathname.endsWith(suffix))) return next();
-    if (req.readableEnded) return next();
+    if (req.method !== 'POST' || req.readableEnded || !pathname.endsWith(suffix)) return next();
     receive(req).then(
       (answer) => writeAnswer(res, answer),
       () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
