@@ -147,19 +147,13 @@ export class DeliveryIntake {
     }
     if (open.length === 0) {
       const named = `invoice ${invoice.id}${invoice.referrer ? ` (referrer ${invoice.referrer})` : ''}`;
-      return {
-        ok: false,
-        status: 422,
-        message: `${named} is no invoice of this store open to changes: nothing stored`,
-      };
+      const message = `${named} is no invoice of this store open to changes: nothing stored`;
+      return { ok: false, status: 422, message };
     }
     if (this.byReferrer.take()) return null;
-    return {
-      ok: false,
-      status: 503,
-      message: `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`,
-      retryAfterSeconds: Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000)),
-    };
+    const message = `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`;
+    const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
+    return { ok: false, status: 503, message, retryAfterSeconds };
   }
 }
 
