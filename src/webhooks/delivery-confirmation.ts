@@ -272,11 +272,9 @@ export class DeliveryConfirmation {
     this.logger.warn(
       `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
     );
-    this.rows.alert({
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: null,
-      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
-    });
+    const last = `last: delivery ${entry.id}: ${reason}`;
+    this.rows.alert(
+      `${count} webhook delivery(ies) named invoices neither this store nor the service knows (${last}); a valid webhook token may have leaked`,
+    );
   }
 }

@@ -40,9 +40,8 @@ export function openToReports(code: number | null): boolean {
 }
 
 /**
- * The one way a delivery enters, whichever host received it: the body read once (413, 415, 400), the token's local
- * checks (401), what routing needs (400 naming the field), its invoice one this store holds open ({@link admit}:
- * 422, 503), then stored in the inbox. No call to the service: the body is only a trigger.
+ * The one way a delivery enters, from any host: body (413, 415, 400), token (401), routing (400, 422), an invoice
+ * held open here ({@link admit}: 422, 503), then stored. No call to the service: the body is only a trigger.
  */
 @Injectable()
 export class DeliveryIntake {

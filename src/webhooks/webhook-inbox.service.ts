@@ -4,7 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { type InvoicePaymentsAlert as Alert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { purgeFinished } from '../core/queue/retention';
@@ -170,12 +170,8 @@ export class WebhookInboxService {
     await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
     if (!alert) return;
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
-    this.alert({
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: null,
-      message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
-    });
+    const what = `invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}`;
+    this.alert(`webhook delivery ${entry.id} (${what}) dead-lettered: ${reason}`);
   }
 
   /** A delivery of an invoice that is not this store's (the identity check raised `foreign_invoice`): `ignored`. */
@@ -188,11 +184,15 @@ export class WebhookInboxService {
     });
   }
 
-  alert(alert: InvoicePaymentsAlert): void {
+  /** A `webhook_dead_letter` alert; a listener that throws is logged. */
+  alert(message: string): void {
+    const alert: Alert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
     try {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
+      this.logger.error(
+        `a listener of ${InvoicePaymentsEvents.Alert} threw: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 

@@ -34,10 +34,7 @@ export interface WebhooksModuleExtras {
   optionsProvider?: Provider;
 }
 
-/**
- * Webhook reception: the route at `options.path`, the token check, the inbox and its processor. Status changes go
- * through the global `InvoiceStatusModule`, which the app must import too (the root module does).
- */
+/** Webhook reception at `options.path`; status changes go through the global `InvoiceStatusModule` (import it). */
 @Module({})
 export class WebhooksModule implements OnModuleInit {
   private readonly logger = new Logger(WebhooksModule.name);
