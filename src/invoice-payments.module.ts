@@ -31,8 +31,8 @@ import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } fr
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './webhooks/constants';
-import type { WebhookMerchantTokenSource } from './webhooks/types';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
+import { WEBHOOKS_OPTIONS } from './webhooks/webhook-inbox.service';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**

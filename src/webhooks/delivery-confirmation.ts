@@ -5,7 +5,7 @@ import type { Invoice } from '../gateway/types';
 import { CallCeiling } from '../reconciliation/call-ceiling';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
-import { message, type WebhookInboxService } from './webhook-inbox.service';
+import { type Closing, message, type WebhookInboxService } from './webhook-inbox.service';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
@@ -14,6 +14,7 @@ export const MAX_ROWS_PER_LOOKUP = 50;
 /** Invoices remembered at most at once in each map (oldest forgotten first), and a verdict for how long. */
 const MAX_REMEMBERED = 10_000;
 const VERDICT_MS = 3_600_000;
+const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
@@ -58,132 +59,43 @@ export class LookupPace {
   }
 }
 
-/** Lookups one at a time per invoice as the {@link LookupPace} allows, and the entry waiting for the next one. */
-export class PacedLookups {
-  private readonly pace: LookupPace;
-  private readonly inFlight = new Map<string, Promise<Invoice | null>>();
-  private readonly deferred = new Map<string, number>();
-  private readonly waiting = new Map<string, { entryId: string; until: number }>();
-  /** Per invoice, an entry due at its next lookup; rows stored since its last one, the newest still joinable. */
-  private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
-
-  constructor(
-    private readonly find: (gatewayId: string) => Promise<Invoice | null>,
-    private readonly windowMs: number,
-    perSecond: number,
-  ) {
-    this.pace = new LookupPace(windowMs, perSecond);
-  }
-
-  /**
-   * The invoice as the service reports it, one lookup per invoice at a time: an invoice whose lookups are spent
-   * rejects (see {@link deferredUntil}); when this second's are spent, the lookup waits for the next second.
-   */
-  lookup(gatewayId: string): Promise<Invoice | null> {
-    let pending = this.inFlight.get(gatewayId);
-    if (!pending) {
-      const first = this.pace.take(gatewayId);
-      if (first.waitMs > 0 && first.scope === 'invoice') {
-        const retryAt = Date.now() + first.waitMs;
-        remember(this.deferred, gatewayId, retryAt);
-        const at = new Date(retryAt).toISOString();
-        const why = `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${at}`;
-        return Promise.reject(new Error(why));
-      }
-      this.deferred.delete(gatewayId);
-      this.unlooked.delete(gatewayId);
-      pending = this.afterCeiling(gatewayId, first.waitMs)
-        .then(() => this.find(gatewayId))
-        .finally(() => this.inFlight.delete(gatewayId));
-      this.inFlight.set(gatewayId, pending);
-    }
-    return pending;
-  }
-
-  deferredUntil(gatewayId: string): Date | null {
-    const until = this.deferred.get(gatewayId);
-    return until !== undefined && until > Date.now() ? new Date(until) : null;
-  }
-
-  /** When the next lookup of `gatewayId` may start if not now (the intake stores a delivery due then), else `null`. */
-  nextLookupAt(gatewayId: string): Date | null {
-    const wait = this.pace.peek(gatewayId);
-    return wait > 0 ? new Date(Date.now() + wait) : null;
-  }
-
-  waits(gatewayId: string, entryId: string, until: Date): void {
-    remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
-  }
-
-  stored(gatewayId: string, entryId: string): void {
-    const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
-    remember(this.unlooked, gatewayId, { count, entryId });
-  }
-
-  /**
-   * The entry a delivery of `gatewayId` may join instead of being stored: the one put off until the next lookup, or
-   * past {@link MAX_ROWS_PER_LOOKUP} rows since the last lookup started, the newest; else `null`.
-   */
-  waitingEntry(gatewayId: string): string | null {
-    const waiting = this.waiting.get(gatewayId);
-    if (waiting && waiting.until + this.windowMs > Date.now()) return waiting.entryId;
-    if (waiting) this.waiting.delete(gatewayId);
-    const unlooked = this.unlooked.get(gatewayId);
-    return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
-  }
-
-  /** Entry `entryId` was claimed or finished: no delivery joins it. */
-  forgetWaiting(gatewayId: string, entryId: string): void {
-    if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
-    const unlooked = this.unlooked.get(gatewayId);
-    if (unlooked?.entryId === entryId) unlooked.entryId = null;
-  }
-
-  private async afterCeiling(gatewayId: string, waitMs: number): Promise<void> {
-    while (waitMs > 0) {
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-      ({ waitMs } = this.pace.take(gatewayId));
-    }
-  }
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
+/** Sets `key` in a map of at most {@link MAX_REMEMBERED} keys, the oldest forgotten first. */
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
   map.set(key, value);
 }
 
-/** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
-type Verdict = 'unknown' | 'no-record';
-
-/** A delivery's invoice as the service reports it now; one without a record here costs a lookup at most. */
+/** A delivery's invoice as the service reports it now, one lookup per invoice at a time, as the pace allows. */
 export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
-  readonly paced: PacedLookups;
+  private readonly pace: LookupPace;
+  private readonly inFlight = new Map<string, Promise<Invoice | null>>();
+  private readonly deferred = new Map<string, number>();
+  private readonly waiting = new Map<string, { entryId: string; until: number }>();
+  /** Per invoice, rows stored since its last lookup, the newest still joinable. */
+  private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
   private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
-  private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
+  /** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
+  private readonly verdicts = new Map<string, { verdict: 'unknown' | 'no-record'; until: number }>();
   private readonly unknownLookups: CallCeiling;
   private unreported = 0;
   private lastReport = 0;
 
   constructor(
-    gateway: GatewayClient,
+    private readonly gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
     private readonly rows: WebhookInboxService,
   ) {
-    const find = (gatewayId: string) => gateway.findInvoiceById(gatewayId);
-    this.paced = new PacedLookups(find, options.lookupWindowMs, options.lookupsPerSecond);
+    this.pace = new LookupPace(options.lookupWindowMs, options.lookupsPerSecond);
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
     this.unknownLookups = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
   }
 
-  /** Whether an invoice no record holds by number may be looked up now; else the entry is dead or waits. */
-  async admit(entry: WebhookInboxEntry, gatewayId: string, local: boolean): Promise<boolean> {
-    if (local) {
-      this.forget(gatewayId);
-      return true;
-    }
-    const verdict = this.verdictOf(gatewayId);
+  /** Whether an invoice no record holds may be looked up now; else the entry is dead or waits. */
+  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean> {
+    const judged = this.verdicts.get(gatewayId);
+    const verdict = judged && judged.until > Date.now() ? judged.verdict : null;
     if (verdict === 'unknown') {
       await this.deadLetterUnknown(entry, `the service does not know invoice ${gatewayId}`);
       return false;
@@ -209,7 +121,7 @@ export class DeliveryConfirmation {
     const startedAt = new Date();
     let problem: string;
     try {
-      const invoice = await this.paced.lookup(gatewayId);
+      const invoice = await this.lookup(gatewayId);
       if (invoice) {
         // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
         if (!local)
@@ -225,39 +137,37 @@ export class DeliveryConfirmation {
     } catch (err) {
       problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
     }
-    for (const entry of entries) await this.notConfirmed(entry, problem);
+    for (const entry of entries) {
+      // A lookup only put off is no failure: the entry is due at its turn.
+      const until = this.deferredUntil(gatewayId);
+      if (until === null) await this.retryWithin(entry, problem, (waited) => `${problem} (for ${waited} ms)`);
+      else {
+        await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+        this.waits(gatewayId, entry.id, until);
+      }
+    }
     return null;
   }
 
-  /** Retried with backoff for `unknownInvoiceWindowMs`, then dead; a lookup only put off is no failure. */
-  async notConfirmed(entry: WebhookInboxEntry, problem: string): Promise<void> {
-    const until = entry.gatewayId === null ? null : this.paced.deferredUntil(entry.gatewayId);
-    if (until !== null) {
-      await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
-      this.paced.waits(entry.gatewayId as string, entry.id, until);
-      return;
-    }
-    const waited = Date.now() - entry.receivedAt.getTime();
-    if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-      await this.rows.deadLetter(entry, null, `${problem} (for ${waited} ms)`);
-    } else {
-      await this.rows.retryLater(entry, problem);
-    }
-  }
-
   /** Later deliveries of the invoice wait for a record too, without asking the service again, within the window. */
-  async waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
-    const waited = Date.now() - entry.receivedAt.getTime();
-    if (waited < this.options.inbox.unknownInvoiceWindowMs) {
-      return this.rows.retryLater(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`);
-    }
-    await this.rows.deadLetter(entry, null, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
+  waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
+    const dead = (waited: number) => `no invoice record for invoice ${gatewayId} after ${waited} ms`;
+    return this.retryWithin(entry, `${NO_RECORD_YET} for invoice ${gatewayId}`, dead);
   }
 
   /** The lookup that answered deliveries of `gatewayId` received up to `receivedBefore`, remembered in this process. */
   answerOf(gatewayId: string, receivedBefore: Date): { recordId: string; status: ConfirmedStatus } | null {
     const confirmed = this.confirmedAt.get(gatewayId);
     return confirmed !== undefined && receivedBefore.getTime() < confirmed.at ? confirmed : null;
+  }
+
+  /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */
+  answered(gatewayId: string, entries: WebhookInboxEntry[], closings: Closing[]): boolean {
+    const recordId = this.answerOf(gatewayId, entries[entries.length - 1].receivedAt)?.recordId;
+    if (recordId === undefined) return false;
+    this.forget(gatewayId);
+    for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId });
+    return true;
   }
 
   applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
@@ -272,14 +182,87 @@ export class DeliveryConfirmation {
     this.verdicts.delete(gatewayId);
   }
 
-  private verdictOf(gatewayId: string): Verdict | null {
-    const v = this.verdicts.get(gatewayId);
-    return v && v.until > Date.now() ? v.verdict : null;
+  /** When the invoice's lookup, spent, was put off till; `null` when none is. */
+  deferredUntil(gatewayId: string): Date | null {
+    const until = this.deferred.get(gatewayId);
+    return until !== undefined && until > Date.now() ? new Date(until) : null;
+  }
+
+  /** When the next lookup of `gatewayId` may start if not now (the intake stores a delivery due then), else `null`. */
+  nextLookupAt(gatewayId: string): Date | null {
+    const wait = this.pace.peek(gatewayId);
+    return wait > 0 ? new Date(Date.now() + wait) : null;
+  }
+
+  /** Entry `entryId` waits for the invoice's next lookup, due `until`. */
+  waits(gatewayId: string, entryId: string, until: Date): void {
+    remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
+  }
+
+  stored(gatewayId: string, entryId: string): void {
+    const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
+    remember(this.unlooked, gatewayId, { count, entryId });
+  }
+
+  /**
+   * The entry a delivery of `gatewayId` may join instead of being stored: the one put off until the next lookup, or
+   * past {@link MAX_ROWS_PER_LOOKUP} rows since the last lookup started, the newest; else `null`.
+   */
+  waitingEntry(gatewayId: string): string | null {
+    const waiting = this.waiting.get(gatewayId);
+    if (waiting && waiting.until + this.options.lookupWindowMs > Date.now()) return waiting.entryId;
+    if (waiting) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
+  }
+
+  /** Entry `entryId` was claimed or finished: no delivery joins it. */
+  forgetWaiting(gatewayId: string, entryId: string): void {
+    if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
+    const unlooked = this.unlooked.get(gatewayId);
+    if (unlooked?.entryId === entryId) unlooked.entryId = null;
+  }
+
+  /** One lookup per invoice at a time: an invoice whose lookups are spent rejects (see {@link deferredUntil}). */
+  private lookup(gatewayId: string): Promise<Invoice | null> {
+    let pending = this.inFlight.get(gatewayId);
+    if (!pending) {
+      const { waitMs, scope } = this.pace.take(gatewayId);
+      if (waitMs > 0 && scope === 'invoice') {
+        const retryAt = Date.now() + waitMs;
+        remember(this.deferred, gatewayId, retryAt);
+        const at = new Date(retryAt).toISOString();
+        const why = `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${at}`;
+        return Promise.reject(new Error(why));
+      }
+      this.deferred.delete(gatewayId);
+      this.unlooked.delete(gatewayId);
+      pending = (async () => {
+        // This second's lookups are spent: the next second's.
+        for (let wait = waitMs; wait > 0; { waitMs: wait } = this.pace.take(gatewayId)) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
+        return this.gateway.findInvoiceById(gatewayId);
+      })().finally(() => this.inFlight.delete(gatewayId));
+      this.inFlight.set(gatewayId, pending);
+    }
+    return pending;
+  }
+
+  /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */
+  private async retryWithin(
+    entry: WebhookInboxEntry,
+    problem: string,
+    dead: (ms: number) => string,
+  ): Promise<void> {
+    const waited = Date.now() - entry.receivedAt.getTime();
+    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.rows.retryLater(entry, problem);
+    await this.rows.deadLetter(entry, dead(waited));
   }
 
   /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
   private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
-    await this.rows.deadLetter(entry, null, reason, false);
+    await this.rows.deadLetter(entry, reason, false);
     this.unreported++;
     const t = Date.now();
     if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
@@ -289,11 +272,9 @@ export class DeliveryConfirmation {
     this.logger.warn(
       `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
     );
-    this.rows.alert({
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: null,
-      message: `${count} webhook delivery(ies) named invoices neither this store nor the service knows (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`,
-    });
+    const last = `last: delivery ${entry.id}: ${reason}`;
+    this.rows.alert(
+      `${count} webhook delivery(ies) named invoices neither this store nor the service knows (${last}); a valid webhook token may have leaked`,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { checkToken, openToReports, readWebhookHeaderLines, webhookLinesOf } from './delivery-intake';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { WebhookMerchantTokenSource } from './types';
+import type { WebhookMerchantTokenSource } from './delivery-intake';
 
 /** The token check with these options and merchant token source. */
 const tokenChecker = (options: ResolvedWebhooksOptions, source?: WebhookMerchantTokenSource) => ({

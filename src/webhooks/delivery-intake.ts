@@ -7,19 +7,20 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/call-ceiling';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE, WEBHOOKS_OPTIONS } from './constants';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { WebhookMerchantTokenSource } from './types';
-import {
-  type BodyRefusal,
-  deliveryTextProblem,
-  readDelivery,
-  readDeliveryBody,
-  type WebhookDelivery,
-} from './webhook-body';
+import { type Refusal, readDelivery, readDeliveryBody, routable, type WebhookDelivery } from './webhook-body';
+import { remember } from './delivery-confirmation';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
+import { StoredDelivery, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 import { countDelivery, traced } from '../observability/otel';
+
+/** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
+export interface WebhookMerchantTokenSource {
+  merchantToken(): Promise<string | null>;
+}
+
+/** Injection token of an optional {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
+export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
 
 /** A delivery as a host received it: its headers, and the request, its bytes or what the host's parser made of them. */
 interface DeliveryInput {
@@ -28,15 +29,9 @@ interface DeliveryInput {
 }
 
 /** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
-export type IntakeResult =
-  | { ok: true; stored: StoredDelivery }
-  | (Omit<BodyRefusal, 'status'> & {
-      status: BodyRefusal['status'] | 401 | 422 | 503;
-      retryAfterSeconds?: number;
-    });
+export type IntakeResult = { ok: true; stored: StoredDelivery } | Refusal;
 
-/** Invoices remembered as open here at most at once, and for how long. */
-const MAX_REMEMBERED = 10_000;
+/** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
 
 /** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
@@ -44,12 +39,9 @@ export function openToReports(code: number | null): boolean {
   return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
 }
 
-type Refusal = Extract<IntakeResult, { ok: false }>;
-
 /**
- * The one way a delivery enters, whichever host received it: the body read once (413, 415, 400), the token's local
- * checks (401), what routing needs (400 naming the field), its invoice one this store holds open ({@link admit}:
- * 422, 503), then stored in the inbox. No call to the service: the body is only a trigger.
+ * The one way a delivery enters, from any host: body (413, 415, 400), token (401), routing (400, 422), an invoice
+ * held open here ({@link admit}: 422, 503), then stored. No call to the service: the body is only a trigger.
  */
 @Injectable()
 export class DeliveryIntake {
@@ -84,20 +76,13 @@ export class DeliveryIntake {
     const auth = await checkToken(input.headers, this.options, this.merchantSource);
     if (!auth.ok) return auth;
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
-    const problem = deliveryTextProblem(delivery);
-    if (problem) return { ok: false, status: 400, message: problem };
-    if (!delivery.invoice) {
-      // Nothing a lookup could answer: not stored, so a sender cannot fill the inbox with bodies naming nothing.
-      const what = delivery.test
-        ? 'a test delivery without an invoice'
-        : (delivery.invoiceError ?? 'no invoice');
-      return { ok: false, status: 422, message: `${what}: nothing stored` };
-    }
-    const refused = await this.admit(delivery.invoice);
+    const routed = routable(delivery);
+    if (!routed.ok) return routed;
+    const refused = await this.admit(routed.invoice);
     if (refused) return refused;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
-    const stored = await this.storeOrJoin(delivery, delivery.invoice, body.value, auth.webhookId);
+    const stored = await this.storeOrJoin(delivery, routed.invoice.id, auth.webhookId);
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
     }
@@ -114,12 +99,10 @@ export class DeliveryIntake {
    */
   private async storeOrJoin(
     delivery: WebhookDelivery,
-    invoice: { id: string },
-    body: Record<string, unknown>,
+    gatewayId: string,
     webhookId: string | null,
   ): Promise<StoredDelivery> {
-    const pacing = this.processor.confirmation.paced;
-    const gatewayId = invoice.id;
+    const pacing = this.processor.confirmation;
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
     if (waiting !== null) {
@@ -128,16 +111,14 @@ export class DeliveryIntake {
       }
       pacing.forgetWaiting(gatewayId, waiting);
     }
-    const dueAt = pacing.nextLookupAt(gatewayId);
-    if (dueAt === null) {
-      const stored = await this.inbox.store(delivery, body, webhookId);
-      if (!stored.duplicate && stored.state === 'pending') pacing.stored(gatewayId, stored.id);
-      return stored;
-    }
-    const write = this.inbox.store(delivery, body, webhookId, dueAt).then((stored) => {
-      if (!stored.duplicate && stored.state === 'pending') pacing.waits(gatewayId, stored.id, dueAt);
+    const dueAt = pacing.nextLookupAt(gatewayId) ?? undefined;
+    const write = this.inbox.store(delivery, webhookId, dueAt).then((stored) => {
+      if (stored.duplicate || stored.state !== 'pending') return stored;
+      if (dueAt) pacing.waits(gatewayId, stored.id, dueAt);
+      else pacing.stored(gatewayId, stored.id);
       return stored;
     });
+    if (!dueAt) return write;
     this.waitingWrites.set(gatewayId, write);
     try {
       return await write;
@@ -160,41 +141,23 @@ export class DeliveryIntake {
       .find({ where, select: { id: true, gatewayId: true, statusCode: true } });
     const open = records.filter((r) => openToReports(r.statusCode));
     if (open.some((r) => r.gatewayId === invoice.id)) {
-      this.open.delete(invoice.id);
-      if (this.open.size >= MAX_REMEMBERED) this.open.delete(this.open.keys().next().value as string);
-      this.open.set(invoice.id, t + REMEMBER_MS);
+      remember(this.open, invoice.id, t + REMEMBER_MS);
       return null;
     }
     if (open.length === 0) {
       const named = `invoice ${invoice.id}${invoice.referrer ? ` (referrer ${invoice.referrer})` : ''}`;
-      return {
-        ok: false,
-        status: 422,
-        message: `${named} is no invoice of this store open to changes: nothing stored`,
-      };
+      const message = `${named} is no invoice of this store open to changes: nothing stored`;
+      return { ok: false, status: 422, message };
     }
     if (this.byReferrer.take()) return null;
-    return {
-      ok: false,
-      status: 503,
-      message: `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`,
-      retryAfterSeconds: Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000)),
-    };
+    const message = `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`;
+    const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
+    return { ok: false, status: 503, message, retryAfterSeconds };
   }
 }
 
-/** The two `Webhook` header lines of a delivery, told apart (A13): the webhook id, and the token. */
-interface WebhookHeaderLines {
-  webhookId: string | null;
-  token: { merchant: string; service: string } | null;
-  /** Why no usable token was found. */
-  problem: string | null;
-}
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
 const TOKEN_RETRY_AFTER_SECONDS = 30;
-
 /** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
 const MAX_SERVICE_TOKEN_LENGTH = 512;
 
@@ -202,7 +165,11 @@ const MAX_SERVICE_TOKEN_LENGTH = 512;
  * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
  * Lines joined with ", " are split again (base64 and webhook ids have no commas).
  */
-export function readWebhookHeaderLines(received: readonly string[]): WebhookHeaderLines {
+export function readWebhookHeaderLines(received: readonly string[]): {
+  webhookId: string | null;
+  token: { merchant: string; service: string } | null;
+  problem: string | null;
+} {
   const lines = received
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
@@ -210,20 +177,14 @@ export function readWebhookHeaderLines(received: readonly string[]): WebhookHead
   const decoded = lines.map((line) => ({ line, text: decodeToken(line) }));
   const tokens = [...new Set(decoded.filter((d) => d.text !== null).map((d) => d.text as string))];
   const webhookId = decoded.find((d) => d.text === null)?.line ?? null;
-  if (tokens.length === 0)
-    return { webhookId, token: null, problem: 'no Webhook header line carries a token' };
-  if (tokens.length > 1) return { webhookId, token: null, problem: 'several different Webhook tokens' };
-  const text = tokens[0];
-  const colon = text.indexOf(':');
-  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
-  if (token.service.length === 0)
-    return { webhookId, token: null, problem: 'the token has an empty service part' };
+  const none = (problem: string) => ({ webhookId, token: null, problem });
+  if (tokens.length === 0) return none('no Webhook header line carries a token');
+  if (tokens.length > 1) return none('several different Webhook tokens');
+  const colon = tokens[0].indexOf(':');
+  const token = { merchant: tokens[0].slice(0, colon), service: tokens[0].slice(colon + 1) };
+  if (token.service.length === 0) return none('the token has an empty service part');
   if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
-    return {
-      webhookId,
-      token: null,
-      problem: `the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`,
-    };
+    return none(`the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`);
   }
   return { webhookId, token, problem: null };
 }
@@ -232,13 +193,6 @@ export function readWebhookHeaderLines(received: readonly string[]): WebhookHead
 export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>): string[] {
   const req = source as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> };
   if (req.headersDistinct) return req.headersDistinct['webhook'] ?? [];
-  if (Array.isArray(req.rawHeaders)) {
-    const out: string[] = [];
-    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-      if (req.rawHeaders[i].toLowerCase() === 'webhook') out.push(req.rawHeaders[i + 1]);
-    }
-    return out;
-  }
   const out: string[] = [];
   for (const [name, value] of Object.entries(source)) {
     if (name.toLowerCase() !== 'webhook') continue;
@@ -248,7 +202,7 @@ export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>
 }
 
 function decodeToken(line: string): string | null {
-  if (line.length % 4 !== 0 || !BASE64.test(line)) return null;
+  // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
   const buf = Buffer.from(line, 'base64');
   if (buf.toString('base64') !== line) return null;
   const text = buf.toString('utf8');
@@ -259,12 +213,6 @@ function decodeToken(line: string): string | null {
     if (c < 0x20 || c === 0x7f || c === 0xfffd) return null;
   }
   return text;
-}
-
-/** Equal-length digests: the comparison takes the same time whatever the inputs. */
-function constantTimeEquals(a: string, b: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
 }
 
 /**
@@ -286,10 +234,12 @@ export async function checkToken(
     const message = 'the merchant token could not be read now; try again later';
     return { ok: false, status: 503, message, retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
   }
+  // Equal-length digests: the comparison takes the same time whatever the inputs.
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
   if (expected !== null) {
     if (lines.token.merchant === '') {
       if (!options.allowEmptyMerchantPart) return refuse('the token has an empty merchant part');
-    } else if (!constantTimeEquals(lines.token.merchant, expected)) {
+    } else if (!timingSafeEqual(digest(lines.token.merchant), digest(expected))) {
       return refuse('the merchant part of the token does not match');
     }
   }

@@ -5,17 +5,19 @@ import { asInt, asRecord, asText, exceedsJsonDepth, MAX_JSON_DEPTH } from '../ga
 import { InvoiceStatusCode } from '../gateway/status';
 import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
 
-/** A body refused, with the HTTP status that says why (`unread`: refused before it was read as JSON). */
-export type BodyRefusal = { ok: false; status: 400 | 413 | 415; message: string; unread?: true };
+/** A delivery refused, with the HTTP status that says why (`unread`: refused before its body was read as JSON). */
+export type Refusal = {
+  ok: false;
+  status: number;
+  message: string;
+  unread?: true;
+  retryAfterSeconds?: number;
+};
 
-type RawBodyResult = { ok: true; body: Buffer } | BodyRefusal;
+type RawBodyResult = { ok: true; body: Buffer } | Refusal;
 type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
 
-const refusal = (status: BodyRefusal['status'], message: string): BodyRefusal => ({
-  ok: false,
-  status,
-  message,
-});
+const refusal = (status: number, message: string): Refusal => ({ ok: false, status, message });
 
 /** A body over the limit is not kept: the rest is left for Node to discard once the answer is sent. */
 async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
@@ -43,60 +45,40 @@ async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBody
 }
 
 /** The one bound on a delivery's body: a request read within `limit` (or its `req.body` a parser read), bytes. */
-export function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
-  if (Buffer.isBuffer(source)) {
-    if (source.length > limit) return Promise.resolve(tooLarge(limit));
-    return Promise.resolve({ ok: true, body: source });
+export async function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
+  const req = source as (IncomingMessage & { body?: unknown }) | null;
+  if (typeof req?.on === 'function' && typeof req.headers === 'object') {
+    if (req.body === undefined || !(req.readableEnded || req.complete)) return readRawBody(req, limit);
+    source = req.body;
   }
-  if (isRequest(source)) {
-    const req = source as IncomingMessage & { body?: unknown };
-    if (req.body !== undefined && (req.readableEnded || req.complete)) {
-      return Promise.resolve(
-        Buffer.isBuffer(req.body) ? boundedBody(req.body, limit) : { ok: true, parsed: req.body },
-      );
-    }
-    return readRawBody(req, limit);
-  }
-  return Promise.resolve({ ok: true, parsed: source });
+  if (!Buffer.isBuffer(source)) return { ok: true, parsed: source };
+  return source.length > limit ? tooLarge(limit) : { ok: true, body: source };
 }
 
-function isRequest(source: unknown): source is IncomingMessage {
-  const req = source as Partial<IncomingMessage> | null;
-  return (
-    typeof req === 'object' && req !== null && typeof req.on === 'function' && typeof req.headers === 'object'
-  );
-}
-
-function tooLarge(limit: number): BodyRefusal {
-  return refusal(413, `body exceeds ${limit} bytes`);
-}
+const tooLarge = (limit: number) => refusal(413, `body exceeds ${limit} bytes`);
 
 /** A delivery's body read once, whichever host hands it over: bounded, a JSON object, at most `maxDepth` deep. */
 export async function readDeliveryBody(
   source: unknown,
   limit: number,
   maxDepth: number,
-): Promise<{ ok: true; value: Record<string, unknown> } | BodyRefusal> {
+): Promise<{ ok: true; value: JsonObject } | Refusal> {
   const read = await boundedBody(source, limit);
   if (!read.ok) return { ...read, unread: true };
-  let value: unknown = 'parsed' in read ? read.parsed : undefined;
-  if ('body' in read) {
-    try {
-      value = JSON.parse(read.body.toString('utf8'));
-    } catch {
-      return refusal(400, 'body: malformed JSON');
-    }
+  let value: unknown;
+  try {
+    value = 'body' in read ? JSON.parse(read.body.toString('utf8')) : read.parsed;
+  } catch {
+    return refusal(400, 'body: malformed JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return refusal(400, 'body: must be a JSON object');
-  }
-  if (exceedsJsonDepth(value, maxDepth)) {
-    return refusal(400, `body: nested deeper than ${maxDepth} levels`);
-  }
-  return { ok: true, value: value as Record<string, unknown> };
+  if (asRecord(value) === null) return refusal(400, 'body: must be a JSON object');
+  if (exceedsJsonDepth(value, maxDepth)) return refusal(400, `body: nested deeper than ${maxDepth} levels`);
+  return { ok: true, value: value as JsonObject };
 }
 
 type JsonObject = Record<string, unknown>;
+
+type NamedInvoice = { id: string; referrer: string | null; statusCode: number } | null;
 
 /** What routing needs of an untrusted body: the body is a trigger, so nothing else of it is read. */
 export interface WebhookDelivery {
@@ -106,7 +88,7 @@ export interface WebhookDelivery {
   sentAt: string | null;
   /** A synthetic delivery from the resend operation (A14) with no invoice to apply. */
   test: boolean;
-  invoice: { id: string; referrer: string | null; statusCode: number } | null;
+  invoice: NamedInvoice;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
   /** The invoice object as received, card data redacted: what the inbox row keeps. */
@@ -114,18 +96,20 @@ export interface WebhookDelivery {
   dedupeKey: string;
 }
 
-/** `body.<field>: must not contain control characters` for the text an inbox row keeps (PostgreSQL refuses NUL). */
-export function deliveryTextProblem(delivery: WebhookDelivery): string | null {
-  const fields: Array<[string, string | null | undefined]> = [
-    ['event', delivery.event],
-    ['delivery_id', delivery.deliveryId],
-    ['webhook', delivery.webhookId],
-    ['sent_at', delivery.sentAt],
-    ['invoice.id', delivery.invoice?.id],
-    ['invoice.referrer', delivery.invoice?.referrer],
-  ];
-  const bad = fields.find(([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value));
-  return bad ? `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` : null;
+/**
+ * The invoice a delivery names, or why it cannot be stored: text an inbox row may not keep (400; PostgreSQL refuses
+ * NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with bodies naming nothing).
+ */
+export function routable(d: WebhookDelivery): { ok: true; invoice: NonNullable<NamedInvoice> } | Refusal {
+  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
+  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
+  const bad = Object.entries(fields).find(
+    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
+  );
+  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
+  if (d.invoice) return { ok: true, invoice: d.invoice };
+  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
+  return { ok: false, status: 422, message: `${what}: nothing stored` };
 }
 
 /**
@@ -136,10 +120,8 @@ export function readDelivery(
   body: JsonObject,
   profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
 ): WebhookDelivery {
-  const parts = profile.webhook.read
-    ? customParts(body, profile.webhook.read)
-    : partsAt(body, profile.webhook);
-  const { invoice: raw, error, ...meta } = parts;
+  const w = profile.webhook;
+  const { invoice: raw, error, ...meta } = w.read ? customParts(body, w.read) : partsAt(body, w);
   const container = asRecord(raw);
   const read = container ? readInvoice(container) : { invoice: null, error: null, id: null };
   return {
@@ -155,7 +137,7 @@ const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', '
 
 /** The number, referrer and status code of either shape, as the one normalizer reads them. */
 function readInvoice(container: JsonObject): {
-  invoice: WebhookDelivery['invoice'];
+  invoice: NamedInvoice;
   error: string | null;
   id: string | null;
 } {
@@ -195,10 +177,7 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
   // some other wrapper, not an invoice).
   const at = w.invoice.find((p) => {
     const v = asRecord(valueAt(body, p));
-    return (
-      v !== null &&
-      (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v)
-    );
+    return !!v && (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v);
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
@@ -211,6 +190,8 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
   };
 }
 
+const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
+
 function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
@@ -218,15 +199,7 @@ function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['rea
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
-    return {
-      invoice: null,
-      event: null,
-      deliveryId: null,
-      webhookId: null,
-      sentAt: null,
-      test: false,
-      error,
-    };
+    return { ...NO_PARTS, error };
   }
 }
 

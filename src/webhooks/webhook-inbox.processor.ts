@@ -1,99 +1,107 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { InvoiceIdentity } from '../core/invoice-identity';
-import { LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
+import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
+import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
+import { type KnownHistory, reportChangesNothing } from '../core/status-plan';
 import { GatewayClient } from '../gateway/gateway.client';
-import { WEBHOOKS_OPTIONS } from './constants';
-import { WebhookInboxEntry } from './webhook-inbox.entity';
+import type { Invoice } from '../gateway/types';
+import { tracedBatch } from '../observability/otel';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import { purgeFinished } from '../core/queue/leased-rows';
-import { message, WebhookInboxService } from './webhook-inbox.service';
+import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryConfirmation } from './delivery-confirmation';
-import { InboxBatch } from './inbox-batch';
+import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { type Closing, message, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 
+/** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
+const CONCURRENCY = 8;
+/** A batch starts once no delivery came for 25 ms, or 1 s after the first one waiting (a steady stream). */
+const [QUIET_MS, MAX_WAIT_MS] = [25, 1000];
 /** Turns a waited-for entry waits for the pace before its attempt is the answer. */
 const PACED_ROUNDS = 3;
 
 /**
- * Applies inbox entries in batches ({@link InboxBatch}) under a lease, so several instances may poll one database;
- * failures are retried with backoff, then dead-lettered with an `Alert`.
+ * The inbox a batch at a time under a lease (instances may share a database): due entries claimed in one statement,
+ * grouped by invoice (one lookup and at most one report each), closed in one statement; failures retried, then dead.
  */
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookInboxProcessor.name);
-  private timer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private lastPurge = 0;
-  /** The intake reads its pacing (which entry waits, and till when). */
   readonly confirmation: DeliveryConfirmation;
-  private readonly batch: InboxBatch;
+  private readonly identity: InvoiceIdentity;
+  private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
+  private current: Promise<void> | null = null;
+  private readonly singles = new Set<Promise<void>>();
+  private again = false;
+  private stopped = false;
+  private interval: NodeJS.Timeout | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private waitingSince: number | null = null;
+  private lastArrival = 0;
+  private lastPurge = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    statuses: InvoiceStatusService,
+    private readonly statuses: InvoiceStatusService,
     events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
-    inbox: WebhookInboxService,
-    // Late and duplicate invoices (the checkout provides it; absent, unlinked records are matched by referrer).
-    @Optional() @Inject(LATE_INVOICE_ADOPTER) lateInvoices?: LateInvoiceAdopter | null,
+    private readonly rows: WebhookInboxService,
+    // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
+    @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    const identity = new InvoiceIdentity(gateway, events);
-    this.confirmation = new DeliveryConfirmation(gateway, options, inbox);
-    const late = lateInvoices ?? null;
-    this.batch = new InboxBatch(dataSource, inbox, this.confirmation, statuses, options, identity, late);
+    this.identity = new InvoiceIdentity(gateway, events);
+    this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
+    this.confirmation = new DeliveryConfirmation(gateway, options, rows);
   }
 
   onModuleInit(): void {
-    const every = this.options.inbox.pollIntervalMs;
-    if (every > 0) {
-      // A burst being taken in already has its batch coming (the quiet period): the periodic poll leaves it be.
-      this.timer = setInterval(() => void (this.batch.waiting ? undefined : this.poll()), every);
-      this.timer.unref();
-    }
+    const ms = this.options.inbox.pollIntervalMs;
+    // A burst being taken in already has its batch coming (the quiet period): the periodic poll leaves it be.
+    if (ms > 0) this.interval = setInterval(() => void (this.waiting ? undefined : this.poll()), ms).unref();
   }
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    this.batch.stop();
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
+    if (this.interval) clearInterval(this.interval);
+    this.timer = null;
     await this.drain();
   }
 
-  /** An entry was stored: a batch takes it soon, with whatever else is due then. */
+  /** An entry was stored: a batch takes it after a quiet moment (a burst in few large batches, a lone one at once). */
   kick(_id?: string, _invoiceKey?: string | null): void {
-    this.batch.soon();
+    if (this.stopped) return;
+    const now = Date.now();
+    if (this.waitingSince === null) this.waitingSince = now;
+    this.arm(Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS));
   }
 
+  /** Quiet counts from arrivals: deliveries queued during a pause (a long GC) make no quiet moment. */
   arriving(): void {
-    this.batch.arriving();
+    this.lastArrival = Date.now();
   }
 
-  /**
-   * Processes an entry now, as a batch of one, and resolves once that attempt is over; one the pace put off is
-   * attempted when its turn comes. For hosts that answer with the outcome ({@link HostDeliveries}).
-   */
+  get waiting(): boolean {
+    return this.waitingSince !== null;
+  }
+
+  /** Entry `id` as a batch of one once the batch running has passed it; one the pace put off, at its turn. */
   async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
     for (let round = 0; ; round++) {
+      while (this.current) await this.current;
       if (this.stopped) return;
-      await this.batch.only(id);
+      const single = this.rows.leased.claim(id, true).then(async (e) => {
+        if (e) await tracedBatch(1, () => this.process([e]));
+      });
+      this.singles.add(single);
+      await single.finally(() => this.singles.delete(single));
       const turn = invoiceKey === null ? null : await this.pacedTurn(id, invoiceKey);
       if (turn === null || round >= PACED_ROUNDS) return;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, turn - Date.now())));
     }
-  }
-
-  /** When the entry, still pending, is due because the pace put its invoice's lookup off; else `null`. */
-  private async pacedTurn(id: string, gatewayId: string): Promise<number | null> {
-    const paced = this.confirmation.paced;
-    if (paced.deferredUntil(gatewayId) === null && paced.waitingEntry(gatewayId) !== id) return null;
-    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id });
-    const due = entry?.state === 'pending' ? entry.nextAttemptAt?.getTime() : undefined;
-    if (due === undefined || due - Date.now() > this.options.lookupWindowMs) return null;
-    return due;
   }
 
   /** Runs batches of every due entry; resolves once they are done. */
@@ -103,25 +111,189 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       this.lastPurge = Date.now();
       void this.purge();
     }
-    await this.batch.schedule();
+    await this.schedule();
   }
 
+  /** Resolves once no batch runs or waits to start (one waiting starts now). */
   async drain(): Promise<void> {
-    await this.batch.idle();
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+      this.waitingSince = null;
+      void this.schedule();
+    }
+    while (this.current || this.singles.size > 0) await Promise.allSettled([this.current, ...this.singles]);
   }
 
   /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
-  async purge(): Promise<number> {
-    const rows = {
-      table: this.dataSource.getMetadata(WebhookInboxEntry).tableName,
-      finished: "state IN ('processed', 'ignored', 'dead')",
-      finishedAt: 'processed_at',
-    };
-    try {
-      return await purgeFinished(this.dataSource, rows, this.options.inbox.retentionMs, () => this.stopped);
-    } catch (err) {
-      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
-      return 0;
-    }
+  purge(): Promise<number> {
+    return this.rows.purge(() => this.stopped);
   }
+
+  /** Runs batches until none is due, one at a time; a call while one runs asks for another after it. */
+  schedule(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.current) {
+      this.again = true;
+      return this.current;
+    }
+    this.current = (async () => {
+      do {
+        this.again = false;
+        // A full batch may have left more due entries behind it.
+        for (let full = true; full && !this.stopped;) {
+          const claimed = await this.rows.leased.claimDueRows(this.options.inbox.batchSize, 'o.received_at');
+          if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
+          full = claimed.length >= this.options.inbox.batchSize;
+        }
+      } while (this.again && !this.stopped);
+    })()
+      .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
+      .finally(() => (this.current = null));
+    return this.current;
+  }
+
+  private arm(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        // After this turn's I/O has been read (setImmediate runs after it): a delivery that came in since is not quiet.
+        setImmediate(() => {
+          const now = Date.now();
+          const since = this.waitingSince ?? now;
+          if (this.timer || this.stopped) return;
+          if (now - this.lastArrival < QUIET_MS && now < since + MAX_WAIT_MS) {
+            this.arm(Math.min(this.lastArrival + QUIET_MS, since + MAX_WAIT_MS));
+            return;
+          }
+          this.waitingSince = null;
+          void this.schedule();
+        });
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.timer.unref();
+  }
+
+  /** When the entry, still pending, is due because the pace put its invoice's lookup off; else `null`. */
+  private async pacedTurn(id: string, gatewayId: string): Promise<number | null> {
+    const { confirmation } = this;
+    if (confirmation.deferredUntil(gatewayId) === null && confirmation.waitingEntry(gatewayId) !== id)
+      return null;
+    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id });
+    const due = entry?.state === 'pending' ? entry.nextAttemptAt?.getTime() : undefined;
+    if (due === undefined || due - Date.now() > this.options.lookupWindowMs) return null;
+    return due;
+  }
+
+  private async process(claimed: WebhookInboxEntry[]): Promise<void> {
+    claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
+    const byInvoice = new Map<string, WebhookInboxEntry[]>();
+    for (const entry of claimed) {
+      if (entry.gatewayId === null) await this.rows.deadLetter(entry, 'the delivery names no invoice number');
+      else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
+    }
+    const closings: Closing[] = [];
+    // Answered already by an applied lookup: closed from memory, no read of their records.
+    for (const [gatewayId, entries] of byInvoice) {
+      if (this.confirmation.answered(gatewayId, entries, closings)) byInvoice.delete(gatewayId);
+    }
+    const { records, referrers } = await this.recordsOf([...byInvoice.keys()], claimed);
+    const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
+    const work: Array<() => Promise<void>> = [];
+    for (const [gatewayId, entries] of byInvoice) {
+      const record = records.get(gatewayId);
+      const known = histories.get(record?.id ?? '') ?? null;
+      const confirm = (some: WebhookInboxEntry[], local: boolean) =>
+        this.confirmInvoice(gatewayId, some, record, local, known, closings);
+      if (record) work.push(() => confirm(entries, true));
+      // No record by number: an entry at a time, so a later one sees what the earlier one learned (budget, verdicts).
+      else {
+        const local = (e: WebhookInboxEntry) => e.referrer !== null && referrers.has(e.referrer);
+        work.push(() => entries.reduce((p, e) => p.then(() => confirm([e], local(e))), Promise.resolve()));
+      }
+    }
+    await runLimited(work, CONCURRENCY);
+    await this.rows.closeProcessed(closings);
+  }
+
+  /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
+  private async recordsOf(
+    gatewayIds: string[],
+    entries: WebhookInboxEntry[],
+  ): Promise<{ records: Map<string, InvoiceRecord>; referrers: Set<string> }> {
+    const named = [...new Set(entries.flatMap((e) => (e.referrer === null ? [] : [e.referrer])))];
+    const where = [
+      ...(gatewayIds.length > 0 ? [{ gatewayId: In(gatewayIds) }] : []),
+      ...(named.length > 0 ? [{ referrer: In(named) }] : []),
+    ];
+    const found = where.length > 0 ? await this.dataSource.getRepository(InvoiceRecord).findBy(where) : [];
+    const byNumber = found.filter((r) => r.gatewayId !== null && gatewayIds.includes(r.gatewayId));
+    return {
+      records: new Map(byNumber.map((r) => [r.gatewayId as string, r])),
+      referrers: new Set(found.map((r) => r.referrer)),
+    };
+  }
+
+  /** Entries of one invoice (`local`: a record holds its number or referrer): one lookup, its record, applied. */
+  private async confirmInvoice(
+    gatewayId: string,
+    entries: WebhookInboxEntry[],
+    found: InvoiceRecord | undefined,
+    local: boolean,
+    known: KnownHistory | null,
+    closings: Closing[],
+  ): Promise<void> {
+    if (local) {
+      this.confirmation.forget(gatewayId);
+      if (this.confirmation.answered(gatewayId, entries, closings)) return;
+    } else if (!(await this.confirmation.admit(entries[0], gatewayId))) return;
+    const confirmation = await this.confirmation.confirm(entries, gatewayId, local);
+    if (!confirmation) return;
+    const { invoice, startedAt } = confirmation;
+    let outcome: string;
+    let record: InvoiceRecord | null;
+    try {
+      let foreign: string | null;
+      if (found) [record, foreign] = [found, await this.identity.whyNotOurs(invoice, found, 'number')];
+      else {
+        const records = this.dataSource.getRepository(InvoiceRecord);
+        ({ record, foreign } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
+      }
+      if (foreign) {
+        for (const entry of entries) await this.rows.leftAlone(entry, foreign);
+        return;
+      }
+      if (!record) {
+        for (const entry of entries) await this.confirmation.waitForRecord(entry, invoice.id);
+        return;
+      }
+      this.confirmation.forget(gatewayId);
+      if (found && reportChangesNothing(found, invoice.status.code, invoice)) {
+        outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
+      } else {
+        const { code, text } = invoice.status;
+        const { result } = await this.statuses.apply(
+          { recordId: record.id, code, text, source: 'webhook', invoice },
+          found ? { record: found, known: known ?? undefined } : undefined,
+        );
+        outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
+      }
+    } catch (err) {
+      for (const entry of entries) await this.rows.failed(entry, err);
+      return;
+    }
+    this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
+    for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+  }
+}
+
+/** Runs `work` with at most `limit` at once (each handles its own errors). */
+async function runLimited(work: Array<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) await work[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, work.length) }, lane));
 }

@@ -2,32 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { type InvoicePaymentsAlert as Alert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
-import { LeasedRows } from '../core/queue/leased-rows';
+import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { clip } from '../core/text-bounds';
-import { runStatement } from '../persistence/dialect';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
-import { dialectOf } from '../persistence/dialect';
-import { WEBHOOKS_OPTIONS } from './constants';
+import { dialectOf, runStatement } from '../persistence/dialect';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
-import { redactCardData, type WebhookDelivery } from './webhook-body';
+import type { WebhookDelivery } from './webhook-body';
 
-/** A column of an entity (TypeORM exports its type only through `EntityMetadata` on both lines). */
-type ColumnMetadata = EntityMetadata['columns'][number];
+/** Injection token of the resolved `ResolvedWebhooksOptions`. */
+export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 
-/** What storing a delivery did. */
+/** What storing a delivery did (`duplicate`: a retry or copy of a stored one; `problem`: why a dead one is). */
 export interface StoredDelivery {
   id: string;
-  /** The dedupe key was already in the inbox: this is a retry or a duplicate of a stored delivery. */
   duplicate: boolean;
   state: WebhookInboxState;
-  /** Why the entry is dead; `null` otherwise. */
   problem: string | null;
-  /** The service's invoice number, when readable. */
   gatewayId: string | null;
 }
 
@@ -55,14 +50,15 @@ export class WebhookInboxService {
     (entries) => this.insertAll(entries),
     MAX_ROWS_PER_INSERT,
   );
-  private readonly rows: LeasedRows<WebhookInboxEntry>;
+  /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
+  readonly leased: LeasedRows<WebhookInboxEntry>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
   ) {
-    this.rows = new LeasedRows(
+    this.leased = new LeasedRows(
       dataSource,
       WebhookInboxEntry,
       {
@@ -79,9 +75,8 @@ export class WebhookInboxService {
   /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
   async store(
     delivery: WebhookDelivery,
-    body: Record<string, unknown>,
     headerWebhookId: string | null,
-    dueAt: Date | null = null,
+    dueAt?: Date,
   ): Promise<StoredDelivery> {
     const now = new Date();
     const invoice = delivery.invoice;
@@ -96,7 +91,7 @@ export class WebhookInboxService {
       referrer: clip(invoice?.referrer ?? null, 160),
       statusCode: invoice?.statusCode ?? null,
       sentAt: clip(delivery.sentAt, 32),
-      payload: JSON.stringify(delivery.payload ?? redactCardData(body)),
+      payload: JSON.stringify(delivery.payload ?? {}),
       state,
       attempts: 0,
       nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
@@ -109,21 +104,13 @@ export class WebhookInboxService {
     });
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
-    if (!inserted) {
-      const existing = await this.dataSource
-        .getRepository(WebhookInboxEntry)
-        .findOneBy({ dedupeKey: delivery.dedupeKey });
-      if (!existing)
-        throw new Error(`webhook inbox: delivery ${delivery.dedupeKey} neither stored nor found`);
-      return {
-        id: existing.id,
-        duplicate: true,
-        state: existing.state,
-        problem: existing.state === 'dead' ? existing.lastError : null,
-        gatewayId: existing.gatewayId,
-      };
-    }
-    return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
+    if (inserted) return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
+    const found = await this.dataSource
+      .getRepository(WebhookInboxEntry)
+      .findOneBy({ dedupeKey: entry.dedupeKey });
+    if (!found) throw new Error(`webhook inbox: delivery ${entry.dedupeKey} neither stored nor found`);
+    const problem = found.state === 'dead' ? found.lastError : null;
+    return { id: found.id, duplicate: true, state: found.state, problem, gatewayId: found.gatewayId };
   }
 
   /**
@@ -139,16 +126,6 @@ export class WebhookInboxService {
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
-  }
-
-  /** Takes up to `limit` due entries (lease) in one statement, oldest first. */
-  claimDue(limit: number): Promise<WebhookInboxEntry[]> {
-    return this.rows.claimDueRows(limit, 'o.received_at');
-  }
-
-  /** Takes an entry (lease), or `null` when it is taken, done, or (with `dueOnly`) not due. */
-  claim(id: string, dueOnly: boolean): Promise<WebhookInboxEntry | null> {
-    return this.rows.claim(id, dueOnly);
   }
 
   /** Closes claimed entries as processed in one statement, only while still pending (never written twice). */
@@ -173,7 +150,7 @@ export class WebhookInboxService {
   /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */
   async failed(entry: WebhookInboxEntry, err: unknown): Promise<void> {
     if (entry.attempts >= this.options.inbox.maxAttempts) {
-      await this.deadLetter(entry, null, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+      await this.deadLetter(entry, `gave up after ${entry.attempts} attempts: ${message(err)}`);
     } else {
       await this.retryLater(entry, message(err));
     }
@@ -188,44 +165,54 @@ export class WebhookInboxService {
   }
 
   /** Dead-letters an entry; `alert` false when the caller raises one alert for many (unknown invoices). */
-  async deadLetter(
-    entry: WebhookInboxEntry,
-    recordId: string | null,
-    reason: string,
-    alert = true,
-  ): Promise<void> {
+  async deadLetter(entry: WebhookInboxEntry, reason: string, alert = true): Promise<void> {
     await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
     if (!alert) return;
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
-    this.alert({
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: recordId,
-      message: `webhook delivery ${entry.id} (invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}) dead-lettered: ${reason}`,
-    });
+    const what = `invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}`;
+    this.alert(`webhook delivery ${entry.id} (${what}) dead-lettered: ${reason}`);
   }
 
   /** A delivery of an invoice that is not this store's (the identity check raised `foreign_invoice`): `ignored`. */
   async leftAlone(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.finish(entry, {
       state: 'ignored',
-      outcome: clip(`left alone: not this store's invoice`, 255),
+      outcome: `left alone: not this store's invoice`,
       lastError: clip(reason, 2000),
       processedAt: new Date(),
     });
   }
 
-  alert(alert: InvoicePaymentsAlert): void {
+  /** A `webhook_dead_letter` alert; a listener that throws is logged. */
+  alert(message: string): void {
+    const alert: Alert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
     try {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     } catch (err) {
-      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
+      this.logger.error(
+        `a listener of ${InvoicePaymentsEvents.Alert} threw: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+
+  /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
+  async purge(stopped: () => boolean): Promise<number> {
+    const rows = {
+      table: this.table,
+      finished: "state IN ('processed', 'ignored', 'dead')",
+      finishedAt: 'processed_at',
+    };
+    try {
+      return await purgeFinished(this.dataSource, rows, this.options.inbox.retentionMs, stopped);
+    } catch (err) {
+      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
+      return 0;
     }
   }
 
   /** Updates a claimed entry; releases the claim. */
   finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
-    return this.rows.finish(entry, patch);
+    return this.leased.finish(entry, patch);
   }
 
   private get table(): string {
@@ -259,35 +246,17 @@ async function insertIgnoringDuplicates(
   em: EntityManager,
   entries: WebhookInboxEntry[],
 ): Promise<Set<string>> {
-  const { columns, sql } = insertStatementOf(dataSourceOf(em), entries.length);
+  const dataSource = dataSourceOf(em);
+  const { columns, tableName } = dataSource.getMetadata(WebhookInboxEntry);
+  const { parameter, insertIgnoring } = dialectOf(dataSource);
+  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
+  const tuples = entries.map(
+    (_e, r) => `(${columns.map((_c, i) => parameter(r * columns.length + i + 1)).join(', ')})`,
+  );
+  const sql = insertIgnoring(`"${tableName}"`, names, tuples.join(', '), '"dedupe_key"');
   const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
   const rows = await queryReturning(em, sql, values);
   return new Set(rows.map((r) => String(r.id)));
-}
-
-/** The statement for `rows` entries, built once per DataSource and row count. */
-const insertStatements = new WeakMap<DataSource, { columns: ColumnMetadata[]; sql: Map<number, string> }>();
-
-function insertStatementOf(dataSource: DataSource, rows: number): { columns: ColumnMetadata[]; sql: string } {
-  let known = insertStatements.get(dataSource);
-  if (!known) {
-    known = { columns: dataSource.getMetadata(WebhookInboxEntry).columns, sql: new Map() };
-    insertStatements.set(dataSource, known);
-  }
-  let sql = known.sql.get(rows);
-  if (!sql) {
-    const dialect = dialectOf(dataSource);
-    const width = known.columns.length;
-    const names = known.columns.map((c) => `"${c.databaseName}"`).join(', ');
-    const tuples = Array.from({ length: rows }, (_, r) => {
-      const marks = known.columns.map((_c, i) => dialect.parameter(r * width + i + 1));
-      return `(${marks.join(', ')})`;
-    }).join(', ');
-    const table = `"${dataSource.getMetadata(WebhookInboxEntry).tableName}"`;
-    sql = dialect.insertIgnoring(table, names, tuples, '"dedupe_key"');
-    known.sql.set(rows, sql);
-  }
-  return { columns: known.columns, sql };
 }
 
 export function message(err: unknown): string {

@@ -3,6 +3,7 @@ import {
   Controller,
   DynamicModule,
   Inject,
+  Injectable,
   Logger,
   Module,
   OnModuleInit,
@@ -14,14 +15,16 @@ import {
   Type,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { HOST_WEBHOOKS } from '../core/ports';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { HOST_WEBHOOKS, type HostDelivery, type HostDeliveryOutcome, type HostWebhooks } from '../core/ports';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
-import { WEBHOOKS_OPTIONS } from './constants';
-import { DeliveryIntake, type IntakeResult } from './delivery-intake';
-import { HostDeliveries } from './host-deliveries';
 import type { ResolvedWebhooksOptions, WebhooksOptions } from '../options/webhooks.options';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { DeliveryIntake, type IntakeResult } from './delivery-intake';
+import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { WebhookInboxService } from './webhook-inbox.service';
+import { WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
@@ -31,10 +34,7 @@ export interface WebhooksModuleExtras {
   optionsProvider?: Provider;
 }
 
-/**
- * Webhook reception: the route at `options.path`, the token check, the inbox and its processor. Status changes go
- * through the global `InvoiceStatusModule`, which the app must import too (the root module does).
- */
+/** Webhook reception at `options.path`; status changes go through the global `InvoiceStatusModule` (import it). */
 @Module({})
 export class WebhooksModule implements OnModuleInit {
   private readonly logger = new Logger(WebhooksModule.name);
@@ -58,17 +58,9 @@ export class WebhooksModule implements OnModuleInit {
         WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
-        HostDeliveries,
-        { provide: HOST_WEBHOOKS, useExisting: HostDeliveries },
+        { provide: HOST_WEBHOOKS, useClass: HostDeliveries },
       ],
-      exports: [
-        WEBHOOKS_OPTIONS,
-        HOST_WEBHOOKS,
-        HostDeliveries,
-        WebhookInboxService,
-        WebhookInboxProcessor,
-        DeliveryIntake,
-      ],
+      exports: [WEBHOOKS_OPTIONS, HOST_WEBHOOKS, WebhookInboxProcessor],
     };
   }
 
@@ -85,20 +77,71 @@ export class WebhooksModule implements OnModuleInit {
   }
 }
 
-/** The Nest route, for a delivery whose body a host middleware read before the route ahead of the parsers. */
-abstract class WebhooksControllerBase {
-  constructor(@Inject(DeliveryIntake) private readonly intake: DeliveryIntake) {}
+/**
+ * {@link HostWebhooks}: a delivery a host received, through the one intake, processed before the answer; the host
+ * hears what the service said in the lookup that answered it (never the body), about the record it was applied to.
+ */
+@Injectable()
+class HostDeliveries implements HostWebhooks {
+  constructor(
+    private readonly intake: DeliveryIntake,
+    private readonly processor: WebhookInboxProcessor,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
 
-  @Post()
-  async receive(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
-    writeAnswer(res, await receive(this.intake, req));
+  async settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
+    const result = await this.intake.accept(
+      { headers: delivery?.headers ?? {}, body: bodyOf(delivery) },
+      true,
+    );
+    if (!result.ok) {
+      const reason = `${result.status}: ${result.message}`;
+      return result.status === 503 ? { kind: 'later', reason } : { kind: 'none', reason };
+    }
+    const { stored } = result;
+    if (!stored.gatewayId) return { kind: 'none', reason: 'the delivery names no invoice' };
+    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id: stored.id });
+    if (entry?.state === 'pending')
+      return { kind: 'later', reason: entry.lastError ?? 'the entry is still pending' };
+    // The record the inbox applied it to: none for an invoice of no record here, or another's (left alone).
+    if (entry?.state !== 'processed' || !entry.invoiceRecordId) {
+      return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
+    }
+    const record = await this.dataSource
+      .getRepository(InvoiceRecord)
+      .findOneBy({ id: entry.invoiceRecordId });
+    if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
+    const answer = this.processor.confirmation.answerOf(stored.gatewayId, entry.receivedAt);
+    // Answered in another process (or forgotten): the record holds what that lookup applied.
+    const confirmed =
+      answer?.recordId === record.id
+        ? answer.status
+        : { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
+    return { kind: 'applied', record, confirmed };
   }
 }
 
-/** One controller class per path, so two apps in one process do not share decorator metadata. */
+/** The parsed body the host passes, else its raw bytes (the intake parses them, within the size limit). */
+function bodyOf(delivery: HostDelivery | null | undefined): unknown {
+  const data = delivery?.data;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length > 0)
+    return data;
+  const raw = delivery?.rawData;
+  if (raw === undefined || raw === null || raw === '') return data ?? null;
+  return Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
+}
+
+/** The Nest route, for a delivery whose body a host middleware read; one class per path (decorator metadata). */
 function createWebhooksController(path: string): Type<unknown> {
   @Controller(path)
-  class InvoicePaymentsWebhooksController extends WebhooksControllerBase {}
+  class InvoicePaymentsWebhooksController {
+    constructor(@Inject(DeliveryIntake) private readonly intake: DeliveryIntake) {}
+
+    @Post()
+    async receive(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+      writeAnswer(res, await receive(this.intake, req));
+    }
+  }
   return InvoicePaymentsWebhooksController;
 }
 
@@ -114,44 +157,25 @@ async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<De
   }
 }
 
-interface WebhookReceipt {
-  received: true;
-  /** Inbox entry id. */
-  id: string;
-  /** A retry or a duplicate of a stored delivery: nothing new happens. */
-  duplicate: boolean;
-  state: 'pending' | 'processed' | 'ignored';
+/** A receipt `{ received, id, duplicate, state }`, or a refusal shaped as Nest's HTTP exceptions answer. */
+export interface DeliveryAnswer {
+  status: number;
+  body: object;
+  retryAfterSeconds?: number;
 }
-
-/** Shaped as Nest's own HTTP exceptions answer. */
-interface WebhookRefusal {
-  statusCode: number;
-  message: string;
-  error?: string;
-}
-
-export type DeliveryAnswer =
-  | { status: 200; body: WebhookReceipt }
-  | { status: number; body: WebhookRefusal; retryAfterSeconds?: number };
 
 function answerOf(result: IntakeResult): DeliveryAnswer {
-  if (!result.ok) {
-    // A body refused before it was read (size, encoding, stream) is answered without the error's name.
-    const error = result.unread ? {} : { error: STATUS_CODES[result.status] };
-    return {
-      status: result.status,
-      body: { statusCode: result.status, message: result.message, ...error },
-      retryAfterSeconds: result.retryAfterSeconds,
-    };
+  if (result.ok) {
+    const { id, duplicate, state } = result.stored;
+    return { status: 200, body: { received: true, id, duplicate, state } };
   }
-  const { id, duplicate, state } = result.stored;
-  return { status: 200, body: { received: true, id, duplicate, state: state as WebhookReceipt['state'] } };
+  // A body refused before it was read (size, encoding, stream) is answered without the error's name.
+  const { status, message, retryAfterSeconds } = result;
+  const error = result.unread ? {} : { error: STATUS_CODES[status] };
+  return { status, body: { statusCode: status, message, ...error }, retryAfterSeconds };
 }
 
-const INTERNAL_ERROR_ANSWER: DeliveryAnswer = {
-  status: 500,
-  body: { statusCode: 500, message: 'Internal server error' },
-};
+const INTERNAL_ERROR_ANSWER = { status: 500, body: { statusCode: 500, message: 'Internal server error' } };
 
 /** Writes an answer as Express' `res.json` would, errors included: JSON no browser may sniff into anything else. */
 function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
@@ -161,8 +185,7 @@ function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
     'Content-Length': Buffer.byteLength(payload),
     'X-Content-Type-Options': 'nosniff',
   };
-  if ('retryAfterSeconds' in answer && answer.retryAfterSeconds !== undefined)
-    headers['Retry-After'] = String(answer.retryAfterSeconds);
+  if (answer.retryAfterSeconds !== undefined) headers['Retry-After'] = String(answer.retryAfterSeconds);
   res.writeHead(answer.status, headers);
   res.end(payload);
 }
@@ -170,20 +193,15 @@ function writeAnswer(res: ServerResponse, answer: DeliveryAnswer): void {
 export type DeliveryReceiver = (req: IncomingMessage) => Promise<DeliveryAnswer>;
 
 /**
- * The webhook route: a middleware for `POST <path>` (or a suffix, so a global prefix still matches) put ahead of the
- * host's body parsers, whose own limit would otherwise apply; a body a host's middleware read is left to the Nest route.
+ * The webhook route: a middleware for `POST …<path>` (a global prefix still matches) put ahead of the host's body
+ * parsers, whose own limit would otherwise apply; a body a host's middleware read is left to the Nest route.
  */
 export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   const suffix = `/${path}`;
-  return function invoicePaymentsWebhookRoute(
-    req: IncomingMessage,
-    res: ServerResponse,
-    next: () => void,
-  ): void {
+  return function invoicePaymentsWebhookRoute(req: IncomingMessage, res: ServerResponse, next: () => void) {
     const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
     const pathname = url.split('?')[0].replace(/\/+$/, '');
-    if (req.method !== 'POST' || !(pathname === suffix || pathname.endsWith(suffix))) return next();
-    if (req.readableEnded) return next();
+    if (req.method !== 'POST' || req.readableEnded || !pathname.endsWith(suffix)) return next();
     receive(req).then(
       (answer) => writeAnswer(res, answer),
       () => writeAnswer(res, INTERNAL_ERROR_ANSWER),
@@ -191,14 +209,8 @@ export function createWebhookRoute(path: string, receive: DeliveryReceiver) {
   };
 }
 
-interface ExpressLayer {
-  handle?: { name?: string };
-}
-interface ExpressLike {
-  use(fn: unknown): unknown;
-  router?: { stack?: ExpressLayer[] };
-  _router?: { stack?: ExpressLayer[] };
-}
+type ExpressStack = { stack?: Array<{ handle?: { name?: string } }> };
+type ExpressLike = { use(fn: unknown): unknown; router?: ExpressStack; _router?: ExpressStack };
 
 const BODY_PARSER_NAMES = new Set(['jsonParser', 'urlencodedParser', 'rawParser', 'textParser']);
 

@@ -72,7 +72,7 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
   it('answers copies of one delivery in the same batch from its one row', async () => {
     // Outside the invoice's lookup window (the previous test looked it up): otherwise every delivery of the burst,
     // copies included, would join the entry put off until the next lookup instead of being stored.
-    const paced = app.app.get(WebhookInboxProcessor).confirmation.paced;
+    const paced = app.app.get(WebhookInboxProcessor).confirmation;
     await waitFor(
       () => paced.nextLookupAt(invoice.id) === null && paced.waitingEntry(invoice.id) === null,
       10_000,
@@ -108,8 +108,8 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
       const bad = randomUUID();
       // PostgreSQL refuses a NUL character in text; the intake never lets one through, this goes around it.
       const results = await Promise.allSettled([
-        ...good.map((d) => service.store(delivery(d, 'invoice.update'), {}, null)),
-        service.store(delivery(bad, 'invoice\u0000update'), {}, null),
+        ...good.map((d) => service.store(delivery(d, 'invoice.update'), null)),
+        service.store(delivery(bad, 'invoice\u0000update'), null),
       ]);
       expect(results.slice(0, 6).map((r) => r.status)).toEqual(Array(6).fill('fulfilled'));
       expect(results[6].status).toBe('rejected');

@@ -1,8 +1,9 @@
-import { InboxBatch } from './inbox-batch';
+import { resolveWebhooksOptions } from '../options/webhooks.options';
+import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /** When a batch starts: after 25 ms without an arriving delivery, or 1 s after the first one waiting. */
-describe('InboxBatch quiet period', () => {
-  let batch: InboxBatch;
+describe('WebhookInboxProcessor quiet period', () => {
+  let batch: WebhookInboxProcessor;
   let started: number[];
   let t0: number;
 
@@ -11,14 +12,17 @@ describe('InboxBatch quiet period', () => {
     t0 = Date.now();
     started = [];
     // Only the timing is under test: the batch itself is replaced.
-    batch = new InboxBatch(...(Array(7).fill(null) as ConstructorParameters<typeof InboxBatch>));
+    const parts = [null, null, null, resolveWebhooksOptions({}), null, null];
+    batch = new WebhookInboxProcessor(
+      ...(parts as unknown as ConstructorParameters<typeof WebhookInboxProcessor>),
+    );
     jest.spyOn(batch, 'schedule').mockImplementation(() => {
       started.push(Date.now() - t0);
       return Promise.resolve();
     });
   });
   afterEach(() => {
-    batch.stop();
+    void batch.onModuleDestroy();
     jest.useRealTimers();
   });
 
@@ -29,7 +33,7 @@ describe('InboxBatch quiet period', () => {
 
   it('starts 25 ms after a lone delivery', () => {
     batch.arriving();
-    batch.soon();
+    batch.kick();
     pass(24);
     expect(started).toEqual([]);
     pass(2);
@@ -40,7 +44,7 @@ describe('InboxBatch quiet period', () => {
 
   it('counts the quiet from the last arrival, stored or not yet', () => {
     batch.arriving();
-    batch.soon();
+    batch.kick();
     pass(20);
     // A delivery came in but is not stored yet (its INSERT is in flight): no kick, yet the moment is not quiet.
     batch.arriving();
@@ -54,7 +58,7 @@ describe('InboxBatch quiet period', () => {
 
   it('starts 1 s after the first waiting delivery however busy the stream', () => {
     batch.arriving();
-    batch.soon();
+    batch.kick();
     for (let ms = 0; ms < 1_500 && started.length === 0; ms += 10) {
       batch.arriving();
       pass(10);
@@ -67,7 +71,7 @@ describe('InboxBatch quiet period', () => {
   it('says a batch is waiting from the first delivery until it starts (the periodic poll then stays out)', () => {
     expect(batch.waiting).toBe(false);
     batch.arriving();
-    batch.soon();
+    batch.kick();
     expect(batch.waiting).toBe(true);
     pass(26);
     expect(started).toHaveLength(1);
@@ -76,8 +80,8 @@ describe('InboxBatch quiet period', () => {
 
   it('starts nothing once stopped', () => {
     batch.arriving();
-    batch.soon();
-    batch.stop();
+    batch.kick();
+    void batch.onModuleDestroy();
     jest.advanceTimersByTime(2_000);
     expect(started).toEqual([]);
   });
