@@ -11,7 +11,6 @@ import {
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
 import { AdminApi } from './admin-errors.filter';
 import { AdminInvoicesService } from './admin-invoices.service';
-import { InvoicePaymentsAdminOperationsController } from './admin-operations.controller';
 import { AdminOperationsService } from './admin-operations.service';
 import { InvoicePaymentsAdminController } from './admin.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
@@ -59,7 +58,6 @@ export class SettingsModule {
       imports: workers,
       controllers: [
         mountedAt(prefix, InvoicePaymentsAdminController),
-        mountedAt(prefix, InvoicePaymentsAdminOperationsController),
         ...(admin.ui === false ? [] : [createAdminUiController(prefix)]),
         // Last: routes match in the order they are registered.
         mountedAt(prefix, InvoicePaymentsAdminFallbackController),
