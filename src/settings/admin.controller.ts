@@ -1,4 +1,5 @@
 import {
+  All,
   Body,
   ConflictException,
   Get,
@@ -179,8 +180,7 @@ export class InvoicePaymentsAdminController {
   async listRefunds(
     @Param('id', AdminIdPipe) id: string,
   ): Promise<{ refundableCents: number; refunds: RefundView[] }> {
-    const record = await this.record(id);
-    const { refundableCents, refunds } = await this.refunds.ledger(record);
+    const { refundableCents, refunds } = await this.refunds.ledger(await this.record(id));
     return { refundableCents, refunds: refunds.map(refundView) };
   }
 
@@ -188,8 +188,7 @@ export class InvoicePaymentsAdminController {
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
-    const record = await this.record(id);
-    await this.creation.settle(record);
+    await this.creation.settle(await this.record(id));
     return this.reload(id);
   }
 
@@ -273,6 +272,12 @@ export class InvoicePaymentsAdminController {
     const alert = await this.alerts.acknowledge(id);
     if (!alert) throw new NotFoundException(`No alert ${id}`);
     return alert;
+  }
+
+  /** Every other admin path: guarded, so probing cannot list the routes; a 404 that does not repeat the path. */
+  @All(['/', '*path'])
+  notFound(): never {
+    throw new NotFoundException({ statusCode: 404, error: 'Not Found', message: 'no such admin route' });
   }
 
   private async record(id: string): Promise<InvoiceRecord> {
