@@ -55,9 +55,8 @@ export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
 export const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
 
 /** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
-export function secretContext(rowId: string, name: SecretSettingName): string {
-  return `invoice_payments_settings:${rowId}:${name}`;
-}
+export const secretContext = (rowId: string, name: SecretSettingName) =>
+  `invoice_payments_settings:${rowId}:${name}`;
 
 /** Kinds kept as is in the row's column of the setting's name. */
 const COLUMN_KINDS: readonly string[] = ['mode', 'int', 'url', 'text'];
@@ -111,7 +110,8 @@ export function mergeSettings(
   secrets: DecryptedSecrets,
 ): EffectiveSettings {
   const saved: Partial<InvoicePaymentsSettingsValues> = row ? { ...savedValues(row), ...secrets } : {};
-  const base: InvoicePaymentsSettingsValues = { ...BUILT_IN_DEFAULTS, ...withoutUndefined(defaults) };
+  const given = Object.entries(defaults).filter(([, v]) => v !== undefined);
+  const base: InvoicePaymentsSettingsValues = { ...BUILT_IN_DEFAULTS, ...Object.fromEntries(given) };
   const overridden = (Object.keys(saved) as SettingName[]).filter((k) => saved[k] !== undefined);
   return {
     ...base,
@@ -141,10 +141,6 @@ function parseMethods(text: string): PaymentMethod[] {
     .split(',')
     .map((m) => m.trim())
     .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
-}
-
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */
