@@ -63,7 +63,7 @@ export class AdminAuthThrottle {
       limited,
       retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
       // Each failure up to the limit, then only each tenfold multiple: a flood writes a handful of lines.
-      log: !limited || isPowerOfTen(failures / this.options.maxFailures),
+      log: !limited || /^10+$/.test(String(failures / this.options.maxFailures)),
     };
   }
 
@@ -88,12 +88,6 @@ export class AdminAuthThrottle {
     if (this.windows.size >= this.options.maxClients)
       this.windows.delete(this.windows.keys().next().value as string);
   }
-}
-
-function isPowerOfTen(n: number): boolean {
-  if (!Number.isInteger(n) || n < 10) return false;
-  while (n % 10 === 0) n /= 10;
-  return n === 1;
 }
 
 /** `req.ip` (honouring the host's `trust proxy`); an IPv6 address by its /64, which one machine usually holds. */

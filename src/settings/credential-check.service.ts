@@ -4,7 +4,6 @@ import { GatewayScopeError, isGatewayError } from '../gateway/errors';
 import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
 import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { InvoicePaymentsMode } from '../core/settings.schema';
 
 /** What the credential check says of one operation of the service. */
 export interface CredentialCheckOperation {
@@ -17,14 +16,8 @@ export interface CredentialCheckOperation {
   message?: string;
 }
 
-export interface CredentialCheckReport {
-  ok: boolean;
-  mode: InvoicePaymentsMode;
-  baseUrl: string;
-  /** `null` when they could not be read. */
-  scopes: string[] | null;
-  operations: CredentialCheckOperation[];
-}
+/** `scopes`: `null` when they could not be read. */
+export type CredentialCheckReport = Awaited<ReturnType<CredentialCheckService['check']>>;
 
 /** Read-only operations, called for real (one item asked). */
 const CALLED = ['listInvoices', 'listConsumers', 'listMediations', 'listChargebacks'] as const;
@@ -48,7 +41,7 @@ export class CredentialCheckService {
     private readonly settings: InvoicePaymentsSettingsService,
   ) {}
 
-  async check(): Promise<CredentialCheckReport> {
+  async check() {
     // Another instance may have just saved.
     this.settings.invalidate();
     const { baseUrl, mode } = await this.settings.getEffective();
