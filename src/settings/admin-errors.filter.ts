@@ -128,19 +128,6 @@ export function adminValidationError(problems: AdminFieldProblem[]): BadRequestE
   });
 }
 
-/** Unknown fields are errors, never stripped; rejected values are never echoed (a mistyped secret stays out of logs). */
-export function adminValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    transform: true,
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    // The target only lets the codes name their bounds (`limit`).
-    validationError: { target: true, value: false },
-    exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
-  });
-}
-
 /** A path id checked before it reaches SQL: a NUL byte or a 10 kB string is a 400 naming `id`. */
 export class AdminIdPipe implements PipeTransform<unknown, string> {
   transform(value: unknown): string {
@@ -201,11 +188,19 @@ function answer(status: number, code: string, message: string, extra = {}, error
   return { status, body: { statusCode: status, error, code, message, ...extra } };
 }
 
-/** An admin API controller: guarded, input checked, errors answered as above. */
+/**
+ * An admin API controller: guarded, input checked, errors answered as above. Unknown fields are errors, never
+ * stripped; rejected values are never echoed (a mistyped secret stays out of logs).
+ */
 export function AdminApi(): ClassDecorator {
-  return applyDecorators(
-    UseGuards(InvoicePaymentsAdminGuard),
-    UsePipes(adminValidationPipe()),
-    UseFilters(AdminErrorsFilter),
-  );
+  const pipe = new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    // The target only lets the codes name their bounds (`limit`).
+    validationError: { target: true, value: false },
+    exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
+  });
+  return applyDecorators(UseGuards(InvoicePaymentsAdminGuard), UsePipes(pipe), UseFilters(AdminErrorsFilter));
 }

@@ -114,11 +114,10 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
 
   private matching(query: ListInvoicesQueryDto): SelectQueryBuilder<InvoiceRecord> {
     const qb = this.invoices.createQueryBuilder('i');
-    if (query.status !== undefined) qb.andWhere('i.statusCode = :status', { status: query.status });
-    if (query.orderId !== undefined) qb.andWhere('i.orderId = :orderId', { orderId: query.orderId });
-    if (query.method !== undefined) qb.andWhere('i.method = :method', { method: query.method });
-    if (query.creationState !== undefined)
-      qb.andWhere('i.creationState = :creationState', { creationState: query.creationState });
+    const { status: statusCode, orderId, method, creationState } = query;
+    for (const [column, value] of Object.entries({ statusCode, orderId, method, creationState })) {
+      if (value !== undefined) qb.andWhere(`i.${column} = :${column}`, { [column]: value });
+    }
     // Stored as ISO-8601 UTC text, which compares in time order.
     if (query.createdFrom)
       qb.andWhere('i.createdAt >= :from', { from: new Date(query.createdFrom).toISOString() });

@@ -12,7 +12,8 @@ import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../shipping/types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
-import { findPage, type PageQuery } from './paging';
+import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
+import { findPage } from './paging';
 
 /**
  * The Operations tab. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered
@@ -29,7 +30,7 @@ export class AdminOperationsService {
     @Optional() private readonly tracking?: TrackingWorker,
   ) {}
 
-  async listInbox(query: PageQuery & { state?: WebhookInboxState }): Promise<Page<AdminInboxView>> {
+  async listInbox(query: InboxQueryDto): Promise<Page<AdminInboxView>> {
     const states: WebhookInboxState[] = query.state ? [query.state] : ['pending', 'dead'];
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
     const order = { receivedAt: 'ASC', id: 'ASC' } as const;
@@ -54,7 +55,7 @@ export class AdminOperationsService {
     return inboxView(await repo.findOneByOrFail({ id }));
   }
 
-  async listOutbox(query: PageQuery & { status?: TrackingOutboxStatus }): Promise<Page<AdminOutboxView>> {
+  async listOutbox(query: OutboxQueryDto): Promise<Page<AdminOutboxView>> {
     const statuses: TrackingOutboxStatus[] = query.status ? [query.status] : ['pending', 'failed'];
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const order = { recordedAt: 'ASC', id: 'ASC' } as const;

@@ -1,4 +1,5 @@
 import {
+  All,
   Body,
   ConflictException,
   Get,
@@ -12,7 +13,7 @@ import {
   Res,
 } from '@nestjs/common';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { ResendWebhookResult } from '../gateway/types';
+import type { Page, ResendWebhookResult } from '../gateway/types';
 import { CheckoutValidationError } from '../checkout/errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
@@ -22,8 +23,18 @@ import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.views';
 import { AdminInvoicesService, AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
 import {
+  AdminOperationsService,
+  type AdminHistoryView,
+  type AdminInboxView,
+  type AdminOutboxView,
+} from './admin-operations.service';
+import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
+import {
+  AlertsQueryDto,
   ChangeDueDateDto,
+  InboxQueryDto,
   ListInvoicesQueryDto,
+  OutboxQueryDto,
   MarkNotCreatedDto,
   RefundDto,
   ResendWebhookDto,
@@ -32,20 +43,16 @@ import {
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import {
-  settingFields,
-  SECRET_SETTINGS,
-  type EffectiveSettings,
-  type MaskedSettings,
-} from './settings.mapping';
+import { checkSettingsUpdate, settingFields, SECRET_SETTINGS, type MaskedSettings } from './settings.mapping';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
-import type { GatewayClientOptions, HostLookup } from '../gateway/gateway.options';
-import { publicHttpsProblem } from '../gateway/webhook-destination';
-import { checkWireProfileData } from '../gateway/wire-profile.check';
+import type { GatewayClientOptions } from '../gateway/gateway.options';
 
-/** The admin API: settings (secrets masked), a credential check, the local invoices and their operations. */
+/**
+ * The admin API: settings (secrets masked), a credential check, the local invoices and their operations, the webhook
+ * inbox and tracking outbox (list, retry), the alerts.
+ */
 @AdminApi()
 export class InvoicePaymentsAdminController {
   constructor(
@@ -57,6 +64,8 @@ export class InvoicePaymentsAdminController {
     private readonly creation: InvoiceCreationService,
     private readonly records: InvoiceRecordStore,
     private readonly refunds: RefundService,
+    private readonly operations: AdminOperationsService,
+    private readonly alerts: InvoicePaymentsAlertsService,
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
@@ -171,8 +180,7 @@ export class InvoicePaymentsAdminController {
   async listRefunds(
     @Param('id', AdminIdPipe) id: string,
   ): Promise<{ refundableCents: number; refunds: RefundView[] }> {
-    const record = await this.record(id);
-    const { refundableCents, refunds } = await this.refunds.ledger(record);
+    const { refundableCents, refunds } = await this.refunds.ledger(await this.record(id));
     return { refundableCents, refunds: refunds.map(refundView) };
   }
 
@@ -180,8 +188,7 @@ export class InvoicePaymentsAdminController {
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
-    const record = await this.record(id);
-    await this.creation.settle(record);
+    await this.creation.settle(await this.record(id));
     return this.reload(id);
   }
 
@@ -222,6 +229,57 @@ export class InvoicePaymentsAdminController {
     });
   }
 
+  @Get('invoices/:id/history')
+  async history(@Param('id', AdminIdPipe) id: string): Promise<AdminHistoryView[]> {
+    if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
+    return this.operations.history(id);
+  }
+
+  @Get('webhooks/inbox')
+  listInbox(@Query() query: InboxQueryDto): Promise<Page<AdminInboxView>> {
+    return this.operations.listInbox(query);
+  }
+
+  @Post('webhooks/inbox/:id/retry')
+  @HttpCode(200)
+  retryInbox(@Param('id', AdminIdPipe) id: string): Promise<AdminInboxView> {
+    return this.operations.retryInbox(id);
+  }
+
+  @Get('tracking/outbox')
+  async listOutbox(
+    @Query() query: OutboxQueryDto,
+  ): Promise<Page<AdminOutboxView & { displayId: string | null }>> {
+    return this.invoices.withDisplayIds(await this.operations.listOutbox(query));
+  }
+
+  @Post('tracking/outbox/:id/retry')
+  @HttpCode(200)
+  retryOutbox(@Param('id', AdminIdPipe) id: string): Promise<AdminOutboxView> {
+    return this.operations.retryOutbox(id);
+  }
+
+  @Get('alerts')
+  async listAlerts(
+    @Query() query: AlertsQueryDto,
+  ): Promise<Page<AdminAlertView & { displayId: string | null }>> {
+    return this.invoices.withDisplayIds(await this.alerts.list(query));
+  }
+
+  @Post('alerts/:id/acknowledge')
+  @HttpCode(200)
+  async acknowledge(@Param('id', AdminIdPipe) id: string): Promise<AdminAlertView> {
+    const alert = await this.alerts.acknowledge(id);
+    if (!alert) throw new NotFoundException(`No alert ${id}`);
+    return alert;
+  }
+
+  /** Every other admin path: guarded, so probing cannot list the routes; a 404 that does not repeat the path. */
+  @All(['/', '*path'])
+  notFound(): never {
+    throw new NotFoundException({ statusCode: 404, error: 'Not Found', message: 'no such admin route' });
+  }
+
   private async record(id: string): Promise<InvoiceRecord> {
     const record = await this.records.get(id).catch(() => null);
     if (!record) throw new NotFoundException(`No invoice record ${id}`);
@@ -237,44 +295,5 @@ export class InvoicePaymentsAdminController {
       invoice.refundableCents = (await this.refunds.ledger(record)).refundableCents;
     }
     return invoice;
-  }
-}
-
-/**
- * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
- * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
- * it out to an address of its holder's choice.
- */
-async function checkSettingsUpdate(
-  body: UpdateSettingsDto,
-  current: EffectiveSettings,
-  lookup?: HostLookup,
-): Promise<Record<string, string[]>> {
-  const errors: Record<string, string[]> = {};
-  const mode = body.mode ?? current.mode;
-  if (mode === 'production') {
-    for (const field of ['baseUrl', 'publicWebhookUrl'] as const) {
-      const url = body[field] !== undefined ? body[field] : current[field];
-      if (typeof url !== 'string') continue;
-      const problem = await publicHttpsProblem(url, lookup);
-      if (problem) (errors[field] ??= []).push(`${field} ${problem} (production mode)`);
-    }
-  }
-  const newHost = typeof body.baseUrl === 'string' && originOf(body.baseUrl) !== originOf(current.baseUrl);
-  if (newHost && body.accessToken === undefined && current.accessToken) {
-    (errors.accessToken ??= []).push(
-      'is required with a new baseUrl (or null to clear it): the stored token is never sent to a new host',
-    );
-  }
-  if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
-  return errors;
-}
-
-function originOf(url: string | null): string | null {
-  if (!url) return null;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return url;
   }
 }

@@ -50,11 +50,9 @@ export const IsIsoInstant = rule(
     !Number.isNaN(Date.parse(value)),
 );
 
-const TEMPLATE_PLACEHOLDERS = /\{(order_id|display_id|reference)\}/g;
-
 function isHttpUrl(value: unknown, template: boolean): boolean {
   if (typeof value !== 'string' || value.length > 2048) return false;
-  const text = template ? value.replace(TEMPLATE_PLACEHOLDERS, 'x') : value;
+  const text = template ? value.replace(/\{(order_id|display_id|reference)\}/g, 'x') : value;
   if (/[{}]/.test(text)) return false;
   try {
     const url = new URL(text);

@@ -13,8 +13,6 @@ import { findPage } from './paging';
 
 export type AdminAlertView = ReturnType<typeof alertView>;
 
-const MAX_MESSAGE = 2000;
-
 /**
  * Keeps every `InvoicePaymentsEvents.Alert` for the admin page. The listener never throws into the emitter: it only
  * queues its write, and a failed write is logged with the alert's message.
@@ -49,7 +47,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
       kind: clip(String(alert?.kind ?? 'unknown'), 32),
       orderId: alert?.orderId ? clip(String(alert.orderId), 128) : null,
       invoiceRecordId: alert?.invoiceRecordId ? clip(String(alert.invoiceRecordId), 36) : null,
-      message: clip(String(alert?.message ?? ''), MAX_MESSAGE),
+      message: clip(String(alert?.message ?? ''), 2000),
       createdAt: new Date(),
       acknowledgedAt: null,
     });

@@ -15,31 +15,14 @@ export interface AdminAuthThrottleOptions {
   maxHeld?: number;
 }
 
-export interface FailureVerdict {
-  /** The client's failures in its window, this one included. */
-  failures: number;
-  maxFailures: number;
-  windowSeconds: number;
-  /** Answered 429 instead of 401/403. */
-  limited: boolean;
-  retryAfterSeconds: number;
-  /** Each failure up to the limit, then only each tenfold multiple: a flood writes a handful of lines. */
-  log: boolean;
-}
-
 const DEFAULTS = { maxFailures: 10, windowMs: 60_000, maxClients: 10_000, slowdownMs: 1000, maxHeld: 100 };
-
-interface Window {
-  failures: number;
-  resetAt: number;
-}
 
 /**
  * Failed admin authentications per client in fixed windows, in memory, bounded, per process. The key's length
  * bounds guessing; this only slows and records a brute force at little cost to the store.
  */
 export class AdminAuthThrottle {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows = new Map<string, { failures: number; resetAt: number }>();
   private readonly options = { ...DEFAULTS };
   private held = 0;
 
@@ -60,7 +43,8 @@ export class AdminAuthThrottle {
     }
   }
 
-  fail(client: string): FailureVerdict {
+  /** This failure counted; `limited`: answered 429 instead of 401/403. */
+  fail(client: string) {
     const now = this.now();
     let window = this.windows.get(client);
     if (!window || now >= window.resetAt) {
@@ -78,7 +62,8 @@ export class AdminAuthThrottle {
       windowSeconds: this.options.windowMs / 1000,
       limited,
       retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
-      log: !limited || isPowerOfTen(failures / this.options.maxFailures),
+      // Each failure up to the limit, then only each tenfold multiple: a flood writes a handful of lines.
+      log: !limited || /^10+$/.test(String(failures / this.options.maxFailures)),
     };
   }
 
@@ -103,12 +88,6 @@ export class AdminAuthThrottle {
     if (this.windows.size >= this.options.maxClients)
       this.windows.delete(this.windows.keys().next().value as string);
   }
-}
-
-function isPowerOfTen(n: number): boolean {
-  if (!Number.isInteger(n) || n < 10) return false;
-  while (n % 10 === 0) n /= 10;
-  return n === 1;
 }
 
 /** `req.ip` (honouring the host's `trust proxy`); an IPv6 address by its /64, which one machine usually holds. */

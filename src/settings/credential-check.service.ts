@@ -4,7 +4,6 @@ import { GatewayScopeError, isGatewayError } from '../gateway/errors';
 import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
 import type { WriteScope } from '../gateway/wire-profile';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { InvoicePaymentsMode } from '../core/settings.schema';
 
 /** What the credential check says of one operation of the service. */
 export interface CredentialCheckOperation {
@@ -17,22 +16,11 @@ export interface CredentialCheckOperation {
   message?: string;
 }
 
-export interface CredentialCheckReport {
-  ok: boolean;
-  mode: InvoicePaymentsMode;
-  baseUrl: string;
-  /** `null` when they could not be read. */
-  scopes: string[] | null;
-  operations: CredentialCheckOperation[];
-}
+/** `scopes`: `null` when they could not be read. */
+export type CredentialCheckReport = Awaited<ReturnType<CredentialCheckService['check']>>;
 
-/** Read-only operations, called for real. */
-const CALLED: ReadonlyArray<{ operation: string; call: (client: GatewayClient) => Promise<unknown> }> = [
-  { operation: 'listInvoices', call: (c) => c.listInvoices({ limit: 1 }) },
-  { operation: 'listConsumers', call: (c) => c.listConsumers({ limit: 1 }) },
-  { operation: 'listMediations', call: (c) => c.listMediations({ limit: 1 }) },
-  { operation: 'listChargebacks', call: (c) => c.listChargebacks({ limit: 1 }) },
-];
+/** Read-only operations, called for real (one item asked). */
+const CALLED = ['listInvoices', 'listConsumers', 'listMediations', 'listChargebacks'] as const;
 
 /** Never called (a creation or a refund cannot be taken back): judged from the reported scopes, or probed. */
 const JUDGED: ReadonlyArray<{ operation: string; scope: WriteScope }> = [
@@ -53,7 +41,7 @@ export class CredentialCheckService {
     private readonly settings: InvoicePaymentsSettingsService,
   ) {}
 
-  async check(): Promise<CredentialCheckReport> {
+  async check() {
     // Another instance may have just saved.
     this.settings.invalidate();
     const { baseUrl, mode } = await this.settings.getEffective();
@@ -70,10 +58,10 @@ export class CredentialCheckService {
       operations.push(missing ? { ...failed, result: 'not_available', message } : failed);
     }
 
-    for (const { operation, call } of CALLED) {
+    for (const operation of CALLED) {
       const scope = OPERATION_SCOPES[operation] ?? null;
       try {
-        await call(this.client);
+        await this.client[operation]({ limit: 1 });
         operations.push({ operation, scope, result: 'ok', checkedBy: 'call' });
       } catch (err) {
         operations.push(failure(operation, scope, err));

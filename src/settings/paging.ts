@@ -1,10 +1,6 @@
 import type { FindManyOptions, FindOptionsSelect, ObjectLiteral, Repository } from 'typeorm';
 import type { Page } from '../gateway/types';
-
-export interface PageQuery {
-  page?: number;
-  limit?: number;
-}
+import type { PageQueryDto } from './admin.dto';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 
@@ -18,7 +14,7 @@ export interface CountedPage<V> extends Page<V> {
 /** One page of `repo.find(options)` by offset, each row mapped by `view`. */
 export async function findPage<E extends ObjectLiteral & { id: string }, V>(
   repo: Repository<E>,
-  query: PageQuery,
+  query: PageQueryDto,
   options: FindManyOptions<E>,
   view: (row: E) => V,
 ): Promise<CountedPage<V>> {

@@ -120,34 +120,23 @@ export class SecretBox {
   }
 }
 
+/** A value that is not a key string fails in `parseKey`, naming its id. */
 function fromEnv(env: NodeJS.ProcessEnv): EncryptionKeyOptions | undefined {
   const raw = env[ENCRYPTION_KEYS_ENV]?.trim();
   if (!raw) return undefined;
   const currentKeyId = env[ENCRYPTION_KEY_ID_ENV]?.trim() || undefined;
-  const keys: Record<string, string> = {};
-  if (!raw.startsWith('{')) {
-    for (const pair of raw.split(',')) {
-      const at = pair.indexOf(':');
-      if (at <= 0) throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} entries must read <keyId>:<key>`);
-      keys[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+  if (raw.startsWith('{')) {
+    try {
+      return { keys: JSON.parse(raw) as Record<string, string>, currentKeyId };
+    } catch {
+      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} is not valid JSON`);
     }
-    return { keys, currentKeyId };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} is not valid JSON`);
+  const pairs = raw.split(',').map((pair) => pair.split(/:(.*)/s, 2).map((part) => part.trim()));
+  if (pairs.some(([id, key]) => !id || key === undefined)) {
+    throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} entries must read <keyId>:<key>`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV} must be a JSON object of key id to key`);
-  }
-  for (const [id, value] of Object.entries(parsed)) {
-    if (typeof value !== 'string')
-      throw new SecretBoxError(`${ENCRYPTION_KEYS_ENV}: key "${id}" is not a string`);
-    keys[id] = value;
-  }
-  return { keys, currentKeyId };
+  return { keys: Object.fromEntries(pairs) as Record<string, string>, currentKeyId };
 }
 
 function parseKey(id: string, raw: string | Buffer | undefined | null): Buffer {

@@ -5,7 +5,10 @@ import {
   type SETTINGS,
   type SettingName,
 } from '../core/settings.schema';
+import type { HostLookup } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
+import { publicHttpsProblem } from '../gateway/webhook-destination';
+import { checkWireProfileData } from '../gateway/wire-profile.check';
 import type { InvoicePaymentsSettingsRecord } from './settings.entity';
 
 /** Encrypted at rest, never returned by the admin API. */
@@ -52,9 +55,8 @@ export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
 export const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
 
 /** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
-export function secretContext(rowId: string, name: SecretSettingName): string {
-  return `invoice_payments_settings:${rowId}:${name}`;
-}
+export const secretContext = (rowId: string, name: SecretSettingName) =>
+  `invoice_payments_settings:${rowId}:${name}`;
 
 /** Kinds kept as is in the row's column of the setting's name. */
 const COLUMN_KINDS: readonly string[] = ['mode', 'int', 'url', 'text'];
@@ -108,7 +110,8 @@ export function mergeSettings(
   secrets: DecryptedSecrets,
 ): EffectiveSettings {
   const saved: Partial<InvoicePaymentsSettingsValues> = row ? { ...savedValues(row), ...secrets } : {};
-  const base: InvoicePaymentsSettingsValues = { ...BUILT_IN_DEFAULTS, ...withoutUndefined(defaults) };
+  const given = Object.entries(defaults).filter(([, v]) => v !== undefined);
+  const base: InvoicePaymentsSettingsValues = { ...BUILT_IN_DEFAULTS, ...Object.fromEntries(given) };
   const overridden = (Object.keys(saved) as SettingName[]).filter((k) => saved[k] !== undefined);
   return {
     ...base,
@@ -140,10 +143,6 @@ function parseMethods(text: string): PaymentMethod[] {
     .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
 }
 
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 /** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */
 export function settingFields() {
   return SETTING_LIST.map(([name, d]) => {
@@ -159,4 +158,43 @@ export function settingFields() {
       help: { en: fill(d.help.en), pt: fill(d.help.pt) },
     };
   });
+}
+
+/**
+ * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
+ * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
+ * it out to an address of its holder's choice.
+ */
+export async function checkSettingsUpdate(
+  body: SettingsUpdate,
+  current: EffectiveSettings,
+  lookup?: HostLookup,
+): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  const mode = body.mode ?? current.mode;
+  if (mode === 'production') {
+    for (const field of ['baseUrl', 'publicWebhookUrl'] as const) {
+      const url = body[field] !== undefined ? body[field] : current[field];
+      if (typeof url !== 'string') continue;
+      const problem = await publicHttpsProblem(url, lookup);
+      if (problem) (errors[field] ??= []).push(`${field} ${problem} (production mode)`);
+    }
+  }
+  const newHost = typeof body.baseUrl === 'string' && originOf(body.baseUrl) !== originOf(current.baseUrl);
+  if (newHost && body.accessToken === undefined && current.accessToken) {
+    (errors.accessToken ??= []).push(
+      'is required with a new baseUrl (or null to clear it): the stored token is never sent to a new host',
+    );
+  }
+  if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
+  return errors;
+}
+
+function originOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }

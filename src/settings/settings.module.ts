@@ -1,17 +1,13 @@
 import {
-  All,
   Controller,
   DynamicModule,
   Module,
-  NotFoundException,
   type ModuleMetadata,
   type Provider,
   type Type,
 } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
-import { AdminApi } from './admin-errors.filter';
 import { AdminInvoicesService } from './admin-invoices.service';
-import { InvoicePaymentsAdminOperationsController } from './admin-operations.controller';
 import { AdminOperationsService } from './admin-operations.service';
 import { InvoicePaymentsAdminController } from './admin.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
@@ -25,15 +21,6 @@ import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
-
-/** Every other admin path: guarded, so probing cannot list the routes; then a 404 that does not repeat the path. */
-@AdminApi()
-class InvoicePaymentsAdminFallbackController {
-  @All(['/', '*path'])
-  notFound(): never {
-    throw new NotFoundException({ statusCode: 404, error: 'Not Found', message: 'no such admin route' });
-  }
-}
 
 /** A subclass per prefix, so two apps in one process may differ. */
 function mountedAt<T>(prefix: string, base: Type<T>): Type<T> {
@@ -58,11 +45,9 @@ export class SettingsModule {
       module: SettingsModule,
       imports: workers,
       controllers: [
-        mountedAt(prefix, InvoicePaymentsAdminController),
-        mountedAt(prefix, InvoicePaymentsAdminOperationsController),
         ...(admin.ui === false ? [] : [createAdminUiController(prefix)]),
-        // Last: routes match in the order they are registered.
-        mountedAt(prefix, InvoicePaymentsAdminFallbackController),
+        // Last: its catch-all route is its last, and routes match in the order they are registered.
+        mountedAt(prefix, InvoicePaymentsAdminController),
       ],
       providers: [
         CredentialCheckService,

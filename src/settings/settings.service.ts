@@ -34,8 +34,6 @@ export class SettingsConflictError extends Error {
   }
 }
 
-const SAVE_ATTEMPTS = 5;
-
 /**
  * The settings the module runs with: module options overridden by what the admin saved. Cached for
  * `admin.settingsCacheTtlMs`; a save clears this instance's cache, so no restart is needed.
@@ -184,7 +182,7 @@ export class InvoicePaymentsSettingsService {
     storeId: string,
     change: (row: InvoicePaymentsSettingsRecord) => void,
   ): Promise<void> {
-    for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt += 1) {
+    for (let attempt = 0; attempt < 5; attempt += 1) {
       let inserting = false;
       const saved = await runInTransaction(this.dataSource, async (em) => {
         const rows = em.getRepository(InvoicePaymentsSettingsRecord);
