@@ -225,16 +225,14 @@ function wireFields(value: object, rules: object, names: Record<string, WireFiel
   return out;
 }
 
-function refundValues(params: T.RefundParams): Record<string, unknown> {
-  return {
-    id: params.id,
-    invoice_id: params.invoiceId,
-    amount: centsToWireNumber(params.amountCents),
-    amount_decimal: centsToDecimalString(params.amountCents),
-    amount_cents: params.amountCents,
-    amount_brl: formatBrl(params.amountCents),
-  };
-}
+const refundValues = ({ id, invoiceId, amountCents: cents }: T.RefundParams) => ({
+  id,
+  invoice_id: invoiceId,
+  amount: centsToWireNumber(cents),
+  amount_decimal: centsToDecimalString(cents),
+  amount_cents: cents,
+  amount_brl: formatBrl(cents),
+});
 
 /** A profile's request (refund, tracking) with its body rendered: a write that changes an invoice. */
 function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Planned {
