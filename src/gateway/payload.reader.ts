@@ -170,7 +170,7 @@ export function trackingCodeOf(raw: unknown, path: string): string | null {
 }
 
 function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {
-  const scopes = path === null ? undefined : valueAt(top, path);
+  const scopes = valueAt(top, path);
   if (scopes === undefined || scopes === null) return [];
   if (typeof scopes === 'string') return scopes.split(/[\s,]+/).filter(Boolean);
   if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string'))
@@ -184,11 +184,10 @@ export function readAccessToken(
   answer: WireAuthenticate['answer'],
 ): T.AccessToken {
   const top = r.record(body, 'body');
-  const at = (path: string | null) => (path === null ? undefined : valueAt(top, path));
   return {
-    accessToken: r.requiredText(at(answer.accessToken), answer.accessToken),
-    tokenType: asText(at(answer.tokenType)) ?? 'Bearer',
-    expiresIn: asInt(at(answer.expiresIn)),
+    accessToken: r.requiredText(valueAt(top, answer.accessToken), answer.accessToken),
+    tokenType: asText(valueAt(top, answer.tokenType)) ?? 'Bearer',
+    expiresIn: asInt(valueAt(top, answer.expiresIn)),
     scopes: scopesAt(r, top, answer.scopes),
   };
 }
@@ -203,7 +202,7 @@ export function readCredentialStatus(
   return {
     active: active ?? r.fail(answer.active ?? 'active', 'not a boolean'),
     scopes: scopesAt(r, top, answer.scopes),
-    expiresAt: answer.expiresAt === null ? null : asText(valueAt(top, answer.expiresAt)),
+    expiresAt: asText(valueAt(top, answer.expiresAt)),
   };
 }
 
