@@ -4,18 +4,17 @@ export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
 /** Page size limit of every list operation (§4.1, §8). */
 export const MAX_PAGE_SIZE = 100;
 
-/** Scope each operation needs (§5; A10 for consumers and disputes). */
-export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
-  listInvoices: 'invoice.read',
-  iterateInvoices: 'invoice.read',
-  findInvoiceByReferrer: 'invoice.read',
-  findInvoiceById: 'invoice.read',
-  createInvoice: 'invoice.write',
-  changeDueDate: 'invoice.update',
-  cancelInvoice: 'invoice.update',
-  addTrackingCode: 'invoice.update',
-  refundInvoice: 'invoice.refund',
-  listConsumers: 'consumer.read',
-  listMediations: 'dispute.read',
-  listChargebacks: 'dispute.read',
+/** Operations by the scope they need (§5; A10 for consumers and disputes). */
+const SCOPES = {
+  'invoice.read': 'listInvoices iterateInvoices findInvoiceByReferrer findInvoiceById',
+  'invoice.write': 'createInvoice',
+  'invoice.update': 'changeDueDate cancelInvoice addTrackingCode',
+  'invoice.refund': 'refundInvoice',
+  'consumer.read': 'listConsumers',
+  'dispute.read': 'listMediations listChargebacks',
 };
+
+/** Scope each operation needs. */
+export const OPERATION_SCOPES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(SCOPES).flatMap(([scope, operations]) => operations.split(' ').map((op) => [op, scope])),
+);

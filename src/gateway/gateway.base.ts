@@ -166,17 +166,14 @@ export abstract class GatewayClientBase {
         abortOnReturn: false,
       });
       const answer = await policy.execute(async ({ signal }) => {
-        let res: { status: number; data: unknown; headers: Record<string, unknown> };
-        try {
-          res = await this.exchange({ method: plan.method, url, headers, body, signal });
-        } catch (err) {
+        const res = await this.exchange({ method: plan.method, url, headers, body, signal }).catch((err) => {
           const code = err instanceof ExchangeFailure ? err.code : null;
           throw failures.errorForTransportFailure(
             ctx,
             code,
             err instanceof Error ? err.message : 'request failed',
           );
-        }
+        });
         const failure = plan.passStatuses?.includes(res.status)
           ? null
           : failures.errorForResponse(ctx, res.status, res.data, res.headers);

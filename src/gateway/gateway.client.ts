@@ -79,16 +79,12 @@ export class GatewayClient extends GatewayLists {
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
   async addTrackingCode(params: T.TrackingParams): Promise<T.TrackingResult> {
     const context = { operation: 'addTrackingCode', invoiceRef: ref('invoice_id', params, 'invoiceId') };
-    const { invoiceId, code, carrier, url } = validateInput<T.TrackingParams>(
-      inputs.TRACKING,
-      params,
-      context,
-    );
-    const values = { invoice_id: invoiceId, code, carrier, url };
+    const input = validateInput<T.TrackingParams>(inputs.TRACKING, params, context);
+    const values = { invoice_id: input.invoiceId, code: input.code, carrier: input.carrier, url: input.url };
     return this.call(
       context,
       (p) => rendered(p.tracking, values),
-      (r, answer) => readers.readTracking(r, answer.body, { invoiceId, code, carrier, url }),
+      (r, answer) => readers.readTracking(r, answer.body, input),
     );
   }
 
@@ -111,9 +107,10 @@ export class GatewayClient extends GatewayLists {
       path: p.paths.webhooks,
       body,
       safety: 'read',
+      secrets: [serviceToken],
+      passStatuses: [404],
     });
-    const read = (_r: unknown, answer: HttpAnswer) => answer.status !== 404;
-    return this.call(context, (p) => ({ ...plan(p), secrets: [serviceToken], passStatuses: [404] }), read);
+    return this.call(context, plan, (_r, answer) => answer.status !== 404);
   }
 
   /** Delivers the latest `events` delivery of `webhook` to `url` again (§4.8). Tests only: refused in production. */
@@ -177,53 +174,16 @@ export class GatewayClient extends GatewayLists {
   }
 }
 
-function compact<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 /** Validated `CreateInvoiceParams` → the §4.2 body (codes from the profile, exact decimal amounts, A1). */
 function toWireCreateInvoice(params: T.CreateInvoiceParams, codes: WireCodes) {
   const { client, payment } = params;
   const body: Record<string, unknown> = {
-    client: compact({
-      name: client.name,
-      document: client.document,
-      email: client.email,
-      phone: client.phone,
-      address: client.address && { ...client.address },
-      ip: client.ip,
-    }),
-    payment: compact({
-      product_type: payment.physical ? codes.productTypes.physical : codes.productTypes.digital,
-      id: payment.id,
-      type: codes.paymentTypes[payment.method],
-      due_at: payment.dueAt,
-      referrer: payment.referrer,
-      installments: payment.installments,
-      order_url: payment.orderUrl,
-      store_url: payment.storeUrl,
-      webhook: payment.webhook,
-      discount: payment.discountCents === undefined ? undefined : centsToWireNumber(payment.discountCents),
-      products: payment.products.map((p) =>
-        compact({
-          id: p.id,
-          image: p.image,
-          title: p.title,
-          qnt: p.quantity,
-          discount: centsToWireNumber(p.discountCents),
-          amount: centsToWireNumber(p.unitAmountCents),
-        }),
-      ),
-      card:
-        payment.method === 'card' && payment.card
-          ? {
-              saved: 0 as const,
-              tokenize: 0 as const,
-              token: payment.card.token,
-              valid: payment.card.valid,
-              holder: { name: payment.card.holderName },
-            }
-          : undefined,
+    client: wireFields(client, inputs.CLIENT),
+    payment: wireFields(payment, inputs.PAYMENT, {
+      physical: ['product_type', (v: boolean) => codes.productTypes[v ? 'physical' : 'digital']],
+      method: ['type', (v: T.PaymentMethod) => codes.paymentTypes[v]],
+      products: ['products', (v: object[]) => v.map((p) => wireFields(p, inputs.PRODUCT, PRODUCT_NAMES))],
+      card: ['card', (c: Card) => (payment.method === 'card' ? wireCard(c) : undefined)],
     }),
   };
   if (params.ecommerce)
@@ -232,16 +192,47 @@ function toWireCreateInvoice(params: T.CreateInvoiceParams, codes: WireCodes) {
   return body;
 }
 
-function refundValues(params: T.RefundParams): Record<string, unknown> {
-  return {
-    id: params.id,
-    invoice_id: params.invoiceId,
-    amount: centsToWireNumber(params.amountCents),
-    amount_decimal: centsToDecimalString(params.amountCents),
-    amount_cents: params.amountCents,
-    amount_brl: formatBrl(params.amountCents),
-  };
+type WireField = [name: string, convert: (value: never) => unknown];
+type Card = NonNullable<T.CreateInvoiceParams['payment']['card']>;
+
+const same = (v: unknown) => v;
+const wireCard = (c: Card) => ({
+  saved: 0,
+  tokenize: 0,
+  token: c.token,
+  valid: c.valid,
+  holder: { name: c.holderName },
+});
+
+const PRODUCT_NAMES: Record<string, WireField> = {
+  quantity: ['qnt', same],
+  unitAmountCents: ['amount', centsToWireNumber],
+};
+
+/** `value`'s fields in its input rules' order, named by `names`, else by `wireName` (cents as wire numbers); an
+ * absent one is left out. */
+function wireFields(value: object, rules: object, names: Record<string, WireField> = {}) {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(rules)) {
+    const [name, convert] = names[key] ?? [
+      readers.wireName(key),
+      key.endsWith('Cents') ? centsToWireNumber : same,
+    ];
+    const given = (value as Record<string, unknown>)[key];
+    const wire = given === undefined ? undefined : convert(given as never);
+    if (wire !== undefined) out[name] = wire;
+  }
+  return out;
 }
+
+const refundValues = ({ id, invoiceId, amountCents: cents }: T.RefundParams) => ({
+  id,
+  invoice_id: invoiceId,
+  amount: centsToWireNumber(cents),
+  amount_decimal: centsToDecimalString(cents),
+  amount_cents: cents,
+  amount_brl: formatBrl(cents),
+});
 
 /** A profile's request (refund, tracking) with its body rendered: a write that changes an invoice. */
 function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Planned {

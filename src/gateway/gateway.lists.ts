@@ -48,17 +48,17 @@ export abstract class GatewayLists extends GatewayClientBase {
 
   /** One page of customers (A10). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<Page<Consumer>> {
-    return this.listOf('listConsumers', 'consumers', params, readConsumer);
+    return this.listOf('consumers', params, readConsumer);
   }
 
   /** One page of mediations (A10). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.listOf('listMediations', 'mediations', params, readDispute);
+    return this.listOf('mediations', params, readDispute);
   }
 
   /** One page of chargebacks (A10). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<Page<Dispute>> {
-    return this.listOf('listChargebacks', 'chargebacks', params, readDispute);
+    return this.listOf('chargebacks', params, readDispute);
   }
 
   /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
@@ -130,18 +130,14 @@ export abstract class GatewayLists extends GatewayClientBase {
     return id === undefined ? dto : Object.assign(dto, { id });
   }
 
+  /** One page of a list other than invoices, as `list<Kind>`. */
   protected listOf<T>(
-    operation: string,
     kind: 'consumers' | 'mediations' | 'chargebacks',
     params: { page?: number; limit?: number },
     readItem: (r: PayloadReader, item: unknown, path: string) => T,
   ): Promise<Page<T>> {
-    return this.page(
-      { operation },
-      kind,
-      validateInput<Filters>(PAGE_QUERY, params, { operation }),
-      readItem,
-    );
+    const operation = `list${kind[0].toUpperCase()}${kind.slice(1)}`;
+    return this.page({ operation }, kind, validateInput(PAGE_QUERY, params, { operation }), readItem);
   }
 
   /** One page of `kind` with validated `filters`, under the profile's parameter names. */

@@ -94,26 +94,19 @@ function parseAnswer(text: string): unknown {
   }
 }
 
+type Failure = { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown } | undefined;
+
 /** Only the system code and message of a failure; axios' error (which holds the request's headers) is dropped. */
 function failureOf(err: unknown): ExchangeFailure {
   if (err instanceof ExchangeFailure) return err;
-  let code: string | null = null;
-  let message = 'request failed';
-  if (isAxiosError(err)) {
-    code = err.code ?? null;
-    const cause = err.cause as { code?: unknown } | undefined;
-    if ((!code || code === 'ERR_NETWORK') && typeof cause?.code === 'string') code = cause.code;
-    message = err.message || code || message;
-  } else if (typeof err === 'object' && err !== null) {
-    // Duck-typed: an error from Node's own realm is not an `instanceof Error` of every context (jest's, a vm).
-    const { code: c, message: m, errors } = err as { code?: unknown; message?: unknown; errors?: unknown };
-    const first = Array.isArray(errors) ? (errors[0] as { code?: unknown; message?: unknown }) : undefined;
-    code = typeof c === 'string' ? c : typeof first?.code === 'string' ? first.code : null;
-    message =
-      (typeof m === 'string' && m) ||
-      (typeof first?.message === 'string' && first.message) ||
-      code ||
-      message;
-  }
-  return new ExchangeFailure(code, message);
+  // Duck-typed: an error from Node's own realm is not an `instanceof Error` of every context (jest's, a vm).
+  const e = (typeof err === 'object' && err !== null ? err : undefined) as Failure;
+  const axios = isAxiosError(err);
+  // The system error under axios' own (its `cause`), or the first of an `AggregateError`.
+  const inner = (axios ? e?.cause : Array.isArray(e?.errors) ? e?.errors[0] : undefined) as Failure;
+  const innerCode = typeof inner?.code === 'string' ? inner.code : null;
+  let code = typeof e?.code === 'string' && e.code ? e.code : innerCode;
+  if (axios && code === 'ERR_NETWORK' && innerCode) code = innerCode;
+  const message = typeof e?.message === 'string' && e.message ? e.message : axios ? null : inner?.message;
+  return new ExchangeFailure(code, (typeof message === 'string' && message) || code || 'request failed');
 }

@@ -38,6 +38,7 @@ const side = <I extends 0 | 1>(i: I) =>
   Object.fromEntries(Object.entries(PATHS).map(([key, paths]) => [key, paths[i]])) as Side<I>;
 const SHAPES = { current: side(0), legacy: side(1) };
 
+const AMOUNTS = ['gross', 'net', 'fees', 'discount', 'shipping', 'paid'] as const;
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 const CARD_BLOCKS = ['card', 'cartao'];
 const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
@@ -89,14 +90,7 @@ export function normalizeInvoice(
     currency: asText(inv[at.currency]),
     status: statusOf(r, inv.status, `${p}status`),
     method: explicitMethod(inv, options.codes?.paymentTypes) ?? methodOf(hasCard, billet, inv.pix),
-    amounts: {
-      grossCents: money(at.gross),
-      netCents: money(at.net),
-      feesCents: money(at.fees),
-      discountCents: money(at.discount),
-      shippingCents: money(at.shipping),
-      paidCents: money(at.paid),
-    },
+    amounts: Object.fromEntries(AMOUNTS.map((k) => [`${k}Cents`, money(at[k])])) as Invoice['amounts'],
     pix: someOf({
       image: asText(valueAt(inv, 'pix.image')),
       payload: asText(valueAt(inv, 'pix.payload')),

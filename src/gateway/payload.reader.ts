@@ -132,41 +132,34 @@ export function isLastPage(page: T.Page<unknown>): boolean {
   return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
-export function readConsumer(r: PayloadReader, item: unknown, path: string): T.Consumer {
-  const c = r.record(item, path);
-  return {
-    id: r.requiredText(c.id, `${path}.id`),
-    name: asText(c.name),
-    document: asText(c.document),
-    email: asText(c.email),
-    createdAt: asText(c.created_at),
-    raw: item,
-  };
+/** A field's wire name: snake_case, money without its `Cents` (`amountCents` → `amount`). */
+export const wireName = (key: string) =>
+  key.replace(/Cents$/, '').replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** `keys` read from `o` by their wire names: `id` required, `…Cents` as money, the rest as text. */
+function fields(r: PayloadReader, o: JsonRecord, keys: string[], path: string): JsonRecord {
+  const read = (key: string, wire: string) =>
+    key === 'id' || key.endsWith('Cents')
+      ? r[key === 'id' ? 'requiredText' : 'money'](o[wire], `${path}.${wire}`)
+      : asText(o[wire]);
+  return Object.fromEntries(keys.map((key) => [key, read(key, wireName(key))]));
 }
 
-export function readDispute(r: PayloadReader, item: unknown, path: string): T.Dispute {
-  const d = r.record(item, path);
-  return {
-    id: r.requiredText(d.id, `${path}.id`),
-    invoiceId: asText(d.invoice_id),
-    status: asText(d.status),
-    reason: asText(d.reason),
-    amountCents: r.money(d.amount, `${path}.amount`),
-    createdAt: asText(d.created_at),
-    raw: item,
-  };
-}
+const itemReader =
+  <Item>(keys: string) =>
+  (r: PayloadReader, item: unknown, path: string) =>
+    ({ ...fields(r, r.record(item, path), keys.split(' '), path), raw: item }) as Item;
+
+export const readConsumer = itemReader<T.Consumer>('id name document email createdAt');
+export const readDispute = itemReader<T.Dispute>('id invoiceId status reason amountCents createdAt');
 
 /** A9 answer; what it leaves out is taken from the request. */
 export function readTracking(r: PayloadReader, body: unknown, sent: T.TrackingParams): T.TrackingResult {
-  const t = asRecord(r.record(body, 'body').tracking) ?? {};
-  return {
-    invoiceId: asText(t.invoice_id) ?? sent.invoiceId,
-    code: asText(t.code) ?? sent.code,
-    carrier: asText(t.carrier) ?? sent.carrier ?? null,
-    url: asText(t.url) ?? sent.url ?? null,
-    createdAt: asText(t.created_at),
-  };
+  const tracking = asRecord(r.record(body, 'body').tracking) ?? {};
+  const given = ['invoiceId', 'code', 'carrier', 'url'] as const;
+  const read = fields(r, tracking, [...given, 'createdAt'], 'tracking');
+  for (const key of given) read[key] ??= sent[key] ?? null;
+  return read as unknown as T.TrackingResult;
 }
 
 /** The tracking code at `path` of an `Invoice.raw`. */
@@ -177,7 +170,7 @@ export function trackingCodeOf(raw: unknown, path: string): string | null {
 }
 
 function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {
-  const scopes = path === null ? undefined : valueAt(top, path);
+  const scopes = valueAt(top, path);
   if (scopes === undefined || scopes === null) return [];
   if (typeof scopes === 'string') return scopes.split(/[\s,]+/).filter(Boolean);
   if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string'))
@@ -191,11 +184,10 @@ export function readAccessToken(
   answer: WireAuthenticate['answer'],
 ): T.AccessToken {
   const top = r.record(body, 'body');
-  const at = (path: string | null) => (path === null ? undefined : valueAt(top, path));
   return {
-    accessToken: r.requiredText(at(answer.accessToken), answer.accessToken),
-    tokenType: asText(at(answer.tokenType)) ?? 'Bearer',
-    expiresIn: asInt(at(answer.expiresIn)),
+    accessToken: r.requiredText(valueAt(top, answer.accessToken), answer.accessToken),
+    tokenType: asText(valueAt(top, answer.tokenType)) ?? 'Bearer',
+    expiresIn: asInt(valueAt(top, answer.expiresIn)),
     scopes: scopesAt(r, top, answer.scopes),
   };
 }
@@ -210,7 +202,7 @@ export function readCredentialStatus(
   return {
     active: active ?? r.fail(answer.active ?? 'active', 'not a boolean'),
     scopes: scopesAt(r, top, answer.scopes),
-    expiresAt: answer.expiresAt === null ? null : asText(valueAt(top, answer.expiresAt)),
+    expiresAt: asText(valueAt(top, answer.expiresAt)),
   };
 }
 

@@ -202,9 +202,9 @@ function mergeAt(base: unknown, over: unknown, key = ''): unknown {
   return out;
 }
 
-/** The value at a dotted path (`''`: the value itself). */
-export function valueAt(value: unknown, path: string): unknown {
-  if (path === '') return value;
+/** The value at a dotted path (`''`: the value itself; `null`: not sent, `undefined`). */
+export function valueAt(value: unknown, path: string | null): unknown {
+  if (!path) return path === '' ? value : undefined;
   return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 

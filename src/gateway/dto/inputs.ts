@@ -21,7 +21,8 @@ function isInternational(client: Record<string, unknown>): boolean {
   return country !== undefined && country !== null && country !== 'BRA';
 }
 
-const CLIENT = V.object({
+/** The shapes below list their fields in the order of the §4.2 wire body (the client sends them so). */
+export const CLIENT: Record<string, V.Rule> = {
   name: V.optional(V.isString),
   document: V.when(
     (o) => !isInternational(o),
@@ -50,23 +51,23 @@ const CLIENT = V.object({
     }),
   ),
   ip: V.optional(V.check('must be an IPv4 or IPv6 address', (v) => isIP(v))),
-});
+};
 
-const PRODUCT = V.object({
+export const PRODUCT: Record<string, V.Rule> = {
   id: text,
   image: V.optional(httpUrl),
   title: text,
   quantity: positiveInteger,
   discountCents: cents,
   unitAmountCents: cents,
-});
+};
 
-const PAYMENT = V.object({
-  method: V.check('must be pix, billet or card', (v) => v === 'pix' || v === 'billet' || v === 'card'),
+export const PAYMENT: Record<string, V.Rule> = {
   physical: V.check('must be true or false', (v) => typeof v === 'boolean'),
   id: text,
-  referrer: text,
+  method: V.check('must be pix, billet or card', (v) => v === 'pix' || v === 'billet' || v === 'card'),
   dueAt: V.optional(calendarDay),
+  referrer: text,
   installments: V.optional(positiveInteger),
   orderUrl: V.optional(httpUrl),
   storeUrl: V.optional(httpUrl),
@@ -75,7 +76,7 @@ const PAYMENT = V.object({
   products: V.all(
     V.check('must be a list of products', Array.isArray),
     V.check('must hold at least one product', (v) => (v as unknown[]).length > 0),
-    V.each(PRODUCT),
+    V.each(V.object(PRODUCT)),
   ),
   card: V.when(
     (o) => o.method === 'card' || o.card !== undefined,
@@ -88,14 +89,14 @@ const PAYMENT = V.object({
       }),
     ),
   ),
-});
+};
 
 export const CREATE_INVOICE: Record<string, V.Rule> = {
-  client: V.required('is required', CLIENT),
+  client: V.required('is required', V.object(CLIENT)),
   ecommerce: V.optional(
     V.object({ storeId: integer('must be an integer'), checkout: integer('must be an integer') }),
   ),
-  payment: V.required('is required', PAYMENT),
+  payment: V.required('is required', V.object(PAYMENT)),
   shippingCents: V.optional(cents),
 };
 
