@@ -100,7 +100,17 @@ export class InvoiceCreationService {
     let free = true;
     for (;;) {
       if (free) {
-        const claimed = await this.claim(mapped, options);
+        const claimed = await this.store.claim({
+          orderId,
+          reference: mapped.reference,
+          method: mapped.method,
+          currency: 'BRL',
+          amountCents: mapped.totalCents,
+          installments: mapped.params.payment.installments ?? 1,
+          shown: mapped.shown,
+          namespace: await this.referrerNamespace(),
+          settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
+        });
         if (claimed) {
           const created = await this.send(claimed, mapped, deadline, options);
           if (created) return created;
@@ -187,7 +197,7 @@ export class InvoiceCreationService {
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
-        await this.outcomes.fail(record, err.message);
+        await this.outcomes.closeNotCreated(record, err.message, ['pending', 'unknown']);
         if (err instanceof GatewayValidationError) {
           throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
         }
@@ -201,23 +211,6 @@ export class InvoiceCreationService {
       throw err;
     }
     return this.outcomes.settleCreated(sent, invoice);
-  }
-
-  private async claim(
-    mapped: MappedInvoice,
-    options: ResolvedCheckoutOptions,
-  ): Promise<InvoiceRecord | null> {
-    return this.store.claim({
-      orderId: mapped.params.payment.id,
-      reference: mapped.reference,
-      method: mapped.method,
-      currency: 'BRL',
-      amountCents: mapped.totalCents,
-      installments: mapped.params.payment.installments ?? 1,
-      shown: mapped.shown,
-      namespace: await this.referrerNamespace(),
-      settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
-    });
   }
 
   private landsUntil(options: ResolvedCheckoutOptions): number {

@@ -22,7 +22,6 @@ import type {
   PaymentSessionInput,
   PaymentSessionOutput,
   PaymentStatusOutput,
-  PaymentWebhookAction,
   ProviderWebhookPayload,
   RefundPaymentInput,
   UpdatePaymentInput,
@@ -169,16 +168,12 @@ export class InvoicePaymentProvider {
     const { record, confirmed } = outcome;
     const row = statusRow(confirmed.code);
     if (!row) return { action: 'not_supported' };
-    const actions: Record<string, PaymentWebhookAction> = {
-      pending: 'pending',
-      requires_more: 'requires_more',
-      authorized: 'authorized',
-      captured: row.code === 5 ? 'captured' : 'not_supported',
-      canceled: 'canceled',
-      error: 'failed',
-    };
+    // Of the "captured" statuses only 5 (paid) is Medusa's capture.
+    const { session, code } = row;
+    const action =
+      session === 'error' ? 'failed' : session === 'captured' && code !== 5 ? 'not_supported' : session;
     const amount = confirmed.paidCents ?? confirmed.grossCents ?? record.amountCents;
-    return { action: actions[row.session], data: { session_id: record.id, amount } };
+    return { action, data: { session_id: record.id, amount } };
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
@@ -214,14 +209,6 @@ function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
 
 /** What the storefront and the host keep of a payment attempt. */
 export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData {
-  const pix =
-    record.pixPayload || record.pixImage ? { payload: record.pixPayload, image: record.pixImage } : null;
-  const billet =
-    record.billetLine || record.billetBarcode || record.billetUrl
-      ? { line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }
-      : null;
-  const card =
-    record.cardBrand || record.cardLast4 ? { brand: record.cardBrand, last4: record.cardLast4 } : null;
   return {
     invoiceRecordId: record.id,
     orderId: record.orderId,
@@ -238,9 +225,9 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     currency: record.currency,
     dueDate: record.dueDate,
     installments: record.installments,
-    pix,
-    billet,
-    card,
+    pix: given({ payload: record.pixPayload, image: record.pixImage }),
+    billet: given({ line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }),
+    card: given({ brand: record.cardBrand, last4: record.cardLast4 }),
     paymentUrl: record.paymentUrl,
     refundedCents: record.refundedCents,
     amountMismatch: record.amountMismatch,
@@ -251,4 +238,9 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     attentionReason: record.creationState === 'created' ? null : record.attentionReason,
     duplicateOf: record.duplicateOf,
   };
+}
+
+/** `null` unless some field is set. */
+function given<T extends Record<string, string | null>>(fields: T): T | null {
+  return Object.values(fields).some(Boolean) ? fields : null;
 }
