@@ -218,21 +218,12 @@ export class InvoiceCreationService {
   }
 
   private matching(open: InvoiceRecord, mapped: MappedInvoice): InvoiceRecord {
-    if (open.method !== mapped.method) {
-      throw new OpenInvoiceConflictError(
-        open.orderId,
-        open.id,
-        `it is a ${open.method} invoice, not ${mapped.method}`,
-      );
-    }
-    if (open.amountCents !== mapped.totalCents) {
-      const [was, now] = [open.amountCents, mapped.totalCents].map(centsToDecimalString);
-      throw new OpenInvoiceConflictError(
-        open.orderId,
-        open.id,
-        `it is for ${was}, the order now totals ${now}`,
-      );
-    }
+    const [was, now] = [open.amountCents, mapped.totalCents].map(centsToDecimalString);
+    const conflict =
+      open.method !== mapped.method
+        ? `it is a ${open.method} invoice, not ${mapped.method}`
+        : open.amountCents !== mapped.totalCents && `it is for ${was}, the order now totals ${now}`;
+    if (conflict) throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
     return open;
   }
 }

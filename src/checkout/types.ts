@@ -161,15 +161,12 @@ export interface RefundPaymentInput extends PaymentSessionInput {
 }
 
 /** Medusa's `UpdatePaymentInput`: a new `amount`, `method` or `order` replaces the open invoice. */
-export interface UpdatePaymentInput {
-  amount: Cents;
-  currency_code: string;
+export interface UpdatePaymentInput extends Omit<InitiatePaymentInput, 'data'> {
   /** The session's data with the new choices merged in; a card summary (`brand`, `last4`) there is ignored. */
   data: Pick<InvoicePaymentSessionData, 'invoiceRecordId'> &
     Partial<Omit<InitiatePaymentData, 'card'>> & {
       card?: CheckoutCard | InvoicePaymentSessionData['card'];
     } & Record<string, unknown>;
-  context?: PaymentProviderContext;
 }
 
 export interface ChangeDueDateInput extends PaymentSessionInput {
