@@ -18,7 +18,6 @@ import type {
   ChangeDueDateInput,
   InitiatePaymentInput,
   InitiatePaymentOutput,
-  InvoicePaymentSessionData,
   PaymentSessionInput,
   PaymentSessionOutput,
   PaymentStatusOutput,
@@ -207,15 +206,17 @@ function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   return session;
 }
 
-/** What the storefront and the host keep of a payment attempt. */
-export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData {
+/** What the storefront and the host keep of a payment attempt: the `InvoicePaymentSessionData`. */
+export function sessionDataOf(record: InvoiceRecord) {
   return {
+    /** The local invoice record: the session's id. */
     invoiceRecordId: record.id,
     orderId: record.orderId,
     attempt: record.attempt,
     referrer: record.referrer,
     method: record.method,
     creationState: record.creationState,
+    /** The service's invoice number and `invoice_id`. */
     gatewayId: record.gatewayId,
     gatewayInvoiceId: record.gatewayInvoiceId,
     statusCode: record.statusCode,
@@ -223,6 +224,7 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     sessionStatus: sessionStatusOf(record),
     amountCents: record.amountCents,
     currency: record.currency,
+    /** `YYYY-MM-DD`. */
     dueDate: record.dueDate,
     installments: record.installments,
     pix: given({ payload: record.pixPayload, image: record.pixImage }),
@@ -230,12 +232,16 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     card: given({ brand: record.cardBrand, last4: record.cardLast4 }),
     paymentUrl: record.paymentUrl,
     refundedCents: record.refundedCents,
+    /** The service's gross amount differed from the order total: a person should look. */
     amountMismatch: record.amountMismatch,
+    /** While the creation's outcome is unknown: until when the request could still land (nothing new before). */
     confirmingUntil:
       record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
         ? null
         : record.settlesAt.toISOString(),
+    /** Why the module stopped deciding on its own (the session is `requires_more`; the admin API resolves it). */
     attentionReason: record.creationState === 'created' ? null : record.attentionReason,
+    /** This invoice duplicates the order's invoice in that record: it was canceled, or (paid) alerted. */
     duplicateOf: record.duplicateOf,
   };
 }
