@@ -171,17 +171,9 @@ export class CreationOutcomes {
   async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
     const holder = await this.store.rows.findOneBy({ gatewayId: invoice.id });
     const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
-    await this.fail(record, error.message);
+    await this.closeNotCreated(record, error.message, ['pending', 'unknown']);
     this.alert('invoice_number_clash', record, error.message, holder?.id);
     throw error;
-  }
-
-  async fail(record: InvoiceRecord, reason: string): Promise<void> {
-    const { patch } = creationMove(['pending', 'unknown'], 'failed', {
-      openOrderId: null,
-      failureReason: reason,
-    });
-    await this.store.patch(record.id, patch);
   }
 
   alert(kind: InvoicePaymentsAlert['kind'], record: InvoiceRecord, message: string, related?: string): void {
@@ -205,7 +197,10 @@ export class CreationOutcomes {
     const holder = await this.store.findOpen(orderId);
     const keeper = paid[0] ?? holder ?? linked.find((r) => isPayable(r) && r.duplicateOf === null) ?? null;
     if (!keeper) return true;
-    for (const other of paid.slice(1)) await this.duplicatePaid(other, keeper);
+    for (const other of paid.slice(1)) {
+      // Whoever sets the mark raises the alert, so once per duplicate.
+      if (await this.store.setIfNull(other.id, 'duplicateOf', keeper.id)) this.alertPaid(other, keeper);
+    }
     for (const other of linked) {
       if (other.id !== keeper.id && isPayable(other)) await this.cancelDuplicate(other, keeper);
     }
@@ -255,11 +250,6 @@ export class CreationOutcomes {
     await this.apply(duplicate, invoice);
     const now = await this.store.get(duplicate.id);
     if (isPaid(now)) this.alertPaid(now, keeper);
-  }
-
-  private async duplicatePaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
-    // Whoever sets the mark raises the alert, so once per duplicate.
-    if (await this.store.setIfNull(duplicate.id, 'duplicateOf', keeper.id)) this.alertPaid(duplicate, keeper);
   }
 
   private alertPaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): void {

@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
 import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 
 /** Field path → what is wrong with it. */
@@ -79,10 +79,7 @@ export class InvoiceCreationUnresolvedError extends InvoicePaymentsError {
     readonly orderId: string,
     detail: string,
     readonly serviceUnavailable = false,
-    code:
-      | 'invoice_creation_unresolved'
-      | 'payment_being_confirmed'
-      | 'invoice_creation_needs_attention' = 'invoice_creation_unresolved',
+    code: InvoicePaymentsErrorCode = 'invoice_creation_unresolved',
     details: Record<string, unknown> = {},
   ) {
     super(code, `The invoice of order ${orderId} is not settled yet: ${detail}`, {
@@ -170,6 +167,8 @@ export class InvoiceRecordNotFoundError extends InvoicePaymentsError {
   }
 }
 
+const CREDENTIAL =
+  "The payment service refused the store's credential: the store must check its payment settings.";
 /** What the shopper's side is told when the service failed: no address, no system error, no secret. */
 const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
   network: 'The payment service could not be reached. Nothing was charged; try again in a moment.',
@@ -179,9 +178,8 @@ const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
   outcome_unknown:
     "The payment service's answer was lost; the payment is being confirmed. Try again in a moment.",
   response: 'The payment service answered something unusable. Try again in a moment.',
-  authentication:
-    "The payment service refused the store's credential: the store must check its payment settings.",
-  scope: "The payment service refused the store's credential: the store must check its payment settings.",
+  authentication: CREDENTIAL,
+  scope: CREDENTIAL,
 };
 
 /** Kinds that are the request's own fault; every other kind is the service's trouble. */

@@ -100,7 +100,17 @@ export class InvoiceCreationService {
     let free = true;
     for (;;) {
       if (free) {
-        const claimed = await this.claim(mapped, options);
+        const claimed = await this.store.claim({
+          orderId,
+          reference: mapped.reference,
+          method: mapped.method,
+          currency: 'BRL',
+          amountCents: mapped.totalCents,
+          installments: mapped.params.payment.installments ?? 1,
+          shown: mapped.shown,
+          namespace: await this.referrerNamespace(),
+          settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
+        });
         if (claimed) {
           const created = await this.send(claimed, mapped, deadline, options);
           if (created) return created;
@@ -187,7 +197,7 @@ export class InvoiceCreationService {
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
-        await this.outcomes.fail(record, err.message);
+        await this.outcomes.closeNotCreated(record, err.message, ['pending', 'unknown']);
         if (err instanceof GatewayValidationError) {
           throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
         }
@@ -203,43 +213,17 @@ export class InvoiceCreationService {
     return this.outcomes.settleCreated(sent, invoice);
   }
 
-  private async claim(
-    mapped: MappedInvoice,
-    options: ResolvedCheckoutOptions,
-  ): Promise<InvoiceRecord | null> {
-    return this.store.claim({
-      orderId: mapped.params.payment.id,
-      reference: mapped.reference,
-      method: mapped.method,
-      currency: 'BRL',
-      amountCents: mapped.totalCents,
-      installments: mapped.params.payment.installments ?? 1,
-      shown: mapped.shown,
-      namespace: await this.referrerNamespace(),
-      settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
-    });
-  }
-
   private landsUntil(options: ResolvedCheckoutOptions): number {
     return Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
   }
 
   private matching(open: InvoiceRecord, mapped: MappedInvoice): InvoiceRecord {
-    if (open.method !== mapped.method) {
-      throw new OpenInvoiceConflictError(
-        open.orderId,
-        open.id,
-        `it is a ${open.method} invoice, not ${mapped.method}`,
-      );
-    }
-    if (open.amountCents !== mapped.totalCents) {
-      const [was, now] = [open.amountCents, mapped.totalCents].map(centsToDecimalString);
-      throw new OpenInvoiceConflictError(
-        open.orderId,
-        open.id,
-        `it is for ${was}, the order now totals ${now}`,
-      );
-    }
+    const [was, now] = [open.amountCents, mapped.totalCents].map(centsToDecimalString);
+    const conflict =
+      open.method !== mapped.method
+        ? `it is a ${open.method} invoice, not ${mapped.method}`
+        : open.amountCents !== mapped.totalCents && `it is for ${was}, the order now totals ${now}`;
+    if (conflict) throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
     return open;
   }
 }

@@ -18,11 +18,9 @@ import type {
   ChangeDueDateInput,
   InitiatePaymentInput,
   InitiatePaymentOutput,
-  InvoicePaymentSessionData,
   PaymentSessionInput,
   PaymentSessionOutput,
   PaymentStatusOutput,
-  PaymentWebhookAction,
   ProviderWebhookPayload,
   RefundPaymentInput,
   UpdatePaymentInput,
@@ -169,16 +167,12 @@ export class InvoicePaymentProvider {
     const { record, confirmed } = outcome;
     const row = statusRow(confirmed.code);
     if (!row) return { action: 'not_supported' };
-    const actions: Record<string, PaymentWebhookAction> = {
-      pending: 'pending',
-      requires_more: 'requires_more',
-      authorized: 'authorized',
-      captured: row.code === 5 ? 'captured' : 'not_supported',
-      canceled: 'canceled',
-      error: 'failed',
-    };
+    // Of the "captured" statuses only 5 (paid) is Medusa's capture.
+    const { session, code } = row;
+    const action =
+      session === 'error' ? 'failed' : session === 'captured' && code !== 5 ? 'not_supported' : session;
     const amount = confirmed.paidCents ?? confirmed.grossCents ?? record.amountCents;
-    return { action: actions[row.session], data: { session_id: record.id, amount } };
+    return { action, data: { session_id: record.id, amount } };
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
@@ -212,23 +206,17 @@ function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   return session;
 }
 
-/** What the storefront and the host keep of a payment attempt. */
-export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData {
-  const pix =
-    record.pixPayload || record.pixImage ? { payload: record.pixPayload, image: record.pixImage } : null;
-  const billet =
-    record.billetLine || record.billetBarcode || record.billetUrl
-      ? { line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }
-      : null;
-  const card =
-    record.cardBrand || record.cardLast4 ? { brand: record.cardBrand, last4: record.cardLast4 } : null;
+/** What the storefront and the host keep of a payment attempt: the `InvoicePaymentSessionData`. */
+export function sessionDataOf(record: InvoiceRecord) {
   return {
+    /** The local invoice record: the session's id. */
     invoiceRecordId: record.id,
     orderId: record.orderId,
     attempt: record.attempt,
     referrer: record.referrer,
     method: record.method,
     creationState: record.creationState,
+    /** The service's invoice number and `invoice_id`. */
     gatewayId: record.gatewayId,
     gatewayInvoiceId: record.gatewayInvoiceId,
     statusCode: record.statusCode,
@@ -236,19 +224,29 @@ export function sessionDataOf(record: InvoiceRecord): InvoicePaymentSessionData 
     sessionStatus: sessionStatusOf(record),
     amountCents: record.amountCents,
     currency: record.currency,
+    /** `YYYY-MM-DD`. */
     dueDate: record.dueDate,
     installments: record.installments,
-    pix,
-    billet,
-    card,
+    pix: given({ payload: record.pixPayload, image: record.pixImage }),
+    billet: given({ line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }),
+    card: given({ brand: record.cardBrand, last4: record.cardLast4 }),
     paymentUrl: record.paymentUrl,
     refundedCents: record.refundedCents,
+    /** The service's gross amount differed from the order total: a person should look. */
     amountMismatch: record.amountMismatch,
+    /** While the creation's outcome is unknown: until when the request could still land (nothing new before). */
     confirmingUntil:
       record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
         ? null
         : record.settlesAt.toISOString(),
+    /** Why the module stopped deciding on its own (the session is `requires_more`; the admin API resolves it). */
     attentionReason: record.creationState === 'created' ? null : record.attentionReason,
+    /** This invoice duplicates the order's invoice in that record: it was canceled, or (paid) alerted. */
     duplicateOf: record.duplicateOf,
   };
+}
+
+/** `null` unless some field is set. */
+function given<T extends Record<string, string | null>>(fields: T): T | null {
+  return Object.values(fields).some(Boolean) ? fields : null;
 }

@@ -41,34 +41,17 @@ export const BLANK: Partial<InvoiceRecord> = Object.fromEntries(
     .map((column) => [column.propertyName, column.options.default ?? null]),
 );
 
-/** The fields each state is written with. */
-interface CreationFields {
-  pending: Record<string, never>;
-  unknown: { unknownSince?: Date; attentionReason?: string };
-  created: {
-    gatewayId: string;
-    gatewayUuid: string | null;
-    gatewayInvoiceId: string | null;
-    attentionReason: null;
-    amountMismatch?: boolean;
-    failureReason?: string | null;
-    duplicateOf?: string;
-    updatedAt?: Date;
-  };
-  failed: { openOrderId: null; failureReason: string; attentionReason?: null };
-}
-
 /** The states the row must be in (compare-and-set), and what the move writes. */
-export interface CreationMove {
+interface CreationMove {
   from: InvoiceCreationState[];
   patch: Partial<InvoiceRecord>;
 }
 
 /** Throws for a move the table does not list (a bug of the module). */
-export function creationMove<T extends InvoiceCreationState>(
+export function creationMove(
   from: readonly InvoiceCreationState[],
-  to: T,
-  fields: CreationFields[T],
+  to: InvoiceCreationState,
+  fields: Partial<InvoiceRecord>,
 ): CreationMove {
   const refused = from.filter((state) => !CREATION_MOVES[to].includes(state));
   if (from.length === 0 || refused.length > 0)
@@ -135,9 +118,7 @@ export class InvoiceRecordStore {
   }
 
   async patch(id: string, patch: Partial<InvoiceRecord>): Promise<void> {
-    await runInTransaction(this.dataSource, (em) =>
-      em.getRepository(InvoiceRecord).update({ id }, { ...patch, updatedAt: new Date() }),
-    );
+    await this.update(id, patch, []);
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */

@@ -10,10 +10,6 @@ import { errorMessage } from './errors';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
-function hasNamespace(referrer: string | null | undefined, namespace: string): boolean {
-  return !!namespace && typeof referrer === 'string' && referrer.startsWith(`${namespace}:`);
-}
-
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()
 export class LateInvoiceService implements LateInvoiceAdopter {
@@ -33,7 +29,8 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const record = await this.store.rows.findOneBy({ referrer: invoice.referrer });
     if (!record) return none;
     if (record.gatewayId === invoice.id) return { record, foreign: null };
-    if (!hasNamespace(invoice.referrer, await this.creation.referrerNamespace())) {
+    const namespace = await this.creation.referrerNamespace();
+    if (!namespace || !invoice.referrer.startsWith(`${namespace}:`)) {
       // A referrer made before namespaces: another store may use the same one (docs/refunds.md).
       this.logger.warn(`invoice ${invoice.id} (referrer ${invoice.referrer}) left alone: no namespace`);
       return none;

@@ -59,8 +59,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
     if (typeof code !== 'string' || code.toUpperCase() !== 'BRL') errors.add(field, 'must be BRL');
   }
 
-  const totalCents = checkAmounts(order, request.amount, errors, options);
-  checkItemTexts(order, options, errors);
+  const totalCents = checkItems(order, request.amount, errors, options);
   const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
 
   let address: InvoiceAddress | undefined;
@@ -109,21 +108,24 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
-/** Whole cents adding up to the total, none above `maxTotalCents` (past a safe integer the sum is float math). */
-function checkAmounts(
+/**
+ * The items' texts, and whole cents adding up to the total, none above `maxTotalCents` (past a safe integer the sum
+ * is float math).
+ */
+function checkItems(
   order: CheckoutOrder,
   amount: unknown,
   errors: FieldErrorCollector,
-  limits: Pick<ResolvedCheckoutOptions, 'maxItems' | 'maxTotalCents'>,
+  { maxItems, maxTotalCents, textLimits }: ResolvedCheckoutOptions,
 ): Cents {
   const before = errors.count();
   // An order of 10,000 lines is refused without walking it.
-  if (Array.isArray(order.items) && order.items.length > limits.maxItems) {
-    errors.add('order.items', `must have at most ${limits.maxItems} items (checkout.maxItems)`);
+  if (Array.isArray(order.items) && order.items.length > maxItems) {
+    errors.add('order.items', `must have at most ${maxItems} items (checkout.maxItems)`);
     return 0;
   }
-  const most = `${centsToDecimalString(limits.maxTotalCents)} (checkout.maxTotalCents)`;
-  if (Number.isSafeInteger(order.total) && order.total > limits.maxTotalCents) {
+  const most = `${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
+  if (Number.isSafeInteger(order.total) && order.total > maxTotalCents) {
     errors.add('order.total', `must be at most ${most}`);
   }
   const cents = (field: string, value: unknown, required: boolean, bounded = true): value is Cents => {
@@ -132,7 +134,7 @@ function checkAmounts(
       errors.add(field, 'must be a non-negative integer number of cents');
       return false;
     }
-    if (bounded && (value as number) > limits.maxTotalCents) {
+    if (bounded && (value as number) > maxTotalCents) {
       errors.add(field, `must be at most ${most}`);
       return false;
     }
@@ -143,9 +145,21 @@ function checkAmounts(
   }
   let gross = 0;
   let lineDiscounts = 0;
+  let texts = 0; // a text's problem does not stop the sum
+  const text = (field: string, problem: string | null) => {
+    if (problem) {
+      errors.add(field, problem);
+      texts++;
+    }
+  };
   (Array.isArray(order.items) ? order.items : []).forEach((item, i) => {
     const at = `order.items[${i}]`;
     if (!item || typeof item !== 'object') return errors.add(at, 'must be an item');
+    text(`${at}.id`, textProblem(item.id, textRule(textLimits, 'productId', true)));
+    text(`${at}.title`, textProblem(item.title, textRule(textLimits, 'title', true)));
+    const image = textProblem(item.thumbnail, textRule(textLimits, 'imageUrl'));
+    const notUrl = nonEmpty(item.thumbnail) && !isHttpUrl(item.thumbnail.trim());
+    text(`${at}.thumbnail`, image ?? (notUrl ? 'must be an absolute http(s) URL' : null));
     if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) {
       errors.add(`${at}.quantity`, 'must be a positive integer');
     }
@@ -153,7 +167,7 @@ function checkAmounts(
     const discounted = cents(`${at}.discount_total`, item.discount_total, false);
     if (priced && Number.isSafeInteger(item.quantity) && item.quantity >= 1) {
       const line = item.unit_price * item.quantity;
-      if (line > limits.maxTotalCents)
+      if (line > maxTotalCents)
         return errors.add(`${at}.quantity`, `times unit_price must be at most ${most}`);
       if (discounted && (item.discount_total ?? 0) > line) {
         errors.add(`${at}.discount_total`, 'must not exceed the line total');
@@ -169,7 +183,7 @@ function checkAmounts(
   if (okDiscount && (order.discount_total ?? 0) < lineDiscounts) {
     errors.add('order.discount_total', "must include the items' discount_total");
   }
-  if (errors.count() > before || !okShipping || !okTotal) return 0;
+  if (errors.count() - texts > before || !okShipping || !okTotal) return 0;
 
   const shipping = order.shipping_total ?? 0;
   const discount = order.discount_total ?? 0;
@@ -215,28 +229,6 @@ function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErro
   if (display !== undefined && display !== null) return String(display);
   if (!errors.has('order.id')) checkId(errors, 'order.id', order.id, rule);
   return order.id;
-}
-
-function checkItemTexts(
-  order: CheckoutOrder,
-  { textLimits: limits, maxItems }: ResolvedCheckoutOptions,
-  errors: FieldErrorCollector,
-): void {
-  if (!Array.isArray(order.items) || order.items.length > maxItems) return; // refused unwalked (checkAmounts)
-  order.items.forEach((item, i) => {
-    if (!item || typeof item !== 'object') return;
-    const at = `order.items[${i}]`;
-    const check = (field: string, value: unknown, rule: TextRule) => {
-      const problem = textProblem(value, rule);
-      if (problem) errors.add(`${at}.${field}`, problem);
-    };
-    check('id', item.id, textRule(limits, 'productId', true));
-    check('title', item.title, textRule(limits, 'title', true));
-    check('thumbnail', item.thumbnail, textRule(limits, 'imageUrl'));
-    if (nonEmpty(item.thumbnail) && !errors.has(`${at}.thumbnail`) && !isHttpUrl(item.thumbnail.trim())) {
-      errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
-    }
-  });
 }
 
 function urls(order: CheckoutOrder, reference: string, options: ResolvedCheckoutOptions) {

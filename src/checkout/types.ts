@@ -1,7 +1,7 @@
 import type { PaymentSessionStatus } from '../core/status-table';
 import type { Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
-import type { InvoiceCreationState } from '../persistence/invoice.entity';
+import type { sessionDataOf } from './invoice-payment.provider';
 
 /** A Medusa-style order as the host hands it to the checkout. Amounts are integer cents, taxes included. */
 export interface CheckoutOrder {
@@ -85,40 +85,11 @@ export interface InitiatePaymentData {
   installments?: number;
 }
 
-/** A payment session's data (Medusa keeps it on the session): what the storefront shows (PIX code, bank slip...). */
-export interface InvoicePaymentSessionData extends Record<string, unknown> {
-  /** The local invoice record: the session's id. */
-  invoiceRecordId: string;
-  orderId: string;
-  attempt: number;
-  referrer: string;
-  method: PaymentMethod;
-  creationState: InvoiceCreationState;
-  /** The service's invoice number and `invoice_id`. */
-  gatewayId: string | null;
-  gatewayInvoiceId: string | null;
-  statusCode: number | null;
-  statusText: string | null;
-  sessionStatus: PaymentSessionStatus;
-  amountCents: Cents;
-  currency: string;
-  /** `YYYY-MM-DD`. */
-  dueDate: string | null;
-  installments: number;
-  pix: { payload: string | null; image: string | null } | null;
-  billet: { line: string | null; barcode: string | null; url: string | null } | null;
-  card: { brand: string | null; last4: string | null } | null;
-  paymentUrl: string | null;
-  refundedCents: Cents;
-  /** The service's gross amount differed from the order total: a person should look. */
-  amountMismatch: boolean;
-  /** While the creation's outcome is unknown: until when the request could still land (nothing new before). */
-  confirmingUntil: string | null;
-  /** Why the module stopped deciding on its own (the session is `requires_more`; the admin API resolves it). */
-  attentionReason: string | null;
-  /** This invoice duplicates the order's invoice in that record: it was canceled, or (paid) alerted. */
-  duplicateOf: string | null;
-}
+/**
+ * A payment session's data (Medusa keeps it on the session): what the storefront shows (PIX code, bank slip...), as
+ * {@link sessionDataOf} builds it from the invoice record.
+ */
+export type InvoicePaymentSessionData = ReturnType<typeof sessionDataOf> & Record<string, unknown>;
 
 /** Medusa's `PaymentProviderContext`; informational here. */
 export interface PaymentProviderContext {
@@ -161,15 +132,12 @@ export interface RefundPaymentInput extends PaymentSessionInput {
 }
 
 /** Medusa's `UpdatePaymentInput`: a new `amount`, `method` or `order` replaces the open invoice. */
-export interface UpdatePaymentInput {
-  amount: Cents;
-  currency_code: string;
+export interface UpdatePaymentInput extends Omit<InitiatePaymentInput, 'data'> {
   /** The session's data with the new choices merged in; a card summary (`brand`, `last4`) there is ignored. */
   data: Pick<InvoicePaymentSessionData, 'invoiceRecordId'> &
     Partial<Omit<InitiatePaymentData, 'card'>> & {
       card?: CheckoutCard | InvoicePaymentSessionData['card'];
     } & Record<string, unknown>;
-  context?: PaymentProviderContext;
 }
 
 export interface ChangeDueDateInput extends PaymentSessionInput {
