@@ -94,9 +94,8 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     state: RefundSettled['state'],
     reason: string,
     gatewayId: string | null,
-  ): Promise<boolean> {
-    const moved = await this.refunds.move(refund.id, ['unknown'], { state, reason: clip(reason, 2000) });
-    if (!moved) return false;
+  ) {
+    if (!(await this.refunds.move(refund.id, ['unknown'], { state, reason: clip(reason, 2000) }))) return;
     const event: RefundSettled = {
       refundId: refund.id,
       invoiceRecordId: refund.invoiceRecordId,
@@ -106,7 +105,6 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       reason,
     };
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.RefundSettled, event);
-    return true;
   }
 
   /** Seconds until the next read-back of an unknown refund (for "retry in N s"). */

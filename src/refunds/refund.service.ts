@@ -165,7 +165,26 @@ export class RefundService {
         refundableCents: remaining,
       });
     } catch (err) {
-      return this.sendFailed({ ...refund, baselineCents: baseline, settlesAt }, record, err);
+      if (isGatewayError(err) && !(err instanceof GatewayOutcomeUnknownError)) {
+        await this.fail(refund, `refused: ${err.message}`);
+        throw err;
+      }
+      this.logger.warn(
+        `refund ${refund.id}: outcome unknown (${errorMessage(err)}); reading the invoice back`,
+      );
+      await this.refunds.move(refund.id, ['pending'], {
+        state: 'unknown',
+        nextCheckAt: new Date(Date.now() + this.options.recheckMs),
+        reason: clip(`answer lost: ${errorMessage(err)}`, 2000),
+      });
+      const row = await this.settlement.settle({
+        ...refund,
+        state: 'unknown',
+        baselineCents: baseline,
+        settlesAt,
+      });
+      if (row.state === 'failed') throw new RefundFailedError(row);
+      return { refund: row, record: await this.records.get(record.id) };
     }
     // Marked unknown meanwhile (a caller took it for a dead sender's): settled from there, and announced.
     if (!(await this.refunds.move(refund.id, ['pending'], { state: 'succeeded', reason: null }))) {
@@ -180,30 +199,7 @@ export class RefundService {
     this.logger.log(
       `refund ${refund.id}: R$ ${centsToDecimalString(refund.amountCents)} of invoice ${record.gatewayId} made`,
     );
-    return {
-      refund: await this.refunds.reread(refund),
-      record: await this.records.get(record.id),
-    };
-  }
-
-  private async sendFailed(
-    refund: InvoiceRefund,
-    record: InvoiceRecord,
-    err: unknown,
-  ): Promise<RefundOutcome> {
-    if (isGatewayError(err) && !(err instanceof GatewayOutcomeUnknownError)) {
-      await this.fail(refund, `refused: ${err.message}`);
-      throw err;
-    }
-    this.logger.warn(`refund ${refund.id}: outcome unknown (${errorMessage(err)}); reading the invoice back`);
-    await this.refunds.move(refund.id, ['pending'], {
-      state: 'unknown',
-      nextCheckAt: new Date(Date.now() + this.options.recheckMs),
-      reason: clip(`answer lost: ${errorMessage(err)}`, 2000),
-    });
-    const row = await this.settlement.settle({ ...refund, state: 'unknown' });
-    if (row.state === 'failed') throw new RefundFailedError(row);
-    return { refund: row, record: await this.records.get(record.id) };
+    return { refund: await this.refunds.reread(refund), record: await this.records.get(record.id) };
   }
 
   private async fail(refund: InvoiceRefund, reason: string): Promise<void> {

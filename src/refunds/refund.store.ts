@@ -60,12 +60,7 @@ export class RefundStore {
   }
 
   /** The latest refund of this invoice and amount since `since` that did not fail. */
-  latestSimilar(
-    invoiceRecordId: string,
-    amountCents: number,
-    since: Date,
-    except?: string,
-  ): Promise<InvoiceRefund | null> {
+  latestSimilar(invoiceRecordId: string, amountCents: number, since: Date, except?: string) {
     const query = this.rows
       .createQueryBuilder('r')
       .where('r.invoiceRecordId = :invoiceRecordId', { invoiceRecordId })
