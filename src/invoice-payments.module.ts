@@ -47,11 +47,8 @@ export class InvoicePaymentsModule {
   }
 
   static forRootAsync(options: Options.InvoicePaymentsModuleAsyncOptions): DynamicModule {
-    const statics: StaticSections = {
-      webhooks: options.webhooks,
-      shipping: options.shipping,
-      admin: options.admin,
-    };
+    const { webhooks, shipping, admin } = options;
+    const statics: StaticSections = { webhooks, shipping, admin };
     const provider: Provider = {
       provide: INVOICE_PAYMENTS_OPTIONS,
       useFactory: async (...args: unknown[]) => mergeAsyncOptions(await options.useFactory(...args), statics),
