@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { section } from '../options/resolve';
-import { HEALTH_OPTIONS, InvoicePaymentsHealthIndicator } from './health.indicator';
-import { resolveHealthOptions } from './health.options';
+import { HEALTH_OPTIONS, InvoicePaymentsHealthIndicator, resolveHealthOptions } from './health.indicator';
 import { SignalsService } from './signals.service';
 
 /**

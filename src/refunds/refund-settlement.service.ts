@@ -9,7 +9,6 @@ import { Poller } from '../core/queue/poller';
 import { clip } from '../core/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
-import type { Invoice } from '../gateway/types';
 import { InvoiceRefund } from './refund.entity';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
@@ -61,13 +60,12 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       return this.refunds.reread(refund);
     }
     const record = await this.records.get(refund.invoiceRecordId);
-    let invoice: Invoice | null;
-    try {
-      invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
-    } catch (err) {
-      return this.later(refund, `could not read the invoice back: ${errorMessage(err)}`);
+    const invoice = await this.gateway
+      .findInvoiceById(record.gatewayId ?? '')
+      .catch((err: unknown) => `could not read the invoice back: ${errorMessage(err)}`);
+    if (typeof invoice === 'string' || !invoice) {
+      return this.later(refund, invoice || 'the service did not find the invoice');
     }
-    if (!invoice) return this.later(refund, 'the service did not find the invoice');
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
     const total = invoice.refunds.totalCents ?? 0;
     const baseline = refund.baselineCents;

@@ -124,13 +124,10 @@ export class RefundService {
   }
 
   private async send(refund: InvoiceRefund, record: InvoiceRecord): Promise<RefundOutcome> {
-    let invoice: Invoice | null;
-    try {
-      invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
-    } catch (err) {
+    const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '').catch(async (err: unknown) => {
       await this.fail(refund, `not sent: the invoice could not be read first (${errorMessage(err)})`);
       throw err;
-    }
+    });
     if (!invoice) {
       await this.fail(refund, 'not sent: the service did not find the invoice');
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
