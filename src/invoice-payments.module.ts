@@ -23,10 +23,18 @@ import {
   StaticSections,
 } from './options/resolve';
 import { resolveWebhooksOptions } from './options/webhooks.options';
-import { ObservabilityModule } from './observability/observability.module';
+import {
+  HEALTH_OPTIONS,
+  InvoicePaymentsHealthIndicator,
+  resolveHealthOptions,
+} from './observability/health.indicator';
+import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
-import { RefundsModule } from './refunds/refunds.module';
+import { resolveRefundsOptions } from './options/refunds.options';
+import { RefundSettlementService } from './refunds/refund-settlement.service';
+import { RefundService } from './refunds/refund.service';
+import { REFUNDS_OPTIONS, RefundStore } from './refunds/refund.store';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
@@ -101,9 +109,21 @@ class InvoicePaymentsCoreModule {
         { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
         // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
+        // Refunds (the checkout's provider and the admin API reach the one `RefundService`) and observability.
+        section(REFUNDS_OPTIONS, 'refunds', resolveRefundsOptions),
+        RefundStore,
+        RefundSettlementService,
+        RefundService,
+        section(HEALTH_OPTIONS, 'health', resolveHealthOptions),
+        InvoicePaymentsHealthIndicator,
+        SignalsService,
         ...port,
       ],
       exports: [
+        REFUNDS_OPTIONS,
+        RefundService,
+        RefundSettlementService,
+        InvoicePaymentsHealthIndicator,
         INVOICE_PAYMENTS_OPTIONS,
         GATEWAY_CLIENT_OPTIONS,
         GatewayClient,
@@ -128,13 +148,11 @@ function assemble(
   const shipping = ShippingModule.forRoot(statics.shipping, true);
   const capabilities = [
     CheckoutModule,
-    RefundsModule,
     webhooks,
     ReconciliationModule.forRoot(),
     shipping,
     // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
     SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
-    ObservabilityModule,
   ];
   return {
     module: InvoicePaymentsModule,

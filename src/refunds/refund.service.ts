@@ -150,7 +150,8 @@ export class RefundService {
       });
     }
     const settlesAt = new Date(Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs);
-    if (!(await this.refunds.move(refund.id, ['pending'], { baselineCents: baseline, settlesAt }))) {
+    const stored = { baselineCents: baseline, settlesAt };
+    if (!(await this.refunds.move(refund.id, ['pending'], stored))) {
       throw new RefundInProgressError(record.id, await this.refunds.reread(refund));
     }
     let answer: Invoice;
@@ -166,20 +167,14 @@ export class RefundService {
         await this.fail(refund, `refused: ${err.message}`);
         throw err;
       }
-      this.logger.warn(
-        `refund ${refund.id}: outcome unknown (${errorMessage(err)}); reading the invoice back`,
-      );
+      const lost = errorMessage(err);
+      this.logger.warn(`refund ${refund.id}: outcome unknown (${lost}); reading the invoice back`);
       await this.refunds.move(refund.id, ['pending'], {
         state: 'unknown',
         nextCheckAt: new Date(Date.now() + this.options.recheckMs),
-        reason: clip(`answer lost: ${errorMessage(err)}`, 2000),
+        reason: clip(`answer lost: ${lost}`, 2000),
       });
-      const row = await this.settlement.settle({
-        ...refund,
-        state: 'unknown',
-        baselineCents: baseline,
-        settlesAt,
-      });
+      const row = await this.settlement.settle({ ...refund, ...stored, state: 'unknown' });
       if (row.state === 'failed') throw new RefundFailedError(row);
       return { refund: row, record: await this.records.get(record.id) };
     }
@@ -187,12 +182,8 @@ export class RefundService {
     if (!(await this.refunds.move(refund.id, ['pending'], { state: 'succeeded', reason: null }))) {
       await this.settlement.finish(refund, 'succeeded', 'made: the service answered', record.gatewayId);
     }
-    await this.status.apply({
-      recordId: record.id,
-      code: answer.status.code,
-      source: 'operation',
-      invoice: answer,
-    });
+    const code = answer.status.code;
+    await this.status.apply({ recordId: record.id, code, source: 'operation', invoice: answer });
     this.logger.log(
       `refund ${refund.id}: R$ ${centsToDecimalString(refund.amountCents)} of invoice ${record.gatewayId} made`,
     );
