@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, Repository } from 'typeorm';
+import { DataSource, In, Not, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
-import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
+import { InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../observability/otel';
 import { sumCents } from '../gateway/money';
 
@@ -124,7 +124,7 @@ export class RefundStore {
 
   async totals(invoiceRecordId: string): Promise<{ succeededCents: number; inFlightCents: number }> {
     const rows = await this.rows.find({
-      where: { invoiceRecordId, state: In(['succeeded', ...IN_FLIGHT_STATES]) },
+      where: { invoiceRecordId, state: Not<RefundState>('failed') },
       select: { amountCents: true, state: true },
     });
     const sum = (settled: boolean) =>
