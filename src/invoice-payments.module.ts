@@ -120,7 +120,6 @@ class InvoicePaymentsCoreModule {
         ...port,
       ],
       exports: [
-        REFUNDS_OPTIONS,
         RefundService,
         RefundSettlementService,
         InvoicePaymentsHealthIndicator,

@@ -123,16 +123,14 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       reason: clip(reason, 2000),
       ...(alert ? { alerted: true } : {}),
     });
-    if (alert) this.alert(refund, reason);
+    if (alert) {
+      const message =
+        `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (invoice record ` +
+        `${refund.invoiceRecordId}) is still unsettled since ${refund.createdAt.toISOString()}: ${reason}. ` +
+        `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
+      const unresolved = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
+      raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...unresolved });
+    }
     return this.refunds.reread(refund);
-  }
-
-  private alert(refund: InvoiceRefund, reason: string): void {
-    const message =
-      `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (invoice record ` +
-      `${refund.invoiceRecordId}) is still unsettled since ${refund.createdAt.toISOString()}: ${reason}. ` +
-      `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
-    const alert = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
-    raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...alert });
   }
 }

@@ -95,8 +95,7 @@ export class RefundStore {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const same = await this.byKey(input.invoiceRecordId, input.idempotencyKey);
-      if (same) return { sameKey: same };
-      return { inFlight: await this.inFlight(input.invoiceRecordId) };
+      return same ? { sameKey: same } : { inFlight: await this.inFlight(input.invoiceRecordId) };
     }
   }
 

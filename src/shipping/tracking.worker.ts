@@ -80,10 +80,8 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     }
     // The claim may be several posts old: make it last for this post.
     if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'lost';
-    if (row.attempts > 1) {
-      const settled = await this.readBack(row, claim);
-      if (settled) return settled;
-    }
+    const settled = row.attempts > 1 ? await this.readBack(row, claim) : null;
+    if (settled) return settled;
     try {
       await this.gateway.addTrackingCode({
         invoiceId: row.gatewayInvoiceId,
