@@ -23,10 +23,18 @@ import {
   StaticSections,
 } from './options/resolve';
 import { resolveWebhooksOptions } from './options/webhooks.options';
-import { ObservabilityModule } from './observability/observability.module';
+import {
+  HEALTH_OPTIONS,
+  InvoicePaymentsHealthIndicator,
+  resolveHealthOptions,
+} from './observability/health.indicator';
+import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
-import { RefundsModule } from './refunds/refunds.module';
+import { resolveRefundsOptions } from './options/refunds.options';
+import { RefundSettlementService } from './refunds/refund-settlement.service';
+import { RefundService } from './refunds/refund.service';
+import { REFUNDS_OPTIONS, RefundStore } from './refunds/refund.store';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
@@ -47,11 +55,8 @@ export class InvoicePaymentsModule {
   }
 
   static forRootAsync(options: Options.InvoicePaymentsModuleAsyncOptions): DynamicModule {
-    const statics: StaticSections = {
-      webhooks: options.webhooks,
-      shipping: options.shipping,
-      admin: options.admin,
-    };
+    const { webhooks, shipping, admin } = options;
+    const statics: StaticSections = { webhooks, shipping, admin };
     const provider: Provider = {
       provide: INVOICE_PAYMENTS_OPTIONS,
       useFactory: async (...args: unknown[]) => mergeAsyncOptions(await options.useFactory(...args), statics),
@@ -104,9 +109,20 @@ class InvoicePaymentsCoreModule {
         { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
         // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
+        // Refunds (the checkout's provider and the admin API reach the one `RefundService`) and observability.
+        section(REFUNDS_OPTIONS, 'refunds', resolveRefundsOptions),
+        RefundStore,
+        RefundSettlementService,
+        RefundService,
+        section(HEALTH_OPTIONS, 'health', resolveHealthOptions),
+        InvoicePaymentsHealthIndicator,
+        SignalsService,
         ...port,
       ],
       exports: [
+        RefundService,
+        RefundSettlementService,
+        InvoicePaymentsHealthIndicator,
         INVOICE_PAYMENTS_OPTIONS,
         GATEWAY_CLIENT_OPTIONS,
         GatewayClient,
@@ -131,13 +147,11 @@ function assemble(
   const shipping = ShippingModule.forRoot(statics.shipping, true);
   const capabilities = [
     CheckoutModule,
-    RefundsModule,
     webhooks,
     ReconciliationModule.forRoot(),
     shipping,
     // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
     SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
-    ObservabilityModule,
   ];
   return {
     module: InvoicePaymentsModule,

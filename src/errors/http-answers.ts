@@ -40,23 +40,19 @@ function plain(status: number) {
   });
 }
 
-function withFields(e: InvoicePaymentsError): HttpAnswer {
-  return {
-    status: 400,
-    body: { statusCode: 400, error: 'Bad Request', message: e.message, fields: e.details.fields },
-  };
+/** `{ statusCode, error, message }` and what `extra` adds. */
+function answer(status: number, error: string, e: InvoicePaymentsError, extra = {}): HttpAnswer {
+  return { status, body: { statusCode: status, error, message: e.message, ...extra } };
 }
+
+const withFields = (e: InvoicePaymentsError): HttpAnswer =>
+  answer(400, 'Bad Request', e, { fields: e.details.fields });
 
 /** Not settled yet: 409, or 503 when the service is what could not be asked. */
-function unresolved(e: InvoicePaymentsError): HttpAnswer {
-  const status = e.details.serviceUnavailable ? 503 : 409;
-  const error = status === 503 ? 'Service Unavailable' : 'Conflict';
-  return { status, body: { statusCode: status, error, message: e.message } };
-}
+const unresolved = (e: InvoicePaymentsError): HttpAnswer =>
+  e.details.serviceUnavailable ? answer(503, 'Service Unavailable', e) : answer(409, 'Conflict', e);
 
-function refund(e: InvoicePaymentsError): HttpAnswer {
-  return { status: 409, body: { statusCode: 409, error: e.code, message: e.message, ...e.details } };
-}
+const refund = (e: InvoicePaymentsError): HttpAnswer => answer(409, e.code, e, e.details);
 
 /** The answer of each module error code: the codes are these keys. */
 export const ANSWERS = {
@@ -71,17 +67,13 @@ export const ANSWERS = {
   invoice_record_not_found: plain(404),
   payment_service: (e) => {
     const kind = e.details.kind as GatewayError['kind'];
-    const status = GATEWAY_ERROR_HTTP_STATUS[kind];
-    return { status, body: { statusCode: status, error: `payment_service_${kind}`, message: e.message } };
+    return answer(GATEWAY_ERROR_HTTP_STATUS[kind], `payment_service_${kind}`, e);
   },
   refund_in_progress: refund,
   refund_being_confirmed: refund,
   refund_failed: refund,
   refund_repeated: refund,
-  shipment_validation: (e) => ({
-    status: 400,
-    body: { statusCode: 400, error: 'Bad Request', message: e.message, field: e.details.field },
-  }),
+  shipment_validation: (e) => answer(400, 'Bad Request', e, { field: e.details.field }),
   order_not_paid: plain(409),
   reported_record_not_found: plain(404),
   // The module built a wrong report: nothing the caller did, and nothing to tell them.

@@ -6,8 +6,43 @@ import { InvoiceStatusHistory } from '../persistence/invoice-status-history.enti
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
-import type { ResolvedHealthOptions } from './health.options';
+import { HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../options/fields';
 import { lastCallTo } from './otel';
+
+/** Thresholds of `InvoicePaymentsHealthIndicator` (`forRoot({ health })`); a check past one reports `down`. */
+export interface HealthOptions {
+  /** With no call to the service for this long, a check makes one (a one-item list), kept as long. Default 30000. */
+  probeIntervalMs?: number;
+  /** Most webhook deliveries waiting in the inbox. Default 1000. */
+  maxInboxBacklog?: number;
+  /** Longest a delivery may wait in the inbox. Default 600000 (10 min). */
+  maxInboxAgeMs?: number;
+  /** Most dead letters (inbox and tracking outbox); `null` (the default) reports them without going down. */
+  maxDeadLetters?: number | null;
+  /** Longest a tracking code may wait to be posted. Default 3600000 (1 h). */
+  maxTrackingLagMs?: number;
+  /** Longest an applied status change may wait for the host's port to take it. Default 600000 (10 min). */
+  maxPortDelayMs?: number;
+}
+
+export type ResolvedHealthOptions = Required<HealthOptions>;
+
+const HEALTH = {
+  probeIntervalMs: int(1, 30_000),
+  maxInboxBacklog: int(1, 1000),
+  maxInboxAgeMs: int(1, 10 * MINUTE),
+  maxTrackingLagMs: int(1, HOUR),
+  maxPortDelayMs: int(1, 10 * MINUTE),
+} as const satisfies Numbers<HealthOptions>;
+
+/** Fills in the defaults and checks the values, naming the option at fault. */
+export function resolveHealthOptions(options: HealthOptions = {}): ResolvedHealthOptions {
+  const dead = options.maxDeadLetters ?? null;
+  if (dead !== null && (!Number.isSafeInteger(dead) || dead < 0)) {
+    throw new Error('health.maxDeadLetters: must be an integer >= 0, or null');
+  }
+  return { ...resolveNumbers('health', HEALTH, options), maxDeadLetters: dead };
+}
 
 /** Injection token of the resolved `health` options. */
 export const HEALTH_OPTIONS = Symbol('INVOICE_PAYMENTS_HEALTH_OPTIONS');
@@ -102,39 +137,26 @@ export type Backlog = Record<'inbox' | 'tracking' | 'port', Waiting> & {
 /** Reads the {@link Backlog}: five aggregate queries, each on an index of its table. */
 export async function readBacklog(dataSource: DataSource): Promise<Backlog> {
   const now = Date.now();
+  const waiting = async (entity: new () => ObjectLiteral, since: string, where: string): Promise<Waiting> => {
+    const row = await dataSource
+      .getRepository(entity)
+      .createQueryBuilder('q')
+      .select('COUNT(*)', 'count')
+      .addSelect(`MIN(q.${since})`, 'oldest')
+      .where(where, { yes: true })
+      .getRawOne<{ count: string | number; oldest: string | null }>();
+    const oldest = row?.oldest ? new Date(row.oldest).getTime() : NaN;
+    return {
+      count: Number(row?.count ?? 0),
+      oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1000) : 0,
+    };
+  };
   const [inbox, tracking, port, deadInbox, deadTracking] = await Promise.all([
-    waiting(dataSource, now, WebhookInboxEntry, 'received_at', "q.state = 'pending'"),
-    waiting(dataSource, now, TrackingOutbox, 'recorded_at', "q.status = 'pending'"),
-    waiting(
-      dataSource,
-      now,
-      InvoiceStatusHistory,
-      'created_at',
-      'q.notified_at IS NULL AND q.applied = :yes',
-    ),
+    waiting(WebhookInboxEntry, 'received_at', "q.state = 'pending'"),
+    waiting(TrackingOutbox, 'recorded_at', "q.status = 'pending'"),
+    waiting(InvoiceStatusHistory, 'created_at', 'q.notified_at IS NULL AND q.applied = :yes'),
     dataSource.getRepository(WebhookInboxEntry).countBy({ state: 'dead' }),
     dataSource.getRepository(TrackingOutbox).countBy({ status: 'failed' }),
   ]);
   return { inbox, tracking, port, deadLetters: { inbox: deadInbox, tracking: deadTracking } };
-}
-
-async function waiting<T extends ObjectLiteral>(
-  dataSource: DataSource,
-  now: number,
-  entity: new () => T,
-  since: string,
-  where: string,
-): Promise<Waiting> {
-  const row = await dataSource
-    .getRepository(entity)
-    .createQueryBuilder('q')
-    .select('COUNT(*)', 'count')
-    .addSelect(`MIN(q.${since})`, 'oldest')
-    .where(where, { yes: true })
-    .getRawOne<{ count: string | number; oldest: string | null }>();
-  const oldest = row?.oldest ? new Date(row.oldest).getTime() : NaN;
-  return {
-    count: Number(row?.count ?? 0),
-    oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now - oldest) / 1000) : 0,
-  };
 }

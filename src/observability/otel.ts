@@ -1,4 +1,5 @@
 import type * as Otel from '@opentelemetry/api';
+import type { ReconciliationRound } from '../reconciliation/open-invoices.reconciler';
 
 /*
  * The module's metrics and spans, through `@opentelemetry/api` only: an optional peer, so it is loaded here with a
@@ -8,16 +9,14 @@ import type * as Otel from '@opentelemetry/api';
 
 type Api = typeof Otel;
 
-function load(): Api | null {
+const api = ((): Api | null => {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('@opentelemetry/api') as Api;
   } catch {
     return null;
   }
-}
-
-const api = load();
+})();
 const SCOPE = 'nestjs-invoice-payments';
 
 /** The counters and histograms: name, unit, description (Prometheus' HELP). */
@@ -76,12 +75,7 @@ export function recordPortDelay(seconds: number): void {
 }
 
 /** Runs `work` in a span of the module's, a child of the active (the host's) trace context. */
-export function traced<T>(
-  name: string,
-  attributes: Attributes,
-  work: () => Promise<T>,
-  client = false,
-): Promise<T> {
+export function traced<T>(name: string, attributes: Attributes, work: () => Promise<T>, client = false) {
   if (!api) return work();
   const kind = client ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL;
   return api.trace.getTracer(SCOPE).startActiveSpan(name, { kind, attributes }, async (span) => {
@@ -156,9 +150,7 @@ export function countRefund(state: string | undefined, moved: boolean): void {
 }
 
 /** A reconciliation round's result: counted when this instance led it, with what it found. */
-export function countRound<
-  R extends { leader: boolean; checked: number; applied: number; closed: number; errors: number },
->(round: R): R {
+export function countRound(round: ReconciliationRound): ReconciliationRound {
   if (!round.leader) return round;
   count('rounds', {});
   for (const finding of ['checked', 'applied', 'closed', 'errors'] as const) {

@@ -8,14 +8,8 @@ import type { PaymentStatusChange } from '../core/ports';
 import { type Backlog, readBacklog } from './health.indicator';
 import { count, meter, recordPortDelay } from './otel';
 
-/** The names the status changes' sources are counted under. */
-const SOURCES: Record<string, string> = {
-  webhook: 'webhook',
-  sweep: 'reconciliation',
-  create: 'checkout',
-  provider: 'checkout',
-  operation: 'operation',
-};
+/** The names the status changes' sources are counted under, where they differ from the source's own. */
+const SOURCES: Record<string, string> = { sweep: 'reconciliation', create: 'checkout', provider: 'checkout' };
 
 /** The queue gauges (`invoice_payments.` + name), unit, description (Prometheus' HELP) and figure. */
 const GAUGES: Array<[string, string, string, (backlog: Backlog) => number]> = [
@@ -66,7 +60,7 @@ export class SignalsService implements OnModuleInit, OnModuleDestroy {
 
   private changed(change: PaymentStatusChange): void {
     const status = change.current.sessionStatus;
-    const source = SOURCES[change.source] ?? 'other';
+    const source = SOURCES[change.source] ?? change.source;
     count('changes', { 'invoice_payments.source': source, 'invoice_payments.status': status });
     if (status === 'captured' && change.previous?.sessionStatus !== 'captured') {
       recordPortDelay((Date.now() - new Date(change.occurredAt).getTime()) / 1000);

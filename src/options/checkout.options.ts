@@ -3,7 +3,7 @@ import { resolveTextLimits, type TextLimits } from '../checkout/client-mapping';
 import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
-import { int, MINUTE, numberProblem, type NumberField, type Numbers } from './fields';
+import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
 /** Maps the shipping address to `client.address` (house number and district from the store's own fields); validated. */
 export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
@@ -80,12 +80,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   if (methods.length === 0 || methods.some((m) => !PAYMENT_METHODS.includes(m))) {
     bad('methods', `must be a non-empty list of ${PAYMENT_METHODS.join(', ')}`);
   }
-  const numbers = {} as Record<keyof typeof CHECKOUT, number>;
-  for (const [name, field] of Object.entries(CHECKOUT) as Array<[keyof typeof CHECKOUT, NumberField]>) {
-    numbers[name] = options[name] ?? field.default;
-    const problem = numberProblem(field, numbers[name]);
-    if (problem) bad(name, problem);
-  }
+  const numbers = resolveNumbers('checkout', CHECKOUT, options, bad);
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });

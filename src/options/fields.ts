@@ -14,28 +14,24 @@ export function int<M extends number | undefined = undefined>(
   return { min, max: max as M, default: fallback };
 }
 
-/** What is wrong with `value` under `field`'s bounds, or `null`. */
-export function numberProblem(field: NumberField, value: unknown): string | null {
-  const { min, max = Number.MAX_SAFE_INTEGER } = field;
-  const ok = field.fraction ? Number.isFinite(value) : Number.isSafeInteger(value);
-  if (ok && (value as number) >= min && (value as number) <= max) return null;
-  const what = field.fraction ? 'a number' : 'an integer';
-  return field.max === undefined
-    ? `must be ${what} of at least ${min}`
-    : `must be ${what} from ${min} to ${max}`;
-}
-
-/** Every option of `fields` from `given` or its default; the first out of bounds is refused, named. */
+/** Every option of `fields` from `given` or its default; one out of bounds is told to `bad` (default: refused). */
 export function resolveNumbers<F extends Readonly<Record<string, NumberField>>>(
   section: string,
   fields: F,
   given: object = {},
+  bad = (name: string, problem: string): void => {
+    throw new Error(`${section}.${name} ${problem}`);
+  },
 ): Record<keyof F, number> {
   const resolved = {} as Record<keyof F, number>;
   for (const name of Object.keys(fields) as Array<keyof F & string>) {
-    const value = (given as Record<string, unknown>)[name] ?? fields[name].default;
-    const problem = numberProblem(fields[name], value);
-    if (problem) throw new Error(`${section}.${name} ${problem}`);
+    const { min, max = Number.MAX_SAFE_INTEGER, fraction, default: fallback } = fields[name];
+    const value = (given as Record<string, unknown>)[name] ?? fallback;
+    const ok = fraction ? Number.isFinite(value) : Number.isSafeInteger(value);
+    if (!ok || (value as number) < min || (value as number) > max) {
+      const range = fields[name].max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+      bad(name, `must be ${fraction ? 'a number' : 'an integer'} ${range}`);
+    }
     resolved[name] = value as number;
   }
   return resolved;

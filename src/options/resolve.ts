@@ -1,7 +1,6 @@
 import type { FactoryProvider } from '@nestjs/common';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
-import type { InvoicePaymentsAdminOptions } from './admin.options';
 import { resolveWebhooksOptions } from './webhooks.options';
 
 /** Injection token of the module options (`InvoicePaymentsModuleOptions`) given to `forRoot`/`forRootAsync`. */
@@ -29,10 +28,7 @@ export function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T)
  * The factory's options merged with the sections beside it, the factory winning; Nest fixes routes before any
  * factory runs, so a factory asking for another route is refused rather than silently ignored.
  */
-export function mergeAsyncOptions(
-  fromFactory: InvoicePaymentsModuleOptions,
-  statics: StaticSections,
-): InvoicePaymentsModuleOptions {
+export function mergeAsyncOptions(fromFactory: InvoicePaymentsModuleOptions, statics: StaticSections) {
   const options = checkOptions(fromFactory);
   const merged: InvoicePaymentsModuleOptions = {
     ...options,
@@ -40,7 +36,8 @@ export function mergeAsyncOptions(
     shipping: { ...statics.shipping, ...options.shipping },
     admin: { ...statics.admin, ...options.admin },
   };
-  const route = (name: string, defined: string, asked: string) => {
+  const route = (name: string, read: (sections: StaticSections) => string) => {
+    const [defined, asked] = [read(statics), read(merged)];
     if (defined === asked) return;
     throw new Error(
       `InvoicePaymentsModule.forRootAsync: ${name} "${asked}" from the factory differs from the route defined ` +
@@ -48,24 +45,13 @@ export function mergeAsyncOptions(
         `e.g. forRootAsync({ ${name.replace('.', ': { ')}: '${asked}' }, useFactory }).`,
     );
   };
-  route(
-    'webhooks.path',
-    resolveWebhooksOptions(statics.webhooks).path,
-    resolveWebhooksOptions(merged.webhooks).path,
-  );
-  route('admin.prefix', adminPrefix(statics.admin), adminPrefix(merged.admin));
+  route('webhooks.path', (o) => resolveWebhooksOptions(o.webhooks).path);
+  route('admin.prefix', (o) => (o.admin?.prefix ?? DEFAULT_ADMIN_PREFIX).replace(/^\/+|\/+$/g, ''));
   return merged;
 }
 
-function adminPrefix(admin: InvoicePaymentsAdminOptions = {}): string {
-  return (admin.prefix ?? DEFAULT_ADMIN_PREFIX).replace(/^\/+|\/+$/g, '');
-}
-
 /** The `workers` option, else {@link WORKERS_ENV}, else `true`. */
-export function workersEnabled(
-  options: InvoicePaymentsModuleOptions,
-  env: NodeJS.ProcessEnv = process.env,
-): boolean {
+export function workersEnabled(options: InvoicePaymentsModuleOptions, env = process.env): boolean {
   if (options.workers !== undefined) return options.workers;
   const raw = env[WORKERS_ENV]?.trim().toLowerCase();
   return !(raw === '0' || raw === 'false' || raw === 'off');

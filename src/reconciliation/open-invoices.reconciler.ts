@@ -128,17 +128,12 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Due records, never scheduled ones first; at most `batchSize`. */
-  private async due(): Promise<InvoiceRecord[]> {
-    const repo = this.dataSource.getRepository(InvoiceRecord);
-    const take = this.options.batchSize;
-    const fresh = await repo.find({ where: { nextCheckAt: IsNull() }, take });
-    if (fresh.length >= take) return fresh;
-    const due = await repo.find({
-      where: { nextCheckAt: LessThanOrEqual(new Date()) },
-      order: { nextCheckAt: 'ASC' },
-      take: take - fresh.length,
+  private due(): Promise<InvoiceRecord[]> {
+    return this.dataSource.getRepository(InvoiceRecord).find({
+      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(new Date()) }],
+      order: { nextCheckAt: { direction: 'ASC', nulls: 'FIRST' } },
+      take: this.options.batchSize,
     });
-    return [...fresh, ...due];
   }
 
   private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
@@ -175,15 +170,10 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private async lookUp(record: InvoiceRecord): Promise<boolean> {
     if (record.gatewayId === null) {
       // A creation being confirmed: the checkout settles it (found by referrer, or closed as not created).
-      if (this.creations) {
-        const before = record.statusCode;
-        const settled = await this.creations.settle(record);
-        return settled.statusCode !== before;
-      }
-      const found = this.lateInvoices ? await this.identity.findOurs(record) : null;
-      return found && this.lateInvoices
-        ? (await this.lateInvoices.adopt(found, 'sweep')).record !== null
-        : false;
+      if (this.creations) return record.statusCode !== (await this.creations.settle(record)).statusCode;
+      const late = this.lateInvoices;
+      const found = late ? await this.identity.findOurs(record) : null;
+      return found && late ? (await late.adopt(found, 'sweep')).record !== null : false;
     }
     const invoice = await this.gateway.findInvoiceById(record.gatewayId);
     if (!invoice) {

@@ -9,7 +9,6 @@ import { Poller } from '../core/queue/poller';
 import { clip } from '../core/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
-import type { Invoice } from '../gateway/types';
 import { InvoiceRefund } from './refund.entity';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
@@ -61,13 +60,12 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       return this.refunds.reread(refund);
     }
     const record = await this.records.get(refund.invoiceRecordId);
-    let invoice: Invoice | null;
-    try {
-      invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
-    } catch (err) {
-      return this.later(refund, `could not read the invoice back: ${errorMessage(err)}`);
+    const invoice = await this.gateway
+      .findInvoiceById(record.gatewayId ?? '')
+      .catch((err: unknown) => `could not read the invoice back: ${errorMessage(err)}`);
+    if (typeof invoice === 'string' || !invoice) {
+      return this.later(refund, invoice || 'the service did not find the invoice');
     }
-    if (!invoice) return this.later(refund, 'the service did not find the invoice');
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
     const total = invoice.refunds.totalCents ?? 0;
     const baseline = refund.baselineCents;
@@ -94,9 +92,8 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     state: RefundSettled['state'],
     reason: string,
     gatewayId: string | null,
-  ): Promise<boolean> {
-    const moved = await this.refunds.move(refund.id, ['unknown'], { state, reason: clip(reason, 2000) });
-    if (!moved) return false;
+  ) {
+    if (!(await this.refunds.move(refund.id, ['unknown'], { state, reason: clip(reason, 2000) }))) return;
     const event: RefundSettled = {
       refundId: refund.id,
       invoiceRecordId: refund.invoiceRecordId,
@@ -106,7 +103,6 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       reason,
     };
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.RefundSettled, event);
-    return true;
   }
 
   /** Seconds until the next read-back of an unknown refund (for "retry in N s"). */
@@ -127,16 +123,14 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       reason: clip(reason, 2000),
       ...(alert ? { alerted: true } : {}),
     });
-    if (alert) this.alert(refund, reason);
+    if (alert) {
+      const message =
+        `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (invoice record ` +
+        `${refund.invoiceRecordId}) is still unsettled since ${refund.createdAt.toISOString()}: ${reason}. ` +
+        `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
+      const unresolved = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
+      raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...unresolved });
+    }
     return this.refunds.reread(refund);
-  }
-
-  private alert(refund: InvoiceRefund, reason: string): void {
-    const message =
-      `refund ${refund.id} of R$ ${centsToDecimalString(refund.amountCents)} (invoice record ` +
-      `${refund.invoiceRecordId}) is still unsettled since ${refund.createdAt.toISOString()}: ${reason}. ` +
-      `Check the service's panel; no other refund of this invoice is sent until it is settled.`;
-    const alert = { orderId: null, invoiceRecordId: refund.invoiceRecordId, message };
-    raiseAlert(this.events, this.logger, { kind: 'refund_unresolved', ...alert });
   }
 }

@@ -4,9 +4,6 @@ import { centsColumn, TimestampColumn } from '../persistence/columns';
 /** `pending`: being sent; `unknown`: its answer was lost; `failed`: provably no money moved. */
 export type RefundState = 'pending' | 'unknown' | 'succeeded' | 'failed';
 
-/** States in which a refund holds its invoice's in-flight slot. */
-export const IN_FLIGHT_STATES: readonly RefundState[] = ['pending', 'unknown'];
-
 /**
  * One refund: the ledger row written before its request leaves. The unique `inFlightInvoiceId` (null once settled;
  * many NULLs are allowed) makes the database refuse a second refund in flight for an invoice.

@@ -124,13 +124,10 @@ export class RefundService {
   }
 
   private async send(refund: InvoiceRefund, record: InvoiceRecord): Promise<RefundOutcome> {
-    let invoice: Invoice | null;
-    try {
-      invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
-    } catch (err) {
+    const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '').catch(async (err: unknown) => {
       await this.fail(refund, `not sent: the invoice could not be read first (${errorMessage(err)})`);
       throw err;
-    }
+    });
     if (!invoice) {
       await this.fail(refund, 'not sent: the service did not find the invoice');
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
@@ -153,7 +150,8 @@ export class RefundService {
       });
     }
     const settlesAt = new Date(Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs);
-    if (!(await this.refunds.move(refund.id, ['pending'], { baselineCents: baseline, settlesAt }))) {
+    const stored = { baselineCents: baseline, settlesAt };
+    if (!(await this.refunds.move(refund.id, ['pending'], stored))) {
       throw new RefundInProgressError(record.id, await this.refunds.reread(refund));
     }
     let answer: Invoice;
@@ -165,45 +163,31 @@ export class RefundService {
         refundableCents: remaining,
       });
     } catch (err) {
-      return this.sendFailed({ ...refund, baselineCents: baseline, settlesAt }, record, err);
+      if (isGatewayError(err) && !(err instanceof GatewayOutcomeUnknownError)) {
+        await this.fail(refund, `refused: ${err.message}`);
+        throw err;
+      }
+      const lost = errorMessage(err);
+      this.logger.warn(`refund ${refund.id}: outcome unknown (${lost}); reading the invoice back`);
+      await this.refunds.move(refund.id, ['pending'], {
+        state: 'unknown',
+        nextCheckAt: new Date(Date.now() + this.options.recheckMs),
+        reason: clip(`answer lost: ${lost}`, 2000),
+      });
+      const row = await this.settlement.settle({ ...refund, ...stored, state: 'unknown' });
+      if (row.state === 'failed') throw new RefundFailedError(row);
+      return { refund: row, record: await this.records.get(record.id) };
     }
     // Marked unknown meanwhile (a caller took it for a dead sender's): settled from there, and announced.
     if (!(await this.refunds.move(refund.id, ['pending'], { state: 'succeeded', reason: null }))) {
       await this.settlement.finish(refund, 'succeeded', 'made: the service answered', record.gatewayId);
     }
-    await this.status.apply({
-      recordId: record.id,
-      code: answer.status.code,
-      source: 'operation',
-      invoice: answer,
-    });
+    const code = answer.status.code;
+    await this.status.apply({ recordId: record.id, code, source: 'operation', invoice: answer });
     this.logger.log(
       `refund ${refund.id}: R$ ${centsToDecimalString(refund.amountCents)} of invoice ${record.gatewayId} made`,
     );
-    return {
-      refund: await this.refunds.reread(refund),
-      record: await this.records.get(record.id),
-    };
-  }
-
-  private async sendFailed(
-    refund: InvoiceRefund,
-    record: InvoiceRecord,
-    err: unknown,
-  ): Promise<RefundOutcome> {
-    if (isGatewayError(err) && !(err instanceof GatewayOutcomeUnknownError)) {
-      await this.fail(refund, `refused: ${err.message}`);
-      throw err;
-    }
-    this.logger.warn(`refund ${refund.id}: outcome unknown (${errorMessage(err)}); reading the invoice back`);
-    await this.refunds.move(refund.id, ['pending'], {
-      state: 'unknown',
-      nextCheckAt: new Date(Date.now() + this.options.recheckMs),
-      reason: clip(`answer lost: ${errorMessage(err)}`, 2000),
-    });
-    const row = await this.settlement.settle({ ...refund, state: 'unknown' });
-    if (row.state === 'failed') throw new RefundFailedError(row);
-    return { refund: row, record: await this.records.get(record.id) };
+    return { refund: await this.refunds.reread(refund), record: await this.records.get(record.id) };
   }
 
   private async fail(refund: InvoiceRefund, reason: string): Promise<void> {

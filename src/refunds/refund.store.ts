@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, Repository } from 'typeorm';
+import { DataSource, In, Not, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
-import { IN_FLIGHT_STATES, InvoiceRefund, RefundState } from './refund.entity';
+import { InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../observability/otel';
 import { sumCents } from '../gateway/money';
 
@@ -60,12 +60,7 @@ export class RefundStore {
   }
 
   /** The latest refund of this invoice and amount since `since` that did not fail. */
-  latestSimilar(
-    invoiceRecordId: string,
-    amountCents: number,
-    since: Date,
-    except?: string,
-  ): Promise<InvoiceRefund | null> {
+  latestSimilar(invoiceRecordId: string, amountCents: number, since: Date, except?: string) {
     const query = this.rows
       .createQueryBuilder('r')
       .where('r.invoiceRecordId = :invoiceRecordId', { invoiceRecordId })
@@ -100,8 +95,7 @@ export class RefundStore {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       const same = await this.byKey(input.invoiceRecordId, input.idempotencyKey);
-      if (same) return { sameKey: same };
-      return { inFlight: await this.inFlight(input.invoiceRecordId) };
+      return same ? { sameKey: same } : { inFlight: await this.inFlight(input.invoiceRecordId) };
     }
   }
 
@@ -129,7 +123,7 @@ export class RefundStore {
 
   async totals(invoiceRecordId: string): Promise<{ succeededCents: number; inFlightCents: number }> {
     const rows = await this.rows.find({
-      where: { invoiceRecordId, state: In(['succeeded', ...IN_FLIGHT_STATES]) },
+      where: { invoiceRecordId, state: Not<RefundState>('failed') },
       select: { amountCents: true, state: true },
     });
     const sum = (settled: boolean) =>

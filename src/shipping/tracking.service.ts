@@ -121,18 +121,16 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
       updatedAt: now,
     };
 
-    let id = existing?.id ?? randomUUID();
-    if (existing) {
-      await this.outbox.update({ id }, fields);
-    } else {
+    const id = existing?.id ?? randomUUID();
+    if (existing) await this.outbox.update({ id }, fields);
+    else {
+      const unclaimed = { lockedUntil: null, lockedBy: null, sentAt: null, createdAt: now };
       try {
-        const unclaimed = { lockedUntil: null, lockedBy: null, sentAt: null, createdAt: now };
         await this.outbox.insert({ id, ...base, ...fields, ...unclaimed });
       } catch (err) {
         // The same event handled twice at once: the other call stored it.
         if (!isUniqueViolation(err)) throw err;
-        id = (await this.outbox.findOneByOrFail({ orderId, code })).id;
-        return { ...base, outboxId: id, outcome: 'duplicate' };
+        return { ...base, outboxId: (await this.outbox.findOneByOrFail(base)).id, outcome: 'duplicate' };
       }
     }
     await this.supersedeOlder(orderId, id, recordedAt, now);

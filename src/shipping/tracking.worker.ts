@@ -79,10 +79,8 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     }
     // The claim may be several posts old: make it last for this post.
     if (!(await this.store.renew(row, claim, this.options.leaseMs))) return 'lost';
-    if (row.attempts > 1) {
-      const settled = await this.readBack(row, claim);
-      if (settled) return settled;
-    }
+    const settled = row.attempts > 1 ? await this.readBack(row, claim) : null;
+    if (settled) return settled;
     try {
       await this.gateway.addTrackingCode({
         invoiceId: row.gatewayInvoiceId,
@@ -226,12 +224,7 @@ export class TrackingOutboxStore {
   }
 
   /** Writes `fields` if `claim` still holds the row, releasing it unless `keepClaim`; `false` when it did not. */
-  async settle(
-    row: TrackingOutbox,
-    claim: string,
-    fields: Partial<TrackingOutbox>,
-    keepClaim = false,
-  ): Promise<boolean> {
+  async settle(row: TrackingOutbox, claim: string, fields: Partial<TrackingOutbox>, keepClaim = false) {
     const release = keepClaim ? {} : { lockedBy: null, lockedUntil: null };
     const held = { id: row.id, lockedBy: claim, status: 'pending' as const };
     const result = await this.repo.update(held, { updatedAt: new Date(), ...fields, ...release });
@@ -240,9 +233,7 @@ export class TrackingOutboxStore {
 
   /** Hands rows back untouched (the worker is stopping): the attempt counted by the claim did not happen. */
   async release(rows: TrackingOutbox[], claim: string): Promise<void> {
-    for (const row of rows) {
-      await this.settle(row, claim, { attempts: row.attempts - 1 });
-    }
+    for (const row of rows) await this.settle(row, claim, { attempts: row.attempts - 1 });
   }
 
   /** Deletes rows sent more than `retentionMs` ago; returns how many. */
