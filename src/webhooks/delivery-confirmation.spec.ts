@@ -62,7 +62,7 @@ describe('DeliveryConfirmation pace', () => {
   const paced = (lookupsPerSecond: number) => {
     lookups = 0;
     const gateway = { findInvoiceById: (id: string) => (lookups++, Promise.resolve({ id })) };
-    const rows = { finish: () => Promise.resolve(), retryLater: () => Promise.resolve() };
+    const rows = { leased: { finish: () => Promise.resolve() }, retryLater: () => Promise.resolve() };
     const inbox = {
       unknownInvoiceWindowMs: 60_000,
       unknownLookupsPerWindow: 100,

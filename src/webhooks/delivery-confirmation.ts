@@ -69,7 +69,7 @@ export class DeliveryConfirmation {
       return false;
     }
     if (this.unknownLookups.take()) return true;
-    await this.rows.finish(entry, {
+    await this.rows.leased.finish(entry, {
       lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
       nextAttemptAt: new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1)),
     });
@@ -106,7 +106,7 @@ export class DeliveryConfirmation {
       const until = this.deferredUntil(gatewayId);
       if (until === null) await this.retryWithin(entry, problem, (waited) => `${problem} (for ${waited} ms)`);
       else {
-        await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+        await this.rows.leased.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
         this.waits(gatewayId, entry.id, until);
       }
     }
