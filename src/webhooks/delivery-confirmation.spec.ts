@@ -1,6 +1,6 @@
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { DeliveryConfirmation, LOOKUP_BURST, LookupPace, NO_RECORD_YET } from './delivery-confirmation';
+import { DeliveryConfirmation, LOOKUP_BURST, NO_RECORD_YET } from './delivery-confirmation';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import type { WebhookInboxService } from './webhook-inbox.service';
@@ -57,28 +57,57 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
   });
 });
 
-describe('LookupPace', () => {
-  it('lets an invoice start a burst of lookups, then one a window, however often it is asked', () => {
-    let t = 10_000;
-    const pace = new LookupPace(1000, 100, () => t);
-    for (let i = 0; i < LOOKUP_BURST; i++) expect(pace.take('A').waitMs).toBe(0);
-    expect(pace.take('A')).toEqual({ waitMs: 1000, scope: 'invoice' });
+describe('DeliveryConfirmation pace', () => {
+  let lookups: number;
+  const paced = (lookupsPerSecond: number) => {
+    lookups = 0;
+    const gateway = { findInvoiceById: (id: string) => (lookups++, Promise.resolve({ id })) };
+    const rows = { leased: { finish: () => Promise.resolve() }, retryLater: () => Promise.resolve() };
+    const inbox = {
+      unknownInvoiceWindowMs: 60_000,
+      unknownLookupsPerWindow: 100,
+      unknownLookupWindowMs: 60_000,
+    };
+    const options = { lookupWindowMs: 1000, lookupsPerSecond, inbox } as ResolvedWebhooksOptions;
+    const confirmation = new DeliveryConfirmation(
+      gateway as unknown as GatewayClient,
+      options,
+      rows as unknown as WebhookInboxService,
+    );
+    const entry = Object.assign(new WebhookInboxEntry(), {
+      id: 'e',
+      lastError: null,
+      receivedAt: new Date(),
+    });
+    return { confirmation, started: (id: string) => confirmation.confirm([entry], id, true) };
+  };
+  afterEach(() => jest.useRealTimers());
+
+  it('lets an invoice start a burst of lookups, then one a window, however often it is asked', async () => {
+    jest.useFakeTimers({ now: 10_000 });
+    const { confirmation, started: take } = paced(100);
+    for (let i = 0; i < LOOKUP_BURST; i++) expect(await take('A')).not.toBeNull();
+    expect(await take('A')).toBeNull();
+    expect(confirmation.deferredUntil('A')).toEqual(new Date(Date.now() + 1000));
     let started = 0;
     for (let ms = 0; ms < 5000; ms += 10) {
-      t += 10;
-      if (pace.take('A').waitMs === 0) started++;
+      jest.advanceTimersByTime(10);
+      if (await take('A')) started++;
     }
     expect(started).toBe(5); // one a window over five seconds
-    expect(pace.take('B').waitMs).toBe(0); // other invoices have their own
+    expect(await take('B')).not.toBeNull(); // other invoices have their own
   });
 
-  it('starts at most `perSecond` lookups a second in all, and says when the next second starts', () => {
-    let t = 0;
-    const pace = new LookupPace(1000, 2, () => t);
-    expect([pace.take('A').waitMs, pace.take('B').waitMs]).toEqual([0, 0]);
-    t += 300;
-    expect(pace.take('C')).toEqual({ waitMs: 700, scope: 'all' });
-    t += 700;
-    expect(pace.take('C').waitMs).toBe(0);
+  it('starts at most `perSecond` lookups a second in all, and says when the next second starts', async () => {
+    jest.useFakeTimers({ now: 0 });
+    const { confirmation, started: take } = paced(2);
+    expect([await take('A'), await take('B')]).not.toContain(null);
+    jest.advanceTimersByTime(300);
+    const c = take('C');
+    await jest.advanceTimersByTimeAsync(699);
+    expect([lookups, confirmation.deferredUntil('C')]).toEqual([2, null]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(await c).not.toBeNull();
+    expect(lookups).toBe(3);
   });
 });

@@ -18,47 +18,6 @@ const ANSWERED = 'answered by a confirmation with the service made after it arri
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
 
-/**
- * After {@link LOOKUP_BURST}, one lookup per invoice per `windowMs`, and at most `perSecond` in all: a delivery is a
- * trigger, so a lookup that starts after it arrived answers it, and waiting for the next one loses nothing.
- */
-export class LookupPace {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private readonly ceiling: CallCeiling;
-
-  constructor(
-    private readonly windowMs: number,
-    perSecond: number,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.ceiling = new CallCeiling(perSecond, now, 1000);
-  }
-
-  /** In how many ms a lookup of `gatewayId` may start as far as its own pace goes; takes nothing. */
-  peek(gatewayId: string): number {
-    return this.waitOf(this.tokensOf(gatewayId, this.now()));
-  }
-
-  /** Takes a lookup now (`waitMs` 0), or says in how many ms one may start: its `invoice`'s bucket, or `all`. */
-  take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
-    const t = this.now();
-    const tokens = this.tokensOf(gatewayId, t);
-    if (tokens < 1) return { waitMs: this.waitOf(tokens), scope: 'invoice' };
-    if (!this.ceiling.take()) return { waitMs: this.ceiling.msUntilNextWindow(), scope: 'all' };
-    remember(this.buckets, gatewayId, { tokens: tokens - 1, at: t });
-    return { waitMs: 0, scope: 'invoice' };
-  }
-
-  private tokensOf(gatewayId: string, t: number): number {
-    const bucket = this.buckets.get(gatewayId);
-    return bucket ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.windowMs) : LOOKUP_BURST;
-  }
-
-  private waitOf(tokens: number): number {
-    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.windowMs));
-  }
-}
-
 /** Sets `key` in a map of at most {@link MAX_REMEMBERED} keys, the oldest forgotten first. */
 export function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
@@ -66,10 +25,15 @@ export function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
 }
 
-/** A delivery's invoice as the service reports it now, one lookup per invoice at a time, as the pace allows. */
+/**
+ * A delivery's invoice as the service reports it now, one lookup per invoice at a time: after {@link LOOKUP_BURST},
+ * one per invoice per `lookupWindowMs`, at most `lookupsPerSecond` in all. A delivery is a trigger, so a lookup that
+ * starts after it arrived answers it, and waiting for the next one loses nothing.
+ */
 export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
-  private readonly pace: LookupPace;
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly perSecond: CallCeiling;
   private readonly inFlight = new Map<string, Promise<Invoice | null>>();
   private readonly deferred = new Map<string, number>();
   private readonly waiting = new Map<string, { entryId: string; until: number }>();
@@ -87,9 +51,9 @@ export class DeliveryConfirmation {
     private readonly options: ResolvedWebhooksOptions,
     private readonly rows: WebhookInboxService,
   ) {
-    this.pace = new LookupPace(options.lookupWindowMs, options.lookupsPerSecond);
+    this.perSecond = new CallCeiling(options.lookupsPerSecond, () => Date.now(), 1000);
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    this.unknownLookups = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
+    this.unknownLookups = new CallCeiling(unknownLookupsPerWindow, () => Date.now(), unknownLookupWindowMs);
   }
 
   /** Whether an invoice no record holds may be looked up now; else the entry is dead or waits. */
@@ -105,7 +69,7 @@ export class DeliveryConfirmation {
       return false;
     }
     if (this.unknownLookups.take()) return true;
-    await this.rows.finish(entry, {
+    await this.rows.leased.finish(entry, {
       lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
       nextAttemptAt: new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1)),
     });
@@ -142,7 +106,7 @@ export class DeliveryConfirmation {
       const until = this.deferredUntil(gatewayId);
       if (until === null) await this.retryWithin(entry, problem, (waited) => `${problem} (for ${waited} ms)`);
       else {
-        await this.rows.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+        await this.rows.leased.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
         this.waits(gatewayId, entry.id, until);
       }
     }
@@ -190,7 +154,7 @@ export class DeliveryConfirmation {
 
   /** When the next lookup of `gatewayId` may start if not now (the intake stores a delivery due then), else `null`. */
   nextLookupAt(gatewayId: string): Date | null {
-    const wait = this.pace.peek(gatewayId);
+    const wait = this.waitOf(this.tokensOf(gatewayId, Date.now()));
     return wait > 0 ? new Date(Date.now() + wait) : null;
   }
 
@@ -227,7 +191,7 @@ export class DeliveryConfirmation {
   private lookup(gatewayId: string): Promise<Invoice | null> {
     let pending = this.inFlight.get(gatewayId);
     if (!pending) {
-      const { waitMs, scope } = this.pace.take(gatewayId);
+      const { waitMs, scope } = this.take(gatewayId);
       if (waitMs > 0 && scope === 'invoice') {
         const retryAt = Date.now() + waitMs;
         remember(this.deferred, gatewayId, retryAt);
@@ -239,7 +203,7 @@ export class DeliveryConfirmation {
       this.unlooked.delete(gatewayId);
       pending = (async () => {
         // This second's lookups are spent: the next second's.
-        for (let wait = waitMs; wait > 0; { waitMs: wait } = this.pace.take(gatewayId)) {
+        for (let wait = waitMs; wait > 0; { waitMs: wait } = this.take(gatewayId)) {
           await new Promise((resolve) => setTimeout(resolve, wait));
         }
         return this.gateway.findInvoiceById(gatewayId);
@@ -247,6 +211,26 @@ export class DeliveryConfirmation {
       this.inFlight.set(gatewayId, pending);
     }
     return pending;
+  }
+
+  /** Takes a lookup now (`waitMs` 0), or says in how many ms one may start: its `invoice`'s bucket, or `all`. */
+  private take(gatewayId: string): { waitMs: number; scope: 'invoice' | 'all' } {
+    const t = Date.now();
+    const tokens = this.tokensOf(gatewayId, t);
+    if (tokens < 1) return { waitMs: this.waitOf(tokens), scope: 'invoice' };
+    if (!this.perSecond.take()) return { waitMs: this.perSecond.msUntilNextWindow(), scope: 'all' };
+    remember(this.buckets, gatewayId, { tokens: tokens - 1, at: t });
+    return { waitMs: 0, scope: 'invoice' };
+  }
+
+  private tokensOf(gatewayId: string, t: number): number {
+    const bucket = this.buckets.get(gatewayId);
+    const { lookupWindowMs } = this.options;
+    return bucket ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / lookupWindowMs) : LOOKUP_BURST;
+  }
+
+  private waitOf(tokens: number): number {
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * this.options.lookupWindowMs));
   }
 
   /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */

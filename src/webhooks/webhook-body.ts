@@ -207,21 +207,18 @@ function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['rea
  * The inbox's dedupe key: `delivery:<delivery_id>` (the same on every retry, A13; hashed past 120 characters), else
  * `hash:` + SHA-256 of invoice id, status code, event and `sent_at`.
  */
-export function dedupeKeyOf(parts: {
-  deliveryId: string | null;
-  invoiceId: string | null;
-  statusCode: number | null;
-  event: string | null;
-  sentAt: string | null;
-}): string {
+export function dedupeKeyOf(
+  parts: Pick<WebhookDelivery, 'deliveryId' | 'event' | 'sentAt'> & {
+    invoiceId: string | null;
+    statusCode: number | null;
+  },
+): string {
   if (parts.deliveryId) {
     return parts.deliveryId.length <= 120
       ? `delivery:${parts.deliveryId}`
       : `delivery#${sha256(parts.deliveryId)}`;
   }
-  const fields = [parts.invoiceId, parts.statusCode, parts.event, parts.sentAt].map((v) =>
-    v === null ? '' : v,
-  );
+  const fields = [parts.invoiceId, parts.statusCode, parts.event, parts.sentAt].map((v) => v ?? '');
   return `hash:${sha256(JSON.stringify(fields))}`;
 }
 

@@ -1,10 +1,7 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TimestampColumn } from '../persistence/columns';
 
-/**
- * `pending` (due at `nextAttemptAt`), `processed` (its report went through `InvoiceStatusService`), `ignored`
- * (nothing to apply, or not this store's invoice), `dead` (given up, an `Alert` raised; kept for a person).
- */
+/** `ignored`: nothing to apply, or not this store's invoice; `dead`: given up, alerted, kept for a person. */
 export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
 
 /** Every taken webhook delivery, written before it is acknowledged; retries share its unique `dedupeKey`. */
@@ -17,7 +14,7 @@ export class WebhookInboxEntry {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id!: string;
 
-  /** `delivery:<delivery_id>`, or `hash:<sha256 of invoice id, status code, event, sent_at>` (see dedupeKeyOf). */
+  /** `delivery:<delivery_id>` or `hash:<sha256>` (dedupeKeyOf): the service's retries share it. */
   @Column({ name: 'dedupe_key', type: 'varchar', length: 160, unique: true })
   dedupeKey!: string;
 
@@ -27,53 +24,47 @@ export class WebhookInboxEntry {
   @Column({ name: 'delivery_id', type: 'varchar', length: 128, nullable: true })
   deliveryId!: string | null;
 
-  /** Webhook identifier (body `webhook`, else the `Webhook` header line that is not the token). */
   @Column({ name: 'webhook_id', type: 'varchar', length: 128, nullable: true })
   webhookId!: string | null;
 
-  /** The service's invoice number (`id`), when readable. */
   @Column({ name: 'gateway_id', type: 'varchar', length: 128, nullable: true })
   gatewayId!: string | null;
 
-  /** The invoice's `referrer`, when readable: finds the record before the checkout stored `gatewayId`. */
+  /** Finds the record before the checkout stored `gatewayId`. */
   @Column({ type: 'varchar', length: 160, nullable: true })
   referrer!: string | null;
 
   @Column({ name: 'status_code', type: 'integer', nullable: true })
   statusCode!: number | null;
 
-  /** `sent_at` as the service wrote it (`YYYY-MM-DD HH:MM:SS`, service time). */
+  /** As the service wrote it (service time): part of the hash dedupe key. */
   @Column({ name: 'sent_at', type: 'varchar', length: 32, nullable: true })
   sentAt!: string | null;
 
-  /** The invoice payload as JSON text, card number, token and bin redacted. */
+  /** JSON; card number, token and bin redacted. */
   @Column({ type: 'text' })
   payload!: string;
 
   @Column({ type: 'varchar', length: 16 })
   state!: WebhookInboxState;
 
-  /** Processing attempts so far. */
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 
-  /** When a pending entry is due (again). */
   @TimestampColumn('next_attempt_at', { nullable: true })
   nextAttemptAt!: Date | null;
 
-  /** A processor holds the entry until then; after it, a crashed processor's claim lapses. */
+  /** So a crashed processor's claim lapses. */
   @TimestampColumn('locked_until', { nullable: true })
   lockedUntil!: Date | null;
 
-  /** Why the last attempt failed or why the entry is dead (never a secret). */
+  /** Never a secret. */
   @Column({ name: 'last_error', type: 'text', nullable: true })
   lastError!: string | null;
 
-  /** What processing did: `applied`, or the transition table's reason for not applying. */
   @Column({ type: 'varchar', length: 255, nullable: true })
   outcome!: string | null;
 
-  /** The invoice record the delivery was matched to. */
   @Column({ name: 'invoice_record_id', type: 'varchar', length: 36, nullable: true })
   invoiceRecordId!: string | null;
 

@@ -160,13 +160,14 @@ export class WebhookInboxService {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
     const next = new Date(Date.now() + delay);
-    await this.finish(entry, { lastError: clip(reason, 2000), nextAttemptAt: next, lockedUntil: null });
+    await this.leased.finish(entry, { lastError: clip(reason, 2000), nextAttemptAt: next });
     this.logger.debug(`webhook inbox entry ${entry.id}: ${reason}; retry in ${delay} ms`);
   }
 
   /** Dead-letters an entry; `alert` false when the caller raises one alert for many (unknown invoices). */
   async deadLetter(entry: WebhookInboxEntry, reason: string, alert = true): Promise<void> {
-    await this.finish(entry, { state: 'dead', lastError: clip(reason, 2000), processedAt: new Date() });
+    const [lastError, processedAt] = [clip(reason, 2000), new Date()];
+    await this.leased.finish(entry, { state: 'dead', lastError, processedAt });
     if (!alert) return;
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
     const what = `invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}`;
@@ -175,7 +176,7 @@ export class WebhookInboxService {
 
   /** A delivery of an invoice that is not this store's (the identity check raised `foreign_invoice`): `ignored`. */
   async leftAlone(entry: WebhookInboxEntry, reason: string): Promise<void> {
-    await this.finish(entry, {
+    await this.leased.finish(entry, {
       state: 'ignored',
       outcome: `left alone: not this store's invoice`,
       lastError: clip(reason, 2000),
@@ -184,14 +185,12 @@ export class WebhookInboxService {
   }
 
   /** A `webhook_dead_letter` alert; a listener that throws is logged. */
-  alert(message: string): void {
-    const alert: Alert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
+  alert(text: string): void {
+    const alert: Alert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message: text };
     try {
       this.events.emit(InvoicePaymentsEvents.Alert, alert);
     } catch (err) {
-      this.logger.error(
-        `a listener of ${InvoicePaymentsEvents.Alert} threw: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      this.logger.error(`a listener of ${InvoicePaymentsEvents.Alert} threw: ${message(err)}`);
     }
   }
 
@@ -208,11 +207,6 @@ export class WebhookInboxService {
       this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
       return 0;
     }
-  }
-
-  /** Updates a claimed entry; releases the claim. */
-  finish(entry: WebhookInboxEntry, patch: Partial<WebhookInboxEntry>): Promise<void> {
-    return this.leased.finish(entry, patch);
   }
 
   private get table(): string {

@@ -24,7 +24,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
+import { message, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
@@ -152,7 +152,7 @@ async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<De
   try {
     return answerOf(await intake.accept({ headers: req, body: req }));
   } catch (err) {
-    logger.error(`webhook delivery not stored: ${err instanceof Error ? err.message : String(err)}`);
+    logger.error(`webhook delivery not stored: ${message(err)}`);
     return INTERNAL_ERROR_ANSWER;
   }
 }
