@@ -34,7 +34,6 @@ const ALERT_MESSAGES = {
 export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit {
   private readonly deliveries = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
-  private readonly retryAt = new Map<string, number>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
@@ -148,10 +147,8 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         order: { createdAt: 'ASC', id: 'ASC' },
       });
       if (!row) return;
-      const due = this.retryAt.get(row.id);
-      if (due !== undefined && due > Date.now()) return this.later(recordId, due - Date.now());
       const held = row.notifyLockedUntil ? row.notifyLockedUntil.getTime() - Date.now() : 0;
-      // Another instance is delivering this change: later changes of the invoice wait behind it.
+      // Another instance is delivering this change, or it waits for its retry: later changes wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
       if (!(await this.rows.claim(row.id, false))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
@@ -173,7 +170,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     }
   }
 
-  /** `false` when the port threw: the row is released with its attempt counted, retried after the backoff. */
+  /** `false` when the port threw: the row stays leased until its retry, after the backoff, with its attempt counted. */
   private async deliverLeased(row: InvoiceStatusHistory, change: PaymentStatusChange): Promise<boolean> {
     const recordId = row.invoiceRecordId;
     try {
@@ -185,13 +182,11 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       await this.rows.finish(row, {
         notifyAttempts: attempts,
         notifyError: clip(messageOf(err), 2000),
-        notifyLockedUntil: null,
+        notifyLockedUntil: new Date(Date.now() + delay),
       });
-      this.retryAt.set(row.id, Date.now() + delay);
       this.later(recordId, delay);
       return false;
     }
-    this.retryAt.delete(row.id);
     // A listener's bug must not make the port hear the change twice.
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.StatusChanged, change);
     if (change.alert) {
