@@ -82,13 +82,12 @@ export class InvoiceIdentity {
     remember(this.alerted, pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
     this.logger.warn(message);
-    const alert: InvoicePaymentsAlert = {
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, {
       kind: 'foreign_invoice',
       orderId: record.orderId,
       invoiceRecordId: record.id,
       message,
-    };
-    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
+    } satisfies InvoicePaymentsAlert);
   }
 }
 

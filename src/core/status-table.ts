@@ -113,11 +113,8 @@ export function decideTransition(from: number | null, to: number): TransitionDec
   return { apply: true };
 }
 
-/** A refused or flagged report's reason as a stable code (the admin page words it in the reader's language). */
-export type TransitionNoteCode = 'unchanged' | 'backwards' | 'unknown_code' | 'paid_after_close';
-
-/** The code of a reason {@link decideTransition} wrote (stored as the history's note); `null` for other notes. */
-export function transitionNoteCode(note: string | null): TransitionNoteCode | null {
+/** A reason {@link decideTransition} wrote as a stable code the admin page words in the reader's language. */
+export function transitionNoteCode(note: string | null) {
   if (!note) return null;
   if (note.startsWith('unchanged:')) return 'unchanged';
   if (note.startsWith('backwards:')) return 'backwards';
