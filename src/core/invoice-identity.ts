@@ -107,14 +107,11 @@ export async function recordOfInvoice(
   byReferrer?: (invoice: Invoice) => Promise<Adoption>,
 ): Promise<Adoption> {
   const byNumber = invoice.id ? await rows.findOneBy({ gatewayId: invoice.id }) : null;
-  if (byNumber) {
-    const foreign = await identity.whyNotOurs(invoice, byNumber, 'number');
-    return { record: foreign ? null : byNumber, foreign };
-  }
-  if (!invoice.referrer) return { record: null, foreign: null };
-  if (byReferrer) return byReferrer(invoice);
-  const unlinked = await rows.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
-  if (!unlinked) return { record: null, foreign: null };
-  const foreign = await identity.whyNotOurs(invoice, unlinked, 'referrer');
-  return { record: foreign ? null : unlinked, foreign };
+  if (!byNumber && invoice.referrer && byReferrer) return byReferrer(invoice);
+  const record =
+    byNumber ??
+    (invoice.referrer ? await rows.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() }) : null);
+  if (!record) return { record: null, foreign: null };
+  const foreign = await identity.whyNotOurs(invoice, record, byNumber ? 'number' : 'referrer');
+  return { record: foreign ? null : record, foreign };
 }

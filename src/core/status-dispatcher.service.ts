@@ -19,10 +19,6 @@ export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_
 
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
-const ALERT_MESSAGES = {
-  paid_after_cancel: 'paid after the invoice was closed: the money must go back',
-  amount_mismatch: 'the amount paid is not what the invoice was created for',
-};
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
@@ -194,7 +190,8 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         kind: change.alert,
         orderId: change.orderId,
         invoiceRecordId: change.invoiceRecordId,
-        message: row.note ?? ALERT_MESSAGES[change.alert],
+        // The plan writes an alert's reason as the row's note.
+        message: row.note ?? change.alert,
       } satisfies InvoicePaymentsAlert);
     }
     // The lease holder is the only writer of the row's count.
