@@ -82,13 +82,12 @@ export class InvoiceIdentity {
     remember(this.alerted, pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
     this.logger.warn(message);
-    const alert: InvoicePaymentsAlert = {
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, {
       kind: 'foreign_invoice',
       orderId: record.orderId,
       invoiceRecordId: record.id,
       message,
-    };
-    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
+    } satisfies InvoicePaymentsAlert);
   }
 }
 
@@ -108,14 +107,11 @@ export async function recordOfInvoice(
   byReferrer?: (invoice: Invoice) => Promise<Adoption>,
 ): Promise<Adoption> {
   const byNumber = invoice.id ? await rows.findOneBy({ gatewayId: invoice.id }) : null;
-  if (byNumber) {
-    const foreign = await identity.whyNotOurs(invoice, byNumber, 'number');
-    return { record: foreign ? null : byNumber, foreign };
-  }
-  if (!invoice.referrer) return { record: null, foreign: null };
-  if (byReferrer) return byReferrer(invoice);
-  const unlinked = await rows.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() });
-  if (!unlinked) return { record: null, foreign: null };
-  const foreign = await identity.whyNotOurs(invoice, unlinked, 'referrer');
-  return { record: foreign ? null : unlinked, foreign };
+  if (!byNumber && invoice.referrer && byReferrer) return byReferrer(invoice);
+  const record =
+    byNumber ??
+    (invoice.referrer ? await rows.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() }) : null);
+  if (!record) return { record: null, foreign: null };
+  const foreign = await identity.whyNotOurs(invoice, record, byNumber ? 'number' : 'referrer');
+  return { record: foreign ? null : record, foreign };
 }

@@ -30,22 +30,19 @@ export async function acquireLease(
   const now = new Date();
   const until = new Date(now.getTime() + leaseMs).toISOString();
   const values = { name, holder, until, now: now.toISOString() };
-  const update = escapeQuery(
-    dataSource,
-    `UPDATE ${table} SET holder = :holder, locked_until = :until ` +
-      'WHERE name = :name AND (holder = :holder OR locked_until <= :now) RETURNING name',
-    values,
+  const run = async (sql: string) =>
+    (await runStatement(dataSource, (em) => queryReturning(em, ...escapeQuery(dataSource, sql, values))))
+      .length > 0;
+  return (
+    (await run(
+      `UPDATE ${table} SET holder = :holder, locked_until = :until ` +
+        'WHERE name = :name AND (holder = :holder OR locked_until <= :now) RETURNING name',
+    )) ||
+    run(
+      `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
+        'ON CONFLICT (name) DO NOTHING RETURNING name',
+    )
   );
-  const updated = await runStatement(dataSource, (em) => queryReturning(em, ...update));
-  if (updated.length > 0) return true;
-  const insert = escapeQuery(
-    dataSource,
-    `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
-      'ON CONFLICT (name) DO NOTHING RETURNING name',
-    values,
-  );
-  const inserted = await runStatement(dataSource, (em) => queryReturning(em, ...insert));
-  return inserted.length > 0;
 }
 
 /** Gives the lease up at once (a graceful stop), so another instance need not wait for it to lapse. */

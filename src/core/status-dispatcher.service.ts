@@ -19,10 +19,6 @@ export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_
 
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
-const ALERT_MESSAGES = {
-  paid_after_cancel: 'paid after the invoice was closed: the money must go back',
-  amount_mismatch: 'the amount paid is not what the invoice was created for',
-};
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
@@ -34,7 +30,6 @@ const ALERT_MESSAGES = {
 export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit {
   private readonly deliveries = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
-  private readonly retryAt = new Map<string, number>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
@@ -148,10 +143,8 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         order: { createdAt: 'ASC', id: 'ASC' },
       });
       if (!row) return;
-      const due = this.retryAt.get(row.id);
-      if (due !== undefined && due > Date.now()) return this.later(recordId, due - Date.now());
       const held = row.notifyLockedUntil ? row.notifyLockedUntil.getTime() - Date.now() : 0;
-      // Another instance is delivering this change: later changes of the invoice wait behind it.
+      // Another instance is delivering this change, or it waits for its retry: later changes wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
       if (!(await this.rows.claim(row.id, false))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
@@ -173,7 +166,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     }
   }
 
-  /** `false` when the port threw: the row is released with its attempt counted, retried after the backoff. */
+  /** `false` when the port threw: the row stays leased until its retry, after the backoff, with its attempt counted. */
   private async deliverLeased(row: InvoiceStatusHistory, change: PaymentStatusChange): Promise<boolean> {
     const recordId = row.invoiceRecordId;
     try {
@@ -185,13 +178,11 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       await this.rows.finish(row, {
         notifyAttempts: attempts,
         notifyError: clip(messageOf(err), 2000),
-        notifyLockedUntil: null,
+        notifyLockedUntil: new Date(Date.now() + delay),
       });
-      this.retryAt.set(row.id, Date.now() + delay);
       this.later(recordId, delay);
       return false;
     }
-    this.retryAt.delete(row.id);
     // A listener's bug must not make the port hear the change twice.
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.StatusChanged, change);
     if (change.alert) {
@@ -199,7 +190,8 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         kind: change.alert,
         orderId: change.orderId,
         invoiceRecordId: change.invoiceRecordId,
-        message: row.note ?? ALERT_MESSAGES[change.alert],
+        // The plan writes an alert's reason as the row's note.
+        message: row.note ?? change.alert,
       } satisfies InvoicePaymentsAlert);
     }
     // The lease holder is the only writer of the row's count.

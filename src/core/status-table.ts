@@ -76,13 +76,6 @@ export type StatusChangeSource = StatusReportSource | 'admin';
  */
 export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = [1, 15, 2, 3, 4, 12, 16, 6, 5, 7, 8, 10, 9];
 
-/** Whether a report moves the invoice (else it is recorded only), why not, and whether a person must look. */
-export interface TransitionDecision {
-  apply: boolean;
-  reason?: string;
-  alert?: 'paid_after_cancel';
-}
-
 /** Stage of a listed code (its index in {@link STATUS_STAGES}), or `null` for a code the spec does not list. */
 export function statusStage(code: number | null | undefined): number | null {
   const stage = STATUS_STAGES.indexOf(code as KnownInvoiceStatusCode);
@@ -93,8 +86,11 @@ function label(code: number): string {
   return isKnownStatusCode(code) ? `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}` : String(code);
 }
 
-/** Whether an invoice at `from` (`null`: no status yet) moves to `to`; paid after an unpaid ending is alerted. */
-export function decideTransition(from: number | null, to: number): TransitionDecision {
+/** Whether an invoice at `from` (`null`: no status yet) moves to `to`, why not; paid after an unpaid ending alerts. */
+export function decideTransition(
+  from: number | null,
+  to: number,
+): { apply: boolean; reason?: string; alert?: 'paid_after_cancel' } {
   const toStage = statusStage(to);
   if (toStage === null) return { apply: false, reason: `unknown status code ${to}: recorded, not applied` };
   const fromStage = statusStage(from);
@@ -113,11 +109,8 @@ export function decideTransition(from: number | null, to: number): TransitionDec
   return { apply: true };
 }
 
-/** A refused or flagged report's reason as a stable code (the admin page words it in the reader's language). */
-export type TransitionNoteCode = 'unchanged' | 'backwards' | 'unknown_code' | 'paid_after_close';
-
-/** The code of a reason {@link decideTransition} wrote (stored as the history's note); `null` for other notes. */
-export function transitionNoteCode(note: string | null): TransitionNoteCode | null {
+/** A reason {@link decideTransition} wrote as a stable code the admin page words in the reader's language. */
+export function transitionNoteCode(note: string | null) {
   if (!note) return null;
   if (note.startsWith('unchanged:')) return 'unchanged';
   if (note.startsWith('backwards:')) return 'backwards';

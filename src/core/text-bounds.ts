@@ -7,10 +7,6 @@ export const CONTROL_CHARACTERS = /[\p{Cc}\p{Cs}\u061C\u200E\u200F\u2028\u2029\u
 export const CONTROL_CHARACTERS_PROBLEM =
   'must not contain control characters (NUL, line breaks, tabs, ESC, bidi overrides such as U+202E)';
 
-export interface ProblemSink {
-  add(field: string, problem: string): void;
-}
-
 export interface TextRule {
   /** UTF-16 code units (as the service counts them), after trimming. */
   max: number;
@@ -34,7 +30,7 @@ export function textProblem(value: unknown, rule: TextRule): string | null {
 
 /** The trimmed string, or `undefined` when absent, blank or wrong (the problem goes to `errors` under `field`). */
 export function readText(
-  errors: ProblemSink,
+  errors: { add(field: string, problem: string): void },
   field: string,
   value: unknown,
   rule: TextRule,

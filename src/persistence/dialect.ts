@@ -8,38 +8,20 @@ import type {
 } from 'typeorm';
 
 /** Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name. */
-export interface Dialect {
+export type Dialect = typeof POSTGRES;
+
+const POSTGRES = {
   /** A status report is written by one guarded statement, with no lock, read or transaction. */
-  readonly guardedStatusWrite?: boolean;
+  guardedStatusWrite: true,
   /** Ends a claim's row selection so concurrent claimers take disjoint rows without waiting (`''`: not needed). */
-  readonly skipLocked: string;
+  skipLocked: 'FOR UPDATE SKIP LOCKED',
   /** Locks the row a transaction reads before it writes it there (none on SQLite, one writer at a time). */
-  readonly lockForWrite: <T extends ObjectLiteral>(qb: SelectQueryBuilder<T>) => SelectQueryBuilder<T>;
+  lockForWrite: <T extends ObjectLiteral>(qb: SelectQueryBuilder<T>) => qb.setLock('pessimistic_write'),
   /**
    * Runs `work` holding the advisory lock `key`, with which instances take turns (the migrations): until the
    * transaction ends inside one, else until `work` ends. Without advisory locks one process owns the database.
    */
-  readonly withLock: <T>(queryRunner: QueryRunner, key: string, work: () => Promise<T>) => Promise<T>;
-  /** The host and the module share one connection: transactions are queued; no change is handed over at once. */
-  readonly sharedConnection: boolean;
-  /** Awaits `pending` where the host shares the module's connection, so the host goes on once it is done. */
-  readonly settleShared: (pending: () => Promise<void>) => Promise<void>;
-  /** The admin list's any-case prefix search over `table` aliased `i` (`nameIndexQuery`: does the name index exist). */
-  readonly invoiceSearch: {
-    where(table: string, columns: readonly string[]): string;
-    nameIndexQuery: string | null;
-  };
-  /** The `n`th (from 1) positional parameter of a raw statement. */
-  readonly parameter: (n: number) => string;
-  /** `INSERT` of `rows` (`(…), (…)`) into `table` skipping those whose unique `key` exists, `RETURNING "id"`. */
-  readonly insertIgnoring: (table: string, columns: string, rows: string, key: string) => string;
-}
-
-const POSTGRES: Dialect = {
-  guardedStatusWrite: true,
-  skipLocked: 'FOR UPDATE SKIP LOCKED',
-  lockForWrite: (qb) => qb.setLock('pessimistic_write'),
-  withLock: async (queryRunner, key, work) => {
+  withLock: async <T>(queryRunner: QueryRunner, key: string, work: () => Promise<T>): Promise<T> => {
     if (queryRunner.isTransactionActive) {
       await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [key]);
       return work();
@@ -51,21 +33,27 @@ const POSTGRES: Dialect = {
       await queryRunner.query('SELECT pg_advisory_unlock($1)', [key]);
     }
   },
+  /** The host and the module share one connection: transactions are queued; no change is handed over at once. */
   sharedConnection: false,
-  settleShared: async () => undefined,
+  /** Awaits `pending` where the host shares the module's connection, so the host goes on once it is done. */
+  settleShared: async (_pending: () => Promise<void>): Promise<void> => undefined,
+  /** The admin list's any-case prefix search over `table` aliased `i` (`nameIndexQuery`: does the name index exist). */
   invoiceSearch: {
     // `lower(column) LIKE` (escape `\\` by default) on `text_pattern_ops` indexes; the name on its trigram index.
-    where: (_table, columns) =>
+    where: (_table: string, columns: readonly string[]) =>
       `(${[...columns, 'customer_name'].map((c) => `lower(i.${c}) LIKE :prefix`).join(' OR ')}` +
       ` OR lower(i.customer_name) LIKE :word)`,
-    nameIndexQuery: 'SELECT 1 FROM pg_indexes WHERE indexname = $1',
+    nameIndexQuery: 'SELECT 1 FROM pg_indexes WHERE indexname = $1' as string | null,
   },
-  parameter: (n) => `$${n}`,
-  insertIgnoring: (table, columns, rows, key) =>
+  /** The `n`th (from 1) positional parameter of a raw statement. */
+  parameter: (n: number) => `$${n}`,
+  /** `INSERT` of `rows` (`(…), (…)`) into `table` skipping those whose unique `key` exists, `RETURNING "id"`. */
+  insertIgnoring: (table: string, columns: string, rows: string, key: string) =>
     `INSERT INTO ${table} (${columns}) VALUES ${rows} ON CONFLICT (${key}) DO NOTHING RETURNING "id"`,
 };
 
 const SQLITE: Dialect = {
+  guardedStatusWrite: false,
   skipLocked: '',
   lockForWrite: (qb) => qb,
   withLock: (_queryRunner, _key, work) => work(),

@@ -48,7 +48,7 @@ export class InvoiceStatusHistory {
   @Column({ name: 'notify_error', type: 'text', nullable: true })
   notifyError!: string | null;
 
-  /** Until when an instance holds this change's delivery (a lease; see `StatusChangeDispatcher`). */
+  /** Until when an instance holds this change's delivery, or a refused change waits for its retry (a lease). */
   @TimestampColumn('notify_locked_until', { nullable: true })
   notifyLockedUntil!: Date | null;
 

@@ -1,16 +1,11 @@
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
 import { centsColumn, TimestampColumn } from './columns';
 
-/** Where the local row stands in creating its invoice at the service. */
-export type InvoiceCreationState =
-  /** Row written, request not sent or not answered yet. */
-  | 'pending'
-  /** The request may or may not have reached the service: look it up by referrer before anything else. */
-  | 'unknown'
-  /** The service answered with the invoice. */
-  | 'created'
-  /** The service refused the request: nothing exists there. */
-  | 'failed';
+/**
+ * Where the row stands in creating its invoice: `pending` (not answered yet), `unknown` (the request may have reached
+ * the service: look it up by referrer first), `created`, or `failed` (refused: nothing exists there).
+ */
+export type InvoiceCreationState = 'pending' | 'unknown' | 'created' | 'failed';
 
 /** One payment attempt of an order: the invoice at the service and what the module knows of it. */
 @Entity('invoice_payments_invoice')

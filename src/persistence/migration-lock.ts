@@ -16,32 +16,30 @@ type MigrationClass = new () => MigrationInterface;
 const serialized = new WeakSet<MigrationClass>();
 
 /**
- * Makes `migration` safe from several instances at once: its `up` takes the module's advisory lock, then skips the
+ * Makes each migration safe from several instances at once: its `up` takes the module's advisory lock, then skips the
  * body another instance recorded meanwhile (removing that row: TypeORM records it again after `up`). Outside a
  * transaction the lock covers only the check and the body. Down migrations are not serialized.
  */
-function serializedMigration<T extends MigrationClass>(migration: T): T {
-  if (serialized.has(migration)) return migration;
-  const own: unknown = migration.prototype.up;
-  if (typeof own !== 'function')
-    throw new Error(`migration ${migration.name} has no up() method to serialize`);
-  const body = own as (this: MigrationInterface, queryRunner: QueryRunner) => Promise<unknown>;
-  async function up(this: MigrationInterface, queryRunner: QueryRunner): Promise<unknown> {
-    // TypeORM names a migration by its `name` property, else by its class name.
-    const name = this.name ?? migration.name;
-    return dialectOf(dataSourceOf(queryRunner)).withLock(queryRunner, MIGRATION_LOCK_KEY, async () => {
-      if ((await migrationRow(queryRunner, 'SELECT 1', name)).length === 0)
-        return body.call(this, queryRunner);
-      if (queryRunner.isTransactionActive) await migrationRow(queryRunner, 'DELETE', name);
-    });
-  }
-  Object.defineProperty(migration.prototype, 'up', { value: up, writable: true, configurable: true });
-  serialized.add(migration);
-  return migration;
-}
-
 export function serializedMigrations<T extends MigrationClass>(migrations: T[]): T[] {
-  return migrations.map((m) => serializedMigration(m));
+  return migrations.map((migration) => {
+    if (serialized.has(migration)) return migration;
+    const own: unknown = migration.prototype.up;
+    if (typeof own !== 'function')
+      throw new Error(`migration ${migration.name} has no up() method to serialize`);
+    const body = own as (this: MigrationInterface, queryRunner: QueryRunner) => Promise<unknown>;
+    async function up(this: MigrationInterface, queryRunner: QueryRunner): Promise<unknown> {
+      // TypeORM names a migration by its `name` property, else by its class name.
+      const name = this.name ?? migration.name;
+      return dialectOf(dataSourceOf(queryRunner)).withLock(queryRunner, MIGRATION_LOCK_KEY, async () => {
+        if ((await migrationRow(queryRunner, 'SELECT 1', name)).length === 0)
+          return body.call(this, queryRunner);
+        if (queryRunner.isTransactionActive) await migrationRow(queryRunner, 'DELETE', name);
+      });
+    }
+    Object.defineProperty(migration.prototype, 'up', { value: up, writable: true, configurable: true });
+    serialized.add(migration);
+    return migration;
+  });
 }
 
 export function isSerializedMigration(migration: unknown): boolean {

@@ -118,7 +118,7 @@ export class RefundStore {
 
   /** Moves due rows' next check `TAKE_MS` ahead in one statement, so two workers never read one row back at once. */
   takeDue(limit: number): Promise<InvoiceRefund[]> {
-    return this.queue.claimDueRows(limit, 'o.next_check_at');
+    return this.queue.claimDue(limit, 'o.next_check_at');
   }
 
   async totals(invoiceRecordId: string): Promise<{ succeededCents: number; inFlightCents: number }> {

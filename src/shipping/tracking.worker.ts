@@ -182,12 +182,7 @@ export class TrackingOutboxStore {
         lockedUntil: 'locked_until',
         attempts: 'attempts',
         nextAttemptAt: 'next_attempt_at',
-        batch: {
-          holder: 'locked_by',
-          orderBy: 'o.next_attempt_at, o.recorded_at',
-          oneAtATimeBy: 'order_id',
-          touched: 'updated_at',
-        },
+        batch: { holder: 'locked_by', oneAtATimeBy: 'order_id', touched: 'updated_at' },
       },
       () => 0, // each claim says its lease (the worker's `leaseMs`)
     );
@@ -196,7 +191,7 @@ export class TrackingOutboxStore {
   /** Claims up to `limit` due rows and counts the attempt; an order's codes are claimed one at a time, in order. */
   async claim(claim: string, limit: number, leaseMs: number): Promise<TrackingOutbox[]> {
     // The statement returns its rows unordered.
-    return (await this.rows.claimDue(claim, limit, leaseMs)).sort(
+    return (await this.rows.claimDue(limit, 'o.next_attempt_at, o.recorded_at', claim, leaseMs)).sort(
       (a, b) =>
         a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() ||
         a.recordedAt.getTime() - b.recordedAt.getTime(),

@@ -142,7 +142,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         this.again = false;
         // A full batch may have left more due entries behind it.
         for (let full = true; full && !this.stopped;) {
-          const claimed = await this.rows.leased.claimDueRows(this.options.inbox.batchSize, 'o.received_at');
+          const claimed = await this.rows.leased.claimDue(this.options.inbox.batchSize, 'o.received_at');
           if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
           full = claimed.length >= this.options.inbox.batchSize;
         }

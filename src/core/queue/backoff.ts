@@ -1,12 +1,11 @@
-/** Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, jittered. */
+/**
+ * Capped exponential backoff between attempts: `min(maxDelayMs, initialDelayMs * factor^(n-1))`, less up to `jitter`
+ * (0 to 1) of it at random. Defaults: 10 s, 30 min, 2, 0.5 (docs/shipping.md).
+ */
 export interface BackoffOptions {
-  /** Delay after the first failed attempt. Default 10 000 ms. */
   initialDelayMs: number;
-  /** Upper bound of any delay. Default 30 min. */
   maxDelayMs: number;
-  /** Growth per attempt. Default 2. */
   factor: number;
-  /** Share of the delay taken off at random, 0 (none) to 1 (full jitter). Default 0.5. */
   jitter: number;
 }
 

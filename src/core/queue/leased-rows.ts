@@ -23,8 +23,8 @@ export interface LeasedTable<T> {
   lockedUntil: string;
   attempts?: string;
   nextAttemptAt?: string;
-  /** For {@link LeasedRows.claimDue}; `oneAtATimeBy`: rows sharing its value are held one at a time. */
-  batch?: { holder: string; orderBy: string; oneAtATimeBy?: string; touched?: string };
+  /** For {@link LeasedRows.claimDue} with a holder; `oneAtATimeBy`: rows sharing its value are held one at a time. */
+  batch?: { holder: string; oneAtATimeBy?: string; touched?: string };
 }
 
 /**
@@ -56,52 +56,38 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     return rows.length > 0 ? this.hydrate(rows[0]) : null;
   }
 
-  /** Claims up to `limit` due rows for `holder`; concurrent workers take disjoint rows without waiting. */
-  async claimDue(holder: string, limit: number, leaseMs = this.leaseMs()): Promise<T[]> {
-    const b = this.columns.batch;
-    if (!b) throw new Error(`queue table ${this.columns.table} has no batch claim`);
-    return this.dueClaim(limit, leaseMs, {
-      set: `${b.holder} = :holder${b.touched ? `, ${b.touched} = :now` : ''}`,
-      orderBy: b.orderBy,
-      oneAtATimeBy: b.oneAtATimeBy,
-      holder,
-    });
-  }
-
-  /** Claims up to `limit` due rows, oldest first by `orderBy`, as {@link claimDue} does without a holder. */
-  claimDueRows(limit: number, orderBy: string): Promise<T[]> {
-    return this.dueClaim(limit, this.leaseMs(), { orderBy });
-  }
-
-  private async dueClaim(
-    limit: number,
-    leaseMs: number,
-    how: { orderBy: string; set?: string; oneAtATimeBy?: string; holder?: string },
-  ): Promise<T[]> {
+  /**
+   * Claims up to `limit` due rows, oldest first by `orderBy`, for `holder` when given (the table's `batch` columns);
+   * concurrent workers take disjoint rows without waiting.
+   */
+  async claimDue(limit: number, orderBy: string, holder?: string, leaseMs = this.leaseMs()): Promise<T[]> {
     const c = this.columns;
     if (!c.nextAttemptAt) throw new Error(`queue table ${c.table} has no due time`);
+    if (holder !== undefined && !c.batch) throw new Error(`queue table ${c.table} has no batch claim`);
+    const b = holder === undefined ? undefined : c.batch;
     const now = new Date();
-    const oneAtATime = how.oneAtATimeBy
-      ? `AND NOT EXISTS (SELECT 1 FROM ${c.table} b WHERE b.${how.oneAtATimeBy} = o.${how.oneAtATimeBy} ` +
+    const set = b ? `, ${b.holder} = :holder${b.touched ? `, ${b.touched} = :now` : ''}` : '';
+    const oneAtATime = b?.oneAtATimeBy
+      ? `AND NOT EXISTS (SELECT 1 FROM ${c.table} b WHERE b.${b.oneAtATimeBy} = o.${b.oneAtATimeBy} ` +
         `AND b.id <> o.id AND ${c.open.sql('b.')} AND b.${c.lockedUntil} > :now)`
       : '';
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const sql = `
       UPDATE ${c.table}
-      SET ${c.lockedUntil} = :lease${count}${how.set ? `, ${how.set}` : ''}
+      SET ${c.lockedUntil} = :lease${count}${set}
       WHERE id IN (
         SELECT o.id FROM ${c.table} o
         WHERE ${c.open.sql('o.')}
           AND o.${c.nextAttemptAt} <= :now
           AND (o.${c.lockedUntil} IS NULL OR o.${c.lockedUntil} <= :now)
           ${oneAtATime}
-        ORDER BY ${how.orderBy}
+        ORDER BY ${orderBy}
         LIMIT :limit
         ${dialectOf(this.dataSource).skipLocked}
       ) RETURNING *`;
     const lease = new Date(now.getTime() + leaseMs).toISOString();
     const [query, values] = escapeQuery(this.dataSource, sql, {
-      ...(how.holder !== undefined ? { holder: how.holder } : {}),
+      holder,
       lease,
       now: now.toISOString(),
       limit,
