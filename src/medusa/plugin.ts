@@ -10,7 +10,7 @@ import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayme
 import {
   invoicePaymentsRuntime,
   loadMedusaFramework,
-  servicesOf,
+  runtimeServices,
   startedInvoicePaymentsRuntimes,
 } from './runtime';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
@@ -114,7 +114,7 @@ export async function recordMedusaShipment(
   options: InvoicePaymentsMedusaOptions,
   shipment: MedusaShipment,
 ): Promise<RecordShipmentResult | null> {
-  const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
+  const { tracking } = await runtimeServices(options);
   const { sessionIds, trackingCode, trackingUrl, carrier } = shipment;
   for (const orderId of sessionIds) {
     try {
@@ -182,9 +182,7 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
     return;
   }
-  const { dataSource, refunds, tracking } = servicesOf(
-    await invoicePaymentsRuntime(pluginOptions(req.scope)),
-  );
+  const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
   const records = order.sessionIds.length
     ? await dataSource
         .getRepository(InvoiceRecord)
@@ -227,6 +225,6 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */
 export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const { settings } = servicesOf(await invoicePaymentsRuntime(pluginOptions(req.scope)));
+  const { settings } = await runtimeServices(pluginOptions(req.scope));
   res.json({ settings: await settings.getMasked() });
 }

@@ -158,6 +158,11 @@ export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServi
   return services;
 }
 
+/** The services of the runtime of these options, started on first use. */
+export async function runtimeServices(options: InvoicePaymentsMedusaOptions): Promise<MedusaRuntimeServices> {
+  return servicesOf(await invoicePaymentsRuntime(options));
+}
+
 /** The runtimes of this process that have started (a failed or pending start is left out), for the sync job. */
 export async function startedInvoicePaymentsRuntimes(): Promise<INestApplicationContext[]> {
   const settled = await Promise.allSettled([...runtimes.values()]);

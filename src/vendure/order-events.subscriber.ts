@@ -115,16 +115,13 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     );
     // None: the handler's own read-back decided it (its Refund is Settled or Failed already), or not a Vendure refund.
     if (!payment || !refund) return;
-    if (event.state === 'succeeded') {
-      const transactionId = payment.transactionId ?? event.gatewayId ?? refund.id.toString();
-      await this.connection.withTransaction(ctx, (tx) =>
-        this.orders.settleRefund(tx, { id: refund.id, transactionId }),
-      );
-      return;
-    }
+    const transactionId = payment.transactionId ?? event.gatewayId ?? refund.id.toString();
     const moved = await this.connection.withTransaction(ctx, (tx) =>
-      this.orders.transitionRefundToState(tx, refund.id, 'Failed'),
+      event.state === 'succeeded'
+        ? this.orders.settleRefund(tx, { id: refund.id, transactionId })
+        : this.orders.transitionRefundToState(tx, refund.id, 'Failed'),
     );
+    if (event.state === 'succeeded') return;
     if (isGraphQlErrorResult(moved)) throw new Error(moved.message);
     await addOrderNote(
       this.history,
