@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.views';
@@ -10,6 +9,7 @@ import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayme
 import {
   invoicePaymentsRuntime,
   loadMedusaFramework,
+  logger,
   runtimeServices,
   startedInvoicePaymentsRuntimes,
 } from './runtime';
@@ -17,7 +17,6 @@ import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './
 
 // What Medusa loads from the plugin: the files under `.medusa/server/src` re-export these handlers.
 
-const logger = new Logger('InvoicePayments:Medusa');
 const PLUGIN_NAME = 'nestjs-invoice-payments';
 /** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
 const SESSION_PREFIX = 'pp_invoice-payments_';

@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import type { PaymentMethod } from '../gateway/types';
@@ -6,6 +5,7 @@ import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from '.
 import {
   invoicePaymentsRuntime,
   loadMedusaFramework,
+  logger,
   medusaDataSourceOptions,
   type MedusaRuntimeServices,
   runtimeServices,
@@ -19,7 +19,6 @@ import type {
 } from './types';
 
 const medusa = loadMedusaFramework();
-const logger = new Logger('InvoicePayments:Medusa');
 const nothing = async (): Promise<Output> => ({});
 
 /**

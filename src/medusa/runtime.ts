@@ -99,7 +99,8 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
-const logger = new Logger('InvoicePayments:Medusa');
+/** The adapter's log. */
+export const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
 /** The Nest application context of these options, started once per process and shared by every provider instance. */
