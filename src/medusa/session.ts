@@ -11,9 +11,7 @@ import { logger, type MedusaErrorClass } from './runtime';
 import type { MedusaWebhookActionResult } from './types';
 
 /** Cents to the major-unit number Medusa takes (`1348` → `13.48`), from the exact decimal text. */
-export function centsToMedusaAmount(cents: Cents): number {
-  return centsToWireNumber(cents);
-}
+export const centsToMedusaAmount: (cents: Cents) => number = centsToWireNumber;
 
 /**
  * The webhook action for Medusa's session from the record's status as it now stands: `captured` only for a paid
