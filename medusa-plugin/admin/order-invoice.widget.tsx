@@ -1,25 +1,9 @@
 import { defineWidgetConfig } from '@medusajs/admin-sdk';
 import { Badge, Container, Copy, Heading, StatusBadge, Text } from '@medusajs/ui';
 import type { ReactNode } from 'react';
+// What `GET /admin/invoice-payments/orders/:id` answers per invoice.
+import type { MedusaOrderInvoiceView as InvoiceView } from 'nestjs-invoice-payments/medusa';
 import { money, texts, useAdminJson } from './texts.js';
-
-/** What `GET /admin/invoice-payments/orders/:id` answers per invoice (`MedusaOrderInvoiceView`), as far as shown. */
-interface InvoiceView {
-  id: string;
-  method: 'pix' | 'billet' | 'card';
-  statusCode: number | null;
-  statusText: string | null;
-  amountCents: number;
-  paidCents: number | null;
-  refundableCents: number;
-  pixPayload: string | null;
-  pixImage: string | null;
-  billetLine: string | null;
-  billetUrl: string | null;
-  refunds: Array<{ id: string; amountCents: number; state: string }>;
-  tracking: Array<{ code: string; status: string }>;
-  alerts: Array<{ kind: string; message: string; acknowledged: boolean }>;
-}
 
 function Row({ label, id, children }: { label: string; id: string; children: ReactNode }) {
   return (

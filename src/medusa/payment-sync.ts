@@ -1,12 +1,10 @@
-import { Logger, type INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { servicesOf } from './runtime';
+import { logger, servicesOf } from './runtime';
 import { webhookActionOfRecord } from './session';
 import type { MedusaWebhookActionResult } from './types';
-
-const logger = new Logger('InvoicePayments:Medusa');
 
 /** Medusa's `processPaymentWorkflow` id (`@medusajs/core-flows`), run through its workflow engine. */
 export const MEDUSA_PROCESS_PAYMENT_WORKFLOW = 'process-payment-workflow';

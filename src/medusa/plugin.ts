@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.views';
@@ -10,14 +9,14 @@ import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayme
 import {
   invoicePaymentsRuntime,
   loadMedusaFramework,
-  servicesOf,
+  logger,
+  runtimeServices,
   startedInvoicePaymentsRuntimes,
 } from './runtime';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
 
 // What Medusa loads from the plugin: the files under `.medusa/server/src` re-export these handlers.
 
-const logger = new Logger('InvoicePayments:Medusa');
 const PLUGIN_NAME = 'nestjs-invoice-payments';
 /** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
 const SESSION_PREFIX = 'pp_invoice-payments_';
@@ -114,7 +113,7 @@ export async function recordMedusaShipment(
   options: InvoicePaymentsMedusaOptions,
   shipment: MedusaShipment,
 ): Promise<RecordShipmentResult | null> {
-  const { tracking } = servicesOf(await invoicePaymentsRuntime(options));
+  const { tracking } = await runtimeServices(options);
   const { sessionIds, trackingCode, trackingUrl, carrier } = shipment;
   for (const orderId of sessionIds) {
     try {
@@ -182,9 +181,7 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
     return;
   }
-  const { dataSource, refunds, tracking } = servicesOf(
-    await invoicePaymentsRuntime(pluginOptions(req.scope)),
-  );
+  const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
   const records = order.sessionIds.length
     ? await dataSource
         .getRepository(InvoiceRecord)
@@ -227,6 +224,6 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */
 export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const { settings } = servicesOf(await invoicePaymentsRuntime(pluginOptions(req.scope)));
+  const { settings } = await runtimeServices(pluginOptions(req.scope));
   res.json({ settings: await settings.getMasked() });
 }

@@ -1,9 +1,15 @@
-import { INestApplicationContext, Logger } from '@nestjs/common';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
 import type { PaymentMethod } from '../gateway/types';
 import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
-import { invoicePaymentsRuntime, loadMedusaFramework, medusaDataSourceOptions, servicesOf } from './runtime';
+import {
+  invoicePaymentsRuntime,
+  loadMedusaFramework,
+  logger,
+  medusaDataSourceOptions,
+  type MedusaRuntimeServices,
+  runtimeServices,
+} from './runtime';
 import { toMedusaError, webhookAction } from './session';
 import type {
   InvoicePaymentsMedusaOptions,
@@ -13,7 +19,6 @@ import type {
 } from './types';
 
 const medusa = loadMedusaFramework();
-const logger = new Logger('InvoicePayments:Medusa');
 const nothing = async (): Promise<Output> => ({});
 
 /**
@@ -44,14 +49,14 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 
   /** Creates the session's invoice from Medusa's amount and customer (see `buildCheckoutData`), exactly once. */
   async initiatePayment(input: Input): Promise<Output> {
-    return this.run(async (provider, app) => {
+    return this.run(async (provider, services) => {
       const sessionId = input?.data?.session_id;
       if (typeof sessionId !== 'string' || !sessionId) {
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
       }
       return this.answer(
         input,
-        await provider.initiatePayment(await this.checkoutRequest(app, input, sessionId)),
+        await provider.initiatePayment(await this.checkoutRequest(services, input, sessionId)),
       );
     });
   }
@@ -91,15 +96,14 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   /** Refunds Medusa's amount (major units, converted exactly to cents) of a paid invoice, once per Medusa refund. */
   async refundPayment(input: Input): Promise<Output> {
     return this.run(async (provider) => {
-      const amount = medusaAmountToCents(input.amount);
-      // Medusa names each refund (`context.idempotency_key`, its refund's id): a retry never refunds twice.
-      const idempotencyKey = input.context?.idempotency_key;
-      const refund = { ...sessionOf(input), amount, requestedBy: 'medusa' };
-      return {
-        data: dataOf(
-          (await provider.refundPayment(idempotencyKey ? { ...refund, idempotencyKey } : refund)).data,
-        ),
-      };
+      const out = await provider.refundPayment({
+        ...sessionOf(input),
+        amount: medusaAmountToCents(input.amount),
+        requestedBy: 'medusa',
+        // Medusa names each refund (`context.idempotency_key`, its refund's id): a retry never refunds twice.
+        idempotencyKey: input.context?.idempotency_key || undefined,
+      });
+      return { data: dataOf(out.data) };
     });
   }
 
@@ -118,16 +122,11 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 
   /** A new amount or method cancels the open invoice and creates another for the same session. */
   async updatePayment(input: Input): Promise<Output> {
-    return this.run(async (provider, app) => {
+    return this.run(async (provider, services) => {
       const current = await provider.getPaymentStatus(sessionOf(input));
-      const sessionId = current.data.orderId;
-      const request = await this.checkoutRequest(app, input, sessionId, current.data.method);
-      const { order, method, card, installments } = request.data;
-      const out = await provider.updatePayment({
-        ...request,
-        data: { invoiceRecordId: current.data.invoiceRecordId, order, method, card, installments },
-      });
-      return this.answer(input, out);
+      const request = await this.checkoutRequest(services, input, current.data.orderId, current.data.method);
+      const data = { invoiceRecordId: current.data.invoiceRecordId, ...request.data };
+      return this.answer(input, await provider.updatePayment({ ...request, data }));
     });
   }
 
@@ -154,14 +153,14 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 
   /** The checkout's request for a session: Medusa's amount in cents and the order built on the server. */
   private async checkoutRequest(
-    app: INestApplicationContext,
+    { checkout }: MedusaRuntimeServices,
     input: Input,
     sessionId: string,
     method?: PaymentMethod,
   ): Promise<{ amount: number; currency_code: string; data: InitiatePaymentData }> {
     const amount = medusaAmountToCents(input.amount);
     const currency_code = input.currency_code as string;
-    const { methods } = await servicesOf(app).checkout.current();
+    const { methods } = await checkout.current();
     const data = buildCheckoutData({
       sessionId,
       amountCents: amount,
@@ -176,8 +175,11 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 
   /** A session's answer: the invoice's id and status, the data Medusa keeps (the storefront's document scrubbed). */
   private answer(input: Input, out: Awaited<ReturnType<InvoicePaymentProvider['initiatePayment']>>): Output {
-    const data = medusaSessionData(out.data, out.data.orderId, input.data, this.options.customerDocumentKeys);
-    return { id: out.id, data, status: out.status };
+    return {
+      id: out.id,
+      data: dataOf(out.data, input.data, this.options.customerDocumentKeys),
+      status: out.status,
+    };
   }
 
   /** One of the provider's operations on the session's record, answered with the data Medusa keeps. */
@@ -191,11 +193,11 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   }
 
   private async run<T>(
-    fn: (provider: InvoicePaymentProvider, app: INestApplicationContext) => Promise<T>,
+    fn: (provider: InvoicePaymentProvider, services: MedusaRuntimeServices) => Promise<T>,
   ): Promise<T> {
     try {
-      const app = await invoicePaymentsRuntime(this.options);
-      return await fn(servicesOf(app).provider, app);
+      const services = await runtimeServices(this.options);
+      return await fn(services.provider, services);
     } catch (err) {
       throw toMedusaError(err, medusa.MedusaError);
     }
@@ -203,12 +205,12 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 }
 
 /**
- * The session data Medusa keeps (and its store API shows): the module's, with Medusa's session id. Medusa merges the
- * storefront's input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) is overwritten with `null`.
+ * The session data Medusa keeps (and its store API shows): the module's, with Medusa's session id (the record's order
+ * key). Medusa merges the storefront's input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) is
+ * overwritten with `null`.
  */
-function medusaSessionData(
+function dataOf(
   data: InvoicePaymentSessionData,
-  sessionId: string,
   input?: Record<string, unknown> | null,
   documentKeys: readonly string[] = [],
 ): InvoicePaymentSessionData & { session_id: string } {
@@ -216,12 +218,7 @@ function medusaSessionData(
   for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys])) {
     if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
   }
-  return { ...data, ...scrubbed, session_id: sessionId };
-}
-
-/** The data Medusa keeps of a session the module answers for (the record's order key is Medusa's session id). */
-function dataOf(data: InvoicePaymentSessionData): Record<string, unknown> {
-  return medusaSessionData(data, data.orderId);
+  return { ...data, ...scrubbed, session_id: data.orderId };
 }
 
 /** The module's record of a session or payment (Medusa hands back the data the provider returned). */

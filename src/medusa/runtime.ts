@@ -99,7 +99,8 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
-const logger = new Logger('InvoicePayments:Medusa');
+/** The adapter's log. */
+export const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
 /** The Nest application context of these options, started once per process and shared by every provider instance. */
@@ -156,6 +157,11 @@ export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServi
   if (!services)
     throw new Error('invoice-payments (Medusa): not a runtime started by invoicePaymentsRuntime');
   return services;
+}
+
+/** The services of the runtime of these options, started on first use. */
+export async function runtimeServices(options: InvoicePaymentsMedusaOptions): Promise<MedusaRuntimeServices> {
+  return servicesOf(await invoicePaymentsRuntime(options));
 }
 
 /** The runtimes of this process that have started (a failed or pending start is left out), for the sync job. */

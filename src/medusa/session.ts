@@ -1,4 +1,4 @@
-import { Logger, type INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { PaymentServiceError } from '../checkout/errors';
 import type { ProviderWebhookPayload } from '../checkout/types';
 import { HOST_WEBHOOKS, type HostWebhooks } from '../core/ports';
@@ -7,15 +7,11 @@ import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/i
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import type { MedusaErrorClass } from './runtime';
+import { logger, type MedusaErrorClass } from './runtime';
 import type { MedusaWebhookActionResult } from './types';
 
-const logger = new Logger('InvoicePayments:Medusa');
-
 /** Cents to the major-unit number Medusa takes (`1348` → `13.48`), from the exact decimal text. */
-export function centsToMedusaAmount(cents: Cents): number {
-  return centsToWireNumber(cents);
-}
+export const centsToMedusaAmount: (cents: Cents) => number = centsToWireNumber;
 
 /**
  * The webhook action for Medusa's session from the record's status as it now stands: `captured` only for a paid

@@ -71,17 +71,17 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
       const orderId = String(order.id);
       // Orders paid some other way are none of the module's business.
       if (!(await invoices.exists({ where: { orderId } }))) continue;
-      try {
-        await this.tracking.recordShipment({
+      await this.tracking
+        .recordShipment({
           orderId,
           trackingCode: code,
           carrier: fulfillment.method || undefined,
           trackingUrl: typeof url === 'string' && url.trim() !== '' ? url : undefined,
+        })
+        .catch((err: Error) => {
+          const note = `Tracking code ${code} not sent to the payment service: ${err.message}`;
+          return addOrderNote(this.history, ctx, orderId, note);
         });
-      } catch (err) {
-        const note = `Tracking code ${code} not sent to the payment service: ${(err as Error).message}`;
-        await addOrderNote(this.history, ctx, orderId, note);
-      }
     }
   }
 
@@ -90,12 +90,10 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
       .getRepository(InvoiceRecord)
       .find({ where: { orderId, openOrderId: Not(IsNull()) } });
     for (const record of open) {
-      try {
-        await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } });
-      } catch (err) {
-        const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${(err as Error).message}`;
-        await addOrderNote(this.history, ctx, orderId, note);
-      }
+      await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } }).catch((err: Error) => {
+        const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${err.message}`;
+        return addOrderNote(this.history, ctx, orderId, note);
+      });
     }
   }
 
@@ -115,16 +113,13 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     );
     // None: the handler's own read-back decided it (its Refund is Settled or Failed already), or not a Vendure refund.
     if (!payment || !refund) return;
-    if (event.state === 'succeeded') {
-      const transactionId = payment.transactionId ?? event.gatewayId ?? refund.id.toString();
-      await this.connection.withTransaction(ctx, (tx) =>
-        this.orders.settleRefund(tx, { id: refund.id, transactionId }),
-      );
-      return;
-    }
+    const transactionId = payment.transactionId ?? event.gatewayId ?? refund.id.toString();
     const moved = await this.connection.withTransaction(ctx, (tx) =>
-      this.orders.transitionRefundToState(tx, refund.id, 'Failed'),
+      event.state === 'succeeded'
+        ? this.orders.settleRefund(tx, { id: refund.id, transactionId })
+        : this.orders.transitionRefundToState(tx, refund.id, 'Failed'),
     );
+    if (event.state === 'succeeded') return;
     if (isGraphQlErrorResult(moved)) throw new Error(moved.message);
     await addOrderNote(
       this.history,

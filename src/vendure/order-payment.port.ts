@@ -77,11 +77,12 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     if (!order) return null;
     const payment = await this.paymentOf(ctx, change);
     if (payment) {
-      if (payment.state === state) return null;
-      const open = payment.state === 'Authorized' || payment.state === 'Created';
-      if (state === 'Settled' && open) return errorOf(await this.orders.settlePayment(ctx, payment.id));
-      if (state === 'Declined' && open) return errorOf(await this.orders.cancelPayment(ctx, payment.id));
-      return null;
+      // Only a Payment still open moves: to Settled or Declined.
+      if (state === 'Authorized' || !['Authorized', 'Created'].includes(payment.state)) return null;
+      const moved = await (state === 'Settled'
+        ? this.orders.settlePayment(ctx, payment.id)
+        : this.orders.cancelPayment(ctx, payment.id));
+      return isGraphQlErrorResult(moved) ? moved.message : null;
     }
     if (state === 'Declined') {
       // Only an order still arranging payment shows the failed attempt; a canceled or paid order needs nothing.
@@ -144,8 +145,4 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   private note(ctx: RequestContext, change: PaymentStatusChange, note: string): Promise<void> {
     return addOrderNote(this.history, ctx, change.orderId, note);
   }
-}
-
-function errorOf(result: unknown): string | null {
-  return isGraphQlErrorResult(result as never) ? (result as { message: string }).message : null;
 }

@@ -32,11 +32,6 @@ export function en(value: string): Array<{ languageCode: LanguageCode; value: st
   return [{ languageCode: LanguageCode.en, value }];
 }
 
-/** A failure as the payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence. */
-function messageOf(err: unknown): string {
-  return (asPaymentServiceError(err) as Error).message;
-}
-
 /**
  * The module's Vendure payment method (`invoice-payments`). The order port adds the Payments; a Shop API
  * `addPaymentToOrder` is declined (its metadata comes from the client). See docs/vendure.md.
@@ -114,7 +109,8 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
       await settleModuleWork();
       return { success: true };
     } catch (err) {
-      const message = messageOf(err);
+      // The payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence.
+      const { message } = asPaymentServiceError(err) as Error;
       Logger.warn(`cancel of invoice ${record.gatewayId} failed: ${message}`, LOG_CONTEXT);
       return { success: false, errorMessage: message };
     }
@@ -146,7 +142,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
         Logger.warn(`refund of invoice ${record.gatewayId}: ${err.message}`, LOG_CONTEXT);
         return { state: 'Pending', metadata: { refundId: err.refund.id, confirming: true } };
       }
-      const message = messageOf(err);
+      const { message } = asPaymentServiceError(err) as Error;
       Logger.warn(`refund of invoice ${record.gatewayId} failed: ${message}`, LOG_CONTEXT);
       return { state: 'Failed', metadata: { errorMessage: message } };
     }

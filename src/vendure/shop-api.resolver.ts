@@ -201,9 +201,8 @@ export class InvoicePaymentShopResolver {
     given?: string | null,
   ): Promise<string | undefined> {
     const field = this.options.documentField;
-    const fields = (order.customer?.customFields ?? {}) as Record<string, unknown>;
-    const stored =
-      typeof fields[field] === 'string' && fields[field] !== '' ? (fields[field] as string) : undefined;
+    const kept = (order.customer?.customFields as Record<string, unknown> | undefined)?.[field];
+    const stored = typeof kept === 'string' && kept !== '' ? kept : undefined;
     const document = given ? normalizeDocument(given) : undefined;
     if (document && !stored && order.customer && isValidTaxDocument(document)) {
       await this.connection

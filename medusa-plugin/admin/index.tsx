@@ -1,8 +1,11 @@
 import { Container, Heading, Text } from '@medusajs/ui';
+import { config, OrderInvoiceWidget } from './order-invoice.widget.js';
 import { texts, useAdminJson } from './texts.js';
 
+const SETTINGS_PATH = '/settings/invoice-payments';
+
 /** Settings → Invoice payments: the module's effective settings, secrets masked. */
-export function InvoicePaymentsSettingsPage() {
+function InvoicePaymentsSettingsPage() {
   const t = texts();
   const [body, error] = useAdminJson<{ settings: Record<string, unknown> }>('/settings');
   return (
@@ -21,3 +24,18 @@ export function InvoicePaymentsSettingsPage() {
     </Container>
   );
 }
+
+/**
+ * The plugin's admin extensions, in the shape Medusa's dashboard reads from a plugin's `exports['./admin']` (what
+ * `medusa plugin:build` writes): the order page's widget and a settings page listed in the settings menu.
+ */
+export default {
+  widgetModule: {
+    widgets: [{ Component: OrderInvoiceWidget, zone: config.zone, widgetId: 'invoice-payments-order' }],
+  },
+  routeModule: { routes: [{ Component: InvoicePaymentsSettingsPage, path: SETTINGS_PATH }] },
+  menuItemModule: { menuItems: [{ label: texts().settings, path: SETTINGS_PATH }] },
+  formModule: { customFields: {} },
+  displayModule: { displays: {} },
+  i18nModule: { resources: {} },
+};
