@@ -83,7 +83,12 @@ const BRAZIL = 'BRA';
 const UFS: ReadonlySet<string> = new Set(getStates().map((s) => s.code));
 
 /** The input field of each mapped field whose name differs. */
-const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };
+const RENAMED = {
+  street: 'address_1',
+  state: 'province',
+  zipcode: 'postal_code',
+  country: 'country_code',
+} as const;
 
 /** A Medusa-style address mapped as docs/checkout.md describes (number after the last comma, else `S/N`). */
 const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) => {
@@ -105,16 +110,7 @@ const defaultAddressMapper: AddressMapper = (address: CheckoutAddress) => {
 };
 
 /** Checked (type, control characters, length) before any mapping. */
-const INPUT_FIELDS = [
-  'address_1',
-  'address_2',
-  'number',
-  'district',
-  'city',
-  'province',
-  'postal_code',
-  'country_code',
-] as const satisfies ReadonlyArray<keyof CheckoutAddress>;
+const INPUT_FIELDS = [...Object.values(RENAMED), 'address_2', 'number', 'district', 'city'] as const;
 
 /** The order's address mapped and checked (for Brazil a UF and an 8-digit CEP); only returned when whole. */
 export function mapAddress(

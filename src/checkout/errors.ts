@@ -183,12 +183,7 @@ const UPSTREAM_MESSAGES: Partial<Record<GatewayError['kind'], string>> = {
 };
 
 /** Kinds that are the request's own fault; every other kind is the service's trouble. */
-const REFUSAL_KINDS: ReadonlySet<GatewayError['kind']> = new Set([
-  'validation',
-  'not_found',
-  'state_conflict',
-  'mode',
-]);
+const REFUSAL_KINDS = new Set<GatewayError['kind']>(['validation', 'not_found', 'state_conflict', 'mode']);
 
 /** Whether a gateway failure is the service's own (or its credential's), not a refusal of the request. */
 export function isUpstreamFailure(error: unknown): boolean {
