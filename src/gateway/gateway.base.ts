@@ -142,9 +142,8 @@ export abstract class GatewayClientBase {
     ctx: failures.FailureContext,
   ): Promise<HttpAnswer> {
     const started = Date.now();
-    const query = plan.query
-      ? `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]): [string, string] => [k, String(v)]))}`
-      : '';
+    // URLSearchParams writes each value as its text, numbers included.
+    const query = plan.query ? `?${new URLSearchParams(plan.query as Record<string, string>)}` : '';
     this.logger.debug?.(
       failures.redact(`${plan.operation}: → ${plan.method} ${plan.path}${query}`, ctx.secrets),
     );
