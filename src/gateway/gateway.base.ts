@@ -118,22 +118,18 @@ export abstract class GatewayClientBase {
     const { readMs, createMs, defaultMs } = this.timeouts;
     const timeoutMs = request.safety === 'read' ? readMs : request.safety === 'create' ? createMs : defaultMs;
     const plan = { ...request, scope: request.scope ?? OPERATION_SCOPES[request.operation], timeoutMs };
-    const secrets = [conn.accessToken, ...(plan.secrets ?? [])];
-    if (plan.basic) secrets.push(plan.basic.password, `${plan.basic.user}:${plan.basic.password}`);
+    const basic = plan.basic ? [plan.basic.password, `${plan.basic.user}:${plan.basic.password}`] : [];
+    const secrets = [conn.accessToken, ...(plan.secrets ?? []), ...basic];
     const ctx: failures.FailureContext = { ...plan, secrets };
     const maxAttempts = Math.max(0, this.retrySettings.maxAttempts - 1);
-    const backoff = new cockatiel.DelegateBackoff((c: cockatiel.IRetryBackoffContext<unknown>) =>
-      this.delayFor(c),
-    );
+    const backoff = new cockatiel.DelegateBackoff(this.delayFor);
     const policy = cockatiel.retry(
       cockatiel.handleWhen((err) => this.retryable(err, plan.safety)),
       { maxAttempts, backoff },
     );
-    policy.onRetry((event) => {
+    policy.onRetry(({ attempt, delay, ...event }) => {
       const reason = 'error' in event && event.error instanceof Error ? event.error.message : 'failure';
-      this.logger.warn(
-        `${plan.operation}: attempt ${event.attempt} failed (${reason}); retrying in ${event.delay} ms`,
-      );
+      this.logger.warn(`${plan.operation}: attempt ${attempt} failed (${reason}); retrying in ${delay} ms`);
     });
     return observeServiceCall(conn.baseUrl, plan.operation, () =>
       policy.execute(() => this.attempt(conn, plan, ctx)),
@@ -146,9 +142,8 @@ export abstract class GatewayClientBase {
     ctx: failures.FailureContext,
   ): Promise<HttpAnswer> {
     const started = Date.now();
-    const query = plan.query
-      ? `?${new URLSearchParams(Object.entries(plan.query).map(([k, v]): [string, string] => [k, String(v)]))}`
-      : '';
+    // URLSearchParams writes each value as its text, numbers included.
+    const query = plan.query ? `?${new URLSearchParams(plan.query as Record<string, string>)}` : '';
     this.logger.debug?.(
       failures.redact(`${plan.operation}: → ${plan.method} ${plan.path}${query}`, ctx.secrets),
     );
@@ -167,12 +162,9 @@ export abstract class GatewayClientBase {
       });
       const answer = await policy.execute(async ({ signal }) => {
         const res = await this.exchange({ method: plan.method, url, headers, body, signal }).catch((err) => {
+          const message = err instanceof Error ? err.message : 'request failed';
           const code = err instanceof ExchangeFailure ? err.code : null;
-          throw failures.errorForTransportFailure(
-            ctx,
-            code,
-            err instanceof Error ? err.message : 'request failed',
-          );
+          throw failures.errorForTransportFailure(ctx, code, message);
         });
         const failure = plan.passStatuses?.includes(res.status)
           ? null
@@ -204,11 +196,11 @@ export abstract class GatewayClientBase {
   }
 
   /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
-  private delayFor(context: cockatiel.IRetryBackoffContext<unknown>): number {
+  private readonly delayFor = (context: cockatiel.IRetryBackoffContext<unknown>): number => {
     const err = 'error' in context.result ? context.result.error : undefined;
     if (err instanceof GatewayRateLimitError && err.retryAfterMs !== null) return err.retryAfterMs;
     const { initialDelayMs, maxDelayMs } = this.retrySettings;
     const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** (context.attempt - 1));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-  }
+  };
 }

@@ -101,16 +101,12 @@ export class GatewayClient extends GatewayLists {
   async validateWebhookToken(serviceToken: string): Promise<boolean> {
     const context = { operation: 'validateWebhookToken' };
     validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, context);
-    const body = { token: serviceToken };
-    const plan = (p: WireProfile): Planned => ({
-      method: 'OPTIONS',
-      path: p.paths.webhooks,
-      body,
-      safety: 'read',
-      secrets: [serviceToken],
-      passStatuses: [404],
-    });
-    return this.call(context, plan, (_r, answer) => answer.status !== 404);
+    const fixed = { body: { token: serviceToken }, secrets: [serviceToken], passStatuses: [404] };
+    return this.call(
+      context,
+      (p) => ({ ...fixed, method: 'OPTIONS', path: p.paths.webhooks, safety: 'read' }),
+      (_r, answer) => answer.status !== 404,
+    );
   }
 
   /** Delivers the latest `events` delivery of `webhook` to `url` again (§4.8). Tests only: refused in production. */
@@ -242,15 +238,12 @@ function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Plann
 
 function authenticatePlan(
   auth: WireAuthenticate,
-  { clientId, clientSecret }: { clientId: string; clientSecret: string },
+  { clientId: user, clientSecret: password }: { clientId: string; clientSecret: string },
 ): Planned {
-  const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [clientSecret] };
-  if (auth.credentials === 'basic') planned.basic = { user: clientId, password: clientSecret };
-  else {
-    const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
-    planned.body = renderTemplate(template, { client_id: clientId, client_secret: clientSecret });
-  }
-  return planned;
+  const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [password] };
+  if (auth.credentials === 'basic') return { ...planned, basic: { user, password } };
+  const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
+  return { ...planned, body: renderTemplate(template, { client_id: user, client_secret: password }) };
 }
 
 /** A fixed body to the invoices path (due date, cancel). */

@@ -59,17 +59,14 @@ export function toCents(value: number | string): Cents {
 
 /** Major units as Medusa stores them (`"134.800000000"`) to cents; a fraction of a cent is an error. */
 export function majorUnitsToCents(value: number | string): Cents {
-  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  if (typeof value === 'number' && !Number.isFinite(value)) {
-    throw new MoneyFormatError(`amount is not finite: ${value}`, value);
-  }
-  const m = /^([+-]?\d+)(?:\.(\d+))?$/.exec(text);
+  // A number's shortest text never ends in zeros: exactly `toCents`.
+  if (typeof value === 'number') return toCents(value);
+  const m = /^([+-]?\d+)(?:\.(\d{1,2})(\d*))?$/.exec(typeof value === 'string' ? value.trim() : '');
   if (!m) throw new MoneyFormatError(`not a decimal amount in major units: "${String(value)}"`, value);
-  const [, units, fraction = ''] = m;
-  if (/[^0]/.test(fraction.slice(2))) {
+  const [, units, cents, rest = ''] = m;
+  if (/[^0]/.test(rest))
     throw new MoneyFormatError(`amount has a fraction of a cent: "${String(value)}"`, value);
-  }
-  return decimalStringToCents(fraction ? `${units}.${fraction.slice(0, 2)}` : units);
+  return decimalStringToCents(cents ? `${units}.${cents}` : units);
 }
 
 /** The largest amount believed from the service (the admin API's refund bound). */

@@ -86,12 +86,10 @@ const lookup: Rule = (v, p, fail) => {
     if (o.maxPages !== undefined) maxPages(o.maxPages, `${p}.maxPages`, fail, o);
     return;
   }
-  fail(
-    p,
-    o
-      ? 'must be { list: <filter>, maxPages? } or { get: <path>, at? }'
-      : 'must be { list: <filter> } or { get: <path> }',
-  );
+  const want = o
+    ? '{ list: <filter>, maxPages? } or { get: <path>, at? }'
+    : '{ list: <filter> } or { get: <path> }';
+  fail(p, `must be ${want}`);
 };
 
 /** Parts a profile may set to `null` (not sent, no such operation). */
