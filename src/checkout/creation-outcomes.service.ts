@@ -164,8 +164,11 @@ export class CreationOutcomes {
         `differs from the order total ${centsToDecimalString(record.amountCents)}`;
       this.alert('amount_mismatch', record, message);
     }
-    if (record.attempt > 1) await this.enforce(record.orderId);
-    return record.attempt === 1 ? applied.record : this.store.get(record.id);
+    // A later attempt, or one whose slot was closed while its answer was on the way (marked not created, then a
+    // retry): one payable invoice per order.
+    if (record.attempt === 1 && applied.record.openOrderId !== null) return applied.record;
+    await this.enforce(record.orderId);
+    return this.store.get(record.id);
   }
 
   async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
