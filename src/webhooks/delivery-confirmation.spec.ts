@@ -111,3 +111,36 @@ describe('DeliveryConfirmation pace', () => {
     expect(lookups).toBe(3);
   });
 });
+
+// Found by an outside review: a delivery joining a lookup whose request had left before it arrived was answered by
+// that older answer (a "paid" closed on the state before it).
+describe('DeliveryConfirmation joining a lookup in flight', () => {
+  it('a delivery that arrived after the request left waits for it, then asks again', async () => {
+    const sent: number[] = [];
+    const gateway = {
+      findInvoiceById: async (id: string) => {
+        sent.push(Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return { id, amounts: { paidCents: null, grossCents: 100 } } as unknown as Invoice;
+      },
+    } as unknown as GatewayClient;
+    const options = {
+      lookupsPerSecond: 100,
+      lookupWindowMs: 1000,
+      inbox: { unknownLookupsPerWindow: 10, unknownLookupWindowMs: 1000, unknownInvoiceWindowMs: 1000 },
+    } as unknown as ResolvedWebhooksOptions;
+    const confirmation = new DeliveryConfirmation(gateway, options, {} as WebhookInboxService);
+    const delivered = (id: string) => Object.assign(new WebhookInboxEntry(), { id, receivedAt: new Date() });
+    const early = delivered('a');
+    const first = confirmation.confirm([early], 'INV', true);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const late = delivered('b');
+    const joined = confirmation.confirm([early], 'INV', true);
+    const second = confirmation.confirm([late], 'INV', true);
+    const [one, two, three] = await Promise.all([first, joined, second]);
+    expect(sent).toHaveLength(2);
+    expect(two?.startedAt).toEqual(one?.startedAt);
+    expect(three!.startedAt.getTime()).toBeGreaterThanOrEqual(late.receivedAt.getTime());
+    expect(one!.startedAt.getTime()).toBeLessThan(late.receivedAt.getTime());
+  });
+});

@@ -34,7 +34,7 @@ export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly perSecond: CallCeiling;
-  private readonly inFlight = new Map<string, Promise<Invoice | null>>();
+  private readonly inFlight = new Map<string, { answer: Promise<Invoice | null>; sentAt: number | null }>();
   private readonly deferred = new Map<string, number>();
   private readonly waiting = new Map<string, { entryId: string; until: number }>();
   /** Per invoice, rows stored since its last lookup, the newest still joinable. */
@@ -82,10 +82,10 @@ export class DeliveryConfirmation {
     gatewayId: string,
     local: boolean,
   ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
-    const startedAt = new Date();
     let problem: string;
     try {
-      const invoice = await this.lookup(gatewayId);
+      const newest = Math.max(...entries.map((entry) => entry.receivedAt.getTime()));
+      const { invoice, startedAt } = await this.lookup(gatewayId, newest);
       if (invoice) {
         // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
         if (!local)
@@ -187,30 +187,47 @@ export class DeliveryConfirmation {
     if (unlooked?.entryId === entryId) unlooked.entryId = null;
   }
 
-  /** One lookup per invoice at a time: an invoice whose lookups are spent rejects (see {@link deferredUntil}). */
-  private lookup(gatewayId: string): Promise<Invoice | null> {
-    let pending = this.inFlight.get(gatewayId);
-    if (!pending) {
+  /**
+   * One lookup per invoice at a time, joined only if its request left after `notBefore` (the newest delivery's
+   * arrival): an older answer may predate that delivery. An invoice whose lookups are spent rejects (see
+   * {@link deferredUntil}).
+   */
+  private async lookup(
+    gatewayId: string,
+    notBefore: number,
+  ): Promise<{ invoice: Invoice | null; startedAt: Date }> {
+    let flight = this.inFlight.get(gatewayId);
+    while (flight && flight.sentAt !== null && flight.sentAt < notBefore) {
+      await flight.answer.catch(() => undefined);
+      flight = this.inFlight.get(gatewayId);
+    }
+    if (!flight) {
       const { waitMs, scope } = this.take(gatewayId);
       if (waitMs > 0 && scope === 'invoice') {
         const retryAt = Date.now() + waitMs;
         remember(this.deferred, gatewayId, retryAt);
         const at = new Date(retryAt).toISOString();
         const why = `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${at}`;
-        return Promise.reject(new Error(why));
+        throw new Error(why);
       }
       this.deferred.delete(gatewayId);
       this.unlooked.delete(gatewayId);
-      pending = (async () => {
+      const started: { answer: Promise<Invoice | null>; sentAt: number | null } = {
+        answer: null!,
+        sentAt: null,
+      };
+      started.answer = (async () => {
         // This second's lookups are spent: the next second's.
         for (let wait = waitMs; wait > 0; { waitMs: wait } = this.take(gatewayId)) {
           await new Promise((resolve) => setTimeout(resolve, wait));
         }
+        started.sentAt = Date.now();
         return this.gateway.findInvoiceById(gatewayId);
       })().finally(() => this.inFlight.delete(gatewayId));
-      this.inFlight.set(gatewayId, pending);
+      this.inFlight.set(gatewayId, (flight = started));
     }
-    return pending;
+    const invoice = await flight.answer;
+    return { invoice, startedAt: new Date(flight.sentAt ?? Date.now()) };
   }
 
   /** Takes a lookup now (`waitMs` 0), or says in how many ms one may start: its `invoice`'s bucket, or `all`. */
