@@ -235,7 +235,7 @@ function text(value: unknown): string | null {
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
 
 /** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
-export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
+function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
   if (depth > MAX_JSON_DEPTH) return '[too deep]';
   if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
   if (typeof value !== 'object' || value === null) return value;
