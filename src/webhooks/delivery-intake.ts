@@ -165,11 +165,7 @@ const MAX_SERVICE_TOKEN_LENGTH = 512;
  * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
  * Lines joined with ", " are split again (base64 and webhook ids have no commas).
  */
-export function readWebhookHeaderLines(received: readonly string[]): {
-  webhookId: string | null;
-  token: { merchant: string; service: string } | null;
-  problem: string | null;
-} {
+export function readWebhookHeaderLines(received: readonly string[]) {
   let webhookId: string | null = null;
   const tokens = new Set<string>();
   for (const line of received.flatMap((v) => v.split(',')).map((v) => v.trim())) {

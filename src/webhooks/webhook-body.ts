@@ -222,9 +222,7 @@ export function dedupeKeyOf(
   return `hash:${sha256(JSON.stringify(fields))}`;
 }
 
-function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 function text(value: unknown): string | null {
   if (typeof value === 'string' && value.length > 0) return value;
