@@ -165,23 +165,24 @@ const MAX_SERVICE_TOKEN_LENGTH = 512;
  * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
  * Lines joined with ", " are split again (base64 and webhook ids have no commas).
  */
-export function readWebhookHeaderLines(received: readonly string[]): {
-  webhookId: string | null;
-  token: { merchant: string; service: string } | null;
-  problem: string | null;
-} {
-  const lines = received
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter((v) => v.length > 0);
-  const decoded = lines.map((line) => ({ line, text: decodeToken(line) }));
-  const tokens = [...new Set(decoded.filter((d) => d.text !== null).map((d) => d.text as string))];
-  const webhookId = decoded.find((d) => d.text === null)?.line ?? null;
+export function readWebhookHeaderLines(received: readonly string[]) {
+  let webhookId: string | null = null;
+  const tokens = new Set<string>();
+  for (const line of received.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+    // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
+    const buf = Buffer.from(line, 'base64');
+    const text = buf.toString('utf8');
+    // A webhook id that happens to be valid base64 decodes to binary noise, not printable `merchant:service`.
+    const printable = [...text].every((ch) => ch >= ' ' && ch !== '\x7f' && ch !== '\ufffd');
+    if (buf.toString('base64') === line && text.includes(':') && printable) tokens.add(text);
+    else if (line !== '') webhookId ??= line;
+  }
   const none = (problem: string) => ({ webhookId, token: null, problem });
-  if (tokens.length === 0) return none('no Webhook header line carries a token');
-  if (tokens.length > 1) return none('several different Webhook tokens');
-  const colon = tokens[0].indexOf(':');
-  const token = { merchant: tokens[0].slice(0, colon), service: tokens[0].slice(colon + 1) };
+  if (tokens.size === 0) return none('no Webhook header line carries a token');
+  if (tokens.size > 1) return none('several different Webhook tokens');
+  const [text] = tokens;
+  const colon = text.indexOf(':');
+  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
   if (token.service.length === 0) return none('the token has an empty service part');
   if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
     return none(`the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`);
@@ -199,20 +200,6 @@ export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>
     for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
   }
   return out;
-}
-
-function decodeToken(line: string): string | null {
-  // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
-  const buf = Buffer.from(line, 'base64');
-  if (buf.toString('base64') !== line) return null;
-  const text = buf.toString('utf8');
-  // A webhook id that happens to be valid base64 decodes to binary noise, not printable `merchant:service`.
-  if (!text.includes(':')) return null;
-  for (const ch of text) {
-    const c = ch.codePointAt(0) ?? 0;
-    if (c < 0x20 || c === 0x7f || c === 0xfffd) return null;
-  }
-  return text;
 }
 
 /**

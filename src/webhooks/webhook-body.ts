@@ -222,9 +222,7 @@ export function dedupeKeyOf(
   return `hash:${sha256(JSON.stringify(fields))}`;
 }
 
-function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 function text(value: unknown): string | null {
   if (typeof value === 'string' && value.length > 0) return value;
@@ -235,7 +233,7 @@ function text(value: unknown): string | null {
 const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
 
 /** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
-export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
+function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
   if (depth > MAX_JSON_DEPTH) return '[too deep]';
   if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
   if (typeof value !== 'object' || value === null) return value;
