@@ -50,8 +50,6 @@ export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
 /** Absent: left as it is; `null`: back to the module options' default. */
 export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
 
-export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
-
 export const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
 
 /** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
@@ -71,7 +69,12 @@ function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePayment
   if (row.ecommerceStoreId !== null && row.ecommerceCheckout !== null) {
     out.ecommerce = { storeId: row.ecommerceStoreId, checkout: row.ecommerceCheckout };
   }
-  if (row.enabledMethods !== null) out.enabledMethods = parseMethods(row.enabledMethods);
+  if (row.enabledMethods !== null) {
+    out.enabledMethods = row.enabledMethods
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
+  }
   if (row.wireProfile !== null) out.wireProfile = parseProfile(row.wireProfile);
   return out;
 }
@@ -107,7 +110,7 @@ export function mergeSettings(
   storeId: string,
   defaults: InvoicePaymentsSettingsDefaults,
   row: InvoicePaymentsSettingsRecord | null,
-  secrets: DecryptedSecrets,
+  secrets: Partial<InvoicePaymentsSettingsValues>,
 ): EffectiveSettings {
   const saved: Partial<InvoicePaymentsSettingsValues> = row ? { ...savedValues(row), ...secrets } : {};
   const given = Object.entries(defaults).filter(([, v]) => v !== undefined);
@@ -134,13 +137,6 @@ export function maskSettings(settings: EffectiveSettings): MaskedSettings {
     };
   };
   return { ...settings, accessToken: mask('accessToken'), webhookToken: mask('webhookToken') };
-}
-
-function parseMethods(text: string): PaymentMethod[] {
-  return text
-    .split(',')
-    .map((m) => m.trim())
-    .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
 }
 
 /** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */
