@@ -35,17 +35,9 @@ export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
   updatedAt: Date | null;
 }
 
-/** A secret as the admin API shows it: never its value. */
-export interface MaskedSecret {
-  set: boolean;
-  /** `"…abcd"` only for secrets of 16 characters or more. */
-  last4: string | null;
-  source: 'saved' | 'options' | null;
-}
-
-/** The settings as the admin API returns them: secrets masked. */
+/** The settings as the admin API returns them: secrets masked, never their value. */
 export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
-  Record<SecretSettingName, MaskedSecret>;
+  Record<SecretSettingName, { set: boolean; last4: string | null; source: 'saved' | 'options' | null }>;
 
 /** Absent: left as it is; `null`: back to the module options' default. */
 export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
@@ -127,7 +119,7 @@ export function mergeSettings(
 }
 
 export function maskSettings(settings: EffectiveSettings): MaskedSettings {
-  const mask = (name: SecretSettingName): MaskedSecret => {
+  const mask = (name: SecretSettingName): MaskedSettings[SecretSettingName] => {
     const value = settings[name];
     return {
       set: value !== null && value !== '',
