@@ -207,7 +207,7 @@ function implausibleAmountAlert(
 const merchantTokenFromSettings: Provider = {
   provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
   useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({
-    merchantToken: () => settings.merchantWebhookToken(),
+    merchantToken: async () => (await settings.getEffective()).webhookToken,
   }),
   inject: [InvoicePaymentsSettingsService],
 };

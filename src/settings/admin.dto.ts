@@ -89,6 +89,11 @@ export const IsPlainText = rule(
   (value) => typeof value !== 'string' || !CONTROL_CHARACTERS.test(value),
 );
 
+/** `IsIn(values)` whose message lists them: "$property must be a, b or c". */
+function IsOneOf(values: readonly string[]): PropertyDecorator {
+  return IsIn(values, { message: `$property must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}` });
+}
+
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
 
@@ -117,7 +122,7 @@ type Checks = (name: string, declaration: SettingDeclaration<unknown>) => Proper
 
 /** The checks of each kind of setting, top first as if stacked on the property. */
 const CHECKS: Record<SettingDeclaration<unknown>['kind'], Checks> = {
-  mode: () => [IsIn(['sandbox', 'production'], { message: 'mode must be sandbox or production' })],
+  mode: () => [IsOneOf(['sandbox', 'production'])],
   secret: (name) => {
     const [max, allowed, refused] = SECRETS[name];
     return [
@@ -165,17 +170,13 @@ export class PageQueryDto {
 
 export class InboxQueryDto extends PageQueryDto {
   @IsOptional()
-  @IsIn(['pending', 'dead', 'processed', 'ignored'], {
-    message: 'state must be pending, dead, processed or ignored',
-  })
+  @IsOneOf(['pending', 'dead', 'processed', 'ignored'])
   state?: 'pending' | 'dead' | 'processed' | 'ignored';
 }
 
 export class OutboxQueryDto extends PageQueryDto {
   @IsOptional()
-  @IsIn(['pending', 'sent', 'failed', 'superseded'], {
-    message: 'status must be pending, sent, failed or superseded',
-  })
+  @IsOneOf(['pending', 'sent', 'failed', 'superseded'])
   status?: 'pending' | 'sent' | 'failed' | 'superseded';
 }
 
@@ -205,13 +206,11 @@ export class ListInvoicesQueryDto extends PageQueryDto {
   orderId?: string;
 
   @IsOptional()
-  @IsIn(PAYMENT_METHODS, { message: 'method must be pix, billet or card' })
+  @IsOneOf(PAYMENT_METHODS)
   method?: PaymentMethod;
 
   @IsOptional()
-  @IsIn(['pending', 'unknown', 'created', 'failed'], {
-    message: 'creationState must be pending, unknown, created or failed',
-  })
+  @IsOneOf(['pending', 'unknown', 'created', 'failed'])
   creationState?: 'pending' | 'unknown' | 'created' | 'failed';
 
   @IsOptional()

@@ -35,22 +35,12 @@ export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
   updatedAt: Date | null;
 }
 
-/** A secret as the admin API shows it: never its value. */
-export interface MaskedSecret {
-  set: boolean;
-  /** `"…abcd"` only for secrets of 16 characters or more. */
-  last4: string | null;
-  source: 'saved' | 'options' | null;
-}
-
-/** The settings as the admin API returns them: secrets masked. */
+/** The settings as the admin API returns them: secrets masked, never their value. */
 export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
-  Record<SecretSettingName, MaskedSecret>;
+  Record<SecretSettingName, { set: boolean; last4: string | null; source: 'saved' | 'options' | null }>;
 
 /** Absent: left as it is; `null`: back to the module options' default. */
 export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
-
-export type DecryptedSecrets = Partial<Record<SecretSettingName, string>>;
 
 export const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
 
@@ -71,7 +61,12 @@ function savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePayment
   if (row.ecommerceStoreId !== null && row.ecommerceCheckout !== null) {
     out.ecommerce = { storeId: row.ecommerceStoreId, checkout: row.ecommerceCheckout };
   }
-  if (row.enabledMethods !== null) out.enabledMethods = parseMethods(row.enabledMethods);
+  if (row.enabledMethods !== null) {
+    out.enabledMethods = row.enabledMethods
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
+  }
   if (row.wireProfile !== null) out.wireProfile = parseProfile(row.wireProfile);
   return out;
 }
@@ -107,7 +102,7 @@ export function mergeSettings(
   storeId: string,
   defaults: InvoicePaymentsSettingsDefaults,
   row: InvoicePaymentsSettingsRecord | null,
-  secrets: DecryptedSecrets,
+  secrets: Partial<InvoicePaymentsSettingsValues>,
 ): EffectiveSettings {
   const saved: Partial<InvoicePaymentsSettingsValues> = row ? { ...savedValues(row), ...secrets } : {};
   const given = Object.entries(defaults).filter(([, v]) => v !== undefined);
@@ -124,7 +119,7 @@ export function mergeSettings(
 }
 
 export function maskSettings(settings: EffectiveSettings): MaskedSettings {
-  const mask = (name: SecretSettingName): MaskedSecret => {
+  const mask = (name: SecretSettingName): MaskedSettings[SecretSettingName] => {
     const value = settings[name];
     return {
       set: value !== null && value !== '',
@@ -134,13 +129,6 @@ export function maskSettings(settings: EffectiveSettings): MaskedSettings {
     };
   };
   return { ...settings, accessToken: mask('accessToken'), webhookToken: mask('webhookToken') };
-}
-
-function parseMethods(text: string): PaymentMethod[] {
-  return text
-    .split(',')
-    .map((m) => m.trim())
-    .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
 }
 
 /** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */

@@ -1,11 +1,4 @@
-import {
-  Controller,
-  DynamicModule,
-  Module,
-  type ModuleMetadata,
-  type Provider,
-  type Type,
-} from '@nestjs/common';
+import { Controller, DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
@@ -22,14 +15,6 @@ import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
-/** A subclass per prefix, so two apps in one process may differ. */
-function mountedAt<T>(prefix: string, base: Type<T>): Type<T> {
-  @Controller(prefix.replace(/^\/+|\/+$/g, ''))
-  class Mounted extends (base as Type<object>) {}
-  Object.defineProperty(Mounted, 'name', { value: base.name });
-  return Mounted as Type<T>;
-}
-
 /**
  * The admin API and page under `admin.prefix`; the settings service, secret box and admin options come from
  * `SettingsStoreModule`. `workers`: the modules whose workers a retry wakes at once.
@@ -41,13 +26,17 @@ export class SettingsModule {
     workers: ModuleMetadata['imports'] = [],
   ): DynamicModule {
     const prefix = admin.prefix ?? DEFAULT_ADMIN_PREFIX;
+    // A subclass per prefix, so two apps in one process may differ.
+    @Controller(prefix.replace(/^\/+|\/+$/g, ''))
+    class Mounted extends InvoicePaymentsAdminController {}
+    Object.defineProperty(Mounted, 'name', { value: InvoicePaymentsAdminController.name });
     return {
       module: SettingsModule,
       imports: workers,
       controllers: [
         ...(admin.ui === false ? [] : [createAdminUiController(prefix)]),
         // Last: its catch-all route is its last, and routes match in the order they are registered.
-        mountedAt(prefix, InvoicePaymentsAdminController),
+        Mounted,
       ],
       providers: [
         CredentialCheckService,

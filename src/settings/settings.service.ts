@@ -18,7 +18,6 @@ import {
   SECRET_SETTINGS,
   secretColumn,
   secretContext,
-  type DecryptedSecrets,
   type EffectiveSettings,
   type InvoicePaymentsSettingsDefaults,
   type MaskedSettings,
@@ -76,10 +75,6 @@ export class InvoicePaymentsSettingsService {
       mode: s.mode,
       profile: s.wireProfile,
     };
-  }
-
-  async merchantWebhookToken(storeId: string = DEFAULT_SETTINGS_ID): Promise<string | null> {
-    return (await this.getEffective(storeId)).webhookToken;
   }
 
   async getMasked(storeId: string = DEFAULT_SETTINGS_ID): Promise<MaskedSettings> {
@@ -167,7 +162,7 @@ export class InvoicePaymentsSettingsService {
 
   private async load(storeId: string): Promise<EffectiveSettings> {
     const row = await this.rows.findOneBy({ id: storeId });
-    const secrets: DecryptedSecrets = {};
+    const secrets: Partial<EffectiveSettings> = {};
     if (row) {
       for (const name of SECRET_SETTINGS) {
         const value = row[secretColumn(name)];
