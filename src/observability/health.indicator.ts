@@ -29,8 +29,6 @@ export interface HealthOptions {
   maxPortDelayMs?: number;
 }
 
-export type ResolvedHealthOptions = Required<HealthOptions>;
-
 const HEALTH = {
   probeIntervalMs: int(1, 30_000),
   maxInboxBacklog: int(1, 1000),
@@ -40,7 +38,7 @@ const HEALTH = {
 } as const satisfies Numbers<HealthOptions>;
 
 /** Fills in the defaults and checks the values, naming the option at fault. */
-export function resolveHealthOptions(options: HealthOptions = {}): ResolvedHealthOptions {
+export function resolveHealthOptions(options: HealthOptions = {}) {
   const dead = options.maxDeadLetters ?? null;
   if (dead !== null && (!Number.isSafeInteger(dead) || dead < 0)) {
     throw new Error('health.maxDeadLetters: must be an integer >= 0, or null');
@@ -73,7 +71,7 @@ export class InvoicePaymentsHealthIndicator {
   private probing: Promise<unknown> | null = null;
 
   constructor(
-    @Inject(HEALTH_OPTIONS) private readonly options: ResolvedHealthOptions,
+    @Inject(HEALTH_OPTIONS) private readonly options: Required<HealthOptions>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly gateway: GatewayClient,
     private readonly settings: InvoicePaymentsSettingsService,
