@@ -27,8 +27,8 @@ import {
   HEALTH_OPTIONS,
   InvoicePaymentsHealthIndicator,
   resolveHealthOptions,
+  SignalsService,
 } from './observability/health.indicator';
-import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { resolveRefundsOptions } from './options/refunds.options';

@@ -1,6 +1,6 @@
 import { In } from 'typeorm';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { refundView, type RefundView } from '../refunds/refund.views';
+import { refundView, type RefundView } from '../refunds/refund.entity';
 import { toView, type AdminInvoiceView } from '../settings/admin-invoices.service';
 import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { OrderNotPaidError } from '../shipping/errors';

@@ -1,13 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { BatchObservableCallback, Meter, Observable } from '@opentelemetry/api';
 import type { DataSource, ObjectLiteral } from 'typeorm';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import type { PaymentStatusChange } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
 import { HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../options/fields';
-import { lastCallTo } from './otel';
+import { count, lastCallTo, meter, recordPortDelay } from './otel';
 
 /** Thresholds of `InvoicePaymentsHealthIndicator` (`forRoot({ health })`); a check past one reports `down`. */
 export interface HealthOptions {
@@ -25,8 +29,6 @@ export interface HealthOptions {
   maxPortDelayMs?: number;
 }
 
-export type ResolvedHealthOptions = Required<HealthOptions>;
-
 const HEALTH = {
   probeIntervalMs: int(1, 30_000),
   maxInboxBacklog: int(1, 1000),
@@ -36,7 +38,7 @@ const HEALTH = {
 } as const satisfies Numbers<HealthOptions>;
 
 /** Fills in the defaults and checks the values, naming the option at fault. */
-export function resolveHealthOptions(options: HealthOptions = {}): ResolvedHealthOptions {
+export function resolveHealthOptions(options: HealthOptions = {}) {
   const dead = options.maxDeadLetters ?? null;
   if (dead !== null && (!Number.isSafeInteger(dead) || dead < 0)) {
     throw new Error('health.maxDeadLetters: must be an integer >= 0, or null');
@@ -69,7 +71,7 @@ export class InvoicePaymentsHealthIndicator {
   private probing: Promise<unknown> | null = null;
 
   constructor(
-    @Inject(HEALTH_OPTIONS) private readonly options: ResolvedHealthOptions,
+    @Inject(HEALTH_OPTIONS) private readonly options: Required<HealthOptions>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly gateway: GatewayClient,
     private readonly settings: InvoicePaymentsSettingsService,
@@ -130,12 +132,12 @@ export class InvoicePaymentsHealthIndicator {
 type Waiting = { count: number; oldestAgeSeconds: number };
 
 /** What waits in the queues now (`port`: changes the host was not told yet), for the health check and gauges. */
-export type Backlog = Record<'inbox' | 'tracking' | 'port', Waiting> & {
+type Backlog = Record<'inbox' | 'tracking' | 'port', Waiting> & {
   deadLetters: Record<'inbox' | 'tracking', number>;
 };
 
 /** Reads the {@link Backlog}: five aggregate queries, each on an index of its table. */
-export async function readBacklog(dataSource: DataSource): Promise<Backlog> {
+async function readBacklog(dataSource: DataSource): Promise<Backlog> {
   const now = Date.now();
   const waiting = async (entity: new () => ObjectLiteral, since: string, where: string): Promise<Waiting> => {
     const row = await dataSource
@@ -159,4 +161,81 @@ export async function readBacklog(dataSource: DataSource): Promise<Backlog> {
     dataSource.getRepository(TrackingOutbox).countBy({ status: 'failed' }),
   ]);
   return { inbox, tracking, port, deadLetters: { inbox: deadInbox, tracking: deadTracking } };
+}
+
+/** The names the status changes' sources are counted under, where they differ from the source's own. */
+const SOURCES: Record<string, string> = { sweep: 'reconciliation', create: 'checkout', provider: 'checkout' };
+
+/** The queue gauges (`invoice_payments.` + name), unit, description (Prometheus' HELP) and figure. */
+const GAUGES: Array<[string, string, string, (backlog: Backlog) => number]> = [
+  ['inbox.backlog', '{delivery}', 'Webhook deliveries waiting', (b) => b.inbox.count],
+  ['inbox.oldest_age', 's', 'Age of the oldest delivery waiting', (b) => b.inbox.oldestAgeSeconds],
+  ['tracking.outbox.pending', '{code}', 'Tracking codes waiting', (b) => b.tracking.count],
+  ['tracking.outbox.lag', 's', 'Age of the oldest tracking code waiting', (b) => b.tracking.oldestAgeSeconds],
+  ['port.pending', '{change}', 'Status changes the host was not told yet', (b) => b.port.count],
+  ['port.oldest_age', 's', 'Age of the oldest change not told yet', (b) => b.port.oldestAgeSeconds],
+  ['dead_letters', '{row}', 'Rows given up, by queue', () => 0], // observed per queue below
+];
+
+/**
+ * Turns the module's events into metrics (status changes, port delay, alerts, tracking codes) and observes its
+ * queues (inbox, tracking outbox, host port, dead letters) as gauges read from the database at each collection.
+ */
+@Injectable()
+export class SignalsService implements OnModuleInit, OnModuleDestroy {
+  private readonly listeners: Array<[string, (payload: unknown) => void]> = [
+    [InvoicePaymentsEvents.StatusChanged, (change) => this.changed(change as PaymentStatusChange)],
+    [
+      InvoicePaymentsEvents.Alert,
+      (alert) => count('alerts', { 'invoice_payments.alert.kind': (alert as InvoicePaymentsAlert).kind }),
+    ],
+    [InvoicePaymentsEvents.TrackingPosted, () => count('tracking', { 'invoice_payments.outcome': 'posted' })],
+    [InvoicePaymentsEvents.TrackingFailed, () => count('tracking', { 'invoice_payments.outcome': 'failed' })],
+  ];
+  private gauges: { meter: Meter; callback: BatchObservableCallback; observables: Observable[] } | null =
+    null;
+
+  constructor(
+    private readonly events: EventEmitter2,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  onModuleInit(): void {
+    for (const [event, listener] of this.listeners) this.events.on(event, listener);
+    const m = meter();
+    if (m) this.observeQueues(m);
+  }
+
+  onModuleDestroy(): void {
+    for (const [event, listener] of this.listeners) this.events.off(event, listener);
+    if (this.gauges)
+      this.gauges.meter.removeBatchObservableCallback(this.gauges.callback, this.gauges.observables);
+    this.gauges = null;
+  }
+
+  private changed(change: PaymentStatusChange): void {
+    const status = change.current.sessionStatus;
+    const source = SOURCES[change.source] ?? change.source;
+    count('changes', { 'invoice_payments.source': source, 'invoice_payments.status': status });
+    if (status === 'captured' && change.previous?.sessionStatus !== 'captured') {
+      recordPortDelay((Date.now() - new Date(change.occurredAt).getTime()) / 1000);
+    }
+  }
+
+  private observeQueues(m: Meter): void {
+    const observables = GAUGES.map(([name, unit, description]) =>
+      m.createObservableGauge(`invoice_payments.${name}`, { unit, description }),
+    );
+    const dead = observables[GAUGES.length - 1];
+    const callback: BatchObservableCallback = async (result) => {
+      const backlog = await readBacklog(this.dataSource).catch(() => null);
+      if (!backlog) return;
+      GAUGES.slice(0, -1).forEach(([, , , read], i) => result.observe(observables[i], read(backlog)));
+      for (const queue of ['inbox', 'tracking'] as const) {
+        result.observe(dead, backlog.deadLetters[queue], { 'invoice_payments.queue': queue });
+      }
+    };
+    m.addBatchObservableCallback(callback, observables);
+    this.gauges = { meter: m, callback, observables };
+  }
 }

@@ -25,10 +25,7 @@ const NOTIFICATIONS = {
 } as const satisfies Numbers<StatusDispatchOptions>;
 
 /** `notifications` with its defaults; without `workers`, no polling (changes applied here are still delivered). */
-export function resolveNotificationsOptions(
-  options: StatusDispatchSettings = {},
-  workers = true,
-): Required<StatusDispatchSettings> {
+export function resolveNotificationsOptions(options: StatusDispatchSettings = {}, workers = true) {
   const numbers = resolveNumbers('notifications', NOTIFICATIONS, options);
   if (!workers) return { ...numbers, pollIntervalMs: 0, pollOnStart: false };
   return { ...numbers, pollOnStart: options.pollOnStart ?? true };

@@ -37,10 +37,7 @@ const RECONCILIATION = {
 } as const satisfies Numbers<OpenReconciliationOptions>;
 
 /** Without `workers`, no round runs on its own. */
-export function resolveReconciliationOptions(
-  options: OpenReconciliationOptions = {},
-  workers = true,
-): ResolvedOpenReconciliationOptions {
+export function resolveReconciliationOptions(options: OpenReconciliationOptions = {}, workers = true) {
   const steps = options.stepsMs ?? [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR];
   if (!Array.isArray(steps) || steps.some((s) => !Number.isSafeInteger(s) || s <= 0)) {
     throw new Error('reconciliation.stepsMs must be a list of positive integers (ms)');

@@ -47,10 +47,7 @@ const SHIPPING_BACKOFF = {
   jitter: { min: 0, max: 1, default: 0.5, fraction: true },
 } as const satisfies Numbers<BackoffOptions>;
 
-export function resolveShippingOptions(
-  options: ShippingModuleOptions = {},
-  workers = true,
-): ResolvedShippingOptions {
+export function resolveShippingOptions(options: ShippingModuleOptions = {}, workers = true) {
   const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
   if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
     throw new Error('shipping.shipmentEvent must be a non-empty event name or false');

@@ -66,10 +66,7 @@ const WEBHOOK_INBOX = {
 } as const satisfies Numbers<WebhookInboxOptions>;
 
 /** Without `workers`, the inbox is not polled. */
-export function resolveWebhooksOptions(
-  options: WebhooksOptions = {},
-  workers = true,
-): ResolvedWebhooksOptions {
+export function resolveWebhooksOptions(options: WebhooksOptions = {}, workers = true) {
   const path = (options.path ?? 'webhooks/invoice-payments').replace(/^\/+|\/+$/g, '');
   if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
   if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {

@@ -20,7 +20,7 @@ import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
-import { refundView, type RefundView } from '../refunds/refund.views';
+import { refundView, type RefundView } from '../refunds/refund.entity';
 import { AdminInvoicesService, AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
 import {
   AdminOperationsService,

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { ConfirmedStatus } from '../core/ports';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { CallCeiling } from '../reconciliation/call-ceiling';
+import { CallCeiling } from '../reconciliation/check-schedule';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 import { type Closing, message, type WebhookInboxService } from './webhook-inbox.service';

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { CallCeiling } from '../reconciliation/call-ceiling';
+import { CallCeiling } from '../reconciliation/check-schedule';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { type Refusal, readDelivery, readDeliveryBody, routable, type WebhookDelivery } from './webhook-body';
 import { remember } from './delivery-confirmation';
