@@ -64,7 +64,8 @@ export type {
   PaymentStatusChange,
   PaymentStatusSnapshot,
 } from './core/ports';
-export * from './core/events';
+export { InvoicePaymentsEvents } from './core/events';
+export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
 export { statusRow } from './core/status-table';
 export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
 
