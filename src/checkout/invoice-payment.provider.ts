@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow, type PaymentSessionStatus } from '../core/status-table';
+import { statusRow, webhookActionOf, type PaymentSessionStatus } from '../core/status-table';
 import { HOST_WEBHOOKS, HostWebhooks } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -164,15 +164,7 @@ export class InvoicePaymentProvider {
       this.logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
       return { action: 'not_supported' };
     }
-    const { record, confirmed } = outcome;
-    const row = statusRow(confirmed.code);
-    if (!row) return { action: 'not_supported' };
-    // Of the "captured" statuses only 5 (paid) is Medusa's capture.
-    const { session, code } = row;
-    const action =
-      session === 'error' ? 'failed' : session === 'captured' && code !== 5 ? 'not_supported' : session;
-    const amount = confirmed.paidCents ?? confirmed.grossCents ?? record.amountCents;
-    return { action, data: { session_id: record.id, amount } };
+    return webhookActionOf(outcome.record, outcome.confirmed);
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {

@@ -1,6 +1,7 @@
+import type { PaymentWebhookAction, WebhookActionResult } from '../checkout/types';
 import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import type { PaymentStatusChange, PaymentStatusSnapshot } from './ports';
+import type { ConfirmedStatus, PaymentStatusChange, PaymentStatusSnapshot } from './ports';
 import {
   INVOICE_STATUS_NAMES,
   InvoiceStatusCode,
@@ -57,6 +58,19 @@ export function statusRow(code: number | null | undefined): StatusRow | null {
   return Object.prototype.hasOwnProperty.call(STATUS_TABLE, code)
     ? STATUS_TABLE[code as KnownInvoiceStatusCode]
     : null;
+}
+
+/** A delivery's host action from the record as it now stands (`confirmed`: the lookup), in cents at most its amount. */
+export function webhookActionOf(record: InvoiceRecord, confirmed?: ConfirmedStatus): WebhookActionResult {
+  const row = statusRow(confirmed?.code ?? record.statusCode);
+  if (!row) return { action: 'not_supported' };
+  let action: PaymentWebhookAction = row.session === 'error' ? 'failed' : row.session;
+  // Only paid (5) is a capture; money taken that is not the invoice's amount waits for a person, as authorizePayment.
+  if (action === 'captured' && row.code !== 5) action = 'not_supported';
+  else if (record.amountMismatch && (action === 'captured' || action === 'authorized'))
+    action = 'requires_more';
+  const amount = Math.min(confirmed?.paidCents ?? record.paidCents ?? record.amountCents, record.amountCents);
+  return { action, data: { session_id: record.id, amount } };
 }
 
 /** What reported a status: creation, an operation's answer, a webhook, a reconciliation sweep or a provider read. */

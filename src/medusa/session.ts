@@ -1,8 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { PaymentServiceError } from '../checkout/errors';
 import type { ProviderWebhookPayload } from '../checkout/types';
-import { HOST_WEBHOOKS, type HostWebhooks } from '../core/ports';
-import { statusRow } from '../core/status-table';
+import { HOST_WEBHOOKS, type ConfirmedStatus, type HostWebhooks } from '../core/ports';
+import { webhookActionOf } from '../core/status-table';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
@@ -13,18 +13,14 @@ import type { MedusaWebhookActionResult } from './types';
 /** Cents to the major-unit number Medusa takes (`1348` → `13.48`), from the exact decimal text. */
 export const centsToMedusaAmount: (cents: Cents) => number = centsToWireNumber;
 
-/**
- * The webhook action for Medusa's session from the record's status as it now stands: `captured` only for a paid
- * invoice (5), refunds and disputes `not_supported`; the amount in major units, at most the session's.
- */
-export function webhookActionOfRecord(record: InvoiceRecord): MedusaWebhookActionResult {
-  const row = statusRow(record.statusCode);
-  if (!row) return { action: 'not_supported' };
-  const refundedOrContested = row.session === 'captured' && row.code !== 5;
-  const action = row.session === 'error' ? 'failed' : refundedOrContested ? 'not_supported' : row.session;
-  const paid = record.paidCents ?? record.amountCents;
-  const amount = centsToMedusaAmount(Math.min(paid, record.amountCents));
-  return { action, data: { session_id: record.orderId, amount } };
+/** {@link webhookActionOf} in Medusa's terms: the order's session, the amount in major units. */
+export function webhookActionOfRecord(
+  record: InvoiceRecord,
+  confirmed?: ConfirmedStatus,
+): MedusaWebhookActionResult {
+  const { action, data } = webhookActionOf(record, confirmed);
+  if (!data) return { action };
+  return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(data.amount) } };
 }
 
 /** Thrown when a delivery could not be settled now: Medusa's event bus retries the webhook event. */
@@ -46,12 +42,7 @@ export async function webhookAction(
     logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
     return { action: 'not_supported' };
   }
-  const { record, confirmed } = outcome;
-  return webhookActionOfRecord({
-    ...record,
-    statusCode: confirmed.code,
-    paidCents: confirmed.paidCents ?? record.paidCents,
-  });
+  return webhookActionOfRecord(outcome.record, outcome.confirmed);
 }
 
 /** Medusa's error type of each of the module's error codes that is the request's fault; the others stay errors. */

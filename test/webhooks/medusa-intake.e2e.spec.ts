@@ -66,12 +66,15 @@ describeEachDatabase('Medusa webhook path through the one intake', (kind) => {
     enviado_em: d.body.sent_at,
     dados: { cobranca: d.body.invoice },
   });
-  const paidDelivery = async () => {
+  const paidDelivery = async (paidCents?: number) => {
     const provider = host.app.get(InvoicePaymentProvider);
     const order = makeOrder();
     const session = await provider.initiatePayment(checkout(order, 'pix'));
     const rec = await record(session.data.invoiceRecordId);
-    await sandbox.controls.pay(rec.gatewayId!);
+    await sandbox.controls.pay(
+      rec.gatewayId!,
+      paidCents === undefined ? undefined : { amountCents: paidCents },
+    );
     let paid: DeliveryLogEntry | undefined;
     await waitFor(async () => {
       paid = sandbox.deliveries().find((d) => d.invoiceId === rec.gatewayId && d.statusCode === 5);
@@ -92,6 +95,19 @@ describeEachDatabase('Medusa webhook path through the one intake', (kind) => {
       .getRepository(WebhookInboxEntry)
       .findBy({ gatewayId: rec.gatewayId! });
     expect(entries.map((e) => e.state)).toEqual(['processed']);
+  });
+
+  it('a paid invoice of the wrong amount is never captured, on either entry: requires_more, as authorizePayment', async () => {
+    const { rec, paid } = await paidDelivery(makeOrder().total - 1);
+    const provider = host.app.get(InvoicePaymentProvider);
+    const viaProvider = await provider.getWebhookActionAndData(reshaped(paid));
+    const viaMedusa = await webhookAction(host.app, reshaped(paid));
+    expect((await record(rec.id)).amountMismatch).toBe(true);
+    expect(viaProvider.action).toBe('requires_more');
+    expect(viaMedusa.action).toBe('requires_more');
+    expect((await provider.authorizePayment({ data: { invoiceRecordId: rec.id } })).status).toBe(
+      'requires_more',
+    );
   });
 
   it('refuses on Medusa what the route refuses: too deep, too large, a forged token; nothing is stored', async () => {
