@@ -60,6 +60,9 @@ export class InvoiceIdentity {
   ): Promise<string | null> {
     const named = `invoice ${invoice.id} (referrer ${invoice.referrer ?? 'none'})`;
     const theirs = `is not order ${record.orderId}'s (record ${record.id})`;
+    // `findInvoiceById` also answers by `invoice_id`: another invoice, even without a referrer.
+    if (matchedBy === 'number' && invoice.id !== record.gatewayId)
+      return `${named} ${theirs}: the record holds invoice ${record.gatewayId}`;
     if (invoice.referrer !== record.referrer) {
       // A number the record holds, in an answer without a referrer (the cancellation's legacy shape): its own.
       if (matchedBy === 'number' && invoice.referrer === null) return null;
