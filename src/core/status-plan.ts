@@ -135,9 +135,8 @@ export function reportChangesNothing(record: InvoiceRecord, code: number, invoic
 }
 
 export function assertReport(report: StatusReport): void {
-  if (typeof report?.recordId !== 'string' || report.recordId.length === 0) {
+  if (typeof report?.recordId !== 'string' || report.recordId.length === 0)
     throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
-  }
   if (!Number.isSafeInteger(report.code))
     throw new InvalidStatusReportError('code', `must be an integer, got ${String(report.code)}`);
   if (!(STATUS_REPORT_SOURCES as readonly unknown[]).includes(report.source))
@@ -226,8 +225,6 @@ export async function writeGuarded(
   return (await queryReturning(dataSource.manager, statement.sql, params)).length === 1;
 }
 
-type GuardedStatement = { sql: string; patchColumns: ColumnMetadata[]; historyColumns: ColumnMetadata[] };
-
 // PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
 const CASTS: Record<string, string> = {
   varchar: 'TEXT',
@@ -237,15 +234,8 @@ const CASTS: Record<string, string> = {
   boolean: 'BOOLEAN',
 };
 
-const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
-
 /** `$1` the record's id, `$2` its version, the patch's values, the guard's latest and open count, the history's. */
-function statementFor(dataSource: DataSource, properties: string[]): GuardedStatement {
-  let known = statements.get(dataSource);
-  if (!known) statements.set(dataSource, (known = new Map()));
-  const key = properties.join(',');
-  const cached = known.get(key);
-  if (cached) return cached;
+function statementFor(dataSource: DataSource, properties: string[]) {
   const record = dataSource.getMetadata(InvoiceRecord);
   const rows = dataSource.getMetadata(InvoiceStatusHistory);
   let n = 2;
@@ -274,8 +264,5 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
     `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
     `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
     `INSERT INTO ${table} (${names}) SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
-  if (known.size >= 256) known.clear();
-  const statement = { sql, patchColumns, historyColumns };
-  known.set(key, statement);
-  return statement;
+  return { sql, patchColumns, historyColumns };
 }
