@@ -95,14 +95,11 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   protected async round(): Promise<void> {
     if (this.stopped) return;
     try {
-      const rows = await this.dataSource
-        .getRepository(InvoiceStatusHistory)
-        .createQueryBuilder('h')
-        .select('DISTINCT h.invoiceRecordId', 'recordId')
-        .where('h.notifiedAt IS NULL AND h.applied = :applied', { applied: true })
-        .limit(500)
-        .getRawMany<{ recordId: string }>();
-      for (const row of rows) this.deliver(row.recordId);
+      const table = this.dataSource.getMetadata(InvoiceStatusHistory).tableName;
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT DISTINCT invoice_record_id AS id FROM ${table} WHERE notified_at IS NULL AND applied LIMIT 500`,
+      );
+      for (const row of rows) this.deliver(row.id);
     } catch (err) {
       this.logger.warn(`looking for undelivered status changes failed: ${messageOf(err)}`);
     }
