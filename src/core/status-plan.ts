@@ -179,10 +179,7 @@ function atLeast(recorded: number | null, reported: number | null): number | nul
 
 const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
 
-/**
- * Why a paid or authorized report cannot be trusted as "the order is paid" (amount or currency not the invoice's, or
- * no amount), or `null`. Such a report is applied, but the order asks for a person (`amount_mismatch`).
- */
+/** Why a paid report can't mean "order paid" (amount or currency off, or none), or `null`: applied, but flagged. */
 function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
   if (!MONEY_TAKEN.includes(code) || !invoice) return null;
   const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
@@ -200,10 +197,8 @@ function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: I
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 
-/**
- * The history row and the record's patch in one data-modifying CTE, written (`true`) only if the record is still at
- * `version` and its history as `guard` says. Every history writer updates the record, so its version moves with either.
- */
+/** History row and record patch in one CTE, written (`true`) only if the record is at `version` and `guard` holds. */
+// Every history writer updates the record, so its version moves with either.
 export async function writeGuarded(
   dataSource: DataSource,
   history: InvoiceStatusHistory,
