@@ -221,13 +221,7 @@ export async function writeGuarded(
 }
 
 // PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
-const CASTS: Record<string, string> = {
-  varchar: 'TEXT',
-  text: 'TEXT',
-  integer: 'INTEGER',
-  bigint: 'BIGINT',
-  boolean: 'BOOLEAN',
-};
+const CASTABLE = ['text', 'integer', 'bigint', 'boolean'];
 
 /** `$1` the record's id, `$2` its version, the patch's values, the guard's latest and open count, the history's. */
 function statementFor(dataSource: DataSource, properties: string[]) {
@@ -247,9 +241,10 @@ function statementFor(dataSource: DataSource, properties: string[]) {
   const historyColumns = rows.columns;
   const names = historyColumns.map((c) => `"${c.databaseName}"`).join(', ');
   const values = historyColumns.map((c) => {
-    const cast = CASTS[String(c.type)];
-    if (!cast) throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${String(c.type)})`);
-    return `CAST($${++n} AS ${cast})`;
+    const cast = String(c.type) === 'varchar' ? 'text' : String(c.type);
+    if (!CASTABLE.includes(cast))
+      throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${cast})`);
+    return `CAST($${++n} AS ${cast.toUpperCase()})`;
   });
   const sql =
     `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
