@@ -22,9 +22,8 @@ const MAX_CLOSED_TOGETHER = 100;
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
- * invoice. The status history is the outbox (open until `notifiedAt`), so a crash is retried, never lost; a throwing
- * port is retried with backoff, later changes waiting behind; a lease keeps it to one instance per change. Its poll
- * (a round) finds the changes left undelivered by a crash or another instance.
+ * invoice. The status history is the outbox (open until `notifiedAt`): a crash or a throwing port is retried, never
+ * lost, later changes waiting behind; a lease keeps each change to one instance.
  */
 @Injectable()
 export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit {
