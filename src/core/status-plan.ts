@@ -173,8 +173,7 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 }
 
 function atLeast(recorded: number | null, reported: number | null): number | null {
-  if (reported === null) return null;
-  return recorded !== null && recorded > reported ? recorded : reported;
+  return reported === null ? null : Math.max(recorded ?? reported, reported);
 }
 
 const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
