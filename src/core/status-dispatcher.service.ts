@@ -22,9 +22,8 @@ const MAX_CLOSED_TOGETHER = 100;
 
 /**
  * Delivers each applied status change to the host's {@link OrderPaymentPort} and the event bus, once and in order per
- * invoice. The status history is the outbox (open until `notifiedAt`), so a crash is retried, never lost; a throwing
- * port is retried with backoff, later changes waiting behind; a lease keeps it to one instance per change. Its poll
- * (a round) finds the changes left undelivered by a crash or another instance.
+ * invoice. The status history is the outbox (open until `notifiedAt`): a crash or a throwing port is retried, never
+ * lost, later changes waiting behind; a lease keeps each change to one instance.
  */
 @Injectable()
 export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit {
@@ -95,14 +94,11 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   protected async round(): Promise<void> {
     if (this.stopped) return;
     try {
-      const rows = await this.dataSource
-        .getRepository(InvoiceStatusHistory)
-        .createQueryBuilder('h')
-        .select('DISTINCT h.invoiceRecordId', 'recordId')
-        .where('h.notifiedAt IS NULL AND h.applied = :applied', { applied: true })
-        .limit(500)
-        .getRawMany<{ recordId: string }>();
-      for (const row of rows) this.deliver(row.recordId);
+      const table = this.dataSource.getMetadata(InvoiceStatusHistory).tableName;
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `SELECT DISTINCT invoice_record_id AS id FROM ${table} WHERE notified_at IS NULL AND applied LIMIT 500`,
+      );
+      for (const row of rows) this.deliver(row.id);
     } catch (err) {
       this.logger.warn(`looking for undelivered status changes failed: ${messageOf(err)}`);
     }

@@ -135,9 +135,8 @@ export function reportChangesNothing(record: InvoiceRecord, code: number, invoic
 }
 
 export function assertReport(report: StatusReport): void {
-  if (typeof report?.recordId !== 'string' || report.recordId.length === 0) {
+  if (typeof report?.recordId !== 'string' || report.recordId.length === 0)
     throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
-  }
   if (!Number.isSafeInteger(report.code))
     throw new InvalidStatusReportError('code', `must be an integer, got ${String(report.code)}`);
   if (!(STATUS_REPORT_SOURCES as readonly unknown[]).includes(report.source))
@@ -174,16 +173,12 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 }
 
 function atLeast(recorded: number | null, reported: number | null): number | null {
-  if (reported === null) return null;
-  return recorded !== null && recorded > reported ? recorded : reported;
+  return reported === null ? null : Math.max(recorded ?? reported, reported);
 }
 
 const MONEY_TAKEN: readonly number[] = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
 
-/**
- * Why a paid or authorized report cannot be trusted as "the order is paid" (amount or currency not the invoice's, or
- * no amount), or `null`. Such a report is applied, but the order asks for a person (`amount_mismatch`).
- */
+/** Why a paid report can't mean "order paid" (amount or currency off, or none), or `null`: applied, but flagged. */
 function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
   if (!MONEY_TAKEN.includes(code) || !invoice) return null;
   const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
@@ -201,10 +196,8 @@ function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: I
 
 type ColumnMetadata = EntityMetadata['columns'][number];
 
-/**
- * The history row and the record's patch in one data-modifying CTE, written (`true`) only if the record is still at
- * `version` and its history as `guard` says. Every history writer updates the record, so its version moves with either.
- */
+/** History row and record patch in one CTE, written (`true`) only if the record is at `version` and `guard` holds. */
+// Every history writer updates the record, so its version moves with either.
 export async function writeGuarded(
   dataSource: DataSource,
   history: InvoiceStatusHistory,
@@ -226,26 +219,11 @@ export async function writeGuarded(
   return (await queryReturning(dataSource.manager, statement.sql, params)).length === 1;
 }
 
-type GuardedStatement = { sql: string; patchColumns: ColumnMetadata[]; historyColumns: ColumnMetadata[] };
-
 // PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
-const CASTS: Record<string, string> = {
-  varchar: 'TEXT',
-  text: 'TEXT',
-  integer: 'INTEGER',
-  bigint: 'BIGINT',
-  boolean: 'BOOLEAN',
-};
-
-const statements = new WeakMap<DataSource, Map<string, GuardedStatement>>();
+const CASTABLE = ['text', 'integer', 'bigint', 'boolean'];
 
 /** `$1` the record's id, `$2` its version, the patch's values, the guard's latest and open count, the history's. */
-function statementFor(dataSource: DataSource, properties: string[]): GuardedStatement {
-  let known = statements.get(dataSource);
-  if (!known) statements.set(dataSource, (known = new Map()));
-  const key = properties.join(',');
-  const cached = known.get(key);
-  if (cached) return cached;
+function statementFor(dataSource: DataSource, properties: string[]) {
   const record = dataSource.getMetadata(InvoiceRecord);
   const rows = dataSource.getMetadata(InvoiceStatusHistory);
   let n = 2;
@@ -262,9 +240,10 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
   const historyColumns = rows.columns;
   const names = historyColumns.map((c) => `"${c.databaseName}"`).join(', ');
   const values = historyColumns.map((c) => {
-    const cast = CASTS[String(c.type)];
-    if (!cast) throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${String(c.type)})`);
-    return `CAST($${++n} AS ${cast})`;
+    const cast = String(c.type) === 'varchar' ? 'text' : String(c.type);
+    if (!CASTABLE.includes(cast))
+      throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${cast})`);
+    return `CAST($${++n} AS ${cast.toUpperCase()})`;
   });
   const sql =
     `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
@@ -274,8 +253,5 @@ function statementFor(dataSource: DataSource, properties: string[]): GuardedStat
     `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
     `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
     `INSERT INTO ${table} (${names}) SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
-  if (known.size >= 256) known.clear();
-  const statement = { sql, patchColumns, historyColumns };
-  known.set(key, statement);
-  return statement;
+  return { sql, patchColumns, historyColumns };
 }

@@ -116,10 +116,7 @@ export async function runInTransaction<T>(
   }
 }
 
-/**
- * Runs one self-atomic statement: straight to the pool on PostgreSQL; on SQLite through the transaction queue, lest
- * it join another caller's open transaction.
- */
+/** One self-atomic statement; on SQLite through the transaction queue, lest it join another caller's transaction. */
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   if (!dialectOf(dataSource).sharedConnection) return work(dataSource.manager);
   return runInTransaction(dataSource, work);
