@@ -106,7 +106,7 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     const record = await recordOf(this.connection, event.invoiceRecordId);
     const ctx = record && (await orderContext(this.connection, this.contexts, record.orderId));
     if (!record || !ctx) return;
-    const payment = paymentOf(await this.orders.getOrderPayments(ctx, record.orderId), record.id);
+    const payment = await paymentOf(this.orders, ctx, record.orderId, record.id);
     const refund = payment?.refunds?.find(
       (r) =>
         r.state === 'Pending' && (r.metadata as { refundId?: unknown } | null)?.refundId === event.refundId,
