@@ -158,15 +158,10 @@ const ALERTS_SHOWN = 20;
 /** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
 export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const id = req.params.id ?? '';
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
-    res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
-    return;
-  }
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id))
+    return res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
   const order = await withSessions(req.scope, 'order', id, ['id']);
-  if (!order) {
-    res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
-    return;
-  }
+  if (!order) return res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
   const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
   const records = order.sessionIds.length
     ? await dataSource
