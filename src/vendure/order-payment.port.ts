@@ -132,11 +132,10 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   /** None: thrown, so the module retries until the store owner creates one (the change is kept). */
   private async methodCode(ctx: RequestContext): Promise<string> {
     const method = await findInvoicePaymentMethod(this.methods, ctx);
-    if (!method) {
+    if (!method)
       throw new Error(
         `channel ${ctx.channel.code} has no enabled payment method with the ${INVOICE_PAYMENTS_HANDLER_CODE} handler`,
       );
-    }
     return method.code;
   }
 

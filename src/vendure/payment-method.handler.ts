@@ -67,9 +67,8 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
       };
     }
     const record = await recordOf(connection, metadata?.invoiceRecordId);
-    if (!record || record.orderId !== String(order.id)) {
+    if (!record || record.orderId !== String(order.id))
       return { amount, state: 'Declined', errorMessage: 'no invoice of this order' };
-    }
     const state = PAYMENT_STATE_OF_CODE[record.statusCode ?? -1];
     const base = {
       transactionId: record.gatewayId ?? undefined,
