@@ -89,12 +89,11 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     const open = await this.connection.rawConnection
       .getRepository(InvoiceRecord)
       .find({ where: { orderId, openOrderId: Not(IsNull()) } });
-    for (const record of open) {
+    for (const record of open)
       await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } }).catch((err: Error) => {
         const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${err.message}`;
         return addOrderNote(this.history, ctx, orderId, note);
       });
-    }
   }
 
   @OnEvent(InvoicePaymentsEvents.RefundSettled)
