@@ -36,20 +36,17 @@ interface MedusaResponse {
   json(body: unknown): void;
 }
 
-type PaymentCollections = Array<{ payment_sessions?: Array<{ id: string; provider_id: string }> | null }>;
-
 /** The plugin's options in `medusa-config.ts`: the provider's own, so the plugin and the provider share a runtime. */
 function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
-  const config = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
+  const { plugins } = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
     'configModule',
   );
-  const entry = config.plugins?.find((p) => typeof p === 'object' && p.resolve === PLUGIN_NAME);
+  const entry = plugins?.find((p) => typeof p === 'object' && p.resolve === PLUGIN_NAME);
   const options = typeof entry === 'object' ? entry.options : undefined;
-  if (!options || !('gateway' in options))
-    throw new Error(
-      `invoice-payments (Medusa): give the plugin the provider's options: plugins: [{ resolve: '${PLUGIN_NAME}', options }]`,
-    );
-  return options as InvoicePaymentsMedusaOptions;
+  if (options && 'gateway' in options) return options as InvoicePaymentsMedusaOptions;
+  throw new Error(
+    `invoice-payments (Medusa): give the plugin the provider's options: plugins: [{ resolve: '${PLUGIN_NAME}', options }]`,
+  );
 }
 
 /** One row of Medusa's `query` by id, with its order's payment sessions of this provider (`sessionIds`). */
@@ -59,22 +56,18 @@ async function withSessions<T>(
   id: string,
   fields: string[],
 ): Promise<(T & { sessionIds: string[] }) | undefined> {
-  const order = entity === 'order' ? '' : 'order.';
+  const path = entity === 'order' ? 'payment_collections' : 'order.payment_collections';
   const query = container.resolve<{ graph(input: object): Promise<{ data: unknown[] }> }>('query');
   const { data } = await query.graph({
     entity,
-    fields: [
-      ...fields,
-      `${order}payment_collections.payment_sessions.id`,
-      `${order}payment_collections.payment_sessions.provider_id`,
-    ],
+    fields: [...fields, `${path}.payment_sessions.id`, `${path}.payment_sessions.provider_id`],
     filters: { id },
   });
+  type Collections = Array<{ payment_sessions?: Array<{ id: string; provider_id: string }> | null }>;
   const row = data[0] as
-    | (T & { payment_collections?: PaymentCollections; order?: { payment_collections?: PaymentCollections } })
-    | undefined;
+    (T & { payment_collections?: Collections; order?: { payment_collections?: Collections } }) | undefined;
   if (!row) return undefined;
-  const sessionIds = ((entity === 'order' ? row.payment_collections : row.order?.payment_collections) ?? [])
+  const sessionIds = ((entity === 'order' ? row : row.order)?.payment_collections ?? [])
     .flatMap((c) => c.payment_sessions ?? [])
     .filter((s) => s.provider_id.startsWith(SESSION_PREFIX))
     .map((s) => s.id);
@@ -125,7 +118,7 @@ export async function recordMedusaShipment(
   return null;
 }
 
-/** The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}; a failure is rethrown, so Medusa's event bus retries. */
+/** The plugin's subscriber to {@link MEDUSA_SHIPMENT_EVENT}; a failure throws, so Medusa's event bus retries. */
 export async function invoicePaymentsShipmentHandler({
   event,
   container,
@@ -140,21 +133,14 @@ export async function invoicePaymentsShipmentHandler({
   }>(container, 'fulfillment', fulfillmentId, ['labels.tracking_number', 'labels.tracking_url']);
   const label = row?.labels?.find((l) => l?.tracking_number);
   if (!row || !label?.tracking_number) return;
-  try {
-    const result = await recordMedusaShipment(pluginOptions(container), {
-      sessionIds: row.sessionIds,
-      trackingCode: label.tracking_number,
-      // Medusa's label URL is free text: sent only when it is a web address.
-      trackingUrl: /^https?:\/\//i.test(label.tracking_url ?? '')
-        ? (label.tracking_url as string)
-        : undefined,
-    });
-    if (!result)
-      logger.log(`fulfillment ${fulfillmentId}: no paid invoice of this provider, no tracking code sent`);
-  } catch (err) {
-    logger.error(`fulfillment ${fulfillmentId}: tracking code not recorded: ${(err as Error).message}`);
-    throw err;
-  }
+  const result = await recordMedusaShipment(pluginOptions(container), {
+    sessionIds: row.sessionIds,
+    trackingCode: label.tracking_number,
+    // Medusa's label URL is free text: sent only when it is a web address.
+    trackingUrl: /^https?:\/\//i.test(label.tracking_url ?? '') ? (label.tracking_url as string) : undefined,
+  });
+  if (!result)
+    logger.log(`fulfillment ${fulfillmentId}: no paid invoice of this provider, no tracking code sent`);
 }
 
 /** One invoice of a Medusa order as the order page's widget shows it. */
@@ -172,15 +158,10 @@ const ALERTS_SHOWN = 20;
 /** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
 export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const id = req.params.id ?? '';
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
-    res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
-    return;
-  }
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id))
+    return res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
   const order = await withSessions(req.scope, 'order', id, ['id']);
-  if (!order) {
-    res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
-    return;
-  }
+  if (!order) return res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
   const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
   const records = order.sessionIds.length
     ? await dataSource
@@ -211,11 +192,11 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
           status,
           sentAt: sentAt?.toISOString() ?? null,
         })),
-      alerts: alerts.map((a) => ({
-        kind: a.kind,
-        message: a.message,
-        createdAt: a.createdAt.toISOString(),
-        acknowledged: !!a.acknowledgedAt,
+      alerts: alerts.map(({ kind, message, createdAt, acknowledgedAt }) => ({
+        kind,
+        message,
+        createdAt: createdAt.toISOString(),
+        acknowledged: !!acknowledgedAt,
       })),
     };
   });

@@ -51,9 +51,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   async initiatePayment(input: Input): Promise<Output> {
     return this.run(async (provider, services) => {
       const sessionId = input?.data?.session_id;
-      if (typeof sessionId !== 'string' || !sessionId) {
+      if (typeof sessionId !== 'string' || !sessionId)
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
-      }
       return this.answer(
         input,
         await provider.initiatePayment(await this.checkoutRequest(services, input, sessionId)),
@@ -215,9 +214,8 @@ function dataOf(
   documentKeys: readonly string[] = [],
 ): InvoicePaymentSessionData & { session_id: string } {
   const scrubbed: Record<string, null> = {};
-  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys])) {
+  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys]))
     if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
-  }
   return { ...data, ...scrubbed, session_id: data.orderId };
 }
 

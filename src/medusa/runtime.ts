@@ -75,9 +75,6 @@ export function medusaDataSourceOptions(options: InvoicePaymentsMedusaOptions): 
     entities: INVOICE_PAYMENTS_ENTITIES,
     migrations: INVOICE_PAYMENTS_MIGRATIONS,
     migrationsTableName: MEDUSA_MIGRATIONS_TABLE,
-    migrationsRun: false,
-    synchronize: false,
-    logging: false,
     // The search path makes the module's few raw SQL statements land in its schema too.
     extra: { max: options.poolSize ?? 5, options: `-c search_path=${schema}` },
   };

@@ -2,6 +2,7 @@ import {
   HistoryService,
   Logger,
   Order,
+  type OrderService,
   type Payment,
   type PaymentMethod,
   type PaymentMethodService,
@@ -56,9 +57,14 @@ export async function recordOf(
   return connection.rawConnection.getRepository(InvoiceRecord).findOneBy({ id });
 }
 
-/** The Payment that stands for the invoice record `invoiceRecordId` among the order's payments. */
-export function paymentOf(payments: Payment[], invoiceRecordId: string): Payment | undefined {
-  return payments.find(
+/** The order's Payment that stands for the invoice record `invoiceRecordId`, if any. */
+export async function paymentOf(
+  orders: OrderService,
+  ctx: RequestContext,
+  orderId: string,
+  invoiceRecordId: string,
+): Promise<Payment | undefined> {
+  return (await orders.getOrderPayments(ctx, orderId)).find(
     (p) => (p.metadata as { invoiceRecordId?: unknown } | null)?.invoiceRecordId === invoiceRecordId,
   );
 }

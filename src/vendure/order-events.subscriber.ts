@@ -89,12 +89,11 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     const open = await this.connection.rawConnection
       .getRepository(InvoiceRecord)
       .find({ where: { orderId, openOrderId: Not(IsNull()) } });
-    for (const record of open) {
+    for (const record of open)
       await this.payments.cancelPayment({ data: { invoiceRecordId: record.id } }).catch((err: Error) => {
         const note = `Order canceled, but invoice ${record.gatewayId ?? record.id} was not: ${err.message}`;
         return addOrderNote(this.history, ctx, orderId, note);
       });
-    }
   }
 
   @OnEvent(InvoicePaymentsEvents.RefundSettled)
@@ -106,7 +105,7 @@ export class OrderEventsSubscriber implements OnApplicationBootstrap, OnApplicat
     const record = await recordOf(this.connection, event.invoiceRecordId);
     const ctx = record && (await orderContext(this.connection, this.contexts, record.orderId));
     if (!record || !ctx) return;
-    const payment = paymentOf(await this.orders.getOrderPayments(ctx, record.orderId), record.id);
+    const payment = await paymentOf(this.orders, ctx, record.orderId, record.id);
     const refund = payment?.refunds?.find(
       (r) =>
         r.state === 'Pending' && (r.metadata as { refundId?: unknown } | null)?.refundId === event.refundId,

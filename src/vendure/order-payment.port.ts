@@ -4,7 +4,6 @@ import {
   isGraphQlErrorResult,
   Logger,
   OrderService,
-  Payment,
   PaymentMethodService,
   RequestContext,
   RequestContextService,
@@ -52,7 +51,10 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     const state = PAYMENT_STATE_OF_CODE[code];
     // Looked at first outside a transaction: a report that changes nothing (a refund, a repeated delivery) opens
     // none, so nothing is written while Vendure may itself be in the middle of the operation that caused it.
-    if (state && (await this.paymentOf(ctx, change))?.state !== state) {
+    if (
+      state &&
+      (await paymentOf(this.orders, ctx, change.orderId, change.invoiceRecordId))?.state !== state
+    ) {
       const problem = await this.connection.withTransaction(ctx, (tx) =>
         this.applyPayment(tx, change, state),
       );
@@ -75,7 +77,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   ): Promise<string | null> {
     const order = await this.orders.findOne(ctx, change.orderId, []);
     if (!order) return null;
-    const payment = await this.paymentOf(ctx, change);
+    const payment = await paymentOf(this.orders, ctx, change.orderId, change.invoiceRecordId);
     if (payment) {
       // Only a Payment still open moves: to Settled or Declined.
       if (state === 'Authorized' || !['Authorized', 'Created'].includes(payment.state)) return null;
@@ -104,7 +106,7 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
   /** Settles the Payment's pending refunds, notes one Vendure does not know; not for Vendure's own `refundOrder`. */
   private async matchRefunds(ctx: RequestContext, change: PaymentStatusChange): Promise<void> {
     if (change.source === 'operation') return;
-    const payment = await this.paymentOf(ctx, change);
+    const payment = await paymentOf(this.orders, ctx, change.orderId, change.invoiceRecordId);
     if (!payment) return;
     for (const refund of payment.refunds ?? []) {
       if (refund.state !== 'Pending') continue;
@@ -127,18 +129,13 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     }
   }
 
-  private async paymentOf(ctx: RequestContext, change: PaymentStatusChange): Promise<Payment | undefined> {
-    return paymentOf(await this.orders.getOrderPayments(ctx, change.orderId), change.invoiceRecordId);
-  }
-
   /** None: thrown, so the module retries until the store owner creates one (the change is kept). */
   private async methodCode(ctx: RequestContext): Promise<string> {
     const method = await findInvoicePaymentMethod(this.methods, ctx);
-    if (!method) {
+    if (!method)
       throw new Error(
         `channel ${ctx.channel.code} has no enabled payment method with the ${INVOICE_PAYMENTS_HANDLER_CODE} handler`,
       );
-    }
     return method.code;
   }
 

@@ -22,11 +22,6 @@ async function settleModuleWork(): Promise<void> {
   await dialectOf(connection.rawConnection).settleShared(() => dispatcher.drain());
 }
 
-/** The invoice a Payment stands for, by the `invoiceRecordId` of its metadata. */
-function recordOfPayment(metadata: Record<string, unknown> | undefined) {
-  return recordOf(connection, metadata?.invoiceRecordId);
-}
-
 /** An English-only localized string, as Vendure's admin takes labels. */
 export function en(value: string): Array<{ languageCode: LanguageCode; value: string }> {
   return [{ languageCode: LanguageCode.en, value }];
@@ -71,10 +66,9 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
         errorMessage: 'start the payment with the startInvoicePayment mutation',
       };
     }
-    const record = await recordOfPayment(metadata);
-    if (!record || record.orderId !== String(order.id)) {
+    const record = await recordOf(connection, metadata?.invoiceRecordId);
+    if (!record || record.orderId !== String(order.id))
       return { amount, state: 'Declined', errorMessage: 'no invoice of this order' };
-    }
     const state = PAYMENT_STATE_OF_CODE[record.statusCode ?? -1];
     const base = {
       transactionId: record.gatewayId ?? undefined,
@@ -93,7 +87,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   },
 
   async settlePayment(_ctx, _order, payment) {
-    const record = await recordOfPayment(payment.metadata);
+    const record = await recordOf(connection, payment.metadata?.invoiceRecordId);
     if (record && PAYMENT_STATE_OF_CODE[record.statusCode ?? -1] === 'Settled') return { success: true };
     return {
       success: false,
@@ -102,7 +96,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   },
 
   async cancelPayment(_ctx, _order, payment) {
-    const record = await recordOfPayment(payment.metadata);
+    const record = await recordOf(connection, payment.metadata?.invoiceRecordId);
     if (!record || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return { success: true };
     try {
       await provider.cancelPayment({ data: { invoiceRecordId: record.id } });
@@ -117,7 +111,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
   },
 
   async createRefund(_ctx, _input, amount, _order, payment) {
-    const record = await recordOfPayment(payment.metadata);
+    const record = await recordOf(connection, payment.metadata?.invoiceRecordId);
     if (!record) return { state: 'Failed', metadata: { errorMessage: 'no invoice for this payment' } };
     try {
       // Each call is a new Vendure Refund (Vendure never repeats one, and saves the Refund, and so its id, only after

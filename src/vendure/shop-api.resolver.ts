@@ -166,11 +166,10 @@ export class InvoicePaymentShopResolver {
     const paymentMethod = await findInvoicePaymentMethod(this.methods, ctx);
     if (!paymentMethod) throw new IllegalOperationError('Invoice payments are not enabled in this channel');
     const offered = offeredMethods(paymentMethod);
-    if (!offered.includes(method)) {
+    if (!offered.includes(method))
       throw new UserInputError(
         `input.method ${method} is not offered (offered: ${offered.join(', ') || 'none'})`,
       );
-    }
   }
 
   /** The active order, moved to `ArrangingPayment` (Vendure checks it has a customer and a shipping method). */
@@ -186,11 +185,10 @@ export class InvoicePaymentShopResolver {
       if (isGraphQlErrorResult(moved)) refused = `${moved.message}: ${moved.transitionError ?? ''}`.trim();
     }
     const order = await this.orders.findOne(ctx, active.id);
-    if (!order || order.state !== 'ArrangingPayment') {
+    if (!order || order.state !== 'ArrangingPayment')
       throw new IllegalOperationError(
         refused || `The order cannot be paid in state ${order?.state ?? 'unknown'}`,
       );
-    }
     return order;
   }
 
