@@ -1,6 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
-import type { InvoicePaymentsModuleOptions } from '../options/options';
+import { section } from '../options/resolve';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { CHECKOUT_OPTIONS, InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
@@ -13,11 +12,7 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
 @Global()
 @Module({
   providers: [
-    {
-      provide: CHECKOUT_OPTIONS,
-      useFactory: (options: InvoicePaymentsModuleOptions) => resolveCheckoutOptions(options.checkout),
-      inject: [INVOICE_PAYMENTS_OPTIONS],
-    },
+    section(CHECKOUT_OPTIONS, 'checkout', resolveCheckoutOptions),
     InvoiceRecordStore,
     InvoiceCreationService,
     CreationOutcomes,
