@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { messageOf } from '../core/events';
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isTaxDocument } from '../gateway/dto/validators';
 import { alpha2ToAlpha3, alpha3ToAlpha2 } from 'i18n-iso-countries';
@@ -6,7 +7,7 @@ import { clip, readText, textProblem, type TextRule } from '../core/text-bounds'
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import type { AddressMapper, ResolvedCheckoutOptions } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { errorMessage, type FieldErrorCollector } from './errors';
+import { type FieldErrorCollector } from './errors';
 import type { CheckoutAddress, CheckoutCustomer, CheckoutOrder, InitiatePaymentData } from './types';
 
 /** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
@@ -135,7 +136,7 @@ export function mapAddress(
   try {
     mapped = (mapper ?? defaultAddressMapper)(address, order);
   } catch (err) {
-    errors.add('order.shipping_address', `could not be mapped: ${errorMessage(err)}`);
+    errors.add('order.shipping_address', `could not be mapped: ${messageOf(err)}`);
     return undefined;
   }
   const before = errors.count();

@@ -5,6 +5,9 @@ import {
   type DuplicateInvoiceCanceled,
   type InvoicePaymentsAlert,
   InvoicePaymentsEvents,
+  messageOf,
+  raiseAlert,
+  emitSafely,
 } from '../core/events';
 import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
 import { NO_HISTORY } from '../core/status-plan';
@@ -18,13 +21,10 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import {
-  emitSafely,
-  errorMessage,
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
-  raiseAlert,
 } from './errors';
 import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
@@ -92,7 +92,7 @@ export class CreationOutcomes {
 
   /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
   async lookupFailed(record: InvoiceRecord, err: unknown, options: ResolvedCheckoutOptions): Promise<never> {
-    const why = errorMessage(err);
+    const why = messageOf(err);
     const since = record.unknownSince ?? new Date();
     const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
     const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
@@ -227,7 +227,7 @@ export class CreationOutcomes {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
       // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
       this.logger.error(
-        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${errorMessage(err)}`,
+        `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${messageOf(err)}`,
       );
       return;
     }

@@ -1,6 +1,3 @@
-import type { Logger } from '@nestjs/common';
-import type { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../core/events';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
 import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 
@@ -216,28 +213,4 @@ export function isServiceTrouble(error: unknown): boolean {
   if (error instanceof PaymentServiceError) return isUpstreamFailure(error.gatewayError);
   if (error instanceof InvoiceCreationUnresolvedError) return error.serviceUnavailable;
   return isUpstreamFailure(error);
-}
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** Emits after the fact it tells of: a throwing listener is logged, never the emitting caller's problem. */
-export function emitSafely(events: EventEmitter2, logger: Logger, name: string, payload: unknown): void {
-  try {
-    events.emit(name, payload);
-  } catch (err) {
-    logger.error(`a listener of ${name} threw: ${errorMessage(err)}`);
-  }
-}
-
-/** Logs an alert's message and emits the alert. */
-export function raiseAlert(
-  events: EventEmitter2,
-  logger: Logger,
-  alert: InvoicePaymentsAlert,
-  level: 'warn' | 'error' = 'error',
-): void {
-  logger[level](alert.message);
-  emitSafely(events, logger, InvoicePaymentsEvents.Alert, alert);
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { messageOf } from '../core/events';
 import type { Adoption, LateInvoiceAdopter } from '../core/ports';
 import { statusRow, type StatusReportSource } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -6,7 +7,6 @@ import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
-import { errorMessage } from './errors';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
@@ -104,7 +104,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       await this.gateway.cancelInvoice({ id: invoice.id });
       this.logger.warn(`${where}: canceled at the service`);
     } catch (err) {
-      this.logger.error(`${where}: canceling it failed: ${errorMessage(err)}`);
+      this.logger.error(`${where}: canceling it failed: ${messageOf(err)}`);
     }
   }
 }

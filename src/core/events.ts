@@ -76,3 +76,14 @@ export function emitSafely(events: EventEmitter2, logger: Logger, name: string, 
     logger.error(`a listener of ${name} threw: ${messageOf(err)}`);
   }
 }
+
+/** Logs an alert's message and emits the alert. */
+export function raiseAlert(
+  events: EventEmitter2,
+  logger: Logger,
+  alert: InvoicePaymentsAlert,
+  level: 'warn' | 'error' = 'error',
+): void {
+  logger[level](alert.message);
+  emitSafely(events, logger, InvoicePaymentsEvents.Alert, alert);
+}

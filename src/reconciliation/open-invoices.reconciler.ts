@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { messageOf as message } from '../core/events';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
-import { errorMessage as message } from '../checkout/errors';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
-import { InvoicePaymentsEvents, RefundSettled } from '../core/events';
+import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
@@ -42,11 +41,11 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     let read = 0;
     try {
       for (const row of await this.refunds.takeDue(BATCH)) {
-        await this.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${errorMessage(err)}`));
+        await this.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${messageOf(err)}`));
         read += 1;
       }
     } catch (err) {
-      this.logger.error(`refund settlement round failed: ${errorMessage(err)}`);
+      this.logger.error(`refund settlement round failed: ${messageOf(err)}`);
     }
     return read;
   }
@@ -62,7 +61,7 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     const record = await this.records.get(refund.invoiceRecordId);
     const invoice = await this.gateway
       .findInvoiceById(record.gatewayId ?? '')
-      .catch((err: unknown) => `could not read the invoice back: ${errorMessage(err)}`);
+      .catch((err: unknown) => `could not read the invoice back: ${messageOf(err)}`);
     if (typeof invoice === 'string' || !invoice) {
       return this.later(refund, invoice || 'the service did not find the invoice');
     }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { messageOf } from '../core/events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CheckoutValidationError, errorMessage, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
 import { assertAllowed, refundableCents } from '../checkout/invoice-actions';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
@@ -125,7 +126,7 @@ export class RefundService {
 
   private async send(refund: InvoiceRefund, record: InvoiceRecord): Promise<RefundOutcome> {
     const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '').catch(async (err: unknown) => {
-      await this.fail(refund, `not sent: the invoice could not be read first (${errorMessage(err)})`);
+      await this.fail(refund, `not sent: the invoice could not be read first (${messageOf(err)})`);
       throw err;
     });
     if (!invoice) {
@@ -167,7 +168,7 @@ export class RefundService {
         await this.fail(refund, `refused: ${err.message}`);
         throw err;
       }
-      const lost = errorMessage(err);
+      const lost = messageOf(err);
       this.logger.warn(`refund ${refund.id}: outcome unknown (${lost}); reading the invoice back`);
       await this.refunds.move(refund.id, ['pending'], {
         state: 'unknown',

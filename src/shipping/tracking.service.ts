@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { messageOf } from '../core/events';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { errorMessage } from '../checkout/errors';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { TRACKABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -68,7 +68,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     try {
       shipment = this.options.mapShipmentEvent(payload);
     } catch (err) {
-      this.logger.warn(`Shipment event ignored, its payload is unusable: ${errorMessage(err)}`);
+      this.logger.warn(`Shipment event ignored, its payload is unusable: ${messageOf(err)}`);
       return;
     }
     try {
@@ -77,7 +77,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
       if (isRefusal(err)) return;
       this.logger.error(
         `Shipment event for order ${String(shipment.orderId)} (tracking code ${String(shipment.trackingCode)}) ` +
-          `was not recorded: ${errorMessage(err)}`,
+          `was not recorded: ${messageOf(err)}`,
       );
     }
   }

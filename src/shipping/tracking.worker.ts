@@ -3,8 +3,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DataSource, Repository } from 'typeorm';
-import { emitSafely, errorMessage, raiseAlert } from '../checkout/errors';
-import { InvoicePaymentsEvents } from '../core/events';
+import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller } from '../core/queue/poller';
@@ -125,7 +124,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
   }
 
   private async onFailure(row: TrackingOutbox, claim: string, err: unknown): Promise<Outcome> {
-    const message = clip(errorMessage(err), 1000);
+    const message = clip(messageOf(err), 1000);
     const kind = isGatewayError(err) ? err.kind : 'unknown';
     if (PERMANENT.has(kind) || row.attempts >= this.options.maxAttempts) {
       return this.fail(row, claim, message, kind);
