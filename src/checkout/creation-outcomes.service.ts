@@ -9,10 +9,9 @@ import {
   raiseAlert,
   emitSafely,
 } from '../core/events';
-import { InvoiceStatusService, type AppliedStatus } from '../core/invoice-status.service';
-import { NO_HISTORY } from '../core/status-plan';
+import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
-import { statusRow, type StatusReportSource } from '../core/status-table';
+import { NO_HISTORY, statusRow, type AppliedStatus, type StatusReportSource } from '../core/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';

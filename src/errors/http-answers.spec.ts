@@ -7,7 +7,7 @@ import {
   PaymentBeingConfirmedError,
   PaymentServiceError,
 } from '../checkout/errors';
-import { InvalidStatusReportError } from '../core/status-plan';
+import { InvalidStatusReportError } from '../core/status-table';
 import {
   GatewayError,
   GatewayErrorKind,

@@ -2,10 +2,10 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
-import { InvoiceStatusService } from '../core/invoice-status.service';
+import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import { type KnownHistory, reportChangesNothing } from '../core/status-plan';
+import type { KnownHistory } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { tracedBatch } from '../observability/otel';

@@ -1,11 +1,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import * as guardedWrite from '../../src/core/status-plan';
-import { NO_HISTORY, planStatus, type StatusReport } from '../../src/core/status-plan';
+import { InvoiceStatusService, planStatus } from '../../src/core/invoice-status.service';
+import { NO_HISTORY, type StatusReport } from '../../src/core/status-table';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';
 import { historyOf, paidInvoice, statusSuite } from './status-harness';
+
+/** The service's guarded statement, private: watched through its prototype. */
+type GuardedWriter = { writeGuarded(): Promise<boolean> };
 
 /** The record as stored, with what differs between two records of the same history left out. */
 async function stored(ds: DataSource, id: string) {
@@ -55,7 +58,7 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
   const s = statusSuite(kind);
   let guarded: jest.SpyInstance;
   beforeEach(() => {
-    guarded = jest.spyOn(guardedWrite, 'writeGuarded');
+    guarded = jest.spyOn(InvoiceStatusService.prototype as unknown as GuardedWriter, 'writeGuarded');
   });
   afterEach(() => guarded.mockRestore());
   /** What each guarded statement answered: `true` when it wrote. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import * as guardedWrite from '../../src/core/status-plan';
+import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
@@ -80,7 +80,10 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
   it('thirty stored deliveries of one paid invoice: one lookup, one change, the port told once, all processed', async () => {
     const { invoice, rec } = await waitingDeliveries(30);
     const next = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
-    const guarded = jest.spyOn(guardedWrite, 'writeGuarded');
+    const guarded = jest.spyOn(
+      InvoiceStatusService.prototype as unknown as { writeGuarded(): Promise<boolean> },
+      'writeGuarded',
+    );
     try {
       await next.processor.poll();
       await next.settle();
