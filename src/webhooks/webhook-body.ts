@@ -133,6 +133,7 @@ export function readDelivery(
   };
 }
 
+const MAX_INT32 = 2_147_483_647;
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 
 /** The number, referrer and status code of either shape, as the one normalizer reads them. */
@@ -157,6 +158,8 @@ function readInvoice(container: JsonObject): {
   const status = asRecord(inv.status);
   if (!status) return fail(`${p}status`, 'not an object');
   let statusCode = asInt(status.code);
+  // The inbox keeps it in an `integer` column: a larger one is refused here, never by the INSERT.
+  if (statusCode !== null && Math.abs(statusCode) > MAX_INT32) return fail(`${p}status.code`, 'out of range');
   if (statusCode === null) {
     if (status.code !== undefined && status.code !== null) return fail(`${p}status.code`, 'not an integer');
     const word = asText(status.text)?.trim().toLowerCase();
