@@ -138,7 +138,8 @@ export class CreationOutcomes {
       gatewayId: invoice.id,
       gatewayUuid: invoice.uuid,
       gatewayInvoiceId: invoice.invoiceId,
-      amountMismatch: mismatch,
+      // Only ever raised here: a payment's mismatch, flagged by the status path meanwhile, must stay.
+      ...(mismatch ? { amountMismatch: true } : {}),
       failureReason: null,
       attentionReason: null,
       updatedAt: new Date(),
