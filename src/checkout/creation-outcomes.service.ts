@@ -205,7 +205,8 @@ export class CreationOutcomes {
       if (await this.store.setIfNull(other.id, 'duplicateOf', keeper.id)) this.alertPaid(other, keeper);
     }
     for (const other of linked) {
-      if (other.id !== keeper.id && isPayable(other)) await this.cancelDuplicate(other, keeper);
+      if (other.id === keeper.id || !isPayable(other)) continue;
+      if (!(await this.cancelDuplicate(other, keeper))) return false; // paid meanwhile: the order follows it
     }
     // The keeper holds the order's open slot, so no new invoice is created beside it.
     if (keeper.openOrderId === null && keeper.gatewayId !== null && (isPaid(keeper) || isPayable(keeper))) {
@@ -218,7 +219,9 @@ export class CreationOutcomes {
     return true;
   }
 
-  private async cancelDuplicate(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
+  /** `false` when the duplicate turned out paid and the keeper is not: the pass must be made again. */
+  private async cancelDuplicate(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<boolean> {
+    // Marked before the cancel, so the host hears its cancellation as a duplicate's, never as the order's.
     await this.store.setIfNull(duplicate.id, 'duplicateOf', keeper.id);
     let invoice: Invoice;
     try {
@@ -229,7 +232,7 @@ export class CreationOutcomes {
       this.logger.error(
         `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${messageOf(err)}`,
       );
-      return;
+      return true;
     }
     await this.apply(duplicate, invoice);
     this.logger.warn(
@@ -244,15 +247,23 @@ export class CreationOutcomes {
       keptGatewayId: keeper.gatewayId,
     };
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.DuplicateCanceled, event);
+    return true;
   }
 
-  /** The cancel was refused: the invoice moved (paid?) meanwhile. */
-  private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<void> {
+  /**
+   * The cancel was refused: the invoice moved (paid?) meanwhile. Paid while the keeper is not, it wins: unmarked
+   * before its payment is applied, so the host's order follows it, and `false` so the keeper is chosen again.
+   */
+  private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<boolean> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
-    if (!invoice) return;
+    if (!invoice) return true;
+    const wins = statusRow(invoice.status.code)?.session === 'captured' && !isPaid(keeper);
+    if (wins) await this.store.unmarkDuplicate(duplicate.id, keeper.id);
     await this.apply(duplicate, invoice);
     const now = await this.store.get(duplicate.id);
-    if (isPaid(now)) this.alertPaid(now, keeper);
+    if (!isPaid(now)) return true;
+    if (!wins) this.alertPaid(now, keeper);
+    return !wins;
   }
 
   private alertPaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): void {
