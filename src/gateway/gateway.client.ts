@@ -18,7 +18,6 @@ export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
 type Filters = T.ListInvoicesParams & { id?: string };
-type PageQuery = { page?: number; limit?: number };
 /** A list's query parameters, in the order they are sent. */
 const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
 
@@ -110,7 +109,11 @@ export class GatewayClient extends GatewayClientBase {
   }
 
   /** Delivers the latest `events` delivery of `webhook` to `url` again (§4.8). Tests only: refused in production. */
-  async resendWebhook(params: Record<'url' | 'events' | 'webhook', string>): Promise<T.ResendWebhookResult> {
+  async resendWebhook(params: {
+    url: string;
+    events: string;
+    webhook: string;
+  }): Promise<T.ResendWebhookResult> {
     const context = { operation: 'resendWebhook' };
     const body = validateInput<typeof params>(inputs.RESEND_WEBHOOK, params, context);
     const plan = async (p: WireProfile, conn: GatewayConnection): Promise<Planned> => {
@@ -134,17 +137,17 @@ export class GatewayClient extends GatewayClientBase {
   }
 
   /** One page of customers (A10). */
-  async listConsumers(params: PageQuery = {}): Promise<T.Page<T.Consumer>> {
+  async listConsumers(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Consumer>> {
     return this.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
   }
 
   /** One page of mediations (A10). */
-  async listMediations(params: PageQuery = {}): Promise<T.Page<T.Dispute>> {
+  async listMediations(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
     return this.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
   }
 
   /** One page of chargebacks (A10). */
-  async listChargebacks(params: PageQuery = {}): Promise<T.Page<T.Dispute>> {
+  async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
     return this.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
   }
 
