@@ -37,6 +37,16 @@ export function lostOr(
   return new E.GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
+/** Anything that never left, and reads that failed transiently (a 429 only if it asks to wait at most `maxWaitMs`). */
+export function retryable(err: unknown, safety: RequestSafety, maxWaitMs: number): boolean {
+  if (!(err instanceof E.GatewayError)) return false;
+  if (err.kind === 'network' && !err.sent) return true;
+  if (safety !== 'read') return false;
+  if (err instanceof E.GatewayRateLimitError)
+    return err.retryAfterMs === null || err.retryAfterMs <= maxWaitMs;
+  return err.kind === 'timeout' || err.kind === 'network' || err.kind === 'unavailable';
+}
+
 /** `Retry-After` (seconds or an HTTP date) in milliseconds. */
 export function parseRetryAfter(header: unknown, now = Date.now()): number | null {
   const value = Array.isArray(header) ? header[0] : header;

@@ -1,12 +1,15 @@
+import http from 'node:http';
+import https from 'node:https';
 import { HttpService } from '@nestjs/axios';
 import { Logger, type LoggerService } from '@nestjs/common';
+import axios, { isAxiosError } from 'axios';
 import * as cockatiel from 'cockatiel';
+import { firstValueFrom } from 'rxjs';
 import { observeServiceCall } from '../observability/otel';
 import { OPERATION_SCOPES } from './constants';
 import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError, GatewayUnsupportedError } from './errors';
 import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
-import { axiosExchange, ExchangeFailure, HttpExchange, nodeExchange, proxyConfigured } from './http-exchange';
 import { PayloadReader } from './payload.reader';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile, valueAt, WireProfile } from './wire-profile';
 
@@ -32,7 +35,10 @@ export interface RequestPlan {
 
 export type HttpAnswer = { status: number; body: unknown };
 export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
+export type Context = { operation: string; invoiceRef?: string };
 export type CallContext = { conn: GatewayConnection; profile: WireProfile };
+/** Reads an answer; a `GatewayResponseError` it throws is the answer's fault. */
+export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T;
 
 /** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
 export function ref(key: string, input: unknown, path?: string): string | undefined {
@@ -47,7 +53,7 @@ export function unsupported(operation: string, what: string): never {
 
 /** The one call path: connection and profile, the request (safe ones retried), its answer read or a `GatewayError`. */
 export abstract class GatewayClientBase {
-  protected readonly timeouts = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 };
+  private readonly timeouts = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 };
   private readonly retrySettings = {
     maxAttempts: 3,
     initialDelayMs: 200,
@@ -62,13 +68,23 @@ export abstract class GatewayClientBase {
 
   constructor(
     protected readonly options: GatewayClientOptions,
-    http?: HttpService,
+    httpService?: HttpService,
   ) {
-    this.exchange = http || proxyConfigured() ? axiosExchange(http) : nodeExchange();
+    this.exchange = httpService || proxyConfigured() ? axiosExchange(httpService) : nodeExchange();
     Object.assign(this.timeouts, options.timeouts);
     Object.assign(this.retrySettings, options.retry);
     this.logger = options.logger ?? new Logger('GatewayClient');
     this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
+  }
+
+  /** How long a write other than creation may take (`timeouts.defaultMs`). */
+  get writeTimeoutMs(): number {
+    return this.timeouts.defaultMs;
+  }
+
+  /** How long a create request may take (`timeouts.createMs`). */
+  get createTimeoutMs(): number {
+    return this.timeouts.createMs;
   }
 
   /** The connection and wire profile for this call: `resolveConfig()`, else the options. */
@@ -85,9 +101,9 @@ export abstract class GatewayClientBase {
 
   /** One request, its answer read; an unreadable 2xx to a write changing an invoice is an unknown outcome. */
   protected async call<T>(
-    { operation, invoiceRef }: { operation: string; invoiceRef?: string },
+    { operation, invoiceRef }: Context,
     plan: (profile: WireProfile, conn: GatewayConnection) => Planned | Promise<Planned>,
-    read: (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T,
+    read: Read<T>,
     needsToken = true,
     ctx?: CallContext,
   ): Promise<T> {
@@ -123,10 +139,9 @@ export abstract class GatewayClientBase {
     const ctx: failures.FailureContext = { ...plan, secrets };
     const maxAttempts = Math.max(0, this.retrySettings.maxAttempts - 1);
     const backoff = new cockatiel.DelegateBackoff(this.delayFor);
-    const policy = cockatiel.retry(
-      cockatiel.handleWhen((err) => this.retryable(err, plan.safety)),
-      { maxAttempts, backoff },
-    );
+    const { maxRetryAfterMs } = this.retrySettings;
+    const retryable = cockatiel.handleWhen((err) => failures.retryable(err, plan.safety, maxRetryAfterMs));
+    const policy = cockatiel.retry(retryable, { maxAttempts, backoff });
     policy.onRetry(({ attempt, delay, ...event }) => {
       const reason = 'error' in event && event.error instanceof Error ? event.error.message : 'failure';
       this.logger.warn(`${plan.operation}: attempt ${attempt} failed (${reason}); retrying in ${delay} ms`);
@@ -177,22 +192,10 @@ export abstract class GatewayClientBase {
     } catch (err) {
       const error =
         err instanceof cockatiel.TaskCancelledError ? failures.errorForTimeout(ctx, plan.timeoutMs) : err;
-      if (error instanceof GatewayError) {
+      if (error instanceof GatewayError)
         this.logger.debug?.(`${plan.operation}: ✗ ${error.kind} after ${Date.now() - started} ms`);
-      }
       throw error;
     }
-  }
-
-  /** Anything that never left, and reads that failed transiently. */
-  private retryable(err: unknown, safety: failures.RequestSafety): boolean {
-    if (!(err instanceof GatewayError)) return false;
-    if (err.kind === 'network' && !err.sent) return true;
-    if (safety !== 'read') return false;
-    if (err instanceof GatewayRateLimitError) {
-      return err.retryAfterMs === null || err.retryAfterMs <= this.retrySettings.maxRetryAfterMs;
-    }
-    return err.kind === 'timeout' || err.kind === 'network' || err.kind === 'unavailable';
   }
 
   /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
@@ -203,4 +206,94 @@ export abstract class GatewayClientBase {
     const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** (context.attempt - 1));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   };
+}
+
+type ExchangeRequest = { method: string; url: string; headers: Record<string, string>; body?: string };
+type ExchangeAnswer = { status: number; headers: Record<string, unknown>; data: unknown };
+
+/** No HTTP answer: the system's code and message, nothing of the request. */
+export class ExchangeFailure extends Error {
+  constructor(
+    readonly code: string | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ExchangeFailure';
+  }
+}
+
+/** Resolves with whatever status came back; rejects with {@link ExchangeFailure} only. */
+type HttpExchange = (request: ExchangeRequest & { signal: AbortSignal }) => Promise<ExchangeAnswer>;
+
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+const USER_AGENT = 'nestjs-invoice-payments';
+
+/** Node's `http`/`https`, cheaper than axios: no redirect followed (it could carry the token away), answer bounded. */
+export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
+  return (request) =>
+    new Promise<ExchangeAnswer>((resolve, reject) => {
+      const url = new URL(request.url);
+      const headers: Record<string, string> = { 'User-Agent': USER_AGENT, ...request.headers };
+      if (request.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(request.body));
+      const send = url.protocol === 'https:' ? https.request : http.request;
+      const req = send(url, { method: request.method, headers, signal: request.signal }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= maxBytes) return void chunks.push(chunk);
+          req.destroy();
+          reject(new ExchangeFailure('ERR_ANSWER_TOO_LARGE', `answer larger than ${maxBytes} bytes`));
+        });
+        res.on('end', () => {
+          const data = parseAnswer(Buffer.concat(chunks, size).toString('utf8'));
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, data });
+        });
+        res.on('error', (err) => reject(failureOf(err)));
+      });
+      req.on('error', (err) => reject(failureOf(err)));
+      req.end(request.body);
+    });
+}
+
+/** Through a host's `HttpService`, or axios when the environment names an HTTP proxy (Node's `http` ignores it). */
+function axiosExchange(service: HttpService = new HttpService(axios.create())): HttpExchange {
+  return async (request) => {
+    // OPTIONS, COPY and DELETE carry JSON bodies too (§4.4, §4.7, §4.8): axios sends `data` whatever the method.
+    const { body: data, ...sent } = request;
+    const bounds = { validateStatus: () => true, maxRedirects: 0, maxContentLength: MAX_ANSWER_BYTES };
+    const answer = service.request<unknown>({ ...sent, data, ...bounds, responseType: 'json' });
+    const res = await firstValueFrom(answer).catch((err: unknown) => Promise.reject(failureOf(err)));
+    return { status: res.status, headers: res.headers as Record<string, unknown>, data: res.data };
+  };
+}
+
+export function proxyConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((name) => Boolean(env[name]));
+}
+
+/** As axios reads a JSON answer: parsed when it parses, else the text (an empty answer: ''). */
+function parseAnswer(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+type Failure = { code?: unknown; message?: unknown; errors?: unknown; cause?: unknown } | undefined;
+
+/** Only the system code and message of a failure; axios' error (which holds the request's headers) is dropped. */
+function failureOf(err: unknown): ExchangeFailure {
+  if (err instanceof ExchangeFailure) return err;
+  // Duck-typed: an error from Node's own realm is not an `instanceof Error` of every context (jest's, a vm).
+  const e = (typeof err === 'object' && err !== null ? err : undefined) as Failure;
+  const axios = isAxiosError(err);
+  // The system error under axios' own (its `cause`), or the first of an `AggregateError`.
+  const inner = (axios ? e?.cause : Array.isArray(e?.errors) ? e?.errors[0] : undefined) as Failure;
+  const innerCode = typeof inner?.code === 'string' ? inner.code : null;
+  let code = typeof e?.code === 'string' && e.code ? e.code : innerCode;
+  if (axios && code === 'ERR_NETWORK' && innerCode) code = innerCode;
+  const message = typeof e?.message === 'string' && e.message ? e.message : axios ? null : inner?.message;
+  return new ExchangeFailure(code, (typeof message === 'string' && message) || code || 'request failed');
 }

@@ -1,44 +1,31 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { GATEWAY_CLIENT_OPTIONS } from './constants';
+import { GATEWAY_CLIENT_OPTIONS, MAX_PAGE_SIZE } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
-import { isGatewayError } from './errors';
-import { HttpAnswer, Planned, ref, unsupported } from './gateway.base';
-import { GatewayLists } from './gateway.lists';
+import { GatewayNotFoundError, GatewayResponseError, isGatewayError } from './errors';
+import { CallContext, Context, GatewayClientBase, Planned, Read, ref, unsupported } from './gateway.base';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import { invoiceAnswer } from './invoice.normalizer';
+import { invoiceAnswer, readInvoice } from './invoice.normalizer';
 import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
 import * as readers from './payload.reader';
 import type * as T from './types';
 import { assertResendAllowed } from './webhook-destination';
-import {
-  renderTemplate,
-  WireAuthenticate,
-  WireCodes,
-  WireProfile,
-  WireRequestPlan,
-  WriteScope,
-} from './wire-profile';
+import { DEFAULT_LOOKUP_MAX_PAGES, renderPath, renderTemplate, valueAt, WireProfile } from './wire-profile';
+import type { WireAuthenticate, WireListProfile, WireRequestPlan, WriteScope } from './wire-profile';
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
+type Filters = T.ListInvoicesParams & { id?: string };
+/** A list's query parameters, in the order they are sent. */
+const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
+
 /** The store's only way to the service: every operation of spec §4; see `docs/gateway-assumptions.md`. */
 @Injectable()
-export class GatewayClient extends GatewayLists {
+export class GatewayClient extends GatewayClientBase {
   constructor(@Inject(GATEWAY_CLIENT_OPTIONS) options: GatewayClientOptions, @Optional() http?: HttpService) {
     super(options, http);
-  }
-
-  /** How long a write other than creation may take (`timeouts.defaultMs`). */
-  get writeTimeoutMs(): number {
-    return this.timeouts.defaultMs;
-  }
-
-  /** How long a create request may take (`timeouts.createMs`). */
-  get createTimeoutMs(): number {
-    return this.timeouts.createMs;
   }
 
   /** Creates an invoice (§4.2); never retried once sent (a lost answer: `GatewayOutcomeUnknownError`). */
@@ -46,12 +33,27 @@ export class GatewayClient extends GatewayLists {
     const context = { operation: 'createInvoice', invoiceRef: ref('referrer', params, 'payment.referrer') };
     const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
-    const body = (p: WireProfile) => toWireCreateInvoice(dto, p.codes);
+    const body = (p: WireProfile) => inputs.toWireCreateInvoice(dto, p.codes);
     return this.call(
       context,
       (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),
       (r, answer, p) => ({ ...invoiceAnswer(r, answer, p), method }),
     );
+  }
+
+  /** The latest invoice whose `referrer` is exactly `referrer` (narrowed by `payment.id`, number), or `null`. */
+  async findInvoiceByReferrer(
+    referrer: string,
+    options: { paymentId?: string; id?: string } = {},
+  ): Promise<T.Invoice | null> {
+    const matches = (inv: T.Invoice) =>
+      inv.referrer === referrer && (options.id === undefined || inv.id === options.id);
+    return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
+  }
+
+  /** The invoice whose number or `invoice_id` is `id`, or `null`. */
+  async findInvoiceById(id: string): Promise<T.Invoice | null> {
+    return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
@@ -81,11 +83,8 @@ export class GatewayClient extends GatewayLists {
     const context = { operation: 'addTrackingCode', invoiceRef: ref('invoice_id', params, 'invoiceId') };
     const input = validateInput<T.TrackingParams>(inputs.TRACKING, params, context);
     const values = { invoice_id: input.invoiceId, code: input.code, carrier: input.carrier, url: input.url };
-    return this.call(
-      context,
-      (p) => rendered(p.tracking, values),
-      (r, answer) => readers.readTracking(r, answer.body, input),
-    );
+    const read: Read<T.TrackingResult> = (r, answer) => readers.readTracking(r, answer.body, input);
+    return this.call(context, (p) => rendered(p.tracking, values), read);
   }
 
   /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
@@ -124,15 +123,44 @@ export class GatewayClient extends GatewayLists {
     return this.call(context, plan, (r, answer) => readers.readResendResult(r, answer.body));
   }
 
+  /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
+  async listInvoices(params: T.ListInvoicesParams = {}): Promise<T.Page<T.Invoice>> {
+    const context = { operation: 'listInvoices' };
+    const ctx = await this.context(context.operation);
+    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
+    return this.page(context, 'invoices', filters, readInvoice, ctx);
+  }
+
+  /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
+  iterateInvoices(params: Omit<T.ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<T.Invoice> {
+    return this.invoicePages({ operation: 'iterateInvoices' }, params);
+  }
+
+  /** One page of customers (A10). */
+  async listConsumers(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Consumer>> {
+    return this.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
+  }
+
+  /** One page of mediations (A10). */
+  async listMediations(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
+    return this.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
+  }
+
+  /** One page of chargebacks (A10). */
+  async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
+    return this.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
+  }
+
   /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
   async authenticate(params: { clientId: string; clientSecret: string }): Promise<T.AccessToken> {
     const context = { operation: 'authenticate' };
     const input = validateInput<typeof params>(inputs.AUTHENTICATE, params, context);
     const auth = (p: WireProfile) =>
       p.authenticate ?? unsupported(context.operation, 'an authenticate operation');
-    const read = (r: readers.PayloadReader, answer: HttpAnswer, p: WireProfile) =>
+    const read: Read<T.AccessToken> = (r, answer, p) =>
       readers.readAccessToken(r, answer.body, auth(p).answer);
-    return this.call(context, (p) => authenticatePlan(auth(p), input), read, false);
+    const plan = (p: WireProfile) => authenticatePlan(auth(p), input.clientId, input.clientSecret);
+    return this.call(context, plan, read, false);
   }
 
   /** Whether the access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
@@ -140,11 +168,9 @@ export class GatewayClient extends GatewayLists {
     const context = { operation: 'credentialStatus' };
     const status = (p: WireProfile) =>
       p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
-    return this.call(
-      context,
-      (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }),
-      (r, answer, p) => readers.readCredentialStatus(r, answer.body, status(p).answer),
-    );
+    const read: Read<T.CredentialStatus> = (r, answer, p) =>
+      readers.readCredentialStatus(r, answer.body, status(p).answer);
+    return this.call(context, (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }), read);
   }
 
   /** Whether the token holds a write scope, by an invalid probe request: 400/422 → `ok`, 401, 403, else `error`. */
@@ -168,57 +194,79 @@ export class GatewayClient extends GatewayLists {
   async wireProfile(): Promise<WireProfile> {
     return (await this.context('wireProfile', false, false)).profile;
   }
-}
 
-/** Validated `CreateInvoiceParams` → the §4.2 body (codes from the profile, exact decimal amounts, A1). */
-function toWireCreateInvoice(params: T.CreateInvoiceParams, codes: WireCodes) {
-  const { client, payment } = params;
-  const body: Record<string, unknown> = {
-    client: wireFields(client, inputs.CLIENT),
-    payment: wireFields(payment, inputs.PAYMENT, {
-      physical: ['product_type', (v: boolean) => codes.productTypes[v ? 'physical' : 'digital']],
-      method: ['type', (v: T.PaymentMethod) => codes.paymentTypes[v]],
-      products: ['products', (v: object[]) => v.map((p) => wireFields(p, inputs.PRODUCT, PRODUCT_NAMES))],
-      card: ['card', (c: Card) => (payment.method === 'card' ? wireCard(c) : undefined)],
-    }),
-  };
-  if (params.ecommerce)
-    body.ecommerce = { store_id: params.ecommerce.storeId, checkout: params.ecommerce.checkout };
-  if (params.shippingCents !== undefined) body.shipping = { amount: centsToWireNumber(params.shippingCents) };
-  return body;
-}
-
-type WireField = [name: string, convert: (value: never) => unknown];
-type Card = NonNullable<T.CreateInvoiceParams['payment']['card']>;
-
-const same = (v: unknown) => v;
-const wireCard = (c: Card) => ({
-  saved: 0,
-  tokenize: 0,
-  token: c.token,
-  valid: c.valid,
-  holder: { name: c.holderName },
-});
-
-const PRODUCT_NAMES: Record<string, WireField> = {
-  quantity: ['qnt', same],
-  unitAmountCents: ['amount', centsToWireNumber],
-};
-
-/** `value`'s fields in its input rules' order, named by `names`, else by `wireName` (cents as wire numbers); an
- * absent one is left out. */
-function wireFields(value: object, rules: object, names: Record<string, WireField> = {}) {
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(rules)) {
-    const [name, convert] = names[key] ?? [
-      readers.wireName(key),
-      key.endsWith('Cents') ? centsToWireNumber : same,
-    ];
-    const given = (value as Record<string, unknown>)[key];
-    const wire = given === undefined ? undefined : convert(given as never);
-    if (wire !== undefined) out[name] = wire;
+  /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
+  private async lookup(
+    operation: string,
+    key: 'referrer' | 'id',
+    value: string,
+    matches: (invoice: T.Invoice) => boolean,
+    paymentId?: string,
+  ): Promise<T.Invoice | null> {
+    const context = { operation, invoiceRef: ref(key, value) };
+    const byPayment = paymentId === undefined ? {} : { paymentId };
+    const given = { [key]: value, ...byPayment };
+    validateInput(inputs.lookupInput(Object.keys(given)), given, { operation });
+    const ctx = await this.context(operation);
+    const plan = ctx.profile.lookup[key === 'referrer' ? 'byReferrer' : 'byId'];
+    if ('get' in plan) {
+      const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
+      const get = (): Planned => ({ method: 'GET', path: renderPath(plan.get, values), safety: 'read' });
+      const read: Read<T.Invoice> = (r, answer, p) =>
+        invoiceAnswer(r, { body: valueAt(answer.body, plan.at ?? '') }, p);
+      const invoice = await this.call(context, get, read, true, ctx).catch((err: unknown) => {
+        if (err instanceof GatewayNotFoundError) return null;
+        throw err;
+      });
+      return invoice && matches(invoice) ? invoice : null;
+    }
+    const filters = { ...byPayment, [plan.list]: value };
+    const pages = this.invoicePages(context, filters, plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES, ctx);
+    let found: T.Invoice | null = null;
+    for await (const invoice of pages) if (matches(invoice)) found = invoice;
+    return found;
   }
-  return out;
+
+  /** Invoices page after page; fields of `params` the rules do not name (a lookup's `id`) pass as filters. */
+  private async *invoicePages(
+    context: Context,
+    params: Omit<Filters, 'page'>,
+    maxPages = Number.POSITIVE_INFINITY,
+    given?: CallContext,
+  ): AsyncGenerator<T.Invoice> {
+    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
+    const ctx = given ?? (await this.context(context.operation));
+    for (let page = 1; ; page++) {
+      if (page > maxPages) {
+        const detail = `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`;
+        throw new GatewayResponseError({ ...context, sent: true }, detail);
+      }
+      const one = await this.page(context, 'invoices', { ...filters, page }, readInvoice, ctx);
+      yield* one.items;
+      if (readers.isLastPage({ ...one, page })) return;
+    }
+  }
+
+  /** One page of `kind` under the profile's parameter names; its paging checked here, other filters by the caller. */
+  private page<Item>(
+    context: Context,
+    kind: keyof WireListProfile['items'],
+    filters: Filters,
+    readItem: (r: readers.PayloadReader, item: unknown, path: string, profile: WireProfile) => Item,
+    ctx?: CallContext,
+  ): Promise<T.Page<Item>> {
+    validateInput(inputs.PAGE_QUERY, filters, context);
+    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
+    const values: Filters = { ...filters, ...asked };
+    const plan = ({ list, paths }: WireProfile): Planned => {
+      const query: Record<string, string | number> = {};
+      for (const key of QUERY) if (values[key] !== undefined) query[list.query[key]] = values[key];
+      return { method: 'GET', path: paths[kind], query, safety: 'read' };
+    };
+    const read: Read<T.Page<Item>> = (r, answer, p) =>
+      readers.readPage(r, answer.body, p.list, p.list.items[kind], asked, (v, at) => readItem(r, v, at, p));
+    return this.call(context, plan, read, true, ctx);
+  }
 }
 
 const refundValues = ({ id, invoiceId, amountCents: cents }: T.RefundParams) => ({
@@ -236,10 +284,7 @@ function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Plann
   return { method: plan.method, path: plan.path, body, safety: 'update' };
 }
 
-function authenticatePlan(
-  auth: WireAuthenticate,
-  { clientId: user, clientSecret: password }: { clientId: string; clientSecret: string },
-): Planned {
+function authenticatePlan(auth: WireAuthenticate, user: string, password: string): Planned {
   const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [password] };
   if (auth.credentials === 'basic') return { ...planned, basic: { user, password } };
   const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
@@ -247,6 +292,6 @@ function authenticatePlan(
 }
 
 /** A fixed body to the invoices path (due date, cancel). */
-const invoiceWrite =
-  (method: 'PATCH' | 'DELETE', body: unknown) =>
-  (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });
+function invoiceWrite(method: 'PATCH' | 'DELETE', body: unknown) {
+  return (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });
+}

@@ -1,8 +1,10 @@
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isEmail, isIP } from 'class-validator';
 import { MAX_PAGE_SIZE } from '../constants';
-import { MoneyFormatError, multiplyCents, sumCents } from '../money';
-import type { CreateInvoiceParams, ListInvoicesParams, RefundParams } from '../types';
+import { centsToWireNumber, MoneyFormatError, multiplyCents, sumCents } from '../money';
+import { wireName } from '../payload.reader';
+import type { CreateInvoiceParams, ListInvoicesParams, PaymentMethod, RefundParams } from '../types';
+import type { WireCodes } from '../wire-profile';
 import * as V from './validators';
 
 const text = V.check('is required (a non-empty string)', V.isNonBlank);
@@ -131,6 +133,54 @@ export function createInvoiceRules({ client, payment }: CreateInvoiceParams): V.
     V.addFieldError(errors, 'payment.products', 'total is too large');
   }
   return errors;
+}
+
+/** Validated `CreateInvoiceParams` → the §4.2 body (codes from the profile, exact decimal amounts, A1). */
+export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCodes) {
+  const { client, payment } = params;
+  const body: Record<string, unknown> = {
+    client: wireFields(client, CLIENT),
+    payment: wireFields(payment, PAYMENT, {
+      physical: ['product_type', (v: boolean) => codes.productTypes[v ? 'physical' : 'digital']],
+      method: ['type', (v: PaymentMethod) => codes.paymentTypes[v]],
+      products: ['products', (v: object[]) => v.map((p) => wireFields(p, PRODUCT, PRODUCT_NAMES))],
+      card: ['card', (c: Card) => (payment.method === 'card' ? wireCard(c) : undefined)],
+    }),
+  };
+  if (params.ecommerce)
+    body.ecommerce = { store_id: params.ecommerce.storeId, checkout: params.ecommerce.checkout };
+  if (params.shippingCents !== undefined) body.shipping = { amount: centsToWireNumber(params.shippingCents) };
+  return body;
+}
+
+type WireField = [name: string, convert: (value: never) => unknown];
+type Card = NonNullable<CreateInvoiceParams['payment']['card']>;
+
+const same = (v: unknown) => v;
+const wireCard = (c: Card) => ({
+  saved: 0,
+  tokenize: 0,
+  token: c.token,
+  valid: c.valid,
+  holder: { name: c.holderName },
+});
+
+const PRODUCT_NAMES: Record<string, WireField> = {
+  quantity: ['qnt', same],
+  unitAmountCents: ['amount', centsToWireNumber],
+};
+
+/** `value`'s fields in its input rules' order, named by `names`, else by `wireName` (cents as wire numbers); an
+ * absent one is left out. */
+function wireFields(value: object, rules: object, names: Record<string, WireField> = {}) {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(rules)) {
+    const [name, convert] = names[key] ?? [wireName(key), key.endsWith('Cents') ? centsToWireNumber : same];
+    const given = (value as Record<string, unknown>)[key];
+    const wire = given === undefined ? undefined : convert(given as never);
+    if (wire !== undefined) out[name] = wire;
+  }
+  return out;
 }
 
 const pageSize = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
