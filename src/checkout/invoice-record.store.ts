@@ -9,9 +9,12 @@ import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import {
+  InvoiceRecord,
+  type InvoiceCreationState,
+  type RecognisedOrder,
+} from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
-import type { RecognisedOrder } from './client-mapping';
 import { invoiceReferrer } from './order-mapping';
 
 export interface ClaimInput extends Pick<
