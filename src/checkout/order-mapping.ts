@@ -4,40 +4,13 @@ import { readText, textProblem, type TextRule } from '../core/text-bounds';
 import { CLIENT, createInvoiceRules, PRODUCT } from '../gateway/dto/inputs';
 import { isCents, isTaxDocument, type Rule } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
-import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
-import {
-  addDays,
-  defaultAddressMapper,
-  textRule,
-  todayIn,
-  type TextLimits,
-} from '../options/checkout.options';
-import type { ResolvedCheckoutOptions } from '../options/checkout.options';
-import { recognisedOrder, type RecognisedOrder } from '../persistence/invoice.entity';
+import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
+import { addDays, defaultAddressMapper, fillTemplate, textRule, todayIn } from '../options/checkout.options';
+import type { ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
+import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
-import type { CheckoutAddress, CheckoutCustomer, CheckoutOrder, InitiatePaymentData } from './types';
-import type { InitiatePaymentInput } from './types';
-
-/** Medusa's `initiatePayment` input; `amount` must equal `order.total`. */
-export type CheckoutRequest = Omit<InitiatePaymentInput, 'context'>;
-
-/** An order mapped to the service's create-invoice parameters (`params` for attempt 1: see {@link withReferrer}). */
-export interface MappedInvoice {
-  params: CreateInvoiceParams;
-  reference: string;
-  totalCents: Cents;
-  method: PaymentMethod;
-  shown: RecognisedOrder;
-}
-
-/** `<namespace>:<reference>-<attempt>`: unique per attempt and store, so an unknown outcome can be looked up. */
-export function invoiceReferrer(reference: string, attempt: number, namespace = ''): string {
-  return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
-}
-
-export function withReferrer(params: CreateInvoiceParams, referrer: string): CreateInvoiceParams {
-  return { ...params, payment: { ...params.payment, referrer } };
-}
+import { invoiceReferrer } from './invoice-record.store';
+import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from './types';
 
 /** CPF or CNPJ without punctuation, upper-cased (alphanumeric CNPJ); `''` when absent. */
 export function normalizeDocument(value: unknown): string {
@@ -81,12 +54,8 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   errors.throwIfAny();
 
   const lineDiscounts = order.items.reduce((sum, item) => sum + (item.discount_total ?? 0), 0);
-  const fill = (template: string) =>
-    template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: string) =>
-      encodeURIComponent(
-        key === 'order_id' ? order.id : key === 'display_id' ? String(order.display_id ?? '') : reference,
-      ),
-    );
+  const placeholders = { order_id: order.id, display_id: String(order.display_id ?? ''), reference };
+  const { orderUrlTemplate: orderUrl, storeUrlTemplate: storeUrl, publicWebhookUrl: webhook } = options;
   const params: CreateInvoiceParams = {
     client,
     ...(options.ecommerce ? { ecommerce: { ...options.ecommerce } } : {}),
@@ -97,9 +66,9 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
       referrer: invoiceReferrer(reference, 1),
       dueAt: addDays(today, options.dueDays),
       installments,
-      ...(options.orderUrlTemplate ? { orderUrl: fill(options.orderUrlTemplate) } : {}),
-      ...(options.storeUrlTemplate ? { storeUrl: fill(options.storeUrlTemplate) } : {}),
-      ...(options.publicWebhookUrl ? { webhook: options.publicWebhookUrl } : {}),
+      ...(orderUrl ? { orderUrl: fillTemplate(orderUrl, placeholders) } : {}),
+      ...(storeUrl ? { storeUrl: fillTemplate(storeUrl, placeholders) } : {}),
+      ...(webhook ? { webhook } : {}),
       discountCents: (order.discount_total ?? 0) - lineDiscounts,
       products: order.items.map((item) => ({
         id: item.id,
@@ -116,10 +85,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
-/**
- * The items' texts, and whole cents adding up to the total, none above `maxTotalCents` (past a safe integer the sum
- * is float math). A text's problem does not stop the sum.
- */
+/** The items' texts, and whole cents adding up to the total, each at most `maxTotalCents` (no float sums). */
 function checkItems(
   order: CheckoutOrder,
   amount: unknown,
@@ -132,53 +98,44 @@ function checkItems(
     errors.add('order.items', `must have at most ${maxItems} items (checkout.maxItems)`);
     return 0;
   }
-  items.forEach((item, i) => {
-    if (!item || typeof item !== 'object') return;
-    const at = `order.items[${i}]`;
-    readText(errors, `${at}.id`, item.id, textRule(textLimits, 'productId', true));
-    readText(errors, `${at}.title`, item.title, textRule(textLimits, 'title', true));
-    const url = readText(errors, `${at}.thumbnail`, item.thumbnail, textRule(textLimits, 'imageUrl'));
-    if (url && !obeys(PRODUCT.image, url)) errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
-  });
-
-  const before = errors.count();
-  const most = `at most ${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
-  if (Number.isSafeInteger(order.total) && order.total > maxTotalCents)
-    errors.add('order.total', `must be ${most}`);
-  if (items.length === 0) errors.add('order.items', 'must contain at least one item');
-  const cents = (field: string, value: unknown, required: boolean, bounded = true): value is Cents => {
-    if (value === undefined && !required) return true;
-    if (!isCents(value)) errors.add(field, 'must be a non-negative integer number of cents');
-    else if (bounded && (value as number) > maxTotalCents) errors.add(field, `must be ${most}`);
-    else return true;
-    return false;
+  let adds = true; // a text's problem does not stop the sum; an amount's does
+  const fail = (field: string, problem: string): false => {
+    errors.add(field, problem);
+    return (adds = false);
   };
+  const most = `at most ${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
+  const cents = (field: string, value: unknown, required = false): value is Cents | undefined => {
+    if (value === undefined && !required) return true;
+    if (!isCents(value)) return fail(field, 'must be a non-negative integer number of cents');
+    return (value as number) <= maxTotalCents || fail(field, `must be ${most}`);
+  };
+  if (items.length === 0) fail('order.items', 'must contain at least one item');
   let gross = 0;
   let lineDiscounts = 0;
   items.forEach((item, i) => {
     const at = `order.items[${i}]`;
-    if (!item || typeof item !== 'object') return errors.add(at, 'must be an item');
-    const counted = obeys(PRODUCT.quantity, item.quantity);
-    if (!counted) errors.add(`${at}.quantity`, 'must be a positive integer');
+    if (!item || typeof item !== 'object') return fail(at, 'must be an item');
+    readText(errors, `${at}.id`, item.id, textRule(textLimits, 'productId', true));
+    readText(errors, `${at}.title`, item.title, textRule(textLimits, 'title', true));
+    const url = readText(errors, `${at}.thumbnail`, item.thumbnail, textRule(textLimits, 'imageUrl'));
+    if (url && !obeys(PRODUCT.image, url)) errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
+    const counted =
+      obeys(PRODUCT.quantity, item.quantity) || fail(`${at}.quantity`, 'must be a positive integer');
     const priced = cents(`${at}.unit_price`, item.unit_price, true);
-    const discount = cents(`${at}.discount_total`, item.discount_total, false)
-      ? (item.discount_total ?? 0)
-      : 0;
+    const discount = cents(`${at}.discount_total`, item.discount_total) ? (item.discount_total ?? 0) : 0;
     if (!priced || !counted) return;
     const line = item.unit_price * item.quantity;
-    if (line > maxTotalCents) return errors.add(`${at}.quantity`, `times unit_price must be ${most}`);
-    if (discount > line) errors.add(`${at}.discount_total`, 'must not exceed the line total');
+    if (line > maxTotalCents) return fail(`${at}.quantity`, `times unit_price must be ${most}`);
+    if (discount > line) fail(`${at}.discount_total`, 'must not exceed the line total');
     gross += line;
     lineDiscounts += discount;
   });
-  cents('order.shipping_total', order.shipping_total, false);
-  const okDiscount = cents('order.discount_total', order.discount_total, false);
-  const okTotal = cents('order.total', order.total, true, false); // bounded above, with its own message
-  if (okTotal && order.total === 0) errors.add('order.total', 'must be positive');
-  if (okDiscount && (order.discount_total ?? 0) < lineDiscounts) {
-    errors.add('order.discount_total', "must include the items' discount_total");
+  cents('order.shipping_total', order.shipping_total);
+  if (cents('order.discount_total', order.discount_total) && (order.discount_total ?? 0) < lineDiscounts) {
+    fail('order.discount_total', "must include the items' discount_total");
   }
-  if (errors.count() > before) return 0;
+  if (cents('order.total', order.total, true) && order.total === 0) fail('order.total', 'must be positive');
+  if (!adds) return 0;
 
   const shipping = order.shipping_total ?? 0;
   const discount = order.discount_total ?? 0;
@@ -207,11 +164,11 @@ function checkId(errors: FieldErrorCollector, field: string, value: unknown, rul
 function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErrorCollector): string {
   const rule = textRule(limits, 'reference', true);
   const display = order.display_id ?? undefined;
-  if (typeof display === 'number') {
-    if (!Number.isSafeInteger(display) || display < 0) {
-      errors.add('order.display_id', 'must be a string or a non-negative integer');
-    }
-  } else if (display !== undefined) checkId(errors, 'order.display_id', display, rule);
+  if (typeof display !== 'number') {
+    if (display !== undefined) checkId(errors, 'order.display_id', display, rule);
+  } else if (!Number.isSafeInteger(display) || display < 0) {
+    errors.add('order.display_id', 'must be a string or a non-negative integer');
+  }
   if (order.reference !== undefined && order.reference !== null) {
     checkId(errors, 'order.reference', order.reference, rule);
     return order.reference;
@@ -228,67 +185,46 @@ function mapCustomer(
   errors: FieldErrorCollector,
   limits: TextLimits,
 ): CreateInvoiceParams['client'] {
-  const customer: Partial<Record<keyof CheckoutCustomer, unknown>> =
-    order.customer && typeof order.customer === 'object' ? order.customer : {};
-  const text = (field: keyof CheckoutCustomer, limit: keyof TextLimits) =>
+  const customer = ((typeof order.customer === 'object' && order.customer) || {}) as Record<string, unknown>;
+  const text = (field: string, limit: keyof TextLimits) =>
     readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
+  /** A missing field is named once: a field refused as given already says what is wrong. */
+  const missing = (field: string, problem: string) => errors.has(field) || errors.add(field, problem);
   const client: CreateInvoiceParams['client'] = {};
   const given = text('name', 'name');
   const name = given ?? [text('first_name', 'name'), text('last_name', 'name')].filter(Boolean).join(' ');
-  const nameless = "is required (the payer's name: name, or first_name and last_name)";
   if (!given && name.length > limits.name) {
     errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
   } else if (name) client.name = name;
   else if (!['name', 'first_name', 'last_name'].some((field) => errors.has(`order.customer.${field}`))) {
-    errors.add(`order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`, nameless);
+    const field = `order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`;
+    errors.add(field, "is required (the payer's name: name, or first_name and last_name)");
   }
 
-  const document = normalizeDocument(text('document', 'document'));
-  if (document) {
-    if (!isTaxDocument(document)) errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
-    client.document = document;
-  } else if (!international && !errors.has('order.customer.document')) {
-    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
+  client.document = normalizeDocument(text('document', 'document')) || undefined;
+  if (client.document && !isTaxDocument(client.document)) {
+    errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
+  } else if (!client.document && !international) {
+    missing('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
   }
-  const email = text('email', 'email');
-  if (email) {
-    client.email = email;
-    if (!obeys(CLIENT.email, email, client)) errors.add('order.customer.email', 'is not an e-mail address');
-  } else if (international && !errors.has('order.customer.email')) {
-    errors.add('order.customer.email', 'is required for international customers');
+  client.email = text('email', 'email');
+  if (client.email && !obeys(CLIENT.email, client.email, client)) {
+    errors.add('order.customer.email', 'is not an e-mail address');
+  } else if (!client.email && international) {
+    missing('order.customer.email', 'is required for international customers');
   }
-  const phone = text('phone', 'phone')?.replace(/\D/g, '');
-  if (phone !== undefined) {
-    if (phone.length < 8 || phone.length > 15) errors.add('order.customer.phone', 'must have 8 to 15 digits');
-    client.phone = phone;
+  client.phone = text('phone', 'phone')?.replace(/\D/g, '');
+  if (client.phone !== undefined && (client.phone.length < 8 || client.phone.length > 15)) {
+    errors.add('order.customer.phone', 'must have 8 to 15 digits');
   }
-  const ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
-  if (ip && !obeys(CLIENT.ip, ip)) errors.add('order.customer_ip', 'is not an IP address');
-  if (ip) client.ip = ip;
+  client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
+  if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
   return client;
 }
 
-/** The input field of each mapped field whose name differs. */
-const RENAMED: Record<string, keyof CheckoutAddress> = {
-  street: 'address_1',
-  state: 'province',
-  zipcode: 'postal_code',
-  country: 'country_code',
-};
-
-/** Checked (type, control characters, length) before any mapping. */
-const INPUT_FIELDS = [...Object.values(RENAMED), 'address_2', 'number', 'district', 'city'] as const;
-
-/** Each mapped field's problem when the gateway's rules refuse it; the second one in Brazil (a UF, a CEP). */
-const ADDRESS_PROBLEMS: Record<keyof InvoiceAddress, readonly [string, string?]> = {
-  street: ['is required'],
-  number: ['is required'],
-  district: ['is required (or address_2)'],
-  city: ['is required'],
-  state: ['must be a two-letter state code', 'must be one of the 27 Brazilian UFs'],
-  zipcode: ['must be a postal code', 'must be an 8-digit CEP'],
-  country: ['must be an ISO 3166-1 country code'],
-};
+/** The input field of each mapped field whose name differs; every input field is checked before any mapping. */
+const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };
+const INPUT_FIELDS = [...Object.values(RENAMED), 'address_2', 'number', 'district', 'city'];
 
 /** The order's address mapped (`br` → `BRA`, CEP digits), checked by the gateway's rules; only returned when whole. */
 function mapAddress(
@@ -303,10 +239,12 @@ function mapAddress(
   }
   const rule = textRule(textLimits, 'address');
   const given = errors.count();
-  for (const key of INPUT_FIELDS) readText(errors, `order.shipping_address.${key}`, address[key], rule);
+  const input = address as Record<string, unknown>;
+  for (const key of INPUT_FIELDS) readText(errors, `order.shipping_address.${key}`, input[key], rule);
   if (errors.count() > given) return undefined;
-  const name = (field: keyof InvoiceAddress) =>
-    mapper ? `order.shipping_address (mapped ${field})` : `order.shipping_address.${RENAMED[field] ?? field}`;
+  const renamed: Record<string, string> = RENAMED;
+  const name = (field: string) =>
+    mapper ? `order.shipping_address (mapped ${field})` : `order.shipping_address.${renamed[field] ?? field}`;
   let mapped: Partial<InvoiceAddress>;
   try {
     mapped = (mapper ?? defaultAddressMapper)(address, order);
@@ -315,46 +253,41 @@ function mapAddress(
     return undefined;
   }
   const out = {} as InvoiceAddress;
-  for (const key of Object.keys(ADDRESS_PROBLEMS) as Array<keyof InvoiceAddress>) {
+  for (const key of ['street', 'number', 'district', 'city', 'state', 'zipcode', 'country'] as const) {
     out[key] = readText(errors, name(key), mapped?.[key], rule) ?? '';
   }
   const code = out.country.toUpperCase();
   out.country = code.length === 2 ? (alpha2ToAlpha3(code) ?? '') : code;
   out.state = out.state.toUpperCase();
-  const brazil = out.country === 'BRA';
-  out.zipcode = brazil
-    ? out.zipcode.replace(/[.\s]/g, '').replace(/^(\d{5})-/, '$1')
-    : out.zipcode.replace(/[\s-]/g, '').toUpperCase();
+  out.zipcode =
+    out.country === 'BRA'
+      ? out.zipcode.replace(/[.\s]/g, '').replace(/^(\d{5})-/, '$1')
+      : out.zipcode.replace(/[\s-]/g, '').toUpperCase();
 
-  // The gateway's rules for an address, Brazil's (UF, CEP) among its rules for a whole invoice.
-  const refused = new Set<string>();
-  CLIENT.address(out, '', (path) => refused.add(path), {});
-  const inBrazil = createInvoiceRules({ client: { address: out }, payment: { products: [] } } as never);
-  for (const path of Object.keys(inBrazil)) refused.add(path.replace('client.address.', ''));
-  for (const key of refused as Set<keyof InvoiceAddress>) {
-    const [anywhere, brazilian] = ADDRESS_PROBLEMS[key];
-    if (!errors.has(name(key))) errors.add(name(key), (brazil && brazilian) || anywhere);
-  }
+  // The gateway's rules, Brazil's (UF, CEP) among those of a whole invoice; a field's first refusal is named.
+  const refuse = (key: string, problem: string) => errors.has(name(key)) || errors.add(name(key), problem);
+  CLIENT.address(out, '', refuse, {});
+  const rules = createInvoiceRules({ client: { address: out }, payment: { products: [] } } as never);
+  for (const [path, [problem]] of Object.entries(rules)) refuse(path.replace('client.address.', ''), problem);
   return errors.count() === given ? out : undefined;
 }
 
 const MM_YY = /^(0[1-9]|1[0-2])\/(\d{2})$/;
 
 function mapCard(
-  data: InitiatePaymentData,
-  { maxInstallments, textLimits }: Pick<ResolvedCheckoutOptions, 'maxInstallments' | 'textLimits'>,
+  { method, card, ...data }: CheckoutRequest['data'],
+  { maxInstallments, textLimits }: ResolvedCheckoutOptions,
   today: string,
   errors: FieldErrorCollector,
 ): { installments: number; card?: NonNullable<CreateInvoiceParams['payment']['card']> } {
   const installments = data.installments ?? 1;
-  if (data.method !== 'card') {
+  if (method !== 'card') {
     if (installments !== 1) errors.add('installments', 'must be 1 for PIX and bank slip');
     return { installments: 1 };
   }
   if (!Number.isSafeInteger(installments) || installments < 1 || installments > maxInstallments) {
     errors.add('installments', `must be an integer from 1 to ${maxInstallments}`);
   }
-  const card = data.card;
   if (!card || typeof card !== 'object') {
     errors.add('card', 'is required for card payments');
     return { installments };

@@ -132,6 +132,16 @@ export function textRule(limits: TextLimits, name: keyof TextLimits, required = 
   return { max: limits[name], required, option: `checkout.textLimits.${name}` };
 }
 
+/** A URL template (`orderUrlTemplate`, `storeUrlTemplate`) with its placeholders filled in, URL-encoded. */
+export function fillTemplate(
+  template: string,
+  values: Record<'order_id' | 'display_id' | 'reference', string>,
+) {
+  return template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: keyof typeof values) =>
+    encodeURIComponent(values[key]),
+  );
+}
+
 /** Applies the defaults and refuses bad options at startup, naming each one at fault. */
 export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
   const problems: string[] = [];
@@ -147,9 +157,10 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   } catch {
     bad('timeZone', 'is not an IANA time zone');
   }
+  const sample = { order_id: 'x', display_id: 'x', reference: 'x' };
   for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
     const value = options[field];
-    if (value !== undefined && !isHttpUrl(value.replace(/\{(order_id|display_id|reference)\}/g, 'x'))) {
+    if (value !== undefined && !isHttpUrl(fillTemplate(value, sample))) {
       bad(field, 'must be an absolute http(s) URL');
     }
   }
