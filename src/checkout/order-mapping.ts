@@ -1,6 +1,6 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
 import { messageOf } from '../core/events';
-import { readText, textProblem, type TextRule } from '../core/text-bounds';
+import { readText, textProblem } from '../core/text-bounds';
 import { CLIENT, createInvoiceRules, PRODUCT } from '../gateway/dto/inputs';
 import { isCents, isTaxDocument, type Rule } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
@@ -33,12 +33,10 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   const method = data.method;
   if (!options.methods.includes(method)) errors.add('method', `must be one of ${options.methods.join(', ')}`);
   const limits = options.textLimits;
-  checkId(errors, 'order.id', order.id, textRule(limits, 'orderId', true));
   const brl = (field: string, code: unknown) =>
     (typeof code === 'string' && code.toUpperCase() === 'BRL') || errors.add(field, 'must be BRL');
   brl('currency_code', request.currency_code);
   brl('order.currency_code', order.currency_code);
-
   const totalCents = checkItems(order, request.amount, errors, options);
   const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
   let address: InvoiceAddress | undefined;
@@ -47,7 +45,6 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   // A4: international when the address is outside Brazil; a customer without an address is domestic.
   const client = mapCustomer(order, address !== undefined && address.country !== 'BRA', errors, limits);
   if (address) client.address = address;
-
   const today = todayIn(options.timeZone, new Date());
   const { installments, card } = mapCard(data, options, today, errors);
   const reference = referenceOf(order, limits, errors);
@@ -136,9 +133,7 @@ function checkItems(
   }
   if (cents('order.total', order.total, true) && order.total === 0) fail('order.total', 'must be positive');
   if (!adds) return 0;
-
-  const shipping = order.shipping_total ?? 0;
-  const discount = order.discount_total ?? 0;
+  const [shipping, discount] = [order.shipping_total ?? 0, order.discount_total ?? 0];
   const sum = gross - discount + shipping;
   const f = centsToDecimalString;
   if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {
@@ -153,28 +148,29 @@ function checkItems(
   return order.total;
 }
 
-/** An id the service and the database key on is never trimmed (A17): the host finds its order by that value. */
-function checkId(errors: FieldErrorCollector, field: string, value: unknown, rule: TextRule): void {
-  const padded = typeof value === 'string' && value.trim() !== value && value.trim() !== '';
-  const problem = padded ? 'must not start or end with spaces' : textProblem(value, rule);
-  if (problem) errors.add(field, problem);
-}
-
-/** `reference`, else `display_id`, else `id`; `display_id` is checked whenever given (the record keeps it). */
+/** The order's ids, and its reference: `reference`, else `display_id` (the record keeps it), else `id`. */
 function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErrorCollector): string {
-  const rule = textRule(limits, 'reference', true);
+  // An id the service and the database key on is never trimmed (A17): the host finds its order by that value.
+  const check = (field: string, value: unknown, limit: keyof TextLimits) => {
+    const padded = typeof value === 'string' && value.trim() !== value && value.trim() !== '';
+    const problem = padded
+      ? 'must not start or end with spaces'
+      : textProblem(value, textRule(limits, limit, true));
+    if (problem) errors.add(field, problem);
+  };
+  check('order.id', order.id, 'orderId');
   const display = order.display_id ?? undefined;
   if (typeof display !== 'number') {
-    if (display !== undefined) checkId(errors, 'order.display_id', display, rule);
+    if (display !== undefined) check('order.display_id', display, 'reference');
   } else if (!Number.isSafeInteger(display) || display < 0) {
     errors.add('order.display_id', 'must be a string or a non-negative integer');
   }
   if (order.reference !== undefined && order.reference !== null) {
-    checkId(errors, 'order.reference', order.reference, rule);
+    check('order.reference', order.reference, 'reference');
     return order.reference;
   }
   if (display !== undefined) return String(display);
-  if (!errors.has('order.id')) checkId(errors, 'order.id', order.id, rule);
+  if (!errors.has('order.id')) check('order.id', order.id, 'reference');
   return order.id;
 }
 
@@ -188,8 +184,6 @@ function mapCustomer(
   const customer = ((typeof order.customer === 'object' && order.customer) || {}) as Record<string, unknown>;
   const text = (field: string, limit: keyof TextLimits) =>
     readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
-  /** A missing field is named once: a field refused as given already says what is wrong. */
-  const missing = (field: string, problem: string) => errors.has(field) || errors.add(field, problem);
   const client: CreateInvoiceParams['client'] = {};
   const given = text('name', 'name');
   const name = given ?? [text('first_name', 'name'), text('last_name', 'name')].filter(Boolean).join(' ');
@@ -200,18 +194,17 @@ function mapCustomer(
     const field = `order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`;
     errors.add(field, "is required (the payer's name: name, or first_name and last_name)");
   }
-
   client.document = normalizeDocument(text('document', 'document')) || undefined;
   if (client.document && !isTaxDocument(client.document)) {
     errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
-  } else if (!client.document && !international) {
-    missing('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
+  } else if (!client.document && !international && !errors.has('order.customer.document')) {
+    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
   }
   client.email = text('email', 'email');
   if (client.email && !obeys(CLIENT.email, client.email, client)) {
     errors.add('order.customer.email', 'is not an e-mail address');
-  } else if (!client.email && international) {
-    missing('order.customer.email', 'is required for international customers');
+  } else if (!client.email && international && !errors.has('order.customer.email')) {
+    errors.add('order.customer.email', 'is required for international customers');
   }
   client.phone = text('phone', 'phone')?.replace(/\D/g, '');
   if (client.phone !== undefined && (client.phone.length < 8 || client.phone.length > 15)) {
@@ -259,16 +252,13 @@ function mapAddress(
   const code = out.country.toUpperCase();
   out.country = code.length === 2 ? (alpha2ToAlpha3(code) ?? '') : code;
   out.state = out.state.toUpperCase();
-  out.zipcode =
-    out.country === 'BRA'
-      ? out.zipcode.replace(/[.\s]/g, '').replace(/^(\d{5})-/, '$1')
-      : out.zipcode.replace(/[\s-]/g, '').toUpperCase();
-
-  // The gateway's rules, Brazil's (UF, CEP) among those of a whole invoice; a field's first refusal is named.
+  const zip = out.zipcode.replace(out.country === 'BRA' ? /[.\s]/g : /[\s-]/g, '');
+  out.zipcode = out.country === 'BRA' ? zip.replace(/^(\d{5})-/, '$1') : zip.toUpperCase();
+  // The gateway's rules, Brazil's (UF, CEP: among those of a whole invoice) first; a field's first refusal is named.
   const refuse = (key: string, problem: string) => errors.has(name(key)) || errors.add(name(key), problem);
-  CLIENT.address(out, '', refuse, {});
   const rules = createInvoiceRules({ client: { address: out }, payment: { products: [] } } as never);
   for (const [path, [problem]] of Object.entries(rules)) refuse(path.replace('client.address.', ''), problem);
+  CLIENT.address(out, '', refuse, {});
   return errors.count() === given ? out : undefined;
 }
 
