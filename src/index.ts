@@ -27,7 +27,7 @@ export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
 export { InvoicePaymentProvider, sessionDataOf } from './checkout/invoice-payment.provider';
-export { isValidTaxDocument } from './checkout/client-mapping';
+export { isTaxDocument as isValidTaxDocument } from './gateway/dto/validators';
 export type {
   ChangeDueDateInput,
   CheckoutAddress,

@@ -1,6 +1,6 @@
 import { isCalendarDay } from '../gateway/dto/validators';
-import { isCardExpiryCurrent } from './client-mapping';
-import { addDays, todayIn } from './order-mapping';
+import { addDays, todayIn } from '../options/checkout.options';
+import { isCardExpiryCurrent } from './order-mapping';
 
 describe('calendar', () => {
   it.each([

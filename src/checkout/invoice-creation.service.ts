@@ -12,9 +12,10 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
-import { creationMove, InvoiceRecordStore } from './invoice-record.store';
+import { creationMove, InvoiceRecordStore, withReferrer } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
-import { CheckoutRequest, MappedInvoice, mapOrderToInvoice, withReferrer } from './order-mapping';
+import { mapOrderToInvoice } from './order-mapping';
+import type { CheckoutRequest, MappedInvoice } from './types';
 
 const CREATION_POLL_MS = 25;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */

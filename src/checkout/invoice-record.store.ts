@@ -8,11 +8,14 @@ import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
+import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import {
+  InvoiceRecord,
+  type InvoiceCreationState,
+  type RecognisedOrder,
+} from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
-import type { RecognisedOrder } from './client-mapping';
-import { invoiceReferrer } from './order-mapping';
 
 export interface ClaimInput extends Pick<
   InvoiceRecord,
@@ -181,6 +184,15 @@ export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof QueryFailedError)) return false;
   const driverError = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;
   return driverError?.code === '23505' || /UNIQUE constraint failed/i.test(err.message);
+}
+
+/** `<namespace>:<reference>-<attempt>`: unique per attempt and store, so an unknown outcome can be looked up. */
+export function invoiceReferrer(reference: string, attempt: number, namespace = ''): string {
+  return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
+}
+
+export function withReferrer(params: CreateInvoiceParams, referrer: string): CreateInvoiceParams {
+  return { ...params, payment: { ...params.payment, referrer } };
 }
 
 function referrerPrefix(input: ClaimInput): string {

@@ -1,45 +1,27 @@
-import { textProblem, type TextRule } from '../core/text-bounds';
-import { isHttpUrl } from '../gateway/dto/validators';
+import { alpha2ToAlpha3 } from 'i18n-iso-countries';
+import { messageOf } from '../core/events';
+import { readText, textProblem } from '../core/text-bounds';
+import { CLIENT, createInvoiceRules, PRODUCT } from '../gateway/dto/inputs';
+import { isCents, isTaxDocument, type Rule } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
-import type { CreateInvoiceParams, InvoiceAddress, PaymentMethod } from '../gateway/types';
-import {
-  mapAddress,
-  mapCard,
-  mapCustomer,
-  nonEmpty,
-  recognisedOrder,
-  type RecognisedOrder,
-  textRule,
-  type TextLimits,
-} from './client-mapping';
-import type { ResolvedCheckoutOptions } from '../options/checkout.options';
+import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
+import { addDays, defaultAddressMapper, fillTemplate, textRule, todayIn } from '../options/checkout.options';
+import type { ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
+import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
-import type { CheckoutOrder, InitiatePaymentInput } from './types';
+import { invoiceReferrer } from './invoice-record.store';
+import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from './types';
 
-/** Medusa's `initiatePayment` input; `amount` must equal `order.total`. */
-export type CheckoutRequest = Omit<InitiatePaymentInput, 'context'>;
-
-/** An order mapped to the service's create-invoice parameters (`params` for attempt 1: see {@link withReferrer}). */
-export interface MappedInvoice {
-  params: CreateInvoiceParams;
-  reference: string;
-  totalCents: Cents;
-  method: PaymentMethod;
-  shown: RecognisedOrder;
+/** CPF or CNPJ without punctuation, upper-cased (alphanumeric CNPJ); `''` when absent. */
+export function normalizeDocument(value: unknown): string {
+  return typeof value === 'string' ? value.replace(/[\s./-]/g, '').toUpperCase() : '';
 }
 
-/** `<namespace>:<reference>-<attempt>`: unique per attempt and store, so an unknown outcome can be looked up. */
-export function invoiceReferrer(reference: string, attempt: number, namespace = ''): string {
-  return namespace ? `${namespace}:${reference}-${attempt}` : `${reference}-${attempt}`;
-}
-
-/** A referrer namespace: 1 to 16 lowercase letters and digits (no `:`, which ends it in a referrer). */
-export function isReferrerNamespace(value: unknown): value is string {
-  return typeof value === 'string' && /^[a-z0-9]{1,16}$/.test(value);
-}
-
-export function withReferrer(params: CreateInvoiceParams, referrer: string): CreateInvoiceParams {
-  return { ...params, payment: { ...params.payment, referrer } };
+/** The gateway's own rule accepts `value`: one truth for what the service takes; the checkout names the field. */
+function obeys(rule: Rule, value: unknown, parent: object = {}): boolean {
+  let ok = true;
+  rule(value, '', () => (ok = false), parent as Record<string, unknown>);
+  return ok;
 }
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
@@ -51,35 +33,26 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   const method = data.method;
   if (!options.methods.includes(method)) errors.add('method', `must be one of ${options.methods.join(', ')}`);
   const limits = options.textLimits;
-  checkId(errors, 'order.id', order.id, textRule(limits, 'orderId', true));
-  for (const [field, code] of [
-    ['currency_code', request.currency_code],
-    ['order.currency_code', order.currency_code],
-  ] as const) {
-    if (typeof code !== 'string' || code.toUpperCase() !== 'BRL') errors.add(field, 'must be BRL');
-  }
-
+  const brl = (field: string, code: unknown) =>
+    (typeof code === 'string' && code.toUpperCase() === 'BRL') || errors.add(field, 'must be BRL');
+  brl('currency_code', request.currency_code);
+  brl('order.currency_code', order.currency_code);
   const totalCents = checkItems(order, request.amount, errors, options);
   const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
-
   let address: InvoiceAddress | undefined;
-  if (order.shipping_address) {
-    address = mapAddress(order.shipping_address, order, options, errors);
-  } else if (physical) {
-    errors.add('order.shipping_address', 'is required when an item requires shipping');
-  }
+  if (order.shipping_address) address = mapAddress(order.shipping_address, order, options, errors);
+  else if (physical) errors.add('order.shipping_address', 'is required when an item requires shipping');
   // A4: international when the address is outside Brazil; a customer without an address is domestic.
-  const international = address !== undefined && address.country !== 'BRA';
-  const client = mapCustomer(order, international, errors, limits);
+  const client = mapCustomer(order, address !== undefined && address.country !== 'BRA', errors, limits);
   if (address) client.address = address;
-
   const today = todayIn(options.timeZone, new Date());
   const { installments, card } = mapCard(data, options, today, errors);
-
   const reference = referenceOf(order, limits, errors);
   errors.throwIfAny();
 
   const lineDiscounts = order.items.reduce((sum, item) => sum + (item.discount_total ?? 0), 0);
+  const placeholders = { order_id: order.id, display_id: String(order.display_id ?? ''), reference };
+  const { orderUrlTemplate: orderUrl, storeUrlTemplate: storeUrl, publicWebhookUrl: webhook } = options;
   const params: CreateInvoiceParams = {
     client,
     ...(options.ecommerce ? { ecommerce: { ...options.ecommerce } } : {}),
@@ -90,12 +63,13 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
       referrer: invoiceReferrer(reference, 1),
       dueAt: addDays(today, options.dueDays),
       installments,
-      ...urls(order, reference, options),
-      ...(options.publicWebhookUrl ? { webhook: options.publicWebhookUrl } : {}),
+      ...(orderUrl ? { orderUrl: fillTemplate(orderUrl, placeholders) } : {}),
+      ...(storeUrl ? { storeUrl: fillTemplate(storeUrl, placeholders) } : {}),
+      ...(webhook ? { webhook } : {}),
       discountCents: (order.discount_total ?? 0) - lineDiscounts,
       products: order.items.map((item) => ({
         id: item.id,
-        ...(nonEmpty(item.thumbnail) ? { image: item.thumbnail } : {}),
+        ...(item.thumbnail?.trim() ? { image: item.thumbnail } : {}),
         title: item.title.trim(),
         quantity: item.quantity,
         discountCents: item.discount_total ?? 0,
@@ -108,170 +82,219 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
-/**
- * The items' texts, and whole cents adding up to the total, none above `maxTotalCents` (past a safe integer the sum
- * is float math).
- */
+/** The items' texts, and whole cents adding up to the total, each at most `maxTotalCents` (no float sums). */
 function checkItems(
   order: CheckoutOrder,
   amount: unknown,
   errors: FieldErrorCollector,
   { maxItems, maxTotalCents, textLimits }: ResolvedCheckoutOptions,
 ): Cents {
-  const before = errors.count();
+  const items = Array.isArray(order.items) ? order.items : [];
   // An order of 10,000 lines is refused without walking it.
-  if (Array.isArray(order.items) && order.items.length > maxItems) {
+  if (items.length > maxItems) {
     errors.add('order.items', `must have at most ${maxItems} items (checkout.maxItems)`);
     return 0;
   }
-  const most = `${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
-  if (Number.isSafeInteger(order.total) && order.total > maxTotalCents) {
-    errors.add('order.total', `must be at most ${most}`);
-  }
-  const cents = (field: string, value: unknown, required: boolean, bounded = true): value is Cents => {
-    if (value === undefined && !required) return true;
-    if (!Number.isSafeInteger(value) || (value as number) < 0) {
-      errors.add(field, 'must be a non-negative integer number of cents');
-      return false;
-    }
-    if (bounded && (value as number) > maxTotalCents) {
-      errors.add(field, `must be at most ${most}`);
-      return false;
-    }
-    return true;
+  let adds = true; // a text's problem does not stop the sum; an amount's does
+  const fail = (field: string, problem: string): false => {
+    errors.add(field, problem);
+    return (adds = false);
   };
-  if (!Array.isArray(order.items) || order.items.length === 0) {
-    errors.add('order.items', 'must contain at least one item');
-  }
+  const most = `at most ${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
+  const cents = (field: string, value: unknown, required = false): value is Cents | undefined => {
+    if (value === undefined && !required) return true;
+    if (!isCents(value)) return fail(field, 'must be a non-negative integer number of cents');
+    return (value as number) <= maxTotalCents || fail(field, `must be ${most}`);
+  };
+  if (items.length === 0) fail('order.items', 'must contain at least one item');
   let gross = 0;
   let lineDiscounts = 0;
-  let texts = 0; // a text's problem does not stop the sum
-  const text = (field: string, problem: string | null) => {
-    if (problem) {
-      errors.add(field, problem);
-      texts++;
-    }
-  };
-  (Array.isArray(order.items) ? order.items : []).forEach((item, i) => {
+  items.forEach((item, i) => {
     const at = `order.items[${i}]`;
-    if (!item || typeof item !== 'object') return errors.add(at, 'must be an item');
-    text(`${at}.id`, textProblem(item.id, textRule(textLimits, 'productId', true)));
-    text(`${at}.title`, textProblem(item.title, textRule(textLimits, 'title', true)));
-    const image = textProblem(item.thumbnail, textRule(textLimits, 'imageUrl'));
-    const notUrl = nonEmpty(item.thumbnail) && !isHttpUrl(item.thumbnail.trim());
-    text(`${at}.thumbnail`, image ?? (notUrl ? 'must be an absolute http(s) URL' : null));
-    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) {
-      errors.add(`${at}.quantity`, 'must be a positive integer');
-    }
+    if (!item || typeof item !== 'object') return fail(at, 'must be an item');
+    readText(errors, `${at}.id`, item.id, textRule(textLimits, 'productId', true));
+    readText(errors, `${at}.title`, item.title, textRule(textLimits, 'title', true));
+    const url = readText(errors, `${at}.thumbnail`, item.thumbnail, textRule(textLimits, 'imageUrl'));
+    if (url && !obeys(PRODUCT.image, url)) errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
+    const counted =
+      obeys(PRODUCT.quantity, item.quantity) || fail(`${at}.quantity`, 'must be a positive integer');
     const priced = cents(`${at}.unit_price`, item.unit_price, true);
-    const discounted = cents(`${at}.discount_total`, item.discount_total, false);
-    if (priced && Number.isSafeInteger(item.quantity) && item.quantity >= 1) {
-      const line = item.unit_price * item.quantity;
-      if (line > maxTotalCents)
-        return errors.add(`${at}.quantity`, `times unit_price must be at most ${most}`);
-      if (discounted && (item.discount_total ?? 0) > line) {
-        errors.add(`${at}.discount_total`, 'must not exceed the line total');
-      }
-      gross += line;
-      lineDiscounts += discounted ? (item.discount_total ?? 0) : 0;
-    }
+    const discount = cents(`${at}.discount_total`, item.discount_total) ? (item.discount_total ?? 0) : 0;
+    if (!priced || !counted) return;
+    const line = item.unit_price * item.quantity;
+    if (line > maxTotalCents) return fail(`${at}.quantity`, `times unit_price must be ${most}`);
+    if (discount > line) fail(`${at}.discount_total`, 'must not exceed the line total');
+    gross += line;
+    lineDiscounts += discount;
   });
-  const okShipping = cents('order.shipping_total', order.shipping_total, false);
-  const okDiscount = cents('order.discount_total', order.discount_total, false);
-  const okTotal = cents('order.total', order.total, true, false); // bounded above, with its own message
-  if (okTotal && order.total === 0) errors.add('order.total', 'must be positive');
-  if (okDiscount && (order.discount_total ?? 0) < lineDiscounts) {
-    errors.add('order.discount_total', "must include the items' discount_total");
+  cents('order.shipping_total', order.shipping_total);
+  if (cents('order.discount_total', order.discount_total) && (order.discount_total ?? 0) < lineDiscounts) {
+    fail('order.discount_total', "must include the items' discount_total");
   }
-  if (errors.count() - texts > before || !okShipping || !okTotal) return 0;
-
-  const shipping = order.shipping_total ?? 0;
-  const discount = order.discount_total ?? 0;
+  if (cents('order.total', order.total, true) && order.total === 0) fail('order.total', 'must be positive');
+  if (!adds) return 0;
+  const [shipping, discount] = [order.shipping_total ?? 0, order.discount_total ?? 0];
   const sum = gross - discount + shipping;
+  const f = centsToDecimalString;
   if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {
     // Only with options past any real order (maxItems × maxTotalCents over 2^53): still a 400, never a float sum.
     errors.add('order.items', `add up past ${Number.MAX_SAFE_INTEGER} cents`);
   } else if (sum !== order.total) {
-    const f = centsToDecimalString;
-    errors.add(
-      'order.total',
-      `does not add up: items ${f(gross)} - discounts ${f(discount)} + shipping ${f(shipping)} = ${f(sum)}, not ${f(order.total)}`,
-    );
+    const terms = `items ${f(gross)} - discounts ${f(discount)} + shipping ${f(shipping)} = ${f(sum)}`;
+    errors.add('order.total', `does not add up: ${terms}, not ${f(order.total)}`);
   } else if (amount !== order.total) {
-    errors.add('amount', `must equal the order total (${centsToDecimalString(order.total)})`);
+    errors.add('amount', `must equal the order total (${f(order.total)})`);
   }
   return order.total;
 }
 
-/** An id the service and the database key on is never trimmed (A17): the host finds its order by that value. */
-function checkId(errors: FieldErrorCollector, field: string, value: unknown, rule: TextRule): void {
-  const problem =
-    typeof value === 'string' && value.trim() !== value && value.trim() !== ''
-      ? 'must not start or end with spaces'
-      : textProblem(value, rule);
-  if (problem) errors.add(field, problem);
-}
-
-/** `reference`, else `display_id`, else `id`; `display_id` is checked whenever given (the record keeps it). */
+/** The order's ids, and its reference: `reference`, else `display_id` (the record keeps it), else `id`. */
 function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErrorCollector): string {
-  const rule = textRule(limits, 'reference', true);
-  const display = order.display_id;
-  if (display !== undefined && display !== null) {
-    if (typeof display !== 'number') checkId(errors, 'order.display_id', display, rule);
-    else if (!Number.isSafeInteger(display) || display < 0) {
-      errors.add('order.display_id', 'must be a string or a non-negative integer');
-    }
+  // An id the service and the database key on is never trimmed (A17): the host finds its order by that value.
+  const check = (field: string, value: unknown, limit: keyof TextLimits) => {
+    const padded = typeof value === 'string' && value.trim() !== value && value.trim() !== '';
+    const problem = padded
+      ? 'must not start or end with spaces'
+      : textProblem(value, textRule(limits, limit, true));
+    if (problem) errors.add(field, problem);
+  };
+  check('order.id', order.id, 'orderId');
+  const display = order.display_id ?? undefined;
+  if (typeof display !== 'number') {
+    if (display !== undefined) check('order.display_id', display, 'reference');
+  } else if (!Number.isSafeInteger(display) || display < 0) {
+    errors.add('order.display_id', 'must be a string or a non-negative integer');
   }
   if (order.reference !== undefined && order.reference !== null) {
-    checkId(errors, 'order.reference', order.reference, rule);
+    check('order.reference', order.reference, 'reference');
     return order.reference;
   }
-  if (display !== undefined && display !== null) return String(display);
-  if (!errors.has('order.id')) checkId(errors, 'order.id', order.id, rule);
+  if (display !== undefined) return String(display);
+  if (!errors.has('order.id')) check('order.id', order.id, 'reference');
   return order.id;
 }
 
-function urls(order: CheckoutOrder, reference: string, options: ResolvedCheckoutOptions) {
-  const fill = (template: string) =>
-    template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: string) =>
-      encodeURIComponent(
-        key === 'order_id' ? order.id : key === 'display_id' ? String(order.display_id ?? '') : reference,
-      ),
-    );
-  return {
-    ...(options.orderUrlTemplate ? { orderUrl: fill(options.orderUrlTemplate) } : {}),
-    ...(options.storeUrlTemplate ? { storeUrl: fill(options.storeUrlTemplate) } : {}),
-  };
-}
-
-// Due dates are calendar days in the store's zone (A2): at 22:00 in São Paulo it is already tomorrow in UTC.
-
-/** Per zone: its formatter (costly to build) and its last day (`formatToParts` is slow; every checkout asks). */
-const zones = new Map<string, { format: Intl.DateTimeFormat; minute: number; day: string }>();
-
-export function todayIn(timeZone: string, now: Date): string {
-  // Zones are offset by whole minutes, so the date only turns on a minute boundary.
-  const minute = Math.floor(now.getTime() / 60_000);
-  let zone = zones.get(timeZone);
-  if (zone?.minute === minute) return zone.day;
-  if (!zone) {
-    // Throws for an unknown zone before anything is cached; bounded against a caller passing arbitrary zones.
-    const format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    if (zones.size >= 64) zones.clear();
-    zones.set(timeZone, (zone = { format, minute: -1, day: '' }));
+/** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
+function mapCustomer(
+  order: CheckoutOrder,
+  international: boolean,
+  errors: FieldErrorCollector,
+  limits: TextLimits,
+): CreateInvoiceParams['client'] {
+  const customer = ((typeof order.customer === 'object' && order.customer) || {}) as Record<string, unknown>;
+  const text = (field: string, limit: keyof TextLimits) =>
+    readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
+  const client: CreateInvoiceParams['client'] = {};
+  const given = text('name', 'name');
+  const name = given ?? [text('first_name', 'name'), text('last_name', 'name')].filter(Boolean).join(' ');
+  if (!given && name.length > limits.name) {
+    errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
+  } else if (name) client.name = name;
+  else if (!['name', 'first_name', 'last_name'].some((field) => errors.has(`order.customer.${field}`))) {
+    const field = `order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`;
+    errors.add(field, "is required (the payer's name: name, or first_name and last_name)");
   }
-  const parts = zone.format.formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  zone.minute = minute;
-  return (zone.day = `${get('year')}-${get('month')}-${get('day')}`);
+  client.document = normalizeDocument(text('document', 'document')) || undefined;
+  if (client.document && !isTaxDocument(client.document)) {
+    errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
+  } else if (!client.document && !international && !errors.has('order.customer.document')) {
+    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
+  }
+  client.email = text('email', 'email');
+  if (client.email && !obeys(CLIENT.email, client.email, client)) {
+    errors.add('order.customer.email', 'is not an e-mail address');
+  } else if (!client.email && international && !errors.has('order.customer.email')) {
+    errors.add('order.customer.email', 'is required for international customers');
+  }
+  client.phone = text('phone', 'phone')?.replace(/\D/g, '');
+  if (client.phone !== undefined && (client.phone.length < 8 || client.phone.length > 15)) {
+    errors.add('order.customer.phone', 'must have 8 to 15 digits');
+  }
+  client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
+  if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
+  return client;
 }
 
-export function addDays(day: string, days: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
+/** The input field of each mapped field whose name differs; every input field is checked before any mapping. */
+const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };
+const INPUT_FIELDS = [...Object.values(RENAMED), 'address_2', 'number', 'district', 'city'];
+
+/** The order's address mapped (`br` → `BRA`, CEP digits), checked by the gateway's rules; only returned when whole. */
+function mapAddress(
+  address: CheckoutAddress,
+  order: CheckoutOrder,
+  { mapAddress: mapper, textLimits }: ResolvedCheckoutOptions,
+  errors: FieldErrorCollector,
+): InvoiceAddress | undefined {
+  if (typeof address !== 'object' || address === null) {
+    errors.add('order.shipping_address', 'must be an address object');
+    return undefined;
+  }
+  const rule = textRule(textLimits, 'address');
+  const given = errors.count();
+  const input = address as Record<string, unknown>;
+  for (const key of INPUT_FIELDS) readText(errors, `order.shipping_address.${key}`, input[key], rule);
+  if (errors.count() > given) return undefined;
+  const renamed: Record<string, string> = RENAMED;
+  const name = (field: string) =>
+    mapper ? `order.shipping_address (mapped ${field})` : `order.shipping_address.${renamed[field] ?? field}`;
+  let mapped: Partial<InvoiceAddress>;
+  try {
+    mapped = (mapper ?? defaultAddressMapper)(address, order);
+  } catch (err) {
+    errors.add('order.shipping_address', `could not be mapped: ${messageOf(err)}`);
+    return undefined;
+  }
+  const out = {} as InvoiceAddress;
+  for (const key of ['street', 'number', 'district', 'city', 'state', 'zipcode', 'country'] as const) {
+    out[key] = readText(errors, name(key), mapped?.[key], rule) ?? '';
+  }
+  const code = out.country.toUpperCase();
+  out.country = code.length === 2 ? (alpha2ToAlpha3(code) ?? '') : code;
+  out.state = out.state.toUpperCase();
+  const zip = out.zipcode.replace(out.country === 'BRA' ? /[.\s]/g : /[\s-]/g, '');
+  out.zipcode = out.country === 'BRA' ? zip.replace(/^(\d{5})-/, '$1') : zip.toUpperCase();
+  // The gateway's rules, Brazil's (UF, CEP: among those of a whole invoice) first; a field's first refusal is named.
+  const refuse = (key: string, problem: string) => errors.has(name(key)) || errors.add(name(key), problem);
+  const rules = createInvoiceRules({ client: { address: out }, payment: { products: [] } } as never);
+  for (const [path, [problem]] of Object.entries(rules)) refuse(path.replace('client.address.', ''), problem);
+  CLIENT.address(out, '', refuse, {});
+  return errors.count() === given ? out : undefined;
+}
+
+const MM_YY = /^(0[1-9]|1[0-2])\/(\d{2})$/;
+
+function mapCard(
+  { method, card, ...data }: CheckoutRequest['data'],
+  { maxInstallments, textLimits }: ResolvedCheckoutOptions,
+  today: string,
+  errors: FieldErrorCollector,
+): { installments: number; card?: NonNullable<CreateInvoiceParams['payment']['card']> } {
+  const installments = data.installments ?? 1;
+  if (method !== 'card') {
+    if (installments !== 1) errors.add('installments', 'must be 1 for PIX and bank slip');
+    return { installments: 1 };
+  }
+  if (!Number.isSafeInteger(installments) || installments < 1 || installments > maxInstallments) {
+    errors.add('installments', `must be an integer from 1 to ${maxInstallments}`);
+  }
+  if (!card || typeof card !== 'object') {
+    errors.add('card', 'is required for card payments');
+    return { installments };
+  }
+  const rule = (name: keyof TextLimits) => textRule(textLimits, name, true);
+  readText(errors, 'card.token', card.token, rule('cardToken'));
+  const holderName = readText(errors, 'card.holder_name', card.holder_name, rule('holderName')) ?? '';
+  const expiry = typeof card.expiry === 'string' && MM_YY.test(card.expiry);
+  if (!expiry || !isCardExpiryCurrent(card.expiry, today)) {
+    errors.add('card.expiry', expiry ? 'is in the past: the card has expired' : 'must be MM/YY');
+  }
+  return { installments, card: { token: card.token, valid: card.expiry, holderName } };
+}
+
+/** A card is valid through the last day of its expiry month (`MM/YY`). */
+export function isCardExpiryCurrent(expiry: string, today: string): boolean {
+  const m = MM_YY.exec(expiry);
+  const [y, mo] = today.split('-').map(Number);
+  return m !== null && (2000 + Number(m[2])) * 12 + Number(m[1]) >= y * 12 + mo;
 }

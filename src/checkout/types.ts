@@ -1,6 +1,7 @@
 import type { PaymentSessionStatus } from '../core/status-table';
 import type { Cents } from '../gateway/money';
-import type { PaymentMethod } from '../gateway/types';
+import type { CreateInvoiceParams, PaymentMethod } from '../gateway/types';
+import type { RecognisedOrder } from '../persistence/invoice.entity';
 import type { sessionDataOf } from './invoice-payment.provider';
 
 /** A Medusa-style order as the host hands it to the checkout. Amounts are integer cents, taxes included. */
@@ -90,6 +91,18 @@ export interface InitiatePaymentData {
  * {@link sessionDataOf} builds it from the invoice record.
  */
 export type InvoicePaymentSessionData = ReturnType<typeof sessionDataOf> & Record<string, unknown>;
+
+/** Medusa's `initiatePayment` input; `amount` must equal `order.total`. */
+export type CheckoutRequest = Omit<InitiatePaymentInput, 'context'>;
+
+/** An order mapped to the service's create-invoice parameters (`params` for attempt 1: see `withReferrer`). */
+export interface MappedInvoice {
+  params: CreateInvoiceParams;
+  reference: string;
+  totalCents: Cents;
+  method: PaymentMethod;
+  shown: RecognisedOrder;
+}
 
 /** Medusa's `PaymentProviderContext`; informational here. */
 export interface PaymentProviderContext {

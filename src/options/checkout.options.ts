@@ -1,12 +1,28 @@
-import { isReferrerNamespace } from '../checkout/order-mapping';
-import { resolveTextLimits, type TextLimits } from '../checkout/client-mapping';
 import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
+import type { TextRule } from '../core/text-bounds';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
 /** Maps the shipping address to `client.address` (house number and district from the store's own fields); validated. */
 export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
+
+/** The default {@link AddressMapper}, as docs/checkout.md describes (number after the last comma, else `S/N`). */
+export const defaultAddressMapper: AddressMapper = (address) => {
+  let street = address.address_1?.trim() ?? '';
+  let number = address.number?.trim() ?? '';
+  const split = number ? null : /^(.*\S)\s*,\s*(\d+[A-Za-z]?)$/.exec(street);
+  if (split) [, street, number] = split;
+  return {
+    street,
+    number: number || 'S/N',
+    district: (address.district ?? address.address_2 ?? '').trim(),
+    city: address.city?.trim() ?? '',
+    state: address.province?.trim() ?? '',
+    zipcode: address.postal_code?.trim() ?? '',
+    country: address.country_code?.trim() ?? '',
+  };
+};
 
 /** The `checkout` section of the module options. */
 export interface CheckoutOptions {
@@ -72,6 +88,60 @@ export const CHECKOUT = {
   maxTotalCents: int(1, 1_000_000_000),
 } as const satisfies Numbers<CheckoutOptions>;
 
+/**
+ * Most characters of each text sent to the service (A17: the service's limits), counted after trimming in UTF-16 code
+ * units; longer input is a `CheckoutValidationError` naming the field (docs/checkout.md, "Text the module accepts").
+ */
+export const DEFAULT_TEXT_LIMITS = {
+  orderId: 128, // `payment.id`, and the `order_id` column
+  reference: 100, // `payment.referrer` (`<namespace>:<reference>-<attempt>`) must fit the service's 128
+  name: 200,
+  email: 254,
+  phone: 32, // as given, punctuation included
+  document: 32, // as given, punctuation included
+  address: 200, // each of street, number, district, city
+  productId: 128,
+  title: 250,
+  imageUrl: 2048, // `item.thumbnail`
+  holderName: 120,
+  cardToken: 256,
+};
+
+export type TextLimits = Record<keyof typeof DEFAULT_TEXT_LIMITS, number>;
+
+/** Applies the defaults; problems (named `checkout.textLimits.<name>`) go to `bad`. */
+function resolveTextLimits(
+  given: Partial<TextLimits> | undefined,
+  bad: (field: string, why: string) => void,
+): TextLimits {
+  const limits = { ...DEFAULT_TEXT_LIMITS };
+  for (const [name, value] of Object.entries(given ?? {}) as Array<[keyof TextLimits, unknown]>) {
+    if (value === undefined) continue;
+    // Columns of the module's tables cap these two: a larger value could not be stored.
+    const cap = name === 'orderId' || name === 'reference' ? 128 : 100_000;
+    if (!(name in DEFAULT_TEXT_LIMITS)) bad(`textLimits.${name}`, 'is not a text limit');
+    else if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > cap) {
+      bad(`textLimits.${name}`, `must be an integer from 1 to ${cap}`);
+    } else limits[name] = value as number;
+  }
+  return limits;
+}
+
+/** The rule of one limited field, naming its option. */
+export function textRule(limits: TextLimits, name: keyof TextLimits, required = false): TextRule {
+  return { max: limits[name], required, option: `checkout.textLimits.${name}` };
+}
+
+/** A URL template (`orderUrlTemplate`, `storeUrlTemplate`) with its placeholders filled in, URL-encoded. */
+export function fillTemplate(
+  template: string,
+  values: Record<'order_id' | 'display_id' | 'reference', string>,
+) {
+  return template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: keyof typeof values) =>
+    encodeURIComponent(values[key]),
+  );
+}
+
 /** Applies the defaults and refuses bad options at startup, naming each one at fault. */
 export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
   const problems: string[] = [];
@@ -83,13 +153,14 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   const numbers = resolveNumbers('checkout', CHECKOUT, options, bad);
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
+    todayIn(timeZone, new Date());
   } catch {
     bad('timeZone', 'is not an IANA time zone');
   }
+  const sample = { order_id: 'x', display_id: 'x', reference: 'x' };
   for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
     const value = options[field];
-    if (value !== undefined && !isHttpUrl(value.replace(/\{(order_id|display_id|reference)\}/g, 'x'))) {
+    if (value !== undefined && !isHttpUrl(fillTemplate(value, sample))) {
       bad(field, 'must be an absolute http(s) URL');
     }
   }
@@ -99,7 +170,9 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     if (!Number.isSafeInteger(checkout)) bad('ecommerce.checkout', 'must be an integer');
   }
   const textLimits = resolveTextLimits(options.textLimits, bad);
-  if (options.referrerNamespace !== undefined && !isReferrerNamespace(options.referrerNamespace)) {
+  // No `:`, which ends the namespace in a referrer.
+  const namespace = options.referrerNamespace;
+  if (namespace !== undefined && !(typeof namespace === 'string' && /^[a-z0-9]{1,16}$/.test(namespace))) {
     bad('referrerNamespace', 'must be 1 to 16 lowercase letters and digits');
   }
   if (problems.length) throw new Error(`Invalid InvoicePaymentsModule options: ${problems.join('; ')}`);
@@ -115,4 +188,32 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     textLimits,
     referrerNamespace: options.referrerNamespace,
   };
+}
+
+// Due dates are calendar days in the store's zone (A2): at 22:00 in São Paulo it is already tomorrow in UTC.
+
+/** Per zone: its formatter (costly to build) and its last day (`formatToParts` is slow; every checkout asks). */
+const zones = new Map<string, { format: Intl.DateTimeFormat; minute: number; day: string }>();
+const DAY = { year: 'numeric', month: '2-digit', day: '2-digit' } as const;
+
+export function todayIn(timeZone: string, now: Date): string {
+  // Zones are offset by whole minutes, so the date only turns on a minute boundary.
+  const minute = Math.floor(now.getTime() / 60_000);
+  let zone = zones.get(timeZone);
+  if (zone?.minute === minute) return zone.day;
+  if (!zone) {
+    // Throws for an unknown zone before anything is cached; bounded against a caller passing arbitrary zones.
+    const format = new Intl.DateTimeFormat('en-US', { timeZone, ...DAY });
+    if (zones.size >= 64) zones.clear();
+    zones.set(timeZone, (zone = { format, minute: -1, day: '' }));
+  }
+  const parts = zone.format.formatToParts(now);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  zone.minute = minute;
+  return (zone.day = `${get('year')}-${get('month')}-${get('day')}`);
+}
+
+export function addDays(day: string, days: number): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }

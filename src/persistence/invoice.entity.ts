@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
+import { clip } from '../core/text-bounds';
 import { centsColumn, TimestampColumn } from './columns';
 
 /**
@@ -180,4 +181,34 @@ export class InvoiceRecord {
   /** Optimistic lock: every update bumps it. */
   @VersionColumn()
   version!: number;
+}
+
+/** What a person recognises an order by, kept on the record for the admin page. */
+export type RecognisedOrder = Pick<
+  InvoiceRecord,
+  'displayId' | 'customerName' | 'customerEmail' | 'customerDocument'
+>;
+
+/** A CPF or CNPJ masked for display, the middle kept so a person can tell two customers apart; else `***`. */
+export function maskDocument(document: string | undefined | null): string | null {
+  if (!document) return null;
+  if (/^\d{11}$/.test(document)) return `***.${document.slice(3, 6)}.${document.slice(6, 9)}-**`;
+  if (/^[0-9A-Z]{14}$/.test(document)) {
+    return `**.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-**`;
+  }
+  return '***';
+}
+
+/** The order number and the customer as given at checkout, clipped to their columns; the document masked. */
+export function recognisedOrder(
+  order: { display_id?: unknown },
+  client: { name?: string; email?: string; document?: string },
+): RecognisedOrder {
+  const present = (value: unknown) => String(value ?? '').trim() || null;
+  return {
+    displayId: clip(present(order.display_id), 64),
+    customerName: clip(present(client.name), 160),
+    customerEmail: clip(present(client.email), 254),
+    customerDocument: maskDocument(client.document),
+  };
 }

@@ -23,7 +23,8 @@ import {
   OpenInvoiceConflictError,
 } from '../checkout/errors';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
-import { isValidTaxDocument, normalizeDocument } from '../checkout/client-mapping';
+import { normalizeDocument } from '../checkout/order-mapping';
+import { isTaxDocument as isValidTaxDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';

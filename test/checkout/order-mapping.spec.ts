@@ -2,13 +2,9 @@ import { generateCnpj } from '@brazilian-utils/brazilian-utils';
 import { CheckoutOptions, resolveCheckoutOptions } from '../../src/options/checkout.options';
 import { CheckoutValidationError } from '../../src/checkout/errors';
 import { httpAnswerOf } from '../../src/errors/http-answers';
-import {
-  CheckoutRequest,
-  invoiceReferrer,
-  mapOrderToInvoice,
-  withReferrer,
-} from '../../src/checkout/order-mapping';
-import type { CheckoutOrder } from '../../src/checkout/types';
+import { invoiceReferrer, withReferrer } from '../../src/checkout/invoice-record.store';
+import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
+import type { CheckoutOrder, CheckoutRequest } from '../../src/checkout/types';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
 

@@ -1,4 +1,4 @@
-import { maskDocument, recognisedOrder } from './client-mapping';
+import { maskDocument, recognisedOrder } from './invoice.entity';
 
 describe('the order as people know it', () => {
   it('masks a CPF and a CNPJ, keeping the middle so two customers can be told apart', () => {
