@@ -1,14 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import {
-  type DuplicateInvoiceCanceled,
-  type InvoicePaymentsAlert,
-  InvoicePaymentsEvents,
-  messageOf,
-  raiseAlert,
-  emitSafely,
-} from '../core/events';
+import { DUPLICATE_WON, emitSafely, InvoicePaymentsEvents, messageOf, raiseAlert } from '../core/events';
+import type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
 import { NO_HISTORY, statusRow, type AppliedStatus, type StatusReportSource } from '../core/status-table';
@@ -41,8 +35,14 @@ function isPayable(record: InvoiceRecord): boolean {
 
 /** How an attempt ends once its request was sent (or its holder died): created, closed, or still unknown. */
 @Injectable()
-export class CreationOutcomes {
+export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(CreationOutcomes.name);
+  /** What a won duplicate started, one order after another; awaited on shutdown. */
+  private enforcing = Promise.resolve();
+  private readonly onDuplicateWon = (orderId: string) =>
+    (this.enforcing = this.enforcing
+      .then(() => this.enforce(orderId))
+      .catch((err: unknown) => this.logger.error(`order ${orderId}: enforcing failed: ${messageOf(err)}`)));
 
   constructor(
     private readonly store: InvoiceRecordStore,
@@ -50,6 +50,15 @@ export class CreationOutcomes {
     private readonly events: EventEmitter2,
     private readonly gateway: GatewayClient,
   ) {}
+
+  onModuleInit(): void {
+    this.events.on(DUPLICATE_WON, this.onDuplicateWon);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.events.off(DUPLICATE_WON, this.onDuplicateWon);
+    await this.enforcing;
+  }
 
   /** Asks until found (created), `settlesAt` passed (closed: `null`) or `deadline` over (`unknown`, throws). */
   async resolveUnknown(

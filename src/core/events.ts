@@ -17,6 +17,9 @@ export const InvoicePaymentsEvents = {
   RefundSettled: 'invoice-payments.refund_settled',
 } as const;
 
+/** Internal: a payment of an invoice marked as a duplicate of an unpaid one won over it. Payload: the order's id. */
+export const DUPLICATE_WON = 'invoice-payments.internal.duplicate_won';
+
 export interface InvoicePaymentsAlert {
   /**
    * `duplicate_paid`: two invoices of one order paid, refund one; `creation_unresolved`: creation unknown past

@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { Global, Injectable, Logger, Module } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, type EntityMetadata } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceStatusCode } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { dialectOf, runInTransaction, type Dialect } from '../persistence/dialect';
+import {
+  dialectOf,
+  guardedStatusStatement,
+  runInTransaction,
+  type ColumnMetadata,
+  type Dialect,
+} from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { messageOf } from './events';
+import { DUPLICATE_WON, emitSafely, messageOf } from './events';
 import {
   changeOf,
   decideTransition,
@@ -37,11 +44,12 @@ export class InvoiceStatusService {
   private readonly logger = new Logger(InvoiceStatusService.name);
   private readonly dialect: Dialect;
   /** The guarded statement of each patch's property list: a status write is on every checkout. */
-  private readonly statements = new Map<string, ReturnType<typeof guardedStatement>>();
+  private readonly statements = new Map<string, ReturnType<typeof guardedStatusStatement>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dispatcher: StatusChangeDispatcher,
+    private readonly events: EventEmitter2,
   ) {
     this.dialect = dialectOf(dataSource);
   }
@@ -56,7 +64,10 @@ export class InvoiceStatusService {
     // One guarded statement where the dialect has it, the record as read still so; else the locked transaction.
     let plan: StatusPlan | null = null;
     if (record?.id === report.recordId && known && this.dialect.guardedStatusWrite) {
-      plan = planStatus(record, known, report, extra, this.handOverLease());
+      const patch = (await this.winsOver(this.dataSource.manager, record, report))
+        ? { ...extra, duplicateOf: null }
+        : extra;
+      plan = planStatus(record, known, report, patch, this.handOverLease());
       if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record.version, known)))
         plan = null;
     }
@@ -87,17 +98,25 @@ export class InvoiceStatusService {
     const record = await this.dialect.lockForWrite(qb).getOne();
     if (!record) throw new ReportedRecordNotFoundError(report.recordId);
     const known = (await this.knownHistories([record.id], em)).get(record.id) ?? NO_HISTORY;
+    if (await this.winsOver(em, record, report)) extra = { ...extra, duplicateOf: null };
     const plan = planStatus(record, known, report, extra, this.handOverLease());
     await em.insert(InvoiceStatusHistory, plan.history);
     if (Object.keys(plan.patch).length > 0) await em.update(InvoiceRecord, { id: record.id }, plan.patch);
     return plan;
   }
 
+  /** A payment of an invoice marked as a duplicate of an unpaid one: it wins, unmarked (docs/checkout.md). */
+  private async winsOver(em: EntityManager, record: InvoiceRecord, { code }: StatusReport): Promise<boolean> {
+    const paid = (r: InvoiceRecord | null) => statusRow(r?.statusCode)?.session === 'captured';
+    if (!record.duplicateOf || paid(record) || statusRow(code)?.session !== 'captured') return false;
+    return !paid(await em.findOneBy(InvoiceRecord, { id: record.duplicateOf }));
+  }
+
   /** History row and record patch in one CTE, written (`true`) only if the record is at `version`, `known` holds. */
   // Every history writer updates the record, so its version moves with either.
   private async writeGuarded({ history, patch }: StatusPlan, version: number, known: KnownHistory) {
     const shape = Object.keys(patch);
-    const statement = this.statements.get(shape.join()) ?? guardedStatement(this.dataSource, shape);
+    const statement = this.statements.get(shape.join()) ?? guardedStatusStatement(this.dataSource, shape);
     this.statements.set(shape.join(), statement);
     const prepare = (c: ColumnMetadata, v: unknown) => this.dataSource.driver.preparePersistentValue(v, c);
     const params: unknown[] = [
@@ -116,7 +135,9 @@ export class InvoiceStatusService {
     return this.dialect.sharedConnection ? null : this.dispatcher.handOverLease();
   }
 
-  private afterCommit({ result, handOver, history, written, previousText }: StatusPlan): void {
+  private afterCommit({ result, handOver, history, patch, written, previousText }: StatusPlan): void {
+    // The order follows the payment: its other invoice is canceled by the checkout's enforcement.
+    if ('duplicateOf' in patch) emitSafely(this.events, this.logger, DUPLICATE_WON, written.orderId);
     try {
       if (handOver) this.dispatcher.handOver(history, changeOf(history, written, previousText));
       else if (result.applied) this.dispatcher.deliver(result.recordId);
@@ -260,41 +281,4 @@ function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRec
 
 function atLeast(recorded: number | null, reported: number | null): number | null {
   return reported === null ? null : Math.max(recorded ?? reported, reported);
-}
-
-type ColumnMetadata = EntityMetadata['columns'][number];
-
-// PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
-const CASTABLE = ['text', 'integer', 'bigint', 'boolean'];
-
-/** `$1` the record's id, `$2` its version, the patch's values, the guard's latest and open count, the history's. */
-function guardedStatement(dataSource: DataSource, properties: string[]) {
-  const record = dataSource.getMetadata(InvoiceRecord);
-  const history = dataSource.getMetadata(InvoiceStatusHistory);
-  let n = 2;
-  const patchColumns = properties.map((property) => {
-    const column = record.findColumnWithPropertyName(property);
-    if (!column) throw new Error(`writeGuarded: InvoiceRecord has no column for ${property}`);
-    return column;
-  });
-  const version = `"${record.versionColumn?.databaseName ?? 'version'}"`;
-  const sets = [...patchColumns.map((c) => `"${c.databaseName}" = $${++n}`), `${version} = ${version} + 1`];
-  const [latest, open] = [`$${++n}`, `$${++n}`];
-  const table = `"${history.tableName}"`;
-  const values = history.columns.map((c) => {
-    const cast = String(c.type) === 'varchar' ? 'text' : String(c.type);
-    if (!CASTABLE.includes(cast))
-      throw new Error(`writeGuarded: no cast for column ${c.databaseName} (${cast})`);
-    return `CAST($${++n} AS ${cast.toUpperCase()})`;
-  });
-  const sql =
-    `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
-    `WHERE "id" = $1 AND ${version} = $2 ` +
-    `AND (SELECT MAX(h."created_at") FROM ${table} h WHERE h."invoice_record_id" = $1) ` +
-    `IS NOT DISTINCT FROM CAST(${latest} AS TEXT) ` +
-    `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
-    `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
-    `INSERT INTO ${table} (${history.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
-    `SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
-  return { sql, patchColumns, historyColumns: history.columns };
 }

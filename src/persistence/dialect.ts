@@ -2,10 +2,13 @@ import type {
   DataSource,
   DataSourceOptions,
   EntityManager,
+  EntityMetadata,
   ObjectLiteral,
   QueryRunner,
   SelectQueryBuilder,
 } from 'typeorm';
+import { InvoiceStatusHistory } from './invoice-status-history.entity';
+import { InvoiceRecord } from './invoice.entity';
 
 /** Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name. */
 export type Dialect = typeof POSTGRES;
@@ -120,4 +123,45 @@ export async function runInTransaction<T>(
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   if (!dialectOf(dataSource).sharedConnection) return work(dataSource.manager);
   return runInTransaction(dataSource, work);
+}
+
+export type ColumnMetadata = EntityMetadata['columns'][number];
+
+// PostgreSQL types a bare parameter in a SELECT list as text; never VARCHAR(n), which would truncate, not refuse.
+const CASTABLE = ['text', 'integer', 'bigint', 'boolean'];
+
+/**
+ * The status path's guarded statement (PostgreSQL): the record patched and its history row inserted only while the
+ * record is at its version and its history as read. `$1` the record's id, `$2` its version, the patch's values, the
+ * guard's latest and open count, the history's.
+ */
+export function guardedStatusStatement(dataSource: DataSource, properties: string[]) {
+  const record = dataSource.getMetadata(InvoiceRecord);
+  const history = dataSource.getMetadata(InvoiceStatusHistory);
+  let n = 2;
+  const patchColumns = properties.map((property) => {
+    const column = record.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`guarded status statement: InvoiceRecord has no column for ${property}`);
+    return column;
+  });
+  const version = `"${record.versionColumn?.databaseName ?? 'version'}"`;
+  const sets = [...patchColumns.map((c) => `"${c.databaseName}" = $${++n}`), `${version} = ${version} + 1`];
+  const [latest, open] = [`$${++n}`, `$${++n}`];
+  const table = `"${history.tableName}"`;
+  const values = history.columns.map((c) => {
+    const cast = String(c.type) === 'varchar' ? 'text' : String(c.type);
+    if (!CASTABLE.includes(cast))
+      throw new Error(`guarded status statement: no cast for column ${c.databaseName} (${cast})`);
+    return `CAST($${++n} AS ${cast.toUpperCase()})`;
+  });
+  const sql =
+    `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
+    `WHERE "id" = $1 AND ${version} = $2 ` +
+    `AND (SELECT MAX(h."created_at") FROM ${table} h WHERE h."invoice_record_id" = $1) ` +
+    `IS NOT DISTINCT FROM CAST(${latest} AS TEXT) ` +
+    `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +
+    `AND h."applied" AND h."notified_at" IS NULL) = CAST(${open} AS INTEGER) RETURNING "id") ` +
+    `INSERT INTO ${table} (${history.columns.map((c) => `"${c.databaseName}"`).join(', ')}) ` +
+    `SELECT ${values.join(', ')} FROM upd RETURNING "id"`;
+  return { sql, patchColumns, historyColumns: history.columns };
 }

@@ -42,7 +42,7 @@ export function harness(ds: DataSource, withPort = true, shared?: PaymentStatusC
     retryBaseDelayMs: 20,
     retryMaxDelayMs: 100,
   });
-  return { service: new InvoiceStatusService(ds, dispatcher), dispatcher, port, busChanges, alerts };
+  return { service: new InvoiceStatusService(ds, dispatcher, events), dispatcher, port, busChanges, alerts };
 }
 
 export function paidInvoice(gatewayId: string): Invoice {

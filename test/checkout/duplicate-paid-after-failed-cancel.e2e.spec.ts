@@ -1,0 +1,98 @@
+import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
+import { InvoicePaymentsAlert, InvoiceRecord, PaymentBeingConfirmedError } from '../../src/index';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp, waitFor } from './support';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+
+const CREATE_TIMEOUT_MS = 250;
+const MARGIN_MS = 1000;
+const WINDOW_MS = CREATE_TIMEOUT_MS + MARGIN_MS;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A late first invoice, linked as a duplicate of the order's second (unpaid) one, whose cancel fails: it stays
+ * payable, marked. The customer pays it, and the sweep applies that payment. A paid invoice wins (docs/checkout.md):
+ * its change is the order's (no `duplicateOf`), the other invoice is canceled, no "both paid" alert.
+ */
+describeEachDatabase('a duplicate paid after its cancel failed', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let shop: CheckoutApp;
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox({ autoProcessCards: false });
+    shop = await startCheckoutApp(
+      db,
+      sandbox,
+      {
+        creationWaitMs: 400,
+        unknownOutcomeRecheckMs: 100,
+        lateCreationMarginMs: MARGIN_MS,
+        unresolvedAlertMs: 1200,
+      },
+      { timeouts: { createMs: CREATE_TIMEOUT_MS } },
+    );
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  const atService = async (orderId: string) =>
+    (await shop.gateway.listInvoices({ paymentId: orderId })).items;
+
+  async function payUntilCreated(order: ReturnType<typeof makeOrder>) {
+    for (let i = 0; i < 40; i++) {
+      try {
+        return await shop.provider.initiatePayment(checkout(order, 'pix'));
+      } catch (err) {
+        if (!(err instanceof PaymentBeingConfirmedError)) throw err;
+        await sleep(Math.min(err.retryAfterSeconds * 1000, 150));
+      }
+    }
+    throw new Error('never created');
+  }
+
+  it('the order follows the paid invoice: its change is no duplicate, the other is canceled', async () => {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
+    const order = makeOrder();
+    const second = await payUntilCreated(order);
+    expect(second.data).toMatchObject({ attempt: 2, statusCode: 1 });
+    await waitFor(async () => (await atService(order.id)).length === 2, 5000);
+    const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
+
+    // The sweep links it as a duplicate; its cancel is refused by an outage: it stays payable, marked.
+    sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', times: 1, status: 503 });
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    const records = db.dataSource.getRepository(InvoiceRecord);
+    const first = await records.findOneByOrFail({ orderId: order.id, attempt: 1 });
+    expect(first).toMatchObject({ gatewayId: late.id, statusCode: 1, duplicateOf: expect.any(String) });
+
+    await sandbox.controls.pay(late.id);
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    await shop.notified();
+
+    const paid = shop.port.changes.find((c) => c.invoiceRecordId === first.id && c.current.code === 5);
+    const bothPaid = shop.alerts.filter((a: InvoicePaymentsAlert) => a.kind === 'duplicate_paid');
+    await waitFor(
+      async () => (await atService(order.id)).some((i) => i.status.code === 6),
+      5000,
+      'other canceled',
+    );
+    const others = (await atService(order.id)).filter((i) => i.id !== late.id).map((i) => i.status.code);
+    expect({
+      paid: paid !== undefined,
+      duplicateOf: paid?.duplicateOf,
+      bothPaid: bothPaid.length,
+      others,
+    }).toEqual({
+      paid: true,
+      duplicateOf: undefined,
+      bothPaid: 0,
+      others: [6],
+    });
+    expect((await shop.provider.initiatePayment(checkout(order, 'pix'))).status).toBe('captured');
+  });
+});
