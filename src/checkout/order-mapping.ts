@@ -1,7 +1,7 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
 import { messageOf } from '../core/events';
 import { readText, textProblem } from '../core/text-bounds';
-import { CLIENT, createInvoiceRules, PRODUCT } from '../gateway/dto/inputs';
+import { brazilianAddressRules, CLIENT, PRODUCT } from '../gateway/dto/inputs';
 import { isCents, isTaxDocument, type Rule } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
@@ -256,8 +256,7 @@ function mapAddress(
   out.zipcode = out.country === 'BRA' ? zip.replace(/^(\d{5})-/, '$1') : zip.toUpperCase();
   // The gateway's rules, Brazil's (UF, CEP: among those of a whole invoice) first; a field's first refusal is named.
   const refuse = (key: string, problem: string) => errors.has(name(key)) || errors.add(name(key), problem);
-  const rules = createInvoiceRules({ client: { address: out }, payment: { products: [] } } as never);
-  for (const [path, [problem]] of Object.entries(rules)) refuse(path.replace('client.address.', ''), problem);
+  brazilianAddressRules(out, (path, problem) => refuse(path.replace('client.address.', ''), problem));
   CLIENT.address(out, '', refuse, {});
   return errors.count() === given ? out : undefined;
 }

@@ -3,7 +3,13 @@ import { isEmail, isIP } from 'class-validator';
 import { MAX_PAGE_SIZE } from '../constants';
 import { centsToWireNumber, MoneyFormatError, multiplyCents, sumCents } from '../money';
 import { wireName } from '../payload.reader';
-import type { CreateInvoiceParams, ListInvoicesParams, PaymentMethod, RefundParams } from '../types';
+import type {
+  CreateInvoiceParams,
+  InvoiceAddress,
+  ListInvoicesParams,
+  PaymentMethod,
+  RefundParams,
+} from '../types';
 import type { WireCodes } from '../wire-profile';
 import * as V from './validators';
 
@@ -104,17 +110,23 @@ export const CREATE_INVOICE: Record<string, V.Rule> = {
 
 const UF_CODES: ReadonlySet<string> = new Set<string>(getStates().map((s) => s.code));
 
+/** A Brazilian address's state and CEP (`client.address.<field>` to `fail`); others pass. */
+export function brazilianAddressRules(
+  address: InvoiceAddress,
+  fail: (field: string, problem: string) => void,
+): void {
+  if (address.country !== 'BRA') return;
+  if (!UF_CODES.has(address.state)) fail('client.address.state', 'must be a Brazilian state (UF)');
+  if (!/^\d{8}$/.test(address.zipcode)) fail('client.address.zipcode', 'must be a CEP of 8 digits');
+}
+
 export function createInvoiceRules({ client, payment }: CreateInvoiceParams): V.FieldErrors {
   const errors: V.FieldErrors = {};
   if (payment.physical && !client.address) {
     V.addFieldError(errors, 'client.address', 'is required when a product is physical (§4.2)');
   }
-  if (client.address?.country === 'BRA') {
-    if (!UF_CODES.has(client.address.state))
-      V.addFieldError(errors, 'client.address.state', 'must be a Brazilian state (UF)');
-    if (!/^\d{8}$/.test(client.address.zipcode))
-      V.addFieldError(errors, 'client.address.zipcode', 'must be a CEP of 8 digits');
-  }
+  if (client.address)
+    brazilianAddressRules(client.address, (field, problem) => V.addFieldError(errors, field, problem));
   try {
     const lines = payment.products.map((p, i) => {
       const line = multiplyCents(p.unitAmountCents, p.quantity);
