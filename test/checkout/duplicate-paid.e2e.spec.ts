@@ -12,11 +12,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A late first invoice, linked as a duplicate of the order's second (unpaid) one, is paid while its cancel is on the
- * way: the service refuses the cancel (409) and the module reads it back paid. Then "a paid invoice wins and the
+ * way, or after its cancel failed (second test: the sweep then applies the payment): the service refuses the cancel (409) and the module reads it back paid. Then "a paid invoice wins and the
  * order follows it" (docs/checkout.md): the order's other invoice is canceled, the paid one's change is no
  * duplicate's, and no "both paid" alert is raised for an order paid once.
  */
-describeEachDatabase('a duplicate paid while its cancel is in flight', (kind) => {
+describeEachDatabase('a duplicate paid before its cancel took effect', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
   let shop: CheckoutApp;
@@ -59,7 +59,7 @@ describeEachDatabase('a duplicate paid while its cancel is in flight', (kind) =>
     throw new Error('never created');
   }
 
-  it('the order follows the paid invoice: the other is canceled, no duplicate change, no "both paid"', async () => {
+  it('paid while its cancel is in flight: the order follows it, the other is canceled, no "both paid"', async () => {
     // Attempt 1 lands after its window: the order already has attempt 2.
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
     const order = makeOrder();
@@ -99,5 +99,46 @@ describeEachDatabase('a duplicate paid while its cancel is in flight', (kind) =>
       others: [6],
       session: 'captured',
     });
+  });
+
+  it('paid after its cancel failed: its change is no duplicate, the other is canceled', async () => {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
+    const order = makeOrder();
+    const second = await payUntilCreated(order);
+    expect(second.data).toMatchObject({ attempt: 2, statusCode: 1 });
+    await waitFor(async () => (await atService(order.id)).length === 2, 5000);
+    const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
+
+    // The sweep links it as a duplicate; its cancel is refused by an outage: it stays payable, marked.
+    sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', times: 1, status: 503 });
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    const records = db.dataSource.getRepository(InvoiceRecord);
+    const first = await records.findOneByOrFail({ orderId: order.id, attempt: 1 });
+    expect(first).toMatchObject({ gatewayId: late.id, statusCode: 1, duplicateOf: expect.any(String) });
+
+    await sandbox.controls.pay(late.id);
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    await shop.notified();
+
+    const paid = shop.port.changes.find((c) => c.invoiceRecordId === first.id && c.current.code === 5);
+    const bothPaid = shop.alerts.filter((a: InvoicePaymentsAlert) => a.kind === 'duplicate_paid');
+    await waitFor(
+      async () => (await atService(order.id)).some((i) => i.status.code === 6),
+      5000,
+      'other canceled',
+    );
+    const others = (await atService(order.id)).filter((i) => i.id !== late.id).map((i) => i.status.code);
+    expect({
+      paid: paid !== undefined,
+      duplicateOf: paid?.duplicateOf,
+      bothPaid: bothPaid.length,
+      others,
+    }).toEqual({
+      paid: true,
+      duplicateOf: undefined,
+      bothPaid: 0,
+      others: [6],
+    });
+    expect((await shop.provider.initiatePayment(checkout(order, 'pix'))).status).toBe('captured');
   });
 });
