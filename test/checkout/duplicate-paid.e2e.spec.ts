@@ -59,14 +59,19 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
     throw new Error('never created');
   }
 
-  it('paid while its cancel is in flight: the order follows it, the other is canceled, no "both paid"', async () => {
-    // Attempt 1 lands after its window: the order already has attempt 2.
+  /** An order whose attempt 1 landed after its window: attempt 2 holds it, attempt 1's invoice is at the service. */
+  async function lateFirstInvoice() {
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
     const order = makeOrder();
     const second = await payUntilCreated(order);
     expect(second.data).toMatchObject({ attempt: 2, statusCode: 1 });
     await waitFor(async () => (await atService(order.id)).length === 2, 5000);
     const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
+    return { order, late };
+  }
+
+  it('paid while its cancel is in flight: the order follows it, the other is canceled, no "both paid"', async () => {
+    const { order, late } = await lateFirstInvoice();
 
     // The sweep links it (unpaid: a duplicate of attempt 2) and cancels it; the customer pays it meanwhile.
     const slowCancel = sandbox.controls.addFault({
@@ -102,12 +107,7 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
   });
 
   it('paid after its cancel failed: its change is no duplicate, the other is canceled', async () => {
-    sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
-    const order = makeOrder();
-    const second = await payUntilCreated(order);
-    expect(second.data).toMatchObject({ attempt: 2, statusCode: 1 });
-    await waitFor(async () => (await atService(order.id)).length === 2, 5000);
-    const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
+    const { order, late } = await lateFirstInvoice();
 
     // The sweep links it as a duplicate; its cancel is refused by an outage: it stays payable, marked.
     sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', times: 1, status: 503 });
