@@ -159,7 +159,8 @@ function readInvoice(container: JsonObject): {
   if (!status) return fail(`${p}status`, 'not an object');
   let statusCode = asInt(status.code);
   // The inbox keeps it in an `integer` column: a larger one is refused here, never by the INSERT.
-  if (statusCode !== null && Math.abs(statusCode) > MAX_INT32) return fail(`${p}status.code`, 'out of range');
+  if (statusCode !== null && (statusCode > MAX_INT32 || statusCode < -MAX_INT32 - 1))
+    return fail(`${p}status.code`, 'out of range');
   if (statusCode === null) {
     if (status.code !== undefined && status.code !== null) return fail(`${p}status.code`, 'not an integer');
     const word = asText(status.text)?.trim().toLowerCase();

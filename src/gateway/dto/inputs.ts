@@ -43,7 +43,8 @@ export const CLIENT: Record<string, V.Rule> = {
     (o) => isInternational(o) || o.email !== undefined,
     V.required(
       'is required for international customers (A4)',
-      V.check('must be an e-mail address', (v) => isEmail(v)),
+      // As the service: no white space, though RFC 5322 allows it quoted.
+      V.check('must be an e-mail address', (v) => isEmail(v) && !/\s/.test(v as string)),
     ),
   ),
   phone: V.optional(V.isString),
@@ -54,7 +55,7 @@ export const CLIENT: Record<string, V.Rule> = {
       district: text,
       city: text,
       state: matching('must be a two-letter state code', /^[A-Z]{2}$/),
-      zipcode: matching('must be digits only', /^\d{1,10}$/),
+      zipcode: matching('must be 2 to 10 digits', /^\d{2,10}$/),
       country: V.check('must be a three-letter ISO 3166-1 country code (e.g. BRA)', V.isAlpha3Country),
     }),
   ),
