@@ -260,19 +260,18 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The cancel was refused: the invoice moved (paid?) meanwhile. Paid while the keeper is not, it wins: unmarked
-   * before its payment is applied, so the host's order follows it, and `false` so the keeper is chosen again.
+   * The cancel was refused: the invoice moved (paid?) meanwhile. Paid while the keeper is not, the status path
+   * unmarked it (it wins, the order follows it): `false`, so the keeper is chosen again.
    */
   private async refresh(duplicate: InvoiceRecord, keeper: InvoiceRecord): Promise<boolean> {
     const invoice = await this.gateway.findInvoiceById(duplicate.gatewayId ?? '').catch(() => null);
     if (!invoice) return true;
-    const wins = statusRow(invoice.status.code)?.session === 'captured' && !isPaid(keeper);
-    if (wins) await this.store.unmarkDuplicate(duplicate.id, keeper.id);
     await this.apply(duplicate, invoice);
     const now = await this.store.get(duplicate.id);
     if (!isPaid(now)) return true;
-    if (!wins) this.alertPaid(now, keeper);
-    return !wins;
+    if (now.duplicateOf === null) return false;
+    this.alertPaid(now, keeper);
+    return true;
   }
 
   private alertPaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): void {

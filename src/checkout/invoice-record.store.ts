@@ -135,11 +135,6 @@ export class InvoiceRecordStore {
     }
   }
 
-  /** Clears `duplicate_of` while it still names `keeper` (a duplicate paid first wins over it). */
-  async unmarkDuplicate(id: string, keeper: string): Promise<void> {
-    await this.update(id, { duplicateOf: null }, ['duplicate_of = :keeper'], { keeper });
-  }
-
   /** One UPDATE of the row under `guards`; whether it wrote. */
   private update(id: string, set: Partial<InvoiceRecord>, guards: string[], params = {}): Promise<boolean> {
     return runInTransaction(this.dataSource, async (em) => {
