@@ -1,7 +1,7 @@
 import { CheckoutValidationError } from '../../src/index';
-import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import type { SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { checkout, makeOrder, openCheckoutDatabase, startCheckoutApp, type CheckoutApp } from './support';
+import { checkout, makeOrder, openCheckoutScene, closeCheckoutScene, type CheckoutApp } from './support';
 
 /**
  * What the service refuses is refused before anything is stored or sent, naming the order's field: an address
@@ -13,15 +13,9 @@ describeEachDatabase('checkout: customer input the service refuses', (kind) => {
   let shop: CheckoutApp;
 
   beforeAll(async () => {
-    db = await openCheckoutDatabase(kind);
-    sandbox = await startSandbox();
-    shop = await startCheckoutApp(db, sandbox);
+    ({ db, sandbox, shop } = await openCheckoutScene(kind));
   });
-  afterAll(async () => {
-    await shop?.close();
-    await sandbox?.close();
-    await db?.destroy();
-  });
+  afterAll(() => closeCheckoutScene({ db, sandbox, shop }));
 
   it('a one-character postal code is refused naming order.shipping_address.postal_code, and nothing reaches the service', async () => {
     const order = makeOrder({

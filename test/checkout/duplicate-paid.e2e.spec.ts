@@ -1,7 +1,7 @@
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { InvoicePaymentsAlert, InvoiceRecord, PaymentBeingConfirmedError } from '../../src/index';
-import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { CheckoutApp, checkout, makeOrder, openCheckoutDatabase, startCheckoutApp, waitFor } from './support';
+import type { SandboxServer } from '../../src/sandbox';
+import { CheckoutApp, checkout, makeOrder, openCheckoutScene, closeCheckoutScene, waitFor } from './support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 
 const CREATE_TIMEOUT_MS = 250;
@@ -12,9 +12,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A late first invoice, linked as a duplicate of the order's second (unpaid) one, is paid while its cancel is on the
- * way, or after its cancel failed (second test: the sweep then applies the payment): the service refuses the cancel (409) and the module reads it back paid. Then "a paid invoice wins and the
- * order follows it" (docs/checkout.md): the order's other invoice is canceled, the paid one's change is no
- * duplicate's, and no "both paid" alert is raised for an order paid once.
+ * way (the service refuses the cancel, 409, and the module reads it back paid) or after its cancel failed (the sweep
+ * then applies the payment). Then "a paid invoice wins and the order follows it" (docs/checkout.md): the order's
+ * other invoice is canceled, the paid one's change is no duplicate's, and no "both paid" alert is raised.
  */
 describeEachDatabase('a duplicate paid before its cancel took effect', (kind) => {
   let db: TestDatabase;
@@ -22,11 +22,8 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
   let shop: CheckoutApp;
 
   beforeAll(async () => {
-    db = await openCheckoutDatabase(kind);
-    sandbox = await startSandbox({ autoProcessCards: false });
-    shop = await startCheckoutApp(
-      db,
-      sandbox,
+    ({ db, sandbox, shop } = await openCheckoutScene(
+      kind,
       {
         creationWaitMs: 400,
         unknownOutcomeRecheckMs: 100,
@@ -34,13 +31,10 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
         unresolvedAlertMs: 1200,
       },
       { timeouts: { createMs: CREATE_TIMEOUT_MS } },
-    );
+      { autoProcessCards: false },
+    ));
   });
-  afterAll(async () => {
-    await shop?.close();
-    await sandbox?.close();
-    await db?.destroy();
-  });
+  afterAll(() => closeCheckoutScene({ db, sandbox, shop }));
 
   const records = (orderId: string) =>
     db.dataSource.getRepository(InvoiceRecord).find({ where: { orderId }, order: { attempt: 'ASC' } });

@@ -20,7 +20,7 @@ import {
   PaymentMethod,
 } from '../../src/index';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import type { SandboxServer } from '../../src/sandbox';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { RecordingOrderPort, sandboxGateway, startHostApp } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -83,6 +83,30 @@ export async function startCheckoutApp(
     notified: () => app.get(StatusChangeDispatcher).drain(),
     close,
   };
+}
+
+/** A suite's database, sandbox and checkout app ({@link startCheckoutApp}), closed by {@link closeCheckoutScene}. */
+export interface CheckoutScene {
+  db: TestDatabase;
+  sandbox: SandboxServer;
+  shop: CheckoutApp;
+}
+
+export async function openCheckoutScene(
+  kind: DatabaseKind,
+  checkout: CheckoutOptions = {},
+  gateway: Parameters<typeof startCheckoutApp>[3] = {},
+  sandboxOptions: Parameters<typeof startSandbox>[0] = {},
+): Promise<CheckoutScene> {
+  const db = await openCheckoutDatabase(kind);
+  const sandbox = await startSandbox(sandboxOptions);
+  return { db, sandbox, shop: await startCheckoutApp(db, sandbox, checkout, gateway) };
+}
+
+export async function closeCheckoutScene(scene: Partial<CheckoutScene> = {}): Promise<void> {
+  await scene.shop?.close();
+  await scene.sandbox?.close();
+  await scene.db?.destroy();
 }
 
 /**
