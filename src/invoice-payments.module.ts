@@ -40,7 +40,7 @@ import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
-import { WEBHOOKS_OPTIONS } from './webhooks/webhook-inbox.service';
+import { WEBHOOKS_OPTIONS } from './options/webhooks.options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**

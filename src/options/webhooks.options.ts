@@ -1,5 +1,8 @@
 import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from './fields';
 
+/** Injection token of the resolved `ResolvedWebhooksOptions`. */
+export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
+
 /** The webhook capability (`forRoot({ webhooks })`); the defaults suit production (docs/webhooks.md). */
 export interface WebhooksOptions {
   /** Route of the receiving controller (POST). Default `webhooks/invoice-payments`. */

@@ -5,7 +5,8 @@ import type { Invoice } from '../gateway/types';
 import { CallCeiling } from '../reconciliation/check-schedule';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
-import { type Closing, message, type WebhookInboxService } from './webhook-inbox.service';
+import { messageOf as message } from '../core/events';
+import type { Closing, WebhookInboxService } from './webhook-inbox.service';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;

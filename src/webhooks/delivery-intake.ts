@@ -7,11 +7,11 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { CallCeiling } from '../reconciliation/check-schedule';
-import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { type Refusal, readDelivery, readDeliveryBody, routable, type WebhookDelivery } from './webhook-body';
 import { remember } from './delivery-confirmation';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { StoredDelivery, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
+import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { countDelivery, traced } from '../observability/otel';
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */

@@ -9,11 +9,12 @@ import type { KnownHistory } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { tracedBatch } from '../observability/otel';
-import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
+import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import { type Closing, message, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
+import { type Closing, WebhookInboxService } from './webhook-inbox.service';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;

@@ -4,18 +4,15 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { type InvoicePaymentsAlert as Alert, InvoicePaymentsEvents } from '../core/events';
+import { type InvoicePaymentsAlert as Alert, InvoicePaymentsEvents, messageOf as message } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { clip } from '../core/text-bounds';
 import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { dialectOf, runStatement } from '../persistence/dialect';
-import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import type { WebhookDelivery } from './webhook-body';
-
-/** Injection token of the resolved `ResolvedWebhooksOptions`. */
-export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 
 /** What storing a delivery did (`duplicate`: a retry or copy of a stored one; `problem`: why a dead one is). */
 export interface StoredDelivery {
@@ -251,8 +248,4 @@ async function insertIgnoringDuplicates(
   const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
   const rows = await queryReturning(em, sql, values);
   return new Set(rows.map((r) => String(r.id)));
-}
-
-export function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -19,12 +19,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { HOST_WEBHOOKS, type HostDelivery, type HostDeliveryOutcome, type HostWebhooks } from '../core/ports';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
-import type { ResolvedWebhooksOptions, WebhooksOptions } from '../options/webhooks.options';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS, type WebhooksOptions } from '../options/webhooks.options';
+import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { message, WEBHOOKS_OPTIONS, WebhookInboxService } from './webhook-inbox.service';
+import { WebhookInboxService } from './webhook-inbox.service';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
