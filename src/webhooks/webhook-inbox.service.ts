@@ -4,7 +4,11 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { type InvoicePaymentsAlert as Alert, InvoicePaymentsEvents, messageOf as message } from '../core/events';
+import {
+  type InvoicePaymentsAlert as Alert,
+  InvoicePaymentsEvents,
+  messageOf as message,
+} from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { clip } from '../core/text-bounds';

@@ -19,7 +19,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { HOST_WEBHOOKS, type HostDelivery, type HostDeliveryOutcome, type HostWebhooks } from '../core/ports';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
-import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS, type WebhooksOptions } from '../options/webhooks.options';
+import {
+  type ResolvedWebhooksOptions,
+  WEBHOOKS_OPTIONS,
+  type WebhooksOptions,
+} from '../options/webhooks.options';
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryIntake, type IntakeResult } from './delivery-intake';
