@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow, webhookActionOf, type PaymentSessionStatus } from '../core/status-table';
-import { HOST_WEBHOOKS, HostWebhooks } from '../core/ports';
+import { statusRow, type PaymentSessionStatus } from '../core/status-table';
+import { HOST_WEBHOOKS, HostWebhooks, webhookActionOf } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
-import { InvoiceIdentity } from '../core/invoice-identity';
+import { InvoiceIdentity } from '../core/invoice-status.service';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';

@@ -1,6 +1,13 @@
+import type { PaymentWebhookAction, WebhookActionResult } from '../checkout/types';
 import type { Invoice } from '../gateway/types';
+import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import type { OrderPaymentStatus, PaymentSessionStatus, StatusReportSource } from './status-table';
+import {
+  statusRow,
+  type OrderPaymentStatus,
+  type PaymentSessionStatus,
+  type StatusReportSource,
+} from './status-table';
 
 /** Injection token of the host's {@link OrderPaymentPort}. */
 export const ORDER_PAYMENT_PORT = Symbol('INVOICE_PAYMENTS_ORDER_PAYMENT_PORT');
@@ -41,6 +48,45 @@ export interface OrderPaymentPort {
   onPaymentStatusChanged(change: PaymentStatusChange): Promise<void>;
 }
 
+/** What the host is told of an applied history row, the previous status's text given. */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
+    occurredAt: row.createdAt,
+  };
+}
+
+/** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
+function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
+  if (amountMismatch && takesMoney)
+    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  return {
+    code,
+    text,
+    sessionStatus: row?.session ?? 'error',
+    orderPaymentStatus: row?.order ?? 'requires_action',
+  };
+}
+
 /** Injection token of the {@link LateInvoiceAdopter} the checkout capability provides. */
 export const LATE_INVOICE_ADOPTER = Symbol('INVOICE_PAYMENTS_LATE_INVOICE_ADOPTER');
 
@@ -75,6 +121,19 @@ export interface ConfirmedStatus {
   code: number;
   paidCents: number | null;
   grossCents: number | null;
+}
+
+/** A delivery's host action from the record as it now stands (`confirmed`: the lookup), in cents at most its amount. */
+export function webhookActionOf(record: InvoiceRecord, confirmed?: ConfirmedStatus): WebhookActionResult {
+  const row = statusRow(confirmed?.code ?? record.statusCode);
+  if (!row) return { action: 'not_supported' };
+  let action: PaymentWebhookAction = row.session === 'error' ? 'failed' : row.session;
+  // Only paid (5) is a capture; money taken that is not the invoice's amount waits for a person, as authorizePayment.
+  if (action === 'captured' && row.code !== 5) action = 'not_supported';
+  else if (record.amountMismatch && (action === 'captured' || action === 'authorized'))
+    action = 'requires_more';
+  const amount = Math.min(confirmed?.paidCents ?? record.paidCents ?? record.amountCents, record.amountCents);
+  return { action, data: { session_id: record.id, amount } };
 }
 
 /**

@@ -7,8 +7,7 @@ import { InvoiceStatusHistory } from '../persistence/invoice-status-history.enti
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
 import { Coalescer } from './coalescer';
-import { ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
-import { changeOf } from './status-table';
+import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
 import { doublingDelayMs } from './queue/backoff';
 import { LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';

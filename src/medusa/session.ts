@@ -1,8 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { PaymentServiceError } from '../checkout/errors';
 import type { ProviderWebhookPayload } from '../checkout/types';
-import { HOST_WEBHOOKS, type ConfirmedStatus, type HostWebhooks } from '../core/ports';
-import { webhookActionOf } from '../core/status-table';
+import { HOST_WEBHOOKS, webhookActionOf, type ConfirmedStatus, type HostWebhooks } from '../core/ports';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';

@@ -2,10 +2,9 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
-import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
-import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
+import { InvoiceIdentity, InvoiceStatusService, recordOfInvoice } from '../core/invoice-status.service';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import type { KnownHistory } from '../core/status-table';
+import { reportChangesNothing, type KnownHistory } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { tracedBatch } from '../observability/otel';
