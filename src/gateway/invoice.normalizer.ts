@@ -39,9 +39,11 @@ const side = <I extends 0 | 1>(i: I) =>
 const SHAPES = { current: side(0), legacy: side(1) };
 
 const AMOUNTS = ['gross', 'net', 'fees', 'discount', 'shipping', 'paid'] as const;
-const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
-const CARD_BLOCKS = ['card', 'cartao'];
-const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
+/** Keys only the legacy shape has: a bare invoice holding one is of that shape. */
+export const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
+/** The card objects of either shape, and the card data redacted wherever an invoice is kept. */
+export const CARD_BLOCKS = ['card', 'cartao'];
+export const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
 const METHOD_NAMES: Record<string, PaymentMethod> = {
   pix: 'pix',
   billet: 'billet',

@@ -1,4 +1,4 @@
-import { checkToken, openToReports, readWebhookHeaderLines, webhookLinesOf } from './delivery-intake';
+import { checkToken, openToReports } from './delivery-intake';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookMerchantTokenSource } from './delivery-intake';
@@ -9,42 +9,6 @@ const tokenChecker = (options: ResolvedWebhooksOptions, source?: WebhookMerchant
 });
 
 const line = (merchant: string, service: string) => Buffer.from(`${merchant}:${service}`).toString('base64');
-
-describe('readWebhookHeaderLines', () => {
-  it('tells the token line from the id line in either order, and splits at the first colon', () => {
-    for (const lines of [
-      ['wh_1', line('m', 'svc:with:colons')],
-      [line('m', 'svc:with:colons'), 'wh_1'],
-      [`wh_1, ${line('m', 'svc:with:colons')}`],
-    ]) {
-      expect(readWebhookHeaderLines(lines)).toEqual({
-        webhookId: 'wh_1',
-        token: { merchant: 'm', service: 'svc:with:colons' },
-        problem: null,
-      });
-    }
-  });
-
-  it('does not take a base64-looking webhook id for the token', () => {
-    // "abcd" is valid base64 but decodes to bytes without a colon.
-    expect(readWebhookHeaderLines(['abcd', line('', 's')]).webhookId).toBe('abcd');
-  });
-
-  it('says why there is no usable token', () => {
-    expect(readWebhookHeaderLines(['wh_1']).problem).toBe('no Webhook header line carries a token');
-    expect(readWebhookHeaderLines([line('a', 's1'), line('b', 's2')]).problem).toBe(
-      'several different Webhook tokens',
-    );
-    expect(readWebhookHeaderLines([line('m', '')]).problem).toBe('the token has an empty service part');
-  });
-});
-
-describe('webhookLinesOf', () => {
-  it('reads a plain header record in any letter case, joined or as an array', () => {
-    expect(webhookLinesOf({ webhook: 'wh_1, abc=' })).toEqual(['wh_1, abc=']);
-    expect(webhookLinesOf({ Webhook: ['wh_1', 'abc='], other: 'x' })).toEqual(['wh_1', 'abc=']);
-  });
-});
 
 describe('checkToken', () => {
   it('checks a header record such as a framework hands a payment provider, with no call to the service', async () => {

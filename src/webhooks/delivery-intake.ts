@@ -1,18 +1,25 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { GatewayClient } from '../gateway/gateway.client';
+import { DataSource, EntityManager } from 'typeorm';
+import { Coalescer } from '../core/coalescer';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
+import { clip } from '../core/text-bounds';
+import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { JsonRecord } from '../gateway/payload.reader';
+import { merchantPartProblem, readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
+import { type NamedInvoice, readDelivery, routable, type WebhookDelivery } from '../gateway/webhook.reader';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { dialectOf, runStatement } from '../persistence/dialect';
 import { CallCeiling } from '../reconciliation/check-schedule';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { type Refusal, readDelivery, readDeliveryBody, routable, type WebhookDelivery } from './webhook-body';
-import { remember } from './delivery-confirmation';
-import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
 import { countDelivery, traced } from '../observability/otel';
+import { remember } from './delivery-confirmation';
+import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
+import { WebhookInboxProcessor } from './webhook-inbox.processor';
+import type { Refusal } from './webhooks.module';
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
 export interface WebhookMerchantTokenSource {
@@ -22,17 +29,25 @@ export interface WebhookMerchantTokenSource {
 /** Injection token of an optional {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
 export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
 
-/** A delivery as a host received it: its headers, and the request, its bytes or what the host's parser made of them. */
-interface DeliveryInput {
+/** A delivery as a host received it: its headers, and its body read once within the intake's bounds. */
+export interface DeliveryInput {
   headers: IncomingMessage | Record<string, unknown>;
-  body: unknown;
+  body(limit: number, maxDepth: number): Promise<{ ok: true; value: JsonRecord } | Refusal>;
 }
 
 /** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
 export type IntakeResult = { ok: true; stored: StoredDelivery } | Refusal;
 
+/** What storing a delivery did (`duplicate`: a retry or copy of a stored one; `problem`: why a dead one is). */
+export type StoredDelivery = Pick<WebhookInboxEntry, 'id' | 'state' | 'gatewayId'> & {
+  duplicate: boolean;
+  problem: string | null;
+};
+
 /** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
+/** Deliveries stored in one statement at most (20 parameters each). */
+const MAX_ROWS_PER_INSERT = 50;
 
 /** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
 export function openToReports(code: number | null): boolean {
@@ -49,10 +64,14 @@ export class DeliveryIntake {
   private readonly byReferrer: CallCeiling;
   /** Per invoice, the write of an entry that will wait for its next lookup. */
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
+  /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
+  private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
+    (entries) => this.insertAll(entries),
+    MAX_ROWS_PER_INSERT,
+  );
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -71,7 +90,7 @@ export class DeliveryIntake {
 
   private async take(input: DeliveryInput, wait: boolean): Promise<IntakeResult> {
     const { bodyLimitBytes, maxJsonDepth } = this.options;
-    const body = await readDeliveryBody(input.body, bodyLimitBytes, maxJsonDepth);
+    const body = await input.body(bodyLimitBytes, maxJsonDepth);
     if (!body.ok) return body;
     const auth = await checkToken(input.headers, this.options, this.merchantSource);
     if (!auth.ok) return auth;
@@ -106,13 +125,13 @@ export class DeliveryIntake {
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
     if (waiting !== null) {
-      if (await this.inbox.joinWaiting(waiting)) {
+      if (await this.joinWaiting(waiting)) {
         return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
       }
       pacing.forgetWaiting(gatewayId, waiting);
     }
     const dueAt = pacing.nextLookupAt(gatewayId) ?? undefined;
-    const write = this.inbox.store(delivery, webhookId, dueAt).then((stored) => {
+    const write = this.store(delivery, webhookId, dueAt).then((stored) => {
       if (stored.duplicate || stored.state !== 'pending') return stored;
       if (dueAt) pacing.waits(gatewayId, stored.id, dueAt);
       else pacing.stored(gatewayId, stored.id);
@@ -132,7 +151,7 @@ export class DeliveryIntake {
    * open to reports holds by number, or by referrer only (the delivery won the race against the checkout's commit)
    * within `inbox.unknownLookupsPerWindow` a window, since a sender can make up numbers; beyond, 503. Else 422.
    */
-  private async admit(invoice: { id: string; referrer: string | null }): Promise<Refusal | null> {
+  private async admit(invoice: NamedInvoice): Promise<Refusal | null> {
     const t = Date.now();
     if ((this.open.get(invoice.id) ?? 0) > t) return null;
     const where = [{ gatewayId: invoice.id }, ...(invoice.referrer ? [{ referrer: invoice.referrer }] : [])];
@@ -154,54 +173,88 @@ export class DeliveryIntake {
     const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
     return { ok: false, status: 503, message, retryAfterSeconds };
   }
+
+  /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
+  async store(
+    delivery: WebhookDelivery,
+    headerWebhookId: string | null,
+    dueAt?: Date,
+  ): Promise<StoredDelivery> {
+    const now = new Date();
+    const invoice = delivery.invoice;
+    const state: WebhookInboxState = invoice ? 'pending' : 'ignored';
+    const entry: WebhookInboxEntry = Object.assign(new WebhookInboxEntry(), {
+      id: randomUUID(),
+      dedupeKey: delivery.dedupeKey,
+      event: clip(delivery.event, 64),
+      deliveryId: clip(delivery.deliveryId, 128),
+      webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
+      gatewayId: clip(invoice?.id ?? null, 128),
+      referrer: clip(invoice?.referrer ?? null, 160),
+      statusCode: invoice?.statusCode ?? null,
+      sentAt: clip(delivery.sentAt, 32),
+      payload: JSON.stringify(delivery.payload ?? {}),
+      state,
+      attempts: 0,
+      nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
+      lockedUntil: null,
+      lastError: null,
+      outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
+      invoiceRecordId: null,
+      receivedAt: now,
+      processedAt: state === 'pending' ? null : now,
+    });
+    // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
+    const inserted = await this.writer.submit(entry);
+    if (inserted) return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
+    const found = await this.dataSource
+      .getRepository(WebhookInboxEntry)
+      .findOneBy({ dedupeKey: entry.dedupeKey });
+    if (!found) throw new Error(`webhook inbox: delivery ${entry.dedupeKey} neither stored nor found`);
+    const problem = found.state === 'dead' ? found.lastError : null;
+    return { id: found.id, duplicate: true, state: found.state, problem, gatewayId: found.gatewayId };
+  }
+
+  /**
+   * Joins a delivery to pending, unclaimed entry `id`: its `received_at` becomes now, so only a later lookup answers
+   * it. One statement, as a claim is, so the two never interleave; `false` when the entry was claimed or finished.
+   */
+  async joinWaiting(id: string): Promise<boolean> {
+    const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${table} SET received_at = :now WHERE id = :id AND state = 'pending' ` +
+        'AND (locked_until IS NULL OR locked_until <= :now) RETURNING id',
+      { now: new Date().toISOString(), id },
+    );
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
+    return rows.length > 0;
+  }
+
+  /** For each entry, whether it was written (`false`: its dedupe key was already stored). */
+  private async insertAll(entries: WebhookInboxEntry[]): Promise<Array<boolean | Error>> {
+    const insert = (some: WebhookInboxEntry[]) =>
+      runStatement(this.dataSource, (em) => insertIgnoringDuplicates(em, some));
+    try {
+      const written = await insert(entries);
+      return entries.map((e) => written.has(e.id));
+    } catch (err) {
+      if (entries.length === 1) throw err;
+      // A row the database refuses must not fail the deliveries that arrived with it: each goes again alone.
+      return Promise.all(
+        entries.map((e) =>
+          insert([e]).then(
+            (written) => written.has(e.id),
+            (one: unknown) => (one instanceof Error ? one : new Error(String(one))),
+          ),
+        ),
+      );
+    }
+  }
 }
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
 const TOKEN_RETRY_AFTER_SECONDS = 30;
-/** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
-const MAX_SERVICE_TOKEN_LENGTH = 512;
-
-/**
- * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
- * Lines joined with ", " are split again (base64 and webhook ids have no commas).
- */
-export function readWebhookHeaderLines(received: readonly string[]) {
-  let webhookId: string | null = null;
-  const tokens = new Set<string>();
-  for (const line of received.flatMap((v) => v.split(',')).map((v) => v.trim())) {
-    // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
-    const buf = Buffer.from(line, 'base64');
-    const text = buf.toString('utf8');
-    // A webhook id that happens to be valid base64 decodes to binary noise, not printable `merchant:service`.
-    const printable = [...text].every((ch) => ch >= ' ' && ch !== '\x7f' && ch !== '\ufffd');
-    if (buf.toString('base64') === line && text.includes(':') && printable) tokens.add(text);
-    else if (line !== '') webhookId ??= line;
-  }
-  const none = (problem: string) => ({ webhookId, token: null, problem });
-  if (tokens.size === 0) return none('no Webhook header line carries a token');
-  if (tokens.size > 1) return none('several different Webhook tokens');
-  const [text] = tokens;
-  const colon = text.indexOf(':');
-  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
-  if (token.service.length === 0) return none('the token has an empty service part');
-  if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
-    return none(`the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`);
-  }
-  return { webhookId, token, problem: null };
-}
-
-/** The `Webhook` header lines of a request, or of a header record a framework hands over (any letter case). */
-export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>): string[] {
-  const req = source as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> };
-  if (req.headersDistinct) return req.headersDistinct['webhook'] ?? [];
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(source)) {
-    if (name.toLowerCase() !== 'webhook') continue;
-    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
-  }
-  return out;
-}
-
 /**
  * The checks of a delivery's `Webhook` token that need no call to the service (§6): a `merchant:service` line, its
  * merchant part against the merchant token read now, when there is one. No token reaches a log line or a reason.
@@ -221,14 +274,24 @@ export async function checkToken(
     const message = 'the merchant token could not be read now; try again later';
     return { ok: false, status: 503, message, retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
   }
-  // Equal-length digests: the comparison takes the same time whatever the inputs.
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  if (expected !== null) {
-    if (lines.token.merchant === '') {
-      if (!options.allowEmptyMerchantPart) return refuse('the token has an empty merchant part');
-    } else if (!timingSafeEqual(digest(lines.token.merchant), digest(expected))) {
-      return refuse('the merchant part of the token does not match');
-    }
-  }
-  return { ok: true, webhookId: lines.webhookId };
+  const problem = merchantPartProblem(lines.token.merchant, expected, options.allowEmptyMerchantPart);
+  return problem ? refuse(problem) : { ok: true, webhookId: lines.webhookId };
+}
+
+/** The ids of the entries written, ignoring duplicate dedupe keys; values through the entity's transformers. */
+async function insertIgnoringDuplicates(
+  em: EntityManager,
+  entries: WebhookInboxEntry[],
+): Promise<Set<string>> {
+  const dataSource = dataSourceOf(em);
+  const { columns, tableName } = dataSource.getMetadata(WebhookInboxEntry);
+  const { parameter, insertIgnoring } = dialectOf(dataSource);
+  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
+  const tuples = entries.map(
+    (_e, r) => `(${columns.map((_c, i) => parameter(r * columns.length + i + 1)).join(', ')})`,
+  );
+  const sql = insertIgnoring(`"${tableName}"`, names, tuples.join(', '), '"dedupe_key"');
+  const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
+  const rows = await queryReturning(em, sql, values);
+  return new Set(rows.map((r) => String(r.id)));
 }

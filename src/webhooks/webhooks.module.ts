@@ -1,4 +1,5 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import getRawBody from 'raw-body';
 import {
   Controller,
   DynamicModule,
@@ -18,15 +19,16 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { HOST_WEBHOOKS, type HostDelivery, type HostDeliveryOutcome, type HostWebhooks } from '../core/ports';
-import { resolveWebhooksOptions } from '../options/webhooks.options';
 import {
+  resolveWebhooksOptions,
   type ResolvedWebhooksOptions,
   WEBHOOKS_OPTIONS,
   type WebhooksOptions,
 } from '../options/webhooks.options';
+import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/payload.reader';
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { DeliveryIntake, type IntakeResult } from './delivery-intake';
+import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { WebhookInboxService } from './webhook-inbox.service';
@@ -95,10 +97,8 @@ class HostDeliveries implements HostWebhooks {
   ) {}
 
   async settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
-    const result = await this.intake.accept(
-      { headers: delivery?.headers ?? {}, body: bodyOf(delivery) },
-      true,
-    );
+    const body: DeliveryInput['body'] = (limit, depth) => readDeliveryBody(bodyOf(delivery), limit, depth);
+    const result = await this.intake.accept({ headers: delivery?.headers ?? {}, body }, true);
     if (!result.ok) {
       const reason = `${result.status}: ${result.message}`;
       return result.status === 503 ? { kind: 'later', reason } : { kind: 'none', reason };
@@ -155,19 +155,79 @@ const logger = new Logger(DeliveryIntake.name);
 /** A delivery over HTTP, accepted by the intake; an unexpected failure (database down) is answered 500: retried. */
 async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<DeliveryAnswer> {
   try {
-    return answerOf(await intake.accept({ headers: req, body: req }));
+    const body: DeliveryInput['body'] = (limit, depth) => readDeliveryBody(req, limit, depth);
+    return answerOf(await intake.accept({ headers: req, body }));
   } catch (err) {
     logger.error(`webhook delivery not stored: ${message(err)}`);
     return INTERNAL_ERROR_ANSWER;
   }
 }
 
-/** A receipt `{ received, id, duplicate, state }`, or a refusal shaped as Nest's HTTP exceptions answer. */
-export interface DeliveryAnswer {
+/** A delivery refused, with the HTTP status that says why (`unread`: refused before its body was read as JSON). */
+export type Refusal = {
+  ok: false;
   status: number;
-  body: object;
+  message: string;
+  unread?: true;
   retryAfterSeconds?: number;
+};
+
+type RawBodyResult = { ok: true; body: Buffer } | Refusal;
+type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
+
+const refusal = (status: number, message: string): Refusal => ({ ok: false, status, message });
+
+/** A body over the limit is not kept: the rest is discarded as it arrives. */
+async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
+  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity') return refusal(415, `content-encoding ${encoding} is not supported`);
+  if (req.readableEnded) return refusal(400, 'the body was already consumed by another parser');
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
+  try {
+    return { ok: true, body: await getRawBody(req, { limit }) };
+  } catch (err) {
+    // raw-body pauses a request it gives up on; resumed, the connection can be kept alive for the next request.
+    req.resume();
+    const tooLong = (err as { type?: string }).type === 'entity.too.large';
+    return tooLong ? tooLarge(limit) : refusal(400, 'the body could not be read');
+  }
 }
+
+/** The one bound on a delivery's body: a request read within `limit` (or its `req.body` a parser read), bytes. */
+export async function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
+  const req = source as (IncomingMessage & { body?: unknown }) | null;
+  if (typeof req?.on === 'function' && typeof req.headers === 'object') {
+    if (req.body === undefined || !(req.readableEnded || req.complete)) return readRawBody(req, limit);
+    source = req.body;
+  }
+  if (!Buffer.isBuffer(source)) return { ok: true, parsed: source };
+  return source.length > limit ? tooLarge(limit) : { ok: true, body: source };
+}
+
+const tooLarge = (limit: number) => refusal(413, `body exceeds ${limit} bytes`);
+
+/** A delivery's body read once, whichever host hands it over: bounded, a JSON object, at most `maxDepth` deep. */
+export async function readDeliveryBody(
+  source: unknown,
+  limit: number,
+  maxDepth: number,
+): Promise<{ ok: true; value: JsonRecord } | Refusal> {
+  const read = await boundedBody(source, limit);
+  if (!read.ok) return { ...read, unread: true };
+  let value: unknown;
+  try {
+    value = 'body' in read ? JSON.parse(read.body.toString('utf8')) : read.parsed;
+  } catch {
+    return refusal(400, 'body: malformed JSON');
+  }
+  if (asRecord(value) === null) return refusal(400, 'body: must be a JSON object');
+  if (exceedsJsonDepth(value, maxDepth)) return refusal(400, `body: nested deeper than ${maxDepth} levels`);
+  return { ok: true, value: value as JsonRecord };
+}
+
+/** A receipt `{ received, id, duplicate, state }`, or a refusal shaped as Nest's HTTP exceptions answer. */
+export type DeliveryAnswer = { status: number; body: object; retryAfterSeconds?: number };
 
 function answerOf(result: IntakeResult): DeliveryAnswer {
   if (result.ok) {

@@ -1,84 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
-import { asInt, asRecord, asText, exceedsJsonDepth, MAX_JSON_DEPTH } from '../gateway/payload.reader';
-import { InvoiceStatusCode } from '../gateway/status';
-import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from '../gateway/wire-profile';
+import { CARD_BLOCKS, CARD_SECRETS, LEGACY_KEYS } from './invoice.normalizer';
+import { asInt, asRecord, asText, type JsonRecord, MAX_JSON_DEPTH } from './payload.reader';
+import { InvoiceStatusCode } from './status';
+import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from './wire-profile';
 
-/** A delivery refused, with the HTTP status that says why (`unread`: refused before its body was read as JSON). */
-export type Refusal = {
-  ok: false;
-  status: number;
-  message: string;
-  unread?: true;
-  retryAfterSeconds?: number;
-};
+// The service's webhook deliveries as they arrive: the body's routing parts and the `Webhook` header's lines.
+// Nothing here trusts them: the intake checks the token and asks the service before anything is applied.
 
-type RawBodyResult = { ok: true; body: Buffer } | Refusal;
-type BoundedBody = RawBodyResult | { ok: true; parsed: unknown };
-
-const refusal = (status: number, message: string): Refusal => ({ ok: false, status, message });
-
-/** A body over the limit is not kept: the rest is left for Node to discard once the answer is sent. */
-async function readRawBody(req: IncomingMessage, limit: number): Promise<RawBodyResult> {
-  const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity') return refusal(415, `content-encoding ${encoding} is not supported`);
-  if (req.readableEnded) return refusal(400, 'the body was already consumed by another parser');
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return tooLarge(limit);
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (result: RawBodyResult) => {
-      req.off('data', onData).off('end', onEnd).off('error', onError);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) finish(tooLarge(limit));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => finish({ ok: true, body: Buffer.concat(chunks, size) });
-    const onError = () => finish(refusal(400, 'the body could not be read'));
-    req.on('data', onData).on('end', onEnd).on('error', onError);
-  });
-}
-
-/** The one bound on a delivery's body: a request read within `limit` (or its `req.body` a parser read), bytes. */
-export async function boundedBody(source: unknown, limit: number): Promise<BoundedBody> {
-  const req = source as (IncomingMessage & { body?: unknown }) | null;
-  if (typeof req?.on === 'function' && typeof req.headers === 'object') {
-    if (req.body === undefined || !(req.readableEnded || req.complete)) return readRawBody(req, limit);
-    source = req.body;
-  }
-  if (!Buffer.isBuffer(source)) return { ok: true, parsed: source };
-  return source.length > limit ? tooLarge(limit) : { ok: true, body: source };
-}
-
-const tooLarge = (limit: number) => refusal(413, `body exceeds ${limit} bytes`);
-
-/** A delivery's body read once, whichever host hands it over: bounded, a JSON object, at most `maxDepth` deep. */
-export async function readDeliveryBody(
-  source: unknown,
-  limit: number,
-  maxDepth: number,
-): Promise<{ ok: true; value: JsonObject } | Refusal> {
-  const read = await boundedBody(source, limit);
-  if (!read.ok) return { ...read, unread: true };
-  let value: unknown;
-  try {
-    value = 'body' in read ? JSON.parse(read.body.toString('utf8')) : read.parsed;
-  } catch {
-    return refusal(400, 'body: malformed JSON');
-  }
-  if (asRecord(value) === null) return refusal(400, 'body: must be a JSON object');
-  if (exceedsJsonDepth(value, maxDepth)) return refusal(400, `body: nested deeper than ${maxDepth} levels`);
-  return { ok: true, value: value as JsonObject };
-}
-
-type JsonObject = Record<string, unknown>;
-
-type NamedInvoice = { id: string; referrer: string | null; statusCode: number } | null;
+/** The invoice a delivery names: by number, by the store's reference, and in which status. */
+export type NamedInvoice = { id: string; referrer: string | null; statusCode: number };
 
 /** What routing needs of an untrusted body: the body is a trigger, so nothing else of it is read. */
 export interface WebhookDelivery {
@@ -88,7 +20,7 @@ export interface WebhookDelivery {
   sentAt: string | null;
   /** A synthetic delivery from the resend operation (A14) with no invoice to apply. */
   test: boolean;
-  invoice: NamedInvoice;
+  invoice: NamedInvoice | null;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
   /** The invoice object as received, card data redacted: what the inbox row keeps. */
@@ -97,27 +29,11 @@ export interface WebhookDelivery {
 }
 
 /**
- * The invoice a delivery names, or why it cannot be stored: text an inbox row may not keep (400; PostgreSQL refuses
- * NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with bodies naming nothing).
- */
-export function routable(d: WebhookDelivery): { ok: true; invoice: NonNullable<NamedInvoice> } | Refusal {
-  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
-  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
-  const bad = Object.entries(fields).find(
-    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
-  );
-  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
-  if (d.invoice) return { ok: true, invoice: d.invoice };
-  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
-  return { ok: false, status: 422, message: `${what}: nothing stored` };
-}
-
-/**
  * Reads a delivery body where the wire profile's `webhook` part says (by default the A13 body, with `invoice` or
  * `fatura`, or an event wrapper around it). Never throws: an unreadable invoice is `invoiceError`.
  */
 export function readDelivery(
-  body: JsonObject,
+  body: JsonRecord,
   profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
 ): WebhookDelivery {
   const w = profile.webhook;
@@ -134,11 +50,10 @@ export function readDelivery(
 }
 
 const MAX_INT32 = 2_147_483_647;
-const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 
 /** The number, referrer and status code of either shape, as the one normalizer reads them. */
-function readInvoice(container: JsonObject): {
-  invoice: NamedInvoice;
+function readInvoice(container: JsonRecord): {
+  invoice: NamedInvoice | null;
   error: string | null;
   id: string | null;
 } {
@@ -175,7 +90,7 @@ type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentA
   error: string | null;
 };
 
-function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
+function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
   // some other wrapper, not an invoice).
@@ -196,7 +111,7 @@ function partsAt(body: JsonObject, w: WireWebhookProfile): Parts {
 
 const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
 
-function customParts(body: JsonObject, read: NonNullable<WireWebhookProfile['read']>): Parts {
+function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
     const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(text);
@@ -234,8 +149,6 @@ function text(value: unknown): string | null {
   return null;
 }
 
-const CARD_SECRETS = new Set(['number', 'numero', 'token', 'bin']);
-
 /** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
 function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
   if (depth > MAX_JSON_DEPTH) return '[too deep]';
@@ -243,8 +156,89 @@ function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (inCard && CARD_SECRETS.has(key) && v !== null && v !== undefined) out[key] = '[redacted]';
-    else out[key] = redactCardData(v, key === 'card' || key === 'cartao', depth + 1);
+    if (inCard && CARD_SECRETS.includes(key) && v !== null && v !== undefined) out[key] = '[redacted]';
+    else out[key] = redactCardData(v, CARD_BLOCKS.includes(key), depth + 1);
   }
   return out;
+}
+
+/**
+ * The invoice a delivery names, or why the intake refuses to store it (the status it answers): text an inbox row may
+ * not keep (400; PostgreSQL refuses NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with
+ * bodies naming nothing).
+ */
+export function routable(
+  d: WebhookDelivery,
+): { ok: true; invoice: NamedInvoice } | { ok: false; status: 400 | 422; message: string } {
+  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
+  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
+  const bad = Object.entries(fields).find(
+    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
+  );
+  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
+  if (d.invoice) return { ok: true, invoice: d.invoice };
+  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
+  return { ok: false, status: 422, message: `${what}: nothing stored` };
+}
+
+/** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
+const MAX_SERVICE_TOKEN_LENGTH = 512;
+
+/**
+ * Tells the lines apart in any order: the token is the strict base64 of `merchant:service` (split at the first colon).
+ * Lines joined with ", " are split again (base64 and webhook ids have no commas).
+ */
+export function readWebhookHeaderLines(received: readonly string[]) {
+  let webhookId: string | null = null;
+  const tokens = new Set<string>();
+  for (const line of received.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+    // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
+    const buf = Buffer.from(line, 'base64');
+    const text = buf.toString('utf8');
+    // A webhook id that happens to be valid base64 decodes to binary noise, not printable `merchant:service`.
+    const printable = [...text].every((ch) => ch >= ' ' && ch !== '\x7f' && ch !== '\ufffd');
+    if (buf.toString('base64') === line && text.includes(':') && printable) tokens.add(text);
+    else if (line !== '') webhookId ??= line;
+  }
+  const none = (problem: string) => ({ webhookId, token: null, problem });
+  if (tokens.size === 0) return none('no Webhook header line carries a token');
+  if (tokens.size > 1) return none('several different Webhook tokens');
+  const [text] = tokens;
+  const colon = text.indexOf(':');
+  const token = { merchant: text.slice(0, colon), service: text.slice(colon + 1) };
+  if (token.service.length === 0) return none('the token has an empty service part');
+  if (token.service.length > MAX_SERVICE_TOKEN_LENGTH) {
+    return none(`the token's service part is too long (over ${MAX_SERVICE_TOKEN_LENGTH})`);
+  }
+  return { webhookId, token, problem: null };
+}
+
+/** The `Webhook` header lines of a request, or of a header record a framework hands over (any letter case). */
+export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>): string[] {
+  const req = source as IncomingMessage & { headersDistinct?: Record<string, string[] | undefined> };
+  if (req.headersDistinct) return req.headersDistinct['webhook'] ?? [];
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(source)) {
+    if (name.toLowerCase() !== 'webhook') continue;
+    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
+  }
+  return out;
+}
+
+/**
+ * What is wrong with a token's merchant part against the store's merchant token (`null`: none configured, so any),
+ * or `null`. The text never holds a token.
+ */
+export function merchantPartProblem(
+  merchant: string,
+  expected: string | null,
+  allowEmpty: boolean,
+): string | null {
+  if (expected === null) return null;
+  if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
+  // Equal-length digests: the comparison takes the same time whatever the inputs.
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(merchant), digest(expected))
+    ? null
+    : 'the merchant part of the token does not match';
 }

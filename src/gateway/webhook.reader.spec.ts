@@ -1,101 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   currentBilletResponse,
   currentCardResponse,
   legacyDueDateResponse,
 } from '../../test/gateway/fixtures';
-import { boundedBody, dedupeKeyOf, readDelivery } from './webhook-body';
-import { createWebhookRoute, type DeliveryReceiver } from './webhooks.module';
-
-/** A bare server running only the webhook route; what the route passes on is answered 299. */
-async function serve(receive: DeliveryReceiver, readFirst = false) {
-  const route = createWebhookRoute('hooks/in', receive);
-  const server = http.createServer((req, res) => {
-    const go = () =>
-      route(req, res, () => {
-        res.statusCode = 299;
-        res.end('next');
-      });
-    if (!readFirst) return go();
-    req.resume().on('end', go);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = async (path: string, body: string) => {
-    const res = await fetch(`${url}${path}`, { method: 'POST', body });
-    return { status: res.status, text: await res.text(), headers: res.headers };
-  };
-  return { post, close: () => new Promise((r) => server.close(r)) };
-}
-
-/** A receiver that reads the body within 64 bytes and answers with what it read. */
-const bounded: DeliveryReceiver = async (req) => {
-  const read = await boundedBody(req, 64);
-  if (!read.ok) return { status: read.status, body: { statusCode: read.status, message: read.message } };
-  const text = 'body' in read ? read.body.toString() : '';
-  return { status: 200, body: { received: true, id: text, duplicate: false, state: 'pending' } };
-};
-
-describe('the webhook route on Express', () => {
-  it('answers what the receiver says, on the path and its suffix only', async () => {
-    const s = await serve(bounded);
-    try {
-      const a = await s.post('/api/hooks/in', '{"a":1}');
-      expect(a.status).toBe(200);
-      expect(JSON.parse(a.text)).toEqual({
-        received: true,
-        id: '{"a":1}',
-        duplicate: false,
-        state: 'pending',
-      });
-      expect(a.headers.get('x-content-type-options')).toBe('nosniff');
-      expect((await s.post('/other', '{}')).status).toBe(299);
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('answers 500 without the failure when the receiver throws', async () => {
-    const s = await serve(() => Promise.reject(new Error('db down at postgres://user:secret@host')));
-    try {
-      const failed = await s.post('/hooks/in', '{}');
-      expect(failed.status).toBe(500);
-      expect(JSON.parse(failed.text)).toEqual({ statusCode: 500, message: 'Internal server error' });
-    } finally {
-      await s.close();
-    }
-  });
-
-  it('leaves a body a host middleware already read to the Nest route', async () => {
-    const s = await serve(bounded, true);
-    try {
-      expect((await s.post('/hooks/in', '{}')).status).toBe(299);
-    } finally {
-      await s.close();
-    }
-  });
-});
-
-describe('boundedBody: the one bound on a delivery body', () => {
-  it('answers 413 past the limit, for a request and for bytes alike', async () => {
-    const s = await serve(bounded);
-    try {
-      const big = await s.post('/hooks/in', 'x'.repeat(65));
-      expect(big.status).toBe(413);
-      expect(JSON.parse(big.text)).toEqual({ statusCode: 413, message: 'body exceeds 64 bytes' });
-    } finally {
-      await s.close();
-    }
-    expect(await boundedBody(Buffer.alloc(65), 64)).toEqual({
-      ok: false,
-      status: 413,
-      message: 'body exceeds 64 bytes',
-    });
-    expect(await boundedBody(Buffer.from('{}'), 64)).toEqual({ ok: true, body: Buffer.from('{}') });
-    expect(await boundedBody({ a: 1 }, 64)).toEqual({ ok: true, parsed: { a: 1 } });
-  });
-});
+import { dedupeKeyOf, readDelivery, readWebhookHeaderLines, webhookLinesOf } from './webhook.reader';
 
 const meta = {
   event: 'invoice.update',
@@ -209,5 +117,43 @@ describe('readDelivery', () => {
     });
     expect(key).toMatch(/^delivery#[0-9a-f]{64}$/);
     expect(key.length).toBeLessThanOrEqual(160);
+  });
+});
+
+const line = (merchant: string, service: string) => Buffer.from(`${merchant}:${service}`).toString('base64');
+
+describe('readWebhookHeaderLines', () => {
+  it('tells the token line from the id line in either order, and splits at the first colon', () => {
+    for (const lines of [
+      ['wh_1', line('m', 'svc:with:colons')],
+      [line('m', 'svc:with:colons'), 'wh_1'],
+      [`wh_1, ${line('m', 'svc:with:colons')}`],
+    ]) {
+      expect(readWebhookHeaderLines(lines)).toEqual({
+        webhookId: 'wh_1',
+        token: { merchant: 'm', service: 'svc:with:colons' },
+        problem: null,
+      });
+    }
+  });
+
+  it('does not take a base64-looking webhook id for the token', () => {
+    // "abcd" is valid base64 but decodes to bytes without a colon.
+    expect(readWebhookHeaderLines(['abcd', line('', 's')]).webhookId).toBe('abcd');
+  });
+
+  it('says why there is no usable token', () => {
+    expect(readWebhookHeaderLines(['wh_1']).problem).toBe('no Webhook header line carries a token');
+    expect(readWebhookHeaderLines([line('a', 's1'), line('b', 's2')]).problem).toBe(
+      'several different Webhook tokens',
+    );
+    expect(readWebhookHeaderLines([line('m', '')]).problem).toBe('the token has an empty service part');
+  });
+});
+
+describe('webhookLinesOf', () => {
+  it('reads a plain header record in any letter case, joined or as an array', () => {
+    expect(webhookLinesOf({ webhook: 'wh_1, abc=' })).toEqual(['wh_1, abc=']);
+    expect(webhookLinesOf({ Webhook: ['wh_1', 'abc='], other: 'x' })).toEqual(['wh_1', 'abc=']);
   });
 });

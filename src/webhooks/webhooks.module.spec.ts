@@ -1,0 +1,92 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { boundedBody, createWebhookRoute, type DeliveryReceiver } from './webhooks.module';
+
+/** A bare server running only the webhook route; what the route passes on is answered 299. */
+async function serve(receive: DeliveryReceiver, readFirst = false) {
+  const route = createWebhookRoute('hooks/in', receive);
+  const server = http.createServer((req, res) => {
+    const go = () =>
+      route(req, res, () => {
+        res.statusCode = 299;
+        res.end('next');
+      });
+    if (!readFirst) return go();
+    req.resume().on('end', go);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const post = async (path: string, body: string) => {
+    const res = await fetch(`${url}${path}`, { method: 'POST', body });
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  };
+  return { post, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A receiver that reads the body within 64 bytes and answers with what it read. */
+const bounded: DeliveryReceiver = async (req) => {
+  const read = await boundedBody(req, 64);
+  if (!read.ok) return { status: read.status, body: { statusCode: read.status, message: read.message } };
+  const text = 'body' in read ? read.body.toString() : '';
+  return { status: 200, body: { received: true, id: text, duplicate: false, state: 'pending' } };
+};
+
+describe('the webhook route on Express', () => {
+  it('answers what the receiver says, on the path and its suffix only', async () => {
+    const s = await serve(bounded);
+    try {
+      const a = await s.post('/api/hooks/in', '{"a":1}');
+      expect(a.status).toBe(200);
+      expect(JSON.parse(a.text)).toEqual({
+        received: true,
+        id: '{"a":1}',
+        duplicate: false,
+        state: 'pending',
+      });
+      expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+      expect((await s.post('/other', '{}')).status).toBe(299);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('answers 500 without the failure when the receiver throws', async () => {
+    const s = await serve(() => Promise.reject(new Error('db down at postgres://user:secret@host')));
+    try {
+      const failed = await s.post('/hooks/in', '{}');
+      expect(failed.status).toBe(500);
+      expect(JSON.parse(failed.text)).toEqual({ statusCode: 500, message: 'Internal server error' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('leaves a body a host middleware already read to the Nest route', async () => {
+    const s = await serve(bounded, true);
+    try {
+      expect((await s.post('/hooks/in', '{}')).status).toBe(299);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('boundedBody: the one bound on a delivery body', () => {
+  it('answers 413 past the limit, for a request and for bytes alike', async () => {
+    const s = await serve(bounded);
+    try {
+      const big = await s.post('/hooks/in', 'x'.repeat(65));
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.text)).toEqual({ statusCode: 413, message: 'body exceeds 64 bytes' });
+    } finally {
+      await s.close();
+    }
+    expect(await boundedBody(Buffer.alloc(65), 64)).toEqual({
+      ok: false,
+      status: 413,
+      message: 'body exceeds 64 bytes',
+    });
+    expect(await boundedBody(Buffer.from('{}'), 64)).toEqual({ ok: true, body: Buffer.from('{}') });
+    expect(await boundedBody({ a: 1 }, 64)).toEqual({ ok: true, parsed: { a: 1 } });
+  });
+});
