@@ -1,8 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Coalescer } from '../core/coalescer';
+import { clip } from '../core/text-bounds';
+import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { dialectOf, runStatement } from '../persistence/dialect';
 import { GatewayClient } from '../gateway/gateway.client';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -11,7 +15,7 @@ import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webho
 import { type Refusal, readDelivery, readDeliveryBody, routable, type WebhookDelivery } from './webhook-body';
 import { remember } from './delivery-confirmation';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { StoredDelivery, WebhookInboxService } from './webhook-inbox.service';
+import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import { countDelivery, traced } from '../observability/otel';
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
@@ -31,6 +35,18 @@ interface DeliveryInput {
 /** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
 export type IntakeResult = { ok: true; stored: StoredDelivery } | Refusal;
 
+/** What storing a delivery did (`duplicate`: a retry or copy of a stored one; `problem`: why a dead one is). */
+export interface StoredDelivery {
+  id: string;
+  duplicate: boolean;
+  state: WebhookInboxState;
+  problem: string | null;
+  gatewayId: string | null;
+}
+
+/** Deliveries stored in one statement at most (20 parameters each). */
+const MAX_ROWS_PER_INSERT = 50;
+
 /** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
 
@@ -49,10 +65,14 @@ export class DeliveryIntake {
   private readonly byReferrer: CallCeiling;
   /** Per invoice, the write of an entry that will wait for its next lookup. */
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
+  /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
+  private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
+    (entries) => this.insertAll(entries),
+    MAX_ROWS_PER_INSERT,
+  );
 
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    private readonly inbox: WebhookInboxService,
     private readonly processor: WebhookInboxProcessor,
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -106,13 +126,13 @@ export class DeliveryIntake {
     await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
     const waiting = pacing.waitingEntry(gatewayId);
     if (waiting !== null) {
-      if (await this.inbox.joinWaiting(waiting)) {
+      if (await this.joinWaiting(waiting)) {
         return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
       }
       pacing.forgetWaiting(gatewayId, waiting);
     }
     const dueAt = pacing.nextLookupAt(gatewayId) ?? undefined;
-    const write = this.inbox.store(delivery, webhookId, dueAt).then((stored) => {
+    const write = this.store(delivery, webhookId, dueAt).then((stored) => {
       if (stored.duplicate || stored.state !== 'pending') return stored;
       if (dueAt) pacing.waits(gatewayId, stored.id, dueAt);
       else pacing.stored(gatewayId, stored.id);
@@ -154,6 +174,105 @@ export class DeliveryIntake {
     const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
     return { ok: false, status: 503, message, retryAfterSeconds };
   }
+
+  /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
+  async store(
+    delivery: WebhookDelivery,
+    headerWebhookId: string | null,
+    dueAt?: Date,
+  ): Promise<StoredDelivery> {
+    const now = new Date();
+    const invoice = delivery.invoice;
+    const state: WebhookInboxState = invoice ? 'pending' : 'ignored';
+    const entry: WebhookInboxEntry = Object.assign(new WebhookInboxEntry(), {
+      id: randomUUID(),
+      dedupeKey: delivery.dedupeKey,
+      event: clip(delivery.event, 64),
+      deliveryId: clip(delivery.deliveryId, 128),
+      webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
+      gatewayId: clip(invoice?.id ?? null, 128),
+      referrer: clip(invoice?.referrer ?? null, 160),
+      statusCode: invoice?.statusCode ?? null,
+      sentAt: clip(delivery.sentAt, 32),
+      payload: JSON.stringify(delivery.payload ?? {}),
+      state,
+      attempts: 0,
+      nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
+      lockedUntil: null,
+      lastError: null,
+      outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
+      invoiceRecordId: null,
+      receivedAt: now,
+      processedAt: state === 'pending' ? null : now,
+    });
+    // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
+    const inserted = await this.writer.submit(entry);
+    if (inserted) return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
+    const found = await this.dataSource
+      .getRepository(WebhookInboxEntry)
+      .findOneBy({ dedupeKey: entry.dedupeKey });
+    if (!found) throw new Error(`webhook inbox: delivery ${entry.dedupeKey} neither stored nor found`);
+    const problem = found.state === 'dead' ? found.lastError : null;
+    return { id: found.id, duplicate: true, state: found.state, problem, gatewayId: found.gatewayId };
+  }
+
+  /**
+   * Joins a delivery to pending, unclaimed entry `id`: its `received_at` becomes now, so only a later lookup answers
+   * it. One statement, as a claim is, so the two never interleave; `false` when the entry was claimed or finished.
+   */
+  async joinWaiting(id: string): Promise<boolean> {
+    const [sql, values] = escapeQuery(
+      this.dataSource,
+      `UPDATE ${this.table} SET received_at = :now WHERE id = :id AND state = 'pending' ` +
+        'AND (locked_until IS NULL OR locked_until <= :now) RETURNING id',
+      { now: new Date().toISOString(), id },
+    );
+    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
+    return rows.length > 0;
+  }
+
+  private get table(): string {
+    return this.dataSource.getMetadata(WebhookInboxEntry).tableName;
+  }
+
+  /** For each entry, whether it was written (`false`: its dedupe key was already stored). */
+  private async insertAll(entries: WebhookInboxEntry[]): Promise<Array<boolean | Error>> {
+    const insert = (some: WebhookInboxEntry[]) =>
+      runStatement(this.dataSource, (em) => insertIgnoringDuplicates(em, some));
+    try {
+      const written = await insert(entries);
+      return entries.map((e) => written.has(e.id));
+    } catch (err) {
+      if (entries.length === 1) throw err;
+      // A row the database refuses must not fail the deliveries that arrived with it: each goes again alone.
+      return Promise.all(
+        entries.map((e) =>
+          insert([e]).then(
+            (written) => written.has(e.id),
+            (one: unknown) => (one instanceof Error ? one : new Error(String(one))),
+          ),
+        ),
+      );
+    }
+  }
+}
+
+/** The ids of the entries written, ignoring duplicate dedupe keys; values through the entity's transformers. */
+async function insertIgnoringDuplicates(
+  em: EntityManager,
+  entries: WebhookInboxEntry[],
+): Promise<Set<string>> {
+  const dataSource = dataSourceOf(em);
+  const { columns, tableName } = dataSource.getMetadata(WebhookInboxEntry);
+  const { parameter, insertIgnoring } = dialectOf(dataSource);
+  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
+  const tuples = entries.map(
+    (_e, r) => `(${columns.map((_c, i) => parameter(r * columns.length + i + 1)).join(', ')})`,
+  );
+  const sql = insertIgnoring(`"${tableName}"`, names, tuples.join(', '), '"dedupe_key"');
+  const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
+  const rows = await queryReturning(em, sql, values);
+  return new Set(rows.map((r) => String(r.id)));
 }
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */

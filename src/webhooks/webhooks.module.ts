@@ -29,7 +29,6 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { WebhookInboxService } from './webhook-inbox.service';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
@@ -60,7 +59,6 @@ export class WebhooksModule implements OnModuleInit {
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
-        WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
         { provide: HOST_WEBHOOKS, useClass: HostDeliveries },

@@ -3,7 +3,7 @@ import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
-import { WebhookInboxService } from '../../src/webhooks/webhook-inbox.service';
+import { DeliveryIntake } from '../../src/webhooks/delivery-intake';
 import type { WebhookDelivery } from '../../src/webhooks/webhook-body';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
@@ -91,7 +91,7 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
 
   if (kind === 'postgres') {
     it('a row the database refuses fails its own delivery only, not the ones written with it', async () => {
-      const service = app.app.get(WebhookInboxService);
+      const service = app.app.get(DeliveryIntake);
       // Test deliveries (no invoice): stored `ignored`, nothing to process.
       const delivery = (deliveryId: string, event: string): WebhookDelivery => ({
         dedupeKey: `delivery:${deliveryId}`,
