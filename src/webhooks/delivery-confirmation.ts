@@ -265,6 +265,7 @@ export class DeliveryConfirmation {
     await this.deadLetter(entry, dead(waited));
   }
 
+  /** Due again after the inbox's doubling backoff of its attempts. */
   async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);

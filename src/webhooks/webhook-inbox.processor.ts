@@ -6,12 +6,12 @@ import { messageOf as message } from '../core/events';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import type { KnownHistory } from '../core/status-table';
-import { GatewayClient } from '../gateway/gateway.client';
-import type { Invoice } from '../gateway/types';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';
+import type { KnownHistory } from '../core/status-table';
 import { clip } from '../core/text-bounds';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { Invoice } from '../gateway/types';
 import { tracedBatch } from '../observability/otel';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -201,7 +201,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     const closed = closings.map(({ entry, outcome, recordId }) => {
       return { id: entry.id, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
-    // Only while still pending: never written twice.
     const processedAt = new Date().toISOString();
     await this.leased.finishEach(closed, { state: 'processed', last_error: null, processed_at: processedAt });
   }

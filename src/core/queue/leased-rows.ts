@@ -122,7 +122,10 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
    * {@link finishAll} with values of each row's own, one statement per {@link FINISH_CHUNK} rows: a row's id and its
    * columns' values (named as in the database, the same columns in every row), and the values all rows take.
    */
-  async finishEach(rows: Array<{ id: string } & Record<string, unknown>>, shared: Record<string, unknown>) {
+  async finishEach(
+    rows: Array<{ id: string } & Record<string, unknown>>,
+    shared: Record<string, unknown>,
+  ): Promise<void> {
     const { parameter } = dialectOf(this.dataSource);
     const { table, lockedUntil, open } = this.columns;
     for (let i = 0; i < rows.length; i += FINISH_CHUNK) {
