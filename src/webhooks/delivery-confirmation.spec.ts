@@ -1,9 +1,13 @@
+import type { EventEmitter2 } from '@nestjs/event-emitter';
+import type { LeasedRows } from '../core/queue/leased-rows';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { DeliveryConfirmation, LOOKUP_BURST, NO_RECORD_YET } from './delivery-confirmation';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import type { WebhookInboxService } from './webhook-inbox.service';
+
+const noRows = {} as LeasedRows<WebhookInboxEntry>;
+const noEvents = {} as EventEmitter2;
 
 /**
  * Deliveries naming an invoice the service knows but this store has no record of (another system's invoice on the
@@ -27,16 +31,14 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
         return Promise.resolve(INVOICE);
       },
     } as unknown as GatewayClient;
-    const rows = {
-      retryLater: (e: WebhookInboxEntry, problem: string) => {
-        postponed.push({ id: e.id, problem });
-        return Promise.resolve();
-      },
-    } as unknown as WebhookInboxService;
     const options = {
       inbox: { unknownInvoiceWindowMs: 60_000, unknownLookupsPerWindow: 100, unknownLookupWindowMs: 60_000 },
     } as ResolvedWebhooksOptions;
-    confirmation = new DeliveryConfirmation(gateway, options, rows);
+    confirmation = new DeliveryConfirmation(gateway, options, noRows, noEvents);
+    jest.spyOn(confirmation, 'retryLater').mockImplementation((e: WebhookInboxEntry, problem: string) => {
+      postponed.push({ id: e.id, problem });
+      return Promise.resolve();
+    });
   });
 
   it('remembers the answer as soon as the service gives it, before the caller looks for a record', async () => {
@@ -62,7 +64,7 @@ describe('DeliveryConfirmation pace', () => {
   const paced = (lookupsPerSecond: number) => {
     lookups = 0;
     const gateway = { findInvoiceById: (id: string) => (lookups++, Promise.resolve({ id })) };
-    const rows = { leased: { finish: () => Promise.resolve() }, retryLater: () => Promise.resolve() };
+    const leased = { finish: () => Promise.resolve() } as unknown as LeasedRows<WebhookInboxEntry>;
     const inbox = {
       unknownInvoiceWindowMs: 60_000,
       unknownLookupsPerWindow: 100,
@@ -72,8 +74,10 @@ describe('DeliveryConfirmation pace', () => {
     const confirmation = new DeliveryConfirmation(
       gateway as unknown as GatewayClient,
       options,
-      rows as unknown as WebhookInboxService,
+      leased,
+      noEvents,
     );
+    jest.spyOn(confirmation, 'retryLater').mockResolvedValue();
     const entry = Object.assign(new WebhookInboxEntry(), {
       id: 'e',
       lastError: null,
@@ -129,7 +133,7 @@ describe('DeliveryConfirmation joining a lookup in flight', () => {
       lookupWindowMs: 1000,
       inbox: { unknownLookupsPerWindow: 10, unknownLookupWindowMs: 1000, unknownInvoiceWindowMs: 1000 },
     } as unknown as ResolvedWebhooksOptions;
-    const confirmation = new DeliveryConfirmation(gateway, options, {} as WebhookInboxService);
+    const confirmation = new DeliveryConfirmation(gateway, options, noRows, noEvents);
     const delivered = (id: string) => Object.assign(new WebhookInboxEntry(), { id, receivedAt: new Date() });
     const early = delivered('a');
     const first = confirmation.confirm([early], 'INV', true);

@@ -1,23 +1,29 @@
 import { Logger } from '@nestjs/common';
+import type { EventEmitter2 } from '@nestjs/event-emitter';
+import { emitSafely, InvoicePaymentsEvents, messageOf as message } from '../core/events';
 import type { ConfirmedStatus } from '../core/ports';
+import { doublingDelayMs } from '../core/queue/backoff';
+import type { LeasedRows } from '../core/queue/leased-rows';
+import { clip } from '../core/text-bounds';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { CallCeiling } from '../reconciliation/check-schedule';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
-import { messageOf as message } from '../core/events';
-import type { Closing, WebhookInboxService } from './webhook-inbox.service';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
 /** Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. */
 export const MAX_ROWS_PER_LOOKUP = 50;
 /** Invoices remembered at most at once in each map (oldest forgotten first), and a verdict for how long. */
-const MAX_REMEMBERED = 10_000;
-const VERDICT_MS = 3_600_000;
+const [MAX_REMEMBERED, VERDICT_MS] = [10_000, 3_600_000];
 const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
 export const NO_RECORD_YET = 'no invoice record yet';
+
+/** An entry a batch answered: how, and the record it was applied to. */
+export type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
+type Flight = { answer: Promise<Invoice | null>; sentAt: number | null };
 
 /** Sets `key` in a map of at most {@link MAX_REMEMBERED} keys, the oldest forgotten first. */
 export function remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -35,7 +41,7 @@ export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly perSecond: CallCeiling;
-  private readonly inFlight = new Map<string, { answer: Promise<Invoice | null>; sentAt: number | null }>();
+  private readonly inFlight = new Map<string, Flight>();
   private readonly deferred = new Map<string, number>();
   private readonly waiting = new Map<string, { entryId: string; until: number }>();
   /** Per invoice, rows stored since its last lookup, the newest still joinable. */
@@ -50,7 +56,8 @@ export class DeliveryConfirmation {
   constructor(
     private readonly gateway: GatewayClient,
     private readonly options: ResolvedWebhooksOptions,
-    private readonly rows: WebhookInboxService,
+    private readonly leased: LeasedRows<WebhookInboxEntry>,
+    private readonly events: EventEmitter2,
   ) {
     this.perSecond = new CallCeiling(options.lookupsPerSecond, () => Date.now(), 1000);
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
@@ -70,7 +77,7 @@ export class DeliveryConfirmation {
       return false;
     }
     if (this.unknownLookups.take()) return true;
-    await this.rows.leased.finish(entry, {
+    await this.leased.finish(entry, {
       lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
       nextAttemptAt: new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1)),
     });
@@ -78,11 +85,7 @@ export class DeliveryConfirmation {
   }
 
   /** The invoice now (one lookup for all `entries`), or `null` once their retry or dead letter is written. */
-  async confirm(
-    entries: WebhookInboxEntry[],
-    gatewayId: string,
-    local: boolean,
-  ): Promise<{ invoice: Invoice; startedAt: Date } | null> {
+  async confirm(entries: WebhookInboxEntry[], gatewayId: string, local: boolean) {
     let problem: string;
     try {
       const newest = Math.max(...entries.map((entry) => entry.receivedAt.getTime()));
@@ -107,11 +110,21 @@ export class DeliveryConfirmation {
       const until = this.deferredUntil(gatewayId);
       if (until === null) await this.retryWithin(entry, problem, (waited) => `${problem} (for ${waited} ms)`);
       else {
-        await this.rows.leased.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
+        await this.leased.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
         this.waits(gatewayId, entry.id, until);
       }
     }
     return null;
+  }
+
+  /** Dead-letters an entry; `alert` false when the caller raises one alert for many (unknown invoices). */
+  async deadLetter(entry: WebhookInboxEntry, reason: string, alert = true): Promise<void> {
+    const [lastError, processedAt] = [clip(reason, 2000), new Date()];
+    await this.leased.finish(entry, { state: 'dead', lastError, processedAt });
+    if (!alert) return;
+    this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
+    const what = `invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}`;
+    this.alert(`webhook delivery ${entry.id} (${what}) dead-lettered: ${reason}`);
   }
 
   /** Later deliveries of the invoice wait for a record too, without asking the service again, within the window. */
@@ -193,10 +206,7 @@ export class DeliveryConfirmation {
    * arrival): an older answer may predate that delivery. An invoice whose lookups are spent rejects (see
    * {@link deferredUntil}).
    */
-  private async lookup(
-    gatewayId: string,
-    notBefore: number,
-  ): Promise<{ invoice: Invoice | null; startedAt: Date }> {
+  private async lookup(gatewayId: string, notBefore: number) {
     let flight = this.inFlight.get(gatewayId);
     while (flight && flight.sentAt !== null && flight.sentAt < notBefore) {
       await flight.answer.catch(() => undefined);
@@ -213,10 +223,7 @@ export class DeliveryConfirmation {
       }
       this.deferred.delete(gatewayId);
       this.unlooked.delete(gatewayId);
-      const started: { answer: Promise<Invoice | null>; sentAt: number | null } = {
-        answer: null!,
-        sentAt: null,
-      };
+      const started: Flight = { answer: null!, sentAt: null };
       started.answer = (async () => {
         // This second's lookups are spent: the next second's.
         for (let wait = waitMs; wait > 0; { waitMs: wait } = this.take(gatewayId)) {
@@ -252,19 +259,29 @@ export class DeliveryConfirmation {
   }
 
   /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */
-  private async retryWithin(
-    entry: WebhookInboxEntry,
-    problem: string,
-    dead: (ms: number) => string,
-  ): Promise<void> {
+  private async retryWithin(entry: WebhookInboxEntry, problem: string, dead: (ms: number) => string) {
     const waited = Date.now() - entry.receivedAt.getTime();
-    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.rows.retryLater(entry, problem);
-    await this.rows.deadLetter(entry, dead(waited));
+    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.retryLater(entry, problem);
+    await this.deadLetter(entry, dead(waited));
+  }
+
+  /** Due again after the inbox's doubling backoff of its attempts. */
+  async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
+    const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
+    const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
+    const nextAttemptAt = new Date(Date.now() + delay);
+    await this.leased.finish(entry, { lastError: clip(reason, 2000), nextAttemptAt });
+    this.logger.debug(`webhook inbox entry ${entry.id}: ${reason}; retry in ${delay} ms`);
+  }
+
+  private alert(message: string): void {
+    const alert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
+    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
   }
 
   /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
   private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
-    await this.rows.deadLetter(entry, reason, false);
+    await this.deadLetter(entry, reason, false);
     this.unreported++;
     const t = Date.now();
     if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
@@ -275,8 +292,7 @@ export class DeliveryConfirmation {
       `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
     );
     const last = `last: delivery ${entry.id}: ${reason}`;
-    this.rows.alert(
-      `${count} webhook delivery(ies) named invoices neither this store nor the service knows (${last}); a valid webhook token may have leaked`,
-    );
+    const named = `${count} webhook delivery(ies) named invoices neither this store nor the service knows`;
+    this.alert(`${named} (${last}); a valid webhook token may have leaked`);
   }
 }

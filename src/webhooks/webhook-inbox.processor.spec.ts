@@ -12,7 +12,8 @@ describe('WebhookInboxProcessor quiet period', () => {
     t0 = Date.now();
     started = [];
     // Only the timing is under test: the batch itself is replaced.
-    const parts = [null, null, null, resolveWebhooksOptions({}), null, null];
+    const dataSource = { getMetadata: () => ({ tableName: 'webhook_inbox' }) };
+    const parts = [dataSource, null, null, resolveWebhooksOptions({}), null];
     batch = new WebhookInboxProcessor(
       ...(parts as unknown as ConstructorParameters<typeof WebhookInboxProcessor>),
     );

@@ -7,13 +7,15 @@ import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '..
 import { reportChangesNothing, type KnownHistory } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
+import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
+import { QuietStart } from '../core/queue/poller';
+import { clip } from '../core/text-bounds';
 import { tracedBatch } from '../observability/otel';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { DeliveryConfirmation } from './delivery-confirmation';
+import { type Closing, DeliveryConfirmation } from './delivery-confirmation';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import { type Closing, WebhookInboxService } from './webhook-inbox.service';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -32,14 +34,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   readonly confirmation: DeliveryConfirmation;
   private readonly identity: InvoiceIdentity;
   private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
+  /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
+  private readonly leased: LeasedRows<WebhookInboxEntry>;
+  private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => void this.schedule());
   private current: Promise<void> | null = null;
   private readonly singles = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
   private interval: NodeJS.Timeout | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private waitingSince: number | null = null;
-  private lastArrival = 0;
   private lastPurge = 0;
 
   constructor(
@@ -48,13 +50,17 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
-    private readonly rows: WebhookInboxService,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
     this.identity = new InvoiceIdentity(gateway, events);
     this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
-    this.confirmation = new DeliveryConfirmation(gateway, options, rows);
+    const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
+    const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
+    const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
+    const leaseMs = () => options.inbox.leaseMs;
+    this.leased = new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs);
+    this.confirmation = new DeliveryConfirmation(gateway, options, this.leased, events);
   }
 
   onModuleInit(): void {
@@ -65,27 +71,23 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.quiet.stop();
     if (this.interval) clearInterval(this.interval);
-    this.timer = null;
     await this.drain();
   }
 
   /** An entry was stored: a batch takes it after a quiet moment (a burst in few large batches, a lone one at once). */
   kick(_id?: string, _invoiceKey?: string | null): void {
-    if (this.stopped) return;
-    const now = Date.now();
-    if (this.waitingSince === null) this.waitingSince = now;
-    this.arm(Math.min(now + QUIET_MS, this.waitingSince + MAX_WAIT_MS));
+    this.quiet.wait();
   }
 
-  /** Quiet counts from arrivals: deliveries queued during a pause (a long GC) make no quiet moment. */
+  /** A delivery is being taken in: not a quiet moment. */
   arriving(): void {
-    this.lastArrival = Date.now();
+    this.quiet.arriving();
   }
 
   get waiting(): boolean {
-    return this.waitingSince !== null;
+    return this.quiet.waiting;
   }
 
   /** Entry `id` as a batch of one once the batch running has passed it; one the pace put off, at its turn. */
@@ -93,7 +95,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     for (let round = 0; ; round++) {
       while (this.current) await this.current;
       if (this.stopped) return;
-      const single = this.rows.leased.claim(id, true).then(async (e) => {
+      const single = this.leased.claim(id, true).then(async (e) => {
         if (e) await tracedBatch(1, () => this.process([e]));
       });
       this.singles.add(single);
@@ -116,18 +118,20 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
 
   /** Resolves once no batch runs or waits to start (one waiting starts now). */
   async drain(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-      this.waitingSince = null;
-      void this.schedule();
-    }
+    if (this.quiet.flush()) void this.schedule();
     while (this.current || this.singles.size > 0) await Promise.allSettled([this.current, ...this.singles]);
   }
 
   /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
-  purge(): Promise<number> {
-    return this.rows.purge(() => this.stopped);
+  async purge(): Promise<number> {
+    const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
+    const rule = { table, finished: "state IN ('processed', 'ignored', 'dead')", finishedAt: 'processed_at' };
+    try {
+      return await purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, () => this.stopped);
+    } catch (err) {
+      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
+      return 0;
+    }
   }
 
   /** Runs batches until none is due, one at a time; a call while one runs asks for another after it. */
@@ -142,7 +146,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         this.again = false;
         // A full batch may have left more due entries behind it.
         for (let full = true; full && !this.stopped;) {
-          const claimed = await this.rows.leased.claimDue(this.options.inbox.batchSize, 'o.received_at');
+          const claimed = await this.leased.claimDue(this.options.inbox.batchSize, 'o.received_at');
           if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
           full = claimed.length >= this.options.inbox.batchSize;
         }
@@ -151,29 +155,6 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
       .finally(() => (this.current = null));
     return this.current;
-  }
-
-  private arm(at: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(
-      () => {
-        this.timer = null;
-        // After this turn's I/O has been read (setImmediate runs after it): a delivery that came in since is not quiet.
-        setImmediate(() => {
-          const now = Date.now();
-          const since = this.waitingSince ?? now;
-          if (this.timer || this.stopped) return;
-          if (now - this.lastArrival < QUIET_MS && now < since + MAX_WAIT_MS) {
-            this.arm(Math.min(this.lastArrival + QUIET_MS, since + MAX_WAIT_MS));
-            return;
-          }
-          this.waitingSince = null;
-          void this.schedule();
-        });
-      },
-      Math.max(0, at - Date.now()),
-    );
-    this.timer.unref();
   }
 
   /** When the entry, still pending, is due because the pace put its invoice's lookup off; else `null`. */
@@ -191,7 +172,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
     for (const entry of claimed) {
-      if (entry.gatewayId === null) await this.rows.deadLetter(entry, 'the delivery names no invoice number');
+      if (entry.gatewayId === null)
+        await this.confirmation.deadLetter(entry, 'the delivery names no invoice number');
       else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
     }
     const closings: Closing[] = [];
@@ -215,7 +197,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       }
     }
     await runLimited(work, CONCURRENCY);
-    await this.rows.closeProcessed(closings);
+    const closed = closings.map(({ entry, outcome, recordId }) => {
+      return { id: entry.id, outcome: clip(outcome, 255), invoice_record_id: recordId };
+    });
+    const processedAt = new Date().toISOString();
+    await this.leased.finishEach(closed, { state: 'processed', last_error: null, processed_at: processedAt });
   }
 
   /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
@@ -262,7 +248,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         ({ record, foreign } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
       }
       if (foreign) {
-        for (const entry of entries) await this.rows.leftAlone(entry, foreign);
+        const ids = entries.map((e) => e.id);
+        const [lastError, processedAt] = [clip(foreign, 2000), new Date()];
+        const outcome = `left alone: not this store's invoice`;
+        await this.leased.finishAll(ids, { state: 'ignored', outcome, lastError, processedAt });
         return;
       }
       if (!record) {
@@ -281,11 +270,18 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
       }
     } catch (err) {
-      for (const entry of entries) await this.rows.failed(entry, err);
+      for (const entry of entries) await this.failed(entry, err);
       return;
     }
     this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
     for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+  }
+
+  /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */
+  private async failed(entry: WebhookInboxEntry, err: unknown): Promise<void> {
+    if (entry.attempts < this.options.inbox.maxAttempts)
+      return this.confirmation.retryLater(entry, message(err));
+    await this.confirmation.deadLetter(entry, `gave up after ${entry.attempts} attempts: ${message(err)}`);
   }
 }
 

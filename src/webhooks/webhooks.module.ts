@@ -31,7 +31,6 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import { WebhookInboxService } from './webhook-inbox.service';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
 export interface WebhooksModuleExtras {
@@ -62,7 +61,6 @@ export class WebhooksModule implements OnModuleInit {
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
-        WebhookInboxService,
         WebhookInboxProcessor,
         DeliveryIntake,
         { provide: HOST_WEBHOOKS, useClass: HostDeliveries },

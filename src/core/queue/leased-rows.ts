@@ -27,6 +27,9 @@ export interface LeasedTable<T> {
   batch?: { holder: string; oneAtATimeBy?: string; touched?: string };
 }
 
+/** Rows {@link LeasedRows.finishEach} writes in one statement (a few parameters each). */
+const FINISH_CHUNK = 500;
+
 /**
  * Rows of a queue table under a lease: a claim is one conditional `UPDATE … RETURNING`; a release writes only while
  * the row is still open, so a row finished elsewhere is never written twice.
@@ -113,6 +116,33 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
       em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
     );
+  }
+
+  /**
+   * {@link finishAll} with values of each row's own, one statement per {@link FINISH_CHUNK} rows: a row's id and its
+   * columns' values (named as in the database, the same columns in every row), and the values all rows take.
+   */
+  async finishEach(
+    rows: Array<{ id: string } & Record<string, unknown>>,
+    shared: Record<string, unknown>,
+  ): Promise<void> {
+    const { parameter } = dialectOf(this.dataSource);
+    const { table, lockedUntil, open } = this.columns;
+    for (let i = 0; i < rows.length; i += FINISH_CHUNK) {
+      const chunk = rows.slice(i, i + FINISH_CHUNK);
+      const values = Object.values(shared);
+      const set = Object.keys(shared).map((column, n) => `${column} = ${parameter(n + 1)}`);
+      const own = Object.keys(chunk[0]).filter((column) => column !== 'id');
+      set.push(...own.map((column) => `${column} = v.${column}`), `${lockedUntil} = NULL`);
+      const selects = chunk.map(
+        (row) =>
+          `SELECT ${['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`).join(', ')}`,
+      );
+      const sql =
+        `UPDATE ${table} SET ${set.join(', ')} FROM (${selects.join(' UNION ALL ')}) v ` +
+        `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)}`;
+      await runStatement(this.dataSource, (em) => em.query(sql, values));
+    }
   }
 
   private hydrate(row: Record<string, unknown>): T {

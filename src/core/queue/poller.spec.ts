@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@nestjs/common';
-import { Poller } from './poller';
+import { Poller, QuietStart } from './poller';
 
 class TestPoller extends Poller<number> {
   rounds = 0;
@@ -89,5 +89,33 @@ describe('Poller', () => {
     expect(p.hourlyRuns).toBe(1);
     expect(p.errors).toContain('Test round failed: boom');
     expect(p.errors).toContain('Test upkeep failed: purge down');
+  });
+});
+
+describe('QuietStart', () => {
+  let started: number;
+  let quiet: QuietStart;
+  beforeEach(() => {
+    jest.useFakeTimers();
+    started = 0;
+    quiet = new QuietStart(25, 1000, () => started++);
+  });
+  afterEach(() => jest.useRealTimers());
+
+  it('hands a waiting batch to the caller on flush: none starts later', () => {
+    expect(quiet.flush()).toBe(false);
+    quiet.wait();
+    expect(quiet.flush()).toBe(true);
+    expect(quiet.waiting).toBe(false);
+    jest.advanceTimersByTime(2_000);
+    expect(started).toBe(0);
+  });
+
+  it('waits for nothing once stopped', () => {
+    quiet.wait();
+    quiet.stop();
+    quiet.wait();
+    jest.advanceTimersByTime(2_000);
+    expect([started, quiet.flush()]).toEqual([0, false]);
   });
 });

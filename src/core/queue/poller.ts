@@ -107,3 +107,76 @@ export abstract class Poller<T> implements OnModuleDestroy {
     );
   }
 }
+
+/**
+ * When a batch of arrivals starts: once none arrived for `quietMs`, or `maxWaitMs` after the first one waiting (a
+ * steady stream), so a burst goes in few large batches and a lone arrival at once.
+ */
+export class QuietStart {
+  private timer: NodeJS.Timeout | null = null;
+  private since: number | null = null;
+  private lastArrival = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly quietMs: number,
+    private readonly maxWaitMs: number,
+    private readonly start: () => void,
+  ) {}
+
+  /** Quiet counts from arrivals: ones queued during a pause (a long GC) make no quiet moment. */
+  arriving(): void {
+    this.lastArrival = Date.now();
+  }
+
+  /** From the first arrival waiting until its batch starts. */
+  get waiting(): boolean {
+    return this.since !== null;
+  }
+
+  /** An arrival waits for its batch. */
+  wait(): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    if (this.since === null) this.since = now;
+    this.arm(Math.min(now + this.quietMs, this.since + this.maxWaitMs));
+  }
+
+  /** Whether a batch was waiting; it no longer does (the caller starts it now). */
+  flush(): boolean {
+    if (!this.timer) return false;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.since = null;
+    return true;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private arm(at: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        // After this turn's I/O has been read (setImmediate runs after it): an arrival since then is not quiet.
+        setImmediate(() => {
+          const now = Date.now();
+          const since = this.since ?? now;
+          if (this.timer || this.stopped) return;
+          if (now - this.lastArrival < this.quietMs && now < since + this.maxWaitMs) {
+            this.arm(Math.min(this.lastArrival + this.quietMs, since + this.maxWaitMs));
+            return;
+          }
+          this.since = null;
+          this.start();
+        });
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.timer.unref();
+  }
+}
