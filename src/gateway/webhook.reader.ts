@@ -1,13 +1,14 @@
 import type { IncomingMessage } from 'node:http';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { createHash } from 'node:crypto';
 import { CARD_BLOCKS, CARD_SECRETS, LEGACY_KEYS } from './invoice.normalizer';
 import { asInt, asRecord, asText, type JsonRecord, MAX_JSON_DEPTH } from './payload.reader';
 import { InvoiceStatusCode } from './status';
 import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from './wire-profile';
 
-// The service's webhook deliveries as they arrive: the body's routing parts and the `Webhook` header's lines.
-// Nothing here trusts them: the intake checks the token and asks the service before anything is applied.
+// The wire reading of a webhook delivery, as `invoice.normalizer.ts` is of an invoice: the body's parts (the invoice
+// it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
+// Nothing here decides or trusts: the intake (`webhooks/delivery-intake.ts`) checks the token, refuses what it
+// cannot route or store, and the invoice is looked up at the service before anything is applied.
 
 /** The invoice a delivery names: by number, by the store's reference, and in which status. */
 export type NamedInvoice = { id: string; referrer: string | null; statusCode: number };
@@ -162,25 +163,6 @@ function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
   return out;
 }
 
-/**
- * The invoice a delivery names, or why the intake refuses to store it (the status it answers): text an inbox row may
- * not keep (400; PostgreSQL refuses NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with
- * bodies naming nothing).
- */
-export function routable(
-  d: WebhookDelivery,
-): { ok: true; invoice: NamedInvoice } | { ok: false; status: 400 | 422; message: string } {
-  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
-  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
-  const bad = Object.entries(fields).find(
-    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
-  );
-  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
-  if (d.invoice) return { ok: true, invoice: d.invoice };
-  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
-  return { ok: false, status: 422, message: `${what}: nothing stored` };
-}
-
 /** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
 const MAX_SERVICE_TOKEN_LENGTH = 512;
 
@@ -223,22 +205,4 @@ export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>
     for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
   }
   return out;
-}
-
-/**
- * What is wrong with a token's merchant part against the store's merchant token (`null`: none configured, so any),
- * or `null`. The text never holds a token.
- */
-export function merchantPartProblem(
-  merchant: string,
-  expected: string | null,
-  allowEmpty: boolean,
-): string | null {
-  if (expected === null) return null;
-  if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
-  // Equal-length digests: the comparison takes the same time whatever the inputs.
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  return timingSafeEqual(digest(merchant), digest(expected))
-    ? null
-    : 'the merchant part of the token does not match';
 }

@@ -3,10 +3,12 @@ import type {
   DataSourceOptions,
   EntityManager,
   EntityMetadata,
+  EntityTarget,
   ObjectLiteral,
   QueryRunner,
   SelectQueryBuilder,
 } from 'typeorm';
+import { dataSourceOf, queryReturning } from '../core/typeorm-compat';
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
 
@@ -123,6 +125,54 @@ export async function runInTransaction<T>(
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   if (!dialectOf(dataSource).sharedConnection) return work(dataSource.manager);
   return runInTransaction(dataSource, work);
+}
+
+/**
+ * For each of `entities`, whether one statement wrote it (`false`: its value of the unique column `key`, by database
+ * name, was already stored). A batch the database refuses goes again one by one: a row it refuses fails only itself.
+ */
+export async function insertEachIgnoring<T extends { id: string }>(
+  dataSource: DataSource,
+  entity: EntityTarget<T>,
+  key: string,
+  entities: T[],
+): Promise<Array<boolean | Error>> {
+  const insert = (some: T[]) =>
+    runStatement(dataSource, (em) => insertIgnoringDuplicates(em, entity, key, some));
+  try {
+    const written = await insert(entities);
+    return entities.map((e) => written.has(e.id));
+  } catch (err) {
+    if (entities.length === 1) throw err;
+    return Promise.all(
+      entities.map((e) =>
+        insert([e]).then(
+          (written) => written.has(e.id),
+          (one: unknown) => (one instanceof Error ? one : new Error(String(one))),
+        ),
+      ),
+    );
+  }
+}
+
+/** The ids of the entities written, ignoring duplicates of the unique column `key`; values through the transformers. */
+async function insertIgnoringDuplicates<T extends ObjectLiteral>(
+  em: EntityManager,
+  entity: EntityTarget<T>,
+  key: string,
+  entities: T[],
+): Promise<Set<string>> {
+  const dataSource = dataSourceOf(em);
+  const { columns, tableName } = dataSource.getMetadata(entity);
+  const { parameter, insertIgnoring } = dialectOf(dataSource);
+  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
+  const tuples = entities.map(
+    (_e, r) => `(${columns.map((_c, i) => parameter(r * columns.length + i + 1)).join(', ')})`,
+  );
+  const sql = insertIgnoring(`"${tableName}"`, names, tuples.join(', '), `"${key}"`);
+  const values = entities.flatMap((e) => columns.map((c) => c.getEntityValue(e, true) as unknown));
+  const rows = await queryReturning(em, sql, values);
+  return new Set(rows.map((r) => String(r.id)));
 }
 
 export type ColumnMetadata = EntityMetadata['columns'][number];

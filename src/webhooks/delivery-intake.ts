@@ -1,18 +1,18 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
-import { clip } from '../core/text-bounds';
-import { dataSourceOf, escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { clip, CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { JsonRecord } from '../gateway/payload.reader';
-import { merchantPartProblem, readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
-import { type NamedInvoice, readDelivery, routable, type WebhookDelivery } from '../gateway/webhook.reader';
+import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
+import { type NamedInvoice, readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { dialectOf, runStatement } from '../persistence/dialect';
+import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { CallCeiling } from '../reconciliation/check-schedule';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
@@ -66,7 +66,7 @@ export class DeliveryIntake {
   private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
   /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
   private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
-    (entries) => this.insertAll(entries),
+    (entries) => insertEachIgnoring(this.dataSource, WebhookInboxEntry, 'dedupe_key', entries),
     MAX_ROWS_PER_INSERT,
   );
 
@@ -230,27 +230,6 @@ export class DeliveryIntake {
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
   }
-
-  /** For each entry, whether it was written (`false`: its dedupe key was already stored). */
-  private async insertAll(entries: WebhookInboxEntry[]): Promise<Array<boolean | Error>> {
-    const insert = (some: WebhookInboxEntry[]) =>
-      runStatement(this.dataSource, (em) => insertIgnoringDuplicates(em, some));
-    try {
-      const written = await insert(entries);
-      return entries.map((e) => written.has(e.id));
-    } catch (err) {
-      if (entries.length === 1) throw err;
-      // A row the database refuses must not fail the deliveries that arrived with it: each goes again alone.
-      return Promise.all(
-        entries.map((e) =>
-          insert([e]).then(
-            (written) => written.has(e.id),
-            (one: unknown) => (one instanceof Error ? one : new Error(String(one))),
-          ),
-        ),
-      );
-    }
-  }
 }
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
@@ -278,20 +257,35 @@ export async function checkToken(
   return problem ? refuse(problem) : { ok: true, webhookId: lines.webhookId };
 }
 
-/** The ids of the entries written, ignoring duplicate dedupe keys; values through the entity's transformers. */
-async function insertIgnoringDuplicates(
-  em: EntityManager,
-  entries: WebhookInboxEntry[],
-): Promise<Set<string>> {
-  const dataSource = dataSourceOf(em);
-  const { columns, tableName } = dataSource.getMetadata(WebhookInboxEntry);
-  const { parameter, insertIgnoring } = dialectOf(dataSource);
-  const names = columns.map((c) => `"${c.databaseName}"`).join(', ');
-  const tuples = entries.map(
-    (_e, r) => `(${columns.map((_c, i) => parameter(r * columns.length + i + 1)).join(', ')})`,
+/**
+ * What is wrong with a token's merchant part against the store's merchant token (`null`: none configured, so any),
+ * or `null`. The text never holds a token.
+ */
+function merchantPartProblem(merchant: string, expected: string | null, allowEmpty: boolean): string | null {
+  if (expected === null) return null;
+  if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
+  // Equal-length digests: the comparison takes the same time whatever the inputs.
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(merchant), digest(expected))
+    ? null
+    : 'the merchant part of the token does not match';
+}
+
+/**
+ * The invoice a delivery names, or why the intake refuses to store it (the status it answers): text an inbox row may
+ * not keep (400; PostgreSQL refuses NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with
+ * bodies naming nothing).
+ */
+function routable(
+  d: WebhookDelivery,
+): { ok: true; invoice: NamedInvoice } | { ok: false; status: 400 | 422; message: string } {
+  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
+  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
+  const bad = Object.entries(fields).find(
+    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
   );
-  const sql = insertIgnoring(`"${tableName}"`, names, tuples.join(', '), '"dedupe_key"');
-  const values = entries.flatMap((entry) => columns.map((c) => c.getEntityValue(entry, true) as unknown));
-  const rows = await queryReturning(em, sql, values);
-  return new Set(rows.map((r) => String(r.id)));
+  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
+  if (d.invoice) return { ok: true, invoice: d.invoice };
+  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
+  return { ok: false, status: 422, message: `${what}: nothing stored` };
 }
