@@ -1,6 +1,7 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { boundedBody, createWebhookRoute, type DeliveryReceiver } from './webhooks.module';
+import { PassThrough } from 'node:stream';
+import { boundedBody, createWebhookRoute, type DeliveryReceiver, readDeliveryBody } from './webhooks.module';
 
 /** A bare server running only the webhook route; what the route passes on is answered 299. */
 async function serve(receive: DeliveryReceiver, readFirst = false) {
@@ -88,5 +89,41 @@ describe('boundedBody: the one bound on a delivery body', () => {
     });
     expect(await boundedBody(Buffer.from('{}'), 64)).toEqual({ ok: true, body: Buffer.from('{}') });
     expect(await boundedBody({ a: 1 }, 64)).toEqual({ ok: true, parsed: { a: 1 } });
+  });
+});
+
+/** A stream dressed as a request: what the body reader looks at is its headers and its stream state. */
+function requestStream(headers: Record<string, string> = {}): PassThrough & IncomingMessage {
+  return Object.assign(new PassThrough(), { headers }) as unknown as PassThrough & IncomingMessage;
+}
+
+describe('readDeliveryBody: a body that cannot be read', () => {
+  it('refuses a request whose stream fails mid-body with 400, unread, and leaves it flowing', async () => {
+    const req = requestStream({ 'content-length': '64' });
+    const read = readDeliveryBody(req, 1024, 32);
+    req.write('{"event":"invoice.update",');
+    await new Promise((r) => setImmediate(r));
+    req.emit('error', new Error('socket reset by peer'));
+    expect(await read).toEqual({
+      ok: false,
+      status: 400,
+      message: 'the body could not be read',
+      unread: true,
+    });
+    // Resumed: the rest of a kept-alive connection's request is discarded, not left waiting.
+    expect(req.readableFlowing).toBe(true);
+  });
+
+  it('refuses a request whose stream another reader already ended with 400, unread', async () => {
+    const req = requestStream();
+    req.end('{"event":"invoice.update"}');
+    req.resume();
+    await new Promise((r) => req.on('end', r));
+    expect(await readDeliveryBody(req, 1024, 32)).toEqual({
+      ok: false,
+      status: 400,
+      message: 'the body was already consumed by another parser',
+      unread: true,
+    });
   });
 });
