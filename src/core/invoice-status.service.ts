@@ -1,6 +1,7 @@
 import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager, IsNull, type Repository } from 'typeorm';
 import type { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -182,9 +183,6 @@ export class InvalidStatusReportError extends InvoicePaymentsError {
 /** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
 type MatchedBy = 'number' | 'lookup' | 'referrer';
 
-/** Verdicts remembered per instance (an invoice's referrer, payment id and amount never change). */
-const MAX_REMEMBERED = 10_000;
-
 /**
  * "Ours means ours" (docs/webhooks.md): an invoice is a record's only with the referrer, payment id (the lookup's
  * filter, A7: the shapes do not carry it) and gross the module sent; by the number the record holds, the referrer
@@ -192,8 +190,9 @@ const MAX_REMEMBERED = 10_000;
  */
 export class InvoiceIdentity {
   private readonly logger = new Logger('InvoiceIdentity');
-  private readonly foreign = new Map<string, string>();
-  private readonly alerted = new Map<string, string>();
+  /** Verdicts kept per instance, 10,000 at most (an invoice's referrer, payment id and amount never change). */
+  private readonly foreign = new LRUCache<string, string>({ max: 10_000 });
+  private readonly alerted = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(
     private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
@@ -208,7 +207,7 @@ export class InvoiceIdentity {
     if (known !== undefined) return known;
     const why = await this.verdict(invoice, record, matchedBy);
     if (why !== null) {
-      remember(this.foreign, key, why);
+      this.foreign.set(key, why);
       this.leftAlone(invoice, record, why);
     }
     return why;
@@ -253,7 +252,7 @@ export class InvoiceIdentity {
   private leftAlone(invoice: Invoice, record: InvoiceRecord, why: string): void {
     const pair = `${invoice.id}\u0000${record.id}`;
     if (this.alerted.has(pair)) return;
-    remember(this.alerted, pair, why);
+    this.alerted.set(pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
     this.logger.warn(message);
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, {
@@ -263,11 +262,6 @@ export class InvoiceIdentity {
       message,
     } satisfies InvoicePaymentsAlert);
   }
-}
-
-function remember(memory: Map<string, string>, key: string, value: string): void {
-  if (memory.size >= MAX_REMEMBERED) memory.delete(memory.keys().next().value as string);
-  memory.set(key, value);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { EventEmitter2 } from '@nestjs/event-emitter';
-import { emitSafely, InvoicePaymentsEvents, messageOf as message } from '../core/events';
+import { LRUCache } from 'lru-cache';
+import { emitSafely, type InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from '../core/events';
 import type { ConfirmedStatus } from '../core/ports';
 import { doublingDelayMs } from '../core/queue/backoff';
 import type { LeasedRows } from '../core/queue/leased-rows';
@@ -9,13 +10,14 @@ import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { CallCeiling } from '../reconciliation/check-schedule';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import type { StoredDelivery } from './delivery-intake';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
 /** Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. */
 export const MAX_ROWS_PER_LOOKUP = 50;
-/** Invoices remembered at most at once in each map (oldest forgotten first), and a verdict for how long. */
+/** Invoices remembered at most at once in each map (least recently used forgotten first), and a verdict how long. */
 const [MAX_REMEMBERED, VERDICT_MS] = [10_000, 3_600_000];
 const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
@@ -24,13 +26,8 @@ export const NO_RECORD_YET = 'no invoice record yet';
 /** An entry a batch answered: how, and the record it was applied to. */
 export type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
 type Flight = { answer: Promise<Invoice | null>; sentAt: number | null };
-
-/** Sets `key` in a map of at most {@link MAX_REMEMBERED} keys, the oldest forgotten first. */
-export function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  if (map.size >= MAX_REMEMBERED) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-}
+type Placing = { join(entryId: string): Promise<boolean>; store(dueAt?: Date): Promise<StoredDelivery> };
+const remembered = <V extends object | number>() => new LRUCache<string, V>({ max: MAX_REMEMBERED });
 
 /**
  * A delivery's invoice as the service reports it now, one lookup per invoice at a time: after {@link LOOKUP_BURST},
@@ -39,16 +36,17 @@ export function remember<V>(map: Map<string, V>, key: string, value: V): void {
  */
 export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets = remembered<{ tokens: number; at: number }>();
   private readonly perSecond: CallCeiling;
   private readonly inFlight = new Map<string, Flight>();
-  private readonly deferred = new Map<string, number>();
-  private readonly waiting = new Map<string, { entryId: string; until: number }>();
+  private readonly deferred = remembered<number>();
+  private readonly waiting = remembered<{ entryId: string; until: number }>();
+  private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
   /** Per invoice, rows stored since its last lookup, the newest still joinable. */
-  private readonly unlooked = new Map<string, { count: number; entryId: string | null }>();
-  private readonly confirmedAt = new Map<string, { at: number; recordId: string; status: ConfirmedStatus }>();
+  private readonly unlooked = remembered<{ count: number; entryId: string | null }>();
+  private readonly confirmedAt = remembered<{ at: number; recordId: string; status: ConfirmedStatus }>();
   /** What a lookup of an invoice without a record here found: unknown at the service, or known there only. */
-  private readonly verdicts = new Map<string, { verdict: 'unknown' | 'no-record'; until: number }>();
+  private readonly verdicts = remembered<{ verdict: 'unknown' | 'no-record'; until: number }>();
   private readonly unknownLookups: CallCeiling;
   private unreported = 0;
   private lastReport = 0;
@@ -77,10 +75,9 @@ export class DeliveryConfirmation {
       return false;
     }
     if (this.unknownLookups.take()) return true;
-    await this.leased.finish(entry, {
-      lastError: `lookups of invoices without a record are limited; invoice ${gatewayId} waits`,
-      nextAttemptAt: new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1)),
-    });
+    const lastError = `lookups of invoices without a record are limited; invoice ${gatewayId} waits`;
+    const nextAttemptAt = new Date(Date.now() + Math.max(this.unknownLookups.msUntilNextWindow(), 1));
+    await this.leased.finish(entry, { lastError, nextAttemptAt });
     return false;
   }
 
@@ -92,18 +89,17 @@ export class DeliveryConfirmation {
       const { invoice, startedAt } = await this.lookup(gatewayId, newest);
       if (invoice) {
         // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
-        if (!local)
-          remember(this.verdicts, gatewayId, { verdict: 'no-record', until: Date.now() + VERDICT_MS });
+        if (!local) this.verdicts.set(gatewayId, { verdict: 'no-record', until: Date.now() + VERDICT_MS });
         return { invoice, startedAt };
       }
       problem = `the service does not know invoice ${gatewayId}`;
       if (!local) {
-        remember(this.verdicts, gatewayId, { verdict: 'unknown', until: Date.now() + VERDICT_MS });
+        this.verdicts.set(gatewayId, { verdict: 'unknown', until: Date.now() + VERDICT_MS });
         for (const entry of entries) await this.deadLetterUnknown(entry, problem);
         return null;
       }
     } catch (err) {
-      problem = `could not confirm invoice ${gatewayId} with the service: ${message(err)}`;
+      problem = `could not confirm invoice ${gatewayId} with the service: ${messageOf(err)}`;
     }
     for (const entry of entries) {
       // A lookup only put off is no failure: the entry is due at its turn.
@@ -111,7 +107,7 @@ export class DeliveryConfirmation {
       if (until === null) await this.retryWithin(entry, problem, (waited) => `${problem} (for ${waited} ms)`);
       else {
         await this.leased.finish(entry, { lastError: problem.slice(0, 2000), nextAttemptAt: until });
-        this.waits(gatewayId, entry.id, until);
+        this.waiting.set(gatewayId, { entryId: entry.id, until: until.getTime() });
       }
     }
     return null;
@@ -149,11 +145,10 @@ export class DeliveryConfirmation {
   }
 
   applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
-    const previous = this.confirmedAt.get(gatewayId);
-    if (previous !== undefined && previous.at >= startedAt.getTime()) return;
+    if ((this.confirmedAt.get(gatewayId)?.at ?? -Infinity) >= startedAt.getTime()) return;
     const { paidCents, grossCents } = invoice.amounts;
     const status = { code: invoice.status.code, paidCents, grossCents };
-    remember(this.confirmedAt, gatewayId, { at: startedAt.getTime(), recordId, status });
+    this.confirmedAt.set(gatewayId, { at: startedAt.getTime(), recordId, status });
   }
 
   forget(gatewayId: string): void {
@@ -166,20 +161,41 @@ export class DeliveryConfirmation {
     return until !== undefined && until > Date.now() ? new Date(until) : null;
   }
 
-  /** When the next lookup of `gatewayId` may start if not now (the intake stores a delivery due then), else `null`. */
+  /**
+   * Joins a delivery of `gatewayId` to an entry waiting for a lookup not started yet (which answers it too), else
+   * stores it, due at the next lookup if none may start now. An entry that will wait is written before the invoice's
+   * next delivery is placed, so a flood naming one invoice adds a few rows a lookup window.
+   */
+  async place(gatewayId: string, how: Placing): Promise<StoredDelivery> {
+    await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
+    const id = this.waitingEntry(gatewayId);
+    if (id !== null) {
+      if (await how.join(id)) return { id, duplicate: true, state: 'pending', problem: null, gatewayId };
+      if (this.waiting.get(gatewayId)?.entryId === id) this.waiting.delete(gatewayId);
+      const unlooked = this.unlooked.get(gatewayId);
+      if (unlooked?.entryId === id) unlooked.entryId = null;
+    }
+    const dueAt = this.nextLookupAt(gatewayId) ?? undefined;
+    const write = how.store(dueAt).then((stored) => {
+      if (stored.duplicate || stored.state !== 'pending') return stored;
+      const count = (this.unlooked.peek(gatewayId)?.count ?? 0) + 1;
+      if (dueAt) this.waiting.set(gatewayId, { entryId: stored.id, until: dueAt.getTime() });
+      else this.unlooked.set(gatewayId, { count, entryId: stored.id });
+      return stored;
+    });
+    if (!dueAt) return write;
+    this.waitingWrites.set(gatewayId, write);
+    try {
+      return await write;
+    } finally {
+      if (this.waitingWrites.get(gatewayId) === write) this.waitingWrites.delete(gatewayId);
+    }
+  }
+
+  /** When the next lookup of `gatewayId` may start if not now, else `null`. */
   nextLookupAt(gatewayId: string): Date | null {
     const wait = this.waitOf(this.tokensOf(gatewayId, Date.now()));
     return wait > 0 ? new Date(Date.now() + wait) : null;
-  }
-
-  /** Entry `entryId` waits for the invoice's next lookup, due `until`. */
-  waits(gatewayId: string, entryId: string, until: Date): void {
-    remember(this.waiting, gatewayId, { entryId, until: until.getTime() });
-  }
-
-  stored(gatewayId: string, entryId: string): void {
-    const count = (this.unlooked.get(gatewayId)?.count ?? 0) + 1;
-    remember(this.unlooked, gatewayId, { count, entryId });
   }
 
   /**
@@ -194,17 +210,9 @@ export class DeliveryConfirmation {
     return unlooked && unlooked.count >= MAX_ROWS_PER_LOOKUP ? unlooked.entryId : null;
   }
 
-  /** Entry `entryId` was claimed or finished: no delivery joins it. */
-  forgetWaiting(gatewayId: string, entryId: string): void {
-    if (this.waiting.get(gatewayId)?.entryId === entryId) this.waiting.delete(gatewayId);
-    const unlooked = this.unlooked.get(gatewayId);
-    if (unlooked?.entryId === entryId) unlooked.entryId = null;
-  }
-
   /**
    * One lookup per invoice at a time, joined only if its request left after `notBefore` (the newest delivery's
-   * arrival): an older answer may predate that delivery. An invoice whose lookups are spent rejects (see
-   * {@link deferredUntil}).
+   * arrival; an older answer may predate it). An invoice whose lookups are spent rejects ({@link deferredUntil}).
    */
   private async lookup(gatewayId: string, notBefore: number) {
     let flight = this.inFlight.get(gatewayId);
@@ -216,26 +224,23 @@ export class DeliveryConfirmation {
       const { waitMs, scope } = this.take(gatewayId);
       if (waitMs > 0 && scope === 'invoice') {
         const retryAt = Date.now() + waitMs;
-        remember(this.deferred, gatewayId, retryAt);
-        const at = new Date(retryAt).toISOString();
-        const why = `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at ${at}`;
-        throw new Error(why);
+        this.deferred.set(gatewayId, retryAt);
+        const why = `lookups of invoice ${gatewayId} are paced (webhooks.lookupWindowMs): looked up again at`;
+        throw new Error(`${why} ${new Date(retryAt).toISOString()}`);
       }
       this.deferred.delete(gatewayId);
       this.unlooked.delete(gatewayId);
       const started: Flight = { answer: null!, sentAt: null };
       started.answer = (async () => {
         // This second's lookups are spent: the next second's.
-        for (let wait = waitMs; wait > 0; { waitMs: wait } = this.take(gatewayId)) {
+        for (let wait = waitMs; wait > 0; { waitMs: wait } = this.take(gatewayId))
           await new Promise((resolve) => setTimeout(resolve, wait));
-        }
         started.sentAt = Date.now();
         return this.gateway.findInvoiceById(gatewayId);
       })().finally(() => this.inFlight.delete(gatewayId));
       this.inFlight.set(gatewayId, (flight = started));
     }
-    const invoice = await flight.answer;
-    return { invoice, startedAt: new Date(flight.sentAt ?? Date.now()) };
+    return { invoice: await flight.answer, startedAt: new Date(flight.sentAt ?? Date.now()) };
   }
 
   /** Takes a lookup now (`waitMs` 0), or says in how many ms one may start: its `invoice`'s bucket, or `all`. */
@@ -244,14 +249,13 @@ export class DeliveryConfirmation {
     const tokens = this.tokensOf(gatewayId, t);
     if (tokens < 1) return { waitMs: this.waitOf(tokens), scope: 'invoice' };
     if (!this.perSecond.take()) return { waitMs: this.perSecond.msUntilNextWindow(), scope: 'all' };
-    remember(this.buckets, gatewayId, { tokens: tokens - 1, at: t });
+    this.buckets.set(gatewayId, { tokens: tokens - 1, at: t });
     return { waitMs: 0, scope: 'invoice' };
   }
 
   private tokensOf(gatewayId: string, t: number): number {
-    const bucket = this.buckets.get(gatewayId);
-    const { lookupWindowMs } = this.options;
-    return bucket ? Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / lookupWindowMs) : LOOKUP_BURST;
+    const bucket = this.buckets.get(gatewayId) ?? { tokens: LOOKUP_BURST, at: t };
+    return Math.min(LOOKUP_BURST, bucket.tokens + (t - bucket.at) / this.options.lookupWindowMs);
   }
 
   private waitOf(tokens: number): number {
@@ -275,24 +279,20 @@ export class DeliveryConfirmation {
   }
 
   private alert(message: string): void {
-    const alert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
+    const kind = 'webhook_dead_letter';
+    const alert = { kind, orderId: null, invoiceRecordId: null, message } satisfies InvoicePaymentsAlert;
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
   }
 
   /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
   private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.deadLetter(entry, reason, false);
-    this.unreported++;
-    const t = Date.now();
+    const [t, count] = [Date.now(), ++this.unreported];
     if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
-    this.lastReport = t;
-    const count = this.unreported;
-    this.unreported = 0;
-    this.logger.warn(
-      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
-    );
-    const last = `last: delivery ${entry.id}: ${reason}`;
+    [this.lastReport, this.unreported] = [t, 0];
+    const unknown = `${count} webhook deliveries named invoices the service does not know`;
+    this.logger.warn(`${unknown} (last: ${reason})`);
     const named = `${count} webhook delivery(ies) named invoices neither this store nor the service knows`;
-    this.alert(`${named} (${last}); a valid webhook token may have leaked`);
+    this.alert(`${named} (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`);
   }
 }

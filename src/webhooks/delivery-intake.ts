@@ -16,7 +16,7 @@ import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { CallCeiling } from '../reconciliation/check-schedule';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
-import { remember } from './delivery-confirmation';
+import { LRUCache } from 'lru-cache';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import type { Refusal } from './webhooks.module';
@@ -60,10 +60,8 @@ export function openToReports(code: number | null): boolean {
  */
 @Injectable()
 export class DeliveryIntake {
-  private readonly open = new Map<string, number>();
+  private readonly open = new LRUCache<string, number>({ max: 10_000 });
   private readonly byReferrer: CallCeiling;
-  /** Per invoice, the write of an entry that will wait for its next lookup. */
-  private readonly waitingWrites = new Map<string, Promise<StoredDelivery>>();
   /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
   private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
     (entries) => insertEachIgnoring(this.dataSource, WebhookInboxEntry, 'dedupe_key', entries),
@@ -116,34 +114,11 @@ export class DeliveryIntake {
    * Stores a delivery, or joins it to an entry of its invoice waiting for a lookup not started yet (which answers it
    * too): a flood naming one invoice adds a few rows a lookup window.
    */
-  private async storeOrJoin(
-    delivery: WebhookDelivery,
-    gatewayId: string,
-    webhookId: string | null,
-  ): Promise<StoredDelivery> {
-    const pacing = this.processor.confirmation;
-    await this.waitingWrites.get(gatewayId)?.catch(() => undefined);
-    const waiting = pacing.waitingEntry(gatewayId);
-    if (waiting !== null) {
-      if (await this.joinWaiting(waiting)) {
-        return { id: waiting, duplicate: true, state: 'pending', problem: null, gatewayId };
-      }
-      pacing.forgetWaiting(gatewayId, waiting);
-    }
-    const dueAt = pacing.nextLookupAt(gatewayId) ?? undefined;
-    const write = this.store(delivery, webhookId, dueAt).then((stored) => {
-      if (stored.duplicate || stored.state !== 'pending') return stored;
-      if (dueAt) pacing.waits(gatewayId, stored.id, dueAt);
-      else pacing.stored(gatewayId, stored.id);
-      return stored;
+  private storeOrJoin(delivery: WebhookDelivery, gatewayId: string, webhookId: string | null) {
+    return this.processor.confirmation.place(gatewayId, {
+      join: (entryId) => this.joinWaiting(entryId),
+      store: (dueAt) => this.store(delivery, webhookId, dueAt),
     });
-    if (!dueAt) return write;
-    this.waitingWrites.set(gatewayId, write);
-    try {
-      return await write;
-    } finally {
-      if (this.waitingWrites.get(gatewayId) === write) this.waitingWrites.delete(gatewayId);
-    }
   }
 
   /**
@@ -160,7 +135,7 @@ export class DeliveryIntake {
       .find({ where, select: { id: true, gatewayId: true, statusCode: true } });
     const open = records.filter((r) => openToReports(r.statusCode));
     if (open.some((r) => r.gatewayId === invoice.id)) {
-      remember(this.open, invoice.id, t + REMEMBER_MS);
+      this.open.set(invoice.id, t + REMEMBER_MS);
       return null;
     }
     if (open.length === 0) {
