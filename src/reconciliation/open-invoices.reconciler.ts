@@ -15,7 +15,8 @@ import { isLastPage } from '../gateway/payload.reader';
 import { OPEN_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { CallCeiling, NEVER, nextCheckAt } from './check-schedule';
+import { CallCeiling } from '../core/queue/call-ceiling';
+import { NEVER, nextCheckAt } from './check-schedule';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../observability/otel';
 

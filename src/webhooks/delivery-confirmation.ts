@@ -8,7 +8,7 @@ import type { LeasedRows } from '../core/queue/leased-rows';
 import { clip } from '../core/text-bounds';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { CallCeiling } from '../reconciliation/check-schedule';
+import { CallCeiling } from '../core/queue/call-ceiling';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { StoredDelivery } from './delivery-intake';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';

@@ -14,7 +14,7 @@ import { type NamedInvoice, readDelivery, type WebhookDelivery } from '../gatewa
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
-import { CallCeiling } from '../reconciliation/check-schedule';
+import { CallCeiling } from '../core/queue/call-ceiling';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';

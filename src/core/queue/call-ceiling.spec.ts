@@ -1,4 +1,4 @@
-import { CallCeiling } from './check-schedule';
+import { CallCeiling } from './call-ceiling';
 
 describe('CallCeiling', () => {
   it('allows perMinute calls a minute, then none until the window passes', () => {
