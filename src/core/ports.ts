@@ -145,6 +145,30 @@ export type HostDeliveryOutcome =
   | { kind: 'later'; reason: string }
   | { kind: 'none'; reason: string };
 
+/** Thrown for a delivery a host waited for that could not be settled now: its sender (Medusa's event bus) retries. */
+export class WebhookNotSettledError extends Error {
+  constructor(message: string) {
+    super(`invoice-payments webhook not settled yet, to be retried: ${message}`);
+    this.name = 'WebhookNotSettledError';
+  }
+}
+
+/**
+ * A host's action for what became of its delivery: `later` throws {@link WebhookNotSettledError} (nothing is lost
+ * when its sender retries), `none` is warned of and `not_supported`, `applied` is {@link webhookActionOf}.
+ */
+export function webhookActionOfOutcome(
+  outcome: HostDeliveryOutcome,
+  logger: { warn(message: string): unknown },
+): WebhookActionResult {
+  if (outcome.kind === 'later') throw new WebhookNotSettledError(outcome.reason);
+  if (outcome.kind === 'none') {
+    logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
+    return { action: 'not_supported' };
+  }
+  return webhookActionOf(outcome.record, outcome.confirmed);
+}
+
 /** The webhook pipeline for hosts that take deliveries on their own route and answer with the outcome (Medusa). */
 export interface HostWebhooks {
   settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;

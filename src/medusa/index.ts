@@ -16,7 +16,8 @@ export {
   invoicePaymentsStartupLoader,
 } from './runtime';
 export { medusaAmountToCents, buildCheckoutData, DEFAULT_DOCUMENT_KEYS } from './order';
-export { centsToMedusaAmount, WebhookNotSettledError } from './session';
+export { centsToMedusaAmount } from './session';
+export { WebhookNotSettledError } from '../core/ports';
 export { syncMedusaPayments, MEDUSA_PROCESS_PAYMENT_WORKFLOW } from './payment-sync';
 export type {
   MedusaPaymentSessions,

@@ -1,7 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { PaymentServiceError } from '../checkout/errors';
-import type { ProviderWebhookPayload } from '../checkout/types';
-import { HOST_WEBHOOKS, webhookActionOf, type ConfirmedStatus, type HostWebhooks } from '../core/ports';
+import type { PaymentWebhookAction, ProviderWebhookPayload } from '../checkout/types';
+import {
+  HOST_WEBHOOKS,
+  webhookActionOf,
+  webhookActionOfOutcome,
+  type ConfirmedStatus,
+  type HostWebhooks,
+} from '../core/ports';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
@@ -18,16 +24,16 @@ export function webhookActionOfRecord(
   confirmed?: ConfirmedStatus,
 ): MedusaWebhookActionResult {
   const { action, data } = webhookActionOf(record, confirmed);
-  if (!data) return { action };
-  return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(data.amount) } };
+  return data ? inMedusaTerms(record, action, data.amount) : { action };
 }
 
-/** Thrown when a delivery could not be settled now: Medusa's event bus retries the webhook event. */
-export class WebhookNotSettledError extends Error {
-  constructor(message: string) {
-    super(`invoice-payments webhook not settled yet, to be retried: ${message}`);
-    this.name = 'WebhookNotSettledError';
-  }
+/** An action for Medusa: its payment session is the order's, the amount in major units. */
+function inMedusaTerms(
+  record: InvoiceRecord,
+  action: PaymentWebhookAction,
+  amount: Cents,
+): MedusaWebhookActionResult {
+  return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(amount) } };
 }
 
 /** A delivery to Medusa's webhook route, through the module's own webhook path (docs/medusa.md, "Webhooks"). */
@@ -36,12 +42,10 @@ export async function webhookAction(
   payload: ProviderWebhookPayload,
 ): Promise<MedusaWebhookActionResult> {
   const outcome = await app.get<HostWebhooks>(HOST_WEBHOOKS).settle(payload);
-  if (outcome.kind === 'later') throw new WebhookNotSettledError(outcome.reason);
-  if (outcome.kind === 'none') {
-    logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
-    return { action: 'not_supported' };
-  }
-  return webhookActionOfRecord(outcome.record, outcome.confirmed);
+  // A delivery not settled now throws: Medusa's event bus retries the webhook event.
+  const { action, data } = webhookActionOfOutcome(outcome, logger);
+  if (!data || outcome.kind !== 'applied') return { action };
+  return inMedusaTerms(outcome.record, action, data.amount);
 }
 
 /** Medusa's error type of each of the module's error codes that is the request's fault; the others stay errors. */
