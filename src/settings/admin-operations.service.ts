@@ -51,7 +51,7 @@ export class AdminOperationsService {
       what: ['webhook inbox entry', 'this delivery', 'being processed'],
       patch: { state: 'pending', nextAttemptAt: now, processedAt: null },
     });
-    this.inbox?.kick(id, entry.gatewayId);
+    this.inbox?.kick();
     return inboxView(await repo.findOneByOrFail({ id }));
   }
 

@@ -43,10 +43,10 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
 
   it('remembers the answer as soon as the service gives it, before the caller looks for a record', async () => {
     const first = entry('e1');
-    expect(await confirmation.admit(first, INVOICE.id)).toBe(true);
+    expect(await confirmation.mayLookUp(first, INVOICE.id)).toBe(true);
     expect((await confirmation.confirm([first], INVOICE.id, false))?.invoice).toBe(INVOICE);
     // The first delivery's processing has not looked for a record yet; a second delivery is admitted meanwhile.
-    expect(await confirmation.admit(entry('e2'), INVOICE.id)).toBe(false);
+    expect(await confirmation.mayLookUp(entry('e2'), INVOICE.id)).toBe(false);
     expect(lookups).toBe(1);
     expect(postponed).toEqual([{ id: 'e2', problem: `${NO_RECORD_YET} for invoice ${INVOICE.id}` }]);
   });
@@ -54,7 +54,7 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
   it('does not remember an invoice this store had a record of when admitted', async () => {
     const first = entry('e1');
     await confirmation.confirm([first], INVOICE.id, true);
-    expect(await confirmation.admit(entry('e2'), INVOICE.id)).toBe(true);
+    expect(await confirmation.mayLookUp(entry('e2'), INVOICE.id)).toBe(true);
     expect(postponed).toEqual([]);
   });
 });

@@ -1,17 +1,17 @@
-import { Logger } from '@nestjs/common';
-import type { EventEmitter2 } from '@nestjs/event-emitter';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { LRUCache } from 'lru-cache';
 import { emitSafely, type InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from '../core/events';
 import type { ConfirmedStatus } from '../core/ports';
 import { doublingDelayMs } from '../core/queue/backoff';
 import type { LeasedRows } from '../core/queue/leased-rows';
 import { clip } from '../core/text-bounds';
-import type { GatewayClient } from '../gateway/gateway.client';
+import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { CallCeiling } from '../core/queue/call-ceiling';
-import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import type { StoredDelivery } from './delivery-intake';
-import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { WEBHOOK_INBOX_ROWS, type WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
@@ -34,6 +34,7 @@ const remembered = <V extends object | number>() => new LRUCache<string, V>({ ma
  * one per invoice per `lookupWindowMs`, at most `lookupsPerSecond` in all. A delivery is a trigger, so a lookup that
  * starts after it arrived answers it, and waiting for the next one loses nothing.
  */
+@Injectable()
 export class DeliveryConfirmation {
   private readonly logger = new Logger(DeliveryConfirmation.name);
   private readonly buckets = remembered<{ tokens: number; at: number }>();
@@ -53,8 +54,8 @@ export class DeliveryConfirmation {
 
   constructor(
     private readonly gateway: GatewayClient,
-    private readonly options: ResolvedWebhooksOptions,
-    private readonly leased: LeasedRows<WebhookInboxEntry>,
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Inject(WEBHOOK_INBOX_ROWS) private readonly leased: LeasedRows<WebhookInboxEntry>,
     private readonly events: EventEmitter2,
   ) {
     this.perSecond = new CallCeiling(options.lookupsPerSecond, () => Date.now(), 1000);
@@ -62,8 +63,8 @@ export class DeliveryConfirmation {
     this.unknownLookups = new CallCeiling(unknownLookupsPerWindow, () => Date.now(), unknownLookupWindowMs);
   }
 
-  /** Whether an invoice no record holds may be looked up now; else the entry is dead or waits. */
-  async admit(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean> {
+  /** Whether an invoice no record holds may be looked up now; else the entry is written dead or waiting. */
+  async mayLookUp(entry: WebhookInboxEntry, gatewayId: string): Promise<boolean> {
     const judged = this.verdicts.get(gatewayId);
     const verdict = judged && judged.until > Date.now() ? judged.verdict : null;
     if (verdict === 'unknown') {

@@ -17,6 +17,7 @@ import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
+import { DeliveryConfirmation } from './delivery-confirmation';
 import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import type { Refusal } from './webhooks.module';
@@ -55,8 +56,9 @@ export function openToReports(code: number | null): boolean {
 }
 
 /**
- * The one way a delivery enters, from any host: body (413, 415, 400), token (401), routing (400, 422), an invoice
- * held open here ({@link admit}: 422, 503), then stored. No call to the service: the body is only a trigger.
+ * The one way a delivery enters, from any host: body (413, 415, 400), token (401; 503 while the merchant token cannot
+ * be read), routing (400, 422), an invoice held open here ({@link admit}: 422; 503 past the budget of deliveries
+ * naming invoices by referrer only), then stored. No call to the service: the body is only a trigger.
  */
 @Injectable()
 export class DeliveryIntake {
@@ -71,6 +73,7 @@ export class DeliveryIntake {
   constructor(
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly processor: WebhookInboxProcessor,
+    private readonly confirmation: DeliveryConfirmation,
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional()
@@ -115,7 +118,7 @@ export class DeliveryIntake {
    * too): a flood naming one invoice adds a few rows a lookup window.
    */
   private storeOrJoin(delivery: WebhookDelivery, gatewayId: string, webhookId: string | null) {
-    return this.processor.confirmation.place(gatewayId, {
+    return this.confirmation.place(gatewayId, {
       join: (entryId) => this.joinWaiting(entryId),
       store: (dueAt) => this.store(delivery, webhookId, dueAt),
     });

@@ -7,7 +7,7 @@ import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '..
 import { reportChangesNothing, type KnownHistory } from '../core/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
-import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
+import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';
 import { clip } from '../core/text-bounds';
 import { tracedBatch } from '../observability/otel';
@@ -15,7 +15,7 @@ import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webho
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type Closing, DeliveryConfirmation } from './delivery-confirmation';
-import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { WEBHOOK_INBOX_ROWS, WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -31,11 +31,8 @@ const PACED_ROUNDS = 3;
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookInboxProcessor.name);
-  readonly confirmation: DeliveryConfirmation;
   private readonly identity: InvoiceIdentity;
   private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
-  /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
-  private readonly leased: LeasedRows<WebhookInboxEntry>;
   private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => void this.schedule());
   private current: Promise<void> | null = null;
   private readonly singles = new Set<Promise<void>>();
@@ -50,17 +47,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
+    /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
+    @Inject(WEBHOOK_INBOX_ROWS) private readonly leased: LeasedRows<WebhookInboxEntry>,
+    private readonly confirmation: DeliveryConfirmation,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
     this.identity = new InvoiceIdentity(gateway, events);
     this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
-    const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
-    const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
-    const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
-    const leaseMs = () => options.inbox.leaseMs;
-    this.leased = new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs);
-    this.confirmation = new DeliveryConfirmation(gateway, options, this.leased, events);
   }
 
   onModuleInit(): void {
@@ -77,7 +71,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   }
 
   /** An entry was stored: a batch takes it after a quiet moment (a burst in few large batches, a lone one at once). */
-  kick(_id?: string, _invoiceKey?: string | null): void {
+  kick(): void {
     this.quiet.wait();
   }
 
@@ -234,7 +228,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     if (local) {
       this.confirmation.forget(gatewayId);
       if (this.confirmation.answered(gatewayId, entries, closings)) return;
-    } else if (!(await this.confirmation.admit(entries[0], gatewayId))) return;
+    } else if (!(await this.confirmation.mayLookUp(entries[0], gatewayId))) return;
     const confirmation = await this.confirmation.confirm(entries, gatewayId, local);
     if (!confirmation) return;
     const { invoice, startedAt } = confirmation;

@@ -29,7 +29,8 @@ import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/payload.
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
-import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { DeliveryConfirmation } from './delivery-confirmation';
+import { WebhookInboxEntry, webhookInboxRowsProvider } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
@@ -61,6 +62,8 @@ export class WebhooksModule implements OnModuleInit {
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
+        webhookInboxRowsProvider,
+        DeliveryConfirmation,
         WebhookInboxProcessor,
         DeliveryIntake,
         { provide: HOST_WEBHOOKS, useClass: HostDeliveries },
@@ -90,7 +93,7 @@ export class WebhooksModule implements OnModuleInit {
 class HostDeliveries implements HostWebhooks {
   constructor(
     private readonly intake: DeliveryIntake,
-    private readonly processor: WebhookInboxProcessor,
+    private readonly confirmation: DeliveryConfirmation,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
@@ -102,19 +105,19 @@ class HostDeliveries implements HostWebhooks {
       return result.status === 503 ? { kind: 'later', reason } : { kind: 'none', reason };
     }
     const { stored } = result;
-    if (!stored.gatewayId) return { kind: 'none', reason: 'the delivery names no invoice' };
     const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id: stored.id });
     if (entry?.state === 'pending')
       return { kind: 'later', reason: entry.lastError ?? 'the entry is still pending' };
-    // The record the inbox applied it to: none for an invoice of no record here, or another's (left alone).
-    if (entry?.state !== 'processed' || !entry.invoiceRecordId) {
+    // The record the inbox applied it to: none for an invoice of no record here, or another's (left alone). A
+    // processed entry names its invoice: one naming none is dead-lettered.
+    if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
       return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
     }
     const record = await this.dataSource
       .getRepository(InvoiceRecord)
       .findOneBy({ id: entry.invoiceRecordId });
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
-    const answer = this.processor.confirmation.answerOf(stored.gatewayId, entry.receivedAt);
+    const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
     const confirmed =
       answer?.recordId === record.id
@@ -148,7 +151,7 @@ function createWebhooksController(path: string): Type<unknown> {
   return InvoicePaymentsWebhooksController;
 }
 
-const logger = new Logger(DeliveryIntake.name);
+const logger = new Logger(WebhooksModule.name);
 
 /** A delivery over HTTP, accepted by the intake; an unexpected failure (database down) is answered 500: retried. */
 async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<DeliveryAnswer> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
+import { DeliveryConfirmation } from '../../src/webhooks/delivery-confirmation';
 import { DeliveryIntake } from '../../src/webhooks/delivery-intake';
 import type { WebhookDelivery } from '../../src/gateway/webhook.reader';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -72,7 +72,7 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
   it('answers copies of one delivery in the same batch from its one row', async () => {
     // Outside the invoice's lookup window (the previous test looked it up): otherwise every delivery of the burst,
     // copies included, would join the entry put off until the next lookup instead of being stored.
-    const paced = app.app.get(WebhookInboxProcessor).confirmation;
+    const paced = app.app.get(DeliveryConfirmation);
     await waitFor(
       () => paced.nextLookupAt(invoice.id) === null && paced.waitingEntry(invoice.id) === null,
       10_000,
