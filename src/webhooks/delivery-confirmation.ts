@@ -17,7 +17,7 @@ import { WEBHOOK_INBOX_ROWS, type WebhookInboxEntry } from './webhook-inbox.enti
 export const LOOKUP_BURST = 3;
 /** Rows the intake stores for one invoice before its next lookup starts; later deliveries join the newest. */
 export const MAX_ROWS_PER_LOOKUP = 50;
-/** Invoices remembered at most at once in each map (least recently used forgotten first), and a verdict how long. */
+/** Invoices each map holds at most (least recently used dropped first), and how long a verdict holds (ms). */
 const [MAX_REMEMBERED, VERDICT_MS] = [10_000, 3_600_000];
 const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 /** How the wait for a record of an invoice the service knows is told in `last_error` (no lookup while it waits). */
@@ -116,8 +116,8 @@ export class DeliveryConfirmation {
 
   /** Dead-letters an entry; `alert` false when the caller raises one alert for many (unknown invoices). */
   async deadLetter(entry: WebhookInboxEntry, reason: string, alert = true): Promise<void> {
-    const [lastError, processedAt] = [clip(reason, 2000), new Date()];
-    await this.leased.finish(entry, { state: 'dead', lastError, processedAt });
+    const lastError = clip(reason, 2000);
+    await this.leased.finish(entry, { state: 'dead', lastError, processedAt: new Date() });
     if (!alert) return;
     this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
     const what = `invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}`;
@@ -186,11 +186,9 @@ export class DeliveryConfirmation {
     });
     if (!dueAt) return write;
     this.waitingWrites.set(gatewayId, write);
-    try {
-      return await write;
-    } finally {
+    return write.finally(() => {
       if (this.waitingWrites.get(gatewayId) === write) this.waitingWrites.delete(gatewayId);
-    }
+    });
   }
 
   /** When the next lookup of `gatewayId` may start if not now, else `null`. */
@@ -288,9 +286,10 @@ export class DeliveryConfirmation {
   /** Dead-letters a delivery of an invoice the service does not know: one alert a window, not one per delivery. */
   private async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.deadLetter(entry, reason, false);
-    const [t, count] = [Date.now(), ++this.unreported];
-    if (t - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
-    [this.lastReport, this.unreported] = [t, 0];
+    const count = ++this.unreported;
+    if (Date.now() - this.lastReport < this.options.inbox.unknownLookupWindowMs) return;
+    this.lastReport = Date.now();
+    this.unreported = 0;
     const unknown = `${count} webhook deliveries named invoices the service does not know`;
     this.logger.warn(`${unknown} (last: ${reason})`);
     const named = `${count} webhook delivery(ies) named invoices neither this store nor the service knows`;

@@ -19,9 +19,14 @@ import { WEBHOOK_INBOX_ROWS, WebhookInboxEntry } from './webhook-inbox.entity';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
-/** A batch starts once no delivery came for 25 ms, or 1 s after the first one waiting (a steady stream). */
-const [QUIET_MS, MAX_WAIT_MS] = [25, 1000];
-/** Turns a waited-for entry waits for the pace before its attempt is the answer. */
+/** A batch starts once no delivery came for this many ms, or {@link MAX_WAIT_MS} after the first one waiting. */
+const QUIET_MS = 25;
+/** Ms after the first delivery waiting that a batch starts however many keep coming (a steady stream). */
+const MAX_WAIT_MS = 1000;
+/**
+ * Paced turns a delivery a host waits for is tried again at (its invoice's lookup put off by the pace); after the
+ * last, the host hears of its entry as it stands (still pending: not settled yet).
+ */
 const PACED_ROUNDS = 3;
 
 /**
@@ -236,14 +241,17 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     let record: InvoiceRecord | null;
     try {
       let foreign: string | null;
-      if (found) [record, foreign] = [found, await this.identity.whyNotOurs(invoice, found, 'number')];
-      else {
+      if (found) {
+        record = found;
+        foreign = await this.identity.whyNotOurs(invoice, found, 'number');
+      } else {
         const records = this.dataSource.getRepository(InvoiceRecord);
         ({ record, foreign } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
       }
       if (foreign) {
         const ids = entries.map((e) => e.id);
-        const [lastError, processedAt] = [clip(foreign, 2000), new Date()];
+        const lastError = clip(foreign, 2000);
+        const processedAt = new Date();
         const outcome = `left alone: not this store's invoice`;
         await this.leased.finishAll(ids, { state: 'ignored', outcome, lastError, processedAt });
         return;
