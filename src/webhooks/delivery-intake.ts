@@ -5,6 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
+import { CallCeiling } from '../core/queue/call-ceiling';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
 import { clip, CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
@@ -14,7 +15,6 @@ import { type NamedInvoice, readDelivery, type WebhookDelivery } from '../gatewa
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
-import { CallCeiling } from '../core/queue/call-ceiling';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
 import { DeliveryConfirmation } from './delivery-confirmation';
