@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { statusRow, type PaymentSessionStatus } from '../core/status-table';
-import { HOST_WEBHOOKS, HostWebhooks, webhookActionOfOutcome } from '../core/ports';
+import { HOST_WEBHOOKS, HostWebhooks, webhookActionOf } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -157,12 +157,14 @@ export class InvoicePaymentProvider {
     return { data: sessionDataOf(await this.report(record, invoice, 'operation')) };
   }
 
-  /**
-   * A webhook delivery, taken through the module's webhook path, as Medusa's action (docs/medusa.md); one that cannot
-   * be settled now throws `WebhookNotSettledError`, so the sender's retry is not lost.
-   */
+  /** A webhook delivery, taken through the module's webhook path, as Medusa's action (docs/medusa.md). */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
-    return webhookActionOfOutcome(await this.webhooks.settle(payload), this.logger);
+    const outcome = await this.webhooks.settle(payload);
+    if (outcome.kind !== 'applied') {
+      this.logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
+      return { action: 'not_supported' };
+    }
+    return webhookActionOf(outcome.record, outcome.confirmed);
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
