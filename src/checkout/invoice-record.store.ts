@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-status.service';
+import type { CreationMove } from '../core/creation-move';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
@@ -43,12 +44,6 @@ export const BLANK: Partial<InvoiceRecord> = Object.fromEntries(
     .filter((column) => column.options.nullable || column.options.default !== undefined)
     .map((column) => [column.propertyName, column.options.default ?? null]),
 );
-
-/** The states the row must be in (compare-and-set), and what the move writes. */
-interface CreationMove {
-  from: InvoiceCreationState[];
-  patch: Partial<InvoiceRecord>;
-}
 
 /** Throws for a move the table does not list (a bug of the module). */
 export function creationMove(

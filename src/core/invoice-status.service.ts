@@ -17,6 +17,7 @@ import {
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { DUPLICATE_WON, emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
+import { creationMoveRefusal, CreationMoveRefusedError, type CreationMove } from './creation-move';
 import { changeOf, type Adoption } from './ports';
 import {
   NO_HISTORY,
@@ -58,10 +59,13 @@ export class InvoiceStatusService {
    */
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
-    const { record, known, extra = {} } = options;
-    // One guarded statement where the dialect has it, the record as read still so; else the locked transaction.
+    const { record, known, creation } = options;
+    const extra = creation?.patch ?? {};
+    // One guarded statement where the dialect has it, the record as read still so; else the locked transaction. A
+    // creation move the record as read refuses is left to the locked path, which decides on the record as it is.
+    const movable = !creation || !record || creationMoveRefusal(record, creation) === null;
     let plan: StatusPlan | null = null;
-    if (record?.id === report.recordId && known && this.dialect.guardedStatusWrite) {
+    if (record?.id === report.recordId && known && movable && this.dialect.guardedStatusWrite) {
       const patch = (await this.winsOver(this.dataSource.manager, record, report))
         ? { ...extra, duplicateOf: null }
         : extra;
@@ -69,7 +73,7 @@ export class InvoiceStatusService {
       if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record.version, known)))
         plan = null;
     }
-    plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, extra));
+    plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, creation));
     this.afterCommit(plan);
     return { result: plan.result, record: plan.written };
   }
@@ -90,11 +94,14 @@ export class InvoiceStatusService {
     return known;
   }
 
-  private async writeLocked(em: EntityManager, report: StatusReport, extra: Partial<InvoiceRecord>) {
+  private async writeLocked(em: EntityManager, report: StatusReport, creation?: CreationMove) {
     // Two statements: one that waited for the lock still reads with the snapshot it started with.
     const qb = em.createQueryBuilder(InvoiceRecord, 'r').where('r.id = :id', { id: report.recordId });
     const record = await this.dialect.lockForWrite(qb).getOne();
     if (!record) throw new ReportedRecordNotFoundError(report.recordId);
+    const refused = creation ? creationMoveRefusal(record, creation) : null;
+    if (refused) throw new CreationMoveRefusedError(record.id, refused);
+    let extra = creation?.patch ?? {};
     const known = (await this.knownHistories([record.id], em)).get(record.id) ?? NO_HISTORY;
     if (await this.winsOver(em, record, report)) extra = { ...extra, duplicateOf: null };
     const plan = planStatus(record, known, report, extra, this.handOverLease());
