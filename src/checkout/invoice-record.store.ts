@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-status.service';
@@ -8,7 +7,6 @@ import type { CreationMove } from '../core/creation-move';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
-import { GatewayClient } from '../gateway/gateway.client';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import {
@@ -60,15 +58,10 @@ export function creationMove(
 /** The checkout's invoice rows; writes go through `runInTransaction`/`runStatement` (SQLite's one connection). */
 @Injectable()
 export class InvoiceRecordStore {
-  readonly identity: InvoiceIdentity;
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    gateway: GatewayClient,
-    events: EventEmitter2,
-  ) {
-    this.identity = new InvoiceIdentity(gateway, events);
-  }
+    readonly identity: InvoiceIdentity,
+  ) {}
 
   get rows() {
     return this.dataSource.getRepository(InvoiceRecord);

@@ -1,9 +1,9 @@
-import { Global, Injectable, Logger, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager, IsNull, type Repository } from 'typeorm';
-import type { GatewayClient } from '../gateway/gateway.client';
+import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -153,14 +153,6 @@ export class InvoiceStatusService {
   }
 }
 
-/** The status path and its outbox, global so every capability shares one dispatcher. */
-@Global()
-@Module({
-  providers: [StatusChangeDispatcher, InvoiceStatusService],
-  exports: [StatusChangeDispatcher, InvoiceStatusService],
-})
-export class InvoiceStatusModule {}
-
 function assertReport(report: StatusReport): void {
   if (typeof report?.recordId !== 'string' || report.recordId.length === 0)
     throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
@@ -193,16 +185,18 @@ type MatchedBy = 'number' | 'lookup' | 'referrer';
 /**
  * "Ours means ours" (docs/webhooks.md): an invoice is a record's only with the referrer, payment id (the lookup's
  * filter, A7: the shapes do not carry it) and gross the module sent; by the number the record holds, the referrer
- * alone. Anything else is left alone by every caller and alerted once per invoice and record.
+ * alone. Anything else is left alone by every caller and alerted once per invoice and record: one instance per
+ * module (the status module's), shared by the checkout, the webhooks and the reconciliation.
  */
+@Injectable()
 export class InvoiceIdentity {
   private readonly logger = new Logger('InvoiceIdentity');
-  /** Verdicts kept per instance, 10,000 at most (an invoice's referrer, payment id and amount never change). */
+  /** Verdicts kept, 10,000 at most (an invoice's referrer, payment id and amount never change). */
   private readonly foreign = new LRUCache<string, string>({ max: 10_000 });
   private readonly alerted = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(
-    private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
+    @Inject(GatewayClient) private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
     private readonly events: EventEmitter2,
   ) {}
 
@@ -270,6 +264,14 @@ export class InvoiceIdentity {
     } satisfies InvoicePaymentsAlert);
   }
 }
+
+/** The status path, its outbox and the identity check, global so every capability shares one of each. */
+@Global()
+@Module({
+  providers: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
+  exports: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
+})
+export class InvoiceStatusModule {}
 
 /**
  * The record of a service invoice, identity-checked: the one holding its number, else the attempt with its referrer

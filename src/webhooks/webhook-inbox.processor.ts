@@ -32,7 +32,6 @@ const PACED_ROUNDS = 3;
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookInboxProcessor.name);
   readonly confirmation: DeliveryConfirmation;
-  private readonly identity: InvoiceIdentity;
   private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
   /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
   private readonly leased: LeasedRows<WebhookInboxEntry>;
@@ -50,10 +49,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     gateway: GatewayClient,
+    private readonly identity: InvoiceIdentity,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    this.identity = new InvoiceIdentity(gateway, events);
     this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
     const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
     const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
