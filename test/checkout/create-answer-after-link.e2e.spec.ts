@@ -74,5 +74,12 @@ describeEachDatabase('checkout: a create answer for a record linked meanwhile to
     ]);
     expect(shop.alerts[0].message).toContain(`invoice ${answered}`);
     expect(shop.alerts[0].message).toContain(`holds invoice ${other.id}`);
+
+    // The answered invoice is a second one under the attempt's referrer: the next sweep cancels it.
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    expect((await shop.gateway.findInvoiceById(answered))?.status.code).toBe(6);
+    expect(await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: linked.id })).toEqual(
+      record,
+    );
   });
 });
