@@ -3,6 +3,7 @@ import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { DUPLICATE_WON, emitSafely, InvoicePaymentsEvents, messageOf, raiseAlert } from '../core/events';
 import type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from '../core/events';
+import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../core/text-bounds';
 import { NO_HISTORY, statusRow, type AppliedStatus, type StatusReportSource } from '../core/status-table';
@@ -19,7 +20,7 @@ import {
   PaymentBeingConfirmedError,
   isUpstreamFailure,
 } from './errors';
-import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
 /** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -142,8 +143,9 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
   async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
-    // Written with the status (guarded by version), so waiters never see `created` without the PIX/bank-slip data.
-    const created = creationMove(['pending', 'unknown'], 'created', {
+    // Written with the status, so waiters never see `created` without the PIX/bank-slip data; onto a record holding
+    // no other invoice only. An attempt closed meanwhile is settled too: its invoice exists, `enforce` decides.
+    const created = creationMove(['pending', 'unknown', 'failed'], 'created', {
       gatewayId: invoice.id,
       gatewayUuid: invoice.uuid,
       gatewayInvoiceId: invoice.invoiceId,
@@ -154,17 +156,13 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       updatedAt: new Date(),
     });
     const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
+    // As its claim wrote it, the record has no history: one guarded statement may settle it.
+    const known = record.statusCode === null && record.creationState === 'pending' ? NO_HISTORY : undefined;
     let applied: AppliedStatus;
     try {
-      // As its claim wrote it, the record has no history: one guarded statement may settle it.
-      const fresh = record.statusCode === null && record.creationState === 'pending';
-      applied = await this.status.apply(report, {
-        record,
-        known: fresh ? NO_HISTORY : undefined,
-        extra: created.patch,
-      });
+      applied = await this.status.apply(report, { record, known, creation: created });
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!isUniqueViolation(err) && !(err instanceof CreationMoveRefusedError)) throw err;
       return this.numberClash(record, invoice);
     }
     if (mismatch) {
@@ -180,10 +178,14 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     return this.store.get(record.id);
   }
 
-  async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<never> {
+  /** The record did not take the answer's number: linked meanwhile to it (adopted: settled), else a clash. */
+  private async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
+    const now = await this.store.get(record.id);
+    if (now.gatewayId === invoice.id) return now;
     const holder = await this.store.rows.findOneBy({ gatewayId: invoice.id });
-    const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?');
-    await this.closeNotCreated(record, error.message, ['pending', 'unknown']);
+    const held = now.gatewayId;
+    const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?', held);
+    if (held === null) await this.closeNotCreated(record, error.message, ['pending', 'unknown']);
     this.alert('invoice_number_clash', record, error.message, holder?.id);
     throw error;
   }

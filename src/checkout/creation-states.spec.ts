@@ -1,4 +1,4 @@
-import { CREATION_MOVES, creationMove } from './invoice-record.store';
+import { CREATION_MOVES, creationMove } from '../core/creation-move';
 
 describe('creation-state moves', () => {
   it('writes the target state with the fields of the move, from the states given', () => {

@@ -123,21 +123,28 @@ export class InvoiceCreationNeedsAttentionError extends InvoiceCreationUnresolve
   }
 }
 
-/** The service answered a number another record holds: the attempt is closed, the order free. Over HTTP: 409. */
+/**
+ * The service answered a number another record holds: the attempt is closed, the order free. With `heldGatewayId`:
+ * the attempt's record holds that other invoice (linked meanwhile) and keeps it. Over HTTP: 409.
+ */
 export class InvoiceNumberClashError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
     readonly invoiceRecordId: string,
     readonly gatewayId: string,
     readonly holderRecordId: string,
+    readonly heldGatewayId: string | null = null,
   ) {
+    const clash =
+      heldGatewayId === null
+        ? `invoice record ${holderRecordId} already holds that number: the service reused it (a sandbox restarted ` +
+          `without its data?). The attempt ${invoiceRecordId} is closed and the order may try again`
+        : `its attempt's invoice record ${invoiceRecordId} holds invoice ${heldGatewayId}, linked meanwhile, and keeps it`;
     super(
       'invoice_number_clash',
-      `The service created invoice ${gatewayId} for order ${orderId}, but invoice record ${holderRecordId} already ` +
-        `holds that number: the service reused it (a sandbox restarted without its data?). The attempt ` +
-        `${invoiceRecordId} is closed and the order may try again; cancel invoice ${gatewayId} in the service's ` +
-        `panel if it is still open.`,
-      { orderId, invoiceRecordId, gatewayId, holderRecordId },
+      `The service created invoice ${gatewayId} for order ${orderId}, but ${clash}; cancel invoice ${gatewayId} in ` +
+        `the service's panel if it is still open.`,
+      { orderId, invoiceRecordId, gatewayId, holderRecordId, ...(heldGatewayId ? { heldGatewayId } : {}) },
     );
   }
 }

@@ -1,20 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-status.service';
+import type { CreationMove } from '../core/creation-move';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
-import { GatewayClient } from '../gateway/gateway.client';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import {
-  InvoiceRecord,
-  type InvoiceCreationState,
-  type RecognisedOrder,
-} from '../persistence/invoice.entity';
+import { InvoiceRecord, type RecognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 
 export interface ClaimInput extends Pick<
@@ -28,14 +23,6 @@ export interface ClaimInput extends Pick<
   settlesAt: Date;
 }
 
-/** Each creation state from the states that may reach it (`created` is final); see {@link creationMove}. */
-export const CREATION_MOVES: Readonly<Record<InvoiceCreationState, readonly InvoiceCreationState[]>> = {
-  pending: ['pending', 'unknown'],
-  unknown: ['pending'],
-  created: ['pending', 'unknown', 'failed'],
-  failed: ['pending', 'unknown'],
-};
-
 /** A new row's columns as the entity defaults them, so the claimed row needs no read-back. */
 export const BLANK: Partial<InvoiceRecord> = Object.fromEntries(
   getMetadataArgsStorage()
@@ -44,36 +31,13 @@ export const BLANK: Partial<InvoiceRecord> = Object.fromEntries(
     .map((column) => [column.propertyName, column.options.default ?? null]),
 );
 
-/** The states the row must be in (compare-and-set), and what the move writes. */
-interface CreationMove {
-  from: InvoiceCreationState[];
-  patch: Partial<InvoiceRecord>;
-}
-
-/** Throws for a move the table does not list (a bug of the module). */
-export function creationMove(
-  from: readonly InvoiceCreationState[],
-  to: InvoiceCreationState,
-  fields: Partial<InvoiceRecord>,
-): CreationMove {
-  const refused = from.filter((state) => !CREATION_MOVES[to].includes(state));
-  if (from.length === 0 || refused.length > 0)
-    throw new Error(`creation state: no move from ${refused.join(', ') || 'nothing'} to ${to}`);
-  return { from: [...from], patch: { ...fields, creationState: to } };
-}
-
 /** The checkout's invoice rows; writes go through `runInTransaction`/`runStatement` (SQLite's one connection). */
 @Injectable()
 export class InvoiceRecordStore {
-  readonly identity: InvoiceIdentity;
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    gateway: GatewayClient,
-    events: EventEmitter2,
-  ) {
-    this.identity = new InvoiceIdentity(gateway, events);
-  }
+    readonly identity: InvoiceIdentity,
+  ) {}
 
   get rows() {
     return this.dataSource.getRepository(InvoiceRecord);

@@ -8,7 +8,8 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
-import { creationMove, InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { creationMove } from '../core/creation-move';
+import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()

@@ -1,9 +1,9 @@
-import { Global, Injectable, Logger, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource, EntityManager, IsNull, type Repository } from 'typeorm';
-import type { GatewayClient } from '../gateway/gateway.client';
+import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -17,6 +17,7 @@ import {
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import { DUPLICATE_WON, emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
+import { creationMoveRefusal, CreationMoveRefusedError, type CreationMove } from './creation-move';
 import { changeOf, type Adoption } from './ports';
 import {
   NO_HISTORY,
@@ -58,10 +59,13 @@ export class InvoiceStatusService {
    */
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
-    const { record, known, extra = {} } = options;
-    // One guarded statement where the dialect has it, the record as read still so; else the locked transaction.
+    const { record, known, creation } = options;
+    const extra = creation?.patch ?? {};
+    // One guarded statement where the dialect has it, the record as read still so; else the locked transaction. A
+    // creation move the record as read refuses is left to the locked path, which decides on the record as it is.
+    const movable = !creation || !record || creationMoveRefusal(record, creation) === null;
     let plan: StatusPlan | null = null;
-    if (record?.id === report.recordId && known && this.dialect.guardedStatusWrite) {
+    if (record?.id === report.recordId && known && movable && this.dialect.guardedStatusWrite) {
       const patch = (await this.winsOver(this.dataSource.manager, record, report))
         ? { ...extra, duplicateOf: null }
         : extra;
@@ -69,7 +73,7 @@ export class InvoiceStatusService {
       if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record.version, known)))
         plan = null;
     }
-    plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, extra));
+    plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, creation));
     this.afterCommit(plan);
     return { result: plan.result, record: plan.written };
   }
@@ -90,11 +94,14 @@ export class InvoiceStatusService {
     return known;
   }
 
-  private async writeLocked(em: EntityManager, report: StatusReport, extra: Partial<InvoiceRecord>) {
+  private async writeLocked(em: EntityManager, report: StatusReport, creation?: CreationMove) {
     // Two statements: one that waited for the lock still reads with the snapshot it started with.
     const qb = em.createQueryBuilder(InvoiceRecord, 'r').where('r.id = :id', { id: report.recordId });
     const record = await this.dialect.lockForWrite(qb).getOne();
     if (!record) throw new ReportedRecordNotFoundError(report.recordId);
+    const refused = creation ? creationMoveRefusal(record, creation) : null;
+    if (refused) throw new CreationMoveRefusedError(record.id, refused);
+    let extra = creation?.patch ?? {};
     const known = (await this.knownHistories([record.id], em)).get(record.id) ?? NO_HISTORY;
     if (await this.winsOver(em, record, report)) extra = { ...extra, duplicateOf: null };
     const plan = planStatus(record, known, report, extra, this.handOverLease());
@@ -146,14 +153,6 @@ export class InvoiceStatusService {
   }
 }
 
-/** The status path and its outbox, global so every capability shares one dispatcher. */
-@Global()
-@Module({
-  providers: [StatusChangeDispatcher, InvoiceStatusService],
-  exports: [StatusChangeDispatcher, InvoiceStatusService],
-})
-export class InvoiceStatusModule {}
-
 function assertReport(report: StatusReport): void {
   if (typeof report?.recordId !== 'string' || report.recordId.length === 0)
     throw new InvalidStatusReportError('recordId', 'must be a non-empty string');
@@ -186,16 +185,18 @@ type MatchedBy = 'number' | 'lookup' | 'referrer';
 /**
  * "Ours means ours" (docs/webhooks.md): an invoice is a record's only with the referrer, payment id (the lookup's
  * filter, A7: the shapes do not carry it) and gross the module sent; by the number the record holds, the referrer
- * alone. Anything else is left alone by every caller and alerted once per invoice and record.
+ * alone. Anything else is left alone by every caller and alerted once per invoice and record: one instance per
+ * module (the status module's), shared by the checkout, the webhooks and the reconciliation.
  */
+@Injectable()
 export class InvoiceIdentity {
   private readonly logger = new Logger('InvoiceIdentity');
-  /** Verdicts kept per instance, 10,000 at most (an invoice's referrer, payment id and amount never change). */
+  /** Verdicts kept, 10,000 at most (an invoice's referrer, payment id and amount never change). */
   private readonly foreign = new LRUCache<string, string>({ max: 10_000 });
   private readonly alerted = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(
-    private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
+    @Inject(GatewayClient) private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
     private readonly events: EventEmitter2,
   ) {}
 
@@ -263,6 +264,14 @@ export class InvoiceIdentity {
     } satisfies InvoicePaymentsAlert);
   }
 }
+
+/** The status path, its outbox and the identity check, global so every capability shares one of each. */
+@Global()
+@Module({
+  providers: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
+  exports: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
+})
+export class InvoiceStatusModule {}
 
 /**
  * The record of a service invoice, identity-checked: the one holding its number, else the attempt with its referrer

@@ -9,6 +9,7 @@ import {
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { CreationMove } from './creation-move';
 import { clip } from './text-bounds';
 
 /** The status of a payment session as the module's provider reports it (Medusa's provider contract, on every host). */
@@ -106,8 +107,8 @@ export interface ApplyOptions {
   /** The record and history as read: one guarded statement writes if both are still so, else the locked path. */
   record?: InvoiceRecord;
   known?: KnownHistory;
-  /** More fields of the record, written by the same write; not read here. */
-  extra?: Partial<InvoiceRecord>;
+  /** Written by the same write, onto the record as written only ({@link creationMoveRefusal}); else nothing is. */
+  creation?: CreationMove;
 }
 
 /** What `InvoiceStatusService.apply` did, and the record as it left it. */

@@ -76,6 +76,8 @@ export const ANSWERS = {
   shipment_validation: (e) => answer(400, 'Bad Request', e, { field: e.details.field }),
   order_not_paid: plain(409),
   reported_record_not_found: plain(404),
+  // The record moved meanwhile (linked to another invoice, or settled): the write it refused left nothing.
+  creation_move_refused: plain(409),
   // The module built a wrong report: nothing the caller did, and nothing to tell them.
   invalid_status_report: () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error' } }),
 } satisfies Record<string, (e: InvoicePaymentsError) => HttpAnswer>;

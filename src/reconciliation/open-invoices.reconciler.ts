@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { messageOf as message } from '../core/events';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
@@ -48,7 +47,6 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(OpenInvoicesReconciler.name);
   private readonly holder = randomUUID();
   private readonly ceiling: CallCeiling;
-  private readonly identity: InvoiceIdentity;
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<ReconciliationRound> | null = null;
   private sweeping: Promise<SweepResult> | null = null;
@@ -59,12 +57,11 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     private readonly statuses: InvoiceStatusService,
     private readonly gateway: GatewayClient,
     @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
-    events: EventEmitter2,
+    private readonly identity: InvoiceIdentity,
     @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
-    this.identity = new InvoiceIdentity(gateway, events);
   }
 
   onModuleInit(): void {

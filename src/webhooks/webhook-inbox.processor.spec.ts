@@ -13,7 +13,7 @@ describe('WebhookInboxProcessor quiet period', () => {
     started = [];
     // Only the timing is under test: the batch itself is replaced.
     const dataSource = { getMetadata: () => ({ tableName: 'webhook_inbox' }) };
-    const parts = [dataSource, null, null, resolveWebhooksOptions({}), null];
+    const parts = [dataSource, null, resolveWebhooksOptions({})];
     batch = new WebhookInboxProcessor(
       ...(parts as unknown as ConstructorParameters<typeof WebhookInboxProcessor>),
     );

@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { InvoiceIdentity, InvoiceStatusService, recordOfInvoice } from '../core/invoice-status.service';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
 import { reportChangesNothing, type KnownHistory } from '../core/status-table';
-import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';
@@ -36,7 +34,6 @@ const PACED_ROUNDS = 3;
 @Injectable()
 export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(WebhookInboxProcessor.name);
-  private readonly identity: InvoiceIdentity;
   private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
   private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => void this.schedule());
   private current: Promise<void> | null = null;
@@ -49,16 +46,14 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statuses: InvoiceStatusService,
-    events: EventEmitter2,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    gateway: GatewayClient,
     /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
     @Inject(WEBHOOK_INBOX_ROWS) private readonly leased: LeasedRows<WebhookInboxEntry>,
     private readonly confirmation: DeliveryConfirmation,
+    private readonly identity: InvoiceIdentity,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    this.identity = new InvoiceIdentity(gateway, events);
     this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
   }
 

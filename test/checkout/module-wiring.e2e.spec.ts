@@ -8,7 +8,11 @@ import {
   OrderPaymentPort,
   PaymentStatusChange,
 } from '../../src/index';
+import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceIdentity } from '../../src/core/invoice-status.service';
 import { WORKERS_ENV } from '../../src/options/resolve';
+import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
+import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -126,6 +130,20 @@ describeEachDatabase(
         }),
       ]);
       await fixed.close();
+    });
+
+    it('has one InvoiceIdentity, shared by the checkout, the webhooks and the reconciliation (each invoice alerted once)', async () => {
+      const host = await startHostApp(db, [InvoicePaymentsModule.forRoot({ gateway: gateway() })]);
+      try {
+        const identityOf = (part: object) => (part as { identity?: InvoiceIdentity }).identity;
+        const one = host.app.get(InvoiceIdentity);
+        expect(one).toBeInstanceOf(InvoiceIdentity);
+        const parts = [InvoiceRecordStore, WebhookInboxProcessor, OpenInvoicesReconciler];
+        const shared = parts.map((part) => [part.name, identityOf(host.app.get<object>(part)) === one]);
+        expect(shared).toEqual(parts.map((part) => [part.name, true]));
+      } finally {
+        await host.close();
+      }
     });
 
     describe('workers', () => {

@@ -84,7 +84,7 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     const known = await s.h.service.apply(paid(a.id), {
       record: a,
       known: NO_HISTORY,
-      extra: { failureReason: null },
+      creation: { from: ['created'], patch: { gatewayId: a.gatewayId, failureReason: null } },
     });
     expect(await statements()).toEqual([true]);
     const locked = await s.h.service.apply(paid(b.id));
