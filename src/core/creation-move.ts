@@ -29,10 +29,13 @@ export function creationMove(
 
 /**
  * Why `move` may not be written onto `record`, or `null`: the record is in no state the move starts from, or holds
- * another invoice's number (an invoice linked to it meanwhile keeps it).
+ * another invoice's number (an invoice linked to it meanwhile keeps it). A record the move has already reached, with
+ * the same number (its webhook linked it first), takes it again: the report's status must not be lost.
  */
 export function creationMoveRefusal(record: InvoiceRecord, { from, patch }: CreationMove): string | null {
-  if (!from.includes(record.creationState)) return `its creation state is ${record.creationState}`;
+  const reached = record.gatewayId !== null && record.creationState === patch.creationState;
+  if (!from.includes(record.creationState) && !(reached && record.gatewayId === patch.gatewayId))
+    return `its creation state is ${record.creationState}`;
   if (record.gatewayId !== null && record.gatewayId !== patch.gatewayId)
     return `it holds invoice ${record.gatewayId}, not ${patch.gatewayId ?? 'none'}`;
   return null;

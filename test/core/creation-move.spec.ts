@@ -93,6 +93,21 @@ describeEachDatabase('InvoiceStatusService.apply with a creation move', (kind) =
     expect(await historyOf(s.ds, rec.id)).toEqual([]);
   });
 
+  it('writes the status onto a record an adoption already linked to the same invoice, before its status', async () => {
+    const rec = await attempt();
+    await linkMeanwhile(rec.id, `new-${rec.id}`);
+    const move: CreationMove = { ...created(`new-${rec.id}`), from: ['pending', 'unknown'] };
+    const applied = await s.h.service.apply(answer(rec.id, `new-${rec.id}`), { creation: move });
+    expect(applied.result.applied).toBe(true);
+    expect(await read(rec.id)).toMatchObject({
+      gatewayId: `new-${rec.id}`,
+      creationState: 'created',
+      statusCode: 5,
+    });
+    expect((await historyOf(s.ds, rec.id)).map((r) => r.toCode)).toEqual([5]);
+    await s.h.dispatcher.drain();
+  });
+
   it('writes the move with the status on both paths when the record allows it', async () => {
     const fresh = await attempt();
     const viaRead = await s.h.service.apply(answer(fresh.id, `new-${fresh.id}`), {
