@@ -11,7 +11,8 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import type { StoredDelivery } from './delivery-intake';
-import { WEBHOOK_INBOX_ROWS, type WebhookInboxEntry } from './webhook-inbox.entity';
+import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import { WEBHOOK_INBOX_ROWS } from './webhook-inbox.rows';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;

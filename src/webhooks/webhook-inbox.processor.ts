@@ -13,7 +13,8 @@ import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webho
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type Closing, DeliveryConfirmation } from './delivery-confirmation';
-import { WEBHOOK_INBOX_ROWS, WebhookInboxEntry } from './webhook-inbox.entity';
+import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { WEBHOOK_INBOX_ROWS } from './webhook-inbox.rows';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;

@@ -30,7 +30,8 @@ import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { DeliveryConfirmation } from './delivery-confirmation';
-import { WebhookInboxEntry, webhookInboxRowsProvider } from './webhook-inbox.entity';
+import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { webhookInboxRowsProvider } from './webhook-inbox.rows';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
