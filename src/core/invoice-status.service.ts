@@ -1,10 +1,10 @@
-import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { LRUCache } from 'lru-cache';
-import { DataSource, EntityManager, IsNull, type Repository } from 'typeorm';
-import { GatewayClient } from '../gateway/gateway.client';
+import { DataSource, EntityManager } from 'typeorm';
 import { centsToDecimalString } from '../gateway/money';
+import { InvoiceStatusCode } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import {
@@ -15,22 +15,25 @@ import {
   type Dialect,
 } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
-import { DUPLICATE_WON, emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
+import { DUPLICATE_WON, emitSafely, messageOf } from './events';
 import { creationMoveRefusal, CreationMoveRefusedError, type CreationMove } from './creation-move';
-import { changeOf, type Adoption } from './ports';
+import { InvoiceIdentity } from './invoice-identity';
+import { changeOf } from './ports';
 import {
+  decideTransition,
+  InvalidStatusReportError,
   NO_HISTORY,
-  planStatus,
+  ReportedRecordNotFoundError,
   STATUS_REPORT_SOURCES,
   statusRow,
   type AppliedStatus,
   type ApplyOptions,
   type KnownHistory,
-  type StatusPlan,
   type StatusReport,
+  type StatusReportResult,
 } from './status-table';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
+import { clip } from './text-bounds';
 import { queryReturning } from './typeorm-compat';
 
 /**
@@ -162,107 +165,123 @@ function assertReport(report: StatusReport): void {
     throw new InvalidStatusReportError('source', `must be one of ${STATUS_REPORT_SOURCES.join(', ')}`);
 }
 
-/** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
-export class ReportedRecordNotFoundError extends InvoicePaymentsError {
-  constructor(readonly recordId: string) {
-    super('reported_record_not_found', `recordId: no invoice record ${recordId}`, { recordId });
+/** What a report does, decided without I/O so both of the service's write paths apply the same plan. */
+export type StatusPlan = ReturnType<typeof planStatus>;
+
+/** What a report does to a record as read: its history row, the record's patch (with `extra`) and the result. */
+export function planStatus(
+  record: InvoiceRecord,
+  known: KnownHistory,
+  report: StatusReport,
+  extra: Partial<InvoiceRecord>,
+  handOverLease: Date | null,
+) {
+  const decision = decideTransition(record.statusCode, report.code);
+  const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
+  const createdAt = nextHistoryTime(known.latest);
+  const text = clip(report.text ?? report.invoice?.status.text ?? null, 128);
+  // With no earlier change still to deliver, the new one is written leased to this instance and handed over.
+  const handOver = decision.apply && known.openChanges === 0 && handOverLease !== null;
+  const history: InvoiceStatusHistory = Object.assign(new InvoiceStatusHistory(), {
+    id: randomUUID(),
+    invoiceRecordId: record.id,
+    fromCode: record.statusCode,
+    toCode: report.code,
+    statusText: text,
+    source: report.source,
+    applied: decision.apply,
+    note: clip(mismatch ?? decision.reason ?? null, 255),
+    alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
+    // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
+    notifiedAt: decision.apply ? null : createdAt,
+    notifyAttempts: 0,
+    notifyError: null,
+    notifyLockedUntil: handOver ? handOverLease : null,
+    createdAt,
+  });
+
+  // A refused report never touches the record: a stale payload must not overwrite fresher data.
+  const patch: Partial<InvoiceRecord> = { ...extra };
+  if (decision.apply || record.statusCode === report.code)
+    Object.assign(patch, report.invoice ? snapshotOf(report.invoice, record) : {}, { updatedAt: createdAt });
+  if (decision.apply) {
+    Object.assign(patch, { statusCode: report.code, statusText: text });
+    if (statusRow(report.code)?.releasesOrder) patch.openOrderId = null;
+    if (mismatch) patch.amountMismatch = true;
   }
+  const written: InvoiceRecord =
+    Object.keys(patch).length > 0 ? { ...record, ...patch, version: record.version + 1 } : record;
+  const result: StatusReportResult = {
+    applied: decision.apply,
+    previousCode: record.statusCode,
+    ...(decision.reason ? { reason: decision.reason } : {}),
+    ...(mismatch ? { alert: 'amount_mismatch' as const, reason: mismatch } : {}),
+    ...(decision.alert && !mismatch ? { alert: decision.alert } : {}),
+    historyId: history.id,
+    recordId: record.id,
+  };
+  return { history, patch, written, result, handOver, previousText: record.statusText };
 }
 
-/** A status report the module built wrong: `field` names what is wrong with it. */
-export class InvalidStatusReportError extends InvoicePaymentsError {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super('invalid_status_report', `${field}: ${problem}`, { field });
-  }
+/** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
+function nextHistoryTime(latest: string | null): Date {
+  const now = Date.now();
+  const at = latest ? Date.parse(latest) : NaN;
+  return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }
 
-/** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
-type MatchedBy = 'number' | 'lookup' | 'referrer';
+/** Why a paid report can't mean "order paid" (amount or currency off, or none), or `null`: applied, but flagged. */
+function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
+  if ((code !== InvoiceStatusCode.Authorized && code !== InvoiceStatusCode.Paid) || !invoice) return null;
+  const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
+  const expected = centsToDecimalString(record.amountCents);
+  if (paid === null) return `the service reported status ${code} without an amount; expected ${expected}`;
+  if (paid !== record.amountCents)
+    return `the service reported ${centsToDecimalString(paid)} paid (status ${code}); the invoice was created for ${expected}`;
+  const currency = invoice.currency?.trim().toUpperCase();
+  if (currency && currency !== record.currency.toUpperCase())
+    return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
+  return null;
+}
 
-/**
- * "Ours means ours" (docs/webhooks.md): an invoice is a record's only with the referrer, payment id (the lookup's
- * filter, A7: the shapes do not carry it) and gross the module sent; by the number the record holds, the referrer
- * alone. Anything else is left alone by every caller and alerted once per invoice and record: one instance per
- * module (the status module's), shared by the checkout, the webhooks and the reconciliation.
- */
-@Injectable()
-export class InvoiceIdentity {
-  private readonly logger = new Logger('InvoiceIdentity');
-  /** Verdicts kept, 10,000 at most (an invoice's referrer, payment id and amount never change). */
-  private readonly foreign = new LRUCache<string, string>({ max: 10_000 });
-  private readonly alerted = new LRUCache<string, string>({ max: 10_000 });
+/** Whether a report would change nothing: the record has its code and the invoice refreshes no field. */
+export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
+  if (record.statusCode !== code) return false;
+  const patch = invoice ? snapshotOf(invoice, record) : {};
+  return (Object.keys(patch) as Array<keyof InvoiceRecord>).every((key) => patch[key] === record[key]);
+}
 
-  constructor(
-    @Inject(GatewayClient) private readonly gateway: Pick<GatewayClient, 'findInvoiceByReferrer'>,
-    private readonly events: EventEmitter2,
-  ) {}
+/** Fields of the record the reported invoice refreshes; absent values never erase what is known. */
+function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRecord> {
+  const patch: Partial<InvoiceRecord> = {};
+  const set = <K extends keyof InvoiceRecord>(key: K, value: InvoiceRecord[K] | null | undefined) => {
+    if (value !== null && value !== undefined) patch[key] = value;
+  };
+  // The webhook may name the invoice before the checkout stored its ids (it was matched by referrer).
+  if (record.gatewayId === null) set('gatewayId', invoice.id || null);
+  if (record.gatewayUuid === null) set('gatewayUuid', invoice.uuid);
+  if (record.gatewayInvoiceId === null) set('gatewayInvoiceId', invoice.invoiceId || null);
+  for (const key of ['grossCents', 'netCents', 'feesCents', 'discountCents', 'shippingCents'] as const)
+    set(key, invoice.amounts[key]);
+  // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
+  set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
+  set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
+  set('pixPayload', invoice.pix?.payload);
+  set('pixImage', invoice.pix?.image);
+  set('billetLine', clip(invoice.billet?.line ?? null, 64));
+  set('billetBarcode', clip(invoice.billet?.barcode ?? null, 64));
+  set('billetUrl', invoice.billet?.url);
+  set('paymentUrl', invoice.paymentUrl);
+  set('dueDate', invoice.dueDate);
+  set('installments', invoice.installments);
+  set('cardBrand', clip(invoice.card?.brand ?? null, 32));
+  set('cardLast4', clip(invoice.card?.last4 ?? null, 4));
+  if (invoice.raw !== undefined) set('rawSnapshot', JSON.stringify(invoice.raw));
+  return patch;
+}
 
-  /** Why `invoice` is not `record`'s, or `null`; throws when the service could not be asked. */
-  async whyNotOurs(invoice: Invoice, record: InvoiceRecord, matchedBy: MatchedBy): Promise<string | null> {
-    // Per way of matching: a verdict by referrer never decides a later match by the number the record holds.
-    const key = `${matchedBy}\u0000${invoice.id}\u0000${record.id}`;
-    const known = this.foreign.get(key);
-    if (known !== undefined) return known;
-    const why = await this.verdict(invoice, record, matchedBy);
-    if (why !== null) {
-      this.foreign.set(key, why);
-      this.leftAlone(invoice, record, why);
-    }
-    return why;
-  }
-
-  /** The record's invoice at the service by its identity, or `null` (none, or only another's). */
-  async findOurs(record: InvoiceRecord): Promise<Invoice | null> {
-    const found = await this.gateway.findInvoiceByReferrer(record.referrer, {
-      // The `payment.id` sent at creation is the record's order id (the attempt's claim writes one from the other).
-      paymentId: record.orderId,
-    });
-    if (!found) return null;
-    return (await this.whyNotOurs(found, record, 'lookup')) === null ? found : null;
-  }
-
-  private async verdict(
-    invoice: Invoice,
-    record: InvoiceRecord,
-    matchedBy: MatchedBy,
-  ): Promise<string | null> {
-    const named = `invoice ${invoice.id} (referrer ${invoice.referrer ?? 'none'})`;
-    const theirs = `is not order ${record.orderId}'s (record ${record.id})`;
-    // `findInvoiceById` also answers by `invoice_id`: another invoice, even without a referrer.
-    if (matchedBy === 'number' && invoice.id !== record.gatewayId)
-      return `${named} ${theirs}: the record holds invoice ${record.gatewayId}`;
-    if (invoice.referrer !== record.referrer) {
-      // A number the record holds, in an answer without a referrer (the cancellation's legacy shape): its own.
-      if (matchedBy === 'number' && invoice.referrer === null) return null;
-      return `${named} ${theirs}: the module sent referrer ${record.referrer}`;
-    }
-    if (matchedBy === 'number') return null;
-    const gross = invoice.amounts.grossCents;
-    if (gross !== null && gross !== record.amountCents) {
-      return `${named} ${theirs}: its amount ${centsToDecimalString(gross)} is not the ${centsToDecimalString(record.amountCents)} sent`;
-    }
-    if (matchedBy === 'lookup') return null;
-    const query = { paymentId: record.orderId, id: invoice.id };
-    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
-    return listed ? null : `${named} ${theirs}: the service does not list it under the payment id sent`;
-  }
-
-  private leftAlone(invoice: Invoice, record: InvoiceRecord, why: string): void {
-    const pair = `${invoice.id}\u0000${record.id}`;
-    if (this.alerted.has(pair)) return;
-    this.alerted.set(pair, why);
-    const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
-    this.logger.warn(message);
-    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, {
-      kind: 'foreign_invoice',
-      orderId: record.orderId,
-      invoiceRecordId: record.id,
-      message,
-    } satisfies InvoicePaymentsAlert);
-  }
+function atLeast(recorded: number | null, reported: number | null): number | null {
+  return reported === null ? null : Math.max(recorded ?? reported, reported);
 }
 
 /** The status path, its outbox and the identity check, global so every capability shares one of each. */
@@ -272,23 +291,3 @@ export class InvoiceIdentity {
   exports: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
 })
 export class InvoiceStatusModule {}
-
-/**
- * The record of a service invoice, identity-checked: the one holding its number, else the attempt with its referrer
- * and no invoice yet. `byReferrer` replaces that step where the checkout adopts late invoices.
- */
-export async function recordOfInvoice(
-  rows: Repository<InvoiceRecord>,
-  identity: InvoiceIdentity,
-  invoice: Invoice,
-  byReferrer?: (invoice: Invoice) => Promise<Adoption>,
-): Promise<Adoption> {
-  const byNumber = invoice.id ? await rows.findOneBy({ gatewayId: invoice.id }) : null;
-  if (!byNumber && invoice.referrer && byReferrer) return byReferrer(invoice);
-  const record =
-    byNumber ??
-    (invoice.referrer ? await rows.findOneBy({ referrer: invoice.referrer, gatewayId: IsNull() }) : null);
-  if (!record) return { record: null, foreign: null };
-  const foreign = await identity.whyNotOurs(invoice, record, byNumber ? 'number' : 'referrer');
-  return { record: foreign ? null : record, foreign };
-}

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { centsToDecimalString } from '../gateway/money';
+import { InvoicePaymentsError } from '../errors/invoice-payments.error';
 import {
   INVOICE_STATUS_NAMES,
   InvoiceStatusCode,
@@ -7,10 +6,8 @@ import {
   type KnownInvoiceStatusCode,
 } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { CreationMove } from './creation-move';
-import { clip } from './text-bounds';
 
 /** The status of a payment session as the module's provider reports it (Medusa's provider contract, on every host). */
 export type PaymentSessionStatus =
@@ -117,6 +114,23 @@ export interface AppliedStatus {
   record: InvoiceRecord;
 }
 
+/** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
+export class ReportedRecordNotFoundError extends InvoicePaymentsError {
+  constructor(readonly recordId: string) {
+    super('reported_record_not_found', `recordId: no invoice record ${recordId}`, { recordId });
+  }
+}
+
+/** A status report the module built wrong: `field` names what is wrong with it. */
+export class InvalidStatusReportError extends InvoicePaymentsError {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super('invalid_status_report', `${field}: ${problem}`, { field });
+  }
+}
+
 /**
  * Reports arrive late, twice and out of order, so an invoice only moves to a later stage and ends on the furthest
  * legal state whatever the order. Paid outranks every unpaid ending; a step back is recorded, never applied
@@ -166,123 +180,4 @@ export function transitionNoteCode(note: string | null) {
   if (note.startsWith('unknown status code')) return 'unknown_code';
   if (note.startsWith('paid after the invoice was closed')) return 'paid_after_close';
   return null;
-}
-
-/** What a report does, decided without I/O so both of the service's write paths apply the same plan. */
-export type StatusPlan = ReturnType<typeof planStatus>;
-
-/** What a report does to a record as read: its history row, the record's patch (with `extra`) and the result. */
-export function planStatus(
-  record: InvoiceRecord,
-  known: KnownHistory,
-  report: StatusReport,
-  extra: Partial<InvoiceRecord>,
-  handOverLease: Date | null,
-) {
-  const decision = decideTransition(record.statusCode, report.code);
-  const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
-  const createdAt = nextHistoryTime(known.latest);
-  const text = clip(report.text ?? report.invoice?.status.text ?? null, 128);
-  // With no earlier change still to deliver, the new one is written leased to this instance and handed over.
-  const handOver = decision.apply && known.openChanges === 0 && handOverLease !== null;
-  const history: InvoiceStatusHistory = Object.assign(new InvoiceStatusHistory(), {
-    id: randomUUID(),
-    invoiceRecordId: record.id,
-    fromCode: record.statusCode,
-    toCode: report.code,
-    statusText: text,
-    source: report.source,
-    applied: decision.apply,
-    note: clip(mismatch ?? decision.reason ?? null, 255),
-    alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
-    // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
-    notifiedAt: decision.apply ? null : createdAt,
-    notifyAttempts: 0,
-    notifyError: null,
-    notifyLockedUntil: handOver ? handOverLease : null,
-    createdAt,
-  });
-
-  // A refused report never touches the record: a stale payload must not overwrite fresher data.
-  const patch: Partial<InvoiceRecord> = { ...extra };
-  if (decision.apply || record.statusCode === report.code)
-    Object.assign(patch, report.invoice ? snapshotOf(report.invoice, record) : {}, { updatedAt: createdAt });
-  if (decision.apply) {
-    Object.assign(patch, { statusCode: report.code, statusText: text });
-    if (statusRow(report.code)?.releasesOrder) patch.openOrderId = null;
-    if (mismatch) patch.amountMismatch = true;
-  }
-  const written: InvoiceRecord =
-    Object.keys(patch).length > 0 ? { ...record, ...patch, version: record.version + 1 } : record;
-  const result: StatusReportResult = {
-    applied: decision.apply,
-    previousCode: record.statusCode,
-    ...(decision.reason ? { reason: decision.reason } : {}),
-    ...(mismatch ? { alert: 'amount_mismatch' as const, reason: mismatch } : {}),
-    ...(decision.alert && !mismatch ? { alert: decision.alert } : {}),
-    historyId: history.id,
-    recordId: record.id,
-  };
-  return { history, patch, written, result, handOver, previousText: record.statusText };
-}
-
-/** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
-function nextHistoryTime(latest: string | null): Date {
-  const now = Date.now();
-  const at = latest ? Date.parse(latest) : NaN;
-  return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
-}
-
-/** Why a paid report can't mean "order paid" (amount or currency off, or none), or `null`: applied, but flagged. */
-function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
-  if ((code !== InvoiceStatusCode.Authorized && code !== InvoiceStatusCode.Paid) || !invoice) return null;
-  const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
-  const expected = centsToDecimalString(record.amountCents);
-  if (paid === null) return `the service reported status ${code} without an amount; expected ${expected}`;
-  if (paid !== record.amountCents)
-    return `the service reported ${centsToDecimalString(paid)} paid (status ${code}); the invoice was created for ${expected}`;
-  const currency = invoice.currency?.trim().toUpperCase();
-  if (currency && currency !== record.currency.toUpperCase())
-    return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
-  return null;
-}
-
-/** Whether a report would change nothing: the record has its code and the invoice refreshes no field. */
-export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
-  if (record.statusCode !== code) return false;
-  const patch = invoice ? snapshotOf(invoice, record) : {};
-  return (Object.keys(patch) as Array<keyof InvoiceRecord>).every((key) => patch[key] === record[key]);
-}
-
-/** Fields of the record the reported invoice refreshes; absent values never erase what is known. */
-function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRecord> {
-  const patch: Partial<InvoiceRecord> = {};
-  const set = <K extends keyof InvoiceRecord>(key: K, value: InvoiceRecord[K] | null | undefined) => {
-    if (value !== null && value !== undefined) patch[key] = value;
-  };
-  // The webhook may name the invoice before the checkout stored its ids (it was matched by referrer).
-  if (record.gatewayId === null) set('gatewayId', invoice.id || null);
-  if (record.gatewayUuid === null) set('gatewayUuid', invoice.uuid);
-  if (record.gatewayInvoiceId === null) set('gatewayInvoiceId', invoice.invoiceId || null);
-  for (const key of ['grossCents', 'netCents', 'feesCents', 'discountCents', 'shippingCents'] as const)
-    set(key, invoice.amounts[key]);
-  // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
-  set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
-  set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
-  set('pixPayload', invoice.pix?.payload);
-  set('pixImage', invoice.pix?.image);
-  set('billetLine', clip(invoice.billet?.line ?? null, 64));
-  set('billetBarcode', clip(invoice.billet?.barcode ?? null, 64));
-  set('billetUrl', invoice.billet?.url);
-  set('paymentUrl', invoice.paymentUrl);
-  set('dueDate', invoice.dueDate);
-  set('installments', invoice.installments);
-  set('cardBrand', clip(invoice.card?.brand ?? null, 32));
-  set('cardLast4', clip(invoice.card?.last4 ?? null, 4));
-  if (invoice.raw !== undefined) set('rawSnapshot', JSON.stringify(invoice.raw));
-  return patch;
-}
-
-function atLeast(recorded: number | null, reported: number | null): number | null {
-  return reported === null ? null : Math.max(recorded ?? reported, reported);
 }

@@ -7,7 +7,7 @@ import {
   PaymentBeingConfirmedError,
   PaymentServiceError,
 } from '../checkout/errors';
-import { InvalidStatusReportError } from '../core/invoice-status.service';
+import { InvalidStatusReportError } from '../core/status-table';
 import {
   GatewayError,
   GatewayErrorKind,

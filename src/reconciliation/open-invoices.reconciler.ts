@@ -4,7 +4,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
-import { InvoiceIdentity, InvoiceStatusService, recordOfInvoice } from '../core/invoice-status.service';
+import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
+import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../core/named-lease';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import { decideTransition } from '../core/status-table';

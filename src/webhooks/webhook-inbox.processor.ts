@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
-import { InvoiceIdentity, InvoiceStatusService, recordOfInvoice } from '../core/invoice-status.service';
+import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
+import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import { reportChangesNothing, type KnownHistory } from '../core/status-table';
+import type { KnownHistory } from '../core/status-table';
 import type { Invoice } from '../gateway/types';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';

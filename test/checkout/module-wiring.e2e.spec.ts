@@ -9,7 +9,7 @@ import {
   PaymentStatusChange,
 } from '../../src/index';
 import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
-import { InvoiceIdentity } from '../../src/core/invoice-status.service';
+import { InvoiceIdentity } from '../../src/core/invoice-identity';
 import { WORKERS_ENV } from '../../src/options/resolve';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';

@@ -1,5 +1,5 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoiceIdentity } from '../../src/core/invoice-status.service';
+import { InvoiceIdentity } from '../../src/core/invoice-identity';
 import type { Invoice } from '../../src/gateway/types';
 import type { InvoiceRecord } from '../../src/persistence/invoice.entity';
 

@@ -1,5 +1,5 @@
 import { DataSource, IsNull } from 'typeorm';
-import { ReportedRecordNotFoundError } from '../../src/core/invoice-status.service';
+import { ReportedRecordNotFoundError } from '../../src/core/status-table';
 import type { PaymentStatusChange } from '../../src/core/ports';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';

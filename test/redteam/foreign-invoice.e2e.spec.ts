@@ -9,7 +9,7 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
-import { recordOfInvoice } from '../../src/core/invoice-status.service';
+import { recordOfInvoice } from '../../src/core/invoice-identity';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
