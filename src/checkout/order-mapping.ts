@@ -1,28 +1,18 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
+import { addDays, todayIn } from '../core/calendar';
 import { messageOf } from '../core/events';
 import { readText, textProblem } from '../core/text-bounds';
 import { brazilianAddressRules, CLIENT, PRODUCT } from '../gateway/dto/inputs';
-import { isCents, isTaxDocument, type Rule } from '../gateway/dto/validators';
+import { CARD_EXPIRY, isCardExpiryCurrent, isCents, isTaxDocument } from '../gateway/dto/validators';
+import { normalizeDocument, obeys } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
-import { addDays, defaultAddressMapper, fillTemplate, textRule, todayIn } from '../options/checkout.options';
-import type { ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
+import { textRule, URL_PLACEHOLDER } from '../options/checkout.options';
+import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
 import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { invoiceReferrer } from './invoice-record.store';
 import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from './types';
-
-/** CPF or CNPJ without punctuation, upper-cased (alphanumeric CNPJ); `''` when absent. */
-export function normalizeDocument(value: unknown): string {
-  return typeof value === 'string' ? value.replace(/[\s./-]/g, '').toUpperCase() : '';
-}
-
-/** The gateway's own rule accepts `value`: one truth for what the service takes; the checkout names the field. */
-function obeys(rule: Rule, value: unknown, parent: object = {}): boolean {
-  let ok = true;
-  rule(value, '', () => (ok = false), parent as Record<string, unknown>);
-  return ok;
-}
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
 export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {
@@ -51,8 +41,9 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   errors.throwIfAny();
 
   const lineDiscounts = order.items.reduce((sum, item) => sum + (item.discount_total ?? 0), 0);
-  const placeholders = { order_id: order.id, display_id: String(order.display_id ?? ''), reference };
-  const { orderUrlTemplate: orderUrl, storeUrlTemplate: storeUrl, publicWebhookUrl: webhook } = options;
+  const values = { order_id: order.id, display_id: String(order.display_id ?? ''), reference };
+  const fillTemplate = (template: string) =>
+    template.replace(URL_PLACEHOLDER, (_, key: keyof typeof values) => encodeURIComponent(values[key]));
   const params: CreateInvoiceParams = {
     client,
     ...(options.ecommerce ? { ecommerce: { ...options.ecommerce } } : {}),
@@ -63,9 +54,9 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
       referrer: invoiceReferrer(reference, 1),
       dueAt: addDays(today, options.dueDays),
       installments,
-      ...(orderUrl ? { orderUrl: fillTemplate(orderUrl, placeholders) } : {}),
-      ...(storeUrl ? { storeUrl: fillTemplate(storeUrl, placeholders) } : {}),
-      ...(webhook ? { webhook } : {}),
+      ...(options.orderUrlTemplate ? { orderUrl: fillTemplate(options.orderUrlTemplate) } : {}),
+      ...(options.storeUrlTemplate ? { storeUrl: fillTemplate(options.storeUrlTemplate) } : {}),
+      ...(options.publicWebhookUrl ? { webhook: options.publicWebhookUrl } : {}),
       discountCents: (order.discount_total ?? 0) - lineDiscounts,
       products: order.items.map((item) => ({
         id: item.id,
@@ -219,6 +210,23 @@ function mapCustomer(
 const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };
 const INPUT_FIELDS = [...Object.values(RENAMED), 'address_2', 'number', 'district', 'city'];
 
+/** The default {@link AddressMapper}, as docs/checkout.md describes (number after the last comma, else `S/N`). */
+const defaultAddressMapper: AddressMapper = (address) => {
+  let street = address.address_1?.trim() ?? '';
+  let number = address.number?.trim() ?? '';
+  const split = number ? null : /^(.*\S)\s*,\s*(\d+[A-Za-z]?)$/.exec(street);
+  if (split) [, street, number] = split;
+  return {
+    street,
+    number: number || 'S/N',
+    district: (address.district ?? address.address_2 ?? '').trim(),
+    city: address.city?.trim() ?? '',
+    state: address.province?.trim() ?? '',
+    zipcode: address.postal_code?.trim() ?? '',
+    country: address.country_code?.trim() ?? '',
+  };
+};
+
 /** The order's address mapped (`br` → `BRA`, CEP digits), checked by the gateway's rules; only returned when whole. */
 function mapAddress(
   address: CheckoutAddress,
@@ -261,8 +269,6 @@ function mapAddress(
   return errors.count() === given ? out : undefined;
 }
 
-const MM_YY = /^(0[1-9]|1[0-2])\/(\d{2})$/;
-
 function mapCard(
   { method, card, ...data }: CheckoutRequest['data'],
   { maxInstallments, textLimits }: ResolvedCheckoutOptions,
@@ -284,16 +290,9 @@ function mapCard(
   const rule = (name: keyof TextLimits) => textRule(textLimits, name, true);
   readText(errors, 'card.token', card.token, rule('cardToken'));
   const holderName = readText(errors, 'card.holder_name', card.holder_name, rule('holderName')) ?? '';
-  const expiry = typeof card.expiry === 'string' && MM_YY.test(card.expiry);
+  const expiry = typeof card.expiry === 'string' && CARD_EXPIRY.test(card.expiry);
   if (!expiry || !isCardExpiryCurrent(card.expiry, today)) {
     errors.add('card.expiry', expiry ? 'is in the past: the card has expired' : 'must be MM/YY');
   }
   return { installments, card: { token: card.token, valid: card.expiry, holderName } };
-}
-
-/** A card is valid through the last day of its expiry month (`MM/YY`). */
-export function isCardExpiryCurrent(expiry: string, today: string): boolean {
-  const m = MM_YY.exec(expiry);
-  const [y, mo] = today.split('-').map(Number);
-  return m !== null && (2000 + Number(m[2])) * 12 + Number(m[1]) >= y * 12 + mo;
 }

@@ -1,4 +1,5 @@
 import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
+import { todayIn } from '../core/calendar';
 import type { TextRule } from '../core/text-bounds';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
@@ -7,22 +8,8 @@ import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
 /** Maps the shipping address to `client.address` (house number and district from the store's own fields); validated. */
 export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
 
-/** The default {@link AddressMapper}, as docs/checkout.md describes (number after the last comma, else `S/N`). */
-export const defaultAddressMapper: AddressMapper = (address) => {
-  let street = address.address_1?.trim() ?? '';
-  let number = address.number?.trim() ?? '';
-  const split = number ? null : /^(.*\S)\s*,\s*(\d+[A-Za-z]?)$/.exec(street);
-  if (split) [, street, number] = split;
-  return {
-    street,
-    number: number || 'S/N',
-    district: (address.district ?? address.address_2 ?? '').trim(),
-    city: address.city?.trim() ?? '',
-    state: address.province?.trim() ?? '',
-    zipcode: address.postal_code?.trim() ?? '',
-    country: address.country_code?.trim() ?? '',
-  };
-};
+/** A placeholder of `orderUrlTemplate` and `storeUrlTemplate`, filled in URL-encoded. */
+export const URL_PLACEHOLDER = /\{(order_id|display_id|reference)\}/g;
 
 /** The `checkout` section of the module options. */
 export interface CheckoutOptions {
@@ -132,16 +119,6 @@ export function textRule(limits: TextLimits, name: keyof TextLimits, required = 
   return { max: limits[name], required, option: `checkout.textLimits.${name}` };
 }
 
-/** A URL template (`orderUrlTemplate`, `storeUrlTemplate`) with its placeholders filled in, URL-encoded. */
-export function fillTemplate(
-  template: string,
-  values: Record<'order_id' | 'display_id' | 'reference', string>,
-) {
-  return template.replace(/\{(order_id|display_id|reference)\}/g, (_, key: keyof typeof values) =>
-    encodeURIComponent(values[key]),
-  );
-}
-
 /** Applies the defaults and refuses bad options at startup, naming each one at fault. */
 export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
   const problems: string[] = [];
@@ -157,10 +134,9 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   } catch {
     bad('timeZone', 'is not an IANA time zone');
   }
-  const sample = { order_id: 'x', display_id: 'x', reference: 'x' };
   for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
     const value = options[field];
-    if (value !== undefined && !isHttpUrl(fillTemplate(value, sample))) {
+    if (value !== undefined && !isHttpUrl(value.replace(URL_PLACEHOLDER, 'x'))) {
       bad(field, 'must be an absolute http(s) URL');
     }
   }
@@ -188,32 +164,4 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
     textLimits,
     referrerNamespace: options.referrerNamespace,
   };
-}
-
-// Due dates are calendar days in the store's zone (A2): at 22:00 in São Paulo it is already tomorrow in UTC.
-
-/** Per zone: its formatter (costly to build) and its last day (`formatToParts` is slow; every checkout asks). */
-const zones = new Map<string, { format: Intl.DateTimeFormat; minute: number; day: string }>();
-const DAY = { year: 'numeric', month: '2-digit', day: '2-digit' } as const;
-
-export function todayIn(timeZone: string, now: Date): string {
-  // Zones are offset by whole minutes, so the date only turns on a minute boundary.
-  const minute = Math.floor(now.getTime() / 60_000);
-  let zone = zones.get(timeZone);
-  if (zone?.minute === minute) return zone.day;
-  if (!zone) {
-    // Throws for an unknown zone before anything is cached; bounded against a caller passing arbitrary zones.
-    const format = new Intl.DateTimeFormat('en-US', { timeZone, ...DAY });
-    if (zones.size >= 64) zones.clear();
-    zones.set(timeZone, (zone = { format, minute: -1, day: '' }));
-  }
-  const parts = zone.format.formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  zone.minute = minute;
-  return (zone.day = `${get('year')}-${get('month')}-${get('day')}`);
-}
-
-export function addDays(day: string, days: number): string {
-  const [y, m, d] = day.split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }

@@ -23,8 +23,7 @@ import {
   OpenInvoiceConflictError,
 } from '../checkout/errors';
 import { InvoicePaymentsError } from '../errors/invoice-payments.error';
-import { normalizeDocument } from '../checkout/order-mapping';
-import { isTaxDocument as isValidTaxDocument } from '../gateway/dto/validators';
+import { isTaxDocument as isValidTaxDocument, normalizeDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData } from '../checkout/types';
 import { VENDURE_PLUGIN_OPTIONS } from './constants';

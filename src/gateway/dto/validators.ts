@@ -10,6 +10,16 @@ export function isCalendarDay(value: unknown): value is string {
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
+/** A card's expiry, `MM/YY`. */
+export const CARD_EXPIRY = /^(0[1-9]|1[0-2])\/(\d{2})$/;
+
+/** A card is valid through the last day of its expiry month (`MM/YY`). */
+export function isCardExpiryCurrent(expiry: string, today: string): boolean {
+  const m = CARD_EXPIRY.exec(expiry);
+  const [y, mo] = today.split('-').map(Number);
+  return m !== null && (2000 + Number(m[2])) * 12 + Number(m[1]) >= y * 12 + mo;
+}
+
 export function isNonBlank(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';
 }
@@ -37,6 +47,11 @@ export function isTaxDocument(value: unknown): boolean {
   return false;
 }
 
+/** CPF or CNPJ without punctuation, upper-cased (alphanumeric CNPJ); `''` when absent. */
+export function normalizeDocument(value: unknown): string {
+  return typeof value === 'string' ? value.replace(/[\s./-]/g, '').toUpperCase() : '';
+}
+
 export const isAlpha3Country = (v: unknown): boolean =>
   typeof v === 'string' && /^[A-Z]{3}$/.test(v) && countries.alpha3ToAlpha2(v) !== undefined;
 
@@ -53,6 +68,13 @@ export type Rule = (
   fail: (path: string, message: string) => void,
   parent: Record<string, unknown>,
 ) => void;
+
+/** `rule` accepts `value`: one truth for what the service takes, while the caller names the field. */
+export function obeys(rule: Rule, value: unknown, parent: object = {}): boolean {
+  let ok = true;
+  rule(value, '', () => (ok = false), parent as Record<string, unknown>);
+  return ok;
+}
 
 export const check =
   (message: string, test: (value: unknown) => boolean): Rule =>

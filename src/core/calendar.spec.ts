@@ -1,6 +1,5 @@
-import { isCalendarDay } from '../gateway/dto/validators';
-import { addDays, todayIn } from '../options/checkout.options';
-import { isCardExpiryCurrent } from './order-mapping';
+import { isCalendarDay, isCardExpiryCurrent } from '../gateway/dto/validators';
+import { addDays, todayIn } from './calendar';
 
 describe('calendar', () => {
   it.each([
