@@ -36,9 +36,10 @@ export class InvoiceIdentity {
     const key = `${matchedBy}\u0000${invoice.id}\u0000${record.id}`;
     const known = this.foreign.get(key);
     if (known !== undefined) return known;
-    const why = await this.verdict(invoice, record, matchedBy);
+    const { why, lasting } = await this.verdict(invoice, record, matchedBy);
     if (why !== null) {
-      this.foreign.set(key, why);
+      // What the service's list says now may change (a list behind its writes): only its fields' verdicts are kept.
+      if (lasting) this.foreign.set(key, why);
       this.leftAlone(invoice, record, why);
     }
     return why;
@@ -58,26 +59,36 @@ export class InvoiceIdentity {
     invoice: Invoice,
     record: InvoiceRecord,
     matchedBy: MatchedBy,
-  ): Promise<string | null> {
-    const named = `invoice ${invoice.id} (referrer ${invoice.referrer ?? 'none'})`;
-    const theirs = `is not order ${record.orderId}'s (record ${record.id})`;
+  ): Promise<{ why: string | null; lasting: boolean }> {
+    const why = this.fieldsVerdict(invoice, record, matchedBy);
+    if (why !== undefined) return { why, lasting: true };
+    const query = { paymentId: record.orderId, id: invoice.id };
+    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
+    const unlisted = notOurs(invoice, record, 'the service does not list it under the payment id sent');
+    return { why: listed ? null : unlisted, lasting: false };
+  }
+
+  /** The verdict of the invoice's own fields, or `undefined` when only the service's list can tell. */
+  private fieldsVerdict(
+    invoice: Invoice,
+    record: InvoiceRecord,
+    matchedBy: MatchedBy,
+  ): string | null | undefined {
     // `findInvoiceById` also answers by `invoice_id`: another invoice, even without a referrer.
     if (matchedBy === 'number' && invoice.id !== record.gatewayId)
-      return `${named} ${theirs}: the record holds invoice ${record.gatewayId}`;
+      return notOurs(invoice, record, `the record holds invoice ${record.gatewayId}`);
     if (invoice.referrer !== record.referrer) {
       // A number the record holds, in an answer without a referrer (the cancellation's legacy shape): its own.
       if (matchedBy === 'number' && invoice.referrer === null) return null;
-      return `${named} ${theirs}: the module sent referrer ${record.referrer}`;
+      return notOurs(invoice, record, `the module sent referrer ${record.referrer}`);
     }
     if (matchedBy === 'number') return null;
     const gross = invoice.amounts.grossCents;
     if (gross !== null && gross !== record.amountCents) {
-      return `${named} ${theirs}: its amount ${centsToDecimalString(gross)} is not the ${centsToDecimalString(record.amountCents)} sent`;
+      const sent = centsToDecimalString(record.amountCents);
+      return notOurs(invoice, record, `its amount ${centsToDecimalString(gross)} is not the ${sent} sent`);
     }
-    if (matchedBy === 'lookup') return null;
-    const query = { paymentId: record.orderId, id: invoice.id };
-    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
-    return listed ? null : `${named} ${theirs}: the service does not list it under the payment id sent`;
+    return matchedBy === 'lookup' ? null : undefined;
   }
 
   private leftAlone(invoice: Invoice, record: InvoiceRecord, why: string): void {
@@ -93,6 +104,12 @@ export class InvoiceIdentity {
       message,
     } satisfies InvoicePaymentsAlert);
   }
+}
+
+/** Why `invoice` is not `record`'s, worded for the log and the alert. */
+function notOurs(invoice: Invoice, record: InvoiceRecord, reason: string): string {
+  const named = `invoice ${invoice.id} (referrer ${invoice.referrer ?? 'none'})`;
+  return `${named} is not order ${record.orderId}'s (record ${record.id}): ${reason}`;
 }
 
 /**
