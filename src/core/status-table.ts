@@ -104,7 +104,7 @@ export interface ApplyOptions {
   /** The record and history as read: one guarded statement writes if both are still so, else the locked path. */
   record?: InvoiceRecord;
   known?: KnownHistory;
-  /** Written by the same write, onto the record as written only ({@link creationMoveRefusal}); else nothing is. */
+  /** Written by the same write if the record allows it ({@link creationMoveRefusal}); else it throws, nothing written. */
   creation?: CreationMove;
 }
 
