@@ -38,10 +38,8 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     }
     const foreign = await this.store.identity.whyNotOurs(invoice, record, 'referrer');
     if (foreign) return { record: null, foreign };
-    if (record.gatewayId !== null) {
-      await this.secondUnderReferrer(record, invoice);
-      return none;
-    }
+    if (record.gatewayId !== null)
+      return { ...none, settled: await this.secondUnderReferrer(record, invoice) };
     if (!(await this.link(record, invoice, source))) {
       const now = await this.store.get(record.id);
       return { record: now.gatewayId === invoice.id ? now : null, foreign: null };
@@ -93,19 +91,25 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     return holder && holder.id !== record.id ? holder.id : null;
   }
 
-  /** A second invoice under a referrer whose attempt already holds one. */
-  private async secondUnderReferrer(record: InvoiceRecord, invoice: Invoice): Promise<void> {
+  /**
+   * A second invoice under a referrer whose attempt already holds one: how it was handled, or `undefined` while its
+   * cancel could not be made (asked again on the delivery's retry).
+   */
+  private async secondUnderReferrer(record: InvoiceRecord, invoice: Invoice): Promise<string | undefined> {
     const where = `order ${record.orderId}: invoice ${invoice.id} has the referrer of invoice ${record.gatewayId}`;
     if (statusRow(invoice.status.code)?.session === 'captured') {
       const message = `${where} and was paid: refund it (the order follows ${record.gatewayId})`;
-      return this.outcomes.paidTwice(record.orderId, null, record.id, message);
+      this.outcomes.paidTwice(record.orderId, null, record.id, message);
+      return `${where}: paid, alerted`;
     }
-    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return;
+    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return `${where}: not payable, left as it is`;
     try {
       await this.gateway.cancelInvoice({ id: invoice.id });
       this.logger.warn(`${where}: canceled at the service`);
+      return `${where}: canceled at the service`;
     } catch (err) {
       this.logger.error(`${where}: canceling it failed: ${messageOf(err)}`);
+      return undefined;
     }
   }
 }

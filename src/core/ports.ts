@@ -103,6 +103,8 @@ export interface LateInvoiceAdopter {
 export interface Adoption {
   record: InvoiceRecord | null;
   foreign: string | null;
+  /** How an invoice of the store's that no record may take was handled (a second one under a referrer). */
+  settled?: string;
 }
 
 /** Injection token of the {@link CreationSettler} the checkout capability provides. */

@@ -238,18 +238,20 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     let record: InvoiceRecord | null;
     try {
       let foreign: string | null;
+      let settled: string | undefined;
       if (found) {
         record = found;
         foreign = await this.identity.whyNotOurs(invoice, found, 'number');
       } else {
         const records = this.dataSource.getRepository(InvoiceRecord);
-        ({ record, foreign } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
+        ({ record, foreign, settled } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
       }
-      if (foreign) {
+      // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
+      if (foreign || settled) {
         const ids = entries.map((e) => e.id);
-        const lastError = clip(foreign, 2000);
+        const lastError = foreign ? clip(foreign, 2000) : null;
         const processedAt = new Date();
-        const outcome = `left alone: not this store's invoice`;
+        const outcome = foreign ? `left alone: not this store's invoice` : clip(settled ?? '', 255);
         await this.leased.finishAll(ids, { state: 'ignored', outcome, lastError, processedAt });
         return;
       }

@@ -165,6 +165,15 @@ describeEachDatabase('webhooks in the root module', (kind) => {
       action: 'not_supported',
     });
     expect((await record(rec.id)).statusCode).toBe(1);
+    // Handled by the checkout (paid: alerted to refund), its deliveries are closed, not left waiting for a record.
+    const inbox = await db.dataSource.getRepository(WebhookInboxEntry).findBy({ gatewayId: second.id });
+    expect(inbox.length).toBeGreaterThan(0);
+    expect(inbox.map((e) => [e.state, e.outcome])).toEqual(
+      inbox.map(() => [
+        'ignored',
+        expect.stringContaining(`invoice ${second.id} has the referrer of invoice`),
+      ]),
+    );
   });
 
   it('reads the merchant token from the admin settings at runtime', async () => {
