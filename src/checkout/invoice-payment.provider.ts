@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { statusRow, type PaymentSessionStatus } from '../core/status-table';
-import { HOST_WEBHOOKS, HostWebhooks, webhookActionOf } from '../core/ports';
+import { HOST_WEBHOOKS, HostWebhooks, webhookActionOfOutcome } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -160,11 +160,11 @@ export class InvoicePaymentProvider {
   /** A webhook delivery, taken through the module's webhook path, as Medusa's action (docs/medusa.md). */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
     const outcome = await this.webhooks.settle(payload);
-    if (outcome.kind !== 'applied') {
-      this.logger.warn(`webhook delivery not acted on: ${outcome.reason}`);
-      return { action: 'not_supported' };
-    }
-    return webhookActionOf(outcome.record, outcome.confirmed);
+    // Not settled now is `not_supported` here, not thrown: the inbox applies it later and the order port hears it.
+    return webhookActionOfOutcome(
+      outcome.kind === 'later' ? { ...outcome, kind: 'none' } : outcome,
+      this.logger,
+    );
   }
 
   private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
