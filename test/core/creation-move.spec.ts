@@ -1,13 +1,9 @@
 import { CreationMoveRefusedError, type CreationMove } from '../../src/core/creation-move';
-import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { NO_HISTORY, type StatusReport } from '../../src/core/status-table';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';
-import { historyOf, paidInvoice, statusSuite } from './status-harness';
-
-/** The service's guarded statement, private: watched through its prototype. */
-type GuardedWriter = { writeGuarded(): Promise<boolean> };
+import { historyOf, paidInvoice, statusSuite, watchGuardedStatements } from './status-harness';
 
 /**
  * A creation move written with a report is a compare-and-set on both write paths: the record in a state the move
@@ -16,13 +12,8 @@ type GuardedWriter = { writeGuarded(): Promise<boolean> };
  */
 describeEachDatabase('InvoiceStatusService.apply with a creation move', (kind) => {
   const s = statusSuite(kind);
-  let guarded: jest.SpyInstance;
-  beforeEach(() => {
-    guarded = jest.spyOn(InvoiceStatusService.prototype as unknown as GuardedWriter, 'writeGuarded');
-  });
-  afterEach(() => guarded.mockRestore());
-  /** What each guarded statement answered: `true` when it wrote. */
-  const statements = () => Promise.all(guarded.mock.results.map((r) => r.value as Promise<boolean>));
+  const watch = watchGuardedStatements();
+  const statements = () => watch.statements();
 
   const read = (id: string) => s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id });
   const answer = (recordId: string, gatewayId: string): StatusReport => ({
@@ -57,7 +48,7 @@ describeEachDatabase('InvoiceStatusService.apply with a creation move', (kind) =
     await linkMeanwhile(rec.id, `other-${rec.id}`);
     const before = await read(rec.id);
     await refused(s.h.service.apply(answer(rec.id, `new-${rec.id}`), { creation: created(`new-${rec.id}`) }));
-    expect(guarded).not.toHaveBeenCalled();
+    expect(watch.calls).not.toHaveBeenCalled();
     expect(await read(rec.id)).toEqual(before);
     expect(await historyOf(s.ds, rec.id)).toEqual([]);
   });
@@ -88,7 +79,7 @@ describeEachDatabase('InvoiceStatusService.apply with a creation move', (kind) =
     const linked = await read(rec.id);
     const options = { record: linked, known: NO_HISTORY, creation: created(`new-${rec.id}`) };
     await refused(s.h.service.apply(answer(rec.id, `new-${rec.id}`), options));
-    expect(guarded).not.toHaveBeenCalled();
+    expect(watch.calls).not.toHaveBeenCalled();
     expect(await read(rec.id)).toEqual(linked);
     expect(await historyOf(s.ds, rec.id)).toEqual([]);
   });

@@ -1,14 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { InvoiceStatusService, planStatus } from '../../src/core/invoice-status.service';
+import { planStatus } from '../../src/core/invoice-status.service';
 import { NO_HISTORY, type StatusReport } from '../../src/core/status-table';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';
-import { historyOf, paidInvoice, statusSuite } from './status-harness';
-
-/** The service's guarded statement, private: watched through its prototype. */
-type GuardedWriter = { writeGuarded(): Promise<boolean> };
+import { historyOf, paidInvoice, statusSuite, watchGuardedStatements } from './status-harness';
 
 /** The record as stored, with what differs between two records of the same history left out. */
 async function stored(ds: DataSource, id: string) {
@@ -56,13 +53,8 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
   };
 
   const s = statusSuite(kind);
-  let guarded: jest.SpyInstance;
-  beforeEach(() => {
-    guarded = jest.spyOn(InvoiceStatusService.prototype as unknown as GuardedWriter, 'writeGuarded');
-  });
-  afterEach(() => guarded.mockRestore());
-  /** What each guarded statement answered: `true` when it wrote. */
-  const statements = () => Promise.all(guarded.mock.results.map((r) => r.value as Promise<boolean>));
+  const watch = watchGuardedStatements();
+  const statements = () => watch.statements();
 
   const read = (id: string) => s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id });
 
@@ -70,7 +62,7 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     it('takes the locked path on SQLite (no guarded statement)', async () => {
       const rec = await read((await insertInvoiceRecord(s.ds)).id);
       const { result } = await s.h.service.apply(paid(rec.id), { record: rec, known: NO_HISTORY });
-      expect(guarded).not.toHaveBeenCalled();
+      expect(watch.calls).not.toHaveBeenCalled();
       expect(result).toMatchObject({ applied: true, previousCode: null });
       expect((await historyOf(s.ds, rec.id)).map((r) => r.toCode)).toEqual([5]);
       expect((await read(rec.id)).version).toBe(rec.version + 1);

@@ -98,3 +98,20 @@ export function statusSuite(kind: DatabaseKind): { db: TestDatabase; ds: DataSou
   afterEach(async () => suite.h.dispatcher.onModuleDestroy());
   return suite;
 }
+
+/** The service's guarded statement, private: watched through its prototype. */
+type GuardedWriter = { writeGuarded(): Promise<boolean> };
+
+/**
+ * Watches `InvoiceStatusService`'s one guarded statement in each test of the calling suite: `calls` is its spy,
+ * `statements()` what each call answered (`true` when it wrote).
+ */
+export function watchGuardedStatements() {
+  const watch = { calls: undefined as unknown as jest.SpyInstance, statements: async () => [] as boolean[] };
+  beforeEach(() => {
+    watch.calls = jest.spyOn(InvoiceStatusService.prototype as unknown as GuardedWriter, 'writeGuarded');
+  });
+  afterEach(() => watch.calls.mockRestore());
+  watch.statements = () => Promise.all(watch.calls.mock.results.map((r) => r.value as Promise<boolean>));
+  return watch;
+}
