@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -7,20 +7,20 @@ import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import { decideTransition, STATUS_STAGES } from '../core/status-table';
-import { clip, CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { JsonRecord } from '../gateway/payload.reader';
-import { type NamedInvoice, readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
-import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
+import { type NamedInvoice, readDelivery, readDeliveryBody, type Refusal } from '../gateway/webhook.reader';
+import { readWebhookHeaderLines, webhookLinesOf, type WebhookDelivery } from '../gateway/webhook.reader';
+import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
 import { DeliveryConfirmation } from './delivery-confirmation';
-import { WebhookInboxEntry, WebhookInboxState } from './webhook-inbox.entity';
+import { inboxEntryOf, WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import type { Refusal } from './webhooks.module';
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
 export interface WebhookMerchantTokenSource {
@@ -58,10 +58,11 @@ export function openToReports(code: number | null): boolean {
 /**
  * The one way a delivery enters, from any host: body (413, 415, 400), token (401; 503 while the merchant token cannot
  * be read), routing (400, 422), an invoice held open here ({@link admit}: 422; 503 past the budget of deliveries
- * naming invoices by referrer only), then stored. No call to the service: the body is only a trigger.
+ * naming invoices by referrer only), then stored. No call to the service: the body is only a trigger. The HTTP
+ * route takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link settle}.
  */
 @Injectable()
-export class DeliveryIntake {
+export class DeliveryIntake implements HostWebhooks {
   private readonly open = new LRUCache<string, number>({ max: 10_000 });
   private readonly byReferrer: CallCeiling;
   /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
@@ -87,6 +88,38 @@ export class DeliveryIntake {
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
     return traced('invoice_payments webhook.receive', {}, () => this.take(input, wait)).then(countDelivery);
+  }
+
+  /**
+   * {@link HostWebhooks}: a delivery a host received, accepted and processed before the answer; the host hears what
+   * the service said in the lookup that answered it (never the body), about the record it was applied to.
+   */
+  async settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
+    const body: DeliveryInput['body'] = (limit, depth) => readDeliveryBody(bodyOf(delivery), limit, depth);
+    const result = await this.accept({ headers: delivery?.headers ?? {}, body }, true);
+    if (!result.ok) {
+      const reason = `${result.status}: ${result.message}`;
+      return result.status === 503 ? { kind: 'later', reason } : { kind: 'none', reason };
+    }
+    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id: result.stored.id });
+    if (entry?.state === 'pending')
+      return { kind: 'later', reason: entry.lastError ?? 'the entry is still pending' };
+    // The record the inbox applied it to: none for an invoice of no record here, or another's (left alone). A
+    // processed entry names its invoice: one naming none is dead-lettered.
+    if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
+      return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
+    }
+    const record = await this.dataSource
+      .getRepository(InvoiceRecord)
+      .findOneBy({ id: entry.invoiceRecordId });
+    if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
+    const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
+    // Answered in another process (or forgotten): the record holds what that lookup applied.
+    const confirmed =
+      answer?.recordId === record.id
+        ? answer.status
+        : { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
+    return { kind: 'applied', record, confirmed };
   }
 
   private async take(input: DeliveryInput, wait: boolean): Promise<IntakeResult> {
@@ -158,30 +191,8 @@ export class DeliveryIntake {
     headerWebhookId: string | null,
     dueAt?: Date,
   ): Promise<StoredDelivery> {
-    const now = new Date();
-    const invoice = delivery.invoice;
-    const state: WebhookInboxState = invoice ? 'pending' : 'ignored';
-    const entry: WebhookInboxEntry = Object.assign(new WebhookInboxEntry(), {
-      id: randomUUID(),
-      dedupeKey: delivery.dedupeKey,
-      event: clip(delivery.event, 64),
-      deliveryId: clip(delivery.deliveryId, 128),
-      webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
-      gatewayId: clip(invoice?.id ?? null, 128),
-      referrer: clip(invoice?.referrer ?? null, 160),
-      statusCode: invoice?.statusCode ?? null,
-      sentAt: clip(delivery.sentAt, 32),
-      payload: JSON.stringify(delivery.payload ?? {}),
-      state,
-      attempts: 0,
-      nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
-      lockedUntil: null,
-      lastError: null,
-      outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
-      invoiceRecordId: null,
-      receivedAt: now,
-      processedAt: state === 'pending' ? null : now,
-    });
+    const entry = inboxEntryOf(delivery, headerWebhookId, dueAt);
+    const state = entry.state;
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
     if (inserted) return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };
@@ -266,4 +277,14 @@ function routable(
   if (d.invoice) return { ok: true, invoice: d.invoice };
   const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
   return { ok: false, status: 422, message: `${what}: nothing stored` };
+}
+
+/** The parsed body a host passes, else its raw bytes (read as the route's, within the size limit). */
+function bodyOf(delivery: HostDelivery | null | undefined): unknown {
+  const data = delivery?.data;
+  if (typeof data === 'object' && data !== null && !Array.isArray(data) && Object.keys(data).length > 0)
+    return data;
+  const raw = delivery?.rawData;
+  if (raw === undefined || raw === null || raw === '') return data ?? null;
+  return Buffer.isBuffer(raw) ? raw : Buffer.from(String(raw), 'utf8');
 }

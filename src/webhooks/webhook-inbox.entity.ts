@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { clip } from '../core/text-bounds';
+import type { WebhookDelivery } from '../gateway/webhook.reader';
 import { TimestampColumn } from '../persistence/columns';
 
 /** `ignored`: nothing to apply, or not this store's invoice; `dead`: given up, alerted, kept for a person. */
@@ -73,4 +76,36 @@ export class WebhookInboxEntry {
 
   @TimestampColumn('processed_at', { nullable: true })
   processedAt!: Date | null;
+}
+
+/** A taken delivery's new row, its texts clipped to their columns; pending (due at `dueAt`, default now) if it names an invoice. */
+export function inboxEntryOf(
+  delivery: WebhookDelivery,
+  headerWebhookId: string | null,
+  dueAt?: Date,
+): WebhookInboxEntry {
+  const now = new Date();
+  const invoice = delivery.invoice;
+  const state: WebhookInboxState = invoice ? 'pending' : 'ignored';
+  return Object.assign(new WebhookInboxEntry(), {
+    id: randomUUID(),
+    dedupeKey: delivery.dedupeKey,
+    event: clip(delivery.event, 64),
+    deliveryId: clip(delivery.deliveryId, 128),
+    webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
+    gatewayId: clip(invoice?.id ?? null, 128),
+    referrer: clip(invoice?.referrer ?? null, 160),
+    statusCode: invoice?.statusCode ?? null,
+    sentAt: clip(delivery.sentAt, 32),
+    payload: JSON.stringify(delivery.payload ?? {}),
+    state,
+    attempts: 0,
+    nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
+    lockedUntil: null,
+    lastError: null,
+    outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
+    invoiceRecordId: null,
+    receivedAt: now,
+    processedAt: state === 'pending' ? null : now,
+  });
 }

@@ -1,7 +1,8 @@
 import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { boundedBody, createWebhookRoute, type DeliveryReceiver, readDeliveryBody } from './webhooks.module';
+import { boundedBody, readDeliveryBody } from '../gateway/webhook.reader';
+import { createWebhookRoute, type DeliveryReceiver } from './webhooks.module';
 
 /** A bare server running only the webhook route; what the route passes on is answered 299. */
 async function serve(receive: DeliveryReceiver, readFirst = false) {
