@@ -7,7 +7,8 @@ import {
 import { GatewayNetworkError, GatewayStateConflictError } from '../gateway/errors';
 import { RefundInProgressError } from '../refunds/errors';
 import type { InvoiceRefund } from '../refunds/refund.entity';
-import { toMedusaError } from './session';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { toMedusaError, webhookActionOfRecord } from './session';
 
 /** Medusa's `MedusaError`, as far as the adapter uses it. */
 class MedusaError extends Error {
@@ -64,5 +65,25 @@ describe("the module's errors as Medusa's", () => {
     });
     const other = new Error('boom');
     expect(toMedusaError(other, MedusaError)).toBe(other);
+  });
+});
+
+describe("a record's action on Medusa's session of the order", () => {
+  const paid = { id: 'rec_2', orderId: 'ord_1', statusCode: 5, paidCents: 1348, amountCents: 1348 };
+  const record = (fields: Partial<InvoiceRecord>) =>
+    ({ amountMismatch: false, duplicateOf: null, ...paid, ...fields }) as InvoiceRecord;
+
+  it("a paid invoice captures the order's session, in major units", () => {
+    expect(webhookActionOfRecord(record({}))).toEqual({
+      action: 'captured',
+      data: { session_id: 'ord_1', amount: 13.48 },
+    });
+  });
+
+  it("a duplicate invoice, paid or authorized, moves nothing: the order's session is not its own", () => {
+    expect(webhookActionOfRecord(record({ duplicateOf: 'rec_1' }))).toEqual({ action: 'not_supported' });
+    expect(webhookActionOfRecord(record({ duplicateOf: 'rec_1', statusCode: 4 }))).toEqual({
+      action: 'not_supported',
+    });
   });
 });

@@ -27,12 +27,16 @@ export function webhookActionOfRecord(
   return data ? inMedusaTerms(record, action, data.amount) : { action };
 }
 
-/** An action for Medusa: its payment session is the order's, the amount in major units. */
+/**
+ * An action for Medusa: its payment session is the order's, the amount in major units. A duplicate invoice's report
+ * moves nothing (docs/checkout.md): on the order's one session it would pass for the order's own payment.
+ */
 function inMedusaTerms(
   record: InvoiceRecord,
   action: PaymentWebhookAction,
   amount: Cents,
 ): MedusaWebhookActionResult {
+  if (record.duplicateOf !== null) return { action: 'not_supported' };
   return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(amount) } };
 }
 
