@@ -84,8 +84,15 @@ export class InvoiceRecordStore {
     return this.update(id, patch, guards, { from, ...(seen ? { seen: seen.toISOString() } : {}) });
   }
 
-  async patch(id: string, patch: Partial<InvoiceRecord>): Promise<void> {
-    await this.update(id, patch, []);
+  /**
+   * {@link transition} of the record as read, at its version: the record as written (so a guarded status write on it
+   * lands), or `null` when the record moved meanwhile.
+   */
+  async moveAsRead(record: InvoiceRecord, { from, patch }: CreationMove): Promise<InvoiceRecord | null> {
+    const written = { ...patch, updatedAt: new Date() };
+    const guards = ['creation_state IN (:...from)', 'version = :version'];
+    if (!(await this.update(record.id, written, guards, { from, version: record.version }))) return null;
+    return { ...record, ...written, version: record.version + 1 };
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */
@@ -106,7 +113,7 @@ export class InvoiceRecordStore {
         .getRepository(InvoiceRecord)
         .createQueryBuilder()
         .update()
-        .set({ ...set, updatedAt: new Date() })
+        .set({ updatedAt: new Date(), ...set })
         .where('id = :id', { ...params, id });
       for (const guard of guards) qb.andWhere(guard);
       return ((await qb.execute()).affected ?? 0) > 0;
