@@ -168,7 +168,7 @@ export class InvoiceCreationService {
   /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    if (!(await this.outcomes.closeNotCreated(record, reason, ['unknown', 'pending'])))
+    if (!(await this.store.closeNotCreated(record.id, reason, ['unknown', 'pending'])))
       return this.store.get(record.id);
     await this.store.recordResolution(record, actor, reason);
     this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
@@ -206,7 +206,7 @@ export class InvoiceCreationService {
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
-        await this.outcomes.closeNotCreated(record, err.message, ['pending', 'unknown']);
+        await this.store.closeNotCreated(record.id, err.message, ['pending', 'unknown']);
         if (err instanceof GatewayValidationError) {
           throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
         }

@@ -3,13 +3,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import type { CreationMove } from '../core/creation-move';
+import { creationMove, type CreationMove } from '../core/creation-move';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord, type RecognisedOrder } from '../persistence/invoice.entity';
+import {
+  InvoiceRecord,
+  type InvoiceCreationState,
+  type RecognisedOrder,
+} from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 
 export interface ClaimInput extends Pick<
@@ -84,6 +88,12 @@ export class InvoiceRecordStore {
     return this.update(id, patch, guards, { from, ...(seen ? { seen: seen.toISOString() } : {}) });
   }
 
+  /** Closes an attempt as "not created": the order's slot is free for the next attempt; `reason` is kept. */
+  closeNotCreated(id: string, reason: string, from: InvoiceCreationState[] = ['pending']): Promise<boolean> {
+    const closed = { openOrderId: null, failureReason: reason, attentionReason: null };
+    return this.transition(id, creationMove(from, 'failed', closed));
+  }
+
   /**
    * {@link transition} of the record as read, at its version: the record as written (so a guarded status write on it
    * lands), or `null` when the record moved meanwhile.
@@ -92,6 +102,16 @@ export class InvoiceRecordStore {
     const written = { ...patch, updatedAt: new Date() };
     const guards = ['creation_state IN (:...from)', 'version = :version'];
     if (!(await this.update(record.id, written, guards, { from, version: record.version }))) return null;
+    return { ...record, ...written, version: record.version + 1 };
+  }
+
+  /**
+   * Marks an attempt holding no invoice as a duplicate of `keeperId`: the record as written (unless another write
+   * landed meanwhile, which the status path's version check sees), or `null` when it holds an invoice now.
+   */
+  async markDuplicate(record: InvoiceRecord, keeperId: string): Promise<InvoiceRecord | null> {
+    const written = { duplicateOf: keeperId, updatedAt: new Date() };
+    if (!(await this.update(record.id, written, ['gateway_id IS NULL']))) return null;
     return { ...record, ...written, version: record.version + 1 };
   }
 

@@ -8,7 +8,7 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
-import { creationMove } from '../core/creation-move';
+import { CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
@@ -53,32 +53,21 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const closed = record.creationState === 'failed';
     // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
-    let moved: boolean;
+    const marked = duplicateOf ? await this.store.markDuplicate(record, duplicateOf) : record;
+    if (!marked) return false;
+    const note = `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}`;
     try {
-      moved = await this.store.transition(
-        record.id,
-        creationMove(['pending', 'unknown', 'failed'], 'created', {
-          gatewayId: invoice.id,
-          gatewayUuid: invoice.uuid,
-          gatewayInvoiceId: invoice.invoiceId || null,
-          attentionReason: null,
-          ...(duplicateOf ? { duplicateOf } : {}),
-          ...(closed
-            ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
-            : {}),
-        }),
-      );
+      await this.outcomes.link(marked, invoice, source, closed ? { failureReason: note } : {});
     } catch (err) {
+      if (err instanceof CreationMoveRefusedError) return false;
       if (!isUniqueViolation(err)) throw err;
       this.logger.error(
         `invoice ${invoice.id} (referrer ${invoice.referrer}): its number is held by another record`,
       );
       return false;
     }
-    if (!moved) return false;
     const what = closed ? 'late invoice of a closed attempt' : 'invoice of an attempt in flight';
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
-    await this.outcomes.apply(record, invoice, source);
     return true;
   }
 
