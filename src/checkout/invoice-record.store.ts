@@ -95,8 +95,8 @@ export class InvoiceRecordStore {
   }
 
   /**
-   * {@link transition} of the record as read, at its version: the record as written (so a guarded status write on it
-   * lands), or `null` when the record moved meanwhile.
+   * {@link transition} of the record as read, at its version (nothing written since, so no invoice linked either):
+   * the record as written, on which a guarded status write lands; `null` when the record moved meanwhile.
    */
   async moveAsRead(record: InvoiceRecord, { from, patch }: CreationMove): Promise<InvoiceRecord | null> {
     const written = { ...patch, updatedAt: new Date() };
