@@ -12,7 +12,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
-import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import {
   InvoiceCreationNeedsAttentionError,
@@ -80,7 +80,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       if (now >= settles) {
         const why = 'not found at the service by its referrer after the request could have landed';
         this.logger.warn(`order ${record.orderId}: attempt ${record.referrer} ${why}; closed as not created`);
-        if (await this.closeNotCreated(record, why)) return null;
+        if (await this.store.closeNotCreated(record.id, why)) return null;
         const current = await this.store.get(record.id); // a late invoice was linked to it meanwhile
         return current.creationState === 'created' ? current : null;
       }
@@ -124,43 +124,15 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     throw new InvoiceCreationNeedsAttentionError(record.orderId, record.id, reason);
   }
 
-  closeNotCreated(
-    record: InvoiceRecord,
-    reason: string,
-    from: InvoiceCreationState[] = ['pending'],
-  ): Promise<boolean> {
-    return this.store.transition(
-      record.id,
-      creationMove(from, 'failed', {
-        openOrderId: null,
-        failureReason: reason,
-        attentionReason: null,
-      }),
-    );
-  }
-
-  /** Stores the answer (numbers, `created`, first status) in one transaction, then handles late invoices. */
+  /** Stores the answer (numbers, `created`, first status) in one write, then handles late invoices. */
   async settleCreated(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const gross = invoice.amounts.grossCents;
     const mismatch = gross !== null && gross !== record.amountCents;
-    // Written with the status, so waiters never see `created` without the PIX/bank-slip data; onto a record holding
-    // no other invoice only. An attempt closed meanwhile is settled too: its invoice exists, `enforce` decides.
-    const created = creationMove(['pending', 'unknown', 'failed'], 'created', {
-      gatewayId: invoice.id,
-      gatewayUuid: invoice.uuid,
-      gatewayInvoiceId: invoice.invoiceId,
-      // Only ever raised here: a payment's mismatch, flagged by the status path meanwhile, must stay.
-      ...(mismatch ? { amountMismatch: true } : {}),
-      failureReason: null,
-      attentionReason: null,
-      updatedAt: new Date(),
-    });
-    const report = { recordId: record.id, code: invoice.status.code, source: 'create' as const, invoice };
-    // As its claim wrote it, the record has no history: one guarded statement may settle it.
-    const known = record.statusCode === null && record.creationState === 'pending' ? NO_HISTORY : undefined;
+    // Only ever raised here: a payment's mismatch, flagged by the status path meanwhile, must stay.
+    const fields = { ...(mismatch ? { amountMismatch: true } : {}), failureReason: null };
     let applied: AppliedStatus;
     try {
-      applied = await this.status.apply(report, { record, known, creation: created });
+      applied = await this.link(record, invoice, 'create', fields);
     } catch (err) {
       if (!isUniqueViolation(err) && !(err instanceof CreationMoveRefusedError)) throw err;
       return this.numberClash(record, invoice);
@@ -178,6 +150,32 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     return this.store.get(record.id);
   }
 
+  /**
+   * Links `invoice` to its attempt's record: numbers, `created` and `fields` written with its status, in one write,
+   * so nobody sees `created` without the PIX/bank-slip data; onto a record holding no other invoice only (else a
+   * unique violation or `CreationMoveRefusedError`, nothing written). A closed attempt is linked too: its invoice
+   * exists, `enforce` decides.
+   */
+  link(
+    record: InvoiceRecord,
+    invoice: Invoice,
+    source: StatusReportSource,
+    fields: Partial<InvoiceRecord>,
+  ): Promise<AppliedStatus> {
+    const created = creationMove(['pending', 'unknown', 'failed'], 'created', {
+      gatewayId: invoice.id,
+      gatewayUuid: invoice.uuid,
+      gatewayInvoiceId: invoice.invoiceId || null,
+      attentionReason: null,
+      ...fields,
+      updatedAt: new Date(),
+    });
+    const report = { recordId: record.id, code: invoice.status.code, source, invoice };
+    // As its claim wrote it, the record has no history: one guarded statement may write it.
+    const known = record.statusCode === null && record.creationState === 'pending' ? NO_HISTORY : undefined;
+    return this.status.apply(report, { record, known, creation: created });
+  }
+
   /** The record did not take the answer's number: linked meanwhile to it (adopted: settled), else a clash. */
   private async numberClash(record: InvoiceRecord, invoice: Invoice): Promise<InvoiceRecord> {
     const now = await this.store.get(record.id);
@@ -185,7 +183,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     const holder = await this.store.rows.findOneBy({ gatewayId: invoice.id });
     const held = now.gatewayId;
     const error = new InvoiceNumberClashError(record.orderId, record.id, invoice.id, holder?.id ?? '?', held);
-    if (held === null) await this.closeNotCreated(record, error.message, ['pending', 'unknown']);
+    if (held === null) await this.store.closeNotCreated(record.id, error.message, ['pending', 'unknown']);
     this.alert('invoice_number_clash', record, error.message, holder?.id);
     throw error;
   }

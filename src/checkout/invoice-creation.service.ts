@@ -116,7 +116,7 @@ export class InvoiceCreationService {
         if (claimed) {
           const created = await this.send(claimed, mapped, deadline, options);
           if (created) return created;
-          continue; // closed as "not created": the next attempt gets its own referrer
+          continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
         }
       }
       const open = await this.store.findOpen(orderId);
@@ -168,38 +168,45 @@ export class InvoiceCreationService {
   /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    if (!(await this.outcomes.closeNotCreated(record, reason, ['unknown', 'pending'])))
+    if (!(await this.store.closeNotCreated(record.id, reason, ['unknown', 'pending'])))
       return this.store.get(record.id);
     await this.store.recordResolution(record, actor, reason);
     this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
     return this.store.get(record.id);
   }
 
-  /** `null` when the attempt was closed as "not created". */
+  /**
+   * `null` when the attempt was closed as "not created", or moved before its request left (the order is decided
+   * again). The record settled is the one stored, so its answer's guarded status write lands.
+   */
   private async send(
-    record: InvoiceRecord,
+    claimed: InvoiceRecord,
     mapped: MappedInvoice,
     deadline: number,
     options: ResolvedCheckoutOptions,
   ): Promise<InvoiceRecord | null> {
+    // Stored before the request leaves: until then it could land. The claim's headroom usually covers it.
     const landsUntil = this.landsUntil(options);
-    const sent =
-      landsUntil > (record.settlesAt?.getTime() ?? 0)
-        ? { ...record, settlesAt: new Date(landsUntil) }
-        : record;
-    if (sent !== record) await this.store.patch(record.id, { settlesAt: sent.settlesAt });
+    let record: InvoiceRecord | null = claimed;
+    if (landsUntil > (claimed.settlesAt?.getTime() ?? 0)) {
+      const later = creationMove(['pending'], 'pending', { settlesAt: new Date(landsUntil) });
+      record = await this.store.moveAsRead(claimed, later);
+      if (!record) return null;
+    }
     let invoice: Invoice;
     try {
       invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
     } catch (err) {
       if (err instanceof GatewayOutcomeUnknownError) {
         this.logger.warn(`order ${record.orderId}: creation outcome unknown (${err.reason}); looking it up`);
-        await this.store.patch(record.id, { unknownSince: new Date() });
-        return this.outcomes.resolveUnknown({ ...sent, unknownSince: new Date() }, deadline, options);
+        // Still `pending`: this caller looks it up, the others wait.
+        const unknown = creationMove(['pending'], 'pending', { unknownSince: new Date() });
+        const looked = (await this.store.moveAsRead(record, unknown)) ?? { ...record, ...unknown.patch };
+        return this.outcomes.resolveUnknown(looked, deadline, options);
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
-        await this.outcomes.closeNotCreated(record, err.message, ['pending', 'unknown']);
+        await this.store.closeNotCreated(record.id, err.message, ['pending', 'unknown']);
         if (err instanceof GatewayValidationError) {
           throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
         }
@@ -212,7 +219,7 @@ export class InvoiceCreationService {
       );
       throw err;
     }
-    return this.outcomes.settleCreated(sent, invoice);
+    return this.outcomes.settleCreated(record, invoice);
   }
 
   private landsUntil(options: ResolvedCheckoutOptions): number {

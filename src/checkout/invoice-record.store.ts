@@ -3,13 +3,17 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
-import type { CreationMove } from '../core/creation-move';
+import { creationMove, type CreationMove } from '../core/creation-move';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord, type RecognisedOrder } from '../persistence/invoice.entity';
+import {
+  InvoiceRecord,
+  type InvoiceCreationState,
+  type RecognisedOrder,
+} from '../persistence/invoice.entity';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
 
 export interface ClaimInput extends Pick<
@@ -84,8 +88,31 @@ export class InvoiceRecordStore {
     return this.update(id, patch, guards, { from, ...(seen ? { seen: seen.toISOString() } : {}) });
   }
 
-  async patch(id: string, patch: Partial<InvoiceRecord>): Promise<void> {
-    await this.update(id, patch, []);
+  /** Closes an attempt as "not created": the order's slot is free for the next attempt; `reason` is kept. */
+  closeNotCreated(id: string, reason: string, from: InvoiceCreationState[] = ['pending']): Promise<boolean> {
+    const closed = { openOrderId: null, failureReason: reason, attentionReason: null };
+    return this.transition(id, creationMove(from, 'failed', closed));
+  }
+
+  /**
+   * {@link transition} of the record as read, at its version (nothing written since, so no invoice linked either):
+   * the record as written, on which a guarded status write lands; `null` when the record moved meanwhile.
+   */
+  async moveAsRead(record: InvoiceRecord, { from, patch }: CreationMove): Promise<InvoiceRecord | null> {
+    const written = { ...patch, updatedAt: new Date() };
+    const guards = ['creation_state IN (:...from)', 'version = :version'];
+    if (!(await this.update(record.id, written, guards, { from, version: record.version }))) return null;
+    return { ...record, ...written, version: record.version + 1 };
+  }
+
+  /**
+   * Marks an attempt holding no invoice as a duplicate of `keeperId`: the record as written (unless another write
+   * landed meanwhile, which the status path's version check sees), or `null` when it holds an invoice now.
+   */
+  async markDuplicate(record: InvoiceRecord, keeperId: string): Promise<InvoiceRecord | null> {
+    const written = { duplicateOf: keeperId, updatedAt: new Date() };
+    if (!(await this.update(record.id, written, ['gateway_id IS NULL']))) return null;
+    return { ...record, ...written, version: record.version + 1 };
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */
@@ -106,7 +133,7 @@ export class InvoiceRecordStore {
         .getRepository(InvoiceRecord)
         .createQueryBuilder()
         .update()
-        .set({ ...set, updatedAt: new Date() })
+        .set({ updatedAt: new Date(), ...set })
         .where('id = :id', { ...params, id });
       for (const guard of guards) qb.andWhere(guard);
       return ((await qb.execute()).affected ?? 0) > 0;

@@ -8,7 +8,8 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
-import { creationMove } from '../core/creation-move';
+import { CreationMoveRefusedError } from '../core/creation-move';
+import { reportChangesNothing } from '../core/invoice-status.service';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
@@ -29,7 +30,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     if (!invoice.referrer || !invoice.id) return none;
     const record = await this.store.rows.findOneBy({ referrer: invoice.referrer });
     if (!record) return none;
-    if (record.gatewayId === invoice.id) return { record, foreign: null };
+    if (record.gatewayId === invoice.id) return this.linkedMeanwhile(record, invoice, source);
     const namespace = await this.creation.referrerNamespace();
     if (!namespace || !invoice.referrer.startsWith(`${namespace}:`)) {
       // A referrer made before namespaces: another store may use the same one (docs/refunds.md).
@@ -42,7 +43,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       return { ...none, settled: await this.secondUnderReferrer(record, invoice) };
     if (!(await this.link(record, invoice, source))) {
       const now = await this.store.get(record.id);
-      return { record: now.gatewayId === invoice.id ? now : null, foreign: null };
+      return now.gatewayId === invoice.id ? this.linkedMeanwhile(now, invoice, source) : none;
     }
     await this.outcomes.enforce(record.orderId);
     return { record: await this.store.get(record.id), foreign: null };
@@ -53,33 +54,29 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const closed = record.creationState === 'failed';
     // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
-    let moved: boolean;
+    const marked = duplicateOf ? await this.store.markDuplicate(record, duplicateOf) : record;
+    if (!marked) return false;
+    const note = `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}`;
     try {
-      moved = await this.store.transition(
-        record.id,
-        creationMove(['pending', 'unknown', 'failed'], 'created', {
-          gatewayId: invoice.id,
-          gatewayUuid: invoice.uuid,
-          gatewayInvoiceId: invoice.invoiceId || null,
-          attentionReason: null,
-          ...(duplicateOf ? { duplicateOf } : {}),
-          ...(closed
-            ? { failureReason: `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}` }
-            : {}),
-        }),
-      );
+      await this.outcomes.link(marked, invoice, source, closed ? { failureReason: note } : {});
     } catch (err) {
+      if (err instanceof CreationMoveRefusedError) return false;
       if (!isUniqueViolation(err)) throw err;
       this.logger.error(
         `invoice ${invoice.id} (referrer ${invoice.referrer}): its number is held by another record`,
       );
       return false;
     }
-    if (!moved) return false;
     const what = closed ? 'late invoice of a closed attempt' : 'invoice of an attempt in flight';
     this.logger.warn(`order ${record.orderId}: ${what} ${invoice.id} linked to record ${record.id}`);
-    await this.outcomes.apply(record, invoice, source);
     return true;
+  }
+
+  /** A record linked to the invoice meanwhile: the report applied to it unless it changes nothing, as by number. */
+  private async linkedMeanwhile(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource) {
+    if (!reportChangesNothing(record, invoice.status.code, invoice))
+      await this.outcomes.apply(record, invoice, source);
+    return { record, foreign: null };
   }
 
   /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */

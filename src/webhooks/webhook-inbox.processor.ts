@@ -237,15 +237,16 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     let outcome: string;
     let record: InvoiceRecord | null;
     try {
-      let foreign: string | null;
-      let settled: string | undefined;
-      if (found) {
-        record = found;
-        foreign = await this.identity.whyNotOurs(invoice, found, 'number');
-      } else {
-        const records = this.dataSource.getRepository(InvoiceRecord);
-        ({ record, foreign, settled } = await recordOfInvoice(records, this.identity, invoice, this.adopt));
-      }
+      // An invoice the checkout adopts is linked with its status: not applied again here.
+      let adopted = false;
+      const { adopt } = this;
+      const late = adopt && ((i: Invoice) => ((adopted = true), adopt(i)));
+      const records = this.dataSource.getRepository(InvoiceRecord);
+      const matched: Adoption = found
+        ? { record: found, foreign: await this.identity.whyNotOurs(invoice, found, 'number') }
+        : await recordOfInvoice(records, this.identity, invoice, late);
+      const { foreign, settled } = matched;
+      record = matched.record;
       // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
       if (foreign || settled) {
         const ids = entries.map((e) => e.id);
@@ -260,8 +261,8 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
         return;
       }
       this.confirmation.forget(gatewayId);
-      if (found && reportChangesNothing(found, invoice.status.code, invoice)) {
-        outcome = 'unchanged: the service reports nothing new (confirmed with the service)';
+      if (adopted || (found && reportChangesNothing(found, invoice.status.code, invoice))) {
+        outcome = `${adopted ? 'linked to its attempt' : 'unchanged: the service reports nothing new'} (confirmed with the service)`;
       } else {
         const { code, text } = invoice.status;
         const { result } = await this.statuses.apply(

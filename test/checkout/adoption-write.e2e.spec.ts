@@ -1,0 +1,71 @@
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
+import { InvoiceRecordStore, withReferrer } from '../../src/checkout/invoice-record.store';
+import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { resolveCheckoutOptions } from '../../src/options/checkout.options';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { watchGuardedStatements } from '../core/status-harness';
+import { AdminApp, openAdminDatabase, startAdminApp } from '../settings/support';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { checkout, makeOrder, waitFor } from './support';
+
+/**
+ * A delivery of an invoice whose attempt's answer is not stored yet (its request in flight): the checkout adopts it,
+ * linking the record and writing the invoice's status in the one write the checkout's own answer takes, and the
+ * delivery applies nothing more, so the status history holds the report once.
+ */
+describeEachDatabase('checkout: a delivery adopting an invoice writes its status once', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let shop: AdminApp;
+  const watch = watchGuardedStatements();
+
+  beforeAll(async () => {
+    db = await openAdminDatabase(kind);
+    sandbox = await startSandbox();
+    shop = await startAdminApp(db, sandbox);
+    sandbox.controls.registerWebhook({ url: shop.webhookUrl });
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  it('links the attempt with its status in one statement, and the history holds one row', async () => {
+    const order = makeOrder();
+    const mapped = mapOrderToInvoice(checkout(order, 'pix'), resolveCheckoutOptions());
+    const attempt = await shop.app.get(InvoiceRecordStore).claim({
+      orderId: order.id,
+      reference: mapped.reference,
+      method: mapped.method,
+      currency: 'BRL',
+      amountCents: mapped.totalCents,
+      installments: 1,
+      namespace: await shop.settings.referrerNamespace(),
+      settlesAt: new Date(Date.now() + 60_000),
+    });
+    // The attempt's request reached the service; its answer has not come back.
+    const invoice = await shop.gateway.createInvoice(withReferrer(mapped.params, attempt!.referrer));
+    await sandbox.controls.waitForDeliveries(10_000);
+    const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+    await waitFor(
+      async () => (await inbox.findBy({ gatewayId: invoice.id })).some((e) => e.state === 'processed'),
+      10_000,
+      'delivery processed',
+    );
+    await shop.app.get(StatusChangeDispatcher).drain();
+
+    const record = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: attempt!.id });
+    expect(record).toMatchObject({ gatewayId: invoice.id, creationState: 'created', statusCode: 1 });
+    const history = await db.dataSource
+      .getRepository(InvoiceStatusHistory)
+      .findBy({ invoiceRecordId: record.id });
+    expect(history.map(({ source, toCode, applied }) => ({ source, toCode, applied }))).toEqual([
+      { source: 'webhook', toCode: 1, applied: true },
+    ]);
+    // The link and its status: the status path's one guarded statement on PostgreSQL.
+    expect(await watch.statements()).toEqual(kind === 'postgres' ? [true] : []);
+  });
+});
