@@ -46,7 +46,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       return now.gatewayId === invoice.id ? this.linkedMeanwhile(now, invoice, source) : none;
     }
     await this.outcomes.enforce(record.orderId);
-    return { record: await this.store.get(record.id), foreign: null };
+    return { record: await this.store.get(record.id), foreign: null, applied: true as const };
   }
 
   /** `false` if the record was linked meanwhile. */
@@ -76,7 +76,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   private async linkedMeanwhile(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource) {
     if (!reportChangesNothing(record, invoice.status.code, invoice))
       await this.outcomes.apply(record, invoice, source);
-    return { record, foreign: null };
+    return { record, foreign: null, applied: true as const };
   }
 
   /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */

@@ -105,6 +105,8 @@ export interface Adoption {
   foreign: string | null;
   /** How an invoice of the store's that no record may take was handled (a second one under a referrer). */
   settled?: string;
+  /** The report was applied to `record` with its link (or found nothing to change): nothing more to apply. */
+  applied?: true;
 }
 
 /** Injection token of the {@link CreationSettler} the checkout capability provides. */

@@ -237,15 +237,11 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     let outcome: string;
     let record: InvoiceRecord | null;
     try {
-      // An invoice the checkout adopts is linked with its status: not applied again here.
-      let adopted = false;
-      const { adopt } = this;
-      const late = adopt && ((i: Invoice) => ((adopted = true), adopt(i)));
       const records = this.dataSource.getRepository(InvoiceRecord);
       const matched: Adoption = found
         ? { record: found, foreign: await this.identity.whyNotOurs(invoice, found, 'number') }
-        : await recordOfInvoice(records, this.identity, invoice, late);
-      const { foreign, settled } = matched;
+        : await recordOfInvoice(records, this.identity, invoice, this.adopt);
+      const { foreign, settled, applied: adopted } = matched;
       record = matched.record;
       // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
       if (foreign || settled) {
