@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Brackets,
-  In,
   type DataSource,
   type EntityTarget,
   type FindOptionsWhere,
@@ -10,6 +9,7 @@ import {
 } from 'typeorm';
 import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
+import { HeldLeases } from './held-leases';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
@@ -30,11 +30,17 @@ export interface LeasedTable<T> {
 /** Rows {@link LeasedRows.finishEach} writes in one statement (a few parameters each). */
 const FINISH_CHUNK = 500;
 
+/** {@link LeasedRows.finishEach}'s column of the lease each row is released under (no table column is named so). */
+const HELD_LEASE = 'held_lease_';
+
 /**
  * Rows of a queue table under a lease: a claim is one conditional `UPDATE … RETURNING`; a release writes only while
- * the row is still open, so a row finished elsewhere is never written twice.
+ * the row is still open and, for a row this instance claimed, while `lockedUntil` still holds the very lease text its
+ * claim wrote. So a holder whose lease lapsed and was taken over writes nothing on the new holder's row.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
+  private readonly held = new HeldLeases();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly entity: EntityTarget<T>,
@@ -56,7 +62,9 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       { lease, id, now },
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
-    return rows.length > 0 ? this.hydrate(rows[0]) : null;
+    if (rows.length === 0) return null;
+    this.held.hold(id, lease);
+    return this.hydrate(rows[0]);
   }
 
   /**
@@ -96,10 +104,14 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       limit,
     });
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
-    return rows.map((row) => this.hydrate(row));
+    return rows.map((row) => {
+      const entity = this.hydrate(row);
+      this.held.hold(entity.id, lease);
+      return entity;
+    });
   }
 
-  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
+  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is open and its own). */
   finish(row: Pick<T, 'id'>, patch: LeasePatch<T>): Promise<void> {
     return this.finishAll([row.id], patch);
   }
@@ -107,15 +119,35 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   /** {@link finish} for many rows in one statement; a function in `patch` is the column's value in SQL. */
   async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
     if (ids.length === 0) return;
-    const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
-    const { table, lockedUntil } = this.columns;
+    const { table, lockedUntil, open } = this.columns;
     const lease = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
     if (!lease) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
     const release = { [lease.propertyName]: null };
-    await runStatement(this.dataSource, (em) =>
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
-      em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
+    const byLease = this.held.grouped(ids);
+    // Each row under its own lease (the text its claim wrote); a row not claimed here, only open.
+    const own = new Brackets((w) =>
+      [...byLease].forEach(([held, some], n) => {
+        const ids = { [`held_ids_${n}`]: some };
+        if (held === null) w.orWhere(`id IN (:...held_ids_${n})`, ids);
+        else
+          w.orWhere(`(id IN (:...held_ids_${n}) AND ${lockedUntil} = :held_${n})`, {
+            ...ids,
+            [`held_${n}`]: held,
+          });
+      }),
     );
+    await runStatement(this.dataSource, (em) =>
+      em
+        .getRepository(this.entity)
+        .createQueryBuilder()
+        .update()
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
+        .set({ ...release, ...patch } as any)
+        .where(open.where)
+        .andWhere(own)
+        .execute(),
+    );
+    for (const [held, some] of byLease) for (const id of some) this.held.forget(id, held);
   }
 
   /**
@@ -134,14 +166,18 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       const set = Object.keys(shared).map((column, n) => `${column} = ${parameter(n + 1)}`);
       const own = Object.keys(chunk[0]).filter((column) => column !== 'id');
       set.push(...own.map((column) => `${column} = v.${column}`), `${lockedUntil} = NULL`);
-      const selects = chunk.map(
-        (row) =>
-          `SELECT ${['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`).join(', ')}`,
-      );
+      const leases = chunk.map((row) => this.held.leaseOf(row.id));
+      // The lease a row is released under travels with it: `NULL` for a row this instance did not claim.
+      const selects = chunk.map((row, n) => {
+        const cells = ['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`);
+        return `SELECT ${[...cells, `${parameter(values.push(leases[n]))} AS ${HELD_LEASE}`].join(', ')}`;
+      });
       const sql =
         `UPDATE ${table} SET ${set.join(', ')} FROM (${selects.join(' UNION ALL ')}) v ` +
-        `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)}`;
+        `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)} ` +
+        `AND (v.${HELD_LEASE} IS NULL OR ${table}.${lockedUntil} = v.${HELD_LEASE})`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
+      chunk.forEach((row, n) => this.held.forget(row.id, leases[n]));
     }
   }
 
