@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import {
   Brackets,
   type DataSource,
@@ -9,7 +10,6 @@ import {
 } from 'typeorm';
 import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../typeorm-compat';
-import { HeldLeases } from './held-leases';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
@@ -39,7 +39,11 @@ const HELD_LEASE = 'held_lease_';
  * claim wrote. So a holder whose lease lapsed and was taken over writes nothing on the new holder's row.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
-  private readonly held = new HeldLeases();
+  /**
+   * The lease each claim of this instance wrote (the exact `locked_until` text), by row id, until the row is finished
+   * here; 10,000 at most (past it, the release of a row forgotten asks only that the row be open).
+   */
+  private readonly held = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -63,7 +67,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     if (rows.length === 0) return null;
-    this.held.hold(id, lease);
+    this.held.set(id, lease);
     return this.hydrate(rows[0]);
   }
 
@@ -106,7 +110,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
     return rows.map((row) => {
       const entity = this.hydrate(row);
-      this.held.hold(entity.id, lease);
+      this.held.set(entity.id, lease);
       return entity;
     });
   }
@@ -123,7 +127,11 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const lease = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
     if (!lease) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
     const release = { [lease.propertyName]: null };
-    const byLease = this.held.grouped(ids);
+    const byLease = new Map<string | null, string[]>();
+    for (const id of ids) {
+      const held = this.held.get(id) ?? null;
+      byLease.set(held, [...(byLease.get(held) ?? []), id]);
+    }
     // Each row under its own lease (the text its claim wrote); a row not claimed here, only open.
     const own = new Brackets((w) =>
       [...byLease].forEach(([held, some], n) => {
@@ -147,7 +155,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
         .andWhere(own)
         .execute(),
     );
-    for (const [held, some] of byLease) for (const id of some) this.held.forget(id, held);
+    for (const [held, some] of byLease) for (const id of some) this.forget(id, held);
   }
 
   /**
@@ -166,7 +174,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       const set = Object.keys(shared).map((column, n) => `${column} = ${parameter(n + 1)}`);
       const own = Object.keys(chunk[0]).filter((column) => column !== 'id');
       set.push(...own.map((column) => `${column} = v.${column}`), `${lockedUntil} = NULL`);
-      const leases = chunk.map((row) => this.held.leaseOf(row.id));
+      const leases = chunk.map((row) => this.held.get(row.id) ?? null);
       // The lease a row is released under travels with it: `NULL` for a row this instance did not claim.
       const selects = chunk.map((row, n) => {
         const cells = ['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`);
@@ -177,8 +185,13 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
         `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)} ` +
         `AND (v.${HELD_LEASE} IS NULL OR ${table}.${lockedUntil} = v.${HELD_LEASE})`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
-      chunk.forEach((row, n) => this.held.forget(row.id, leases[n]));
+      chunk.forEach((row, n) => this.forget(row.id, leases[n]));
     }
+  }
+
+  /** Only the claim that `lease` names: a newer claim of the same row made meanwhile stays. */
+  private forget(id: string, lease: string | null): void {
+    if (lease !== null && this.held.get(id) === lease) this.held.delete(id);
   }
 
   private hydrate(row: Record<string, unknown>): T {
