@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LRUCache } from 'lru-cache';
 import {
   Brackets,
-  In,
   type DataSource,
   type EntityTarget,
   type FindOptionsWhere,
@@ -30,11 +30,21 @@ export interface LeasedTable<T> {
 /** Rows {@link LeasedRows.finishEach} writes in one statement (a few parameters each). */
 const FINISH_CHUNK = 500;
 
+/** {@link LeasedRows.finishEach}'s column of the lease each row is released under (no table column is named so). */
+const HELD_LEASE = 'held_lease_';
+
 /**
  * Rows of a queue table under a lease: a claim is one conditional `UPDATE … RETURNING`; a release writes only while
- * the row is still open, so a row finished elsewhere is never written twice.
+ * the row is still open and, for a row this instance claimed, while `lockedUntil` still holds the very lease text its
+ * claim wrote. So a holder whose lease lapsed and was taken over writes nothing on the new holder's row.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
+  /**
+   * The lease each claim of this instance wrote (the exact `locked_until` text), by row id, until the row is finished
+   * here; 10,000 at most (past it, the release of a row forgotten asks only that the row be open).
+   */
+  private readonly held = new LRUCache<string, string>({ max: 10_000 });
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly entity: EntityTarget<T>,
@@ -56,7 +66,9 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       { lease, id, now },
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
-    return rows.length > 0 ? this.hydrate(rows[0]) : null;
+    if (rows.length === 0) return null;
+    this.held.set(id, lease);
+    return this.hydrate(rows[0]);
   }
 
   /**
@@ -96,10 +108,14 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       limit,
     });
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
-    return rows.map((row) => this.hydrate(row));
+    return rows.map((row) => {
+      const entity = this.hydrate(row);
+      this.held.set(entity.id, lease);
+      return entity;
+    });
   }
 
-  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is still open). */
+  /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is open and its own). */
   finish(row: Pick<T, 'id'>, patch: LeasePatch<T>): Promise<void> {
     return this.finishAll([row.id], patch);
   }
@@ -107,15 +123,39 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   /** {@link finish} for many rows in one statement; a function in `patch` is the column's value in SQL. */
   async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
     if (ids.length === 0) return;
-    const where = { ...this.columns.open.where, id: ids.length === 1 ? ids[0] : In(ids) };
-    const { table, lockedUntil } = this.columns;
+    const { table, lockedUntil, open } = this.columns;
     const lease = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
     if (!lease) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
     const release = { [lease.propertyName]: null };
-    await runStatement(this.dataSource, (em) =>
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
-      em.getRepository(this.entity).update(where as any, { ...release, ...patch } as any),
+    const byLease = new Map<string | null, string[]>();
+    for (const id of ids) {
+      const held = this.held.get(id) ?? null;
+      byLease.set(held, [...(byLease.get(held) ?? []), id]);
+    }
+    // Each row under its own lease (the text its claim wrote); a row not claimed here, only open.
+    const own = new Brackets((w) =>
+      [...byLease].forEach(([held, some], n) => {
+        const ids = { [`held_ids_${n}`]: some };
+        if (held === null) w.orWhere(`id IN (:...held_ids_${n})`, ids);
+        else
+          w.orWhere(`(id IN (:...held_ids_${n}) AND ${lockedUntil} = :held_${n})`, {
+            ...ids,
+            [`held_${n}`]: held,
+          });
+      }),
     );
+    await runStatement(this.dataSource, (em) =>
+      em
+        .getRepository(this.entity)
+        .createQueryBuilder()
+        .update()
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
+        .set({ ...release, ...patch } as any)
+        .where(open.where)
+        .andWhere(own)
+        .execute(),
+    );
+    for (const [held, some] of byLease) for (const id of some) this.forget(id, held);
   }
 
   /**
@@ -134,15 +174,24 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       const set = Object.keys(shared).map((column, n) => `${column} = ${parameter(n + 1)}`);
       const own = Object.keys(chunk[0]).filter((column) => column !== 'id');
       set.push(...own.map((column) => `${column} = v.${column}`), `${lockedUntil} = NULL`);
-      const selects = chunk.map(
-        (row) =>
-          `SELECT ${['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`).join(', ')}`,
-      );
+      const leases = chunk.map((row) => this.held.get(row.id) ?? null);
+      // The lease a row is released under travels with it: `NULL` for a row this instance did not claim.
+      const selects = chunk.map((row, n) => {
+        const cells = ['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`);
+        return `SELECT ${[...cells, `${parameter(values.push(leases[n]))} AS ${HELD_LEASE}`].join(', ')}`;
+      });
       const sql =
         `UPDATE ${table} SET ${set.join(', ')} FROM (${selects.join(' UNION ALL ')}) v ` +
-        `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)}`;
+        `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)} ` +
+        `AND (v.${HELD_LEASE} IS NULL OR ${table}.${lockedUntil} = v.${HELD_LEASE})`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
+      chunk.forEach((row, n) => this.forget(row.id, leases[n]));
     }
+  }
+
+  /** Only the claim that `lease` names: a newer claim of the same row made meanwhile stays. */
+  private forget(id: string, lease: string | null): void {
+    if (lease !== null && this.held.get(id) === lease) this.held.delete(id);
   }
 
   private hydrate(row: Record<string, unknown>): T {
