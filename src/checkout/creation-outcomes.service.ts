@@ -239,7 +239,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       invoice = await this.gateway.cancelInvoice({ id: duplicate.gatewayId ?? '' });
     } catch (err) {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
-      // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
+      // Left payable and marked: the reconciliation's next check of it (round or sweep) asks for this again.
       this.logger.error(
         `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${messageOf(err)}`,
       );
