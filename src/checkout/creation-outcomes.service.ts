@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { DUPLICATE_WON, emitSafely, InvoicePaymentsEvents, messageOf, raiseAlert } from '../core/events';
+import { emitSafely, InvoicePaymentsEvents, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from '../core/events';
 import type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from '../core/events';
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
@@ -53,11 +53,11 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.events.on(DUPLICATE_WON, this.onDuplicateWon);
+    this.events.on(KEEP_ONE_PAYABLE, this.onDuplicateWon);
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.events.off(DUPLICATE_WON, this.onDuplicateWon);
+    this.events.off(KEEP_ONE_PAYABLE, this.onDuplicateWon);
     await this.enforcing;
   }
 
@@ -237,7 +237,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       invoice = await this.gateway.cancelInvoice({ id: duplicate.gatewayId ?? '' });
     } catch (err) {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
-      // Left payable and marked: the next report of the order (webhook, sweep, checkout) tries again.
+      // Left payable and marked: the reconciliation's next check of it (round or sweep) asks for this again.
       this.logger.error(
         `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${messageOf(err)}`,
       );

@@ -17,8 +17,12 @@ export const InvoicePaymentsEvents = {
   RefundSettled: 'invoice-payments.refund_settled',
 } as const;
 
-/** Internal: a payment of an invoice marked as a duplicate of an unpaid one won over it. Payload: the order's id. */
-export const DUPLICATE_WON = 'invoice-payments.internal.duplicate_won';
+/**
+ * Internal: asks that the order's invoices be kept to one payable invoice (the checkout's enforcement, which cancels
+ * a payable duplicate). Emitted when a paid duplicate wins over the unpaid invoice it duplicated, and when the
+ * reconciliation finds a duplicate still payable after its check. Payload: the order's id.
+ */
+export const KEEP_ONE_PAYABLE = 'invoice-payments.internal.keep_one_payable';
 
 export interface InvoicePaymentsAlert {
   /**

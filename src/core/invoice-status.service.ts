@@ -15,7 +15,7 @@ import {
   type Dialect,
 } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { DUPLICATE_WON, emitSafely, messageOf } from './events';
+import { emitSafely, KEEP_ONE_PAYABLE, messageOf } from './events';
 import { creationMoveRefusal, CreationMoveRefusedError, type CreationMove } from './creation-move';
 import { InvoiceIdentity } from './invoice-identity';
 import { changeOf } from './ports';
@@ -145,7 +145,7 @@ export class InvoiceStatusService {
 
   private afterCommit({ result, handOver, history, patch, written, previousText }: StatusPlan): void {
     // The order follows the payment: its other invoice is canceled by the checkout's enforcement.
-    if ('duplicateOf' in patch) emitSafely(this.events, this.logger, DUPLICATE_WON, written.orderId);
+    if ('duplicateOf' in patch) emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, written.orderId);
     try {
       if (handOver) this.dispatcher.handOver(history, changeOf(history, written, previousText));
       else if (result.applied) this.dispatcher.deliver(result.recordId);

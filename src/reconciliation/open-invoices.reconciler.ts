@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { messageOf as message } from '../core/events';
+import { emitSafely, KEEP_ONE_PAYABLE, messageOf as message } from '../core/events';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
+import { DataSource, In, IsNull, LessThanOrEqual, MoreThanOrEqual, Not } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
@@ -13,10 +14,11 @@ import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/payload.reader';
-import { OPEN_CODES } from '../gateway/status';
+import { CANCELLABLE_CODES, OPEN_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { NEVER, nextCheckAt } from './check-schedule';
+import { DAY } from '../options/fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../observability/otel';
 
@@ -37,6 +39,7 @@ const RETRY_AFTER_ERROR_MS = 300_000;
 /** The sweep lists invoices created within this many days (A7 `created_from`), 100 a page (the most, §4.1). */
 const SWEEP_DAYS = 30;
 const SWEEP_PAGE_SIZE = 100;
+const PAYABLE = [...CANCELLABLE_CODES];
 
 /**
  * The reconciliation (also exported as `ReconciliationService`): every open record is looked up at the service when
@@ -59,6 +62,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     private readonly gateway: GatewayClient,
     @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
     private readonly identity: InvoiceIdentity,
+    private readonly events: EventEmitter2,
     @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
@@ -124,10 +128,15 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return result;
   }
 
-  /** Due records, never scheduled ones first; at most `batchSize`. */
+  /**
+   * Due records, never scheduled ones first; at most `batchSize`. A payable duplicate is due off the schedule too:
+   * its attempt was taken off while closed, before its late invoice was linked to it.
+   */
   private due(): Promise<InvoiceRecord[]> {
+    const offSchedule = MoreThanOrEqual(NEVER);
+    const duplicate = { nextCheckAt: offSchedule, duplicateOf: Not(IsNull()), statusCode: In(PAYABLE) };
     return this.dataSource.getRepository(InvoiceRecord).find({
-      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(new Date()) }],
+      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(new Date()) }, duplicate],
       order: { nextCheckAt: { direction: 'ASC', nulls: 'FIRST' } },
       take: this.options.batchSize,
     });
@@ -157,7 +166,10 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     }
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
     if (!after || !isOpen(after)) return this.schedule(record.id, NEVER);
-    const following = nextCheckAt(after, new Date(), this.options);
+    // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
+    const duplicate = this.enforceIfPayableDuplicate(after);
+    const following =
+      nextCheckAt(after, new Date(), this.options) ?? (duplicate ? new Date(Date.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
     return this.schedule(record.id, following ?? NEVER);
@@ -239,8 +251,21 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
       const { record } = await recordOfInvoice(repo, this.identity, invoice, adopt);
       if (!record) continue;
       result.matched++;
-      if ((byNumber || !late) && (await this.applyNewer(record, invoice))) result.applied++;
+      if (!byNumber && late) continue; // adopted: the adoption enforced one payable invoice
+      if (await this.applyNewer(record, invoice)) result.applied++;
+      if (record.duplicateOf !== null)
+        this.enforceIfPayableDuplicate(await repo.findOneBy({ id: record.id }));
     }
+  }
+
+  /**
+   * A duplicate still payable after its check: the order's enforcement runs again (it retries the cancel that
+   * failed, or that a crash or an unreachable service left undone). Paced by the record's checks, never looped.
+   */
+  private enforceIfPayableDuplicate(record: InvoiceRecord | null): boolean {
+    if (!record?.duplicateOf || !PAYABLE.includes(record.statusCode ?? -1)) return false;
+    emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, record.orderId);
+    return true;
   }
 
   private async schedule(id: string, at: Date): Promise<void> {

@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import {
+  DuplicateInvoiceCanceled,
+  GatewayClient,
+  InvoicePaymentProvider,
+  InvoicePaymentsEvents,
+  InvoicePaymentsModule,
+  InvoiceRecord,
+  PaymentBeingConfirmedError,
+} from '../../src/index';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { NEVER } from '../../src/reconciliation/check-schedule';
+import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
+import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
+import { type HostApp, startHostApp } from '../support/app';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import {
+  checkout,
+  makeOrder,
+  openCheckoutDatabase,
+  RecordingOrderPort,
+  sandboxGateway,
+  waitFor,
+} from './support';
+
+const CREATE_TIMEOUT_MS = 250;
+const MARGIN_MS = 1000;
+/** A request lands at the service this long after it left, or never. */
+const WINDOW_MS = CREATE_TIMEOUT_MS + MARGIN_MS;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A duplicate invoice whose cancel failed is canceled later: the reconciliation, meeting it still payable after its
+ * check (a sweep, or a round of a store that leaves the reconciliation's options at their defaults), asks for the
+ * order's enforcement again, at the pace of its own checks.
+ */
+describeEachDatabase('a duplicate whose cancel failed', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let shop: HostApp;
+  let gateway: GatewayClient;
+  const canceled: DuplicateInvoiceCanceled[] = [];
+
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox();
+    shop = await startHostApp(
+      db,
+      [
+        InvoicePaymentsModule.forRoot({
+          gateway: { ...sandboxGateway(sandbox.url), timeouts: { createMs: CREATE_TIMEOUT_MS } },
+          checkout: { creationWaitMs: 400, unknownOutcomeRecheckMs: 100, lateCreationMarginMs: MARGIN_MS },
+          webhooks: { merchantToken: 'shop-secret', inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
+          admin: {
+            adminKey: 'admin-key-for-duplicate-tests-0123456789',
+            encryption: { keys: { k1: randomBytes(32) } },
+          },
+          notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20 },
+          orderPort: RecordingOrderPort,
+        }),
+      ],
+      { listen: true },
+    );
+    gateway = shop.app.get(GatewayClient);
+    const events = shop.app.get(EventEmitter2);
+    events.on(InvoicePaymentsEvents.DuplicateCanceled, (c: DuplicateInvoiceCanceled) => canceled.push(c));
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+  afterEach(async () => {
+    sandbox.controls.clearFaults();
+    await shop.app.get(InvoicePaymentsSettingsService).update({ publicWebhookUrl: null });
+    canceled.length = 0;
+  });
+
+  const reconciler = () => shop.app.get(ReconciliationService);
+  const records = (orderId: string) =>
+    db.dataSource.getRepository(InvoiceRecord).find({ where: { orderId }, order: { attempt: 'ASC' } });
+  const statusAtService = async (gatewayId: string) =>
+    (await gateway.findInvoiceById(gatewayId))?.status.code;
+  const deletesLeft = (id: string) => sandbox.controls.faults().find((f) => f.id === id)?.remaining;
+
+  /** The first request lands after its window: the order already has attempt 2 when it does. */
+  async function lateFirstInvoice(order: ReturnType<typeof makeOrder>) {
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
+    const provider = shop.app.get(InvoicePaymentProvider);
+    for (let i = 0; i < 40; i++) {
+      try {
+        const out = await provider.initiatePayment(checkout(order, 'pix'));
+        expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
+        await waitFor(async () => (await gateway.listInvoices({ paymentId: order.id })).items.length === 2);
+        const listed = (await gateway.listInvoices({ paymentId: order.id })).items;
+        return { out, late: listed.find((i) => i.referrer?.endsWith(`:${order.id}-1`))! };
+      } catch (err) {
+        if (!(err instanceof PaymentBeingConfirmedError)) throw err;
+        await sleep(Math.min(err.retryAfterSeconds * 1000, 150));
+      }
+    }
+    throw new Error('never created');
+  }
+
+  it('linked by its webhook, is canceled at the service by the next sweep', async () => {
+    await shop.app
+      .get(InvoicePaymentsSettingsService)
+      .update({ publicWebhookUrl: `${shop.url}/webhooks/invoice-payments` });
+    const order = makeOrder();
+    sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 500, times: 1 });
+    const { out, late } = await lateFirstInvoice(order);
+    await waitFor(
+      async () => (await records(order.id))[0]?.gatewayId === late.id,
+      5000,
+      'the late invoice linked',
+    );
+    await sandbox.controls.waitForDeliveries();
+    await shop.app.get(WebhookInboxProcessor).drain();
+    await shop.app.get(StatusChangeDispatcher).drain();
+    // Its cancel failed: left payable and marked.
+    expect((await records(order.id))[0]).toMatchObject({ statusCode: 1, duplicateOf: out.id });
+    expect(await statusAtService(late.id)).toBe(1);
+    expect(canceled).toEqual([]);
+
+    await reconciler().sweep();
+    await waitFor(async () => (await statusAtService(late.id)) === 6, 5000, 'the duplicate canceled');
+    await waitFor(async () => (await records(order.id))[0]?.statusCode === 6, 5000, 'its record canceled');
+    const [first, second] = await records(order.id);
+    expect(first).toMatchObject({ duplicateOf: out.id, openOrderId: null });
+    expect(second).toMatchObject({ id: out.id, statusCode: 1, openOrderId: order.id });
+    expect(canceled).toEqual([
+      expect.objectContaining({ orderId: order.id, invoiceRecordId: first.id, keptInvoiceRecordId: out.id }),
+    ]);
+  });
+
+  it('taken off the schedule while its attempt was closed, is retried by a round, at the pace of its checks', async () => {
+    const order = makeOrder();
+    const { out, late } = await lateFirstInvoice(order);
+    // A round meets the closed attempt before its late invoice is linked: off the schedule.
+    await reconciler().runOnce();
+    expect((await records(order.id))[0]).toMatchObject({ creationState: 'failed', nextCheckAt: NEVER });
+    const deletes = sandbox.controls.addFault({
+      method: 'DELETE',
+      path: '/invoices',
+      status: 500,
+      times: 10,
+    }).id;
+    await reconciler().sweep(); // links it; its cancel fails
+    expect((await records(order.id))[0]).toMatchObject({
+      gatewayId: late.id,
+      statusCode: 1,
+      duplicateOf: out.id,
+      nextCheckAt: NEVER,
+    });
+    expect(deletesLeft(deletes)).toBe(9);
+
+    // A round checks it and asks for the enforcement again; the cancel fails once more.
+    await reconciler().runOnce();
+    await waitFor(() => deletesLeft(deletes) === 8, 5000, 'the cancel tried again');
+    const next = (await records(order.id))[0].nextCheckAt!.getTime();
+    expect(next).toBeGreaterThan(Date.now());
+    expect(next).toBeLessThan(NEVER.getTime());
+    // Not again until that check is due.
+    await reconciler().runOnce();
+    await sleep(300);
+    expect(deletesLeft(deletes)).toBe(8);
+
+    // Its check falls due (as it would at its next step) and the service answers again: canceled.
+    sandbox.controls.clearFaults();
+    await db.dataSource
+      .getRepository(InvoiceRecord)
+      .update({ gatewayId: late.id }, { nextCheckAt: new Date(Date.now() - 1000) });
+    await reconciler().runOnce();
+    await waitFor(async () => (await statusAtService(late.id)) === 6, 5000, 'the duplicate canceled');
+    await waitFor(async () => (await records(order.id))[0]?.statusCode === 6, 5000, 'its record canceled');
+    expect(await statusAtService(out.data.gatewayId!)).toBe(1);
+    expect(canceled).toEqual([expect.objectContaining({ orderId: order.id, keptInvoiceRecordId: out.id })]);
+  });
+});
