@@ -21,6 +21,7 @@ import {
   isUpstreamFailure,
 } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { NEVER } from '../reconciliation/check-schedule';
 
 /** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -167,6 +168,8 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       gatewayUuid: invoice.uuid,
       gatewayInvoiceId: invoice.invoiceId || null,
       attentionReason: null,
+      // An attempt the reconciliation took off its schedule once closed is checked again, from now.
+      ...(record.nextCheckAt?.getTime() === NEVER.getTime() ? { nextCheckAt: new Date() } : {}),
       ...fields,
       updatedAt: new Date(),
     });
@@ -237,7 +240,8 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       invoice = await this.gateway.cancelInvoice({ id: duplicate.gatewayId ?? '' });
     } catch (err) {
       if (err instanceof GatewayStateConflictError) return this.refresh(duplicate, keeper);
-      // Left payable and marked: the reconciliation's next check of it (round or sweep) asks for this again.
+      // Left payable and marked, on the reconciliation's schedule: its next check asks for this again.
+      await this.store.backOnSchedule(duplicate.id);
       this.logger.error(
         `order ${duplicate.orderId}: canceling duplicate ${duplicate.gatewayId} failed: ${messageOf(err)}`,
       );
@@ -286,11 +290,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     raiseAlert(this.events, this.logger, { kind: 'duplicate_paid', ...alert });
   }
 
-  async apply(
-    record: InvoiceRecord,
-    invoice: Invoice,
-    source: StatusReportSource = 'operation',
-  ): Promise<void> {
+  async apply(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource = 'operation') {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
   }
 }

@@ -6,6 +6,7 @@ import { InvoiceIdentity } from '../core/invoice-identity';
 import { creationMove, type CreationMove } from '../core/creation-move';
 import { clip, idProblem } from '../core/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
+import { NEVER } from '../reconciliation/check-schedule';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -113,6 +114,13 @@ export class InvoiceRecordStore {
     const written = { duplicateOf: keeperId, updatedAt: new Date() };
     if (!(await this.update(record.id, written, ['gateway_id IS NULL']))) return null;
     return { ...record, ...written, version: record.version + 1 };
+  }
+
+  /** Puts a record the reconciliation took off its schedule back on it, due now. */
+  async backOnSchedule(id: string): Promise<void> {
+    await this.update(id, { nextCheckAt: new Date() }, ['next_check_at >= :never'], {
+      never: NEVER.toISOString(),
+    });
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */

@@ -3,7 +3,7 @@ import { emitSafely, KEEP_ONE_PAYABLE, messageOf as message } from '../core/even
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In, IsNull, LessThanOrEqual, MoreThanOrEqual, Not } from 'typeorm';
+import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
@@ -128,15 +128,10 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return result;
   }
 
-  /**
-   * Due records, never scheduled ones first; at most `batchSize`. A payable duplicate is due off the schedule too:
-   * its attempt was taken off while closed, before its late invoice was linked to it.
-   */
+  /** Due records, never scheduled ones first (an invoice just linked, a duplicate just marked); at most `batchSize`. */
   private due(): Promise<InvoiceRecord[]> {
-    const offSchedule = MoreThanOrEqual(NEVER);
-    const duplicate = { nextCheckAt: offSchedule, duplicateOf: Not(IsNull()), statusCode: In(PAYABLE) };
     return this.dataSource.getRepository(InvoiceRecord).find({
-      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(new Date()) }, duplicate],
+      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(new Date()) }],
       order: { nextCheckAt: { direction: 'ASC', nulls: 'FIRST' } },
       take: this.options.batchSize,
     });

@@ -3,6 +3,7 @@ import { InvoiceRecordStore, withReferrer } from '../../src/checkout/invoice-rec
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
+import { NEVER } from '../../src/reconciliation/check-schedule';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { watchGuardedStatements } from '../core/status-harness';
@@ -33,7 +34,8 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     await db?.destroy();
   });
 
-  it('links the attempt with its status in one statement, and the history holds one row', async () => {
+  /** An attempt claimed for a new order, its request made at the service; its answer not stored. */
+  async function attemptInFlight() {
     const order = makeOrder();
     const mapped = mapOrderToInvoice(checkout(order, 'pix'), resolveCheckoutOptions());
     const attempt = await shop.app.get(InvoiceRecordStore).claim({
@@ -47,7 +49,13 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
       settlesAt: new Date(Date.now() + 60_000),
     });
     // The attempt's request reached the service; its answer has not come back.
-    const invoice = await shop.gateway.createInvoice(withReferrer(mapped.params, attempt!.referrer));
+    const send = () => shop.gateway.createInvoice(withReferrer(mapped.params, attempt!.referrer));
+    return { attempt: attempt!, send };
+  }
+
+  it('links the attempt with its status in one statement, and the history holds one row', async () => {
+    const { attempt, send } = await attemptInFlight();
+    const invoice = await send();
     await sandbox.controls.waitForDeliveries(10_000);
     const inbox = db.dataSource.getRepository(WebhookInboxEntry);
     await waitFor(
@@ -57,7 +65,7 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     );
     await shop.app.get(StatusChangeDispatcher).drain();
 
-    const record = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: attempt!.id });
+    const record = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: attempt.id });
     expect(record).toMatchObject({ gatewayId: invoice.id, creationState: 'created', statusCode: 1 });
     const history = await db.dataSource
       .getRepository(InvoiceStatusHistory)
@@ -67,5 +75,21 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     ]);
     // The link and its status: the status path's one guarded statement on PostgreSQL.
     expect(await watch.statements()).toEqual(kind === 'postgres' ? [true] : []);
+  });
+
+  it('puts an attempt the reconciliation took off its schedule once closed back on it, when its invoice is linked', async () => {
+    const { attempt, send } = await attemptInFlight();
+    const store = shop.app.get(InvoiceRecordStore);
+    await store.closeNotCreated(attempt.id, 'not found at the service in time');
+    await db.dataSource.getRepository(InvoiceRecord).update({ id: attempt.id }, { nextCheckAt: NEVER });
+    const invoice = await send();
+    await waitFor(
+      async () => (await store.get(attempt.id)).gatewayId === invoice.id,
+      10_000,
+      'the late invoice linked',
+    );
+    const record = await store.get(attempt.id);
+    expect(record).toMatchObject({ creationState: 'created', statusCode: 1 });
+    expect(record.nextCheckAt!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 });

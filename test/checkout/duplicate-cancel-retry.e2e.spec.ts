@@ -9,6 +9,7 @@ import {
   InvoiceRecord,
   PaymentBeingConfirmedError,
 } from '../../src/index';
+import { KEEP_ONE_PAYABLE } from '../../src/core/events';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { NEVER } from '../../src/reconciliation/check-schedule';
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
@@ -137,7 +138,7 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
     ]);
   });
 
-  it('taken off the schedule while its attempt was closed, is retried by a round, at the pace of its checks', async () => {
+  it('taken off the schedule while its attempt was closed, is put back when linked and retried by a round, at the pace of its checks', async () => {
     const order = makeOrder();
     const { out, late } = await lateFirstInvoice(order);
     // A round meets the closed attempt before its late invoice is linked: off the schedule.
@@ -150,12 +151,10 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
       times: 10,
     }).id;
     await reconciler().sweep(); // links it; its cancel fails
-    expect((await records(order.id))[0]).toMatchObject({
-      gatewayId: late.id,
-      statusCode: 1,
-      duplicateOf: out.id,
-      nextCheckAt: NEVER,
-    });
+    // Linked and marked, its cancel failed: back on the schedule, due at once.
+    const linked = (await records(order.id))[0];
+    expect(linked).toMatchObject({ gatewayId: late.id, statusCode: 1, duplicateOf: out.id });
+    expect(linked.nextCheckAt!.getTime()).toBeLessThanOrEqual(Date.now());
     expect(deletesLeft(deletes)).toBe(9);
 
     // A round checks it and asks for the enforcement again; the cancel fails once more.
@@ -179,5 +178,25 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
     await waitFor(async () => (await records(order.id))[0]?.statusCode === 6, 5000, 'its record canceled');
     expect(await statusAtService(out.data.gatewayId!)).toBe(1);
     expect(canceled).toEqual([expect.objectContaining({ orderId: order.id, keptInvoiceRecordId: out.id })]);
+  });
+
+  it('past its window, off the schedule, is put back on it when its cancel fails again', async () => {
+    const order = makeOrder();
+    const { out, late } = await lateFirstInvoice(order);
+    sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 500, times: 10 });
+    await reconciler().sweep(); // links it; its cancel fails
+    // Checked until its window ended: off the schedule, still payable.
+    const repo = db.dataSource.getRepository(InvoiceRecord);
+    await repo.update({ gatewayId: late.id }, { nextCheckAt: NEVER });
+    shop.app.get(EventEmitter2).emit(KEEP_ONE_PAYABLE, order.id); // the order's next enforcement
+    await waitFor(
+      async () => (await repo.findOneByOrFail({ gatewayId: late.id })).nextCheckAt!.getTime() <= Date.now(),
+      5000,
+      'back on the schedule',
+    );
+    expect(await repo.findOneByOrFail({ gatewayId: late.id })).toMatchObject({
+      statusCode: 1,
+      duplicateOf: out.id,
+    });
   });
 });
