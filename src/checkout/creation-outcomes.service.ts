@@ -39,9 +39,9 @@ function isPayable(record: InvoiceRecord): boolean {
 @Injectable()
 export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(CreationOutcomes.name);
-  /** What a won duplicate started, one order after another; awaited on shutdown. */
+  /** What {@link KEEP_ONE_PAYABLE} asked for, one order after another; awaited on shutdown. */
   private enforcing = Promise.resolve();
-  private readonly onDuplicateWon = (orderId: string) =>
+  private readonly onKeepOnePayable = (orderId: string) =>
     (this.enforcing = this.enforcing
       .then(() => this.enforce(orderId))
       .catch((err: unknown) => this.logger.error(`order ${orderId}: enforcing failed: ${messageOf(err)}`)));
@@ -54,11 +54,11 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.events.on(KEEP_ONE_PAYABLE, this.onDuplicateWon);
+    this.events.on(KEEP_ONE_PAYABLE, this.onKeepOnePayable);
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.events.off(KEEP_ONE_PAYABLE, this.onDuplicateWon);
+    this.events.off(KEEP_ONE_PAYABLE, this.onKeepOnePayable);
     await this.enforcing;
   }
 
@@ -202,7 +202,9 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     for (let round = 0; round < ENFORCE_ROUNDS; round++) {
       if (await this.enforceOnce(orderId)) return;
     }
-    this.logger.warn(`order ${orderId}: its open invoice kept changing; the next report enforces it again`);
+    this.logger.warn(
+      `order ${orderId}: its open invoice kept changing; a duplicate still payable is enforced again at its next check`,
+    );
   }
 
   /** `false` when the open slot moved under it and the pass must be made again. */
