@@ -106,16 +106,6 @@ export class InvoiceRecordStore {
     return { ...record, ...written, version: record.version + 1 };
   }
 
-  /**
-   * Marks an attempt holding no invoice as a duplicate of `keeperId`: the record as written (unless another write
-   * landed meanwhile, which the status path's version check sees), or `null` when it holds an invoice now.
-   */
-  async markDuplicate(record: InvoiceRecord, keeperId: string): Promise<InvoiceRecord | null> {
-    const written = { duplicateOf: keeperId, updatedAt: new Date() };
-    if (!(await this.update(record.id, written, ['gateway_id IS NULL']))) return null;
-    return { ...record, ...written, version: record.version + 1 };
-  }
-
   /** Puts a record the reconciliation took off its schedule back on it, due now. */
   async backOnSchedule(id: string): Promise<void> {
     await this.update(id, { nextCheckAt: new Date() }, ['next_check_at >= :never'], {

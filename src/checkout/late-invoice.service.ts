@@ -52,13 +52,16 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   /** `false` if the record was linked meanwhile. */
   private async link(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource): Promise<boolean> {
     const closed = record.creationState === 'failed';
-    // Marked before its status is applied, so even its first change reaches the host as a duplicate's.
+    // Marked in the link's own write, so its first change reaches the host as a duplicate's; a mark the record
+    // carries that the decision made now does not is cleared.
     const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
-    const marked = duplicateOf ? await this.store.markDuplicate(record, duplicateOf) : record;
-    if (!marked) return false;
+    const mark = duplicateOf !== record.duplicateOf ? { duplicateOf } : {};
     const note = `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}`;
     try {
-      await this.outcomes.link(marked, invoice, source, closed ? { failureReason: note } : {});
+      await this.outcomes.link(record, invoice, source, {
+        ...mark,
+        ...(closed ? { failureReason: note } : {}),
+      });
     } catch (err) {
       if (err instanceof CreationMoveRefusedError) return false;
       if (!isUniqueViolation(err)) throw err;

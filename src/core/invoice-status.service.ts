@@ -144,8 +144,9 @@ export class InvoiceStatusService {
   }
 
   private afterCommit({ result, handOver, history, patch, written, previousText }: StatusPlan): void {
-    // The order follows the payment: its other invoice is canceled by the checkout's enforcement.
-    if ('duplicateOf' in patch) emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, written.orderId);
+    // Unmarked (a payment won, or a stale mark cleared): the order's other invoice is canceled by the enforcement.
+    if ('duplicateOf' in patch && patch.duplicateOf === null)
+      emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, written.orderId);
     try {
       if (handOver) this.dispatcher.handOver(history, changeOf(history, written, previousText));
       else if (result.applied) this.dispatcher.deliver(result.recordId);
