@@ -11,7 +11,8 @@ import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bou
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { JsonRecord } from '../gateway/payload.reader';
-import { type NamedInvoice, readDelivery, readDeliveryBody, type Refusal } from '../gateway/webhook.reader';
+import { readBoundedJson, type Refusal } from '../core/bounded-json';
+import { type NamedInvoice, readDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf, type WebhookDelivery } from '../gateway/webhook.reader';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -95,7 +96,7 @@ export class DeliveryIntake implements HostWebhooks {
    * the service said in the lookup that answered it (never the body), about the record it was applied to.
    */
   async settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
-    const body: DeliveryInput['body'] = (limit, depth) => readDeliveryBody(bodyOf(delivery), limit, depth);
+    const body: DeliveryInput['body'] = (limit, depth) => readBoundedJson(bodyOf(delivery), limit, depth);
     const result = await this.accept({ headers: delivery?.headers ?? {}, body }, true);
     if (!result.ok) {
       const reason = `${result.status}: ${result.message}`;

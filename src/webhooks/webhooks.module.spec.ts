@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
-import { boundedBody, readDeliveryBody } from '../gateway/webhook.reader';
+import { boundedBody, readBoundedJson } from '../core/bounded-json';
 import { createWebhookRoute, type DeliveryReceiver } from './webhooks.module';
 
 /** A bare server running only the webhook route; what the route passes on is answered 299. */
@@ -98,10 +98,10 @@ function requestStream(headers: Record<string, string> = {}): PassThrough & Inco
   return Object.assign(new PassThrough(), { headers }) as unknown as PassThrough & IncomingMessage;
 }
 
-describe('readDeliveryBody: a body that cannot be read', () => {
+describe('readBoundedJson: a body that cannot be read', () => {
   it('refuses a request whose stream fails mid-body with 400, unread, and leaves it flowing', async () => {
     const req = requestStream({ 'content-length': '64' });
-    const read = readDeliveryBody(req, 1024, 32);
+    const read = readBoundedJson(req, 1024, 32);
     req.write('{"event":"invoice.update",');
     await new Promise((r) => setImmediate(r));
     req.emit('error', new Error('socket reset by peer'));
@@ -120,7 +120,7 @@ describe('readDeliveryBody: a body that cannot be read', () => {
     req.end('{"event":"invoice.update"}');
     req.resume();
     await new Promise((r) => req.on('end', r));
-    expect(await readDeliveryBody(req, 1024, 32)).toEqual({
+    expect(await readBoundedJson(req, 1024, 32)).toEqual({
       ok: false,
       status: 400,
       message: 'the body was already consumed by another parser',

@@ -21,7 +21,7 @@ import {
   WEBHOOKS_OPTIONS,
   type WebhooksOptions,
 } from '../options/webhooks.options';
-import { readDeliveryBody } from '../gateway/webhook.reader';
+import { readBoundedJson } from '../core/bounded-json';
 import { messageOf as message } from '../core/events';
 import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
 import { DeliveryConfirmation } from './delivery-confirmation';
@@ -99,7 +99,7 @@ const logger = new Logger(WebhooksModule.name);
 /** A delivery over HTTP, accepted by the intake; an unexpected failure (database down) is answered 500: retried. */
 async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<DeliveryAnswer> {
   try {
-    const body: DeliveryInput['body'] = (limit, depth) => readDeliveryBody(req, limit, depth);
+    const body: DeliveryInput['body'] = (limit, depth) => readBoundedJson(req, limit, depth);
     return answerOf(await intake.accept({ headers: req, body }));
   } catch (err) {
     logger.error(`webhook delivery not stored: ${message(err)}`);
