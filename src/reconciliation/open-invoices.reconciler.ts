@@ -39,7 +39,6 @@ const RETRY_AFTER_ERROR_MS = 300_000;
 /** The sweep lists invoices created within this many days (A7 `created_from`), 100 a page (the most, §4.1). */
 const SWEEP_DAYS = 30;
 const SWEEP_PAGE_SIZE = 100;
-const PAYABLE = [...CANCELLABLE_CODES];
 
 /**
  * The reconciliation (also exported as `ReconciliationService`): every open record is looked up at the service when
@@ -253,12 +252,9 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /**
-   * A duplicate still payable after its check: the order's enforcement runs again (it retries the cancel that
-   * failed, or that a crash or an unreachable service left undone). Paced by the record's checks, never looped.
-   */
+  /** A duplicate still payable after its check: the enforcement runs again (retrying its cancel), at its checks' pace. */
   private enforceIfPayableDuplicate(record: InvoiceRecord | null): boolean {
-    if (!record?.duplicateOf || !PAYABLE.includes(record.statusCode ?? -1)) return false;
+    if (!record?.duplicateOf || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return false;
     emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, record.orderId);
     return true;
   }

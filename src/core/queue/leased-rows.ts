@@ -39,10 +39,7 @@ const HELD_LEASE = 'held_lease_';
  * claim wrote. So a holder whose lease lapsed and was taken over writes nothing on the new holder's row.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
-  /**
-   * The lease each claim of this instance wrote (the exact `locked_until` text), by row id, until the row is finished
-   * here; 10,000 at most (past it, the release of a row forgotten asks only that the row be open).
-   */
+  /** Each claim's exact `locked_until` text by row id, until finished here (a row forgotten: only open is asked). */
   private readonly held = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(
@@ -135,13 +132,8 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     // Each row under its own lease (the text its claim wrote); a row not claimed here, only open.
     const own = new Brackets((w) =>
       [...byLease].forEach(([held, some], n) => {
-        const ids = { [`held_ids_${n}`]: some };
-        if (held === null) w.orWhere(`id IN (:...held_ids_${n})`, ids);
-        else
-          w.orWhere(`(id IN (:...held_ids_${n}) AND ${lockedUntil} = :held_${n})`, {
-            ...ids,
-            [`held_${n}`]: held,
-          });
+        const leased = held === null ? '' : ` AND ${lockedUntil} = :held_${n}`;
+        w.orWhere(`(id IN (:...ids_${n})${leased})`, { [`ids_${n}`]: some, [`held_${n}`]: held });
       }),
     );
     await runStatement(this.dataSource, (em) =>
