@@ -88,13 +88,8 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       const next = Math.min(settles, now + options.unknownOutcomeRecheckMs);
       if (next > deadline) {
         await this.store.transition(record.id, creationMove(['pending'], 'unknown', {}));
-        const seconds = Math.max(1, Math.ceil((settles - now) / 1000));
-        throw new PaymentBeingConfirmedError(
-          record.orderId,
-          record.id,
-          seconds,
-          'not found at the service yet',
-        );
+        const wait = Math.max(1, Math.ceil((settles - now) / 1000));
+        throw new PaymentBeingConfirmedError(record.orderId, record.id, wait, 'not found at the service yet');
       }
       await sleep(next - now);
     }
@@ -202,9 +197,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     for (let round = 0; round < ENFORCE_ROUNDS; round++) {
       if (await this.enforceOnce(orderId)) return;
     }
-    this.logger.warn(
-      `order ${orderId}: its open invoice kept changing; a duplicate still payable is enforced again at its next check`,
-    );
+    this.logger.warn(`order ${orderId}: its open invoice kept changing; enforced again at the next check`);
   }
 
   /** `false` when the open slot moved under it and the pass must be made again. */
@@ -212,7 +205,11 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     const linked = await this.store.linkedOf(orderId);
     const paid = linked.filter(isPaid);
     const holder = await this.store.findOpen(orderId);
-    const keeper = paid[0] ?? holder ?? linked.find((r) => isPayable(r) && r.duplicateOf === null) ?? null;
+    const unmarked = linked.find((r) => isPayable(r) && r.duplicateOf === null);
+    // Else a payable invoice marked as the duplicate of one no longer kept (closed, canceled) is the order's.
+    const orphan = paid.length === 0 && !holder && !unmarked ? linked.find(isPayable) : undefined;
+    if (orphan && !(await this.store.unmark(orphan))) return false;
+    const keeper = paid[0] ?? holder ?? unmarked ?? orphan ?? null;
     if (!keeper) return true;
     for (const other of paid.slice(1)) {
       // Whoever sets the mark raises the alert, so once per duplicate.

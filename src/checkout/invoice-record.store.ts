@@ -106,11 +106,15 @@ export class InvoiceRecordStore {
     return { ...record, ...written, version: record.version + 1 };
   }
 
+  /** Clears a duplicate's mark that still names the record it named when read; whether it did. */
+  unmark(record: InvoiceRecord): Promise<boolean> {
+    const was = record.duplicateOf;
+    return this.update(record.id, { duplicateOf: null }, ['duplicate_of = :was'], { was });
+  }
+
   /** Puts a record the reconciliation took off its schedule back on it, due now. */
-  async backOnSchedule(id: string): Promise<void> {
-    await this.update(id, { nextCheckAt: new Date() }, ['next_check_at >= :never'], {
-      never: NEVER.toISOString(),
-    });
+  backOnSchedule(id: string): Promise<boolean> {
+    return this.update(id, { nextCheckAt: new Date() }, [`next_check_at >= '${NEVER.toISOString()}'`]);
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */

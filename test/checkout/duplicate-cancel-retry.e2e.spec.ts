@@ -10,6 +10,7 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { KEEP_ONE_PAYABLE } from '../../src/core/events';
+import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { NEVER } from '../../src/reconciliation/check-schedule';
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
@@ -198,5 +199,34 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
       statusCode: 1,
       duplicateOf: out.id,
     });
+  });
+
+  it("whose kept invoice closed meanwhile, is the order's: unmarked, holding the order, left payable", async () => {
+    const order = makeOrder();
+    const { out, late } = await lateFirstInvoice(order);
+    // Every cancel fails until the kept invoice is closed, whatever round comes meanwhile.
+    sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 500, times: 100 });
+    await reconciler().sweep(); // links it; its cancel fails
+    const repo = db.dataSource.getRepository(InvoiceRecord);
+    expect(await repo.findOneByOrFail({ gatewayId: late.id })).toMatchObject({
+      statusCode: 1,
+      duplicateOf: out.id,
+    });
+    // The order's kept invoice closes: canceled at the service, and so reported.
+    await sandbox.controls.setStatus(out.data.gatewayId!, 6);
+    await shop.app.get(InvoiceStatusService).apply({ recordId: out.id, code: 6, source: 'sweep' });
+    await reconciler().sweep();
+    await waitFor(
+      async () => (await repo.findOneByOrFail({ gatewayId: late.id })).duplicateOf === null,
+      5000,
+      'unmarked',
+    );
+    await waitFor(
+      async () => (await repo.findOneByOrFail({ gatewayId: late.id })).openOrderId === order.id,
+      5000,
+      'holding the order',
+    );
+    expect(await statusAtService(late.id)).toBe(1);
+    expect(canceled).toEqual([]);
   });
 });
