@@ -192,8 +192,8 @@ export class DeliveryIntake implements HostWebhooks {
     headerWebhookId: string | null,
     dueAt?: Date,
   ): Promise<StoredDelivery> {
-    const entry = inboxEntryOf(delivery, headerWebhookId, dueAt);
-    const state = entry.state;
+    const state = delivery.invoice ? 'pending' : 'ignored'; // a test delivery names no invoice: nothing to do
+    const entry = inboxEntryOf(delivery, headerWebhookId, state, dueAt);
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
     if (inserted) return { id: entry.id, duplicate: false, state, problem: null, gatewayId: entry.gatewayId };

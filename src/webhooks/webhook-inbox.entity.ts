@@ -78,15 +78,15 @@ export class WebhookInboxEntry {
   processedAt!: Date | null;
 }
 
-/** A taken delivery's new row, its texts clipped to their columns; pending (due at `dueAt`, default now) if it names an invoice. */
+/** A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt` (or now). */
 export function inboxEntryOf(
   delivery: WebhookDelivery,
   headerWebhookId: string | null,
+  state: 'pending' | 'ignored',
   dueAt?: Date,
 ): WebhookInboxEntry {
   const now = new Date();
   const invoice = delivery.invoice;
-  const state: WebhookInboxState = invoice ? 'pending' : 'ignored';
   return Object.assign(new WebhookInboxEntry(), {
     id: randomUUID(),
     dedupeKey: delivery.dedupeKey,
