@@ -9,7 +9,7 @@ import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } fr
 import { Coalescer } from './coalescer';
 import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
 import { doublingDelayMs } from './queue/backoff';
-import { LeasedRows } from './queue/leased-rows';
+import { type Held, LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';
 import { clip } from './text-bounds';
 import { resolveNotificationsOptions } from '../options/notifications.options';
@@ -31,13 +31,13 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
-  private readonly closer = new Coalescer<string, void>(async (ids) => {
-    await this.rows.finishAll(ids, {
+  private readonly closer = new Coalescer<Held<InvoiceStatusHistory>, void>(async (rows) => {
+    await this.rows.finishAll(rows, {
       notifiedAt: new Date(),
       notifyAttempts: () => 'notify_attempts + 1',
       notifyError: null,
     });
-    return ids.map(() => undefined);
+    return rows.map(() => undefined);
   }, MAX_CLOSED_TOGETHER);
   private stopped = false;
 
@@ -86,7 +86,8 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   /** Delivers a change written under this instance's {@link handOverLease} with no read back (a crash: a poll). */
   handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
     if (this.stopped) return;
-    this.track(row.invoiceRecordId, () => this.deliverLeased(row, change));
+    // Held under the status path's hand-over lease, not a claim's: its close and retry ask only that it be open.
+    this.track(row.invoiceRecordId, () => this.deliverLeased({ ...row, notifyLockedUntil: null }, change));
   }
 
   /** Delivers the changes of up to 500 invoices with undelivered changes ({@link runOnce} runs one now). */
@@ -133,15 +134,17 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   private async dispatchInvoice(recordId: string): Promise<void> {
     const history = this.dataSource.getRepository(InvoiceStatusHistory);
     while (!this.stopped) {
-      const row = await history.findOne({
+      const next = await history.findOne({
         where: { invoiceRecordId: recordId, applied: true, notifiedAt: IsNull() },
         order: { createdAt: 'ASC', id: 'ASC' },
       });
-      if (!row) return;
-      const held = row.notifyLockedUntil ? row.notifyLockedUntil.getTime() - Date.now() : 0;
+      if (!next) return;
+      const held = next.notifyLockedUntil ? next.notifyLockedUntil.getTime() - Date.now() : 0;
       // Another instance is delivering this change, or it waits for its retry: later changes wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
-      if (!(await this.rows.claim(row.id, false))) return this.later(recordId, LOCK_BUSY_RETRY_MS);
+      // As claimed, the row carries the lease its writes are guarded by.
+      const row = await this.rows.claim(next.id, false);
+      if (!row) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
       // The previous status's text is read from its own applied row.
@@ -190,7 +193,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       } satisfies InvoicePaymentsAlert);
     }
     // The lease holder is the only writer of the row's count.
-    await this.closer.submit(row.id);
+    await this.closer.submit(row);
     return true;
   }
 

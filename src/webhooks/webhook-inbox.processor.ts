@@ -194,7 +194,7 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     }
     await runLimited(work, CONCURRENCY);
     const closed = closings.map(({ entry, outcome, recordId }) => {
-      return { id: entry.id, outcome: clip(outcome, 255), invoice_record_id: recordId };
+      return { row: entry, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
     const processedAt = new Date().toISOString();
     await this.leased.finishEach(closed, { state: 'processed', last_error: null, processed_at: processedAt });
@@ -245,11 +245,10 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
       record = matched.record;
       // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
       if (foreign || settled) {
-        const ids = entries.map((e) => e.id);
         const lastError = foreign ? clip(foreign, 2000) : null;
         const processedAt = new Date();
         const outcome = foreign ? `left alone: not this store's invoice` : clip(settled ?? '', 255);
-        await this.leased.finishAll(ids, { state: 'ignored', outcome, lastError, processedAt });
+        await this.leased.finishAll(entries, { state: 'ignored', outcome, lastError, processedAt });
         return;
       }
       if (!record) {

@@ -7,9 +7,9 @@ import { webhookInboxRows } from '../../src/webhooks/webhook-inbox.rows';
 import { describeEachDatabase, openTestDatabase, type TestDatabase } from '../support/databases';
 
 /**
- * Two instances on one queue table: a finishing write of a holder whose lease lapsed and was taken by another lands
- * nowhere; the other's lands. Rows of several leases finished together land only where the lease is still the one
- * this instance's claim wrote.
+ * Two instances on one queue table, or two claims of one instance: a finishing write of a holder whose lease lapsed
+ * and was taken by another lands nowhere; the other's lands. Rows of several leases finished together land only where
+ * the lease is still the one their own claim wrote.
  */
 describeEachDatabase('LeasedRows: a finishing write lands only under its own lease', (kind) => {
   let db: TestDatabase;
@@ -46,31 +46,30 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   };
   const read = (id: string) => db.dataSource.getRepository(WebhookInboxEntry).findOneByOrFail({ id });
 
-  /** `a` claimed `id`, its lease lapsed, `b` claimed it: the row is `b`'s. */
+  /** `a` claimed `id`, its lease lapsed, `b` claimed it: the row is `b`'s. Both claims' rows. */
   const takenOver = async (
     a: LeasedRows<WebhookInboxEntry>,
     b: LeasedRows<WebhookInboxEntry>,
     id: string,
   ) => {
-    expect(await a.claim(id, true)).not.toBeNull();
+    const lapsed = await a.claim(id, true);
+    expect(lapsed).not.toBeNull();
     await lapse();
     const taken = await b.claim(id, true);
     expect(taken).not.toBeNull();
-    return taken as WebhookInboxEntry;
+    return { lapsed: lapsed as WebhookInboxEntry, taken: taken as WebhookInboxEntry };
   };
 
+  type Row = WebhookInboxEntry;
   /** A lapsed holder's writes: the dead letter, the retry, the close of one row and of a batch. */
-  const lateWrites: Array<[string, (a: LeasedRows<WebhookInboxEntry>, id: string) => Promise<void>]> = [
+  const lateWrites: Array<[string, (a: LeasedRows<Row>, row: Row) => Promise<void>]> = [
     [
       'dead letter',
-      (a, id) => a.finish({ id }, { state: 'dead', lastError: 'gave up', processedAt: new Date() }),
+      (a, row) => a.finish(row, { state: 'dead', lastError: 'gave up', processedAt: new Date() }),
     ],
-    [
-      'retry',
-      (a, id) => a.finish({ id }, { lastError: 'retry', nextAttemptAt: new Date(Date.now() + 1000) }),
-    ],
-    ['close (finishAll)', (a, id) => a.finishAll([id], { state: 'ignored', outcome: 'left alone' })],
-    ['close (finishEach)', (a, id) => a.finishEach([{ id, outcome: 'applied' }], { state: 'processed' })],
+    ['retry', (a, row) => a.finish(row, { lastError: 'retry', nextAttemptAt: new Date(Date.now() + 1000) })],
+    ['close (finishAll)', (a, row) => a.finishAll([row], { state: 'ignored', outcome: 'left alone' })],
+    ['close (finishEach)', (a, row) => a.finishEach([{ row, outcome: 'applied' }], { state: 'processed' })],
   ];
 
   it.each(lateWrites)(
@@ -79,10 +78,10 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const a = instance(true);
       const b = instance();
       const id = await insert();
-      const held = await takenOver(a, b, id);
+      const { lapsed, taken: held } = await takenOver(a, b, id);
       const before = await read(id);
 
-      await write(a, id);
+      await write(a, lapsed);
       expect(await read(id)).toEqual(before);
 
       await b.finish(held, { state: 'processed', outcome: 'applied', processedAt: new Date() });
@@ -90,16 +89,45 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
     },
   );
 
-  const batchWrites: Array<[string, (a: LeasedRows<WebhookInboxEntry>, ids: string[]) => Promise<void>]> = [
+  it.each(lateWrites)(
+    "one instance's claim lapsed and taken by its own batch: the stale %s changes nothing; the batch's close lands",
+    async (_, write) => {
+      const a = instance(true);
+      const id = await insert();
+      // A delivery's single claim (processNow) outlives its lease in a slow lookup; the batch (claimDue) takes the row.
+      const single = await a.claim(id, true);
+      expect(single).not.toBeNull();
+      await lapse();
+      const batch = (await a.claimDue(1000, 'o.received_at', undefined, 60_000)).find((row) => row.id === id);
+      expect(batch).toBeDefined();
+      // The row carries its claim's lease as the exact text written (ISO text, hydrated and written back the same).
+      const raw = await db.dataSource
+        .createQueryBuilder()
+        .select('e.locked_until', 'text')
+        .from(WebhookInboxEntry, 'e')
+        .where('e.id = :id', { id })
+        .getRawOne<{ text: string }>();
+      expect(raw?.text).toBe(batch?.lockedUntil?.toISOString());
+      const before = await read(id);
+
+      await write(a, single as Row);
+      expect(await read(id)).toEqual(before);
+
+      await a.finishEach([{ row: batch as Row, outcome: 'applied' }], { state: 'processed' });
+      expect(await read(id)).toMatchObject({ state: 'processed', outcome: 'applied', lockedUntil: null });
+    },
+  );
+
+  const batchWrites: Array<[string, (a: LeasedRows<Row>, rows: Row[]) => Promise<void>]> = [
     [
       'finishEach',
-      (a, ids) =>
+      (a, rows) =>
         a.finishEach(
-          ids.map((id) => ({ id, outcome: 'applied' })),
+          rows.map((row) => ({ row, outcome: 'applied' })),
           { state: 'processed' },
         ),
     ],
-    ['finishAll', (a, ids) => a.finishAll(ids, { state: 'dead', lastError: 'gave up' })],
+    ['finishAll', (a, rows) => a.finishAll(rows, { state: 'dead', lastError: 'gave up' })],
   ];
 
   it.each(batchWrites)(
@@ -108,14 +136,16 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const a = instance(true);
       const b = instance();
       const ids = [await insert(), await insert()];
-      expect((await a.claimDue(2, 'o.received_at')).map((r) => r.id).sort()).toEqual([...ids].sort());
+      const lapsed = await a.claimDue(2, 'o.received_at');
+      expect(lapsed.map((r) => r.id).sort()).toEqual([...ids].sort());
       await lapse();
-      expect((await b.claimDue(2, 'o.received_at')).map((r) => r.id).sort()).toEqual([...ids].sort());
+      const taken = await b.claimDue(2, 'o.received_at');
+      expect(taken.map((r) => r.id).sort()).toEqual([...ids].sort());
 
-      await write(a, ids);
+      await write(a, lapsed);
       for (const id of ids) expect(await read(id)).toMatchObject({ state: 'pending', outcome: null });
 
-      await b.finishAll(ids, { state: 'ignored', outcome: 'left alone' });
+      await b.finishAll(taken, { state: 'ignored', outcome: 'left alone' });
       for (const id of ids) expect(await read(id)).toMatchObject({ state: 'ignored', lockedUntil: null });
     },
   );
@@ -125,21 +155,23 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const a = instance(true);
       const b = instance();
       const lost = await insert();
-      await takenOver(a, b, lost);
+      const { lapsed } = await takenOver(a, b, lost);
       // Two more claims of `a`'s, each its own lease (a few ms apart), one of them lapsed but taken by no one.
       const own = await insert();
-      expect(await a.claim(own, true)).not.toBeNull();
+      const ownRow = await a.claim(own, true);
+      expect(ownRow).not.toBeNull();
       await lapse();
       const fresh = await insert();
-      expect(await a.claim(fresh, true)).not.toBeNull();
-      // Never claimed here (kicked by nobody, say an admin's requeue): only open is asked of it.
+      const freshRow = await a.claim(fresh, true);
+      expect(freshRow).not.toBeNull();
+      // Never claimed (kicked by nobody, say an admin's requeue): only open is asked of it.
       const unclaimed = await insert();
 
-      const ids = [lost, own, fresh, unclaimed];
-      if (finishing === 'finishAll') await a.finishAll(ids, { state: 'ignored', outcome: 'batch' });
+      const rows = [lapsed, ownRow as Row, freshRow as Row, { id: unclaimed }];
+      if (finishing === 'finishAll') await a.finishAll(rows, { state: 'ignored', outcome: 'batch' });
       else
         await a.finishEach(
-          ids.map((id) => ({ id, outcome: 'batch' })),
+          rows.map((row) => ({ row, outcome: 'batch' })),
           { state: 'ignored' },
         );
 

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LRUCache } from 'lru-cache';
 import {
   Brackets,
   type DataSource,
@@ -13,6 +12,9 @@ import { escapeQuery, queryReturning } from '../typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
+
+/** A row to release: as its claim returned it, the lease that claim wrote with it; `{ id }` for one no claim holds. */
+export type Held<T extends { id: string }> = Pick<T, 'id'> & Partial<T>;
 
 /** A leased queue table's columns, as named in the database. */
 export interface LeasedTable<T> {
@@ -35,13 +37,11 @@ const HELD_LEASE = 'held_lease_';
 
 /**
  * Rows of a queue table under a lease: a claim is one conditional `UPDATE … RETURNING`; a release writes only while
- * the row is still open and, for a row this instance claimed, while `lockedUntil` still holds the very lease text its
- * claim wrote. So a holder whose lease lapsed and was taken over writes nothing on the new holder's row.
+ * the row is still open and, for a row as a claim returned it, while `lockedUntil` still holds the very lease text
+ * that claim wrote. So a holder whose lease lapsed and was taken over, by another instance or by another claim in
+ * this one, writes nothing on the new holder's row.
  */
 export class LeasedRows<T extends ObjectLiteral & { id: string }> {
-  /** Each claim's exact `locked_until` text by row id, until finished here (a row forgotten: only open is asked). */
-  private readonly held = new LRUCache<string, string>({ max: 10_000 });
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly entity: EntityTarget<T>,
@@ -63,9 +63,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       { lease, id, now },
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
-    if (rows.length === 0) return null;
-    this.held.set(id, lease);
-    return this.hydrate(rows[0]);
+    return rows.length === 0 ? null : this.hydrate(rows[0]);
   }
 
   /**
@@ -105,31 +103,25 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       limit,
     });
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
-    return rows.map((row) => {
-      const entity = this.hydrate(row);
-      this.held.set(entity.id, lease);
-      return entity;
-    });
+    return rows.map((row) => this.hydrate(row));
   }
 
   /** Writes `patch` on a row this holder claimed and releases the lease (only while the row is open and its own). */
-  finish(row: Pick<T, 'id'>, patch: LeasePatch<T>): Promise<void> {
-    return this.finishAll([row.id], patch);
+  finish(row: Held<T>, patch: LeasePatch<T>): Promise<void> {
+    return this.finishAll([row], patch);
   }
 
   /** {@link finish} for many rows in one statement; a function in `patch` is the column's value in SQL. */
-  async finishAll(ids: string[], patch: LeasePatch<T>): Promise<void> {
-    if (ids.length === 0) return;
-    const { table, lockedUntil, open } = this.columns;
-    const lease = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
-    if (!lease) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
-    const release = { [lease.propertyName]: null };
+  async finishAll(rows: Array<Held<T>>, patch: LeasePatch<T>): Promise<void> {
+    if (rows.length === 0) return;
+    const { lockedUntil, open } = this.columns;
+    const release = { [this.leaseColumn().propertyName]: null };
     const byLease = new Map<string | null, string[]>();
-    for (const id of ids) {
-      const held = this.held.get(id) ?? null;
-      byLease.set(held, [...(byLease.get(held) ?? []), id]);
+    for (const row of rows) {
+      const held = this.leaseOf(row);
+      byLease.set(held, [...(byLease.get(held) ?? []), row.id]);
     }
-    // Each row under its own lease (the text its claim wrote); a row not claimed here, only open.
+    // Each row under its own claim's lease; a row no claim holds, only open.
     const own = new Brackets((w) =>
       [...byLease].forEach(([held, some], n) => {
         const leased = held === null ? '' : ` AND ${lockedUntil} = :held_${n}`;
@@ -147,15 +139,14 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
         .andWhere(own)
         .execute(),
     );
-    for (const [held, some] of byLease) for (const id of some) this.forget(id, held);
   }
 
   /**
-   * {@link finishAll} with values of each row's own, one statement per {@link FINISH_CHUNK} rows: a row's id and its
+   * {@link finishAll} with values of each row's own, one statement per {@link FINISH_CHUNK} rows: the row and its
    * columns' values (named as in the database, the same columns in every row), and the values all rows take.
    */
   async finishEach(
-    rows: Array<{ id: string } & Record<string, unknown>>,
+    rows: Array<{ row: Held<T> } & Record<string, unknown>>,
     shared: Record<string, unknown>,
   ): Promise<void> {
     const { parameter } = dialectOf(this.dataSource);
@@ -164,26 +155,32 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       const chunk = rows.slice(i, i + FINISH_CHUNK);
       const values = Object.values(shared);
       const set = Object.keys(shared).map((column, n) => `${column} = ${parameter(n + 1)}`);
-      const own = Object.keys(chunk[0]).filter((column) => column !== 'id');
+      const own = Object.keys(chunk[0]).filter((column) => column !== 'row');
       set.push(...own.map((column) => `${column} = v.${column}`), `${lockedUntil} = NULL`);
-      const leases = chunk.map((row) => this.held.get(row.id) ?? null);
-      // The lease a row is released under travels with it: `NULL` for a row this instance did not claim.
-      const selects = chunk.map((row, n) => {
-        const cells = ['id', ...own].map((c) => `${parameter(values.push(row[c]))} AS ${c}`);
-        return `SELECT ${[...cells, `${parameter(values.push(leases[n]))} AS ${HELD_LEASE}`].join(', ')}`;
+      // The lease a row is released under travels with it: `NULL` for a row no claim holds.
+      const names = ['id', ...own, HELD_LEASE];
+      const selects = chunk.map((each) => {
+        const cells = [each.row.id, ...own.map((c) => each[c]), this.leaseOf(each.row)];
+        return `SELECT ${cells.map((v, n) => `${parameter(values.push(v))} AS ${names[n]}`).join(', ')}`;
       });
       const sql =
         `UPDATE ${table} SET ${set.join(', ')} FROM (${selects.join(' UNION ALL ')}) v ` +
         `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)} ` +
         `AND (v.${HELD_LEASE} IS NULL OR ${table}.${lockedUntil} = v.${HELD_LEASE})`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
-      chunk.forEach((row, n) => this.forget(row.id, leases[n]));
     }
   }
 
-  /** Only the claim that `lease` names: a newer claim of the same row made meanwhile stays. */
-  private forget(id: string, lease: string | null): void {
-    if (lease !== null && this.held.get(id) === lease) this.held.delete(id);
+  /** The lease text `row` carries, as its claim wrote it (ISO text both ways), or `null` for a row no claim holds. */
+  private leaseOf(row: Held<T>): string | null {
+    return (this.leaseColumn().getEntityValue(row, true) as string | null | undefined) ?? null;
+  }
+
+  private leaseColumn() {
+    const { table, lockedUntil } = this.columns;
+    const column = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
+    if (!column) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
+    return column;
   }
 
   private hydrate(row: Record<string, unknown>): T {
