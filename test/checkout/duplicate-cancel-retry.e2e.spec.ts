@@ -6,8 +6,8 @@ import {
   InvoicePaymentProvider,
   InvoicePaymentsEvents,
   InvoicePaymentsModule,
+  CheckoutOrder,
   InvoiceRecord,
-  PaymentBeingConfirmedError,
 } from '../../src/index';
 import { KEEP_ONE_PAYABLE } from '../../src/core/events';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
@@ -20,18 +20,14 @@ import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processo
 import { type HostApp, startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
-  checkout,
+  LATE_CREATE,
+  lateFirstInvoice,
   makeOrder,
   openCheckoutDatabase,
   RecordingOrderPort,
   sandboxGateway,
   waitFor,
 } from './support';
-
-const CREATE_TIMEOUT_MS = 250;
-const MARGIN_MS = 1000;
-/** A request lands at the service this long after it left, or never. */
-const WINDOW_MS = CREATE_TIMEOUT_MS + MARGIN_MS;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,8 +50,12 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
       db,
       [
         InvoicePaymentsModule.forRoot({
-          gateway: { ...sandboxGateway(sandbox.url), timeouts: { createMs: CREATE_TIMEOUT_MS } },
-          checkout: { creationWaitMs: 400, unknownOutcomeRecheckMs: 100, lateCreationMarginMs: MARGIN_MS },
+          gateway: { ...sandboxGateway(sandbox.url), timeouts: { createMs: LATE_CREATE.createTimeoutMs } },
+          checkout: {
+            creationWaitMs: 400,
+            unknownOutcomeRecheckMs: 100,
+            lateCreationMarginMs: LATE_CREATE.marginMs,
+          },
           webhooks: { merchantToken: 'shop-secret', inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
           admin: {
             adminKey: 'admin-key-for-duplicate-tests-0123456789',
@@ -89,24 +89,8 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
     (await gateway.findInvoiceById(gatewayId))?.status.code;
   const deletesLeft = (id: string) => sandbox.controls.faults().find((f) => f.id === id)?.remaining;
 
-  /** The first request lands after its window: the order already has attempt 2 when it does. */
-  async function lateFirstInvoice(order: ReturnType<typeof makeOrder>) {
-    sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
-    const provider = shop.app.get(InvoicePaymentProvider);
-    for (let i = 0; i < 40; i++) {
-      try {
-        const out = await provider.initiatePayment(checkout(order, 'pix'));
-        expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
-        await waitFor(async () => (await gateway.listInvoices({ paymentId: order.id })).items.length === 2);
-        const listed = (await gateway.listInvoices({ paymentId: order.id })).items;
-        return { out, late: listed.find((i) => i.referrer?.endsWith(`:${order.id}-1`))! };
-      } catch (err) {
-        if (!(err instanceof PaymentBeingConfirmedError)) throw err;
-        await sleep(Math.min(err.retryAfterSeconds * 1000, 150));
-      }
-    }
-    throw new Error('never created');
-  }
+  const lateFirst = (order: CheckoutOrder) =>
+    lateFirstInvoice({ sandbox, provider: shop.app.get(InvoicePaymentProvider), gateway }, order);
 
   it('linked by its webhook, is canceled at the service by the next sweep', async () => {
     await shop.app
@@ -114,7 +98,7 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
       .update({ publicWebhookUrl: `${shop.url}/webhooks/invoice-payments` });
     const order = makeOrder();
     sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 500, times: 1 });
-    const { out, late } = await lateFirstInvoice(order);
+    const { out, late } = await lateFirst(order);
     await waitFor(
       async () => (await records(order.id))[0]?.gatewayId === late.id,
       5000,
@@ -141,7 +125,7 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
 
   it('taken off the schedule while its attempt was closed, is put back when linked and retried by a round, at the pace of its checks', async () => {
     const order = makeOrder();
-    const { out, late } = await lateFirstInvoice(order);
+    const { out, late } = await lateFirst(order);
     // A round meets the closed attempt before its late invoice is linked: off the schedule.
     await reconciler().runOnce();
     expect((await records(order.id))[0]).toMatchObject({ creationState: 'failed', nextCheckAt: NEVER });
@@ -183,7 +167,7 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
 
   it('past its window, off the schedule, is put back on it when its cancel fails again', async () => {
     const order = makeOrder();
-    const { out, late } = await lateFirstInvoice(order);
+    const { out, late } = await lateFirst(order);
     sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 500, times: 10 });
     await reconciler().sweep(); // links it; its cancel fails
     // Checked until its window ended: off the schedule, still payable.
@@ -203,7 +187,7 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
 
   it("whose kept invoice closed meanwhile, is the order's: unmarked, holding the order, left payable", async () => {
     const order = makeOrder();
-    const { out, late } = await lateFirstInvoice(order);
+    const { out, late } = await lateFirst(order);
     // Every cancel fails until the kept invoice is closed, whatever round comes meanwhile.
     sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', status: 500, times: 100 });
     await reconciler().sweep(); // links it; its cancel fails

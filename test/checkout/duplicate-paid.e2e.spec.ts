@@ -1,14 +1,19 @@
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
-import { InvoicePaymentsAlert, InvoiceRecord, PaymentBeingConfirmedError } from '../../src/index';
+import { InvoicePaymentsAlert, InvoiceRecord } from '../../src/index';
 import type { SandboxServer } from '../../src/sandbox';
-import { CheckoutApp, checkout, makeOrder, openCheckoutScene, closeCheckoutScene, waitFor } from './support';
+import {
+  CheckoutApp,
+  checkout,
+  LATE_CREATE,
+  lateFirstInvoice,
+  makeOrder,
+  openCheckoutScene,
+  closeCheckoutScene,
+  waitFor,
+} from './support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 
-const CREATE_TIMEOUT_MS = 250;
-const MARGIN_MS = 1000;
-const WINDOW_MS = CREATE_TIMEOUT_MS + MARGIN_MS;
 const CANCEL_LATENCY_MS = 1500;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A late first invoice, linked as a duplicate of the order's second (unpaid) one, is paid while its cancel is on the
@@ -27,10 +32,10 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
       {
         creationWaitMs: 400,
         unknownOutcomeRecheckMs: 100,
-        lateCreationMarginMs: MARGIN_MS,
+        lateCreationMarginMs: LATE_CREATE.marginMs,
         unresolvedAlertMs: 1200,
       },
-      { timeouts: { createMs: CREATE_TIMEOUT_MS } },
+      { timeouts: { createMs: LATE_CREATE.createTimeoutMs } },
       { autoProcessCards: false },
     ));
   });
@@ -41,31 +46,18 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
   const atService = async (orderId: string) =>
     (await shop.gateway.listInvoices({ paymentId: orderId })).items;
 
-  async function payUntilCreated(order: ReturnType<typeof makeOrder>) {
-    for (let i = 0; i < 40; i++) {
-      try {
-        return await shop.provider.initiatePayment(checkout(order, 'pix'));
-      } catch (err) {
-        if (!(err instanceof PaymentBeingConfirmedError)) throw err;
-        await sleep(Math.min(err.retryAfterSeconds * 1000, 150));
-      }
-    }
-    throw new Error('never created');
-  }
-
   /** An order whose attempt 1 landed after its window: attempt 2 holds it, attempt 1's invoice is at the service. */
-  async function lateFirstInvoice() {
-    sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
+  async function lateFirst() {
     const order = makeOrder();
-    const second = await payUntilCreated(order);
-    expect(second.data).toMatchObject({ attempt: 2, statusCode: 1 });
-    await waitFor(async () => (await atService(order.id)).length === 2, 5000);
-    const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
+    const { late } = await lateFirstInvoice(
+      { sandbox, provider: shop.provider, gateway: shop.gateway },
+      order,
+    );
     return { order, late };
   }
 
   it('paid while its cancel is in flight: the order follows it, the other is canceled, no "both paid"', async () => {
-    const { order, late } = await lateFirstInvoice();
+    const { order, late } = await lateFirst();
 
     // The sweep links it (unpaid: a duplicate of attempt 2) and cancels it; the customer pays it meanwhile.
     const slowCancel = sandbox.controls.addFault({
@@ -101,7 +93,7 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
   });
 
   it('paid after its cancel failed: its change is no duplicate, the other is canceled', async () => {
-    const { order, late } = await lateFirstInvoice();
+    const { order, late } = await lateFirst();
 
     // The sweep links it as a duplicate; its cancel is refused by an outage: it stays payable, marked.
     sandbox.controls.addFault({ method: 'DELETE', path: '/invoices', times: 1, status: 503 });

@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
   CheckoutValidationError,
   DuplicateInvoiceCanceled,
+  CheckoutOrder,
   GatewayClient,
   InitiatePaymentOutput,
   InvoiceCreationNeedsAttentionError,
@@ -39,13 +40,13 @@ import {
   sandboxGateway,
   waitFor,
   referrerOf,
+  LATE_CREATE,
+  LATE_WINDOW_MS,
+  lateFirstInvoice,
+  payUntilCreated,
 } from './support';
 
 const ADMIN_KEY = 'admin-key-for-late-invoice-tests-0123456789';
-const CREATE_TIMEOUT_MS = 250;
-const MARGIN_MS = 1000;
-/** A request lands at the service this long after it left, or never. */
-const WINDOW_MS = CREATE_TIMEOUT_MS + MARGIN_MS;
 const PAYABLE = [1, 2, 3, 4, 15];
 
 interface Shop {
@@ -64,11 +65,11 @@ async function startShop(db: TestDatabase, sandbox: SandboxServer): Promise<Shop
     db,
     [
       InvoicePaymentsModule.forRoot({
-        gateway: { ...sandboxGateway(sandbox.url), timeouts: { createMs: CREATE_TIMEOUT_MS } },
+        gateway: { ...sandboxGateway(sandbox.url), timeouts: { createMs: LATE_CREATE.createTimeoutMs } },
         checkout: {
           creationWaitMs: 400,
           unknownOutcomeRecheckMs: 100,
-          lateCreationMarginMs: MARGIN_MS,
+          lateCreationMarginMs: LATE_CREATE.marginMs,
           unresolvedAlertMs: 1200,
         },
         webhooks: { merchantToken: 'shop-secret', inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50 } },
@@ -170,20 +171,6 @@ describeEachDatabase(
     }
 
     /** A shopper pressing "pay" again and again: retries as told until the invoice is there. */
-    async function payUntilCreated(shop: Shop, order: ReturnType<typeof makeOrder>) {
-      const told: PaymentBeingConfirmedError[] = [];
-      for (let i = 0; i < 40; i++) {
-        try {
-          return { out: await shop.provider.initiatePayment(checkout(order, 'pix')), told };
-        } catch (err) {
-          if (!(err instanceof PaymentBeingConfirmedError)) throw err;
-          told.push(err);
-          await sleep(Math.min(err.retryAfterSeconds * 1000, 150));
-        }
-      }
-      throw new Error('never created');
-    }
-
     it.each<[string, FaultRule, number]>([
       ['latency beyond the client timeout (lands within the margin)', { latencyMs: 500 }, 1],
       ['a hang (never lands)', { hang: true }, 2],
@@ -196,8 +183,10 @@ describeEachDatabase(
         sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, ...fault });
         const order = makeOrder();
         const watch = watchPayable(order.id);
-        const first = await Promise.allSettled([a, b, a, b].map((shop) => payUntilCreated(shop, order)));
-        const again = await Promise.all([b, a].map((shop) => payUntilCreated(shop, order)));
+        const first = await Promise.allSettled(
+          [a, b, a, b].map((shop) => payUntilCreated(shop.provider, order)),
+        );
+        const again = await Promise.all([b, a].map((shop) => payUntilCreated(shop.provider, order)));
         expect(await watch.stop()).toBe(1);
 
         const outs = [
@@ -229,7 +218,7 @@ describeEachDatabase(
       // What is left of the window, rounded up: it opened at the claim (+ CLAIM_HEADROOM_MS), under 2 s in all.
       const seconds = (error as PaymentBeingConfirmedError).retryAfterSeconds;
       expect(seconds).toBeGreaterThanOrEqual(1);
-      expect(seconds).toBeLessThanOrEqual(Math.ceil((WINDOW_MS + CLAIM_HEADROOM_MS) / 1000));
+      expect(seconds).toBeLessThanOrEqual(Math.ceil((LATE_WINDOW_MS + CLAIM_HEADROOM_MS) / 1000));
       expect((error as Error).message).toMatch(`payment is being confirmed, retry in ${seconds} s`);
       const session = await a.provider.getPaymentStatus({
         data: { invoiceRecordId: (error as PaymentBeingConfirmedError).invoiceRecordId },
@@ -237,23 +226,17 @@ describeEachDatabase(
       expect(session.status).toBe('pending');
       expect(session.data).toMatchObject({ creationState: 'unknown', attentionReason: null });
       expect(Date.parse(session.data.confirmingUntil ?? '')).toBeGreaterThan(Date.now());
-      await payUntilCreated(a, order);
+      await payUntilCreated(a.provider, order);
     });
 
     /** The first request lands after its window: the order already has attempt 2. */
-    async function lateFirstInvoice(order: ReturnType<typeof makeOrder>) {
-      sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: WINDOW_MS + 700 });
-      const { out } = await payUntilCreated(a, order);
-      expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
-      await waitFor(async () => (await atService(order.id)).length === 2, 5000);
-      const late = (await atService(order.id)).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
-      return { out, late };
-    }
+    const lateFirst = (order: CheckoutOrder) =>
+      lateFirstInvoice({ sandbox, provider: a.provider, gateway }, order);
 
     it('a late unpaid invoice is canceled at once when its webhook arrives; the order keeps its invoice', async () => {
       await webhooksTo(a);
       const order = makeOrder();
-      const { out, late } = await lateFirstInvoice(order);
+      const { out, late } = await lateFirst(order);
       await waitFor(async () => (await gateway.findInvoiceById(late.id))?.status.code === 6, 5000);
       await settleWebhooks();
 
@@ -281,7 +264,7 @@ describeEachDatabase(
 
     it('a late invoice that was paid marks the order paid (sweep); the newer one is canceled', async () => {
       const order = makeOrder();
-      const { out, late } = await lateFirstInvoice(order);
+      const { out, late } = await lateFirst(order);
       await sandbox.controls.pay(late.id);
       const swept = await a.app.get(ReconciliationService).sweep();
       expect(swept.error).toBeNull();
@@ -307,7 +290,7 @@ describeEachDatabase(
 
     it('both invoices paid: a duplicate_paid alert names both, for the store to refund one', async () => {
       const order = makeOrder();
-      const { out, late } = await lateFirstInvoice(order);
+      const { out, late } = await lateFirst(order);
       const second = (await records(order.id))[1];
       await sandbox.controls.pay(second.gatewayId!);
       await sandbox.controls.pay(late.id);
@@ -382,7 +365,7 @@ describeEachDatabase(
       expect((await admin('mark-not-created', { actor: 'ana@shop' })).status).toBe(409);
 
       sandbox.controls.clearFaults();
-      const { out } = await payUntilCreated(a, order);
+      const { out } = await payUntilCreated(a.provider, order);
       expect(out.data).toMatchObject({ attempt: 2, creationState: 'created', statusCode: 1 });
       expect(await atService(order.id)).toHaveLength(1);
     });

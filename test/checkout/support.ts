@@ -17,11 +17,12 @@ import {
   InvoicePaymentsModule,
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
+  PaymentBeingConfirmedError,
   PaymentMethod,
 } from '../../src/index';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { RecordingOrderPort, sandboxGateway, startHostApp } from '../support/app';
+import { RecordingOrderPort, sandboxGateway, startHostApp, waitFor } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
 export { RecordingOrderPort, SANDBOX_TOKEN, sandboxGateway, waitFor } from '../support/app';
@@ -215,4 +216,42 @@ export async function startRewritingProxy<
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
+}
+
+/** The client timeout and margin of the scenes where a create request lands after its attempt's window. */
+export const LATE_CREATE = { createTimeoutMs: 250, marginMs: 1000 };
+/** A request lands at the service this long after it left, or never. */
+export const LATE_WINDOW_MS = LATE_CREATE.createTimeoutMs + LATE_CREATE.marginMs;
+
+/** `initiatePayment` until created, waiting as each "being confirmed" answer says; the answers waited on too. */
+export async function payUntilCreated(provider: InvoicePaymentProvider, order: CheckoutOrder) {
+  const told: PaymentBeingConfirmedError[] = [];
+  for (let i = 0; i < 40; i++) {
+    try {
+      return { out: await provider.initiatePayment(checkout(order, 'pix')), told };
+    } catch (err) {
+      if (!(err instanceof PaymentBeingConfirmedError)) throw err;
+      told.push(err);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfterSeconds * 1000, 150)));
+    }
+  }
+  throw new Error('never created');
+}
+
+/**
+ * An order whose attempt 1 landed after its window: attempt 2 (`out`) holds it, attempt 1's invoice (`late`) is at
+ * the service. For a store made with {@link LATE_CREATE}.
+ */
+export async function lateFirstInvoice(
+  scene: { sandbox: SandboxServer; provider: InvoicePaymentProvider; gateway: GatewayClient },
+  order: CheckoutOrder,
+) {
+  const { sandbox, provider, gateway } = scene;
+  sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: LATE_WINDOW_MS + 700 });
+  const { out } = await payUntilCreated(provider, order);
+  expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
+  const atService = async () => (await gateway.listInvoices({ paymentId: order.id })).items;
+  await waitFor(async () => (await atService()).length === 2, 5000);
+  const late = (await atService()).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
+  return { out, late };
 }
