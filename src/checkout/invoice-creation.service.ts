@@ -126,19 +126,17 @@ export class InvoiceCreationService {
       if (open.creationState === 'created') return open;
       if (open.creationState === 'unknown') {
         // Whoever flips unknown → pending resolves it; the others wait like for any pending creation.
-        if (await this.store.transition(open.id, creationMove(['unknown'], 'pending', {}), open.updatedAt)) {
-          const resolved = await this.outcomes.resolveUnknown(open, deadline, options);
+        const taken = await this.store.moveAsRead(open, creationMove(['unknown'], 'pending', {}));
+        if (taken) {
+          const resolved = await this.outcomes.resolveUnknown(taken, deadline, options);
           if (resolved) return this.matching(resolved, mapped);
         }
         continue;
       }
       if (Date.now() - open.updatedAt.getTime() > options.staleCreationMs) {
         // The holder died mid-creation: its request may have gone through.
-        await this.store.transition(
-          open.id,
-          creationMove(['pending'], 'unknown', { unknownSince: open.unknownSince ?? new Date() }),
-          open.updatedAt,
-        );
+        const since = open.unknownSince ?? new Date();
+        await this.store.moveAsRead(open, creationMove(['pending'], 'unknown', { unknownSince: since }));
         continue;
       }
       if (Date.now() > deadline) {
@@ -155,13 +153,14 @@ export class InvoiceCreationService {
     if (record.creationState === 'pending' && !stale) {
       throw beingCreated(record.orderId, record.id, 'its creation is in progress');
     }
-    const seen = record.creationState === 'pending' ? record.updatedAt : undefined;
-    if (
-      !(await this.store.transition(record.id, creationMove([record.creationState], 'pending', {}), seen))
-    ) {
-      return this.store.get(record.id);
-    }
-    const settled = await this.outcomes.resolveUnknown(record, Date.now(), this.configured);
+    // A stale `pending` one is taken only as read (its holder may still write); an `unknown` one by its state.
+    const move = creationMove([record.creationState], 'pending', {});
+    const taken =
+      record.creationState === 'pending'
+        ? await this.store.moveAsRead(record, move)
+        : (await this.store.transition(record.id, move)) && record;
+    if (!taken) return this.store.get(record.id);
+    const settled = await this.outcomes.resolveUnknown(taken, Date.now(), this.configured);
     return settled ?? this.store.get(record.id);
   }
 

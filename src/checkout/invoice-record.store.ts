@@ -81,12 +81,11 @@ export class InvoiceRecordStore {
     }
   }
 
-  /** Compare-and-set on `from` (and `seen`); closing or linking also loses to an invoice linked meanwhile. */
-  async transition(id: string, { from, patch }: CreationMove, seen?: Date): Promise<boolean> {
+  /** Compare-and-set on `from`; closing or linking also loses to an invoice linked meanwhile. */
+  async transition(id: string, { from, patch }: CreationMove): Promise<boolean> {
     const closing = patch.creationState === 'failed' || patch.creationState === 'created';
     const guards = ['creation_state IN (:...from)', ...(closing ? ['gateway_id IS NULL'] : [])];
-    if (seen) guards.push('updated_at = :seen');
-    return this.update(id, patch, guards, { from, ...(seen ? { seen: seen.toISOString() } : {}) });
+    return this.update(id, patch, guards, { from });
   }
 
   /** Closes an attempt as "not created": the order's slot is free for the next attempt; `reason` is kept. */
