@@ -21,7 +21,6 @@ import {
   isUpstreamFailure,
 } from './errors';
 import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
-import { NEVER } from '../reconciliation/check-schedule';
 
 /** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -152,7 +151,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
    * unique violation or `CreationMoveRefusedError`, nothing written). A closed attempt is linked too: its invoice
    * exists, `enforce` decides.
    */
-  link(
+  async link(
     record: InvoiceRecord,
     invoice: Invoice,
     source: StatusReportSource,
@@ -163,15 +162,16 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       gatewayUuid: invoice.uuid,
       gatewayInvoiceId: invoice.invoiceId || null,
       attentionReason: null,
-      // An attempt the reconciliation took off its schedule once closed is checked again, from now.
-      ...(record.nextCheckAt?.getTime() === NEVER.getTime() ? { nextCheckAt: new Date() } : {}),
       ...fields,
       updatedAt: new Date(),
     });
     const report = { recordId: record.id, code: invoice.status.code, source, invoice };
     // As its claim wrote it, the record has no history: one guarded statement may write it.
     const known = record.statusCode === null && record.creationState === 'pending' ? NO_HISTORY : undefined;
-    return this.status.apply(report, { record, known, creation: created });
+    const applied = await this.status.apply(report, { record, known, creation: created });
+    // A closed attempt the reconciliation took off its schedule is checked again, from now.
+    if (record.creationState === 'failed') await this.store.backOnSchedule(record.id);
+    return applied;
   }
 
   /** The record did not take the answer's number: linked meanwhile to it (adopted: settled), else a clash. */
