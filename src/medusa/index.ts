@@ -26,7 +26,13 @@ export type {
   ProcessMedusaPayment,
 } from './payment-sync';
 export { recordMedusaShipment, MEDUSA_SHIPMENT_EVENT } from './plugin';
-export type { MedusaShipment, MedusaOrderInvoiceView } from './plugin';
+export type { MedusaShipment } from './plugin';
+export type {
+  MedusaOrderInvoiceView,
+  MedusaSettingField,
+  MedusaSettingsView,
+  MedusaSettingsWarning,
+} from './admin-routes';
 export type * from './types';
 
 const { ModuleProvider, Modules } = loadMedusaFramework();

@@ -1,8 +1,3 @@
-import { In } from 'typeorm';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { refundView, type RefundView } from '../refunds/refund.entity';
-import { toView, type AdminInvoiceView } from '../settings/admin-invoices.service';
-import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
 import { OrderNotPaidError } from '../shipping/errors';
 import type { RecordShipmentResult } from '../shipping/types';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
@@ -22,22 +17,22 @@ const PLUGIN_NAME = 'nestjs-invoice-payments';
 const SESSION_PREFIX = 'pp_invoice-payments_';
 
 /** A Medusa container (a job's, a subscriber's, a request's `req.scope`). */
-interface MedusaContainer {
+export interface MedusaContainer {
   resolve<T = unknown>(key: string): T;
 }
 
-interface MedusaRequest {
+export interface MedusaRequest {
   scope: MedusaContainer;
   params: Record<string, string | undefined>;
 }
 
-interface MedusaResponse {
+export interface MedusaResponse {
   status(code: number): MedusaResponse;
   json(body: unknown): void;
 }
 
 /** The plugin's options in `medusa-config.ts`: the provider's own, so the plugin and the provider share a runtime. */
-function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
+export function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
   const { plugins } = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
     'configModule',
   );
@@ -50,7 +45,7 @@ function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions
 }
 
 /** One row of Medusa's `query` by id, with its order's payment sessions of this provider (`sessionIds`). */
-async function withSessions<T>(
+export async function withSessions<T>(
   container: MedusaContainer,
   entity: 'order' | 'fulfillment',
   id: string,
@@ -141,70 +136,4 @@ export async function invoicePaymentsShipmentHandler({
   });
   if (!result)
     logger.log(`fulfillment ${fulfillmentId}: no paid invoice of this provider, no tracking code sent`);
-}
-
-/** One invoice of a Medusa order as the order page's widget shows it. */
-export interface MedusaOrderInvoiceView extends AdminInvoiceView {
-  pixImage: string | null;
-  refunds: RefundView[];
-  /** Tracking codes recorded for the invoice; `sent`: the service has it. */
-  tracking: Array<{ code: string; url: string | null; status: string; sentAt: string | null }>;
-  alerts: Array<{ kind: string; message: string; createdAt: string; acknowledged: boolean }>;
-}
-
-/** Alerts shown per invoice: the newest. */
-const ALERTS_SHOWN = 20;
-
-/** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
-export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const id = req.params.id ?? '';
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(id))
-    return res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
-  const order = await withSessions(req.scope, 'order', id, ['id']);
-  if (!order) return res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
-  const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
-  const records = order.sessionIds.length
-    ? await dataSource
-        .getRepository(InvoiceRecord)
-        .find({ where: { orderId: In(order.sessionIds) }, order: { createdAt: 'DESC' } })
-    : [];
-  const invoices = records.map(async (record): Promise<MedusaOrderInvoiceView> => {
-    const view = toView(record);
-    const [ledger, codes, alerts] = await Promise.all([
-      refunds.ledger(record),
-      tracking.listForOrder(record.orderId),
-      dataSource.getRepository(InvoicePaymentsAlertRecord).find({
-        where: { invoiceRecordId: record.id },
-        order: { createdAt: 'DESC' },
-        take: ALERTS_SHOWN,
-      }),
-    ]);
-    return {
-      ...view,
-      refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
-      pixImage: record.pixImage,
-      refunds: ledger.refunds.map(refundView),
-      tracking: codes
-        .filter((t) => t.invoiceRecordId === record.id)
-        .map(({ code, url, status, sentAt }) => ({
-          code,
-          url,
-          status,
-          sentAt: sentAt?.toISOString() ?? null,
-        })),
-      alerts: alerts.map(({ kind, message, createdAt, acknowledgedAt }) => ({
-        kind,
-        message,
-        createdAt: createdAt.toISOString(),
-        acknowledged: !!acknowledgedAt,
-      })),
-    };
-  });
-  res.json({ invoices: await Promise.all(invoices) });
-}
-
-/** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */
-export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const { settings } = await runtimeServices(pluginOptions(req.scope));
-  res.json({ settings: await settings.getMasked() });
 }

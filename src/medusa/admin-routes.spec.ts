@@ -1,0 +1,61 @@
+import { STATUS_TABLE } from '../core/status-table';
+import { BUILT_IN_DEFAULTS, maskSettings } from '../settings/settings.mapping';
+import { settingsFields, settingsWarnings } from './admin-routes';
+
+// What the Medusa admin's pages are told: how each status is marked (from the one status table), which setting
+// is missing, and where each setting is set.
+
+function masked(values: Partial<typeof BUILT_IN_DEFAULTS>) {
+  return maskSettings({
+    ...BUILT_IN_DEFAULTS,
+    ...values,
+    storeId: 'default',
+    overridden: [],
+    updatedAt: null,
+  });
+}
+
+it('the status table marks paid, waiting or partly refunded as open, refunded or failed as ended, overdue as expired', () => {
+  const tones = Object.fromEntries(Object.values(STATUS_TABLE).map((row) => [row.code, row.tone]));
+  expect(tones).toEqual({
+    1: 'open',
+    2: 'open',
+    3: 'open',
+    4: 'open',
+    5: 'paid',
+    6: 'ended',
+    7: 'open',
+    8: 'open',
+    9: 'ended',
+    10: 'open',
+    12: 'ended',
+    15: 'expired',
+    16: 'ended',
+  });
+});
+
+it('warns of the sandbox in production and of each missing token, naming the setting', () => {
+  expect(settingsWarnings(masked({ mode: 'sandbox' }), 'production')).toEqual([
+    { code: 'sandbox_in_production', setting: 'mode', severity: 'error' },
+    { code: 'access_token_missing', setting: 'accessToken', severity: 'error' },
+    { code: 'webhook_token_missing', setting: 'webhookToken', severity: 'warning' },
+  ]);
+});
+
+it('warns of nothing when the live service is set up with both tokens, nor of the sandbox outside production', () => {
+  const tokens = { accessToken: 'a'.repeat(20), webhookToken: 'merchant-secret' };
+  expect(settingsWarnings(masked({ mode: 'production', ...tokens }), 'production')).toEqual([]);
+  expect(settingsWarnings(masked({ mode: 'sandbox', ...tokens }), 'development')).toEqual([]);
+});
+
+it('labels each setting in both languages and names its option in medusa-config.ts', () => {
+  const fields = Object.fromEntries(settingsFields().map((f) => [f.name, f]));
+  expect(fields.webhookToken).toMatchObject({
+    kind: 'secret',
+    option: 'webhooks.merchantToken',
+    advanced: true,
+    label: { en: "Password of the service's notices", pt: 'Senha dos avisos do serviço' },
+  });
+  expect(fields.enabledMethods).toMatchObject({ option: 'checkout.methods', advanced: false });
+  expect(fields.wireProfile.option).toBeNull();
+});
