@@ -77,7 +77,7 @@ function Invoice({ invoice: i }: { invoice: InvoiceView }) {
       {i.card && (
         <Row label={t('card')} id="card">
           {cardText(i.card)}
-          {i.installments > 1 && ` · ${t('installments', { count: i.installments })}`}
+          {i.installments > 1 && ` · ${t('installments', { n: i.installments })}`}
         </Row>
       )}
       {i.pixPayload && (

@@ -26,8 +26,9 @@ function valueText(field: Field, value: unknown, { t }: Texts): string {
         ? (value as string[]).map((m) => t(`method.${m}`)).join(', ')
         : notSet;
     case 'int':
-      if (field.name === 'dueDays') return t('settings.days', { count: value });
-      if (field.name === 'maxInstallments') return t('settings.upTo', { count: value });
+      // Singular by hand: i18next finds no plural rule for Medusa's language codes (`ptBR` is not a locale tag).
+      if (field.name === 'dueDays') return value === 1 ? t('settings.day') : t('settings.days', { n: value });
+      if (field.name === 'maxInstallments') return t('settings.upTo', { n: value });
       return String(value);
     case 'ecommerce':
       return value ? t('settings.ecommerce', value as Record<string, unknown>) : notSet;
