@@ -56,12 +56,12 @@ function SettingRow({ field, view, texts }: { field: Field; view: View; texts: T
       <Text size="small" leading="compact" weight="plus">
         {tag.startsWith('pt') ? field.label.pt : field.label.en}
       </Text>
-      <div className="flex flex-col gap-y-1 break-words">
+      <div className="flex min-w-0 flex-col gap-y-1 break-words">
         <Text size="small" leading="compact" className={warned ? 'text-ui-fg-error' : 'text-ui-fg-subtle'}>
           {valueText(field, (view.settings as unknown as Record<string, unknown>)[field.name], texts)}
         </Text>
         {where && (
-          <Text size="xsmall" leading="compact" className="text-ui-fg-muted break-all">
+          <Text size="xsmall" leading="compact" className="text-ui-fg-muted break-words">
             {where}
           </Text>
         )}
@@ -86,6 +86,9 @@ export function InvoicePaymentsSettingsPage() {
   const texts = useTexts();
   const { t, tag } = texts;
   const [view, error] = useAdminJson<View>('/settings');
+  // The settings row also exists when nothing was saved in it (it holds the store's referrer namespace): its time
+  // is a change only when a setting is saved there.
+  const changedAt = view?.settings.overridden.length ? String(view.settings.updatedAt) : null;
   const rows = (advanced: boolean) =>
     view?.fields
       .filter((f) => f.advanced === advanced)
@@ -119,9 +122,7 @@ export function InvoicePaymentsSettingsPage() {
             {t('settings.updatedAt')}
           </Text>
           <Text size="small" leading="compact" className="text-ui-fg-subtle">
-            {view?.settings.updatedAt
-              ? dateTime(String(view.settings.updatedAt), tag)
-              : t('settings.neverChanged')}
+            {changedAt ? dateTime(changedAt, tag) : t('settings.neverChanged')}
           </Text>
         </div>
       </Container>

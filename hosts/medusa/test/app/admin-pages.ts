@@ -56,13 +56,16 @@ export async function orderWidget(page: Page, url: string, orderId: string, widt
   return widget;
 }
 
-/** Settings → Invoice payments at `width` px, once its rows show; a screenshot of the whole page. */
+/** Settings → Invoice payments at `width` px, once its rows show; a screenshot of all of it. */
 export async function settingsPage(page: Page, url: string, width: number, shot: string) {
   await page.setViewportSize({ width, height: 900 });
   await page.goto(`${url}/app/settings/invoice-payments`);
   const settings = page.getByTestId('invoice-payments-settings');
   await settings.getByTestId('invoice-payments-setting-mode').waitFor({ timeout: 60_000 });
-  await page.screenshot({ path: join(RESULTS, `${shot}-${width}.png`), fullPage: true });
+  // Medusa's admin scrolls inside its layout, not the page: a window as tall as the page shows all of it.
+  const bottom = await settings.evaluate((el) => el.getBoundingClientRect().top + el.scrollHeight + 24);
+  await page.setViewportSize({ width, height: Math.ceil(bottom) });
+  await page.screenshot({ path: join(RESULTS, `${shot}-${width}.png`) });
   return settings;
 }
 

@@ -15,10 +15,10 @@ import { MedusaStore } from './store';
 
 /*
  * The owner's screens in Medusa's admin, in Chromium at 1280 and 390 px, in English and in Portuguese (Medusa's
- * language setting): the order page's widget on a PIX awaiting payment, a paid and shipped PIX and a card refunded
- * in part, and Settings → Invoice payments. A real `medusa build` + `medusa start` app (medusa-config.ts: the plugin
- * and its provider, sandbox mode, no webhook password) on a fresh database, the package's sandbox as the service.
- * Screenshots in test-results/.
+ * language setting): the order page's widget on a PIX awaiting payment, an overdue bank slip, a paid and shipped
+ * PIX and a card refunded in part, and Settings → Invoice payments. A real `medusa build` + `medusa start` app
+ * (medusa-config.ts: the plugin and its provider, sandbox mode, no webhook password) on a fresh database, the
+ * package's sandbox as the service. Screenshots in test-results/.
  */
 let sandbox: SandboxServer;
 let app: MedusaApp;
@@ -26,7 +26,7 @@ let store: MedusaStore;
 let browser: Browser;
 let english: Page;
 let portuguese: Page;
-const orders = { pending: '', paid: '', card: '' };
+const orders = { pending: '', paid: '', card: '', overdue: '' };
 let dueDate = '';
 
 async function paymentStatus(orderId: string): Promise<string> {
@@ -61,6 +61,18 @@ beforeAll(async () => {
   const [pendingView] = (await store.call('GET', `/admin/invoice-payments/orders/${orders.pending}`))
     .invoices;
   expect(pendingView).toMatchObject({ statusCode: 1, statusTone: 'open', payBy: dueDate });
+
+  const overdue = await store.checkout({ method: 'billet' });
+  orders.overdue = overdue.order.id;
+  await sandbox.controls.overdue(overdue.session.data.gatewayId);
+  await until(
+    async () => {
+      const { invoices } = await store.call('GET', `/admin/invoice-payments/orders/${orders.overdue}`);
+      return invoices[0].statusCode === 15;
+    },
+    60_000,
+    'bank slip overdue',
+  );
 
   const paid = await store.checkout({ method: 'pix' });
   orders.paid = paid.order.id;
@@ -122,6 +134,26 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await expect(shown(widget.getByTestId('invoice-payments-due-date'))).resolves.toContain(written);
     await expect(shown(widget.getByTestId('invoice-payments-method'))).resolves.toBe('PIX');
     await expect(widget.getByTestId('invoice-payments-pix-qr').getAttribute('src')).resolves.toMatch(/^http/);
+  }, 120_000);
+
+  it('English: an overdue bank slip: "Overdue" in grey, with its due date and line', async () => {
+    const widget = await orderWidget(
+      english,
+      app.url,
+      orders.overdue,
+      width,
+      'medusa-widget-billet-overdue-en',
+    );
+    const status = widget.getByTestId('invoice-payments-status');
+    await expect(shown(status)).resolves.toBe('Overdue');
+    await expect(badgeColor(status)).resolves.toBe('neutral');
+    await expect(shown(widget.getByTestId('invoice-payments-method'))).resolves.toBe('Bank slip');
+    await expect(shown(widget.getByTestId('invoice-payments-due-date'))).resolves.toMatch(
+      /^Due date\s+\w{3} \d{1,2}, \d{4}$/,
+    );
+    await expect(shown(widget.getByTestId('invoice-payments-billet-line'))).resolves.toContain(
+      'Open the bank slip',
+    );
   }, 120_000);
 
   it('English: a paid, shipped PIX: "Paid" in green, amounts as Medusa shows the order total, the tracking code', async () => {
