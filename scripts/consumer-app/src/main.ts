@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       check(answer.status === 200, `/health up (HTTP ${answer.status})`);
       const scraped = await meters.scrape();
       for (const series of [
-        'invoice_payments_service_call_duration_count{invoice_payments_operation="createInvoice"',
+        'invoice_payments_service_call_duration_seconds_count{invoice_payments_operation="createInvoice"',
         'invoice_payments_status_changes_total{invoice_payments_source="webhook"',
         'invoice_payments_tracking_codes_total{invoice_payments_outcome="posted"',
         'invoice_payments_inbox_backlog',
