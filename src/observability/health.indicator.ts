@@ -113,7 +113,9 @@ export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
       within(readBacklog(this.dataSource)),
     ]);
     const baseUrl =
-      config.status === 'fulfilled' ? config.value.baseUrl.replace(/\/+$/, '') : (this.reading?.baseUrl ?? null);
+      config.status === 'fulfilled'
+        ? config.value.baseUrl.replace(/\/+$/, '')
+        : (this.reading?.baseUrl ?? null);
     this.reading = { baseUrl, backlog: backlog.status === 'fulfilled' ? backlog.value : null };
     if (baseUrl !== null) this.probeIfQuiet(baseUrl);
     if (this.closed) return;

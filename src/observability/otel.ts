@@ -34,7 +34,11 @@ const INSTRUMENTS = {
   alerts: ['invoice_payments.alerts', '{alert}', 'Alerts raised, by kind'],
   tracking: ['invoice_payments.tracking.codes', '{code}', 'Tracking codes posted or given up'],
   calls: ['invoice_payments.service.call.duration_seconds', 's', 'Calls to the payment service'],
-  portDelay: ['invoice_payments.payment.port_delay_seconds', 's', 'From a payment applied to the host port told'],
+  portDelay: [
+    'invoice_payments.payment.port_delay_seconds',
+    's',
+    'From a payment applied to the host port told',
+  ],
 } as const;
 
 /** Buckets of the durations, in seconds (the SDK's default ones suit milliseconds). */

@@ -16,7 +16,12 @@ const GAUGES: Array<[string, string, string, (backlog: Backlog) => number]> = [
   ['inbox.backlog', '{delivery}', 'Webhook deliveries waiting', (b) => b.inbox.count],
   ['inbox.oldest_age_seconds', 's', 'Age of the oldest delivery waiting', (b) => b.inbox.oldestAgeSeconds],
   ['tracking.outbox.pending', '{code}', 'Tracking codes waiting', (b) => b.tracking.count],
-  ['tracking.outbox.lag_seconds', 's', 'Age of the oldest tracking code waiting', (b) => b.tracking.oldestAgeSeconds],
+  [
+    'tracking.outbox.lag_seconds',
+    's',
+    'Age of the oldest tracking code waiting',
+    (b) => b.tracking.oldestAgeSeconds,
+  ],
   ['port.pending', '{change}', 'Status changes the host was not told yet', (b) => b.port.count],
   ['port.oldest_age_seconds', 's', 'Age of the oldest change not told yet', (b) => b.port.oldestAgeSeconds],
   ['dead_letters', '{row}', 'Rows given up, by queue', () => 0], // observed per queue below

@@ -74,7 +74,8 @@ async function timeToDown(stack: Stack, fault: () => void, deadlineMs: number) {
   let last = await stack.health();
   while (last.status !== 503) {
     times.push(last.ms);
-    if (Date.now() - started > deadlineMs) throw new Error(`/health still ${last.status} after ${deadlineMs} ms`);
+    if (Date.now() - started > deadlineMs)
+      throw new Error(`/health still ${last.status} after ${deadlineMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
     last = await stack.health();
   }
