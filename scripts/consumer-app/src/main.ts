@@ -123,6 +123,10 @@ async function main(): Promise<void> {
       ]) {
         check(scraped.includes(series), `the scrape has ${series}`);
       }
+      await waitFor(
+        () => meters.childOfServerSpan('invoice_payments webhook.receive'),
+        "the module's webhook span exported as a child of the HTTP server span",
+      );
       console.log("signals: /health up, the module's series on the Prometheus scrape");
     }
   } finally {
@@ -139,7 +143,12 @@ async function main(): Promise<void> {
 /** What `signals.ts` exports: the file the consumer test adds only on the stack with the optional peers. */
 interface Signals {
   HealthModule: Type<unknown>;
-  startMetrics(): Promise<{ scrape(): Promise<string>; stop(): Promise<void> }>;
+  /** The SDK preloaded by otel.cjs / otel.mjs (docs/observability.md), read back. */
+  startMetrics(): Promise<{
+    scrape(): Promise<string>;
+    childOfServerSpan(name: string): boolean;
+    stop(): Promise<void>;
+  }>;
 }
 
 async function loadSignals(): Promise<Signals> {
