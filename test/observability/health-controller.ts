@@ -10,18 +10,21 @@ export class HealthController {
     private readonly payments: InvoicePaymentsHealthIndicator,
   ) {}
 
+  /** Liveness: the process answers. Nothing of the service: restarting the pod cures none of its faults. */
   @Get('live')
   @HealthCheck()
   live() {
     return this.health.check([]);
   }
 
+  /** Readiness: this instance can take work (its database answers). */
   @Get('ready')
   @HealthCheck()
   ready() {
     return this.health.check([() => this.payments.isReady('invoice_payments')]);
   }
 
+  /** Everything, for monitoring: the service, the credential, the queues. Not a Kubernetes probe. */
   @Get()
   @HealthCheck()
   check() {

@@ -50,18 +50,22 @@ const SERVER = 2; // OTLP's SPAN_KIND_SERVER
 /** What the preloaded SDK gives: the Prometheus scrape, the spans exported, and its end. */
 export async function startMetrics() {
   const sdkRegistered = typeof (metrics.getMeterProvider() as { shutdown?: unknown }).shutdown === 'function';
-  if (!sdkRegistered) throw new Error('no OpenTelemetry SDK: start node with --require otel.cjs / --import otel.mjs');
+  if (!sdkRegistered)
+    throw new Error('no OpenTelemetry SDK: start node with --require otel.cjs / --import otel.mjs');
   const spans: Span[] = [];
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Export;
-      for (const r of body.resourceSpans ?? []) for (const s of r.scopeSpans ?? []) spans.push(...(s.spans ?? []));
+      for (const r of body.resourceSpans ?? [])
+        for (const s of r.scopeSpans ?? []) spans.push(...(s.spans ?? []));
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  const endpoint = new URL(process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? 'http://127.0.0.1:4318/v1/traces');
+  const endpoint = new URL(
+    process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? 'http://127.0.0.1:4318/v1/traces',
+  );
   await new Promise<void>((resolve) => receiver.listen(Number(endpoint.port), '127.0.0.1', resolve));
   const port = process.env.OTEL_EXPORTER_PROMETHEUS_PORT ?? '9464';
   return {
@@ -69,7 +73,9 @@ export async function startMetrics() {
     /** Whether a span named `name` was exported as the child of an HTTP server span (the instrumentation's). */
     childOfServerSpan(name: string): boolean {
       const servers = new Set(spans.filter((s) => s.kind === SERVER).map((s) => s.spanId));
-      return spans.some((s) => s.name === name && s.parentSpanId !== undefined && servers.has(s.parentSpanId));
+      return spans.some(
+        (s) => s.name === name && s.parentSpanId !== undefined && servers.has(s.parentSpanId),
+      );
     },
     stop: async () => {
       // The SDK's providers: their exporters flush and close (a store's process just ends on SIGTERM).
