@@ -107,20 +107,28 @@ export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
 
   /** One background round: the address and the queues (each bounded), then a probe if the service was quiet. */
   private async check(): Promise<void> {
-    const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
-    const [config, backlog] = await Promise.allSettled([
-      within(this.settings.gatewayConfig()),
-      within(readBacklog(this.dataSource)),
-    ]);
-    const baseUrl =
-      config.status === 'fulfilled'
-        ? config.value.baseUrl.replace(/\/+$/, '')
-        : (this.reading?.baseUrl ?? null);
-    this.reading = { baseUrl, backlog: backlog.status === 'fulfilled' ? backlog.value : null };
-    if (baseUrl !== null) this.probeIfQuiet(baseUrl);
-    if (this.closed) return;
-    this.timer = setTimeout(() => void this.check(), this.options.checkIntervalMs);
-    this.timer.unref();
+    try {
+      const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
+      const [config, backlog] = await Promise.allSettled([
+        within(this.settings.gatewayConfig()),
+        within(readBacklog(this.dataSource)),
+      ]);
+      const baseUrl =
+        config.status === 'fulfilled'
+          ? config.value.baseUrl.replace(/\/+$/, '')
+          : (this.reading?.baseUrl ?? null);
+      this.reading = { baseUrl, backlog: backlog.status === 'fulfilled' ? backlog.value : null };
+      if (baseUrl !== null) this.probeIfQuiet(baseUrl);
+    } catch {
+      // A round that failed as a whole read nothing: reported as the database not answering.
+      this.reading = { baseUrl: this.reading?.baseUrl ?? null, backlog: null };
+    } finally {
+      // Whatever failed in this round, the next one comes.
+      if (!this.closed) {
+        this.timer = setTimeout(() => void this.check(), this.options.checkIntervalMs);
+        this.timer.unref();
+      }
+    }
   }
 
   /** The newest word on the service at `baseUrl`: the module's latest call to it, or the latest probe's end. */
