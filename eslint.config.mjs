@@ -54,6 +54,12 @@ export default tseslint.config(
     },
   },
   {
+    // The OpenTelemetry SDK set-up of docs/observability.md, preloaded by node before the app (CommonJS).
+    files: ['scripts/consumer-app/signals/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['scripts/**/*.js', 'bench/**/*.js'],
     languageOptions: {
       globals: { require: 'readonly', process: 'readonly', console: 'readonly', __dirname: 'readonly' },

@@ -61,7 +61,7 @@ SQLITE_OF_LATEST_TYPEORM=$(npm view typeorm@latest peerDependencies.better-sqlit
 [[ -n "$SQLITE_OF_LATEST_TYPEORM" ]] || { echo "npm view typeorm@latest gave no better-sqlite3 peer range"; exit 1; }
 
 # The host's own observability stack (docs/observability.md), installed on `latest` only.
-SIGNAL_PACKAGES="@nestjs/terminus @opentelemetry/api @opentelemetry/sdk-metrics @opentelemetry/exporter-prometheus"
+SIGNAL_PACKAGES="@nestjs/terminus @opentelemetry/api @opentelemetry/sdk-node @opentelemetry/exporter-prometheus @opentelemetry/instrumentation-http"
 
 # What a store types for a stack: README step 1 for that line (`readme=`, checked against the README by
 # test/docs/quick-start.spec.ts; the tarball stands for the package's name) and what the app itself has (its Nest
@@ -136,12 +136,26 @@ fresh_database() {
   echo "$PG_SERVER/$name"
 }
 
+# A loopback port free now (the kernel's pick, released at once).
+free_port() {
+  node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })"
+}
+
 # Runs the host app once; it must pass and then exit by itself.
 run_host() {
   local entry=$1 database=$2 options=$3 url=
   [[ $database == postgres ]] && url=$(fresh_database "$stack")
+  # With the signals, the docs' SDK snippet is loaded first (--require for CommonJS, --import for an ES module), its
+  # Prometheus exporter and its OTLP span export on free loopback ports.
+  local preload=()
+  if [[ $SIGNALS == 1 ]]; then
+    if [[ $entry == */esm/* ]]; then preload=(--import "$APP/otel.mjs"); else preload=(--require "$APP/otel.cjs"); fi
+    export OTEL_EXPORTER_PROMETHEUS_HOST=127.0.0.1 OTEL_EXPORTER_PROMETHEUS_PORT=$(free_port)
+    export OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http://127.0.0.1:$(free_port)/v1/traces"
+    export OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/json OTEL_BSP_SCHEDULE_DELAY=200 OTEL_SERVICE_NAME=consumer-host-app
+  fi
   set +e
-  CONSUMER_DATABASE=$database CONSUMER_OPTIONS=$options CONSUMER_SIGNALS=$SIGNALS DATABASE_URL=$url timeout 90 node "$entry"
+  CONSUMER_DATABASE=$database CONSUMER_OPTIONS=$options CONSUMER_SIGNALS=$SIGNALS DATABASE_URL=$url timeout 90 node "${preload[@]}" "$entry"
   local status=$?
   set -e
   if [[ $status == 124 ]]; then
@@ -160,6 +174,7 @@ for stack in "${STACKS[@]}"; do
   if [[ $stack == latest ]]; then
     SIGNALS=1
     cp scripts/consumer-app/signals/signals.ts "$APP/src/"
+    cp scripts/consumer-app/signals/otel.cjs scripts/consumer-app/signals/otel.mjs "$APP/"
   fi
   host_package_json "$stack" >"$APP/package.json"
 

@@ -23,12 +23,9 @@ import {
   StaticSections,
 } from './options/resolve';
 import { resolveWebhooksOptions } from './options/webhooks.options';
-import {
-  HEALTH_OPTIONS,
-  InvoicePaymentsHealthIndicator,
-  resolveHealthOptions,
-  SignalsService,
-} from './observability/health.indicator';
+import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
+import { HEALTH_OPTIONS, resolveHealthOptions } from './observability/health.options';
+import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { resolveRefundsOptions } from './options/refunds.options';

@@ -1,5 +1,6 @@
 import type * as Otel from '@opentelemetry/api';
 import type { ReconciliationRound } from '../reconciliation/open-invoices.reconciler';
+import { KNOWN_ATTRIBUTES } from './known-attributes';
 
 /*
  * The module's metrics and spans, through `@opentelemetry/api` only: an optional peer, so it is loaded here with a
@@ -19,7 +20,11 @@ const api = ((): Api | null => {
 })();
 const SCOPE = 'nestjs-invoice-payments';
 
-/** The counters and histograms: name, unit, description (Prometheus' HELP). */
+/**
+ * The counters and histograms: name, unit, description (Prometheus' HELP). A duration's name ends `_seconds`, as
+ * OpenTelemetry's Prometheus conventions write it, so that every exporter shows the same name (those that add the
+ * unit's suffix do not add it twice).
+ */
 const INSTRUMENTS = {
   deliveries: ['invoice_payments.webhook.deliveries', '{delivery}', 'Webhook deliveries by outcome'],
   changes: ['invoice_payments.status.changes', '{change}', 'Status changes told to the host, by source'],
@@ -28,15 +33,19 @@ const INSTRUMENTS = {
   refunds: ['invoice_payments.refunds', '{refund}', 'Refunds by outcome'],
   alerts: ['invoice_payments.alerts', '{alert}', 'Alerts raised, by kind'],
   tracking: ['invoice_payments.tracking.codes', '{code}', 'Tracking codes posted or given up'],
-  calls: ['invoice_payments.service.call.duration', 's', 'Calls to the payment service'],
-  portDelay: ['invoice_payments.payment.port_delay', 's', 'From a payment applied to the host port told'],
+  calls: ['invoice_payments.service.call.duration_seconds', 's', 'Calls to the payment service'],
+  portDelay: [
+    'invoice_payments.payment.port_delay_seconds',
+    's',
+    'From a payment applied to the host port told',
+  ],
 } as const;
 
 /** Buckets of the durations, in seconds (the SDK's default ones suit milliseconds). */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 
 type Name = keyof typeof INSTRUMENTS;
-type CounterName = Exclude<Name, 'calls' | 'portDelay'>;
+export type CounterName = Exclude<Name, 'calls' | 'portDelay'>;
 type Attributes = Record<string, string | number>;
 
 let instruments: { provider: unknown; of: Record<Name, Otel.Counter & Otel.Histogram> } | null = null;
@@ -46,8 +55,11 @@ export function meter(): Otel.Meter | null {
   return api ? api.metrics.getMeter(SCOPE) : null;
 }
 
-/** The instruments, made again when the host registers (or replaces) its meter provider: meters are not proxies. */
-function current(): Record<Name, Otel.Counter & Otel.Histogram> | null {
+/**
+ * The instruments, made again when the host registers (or replaces) its meter provider: meters are not proxies.
+ * Each counter starts at 0 for every attribute set it knows, so that a rate or `increase()` sees its first event.
+ */
+export function current(): Record<Name, Otel.Counter & Otel.Histogram> | null {
   if (!api) return null;
   const provider = api.metrics.getMeterProvider();
   if (instruments?.provider === provider) return instruments.of;
@@ -61,6 +73,9 @@ function current(): Record<Name, Otel.Counter & Otel.Histogram> | null {
     ]),
   ) as Record<Name, Otel.Counter & Otel.Histogram>;
   instruments = { provider, of };
+  for (const [name, sets] of Object.entries(KNOWN_ATTRIBUTES)) {
+    for (const attributes of sets) of[name as CounterName].add(0, attributes);
+  }
   return of;
 }
 

@@ -3,7 +3,7 @@ import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } 
 import type { CheckoutOptions } from './checkout.options';
 import type { OrderPaymentPort } from '../core/ports';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
-import type { HealthOptions } from '../observability/health.indicator';
+import type { HealthOptions } from '../observability/health.options';
 import type { OpenReconciliationOptions } from './reconciliation.options';
 import type { RefundsOptions } from './refunds.options';
 import type { InvoicePaymentsAdminOptions } from './admin.options';

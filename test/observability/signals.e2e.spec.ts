@@ -85,7 +85,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
         },
         shipping: { pollIntervalMs: 50, maxAttempts: 2, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
         reconciliation: { intervalMs: 0 },
-        health: { probeIntervalMs: 1000, maxInboxAgeMs: 2000 },
+        health: { checkIntervalMs: 100, probeIntervalMs: 1000, maxInboxAgeMs: 2000 },
       },
       [OpsModule],
     );
@@ -163,7 +163,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     await waitFor(async () => (await inbox.countBy({ state: 'pending' })) === 0, 10_000, 'the inbox drained');
 
     const text = await scrape();
-    const calls = 'invoice_payments_service_call_duration_count';
+    const calls = 'invoice_payments_service_call_duration_seconds_count';
     expect(
       value(text, calls, { invoice_payments_operation: 'createInvoice', invoice_payments_outcome: 'ok' }),
     ).toBe(2);
@@ -177,7 +177,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
       1,
     );
     // Buckets in seconds, not the SDK's default (milliseconds) ones.
-    expect(text).toMatch(/invoice_payments_service_call_duration_bucket\{[^}]*le="0.05"/);
+    expect(text).toMatch(/invoice_payments_service_call_duration_seconds_bucket\{[^}]*le="0.05"/);
     const deliveries = 'invoice_payments_webhook_deliveries_total';
     expect(value(text, deliveries, { invoice_payments_outcome: 'accepted' })).toBeGreaterThanOrEqual(2);
     expect(value(text, deliveries, { invoice_payments_outcome: 'forged' })).toBe(1);
@@ -188,7 +188,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     expect(
       value(text, changes, { invoice_payments_source: 'checkout', invoice_payments_status: 'pending' }),
     ).toBe(2);
-    expect(value(text, 'invoice_payments_payment_port_delay_count')).toBe(2);
+    expect(value(text, 'invoice_payments_payment_port_delay_seconds_count')).toBe(2);
     expect(value(text, 'invoice_payments_tracking_codes_total', { invoice_payments_outcome: 'posted' })).toBe(
       1,
     );
@@ -244,22 +244,10 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     }
   });
 
-  it('/health goes down when the service stops answering and when the inbox backs up, and up again after', async () => {
+  // The service's own faults are health.e2e.spec.ts' (over a hanging server, with timings).
+  it('/health goes down when the inbox backs up, and up again after', async () => {
     // The faults of the test above were the latest calls: up once a probe (or a call) answers.
     await waitFor(async () => (await health()).status === 200, 10_000, '/health up');
-
-    sandbox.controls.addFault({ dropConnection: true });
-    const stopped = Date.now();
-    await waitFor(async () => (await health()).status === 503, 60_000, '/health down');
-    expect(Date.now() - stopped).toBeLessThan(60_000);
-    const down = await health();
-    expect(down.body.error.invoice_payments).toMatchObject({
-      status: 'down',
-      service: { reachable: false },
-      problems: ['service: not answering'],
-    });
-    sandbox.controls.clearFaults();
-    await waitFor(async () => (await health()).status === 200, 60_000, '/health up');
 
     // The lookups are refused (rate limited: the service answers), so deliveries wait in the inbox.
     sandbox.controls.addFault({ method: 'GET', path: '/invoices*', status: 429, retryAfterSeconds: 1 });

@@ -1,4 +1,4 @@
-import { resolveHealthOptions } from '../../src/observability/health.indicator';
+import { resolveHealthOptions } from '../../src/observability/health.options';
 import { count, lastCallTo, observeServiceCall, traced } from '../../src/observability/otel';
 
 // The host did not install the optional peer: requiring it fails, as it does in a store without it.
@@ -26,7 +26,9 @@ describe('signals without @opentelemetry/api installed', () => {
 describe('health options', () => {
   it('fills in the defaults and refuses a bad value, naming it', () => {
     expect(resolveHealthOptions()).toEqual({
-      probeIntervalMs: 30_000,
+      checkIntervalMs: 5_000,
+      probeIntervalMs: 15_000,
+      probeTimeoutMs: 10_000,
       maxInboxBacklog: 1000,
       maxInboxAgeMs: 600_000,
       maxDeadLetters: null,
@@ -35,6 +37,7 @@ describe('health options', () => {
     });
     expect(resolveHealthOptions({ maxDeadLetters: 0 }).maxDeadLetters).toBe(0);
     expect(() => resolveHealthOptions({ probeIntervalMs: 0 })).toThrow('health.probeIntervalMs');
+    expect(() => resolveHealthOptions({ probeTimeoutMs: 5 })).toThrow('health.probeTimeoutMs');
     expect(() => resolveHealthOptions({ maxDeadLetters: -1 })).toThrow('health.maxDeadLetters');
   });
 });

@@ -116,13 +116,17 @@ async function main(): Promise<void> {
       check(answer.status === 200, `/health up (HTTP ${answer.status})`);
       const scraped = await meters.scrape();
       for (const series of [
-        'invoice_payments_service_call_duration_count{invoice_payments_operation="createInvoice"',
+        'invoice_payments_service_call_duration_seconds_count{invoice_payments_operation="createInvoice"',
         'invoice_payments_status_changes_total{invoice_payments_source="webhook"',
         'invoice_payments_tracking_codes_total{invoice_payments_outcome="posted"',
         'invoice_payments_inbox_backlog',
       ]) {
         check(scraped.includes(series), `the scrape has ${series}`);
       }
+      await waitFor(
+        () => meters.childOfServerSpan('invoice_payments webhook.receive'),
+        "the module's webhook span exported as a child of the HTTP server span",
+      );
       console.log("signals: /health up, the module's series on the Prometheus scrape");
     }
   } finally {
@@ -139,7 +143,12 @@ async function main(): Promise<void> {
 /** What `signals.ts` exports: the file the consumer test adds only on the stack with the optional peers. */
 interface Signals {
   HealthModule: Type<unknown>;
-  startMetrics(): Promise<{ scrape(): Promise<string>; stop(): Promise<void> }>;
+  /** The SDK preloaded by otel.cjs / otel.mjs (docs/observability.md), read back. */
+  startMetrics(): Promise<{
+    scrape(): Promise<string>;
+    childOfServerSpan(name: string): boolean;
+    stop(): Promise<void>;
+  }>;
 }
 
 async function loadSignals(): Promise<Signals> {
