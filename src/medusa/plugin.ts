@@ -1,8 +1,4 @@
-import { In } from 'typeorm';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { refundView, type RefundView } from '../refunds/refund.entity';
-import { toView, type AdminInvoiceView } from '../settings/admin-invoices.service';
-import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
+import { orderInvoiceViews, type OrderInvoiceView } from '../settings/order-invoices.view';
 import { OrderNotPaidError } from '../shipping/errors';
 import type { RecordShipmentResult } from '../shipping/types';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
@@ -144,16 +140,7 @@ export async function invoicePaymentsShipmentHandler({
 }
 
 /** One invoice of a Medusa order as the order page's widget shows it. */
-export interface MedusaOrderInvoiceView extends AdminInvoiceView {
-  pixImage: string | null;
-  refunds: RefundView[];
-  /** Tracking codes recorded for the invoice; `sent`: the service has it. */
-  tracking: Array<{ code: string; url: string | null; status: string; sentAt: string | null }>;
-  alerts: Array<{ kind: string; message: string; createdAt: string; acknowledged: boolean }>;
-}
-
-/** Alerts shown per invoice: the newest. */
-const ALERTS_SHOWN = 20;
+export type MedusaOrderInvoiceView = OrderInvoiceView;
 
 /** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
 export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
@@ -162,45 +149,8 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     return res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
   const order = await withSessions(req.scope, 'order', id, ['id']);
   if (!order) return res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
-  const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
-  const records = order.sessionIds.length
-    ? await dataSource
-        .getRepository(InvoiceRecord)
-        .find({ where: { orderId: In(order.sessionIds) }, order: { createdAt: 'DESC' } })
-    : [];
-  const invoices = records.map(async (record): Promise<MedusaOrderInvoiceView> => {
-    const view = toView(record);
-    const [ledger, codes, alerts] = await Promise.all([
-      refunds.ledger(record),
-      tracking.listForOrder(record.orderId),
-      dataSource.getRepository(InvoicePaymentsAlertRecord).find({
-        where: { invoiceRecordId: record.id },
-        order: { createdAt: 'DESC' },
-        take: ALERTS_SHOWN,
-      }),
-    ]);
-    return {
-      ...view,
-      refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
-      pixImage: record.pixImage,
-      refunds: ledger.refunds.map(refundView),
-      tracking: codes
-        .filter((t) => t.invoiceRecordId === record.id)
-        .map(({ code, url, status, sentAt }) => ({
-          code,
-          url,
-          status,
-          sentAt: sentAt?.toISOString() ?? null,
-        })),
-      alerts: alerts.map(({ kind, message, createdAt, acknowledgedAt }) => ({
-        kind,
-        message,
-        createdAt: createdAt.toISOString(),
-        acknowledged: !!acknowledgedAt,
-      })),
-    };
-  });
-  res.json({ invoices: await Promise.all(invoices) });
+  const services = await runtimeServices(pluginOptions(req.scope));
+  res.json({ invoices: await orderInvoiceViews(services, order.sessionIds) });
 }
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked. */

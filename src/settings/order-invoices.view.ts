@@ -1,0 +1,93 @@
+import { DataSource, In } from 'typeorm';
+import { statusRow } from '../core/status-table';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { refundView, type RefundView } from '../refunds/refund.entity';
+import type { RefundService } from '../refunds/refund.service';
+import type { TrackingService } from '../shipping/tracking.service';
+import { toView, type AdminInvoiceView } from './admin-invoices.service';
+import { InvoicePaymentsAlertRecord } from './alert.entity';
+
+/**
+ * How an admin screen colours an invoice's status, from the status table's order status: `paid` (green),
+ * `pending` (orange: awaiting, authorized, partially refunded, contested), `closed` (red: refunded, canceled,
+ * denied, error), `expired` (grey: overdue, payable again only once its due date moves), `unknown` (no status yet).
+ */
+export type InvoiceStatusTone = 'paid' | 'pending' | 'closed' | 'expired' | 'unknown';
+
+/** One invoice of an order as the hosts' order pages show it (Medusa's widget, Vendure's dashboard block). */
+export interface OrderInvoiceView extends AdminInvoiceView {
+  statusTone: InvoiceStatusTone;
+  pixImage: string | null;
+  refunds: RefundView[];
+  /** Tracking codes recorded for the invoice; `sent`: the service has it. */
+  tracking: Array<{ code: string; url: string | null; status: string; sentAt: string | null }>;
+  alerts: Array<{ kind: string; message: string; createdAt: string; acknowledged: boolean }>;
+}
+
+/** What {@link orderInvoiceViews} reads through: the module's own services and connection. */
+export interface OrderInvoiceSources {
+  dataSource: DataSource;
+  refunds: Pick<RefundService, 'ledger'>;
+  tracking: Pick<TrackingService, 'listForOrder'>;
+}
+
+/** Alerts shown per invoice: the newest. */
+const ALERTS_SHOWN = 20;
+
+/** The tone of a status code, read from the status table (see {@link InvoiceStatusTone}). */
+export function statusTone(code: number | null): InvoiceStatusTone {
+  const row = statusRow(code);
+  if (!row) return 'unknown';
+  // Overdue is the one code whose session asks for more of the customer: the invoice waits on a new due date.
+  if (row.session === 'requires_more') return 'expired';
+  if (row.order === 'captured') return 'paid';
+  if (row.order === 'refunded' || row.releasesOrder) return 'closed';
+  return 'pending';
+}
+
+/** The invoices of the host's order ids (a Vendure order's id, a Medusa order's payment sessions), newest first. */
+export async function orderInvoiceViews(
+  sources: OrderInvoiceSources,
+  orderIds: string[],
+): Promise<OrderInvoiceView[]> {
+  const { dataSource, refunds, tracking } = sources;
+  const records = orderIds.length
+    ? await dataSource
+        .getRepository(InvoiceRecord)
+        .find({ where: { orderId: In(orderIds) }, order: { createdAt: 'DESC' } })
+    : [];
+  const views = records.map(async (record): Promise<OrderInvoiceView> => {
+    const view = toView(record);
+    const [ledger, codes, alerts] = await Promise.all([
+      refunds.ledger(record),
+      tracking.listForOrder(record.orderId),
+      dataSource.getRepository(InvoicePaymentsAlertRecord).find({
+        where: { invoiceRecordId: record.id },
+        order: { createdAt: 'DESC' },
+        take: ALERTS_SHOWN,
+      }),
+    ]);
+    return {
+      ...view,
+      statusTone: statusTone(view.statusCode),
+      refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
+      pixImage: record.pixImage,
+      refunds: ledger.refunds.map(refundView),
+      tracking: codes
+        .filter((t) => t.invoiceRecordId === record.id)
+        .map(({ code, url, status, sentAt }) => ({
+          code,
+          url,
+          status,
+          sentAt: sentAt?.toISOString() ?? null,
+        })),
+      alerts: alerts.map(({ kind, message, createdAt, acknowledgedAt }) => ({
+        kind,
+        message,
+        createdAt: createdAt.toISOString(),
+        acknowledged: !!acknowledgedAt,
+      })),
+    };
+  });
+  return Promise.all(views);
+}
