@@ -60,6 +60,8 @@ export const adminApiSchema = parse(`
     statusName: String
     "paid, pending, closed, expired or unknown: how the status is coloured."
     statusTone: String!
+    "The order's payment status the invoice's status means (awaiting: still to be paid, by its due date)."
+    orderPaymentStatus: String
     currencyCode: String!
     amount: Money!
     paid: Money

@@ -30,6 +30,8 @@ export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptio
   shopApiExtensions: { schema: shopApiSchema, resolvers: [InvoicePaymentShopResolver] },
   adminApiExtensions: { schema: adminApiSchema, resolvers: [InvoicePaymentAdminResolver] },
   configuration: (config) => InvoicePaymentsPlugin.configure(config),
+  // The order page's block in Vendure's React dashboard: its source ships beside this file, the store's build compiles it.
+  dashboard: './dashboard/index.tsx',
   compatibility: '^3.0.0',
 })
 export class InvoicePaymentsPlugin {
