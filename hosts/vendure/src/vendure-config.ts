@@ -15,7 +15,8 @@ export const config: VendureConfig = {
     superadminCredentials: { identifier: 'superadmin', password: 'superadmin' },
     cookieOptions: { secret: process.env.COOKIE_SECRET ?? 'host-test-cookie-secret' },
   },
-  dbConnectionOptions: { type: 'better-sqlite3', database: ':memory:', synchronize: true },
+  // The test runs it on @vendure/testing's SQLite (sql.js); a store has its own database here.
+  dbConnectionOptions: { type: 'sqljs', synchronize: true },
   paymentOptions: { paymentMethodHandlers: [] },
   plugins: [
     InvoicePaymentsPlugin.init({
