@@ -10,7 +10,7 @@ jest.setTimeout(120_000);
 const INVOICES = gqlWith(`
   query ($orderId: ID!) {
     invoicePaymentsForOrder(orderId: $orderId) {
-      id method invoiceNumber statusCode statusName statusTone currencyCode
+      id method invoiceNumber statusCode statusName statusTone orderPaymentStatus currencyCode
       amount paid refunded refundable dueDate installments
       card { brand last4 }
       pixPayload pixImage billetLine billetUrl createdAt
@@ -50,6 +50,7 @@ describeEachDatabase('InvoicePaymentsPlugin: the Admin API order query', (kind) 
       statusCode: 1,
       statusName: 'Awaiting payment',
       statusTone: 'pending',
+      orderPaymentStatus: 'awaiting',
       currencyCode: 'BRL',
       amount: 13480,
       refunded: 0,
@@ -64,7 +65,13 @@ describeEachDatabase('InvoicePaymentsPlugin: the Admin API order query', (kind) 
     await env.sandbox.controls.pay(session.invoiceId!);
     await settled(cart.id);
     const [paid] = await invoicesOf(cart.id);
-    expect(paid).toMatchObject({ statusCode: 5, statusTone: 'paid', paid: 13480, refundable: 13480 });
+    expect(paid).toMatchObject({
+      statusCode: 5,
+      statusTone: 'paid',
+      orderPaymentStatus: 'captured',
+      paid: 13480,
+      refundable: 13480,
+    });
   });
 
   it('a card invoice partly refunded: brand and last 4, the refund, what is still refundable', async () => {
