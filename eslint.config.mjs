@@ -5,7 +5,15 @@ import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '**/.medusa/**', 'eslint.config.mjs'],
+    ignores: [
+      'dist/**',
+      'hosts/*/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.data/**',
+      '**/.medusa/**',
+      'eslint.config.mjs',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,11 +1,5 @@
-import { In } from 'typeorm';
 import { SETTING_LIST, type AdminText, type SettingName } from '../core/settings.schema';
-import { statusRow, type StatusTone } from '../core/status-table';
-import { DUE_DATE_CHANGE_CODES } from '../gateway/status';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { refundView, type RefundView } from '../refunds/refund.entity';
-import { toView, type AdminInvoiceView } from '../settings/admin-invoices.service';
-import { InvoicePaymentsAlertRecord } from '../settings/alert.entity';
+import { orderInvoiceViews, type OrderInvoiceView } from '../settings/order-invoices.view';
 import type { MaskedSettings } from '../settings/settings.mapping';
 import { pluginOptions, withSessions, type MedusaRequest, type MedusaResponse } from './plugin';
 import { runtimeServices } from './runtime';
@@ -14,21 +8,8 @@ import { runtimeServices } from './runtime';
 // and the Settings → Invoice payments page read. Which status code means what comes from here (the module's status
 // table); the admin only words it.
 
-/** One invoice of a Medusa order as the order page's widget shows it. */
-export interface MedusaOrderInvoiceView extends AdminInvoiceView {
-  /** How the owner's screen marks the status (the status table's `tone`); `null` for a code the spec does not list. */
-  statusTone: StatusTone | null;
-  /** The due date (`YYYY-MM-DD`) while the invoice waits on the customer's payment (awaiting or overdue), else `null`. */
-  payBy: string | null;
-  pixImage: string | null;
-  refunds: RefundView[];
-  /** Tracking codes recorded for the invoice; `sent`: the service has it. */
-  tracking: Array<{ code: string; url: string | null; status: string; sentAt: string | null }>;
-  alerts: Array<{ kind: string; message: string; createdAt: string; acknowledged: boolean }>;
-}
-
-/** Alerts shown per invoice: the newest. */
-const ALERTS_SHOWN = 20;
+/** One invoice of a Medusa order as the order page's widget shows it (the view Vendure's dashboard reads too). */
+export type MedusaOrderInvoiceView = OrderInvoiceView;
 
 /** `GET /admin/invoice-payments/orders/:id`: the invoices of a Medusa order's sessions, newest first (the widget). */
 export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse): Promise<void> {
@@ -37,48 +18,8 @@ export async function getOrderInvoices(req: MedusaRequest, res: MedusaResponse):
     return res.status(400).json({ type: 'invalid_data', message: 'id: must be a Medusa order id' });
   const order = await withSessions(req.scope, 'order', id, ['id']);
   if (!order) return res.status(404).json({ type: 'not_found', message: `order ${id} not found` });
-  const { dataSource, refunds, tracking } = await runtimeServices(pluginOptions(req.scope));
-  const records = order.sessionIds.length
-    ? await dataSource
-        .getRepository(InvoiceRecord)
-        .find({ where: { orderId: In(order.sessionIds) }, order: { createdAt: 'DESC' } })
-    : [];
-  const invoices = records.map(async (record): Promise<MedusaOrderInvoiceView> => {
-    const view = toView(record);
-    const [ledger, codes, alerts] = await Promise.all([
-      refunds.ledger(record),
-      tracking.listForOrder(record.orderId),
-      dataSource.getRepository(InvoicePaymentsAlertRecord).find({
-        where: { invoiceRecordId: record.id },
-        order: { createdAt: 'DESC' },
-        take: ALERTS_SHOWN,
-      }),
-    ]);
-    const waitsOnPayment = record.statusCode !== null && DUE_DATE_CHANGE_CODES.includes(record.statusCode);
-    return {
-      ...view,
-      statusTone: statusRow(record.statusCode)?.tone ?? null,
-      payBy: waitsOnPayment ? record.dueDate : null,
-      refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
-      pixImage: record.pixImage,
-      refunds: ledger.refunds.map(refundView),
-      tracking: codes
-        .filter((t) => t.invoiceRecordId === record.id)
-        .map(({ code, url, status, sentAt }) => ({
-          code,
-          url,
-          status,
-          sentAt: sentAt?.toISOString() ?? null,
-        })),
-      alerts: alerts.map(({ kind, message, createdAt, acknowledgedAt }) => ({
-        kind,
-        message,
-        createdAt: createdAt.toISOString(),
-        acknowledged: !!acknowledgedAt,
-      })),
-    };
-  });
-  res.json({ invoices: await Promise.all(invoices) });
+  const services = await runtimeServices(pluginOptions(req.scope));
+  res.json({ invoices: await orderInvoiceViews(services, order.sessionIds) });
 }
 
 /** A setting as the settings page labels it; `option`: where it is set in `medusa-config.ts` (`webhooks.merchantToken`). */

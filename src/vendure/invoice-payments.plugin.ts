@@ -4,6 +4,7 @@ import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendur
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { adminApiSchema, InvoicePaymentAdminResolver } from './admin-api.resolver';
 import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
@@ -27,7 +28,10 @@ export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptio
   exports: [VENDURE_PLUGIN_OPTIONS],
   entities: () => [...INVOICE_PAYMENTS_ENTITIES],
   shopApiExtensions: { schema: shopApiSchema, resolvers: [InvoicePaymentShopResolver] },
+  adminApiExtensions: { schema: adminApiSchema, resolvers: [InvoicePaymentAdminResolver] },
   configuration: (config) => InvoicePaymentsPlugin.configure(config),
+  // The order page's block in Vendure's React dashboard: its source ships beside this file, the store's build compiles it.
+  dashboard: './dashboard/index.tsx',
   compatibility: '^3.0.0',
 })
 export class InvoicePaymentsPlugin {
