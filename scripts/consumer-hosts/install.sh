@@ -3,6 +3,10 @@
 # `npm install`, the command the docs give. The second is resolved on npm 10 and installed on npm 11 (the machine's);
 # either fails the test on ERESOLVE, on any peer warning, on an unclean `npm ls`, or on a second copy of a package the
 # module shares with its host (check-copies.js).
+# The Vendure host's lock (vendure/package-lock.json) is committed, as a store's app has one: what fails is what npm
+# picks for the package's peers, which no host lock pins; and a fixed tree makes a failure the package's, not that of
+# a Vendure dependency released overnight (the latest host follows the registry). For a newer Vendure: the exact
+# versions in vendure/package.json (as `npx @vendure/create` writes them), then `npm install --package-lock-only`.
 # Needs: WORK (the scratch directory, where check-copies.js is copied), step().
 
 # What npm prints when peer ranges do not fit together (an error or a warning; EBADENGINE is neither).
