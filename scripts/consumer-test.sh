@@ -74,8 +74,8 @@ SIGNAL_PACKAGES="@nestjs/terminus @opentelemetry/api @opentelemetry/sdk-metrics 
 
 # What a store types to add the package (the tarball stands for the package's name): README step 1 for a Nest app
 # of that line (`readme=`, checked against the README by test/docs/quick-start.spec.ts), the install command of
-# docs/vendure.md (the name alone) and of docs/medusa.md (`medusa=`, checked against it by the same test). Bare names
-# take npm's `latest` tag; npm saves the `^` range of what it resolved, as it does for a store.
+# docs/vendure.md (the name alone) and of docs/medusa.md (`medusa=`, checked against it by the same test). A bare
+# name the host's package.json already lists keeps its range; any other takes npm's `latest` tag, saved as `^`.
 added_packages() {
   local readme="" medusa=""
   case $1 in
