@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
-# The consumer test (`npm run test:consumer`, run by .ci/run): the package as a store gets it, on both stacks.
-# Builds and packs once and checks the tarball (contents, Markdown links). Then, for each stack of the matrix, makes
-# a scratch host app (scripts/consumer-app, written from the README only) with its own package.json:
-#   latest  every peer at npm's `latest` tag at the time of the run (unpinned: the next major is caught when it
-#           lands), TypeScript's `latest` too; the SQLite driver at the range latest TypeORM accepts;
-#   lts     the NestJS 11 / TypeORM 0.3 line (what Vendure 3 and Medusa 2 run), the repository's TypeScript.
-# The optional peers of the operator signals (`@nestjs/terminus`, `@opentelemetry/api`) are installed on `latest`,
-# with the OpenTelemetry SDK and Prometheus exporter (the app then serves /health and reads the metrics), and absent
-# on `lts` (the app must build and run without them).
-# Each: plain `npm install` of the tarball and the peers (no --legacy-peer-deps; a peer conflict fails), `npm ls`
-# clean, a strict type-check under `module: commonjs` and `module: nodenext`, then the app runs as CommonJS on SQLite
-# and on PostgreSQL (a fresh database each, dropped afterwards), with forRoot and with forRootAsync, and once more
-# compiled as an ES module host: one PIX checkout -> pay -> webhook -> order port -> shipment -> tracking code at the
-# sandbox, and the process must exit by itself after app.close(). Last, the sandbox's bin.
-# Usage: scripts/consumer-test.sh [latest] [lts]   (default: both). KEEP_CONSUMER_DIR=1 keeps the scratch directory.
-# DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432) must let the user create databases.
+# The consumer test (`npm run test:consumer`, run by .ci/run): the package as a store gets it, added to an app that
+# already exists. Builds and packs once and checks the tarball (contents, Markdown links). Then, for each host, two
+# installs, as a store makes them (scripts/consumer-hosts/install.sh): first the host app alone, from its own
+# package.json and its own lock; then the tarball added with a second, separate `npm install`, the command its docs
+# give, resolved on npm 10 and installed on npm 11. Each fails on ERESOLVE, on any peer warning, on an unclean
+# `npm ls`, or on a second copy of `typeorm`, `@nestjs/core`, `@nestjs/common` or `@nestjs/typeorm`. The hosts:
+#   latest   a Nest app with every package at npm's `latest` tag at the time of the run (unpinned: the next major is
+#            caught when it lands), TypeScript's `latest` too, the SQLite driver at the range latest TypeORM accepts;
+#            then README step 1 (NestJS 12, TypeORM 1 today);
+#   lts      a NestJS 11 app, the repository's TypeScript; then README step 1 for NestJS 11 / TypeORM 0.3;
+#   vendure  a Vendure 3.7 app as @vendure/create makes it (scripts/consumer-hosts/vendure: package.json and lock);
+#            then docs/vendure.md's `npm install nestjs-invoice-payments`;
+#   medusa   the Medusa 2.21 app of hosts/medusa (package.json and lock); then docs/medusa.md's command.
+# latest and lts (a scratch app written from the README only, scripts/consumer-app) then prove the package works:
+# the operator signals' packages (`@nestjs/terminus`, `@opentelemetry/api`, the SDK and Prometheus exporter) are the
+# host's own on `latest` (the app serves /health and reads the metrics) and absent on `lts` (the app must build and
+# run without them); a strict type-check under `module: commonjs` and `module: nodenext`, then the app runs as
+# CommonJS on SQLite and on PostgreSQL (a fresh database each, dropped afterwards), with forRoot and with
+# forRootAsync, and once more compiled as an ES module host: one PIX checkout -> pay -> webhook -> order port ->
+# shipment -> tracking code at the sandbox, and the process must exit by itself after app.close(). Last, the
+# sandbox's bin. vendure and medusa: the platform's entry of the package loads from the host, on the host's one copy
+# of each shared package (scripts/consumer-hosts/load-from-host.js; their own tests start real servers).
+# Usage: scripts/consumer-test.sh [latest] [lts] [vendure] [medusa]   (default: all four). KEEP_CONSUMER_DIR=1 keeps
+# the scratch directory. DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432) must let the user create
+# databases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 START=$(date +%s)
 step() { echo "[consumer-test +$(($(date +%s) - START))s] $*"; }
 STACKS=("$@")
-[[ ${#STACKS[@]} -gt 0 ]] || STACKS=(latest lts)
+[[ ${#STACKS[@]} -gt 0 ]] || STACKS=(latest lts vendure medusa)
 PG_BASE=${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}
 PG_SERVER=${PG_BASE%/*}
 
@@ -63,21 +72,30 @@ SQLITE_OF_LATEST_TYPEORM=$(npm view typeorm@latest peerDependencies.better-sqlit
 # The host's own observability stack (docs/observability.md), installed on `latest` only.
 SIGNAL_PACKAGES="@nestjs/terminus @opentelemetry/api @opentelemetry/sdk-node @opentelemetry/exporter-prometheus @opentelemetry/instrumentation-http"
 
-# What a store types for a stack: README step 1 for that line (`readme=`, checked against the README by
-# test/docs/quick-start.spec.ts; the tarball stands for the package's name) and what the app itself has (its Nest
-# and the SQLite driver the runs below use too). Bare names take npm's `latest` tag; npm saves the `^` range of what
-# it resolved, as it does for a store.
-host_packages() {
-  local readme app
-  if [[ $1 == latest ]]; then
-    readme="@nestjs/typeorm typeorm @nestjs/axios @nestjs/event-emitter class-validator class-transformer pg"
-    app="@nestjs/common @nestjs/core @nestjs/platform-express reflect-metadata rxjs better-sqlite3@$SQLITE_OF_LATEST_TYPEORM"
-    app="$app $SIGNAL_PACKAGES"
+# What a store types to add the package (the tarball stands for the package's name): README step 1 for a Nest app
+# of that line (`readme=`, checked against the README by test/docs/quick-start.spec.ts), the install command of
+# docs/vendure.md (the name alone) and of docs/medusa.md (`medusa=`, checked against it by the same test). A bare
+# name the host's package.json already lists keeps its range; any other takes npm's `latest` tag, saved as `^`.
+added_packages() {
+  local readme="" medusa=""
+  case $1 in
+    latest) readme="@nestjs/typeorm typeorm @nestjs/axios @nestjs/event-emitter class-validator class-transformer pg" ;;
+    lts) readme="@nestjs/typeorm@^11 typeorm@^0.3.20 @nestjs/axios@^4 @nestjs/event-emitter@^3 class-validator@^0.14 class-transformer pg" ;;
+    medusa) medusa="@nestjs/common @nestjs/core @nestjs/axios @nestjs/event-emitter @nestjs/typeorm typeorm pg class-validator class-transformer reflect-metadata rxjs" ;;
+  esac
+  echo "../$TARBALL $readme $medusa"
+}
+
+# What the Nest host app has before the package: its Nest, HTTP platform and the SQLite driver the runs below use
+# (and, on `latest`, its observability stack).
+host_own_packages() {
+  if [[ $1 == vendure || $1 == medusa ]]; then
+    return 0
+  elif [[ $1 == latest ]]; then
+    echo "@nestjs/common @nestjs/core @nestjs/platform-express reflect-metadata rxjs better-sqlite3@$SQLITE_OF_LATEST_TYPEORM $SIGNAL_PACKAGES"
   else
-    readme="@nestjs/typeorm@^11 typeorm@^0.3.20 @nestjs/axios@^4 @nestjs/event-emitter@^3 class-validator@^0.14 class-transformer pg"
-    app="@nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 reflect-metadata rxjs better-sqlite3@${REPO_SQLITE:-^12}"
+    echo "@nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 reflect-metadata rxjs better-sqlite3@${REPO_SQLITE:-^12}"
   fi
-  echo "../$TARBALL $readme $app"
 }
 
 # The host's package.json before the install: its development tools (TypeScript: npm's latest on the latest stack,
@@ -93,39 +111,6 @@ host_package_json() {
   "allowScripts": { "better-sqlite3": true }
 }
 EOF
-}
-
-# Installs the host's dependencies: plain `npm install`, then each package's install scripts (better-sqlite3's from
-# the cache when its version was built before).
-install_host() {
-  local app=$1 stack=$2 log=$1/npm-install.log
-  # shellcheck disable=SC2046 # one package spec per word
-  (cd "$app" && npm install --prefer-offline --no-audit --no-fund --ignore-scripts $(host_packages "$stack") >"$log" 2>&1) || {
-    cat "$log"
-    echo "npm install failed"
-    return 1
-  }
-  grep -v 'Unknown user config' "$log" || true
-  if grep -Eq 'ERESOLVE|peer dep' "$log"; then
-    echo "npm install warned about peer dependencies (above): the ranges do not fit together"
-    return 1
-  fi
-  local scripted
-  scripted=$(cd "$app" && npm query ':attr(scripts, [preinstall]), :attr(scripts, [install]), :attr(scripts, [postinstall])' |
-    node -e 'for (const p of JSON.parse(require("fs").readFileSync(0, "utf8"))) console.log(`${p.name}@${p.version}`)' | sort -u)
-  for pkg in $scripted; do
-    local name=${pkg%@*} version=${pkg##*@}
-    local cached="$CACHE/$name-$version-abi$ABI.node"
-    if [[ $name == better-sqlite3 && -f $cached ]]; then
-      echo "  $pkg: install script replaced by the build cached for Node ABI $ABI"
-      mkdir -p "$app/node_modules/better-sqlite3/build/Release"
-      cp "$cached" "$app/node_modules/better-sqlite3/$BINARY"
-    else
-      echo "  $pkg: running its install script"
-      (cd "$app" && npm rebuild "$name" --loglevel=error)
-      if [[ $name == better-sqlite3 ]]; then cp "$app/node_modules/better-sqlite3/$BINARY" "$cached"; fi
-    fi
-  done
 }
 
 # A fresh PostgreSQL database for one run, dropped when the script ends.
@@ -165,32 +150,53 @@ run_host() {
   [[ $status == 0 ]] || { echo "the host app failed (exit $status) on $database with $options"; return 1; }
 }
 
+# shellcheck source=consumer-hosts/install.sh
+source scripts/consumer-hosts/install.sh
+cp scripts/consumer-hosts/load-from-host.js "$WORK/load-from-host.js"
+
 for stack in "${STACKS[@]}"; do
-  [[ $stack == latest || $stack == lts ]] || { echo "unknown stack $stack (latest or lts)"; exit 1; }
   APP="$WORK/$stack"
   mkdir -p "$APP"
-  cp -R scripts/consumer-app/src scripts/consumer-app/tsconfig*.json "$APP/"
   SIGNALS=0
-  if [[ $stack == latest ]]; then
-    SIGNALS=1
-    cp scripts/consumer-app/signals/signals.ts "$APP/src/"
-    cp scripts/consumer-app/signals/otel.cjs scripts/consumer-app/signals/otel.mjs "$APP/"
-  fi
-  host_package_json "$stack" >"$APP/package.json"
+  case $stack in
+    latest | lts)
+      cp -R scripts/consumer-app/src scripts/consumer-app/tsconfig*.json "$APP/"
+      if [[ $stack == latest ]]; then
+        SIGNALS=1
+        cp scripts/consumer-app/signals/signals.ts "$APP/src/"
+        cp scripts/consumer-app/signals/otel.cjs scripts/consumer-app/signals/otel.mjs "$APP/"
+      fi
+      host_package_json "$stack" >"$APP/package.json"
+      ;;
+    vendure) cp scripts/consumer-hosts/vendure/package.json scripts/consumer-hosts/vendure/package-lock.json "$APP/" ;;
+    medusa) cp hosts/medusa/package.json hosts/medusa/package-lock.json "$APP/" ;;
+    *)
+      echo "unknown host $stack (latest, lts, vendure or medusa)"
+      exit 1
+      ;;
+  esac
 
-  step "[$stack] npm install (the tarball and the host's dependencies)"
-  install_host "$APP" "$stack"
+  step "[$stack] the host app alone: its own packages, its own lock"
+  # shellcheck disable=SC2046 # one package spec per word
+  install_host_first "$APP" $(host_own_packages "$stack")
+  # shellcheck disable=SC2046 # one package spec per word
+  add_package "$APP" $(added_packages "$stack")
+
+  if [[ $stack == vendure || $stack == medusa ]]; then
+    step "[$stack] the package's $stack entry loads from the host, on the host's copies"
+    (cd "$APP" && node "$WORK/load-from-host.js" "nestjs-invoice-payments/$stack" \
+      "$([[ $stack == vendure ]] && echo @vendure/core || echo @medusajs/framework)")
+    step "[$stack] passed"
+    continue
+  fi
+
+  run_install_scripts "$APP"
   for optional in qrcode $([[ $SIGNALS == 1 ]] || echo "@nestjs/terminus @opentelemetry/api"); do
     if [[ -d "$APP/node_modules/$optional" ]]; then
       echo "$optional was installed: it should be an optional peer, not a dependency"
       exit 1
     fi
   done
-  (cd "$APP" && npm ls --all >"$APP/npm-ls.txt" 2>&1) || {
-    grep -Ev '^[│├└ ]' "$APP/npm-ls.txt"
-    echo "npm ls is not clean"
-    exit 1
-  }
   for peer in @nestjs/core @nestjs/common @nestjs/platform-express @nestjs/typeorm @nestjs/axios @nestjs/event-emitter \
     typeorm class-validator better-sqlite3 pg typescript $([[ $SIGNALS == 0 ]] || echo "$SIGNAL_PACKAGES"); do
     echo "  $peer $(node -p "require('$APP/node_modules/$peer/package.json').version")"
@@ -236,4 +242,6 @@ EOF
   step "[$stack] passed"
 done
 
+echo "npm's time per install (host, then the package added on npm 10 and on npm 11):"
+sed 's/^/  /' "$WORK/timings.txt"
 step "passed (${STACKS[*]}) in $(($(date +%s) - START)) s"

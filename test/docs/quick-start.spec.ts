@@ -113,6 +113,23 @@ describe('README snippets', () => {
     const script = read('scripts', 'consumer-test.sh');
     for (const packages of commands) expect(script).toContain(`readme="${packages}"`);
   });
+
+  it('the Vendure and Medusa install commands are the ones the consumer test adds to those hosts', () => {
+    // Shell lines continued with a backslash, joined into one command each.
+    const commands = (page: string) =>
+      [
+        ...read('docs', page)
+          .replace(/\\\n\s*/g, '')
+          .matchAll(/^npm install nestjs-invoice-payments\b(.*)$/gm),
+      ].map((m) => m[1].trim());
+    const script = read('scripts', 'consumer-test.sh');
+    // The Vendure host gets the package's name alone: the script's added_packages has no list for it.
+    expect(commands('vendure.md')).toEqual(['']);
+    expect(script).not.toMatch(/^\s*vendure\) \w+="/m);
+    const medusa = commands('medusa.md');
+    expect(medusa).toHaveLength(1);
+    expect(script).toContain(`medusa="${medusa[0]}"`);
+  });
 });
 
 describe('package.json', () => {
