@@ -21,6 +21,7 @@ import {
 import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
 import { asPaymentServiceError } from '../checkout/errors';
+import { idProblem } from '../core/text-bounds';
 
 /** The shopper's payment screen in the Shop API: the fields of the status routes' JSON (docs/storefront-routes.md). */
 export const shopStatusSchema = parse(`
@@ -118,8 +119,9 @@ export class InvoicePaymentStatusResolver {
   private async orderOf(ctx: RequestContext, code?: string | null): Promise<Order | null> {
     const active = await this.activeOrders.getActiveOrder(ctx, undefined);
     if (code === undefined || code === null) return active ?? null;
-    if (code.length > MAX_ORDER_CODE)
-      throw new UserInputError(`orderCode: at most ${MAX_ORDER_CODE} characters`);
+    // Checked before SQL: a NUL byte would be a database error, a 10 kB string a wasted lookup.
+    const problem = code.length > MAX_ORDER_CODE ? `at most ${MAX_ORDER_CODE} characters` : idProblem(code);
+    if (problem) throw new UserInputError(`orderCode: ${problem}`);
     if (active?.code === code) return active;
     const order = await this.orders.findOneByCode(ctx, code, ['customer', 'customer.user']);
     if (!order) return null;

@@ -81,6 +81,8 @@ describeEachDatabase("the shopper's payment in Vendure's shop API", (kind) => {
     expect(await view()).toBeNull();
     expect(await renew(cart.code)).toBeNull();
     await expect(view('x'.repeat(65))).rejects.toThrow(/orderCode/);
+    await expect(view('ABC\u0000DEF')).rejects.toThrow(/orderCode/);
+    await expect(view('')).rejects.toThrow(/orderCode/);
     env.shop.setAuthToken(guestToken);
   });
 
