@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { RateWindows } from '../core/rate-windows';
-import type { ResolvedCheckoutOptions } from '../options/checkout.options';
+import { fillUrlTemplate } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { CHECKOUT_OPTIONS } from './invoice-creation.service';
+import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { PixRenewalService } from './pix-renewal.service';
 import {
@@ -21,7 +21,7 @@ export const SHOPPER_RENEWALS = { maxHits: 5, windowMs: 10 * 60_000, maxKeys: 10
 /** Finds the caller's record by the host's own rule of whose it is; `null` for anything not the caller's. */
 export type ShopperRecordFinder = () => Promise<InvoiceRecord | null>;
 
-/** What a host adds to the view: the order's "what now" page. */
+/** What a host adds to the view: the order's "what now" page (default: `checkout.orderUrlTemplate` filled in). */
 export interface ShopperViewExtras {
   orderUrl?: string | null;
 }
@@ -39,7 +39,7 @@ export class ShopperPaymentsService {
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly renewal: PixRenewalService,
-    @Inject(CHECKOUT_OPTIONS) private readonly options: ResolvedCheckoutOptions,
+    private readonly creation: InvoiceCreationService,
   ) {}
 
   /** The view of the record `find` answers; `key` names the caller for the rate (never a secret in clear). */
@@ -91,8 +91,28 @@ export class ShopperPaymentsService {
     return record;
   }
 
-  private viewOf(record: InvoiceRecord, extras: ShopperViewExtras): ShopperPaymentView {
-    const context = { timeZone: this.options.timeZone, now: new Date(), orderUrl: extras.orderUrl ?? null };
-    return shopperViewOf(record, context);
+  /** The time zone and order URL template in force (options, then the runtime settings: cached). */
+  private async viewOf(record: InvoiceRecord, extras: ShopperViewExtras): Promise<ShopperPaymentView> {
+    const options = await this.creation.current();
+    const template = options.orderUrlTemplate;
+    const orderUrl =
+      extras.orderUrl !== undefined
+        ? extras.orderUrl
+        : template
+          ? await this.orderUrlOf(record, template)
+          : null;
+    return shopperViewOf(record, { timeZone: options.timeZone, now: new Date(), orderUrl });
+  }
+
+  /** The template filled as the invoice's `payment.order_url` was: the reference read back from the referrer. */
+  private async orderUrlOf(record: InvoiceRecord, template: string): Promise<string> {
+    const prefix = `${await this.creation.referrerNamespace()}:`;
+    const suffix = `-${record.attempt}`;
+    let reference = record.referrer.startsWith(prefix)
+      ? record.referrer.slice(prefix.length)
+      : record.referrer;
+    if (reference.endsWith(suffix)) reference = reference.slice(0, -suffix.length);
+    const values = { order_id: record.orderId, display_id: record.displayId ?? '', reference };
+    return fillUrlTemplate(template, values);
   }
 }
