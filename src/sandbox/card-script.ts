@@ -35,7 +35,8 @@ export function handleCardScript(core: Core, method: string, path: string, raw: 
     };
   }
   if (path !== CARD_TOKENS_PATH) return null;
-  if (method === 'OPTIONS') return { status: 204, body: '', headers: { ...CORS, 'Content-Type': 'text/plain' } };
+  if (method === 'OPTIONS')
+    return { status: 204, body: '', headers: { ...CORS, 'Content-Type': 'text/plain' } };
   if (method !== 'POST') return null;
   try {
     const card = parseJsonObject(raw);

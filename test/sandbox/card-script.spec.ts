@@ -34,7 +34,11 @@ describe('sandbox: the card tokenization script (A12)', () => {
   it('tokenizes a card on the script origin and keeps brand and last four digits only', async () => {
     const tokenize = await loadScript();
     const answer = await tokenize(card);
-    expect(answer).toEqual({ token: expect.stringMatching(/^tok_[0-9a-f]{32}$/), brand: 'visa', last4: '1111' });
+    expect(answer).toEqual({
+      token: expect.stringMatching(/^tok_[0-9a-f]{32}$/),
+      brand: 'visa',
+      last4: '1111',
+    });
   });
 
   it('rejects with the service code and the refused fields', async () => {

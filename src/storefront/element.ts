@@ -1,0 +1,311 @@
+import { cardFlow } from './card-flow';
+import { h, append, type Child } from './dom';
+import { messagesFor } from './messages';
+import { isSettled, nextPoll, retryDelay } from './schedule';
+import { clock, paymentSection, shownState, type SectionContext } from './sections';
+import { HttpError, httpSource } from './source';
+import { STYLES } from './styles';
+import type { PayHook, PaymentEventDetail, PaymentSource, PaymentState, PaymentView } from './types';
+import { readView } from './view';
+
+/** On a server (Next.js rendering the page) there is no HTMLElement: the class is defined but never registered. */
+const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
+
+/** Failed polls in a row before the shopper is told the store cannot be reached. */
+const FAILURES_SHOWN = 3;
+
+/**
+ * `<invoice-payment>`: the shopper's payment screen. Give it the store's status route (`src`, or a `source` for
+ * GraphQL hosts) and it shows the PIX code, the bank slip or the card's outcome, and follows the payment until it
+ * settles; give it `method="card"`, `amount` and a `pay` hook and it takes the card first. See docs/storefront.md.
+ *
+ * @fires statechange - `detail: { state, view }` whenever the state the shopper sees changes.
+ * @fires paid - `detail: { state: 'paid', view }` once the payment is confirmed.
+ */
+export class InvoicePaymentElement extends Base {
+  static readonly observedAttributes = ['src', 'lang', 'method', 'amount', 'max-installments'];
+
+  #headers: Record<string, string> = {};
+  #source: PaymentSource | null = null;
+  #pay: PayHook | null = null;
+  #view: PaymentView | null = null;
+  #shown: PaymentState | null = null;
+  #mode: 'idle' | 'loading' | 'view' | 'form' | 'missing' = 'idle';
+  #generation = 0;
+  #round = 0;
+  #failures = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #tick: ReturnType<typeof setInterval> | undefined;
+  #main!: HTMLElement;
+  #live!: HTMLElement;
+  #message!: HTMLElement;
+
+  /** Extra headers on every request to `src` (Medusa: `{ 'x-publishable-api-key': 'pk_...' }`). */
+  get headers(): Record<string, string> {
+    return { ...this.#headers };
+  }
+  set headers(value: Record<string, string> | null) {
+    this.#headers = { ...(value ?? {}) };
+    this.#restart();
+  }
+
+  /** Instead of `src`: where the view comes from (Vendure's shop API, any non-REST host). */
+  get source(): PaymentSource | null {
+    return this.#source;
+  }
+  set source(value: PaymentSource | null) {
+    this.#source = value;
+    this.#restart();
+  }
+
+  /** The store's hook that creates the card payment from the card token (see {@link PayHook}). */
+  get pay(): PayHook | null {
+    return this.#pay;
+  }
+  set pay(value: PayHook | null) {
+    this.#pay = value;
+    if (this.#mode === 'form' || this.#mode === 'idle' || this.#mode === 'missing') this.#restart();
+  }
+
+  /** The REST status route (reflects the `src` attribute). */
+  get src(): string {
+    return this.getAttribute('src') ?? '';
+  }
+  set src(value: string) {
+    this.setAttribute('src', value);
+  }
+
+  /** The last view the store answered. */
+  get view(): PaymentView | null {
+    return this.#view;
+  }
+
+  /** The state the shopper sees (a PIX past its expiry is `expired`). */
+  get state(): PaymentState | null {
+    return this.#shown;
+  }
+
+  /** Asks the store now, without waiting for the next poll. */
+  refresh(): void {
+    if (this.#mode === 'view' || this.#mode === 'loading') this.#poll(this.#generation);
+  }
+
+  connectedCallback(): void {
+    if (!this.shadowRoot) {
+      const root = this.attachShadow({ mode: 'open' });
+      this.#live = h('div', { class: 'sr', role: 'status', 'aria-live': 'polite' });
+      this.#message = h('p', { part: 'message', 'aria-live': 'polite' });
+      this.#main = h('div', { part: 'container' });
+      append(root, [h('style', {}, STYLES), this.#live, this.#main]);
+    }
+    document.addEventListener('visibilitychange', this.#onVisibility);
+    this.#restart();
+  }
+
+  disconnectedCallback(): void {
+    document.removeEventListener('visibilitychange', this.#onVisibility);
+    this.#stop();
+    this.#mode = 'idle';
+  }
+
+  attributeChangedCallback(name: string, before: string | null, after: string | null): void {
+    if (before !== after && this.isConnected) this.#restart();
+  }
+
+  get #words() {
+    return messagesFor(this.getAttribute('lang'));
+  }
+
+  #activeSource(): PaymentSource | null {
+    return this.#source ?? (this.src ? httpSource(this.src, this.#headers) : null);
+  }
+
+  #restart(): void {
+    if (!this.isConnected || !this.shadowRoot) return;
+    this.#stop();
+    this.#generation++;
+    this.#view = null;
+    this.#shown = null;
+    this.#round = 0;
+    this.#failures = 0;
+    if (this.#activeSource()) {
+      this.#mode = 'loading';
+      this.#render();
+      this.#poll(this.#generation);
+    } else this.#showForm();
+  }
+
+  #stop(): void {
+    clearTimeout(this.#timer);
+    clearInterval(this.#tick);
+    this.#timer = this.#tick = undefined;
+  }
+
+  #showForm(): void {
+    this.#stop();
+    this.#mode = this.getAttribute('method') === 'card' ? 'form' : 'missing';
+    this.#render();
+  }
+
+  async #poll(generation: number): Promise<void> {
+    clearTimeout(this.#timer);
+    const source = this.#activeSource();
+    if (!source) return;
+    let delay: number | null;
+    try {
+      const view = await source.load();
+      if (generation !== this.#generation) return;
+      this.#failures = 0;
+      this.#setView(view);
+      delay = nextPoll(view, this.#round, document.hidden);
+    } catch (err) {
+      if (generation !== this.#generation) return;
+      if (err instanceof HttpError && err.status === 404) return this.#fatal(this.#words.m.notFound);
+      this.#failures++;
+      if (this.#failures >= FAILURES_SHOWN) this.#message.textContent = this.#words.m.connection;
+      delay = retryDelay(err, this.#failures);
+    }
+    if (delay !== null) this.#timer = setTimeout(() => this.#poll(generation), delay);
+  }
+
+  #onVisibility = (): void => {
+    if (!document.hidden && this.#timer !== undefined && this.#view && !isSettled(this.#view)) this.refresh();
+  };
+
+  /** Takes a new view: re-renders only when something the shopper sees changed, and announces a new state. */
+  #setView(view: PaymentView): void {
+    const changed = JSON.stringify(view) !== JSON.stringify(this.#view) || this.#mode !== 'view';
+    this.#round = changed ? 0 : this.#round + 1;
+    this.#view = view;
+    this.#mode = 'view';
+    if (this.#message.textContent === this.#words.m.connection) this.#message.textContent = '';
+    if (changed) this.#render();
+  }
+
+  #fatal(text: string): void {
+    this.#stop();
+    this.#mode = 'view';
+    this.#view = null;
+    this.#main.replaceChildren(h('p', { part: 'error', role: 'alert' }, text));
+  }
+
+  #render(): void {
+    const { m, locale } = this.#words;
+    const active = this.shadowRoot?.activeElement as HTMLElement | null;
+    const focused = active?.dataset.focus;
+    let content: Child[];
+    if (this.#mode === 'form') {
+      content = cardFlow(this, {
+        m,
+        locale,
+        view: this.#view,
+        pay: this.#pay,
+        onView: (v) => this.#acceptCard(v),
+      });
+    } else if (this.#mode === 'view' && this.#view) {
+      content = this.#viewContent(this.#view);
+    } else if (this.#mode === 'loading') {
+      content = [h('p', { part: 'note' }, m.loading)];
+    } else content = [];
+    this.#main.replaceChildren(...content.filter((c): c is Node | string => !!c), this.#message);
+    const again = focused && this.#main.querySelector<HTMLElement>(`[data-focus="${focused}"]`);
+    if (again) again.focus();
+    else if (active && !active.isConnected) this.#main.querySelector<HTMLElement>('[part~=status]')?.focus();
+    this.#startTick();
+  }
+
+  #viewContent(view: PaymentView): Child[] {
+    const { m, locale } = this.#words;
+    const state = shownState(view, Date.now());
+    const source = this.#activeSource();
+    const context: SectionContext = {
+      m,
+      locale,
+      copy: (text) => this.#copy(text),
+      renew: view.renewable && source?.renew ? () => this.#renew() : null,
+      retry: this.#pay && this.getAttribute('method') === 'card' ? () => this.#retryCard() : null,
+    };
+    if (state !== this.#shown) this.#announce(view, state);
+    return paymentSection(view, state, context);
+  }
+
+  #announce(view: PaymentView, state: PaymentState): void {
+    const first = this.#shown === null;
+    this.#shown = state;
+    if (!first) this.#live.textContent = this.#words.m.state[state];
+    const detail: PaymentEventDetail = { state, view };
+    this.dispatchEvent(new CustomEvent('statechange', { detail, bubbles: true, composed: true }));
+    if (state === 'paid')
+      this.dispatchEvent(new CustomEvent('paid', { detail, bubbles: true, composed: true }));
+  }
+
+  /** Counts the PIX down each second; at zero the code shows as expired and the store is asked at once. */
+  #startTick(): void {
+    clearInterval(this.#tick);
+    const countdown = this.#main.querySelector<HTMLElement>('[part~=countdown]');
+    if (!countdown) return;
+    const update = () => {
+      const left = Date.parse(countdown.dataset.expires ?? '') - Date.now();
+      countdown.textContent = this.#words.m.expiresIn(clock(left));
+      if (left <= 0 && this.#view) {
+        this.#render();
+        this.refresh();
+      }
+    };
+    update();
+    this.#tick = setInterval(update, 1000);
+  }
+
+  async #copy(text: string): Promise<void> {
+    const { m } = this.#words;
+    try {
+      await navigator.clipboard.writeText(text);
+      this.#message.textContent = m.copied;
+    } catch {
+      this.#message.textContent = m.copyFailed;
+    }
+  }
+
+  async #renew(): Promise<void> {
+    const source = this.#activeSource();
+    const button = this.#main.querySelector<HTMLButtonElement>('[part~=renew-button]');
+    if (!source?.renew) return;
+    const generation = this.#generation;
+    if (button) {
+      button.disabled = true;
+      button.textContent = this.#words.m.renewing;
+    }
+    try {
+      const view = await source.renew();
+      if (generation !== this.#generation) return;
+      this.#message.textContent = '';
+      this.#setView(readView(view));
+      this.#poll(generation);
+    } catch {
+      if (generation !== this.#generation) return;
+      this.#message.textContent = this.#words.m.renewFailed;
+      if (button) {
+        button.disabled = false;
+        button.textContent = this.#words.m.renew;
+      }
+    }
+  }
+
+  #retryCard(): void {
+    this.#generation++;
+    this.#showForm();
+    this.#main.querySelector<HTMLInputElement>('input')?.focus();
+  }
+
+  /** What the store's `pay` hook answered: a status URL to follow, or the payment's view. */
+  #acceptCard(result: PaymentView | { src: string }): void {
+    if ('src' in result && typeof result.src === 'string') {
+      if (result.src === this.src) this.#restart();
+      else this.src = result.src;
+      return;
+    }
+    this.#stop();
+    this.#setView(readView(result));
+    if (this.#activeSource() && this.#view && !isSettled(this.#view)) this.#poll(this.#generation);
+  }
+}
