@@ -24,3 +24,6 @@ export function append(parent: Node, children: Child[]): void {
     if (child) parent.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
   }
 }
+
+/** On a server (Next.js rendering the page) there is no HTMLElement: the class is defined but never registered. */
+export const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;

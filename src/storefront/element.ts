@@ -1,18 +1,12 @@
 import { cardFlow } from './card-flow';
-import { h, append, type Child } from './dom';
+import { Base, h, append, type Child } from './dom';
 import { messagesFor } from './messages';
-import { isSettled, nextPoll, retryDelay } from './schedule';
-import { clock, paymentSection, shownState, type SectionContext } from './sections';
+import { FAILURES_SHOWN, isSettled, nextPoll, retryDelay } from './schedule';
+import { paymentSection, shownState, startCountdown, type SectionContext } from './sections';
 import { HttpError, httpSource } from './source';
-import { STYLES } from './styles';
+import { applyStyles } from './styles';
 import type { PayHook, PaymentEventDetail, PaymentSource, PaymentState, PaymentView } from './types';
 import { readView } from './view';
-
-/** On a server (Next.js rendering the page) there is no HTMLElement: the class is defined but never registered. */
-const Base = (typeof HTMLElement === 'undefined' ? class {} : HTMLElement) as typeof HTMLElement;
-
-/** Failed polls in a row before the shopper is told the store cannot be reached. */
-const FAILURES_SHOWN = 3;
 
 /**
  * `<invoice-payment>`: the shopper's payment screen. Give it the store's status route (`src`, or a `source` for
@@ -96,7 +90,8 @@ export class InvoicePaymentElement extends Base {
       this.#live = h('div', { class: 'sr', role: 'status', 'aria-live': 'polite' });
       this.#message = h('p', { part: 'message', 'aria-live': 'polite' });
       this.#main = h('div', { part: 'container' });
-      append(root, [h('style', {}, STYLES), this.#live, this.#main]);
+      applyStyles(root);
+      append(root, [this.#live, this.#main]);
     }
     document.addEventListener('visibilitychange', this.#onVisibility);
     this.#restart();
@@ -239,21 +234,12 @@ export class InvoicePaymentElement extends Base {
       this.dispatchEvent(new CustomEvent('paid', { detail, bubbles: true, composed: true }));
   }
 
-  /** Counts the PIX down each second; at zero the code shows as expired and the store is asked at once. */
   #startTick(): void {
     clearInterval(this.#tick);
-    const countdown = this.#main.querySelector<HTMLElement>('[part~=countdown]');
-    if (!countdown) return;
-    const update = () => {
-      const left = Date.parse(countdown.dataset.expires ?? '') - Date.now();
-      countdown.textContent = this.#words.m.expiresIn(clock(left));
-      if (left <= 0 && this.#view) {
-        this.#render();
-        this.refresh();
-      }
-    };
-    update();
-    this.#tick = setInterval(update, 1000);
+    this.#tick = startCountdown(this.#main, this.#words.m, () => {
+      this.#render();
+      this.refresh();
+    });
   }
 
   async #copy(text: string): Promise<void> {

@@ -14,6 +14,9 @@ export const HIDDEN_MS = 15_000;
 const ERROR_BASE_MS = 2000;
 const ERROR_MAX_MS = 30_000;
 
+/** Failed polls in a row before the shopper is told the store cannot be reached. */
+export const FAILURES_SHOWN = 3;
+
 /** States after which nothing changes by itself. */
 export const SETTLED = ['paid', 'canceled', 'failed', 'refunded'] as const;
 

@@ -142,3 +142,23 @@ export function clock(ms: number): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
 }
+
+/**
+ * Counts the PIX down each second in the `countdown` part, if the content has one; `onExpired` runs once the time is
+ * up. Answers the interval to clear, or undefined.
+ */
+export function startCountdown(
+  main: HTMLElement,
+  m: Messages,
+  onExpired: () => void,
+): ReturnType<typeof setInterval> | undefined {
+  const countdown = main.querySelector<HTMLElement>('[part~=countdown]');
+  if (!countdown) return undefined;
+  const update = () => {
+    const left = Date.parse(countdown.dataset.expires ?? '') - Date.now();
+    countdown.textContent = m.expiresIn(clock(left));
+    if (left <= 0) onExpired();
+  };
+  update();
+  return setInterval(update, 1000);
+}

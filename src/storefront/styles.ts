@@ -3,7 +3,7 @@
  * (`invoice-payment { --ip-accent: #6a1b9a }`); every block has a `part` for `::part()`. The defaults meet WCAG AA
  * contrast on white, and the layout works from 320 px wide.
  */
-export const STYLES = `
+const STYLES = `
 :host{display:block;box-sizing:border-box;max-width:var(--ip-max-width,30rem);font:var(--ip-font,1rem/1.5 system-ui,sans-serif);color:var(--ip-text,#1a1a1a);background:var(--ip-bg,#fff)}
 :host([hidden]){display:none}
 *,*::before,*::after{box-sizing:inherit}
@@ -30,3 +30,27 @@ input[aria-invalid=true]{border-color:var(--ip-danger,#a3001b);border-width:2px}
 [part~=error]:empty,[part~=field-error]:empty{display:none}
 .sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
+
+let shared: CSSStyleSheet | null = null;
+
+/**
+ * Puts the styles in the shadow root: one constructed style sheet shared by every instance where the browser has
+ * them (a page whose Content-Security-Policy has no `'unsafe-inline'` styles allows it), a `<style>` elsewhere.
+ */
+export function applyStyles(root: ShadowRoot): void {
+  if (
+    'adoptedStyleSheets' in root &&
+    typeof CSSStyleSheet !== 'undefined' &&
+    'replaceSync' in CSSStyleSheet.prototype
+  ) {
+    if (!shared) {
+      shared = new CSSStyleSheet();
+      shared.replaceSync(STYLES);
+    }
+    root.adoptedStyleSheets = [shared];
+    return;
+  }
+  const style = document.createElement('style');
+  style.textContent = STYLES;
+  root.appendChild(style);
+}

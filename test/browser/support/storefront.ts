@@ -1,0 +1,112 @@
+import { build } from 'esbuild';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+
+/** Where the storefront tests write their screenshots (gitignored). */
+export const STOREFRONT_SHOTS = join(__dirname, '..', '..', '..', 'test-results', 'storefront');
+
+/** A full-page screenshot at the page's current width, as `<name>.png`. */
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(STOREFRONT_SHOTS, { recursive: true });
+  const path = join(STOREFRONT_SHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+/** The component on the page (Playwright's CSS locators pierce its open shadow root). */
+export function component(page: Page): Locator {
+  return page.locator('invoice-payment');
+}
+
+/** Waits until the component's status line reads `text` (e.g. "Pagamento confirmado"), or fails at `timeout`. */
+export async function statusReads(page: Page, text: string, timeout = 10_000): Promise<void> {
+  await component(page).locator('[part~=status]', { hasText: text }).waitFor({ timeout });
+}
+
+export interface AxeFinding {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's WCAG 2.1 A/AA rules over the page (shadow roots included), answering the serious and critical findings.
+ * axe is evaluated through the browser's debugging protocol, which the page's Content-Security-Policy does not
+ * govern, so the page is tested with its real CSP.
+ */
+export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+  await page.evaluate(`${AXE_SOURCE}\n;void 0`);
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<AxeResults> } }).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] },
+    });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => String(n.target)),
+      }));
+  });
+}
+
+interface AxeResults {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }>;
+}
+
+let reactBundle: Promise<string> | undefined;
+
+/** The React 19 test page's script: react, react-dom and the component, bundled by esbuild's JSX transform. */
+export function reactPageScript(): Promise<string> {
+  reactBundle ??= build({
+    entryPoints: [join(__dirname, 'react-page.jsx')],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  }).then((r) => r.outputFiles[0].text);
+  return reactBundle;
+}
+
+let componentOnly: Promise<string> | undefined;
+
+/** The component alone, bundled from source as a plain page loads it. */
+export function componentScript(): Promise<string> {
+  componentOnly ??= build({
+    entryPoints: [join(__dirname, '..', '..', '..', 'src', 'storefront', 'index.ts')],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  }).then((r) => r.outputFiles[0].text);
+  return componentOnly;
+}
+
+/**
+ * Serves `html` and `script` at `{storeUrl}/__test/...` through the browser itself (no server): the page is on the
+ * store's origin, as a store's own checkout page is, so it calls the status route same-origin.
+ */
+export async function serveTestPage(
+  page: Page,
+  storeUrl: string,
+  html: string,
+  script: string,
+): Promise<string> {
+  await page.route(`${storeUrl}/__test/**`, (route) => {
+    const isScript = route.request().url().endsWith('.js');
+    return route.fulfill({
+      status: 200,
+      contentType: isScript ? 'text/javascript' : 'text/html',
+      body: isScript ? script : html,
+    });
+  });
+  return `${storeUrl}/__test/page.html`;
+}
