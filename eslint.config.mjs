@@ -32,8 +32,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The admin page's scripts: ES modules run by the browser, no Node globals.
-    files: ['src/admin-ui/assets/**/*.js'],
+    // The admin page's and the demo shop page's scripts: ES modules run by the browser, no Node globals.
+    files: ['src/admin-ui/assets/**/*.js', 'examples/demo-store/shop/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
@@ -49,6 +49,8 @@ export default tseslint.config(
           'HTMLElement',
           'CSS',
           'console',
+          'FormData',
+          'Intl',
         ].map((name) => [name, 'readonly']),
       ),
     },
