@@ -66,7 +66,7 @@ export function cardForm(
     inputmode: 'numeric',
     maxlength: 23,
   });
-  const expiry = input('expiry', `${m.expiry} (${m.expiryHint})`, {
+  const expiry = input('expiry', m.expiry, {
     autocomplete: 'cc-exp',
     inputmode: 'numeric',
     maxlength: 5,

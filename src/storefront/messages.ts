@@ -84,7 +84,7 @@ const pt: Messages = {
   cardNumber: 'Número do cartão',
   expiry: 'Validade',
   expiryHint: 'MM/AA',
-  cvv: 'Código de segurança (CVV)',
+  cvv: 'CVV',
   installments: 'Parcelas',
   installment: (n, each, first) =>
     n === 1 ? `À vista, ${each}` : first ? `${n}x: 1 de ${first} e ${n - 1} de ${each}` : `${n}x de ${each}`,
@@ -146,7 +146,7 @@ const en: Messages = {
   cardNumber: 'Card number',
   expiry: 'Expiry',
   expiryHint: 'MM/YY',
-  cvv: 'Security code (CVV)',
+  cvv: 'CVV',
   installments: 'Installments',
   installment: (n, each, first) =>
     n === 1

@@ -93,7 +93,7 @@ function copyable(id: string, label: string, value: string, part: string, c: Sec
     id,
     part,
     readonly: true,
-    rows: part === 'code' ? 4 : 2,
+    rows: part === 'code' ? 5 : 2,
     spellcheck: 'false',
   });
   field.value = value;

@@ -9,6 +9,7 @@ const STYLES = `
 *,*::before,*::after{box-sizing:inherit}
 [part~=container]{border:1px solid var(--ip-border,#c4c4c4);border-radius:var(--ip-radius,.5rem);padding:1rem;display:grid;gap:.75rem}
 h2{font-size:1.15rem;margin:0}
+form{display:grid;gap:.75rem}
 p{margin:0}
 [part~=status][data-state=paid]{color:var(--ip-success,#1b6b2f)}
 [part~=status][data-state=failed],[part~=status][data-state=canceled],[part~=status][data-state=expired]{color:var(--ip-danger,#a3001b)}
@@ -25,7 +26,7 @@ button.secondary,[part~=slip-link],[part~=order-link]{background:transparent;col
 label{display:block;font-weight:600;margin-bottom:.25rem}
 input,select{width:100%;min-height:44px;padding:.5rem;font:inherit;color:inherit;background:var(--ip-bg,#fff);border:1px solid var(--ip-border-strong,#767676);border-radius:var(--ip-radius,.5rem)}
 input[aria-invalid=true]{border-color:var(--ip-danger,#a3001b);border-width:2px}
-.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(7.5rem,1fr));gap:.75rem}
+.row{display:grid;grid-template-columns:repeat(auto-fit,minmax(7.5rem,1fr));gap:.75rem;align-items:start}
 [part~=field-error],[part~=error]{color:var(--ip-danger,#a3001b);font-size:.9rem}
 [part~=error]:empty,[part~=field-error]:empty{display:none}
 .sr{position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
