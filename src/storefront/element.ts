@@ -1,3 +1,4 @@
+import { buttonBusy, copyText } from './actions';
 import { cardFlow } from './card-flow';
 import { Base, h, append, type Child } from './dom';
 import { messagesFor } from './messages';
@@ -28,6 +29,8 @@ export class InvoicePaymentElement extends Base {
   #generation = 0;
   #round = 0;
   #failures = 0;
+  #inFlight: number | null = null;
+  #again = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #tick: ReturnType<typeof setInterval> | undefined;
   #main!: HTMLElement;
@@ -142,13 +145,16 @@ export class InvoicePaymentElement extends Base {
     this.#render();
   }
 
+  /** One request at a time: a poll asked for while one is out runs right after it. */
   async #poll(generation: number): Promise<void> {
     clearTimeout(this.#timer);
     const source = this.#activeSource();
     if (!source) return;
+    if (this.#inFlight === generation) return void (this.#again = true);
+    this.#inFlight = generation;
     let delay: number | null;
     try {
-      const view = await source.load();
+      const view = readView(await source.load());
       if (generation !== this.#generation) return;
       this.#failures = 0;
       this.#setView(view);
@@ -159,7 +165,12 @@ export class InvoicePaymentElement extends Base {
       this.#failures++;
       if (this.#failures >= FAILURES_SHOWN) this.#message.textContent = this.#words.m.connection;
       delay = retryDelay(err, this.#failures);
+    } finally {
+      if (this.#inFlight === generation) this.#inFlight = null;
     }
+    if (this.#again && delay !== null) delay = 0;
+    this.#again = false;
+    clearTimeout(this.#timer);
     if (delay !== null) this.#timer = setTimeout(() => this.#poll(generation), delay);
   }
 
@@ -216,7 +227,7 @@ export class InvoicePaymentElement extends Base {
     const context: SectionContext = {
       m,
       locale,
-      copy: (text) => this.#copy(text),
+      copy: (text) => copyText(text, m, (said) => (this.#message.textContent = said)),
       renew: view.renewable && source?.renew ? () => this.#renew() : null,
       retry: this.#pay && this.getAttribute('method') === 'card' ? () => this.#retryCard() : null,
     };
@@ -242,38 +253,23 @@ export class InvoicePaymentElement extends Base {
     });
   }
 
-  async #copy(text: string): Promise<void> {
-    const { m } = this.#words;
-    try {
-      await navigator.clipboard.writeText(text);
-      this.#message.textContent = m.copied;
-    } catch {
-      this.#message.textContent = m.copyFailed;
-    }
-  }
-
   async #renew(): Promise<void> {
     const source = this.#activeSource();
-    const button = this.#main.querySelector<HTMLButtonElement>('[part~=renew-button]');
     if (!source?.renew) return;
+    const { m } = this.#words;
     const generation = this.#generation;
-    if (button) {
-      button.disabled = true;
-      button.textContent = this.#words.m.renewing;
-    }
+    const button = this.#main.querySelector<HTMLButtonElement>('[part~=renew-button]');
+    buttonBusy(button, true, m.renewing);
     try {
-      const view = await source.renew();
+      const view = readView(await source.renew());
       if (generation !== this.#generation) return;
       this.#message.textContent = '';
-      this.#setView(readView(view));
+      this.#setView(view);
       this.#poll(generation);
     } catch {
       if (generation !== this.#generation) return;
-      this.#message.textContent = this.#words.m.renewFailed;
-      if (button) {
-        button.disabled = false;
-        button.textContent = this.#words.m.renew;
-      }
+      this.#message.textContent = m.renewFailed;
+      buttonBusy(button, false, m.renew);
     }
   }
 

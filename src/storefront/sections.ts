@@ -42,7 +42,8 @@ export function paymentSection(view: PaymentView, state: PaymentState, c: Sectio
     return [...head, ...billetWaiting(view.billet, c)];
   const body: Child[] = [note && h('p', { part: 'note' }, note)];
   if (view.card?.last4 && (state === 'paid' || state === 'processing' || state === 'refunded')) {
-    body.push(h('p', {}, m.cardPaid(view.card.brand ?? '', view.card.last4, view.card.installments ?? 1)));
+    const brand = (view.card.brand ?? '').replace(/^./, (first) => first.toUpperCase());
+    body.push(h('p', {}, m.cardPaid(brand, view.card.last4, view.card.installments ?? 1)));
   }
   if (state === 'expired') body.push(...expired(c));
   if (state === 'failed' && view.method === 'card') {

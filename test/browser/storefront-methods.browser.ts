@@ -99,7 +99,7 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
     await el.locator('#card-cvv').focus();
     await page.keyboard.press('Enter');
     await statusReads(page, 'Pagamento confirmado', 15_000);
-    expect(await el.textContent()).toContain('visa final 1111');
+    expect(await el.textContent()).toContain('Visa final 1111');
   });
 
   it('an expired PIX offers a new code through the store', async () => {
