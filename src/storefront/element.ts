@@ -211,7 +211,7 @@ export class InvoicePaymentElement extends Base {
     } else if (this.#mode === 'view' && this.#view) {
       content = this.#viewContent(this.#view);
     } else if (this.#mode === 'loading') {
-      content = [h('p', { part: 'note' }, m.loading)];
+      content = [h('h2', { part: 'status', 'data-state': 'waiting', tabindex: -1 }, m.loading)];
     } else content = [];
     this.#main.replaceChildren(...content.filter((c): c is Node | string => !!c), this.#message);
     const again = focused && this.#main.querySelector<HTMLElement>(`[data-focus="${focused}"]`);
