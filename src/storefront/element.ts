@@ -247,7 +247,7 @@ export class InvoicePaymentElement extends Base {
 
   #startTick(): void {
     clearInterval(this.#tick);
-    this.#tick = startCountdown(this.#main, this.#words.m, () => {
+    this.#tick = startCountdown(this.#main, this.#words, () => {
       this.#render();
       this.refresh();
     });

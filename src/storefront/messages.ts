@@ -13,6 +13,7 @@ export interface Messages {
   copied: string;
   copyFailed: string;
   expiresIn: (time: string) => string;
+  validUntil: (when: string) => string;
   renew: string;
   renewing: string;
   renewFailed: string;
@@ -69,6 +70,7 @@ const pt: Messages = {
   copied: 'Copiado',
   copyFailed: 'Não foi possível copiar. Selecione o código e copie manualmente.',
   expiresIn: (time) => `Expira em ${time}`,
+  validUntil: (when) => `Válido até ${when}`,
   renew: 'Gerar novo código PIX',
   renewing: 'Gerando novo código…',
   renewFailed: 'Não foi possível gerar um novo código agora. Tente novamente em instantes.',
@@ -131,6 +133,7 @@ const en: Messages = {
   copied: 'Copied',
   copyFailed: 'Could not copy. Select the code and copy it by hand.',
   expiresIn: (time) => `Expires in ${time}`,
+  validUntil: (when) => `Valid until ${when}`,
   renew: 'Get a new PIX code',
   renewing: 'Getting a new code…',
   renewFailed: 'A new code could not be made right now. Please try again in a moment.',

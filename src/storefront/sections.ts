@@ -60,7 +60,7 @@ function pixWaiting(pix: NonNullable<PaymentView['pix']>, c: SectionContext): Ch
   return [
     h('p', {}, m.pixScan),
     pix.image && h('img', { part: 'qr', src: pix.image, alt: m.qrAlt, width: 240, height: 240 }),
-    ...copyable('pix-code', m.pixCode, pix.payload, 'code', c),
+    ...(pix.payload ? copyable('pix-code', m.pixCode, pix.payload, 'code', c) : []),
     pix.expiresAt &&
       h('p', { part: 'countdown', role: 'timer', 'aria-live': 'off', 'data-expires': pix.expiresAt }),
   ];
@@ -76,7 +76,7 @@ function billetWaiting(billet: NonNullable<PaymentView['billet']>, c: SectionCon
         h('span', { class: 'muted' }, `${m.dueAt}: `),
         h('strong', { part: 'due-date' }, day(billet.dueAt, c.locale)),
       ),
-    ...copyable('billet-line', m.billetLine, billet.line, 'line', c),
+    ...(billet.line ? copyable('billet-line', m.billetLine, billet.line, 'line', c) : []),
     billet.barcode && itfBarcode(billet.barcode, m.barcode),
     billet.url &&
       h(
@@ -144,20 +144,26 @@ export function clock(ms: number): string {
   return hours > 0 ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
 }
 
+/** Past this, a countdown means little: the shopper reads the day and time instead. */
+const COUNTDOWN_FROM_MS = 24 * 3600_000;
+
 /**
- * Counts the PIX down each second in the `countdown` part, if the content has one; `onExpired` runs once the time is
- * up. Answers the interval to clear, or undefined.
+ * Counts the PIX down each second in the `countdown` part (or shows until when it is valid, a day or more ahead), if
+ * the content has one; `onExpired` runs once the time is up. Answers the interval to clear, or undefined.
  */
 export function startCountdown(
   main: HTMLElement,
-  m: Messages,
+  c: Pick<SectionContext, 'm' | 'locale'>,
   onExpired: () => void,
 ): ReturnType<typeof setInterval> | undefined {
   const countdown = main.querySelector<HTMLElement>('[part~=countdown]');
   if (!countdown) return undefined;
+  const expiresAt = Date.parse(countdown.dataset.expires ?? '');
+  const until = new Intl.DateTimeFormat(c.locale, { dateStyle: 'short', timeStyle: 'short' });
   const update = () => {
-    const left = Date.parse(countdown.dataset.expires ?? '') - Date.now();
-    countdown.textContent = m.expiresIn(clock(left));
+    const left = expiresAt - Date.now();
+    countdown.textContent =
+      left >= COUNTDOWN_FROM_MS ? c.m.validUntil(until.format(expiresAt)) : c.m.expiresIn(clock(left));
     if (left <= 0) onExpired();
   };
   update();

@@ -19,8 +19,8 @@ export interface PaymentView {
   currency: string;
   /** The service's invoice number; null before it is known. */
   invoiceNumber: string | null;
-  pix: { payload: string; image: string | null; expiresAt: string | null } | null;
-  billet: { line: string; barcode: string | null; url: string | null; dueAt: string | null } | null;
+  pix: { payload: string | null; image: string | null; expiresAt: string | null } | null;
+  billet: { line: string | null; barcode: string | null; url: string | null; dueAt: string | null } | null;
   card: { brand: string | null; last4: string | null; installments: number | null } | null;
   /** An expired PIX may get a new code through the store. */
   renewable: boolean;

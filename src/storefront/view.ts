@@ -60,12 +60,12 @@ export function readView(body: unknown): PaymentView {
     currency: /^[A-Z]{3}$/.test(String(body.currency)) ? String(body.currency) : 'BRL',
     invoiceNumber: text(body, 'invoiceNumber', true),
     pix: pix && {
-      payload: text(pix, 'payload'),
+      payload: text(pix, 'payload', true),
       image: safeUrl(text(pix, 'image', true), true),
       expiresAt: text(pix, 'expiresAt', true),
     },
     billet: billet && {
-      line: text(billet, 'line'),
+      line: text(billet, 'line', true),
       barcode: text(billet, 'barcode', true),
       url: safeUrl(text(billet, 'url', true)),
       dueAt: text(billet, 'dueAt', true),
