@@ -2,7 +2,7 @@ import { HttpError } from './source';
 import type { PaymentView } from './types';
 
 /**
- * When to ask the store again. A PIX (or a card being processed) is asked at 1 s, 1.5 s, then every 2 s: with the
+ * When to ask the store again. A PIX or a card is asked at 1 s, 1.5 s, then every 2 s: with the
  * route's answer in well under a second, a payment the store has learned shows within 3 s. A bank slip clears in
  * days and an expired code rarely changes, so those are asked every 10 s; a page the shopper does not see, every
  * 15 s (coming back to it asks at once). A settled payment is not asked again.
@@ -27,7 +27,7 @@ export function isSettled(view: PaymentView): boolean {
 /** The wait before the next poll after an answer (`round` counts the answers since the last change); null: stop. */
 export function nextPoll(view: PaymentView, round: number, hidden: boolean): number | null {
   if (isSettled(view)) return null;
-  const fast = view.state === 'processing' || (view.method === 'pix' && view.state === 'waiting');
+  const fast = view.state === 'processing' || (view.method !== 'billet' && view.state === 'waiting');
   const wait = fast ? FAST_MS[Math.min(round, FAST_MS.length - 1)] : SLOW_MS;
   return hidden ? Math.max(wait, HIDDEN_MS) : wait;
 }

@@ -16,10 +16,15 @@ export interface SectionContext {
   retry: (() => void) | null;
 }
 
-/** The state the shopper sees: a waiting PIX past its expiry is expired even before the store says so. */
+/**
+ * The state the shopper sees: a waiting PIX past its expiry is expired even before the store says so, a waiting card
+ * is being processed.
+ */
 export function shownState(view: PaymentView, now: number): PaymentState {
   const expiresAt = view.pix?.expiresAt ? Date.parse(view.pix.expiresAt) : NaN;
   if (view.method === 'pix' && view.state === 'waiting' && expiresAt <= now) return 'expired';
+  // A card invoice waits only for the service to charge it: to the shopper, it is being processed.
+  if (view.method === 'card' && view.state === 'waiting') return 'processing';
   return view.state;
 }
 
@@ -76,7 +81,9 @@ function billetWaiting(billet: NonNullable<PaymentView['billet']>, c: SectionCon
         h('span', { class: 'muted' }, `${m.dueAt}: `),
         h('strong', { part: 'due-date' }, day(billet.dueAt, c.locale)),
       ),
-    ...(billet.line ? copyable('billet-line', m.billetLine, billet.line, 'line', c) : []),
+    ...(billet.line
+      ? copyable('billet-line', m.billetLine, billet.line, 'line', c, digitableLine(billet.line))
+      : []),
     billet.barcode && itfBarcode(billet.barcode, m.barcode),
     billet.url &&
       h(
@@ -88,8 +95,15 @@ function billetWaiting(billet: NonNullable<PaymentView['billet']>, c: SectionCon
   ];
 }
 
-/** A read-only code with its label and copy button. */
-function copyable(id: string, label: string, value: string, part: string, c: SectionContext): Child[] {
+/** A read-only code with its label and copy button (which copies `value`; the field may show it spaced out). */
+function copyable(
+  id: string,
+  label: string,
+  value: string,
+  part: string,
+  c: SectionContext,
+  shown = value,
+): Child[] {
   const field = h('textarea', {
     id,
     part,
@@ -97,7 +111,7 @@ function copyable(id: string, label: string, value: string, part: string, c: Sec
     rows: part === 'code' ? 5 : 2,
     spellcheck: 'false',
   });
-  field.value = value;
+  field.value = shown;
   return [
     h('div', {}, h('label', { for: id }, label), field),
     h(
@@ -126,6 +140,21 @@ function expired(c: SectionContext): Child[] {
 
 function orderLink(view: PaymentView, c: SectionContext): Child {
   return view.orderUrl && h('a', { part: 'order-link', href: view.orderUrl }, c.m.orderLink);
+}
+
+/**
+ * A digitable line as printed on a slip: 47 digits (bank slip) in the FEBRABAN groups
+ * `00190.00009 01234.567004 00000.001172 9 16480000006490`, 48 (utility bill) in four blocks; anything else as is.
+ */
+export function digitableLine(line: string): string {
+  const d = line.replace(/\D/g, '');
+  if (d.length === 47) {
+    const at = (from: number, to: number) => d.slice(from, to);
+    return `${at(0, 5)}.${at(5, 10)} ${at(10, 15)}.${at(15, 21)} ${at(21, 26)}.${at(26, 32)} ${at(32, 33)} ${at(33, 47)}`;
+  }
+  if (d.length === 48)
+    return (d.match(/\d{12}/g) as string[]).map((b) => `${b.slice(0, 11)}-${b[11]}`).join(' ');
+  return line;
 }
 
 /** `2026-12-02` → `02/12/2026` (pt-BR), `12/2/2026` (en): a calendar day, not shifted by the time zone. */
