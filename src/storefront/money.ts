@@ -18,8 +18,9 @@ export function decimalOf(cents: number): `${number}` {
 /** `R$ 123,40` (pt-BR) or `R$123.40` (en). */
 export function formatMoney(cents: number, currency: string, locale: string): string {
   const format = new Intl.NumberFormat(locale, { style: 'currency', currency });
-  // A decimal string is formatted exactly (Intl.NumberFormat v3).
-  return format.format(decimalOf(cents));
+  // A decimal string is formatted exactly (Intl.NumberFormat v3); the Node-side type check has no ES2023 lib, whose
+  // overload takes it, hence the cast.
+  return format.format(decimalOf(cents) as unknown as number);
 }
 
 /** The total in `count` installments: each the integer share, the first also taking the remainder. */

@@ -11,13 +11,14 @@ import {
   component,
   componentScript,
   reactPageScript,
-  serveTestPage,
+  startPageServer,
+  type PageServer,
   statusReads,
 } from './support/storefront';
 
 /**
  * The component in the two kinds of host page a store has: plain HTML (any storefront) and React 19 (Medusa's
- * Next.js starter), each on the store's origin calling the demo store's real status route.
+ * Next.js starter), each served from its own origin that passes the status route on to the demo store.
  */
 describe('storefront: the component in plain HTML and in React 19', () => {
   let db: TestDatabase;
@@ -26,6 +27,7 @@ describe('storefront: the component in plain HTML and in React 19', () => {
   let browser: Browser;
   let page: Page;
   let client: StoreClient;
+  let host: PageServer | undefined;
   const log = new PageLog();
 
   beforeAll(async () => {
@@ -40,6 +42,7 @@ describe('storefront: the component in plain HTML and in React 19', () => {
   });
   afterEach(async () => {
     await page.close();
+    await host?.close();
     expect(log.unexpected()).toEqual([]);
   });
   afterAll(async () => {
@@ -61,17 +64,15 @@ describe('storefront: the component in plain HTML and in React 19', () => {
 
   it('plain HTML: an element in the markup follows the payment to paid', async () => {
     const { src, invoiceNumber } = await pixPayment();
-    const html = `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Checkout</title>
+    const html = `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Checkout</title>
       <script type="module" src="component.js"></script></head>
       <body><main><h1>Checkout</h1><invoice-payment src="${src}"></invoice-payment></main></body></html>`;
-    await page.goto(await serveTestPage(page, demo.storeUrl, html, await componentScript()));
+    host = await startPageServer(demo.storeUrl, html, await componentScript());
+    await page.goto(host.url);
     await statusReads(page, 'Aguardando pagamento');
     expect(await axeFindings(page)).toEqual([]);
     const paid = page.evaluate(
-      () =>
-        new Promise((resolve) =>
-          document.addEventListener('paid', (e) => resolve((e as CustomEvent).detail.state)),
-        ),
+      "new Promise((resolve) => document.addEventListener('paid', (e) => resolve(e.detail.state)))",
     );
     await demo.sandbox!.controls.pay(invoiceNumber);
     await statusReads(page, 'Pagamento confirmado', 15_000);
@@ -80,14 +81,15 @@ describe('storefront: the component in plain HTML and in React 19', () => {
 
   it('React 19: props become properties, onstatechange hears the element', async () => {
     const { src, invoiceNumber } = await pixPayment();
-    const html = `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Checkout</title></head>
+    const html = `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Checkout</title></head>
       <body data-src="${src}"><div id="root"></div><script type="module" src="react-page.js"></script></body></html>`;
     const requests: Array<string | undefined> = [];
     page.on(
       'request',
       (r) => r.url().includes('/invoice-payments/') && requests.push(r.headers()['x-test-header']),
     );
-    await page.goto(await serveTestPage(page, demo.storeUrl, html, await reactPageScript()));
+    host = await startPageServer(demo.storeUrl, html, await reactPageScript());
+    await page.goto(host.url);
     await statusReads(page, 'Aguardando pagamento');
     await page.locator('#react-state', { hasText: 'waiting' }).waitFor();
     expect(requests[0]).toBe('react');

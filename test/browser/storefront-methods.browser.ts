@@ -65,7 +65,7 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
     expect(await el.locator('[part~=note]').textContent()).toContain('assim que o banco compensar o boleto');
     await shot(page, 'billet-390');
     await page.setViewportSize({ width: 320, height: 700 });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(320);
     await shot(page, 'billet-320');
     expect(await axeFindings(page)).toEqual([]);
   });
@@ -108,10 +108,8 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
   it('an expired PIX offers a new code through the store', async () => {
     await order('pix');
     await statusReads(page, 'Aguardando pagamento');
-    const number = await page.evaluate(
-      () =>
-        (document.querySelector('invoice-payment') as HTMLElement & { view: { invoiceNumber: string } }).view
-          .invoiceNumber,
+    const number = await page.evaluate<string>(
+      "document.querySelector('invoice-payment').view.invoiceNumber",
     );
     // Two days pass: the record's due day is behind us (as the clock would leave it), the service still awaits.
     const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
@@ -136,7 +134,7 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
 
   it('speaks English with lang="en"', async () => {
     await order('pix');
-    await page.evaluate(() => document.querySelector('invoice-payment')!.setAttribute('lang', 'en'));
+    await page.evaluate("document.querySelector('invoice-payment').setAttribute('lang', 'en')");
     await statusReads(page, 'Awaiting payment');
     expect(await component(page).locator('[part~=copy-button]').textContent()).toBe('Copy code');
   });

@@ -1,5 +1,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 
@@ -40,20 +42,12 @@ const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
  */
 export async function axeFindings(page: Page): Promise<AxeFinding[]> {
   await page.evaluate(`${AXE_SOURCE}\n;void 0`);
-  return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<AxeResults> } }).axe;
-    const result = await axe.run(document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] },
-    });
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => ({
-        id: v.id,
-        impact: v.impact,
-        help: v.help,
-        nodes: v.nodes.map((n) => String(n.target)),
-      }));
-  });
+  const result = await page.evaluate<AxeResults>(
+    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] } })",
+  );
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => String(n.target)) }));
 }
 
 interface AxeResults {
@@ -90,23 +84,47 @@ export function componentScript(): Promise<string> {
   return componentOnly;
 }
 
+/** A host page's own little server. */
+export interface PageServer {
+  /** The page's URL. */
+  url: string;
+  close(): Promise<void>;
+}
+
 /**
- * Serves `html` and `script` at `{storeUrl}/__test/...` through the browser itself (no server): the page is on the
- * store's origin, as a store's own checkout page is, so it calls the status route same-origin.
+ * Serves a host page (`/page.html`) and its script (any `.js`) on 127.0.0.1, and passes every other request on to the
+ * store, as a storefront's server passes `/invoice-payments/...` to its backend: the page calls the status route on
+ * its own origin.
  */
-export async function serveTestPage(
-  page: Page,
-  storeUrl: string,
-  html: string,
-  script: string,
-): Promise<string> {
-  await page.route(`${storeUrl}/__test/**`, (route) => {
-    const isScript = route.request().url().endsWith('.js');
-    return route.fulfill({
-      status: 200,
-      contentType: isScript ? 'text/javascript' : 'text/html',
-      body: isScript ? script : html,
+export async function startPageServer(storeUrl: string, html: string, script: string): Promise<PageServer> {
+  const server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path === '/page.html' || path.endsWith('.js')) {
+      res.writeHead(200, {
+        'Content-Type': path.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8',
+      });
+      return void res.end(path.endsWith('.js') ? script : html);
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name, v]) => typeof v === 'string' && name !== 'host'),
+      ) as Record<string, string>;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      const answer = await fetch(`${storeUrl}${path}`, { method: req.method, headers, body });
+      res.writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'text/plain' });
+      res.end(Buffer.from(await answer.arrayBuffer()));
     });
   });
-  return `${storeUrl}/__test/page.html`;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/page.html`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
