@@ -1,4 +1,4 @@
-import type { Messages } from './messages';
+import type { Messages } from './messages.js';
 
 /** Puts `text` on the clipboard and says so ("Copiado"), or asks the shopper to copy it by hand. */
 export async function copyText(text: string, m: Messages, say: (message: string) => void): Promise<void> {

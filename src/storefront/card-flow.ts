@@ -1,9 +1,9 @@
-import { cardForm, type CardSubmission } from './card-form';
-import { h, type Child } from './dom';
-import type { Messages } from './messages';
-import { parseCents } from './money';
-import { tokenizeCard } from './tokenizer';
-import type { PayHook, PaymentView } from './types';
+import { cardForm, type CardSubmission } from './card-form.js';
+import { h, type Child } from './dom.js';
+import type { Messages } from './messages.js';
+import { parseCents } from './money.js';
+import { tokenizeCard } from './tokenizer.js';
+import type { PayHook, PaymentView } from './types.js';
 
 /** The service's script function when `tokenizer-function` is not set (the sandbox's, A12). */
 export const DEFAULT_TOKENIZER_FUNCTION = 'invoicePaymentsTokenizeCard';

@@ -1,7 +1,7 @@
-import { h } from './dom';
-import type { Messages } from './messages';
-import { formatMoney, installmentsOf } from './money';
-import type { CardInput } from './types';
+import { h } from './dom.js';
+import type { Messages } from './messages.js';
+import { formatMoney, installmentsOf } from './money.js';
+import type { CardInput } from './types.js';
 
 type Field = keyof Messages['fieldInvalid'];
 const FIELDS: readonly Field[] = ['holder', 'number', 'expiry', 'cvv'];

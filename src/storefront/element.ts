@@ -1,13 +1,13 @@
-import { buttonBusy, copyText } from './actions';
-import { cardFlow } from './card-flow';
-import { Base, h, append, type Child } from './dom';
-import { messagesFor } from './messages';
-import { FAILURES_SHOWN, isSettled, nextPoll, retryDelay } from './schedule';
-import { paymentSection, shownState, startCountdown, type SectionContext } from './sections';
-import { HttpError, httpSource } from './source';
-import { applyStyles } from './styles';
-import type { PayHook, PaymentEventDetail, PaymentSource, PaymentState, PaymentView } from './types';
-import { readView } from './view';
+import { buttonBusy, copyText } from './actions.js';
+import { cardFlow } from './card-flow.js';
+import { Base, h, append, type Child } from './dom.js';
+import { messagesFor } from './messages.js';
+import { FAILURES_SHOWN, isSettled, nextPoll, retryDelay } from './schedule.js';
+import { paymentSection, shownState, startCountdown, type SectionContext } from './sections.js';
+import { HttpError, httpSource } from './source.js';
+import { applyStyles } from './styles.js';
+import type { PayHook, PaymentEventDetail, PaymentSource, PaymentState, PaymentView } from './types.js';
+import { readView } from './view.js';
 
 /**
  * `<invoice-payment>`: the shopper's payment screen. Give it the store's status route (`src`, or a `source` for

@@ -3,11 +3,11 @@
  * `<invoice-payment>`, with no dependency. Importing this module registers the element (in a browser; on a server
  * it only exports the class). See docs/storefront.md.
  */
-import { InvoicePaymentElement } from './element';
+import { InvoicePaymentElement } from './element.js';
 
 export { InvoicePaymentElement };
-export { DEFAULT_TOKENIZER_FUNCTION } from './card-flow';
-export type * from './types';
+export { DEFAULT_TOKENIZER_FUNCTION } from './card-flow.js';
+export type * from './types.js';
 
 /** The element's tag name. */
 export const TAG_NAME = 'invoice-payment';

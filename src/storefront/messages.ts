@@ -1,4 +1,4 @@
-import type { PaymentState } from './types';
+import type { PaymentState } from './types.js';
 
 /** Every text the shopper reads, in Portuguese (the default) and English. */
 export interface Messages {

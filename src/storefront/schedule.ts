@@ -1,5 +1,5 @@
-import { HttpError } from './source';
-import type { PaymentView } from './types';
+import { HttpError } from './source.js';
+import type { PaymentView } from './types.js';
 
 /**
  * When to ask the store again. A PIX or a card is asked at 1 s, 1.5 s, then every 2 s: with the

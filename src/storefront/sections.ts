@@ -1,8 +1,8 @@
-import { h, type Child } from './dom';
-import { itfBarcode } from './itf';
-import type { Messages } from './messages';
-import { formatMoney, parseCents } from './money';
-import type { PaymentState, PaymentView } from './types';
+import { h, type Child } from './dom.js';
+import { itfBarcode } from './itf.js';
+import type { Messages } from './messages.js';
+import { formatMoney, parseCents } from './money.js';
+import type { PaymentState, PaymentView } from './types.js';
 
 /** What the sections need from the element: the shopper's words and the actions behind the buttons. */
 export interface SectionContext {

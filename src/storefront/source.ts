@@ -1,5 +1,5 @@
-import type { PaymentSource, PaymentView } from './types';
-import { readView } from './view';
+import type { PaymentSource, PaymentView } from './types.js';
+import { readView } from './view.js';
 
 /** A failed answer of the store: its status and, for a 429, how long it asked us to wait. */
 export class HttpError extends Error {

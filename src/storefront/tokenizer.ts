@@ -1,4 +1,4 @@
-import type { CardInput, TokenizedCard } from './types';
+import type { CardInput, TokenizedCard } from './types.js';
 
 type Tokenize = (card: CardInput) => Promise<TokenizedCard>;
 

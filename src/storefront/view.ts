@@ -1,5 +1,5 @@
-import { parseCents } from './money';
-import type { PaymentMethod, PaymentState, PaymentView } from './types';
+import { parseCents } from './money.js';
+import type { PaymentMethod, PaymentState, PaymentView } from './types.js';
 
 const METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
 const STATES: readonly PaymentState[] = [
