@@ -7,7 +7,7 @@ import { CARD_EXPIRY, isCardExpiryCurrent, isCents, isTaxDocument } from '../gat
 import { normalizeDocument, obeys } from '../gateway/dto/validators';
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
-import { textRule, URL_PLACEHOLDER } from '../options/checkout.options';
+import { fillUrlTemplate, textRule } from '../options/checkout.options';
 import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
 import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
@@ -42,8 +42,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
 
   const lineDiscounts = order.items.reduce((sum, item) => sum + (item.discount_total ?? 0), 0);
   const values = { order_id: order.id, display_id: String(order.display_id ?? ''), reference };
-  const fillTemplate = (template: string) =>
-    template.replace(URL_PLACEHOLDER, (_, key: keyof typeof values) => encodeURIComponent(values[key]));
+  const fillTemplate = (template: string) => fillUrlTemplate(template, values);
   const params: CreateInvoiceParams = {
     client,
     ...(options.ecommerce ? { ecommerce: { ...options.ecommerce } } : {}),

@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { RateWindows } from '../core/rate-windows';
-import type { ResolvedCheckoutOptions } from '../options/checkout.options';
+import { fillUrlTemplate } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { CHECKOUT_OPTIONS } from './invoice-creation.service';
+import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from './invoice-record.store';
 import { PixRenewalService } from './pix-renewal.service';
 import {
@@ -13,14 +13,23 @@ import {
 import { shopperViewOf, type ShopperPaymentView } from './shopper-view';
 import { statusTokenHash, statusTokenProblem } from './status-token';
 
-/** Reads per token: a component polling every second stays well inside it. */
+/** Reads per caller key: a component polling every second stays well inside it. */
 export const SHOPPER_READS = { maxHits: 120, windowMs: 60_000, maxKeys: 50_000 };
-/** Renewals per token: each one is a write at the service. */
+/** Renewals per caller key: each one is a write at the service. */
 export const SHOPPER_RENEWALS = { maxHits: 5, windowMs: 10 * 60_000, maxKeys: 10_000 };
 
+/** Finds the caller's record by the host's own rule of whose it is; `null` for anything not the caller's. */
+export type ShopperRecordFinder = () => Promise<InvoiceRecord | null>;
+
+/** What a host adds to the view: the order's "what now" page (default: `checkout.orderUrlTemplate` filled in). */
+export interface ShopperViewExtras {
+  orderUrl?: string | null;
+}
+
 /**
- * The shopper's payment by its status token (Nest hosts): the view from the store's own record, and a new PIX code.
- * Every answer that is not the token's payment is the same 404.
+ * The shopper's payment for every host's status route: rate per caller key (a token's hash, a session, a cart),
+ * then the host's lookup, then the view from the store's own record, or a new PIX code. Anything not the caller's
+ * is the one {@link ShopperPaymentNotFoundError}.
  */
 @Injectable()
 export class ShopperPaymentsService {
@@ -30,32 +39,80 @@ export class ShopperPaymentsService {
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly renewal: PixRenewalService,
-    @Inject(CHECKOUT_OPTIONS) private readonly options: ResolvedCheckoutOptions,
+    private readonly creation: InvoiceCreationService,
   ) {}
 
-  async view(token: unknown): Promise<ShopperPaymentView> {
-    return this.viewOf(await this.find(token, this.reads));
+  /** The view of the record `find` answers; `key` names the caller for the rate (never a secret in clear). */
+  async read(
+    key: string,
+    find: ShopperRecordFinder,
+    extras: ShopperViewExtras = {},
+  ): Promise<ShopperPaymentView> {
+    return this.viewOf(await this.found(key, this.reads, find), extras);
   }
 
   /** A new PIX code for an expired (or expiring) PIX: 409 when none is offered, 503 while a lost one is unknown. */
-  async renew(token: unknown): Promise<ShopperPaymentView> {
-    const record = await this.find(token, this.renewals);
-    return this.viewOf(await this.renewal.renew(record));
+  async renew(
+    key: string,
+    find: ShopperRecordFinder,
+    extras: ShopperViewExtras = {},
+  ): Promise<ShopperPaymentView> {
+    const record = await this.found(key, this.renewals, find);
+    return this.viewOf(await this.renewal.renew(record), extras);
   }
 
-  /** Format first, then the rate (by the hash: the token is kept nowhere), then the one indexed lookup. */
-  private async find(token: unknown, windows: RateWindows): Promise<InvoiceRecord> {
+  /** The payment of a status token (Nest hosts): its format checked first, the rate by its hash. */
+  readByToken(token: unknown): Promise<ShopperPaymentView> {
+    const hash = this.tokenHash(token);
+    return this.read(`token:${hash}`, () => this.store.findByStatusToken(hash));
+  }
+
+  renewByToken(token: unknown): Promise<ShopperPaymentView> {
+    const hash = this.tokenHash(token);
+    return this.renew(`token:${hash}`, () => this.store.findByStatusToken(hash));
+  }
+
+  /** The order's latest attempt: what its shopper is paying now. */
+  latestOf(orderId: string): Promise<InvoiceRecord | null> {
+    return this.store.rows.findOne({ where: { orderId }, order: { attempt: 'DESC' } });
+  }
+
+  private tokenHash(token: unknown): string {
     const problem = statusTokenProblem(token);
     if (problem) throw new StatusTokenInvalidError(problem);
-    const hash = statusTokenHash(token as string);
-    const hit = windows.hit(hash);
+    return statusTokenHash(token as string);
+  }
+
+  private async found(key: string, windows: RateWindows, find: ShopperRecordFinder): Promise<InvoiceRecord> {
+    const hit = windows.hit(key);
     if (hit.limited) throw new ShopperRateLimitedError(hit.retryAfterSeconds);
-    const record = await this.store.findByStatusToken(hash);
+    const record = await find();
     if (!record) throw new ShopperPaymentNotFoundError();
     return record;
   }
 
-  private viewOf(record: InvoiceRecord): ShopperPaymentView {
-    return shopperViewOf(record, { timeZone: this.options.timeZone, now: new Date() });
+  /** The time zone and order URL template in force (options, then the runtime settings: cached). */
+  private async viewOf(record: InvoiceRecord, extras: ShopperViewExtras): Promise<ShopperPaymentView> {
+    const options = await this.creation.current();
+    const template = options.orderUrlTemplate;
+    const orderUrl =
+      extras.orderUrl !== undefined
+        ? extras.orderUrl
+        : template
+          ? await this.orderUrlOf(record, template)
+          : null;
+    return shopperViewOf(record, { timeZone: options.timeZone, now: new Date(), orderUrl });
+  }
+
+  /** The template filled as the invoice's `payment.order_url` was: the reference read back from the referrer. */
+  private async orderUrlOf(record: InvoiceRecord, template: string): Promise<string> {
+    const prefix = `${await this.creation.referrerNamespace()}:`;
+    const suffix = `-${record.attempt}`;
+    let reference = record.referrer.startsWith(prefix)
+      ? record.referrer.slice(prefix.length)
+      : record.referrer;
+    if (reference.endsWith(suffix)) reference = reference.slice(0, -suffix.length);
+    const values = { order_id: record.orderId, display_id: record.displayId ?? '', reference };
+    return fillUrlTemplate(template, values);
   }
 }

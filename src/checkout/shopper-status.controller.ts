@@ -17,13 +17,13 @@ export class ShopperStatusController {
   // The shopper's own data: no shared cache keeps it.
   @Header('Cache-Control', 'no-store')
   view(@Param('token') token: string): Promise<ShopperPaymentView> {
-    return this.payments.view(token);
+    return this.payments.readByToken(token);
   }
 
   @Post(':token/renewal')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   renew(@Param('token') token: string): Promise<ShopperPaymentView> {
-    return this.payments.renew(token);
+    return this.payments.renewByToken(token);
   }
 }

@@ -7,6 +7,6 @@ import { ShopperStatusController } from './shopper-status.controller';
 @Module({
   controllers: [ShopperStatusController],
   providers: [PixRenewalService, ShopperPaymentsService],
-  exports: [PixRenewalService],
+  exports: [PixRenewalService, ShopperPaymentsService],
 })
 export class ShopperStatusModule {}

@@ -11,6 +11,14 @@ export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => 
 /** A placeholder of `orderUrlTemplate` and `storeUrlTemplate`, filled in URL-encoded. */
 export const URL_PLACEHOLDER = /\{(order_id|display_id|reference)\}/g;
 
+/** `orderUrlTemplate` or `storeUrlTemplate` with its placeholders filled, URL-encoded. */
+export function fillUrlTemplate(
+  template: string,
+  values: { order_id: string; display_id: string; reference: string },
+): string {
+  return template.replace(URL_PLACEHOLDER, (_, key: keyof typeof values) => encodeURIComponent(values[key]));
+}
+
 /** The `checkout` section of the module options. */
 export interface CheckoutOptions {
   /** Methods the store offers. Default: all three. */

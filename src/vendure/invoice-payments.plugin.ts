@@ -1,5 +1,6 @@
 import { DynamicModule, forwardRef } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
+import { concatAST } from 'graphql';
 import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
@@ -9,6 +10,7 @@ import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
 import { en, invoicePaymentMethodHandler } from './payment-method.handler';
 import { InvoicePaymentShopResolver, shopApiSchema } from './shop-api.resolver';
+import { InvoicePaymentStatusResolver, shopStatusSchema } from './shop-status.resolver';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 
 /** Options of `InvoicePaymentsPlugin.init(...)`: the module's options plus the Vendure store's own. */
@@ -26,7 +28,10 @@ export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptio
   ],
   exports: [VENDURE_PLUGIN_OPTIONS],
   entities: () => [...INVOICE_PAYMENTS_ENTITIES],
-  shopApiExtensions: { schema: shopApiSchema, resolvers: [InvoicePaymentShopResolver] },
+  shopApiExtensions: {
+    schema: concatAST([shopApiSchema, shopStatusSchema]),
+    resolvers: [InvoicePaymentShopResolver, InvoicePaymentStatusResolver],
+  },
   configuration: (config) => InvoicePaymentsPlugin.configure(config),
   compatibility: '^3.0.0',
 })

@@ -1,3 +1,4 @@
+import { statusTokenHash } from '../../src/checkout/status-token';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
@@ -100,7 +101,10 @@ describeEachDatabase('checkout: the claim and the session from what was written'
   it('answers exactly what the database then holds, and the host heard the first status', async () => {
     const { order, out } = await payNewOrder(shop.app, db);
     const stored = await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: out.id });
-    expect(out.data).toEqual(sessionDataOf(stored));
+    // And the status token, of which the record holds the hash only.
+    const { statusToken, ...session } = out.data;
+    expect(session).toEqual(sessionDataOf(stored));
+    expect(stored.statusTokenHash).toBe(statusTokenHash(statusToken!));
     expect(out.data).toMatchObject({ attempt: 1, creationState: 'created', statusCode: 1 });
     expect(out.data.pix?.payload).toEqual(expect.any(String));
     expect(stored).toMatchObject({ version: 2, settlesAt: expect.any(Date), openOrderId: order.id });

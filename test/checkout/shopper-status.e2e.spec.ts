@@ -29,7 +29,11 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
     // Due today: a renewal then visibly moves the day (to tomorrow at least). A lost write could land for 1.5 s.
     shop = await startAdminApp(db, sandbox, {
       baseUrl: proxy.url,
-      checkout: { dueDays: 0, lateCreationMarginMs: 500 },
+      checkout: {
+        dueDays: 0,
+        lateCreationMarginMs: 500,
+        orderUrlTemplate: 'https://shop.example/orders/{order_id}?ref={reference}',
+      },
       timeouts: { defaultMs: 1_000 },
     });
     sandbox.controls.registerWebhook({ url: shop.webhookUrl });
@@ -51,7 +55,7 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
   const patches = () => proxy.count((method, path) => method === 'PATCH' && path === '/invoices');
 
   it('answers the view of the token handed out by initiatePayment, from the record', async () => {
-    const { out, token } = await pix();
+    const { order, out, token } = await pix();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const res = await view(token).expect(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -70,8 +74,10 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
       billet: null,
       card: null,
       renewable: expect.any(Boolean),
-      orderUrl: null,
+      orderUrl: `https://shop.example/orders/${order.id}?ref=${order.id}`,
     });
+    // The same page the invoice names at the service.
+    expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.orderUrl).toBe(body.orderUrl);
     // The PIX is due today: it expires when today ends in the store's zone.
     const today = todayIn(ZONE, new Date());
     expect(out.data.dueDate).toBe(today);

@@ -126,6 +126,8 @@ export interface VendureTestEnv {
 export interface VendureSetup {
   /** The sandbox's webhook retries (default: 3 attempts, 50 ms apart). */
   webhookRetry?: { attempts?: number; baseDelayMs?: number; timeoutMs?: number };
+  /** Checkout options merged over the default one (the webhook URL). */
+  checkout?: Partial<NonNullable<InvoicePaymentsPluginOptions['checkout']>>;
   /** Plugin options merged over the defaults below (e.g. `refunds`). */
   plugin?: Partial<InvoicePaymentsPluginOptions>;
 }
@@ -152,7 +154,7 @@ export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {})
     plugins: [
       InvoicePaymentsPlugin.init({
         gateway: { baseUrl: sandbox.url, accessToken: 'sandbox-token', mode: 'sandbox' },
-        checkout: { publicWebhookUrl: webhookUrl },
+        checkout: { publicWebhookUrl: webhookUrl, ...setup.checkout },
         // Deliveries, status changes and tracking codes are processed as they come (kicked); the polls only pick
         // up retries, so they stay slow: on SQLite every poll is a transaction on the connection Vendure uses too.
         webhooks: { inbox: { pollIntervalMs: 1000, retryBaseDelayMs: 200 } },

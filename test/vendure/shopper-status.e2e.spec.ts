@@ -1,0 +1,109 @@
+import { waitFor } from '../support/app';
+import { describeEachDatabase } from '../support/databases';
+import { cartReadyToPay, CPF, startPayment } from './flows';
+import { gqlWith } from './graphql';
+import { startVendure, VendureTestEnv } from './support';
+
+jest.setTimeout(120_000);
+
+const VIEW_FIELDS = `
+  method state amount currency invoiceNumber renewable orderUrl
+  pix { payload image expiresAt }
+  billet { line barcode url dueAt }
+  card { brand last4 installments }
+`;
+const INVOICE_PAYMENT = gqlWith(
+  `query ($code: String) { invoicePayment(orderCode: $code) { ${VIEW_FIELDS} } }`,
+);
+const RENEW = gqlWith(
+  `mutation ($code: String) { renewInvoicePayment(orderCode: $code) { ${VIEW_FIELDS} } }`,
+);
+
+interface View {
+  method: string;
+  state: string;
+  amount: string;
+  invoiceNumber: string | null;
+  renewable: boolean;
+  pix: { payload: string | null; image: string | null; expiresAt: string | null } | null;
+}
+
+/** The shop API's view of the shopper's payment: the session's own order only. */
+describeEachDatabase("the shopper's payment in Vendure's shop API", (kind) => {
+  let env: VendureTestEnv;
+
+  beforeAll(async () => {
+    // Due today: the sandbox's overdue control then stands for a due day that has passed, and a renewal moves it.
+    env = await startVendure(kind, { checkout: { dueDays: 0 } });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  const view = async (code?: string): Promise<View | null> =>
+    (await env.shop.query(INVOICE_PAYMENT, { code })).invoicePayment as View | null;
+  const renew = async (code?: string): Promise<View | null> =>
+    (await env.shop.query(RENEW, { code })).renewInvoicePayment as View | null;
+
+  it('a guest pays by PIX: the view waits, then shows paid; another customer sees nothing of it', async () => {
+    const cart = await cartReadyToPay(env, `status-${kind}@example.com`);
+    expect(await view()).toBeNull(); // no invoice yet
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+
+    const waiting = await view();
+    expect(waiting).toEqual({
+      method: 'pix',
+      state: 'waiting',
+      amount: '134.80',
+      currency: 'BRL',
+      invoiceNumber: session.invoiceId,
+      renewable: false,
+      orderUrl: null,
+      pix: { payload: session.pix?.payload, image: session.pix?.image, expiresAt: expect.any(String) },
+      billet: null,
+      card: null,
+    });
+    expect(await view(cart.code)).toEqual(waiting);
+
+    await env.sandbox.controls.pay(session.invoiceId!);
+    // Settled, the order is no longer the session's active one: its code still reaches it.
+    await waitFor(async () => (await view(cart.code))?.state === 'paid', 20_000, 'the view shows paid', 250);
+    expect(await view(cart.code)).toMatchObject({ state: 'paid', renewable: false, amount: '134.80' });
+
+    // A registered customer's session: the guest's order code is not found, the same as a code that does not exist.
+    const { customers } = await env.admin.query(
+      gqlWith('query { customers(options: { take: 1 }) { items { emailAddress } } }'),
+    );
+    const guestToken = env.shop.getAuthToken();
+    await env.shop.asUserWithCredentials(customers.items[0].emailAddress, 'test');
+    expect(await view(cart.code)).toBeNull();
+    expect(await view('NOSUCHORDERCODE0')).toBeNull();
+    expect(await view()).toBeNull();
+    expect(await renew(cart.code)).toBeNull();
+    await expect(view('x'.repeat(65))).rejects.toThrow(/orderCode/);
+    await expect(view('ABC\u0000DEF')).rejects.toThrow(/orderCode/);
+    await expect(view('')).rejects.toThrow(/orderCode/);
+    env.shop.setAuthToken(guestToken);
+  });
+
+  it('an expired PIX gets a new code through renewInvoicePayment: the view waits again', async () => {
+    const cart = await cartReadyToPay(env, `renew-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+    await expect(renew()).rejects.toThrow(/cannot get a new code/);
+    await env.sandbox.controls.overdue(session.invoiceId!);
+    await waitFor(async () => (await view())?.state === 'expired', 20_000, 'the view shows expired', 250);
+    expect(await view(cart.code)).toMatchObject({ state: 'expired', renewable: true });
+
+    const before = env.sandbox.controls.getInvoice(session.invoiceId!)!.dueDay;
+    const renewed = await renew();
+    expect(renewed).toMatchObject({
+      state: 'waiting',
+      renewable: false,
+      pix: { payload: session.pix?.payload },
+    });
+    const after = env.sandbox.controls.getInvoice(session.invoiceId!)!.dueDay;
+    expect(after > before).toBe(true);
+    // The new code expires when its new due day ends (São Paulo is behind UTC: the next day, UTC).
+    expect(renewed!.pix!.expiresAt!.slice(0, 10) > after).toBe(true);
+  });
+});
