@@ -154,7 +154,10 @@ export class InvoicePaymentElement extends Base {
     this.#inFlight = generation;
     let delay: number | null;
     try {
-      const view = readView(await source.load());
+      const answer = await source.load();
+      // A GraphQL host answers null for a payment that is not the caller's (Vendure's shop API): a 404.
+      if (answer === null && generation === this.#generation) return this.#fatal(this.#words.m.notFound);
+      const view = readView(answer);
       if (generation !== this.#generation) return;
       this.#failures = 0;
       this.#setView(view);

@@ -90,6 +90,9 @@ describe('storefront: PIX on the demo shop page', () => {
     await statusReads(page, 'Pagamento confirmado', 3000);
     const live = component(page).locator('[role=status]');
     expect(await live.textContent()).toBe('Pagamento confirmado');
+    expect(await component(page).locator('[part~=order-link]').getAttribute('href')).toBe(
+      `${demo.storeUrl}/store/orders/${orderId}`,
+    );
     await shot(page, 'pix-paid-320');
     expect(await axeFindings(page)).toEqual([]);
   });
