@@ -241,7 +241,11 @@ export class InvoicePaymentElement extends Base {
   #announce(view: PaymentView, state: PaymentState): void {
     const first = this.#shown === null;
     this.#shown = state;
-    if (!first) this.#live.textContent = this.#words.m.state[state];
+    if (!first) {
+      this.#live.textContent = this.#words.m.state[state];
+      // "Copiado" and the like were about the screen before.
+      this.#message.textContent = '';
+    }
     const detail: PaymentEventDetail = { state, view };
     this.dispatchEvent(new CustomEvent('statechange', { detail, bubbles: true, composed: true }));
     if (state === 'paid')

@@ -86,6 +86,7 @@ async function mountPayment(order, method) {
     const number = event.detail.view.invoiceNumber;
     $('bank-app').hidden = !number || method === 'card' || event.detail.state !== 'waiting';
     if (number) $('bank-app-link').href = `${gateway}/_sandbox/invoices/${encodeURIComponent(number)}/page`;
+    $('sandbox-help').hidden = $('bank-app').hidden && $('test-cards').hidden;
   });
   $('slot').replaceChildren(el);
 }
