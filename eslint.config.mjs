@@ -40,8 +40,8 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The admin page's scripts: ES modules run by the browser, no Node globals.
-    files: ['src/admin-ui/assets/**/*.js'],
+    // The admin page's and the demo shop page's scripts: ES modules run by the browser, no Node globals.
+    files: ['src/admin-ui/assets/**/*.js', 'examples/demo-store/shop/**/*.js'],
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
@@ -57,6 +57,8 @@ export default tseslint.config(
           'HTMLElement',
           'CSS',
           'console',
+          'FormData',
+          'Intl',
         ].map((name) => [name, 'readonly']),
       ),
     },

@@ -22,6 +22,9 @@ const required = [
   // The admin page's files, copied by the build.
   'dist/src/admin-ui/assets/index.html',
   'dist/src/admin-ui/assets/app.js',
+  // The storefront component (esbuild bundle and declarations).
+  'dist/storefront/index.js',
+  'dist/storefront/index.d.ts',
 ];
 for (const file of required) if (!files.has(file)) problems.push(`missing from the package: ${file}`);
 for (const file of files) {

@@ -17,6 +17,7 @@ import { OrderPaymentAdapter } from './order-payment.adapter';
 import { OrderPaymentsService } from './order-payments.service';
 import { DemoOrder } from './order.entity';
 import { OrdersModule } from './orders.module';
+import { DEMO_GATEWAY_URL, ShopController } from './shop.controller';
 import { StorefrontController } from './storefront.controller';
 
 export interface DemoAppOptions {
@@ -28,6 +29,8 @@ export interface DemoAppOptions {
   trackingPollMs: number;
   /** See `DemoConfig.unknownInvoiceWindowMs`. */
   unknownInvoiceWindowMs?: number;
+  /** The payment service's base URL, for the storefront page (its card script). */
+  gatewayUrl: string;
 }
 
 /**
@@ -73,13 +76,14 @@ export class DemoAppModule {
           imports: [OrdersModule],
         }),
       ],
-      controllers: [StorefrontController, AdminOrdersController],
+      controllers: [StorefrontController, ShopController, AdminOrdersController],
       providers: [
         OrderPaymentsService,
         AdminKeyGuard,
         // App-wide: a 404 never echoes the path, an unexpected error never shows its details.
         { provide: APP_FILTER, useClass: ShopperErrorsFilter },
         { provide: DEMO_ADMIN_KEY, useValue: options.adminKey },
+        { provide: DEMO_GATEWAY_URL, useValue: options.gatewayUrl },
       ],
     };
   }

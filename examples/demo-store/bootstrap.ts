@@ -42,6 +42,7 @@ export async function startDemoStore(
     ? undefined
     : await startSandbox({ port: config.sandboxPort, persistPath: config.sandboxPersistPath });
   let app: INestApplication | undefined;
+  const gatewayUrl = config.gateway?.baseUrl ?? (sandbox as SandboxServer).url;
   try {
     app = await NestFactory.create(
       DemoAppModule.register({
@@ -50,6 +51,7 @@ export async function startDemoStore(
         encryptionKey: config.encryptionKey,
         trackingPollMs: config.trackingPollMs,
         unknownInvoiceWindowMs: config.unknownInvoiceWindowMs,
+        gatewayUrl,
       }),
       { logger },
     );
@@ -59,7 +61,6 @@ export async function startDemoStore(
     const storeUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     const publicUrl = (config.publicUrl ?? storeUrl).replace(/\/+$/, '');
     const webhookUrl = `${publicUrl}${WEBHOOK_PATH}`;
-    const gatewayUrl = config.gateway?.baseUrl ?? (sandbox as SandboxServer).url;
     const admin = moduleAdmin(storeUrl, config.adminKey);
     await admin('PUT', '/settings', {
       baseUrl: gatewayUrl,

@@ -41,6 +41,7 @@ async function main(): Promise<number | null> {
       : `Payment service: ${demo.gatewayUrl}`,
   );
   t.step(`Store listening at ${demo.storeUrl}`);
+  t.step(`Shop page (order and pay in the browser): ${demo.storeUrl}/shop`);
   t.step('Configured the module through its admin settings API (PUT /admin/invoice-payments/settings)');
   t.detail('Service base URL', demo.gatewayUrl);
   t.detail('Webhook URL', demo.webhookUrl);
@@ -82,6 +83,7 @@ async function main(): Promise<number | null> {
 function printUrls(t: Timeline, demo: RunningDemo, adminKey: string): void {
   t.section('Serving (Ctrl+C to stop)');
   const rows: Array<[string, string]> = [
+    ['Shop page', `${demo.storeUrl}/shop (place an order and pay it: PIX, bank slip or card)`],
     [
       'Storefront',
       `${demo.storeUrl}/store/products · POST ${demo.storeUrl}/store/orders · POST /store/orders/:id/payment`,

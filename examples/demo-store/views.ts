@@ -44,6 +44,11 @@ export interface PaymentView {
   billet: { line: string | null; barcode: string | null; url: string | null } | null;
   card: { brand: string | null; last4: string | null } | null;
   payment_url: string | null;
+  /**
+   * The shopper's status route for `<invoice-payment src>` (the module's, by the session's status token); null when
+   * the module handed no token (a resumed payment: the page that started it has it).
+   */
+  status_url: string | null;
 }
 
 export function toOrderView(o: DemoOrder): OrderView {
@@ -97,5 +102,6 @@ export async function toPaymentView(s: InvoicePaymentSessionData): Promise<Payme
     billet: s.billet,
     card: s.card,
     payment_url: s.paymentUrl,
+    status_url: s.statusToken ? `/invoice-payments/payments/${s.statusToken}` : null,
   };
 }

@@ -9,17 +9,21 @@ import { FieldCheck } from './validation';
 /**
  * Card tokenization, standing in for the service's client-side script (A12): the card number goes in, a token
  * comes out, and only brand, BIN, last four digits and expiry are kept. `4000000000000002` is always denied.
+ * The security code is checked when given (required from the script's endpoint) and never kept.
  */
 export function createCardToken(
   store: Store,
   input: CardTokenInput | JsonObject,
   now: Date,
+  options: { cvvRequired?: boolean } = {},
 ): CardTokenResult {
   const c = new FieldCheck();
   const body = input as JsonObject;
   const rawNumber = c.string(body, 'number', 'number', { required: true, max: 32 });
   const holder = c.string(body, 'holder', 'holder', { required: true, max: 120 });
   const expiry = c.string(body, 'expiry', 'expiry', { required: true, max: 5 });
+  const cvv = c.string(body, 'cvv', 'cvv', { required: options.cvvRequired, max: 4 });
+  if (typeof cvv === 'string' && !/^\d{3,4}$/.test(cvv)) c.fail('cvv', 'must be 3 or 4 digits');
   const number = typeof rawNumber === 'string' ? rawNumber.replace(/[\s-]/g, '') : '';
   if (typeof rawNumber === 'string' && (!/^\d{13,19}$/.test(number) || !luhn(number))) {
     c.fail('number', 'is not a valid card number');

@@ -61,8 +61,14 @@ export function sendJson(
   res.end(text);
 }
 
-/** Writes a binary or text answer of the given type. */
-export function sendRaw(res: ServerResponse, status: number, type: string, body: Buffer | string): void {
-  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+/** Writes a binary or text answer of the given type (plus `headers`, whose `Content-Type` is `type`). */
+export function sendRaw(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: Buffer | string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

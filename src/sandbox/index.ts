@@ -17,4 +17,5 @@ export {
   TEST_CARDS,
 } from './constants';
 export { DEFAULT_WEBHOOK_ID } from './webhook-registry';
+export { CARD_SCRIPT_PATH, CARD_SCRIPT_FUNCTION, CARD_TOKENS_PATH } from './card-script';
 export type * from './types';

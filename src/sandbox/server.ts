@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Auth } from './auth';
+import { handleCardScript } from './card-script';
 import { DEFAULT_ACCOUNT_ID, DEFAULT_GATEWAY_NAME, ISSUED_TOKEN_LIFETIME_SECONDS } from './constants';
 import { checkControlAccess } from './control-access';
 import { createControls, handleControl, type ControlDeps } from './controls';
@@ -91,6 +92,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     );
     try {
       const raw = await readBody(req);
+      // The shopper's browser: the card script and its endpoint, outside the API and the controls.
+      const card = handleCardScript(core, method, path, raw);
+      if (card) return write(res, card);
       if (path === '/_sandbox' || path.startsWith('/_sandbox/')) {
         checkControlAccess(req, path, controlAccess);
         const result = await handleControl(controlDeps, controls, req, path, raw);
@@ -165,6 +169,6 @@ function write(res: ServerResponse, result: RouteResult): void {
   if (result.after) res.once('finish', result.after);
   const type = result.headers?.['Content-Type'];
   if (type && !type.startsWith('application/json')) {
-    sendRaw(res, result.status ?? 200, type, result.body as Buffer | string);
+    sendRaw(res, result.status ?? 200, type, result.body as Buffer | string, result.headers);
   } else sendJson(res, result.status ?? 200, result.body, result.headers);
 }
