@@ -67,7 +67,7 @@ export type {
 export { InvoicePaymentsEvents } from './core/events';
 export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
 export { statusRow } from './core/status-table';
-export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow, StatusTone } from './core/status-table';
+export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
 
 // Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money, and the
 // filter that answers them over HTTP.
