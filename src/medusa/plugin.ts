@@ -19,25 +19,25 @@ import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './
 
 const PLUGIN_NAME = 'nestjs-invoice-payments';
 /** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
-const SESSION_PREFIX = 'pp_invoice-payments_';
+export const SESSION_PREFIX = 'pp_invoice-payments_';
 
 /** A Medusa container (a job's, a subscriber's, a request's `req.scope`). */
-interface MedusaContainer {
+export interface MedusaContainer {
   resolve<T = unknown>(key: string): T;
 }
 
-interface MedusaRequest {
+export interface MedusaRequest {
   scope: MedusaContainer;
   params: Record<string, string | undefined>;
 }
 
-interface MedusaResponse {
+export interface MedusaResponse {
   status(code: number): MedusaResponse;
   json(body: unknown): void;
 }
 
 /** The plugin's options in `medusa-config.ts`: the provider's own, so the plugin and the provider share a runtime. */
-function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
+export function pluginOptions(container: MedusaContainer): InvoicePaymentsMedusaOptions {
   const { plugins } = container.resolve<{ plugins?: Array<string | { resolve: string; options?: object }> }>(
     'configModule',
   );
