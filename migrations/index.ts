@@ -15,6 +15,7 @@ import { WebhookInboxRetention1763700009100 } from './1763700009100-WebhookInbox
 import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKind';
 import { InvoicePaymentsScaleIndexes1763700013700 } from './1763700013700-InvoicePaymentsScaleIndexes';
+import { ShopperStatusToken1763700014000 } from './1763700014000-ShopperStatusToken';
 
 /** Every migration of the module, oldest first; each capability appends its migration class here. */
 const MODULE_MIGRATIONS = [
@@ -34,6 +35,7 @@ const MODULE_MIGRATIONS = [
   InvoiceCustomer1763700011000,
   TrackingErrorKind1763700011100,
   InvoicePaymentsScaleIndexes1763700013700,
+  ShopperStatusToken1763700014000,
 ];
 
 /**

@@ -4,6 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS } from './checkout/invoice-creation.service';
+import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
@@ -147,6 +148,7 @@ function assemble(
   const shipping = ShippingModule.forRoot(statics.shipping, true);
   const capabilities = [
     CheckoutModule,
+    ShopperStatusModule,
     webhooks,
     ReconciliationModule.forRoot(),
     shipping,

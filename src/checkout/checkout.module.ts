@@ -22,6 +22,7 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
     { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
   ],
   exports: [
+    CHECKOUT_OPTIONS,
     InvoiceCreationService,
     InvoicePaymentProvider,
     InvoiceRecordStore,

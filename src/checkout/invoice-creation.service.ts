@@ -16,7 +16,20 @@ import { creationMove } from '../core/creation-move';
 import { InvoiceRecordStore, withReferrer } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
+import { mintStatusToken } from './status-token';
 import type { CheckoutRequest, MappedInvoice } from './types';
+
+/** The order's attempt, and the status token handed out with it (its hash is on the record). */
+export interface IssuedRecord {
+  record: InvoiceRecord;
+  statusToken: string;
+}
+
+/** What {@link InvoiceCreationService.obtain} found or created; `statusToken` when the record was claimed with it. */
+interface Obtained {
+  record: InvoiceRecord;
+  statusToken: string | null;
+}
 
 const CREATION_POLL_MS = 25;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */
@@ -44,7 +57,7 @@ export interface CheckoutSettingsSource {
 @Injectable()
 export class InvoiceCreationService {
   private readonly logger = new Logger(InvoiceCreationService.name);
-  private readonly inflight = new Map<string, Promise<InvoiceRecord>>();
+  private readonly inflight = new Map<string, Promise<IssuedRecord>>();
 
   constructor(
     private readonly store: InvoiceRecordStore,
@@ -81,12 +94,21 @@ export class InvoiceCreationService {
     return { mapped: mapOrderToInvoice(request, options), options };
   }
 
-  async create(request: CheckoutRequest): Promise<InvoiceRecord> {
+  /**
+   * The order's invoice, created once, with a status token for the shopper: a new claim carries its token's hash; a
+   * repeated call (or one that found the attempt open) gets a new token, the one before it still working. Callers
+   * sharing one creation in this process share its token.
+   */
+  async create(request: CheckoutRequest): Promise<IssuedRecord> {
     const { mapped, options } = await this.prepare(request);
     const orderId = mapped.params.payment.id;
     const running = this.inflight.get(orderId);
-    if (running) return this.matching(await running, mapped);
-    const mine = this.obtain(mapped, options);
+    if (running) {
+      const shared = await running;
+      this.matching(shared.record, mapped);
+      return shared;
+    }
+    const mine = this.obtain(mapped, options).then((obtained) => this.issued(obtained));
     this.inflight.set(orderId, mine);
     try {
       return await mine;
@@ -95,13 +117,21 @@ export class InvoiceCreationService {
     }
   }
 
-  private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<InvoiceRecord> {
+  private async issued({ record, statusToken }: Obtained): Promise<IssuedRecord> {
+    if (statusToken) return { record, statusToken };
+    const fresh = mintStatusToken();
+    await this.store.issueStatusToken(record.id, fresh.hash);
+    return { record, statusToken: fresh.token };
+  }
+
+  private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<Obtained> {
     const orderId = mapped.params.payment.id;
     const deadline = Date.now() + options.creationWaitMs;
     // The claim goes first: for a new order, the usual checkout, its INSERT is the lookup too.
     let free = true;
     for (;;) {
       if (free) {
+        const token = mintStatusToken();
         const claimed = await this.store.claim({
           orderId,
           reference: mapped.reference,
@@ -112,10 +142,12 @@ export class InvoiceCreationService {
           shown: mapped.shown,
           namespace: await this.referrerNamespace(),
           settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
+          statusTokenHash: token.hash,
         });
         if (claimed) {
           const created = await this.send(claimed, mapped, deadline, options);
-          if (created) return created;
+          if (created)
+            return { record: created, statusToken: created.id === claimed.id ? token.token : null };
           continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
         }
       }
@@ -123,13 +155,13 @@ export class InvoiceCreationService {
       free = open === null;
       if (!open) continue;
       this.matching(open, mapped);
-      if (open.creationState === 'created') return open;
+      if (open.creationState === 'created') return { record: open, statusToken: null };
       if (open.creationState === 'unknown') {
         // Whoever flips unknown → pending resolves it; the others wait like for any pending creation.
         const taken = await this.store.moveAsRead(open, creationMove(['unknown'], 'pending', {}));
         if (taken) {
           const resolved = await this.outcomes.resolveUnknown(taken, deadline, options);
-          if (resolved) return this.matching(resolved, mapped);
+          if (resolved) return { record: this.matching(resolved, mapped), statusToken: null };
         }
         continue;
       }

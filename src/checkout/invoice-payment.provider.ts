@@ -44,10 +44,15 @@ export class InvoicePaymentProvider {
 
   private readonly logger = new Logger('InvoicePaymentProvider');
 
-  /** Creates the order's invoice once, or returns its open one for the same method and amount (docs/checkout.md). */
+  /**
+   * Creates the order's invoice once, or returns its open one for the same method and amount (docs/checkout.md).
+   * `data.statusToken` addresses the shopper's status route (`GET /invoice-payments/payments/:token`): each call
+   * hands out a new one, and the one handed out before it keeps working.
+   */
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
-    const record = await this.creation.create(input);
-    return { id: record.id, data: sessionDataOf(record), status: sessionStatusOf(record) };
+    const { record, statusToken } = await this.creation.create(input);
+    const data = { ...sessionDataOf(record), statusToken };
+    return { id: record.id, data, status: sessionStatusOf(record) };
   }
 
   /** The session's status as last reported (webhooks keep it current; `retrievePayment` asks the service). */

@@ -26,6 +26,8 @@ export interface ClaimInput extends Pick<
   /** `''`: none. */
   namespace: string;
   settlesAt: Date;
+  /** The SHA-256 of the status token the claimer hands out (`status-token.ts`). */
+  statusTokenHash: string;
 }
 
 /** A new row's columns as the entity defaults them, so the claimed row needs no read-back. */
@@ -55,6 +57,25 @@ export class InvoiceRecordStore {
     const record = await this.rows.findOneBy({ id: id as string });
     if (!record) throw new InvoiceRecordNotFoundError(id as string);
     return record;
+  }
+
+  /** The record a shopper's status token names (as the last one handed out, or the one before); else `null`. */
+  findByStatusToken(hash: string): Promise<InvoiceRecord | null> {
+    return this.rows.findOne({ where: [{ statusTokenHash: hash }, { previousTokenHash: hash }] });
+  }
+
+  /**
+   * Hands out a new status token for the record: its hash becomes the current one and the current one the previous,
+   * in one statement, so two concurrent callers both leave with a working token. The version is not bumped: the
+   * token is no part of the payment, and a creation or status write guarded by the version must not lose to it.
+   */
+  async issueStatusToken(id: string, hash: string): Promise<void> {
+    const table = this.dataSource.getMetadata(InvoiceRecord).tableName;
+    // Raw: the query builder's UPDATE would bump the version too.
+    const sql =
+      `UPDATE ${table} SET previous_token_hash = status_token_hash, status_token_hash = :hash ` +
+      'WHERE id = :id';
+    await runStatement(this.dataSource, (em) => em.query(...escapeQuery(this.dataSource, sql, { hash, id })));
   }
 
   /** The order's open attempt (at most one: `open_order_id` is unique). */
@@ -209,6 +230,7 @@ export async function insertNextAttempt(
     customerName: input.shown?.customerName ?? null,
     customerEmail: input.shown?.customerEmail ?? null,
     customerDocument: input.shown?.customerDocument ?? null,
+    statusTokenHash: input.statusTokenHash,
   };
   const prefix = referrerPrefix(input);
   const params = {
@@ -220,15 +242,15 @@ export async function insertNextAttempt(
   };
   const columns =
     `INSERT INTO ${table} (id, order_id, open_order_id, attempt, referrer, creation_state, method, currency, ` +
-    'amount_cents, installments, display_id, customer_name, customer_email, customer_document, settles_at, ' +
-    'created_at, updated_at, version) ';
+    'amount_cents, installments, display_id, customer_name, customer_email, customer_document, status_token_hash, ' +
+    'settles_at, created_at, updated_at, version) ';
   // Every value is cast (PostgreSQL types a bare SELECT-list parameter as text); text as TEXT, never VARCHAR(n),
   // whose explicit cast would truncate where the column refuses.
   const values = (attempt: string, referrer: string) =>
     `SELECT CAST(:id AS TEXT), CAST(:orderId AS TEXT), CAST(:orderId AS TEXT), ${attempt}, ${referrer}, 'pending', ` +
     'CAST(:method AS TEXT), CAST(:currency AS TEXT), CAST(:amountCents AS BIGINT), ' +
     'CAST(:installments AS INTEGER), CAST(:displayId AS TEXT), CAST(:customerName AS TEXT), ' +
-    'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), ' +
+    'CAST(:customerEmail AS TEXT), CAST(:customerDocument AS TEXT), CAST(:statusTokenHash AS TEXT), ' +
     'CAST(:settlesAt AS TEXT), CAST(:now AS TEXT), CAST(:now AS TEXT), 1 ';
   // Only for an order with no row at all: a changed referrer prefix must not give an order a second attempt 1.
   const first =

@@ -90,7 +90,10 @@ export interface InitiatePaymentData {
  * A payment session's data (Medusa keeps it on the session): what the storefront shows (PIX code, bank slip...), as
  * {@link sessionDataOf} builds it from the invoice record.
  */
-export type InvoicePaymentSessionData = ReturnType<typeof sessionDataOf> & Record<string, unknown>;
+export type InvoicePaymentSessionData = ReturnType<typeof sessionDataOf> & {
+  /** From `initiatePayment` only: the shopper's status token (never stored by the module; keep it with the order). */
+  statusToken?: string;
+} & Record<string, unknown>;
 
 /** Medusa's `initiatePayment` input; `amount` must equal `order.total`. */
 export type CheckoutRequest = Omit<InitiatePaymentInput, 'context'>;

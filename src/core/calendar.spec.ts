@@ -1,5 +1,5 @@
 import { isCalendarDay, isCardExpiryCurrent } from '../gateway/dto/validators';
-import { addDays, todayIn } from './calendar';
+import { addDays, dayEndIn, todayIn } from './calendar';
 
 describe('calendar', () => {
   it.each([
@@ -39,5 +39,19 @@ describe('calendar', () => {
     ['1/27', '2026-01-01', false],
   ])('card expiring %s on %s is current: %p', (expiry, today, expected) => {
     expect(isCardExpiryCurrent(expiry, today)).toBe(expected);
+  });
+
+  it.each([
+    ['2026-11-29', 'America/Sao_Paulo', '2026-11-30T03:00:00.000Z'],
+    ['2026-11-29', 'UTC', '2026-11-30T00:00:00.000Z'],
+    ['2026-12-31', 'Asia/Kolkata', '2026-12-31T18:30:00.000Z'],
+    // Berlin's clocks go forward on the night of 2026-03-29: the next midnight is at +02:00.
+    ['2026-03-29', 'Europe/Berlin', '2026-03-29T22:00:00.000Z'],
+    ['2026-10-24', 'Europe/Berlin', '2026-10-24T22:00:00.000Z'],
+    ['2026-10-25', 'Europe/Berlin', '2026-10-25T23:00:00.000Z'],
+  ])('%s ends in %s at %s', (day, zone, instant) => {
+    expect(dayEndIn(day, zone).toISOString()).toBe(instant);
+    expect(todayIn(zone, new Date(new Date(instant).getTime() - 1))).toBe(day);
+    expect(todayIn(zone, new Date(instant))).toBe(addDays(day, 1));
   });
 });

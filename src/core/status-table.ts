@@ -24,32 +24,40 @@ export type OrderPaymentStatus =
   | 'canceled'
   | 'requires_action';
 
+/**
+ * The payment as the shopper sees it (the status routes' `state`). `waiting` turns `expired` for a PIX past its
+ * expiry (a time rule of the shopper's view, not a status code).
+ */
+export type ShopperState = 'waiting' | 'processing' | 'paid' | 'expired' | 'canceled' | 'failed' | 'refunded';
+
 export interface StatusRow {
   code: KnownInvoiceStatusCode;
   session: PaymentSessionStatus;
   order: OrderPaymentStatus;
+  /** What the shopper's payment screen shows. */
+  shopper: ShopperState;
   /** The attempt can never be paid (canceled, denied, error): the order may start another. */
   releasesOrder: boolean;
 }
 
 /** Each code of spec §3 → the payment session's status → the order's; unlisted codes (11, 13, 14) never apply. */
 export const STATUS_TABLE: Readonly<Record<KnownInvoiceStatusCode, StatusRow>> = {
-  1: { code: 1, session: 'pending', order: 'awaiting', releasesOrder: false },
-  2: { code: 2, session: 'pending', order: 'awaiting', releasesOrder: false },
-  3: { code: 3, session: 'pending', order: 'awaiting', releasesOrder: false },
-  4: { code: 4, session: 'authorized', order: 'authorized', releasesOrder: false },
-  5: { code: 5, session: 'captured', order: 'captured', releasesOrder: false },
-  6: { code: 6, session: 'canceled', order: 'canceled', releasesOrder: true },
+  1: { code: 1, session: 'pending', order: 'awaiting', shopper: 'waiting', releasesOrder: false },
+  2: { code: 2, session: 'pending', order: 'awaiting', shopper: 'processing', releasesOrder: false },
+  3: { code: 3, session: 'pending', order: 'awaiting', shopper: 'processing', releasesOrder: false },
+  4: { code: 4, session: 'authorized', order: 'authorized', shopper: 'paid', releasesOrder: false },
+  5: { code: 5, session: 'captured', order: 'captured', shopper: 'paid', releasesOrder: false },
+  6: { code: 6, session: 'canceled', order: 'canceled', shopper: 'canceled', releasesOrder: true },
   // The refund was asked for and the money has not gone back yet: the order is still paid.
-  7: { code: 7, session: 'captured', order: 'captured', releasesOrder: false },
-  8: { code: 8, session: 'captured', order: 'partially_refunded', releasesOrder: false },
-  9: { code: 9, session: 'captured', order: 'refunded', releasesOrder: false },
+  7: { code: 7, session: 'captured', order: 'captured', shopper: 'paid', releasesOrder: false },
+  8: { code: 8, session: 'captured', order: 'partially_refunded', shopper: 'paid', releasesOrder: false },
+  9: { code: 9, session: 'captured', order: 'refunded', shopper: 'refunded', releasesOrder: false },
   // A dispute needs a person: the money may be taken back.
-  10: { code: 10, session: 'captured', order: 'requires_action', releasesOrder: false },
-  12: { code: 12, session: 'error', order: 'not_paid', releasesOrder: true },
+  10: { code: 10, session: 'captured', order: 'requires_action', shopper: 'paid', releasesOrder: false },
+  12: { code: 12, session: 'error', order: 'not_paid', shopper: 'failed', releasesOrder: true },
   // Overdue: still payable once the due date moves (§4.3), so the customer has more to do.
-  15: { code: 15, session: 'requires_more', order: 'awaiting', releasesOrder: false },
-  16: { code: 16, session: 'error', order: 'not_paid', releasesOrder: true },
+  15: { code: 15, session: 'requires_more', order: 'awaiting', shopper: 'expired', releasesOrder: false },
+  16: { code: 16, session: 'error', order: 'not_paid', shopper: 'failed', releasesOrder: true },
 };
 
 /** The row of a code, or `null` for a code the spec does not list (never applied). */

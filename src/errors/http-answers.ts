@@ -78,6 +78,12 @@ export const ANSWERS = {
   reported_record_not_found: plain(404),
   // The record moved meanwhile (linked to another invoice, or settled): the write it refused left nothing.
   creation_move_refused: plain(409),
+  // The shopper's status route (docs/storefront-routes.md).
+  status_token_invalid: withFields,
+  shopper_payment_not_found: plain(404),
+  shopper_rate_limited: (e) => answer(429, 'Too Many Requests', e),
+  renewal_not_offered: plain(409),
+  renewal_outcome_unknown: (e) => answer(503, 'Service Unavailable', e),
   // The module built a wrong report: nothing the caller did, and nothing to tell them.
   invalid_status_report: () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error' } }),
 } satisfies Record<string, (e: InvoicePaymentsError) => HttpAnswer>;

@@ -17,6 +17,9 @@ export type InvoiceCreationState = 'pending' | 'unknown' | 'created' | 'failed';
 @Index('IDX_invoice_payments_invoice_status', ['statusCode', 'createdAt', 'id'])
 @Index('IDX_invoice_payments_invoice_method', ['method', 'createdAt', 'id'])
 @Index('IDX_invoice_payments_invoice_creation', ['creationState', 'createdAt', 'id'])
+// The shopper's status route finds a record by either token hash.
+@Index('IDX_invoice_payments_invoice_token', ['statusTokenHash'], { unique: true })
+@Index('IDX_invoice_payments_invoice_previous_token', ['previousTokenHash'], { unique: true })
 // The search's expression indexes, per dialect (see the migration InvoicePaymentsScaleIndexes): not synchronized.
 @Index('IDX_invoice_payments_invoice_q_order', { synchronize: false })
 @Index('IDX_invoice_payments_invoice_q_display', { synchronize: false })
@@ -164,6 +167,18 @@ export class InvoiceRecord {
   /** The customer's CPF/CNPJ masked for display (`***.982.247-**`): the full document is never stored here. */
   @Column({ name: 'customer_document', type: 'varchar', length: 24, nullable: true })
   customerDocument!: string | null;
+
+  /**
+   * SHA-256 (hex) of the shopper's status token handed out by `initiatePayment`, and of the one handed out before it:
+   * a repeated `initiatePayment` issues a new token and the previous one keeps working (two concurrent retries both
+   * get a working token). The tokens themselves are never stored.
+   */
+  @Column({ name: 'status_token_hash', type: 'varchar', length: 64, nullable: true })
+  statusTokenHash!: string | null;
+
+  @Column({ name: 'previous_token_hash', type: 'varchar', length: 64, nullable: true })
+  previousTokenHash!: string | null;
+
   /** The reconciliation's next lookup: `null` not scheduled yet, `9999-12-31...` off the schedule. */
   @TimestampColumn('next_check_at', { nullable: true })
   nextCheckAt!: Date | null;

@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RateWindows } from '../core/rate-windows';
 
 /** How failed admin authentications are limited (`admin.authThrottle`). */
 export interface AdminAuthThrottleOptions {
@@ -22,14 +23,11 @@ const DEFAULTS = { maxFailures: 10, windowMs: 60_000, maxClients: 10_000, slowdo
  * bounds guessing; this only slows and records a brute force at little cost to the store.
  */
 export class AdminAuthThrottle {
-  private readonly windows = new Map<string, { failures: number; resetAt: number }>();
   private readonly options = { ...DEFAULTS };
+  private readonly windows: RateWindows;
   private held = 0;
 
-  constructor(
-    options: AdminAuthThrottleOptions = {},
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(options: AdminAuthThrottleOptions = {}, now: () => number = Date.now) {
     for (const name of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
       const value = options[name];
       if (value === undefined) continue;
@@ -41,27 +39,19 @@ export class AdminAuthThrottle {
       }
       this.options[name] = value;
     }
+    const { maxFailures, windowMs, maxClients } = this.options;
+    this.windows = new RateWindows({ maxHits: maxFailures, windowMs, maxKeys: maxClients }, now);
   }
 
   /** This failure counted; `limited`: answered 429 instead of 401/403. */
   fail(client: string) {
-    const now = this.now();
-    let window = this.windows.get(client);
-    if (!window || now >= window.resetAt) {
-      this.windows.delete(client);
-      if (this.windows.size >= this.options.maxClients) this.evict(now);
-      window = { failures: 0, resetAt: now + this.options.windowMs };
-      this.windows.set(client, window);
-    }
-    window.failures += 1;
-    const { failures } = window;
-    const limited = failures > this.options.maxFailures;
+    const { hits: failures, limited, retryAfterSeconds } = this.windows.hit(client);
     return {
       failures,
       maxFailures: this.options.maxFailures,
       windowSeconds: this.options.windowMs / 1000,
       limited,
-      retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
+      retryAfterSeconds,
       // Each failure up to the limit, then only each tenfold multiple: a flood writes a handful of lines.
       log: !limited || /^10+$/.test(String(failures / this.options.maxFailures)),
     };
@@ -82,11 +72,9 @@ export class AdminAuthThrottle {
     return this.held;
   }
 
-  /** Drops what has expired; when nothing has, the oldest window (insertion order is start order). */
-  private evict(now: number): void {
-    for (const [client, window] of this.windows) if (now >= window.resetAt) this.windows.delete(client);
-    if (this.windows.size >= this.options.maxClients)
-      this.windows.delete(this.windows.keys().next().value as string);
+  /** Clients remembered now (at most `maxClients`). */
+  get clients(): number {
+    return this.windows.size;
   }
 }
 

@@ -1,5 +1,6 @@
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
 import { InvoiceRecordStore, withReferrer } from '../../src/checkout/invoice-record.store';
+import { mintStatusToken } from '../../src/checkout/status-token';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
@@ -47,6 +48,7 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
       installments: 1,
       namespace: await shop.settings.referrerNamespace(),
       settlesAt: new Date(Date.now() + 60_000),
+      statusTokenHash: mintStatusToken().hash,
     });
     // The attempt's request reached the service; its answer has not come back.
     const send = () => shop.gateway.createInvoice(withReferrer(mapped.params, attempt!.referrer));
@@ -83,10 +85,14 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     await store.closeNotCreated(attempt.id, 'not found at the service in time');
     await db.dataSource.getRepository(InvoiceRecord).update({ id: attempt.id }, { nextCheckAt: NEVER });
     const invoice = await send();
+    // The link, then its own statement putting the record back on the schedule: wait for both.
     await waitFor(
-      async () => (await store.get(attempt.id)).gatewayId === invoice.id,
+      async () => {
+        const now = await store.get(attempt.id);
+        return now.gatewayId === invoice.id && now.nextCheckAt!.getTime() <= Date.now();
+      },
       10_000,
-      'the late invoice linked',
+      'the late invoice linked and back on the schedule',
     );
     const record = await store.get(attempt.id);
     expect(record).toMatchObject({ creationState: 'created', statusCode: 1 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClaimInput, insertNextAttempt } from '../../src/checkout/invoice-record.store';
+import { mintStatusToken } from '../../src/checkout/status-token';
 import { runStatement } from '../../src/persistence/dialect';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
@@ -24,6 +25,7 @@ describeEachDatabase('checkout: claiming an attempt', (kind) => {
     installments: 1,
     namespace,
     settlesAt: new Date(Date.now() + 60_000),
+    statusTokenHash: mintStatusToken().hash,
   });
   const claim = (claimInput: ClaimInput) =>
     runStatement(db.dataSource, (em) =>

@@ -8,6 +8,7 @@ import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-Inv
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
+import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
@@ -49,6 +50,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
         WebhookInbox1763700001000,
         TrackingOutbox1763700002000,
         InvoicePaymentsScaleIndexes1763700013700,
+        ShopperStatusToken1763700014000,
       ],
       migrationsRun: false,
     });
@@ -67,6 +69,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       'OpenInvoiceReconciliation1763700009000',
       'InvoiceCustomer1763700011000',
       'InvoicePaymentsScaleIndexes1763700013700',
+      'ShopperStatusToken1763700014000',
     ]);
     const qr = db.dataSource.createQueryRunner();
     try {
@@ -143,10 +146,28 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops the scale indexes, the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
+  it('refuses a status token hash that another record holds, as either hash', async () => {
+    const hash = 'a'.repeat(64);
+    await invoices.save(record({ orderId: 'order_6', openOrderId: null, statusTokenHash: hash }));
+    await expect(
+      invoices.insert(record({ orderId: 'order_7', openOrderId: null, statusTokenHash: hash })),
+    ).rejects.toThrow(/unique|duplicate/i);
+    await expect(
+      invoices.insert(record({ orderId: 'order_8', openOrderId: null, previousTokenHash: 'b'.repeat(64) })),
+    ).resolves.toBeDefined();
+    await expect(
+      invoices.insert(record({ orderId: 'order_9', openOrderId: null, previousTokenHash: 'b'.repeat(64) })),
+    ).rejects.toThrow(/unique|duplicate/i);
+  });
+
+  it('drops the token columns, the scale indexes, the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      for (const column of ['status_token_hash', 'previous_token_hash']) {
+        expect(await qr.hasColumn('invoice_payments_invoice', column)).toBe(false);
+      }
+      await db.dataSource.undoLastMigration();
       const indexes = (await qr.getTable('invoice_payments_invoice'))?.indices.map((i) => i.name) ?? [];
       expect(indexes.filter((name) => /_(created|status|method|creation)$/.test(name ?? ''))).toEqual([]);
       await db.dataSource.undoLastMigration();

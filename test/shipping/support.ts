@@ -8,6 +8,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
 import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../../src/core/events';
@@ -40,6 +41,7 @@ export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> 
       InvoicePaymentsInit1763700000000,
       CheckoutSettlement1763700005500,
       InvoiceCustomer1763700011000,
+      ShopperStatusToken1763700014000,
       TrackingErrorKind1763700011100,
       TrackingOutbox1763700002000,
       StatusNotifyLease1763700006000,

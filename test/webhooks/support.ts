@@ -9,6 +9,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
+import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
@@ -46,6 +47,7 @@ export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Pro
       InvoicePaymentsInit1763700000000,
       CheckoutSettlement1763700005500,
       InvoiceCustomer1763700011000,
+      ShopperStatusToken1763700014000,
       WebhookInbox1763700001000,
       StatusNotifyLease1763700006000,
       WebhookInboxInvoiceIndex1763700007000,

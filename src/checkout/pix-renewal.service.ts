@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { addDays, todayIn } from '../core/calendar';
+import { GatewayOutcomeUnknownError } from '../gateway/errors';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceCreationService } from './invoice-creation.service';
+import { InvoicePaymentProvider } from './invoice-payment.provider';
+import { InvoiceRecordStore } from './invoice-record.store';
+import { RenewalNotOfferedError, RenewalOutcomeUnknownError } from './shopper.errors';
+import { shopperViewOf } from './shopper-view';
+
+/** A renewal whose answer was lost: the due day the record had, and until when the request could still land. */
+interface UnknownRenewal {
+  dueDate: string | null;
+  landsUntil: number;
+}
+
+/**
+ * A new PIX code for the shopper: the invoice's due date moved (the service's due-date change, §4.3) to the day the
+ * checkout would give a new invoice (`dueDays` from today, at least tomorrow). A lost answer stays unknown: nothing
+ * is sent again for that record until the record shows the new day or, once the request can no longer land, the
+ * service is asked what it did. Per process: two instances of a store could each send once, which moves the due date
+ * to the same day.
+ */
+@Injectable()
+export class PixRenewalService {
+  private readonly unknown = new LRUCache<string, UnknownRenewal>({ max: 10_000 });
+  private readonly inflight = new Map<string, Promise<InvoiceRecord>>();
+
+  constructor(
+    private readonly provider: InvoicePaymentProvider,
+    private readonly creation: InvoiceCreationService,
+    private readonly store: InvoiceRecordStore,
+    private readonly gateway: GatewayClient,
+  ) {}
+
+  /** The record after its renewal; concurrent renewals of one record in this process share one request. */
+  renew(record: InvoiceRecord): Promise<InvoiceRecord> {
+    const running = this.inflight.get(record.id);
+    if (running) return running;
+    const mine = this.once(record).finally(() => this.inflight.delete(record.id));
+    this.inflight.set(record.id, mine);
+    return mine;
+  }
+
+  private async once(read: InvoiceRecord): Promise<InvoiceRecord> {
+    const { record, renewed } = await this.settleUnknown(read);
+    if (renewed) return record;
+    const options = await this.creation.current();
+    const now = new Date();
+    const view = shopperViewOf(record, { timeZone: options.timeZone, now });
+    if (!view.renewable) throw new RenewalNotOfferedError(`it is a ${view.method} payment, ${view.state}`);
+    const dueDate = addDays(todayIn(options.timeZone, now), Math.max(1, options.dueDays));
+    try {
+      await this.provider.changeDueDate({ data: { invoiceRecordId: record.id }, dueDate });
+    } catch (err) {
+      if (!(err instanceof GatewayOutcomeUnknownError)) throw err;
+      const landsUntil = Date.now() + this.gateway.writeTimeoutMs + options.lateCreationMarginMs;
+      this.unknown.set(record.id, { dueDate: record.dueDate, landsUntil });
+      throw new RenewalOutcomeUnknownError(secondsUntil(landsUntil));
+    }
+    return this.store.get(record.id);
+  }
+
+  /**
+   * The record as it stands, `renewed` when a renewal whose answer was lost turned out to have moved the due date.
+   * Throws while the lost request could still land.
+   */
+  private async settleUnknown(read: InvoiceRecord): Promise<{ record: InvoiceRecord; renewed: boolean }> {
+    const pending = this.unknown.get(read.id);
+    if (!pending) return { record: read, renewed: false };
+    if (read.dueDate !== pending.dueDate) {
+      this.unknown.delete(read.id); // a webhook or the reconciliation brought the new day: it landed
+      return { record: read, renewed: true };
+    }
+    if (Date.now() < pending.landsUntil)
+      throw new RenewalOutcomeUnknownError(secondsUntil(pending.landsUntil));
+    // It can no longer land: what the service holds now is what it did.
+    await this.provider.retrievePayment({ data: { invoiceRecordId: read.id } });
+    this.unknown.delete(read.id);
+    const record = await this.store.get(read.id);
+    return { record, renewed: record.dueDate !== pending.dueDate };
+  }
+}
+
+function secondsUntil(at: number): number {
+  return Math.max(1, Math.ceil((at - Date.now()) / 1000));
+}

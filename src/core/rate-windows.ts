@@ -1,0 +1,59 @@
+/** The limits of {@link RateWindows}. */
+export interface RateWindowLimits {
+  /** Hits a key may make per window; past it, each hit is `limited`. */
+  maxHits: number;
+  windowMs: number;
+  /** Keys remembered at most (memory stays bounded); the least recently started window is forgotten first. */
+  maxKeys: number;
+}
+
+/** One hit counted. */
+export interface RateHit {
+  /** Hits of the key in its current window, this one included. */
+  hits: number;
+  limited: boolean;
+  /** Seconds until the key's window starts over (at least 1): the `Retry-After` of a 429. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Hits per key in fixed windows, in memory, bounded, per process: the module's one rate limit (failed admin
+ * authentications, the shopper's status route). Cheap enough to run before anything else a request does.
+ */
+export class RateWindows {
+  private readonly windows = new Map<string, { hits: number; resetAt: number }>();
+
+  constructor(
+    private readonly limits: RateWindowLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  hit(key: string): RateHit {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (!window || now >= window.resetAt) {
+      this.windows.delete(key);
+      if (this.windows.size >= this.limits.maxKeys) this.evict(now);
+      window = { hits: 0, resetAt: now + this.limits.windowMs };
+      this.windows.set(key, window);
+    }
+    window.hits += 1;
+    return {
+      hits: window.hits,
+      limited: window.hits > this.limits.maxHits,
+      retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
+    };
+  }
+
+  /** Keys remembered now. */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  /** Drops what has expired; when nothing has, the oldest window (insertion order is start order). */
+  private evict(now: number): void {
+    for (const [key, window] of this.windows) if (now >= window.resetAt) this.windows.delete(key);
+    if (this.windows.size >= this.limits.maxKeys)
+      this.windows.delete(this.windows.keys().next().value as string);
+  }
+}

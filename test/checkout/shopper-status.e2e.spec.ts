@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { addDays, todayIn } from '../../src/core/calendar';
+import type { ShopperPaymentView } from '../../src/checkout/shopper-view';
+import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';
+import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { AdminApp, openAdminDatabase, startAdminApp } from '../settings/support';
+import { checkout, makeOrder, waitFor } from './support';
+
+const ZONE = 'America/Sao_Paulo';
+/** Polls the route as a storefront would, within the reads a token may make. */
+const POLL_MS = 250;
+const PATH = '/invoice-payments/payments';
+
+/**
+ * The shopper's status route of a Nest host over real HTTP: the token `initiatePayment` hands out reads the store's
+ * record; a PIX paid at the sandbox shows paid once its webhook is applied; an expired PIX gets a new code once.
+ */
+describeEachDatabase('the shopper status route (Nest host)', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  let proxy: CountingProxy;
+  let shop: AdminApp;
+
+  beforeAll(async () => {
+    db = await openAdminDatabase(kind);
+    sandbox = await startSandbox();
+    proxy = await startCountingProxy(sandbox.url);
+    // Due today: a renewal then visibly moves the day (to tomorrow at least). A lost write could land for 1.5 s.
+    shop = await startAdminApp(db, sandbox, {
+      baseUrl: proxy.url,
+      checkout: { dueDays: 0, lateCreationMarginMs: 500 },
+      timeouts: { defaultMs: 1_000 },
+    });
+    sandbox.controls.registerWebhook({ url: shop.webhookUrl });
+  });
+  afterAll(async () => {
+    await shop?.close();
+    await proxy?.close();
+    await sandbox?.close();
+    await db?.destroy();
+  });
+
+  async function pix() {
+    const order = makeOrder();
+    const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    return { order, out, token: out.data.statusToken! };
+  }
+  const view = (token: string) => shop.http().get(`${PATH}/${token}`);
+  const renew = (token: string) => shop.http().post(`${PATH}/${token}/renewal`);
+  const patches = () => proxy.count((method, path) => method === 'PATCH' && path === '/invoices');
+
+  it('answers the view of the token handed out by initiatePayment, from the record', async () => {
+    const { out, token } = await pix();
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const res = await view(token).expect(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const body = res.body as ShopperPaymentView;
+    expect(body).toEqual({
+      method: 'pix',
+      state: 'waiting',
+      amount: '119.90',
+      currency: 'BRL',
+      invoiceNumber: out.data.gatewayId,
+      pix: {
+        payload: out.data.pix?.payload,
+        image: out.data.pix?.image,
+        expiresAt: expect.any(String),
+      },
+      billet: null,
+      card: null,
+      renewable: expect.any(Boolean),
+      orderUrl: null,
+    });
+    // The PIX is due today: it expires when today ends in the store's zone.
+    const today = todayIn(ZONE, new Date());
+    expect(out.data.dueDate).toBe(today);
+    expect(todayIn(ZONE, new Date(Date.parse(body.pix!.expiresAt!) - 1))).toBe(today);
+    expect(todayIn(ZONE, new Date(body.pix!.expiresAt!))).toBe(addDays(today, 1));
+    // No token is kept: the record holds its hash only.
+    const [record] = await db.dataSource.query(
+      'SELECT status_token_hash FROM invoice_payments_invoice WHERE id = $1'.replace(
+        '$1',
+        kind === 'postgres' ? '$1' : '?',
+      ),
+      [out.id],
+    );
+    expect(record.status_token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(record)).not.toContain(token);
+  });
+
+  it('keeps the token a repeated initiatePayment replaced working; the one before that is gone', async () => {
+    const { order, token: first } = await pix();
+    const second = (await shop.provider.initiatePayment(checkout(order, 'pix'))).data.statusToken!;
+    expect(second).not.toBe(first);
+    await view(first).expect(200);
+    await view(second).expect(200);
+    const third = (await shop.provider.initiatePayment(checkout(order, 'pix'))).data.statusToken!;
+    await view(third).expect(200);
+    await view(second).expect(200);
+    await view(first).expect(404);
+  });
+
+  it('shows a PIX paid at the sandbox as paid once its webhook is applied', async () => {
+    const { out, token } = await pix();
+    await sandbox.controls.pay(out.data.gatewayId!);
+    await waitFor(
+      async () => (await view(token)).body.state === 'paid',
+      10_000,
+      'the view shows paid',
+      POLL_MS,
+    );
+    const paid = (await view(token).expect(200)).body as ShopperPaymentView;
+    expect(paid).toMatchObject({ state: 'paid', renewable: false, amount: '119.90' });
+  });
+
+  it('answers 404 for a token no record holds, 400 naming `token` for a malformed one', async () => {
+    const unknown = randomBytes(32).toString('base64url');
+    const missing = await view(unknown).expect(404);
+    const renewMissing = await renew(unknown).expect(404);
+    expect(renewMissing.body).toEqual(missing.body);
+    expect(JSON.stringify(missing.body)).not.toContain(unknown);
+    for (const bad of ['short', 'a'.repeat(44), `${'a'.repeat(42)}%2F`, `${'a'.repeat(42)}%00`]) {
+      const res = await view(bad).expect(400);
+      expect(res.body.fields).toEqual({ token: [expect.any(String)] });
+    }
+    await renew('x'.repeat(300)).expect(400);
+  });
+
+  it('answers 429 with Retry-After past the reads a token may make per minute', async () => {
+    const { token } = await pix();
+    for (let i = 0; i < 120; i += 1) await view(token).expect(200);
+    const limited = await view(token).expect(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Another payment's token has its own allowance.
+    const other = await pix();
+    await view(other.token).expect(200);
+  });
+
+  it('renews an expired PIX: the due date moves at the service, the view waits again with the new expiry', async () => {
+    const { out, token } = await pix();
+    await renew(token).expect(409); // not expired, nor about to: no new code is offered
+    await sandbox.controls.overdue(out.data.gatewayId!);
+    await waitFor(
+      async () => (await view(token)).body.state === 'expired',
+      10_000,
+      'the view shows expired',
+      POLL_MS,
+    );
+    expect((await view(token)).body.renewable).toBe(true);
+
+    const before = patches();
+    const res = await renew(token).expect(200);
+    const renewed = res.body as ShopperPaymentView;
+    const tomorrow = addDays(todayIn(ZONE, new Date()), 1);
+    expect(patches()).toBe(before + 1);
+    expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.dueDay).toBe(tomorrow);
+    expect(renewed).toMatchObject({
+      state: 'waiting',
+      renewable: false,
+      pix: { payload: out.data.pix?.payload },
+    });
+    expect(todayIn(ZONE, new Date(Date.parse(renewed.pix!.expiresAt!) - 1))).toBe(tomorrow);
+  });
+
+  it('answers 503 while a renewal whose answer was lost is unknown, and sends it once', async () => {
+    const { out, token } = await pix();
+    await sandbox.controls.overdue(out.data.gatewayId!);
+    await waitFor(
+      async () => (await view(token)).body.state === 'expired',
+      10_000,
+      'the view shows expired',
+      POLL_MS,
+    );
+    // The due-date change takes effect at the service; its answer does not come back.
+    sandbox.controls.addFault({
+      method: 'PATCH',
+      path: '/invoices',
+      times: 1,
+      afterProcessing: true,
+      dropConnection: true,
+    });
+    const before = patches();
+    const lost = await renew(token).expect(503);
+    const retryAt = Date.now() + Number(lost.headers['retry-after']) * 1000;
+    expect(Number(lost.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const again = await renew(token).expect(503);
+    expect(again.body.message).toMatch(/being confirmed/);
+    expect(patches()).toBe(before + 1);
+    expect((await view(token)).body).toMatchObject({ state: 'expired' });
+
+    // Past its Retry-After the lost request can no longer land: the store asks the service, which moved the day.
+    await waitFor(() => Date.now() >= retryAt, 10_000, 'the Retry-After has passed', POLL_MS);
+    const landed = await renew(token).expect(200);
+    const tomorrow = addDays(todayIn(ZONE, new Date()), 1);
+    const body = landed.body as ShopperPaymentView;
+    expect(body.state).toBe('waiting');
+    expect(todayIn(ZONE, new Date(Date.parse(body.pix!.expiresAt!) - 1))).toBe(tomorrow);
+    expect(patches()).toBe(before + 1);
+  });
+});
