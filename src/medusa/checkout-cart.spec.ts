@@ -37,7 +37,16 @@ describe("the plugin's middleware on Medusa's payment-session route", () => {
     });
     expect(passed).toBeUndefined();
     expect(asked[0]).toMatchObject({ entity: 'payment_collection', filters: { id: 'pay_col_1' } });
-    expect(body.data).toEqual({ method: 'pix', cart: maria });
+    // Only what the payer needs of the cart: its e-mail, and its addresses' names and phone.
+    expect((asked[0].fields as string[]).filter((f) => f.includes('address')).sort()).toEqual([
+      'cart.billing_address.first_name',
+      'cart.billing_address.last_name',
+      'cart.billing_address.phone',
+      'cart.shipping_address.first_name',
+      'cart.shipping_address.last_name',
+      'cart.shipping_address.phone',
+    ]);
+    expect(body.data).toEqual({ method: 'pix', cart: { ...maria, shipping_address: null } });
   });
 
   it('a collection without a cart (an order edit) gets data.cart null', async () => {

@@ -7,24 +7,16 @@ import type { MedusaAddress, MedusaCheckoutCart } from './types';
  * (`req.auth_context.actor_id`; none for a guest) and the storefront's `data`, and has no hook to add to either. A
  * guest's name and e-mail are on the cart, which the Payment module (an isolated module) cannot read. The plugin's
  * middleware runs in the API layer, where Medusa's `query` can: it reads the payment collection's cart and passes it
- * in the session's `data.cart`, over whatever the storefront sent under that key.
+ * in the session's `data.cart` (its e-mail, and the names and phone of its addresses), over whatever the storefront
+ * sent under that key.
  */
 
 /** The route of Medusa's store API where a storefront creates a payment session (`initiatePaymentSession`). */
 export const PAYMENT_SESSIONS_ROUTE = '/store/payment-collections/:id/payment-sessions';
 
-const ADDRESS_FIELDS = [
-  'first_name',
-  'last_name',
-  'phone',
-  'address_1',
-  'address_2',
-  'city',
-  'province',
-  'postal_code',
-  'country_code',
-  'metadata',
-];
+/** What the provider reads of the cart's addresses: the payer's name and phone, nothing else. */
+const ADDRESS_FIELDS = ['first_name', 'last_name', 'phone'];
+const ADDRESSES = ['billing_address', 'shipping_address'] as const;
 
 type Query = { graph(input: object): Promise<{ data: unknown[] }> };
 
@@ -35,13 +27,25 @@ export async function cartOfCollection(
 ): Promise<MedusaCheckoutCart | null> {
   const { data } = await container.resolve<Query>('query').graph({
     entity: 'payment_collection',
-    fields: ['id', 'cart.id', 'cart.email', ...ADDRESS_FIELDS.map((f) => `cart.billing_address.${f}`)],
+    fields: [
+      'id',
+      'cart.id',
+      'cart.email',
+      ...ADDRESSES.flatMap((a) => ADDRESS_FIELDS.map((f) => `cart.${a}.${f}`)),
+    ],
     filters: { id: collectionId },
   });
-  type Row = { cart?: { id: string; email?: string | null; billing_address?: MedusaAddress | null } | null };
-  const cart = (data[0] as Row | undefined)?.cart;
+  type Cart = { id: string; email?: string | null } & Partial<
+    Record<(typeof ADDRESSES)[number], MedusaAddress | null>
+  >;
+  const cart = (data[0] as { cart?: Cart | null } | undefined)?.cart;
   if (!cart) return null;
-  return { id: cart.id, email: cart.email ?? null, billing_address: cart.billing_address ?? null };
+  return {
+    id: cart.id,
+    email: cart.email ?? null,
+    billing_address: cart.billing_address ?? null,
+    shipping_address: cart.shipping_address ?? null,
+  };
 }
 
 type Next = (err?: unknown) => void;

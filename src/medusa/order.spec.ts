@@ -157,6 +157,12 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
       expect(invoice.params.client).toMatchObject({ name: 'Maria Souza', email: 'maria@example.com' });
     });
 
+    it("without a billing address, takes the name and phone of the cart's shipping address", () => {
+      const shipping = { first_name: 'Maria', last_name: 'Lima', phone: '11955554444' };
+      const data = build({ cart: { ...cart, billing_address: null, shipping_address: shipping } });
+      expect(data.order.customer).toMatchObject({ name: 'Maria Lima', phone: '11955554444' });
+    });
+
     it("takes the name the storefront passed before the cart's; a signed-in customer's name before both", () => {
       expect(build({ cart, first_name: ' Maria ', last_name: 'S. Lima' }).order.customer.name).toBe(
         'Maria S. Lima',

@@ -91,7 +91,7 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
     customer: {
       name: payerName(customer, storefrontName(choice, source.nameMax), cart) ?? undefined,
       email: customer?.email || cart?.email || undefined,
-      phone: customer?.phone || address?.phone || cart?.billing_address?.phone || undefined,
+      phone: customer?.phone || address?.phone || cartPhone(cart) || undefined,
       document:
         (source.documentKeys ?? DEFAULT_DOCUMENT_KEYS)
           .map((key) => text(customer?.metadata?.[key]))
@@ -115,7 +115,8 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
 
 /**
  * The payer's name: Medusa's customer (its name, else its company's), else the name the storefront passed in `data`,
- * else the cart's billing address (a guest's name is only there), else the customer's saved billing address.
+ * else the cart's billing address, else its shipping address (a guest's name is only there), else the customer's saved
+ * billing address.
  */
 function payerName(
   customer: MedusaPaymentContext['customer'],
@@ -130,6 +131,7 @@ function payerName(
     text(customer?.company_name) ||
     given ||
     join(cart?.billing_address?.first_name, cart?.billing_address?.last_name) ||
+    join(cart?.shipping_address?.first_name, cart?.shipping_address?.last_name) ||
     join(billing?.first_name, billing?.last_name) ||
     null
   );
@@ -150,8 +152,18 @@ function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMI
 function cartOf(value: unknown): MedusaCheckoutCart | null {
   if (typeof value !== 'object' || value === null) return null;
   const cart = value as Partial<MedusaCheckoutCart>;
-  const billing = typeof cart.billing_address === 'object' ? cart.billing_address : null;
-  return { id: String(cart.id ?? ''), email: text(cart.email), billing_address: billing };
+  const address = (a: unknown) => (typeof a === 'object' && a !== null ? (a as MedusaAddress) : null);
+  return {
+    id: String(cart.id ?? ''),
+    email: text(cart.email),
+    billing_address: address(cart.billing_address),
+    shipping_address: address(cart.shipping_address),
+  };
+}
+
+/** The cart's billing phone, else its shipping phone. */
+function cartPhone(cart: MedusaCheckoutCart | null): string | null {
+  return text(cart?.billing_address?.phone) ?? text(cart?.shipping_address?.phone);
 }
 
 /** Medusa's address; `number` and `district` from its `metadata` when the store keeps them there. */

@@ -98,13 +98,17 @@ export interface MedusaSessionChoice {
 
 /**
  * The cart of the payment collection as the plugin reads it through Medusa's `query` and hands it to the provider in
- * the session's `data.cart` (Medusa gives the provider a signed-in customer, not the cart): a guest's e-mail and name.
+ * the session's `data.cart` (Medusa gives the provider a signed-in customer, not the cart): a guest's e-mail, name and
+ * phone.
  * The plugin overwrites whatever the storefront sent under this key; it is not kept in the session's data.
  */
 export interface MedusaCheckoutCart {
   id: string;
   email: string | null;
+  /** Its names and phone only. */
   billing_address: MedusaAddress | null;
+  /** Its names and phone only: the payer's when the storefront set no billing address. */
+  shipping_address?: MedusaAddress | null;
 }
 
 /**
