@@ -39,13 +39,72 @@ function expectPayer(session: { data: Record<string, unknown> }) {
   expect(session.data).toMatchObject({ document: null, cart: null });
 }
 
-it("PIX: the invoice names the cart's payer; paid at the service → captured", async () => {
-  const { order, session } = await guest.checkout({ method: 'pix' });
+/** The shopper's status route of a cart, as the component calls it (the publishable key, no customer). */
+function cartPayment(cartId: string, renewal = false): Promise<Response> {
+  const path = `/store/invoice-payments/carts/${encodeURIComponent(cartId)}${renewal ? '/renewal' : ''}`;
+  return store.fetch(renewal ? 'POST' : 'GET', path, undefined, 'store');
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function viewOf(cartId: string): Promise<Record<string, any>> {
+  const res = await cartPayment(cartId);
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+it("PIX: the invoice names the cart's payer; the status route shows it waiting, then paid; captured", async () => {
+  const { cartId, order, session } = await guest.checkout({ method: 'pix' });
   expect(session.data.pix.payload).toBeTruthy();
   expectPayer(session);
+  expect(await viewOf(cartId)).toMatchObject({
+    method: 'pix',
+    state: 'waiting',
+    amount: '134.80',
+    currency: 'BRL',
+    pix: { payload: session.data.pix.payload, image: expect.stringMatching(/^http/) },
+    billet: null,
+    card: null,
+    renewable: false,
+  });
+  // Not close to expiring: no new code yet.
+  expect((await cartPayment(cartId, true)).status).toBe(409);
   await sandbox.controls.pay(session.data.gatewayId);
+  await until(async () => (await viewOf(cartId)).state === 'paid', 60_000, 'the status route says paid');
   await until(async () => (await paymentStatus(order.id)) === 'captured', 60_000, 'PIX captured');
 }, 180_000);
+
+it('an overdue PIX: the status route says expired and offers a new code; the renewal answers the view', async () => {
+  const { cartId, session } = await guest.checkout({ method: 'pix' });
+  await sandbox.controls.overdue(session.data.gatewayId);
+  await until(
+    async () => (await viewOf(cartId)).state === 'expired',
+    60_000,
+    'the status route says expired',
+  );
+  expect(await viewOf(cartId)).toMatchObject({ method: 'pix', renewable: true });
+  const renewed = await cartPayment(cartId, true);
+  expect(renewed.status).toBe(200);
+  expect(await renewed.json()).toMatchObject({ method: 'pix', pix: { payload: expect.any(String) } });
+}, 180_000);
+
+it('the status route: 404 for a cart without our session and for an unknown cart, 400 for a bad id', async () => {
+  const other = await guest.cart();
+  expect((await cartPayment(other)).status).toBe(404);
+  expect((await cartPayment('cart_01JZZZZZZZZZZZZZZZZZZZZZZZ')).status).toBe(404);
+  const bad = await cartPayment('x'.repeat(65));
+  expect(bad.status).toBe(400);
+  expect(await bad.text()).toContain('cart_id');
+}, 60_000);
+
+it('the status route counts requests per cart: past the limit, 429 with Retry-After', async () => {
+  const cartId = 'cart_01JRATELIMITEDRATELIMITED0';
+  const statuses: number[] = [];
+  for (let i = 0; i < 120; i += 1) statuses.push((await cartPayment(cartId)).status);
+  expect(statuses.every((s) => s === 404)).toBe(true);
+  const limited = await cartPayment(cartId);
+  expect(limited.status).toBe(429);
+  expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+}, 120_000);
 
 it('bank slip: the line is given, and shown by the status route; paid → captured', async () => {
   const { cartId, order, session } = await guest.checkout({ method: 'billet' });
