@@ -73,20 +73,6 @@ it("PIX: the invoice names the cart's payer; the status route shows it waiting, 
   await until(async () => (await paymentStatus(order.id)) === 'captured', 60_000, 'PIX captured');
 }, 180_000);
 
-it('an overdue PIX: the status route says expired and offers a new code; the renewal answers the view', async () => {
-  const { cartId, session } = await guest.checkout({ method: 'pix' });
-  await sandbox.controls.overdue(session.data.gatewayId);
-  await until(
-    async () => (await viewOf(cartId)).state === 'expired',
-    60_000,
-    'the status route says expired',
-  );
-  expect(await viewOf(cartId)).toMatchObject({ method: 'pix', renewable: true });
-  const renewed = await cartPayment(cartId, true);
-  expect(renewed.status).toBe(200);
-  expect(await renewed.json()).toMatchObject({ method: 'pix', pix: { payload: expect.any(String) } });
-}, 180_000);
-
 it('the status route: 404 for a cart without our session and for an unknown cart, 400 for a bad id', async () => {
   const other = await guest.cart();
   expect((await cartPayment(other)).status).toBe(404);
