@@ -123,4 +123,76 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
       'card.holder_name': [expect.stringMatching(problem)],
     });
   });
+
+  describe('a guest (no customer in the context: Medusa gives the provider only a signed-in one)', () => {
+    const cart = {
+      id: 'cart_1',
+      email: 'maria@example.com',
+      billing_address: { first_name: 'Maria', last_name: 'Souza', phone: '11912345678', city: 'São Paulo' },
+    };
+    const build = (data: Record<string, unknown>) =>
+      buildCheckoutData({
+        sessionId: 'payses_g',
+        amountCents: 5990,
+        currencyCode: 'brl',
+        context: {},
+        data: { document: '52998224725', ...data },
+        defaultMethod: 'pix',
+        nameMax: 20,
+      });
+
+    it("is named by the cart's billing address; the cart's e-mail and phone; no address sent", () => {
+      const data = build({ cart });
+      expect(data.order.customer).toMatchObject({
+        name: 'Maria Souza',
+        email: 'maria@example.com',
+        phone: '11912345678',
+        document: '52998224725',
+      });
+      expect(data.order.shipping_address).toBeNull();
+      const invoice = mapOrderToInvoice(
+        { amount: 5990, currency_code: 'brl', data },
+        resolveCheckoutOptions(),
+      );
+      expect(invoice.params.client).toMatchObject({ name: 'Maria Souza', email: 'maria@example.com' });
+    });
+
+    it("without a billing address, takes the name and phone of the cart's shipping address", () => {
+      const shipping = { first_name: 'Maria', last_name: 'Lima', phone: '11955554444' };
+      const data = build({ cart: { ...cart, billing_address: null, shipping_address: shipping } });
+      expect(data.order.customer).toMatchObject({ name: 'Maria Lima', phone: '11955554444' });
+    });
+
+    it("takes the name the storefront passed before the cart's; a signed-in customer's name before both", () => {
+      expect(build({ cart, first_name: ' Maria ', last_name: 'S. Lima' }).order.customer.name).toBe(
+        'Maria S. Lima',
+      );
+      const signedIn = buildCheckoutData({
+        sessionId: 'payses_c',
+        amountCents: 5990,
+        currencyCode: 'brl',
+        context: { customer },
+        data: { cart, first_name: 'Outra' },
+        defaultMethod: 'pix',
+      });
+      expect(signedIn.order.customer).toMatchObject({ name: 'Ana Souza', email: 'ana@example.com' });
+    });
+
+    it.each([
+      ['too long', { first_name: 'M'.repeat(21) }, 'data.first_name', /at most 20 characters/],
+      ['not a string', { last_name: 7 }, 'data.last_name', /must be a string/],
+      ['a control character', { first_name: 'Maria\u0000' }, 'data.first_name', /control characters/],
+    ])("the storefront's name %s is a 400 naming the field", (_, given, field, problem) => {
+      expect(() => build({ cart, ...given })).toThrow(
+        expect.objectContaining({ fields: { [field]: [expect.stringMatching(problem)] } }),
+      );
+    });
+
+    it('without a name anywhere is refused, naming order.customer.first_name', () => {
+      const data = build({ cart: { ...cart, billing_address: null } });
+      expect(() =>
+        mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data }, resolveCheckoutOptions()),
+      ).toThrow(expect.objectContaining({ fields: { 'order.customer.first_name': [expect.any(String)] } }));
+    });
+  });
 });

@@ -1,8 +1,17 @@
 import { inspect } from 'node:util';
+import { CheckoutValidationError } from '../checkout/errors';
 import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
+import { textProblem } from '../core/text-bounds';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
-import type { MedusaAddress, MedusaBigNumberInput, MedusaPaymentContext, MedusaSessionChoice } from './types';
+import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
+import type {
+  MedusaAddress,
+  MedusaBigNumberInput,
+  MedusaCheckoutCart,
+  MedusaPaymentContext,
+  MedusaSessionChoice,
+} from './types';
 
 /**
  * Medusa's amount (major units, `BigNumberInput`) to integer cents, exactly: a big number is read through its full
@@ -50,15 +59,19 @@ export interface MedusaOrderSource {
   documentKeys?: string[];
   /** Method when the storefront chose none. */
   defaultMethod: PaymentMethod;
+  /** Most characters of the storefront's `data.first_name` and `data.last_name` (`checkout.textLimits.name`). */
+  nameMax?: number;
 }
 
 /**
  * The checkout's order for a Medusa payment session, built only from what Medusa computed: the payment collection's
- * amount as one line, Medusa's customer and the CPF/CNPJ (docs/medusa.md, "Checkout").
+ * amount as one line, Medusa's customer (a signed-in shopper) or the cart's e-mail and billing name (a guest, read by
+ * the plugin), and the CPF/CNPJ (docs/medusa.md, "Checkout").
  */
 export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentData {
   const choice = (source.data ?? {}) as MedusaSessionChoice & Record<string, unknown>;
   const customer = source.context?.customer;
+  const cart = cartOf(choice.cart);
   const address = customer?.billing_address ? addressOf(customer.billing_address) : null;
   const order: CheckoutOrder = {
     id: source.sessionId,
@@ -76,11 +89,9 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
       },
     ],
     customer: {
-      name: fullName(customer) ?? undefined,
-      first_name: customer?.first_name ?? undefined,
-      last_name: customer?.last_name ?? undefined,
-      email: customer?.email || undefined,
-      phone: customer?.phone || address?.phone || undefined,
+      name: payerName(customer, storefrontName(choice, source.nameMax), cart) ?? undefined,
+      email: customer?.email || cart?.email || undefined,
+      phone: customer?.phone || address?.phone || cartPhone(cart) || undefined,
       document:
         (source.documentKeys ?? DEFAULT_DOCUMENT_KEYS)
           .map((key) => text(customer?.metadata?.[key]))
@@ -102,18 +113,57 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
   return data;
 }
 
-/** The customer's name, else its company's, else the billing address' (a guest's names are often only there). */
-function fullName(customer: MedusaPaymentContext['customer']): string | null {
-  if (!customer) return null;
-  const join = (first?: string | null, last?: string | null) =>
-    [first, last].filter((p) => typeof p === 'string' && p.trim()).join(' ');
-  const billing = customer.billing_address;
+/**
+ * The payer's name: Medusa's customer (its name, else its company's), else the name the storefront passed in `data`,
+ * else the cart's billing address, else its shipping address (a guest's name is only there), else the customer's saved
+ * billing address.
+ */
+function payerName(
+  customer: MedusaPaymentContext['customer'],
+  given: string | null,
+  cart: MedusaCheckoutCart | null,
+): string | null {
+  const join = (first?: unknown, last?: unknown) =>
+    [text(first), text(last)].filter((p) => p !== null).join(' ');
+  const billing = customer?.billing_address;
   return (
-    join(customer.first_name, customer.last_name) ||
-    text(customer.company_name) ||
+    join(customer?.first_name, customer?.last_name) ||
+    text(customer?.company_name) ||
+    given ||
+    join(cart?.billing_address?.first_name, cart?.billing_address?.last_name) ||
+    join(cart?.shipping_address?.first_name, cart?.shipping_address?.last_name) ||
     join(billing?.first_name, billing?.last_name) ||
     null
   );
+}
+
+/** The storefront's `data.first_name` and `data.last_name`, checked as any input (a 400 naming the field). */
+function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMITS.name): string | null {
+  const fields: Record<string, string[]> = {};
+  for (const key of ['first_name', 'last_name']) {
+    const problem = textProblem(choice[key], { max, option: 'checkout.textLimits.name' });
+    if (problem) fields[`data.${key}`] = [problem];
+  }
+  if (Object.keys(fields).length > 0) throw new CheckoutValidationError(fields);
+  return [text(choice.first_name), text(choice.last_name)].filter((p) => p !== null).join(' ') || null;
+}
+
+/** The plugin's reading of the cart (`data.cart`), when it is one; anything else counts as none. */
+function cartOf(value: unknown): MedusaCheckoutCart | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const cart = value as Partial<MedusaCheckoutCart>;
+  const address = (a: unknown) => (typeof a === 'object' && a !== null ? (a as MedusaAddress) : null);
+  return {
+    id: String(cart.id ?? ''),
+    email: text(cart.email),
+    billing_address: address(cart.billing_address),
+    shipping_address: address(cart.shipping_address),
+  };
+}
+
+/** The cart's billing phone, else its shipping phone. */
+function cartPhone(cart: MedusaCheckoutCart | null): string | null {
+  return text(cart?.billing_address?.phone) ?? text(cart?.shipping_address?.phone);
 }
 
 /** Medusa's address; `number` and `district` from its `metadata` when the store keeps them there. */

@@ -14,7 +14,7 @@ import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './
 
 const PLUGIN_NAME = 'nestjs-invoice-payments';
 /** The provider's sessions: Medusa names them `pp_<identifier>_<id>`. */
-const SESSION_PREFIX = 'pp_invoice-payments_';
+export const SESSION_PREFIX = 'pp_invoice-payments_';
 
 /** A Medusa container (a job's, a subscriber's, a request's `req.scope`). */
 export interface MedusaContainer {

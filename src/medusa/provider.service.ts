@@ -159,7 +159,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   ): Promise<{ amount: number; currency_code: string; data: InitiatePaymentData }> {
     const amount = medusaAmountToCents(input.amount);
     const currency_code = input.currency_code as string;
-    const { methods } = await checkout.current();
+    const { methods, textLimits } = await checkout.current();
     const data = buildCheckoutData({
       sessionId,
       amountCents: amount,
@@ -168,6 +168,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       data: input.data,
       documentKeys: this.options.customerDocumentKeys,
       defaultMethod: method ?? methods[0],
+      nameMax: textLimits.name,
     });
     return { amount, currency_code, data };
   }
@@ -205,8 +206,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 
 /**
  * The session data Medusa keeps (and its store API shows): the module's, with Medusa's session id (the record's order
- * key). Medusa merges the storefront's input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) is
- * overwritten with `null`.
+ * key). Medusa merges the input into it, so a CPF/CNPJ the storefront sent (any of `documentKeys`) and the plugin's
+ * copy of the cart (`cart`: the invoice has what it needed of it) are overwritten with `null`.
  */
 function dataOf(
   data: InvoicePaymentSessionData,
@@ -214,7 +215,7 @@ function dataOf(
   documentKeys: readonly string[] = [],
 ): InvoicePaymentSessionData & { session_id: string } {
   const scrubbed: Record<string, null> = {};
-  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys]))
+  for (const key of new Set([...DEFAULT_DOCUMENT_KEYS, ...documentKeys, 'cart']))
     if (input && Object.prototype.hasOwnProperty.call(input, key)) scrubbed[key] = null;
   return { ...data, ...scrubbed, session_id: data.orderId };
 }

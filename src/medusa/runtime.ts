@@ -6,6 +6,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { PixRenewalService } from '../checkout/pix-renewal.service';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
@@ -54,6 +55,7 @@ export class MedusaRuntimeServices {
     readonly tracking: TrackingService,
     readonly refunds: RefundService,
     readonly settings: InvoicePaymentsSettingsService,
+    readonly renewal: PixRenewalService,
     @InjectDataSource() readonly dataSource: DataSource,
   ) {}
 }

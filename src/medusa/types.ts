@@ -88,6 +88,27 @@ export interface MedusaSessionChoice {
   document?: string;
   card?: { token: string; expiry: string; holder_name: string };
   installments?: number;
+  /**
+   * The payer's name when Medusa's customer has none (a guest) and the storefront asks for it; else the cart's billing
+   * address names the payer. At most `checkout.textLimits.name` characters each.
+   */
+  first_name?: string;
+  last_name?: string;
+}
+
+/**
+ * The cart of the payment collection as the plugin reads it through Medusa's `query` and hands it to the provider in
+ * the session's `data.cart` (Medusa gives the provider a signed-in customer, not the cart): a guest's e-mail, name and
+ * phone.
+ * The plugin overwrites whatever the storefront sent under this key; it is not kept in the session's data.
+ */
+export interface MedusaCheckoutCart {
+  id: string;
+  email: string | null;
+  /** Its names and phone only. */
+  billing_address: MedusaAddress | null;
+  /** Its names and phone only: the payer's when the storefront set no billing address. */
+  shipping_address?: MedusaAddress | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,9 +67,17 @@ export class MedusaApp {
     return `http://localhost:${this.port}`;
   }
 
-  /** Builds the app, creates its database, migrates it and creates the admin user. */
+  /**
+   * Builds the app (once per test run: every spec file of the run has the same package and configuration), creates
+   * its database, migrates it and creates the admin user.
+   */
   async prepare(): Promise<void> {
-    await this.cli(HOST_DIR, 'build');
+    const marker = join(SERVER_DIR, '.built-for-run');
+    const run = process.env.NIP_MEDUSA_DB ?? '';
+    if (!run || !existsSync(marker) || readFileSync(marker, 'utf8') !== run) {
+      await this.cli(HOST_DIR, 'build');
+      writeFileSync(marker, run);
+    }
     await this.createDatabase();
   }
 

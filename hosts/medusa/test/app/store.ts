@@ -13,25 +13,30 @@ export class MedusaStore {
   regionId = '';
   variantId = '';
   locationId = '';
-  private shippingOptionId = '';
+  shippingOptionId = '';
 
   constructor(private readonly url: string) {}
 
   async call(method: string, path: string, body?: unknown, as: 'admin' | 'store' = 'admin'): Promise<Json> {
+    const res = await this.fetch(method, path, body, as);
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return text ? (JSON.parse(text) as Json) : {};
+  }
+
+  /** The raw answer, for tests of refusals. */
+  fetch(method: string, path: string, body?: unknown, as: 'admin' | 'store' = 'admin'): Promise<Response> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (as === 'admin') headers.authorization = `Bearer ${this.token}`;
     else {
       headers['x-publishable-api-key'] = this.publishableKey;
       if (this.customerToken) headers.authorization = `Bearer ${this.customerToken}`;
     }
-    const res = await fetch(`${this.url}${path}`, {
+    return fetch(`${this.url}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return text ? (JSON.parse(text) as Json) : {};
   }
 
   private async auth(path: string, credentials: { email: string; password: string }): Promise<string> {
@@ -60,8 +65,11 @@ export class MedusaStore {
     this.customerToken = await this.auth('customer/emailpass', customer);
   }
 
-  /** A region selling in BRL with the provider, a publishable key, a stock location shipping to Brazil, a product. */
-  async setUp(): Promise<void> {
+  /**
+   * A region selling in BRL with the provider, a publishable key, a stock location shipping to Brazil, a product; and a
+   * signed-up customer unless `guest` (the store API is then called without a customer).
+   */
+  async setUp({ guest = false } = {}): Promise<void> {
     this.token = await this.auth('user/emailpass', ADMIN);
     const { sales_channels } = await this.call('GET', '/admin/sales-channels');
     const channel = sales_channels[0].id as string;
@@ -136,7 +144,7 @@ export class MedusaStore {
       sales_channels: [{ id: channel }],
     });
     this.variantId = product.variants[0].id;
-    await this.signUpCustomer();
+    if (!guest) await this.signUpCustomer();
   }
 
   /**
