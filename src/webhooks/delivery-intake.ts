@@ -52,8 +52,8 @@ const MAX_ROWS_PER_INSERT = 50;
  * The one way a delivery enters, from any host: body (413, 415, 400), token (401; 503 while the merchant token cannot
  * be read), routing (400, 422; a test delivery acknowledged), an invoice held open here ({@link DeliveryAdmission}:
  * else acknowledged, nothing stored; 503 past the budget of deliveries naming invoices by referrer only), then
- * stored. No call to the service: the body is only a trigger. The HTTP
- * route takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link settle}.
+ * stored. No call to the service: the body is only a trigger. The HTTP route takes {@link accept}'s answer; a host
+ * that answers with the outcome (Medusa, the provider) calls {@link settle}.
  */
 @Injectable()
 export class DeliveryIntake implements HostWebhooks {
