@@ -28,7 +28,9 @@ export interface InvoicePaymentsAlert {
   /**
    * `duplicate_paid`: two invoices of one order paid, refund one; `creation_unresolved`: creation unknown past
    * `checkout.unresolvedAlertMs`; `foreign_invoice`: a matched invoice the module did not send, left alone
-   * (docs/webhooks.md); `implausible_amount`: an answer refused, nothing stored; `refund_unresolved`: docs/refunds.md.
+   * (docs/webhooks.md); `implausible_amount`: an answer refused, nothing stored; `refund_unresolved`: docs/refunds.md;
+   * `captured_amount_changed`: the service reports another total (or more paid) for a captured invoice: the stored
+   * amounts and the order are kept, a person checks with the service (docs/webhooks.md).
    */
   kind:
     | 'paid_after_cancel'
@@ -40,7 +42,8 @@ export interface InvoicePaymentsAlert {
     | 'foreign_invoice'
     | 'tracking_failed'
     | 'implausible_amount'
-    | 'refund_unresolved';
+    | 'refund_unresolved'
+    | 'captured_amount_changed';
   orderId: string | null;
   invoiceRecordId: string | null;
   message: string;

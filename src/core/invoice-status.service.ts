@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Global, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { centsToDecimalString } from '../gateway/money';
-import { InvoiceStatusCode } from '../gateway/status';
-import type { Invoice } from '../gateway/types';
+import { DataSource, EntityManager, LessThan } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import {
   dialectOf,
@@ -15,10 +12,13 @@ import {
   type Dialect,
 } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { emitSafely, KEEP_ONE_PAYABLE, messageOf } from './events';
+import { emitSafely, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from './events';
 import { creationMoveRefusal, CreationMoveRefusedError, type CreationMove } from './creation-move';
 import { InvoiceIdentity } from './invoice-identity';
 import { changeOf } from './ports';
+import { capturedAmountChange, paymentMismatchOf, snapshotOf } from './reported-invoice';
+
+export { reportChangesNothing } from './reported-invoice';
 import {
   decideTransition,
   InvalidStatusReportError,
@@ -78,7 +78,30 @@ export class InvoiceStatusService {
     }
     plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, creation));
     this.afterCommit(plan);
+    if (plan.amountChange) await this.raiseAmountChange(plan);
     return { result: plan.result, record: plan.written };
+  }
+
+  /**
+   * A captured invoice's amounts reported anew (kept, the order left as it is): one alert per amount, raised by the
+   * first history row that notes it (rows of a record are strictly ordered in time). Never throws: the write stands.
+   */
+  private async raiseAmountChange({ history, written }: StatusPlan): Promise<void> {
+    try {
+      const earlier = await this.dataSource.getRepository(InvoiceStatusHistory).countBy({
+        invoiceRecordId: history.invoiceRecordId,
+        note: history.note ?? '',
+        createdAt: LessThan(history.createdAt),
+      });
+      if (earlier > 0) return;
+      const message = `order ${written.orderId}, invoice ${written.gatewayId ?? '?'}: ${history.note}`;
+      const alert = { kind: 'captured_amount_changed' as const, orderId: written.orderId, message };
+      raiseAlert(this.events, this.logger, { ...alert, invoiceRecordId: written.id }, 'warn');
+    } catch (err) {
+      this.logger.error(
+        `invoice ${written.id}: the alert of its amount reported anew failed: ${messageOf(err)}`,
+      );
+    }
   }
 
   /** The histories {@link ApplyOptions.known} needs, in one query. */
@@ -179,6 +202,9 @@ export function planStatus(
 ) {
   const decision = decideTransition(record.statusCode, report.code);
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
+  // Kept as stored by the snapshot; noted, and raised once (a refused report is a stale one: nothing to tell).
+  const refused = !decision.apply && record.statusCode !== report.code;
+  const amountChange = refused ? null : capturedAmountChange(record, report.invoice);
   const createdAt = nextHistoryTime(known.latest);
   const text = clip(report.text ?? report.invoice?.status.text ?? null, 128);
   // With no earlier change still to deliver, the new one is written leased to this instance and handed over.
@@ -191,7 +217,7 @@ export function planStatus(
     statusText: text,
     source: report.source,
     applied: decision.apply,
-    note: clip(mismatch ?? decision.reason ?? null, 255),
+    note: clip(mismatch ?? amountChange ?? decision.reason ?? null, 255),
     alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
     // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
     notifiedAt: decision.apply ? null : createdAt,
@@ -221,7 +247,7 @@ export function planStatus(
     historyId: history.id,
     recordId: record.id,
   };
-  return { history, patch, written, result, handOver, previousText: record.statusText };
+  return { history, patch, written, result, handOver, amountChange, previousText: record.statusText };
 }
 
 /** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
@@ -229,60 +255,6 @@ function nextHistoryTime(latest: string | null): Date {
   const now = Date.now();
   const at = latest ? Date.parse(latest) : NaN;
   return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
-}
-
-/** Why a paid report can't mean "order paid" (amount or currency off, or none), or `null`: applied, but flagged. */
-function paymentMismatchOf(code: number, invoice: Invoice | undefined, record: InvoiceRecord): string | null {
-  if ((code !== InvoiceStatusCode.Authorized && code !== InvoiceStatusCode.Paid) || !invoice) return null;
-  const paid = invoice.amounts.paidCents ?? invoice.amounts.grossCents;
-  const expected = centsToDecimalString(record.amountCents);
-  if (paid === null) return `the service reported status ${code} without an amount; expected ${expected}`;
-  if (paid !== record.amountCents)
-    return `the service reported ${centsToDecimalString(paid)} paid (status ${code}); the invoice was created for ${expected}`;
-  const currency = invoice.currency?.trim().toUpperCase();
-  if (currency && currency !== record.currency.toUpperCase())
-    return `the service reported currency ${currency}; the invoice was created in ${record.currency}`;
-  return null;
-}
-
-/** Whether a report would change nothing: the record has its code and the invoice refreshes no field. */
-export function reportChangesNothing(record: InvoiceRecord, code: number, invoice?: Invoice): boolean {
-  if (record.statusCode !== code) return false;
-  const patch = invoice ? snapshotOf(invoice, record) : {};
-  return (Object.keys(patch) as Array<keyof InvoiceRecord>).every((key) => patch[key] === record[key]);
-}
-
-/** Fields of the record the reported invoice refreshes; absent values never erase what is known. */
-function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<InvoiceRecord> {
-  const patch: Partial<InvoiceRecord> = {};
-  const set = <K extends keyof InvoiceRecord>(key: K, value: InvoiceRecord[K] | null | undefined) => {
-    if (value !== null && value !== undefined) patch[key] = value;
-  };
-  // The webhook may name the invoice before the checkout stored its ids (it was matched by referrer).
-  if (record.gatewayId === null) set('gatewayId', invoice.id || null);
-  if (record.gatewayUuid === null) set('gatewayUuid', invoice.uuid);
-  if (record.gatewayInvoiceId === null) set('gatewayInvoiceId', invoice.invoiceId || null);
-  for (const key of ['grossCents', 'netCents', 'feesCents', 'discountCents', 'shippingCents'] as const)
-    set(key, invoice.amounts[key]);
-  // Totals never go backwards: a report read before a refund (a stale lookup) may raise them, never lower them.
-  set('paidCents', atLeast(record.paidCents, invoice.amounts.paidCents));
-  set('refundedCents', atLeast(record.refundedCents, invoice.refunds.totalCents));
-  set('pixPayload', invoice.pix?.payload);
-  set('pixImage', invoice.pix?.image);
-  set('billetLine', clip(invoice.billet?.line ?? null, 64));
-  set('billetBarcode', clip(invoice.billet?.barcode ?? null, 64));
-  set('billetUrl', invoice.billet?.url);
-  set('paymentUrl', invoice.paymentUrl);
-  set('dueDate', invoice.dueDate);
-  set('installments', invoice.installments);
-  set('cardBrand', clip(invoice.card?.brand ?? null, 32));
-  set('cardLast4', clip(invoice.card?.last4 ?? null, 4));
-  if (invoice.raw !== undefined) set('rawSnapshot', JSON.stringify(invoice.raw));
-  return patch;
-}
-
-function atLeast(recorded: number | null, reported: number | null): number | null {
-  return reported === null ? null : Math.max(recorded ?? reported, reported);
 }
 
 /** The status path, its outbox and the identity check, global so every capability shares one of each. */

@@ -1,7 +1,8 @@
-import { checkToken, openToReports } from './delivery-intake';
+import { openToReports } from './delivery-admission';
+import { checkToken } from './delivery-checks';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { WebhookMerchantTokenSource } from './delivery-intake';
+import type { WebhookMerchantTokenSource } from './delivery-checks';
 
 /** The token check with these options and merchant token source. */
 const tokenChecker = (options: ResolvedWebhooksOptions, source?: WebhookMerchantTokenSource) => ({

@@ -1,35 +1,30 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { CallCeiling } from '../core/queue/call-ceiling';
-import { decideTransition, STATUS_STAGES } from '../core/status-table';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { JsonRecord } from '../gateway/payload.reader';
 import { readBoundedJson, type Refusal } from '../core/bounded-json';
-import { type NamedInvoice, readDelivery } from '../gateway/webhook.reader';
-import { readWebhookHeaderLines, webhookLinesOf, type WebhookDelivery } from '../gateway/webhook.reader';
+import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../observability/otel';
+import { DeliveryAdmission, type IgnoredDelivery } from './delivery-admission';
+import {
+  checkToken,
+  routable,
+  WEBHOOK_MERCHANT_TOKEN_SOURCE,
+  type WebhookMerchantTokenSource,
+} from './delivery-checks';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { inboxEntryOf, WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
-/** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
-export interface WebhookMerchantTokenSource {
-  merchantToken(): Promise<string | null>;
-}
-
-/** Injection token of an optional {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
-export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
+export { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './delivery-checks';
 
 /** A delivery as a host received it: its headers, and its body read once within the intake's bounds. */
 export interface DeliveryInput {
@@ -37,8 +32,12 @@ export interface DeliveryInput {
   body(limit: number, maxDepth: number): Promise<{ ok: true; value: JsonRecord } | Refusal>;
 }
 
-/** What became of a delivery: stored in the inbox, or refused with the HTTP status the route answers. */
-export type IntakeResult = { ok: true; stored: StoredDelivery } | Refusal;
+/**
+ * What became of a delivery: stored in the inbox, acknowledged without being stored (the store has no use for it),
+ * or refused with the HTTP status the route answers.
+ */
+export type IntakeResult =
+  { ok: true; stored: StoredDelivery } | { ok: true; ignored: IgnoredDelivery } | Refusal;
 
 /** What storing a delivery did (`duplicate`: a retry or copy of a stored one; `problem`: why a dead one is). */
 export type StoredDelivery = Pick<WebhookInboxEntry, 'id' | 'state' | 'gatewayId'> & {
@@ -46,26 +45,18 @@ export type StoredDelivery = Pick<WebhookInboxEntry, 'id' | 'state' | 'gatewayId
   problem: string | null;
 };
 
-/** How long an invoice is remembered as open here. */
-const REMEMBER_MS = 60_000;
 /** Deliveries stored in one statement at most (20 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
 
-/** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
-export function openToReports(code: number | null): boolean {
-  return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
-}
-
 /**
  * The one way a delivery enters, from any host: body (413, 415, 400), token (401; 503 while the merchant token cannot
- * be read), routing (400, 422), an invoice held open here ({@link admit}: 422; 503 past the budget of deliveries
- * naming invoices by referrer only), then stored. No call to the service: the body is only a trigger. The HTTP
- * route takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link settle}.
+ * be read), routing (400, 422; a test delivery acknowledged), an invoice held open here ({@link DeliveryAdmission}:
+ * else acknowledged, nothing stored; 503 past the budget of deliveries naming invoices by referrer only), then
+ * stored. No call to the service: the body is only a trigger. The HTTP route takes {@link accept}'s answer; a host
+ * that answers with the outcome (Medusa, the provider) calls {@link settle}.
  */
 @Injectable()
 export class DeliveryIntake implements HostWebhooks {
-  private readonly open = new LRUCache<string, number>({ max: 10_000 });
-  private readonly byReferrer: CallCeiling;
   /** Deliveries that arrive while an insert is in flight are written together by the next (group commit). */
   private readonly writer = new Coalescer<WebhookInboxEntry, boolean>(
     (entries) => insertEachIgnoring(this.dataSource, WebhookInboxEntry, 'dedupe_key', entries),
@@ -76,15 +67,13 @@ export class DeliveryIntake implements HostWebhooks {
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly processor: WebhookInboxProcessor,
     private readonly confirmation: DeliveryConfirmation,
+    private readonly admission: DeliveryAdmission,
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Optional()
     @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE)
     private readonly merchantSource?: WebhookMerchantTokenSource | null,
-  ) {
-    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    this.byReferrer = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
-  }
+  ) {}
 
   /** Checks and stores a delivery; `wait` processes it before returning (hosts that answer with the outcome). */
   async accept(input: DeliveryInput, wait = false): Promise<IntakeResult> {
@@ -102,6 +91,7 @@ export class DeliveryIntake implements HostWebhooks {
       const reason = `${result.status}: ${result.message}`;
       return result.status === 503 ? { kind: 'later', reason } : { kind: 'none', reason };
     }
+    if ('ignored' in result) return { kind: 'none', reason: result.ignored.message };
     const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id: result.stored.id });
     if (entry?.state === 'pending')
       return { kind: 'later', reason: entry.lastError ?? 'the entry is still pending' };
@@ -131,9 +121,11 @@ export class DeliveryIntake implements HostWebhooks {
     if (!auth.ok) return auth;
     const delivery = readDelivery(body.value, await this.gateway.wireProfile());
     const routed = routable(delivery);
+    if ('ignored' in routed) return { ok: true, ignored: routed.ignored };
     if (!routed.ok) return routed;
-    const refused = await this.admit(routed.invoice);
-    if (refused) return refused;
+    const admitted = await this.admission.admit(routed.invoice);
+    if (admitted && 'ignored' in admitted) return { ok: true, ignored: admitted.ignored };
+    if (admitted) return admitted;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
     const stored = await this.storeOrJoin(delivery, routed.invoice.id, auth.webhookId);
@@ -156,34 +148,6 @@ export class DeliveryIntake implements HostWebhooks {
       join: (entryId) => this.joinWaiting(entryId),
       store: (dueAt) => this.store(delivery, webhookId, dueAt),
     });
-  }
-
-  /**
-   * Refuses a delivery whose invoice may not make the module look it up, else `null`. Taken: an invoice a record
-   * open to reports holds by number, or by referrer only (the delivery won the race against the checkout's commit)
-   * within `inbox.unknownLookupsPerWindow` a window, since a sender can make up numbers; beyond, 503. Else 422.
-   */
-  private async admit(invoice: NamedInvoice): Promise<Refusal | null> {
-    const t = Date.now();
-    if ((this.open.get(invoice.id) ?? 0) > t) return null;
-    const where = [{ gatewayId: invoice.id }, ...(invoice.referrer ? [{ referrer: invoice.referrer }] : [])];
-    const records = await this.dataSource
-      .getRepository(InvoiceRecord)
-      .find({ where, select: { id: true, gatewayId: true, statusCode: true } });
-    const open = records.filter((r) => openToReports(r.statusCode));
-    if (open.some((r) => r.gatewayId === invoice.id)) {
-      this.open.set(invoice.id, t + REMEMBER_MS);
-      return null;
-    }
-    if (open.length === 0) {
-      const named = `invoice ${invoice.id}${invoice.referrer ? ` (referrer ${invoice.referrer})` : ''}`;
-      const message = `${named} is no invoice of this store open to changes: nothing stored`;
-      return { ok: false, status: 422, message };
-    }
-    if (this.byReferrer.take()) return null;
-    const message = `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`;
-    const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
-    return { ok: false, status: 503, message, retryAfterSeconds };
   }
 
   /** Stores a delivery; a pending one is due at `dueAt` (default now: a lookup of its invoice may start at once). */
@@ -220,64 +184,6 @@ export class DeliveryIntake implements HostWebhooks {
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
   }
-}
-
-/** Seconds the service is asked to wait when the merchant token could not be read now. */
-const TOKEN_RETRY_AFTER_SECONDS = 30;
-/**
- * The checks of a delivery's `Webhook` token that need no call to the service (§6): a `merchant:service` line, its
- * merchant part against the merchant token read now, when there is one. No token reaches a log line or a reason.
- */
-export async function checkToken(
-  source: IncomingMessage | Record<string, unknown>,
-  options: ResolvedWebhooksOptions,
-  merchantSource?: WebhookMerchantTokenSource | null,
-): Promise<{ ok: true; webhookId: string | null } | Refusal> {
-  const lines = readWebhookHeaderLines(webhookLinesOf(source));
-  const refuse = (message: string) => ({ ok: false as const, status: 401 as const, message });
-  if (!lines.token) return refuse(lines.problem ?? 'no token');
-  let expected: string | null;
-  try {
-    expected = merchantSource ? await merchantSource.merchantToken() : options.merchantToken;
-  } catch {
-    const message = 'the merchant token could not be read now; try again later';
-    return { ok: false, status: 503, message, retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
-  }
-  const problem = merchantPartProblem(lines.token.merchant, expected, options.allowEmptyMerchantPart);
-  return problem ? refuse(problem) : { ok: true, webhookId: lines.webhookId };
-}
-
-/**
- * What is wrong with a token's merchant part against the store's merchant token (`null`: none configured, so any),
- * or `null`. The text never holds a token.
- */
-function merchantPartProblem(merchant: string, expected: string | null, allowEmpty: boolean): string | null {
-  if (expected === null) return null;
-  if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
-  // Equal-length digests: the comparison takes the same time whatever the inputs.
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  return timingSafeEqual(digest(merchant), digest(expected))
-    ? null
-    : 'the merchant part of the token does not match';
-}
-
-/**
- * The invoice a delivery names, or why the intake refuses to store it (the status it answers): text an inbox row may
- * not keep (400; PostgreSQL refuses NUL), or nothing a lookup could answer (422: a sender cannot fill the inbox with
- * bodies naming nothing).
- */
-function routable(
-  d: WebhookDelivery,
-): { ok: true; invoice: NamedInvoice } | { ok: false; status: 400 | 422; message: string } {
-  const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
-  const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
-  const bad = Object.entries(fields).find(
-    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
-  );
-  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
-  if (d.invoice) return { ok: true, invoice: d.invoice };
-  const what = d.test ? 'a test delivery without an invoice' : (d.invoiceError ?? 'no invoice');
-  return { ok: false, status: 422, message: `${what}: nothing stored` };
 }
 
 /** The parsed body a host passes, else its raw bytes (read as the route's, within the size limit). */

@@ -24,6 +24,7 @@ import {
 import { readBoundedJson } from '../core/bounded-json';
 import { messageOf as message } from '../core/events';
 import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
+import { DeliveryAdmission } from './delivery-admission';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { webhookInboxRowsProvider } from './webhook-inbox.rows';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
@@ -59,6 +60,7 @@ export class WebhooksModule implements OnModuleInit {
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         webhookInboxRowsProvider,
         DeliveryConfirmation,
+        DeliveryAdmission,
         WebhookInboxProcessor,
         DeliveryIntake,
         { provide: HOST_WEBHOOKS, useExisting: DeliveryIntake },
@@ -107,10 +109,17 @@ async function receive(intake: DeliveryIntake, req: IncomingMessage): Promise<De
   }
 }
 
-/** A receipt `{ received, id, duplicate, state }`, or a refusal shaped as Nest's HTTP exceptions answer. */
+/**
+ * A receipt `{ received, id, duplicate, state }`; an acknowledgement of a delivery not needed, nothing stored
+ * `{ received, ignored, message }`; or a refusal shaped as Nest's HTTP exceptions answer.
+ */
 export type DeliveryAnswer = { status: number; body: object; retryAfterSeconds?: number };
 
 function answerOf(result: IntakeResult): DeliveryAnswer {
+  if (result.ok && 'ignored' in result) {
+    const { reason, message } = result.ignored;
+    return { status: 200, body: { received: true, ignored: reason, message } };
+  }
   if (result.ok) {
     const { id, duplicate, state } = result.stored;
     return { status: 200, body: { received: true, id, duplicate, state } };

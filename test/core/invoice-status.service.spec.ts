@@ -178,6 +178,50 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     expect(history[2].alert).toBe('paid_after_cancel');
   });
 
+  it('keeps a captured invoice total and payment reported anew, leaves the order as it is, alerts once per amount', async () => {
+    const rec = await insertInvoiceRecord(s.ds);
+    await s.h.service.apply({ recordId: rec.id, code: 5, source: 'webhook', invoice: paidInvoice('gw') });
+    const paid = paidInvoice('gw');
+    const anew = { ...paid, amounts: { ...paid.amounts, grossCents: 12_000 } };
+    // Five copies at once, then a refund request carrying the same amount: one alert.
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        s.h.service.apply({ recordId: rec.id, code: 5, source: 'webhook', invoice: anew }),
+      ),
+    );
+    const refunding = { ...anew, status: { ...anew.status, code: 7, text: 'refund requested' } };
+    await s.h.service.apply({ recordId: rec.id, code: 7, source: 'webhook', invoice: refunding });
+    await s.h.dispatcher.drain();
+
+    const stored = await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
+    expect(stored).toMatchObject({
+      statusCode: 7,
+      grossCents: 10_050,
+      paidCents: 10_050,
+      amountMismatch: false,
+    });
+    expect(s.h.port.changes.map((c) => [c.current.code, c.current.orderPaymentStatus, c.alert])).toEqual([
+      [5, 'captured', undefined],
+      [7, 'captured', undefined],
+    ]);
+    expect(s.h.alerts).toEqual([
+      {
+        kind: 'captured_amount_changed',
+        orderId: rec.orderId,
+        invoiceRecordId: rec.id,
+        message: expect.stringContaining('total 120.00 (stored 100.50)'),
+      },
+    ]);
+    const noted = (await historyOf(s.ds, rec.id)).filter((h) => h.note?.startsWith('captured amount'));
+    expect(noted.length).toBeGreaterThanOrEqual(2); // every report is kept; only the first raised
+
+    // A payment reported lower (a refund may explain it) is no news: kept, no alert.
+    const lower = { ...refunding, amounts: { ...refunding.amounts, paidCents: 5_000 } };
+    await s.h.service.apply({ recordId: rec.id, code: 7, source: 'webhook', invoice: lower });
+    expect(s.h.alerts).toHaveLength(1);
+    expect((await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).paidCents).toBe(10_050);
+  });
+
   it('applies the same report sent 10 times at once exactly once', async () => {
     const rec = await insertInvoiceRecord(s.ds);
     const results = await Promise.all(

@@ -6,7 +6,14 @@ import { ReconciliationService } from '../../src/reconciliation/open-invoices.re
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { createSandboxInvoice, openWebhooksDatabase, startWebhookApp, waitFor, WebhookApp } from './support';
+import {
+  createSandboxInvoice,
+  openWebhooksDatabase,
+  recordedSandboxInvoice,
+  startWebhookApp,
+  waitFor,
+  WebhookApp,
+} from './support';
 
 /** What `createSandboxInvoice` charges (2 × 10.50): the record must be for the amount the invoice is for. */
 const SANDBOX_INVOICE_CENTS = 2_100;
@@ -40,13 +47,8 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
 
   /** An invoice at the sandbox whose webhooks come to the app, and its local record (as the checkout writes it). */
   async function paidLater() {
-    const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
-    const rec = await insertInvoiceRecord(db.dataSource, {
-      amountCents: SANDBOX_INVOICE_CENTS,
-      gatewayId: created.invoice.id,
-      referrer: created.referrer,
-    });
-    return { id: created.invoice.id, rec };
+    const { id, rec } = await recordedSandboxInvoice(app, db.dataSource);
+    return { id, rec };
   }
 
   async function settled(recordId: string, code: number) {
@@ -174,13 +176,14 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     expect(codesTold(rec.id)).toEqual([1]);
   });
 
-  it('refuses deliveries for an invoice with no record here; with the record (by referrer) they are applied', async () => {
+  it('acknowledges deliveries for an invoice with no record here; with the record (by referrer) they are applied', async () => {
     const stray = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
     await sandbox.controls.waitForDeliveries();
-    // No record names it: refused at every attempt (the service retries), nothing stored.
-    const refused = sandbox.deliveries().filter((d) => d.invoiceId === stray.invoice.id);
-    expect(refused.length).toBeGreaterThan(0);
-    expect(refused.every((d) => d.attempts.every((a) => a.status === 422))).toBe(true);
+    // No record names it: acknowledged at the first attempt (nothing for the service to retry), nothing stored.
+    const acknowledged = sandbox.deliveries().filter((d) => d.invoiceId === stray.invoice.id);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(acknowledged.every((d) => d.state === 'delivered' && d.attempts.length === 1)).toBe(true);
+    expect(acknowledged.every((d) => d.attempts[0].status === 200)).toBe(true);
     expect(await inbox().countBy({ gatewayId: stray.invoice.id })).toBe(0);
 
     // As the checkout does: the record is written (by referrer, no number yet) before the invoice is created.

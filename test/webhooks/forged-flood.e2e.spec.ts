@@ -1,22 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { In } from 'typeorm';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/delivery-confirmation';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   createSandboxInvoice,
   openWebhooksDatabase,
   postDelivery,
+  recordedSandboxInvoice,
   startWebhookApp,
   tokenLine,
   waitFor,
 } from './support';
 import { resolveWebhooksOptions } from '../../src/options/webhooks.options';
 
-const SANDBOX_INVOICE_CENTS = 2_100;
 /** The documented defaults the bounds below are checked against (docs/configuration.md). */
 const { lookupWindowMs, lookupsPerSecond } = resolveWebhooksOptions({});
 const FLOOD_PER_SECOND = 200;
@@ -27,7 +27,7 @@ const STEADY_FROM_MS = (FLOOD_SECONDS - 1) * 1000;
 /**
  * A forged flood from the service's own address (loopback, like the sandbox's deliveries): a delivery is a trigger,
  * so the intake spends no call on a token; deliveries naming an invoice this store holds open are answered by one
- * paced lookup of it, those naming nothing it knows are refused without a call.
+ * paced lookup of it, those naming nothing it knows are acknowledged without a row or a call.
  */
 describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (kind) => {
   let db: TestDatabase;
@@ -52,12 +52,8 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
   it(`${FLOOD_PER_SECOND} forged deliveries a second: the genuine "paid" is applied at its first or second attempt, the service called a bounded number of times a second`, async () => {
     const app = await startWebhookApp(db, sandbox, { path: 'flood/hook' });
     try {
-      const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl });
-      const rec = await insertInvoiceRecord(db.dataSource, {
-        amountCents: SANDBOX_INVOICE_CENTS,
-        gatewayId: created.invoice.id,
-        referrer: created.referrer,
-      });
+      const { id, rec } = await recordedSandboxInvoice(app, db.dataSource);
+      const created = { invoice: { id } };
       await sandbox.controls.waitForDeliveries();
       await app.settle();
       const ours = sandbox.controls.renderInvoice(created.invoice.id) as WireInvoiceCurrent;
@@ -72,11 +68,11 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
           '/flood/hook',
           { event: 'invoice.update', delivery_id: randomUUID(), invoice },
           ['default', tokenLine('', `forged-${randomUUID()}`)],
-        ).then((r) => ({ ours: i % 2 === 1, status: r.status }));
+        ).then((r) => ({ ours: i % 2 === 1, status: r.status, ignored: r.body.ignored as unknown }));
       };
 
       const floodStart = Date.now();
-      const answers: Array<Promise<{ ours: boolean; status: number }>> = [];
+      const answers: Array<Promise<{ ours: boolean; status: number; ignored: unknown }>> = [];
       const tickMs = 50;
       const perTick = (FLOOD_PER_SECOND * tickMs) / 1000;
       let sent = 0;
@@ -100,8 +96,14 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
 
       // The sender kept up: about 200 a second for the whole flood.
       expect(settled.length).toBeGreaterThanOrEqual(FLOOD_PER_SECOND * FLOOD_SECONDS * 0.9);
-      // Naming nothing this store knows: refused, nothing stored; naming our open invoice: taken as a trigger.
-      expect(settled.filter((a) => !a.ours).every((a) => a.status === 422)).toBe(true);
+      // Naming nothing this store knows: acknowledged, nothing stored; naming our open invoice: taken as a trigger.
+      expect(
+        settled.filter((a) => !a.ours).every((a) => a.status === 200 && a.ignored === 'no_open_invoice'),
+      ).toBe(true);
+      const madeUp = Array.from({ length: sent }, (_, i) => `${800_000_000 + i}`).filter(
+        (_, i) => i % 2 === 0,
+      );
+      expect(await inbox.countBy({ gatewayId: In(madeUp) })).toBe(0);
       expect(settled.filter((a) => a.ours).every((a) => a.status === 200)).toBe(true);
 
       await sandbox.controls.waitForDeliveries();
@@ -158,7 +160,7 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
     }
   }, 60_000);
 
-  it('a delivery naming nothing this store knows is refused without any call to the service', async () => {
+  it('a delivery naming nothing this store knows is acknowledged without storing it or any call to the service', async () => {
     const app = await startWebhookApp(db, sandbox, { path: 'unknown/hook' });
     try {
       const created = await createSandboxInvoice(app.gateway); // the service knows it; this store has no record
@@ -181,7 +183,9 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
           ),
         ),
       );
-      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(422));
+      expect(answers.map((a) => [a.status, a.body.ignored])).toEqual(
+        Array(20).fill([200, 'no_open_invoice']),
+      );
       expect(String(answers[0].body.message)).toContain(created.invoice.id);
       await app.settle();
       expect(serviceCalls(before, Date.now() + 1)).toHaveLength(0);

@@ -235,11 +235,19 @@ describeEachDatabase('webhooks: receiving', (kind) => {
     expect(await inbox().count()).toBe(before);
   });
 
-  it('refuses a synthetic test delivery without an invoice (422), storing nothing', async () => {
+  it('acknowledges a synthetic test delivery without an invoice (200), storing nothing', async () => {
     const before = await inbox().count();
     const res = await post(body({ test: true, invoice: null }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, ignored: 'test_delivery', message: expect.any(String) });
+    expect(await inbox().count()).toBe(before);
+  });
+
+  it('still refuses a delivery naming no invoice that is no test (422), storing nothing', async () => {
+    const before = await inbox().count();
+    const res = await post(body({ invoice: null }));
     expect(res.status).toBe(422);
-    expect(res.body.message).toMatch(/test delivery without an invoice/);
+    expect(res.body.message).toMatch(/no invoice/);
     expect(await inbox().count()).toBe(before);
   });
 });

@@ -32,7 +32,7 @@ import { ReconciliationModule } from '../../src/reconciliation/reconciliation.mo
 import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
-import type { DataSource } from 'typeorm';
+import { IsNull, type DataSource } from 'typeorm';
 
 export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 
@@ -172,6 +172,31 @@ export async function createSandboxInvoice(
     },
   });
   return { invoice, referrer };
+}
+
+/**
+ * A PIX invoice at the sandbox whose deliveries go to `app`, and its record written as the checkout writes it: by
+ * referrer before the invoice is created (its first delivery may arrive before the number is stored), then the
+ * number. A record written only after the invoice exists would miss that delivery: the route acknowledges a
+ * delivery naming nothing this store holds, and the service does not send it again.
+ */
+export async function recordedSandboxInvoice(
+  app: Pick<WebhookApp, 'gateway' | 'webhookUrl'>,
+  dataSource: DataSource,
+): Promise<{ id: string; referrer: string; rec: InvoiceRecord }> {
+  const referrer = `ref-${randomUUID()}`;
+  const rec = await insertInvoiceRecord(dataSource, {
+    orderId: referrer, // the payment id `createSandboxInvoice` sends
+    amountCents: SANDBOX_INVOICE_CENTS,
+    gatewayId: null,
+    referrer,
+  });
+  const { invoice } = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl, referrer });
+  // Unless a delivery linked it first (the same number).
+  await dataSource
+    .getRepository(InvoiceRecord)
+    .update({ id: rec.id, gatewayId: IsNull() }, { gatewayId: invoice.id });
+  return { id: invoice.id, referrer, rec: { ...rec, gatewayId: invoice.id } };
 }
 
 /**
