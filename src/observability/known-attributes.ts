@@ -22,6 +22,7 @@ const ALERT_KINDS = [
   'tracking_failed',
   'implausible_amount',
   'refund_unresolved',
+  'captured_amount_changed',
 ] as const satisfies ReadonlyArray<InvoicePaymentsAlert['kind']>;
 type UnlistedAlertKind = Exclude<InvoicePaymentsAlert['kind'], (typeof ALERT_KINDS)[number]>;
 const alertKindsComplete: [UnlistedAlertKind] extends [never] ? true : UnlistedAlertKind = true;
@@ -46,7 +47,7 @@ const each = (key: string, values: readonly string[]): Attributes[] => values.ma
 
 /** By counter (the keys of `otel.ts`' instruments): the attribute sets started at 0. */
 export const KNOWN_ATTRIBUTES: Record<string, Attributes[]> = {
-  deliveries: each('invoice_payments.outcome', ['accepted', 'duplicate', 'refused', 'forged']),
+  deliveries: each('invoice_payments.outcome', ['accepted', 'duplicate', 'ignored', 'refused', 'forged']),
   changes: CHANGE_SOURCES.flatMap((source) =>
     SESSION_STATUSES.map((status) => ({
       'invoice_payments.source': source,

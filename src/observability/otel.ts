@@ -146,12 +146,16 @@ export async function observeServiceCall<T>(baseUrl: string, operation: string, 
   }
 }
 
-/** The webhook intake's answer, counted as `accepted`, `duplicate`, `forged` (the token) or `refused`. */
-export function countDelivery<R extends { ok: boolean; status?: number; stored?: { duplicate?: boolean } }>(
-  result: R,
-) {
+/**
+ * The webhook intake's answer, counted as `accepted`, `duplicate`, `ignored` (acknowledged, not needed: its invoice
+ * is closed or not the store's), `forged` (the token) or `refused`.
+ */
+export function countDelivery<
+  R extends { ok: boolean; status?: number; stored?: { duplicate?: boolean }; ignored?: unknown },
+>(result: R) {
   const refusal = result.status === 401 ? 'forged' : 'refused';
-  const outcome = result.ok ? (result.stored?.duplicate ? 'duplicate' : 'accepted') : refusal;
+  const taken = result.stored?.duplicate ? 'duplicate' : 'accepted';
+  const outcome = result.ok ? (result.ignored ? 'ignored' : taken) : refusal;
   count('deliveries', { 'invoice_payments.outcome': outcome });
   return result;
 }
