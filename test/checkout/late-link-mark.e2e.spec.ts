@@ -55,6 +55,9 @@ describeEachDatabase('checkout: a late invoice marked as a duplicate in its link
       referrer: first.referrer.replace(/-1$/, '-2'),
       creationState: 'pending',
       openOrderId: order.id,
+      // Another attempt's shopper token is its own (the hashes are unique).
+      statusTokenHash: null,
+      previousTokenHash: null,
       version: 1,
     });
     return { order, first, second, invoice, repo };
