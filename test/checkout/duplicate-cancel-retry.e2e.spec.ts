@@ -211,6 +211,8 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
       'holding the order',
     );
     expect(await statusAtService(late.id)).toBe(1);
-    expect(canceled).toEqual([]);
+    // This order's events only: an earlier test's duplicate may still be canceled by a round in the background
+    // once its faults are spent (seen on a loaded machine), and its event lands here.
+    expect(canceled.filter((c) => c.orderId === order.id)).toEqual([]);
   });
 });
