@@ -39,7 +39,11 @@ describeEachDatabase('the component in a Vendure storefront', (kind) => {
   const log = new PageLog();
 
   beforeAll(async () => {
-    env = await startVendure(kind, { vendure: { authOptions: { tokenMethod: ['cookie', 'bearer'] } } });
+    env = await startVendure(kind, {
+      vendure: { authOptions: { tokenMethod: ['cookie', 'bearer'] } },
+      // Due today: the sandbox's overdue control then stands for a due day that has passed, and a renewal moves it.
+      checkout: { dueDays: 0 },
+    });
     storefront = await startStorefront(env.url);
     browser = await launchChromium();
     page = log.watch(await browser.context.newPage());
@@ -115,6 +119,26 @@ describeEachDatabase('the component in a Vendure storefront', (kind) => {
     expect(login).toEqual({ id: expect.any(String) });
     await expectNotFound(cart.code);
     await shot('other-shopper');
+    expect(log.unexpected()).toEqual([]);
+  });
+
+  it("an expired PIX offers a new code: the docs' renew asks the shop API, and the page waits again", async () => {
+    await browser.context.clearCookies();
+    await page.goto(`${storefront.origin}/`);
+    const guest: ShopEnv = { shop, variantId: env.variantId, shippingMethodId: env.shippingMethodId };
+    const cart = await cartReadyToPay(guest, `renew-${kind}@example.com`);
+    const session = await startPayment(guest, { method: 'pix', document: CPF });
+    await page.goto(storefront.confirmationUrl(cart.code));
+    await statusReads(page, 'Aguardando pagamento');
+
+    const before = env.sandbox.controls.getInvoice(session.invoiceId!)!.dueDay;
+    await env.sandbox.controls.overdue(session.invoiceId!);
+    await statusReads(page, 'Código PIX expirado', 20_000);
+    await shot('pix-expired');
+    await component(page).locator('[part~=renew-button]').click();
+    await statusReads(page, 'Aguardando pagamento', 20_000);
+    expect(env.sandbox.controls.getInvoice(session.invoiceId!)!.dueDay > before).toBe(true);
+    expect(await component(page).locator('[part~=code]').inputValue()).toBe(session.pix!.payload);
     expect(log.unexpected()).toEqual([]);
   });
 });
