@@ -1,5 +1,17 @@
+import type { DocumentNode } from 'graphql';
 import { gqlWith } from './graphql';
 import type { VendureTestEnv } from './support';
+
+/** The shop API as a shopper reaches it: Vendure's test client, or a browser page's own `fetch`. */
+export interface ShopClient {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are read as each test expects them
+  query(document: DocumentNode, variables?: Record<string, unknown>): Promise<any>;
+  /** A new, anonymous session. */
+  asAnonymousUser(): Promise<void>;
+}
+
+/** What the shop flows need of a test environment: its shop client and the catalog. */
+export type ShopEnv = Pick<VendureTestEnv, 'variantId' | 'shippingMethodId'> & { shop: ShopClient };
 
 /** A valid CPF (check digits right), as the sandbox requires. */
 export const CPF = '529.982.247-25';
@@ -32,10 +44,7 @@ export const ADD_ITEM = gqlWith(
 );
 
 /** A guest's cart, ready to pay: two shirts, a customer, a Brazilian address, Correios. */
-export async function cartReadyToPay(
-  env: VendureTestEnv,
-  email: string,
-): Promise<{ id: string; code: string }> {
+export async function cartReadyToPay(env: ShopEnv, email: string): Promise<{ id: string; code: string }> {
   await env.shop.asAnonymousUser();
   const { addItemToOrder } = await env.shop.query(ADD_ITEM, { id: env.variantId });
   expectOrder(addItemToOrder);
@@ -84,7 +93,7 @@ export const START_PAYMENT = gqlWith(`
   }
 `);
 
-export async function startPayment(env: VendureTestEnv, input: Record<string, unknown>) {
+export async function startPayment(env: ShopEnv, input: Record<string, unknown>) {
   const { startInvoicePayment } = await env.shop.query(START_PAYMENT, { input });
   return startInvoicePayment as {
     invoiceRecordId: string;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { INestApplication } from '@nestjs/common';
 import { JobQueueService, Logger, mergeConfig, TransactionalConnection, VendureConfig } from '@vendure/core';
-import { preBootstrapConfig } from '@vendure/core/dist/bootstrap';
+import { configureSessionCookies, preBootstrapConfig } from '@vendure/core/dist/bootstrap';
 import {
   createTestEnvironment,
   registerInitializer,
@@ -84,7 +84,7 @@ async function freePort(): Promise<number> {
 
 /**
  * `@vendure/testing` starts the server on every interface; this is its bootstrap with the listen on 127.0.0.1
- * (the test config uses bearer tokens and no early middleware, the parts of it left out).
+ * (with its session cookies when the config asks for them; the test config has no early middleware, left out).
  */
 function listenOnLoopback(server: TestServer): void {
   (server as unknown as { bootstrapForTesting: unknown }).bootstrapForTesting = async (
@@ -98,6 +98,10 @@ function listenOnLoopback(server: TestServer): void {
       logger: new Logger(),
       abortOnError: false,
     });
+    const { tokenMethod } = config.authOptions;
+    if (tokenMethod === 'cookie' || (Array.isArray(tokenMethod) && tokenMethod.includes('cookie'))) {
+      configureSessionCookies(app, config);
+    }
     await app.listen(config.apiOptions.port, '127.0.0.1');
     await app.get(JobQueueService).start();
     return app;
@@ -130,6 +134,8 @@ export interface VendureSetup {
   checkout?: Partial<NonNullable<InvoicePaymentsPluginOptions['checkout']>>;
   /** Plugin options merged over the defaults below (e.g. `refunds`). */
   plugin?: Partial<InvoicePaymentsPluginOptions>;
+  /** Vendure config merged over the test config (e.g. `authOptions.tokenMethod` for session cookies). */
+  vendure?: Partial<VendureConfig>;
 }
 
 /**
@@ -148,7 +154,7 @@ export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {})
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const webhookUrl = `${url}/webhooks/invoice-payments`;
-  const config = mergeConfig(testConfig, {
+  const base = mergeConfig(testConfig, {
     apiOptions: { port },
     dbConnectionOptions: databaseOptions(kind),
     plugins: [
@@ -164,6 +170,7 @@ export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {})
       }),
     ],
   });
+  const config = mergeConfig(base, setup.vendure ?? {});
   const { server } = createTestEnvironment(config);
   listenOnLoopback(server);
   try {
