@@ -40,9 +40,15 @@ afterAll(async () => {
   await sandbox?.close();
 }, 60_000);
 
-/** Waits until the component's status line reads `text`, or fails at `timeout`. */
-function statusReads(page: Page, text: string, timeout: number): Promise<void> {
-  return page.locator('invoice-payment').locator('[part~=status]', { hasText: text }).waitFor({ timeout });
+/**
+ * Waits until the component's status line reads `text`, or fails at `timeout` naming what the page reported (a
+ * refused CORS preflight shows only there).
+ */
+async function statusReads(page: Page, text: string, timeout: number, problems: string[]): Promise<void> {
+  const status = page.locator('invoice-payment').locator('[part~=status]', { hasText: text });
+  await status.waitFor({ timeout }).catch((err: Error) => {
+    throw new Error(`${err.message}\nthe page reported:\n${problems.join('\n') || '(nothing)'}`);
+  });
 }
 
 /** The shopper's bank app: the sandbox's payment page of the invoice, its "pay by PIX" button. */
@@ -84,7 +90,7 @@ it('a guest pays by PIX with the component: code and waiting, then paid by itsel
 
   await page.goto(storefront.pageUrl({ medusaUrl: app.url, publishableKey: store.publishableKey, cartId }));
   const component = page.locator('invoice-payment');
-  await statusReads(page, 'Aguardando pagamento', 30_000);
+  await statusReads(page, 'Aguardando pagamento', 30_000, problems);
   expect(await component.locator('[part~=code]').inputValue()).toBe(payload);
   expect(await component.locator('[part~=amount]').textContent()).toMatch(/^R\$\s?134,80$/);
   await component.locator('[part~=qr]').waitFor();
@@ -98,7 +104,7 @@ it('a guest pays by PIX with the component: code and waiting, then paid by itsel
 
   await payAtBankApp(session.data.gatewayId as string);
   // The webhook reaches Medusa, the plugin's record says paid, the component's next poll shows it.
-  await statusReads(page, 'Pagamento confirmado', 60_000);
+  await statusReads(page, 'Pagamento confirmado', 60_000, problems);
   await page.screenshot({ path: join(RESULTS, 'storefront-pix-paid-390.png'), fullPage: true });
   expect(await component.evaluate((el) => (el as unknown as { state: string }).state)).toBe('paid');
 
