@@ -18,7 +18,8 @@ module.exports = defineConfig({
   projectConfig: {
     databaseUrl: env('DATABASE_URL'),
     http: {
-      storeCors: env('MEDUSA_URL'),
+      // The storefront's origin(s), as Medusa's starter sets STORE_CORS: its pages call the store API across origins.
+      storeCors: env('STORE_CORS') || env('MEDUSA_URL'),
       adminCors: env('MEDUSA_URL'),
       authCors: env('MEDUSA_URL'),
       jwtSecret: env('JWT_SECRET'),

@@ -9,7 +9,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 export class MedusaStore {
   private token = '';
   private customerToken = '';
-  private publishableKey = '';
+  /** The storefront's publishable key (`x-publishable-api-key`), as the storefront ships it to the browser. */
+  publishableKey = '';
   regionId = '';
   variantId = '';
   locationId = '';
