@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { startRewritingProxy } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   openWebhooksDatabase,
@@ -36,30 +35,8 @@ async function startAmountRewriter(target: string) {
     }
     Object.values(o).forEach(change);
   };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
-      ) as Record<string, string>;
-      const body = chunks.length ? Buffer.concat(chunks) : undefined;
-      const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, body });
-      let text = await answer.text();
-      if (req.method === 'GET' && rewrite.invoiceId !== null) {
-        const json = JSON.parse(text) as unknown;
-        change(json);
-        text = JSON.stringify(json);
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    rewrite,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const proxy = await startRewritingProxy<unknown>(target, change, 'GET');
+  return { ...proxy, rewrite };
 }
 
 /**
