@@ -163,15 +163,15 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
       gatewayInvoiceId: invoice.invoiceId || null,
       attentionReason: null,
       ...fields,
+      // Due for the reconciliation as a record it has never seen, in this same write: a closed attempt it took off
+      // its schedule is back on it the moment it holds an invoice, whatever happens after (a lost webhook is seen).
+      nextCheckAt: null,
       updatedAt: new Date(),
     });
     const report = { recordId: record.id, code: invoice.status.code, source, invoice };
     // As its claim wrote it, the record has no history: one guarded statement may write it.
     const known = record.statusCode === null && record.creationState === 'pending' ? NO_HISTORY : undefined;
-    const applied = await this.status.apply(report, { record, known, creation: created });
-    // A closed attempt the reconciliation took off its schedule is checked again, from now.
-    if (record.creationState === 'failed') await this.store.backOnSchedule(record.id);
-    return applied;
+    return this.status.apply(report, { record, known, creation: created });
   }
 
   /** The record did not take the answer's number: linked meanwhile to it (adopted: settled), else a clash. */
