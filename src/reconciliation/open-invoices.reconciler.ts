@@ -174,7 +174,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   private async lookUp(record: InvoiceRecord): Promise<boolean> {
     if (record.gatewayId === null) {
       // A creation being confirmed: the checkout settles it (found by referrer, or closed as not created).
-      if (this.creations) return record.statusCode !== (await this.creations.settle(record)).statusCode;
+      if (this.creations) return record.statusCode !== (await this.creations.resolveCreation(record)).statusCode;
       const late = this.lateInvoices;
       const found = late ? await this.identity.findOurs(record) : null;
       return found && late ? (await late.adopt(found, 'sweep')).record !== null : false;

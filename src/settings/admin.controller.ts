@@ -159,7 +159,7 @@ export class InvoicePaymentsAdminController {
     let outcome;
     try {
       outcome = await this.refunds.refund({
-        invoiceRecordId: (await this.creation.settle(record)).id,
+        invoiceRecordId: (await this.creation.resolveCreation(record)).id,
         amountCents: body.amountCents,
         requestedBy: `admin:${body.actor?.trim() ?? 'admin'}`,
         ...(body.idempotencyKey ? { idempotencyKey: body.idempotencyKey } : {}),
@@ -188,7 +188,7 @@ export class InvoicePaymentsAdminController {
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
-    await this.creation.settle(await this.record(id));
+    await this.creation.resolveCreation(await this.record(id));
     return this.reload(id);
   }
 

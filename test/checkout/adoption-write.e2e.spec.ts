@@ -1,5 +1,6 @@
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
-import { InvoiceRecordStore, withReferrer } from '../../src/checkout/invoice-record.store';
+import { withReferrer } from '../../src/checkout/attempt-claim';
+import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
 import { mintStatusToken } from '../../src/checkout/status-token';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
