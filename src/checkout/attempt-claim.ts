@@ -112,7 +112,10 @@ export async function insertNextAttempt(
 }
 
 /** After a refused claim: another order's record holding the referrer this attempt would get (a reused reference). */
-export function foreignReferrerOwner(dataSource: DataSource, input: ClaimInput): Promise<InvoiceRecord | null> {
+export function foreignReferrerOwner(
+  dataSource: DataSource,
+  input: ClaimInput,
+): Promise<InvoiceRecord | null> {
   const table = dataSource.getMetadata(InvoiceRecord).tableName;
   return dataSource
     .getRepository(InvoiceRecord)

@@ -70,7 +70,11 @@ export class CreationOutcomes {
   }
 
   /** A lookup failed: back to `unknown`; past `unresolvedAlertMs` the attempt needs a person (alert, once). */
-  private async lookupFailed(record: InvoiceRecord, err: unknown, options: ResolvedCheckoutOptions): Promise<never> {
+  private async lookupFailed(
+    record: InvoiceRecord,
+    err: unknown,
+    options: ResolvedCheckoutOptions,
+  ): Promise<never> {
     const why = messageOf(err);
     const since = record.unknownSince ?? new Date();
     const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
@@ -161,7 +165,12 @@ export class CreationOutcomes {
     throw error;
   }
 
-  private alert(kind: InvoicePaymentsAlert['kind'], record: InvoiceRecord, message: string, related?: string): void {
+  private alert(
+    kind: InvoicePaymentsAlert['kind'],
+    record: InvoiceRecord,
+    message: string,
+    related?: string,
+  ): void {
     const relation = related ? { relatedInvoiceRecordId: related } : {};
     const alert = { kind, orderId: record.orderId, invoiceRecordId: record.id, message, ...relation };
     raiseAlert(this.events, this.logger, alert, 'warn');

@@ -198,12 +198,15 @@ export class InvoiceCreationService {
   }
 
   private matching(open: InvoiceRecord, mapped: MappedInvoice): InvoiceRecord {
-    const [was, now] = [open.amountCents, mapped.totalCents].map(centsToDecimalString);
-    const conflict =
-      open.method !== mapped.method
-        ? `it is a ${open.method} invoice, not ${mapped.method}`
-        : open.amountCents !== mapped.totalCents && `it is for ${was}, the order now totals ${now}`;
-    if (conflict) throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
+    if (open.method !== mapped.method) {
+      const conflict = `it is a ${open.method} invoice, not ${mapped.method}`;
+      throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
+    }
+    if (open.amountCents !== mapped.totalCents) {
+      const was = centsToDecimalString(open.amountCents);
+      const conflict = `it is for ${was}, the order now totals ${centsToDecimalString(mapped.totalCents)}`;
+      throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
+    }
     return open;
   }
 }

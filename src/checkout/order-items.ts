@@ -57,7 +57,8 @@ export function checkItems(
   }
   if (cents('order.total', order.total, true) && order.total === 0) fail('order.total', 'must be positive');
   if (!adds) return 0;
-  const [shipping, discount] = [order.shipping_total ?? 0, order.discount_total ?? 0];
+  const shipping = order.shipping_total ?? 0;
+  const discount = order.discount_total ?? 0;
   const sum = gross - discount + shipping;
   const f = centsToDecimalString;
   if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {

@@ -173,8 +173,11 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   /** `true` when a status change was applied. */
   private async lookUp(record: InvoiceRecord): Promise<boolean> {
     if (record.gatewayId === null) {
-      // A creation being confirmed: the checkout settles it (found by referrer, or closed as not created).
-      if (this.creations) return record.statusCode !== (await this.creations.resolveCreation(record)).statusCode;
+      // A creation being confirmed: the checkout resolves it (found by referrer, or closed as not created).
+      if (this.creations) {
+        const resolved = await this.creations.resolveCreation(record);
+        return record.statusCode !== resolved.statusCode;
+      }
       const late = this.lateInvoices;
       const found = late ? await this.identity.findOurs(record) : null;
       return found && late ? (await late.adopt(found, 'sweep')).record !== null : false;

@@ -82,7 +82,7 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     expect(await watch.statements()).toEqual(kind === 'postgres' ? [true] : []);
   });
 
-  it('puts a closed attempt the reconciliation took off its schedule back on it in the link\'s one write', async () => {
+  it("puts a closed attempt the reconciliation took off its schedule back on it in the link's one write", async () => {
     const { attempt, send } = await attemptInFlight();
     const store = shop.app.get(InvoiceRecordStore);
     await store.closeNotCreated(attempt.id, 'not found at the service in time');
@@ -90,13 +90,15 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     // The record as the link's write left it, read before the linker goes on: what a crash right then would leave.
     const atLink: InvoiceRecord[] = [];
     const apply = InvoiceStatusService.prototype.apply;
-    const linking = jest
-      .spyOn(InvoiceStatusService.prototype, 'apply')
-      .mockImplementation(async function (this: InvoiceStatusService, report, options) {
-        const applied = await apply.call(this, report, options);
-        if (options?.creation && report.recordId === attempt.id) atLink.push(await store.get(attempt.id));
-        return applied;
-      });
+    const linking = jest.spyOn(InvoiceStatusService.prototype, 'apply').mockImplementation(async function (
+      this: InvoiceStatusService,
+      report,
+      options,
+    ) {
+      const applied = await apply.call(this, report, options);
+      if (options?.creation && report.recordId === attempt.id) atLink.push(await store.get(attempt.id));
+      return applied;
+    });
     try {
       const invoice = await send();
       await waitFor(async () => atLink.length > 0, 10_000, 'the late invoice linked');
@@ -121,7 +123,11 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     due.mockResolvedValueOnce([closed]);
     const reconciler = shop.app.get(OpenInvoicesReconciler);
     try {
-      await waitFor(async () => (await reconciler.runOnce()).leader && due.mock.calls.length > 0, 10_000, 'round');
+      await waitFor(
+        async () => (await reconciler.runOnce()).leader && due.mock.calls.length > 0,
+        10_000,
+        'round',
+      );
     } finally {
       due.mockRestore();
     }
