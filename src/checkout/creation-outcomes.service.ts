@@ -142,9 +142,10 @@ export class CreationOutcomes {
       gatewayInvoiceId: invoice.invoiceId || null,
       attentionReason: null,
       ...fields,
-      // Due for the reconciliation as a record it has never seen, in this same write: a closed attempt it took off
-      // its schedule is back on it the moment it holds an invoice, whatever happens after (a lost webhook is seen).
-      nextCheckAt: null,
+      // On the reconciliation's schedule in this same write, whatever happens after (a lost webhook is still seen): a
+      // closed attempt's late invoice is checked from now; any other is due as a record the reconciliation never saw.
+      // Either holds even if the record was closed (and taken off the schedule) after it was read.
+      nextCheckAt: record.creationState === 'failed' ? new Date() : null,
       updatedAt: new Date(),
     });
     const report = { recordId: record.id, code: invoice.status.code, source, invoice };
