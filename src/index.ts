@@ -18,7 +18,7 @@ export type { GatewayClientOptions } from './gateway/gateway.options';
 export { DEFAULT_WIRE_PROFILE, type WireProfile, type WireProfileOverrides } from './gateway/wire-profile';
 
 // For the host's DataSource, and the rows a host may read.
-export { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+export { INVOICE_PAYMENTS_ENTITIES } from './entities';
 export { INVOICE_PAYMENTS_MIGRATIONS } from '../migrations';
 export { initializeDataSource } from './persistence/migration-lock';
 export { InvoiceRecord } from './persistence/invoice.entity';

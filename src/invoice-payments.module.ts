@@ -27,7 +27,7 @@ import { resolveWebhooksOptions } from './options/webhooks.options';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './observability/health.options';
 import { SignalsService } from './observability/signals.service';
-import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from './entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { resolveRefundsOptions } from './options/refunds.options';
 import { RefundSettlementService } from './refunds/refund-settlement.service';

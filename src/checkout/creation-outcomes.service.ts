@@ -5,7 +5,7 @@ import { emitSafely, InvoicePaymentsEvents, KEEP_ONE_PAYABLE, messageOf, raiseAl
 import type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from '../core/events';
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { NO_HISTORY, statusRow, type AppliedStatus, type StatusReportSource } from '../core/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';

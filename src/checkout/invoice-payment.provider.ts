@@ -9,7 +9,7 @@ import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
-import { todayIn } from '../core/calendar';
+import { todayIn } from '../domain/calendar';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
 import { assertAllowed } from './invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';

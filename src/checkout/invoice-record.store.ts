@@ -4,10 +4,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { creationMove, type CreationMove } from '../core/creation-move';
-import { clip, idProblem } from '../core/text-bounds';
+import { clip, idProblem } from '../domain/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { NEVER } from '../reconciliation/check-schedule';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import {

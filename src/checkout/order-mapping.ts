@@ -1,7 +1,7 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
-import { addDays, todayIn } from '../core/calendar';
+import { addDays, todayIn } from '../domain/calendar';
 import { messageOf } from '../core/events';
-import { readText, textProblem } from '../core/text-bounds';
+import { readText, textProblem } from '../domain/text-bounds';
 import { brazilianAddressRules, CLIENT, PRODUCT } from '../gateway/dto/inputs';
 import { CARD_EXPIRY, isCardExpiryCurrent, isCents, isTaxDocument } from '../gateway/dto/validators';
 import { normalizeDocument, obeys } from '../gateway/dto/validators';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { addDays, todayIn } from '../core/calendar';
+import { addDays, todayIn } from '../domain/calendar';
 import { GatewayOutcomeUnknownError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

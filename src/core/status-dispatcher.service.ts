@@ -11,7 +11,7 @@ import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } f
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';
-import { clip } from './text-bounds';
+import { clip } from '../domain/text-bounds';
 import { resolveNotificationsOptions } from '../options/notifications.options';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');

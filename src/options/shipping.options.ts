@@ -1,7 +1,7 @@
 import type { BackoffOptions } from '../core/queue/backoff';
 import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper } from '../shipping/shipping-options';
 import type { RecordShipmentInput } from '../shipping/types';
-import { DAY, int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import { DAY, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
 export interface ShippingOptions {

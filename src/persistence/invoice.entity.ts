@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { centsColumn, TimestampColumn } from './columns';
 
 /**

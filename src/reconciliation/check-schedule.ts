@@ -1,4 +1,4 @@
-import { DAY, HOUR } from '../options/fields';
+import { DAY, HOUR } from '../domain/option-fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 

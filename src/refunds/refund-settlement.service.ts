@@ -5,7 +5,7 @@ import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRefund } from './refund.entity';

@@ -6,7 +6,7 @@ import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../che
 import { assertAllowed, refundableCents } from '../checkout/invoice-actions';
 import { InvoiceRecordStore } from '../checkout/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayOutcomeUnknownError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString, MAX_SERVICE_AMOUNT_CENTS } from '../gateway/money';

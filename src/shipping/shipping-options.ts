@@ -1,7 +1,7 @@
 import { isHttpUrl } from '../gateway/dto/validators';
 import { ShipmentValidationError } from './errors';
 import type { RecordShipmentInput, ValidShipment } from './types';
-import { textProblem } from '../core/text-bounds';
+import { textProblem } from '../domain/text-bounds';
 
 /** Injection token of the resolved `ResolvedShippingOptions`. */
 export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');

@@ -7,7 +7,7 @@ import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../cor
 import { retryDelayMs } from '../core/queue/backoff';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './shipping-options';

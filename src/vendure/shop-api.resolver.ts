@@ -22,7 +22,7 @@ import {
   isServiceTrouble,
   OpenInvoiceConflictError,
 } from '../checkout/errors';
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { isTaxDocument as isValidTaxDocument, normalizeDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData } from '../checkout/types';

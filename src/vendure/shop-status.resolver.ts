@@ -21,7 +21,7 @@ import {
 import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
 import { asPaymentServiceError } from '../checkout/errors';
-import { idProblem } from '../core/text-bounds';
+import { idProblem } from '../domain/text-bounds';
 
 /** The shopper's payment screen in the Shop API: the fields of the status routes' JSON (docs/storefront-routes.md). */
 export const shopStatusSchema = parse(`

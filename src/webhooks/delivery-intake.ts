@@ -3,7 +3,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { JsonRecord } from '../gateway/payload.reader';
 import { readBoundedJson, type Refusal } from '../core/bounded-json';

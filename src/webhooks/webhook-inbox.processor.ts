@@ -8,7 +8,7 @@ import type { KnownHistory } from '../core/status-table';
 import type { Invoice } from '../gateway/types';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { tracedBatch } from '../observability/otel';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { messageOf as message } from '../core/events';

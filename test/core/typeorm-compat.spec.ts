@@ -1,4 +1,4 @@
-import { dataSourceOf, escapeQuery, queryReturning } from '../../src/core/typeorm-compat';
+import { dataSourceOf, escapeQuery, queryReturning } from '../../src/persistence/typeorm-compat';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Not } from 'typeorm';
-import { acquireLease, releaseLease } from '../../src/core/named-lease';
+import { acquireLease, releaseLease } from '../../src/persistence/named-lease';
 import { InvoicePaymentsModule, InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
 import { NEVER } from '../../src/reconciliation/check-schedule';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
