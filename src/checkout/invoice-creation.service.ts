@@ -4,7 +4,7 @@ import {
   SETTING_LIST,
   type CheckoutSettingName,
   type InvoicePaymentsSettingsValues,
-} from '../core/settings.schema';
+} from '../options/settings.schema';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -17,7 +17,7 @@ import { InvoiceRecordStore, withReferrer } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
 import { mintStatusToken } from './status-token';
-import type { CheckoutRequest, MappedInvoice } from './types';
+import type { CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 
 /** The order's attempt, and the status token handed out with it (its hash is on the record). */
 export interface IssuedRecord {

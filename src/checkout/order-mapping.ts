@@ -12,7 +12,7 @@ import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../opti
 import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from './errors';
 import { invoiceReferrer } from './invoice-record.store';
-import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from './types';
+import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
 export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {

@@ -1,6 +1,11 @@
 import { inspect } from 'node:util';
 import { CheckoutValidationError } from '../checkout/errors';
-import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
+import type {
+  CheckoutAddress,
+  CheckoutCard,
+  CheckoutOrder,
+  InitiatePaymentData,
+} from '../core/checkout.types';
 import { textProblem } from '../domain/text-bounds';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { PaymentServiceError } from '../checkout/errors';
-import type { PaymentWebhookAction, ProviderWebhookPayload } from '../checkout/types';
+import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/checkout.types';
 import {
   HOST_WEBHOOKS,
   webhookActionOf,

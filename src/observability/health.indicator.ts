@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { GatewayClient } from '../gateway/gateway.client';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { type Backlog, readBacklog } from './backlog';
-import { HEALTH_OPTIONS, type ResolvedHealthOptions } from './health.options';
+import { HEALTH_OPTIONS, type ResolvedHealthOptions } from '../options/health.options';
 import { lastCallTo } from './otel';
 
 /** Outcomes of a call that say the service is not answering. */

@@ -1,4 +1,4 @@
-import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
+import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
 import { todayIn } from '../domain/calendar';
 import type { TextRule } from '../domain/text-bounds';
 import { isHttpUrl } from '../gateway/dto/validators';

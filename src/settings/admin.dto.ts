@@ -20,7 +20,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../core/settings.schema';
+import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../options/settings.schema';
 import type { SettingsUpdate } from './settings.mapping';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
 

@@ -12,7 +12,7 @@ import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
-import type { TrackingFailedEvent, TrackingPostedEvent } from './types';
+import type { TrackingFailedEvent, TrackingPostedEvent } from '../domain/shipping.types';
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /** What one worker round did; `lost`: rows whose claim lapsed while this worker was posting (another owns them). */

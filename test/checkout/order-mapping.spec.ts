@@ -4,7 +4,7 @@ import { CheckoutValidationError } from '../../src/checkout/errors';
 import { httpAnswerOf } from '../../src/errors/http-answers';
 import { invoiceReferrer, withReferrer } from '../../src/checkout/invoice-record.store';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import type { CheckoutOrder, CheckoutRequest } from '../../src/checkout/types';
+import type { CheckoutOrder, CheckoutRequest } from '../../src/core/checkout.types';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
 

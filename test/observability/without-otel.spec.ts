@@ -1,4 +1,4 @@
-import { resolveHealthOptions } from '../../src/observability/health.options';
+import { resolveHealthOptions } from '../../src/options/health.options';
 import { count, lastCallTo, observeServiceCall, traced } from '../../src/observability/otel';
 
 // The host did not install the optional peer: requiring it fails, as it does in a store without it.
