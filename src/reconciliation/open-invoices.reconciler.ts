@@ -20,7 +20,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { NEVER, nextCheckAt } from './check-schedule';
 import { DAY } from '../domain/option-fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
-import { countRound } from '../observability/otel';
+import { countRound } from '../core/otel';
 
 /** Injection token of the resolved reconciliation options. */
 export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');

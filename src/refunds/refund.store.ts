@@ -6,7 +6,7 @@ import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../checkout/invoice-record.store';
 import { InvoiceRefund, RefundState } from './refund.entity';
-import { countRefund } from '../observability/otel';
+import { countRefund } from '../core/otel';
 import { sumCents } from '../gateway/money';
 
 /** Injection token of the resolved refund options. */

@@ -12,7 +12,7 @@ import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/po
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { countDelivery, traced } from '../observability/otel';
+import { countDelivery, traced } from '../core/otel';
 import { DeliveryAdmission, type IgnoredDelivery } from './delivery-admission';
 import {
   checkToken,

@@ -9,7 +9,7 @@ import type { Invoice } from '../gateway/types';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';
 import { clip } from '../domain/text-bounds';
-import { tracedBatch } from '../observability/otel';
+import { tracedBatch } from '../core/otel';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { messageOf as message } from '../core/events';
 import { InvoiceRecord } from '../persistence/invoice.entity';
