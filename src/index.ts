@@ -85,8 +85,8 @@ export {
   OpenInvoiceConflictError,
   PaymentBeingConfirmedError,
   PaymentServiceError,
-} from './checkout/errors';
-export type { FieldErrors } from './checkout/errors';
+} from './core/invoice.errors';
+export type { FieldErrors } from './core/invoice.errors';
 export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } from './refunds/errors';
 export * from './domain/shipping.errors';
 export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';

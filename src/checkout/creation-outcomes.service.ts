@@ -19,8 +19,8 @@ import {
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
-} from './errors';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+} from '../core/invoice.errors';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 
 /** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;

@@ -11,10 +11,10 @@ import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
 import { todayIn } from '../domain/calendar';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
-import { assertAllowed } from './invoice-actions';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
+import { assertAllowed } from '../core/invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type {
   ChangeDueDateInput,
   InitiatePaymentInput,

@@ -10,8 +10,8 @@ import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import { fillUrlTemplate, textRule } from '../options/checkout.options';
 import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
 import { recognisedOrder } from '../persistence/invoice.entity';
-import { CheckoutValidationError, FieldErrorCollector } from './errors';
-import { invoiceReferrer } from './invoice-record.store';
+import { CheckoutValidationError, FieldErrorCollector } from '../core/invoice.errors';
+import { invoiceReferrer } from '../core/invoice-record.store';
 import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */

@@ -6,7 +6,7 @@ import {
   isUpstreamFailure,
   PaymentBeingConfirmedError,
   PaymentServiceError,
-} from '../checkout/errors';
+} from '../core/invoice.errors';
 import { InvalidStatusReportError } from '../core/status-table';
 import {
   GatewayError,

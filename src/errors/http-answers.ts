@@ -1,4 +1,4 @@
-import { PaymentServiceError } from '../checkout/errors';
+import { PaymentServiceError } from '../core/invoice.errors';
 import { isGatewayError, type GatewayError } from '../gateway/errors';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
 

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { CheckoutValidationError } from '../checkout/errors';
+import { CheckoutValidationError } from '../core/invoice.errors';
 import type {
   CheckoutAddress,
   CheckoutCard,

@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { PaymentServiceError } from '../checkout/errors';
+import { PaymentServiceError } from '../core/invoice.errors';
 import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/checkout.types';
 import {
   HOST_WEBHOOKS,

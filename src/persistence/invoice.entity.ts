@@ -8,6 +8,9 @@ import { centsColumn, TimestampColumn } from './columns';
  */
 export type InvoiceCreationState = 'pending' | 'unknown' | 'created' | 'failed';
 
+/** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
+export const NEVER = new Date('9999-12-31T00:00:00.000Z');
+
 /** One payment attempt of an order: the invoice at the service and what the module knows of it. */
 @Entity('invoice_payments_invoice')
 @Index('IDX_invoice_payments_invoice_order', ['orderId'])

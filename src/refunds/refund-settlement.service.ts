@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';

@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../checkout/invoice-record.store';
+import { isUniqueViolation } from '../core/invoice-record.store';
 import { TRACKABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { OrderNotPaidError, ShipmentValidationError } from '../domain/shipping.errors';

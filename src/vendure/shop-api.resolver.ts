@@ -21,7 +21,7 @@ import {
   CheckoutValidationError,
   isServiceTrouble,
   OpenInvoiceConflictError,
-} from '../checkout/errors';
+} from '../core/invoice.errors';
 import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { isTaxDocument as isValidTaxDocument, normalizeDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
