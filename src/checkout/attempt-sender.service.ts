@@ -6,10 +6,10 @@ import type { Invoice } from '../gateway/types';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CreationOutcomes } from './creation-outcomes.service';
-import { InvoiceCreationFailedError } from './errors';
-import { withReferrer } from './attempt-claim';
-import { InvoiceRecordStore } from './invoice-record.store';
-import type { MappedInvoice } from './types';
+import { InvoiceCreationFailedError } from '../core/invoice.errors';
+import { withReferrer } from '../core/attempt-claim';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
+import type { MappedInvoice } from '../core/checkout.types';
 
 /**
  * An attempt's one create request: `settles_at` stored before it leaves, the answer recorded, a failure sorted into

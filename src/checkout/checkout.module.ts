@@ -7,7 +7,7 @@ import { CHECKOUT_OPTIONS } from './checkout.tokens';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { OnePayableInvoice } from './one-payable-invoice.service';
 

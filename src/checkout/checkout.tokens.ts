@@ -1,4 +1,4 @@
-import type { CheckoutSettingName, InvoicePaymentsSettingsValues } from '../core/settings.schema';
+import type { CheckoutSettingName, InvoicePaymentsSettingsValues } from '../options/settings.schema';
 
 /** Injection token of the resolved checkout options. */
 export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');

@@ -4,7 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { messageOf, raiseAlert, type InvoicePaymentsAlert } from '../core/events';
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { NO_HISTORY, type AppliedStatus, type StatusReportSource } from '../core/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
@@ -15,8 +15,8 @@ import {
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
-} from './errors';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+} from '../core/invoice.errors';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 import { OnePayableInvoice } from './one-payable-invoice.service';
 
 /** Whole seconds to wait, at least one. */

@@ -1,18 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { SETTING_LIST } from '../core/settings.schema';
+import { SETTING_LIST } from '../options/settings.schema';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { creationMove } from '../core/creation-move';
+import { OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../core/invoice.errors';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, type CheckoutSettingsSource } from './checkout.tokens';
 import { AttemptSender } from './attempt-sender.service';
-import { OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
-import { InvoiceRecordStore } from './invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
 import { mintStatusToken } from './status-token';
-import type { CheckoutRequest, MappedInvoice } from './types';
+import type { CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 
 /** The order's attempt, and the status token handed out with it (its hash is on the record). */
 export interface IssuedRecord {

@@ -8,9 +8,9 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
 import { isPaid, OnePayableInvoice } from './one-payable-invoice.service';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */

@@ -9,7 +9,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 
 /** Rounds of {@link OnePayableInvoice.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;

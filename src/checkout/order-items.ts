@@ -1,10 +1,10 @@
 import { centsToDecimalString, type Cents } from '../gateway/money';
 import { isCents, obeys } from '../gateway/dto/validators';
 import { PRODUCT } from '../gateway/dto/inputs';
-import { readText } from '../core/text-bounds';
+import { readText } from '../domain/text-bounds';
 import { textRule, type ResolvedCheckoutOptions } from '../options/checkout.options';
-import type { FieldErrorCollector } from './errors';
-import type { CheckoutOrder } from './types';
+import type { FieldErrorCollector } from '../core/invoice.errors';
+import type { CheckoutOrder } from '../core/checkout.types';
 
 /** The items' texts, and whole cents adding up to the total, each at most `maxTotalCents` (no float sums). */
 export function checkItems(

@@ -1,15 +1,15 @@
-import { addDays, todayIn } from '../core/calendar';
-import { readText, textProblem } from '../core/text-bounds';
+import { addDays, todayIn } from '../domain/calendar';
+import { readText, textProblem } from '../domain/text-bounds';
 import { CARD_EXPIRY, isCardExpiryCurrent } from '../gateway/dto/validators';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import { fillUrlTemplate, textRule } from '../options/checkout.options';
 import type { ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
 import { recognisedOrder } from '../persistence/invoice.entity';
-import { invoiceReferrer } from './attempt-claim';
-import { CheckoutValidationError, FieldErrorCollector } from './errors';
+import { CheckoutValidationError, FieldErrorCollector } from '../core/invoice.errors';
+import { invoiceReferrer } from '../core/attempt-claim';
+import type { CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 import { checkItems } from './order-items';
 import { mapAddress, mapCustomer } from './payer-mapping';
-import type { CheckoutOrder, CheckoutRequest, MappedInvoice } from './types';
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
 export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {

@@ -1,13 +1,13 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
 import { messageOf } from '../core/events';
-import { readText } from '../core/text-bounds';
+import { readText } from '../domain/text-bounds';
 import { brazilianAddressRules, CLIENT } from '../gateway/dto/inputs';
 import { isTaxDocument, normalizeDocument, obeys } from '../gateway/dto/validators';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import { textRule } from '../options/checkout.options';
 import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
-import type { FieldErrorCollector } from './errors';
-import type { CheckoutAddress, CheckoutOrder } from './types';
+import type { FieldErrorCollector } from '../core/invoice.errors';
+import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
 
 /** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
 export function mapCustomer(

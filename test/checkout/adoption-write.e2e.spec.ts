@@ -1,12 +1,12 @@
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
-import { withReferrer } from '../../src/checkout/attempt-claim';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { withReferrer } from '../../src/core/attempt-claim';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { mintStatusToken } from '../../src/checkout/status-token';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
-import { NEVER } from '../../src/reconciliation/check-schedule';
+import { NEVER } from '../../src/persistence/invoice.entity';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';

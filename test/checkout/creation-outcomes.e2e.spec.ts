@@ -7,7 +7,7 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import { withReferrer } from '../../src/checkout/attempt-claim';
+import { withReferrer } from '../../src/core/attempt-claim';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {

@@ -2,16 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
-import { InvoiceIdentity } from '../core/invoice-identity';
-import { creationMove, type CreationMove } from '../core/creation-move';
-import { clip, idProblem } from '../core/text-bounds';
+import { InvoiceIdentity } from './invoice-identity';
+import { creationMove, type CreationMove } from './creation-move';
+import { clip, idProblem } from '../domain/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
-import { NEVER } from '../reconciliation/check-schedule';
-import { escapeQuery } from '../core/typeorm-compat';
+import { escapeQuery } from '../persistence/typeorm-compat';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord, type InvoiceCreationState } from '../persistence/invoice.entity';
+import { InvoiceRecord, NEVER, type InvoiceCreationState } from '../persistence/invoice.entity';
 import { foreignReferrerOwner, insertNextAttempt, type ClaimInput } from './attempt-claim';
-import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
+import { CheckoutValidationError, InvoiceRecordNotFoundError } from './invoice.errors';
 
 /** The checkout's invoice rows; writes go through `runInTransaction`/`runStatement` (SQLite's one connection). */
 @Injectable()

@@ -1,6 +1,6 @@
 /** The claim of an order's next attempt: one `INSERT … SELECT` whose unique open-order key guards "created once". */
 import { getMetadataArgsStorage, type DataSource, type EntityManager } from 'typeorm';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceRecord, type RecognisedOrder } from '../persistence/invoice.entity';
 
