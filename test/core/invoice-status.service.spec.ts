@@ -4,6 +4,7 @@ import type { PaymentStatusChange } from '../../src/core/ports';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';
 import { entities, harness, historyOf, paidInvoice, statusSuite } from './status-harness';
 
@@ -382,11 +383,3 @@ describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL da
     await b.dispatcher.onModuleDestroy();
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
