@@ -226,16 +226,18 @@ export const LATE_WINDOW_MS = LATE_CREATE.createTimeoutMs + LATE_CREATE.marginMs
 /** `initiatePayment` until created, waiting as each "being confirmed" answer says; the answers waited on too. */
 export async function payUntilCreated(provider: InvoicePaymentProvider, order: CheckoutOrder) {
   const told: PaymentBeingConfirmedError[] = [];
-  for (let i = 0; i < 40; i++) {
+  const pay = async () => {
     try {
-      return { out: await provider.initiatePayment(checkout(order, 'pix')), told };
+      return await provider.initiatePayment(checkout(order, 'pix'));
     } catch (err) {
       if (!(err instanceof PaymentBeingConfirmedError)) throw err;
       told.push(err);
-      await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfterSeconds * 1000, 150)));
+      return null;
     }
-  }
-  throw new Error('never created');
+  };
+  // A shopper retrying every 150 ms (sooner than the "retry in N s" asks) until the invoice is there.
+  const out = await waitFor(pay, 20_000, `order ${order.id} created`, 150);
+  return { out, told };
 }
 
 /**
