@@ -134,10 +134,15 @@ describeEachDatabase('webhooks: a body interrupted while it is read', (kind) => 
     const cut = delivery(own.invoice);
     // The whole JSON is sent, but fewer bytes than announced: read as if complete, it would be a valid delivery.
     const text = JSON.stringify(cut);
+    const head = deliveryHead(PATH, serviceToken, `Content-Length: ${Buffer.byteLength(text) + 64}`);
+    let serverSide: Socket | undefined;
+    app.app.getHttpServer().once('connection', (socket: Socket) => (serverSide = socket));
     const client = rawClient(app.url);
-    await client.write(deliveryHead(PATH, serviceToken, `Content-Length: ${Buffer.byteLength(text) + 64}`));
+    await client.write(head);
     await client.write(text);
-    await new Promise((r) => setTimeout(r, 200)); // the server is waiting for the rest of the body
+    // The server has read all that was sent and waits for the rest of the body.
+    const sent = Buffer.byteLength(head) + Buffer.byteLength(text);
+    await waitFor(() => (serverSide?.bytesRead ?? 0) >= sent, 5_000, 'the server read what was sent');
     client.destroy();
     await waitFor(async () => (await openConnections()) === 0, 5_000, 'the cut connection closed');
 
