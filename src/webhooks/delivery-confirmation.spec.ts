@@ -121,10 +121,16 @@ describe('DeliveryConfirmation pace', () => {
 describe('DeliveryConfirmation joining a lookup in flight', () => {
   it('a delivery that arrived after the request left waits for it, then asks again', async () => {
     const sent: number[] = [];
+    // The first request stays in flight until the test lets it answer.
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let left!: () => void;
+    const firstLeft = new Promise<void>((resolve) => (left = resolve));
     const gateway = {
       findInvoiceById: async (id: string) => {
         sent.push(Date.now());
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        left();
+        await answered;
         return { id, amounts: { paidCents: null, grossCents: 100 } } as unknown as Invoice;
       },
     } as unknown as GatewayClient;
@@ -137,10 +143,13 @@ describe('DeliveryConfirmation joining a lookup in flight', () => {
     const delivered = (id: string) => Object.assign(new WebhookInboxEntry(), { id, receivedAt: new Date() });
     const early = delivered('a');
     const first = confirmation.confirm([early], 'INV', true);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await firstLeft;
+    // Received on a later millisecond than the request left.
+    while (Date.now() <= sent[0]) await new Promise((resolve) => setImmediate(resolve));
     const late = delivered('b');
     const joined = confirmation.confirm([early], 'INV', true);
     const second = confirmation.confirm([late], 'INV', true);
+    answer();
     const [one, two, three] = await Promise.all([first, joined, second]);
     expect(sent).toHaveLength(2);
     expect(two?.startedAt).toEqual(one?.startedAt);
