@@ -29,7 +29,6 @@ import {
   waitFor,
 } from './support';
 
-
 /**
  * A duplicate invoice whose cancel failed is canceled later: the reconciliation, meeting it still payable after its
  * check (a sweep, or a round of a store that leaves the reconciliation's options at their defaults), asks for the

@@ -96,7 +96,6 @@ async function startShop(db: TestDatabase, sandbox: SandboxServer): Promise<Shop
   };
 }
 
-
 describeEachDatabase(
   'never two payable invoices, never a stuck order, however slow or odd the service',
   (kind) => {
@@ -174,7 +173,11 @@ describeEachDatabase(
     it.each<[string, FaultRule, number]>([
       // Stored, then no answer: the client times out and finds it by its referrer, whatever the machine's load (a
       // latency fault shorter than the window lands late on a busy machine).
-      ['no answer within the client timeout, stored (lands within the margin)', { hang: true, afterProcessing: true }, 1],
+      [
+        'no answer within the client timeout, stored (lands within the margin)',
+        { hang: true, afterProcessing: true },
+        1,
+      ],
       ['a hang (never lands)', { hang: true }, 2],
       ['a dropped connection', { dropConnection: true }, 2],
       ['a 5xx before storing', { status: 503 }, 2],

@@ -32,7 +32,9 @@ export function fixedSleeps(file: string, text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '));
   return code.split('\n').flatMap((line, i) => {
     const statement = line.replace(/^\s*\/\/.*$/, '');
-    return SLEEPS.filter(([, pattern]) => pattern.test(statement)).map(([kind]) => `${file}:${i + 1}: ${kind}`);
+    return SLEEPS.filter(([, pattern]) => pattern.test(statement)).map(
+      ([kind]) => `${file}:${i + 1}: ${kind}`,
+    );
   });
 }
 

@@ -1,12 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import {
-  InitiatePaymentOutput,
   InvoicePaymentProvider,
   InvoicePaymentsModule,
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
-  PaymentBeingConfirmedError,
 } from '../../src/index';
 import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
 import { recordOfInvoice } from '../../src/core/invoice-identity';
