@@ -177,6 +177,8 @@ describeEachDatabase(
             const working = { ...moduleOptions, workers: true };
             const twinHost = await startHostApp(twin, [InvoicePaymentsModule.forRoot(working)]);
             try {
+              // Counted from the end of its start: its polls, not what starting it asked.
+              twinCounter.reset();
               await waitFor(() => twinCounter.count() >= 10, 15_000, "the twin's workers polling");
             } finally {
               await twinHost.close();

@@ -25,7 +25,8 @@ describe('sandbox: npm run sandbox (src/sandbox/main.ts)', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await waitFor(() => out.includes('curl'), 20_000, 'the curl line printed');
+      // ts-node compiles the sandbox first: slow on a busy machine.
+      await waitFor(() => out.includes('curl'), 60_000, 'the curl line printed');
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
       expect(url).toBeDefined();
       expect(out).toContain(
@@ -41,7 +42,7 @@ describe('sandbox: npm run sandbox (src/sandbox/main.ts)', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
-  });
+  }, 90_000);
 });
 
 describe('sandbox CLI: webhook retries from the environment', () => {
