@@ -253,7 +253,11 @@ export async function lateFirstInvoice(
   const { out } = await payUntilCreated(provider, order);
   expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
   const atService = async () => (await gateway.listInvoices({ paymentId: order.id })).items;
-  await waitFor(async () => (await atService()).length === 2, 5000);
+  await waitFor(
+    async () => (await atService()).length === 2,
+    15_000,
+    'the late first invoice at the service',
+  );
   const late = (await atService()).find((i) => i.referrer?.endsWith(`:${order.id}-1`))!;
   return { out, late };
 }
