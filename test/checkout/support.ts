@@ -218,8 +218,11 @@ export async function startRewritingProxy<
   };
 }
 
-/** The client timeout and margin of the scenes where a create request lands after its attempt's window. */
-export const LATE_CREATE = { createTimeoutMs: 250, marginMs: 1000 };
+/**
+ * The client timeout and margin of the scenes where a create request lands after its attempt's window. The timeout
+ * is long enough that the sandbox (in the same busy process) has read a request before its client gives up on it.
+ */
+export const LATE_CREATE = { createTimeoutMs: 1000, marginMs: 1000 };
 /** A request lands at the service this long after it left, or never. */
 export const LATE_WINDOW_MS = LATE_CREATE.createTimeoutMs + LATE_CREATE.marginMs;
 
@@ -251,7 +254,9 @@ export async function lateFirstInvoice(
   const { sandbox, provider, gateway } = scene;
   sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, latencyMs: LATE_WINDOW_MS + 700 });
   const { out } = await payUntilCreated(provider, order);
-  expect(out.data).toMatchObject({ attempt: 2, statusCode: 1 });
+  // Attempt 2 on a quiet machine; a later one when the client gave up before the sandbox read attempt 2's request.
+  expect(out.data.attempt).toBeGreaterThanOrEqual(2);
+  expect(out.data.statusCode).toBe(1);
   const atService = async () => (await gateway.listInvoices({ paymentId: order.id })).items;
   await waitFor(
     async () => (await atService()).length === 2,
