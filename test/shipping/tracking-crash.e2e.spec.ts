@@ -9,6 +9,8 @@ import { waitFor } from '../support/wait-for';
 import { openShippingScene, ShippingApp, TOKEN, TRACKING_PATH } from './support';
 
 const ROOT = join(__dirname, '..', '..');
+// Each crash is a child process that ts-node compiles first: tens of seconds on a busy machine.
+jest.setTimeout(90_000);
 /** The crashed instance's lease: how long the row stays its own before another instance may take it. */
 const LEASE_MS = 300;
 
