@@ -1,6 +1,6 @@
 import { InvoiceRecord } from '../../src/index';
 import { CLAIM_HEADROOM_MS } from '../../src/checkout/invoice-creation.service';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import type { SandboxServer } from '../../src/sandbox';
 import { waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
