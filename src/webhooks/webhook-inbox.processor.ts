@@ -17,7 +17,7 @@ import { LookupPacer } from './lookup-pacer';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 import { type Applied, type FoundRecord, InboxRecords } from './webhook-inbox.applying';
 import { InboxFates } from './webhook-inbox.fates';
-import { WEBHOOK_INBOX_ROWS } from './webhook-inbox.rows';
+import { webhookInboxRows } from './webhook-inbox.rows';
 import type { Closing } from './webhook-inbox.types';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
@@ -44,6 +44,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => this.roundNow());
   private readonly fates: InboxFates;
   private readonly records: InboxRecords;
+  /** Claims under a lease: due entries oldest first (`o.received_at`). */
+  private readonly leased: LeasedRows<WebhookInboxEntry>;
   /** Entries a host waits for, each with what ends its wait; and the entries a batch of this process holds. */
   private readonly hosts = new Map<string, Array<() => void>>();
   private readonly inBatch = new Set<string>();
@@ -53,8 +55,6 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     @InjectDataSource() private readonly dataSource: DataSource,
     statuses: InvoiceStatusService,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    /** Claims under a lease: due entries oldest first (`o.received_at`). */
-    @Inject(WEBHOOK_INBOX_ROWS) private readonly leased: LeasedRows<WebhookInboxEntry>,
     private readonly confirmation: DeliveryConfirmation,
     private readonly pacer: LookupPacer,
     identity: InvoiceIdentity,
@@ -63,7 +63,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
     super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
-    this.fates = new InboxFates(leased, options, events, this.logger);
+    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs);
+    this.fates = new InboxFates(this.leased, options, events, this.logger);
     const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.records = new InboxRecords(dataSource, identity, statuses, adopt);
   }

@@ -5,7 +5,6 @@ import { DeliveryAdmission } from './delivery-admission';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { DeliveryIntake } from './delivery-intake';
 import { LookupPacer } from './lookup-pacer';
-import { webhookInboxRowsProvider } from './webhook-inbox.rows';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { createWebhooksController } from './webhooks.controller';
 
@@ -30,7 +29,6 @@ export class WebhooksModule {
       providers: [
         extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
-        webhookInboxRowsProvider,
         LookupPacer,
         DeliveryConfirmation,
         DeliveryAdmission,
