@@ -50,6 +50,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   private readonly hosts = new Map<string, Array<() => void>>();
   private readonly inBatch = new Set<string>();
   private stopped = false;
+  /** Rounds started so far, so {@link drain} knows whether the round it joined began before it was called. */
+  private rounds = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -120,14 +122,13 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     });
   }
 
-  /**
-   * Resolves once every entry due when it was called has had its round: a batch waiting for its quiet moment starts
-   * now, and the round under way may predate the call, so one more follows it.
-   */
+  /** Resolves once no round runs or waits to start (one waiting for its quiet moment starts now). */
   async drain(): Promise<void> {
-    this.quiet.flush();
+    const waiting = this.quiet.flush();
+    const started = this.rounds;
     await this.runOnce();
-    await this.runOnce();
+    // The round joined had started before the call, so before the waiting entries were kicked: one more takes them.
+    if (waiting && this.rounds === started) await this.runOnce();
   }
 
   /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
@@ -144,6 +145,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   /** Batches of due entries until one comes back short. A burst still being taken in waits for its quiet moment. */
   protected async round(stopped: () => boolean): Promise<number> {
     if (this.quiet.waiting) return 0;
+    this.rounds++;
     const { batchSize } = this.options.inbox;
     let taken = 0;
     for (let full = true; full && !stopped();) {
