@@ -47,7 +47,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   /** Claims under a lease: due entries oldest first (`o.received_at`). */
   private readonly leased: LeasedRows<WebhookInboxEntry>;
   /** Entries a host waits for, each with what ends its wait; and the entries a batch of this process holds. */
-  private readonly hosts = new Map<string, Array<() => void>>();
+  private readonly hosts = new Map<string, Set<() => void>>();
   private readonly inBatch = new Set<string>();
   private stopped = false;
   /** Rounds started so far, so {@link drain} knows whether the round it joined began before it was called. */
@@ -107,7 +107,9 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     return new Promise<void>((resolve) => {
       const end = () => {
         clearTimeout(timer);
-        this.hosts.delete(id);
+        const ends = this.hosts.get(id);
+        ends?.delete(end);
+        if (ends?.size === 0) this.hosts.delete(id);
         resolve();
       };
       const timer = setTimeout(
@@ -117,7 +119,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
         HOST_WAIT_WINDOWS * lookupWindowMs + inbox.pollIntervalMs,
       );
       timer.unref();
-      this.hosts.set(id, [...(this.hosts.get(id) ?? []), end]);
+      this.hosts.set(id, (this.hosts.get(id) ?? new Set()).add(end));
       this.roundNow();
     });
   }

@@ -217,7 +217,10 @@ describeEachDatabase('webhooks: receiving', (kind) => {
     const deep = await post(body({ nested }));
     expect([deep.status, deep.body.message]).toEqual([400, 'body: nested deeper than 64 levels']);
     const longEvent = await post(body({ event: 'e'.repeat(65) }));
-    expect([longEvent.status, longEvent.body.message]).toEqual([400, 'body.event: longer than 64 characters']);
+    expect([longEvent.status, longEvent.body.message]).toEqual([
+      400,
+      'body.event: longer than 64 characters',
+    ]);
   });
 
   it('honours a configured body limit and route', async () => {
