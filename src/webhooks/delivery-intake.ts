@@ -2,14 +2,14 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { countDelivery, traced } from '../observability/otel';
+import { countDelivery, traced } from '../core/otel';
 import { DeliveryAdmission } from './delivery-admission';
 import { checkBody, hostBodyOf } from './delivery-body';
 import {

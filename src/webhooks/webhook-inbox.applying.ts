@@ -3,7 +3,7 @@ import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import type { Adoption } from '../core/ports';
 import type { KnownHistory } from '../core/status-table';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
