@@ -1,3 +1,4 @@
+import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015200-WebhookInboxWaitingFor';
 import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { LeasedRows } from '../../src/core/queue/leased-rows';
@@ -20,7 +21,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [WebhookInboxEntry],
-      migrations: [WebhookInbox1763700001000],
+      migrations: [WebhookInbox1763700001000, WebhookInboxWaitingFor1763700015200],
     });
   });
   afterAll(() => db.destroy());

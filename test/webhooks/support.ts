@@ -1,3 +1,4 @@
+import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015200-WebhookInboxWaitingFor';
 import request from 'supertest';
 import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
 import { WebhookInboxRetention1763700009100 } from '../../migrations/1763700009100-WebhookInboxRetention';
@@ -53,6 +54,7 @@ export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Pro
       WebhookInboxInvoiceIndex1763700007000,
       OpenInvoiceReconciliation1763700009000,
       WebhookInboxRetention1763700009100,
+      WebhookInboxWaitingFor1763700015200,
     ],
     ...(poolSize ? { poolSize } : {}),
   });
