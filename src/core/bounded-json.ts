@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/payload.reader';
+import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
 
 // A JSON body from outside read once, as a body parser would, knowing nothing of what it carries: its encoding, its
 // size (the rest discarded as it arrives), JSON, an object, its depth. What refuses it says the HTTP status.

@@ -1,6 +1,9 @@
 /** Injection token of `GatewayClientOptions`. */
 export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
 
+/** Injection token of the `GatewayCallObserver` told of every call (optional: without one, calls go unobserved). */
+export const GATEWAY_CALL_OBSERVER = 'INVOICE_PAYMENTS_GATEWAY_CALL_OBSERVER';
+
 /** Page size limit of every list operation (§4.1, §8). */
 export const MAX_PAGE_SIZE = 100;
 

@@ -1,15 +1,27 @@
-import { clip } from '../core/text-bounds';
 import * as E from './errors';
-import type { RequestPlan } from './gateway.base';
-import { asRecord } from './payload.reader';
+import { asRecord } from './json';
 
 /** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-type Known = 'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope';
-export type FailureContext = Pick<RequestPlan, Known> & { secrets: readonly string[] };
+/** What an error says of its request: never the request itself, and each of `secrets` redacted. */
+export interface FailureContext {
+  operation: string;
+  invoiceRef?: string;
+  safety: RequestSafety;
+  /** A creation's reference: how an unknown outcome is resolved. */
+  referrer?: string;
+  /** The scope a 403 names when the service does not say. */
+  scope?: string;
+  secrets: readonly string[];
+}
 
 const MESSAGE_MAX = 300;
+
+/** Text from the service, cut at `max` characters (marked `…`) so that an error stays readable in a log. */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
 
 /** Each secret, and its base64 and URL-encoded forms, replaced with `[redacted]` (a service could echo one back). */
 export function redact(text: string, secrets: readonly string[]): string {
@@ -67,7 +79,7 @@ export function errorForResponse(
 ): E.GatewayError | null {
   const record = asRecord(body);
   const text = (value: unknown, max: number) =>
-    typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
+    typeof value === 'string' ? redact(clip(value, max), ctx.secrets) : undefined;
   const serviceMessage = text(record?.message, MESSAGE_MAX);
   const base = { ...ctx, httpStatus: status, serviceCode: text(record?.code, 60), sent: true };
   const said = (what: string) => (serviceMessage ? `${what}: ${serviceMessage}` : what);
@@ -127,7 +139,7 @@ export function errorForTransportFailure(
 ): E.GatewayError {
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { ...ctx, sent };
-  const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
+  const detail = redact(clip(message, MESSAGE_MAX), ctx.secrets);
   const network = new E.GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
   if (!sent) return network;
   return lostOr(ctx, `connection failed after sending the request (${detail})`, 'connection', network);

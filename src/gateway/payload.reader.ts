@@ -1,60 +1,17 @@
 import { GatewayResponseError } from './errors';
+import {
+  asBool,
+  asInt,
+  asRecord,
+  asText,
+  exceedsJsonDepth,
+  type JsonRecord,
+  MAX_JSON_DEPTH,
+  valueAt,
+} from './json';
 import { Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
 import type * as T from './types';
-import {
-  valueAt,
-  type WireAuthenticate,
-  type WireCredentialStatus,
-  type WireListProfile,
-} from './wire-profile';
-
-export type JsonRecord = Record<string, unknown>;
-
-export function asRecord(value: unknown): JsonRecord | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : null;
-}
-
-/** A string, or a finite number's text; else (and `""`) `null`. NUL becomes U+FFFD: PostgreSQL cannot store it. */
-export function asText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value.replaceAll('\u0000', '\uFFFD');
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
-/** An integer, or one written as a string; else `null`. */
-export function asInt(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
-  if (typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
-  return null;
-}
-
-export function asBool(value: unknown): boolean | null {
-  return typeof value === 'boolean' ? value : null;
-}
-
-/** Deepest JSON nesting read from outside. */
-export const MAX_JSON_DEPTH = 64;
-
-/** Whether `value` nests deeper than `max`; iterative, so a hostile body cannot overflow the call stack. */
-export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const nodes: unknown[] = [value];
-  const depths: number[] = [0];
-  let visited = 0;
-  while (nodes.length > 0) {
-    const node = nodes.pop();
-    const depth = depths.pop() as number;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= max) return true;
-    if (++visited > 1_000_000) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) {
-        nodes.push(child);
-        depths.push(depth + 1);
-      }
-    }
-  }
-  return false;
-}
+import type { WireAuthenticate, WireCredentialStatus, WireListProfile } from './wire-profile';
 
 /** Readers of the service's answers. Strict reading (identifiers, status, money): a malformed field is a `GatewayResponseError` naming it. */
 export class PayloadReader {

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
-import { CARD_BLOCKS, CARD_SECRETS, LEGACY_KEYS } from './invoice.normalizer';
-import { asInt, asRecord, asText, type JsonRecord, MAX_JSON_DEPTH } from './payload.reader';
-import { InvoiceStatusCode } from './status';
-import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from './wire-profile';
+import { GatewayResponseError } from './errors';
+import { invoiceIn, redactCardData, statusOf } from './invoice.normalizer';
+import { asRecord, asText, type JsonRecord, valueAt } from './json';
+import { PayloadReader } from './payload.reader';
+import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
 // The wire reading of a webhook delivery, as `invoice.normalizer.ts` is of an invoice: the body's parts (the invoice
 // it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
@@ -58,32 +59,20 @@ function readInvoice(container: JsonRecord): {
   error: string | null;
   id: string | null;
 } {
-  const fatura = asRecord(container.fatura);
-  const current = fatura ? null : asRecord(container.invoice);
-  const inv = fatura ?? current ?? container;
-  const legacy = fatura !== null || (current === null && LEGACY_KEYS.some((k) => k in container));
-  const p = fatura ? 'fatura.' : current ? 'invoice.' : '';
+  const { inv, prefix, shape } = invoiceIn(container);
   const id = asText(inv.id);
-  const referrer = asText(legacy ? inv.referencia : inv.referrer);
-  const fail = (path: string, problem: string) => ({
-    invoice: null,
-    error: `unreadable ${path}: ${problem}`,
-    id,
-  });
-  if (id === null || id.trim() === '') return fail(`${p}id`, 'missing');
-  const status = asRecord(inv.status);
-  if (!status) return fail(`${p}status`, 'not an object');
-  let statusCode = asInt(status.code);
-  // The inbox keeps it in an `integer` column: a larger one is refused here, never by the INSERT.
-  if (statusCode !== null && (statusCode > MAX_INT32 || statusCode < -MAX_INT32 - 1))
-    return fail(`${p}status.code`, 'out of range');
-  if (statusCode === null) {
-    if (status.code !== undefined && status.code !== null) return fail(`${p}status.code`, 'not an integer');
-    const word = asText(status.text)?.trim().toLowerCase();
-    if (word !== 'canceled' && word !== 'cancelled') return fail(`${p}status.code`, 'missing');
-    statusCode = InvoiceStatusCode.Canceled;
+  const referrer = asText(shape === 'legacy' ? inv.referencia : inv.referrer);
+  const r = new PayloadReader('readDelivery');
+  try {
+    r.requiredText(inv.id, `${prefix}id`);
+    const statusCode = statusOf(r, inv.status, `${prefix}status`).code;
+    // The inbox keeps it in an `integer` column: a larger one is refused here, never by the INSERT.
+    if (statusCode > MAX_INT32 || statusCode < -MAX_INT32 - 1) r.fail(`${prefix}status.code`, 'out of range');
+    return { invoice: { id: id as string, referrer, statusCode }, error: null, id };
+  } catch (err) {
+    if (!(err instanceof GatewayResponseError)) throw err;
+    return { invoice: null, error: err.detail, id };
   }
-  return { invoice: { id, referrer, statusCode }, error: null, id };
 }
 
 type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
@@ -148,19 +137,6 @@ function text(value: unknown): string | null {
   if (typeof value === 'string' && value.length > 0) return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
-}
-
-/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
-function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
-  if (depth > MAX_JSON_DEPTH) return '[too deep]';
-  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (inCard && CARD_SECRETS.includes(key) && v !== null && v !== undefined) out[key] = '[redacted]';
-    else out[key] = redactCardData(v, CARD_BLOCKS.includes(key), depth + 1);
-  }
-  return out;
 }
 
 /** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */

@@ -1,4 +1,4 @@
-import { asRecord } from './payload.reader';
+import { asRecord } from './json';
 
 /** The conventions where the spec says "not shown" (`docs/wire-profile.md`); dotted paths, `null`: not sent. */
 export interface WireProfile {
@@ -200,12 +200,6 @@ function mergeAt(base: unknown, over: unknown, key = ''): unknown {
     if (value !== undefined) out[k] = k in b ? mergeAt(b[k], value, k) : value;
   }
   return out;
-}
-
-/** The value at a dotted path (`''`: the value itself; `null`: not sent, `undefined`). */
-export function valueAt(value: unknown, path: string | null): unknown {
-  if (!path) return path === '' ? value : undefined;
-  return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 
 /** JSON with `{name}` placeholders: a whole-string one keeps the value's type (absent: member dropped). */

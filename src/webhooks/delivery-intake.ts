@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
 import { escapeQuery, queryReturning } from '../core/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { JsonRecord } from '../gateway/payload.reader';
+import type { JsonRecord } from '../gateway/json';
 import { readBoundedJson, type Refusal } from '../core/bounded-json';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
