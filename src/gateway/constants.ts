@@ -18,6 +18,12 @@ const SCOPES = {
 };
 
 /** Scope each operation needs. */
-export const OPERATION_SCOPES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(SCOPES).flatMap(([scope, operations]) => operations.split(' ').map((op) => [op, scope])),
-);
+export const OPERATION_SCOPES: Readonly<Record<string, string>> = scopesByOperation();
+
+function scopesByOperation(): Record<string, string> {
+  const scopes: Record<string, string> = {};
+  for (const [scope, operations] of Object.entries(SCOPES)) {
+    for (const operation of operations.split(' ')) scopes[operation] = scope;
+  }
+  return scopes;
+}

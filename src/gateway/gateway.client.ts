@@ -1,32 +1,23 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { GatewayCallObserver } from './call-observer';
-import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS, MAX_PAGE_SIZE } from './constants';
+import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
-import {
-  GatewayNotFoundError,
-  GatewayResponseError,
-  GatewayUnsupportedError,
-  isGatewayError,
-} from './errors';
+import { GatewayUnsupportedError, isGatewayError } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import { CallContext, Context, GatewayTransport, Planned, Read } from './gateway.transport';
+import { type Filters, GatewayLists } from './gateway.lists';
+import { GatewayTransport, type Planned, type Read, ref } from './gateway.transport';
 import { invoiceAnswer, readInvoice } from './invoice.normalizer';
-import { valueAt } from './json';
 import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
 import * as readers from './payload.reader';
 import type * as T from './types';
 import { assertResendAllowed } from './webhook-destination';
-import { DEFAULT_LOOKUP_MAX_PAGES, renderPath, renderTemplate, WireProfile } from './wire-profile';
-import type { WireAuthenticate, WireListProfile, WireRequestPlan, WriteScope } from './wire-profile';
+import { renderTemplate, type WireProfile } from './wire-profile';
+import type { WireAuthenticate, WireRequestPlan, WriteScope } from './wire-profile';
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
-
-type Filters = T.ListInvoicesParams & { id?: string };
-/** A list's query parameters, in the order they are sent. */
-const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
 
 /**
  * The store's only way to the service: every operation of spec §4, shaped as the service's resources, each checking
@@ -35,6 +26,7 @@ const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom'
 @Injectable()
 export class GatewayClient {
   private readonly transport: GatewayTransport;
+  private readonly lists: GatewayLists;
 
   constructor(
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly options: GatewayClientOptions,
@@ -42,6 +34,7 @@ export class GatewayClient {
     @Optional() @Inject(GATEWAY_CALL_OBSERVER) observer?: GatewayCallObserver,
   ) {
     this.transport = new GatewayTransport(options, http, observer);
+    this.lists = new GatewayLists(this.transport);
   }
 
   /** How long a write other than creation may take (`timeouts.defaultMs`). */
@@ -74,12 +67,12 @@ export class GatewayClient {
   ): Promise<T.Invoice | null> {
     const matches = (inv: T.Invoice) =>
       inv.referrer === referrer && (options.id === undefined || inv.id === options.id);
-    return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
+    return this.lists.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
   }
 
   /** The invoice whose number or `invoice_id` is `id`, or `null`. */
   async findInvoiceById(id: string): Promise<T.Invoice | null> {
-    return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
+    return this.lists.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
@@ -154,27 +147,27 @@ export class GatewayClient {
     const context = { operation: 'listInvoices' };
     const ctx = await this.transport.context(context.operation);
     const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
-    return this.page(context, 'invoices', filters, readInvoice, ctx);
+    return this.lists.page(context, 'invoices', filters, readInvoice, ctx);
   }
 
   /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
   iterateInvoices(params: Omit<T.ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<T.Invoice> {
-    return this.invoicePages({ operation: 'iterateInvoices' }, params);
+    return this.lists.invoicePages({ operation: 'iterateInvoices' }, params);
   }
 
   /** One page of customers (A10). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Consumer>> {
-    return this.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
+    return this.lists.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
   }
 
   /** One page of mediations (A10). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
-    return this.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
+    return this.lists.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
   }
 
   /** One page of chargebacks (A10). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
-    return this.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
+    return this.lists.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
   }
 
   /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
@@ -196,11 +189,8 @@ export class GatewayClient {
       p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
     const read: Read<T.CredentialStatus> = (r, answer, p) =>
       readers.readCredentialStatus(r, answer.body, status(p).answer);
-    return this.transport.call(
-      context,
-      (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }),
-      read,
-    );
+    const plan = (p: WireProfile): Planned => ({ method: 'GET', path: status(p).path, safety: 'read' });
+    return this.transport.call(context, plan, read);
   }
 
   /** Whether the token holds a write scope, by an invalid probe request: 400/422 → `ok`, 401, 403, else `error`. */
@@ -209,14 +199,8 @@ export class GatewayClient {
     const { conn, profile } = await this.transport.context(operation);
     const { method, path, body } = profile.credentialProbes[scope];
     try {
-      const answer = await this.transport.send(conn, {
-        operation,
-        method,
-        path,
-        body,
-        safety: 'write',
-        scope,
-      });
+      const probe = { operation, method, path, body, safety: 'write' as const, scope };
+      const answer = await this.transport.send(conn, probe);
       return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
     } catch (err) {
       if (!isGatewayError(err)) throw err;
@@ -230,79 +214,6 @@ export class GatewayClient {
   /** The wire profile in force: the options' profile with the admin settings' overrides on top. */
   async wireProfile(): Promise<WireProfile> {
     return (await this.transport.context('wireProfile', false, false)).profile;
-  }
-
-  /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
-  private async lookup(
-    operation: string,
-    key: 'referrer' | 'id',
-    value: string,
-    matches: (invoice: T.Invoice) => boolean,
-    paymentId?: string,
-  ): Promise<T.Invoice | null> {
-    const context = { operation, invoiceRef: ref(key, value) };
-    const byPayment = paymentId === undefined ? {} : { paymentId };
-    const given = { [key]: value, ...byPayment };
-    validateInput(inputs.lookupInput(Object.keys(given)), given, { operation });
-    const ctx = await this.transport.context(operation);
-    const plan = ctx.profile.lookup[key === 'referrer' ? 'byReferrer' : 'byId'];
-    if ('get' in plan) {
-      const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
-      const get = (): Planned => ({ method: 'GET', path: renderPath(plan.get, values), safety: 'read' });
-      const read: Read<T.Invoice> = (r, answer, p) =>
-        invoiceAnswer(r, { body: valueAt(answer.body, plan.at ?? '') }, p);
-      const invoice = await this.transport.call(context, get, read, true, ctx).catch((err: unknown) => {
-        if (err instanceof GatewayNotFoundError) return null;
-        throw err;
-      });
-      return invoice && matches(invoice) ? invoice : null;
-    }
-    const filters = { ...byPayment, [plan.list]: value };
-    const pages = this.invoicePages(context, filters, plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES, ctx);
-    let found: T.Invoice | null = null;
-    for await (const invoice of pages) if (matches(invoice)) found = invoice;
-    return found;
-  }
-
-  /** Invoices page after page; fields of `params` the rules do not name (a lookup's `id`) pass as filters. */
-  private async *invoicePages(
-    context: Context,
-    params: Omit<Filters, 'page'>,
-    maxPages = Number.POSITIVE_INFINITY,
-    given?: CallContext,
-  ): AsyncGenerator<T.Invoice> {
-    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
-    const ctx = given ?? (await this.transport.context(context.operation));
-    for (let page = 1; ; page++) {
-      if (page > maxPages) {
-        const detail = `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`;
-        throw new GatewayResponseError({ ...context, sent: true }, detail);
-      }
-      const one = await this.page(context, 'invoices', { ...filters, page }, readInvoice, ctx);
-      yield* one.items;
-      if (readers.isLastPage({ ...one, page })) return;
-    }
-  }
-
-  /** One page of `kind` under the profile's parameter names; its paging checked here, other filters by the caller. */
-  private page<Item>(
-    context: Context,
-    kind: keyof WireListProfile['items'],
-    filters: Filters,
-    readItem: (r: readers.PayloadReader, item: unknown, path: string, profile: WireProfile) => Item,
-    ctx?: CallContext,
-  ): Promise<T.Page<Item>> {
-    validateInput(inputs.PAGE_QUERY, filters, context);
-    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
-    const values: Filters = { ...filters, ...asked };
-    const plan = ({ list, paths }: WireProfile): Planned => {
-      const query: Record<string, string | number> = {};
-      for (const key of QUERY) if (values[key] !== undefined) query[list.query[key]] = values[key];
-      return { method: 'GET', path: paths[kind], query, safety: 'read' };
-    };
-    const read: Read<T.Page<Item>> = (r, answer, p) =>
-      readers.readPage(r, answer.body, p.list, p.list.items[kind], asked, (v, at) => readItem(r, v, at, p));
-    return this.transport.call(context, plan, read, true, ctx);
   }
 }
 
@@ -331,12 +242,6 @@ function authenticatePlan(auth: WireAuthenticate, user: string, password: string
 /** A fixed body to the invoices path (due date, cancel). */
 function invoiceWrite(method: 'PATCH' | 'DELETE', body: unknown) {
   return (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });
-}
-
-/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
-function ref(key: string, input: unknown, path?: string): string | undefined {
-  const value = path === undefined ? input : valueAt(input, path);
-  return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
 }
 
 function unsupported(operation: string, what: string): never {

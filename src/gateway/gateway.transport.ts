@@ -7,6 +7,7 @@ import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError } from './errors';
 import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
 import { ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
+import { valueAt } from './json';
 import { PayloadReader } from './payload.reader';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
 
@@ -36,6 +37,12 @@ export type Context = { operation: string; invoiceRef?: string };
 export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 /** Reads an answer; a `GatewayResponseError` it throws is the answer's fault. */
 export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T;
+
+/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
+export function ref(key: string, input: unknown, path?: string): string | undefined {
+  const value = path === undefined ? input : valueAt(input, path);
+  return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
+}
 
 type Sent = RequestPlan & { timeoutMs: number };
 

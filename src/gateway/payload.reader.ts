@@ -95,17 +95,23 @@ export const wireName = (key: string) =>
 
 /** `keys` read from `o` by their wire names: `id` required, `…Cents` as money, the rest as text. */
 function fields(r: PayloadReader, o: JsonRecord, keys: string[], path: string): JsonRecord {
-  const read = (key: string, wire: string) =>
-    key === 'id' || key.endsWith('Cents')
-      ? r[key === 'id' ? 'requiredText' : 'money'](o[wire], `${path}.${wire}`)
-      : asText(o[wire]);
-  return Object.fromEntries(keys.map((key) => [key, read(key, wireName(key))]));
+  const out: JsonRecord = {};
+  for (const key of keys) {
+    const wire = wireName(key);
+    if (key === 'id') out[key] = r.requiredText(o[wire], `${path}.${wire}`);
+    else if (key.endsWith('Cents')) out[key] = r.money(o[wire], `${path}.${wire}`);
+    else out[key] = asText(o[wire]);
+  }
+  return out;
 }
 
-const itemReader =
-  <Item>(keys: string) =>
-  (r: PayloadReader, item: unknown, path: string) =>
-    ({ ...fields(r, r.record(item, path), keys.split(' '), path), raw: item }) as Item;
+/** A reader of a list's items: `keys` (space-separated) read by `fields`, the item itself kept as `raw`. */
+function itemReader<Item>(keys: string) {
+  return (r: PayloadReader, item: unknown, path: string): Item => {
+    const read = fields(r, r.record(item, path), keys.split(' '), path);
+    return { ...read, raw: item } as Item;
+  };
+}
 
 export const readConsumer = itemReader<T.Consumer>('id name document email createdAt');
 export const readDispute = itemReader<T.Dispute>('id invoiceId status reason amountCents createdAt');

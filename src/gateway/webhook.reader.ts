@@ -81,12 +81,19 @@ type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentA
 };
 
 function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
-  const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
+  const first = (paths: string[]) => {
+    for (const path of paths) {
+      const value = asText(valueAt(body, path));
+      if (value !== null) return value;
+    }
+    return null;
+  };
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
   // some other wrapper, not an invoice).
-  const at = w.invoice.find((p) => {
-    const v = asRecord(valueAt(body, p));
-    return !!v && (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v);
+  const at = w.invoice.find((path) => {
+    const v = asRecord(valueAt(body, path));
+    if (!v) return false;
+    return asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v;
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
@@ -104,7 +111,7 @@ const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null
 function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
-    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(text);
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(asText);
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -133,12 +140,6 @@ export function dedupeKeyOf(
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-function text(value: unknown): string | null {
-  if (typeof value === 'string' && value.length > 0) return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
 /** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
 const MAX_SERVICE_TOKEN_LENGTH = 512;
 
@@ -149,7 +150,8 @@ const MAX_SERVICE_TOKEN_LENGTH = 512;
 export function readWebhookHeaderLines(received: readonly string[]) {
   let webhookId: string | null = null;
   const tokens = new Set<string>();
-  for (const line of received.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+  const lines = received.flatMap((value) => value.split(','));
+  for (const line of lines.map((value) => value.trim())) {
     // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
     const buf = Buffer.from(line, 'base64');
     const text = buf.toString('utf8');
@@ -178,7 +180,8 @@ export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>
   const out: string[] = [];
   for (const [name, value] of Object.entries(source)) {
     if (name.toLowerCase() !== 'webhook') continue;
-    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    out.push(...values.filter((v): v is string => typeof v === 'string'));
   }
   return out;
 }

@@ -186,7 +186,9 @@ export function mergeWireProfile(
   ...overrides: Array<WireProfileOverrides | null | undefined>
 ): WireProfile {
   let out: unknown = base;
-  for (const o of overrides) if (o) out = mergeAt(out, o);
+  for (const o of overrides) {
+    if (o) out = mergeAt(out, o);
+  }
   return out as WireProfile;
 }
 
@@ -224,7 +226,9 @@ export function renderTemplate(template: WireTemplate, values: Record<string, un
 /** Placeholders a template uses. */
 export function placeholdersOf(template: WireTemplate): Set<string> {
   const found = new Set<string>();
-  walk(template, (text) => [...text.matchAll(INSIDE)].forEach((m) => found.add(m[1])));
+  walk(template, (text) => {
+    for (const match of text.matchAll(INSIDE)) found.add(match[1]);
+  });
   return found;
 }
 
