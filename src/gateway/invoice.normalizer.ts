@@ -2,7 +2,7 @@ import { GatewayResponseError } from './errors';
 import { InvoiceStatusCode } from './status';
 import type { Invoice, PaymentMethod } from './types';
 import type { WireCodes, WireProfile } from './wire-profile';
-import { asBool, asInt, asRecord, asText, MAX_JSON_DEPTH, valueAt } from './json';
+import { asBool, asInt, asRecord, asText, firstTextAt, MAX_JSON_DEPTH, valueAt } from './json';
 import { PayloadReader } from './payload.reader';
 
 type Json = Record<string, unknown>;
@@ -68,15 +68,13 @@ export function normalizeInvoice(
   const version = asText(asRecord(top.api)?.version);
   const { inv, prefix: p, shape } = invoiceIn(top);
   const at = SHAPES[shape];
-  const text = (paths: readonly string[]) =>
-    paths.reduce<string | null>((found, path) => found ?? asText(valueAt(inv, path)), null);
   const money = (path: string | null) => (path === null ? null : r.money(valueAt(inv, path), p + path));
   const card = asRecord(inv[at.card]);
   const hasCard = !!card && at.cardKeys.some((key) => asText(card[key]) !== null);
   const billet = someOf({
     line: asText(valueAt(inv, 'billet.line')),
     barcode: asText(valueAt(inv, 'billet.barcode')),
-    url: text(at.billetUrl),
+    url: firstTextAt(inv, at.billetUrl),
   });
   return {
     id: r.requiredText(inv.id, `${p}id`),
@@ -105,7 +103,7 @@ export function normalizeInvoice(
     dueDate: asDay(valueAt(inv, at.dueDate)),
     originalDueDate: asDay(valueAt(inv, at.originalDueDate)),
     createdAt: asText(inv[at.createdAt]),
-    paymentUrl: text(at.paymentUrl),
+    paymentUrl: firstTextAt(inv, at.paymentUrl),
     refunds: refundsOf(r, inv.refunds, `${p}refunds`),
     source: { shape, version },
     raw: redactCardData(top),

@@ -31,6 +31,15 @@ export function valueAt(value: unknown, path: string | null): unknown {
   return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 
+/** The text at the first of `paths` that holds some (`asText`), or `null`. */
+export function firstTextAt(value: unknown, paths: readonly string[]): string | null {
+  for (const path of paths) {
+    const text = asText(valueAt(value, path));
+    if (text !== null) return text;
+  }
+  return null;
+}
+
 /** Deepest JSON nesting read from outside. */
 export const MAX_JSON_DEPTH = 64;
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
 import { invoiceIn, redactCardData, statusOf } from './invoice.normalizer';
-import { asRecord, asText, type JsonRecord, valueAt } from './json';
+import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
 import { PayloadReader } from './payload.reader';
 import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
@@ -81,13 +81,6 @@ type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentA
 };
 
 function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
-  const first = (paths: string[]) => {
-    for (const path of paths) {
-      const value = asText(valueAt(body, path));
-      if (value !== null) return value;
-    }
-    return null;
-  };
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
   // some other wrapper, not an invoice).
   const at = w.invoice.find((path) => {
@@ -97,10 +90,10 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
-    event: first(w.event),
-    deliveryId: first(w.deliveryId),
-    webhookId: first(w.webhookId),
-    sentAt: first(w.sentAt),
+    event: firstTextAt(body, w.event),
+    deliveryId: firstTextAt(body, w.deliveryId),
+    webhookId: firstTextAt(body, w.webhookId),
+    sentAt: firstTextAt(body, w.sentAt),
     test: w.test.some((p) => valueAt(body, p) === true),
     error: null,
   };
