@@ -1,3 +1,4 @@
+import { clip } from '../domain/text-bounds';
 import * as E from './errors';
 import { asRecord } from './json';
 
@@ -17,11 +18,6 @@ export interface FailureContext {
 }
 
 const MESSAGE_MAX = 300;
-
-/** Text from the service, cut at `max` characters (marked `…`) so that an error stays readable in a log. */
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
 
 /** Each secret, and its base64 and URL-encoded forms, replaced with `[redacted]` (a service could echo one back). */
 export function redact(text: string, secrets: readonly string[]): string {
@@ -79,7 +75,7 @@ export function errorForResponse(
 ): E.GatewayError | null {
   const record = asRecord(body);
   const text = (value: unknown, max: number) =>
-    typeof value === 'string' ? redact(clip(value, max), ctx.secrets) : undefined;
+    typeof value === 'string' ? redact(clip(value, max, '…'), ctx.secrets) : undefined;
   const serviceMessage = text(record?.message, MESSAGE_MAX);
   const base = { ...ctx, httpStatus: status, serviceCode: text(record?.code, 60), sent: true };
   const said = (what: string) => (serviceMessage ? `${what}: ${serviceMessage}` : what);
@@ -139,7 +135,7 @@ export function errorForTransportFailure(
 ): E.GatewayError {
   const sent = !(networkCode && NOT_SENT_CODES.has(networkCode));
   const base = { ...ctx, sent };
-  const detail = redact(clip(message, MESSAGE_MAX), ctx.secrets);
+  const detail = redact(clip(message, MESSAGE_MAX, '…'), ctx.secrets);
   const network = new E.GatewayNetworkError(base, `network failure: ${detail}`, networkCode);
   if (!sent) return network;
   return lostOr(ctx, `connection failed after sending the request (${detail})`, 'connection', network);
