@@ -1,5 +1,5 @@
 import type { HostDelivery } from '../core/ports';
-import { asRecord, type JsonRecord } from '../gateway/payload.reader';
+import { asRecord, type JsonRecord } from '../gateway/json';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { Refusal } from './webhook-inbox.types';
 
