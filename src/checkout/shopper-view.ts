@@ -1,4 +1,4 @@
-import { statusRow, type ShopperState } from '../core/status-table';
+import { statusRow, type ShopperState } from '../domain/status-table';
 import { dayEndIn, todayIn } from '../core/calendar';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

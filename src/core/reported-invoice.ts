@@ -1,8 +1,8 @@
 import { centsToDecimalString } from '../gateway/money';
-import { InvoiceStatusCode } from '../gateway/status';
+import { InvoiceStatusCode } from '../domain/status-table';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { statusRow } from './status-table';
+import { statusRow } from '../domain/status-table';
 import { clip } from './text-bounds';
 
 // What a status report's invoice does to a record beside its status: the fields it refreshes, and the amounts that

@@ -1,5 +1,5 @@
 import { GatewayResponseError } from './errors';
-import { InvoiceStatusCode } from './status';
+import { InvoiceStatusCode } from '../domain/status-table';
 import type { Invoice, PaymentMethod } from './types';
 import { valueAt, type WireCodes, type WireProfile } from './wire-profile';
 import { asBool, asInt, asRecord, asText, PayloadReader } from './payload.reader';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { CARD_BLOCKS, CARD_SECRETS, LEGACY_KEYS } from './invoice.normalizer';
 import { asInt, asRecord, asText, type JsonRecord, MAX_JSON_DEPTH } from './payload.reader';
-import { InvoiceStatusCode } from './status';
+import { InvoiceStatusCode } from '../domain/status-table';
 import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from './wire-profile';
 
 // The wire reading of a webhook delivery, as `invoice.normalizer.ts` is of an invoice: the body's parts (the invoice

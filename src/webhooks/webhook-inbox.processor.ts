@@ -4,7 +4,7 @@ import { DataSource, In } from 'typeorm';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import type { KnownHistory } from '../core/status-table';
+import type { KnownHistory } from '../core/status-report';
 import type { Invoice } from '../gateway/types';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { QuietStart } from '../core/queue/poller';
