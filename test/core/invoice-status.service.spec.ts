@@ -22,6 +22,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     expect(result).toEqual({
       applied: true,
       previousCode: null,
+      verdict: 'apply',
       historyId: expect.any(String),
       recordId: rec.id,
     });
