@@ -242,11 +242,6 @@ export function statusIs(code: number | null | undefined, flag: StatusFlag): boo
   return statusRow(code)?.is.includes(flag) ?? false;
 }
 
-/** The codes whose row has `flag`, in code order (for a query's `IN` and for sentences naming them). */
-export function codesWhere(flag: StatusFlag): KnownInvoiceStatusCode[] {
-  return ALL_ROWS.filter((row) => row.is.includes(flag)).map((row) => row.code);
-}
-
 /**
  * The listed codes in the order reports are applied in: awaiting payment, overdue, processing, scheduled,
  * authorized, denied, error, canceled, paid, awaiting refund, partially refunded, contested, refunded.

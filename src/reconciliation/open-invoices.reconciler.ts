@@ -138,7 +138,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 
   private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
     const now = new Date();
-    if (!isOpen(record)) {
+    if (!isWatched(record)) {
       result.closed++;
       return this.schedule(record.id, NEVER);
     }
@@ -159,7 +159,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
       return this.schedule(record.id, next && next < soon ? next : soon);
     }
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
-    if (!after || !isOpen(after)) return this.schedule(record.id, NEVER);
+    if (!after || !isWatched(after)) return this.schedule(record.id, NEVER);
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
@@ -275,8 +275,8 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** Not final: an open status (or none yet), or a creation not settled. */
-export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
+/** Watched by the reconciler: a status not final (or none yet), or a creation not settled. */
+export function isWatched(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
   if (record.creationState === 'failed') return false;
   return record.statusCode === null || statusIs(record.statusCode, 'watched');
 }

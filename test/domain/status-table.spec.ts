@@ -1,5 +1,5 @@
 import {
-  codesWhere,
+  type StatusFlag,
   INVOICE_STATUS_NAMES,
   InvoiceStatusCode,
   STATUS_STAGES,
@@ -8,6 +8,10 @@ import {
   statusRow,
 } from '../../src/domain/status-table';
 import { PAYMENT_STATE_OF_CODE } from '../../src/vendure/constants';
+
+/** The codes whose row has `flag`, in code order. */
+const codesWhere = (flag: StatusFlag) =>
+  STATUS_STAGES.filter((code) => statusIs(code, flag)).sort((a, b) => a - b);
 
 describe('the status table', () => {
   it('keeps the wire codes of spec §3 and their names', () => {
