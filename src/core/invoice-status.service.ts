@@ -217,7 +217,7 @@ export function planStatus(
     statusText: text,
     source: report.source,
     applied: decision.apply,
-    // The transition is in the row's codes (`verdictOf`); the note keeps only what they cannot say.
+    // The transition is in the row's codes (`transitionOfRow`); the note keeps only what they cannot say.
     note: clip(mismatch ?? amountChange ?? null, 255),
     alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
     // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
