@@ -1,4 +1,4 @@
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import type { StatusReportSource } from '../domain/status-table';
 import type { TransitionVerdict } from '../domain/status-transitions';
 import type { Invoice } from '../gateway/types';

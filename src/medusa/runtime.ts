@@ -8,7 +8,7 @@ import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { PixRenewalService } from '../checkout/pix-renewal.service';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
-import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
 import { RefundService } from '../refunds/refund.service';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';

@@ -13,8 +13,8 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
-import { idProblem } from '../core/text-bounds';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
+import { idProblem } from '../domain/text-bounds';
 import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
 import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
 import { isGatewayError } from '../gateway/errors';

@@ -14,10 +14,10 @@ import {
 } from '@nestjs/common';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Page, ResendWebhookResult } from '../gateway/types';
-import { CheckoutValidationError } from '../checkout/errors';
+import { CheckoutValidationError } from '../core/invoice.errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
-import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.entity';

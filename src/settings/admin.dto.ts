@@ -20,9 +20,9 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../core/settings.schema';
+import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../options/settings.schema';
 import type { SettingsUpdate } from './settings.mapping';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
 
 /** `name`: the constraint the admin API's codes know it by. */
 function rule(name: string, message: string, validate: (value: unknown) => boolean) {

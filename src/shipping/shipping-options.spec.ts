@@ -1,6 +1,10 @@
-import { ShipmentValidationError } from './errors';
-import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper, validateShipment } from './shipping-options';
-import { resolveShippingOptions } from '../options/shipping.options';
+import { ShipmentValidationError } from '../domain/shipping.errors';
+import {
+  DEFAULT_SHIPMENT_EVENT,
+  defaultShipmentMapper,
+  resolveShippingOptions,
+} from '../options/shipping.options';
+import { validateShipment } from './shipping-options';
 
 describe('resolveShippingOptions', () => {
   it('fills in the documented defaults', () => {

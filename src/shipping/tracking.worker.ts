@@ -7,12 +7,12 @@ import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../cor
 import { retryDelayMs } from '../core/queue/backoff';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './shipping-options';
 import { TrackingOutbox } from './tracking-outbox.entity';
-import type { TrackingFailedEvent, TrackingPostedEvent } from './types';
+import type { TrackingFailedEvent, TrackingPostedEvent } from '../domain/shipping.types';
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /** What one worker round did; `lost`: rows whose claim lapsed while this worker was posting (another owns them). */

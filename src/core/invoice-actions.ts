@@ -1,6 +1,6 @@
 import { statusIs } from '../domain/status-table';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoiceOperationNotAllowedError } from './errors';
+import { InvoiceOperationNotAllowedError } from './invoice.errors';
 
 export type InvoiceAction = 'changeDueDate' | 'cancel' | 'refund';
 

@@ -1,4 +1,4 @@
-import type { InvoicePaymentsAlert } from '../core/events';
+import type { InvoicePaymentsAlert } from './events';
 import type { PaymentSessionStatus } from '../domain/status-table';
 
 /*
