@@ -1,5 +1,5 @@
 import { GatewayResponseError } from './errors';
-import { InvoiceStatusCode } from './status';
+import { InvoiceStatusCode } from '../domain/status-table';
 import type { Invoice, PaymentMethod } from './types';
 import type { WireCodes, WireProfile } from './wire-profile';
 import { asBool, asInt, asRecord, asText, firstTextAt, MAX_JSON_DEPTH, valueAt } from './json';

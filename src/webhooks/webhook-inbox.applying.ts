@@ -2,7 +2,7 @@ import { DataSource, In } from 'typeorm';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import type { Adoption } from '../core/ports';
-import type { KnownHistory } from '../core/status-table';
+import type { KnownHistory } from '../core/status-report';
 import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';

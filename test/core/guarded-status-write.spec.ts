@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { planStatus } from '../../src/core/invoice-status.service';
-import { NO_HISTORY, type StatusReport } from '../../src/core/status-table';
+import { NO_HISTORY, type StatusReport } from '../../src/core/status-report';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
