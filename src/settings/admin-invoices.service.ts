@@ -8,7 +8,7 @@ import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { adminValidationError, problemsOf } from './admin-errors.filter';
+import { adminValidationError, problemsOf } from './admin-problems';
 import type { ListInvoicesQueryDto } from './admin.dto';
 import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './paging';
 

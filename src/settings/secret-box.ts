@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { SecretBoxError } from './errors';
 
 const VERSION = 'v1';
 const ALGORITHM = 'aes-256-gcm';
@@ -23,11 +24,6 @@ export interface EncryptionKeyOptions {
   keys: Record<string, string | Buffer>;
   /** Id of the key new values are encrypted with. May be omitted when there is exactly one key. */
   currentKeyId?: string;
-}
-
-/** Messages name the key id and field, never key or secret. */
-export class SecretBoxError extends Error {
-  override readonly name = 'SecretBoxError';
 }
 
 /**
@@ -74,10 +70,6 @@ export class SecretBox {
 
   get canEncrypt(): boolean {
     return this.currentKeyId !== null;
-  }
-
-  get keyIds(): string[] {
-    return [...this.keys.keys()];
   }
 
   encrypt(plain: string, context = ''): string {
