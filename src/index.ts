@@ -45,7 +45,7 @@ export type {
 
 // Shipping and refunds: what a host calls.
 export { TrackingService } from './shipping/tracking.service';
-export { DEFAULT_SHIPMENT_EVENT } from './shipping/shipping-options';
+export { DEFAULT_SHIPMENT_EVENT } from './shipping/constants';
 export type { RecordShipmentInput, TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
 export { RefundService, type RefundRequest } from './refunds/refund.service';
 

@@ -1,5 +1,6 @@
 import type { BackoffOptions } from '../core/queue/backoff';
-import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper } from '../shipping/shipping-options';
+import { DEFAULT_SHIPMENT_EVENT } from '../shipping/constants';
+import { defaultShipmentMapper } from '../shipping/shipment';
 import type { RecordShipmentInput } from '../shipping/types';
 import { DAY, int, MINUTE, resolveNumbers, type Numbers } from './fields';
 

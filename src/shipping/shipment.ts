@@ -3,12 +3,6 @@ import { ShipmentValidationError } from './errors';
 import type { RecordShipmentInput, ValidShipment } from './types';
 import { textProblem } from '../core/text-bounds';
 
-/** Injection token of the resolved `ResolvedShippingOptions`. */
-export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');
-
-/** The host's shipment event, unless `shipping.shipmentEvent` names another. */
-export const DEFAULT_SHIPMENT_EVENT = 'order.shipment_created';
-
 /** The default event mapping: the payload is a {@link RecordShipmentInput} already. */
 export function defaultShipmentMapper(payload: unknown): RecordShipmentInput {
   if (typeof payload !== 'object' || payload === null) {

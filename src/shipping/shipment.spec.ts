@@ -1,5 +1,6 @@
 import { ShipmentValidationError } from './errors';
-import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper, validateShipment } from './shipping-options';
+import { DEFAULT_SHIPMENT_EVENT } from './constants';
+import { defaultShipmentMapper, validateShipment } from './shipment';
 import { resolveShippingOptions } from '../options/shipping.options';
 
 describe('resolveShippingOptions', () => {
