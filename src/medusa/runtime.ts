@@ -17,7 +17,6 @@ export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/** Medusa's `MedusaError` constructor. */
 export type MedusaErrorClass = new (type: string, message: string) => Error;
 
 /** The part of `@medusajs/framework/utils` the adapter uses. */
@@ -76,7 +75,6 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
-/** The adapter's log. */
 export const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
