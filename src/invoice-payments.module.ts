@@ -8,13 +8,13 @@ import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
-import { settingsDefaultsOf } from './core/settings.schema';
+import { settingsDefaultsOf } from './options/settings.schema';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
 import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
 import type { GatewayClientOptions } from './gateway/gateway.options';
-import { resolveNotificationsOptions } from './options/notifications.options';
+import { resolveNotificationsOptions } from './core/status-dispatch.options';
 import type * as Options from './options/options';
 import {
   checkOptions,
@@ -25,9 +25,9 @@ import {
 } from './options/resolve';
 import { resolveWebhooksOptions } from './options/webhooks.options';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
-import { HEALTH_OPTIONS, resolveHealthOptions } from './observability/health.options';
+import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
 import { SignalsService } from './observability/signals.service';
-import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from './entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { resolveRefundsOptions } from './options/refunds.options';
 import { RefundSettlementService } from './refunds/refund-settlement.service';

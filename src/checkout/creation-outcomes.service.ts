@@ -5,7 +5,7 @@ import { emitSafely, InvoicePaymentsEvents, KEEP_ONE_PAYABLE, messageOf, raiseAl
 import type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from '../core/events';
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { NO_HISTORY, statusRow, type AppliedStatus, type StatusReportSource } from '../core/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -19,8 +19,8 @@ import {
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
-} from './errors';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+} from '../core/invoice.errors';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 
 /** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;

@@ -10,7 +10,7 @@ import { InvoiceCreationService } from './invoice-creation.service';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { CreationMoveRefusedError } from '../core/creation-move';
 import { reportChangesNothing } from '../core/invoice-status.service';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()

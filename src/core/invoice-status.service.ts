@@ -33,8 +33,8 @@ import {
   type StatusReportResult,
 } from './status-table';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { clip } from './text-bounds';
-import { queryReturning } from './typeorm-compat';
+import { clip } from '../domain/text-bounds';
+import { queryReturning } from '../persistence/typeorm-compat';
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the

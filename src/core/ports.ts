@@ -1,4 +1,4 @@
-import type { PaymentWebhookAction, WebhookActionResult } from '../checkout/types';
+import type { PaymentWebhookAction, WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

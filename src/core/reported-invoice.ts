@@ -3,7 +3,7 @@ import { InvoiceStatusCode } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { statusRow } from './status-table';
-import { clip } from './text-bounds';
+import { clip } from '../domain/text-bounds';
 
 // What a status report's invoice does to a record beside its status: the fields it refreshes, and the amounts that
 // must not change silently (a payment of another amount, a captured invoice's total or payment reported anew).

@@ -1,4 +1,4 @@
-import type { StatusDispatchSettings } from '../options/notifications.options';
+import type { StatusDispatchSettings } from './status-dispatch.options';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -11,8 +11,8 @@ import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } f
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';
-import { clip } from './text-bounds';
-import { resolveNotificationsOptions } from '../options/notifications.options';
+import { clip } from '../domain/text-bounds';
+import { resolveNotificationsOptions } from './status-dispatch.options';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 

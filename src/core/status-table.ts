@@ -1,4 +1,4 @@
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import {
   INVOICE_STATUS_NAMES,
   InvoiceStatusCode,

@@ -1,4 +1,4 @@
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import * as E from './errors';
 import type { RequestPlan } from './gateway.base';
 import { asRecord } from './payload.reader';

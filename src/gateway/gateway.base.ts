@@ -5,7 +5,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import axios, { isAxiosError } from 'axios';
 import * as cockatiel from 'cockatiel';
 import { firstValueFrom } from 'rxjs';
-import { observeServiceCall } from '../observability/otel';
+import { observeServiceCall } from '../core/otel';
 import { OPERATION_SCOPES } from './constants';
 import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError, GatewayUnsupportedError } from './errors';

@@ -1,5 +1,5 @@
-import { OrderNotPaidError } from '../shipping/errors';
-import type { RecordShipmentResult } from '../shipping/types';
+import { OrderNotPaidError } from '../domain/shipping.errors';
+import type { RecordShipmentResult } from '../domain/shipping.types';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
 import {
   invoicePaymentsRuntime,

@@ -1,5 +1,5 @@
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
+import type { InitiatePaymentData, InvoicePaymentSessionData } from '../core/checkout.types';
 import type { PaymentMethod } from '../gateway/types';
 import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
 import {

@@ -5,7 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
-import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
 import { MedusaRuntimeServices } from './runtime-services';
 import type { InvoicePaymentsMedusaOptions } from './types';

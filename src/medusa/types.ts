@@ -1,4 +1,4 @@
-import type { ProviderWebhookPayload } from '../checkout/types';
+import type { ProviderWebhookPayload } from '../core/checkout.types';
 import type { PaymentSessionStatus } from '../core/status-table';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsModuleOptions } from '../options/options';

@@ -7,20 +7,21 @@ import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { acquireLease, releaseLease } from '../core/named-lease';
+import { acquireLease, releaseLease } from '../persistence/named-lease';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import { decideTransition } from '../core/status-table';
 import { runStatement } from '../persistence/dialect';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/payload.reader';
 import { CANCELLABLE_CODES, OPEN_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { NEVER, nextCheckAt } from './check-schedule';
-import { DAY } from '../options/fields';
+import { nextCheckAt } from './check-schedule';
+import { NEVER } from '../persistence/invoice.entity';
+import { DAY } from '../domain/option-fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
-import { countRound } from '../observability/otel';
+import { countRound } from '../core/otel';
 
 /** Injection token of the resolved reconciliation options. */
 export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');

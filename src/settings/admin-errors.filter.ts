@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
 import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
 import { isGatewayError } from '../gateway/errors';

@@ -9,10 +9,10 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
-import { CheckoutValidationError } from '../checkout/errors';
+import { CheckoutValidationError } from '../core/invoice.errors';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.entity';
 import { RefundService } from '../refunds/refund.service';

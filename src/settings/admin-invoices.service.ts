@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
-import { allowedActions, refundableCents } from '../checkout/invoice-actions';
-import { sessionDataOf } from '../checkout/invoice-payment.provider';
+import { allowedActions, refundableCents } from '../core/invoice-actions';
+import { sessionDataOf } from '../core/session-data';
 import { statusRow } from '../core/status-table';
 import type { Page } from '../gateway/types';
 import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';

@@ -9,7 +9,7 @@ import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
-import type { TrackingOutboxStatus } from '../shipping/types';
+import type { TrackingOutboxStatus } from '../domain/shipping.types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';

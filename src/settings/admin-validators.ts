@@ -1,5 +1,5 @@
 import { IsIn, IsInt, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
 
 /** `name`: the constraint the admin API's codes know it by. */
 function rule(name: string, message: string, validate: (value: unknown) => boolean) {

@@ -11,7 +11,7 @@ import {
   Min,
 } from 'class-validator';
 import type { PaymentMethod } from '../gateway/types';
-import { PAYMENT_METHODS } from '../core/settings.schema';
+import { PAYMENT_METHODS } from '../options/settings.schema';
 import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsOneOf, IsPlainText } from './admin-validators';
 
 export class PageQueryDto {

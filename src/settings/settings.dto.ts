@@ -12,7 +12,7 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../core/settings.schema';
+import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../options/settings.schema';
 import { IsHttpUrl, IsIntIn, IsOneOf, IsPlainText } from './admin-validators';
 import type { SettingsUpdate } from './settings.mapping';
 

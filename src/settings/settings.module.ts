@@ -15,11 +15,8 @@ import { AdminOperationsService } from './admin-operations.service';
 import { AdminSettingsController } from './admin-settings.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
-import {
-  DEFAULT_ADMIN_PREFIX,
-  INVOICE_PAYMENTS_ADMIN_OPTIONS,
-  INVOICE_PAYMENTS_SECRET_BOX,
-} from './constants';
+import { DEFAULT_ADMIN_PREFIX } from '../options/admin.options';
+import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';

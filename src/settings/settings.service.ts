@@ -24,7 +24,7 @@ import {
   type MaskedSettings,
   type SettingsUpdate,
 } from './settings.mapping';
-import type { SettingName } from '../core/settings.schema';
+import type { SettingName } from '../options/settings.schema';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /**

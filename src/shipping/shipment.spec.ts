@@ -1,7 +1,10 @@
-import { ShipmentValidationError } from './errors';
-import { DEFAULT_SHIPMENT_EVENT } from './constants';
-import { defaultShipmentMapper, validateShipment } from './shipment';
-import { resolveShippingOptions } from '../options/shipping.options';
+import { ShipmentValidationError } from '../domain/shipping.errors';
+import {
+  DEFAULT_SHIPMENT_EVENT,
+  defaultShipmentMapper,
+  resolveShippingOptions,
+} from '../options/shipping.options';
+import { validateShipment } from './shipment';
 
 describe('resolveShippingOptions', () => {
   it('fills in the documented defaults', () => {

@@ -1,21 +1,7 @@
 import { isHttpUrl } from '../gateway/dto/validators';
-import { ShipmentValidationError } from './errors';
-import type { RecordShipmentInput, ValidShipment } from './types';
-import { textProblem } from '../core/text-bounds';
-
-/** The default event mapping: the payload is a {@link RecordShipmentInput} already. */
-export function defaultShipmentMapper(payload: unknown): RecordShipmentInput {
-  if (typeof payload !== 'object' || payload === null) {
-    throw new ShipmentValidationError('payload', 'the shipment event must carry an object');
-  }
-  const p = payload as Record<string, unknown>;
-  return {
-    orderId: p.orderId as string,
-    trackingCode: p.trackingCode as string,
-    carrier: p.carrier as string | undefined,
-    trackingUrl: p.trackingUrl as string | undefined,
-  };
-}
+import { ShipmentValidationError } from '../domain/shipping.errors';
+import type { ValidShipment } from '../domain/shipping.types';
+import { textProblem } from '../domain/text-bounds';
 
 /**
  * Checks a shipment and returns it trimmed; throws {@link ShipmentValidationError} naming the first bad field.

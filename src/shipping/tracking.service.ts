@@ -4,15 +4,15 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../checkout/invoice-record.store';
+import { isUniqueViolation } from '../core/invoice-record.store';
 import { TRACKABLE_CODES } from '../gateway/status';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { OrderNotPaidError, ShipmentValidationError } from './errors';
+import { OrderNotPaidError, ShipmentValidationError } from '../domain/shipping.errors';
 import { SHIPPING_OPTIONS } from './constants';
 import { validateShipment } from './shipment';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
-import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from './types';
+import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from '../domain/shipping.types';
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /**

@@ -6,13 +6,13 @@ import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './constants';
 import type { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingOutboxStore } from './tracking-outbox.store';
-import type { TrackingFailedEvent, TrackingPostedEvent } from './types';
+import type { TrackingFailedEvent, TrackingPostedEvent } from '../domain/shipping.types';
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /** What one worker round did; `lost`: rows whose claim lapsed while this worker was posting (another owns them). */

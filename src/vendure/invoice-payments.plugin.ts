@@ -4,7 +4,7 @@ import { concatAST } from 'graphql';
 import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
-import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { adminApiSchema, InvoicePaymentAdminResolver } from './admin-api.resolver';
 import { DEFAULT_DOCUMENT_FIELD } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LanguageCode, Logger, PaymentMethodHandler, TransactionalConnection } from '@vendure/core';
 import type { Injector, Order, RequestContext } from '@vendure/core';
-import { asPaymentServiceError } from '../checkout/errors';
+import { asPaymentServiceError } from '../core/invoice.errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
 import { CANCELLABLE_CODES } from '../gateway/status';

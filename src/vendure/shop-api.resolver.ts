@@ -21,11 +21,11 @@ import {
   CheckoutValidationError,
   isServiceTrouble,
   OpenInvoiceConflictError,
-} from '../checkout/errors';
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+} from '../core/invoice.errors';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { isTaxDocument as isValidTaxDocument, normalizeDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData } from '../checkout/types';
+import type { InitiatePaymentData } from '../core/checkout.types';
 import { toCheckoutOrder } from './order-mapping';
 import { findInvoicePaymentMethod, offeredMethods } from './order-access';
 import { VENDURE_PLUGIN_OPTIONS, type ResolvedPluginOptions } from './plugin-options';

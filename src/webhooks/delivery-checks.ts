@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Refusal } from '../core/bounded-json';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';

@@ -6,7 +6,7 @@ import type { ConfirmedStatus } from '../core/ports';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import type { LeasedRows } from '../core/queue/leased-rows';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';

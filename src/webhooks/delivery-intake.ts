@@ -3,7 +3,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { JsonRecord } from '../gateway/payload.reader';
 import { readBoundedJson, type Refusal } from '../core/bounded-json';
@@ -12,7 +12,7 @@ import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/po
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { countDelivery, traced } from '../observability/otel';
+import { countDelivery, traced } from '../core/otel';
 import { DeliveryAdmission, type IgnoredDelivery } from './delivery-admission';
 import {
   checkToken,

@@ -12,7 +12,7 @@ import {
 import { KEEP_ONE_PAYABLE } from '../../src/core/events';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import { NEVER } from '../../src/reconciliation/check-schedule';
+import { NEVER } from '../../src/persistence/invoice.entity';
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';

@@ -8,7 +8,7 @@ import {
   OrderPaymentPort,
   PaymentStatusChange,
 } from '../../src/index';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { InvoiceIdentity } from '../../src/core/invoice-identity';
 import { WORKERS_ENV } from '../../src/options/resolve';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';

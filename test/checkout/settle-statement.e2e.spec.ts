@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvoiceRecord } from '../../src/index';
 import { CLAIM_HEADROOM_MS } from '../../src/checkout/invoice-creation.service';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import type { SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { watchGuardedStatements } from '../core/status-harness';

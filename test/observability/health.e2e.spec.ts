@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { HealthOptions } from '../../src/observability/health.options';
+import type { HealthOptions } from '../../src/options/health.options';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { openCheckoutDatabase } from '../checkout/support';

@@ -8,7 +8,7 @@ import {
   ORDER_PAYMENT_PORT,
   PaymentBeingConfirmedError,
 } from '../../src/index';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { recordOfInvoice } from '../../src/core/invoice-identity';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';

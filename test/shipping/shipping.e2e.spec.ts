@@ -1,5 +1,5 @@
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
-import { OrderNotPaidError, ShipmentValidationError } from '../../src/shipping/errors';
+import { OrderNotPaidError, ShipmentValidationError } from '../../src/domain/shipping.errors';
 import { describeEachDatabase } from '../support/databases';
 import { openShippingScene, ShippingApp, TOKEN, waitFor } from './support';
 

@@ -24,7 +24,7 @@ import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingService } from '../../src/shipping/tracking.service';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
 import type { ShippingModuleOptions, ShippingOptions } from '../../src/options/shipping.options';
-import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
+import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/domain/shipping.types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
 import { waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';

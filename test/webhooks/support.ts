@@ -22,7 +22,7 @@ import type { Invoice } from '../../src/gateway/types';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { InvoicePaymentsLease } from '../../src/core/named-lease';
+import { InvoicePaymentsLease } from '../../src/persistence/named-lease';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import type { WebhooksOptions } from '../../src/options/webhooks.options';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';

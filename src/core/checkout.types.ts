@@ -1,8 +1,8 @@
-import type { PaymentSessionStatus } from '../core/status-table';
+import type { PaymentSessionStatus } from './status-table';
 import type { Cents } from '../gateway/money';
 import type { CreateInvoiceParams, PaymentMethod } from '../gateway/types';
 import type { RecognisedOrder } from '../persistence/invoice.entity';
-import type { sessionDataOf } from './invoice-payment.provider';
+import type { sessionDataOf } from './session-data';
 
 /** A Medusa-style order as the host hands it to the checkout. Amounts are integer cents, taxes included. */
 export interface CheckoutOrder {

@@ -1,4 +1,4 @@
-import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /** How applied status changes are delivered to the host's port (`notifications`). */
 export interface StatusDispatchOptions {

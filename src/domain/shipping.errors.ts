@@ -1,4 +1,4 @@
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from './invoice-payments.error';
 
 /** A shipment was refused before anything was stored: `field` names the offending input. Over HTTP: 400. */
 export class ShipmentValidationError extends InvoicePaymentsError {

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
-import { TimestampColumn } from '../persistence/columns';
-import { runStatement } from '../persistence/dialect';
+import { TimestampColumn } from './columns';
+import { runStatement } from './dialect';
 import { escapeQuery, queryReturning } from './typeorm-compat';
 
 /** Which instance runs a singleton job until when; a crashed holder's lease lapses at `lockedUntil`. */

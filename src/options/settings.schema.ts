@@ -1,8 +1,8 @@
 import type { GatewayMode } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
 import type { WireProfileOverrides } from '../gateway/wire-profile';
-import type { InvoicePaymentsModuleOptions } from '../options/options';
-import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from '../options/checkout.options';
+import type { InvoicePaymentsModuleOptions } from './options';
+import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from './checkout.options';
 
 // The module options an admin may override at runtime, with what only the settings have (kind, label, help);
 // the admin API's validation, the settings row mapping and the admin page's form derive from this table.

@@ -1,5 +1,4 @@
 import type * as Otel from '@opentelemetry/api';
-import type { ReconciliationRound } from '../reconciliation/open-invoices.reconciler';
 import { KNOWN_ATTRIBUTES } from './known-attributes';
 
 /*
@@ -168,8 +167,11 @@ export function countRefund(state: string | undefined, moved: boolean): void {
   if (outcome) count('refunds', { 'invoice_payments.outcome': outcome });
 }
 
+/** What a reconciliation round found; the round's own type stays with the reconciliation, a floor above. */
+type RoundFindings = Record<'checked' | 'applied' | 'closed' | 'errors', number> & { leader: boolean };
+
 /** A reconciliation round's result: counted when this instance led it, with what it found. */
-export function countRound(round: ReconciliationRound): ReconciliationRound {
+export function countRound<Round extends RoundFindings>(round: Round): Round {
   if (!round.leader) return round;
   count('rounds', {});
   for (const finding of ['checked', 'applied', 'closed', 'errors'] as const) {

@@ -1,6 +1,6 @@
 import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoiceOperationNotAllowedError } from './errors';
+import { InvoiceOperationNotAllowedError } from './invoice.errors';
 
 export type InvoiceAction = 'changeDueDate' | 'cancel' | 'refund';
 

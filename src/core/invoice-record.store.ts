@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, getMetadataArgsStorage, IsNull, Not, QueryFailedError } from 'typeorm';
-import { InvoiceIdentity } from '../core/invoice-identity';
-import { creationMove, type CreationMove } from '../core/creation-move';
-import { clip, idProblem } from '../core/text-bounds';
+import { InvoiceIdentity } from './invoice-identity';
+import { creationMove, type CreationMove } from './creation-move';
+import { clip, idProblem } from '../domain/text-bounds';
 import { runInTransaction, runStatement } from '../persistence/dialect';
-import { NEVER } from '../reconciliation/check-schedule';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import type { CreateInvoiceParams } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import {
   InvoiceRecord,
+  NEVER,
   type InvoiceCreationState,
   type RecognisedOrder,
 } from '../persistence/invoice.entity';
-import { CheckoutValidationError, InvoiceRecordNotFoundError } from './errors';
+import { CheckoutValidationError, InvoiceRecordNotFoundError } from './invoice.errors';
 
 export interface ClaimInput extends Pick<
   InvoiceRecord,

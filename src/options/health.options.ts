@@ -1,4 +1,4 @@
-import { HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../options/fields';
+import { HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /**
  * Thresholds and timing of `InvoicePaymentsHealthIndicator` (`health` in the module's options); a check past a
