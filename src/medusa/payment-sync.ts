@@ -30,7 +30,6 @@ export interface MedusaSyncOptions {
   batchSize?: number;
 }
 
-/** What one run did. */
 export interface MedusaSyncResult {
   considered: number;
   processed: number;

@@ -17,7 +17,8 @@ import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from '.
 import { InvoiceRefund } from './refund.entity';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
-import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
+import { REFUNDS_OPTIONS } from './constants';
+import { RefundStore } from './refund.store';
 
 /** One refund asked for. */
 export interface RefundRequest {

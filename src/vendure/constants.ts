@@ -3,9 +3,6 @@ import { STATUS_TABLE, type StatusRow } from '../domain/status-table';
 /** Code of the Vendure `PaymentMethodHandler` (and of the payment method a store creates with it). */
 export const INVOICE_PAYMENTS_HANDLER_CODE = 'invoice-payments';
 
-/** Injection token of the plugin's resolved options. */
-export const VENDURE_PLUGIN_OPTIONS = Symbol('INVOICE_PAYMENTS_VENDURE_PLUGIN_OPTIONS');
-
 /** Default name of the Customer custom field that keeps the customer's CPF or CNPJ. */
 export const DEFAULT_DOCUMENT_FIELD = 'taxDocument';
 

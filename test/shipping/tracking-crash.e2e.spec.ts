@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
-import { TrackingOutboxStore } from '../../src/shipping/tracking.worker';
+import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import type { CrashingInstanceConfig } from './crashing-instance';
 import { waitFor } from '../support/wait-for';
