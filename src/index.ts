@@ -66,8 +66,8 @@ export type {
 } from './core/ports';
 export { InvoicePaymentsEvents } from './core/events';
 export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
-export { statusRow } from './core/status-table';
-export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
+export { statusRow } from './domain/status-table';
+export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './domain/status-table';
 
 // Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money, and the
 // filter that answers them over HTTP.
@@ -94,7 +94,7 @@ export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';
 // The service's client and the types its methods take and return.
 export { GatewayClient } from './gateway/gateway.client';
 export type * from './gateway/types'; // the client's method types only
-export { InvoiceStatusCode } from './gateway/status';
+export { InvoiceStatusCode } from './domain/status-table';
 
 // Money: integer cents inside, exact decimals on the wire.
 export { centsToDecimalString, formatBrl, type Cents } from './gateway/money';

@@ -11,7 +11,7 @@ import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { settingsDefaultsOf } from './options/settings.schema';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
-import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
+import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
 import type { GatewayClientOptions } from './gateway/gateway.options';
 import { resolveNotificationsOptions } from './core/status-dispatch.options';
@@ -25,6 +25,7 @@ import {
 } from './options/resolve';
 import { resolveWebhooksOptions } from './options/webhooks.options';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
+import { serviceCallObserver } from './core/otel';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
 import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './entities';
@@ -32,7 +33,8 @@ import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { resolveRefundsOptions } from './options/refunds.options';
 import { RefundSettlementService } from './refunds/refund-settlement.service';
 import { RefundService } from './refunds/refund.service';
-import { REFUNDS_OPTIONS, RefundStore } from './refunds/refund.store';
+import { REFUNDS_OPTIONS } from './refunds/constants';
+import { RefundStore } from './refunds/refund.store';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
@@ -102,6 +104,8 @@ class InvoicePaymentsCoreModule {
           }),
           inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
+        // The gateway reports each call to an observer; observability's spans and call durations are that observer.
+        { provide: GATEWAY_CALL_OBSERVER, useValue: serviceCallObserver },
         GatewayClient,
         section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
         { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },

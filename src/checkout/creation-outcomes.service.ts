@@ -5,7 +5,8 @@ import { messageOf, raiseAlert, type InvoicePaymentsAlert } from '../core/events
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { clip } from '../domain/text-bounds';
-import { NO_HISTORY, type AppliedStatus, type StatusReportSource } from '../core/status-table';
+import type { StatusReportSource } from '../domain/status-table';
+import { NO_HISTORY, type AppliedStatus } from '../core/status-report';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow } from '../core/status-table';
 import { sessionDataOf, sessionStatusOf } from '../core/session-data';
+import { InvoiceStatusCode, statusIs } from '../domain/status-table';
 import { HOST_WEBHOOKS, HostWebhooks, webhookActionOfOutcome } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -82,12 +82,12 @@ export class InvoicePaymentProvider {
 
   /** Cancels the invoice at the service (status 1, 2, 3, 4 or 15); already canceled: nothing to do. */
   async cancelPayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    return this.cancelUnless(input, (record) => record.statusCode === 6);
+    return this.cancelUnless(input, (record) => record.statusCode === InvoiceStatusCode.Canceled);
   }
 
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    return this.cancelUnless(input, (record) => !!statusRow(record.statusCode)?.releasesOrder);
+    return this.cancelUnless(input, (record) => statusIs(record.statusCode, 'releasesOrder'));
   }
 
   /** Refunds `amount` cents of a paid invoice exactly once, through `RefundService` (docs/refunds.md). */
@@ -141,7 +141,7 @@ export class InvoicePaymentProvider {
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
       const resolved = await this.creation.resolveCreation(record);
-      if (resolved.openOrderId !== null && !statusRow(resolved.statusCode)?.releasesOrder) {
+      if (resolved.openOrderId !== null && !statusIs(resolved.statusCode, 'releasesOrder')) {
         await this.cancel(resolved);
       }
     }

@@ -1,9 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { messageOf } from '../core/events';
 import type { Adoption, LateInvoiceAdopter } from '../core/ports';
-import { statusRow, type StatusReportSource } from '../core/status-table';
+import { statusIs, statusRow, type StatusReportSource } from '../domain/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
-import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CreationMoveRefusedError } from '../core/creation-move';
@@ -89,7 +88,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
 
   /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */
   private async unpaidDuplicateOf(record: InvoiceRecord, invoice: Invoice): Promise<string | null> {
-    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return null;
+    if (!statusIs(invoice.status.code, 'open')) return null;
     const paid = (await this.store.linkedOf(record.orderId)).find(isPaid);
     if (paid) return paid.id;
     const holder = await this.store.findOpen(record.orderId);
@@ -107,7 +106,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       this.onePayable.alertPaidTwice(record.orderId, null, record.id, message);
       return `${where}: paid, alerted`;
     }
-    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return `${where}: not payable, left as it is`;
+    if (!statusIs(invoice.status.code, 'cancellable')) return `${where}: not payable, left as it is`;
     try {
       await this.gateway.cancelInvoice({ id: invoice.id });
       this.logger.warn(`${where}: canceled at the service`);

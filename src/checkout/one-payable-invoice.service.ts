@@ -3,10 +3,9 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { emitSafely, InvoicePaymentsEvents, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from '../core/events';
 import type { DuplicateInvoiceCanceled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow } from '../core/status-table';
+import { statusIs, statusRow } from '../domain/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
-import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
@@ -20,7 +19,7 @@ export function isPaid(record: InvoiceRecord): boolean {
 }
 
 function isPayable(record: InvoiceRecord): boolean {
-  return CANCELLABLE_CODES.includes(record.statusCode ?? -1);
+  return statusIs(record.statusCode, 'open');
 }
 
 /**
@@ -98,7 +97,7 @@ export class OnePayableInvoice implements OnModuleInit, OnModuleDestroy {
     const holds = isPaid(keeper) || isPayable(keeper);
     if (keeper.openOrderId !== null || keeper.gatewayId === null || !holds) return true;
     const current = await this.store.get(keeper.id);
-    if (current.openOrderId !== null || statusRow(current.statusCode)?.releasesOrder) return true;
+    if (current.openOrderId !== null || statusIs(current.statusCode, 'releasesOrder')) return true;
     const took = await this.store.setIfNull(keeper.id, 'openOrderId', orderId);
     // Not taken: a new attempt claimed the order meanwhile; an unpaid keeper is decided again.
     return took || isPaid(keeper);

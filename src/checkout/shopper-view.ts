@@ -1,5 +1,5 @@
-import { statusRow, type ShopperState } from '../core/status-table';
 import { dayEndIn, todayIn } from '../domain/calendar';
+import { statusRow, type ShopperState } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { refusal } from '../core/invoice-actions';

@@ -1,4 +1,4 @@
-import type { PaymentSessionStatus } from './status-table';
+import type { PaymentSessionStatus } from '../domain/status-table';
 import type { Cents } from '../gateway/money';
 import type { CreateInvoiceParams, PaymentMethod } from '../gateway/types';
 import type { RecognisedOrder } from '../persistence/invoice.entity';

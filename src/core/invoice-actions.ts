@@ -1,4 +1,4 @@
-import { CANCELLABLE_CODES, DUE_DATE_CHANGE_CODES, REFUNDABLE_CODES } from '../gateway/status';
+import { statusIs } from '../domain/status-table';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceOperationNotAllowedError } from './invoice.errors';
 
@@ -30,13 +30,13 @@ export function refusal(action: InvoiceAction, record: ActionSubject): ActionRef
   const status = `it is a ${record.method} invoice in status ${record.statusCode ?? 'none'}`;
   if (action === 'changeDueDate') {
     if (record.method === 'card') return { reason: 'wrong_method', rule: 'only PIX and bank-slip invoices' };
-    if (!DUE_DATE_CHANGE_CODES.includes(code))
+    if (!statusIs(code, 'dueDateMovable'))
       return { reason: 'wrong_status', rule: `only in status 1 or 15; ${status}` };
   } else if (action === 'cancel') {
-    if (!CANCELLABLE_CODES.includes(code))
+    if (!statusIs(code, 'cancellable'))
       return { reason: 'wrong_status', rule: `only in status 1, 2, 3, 4 or 15; ${status}` };
   } else {
-    if (!REFUNDABLE_CODES.includes(code))
+    if (!statusIs(code, 'refundable'))
       return { reason: 'wrong_status', rule: `only paid invoices (5, 8); ${status}` };
     if (refundableCents(record) <= 0) return { reason: 'nothing_left', rule: 'nothing left to refund' };
   }

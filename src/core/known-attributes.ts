@@ -1,5 +1,5 @@
 import type { InvoicePaymentsAlert } from './events';
-import type { PaymentSessionStatus } from './status-table';
+import type { PaymentSessionStatus } from '../domain/status-table';
 
 /*
  * Every attribute set each counter can be recorded with, so that each series exists at 0 from the moment the host's

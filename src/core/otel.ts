@@ -1,4 +1,5 @@
 import type * as Otel from '@opentelemetry/api';
+import type { GatewayCallObserver } from '../gateway/call-observer';
 import { KNOWN_ATTRIBUTES } from './known-attributes';
 
 /*
@@ -144,6 +145,11 @@ export async function observeServiceCall<T>(baseUrl: string, operation: string, 
     current()?.calls.record((performance.now() - started) / 1000, attributes);
   }
 }
+
+/** The gateway's observer, as the module hands it to `GatewayClient`: each service call observed as above. */
+export const serviceCallObserver: GatewayCallObserver = {
+  observe: (call, work) => observeServiceCall(call.baseUrl, call.operation, work),
+};
 
 /**
  * The webhook intake's answer, counted as `accepted`, `duplicate`, `ignored` (acknowledged, not needed: its invoice

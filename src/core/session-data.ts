@@ -1,4 +1,4 @@
-import { statusRow, type PaymentSessionStatus } from './status-table';
+import { statusRow, type PaymentSessionStatus } from '../domain/status-table';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 
 /**

@@ -7,7 +7,7 @@ import {
   PaymentBeingConfirmedError,
   PaymentServiceError,
 } from '../core/invoice.errors';
-import { InvalidStatusReportError } from '../core/status-table';
+import { InvalidStatusReportError } from '../core/status-report';
 import {
   GatewayError,
   GatewayErrorKind,

@@ -166,7 +166,6 @@ function cartOf(value: unknown): MedusaCheckoutCart | null {
   };
 }
 
-/** The cart's billing phone, else its shipping phone. */
 function cartPhone(cart: MedusaCheckoutCart | null): string | null {
   return text(cart?.billing_address?.phone) ?? text(cart?.shipping_address?.phone);
 }

@@ -7,9 +7,9 @@ import {
   loadMedusaFramework,
   logger,
   medusaDataSourceOptions,
-  type MedusaRuntimeServices,
   runtimeServices,
 } from './runtime';
+import type { MedusaRuntimeServices } from './runtime-services';
 import { toMedusaError, webhookAction } from './session';
 import type {
   InvoicePaymentsMedusaOptions,

@@ -9,12 +9,12 @@ import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
 import { CallCeiling } from '../core/queue/call-ceiling';
-import { decideTransition } from '../core/status-table';
+import { statusIs } from '../domain/status-table';
+import { decideTransition } from '../domain/status-transitions';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/payload.reader';
-import { CANCELLABLE_CODES, OPEN_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';
@@ -139,7 +139,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 
   private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
     const now = new Date();
-    if (!isOpen(record)) {
+    if (!isWatched(record)) {
       result.closed++;
       return this.takeOff(record);
     }
@@ -161,7 +161,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     }
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
     if (!after) return;
-    if (!isOpen(after)) return this.takeOff(after);
+    if (!isWatched(after)) return this.takeOff(after);
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
@@ -259,7 +259,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
 
   /** A duplicate still payable after its check: the enforcement runs again (retrying its cancel), at its checks' pace. */
   private enforceIfPayableDuplicate(record: InvoiceRecord | null): boolean {
-    if (!record?.duplicateOf || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return false;
+    if (!record?.duplicateOf || !statusIs(record.statusCode, 'open')) return false;
     emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, record.orderId);
     return true;
   }
@@ -289,10 +289,10 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** Not final: an open status (or none yet), or a creation not settled. */
-export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
+/** Watched by the reconciler: a status not final (or none yet), or a creation not settled. */
+export function isWatched(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
   if (record.creationState === 'failed') return false;
-  return record.statusCode === null || OPEN_CODES.includes(record.statusCode);
+  return record.statusCode === null || statusIs(record.statusCode, 'watched');
 }
 
 export { OpenInvoicesReconciler as ReconciliationService };

@@ -10,7 +10,8 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRefund } from './refund.entity';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
-import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
+import { REFUNDS_OPTIONS } from './constants';
+import { RefundStore } from './refund.store';
 
 const BATCH = 20;
 

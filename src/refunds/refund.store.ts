@@ -9,9 +9,6 @@ import { InvoiceRefund, RefundState } from './refund.entity';
 import { countRefund } from '../core/otel';
 import { sumCents } from '../gateway/money';
 
-/** Injection token of the resolved refund options. */
-export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
-
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;
 

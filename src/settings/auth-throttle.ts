@@ -54,15 +54,6 @@ export class AdminAuthThrottle {
       this.held -= 1;
     }
   }
-
-  get holding(): number {
-    return this.held;
-  }
-
-  /** Clients remembered now (at most `maxClients`). */
-  get clients(): number {
-    return this.windows.size;
-  }
 }
 
 /** `req.ip` (honouring the host's `trust proxy`); an IPv6 address by its /64, which one machine usually holds. */

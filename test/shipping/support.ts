@@ -26,7 +26,6 @@ import { TrackingWorker } from '../../src/shipping/tracking.worker';
 import type { ShippingModuleOptions, ShippingOptions } from '../../src/options/shipping.options';
 import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/domain/shipping.types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
-import { waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 
 /** A distinctive bearer token: any trace of it in a log line is a leak. */
@@ -276,15 +275,6 @@ export function openShippingScene(kind: DatabaseKind): ShippingScene {
     await scene.db?.destroy();
   });
   return scene;
-}
-
-/** {@link pollUntil} as the shipping suites call it: what first, 15 s, polled every 10 ms. */
-export function waitFor(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  return pollUntil(check, timeoutMs, what, 10);
 }
 
 /** An outbox row as the worker finds it, due a second ago; `overrides` change any field. */

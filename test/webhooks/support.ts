@@ -1,3 +1,4 @@
+import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015200-WebhookInboxWaitingFor';
 import request from 'supertest';
 import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
 import { WebhookInboxRetention1763700009100 } from '../../migrations/1763700009100-WebhookInboxRetention';
@@ -29,7 +30,7 @@ import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { WebhooksModule } from '../../src/webhooks/webhooks.module';
 import { ReconciliationModule } from '../../src/reconciliation/reconciliation.module';
-import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor as pollUntil } from '../support/app';
+import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { IsNull, type DataSource } from 'typeorm';
@@ -53,6 +54,7 @@ export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Pro
       WebhookInboxInvoiceIndex1763700007000,
       OpenInvoiceReconciliation1763700009000,
       WebhookInboxRetention1763700009100,
+      WebhookInboxWaitingFor1763700015200,
     ],
     ...(poolSize ? { poolSize } : {}),
   });
@@ -253,10 +255,8 @@ export function tokenLine(merchant: string, service: string): string {
   return Buffer.from(`${merchant}:${service}`).toString('base64');
 }
 
-/** {@link pollUntil} with the webhook suites' longer default (deliveries go through the sandbox and the inbox). */
-export function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition') {
-  return pollUntil(check, timeoutMs, what);
-}
+/** The suite's one wait, as the webhook suites import it. */
+export { waitFor } from '../support/wait-for';
 
 /**
  * POSTs a delivery as the service does: JSON, with each element of `lines` as its own `Webhook` header line

@@ -3,9 +3,6 @@ import { ShipmentValidationError } from '../domain/shipping.errors';
 import type { ValidShipment } from '../domain/shipping.types';
 import { textProblem } from '../domain/text-bounds';
 
-/** Injection token of the resolved `ResolvedShippingOptions`. */
-export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');
-
 /**
  * Checks a shipment and returns it trimmed; throws {@link ShipmentValidationError} naming the first bad field.
  * Codes are compared as given (after trimming): the module does not guess that `br1` and `BR1` are one code.

@@ -1,116 +1,38 @@
 import {
-  All,
   Body,
   ConflictException,
   Get,
   HttpCode,
-  Inject,
   NotFoundException,
   Param,
   Post,
-  Put,
   Query,
   Res,
 } from '@nestjs/common';
-import { GatewayClient } from '../gateway/gateway.client';
-import type { Page, ResendWebhookResult } from '../gateway/types';
 import { CheckoutValidationError } from '../core/invoice.errors';
-import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { RefundService } from '../refunds/refund.service';
 import { refundView, type RefundView } from '../refunds/refund.entity';
-import { AdminInvoicesService, AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
-import {
-  AdminOperationsService,
-  type AdminHistoryView,
-  type AdminInboxView,
-  type AdminOutboxView,
-} from './admin-operations.service';
-import { AdminAlertView, InvoicePaymentsAlertsService } from './alerts.service';
-import {
-  AlertsQueryDto,
-  ChangeDueDateDto,
-  InboxQueryDto,
-  ListInvoicesQueryDto,
-  OutboxQueryDto,
-  MarkNotCreatedDto,
-  RefundDto,
-  ResendWebhookDto,
-  UpdateSettingsDto,
-} from './admin.dto';
-import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
-import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
-import { SecretBox } from './secret-box';
-import { checkSettingsUpdate, settingFields, SECRET_SETTINGS, type MaskedSettings } from './settings.mapping';
-import { InvoicePaymentsSettingsService } from './settings.service';
-import { AdminApi, AdminIdPipe, adminValidationError, problemsOf } from './admin-errors.filter';
-import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
+import { RefundService } from '../refunds/refund.service';
+import { AdminApi, AdminIdPipe } from './admin-api';
+import { AdminInvoicesService, type AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
+import { AdminOperationsService, type AdminHistoryView } from './admin-operations.service';
+import { adminValidationError, problemsOf } from './admin-problems';
+import { ChangeDueDateDto, ListInvoicesQueryDto, MarkNotCreatedDto, RefundDto } from './admin.dto';
 
-/**
- * The admin API: settings (secrets masked), a credential check, the local invoices and their operations, the webhook
- * inbox and tracking outbox (list, retry), the alerts.
- */
+/** The admin API's invoices: the local records, their operations (due date, cancel, refund, recheck) and history. */
 @AdminApi()
-export class InvoicePaymentsAdminController {
+export class AdminInvoicesController {
   constructor(
-    private readonly settings: InvoicePaymentsSettingsService,
-    private readonly credentials: CredentialCheckService,
     private readonly invoices: AdminInvoicesService,
     private readonly provider: InvoicePaymentProvider,
-    private readonly client: GatewayClient,
     private readonly creation: InvoiceCreationService,
     private readonly records: InvoiceRecordStore,
     private readonly refunds: RefundService,
     private readonly operations: AdminOperationsService,
-    private readonly alerts: InvoicePaymentsAlertsService,
-    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
-    @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
-
-  @Get('settings')
-  getSettings(): Promise<MaskedSettings> {
-    return this.settings.getMasked();
-  }
-
-  @Get('settings/fields')
-  getSettingFields(): ReturnType<typeof settingFields> {
-    return settingFields();
-  }
-
-  @Put('settings')
-  async putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
-    const secrets = SECRET_SETTINGS.filter((name) => typeof body[name] === 'string');
-    if (secrets.length > 0 && !this.box.canEncrypt) {
-      const why =
-        'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
-      const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
-      throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
-    }
-    this.settings.invalidate(); // judged against what is saved now
-    const problems = await checkSettingsUpdate(
-      body,
-      await this.settings.getEffective(),
-      this.gatewayOptions.lookup,
-    );
-    if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
-    await this.settings.update(body);
-    return this.settings.getMasked();
-  }
-
-  @Post('settings/rotate-secrets')
-  @HttpCode(200)
-  rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
-    return this.settings.rotateSecrets();
-  }
-
-  @Post('credentials/check')
-  @HttpCode(200)
-  checkCredentials(): Promise<CredentialCheckReport> {
-    return this.credentials.check();
-  }
 
   @Get('invoices')
   listInvoices(@Query() query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {
@@ -212,72 +134,10 @@ export class InvoicePaymentsAdminController {
     return this.reload(id);
   }
 
-  /** Spec §4.8; refused in production mode. */
-  @Post('webhooks/resend')
-  @HttpCode(200)
-  async resendWebhook(@Body() body: ResendWebhookDto): Promise<ResendWebhookResult> {
-    const { mode } = await this.settings.getEffective();
-    if (mode === 'production') {
-      throw new ConflictException(
-        'resend webhook is refused in production mode: the service blocklists production callers (spec §6.6)',
-      );
-    }
-    return this.client.resendWebhook({
-      url: body.url,
-      events: body.events ?? 'invoice.update',
-      webhook: body.webhook ?? 'default',
-    });
-  }
-
   @Get('invoices/:id/history')
   async history(@Param('id', AdminIdPipe) id: string): Promise<AdminHistoryView[]> {
     if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
     return this.operations.history(id);
-  }
-
-  @Get('webhooks/inbox')
-  listInbox(@Query() query: InboxQueryDto): Promise<Page<AdminInboxView>> {
-    return this.operations.listInbox(query);
-  }
-
-  @Post('webhooks/inbox/:id/retry')
-  @HttpCode(200)
-  retryInbox(@Param('id', AdminIdPipe) id: string): Promise<AdminInboxView> {
-    return this.operations.retryInbox(id);
-  }
-
-  @Get('tracking/outbox')
-  async listOutbox(
-    @Query() query: OutboxQueryDto,
-  ): Promise<Page<AdminOutboxView & { displayId: string | null }>> {
-    return this.invoices.withDisplayIds(await this.operations.listOutbox(query));
-  }
-
-  @Post('tracking/outbox/:id/retry')
-  @HttpCode(200)
-  retryOutbox(@Param('id', AdminIdPipe) id: string): Promise<AdminOutboxView> {
-    return this.operations.retryOutbox(id);
-  }
-
-  @Get('alerts')
-  async listAlerts(
-    @Query() query: AlertsQueryDto,
-  ): Promise<Page<AdminAlertView & { displayId: string | null }>> {
-    return this.invoices.withDisplayIds(await this.alerts.list(query));
-  }
-
-  @Post('alerts/:id/acknowledge')
-  @HttpCode(200)
-  async acknowledge(@Param('id', AdminIdPipe) id: string): Promise<AdminAlertView> {
-    const alert = await this.alerts.acknowledge(id);
-    if (!alert) throw new NotFoundException(`No alert ${id}`);
-    return alert;
-  }
-
-  /** Every other admin path: guarded, so probing cannot list the routes; a 404 that does not repeat the path. */
-  @All(['/', '*path'])
-  notFound(): never {
-    throw new NotFoundException({ statusCode: 404, error: 'Not Found', message: 'no such admin route' });
   }
 
   private async record(id: string): Promise<InvoiceRecord> {

@@ -1,4 +1,4 @@
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './payload.reader';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json';
 
 /** `levels` objects (or arrays) nested in one another, the innermost holding a string. */
 function nested(levels: number, kind: 'object' | 'array' = 'object'): unknown {

@@ -4,7 +4,7 @@ import {
   defaultShipmentMapper,
   resolveShippingOptions,
 } from '../options/shipping.options';
-import { validateShipment } from './shipping-options';
+import { validateShipment } from './shipment';
 
 describe('resolveShippingOptions', () => {
   it('fills in the documented defaults', () => {

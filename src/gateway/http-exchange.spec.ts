@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ExchangeFailure, nodeExchange, proxyConfigured } from './gateway.base';
+import { ExchangeFailure, nodeExchange, proxyConfigured } from './http-exchange';
 
 /** A server that answers each path as `routes` says, recording what it was sent. */
 async function serve(routes: Record<string, (res: http.ServerResponse) => void>) {
