@@ -21,6 +21,7 @@ import {
   WEBHOOKS_OPTIONS,
   type WebhooksOptions,
 } from '../options/webhooks.options';
+import { section } from '../options/resolve';
 import { readBoundedJson } from '../core/bounded-json';
 import { messageOf as message } from '../core/events';
 import { type DeliveryInput, DeliveryIntake, type IntakeResult } from './delivery-intake';
@@ -33,8 +34,6 @@ import { WebhookInboxProcessor } from './webhook-inbox.processor';
 export interface WebhooksModuleExtras {
   /** A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE` (the merchant token read at runtime). Default: none. */
   merchantTokenSource?: Provider;
-  /** A provider of `WEBHOOKS_OPTIONS` (resolved). Default: `options` resolved; the route is always `options.path`. */
-  optionsProvider?: Provider;
 }
 
 /** Webhook reception at `options.path`; status changes go through the global `InvoiceStatusModule` (import it). */
@@ -56,7 +55,7 @@ export class WebhooksModule implements OnModuleInit {
       global: true,
       controllers: [createWebhooksController(resolved.path)],
       providers: [
-        extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
+        section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         webhookInboxRowsProvider,
         DeliveryConfirmation,

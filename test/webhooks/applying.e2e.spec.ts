@@ -9,6 +9,7 @@ import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   createSandboxInvoice,
   openWebhooksDatabase,
+  ourReferrer,
   recordedSandboxInvoice,
   startWebhookApp,
   waitFor,
@@ -187,7 +188,7 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     expect(await inbox().countBy({ gatewayId: stray.invoice.id })).toBe(0);
 
     // As the checkout does: the record is written (by referrer, no number yet) before the invoice is created.
-    const referrer = `ref-${generateCpf()}`;
+    const referrer = ourReferrer();
     const rec = await insertInvoiceRecord(db.dataSource, {
       orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,

@@ -13,6 +13,7 @@ import {
   openDeliveryScene,
   postDelivery,
   openWebhooksDatabase,
+  ourReferrer,
   startWebhookApp,
   tokenLine,
   waitFor,
@@ -276,7 +277,7 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
     }).token;
     defaultToken = sandbox.controls.webhooks()[0].token;
     // As the checkout does: the record (by referrer) is written before the invoice is created.
-    const referrer = `ref-${randomUUID()}`;
+    const referrer = ourReferrer();
     await insertInvoiceRecord(db.dataSource, {
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
@@ -309,7 +310,7 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
     );
 
   it('accepts real deliveries of a hand-registered webhook whose merchant part matches', async () => {
-    const referrer = `ref-${randomUUID()}`;
+    const referrer = ourReferrer();
     await insertInvoiceRecord(db.dataSource, {
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
