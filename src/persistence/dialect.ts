@@ -82,6 +82,11 @@ const SQLITE: Dialect = {
 /** The TypeORM database types the module runs on (docs/configuration.md), each with its dialect. */
 const DIALECTS: Record<string, Dialect> = { postgres: POSTGRES, 'better-sqlite3': SQLITE };
 
+/** `true` when the DataSource talks to PostgreSQL (the migrations ask). */
+export function isPostgres(dataSource: DataSource): boolean {
+  return dataSource.options.type === 'postgres';
+}
+
 /**
  * The dialect of a DataSource's database (or of the options a DataSource is about to be made with). Another type is
  * refused: the status service asks at start, so a store on an unsupported database does not start.
