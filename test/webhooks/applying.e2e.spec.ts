@@ -88,7 +88,7 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
           holder: 'MARIA SILVA',
           expiry: '12/30',
         });
-        const referrer = `ref-${Math.random().toString(36).slice(2)}`;
+        const referrer = ourReferrer();
         // What the checkout sent: the referrer, the payment id (its order id) and the amount (matched by referrer).
         const rec = await insertInvoiceRecord(db.dataSource, {
           orderId: referrer,
