@@ -94,6 +94,7 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
           orderId: referrer,
           amountCents: 5_000,
           gatewayId: null,
+          creationState: 'pending', // as the checkout writes it before asking
           referrer,
           method: 'card',
         });
@@ -193,6 +194,7 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
       orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
+      creationState: 'pending', // as the checkout writes it before asking
       referrer,
     });
     const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl, referrer });

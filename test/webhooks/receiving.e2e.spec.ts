@@ -279,8 +279,10 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
     // As the checkout does: the record (by referrer) is written before the invoice is created.
     const referrer = ourReferrer();
     await insertInvoiceRecord(db.dataSource, {
+      orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
+      creationState: 'pending', // as the checkout writes it before asking
       referrer,
     });
     const created = await createSandboxInvoice(lenient.gateway, {
@@ -312,8 +314,10 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
   it('accepts real deliveries of a hand-registered webhook whose merchant part matches', async () => {
     const referrer = ourReferrer();
     await insertInvoiceRecord(db.dataSource, {
+      orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
+      creationState: 'pending', // as the checkout writes it before asking
       referrer,
     });
     await createSandboxInvoice(strict.gateway, { referrer }); // no payment.webhook: goes to the registered webhook

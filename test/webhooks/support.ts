@@ -146,6 +146,7 @@ export async function recordedSandboxInvoice(
     orderId: referrer, // the payment id `createSandboxInvoice` sends
     amountCents: SANDBOX_INVOICE_CENTS,
     gatewayId: null,
+    creationState: 'pending', // as the checkout writes it before asking
     referrer,
   });
   const { invoice } = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl, referrer });
