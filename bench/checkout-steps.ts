@@ -8,7 +8,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { InvoicePaymentProvider } from '../src/index';
 import { InvoiceCreationService } from '../src/checkout/invoice-creation.service';
-import { InvoiceRecordStore } from '../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../src/core/invoice-record.store';
 import { CreationOutcomes } from '../src/checkout/creation-outcomes.service';
 import { StatusChangeDispatcher } from '../src/core/status-dispatcher.service';
 import { GatewayClient } from '../src/gateway/gateway.client';

@@ -122,7 +122,7 @@ async function init({ dbUrl, sandboxUrl, token }: InitArgs) {
   if (process.env.BENCH_ACK_ONLY) {
     const { WebhookInboxProcessor } = await import('../src/webhooks/webhook-inbox.processor');
     WebhookInboxProcessor.prototype.kick = () => undefined;
-    WebhookInboxProcessor.prototype.poll = async () => undefined;
+    WebhookInboxProcessor.prototype.start = () => undefined;
   }
   {
     const { GatewayClient } = await import('../src/gateway/gateway.client');

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
 import { isPostgres } from '../src/persistence/dialect';
-import { dataSourceOf } from '../src/core/typeorm-compat';
+import { dataSourceOf } from '../src/persistence/typeorm-compat';
 
 const INVOICE = 'invoice_payments_invoice';
 const OUTBOX = 'invoice_payments_tracking_outbox';

@@ -16,6 +16,7 @@ import { InvoiceCustomer1763700011000 } from './1763700011000-InvoiceCustomer';
 import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKind';
 import { InvoicePaymentsScaleIndexes1763700013700 } from './1763700013700-InvoicePaymentsScaleIndexes';
 import { ShopperStatusToken1763700014000 } from './1763700014000-ShopperStatusToken';
+import { WebhookInboxWaitingFor1763700015200 } from './1763700015200-WebhookInboxWaitingFor';
 
 /** Every migration of the module, oldest first; each capability appends its migration class here. */
 const MODULE_MIGRATIONS = [
@@ -36,6 +37,7 @@ const MODULE_MIGRATIONS = [
   TrackingErrorKind1763700011100,
   InvoicePaymentsScaleIndexes1763700013700,
   ShopperStatusToken1763700014000,
+  WebhookInboxWaitingFor1763700015200,
 ];
 
 /**

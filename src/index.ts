@@ -12,13 +12,12 @@ export type { ShippingOptions } from './options/shipping.options';
 export type { WebhooksOptions } from './options/webhooks.options';
 export type { RefundsOptions } from './options/refunds.options';
 export type { OpenReconciliationOptions } from './options/reconciliation.options';
-export type { InvoicePaymentsAdminOptions } from './options/admin.options';
-export type { EncryptionKeyOptions } from './settings/secret-box';
+export type { EncryptionKeyOptions, InvoicePaymentsAdminOptions } from './options/admin.options';
 export type { GatewayClientOptions } from './gateway/gateway.options';
 export { DEFAULT_WIRE_PROFILE, type WireProfile, type WireProfileOverrides } from './gateway/wire-profile';
 
 // For the host's DataSource, and the rows a host may read.
-export { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+export { INVOICE_PAYMENTS_ENTITIES } from './entities';
 export { INVOICE_PAYMENTS_MIGRATIONS } from '../migrations';
 export { initializeDataSource } from './persistence/migration-lock';
 export { InvoiceRecord } from './persistence/invoice.entity';
@@ -26,7 +25,8 @@ export { InvoiceStatusHistory } from './persistence/invoice-status-history.entit
 export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
-export { InvoicePaymentProvider, sessionDataOf } from './checkout/invoice-payment.provider';
+export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
+export { sessionDataOf } from './core/session-data';
 export { isTaxDocument as isValidTaxDocument } from './gateway/dto/validators';
 export type {
   ChangeDueDateInput,
@@ -41,12 +41,12 @@ export type {
   PaymentSessionInput,
   RefundPaymentInput,
   UpdatePaymentInput,
-} from './checkout/types';
+} from './core/checkout.types';
 
 // Shipping and refunds: what a host calls.
 export { TrackingService } from './shipping/tracking.service';
-export { DEFAULT_SHIPMENT_EVENT } from './shipping/shipping-options';
-export type { RecordShipmentInput, TrackingFailedEvent, TrackingPostedEvent } from './shipping/types';
+export { DEFAULT_SHIPMENT_EVENT } from './options/shipping.options';
+export type { RecordShipmentInput, TrackingFailedEvent, TrackingPostedEvent } from './domain/shipping.types';
 export { RefundService, type RefundRequest } from './refunds/refund.service';
 
 // Services a host may inject: settings (secret rotation) and the reconciliation rounds (when it schedules them).
@@ -66,8 +66,8 @@ export type {
 } from './core/ports';
 export { InvoicePaymentsEvents } from './core/events';
 export type { DuplicateInvoiceCanceled, InvoicePaymentsAlert, RefundSettled } from './core/events';
-export { statusRow } from './core/status-table';
-export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './core/status-table';
+export { statusRow } from './domain/status-table';
+export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './domain/status-table';
 
 // Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money, and the
 // filter that answers them over HTTP.
@@ -85,16 +85,16 @@ export {
   OpenInvoiceConflictError,
   PaymentBeingConfirmedError,
   PaymentServiceError,
-} from './checkout/errors';
-export type { FieldErrors } from './checkout/errors';
+} from './core/invoice.errors';
+export type { FieldErrors } from './core/invoice.errors';
 export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } from './refunds/errors';
-export * from './shipping/errors';
+export * from './domain/shipping.errors';
 export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';
 
 // The service's client and the types its methods take and return.
 export { GatewayClient } from './gateway/gateway.client';
 export type * from './gateway/types'; // the client's method types only
-export { InvoiceStatusCode } from './gateway/status';
+export { InvoiceStatusCode } from './domain/status-table';
 
 // Money: integer cents inside, exact decimals on the wire.
 export { centsToDecimalString, formatBrl, type Cents } from './gateway/money';

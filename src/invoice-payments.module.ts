@@ -8,13 +8,13 @@ import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
-import { settingsDefaultsOf } from './core/settings.schema';
+import { settingsDefaultsOf } from './options/settings.schema';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
-import { GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
+import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
 import type { GatewayClientOptions } from './gateway/gateway.options';
-import { resolveNotificationsOptions } from './options/notifications.options';
+import { resolveNotificationsOptions } from './core/status-dispatch.options';
 import type * as Options from './options/options';
 import {
   checkOptions,
@@ -24,14 +24,16 @@ import {
   StaticSections,
 } from './options/resolve';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
-import { HEALTH_OPTIONS, resolveHealthOptions } from './observability/health.options';
+import { serviceCallObserver } from './core/otel';
+import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
 import { SignalsService } from './observability/signals.service';
-import { INVOICE_PAYMENTS_ENTITIES } from './persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from './entities';
 import { ReconciliationModule } from './reconciliation/reconciliation.module';
 import { resolveRefundsOptions } from './options/refunds.options';
 import { RefundSettlementService } from './refunds/refund-settlement.service';
 import { RefundService } from './refunds/refund.service';
-import { REFUNDS_OPTIONS, RefundStore } from './refunds/refund.store';
+import { REFUNDS_OPTIONS } from './refunds/constants';
+import { RefundStore } from './refunds/refund.store';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
@@ -100,6 +102,8 @@ class InvoicePaymentsCoreModule {
           }),
           inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
+        // The gateway reports each call to an observer; observability's spans and call durations are that observer.
+        { provide: GATEWAY_CALL_OBSERVER, useValue: serviceCallObserver },
         GatewayClient,
         section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
         { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },

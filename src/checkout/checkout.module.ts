@@ -3,7 +3,7 @@ import { section } from '../options/resolve';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { CHECKOUT_OPTIONS, InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
 import { resolveCheckoutOptions } from '../options/checkout.options';

@@ -5,12 +5,12 @@ import { emitSafely, InvoicePaymentsEvents, KEEP_ONE_PAYABLE, messageOf, raiseAl
 import type { DuplicateInvoiceCanceled, InvoicePaymentsAlert } from '../core/events';
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { clip } from '../core/text-bounds';
-import { NO_HISTORY, statusRow, type AppliedStatus, type StatusReportSource } from '../core/status-table';
+import { clip } from '../domain/text-bounds';
+import { statusIs, statusRow, type StatusReportSource } from '../domain/status-table';
+import { NO_HISTORY, type AppliedStatus } from '../core/status-report';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
-import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
@@ -19,8 +19,8 @@ import {
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
-} from './errors';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+} from '../core/invoice.errors';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 
 /** Rounds of {@link CreationOutcomes.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -31,7 +31,7 @@ export function isPaid(record: InvoiceRecord): boolean {
 }
 
 function isPayable(record: InvoiceRecord): boolean {
-  return CANCELLABLE_CODES.includes(record.statusCode ?? -1);
+  return statusIs(record.statusCode, 'open');
 }
 
 /** How an attempt ends once its request was sent (or its holder died): created, closed, or still unknown. */
@@ -222,7 +222,7 @@ export class CreationOutcomes implements OnModuleInit, OnModuleDestroy {
     // The keeper holds the order's open slot, so no new invoice is created beside it.
     if (keeper.openOrderId === null && keeper.gatewayId !== null && (isPaid(keeper) || isPayable(keeper))) {
       const current = await this.store.get(keeper.id);
-      if (current.openOrderId === null && !statusRow(current.statusCode)?.releasesOrder) {
+      if (current.openOrderId === null && !statusIs(current.statusCode, 'releasesOrder')) {
         const took = await this.store.setIfNull(keeper.id, 'openOrderId', orderId);
         if (!took && !isPaid(keeper)) return false; // a new attempt claimed the order meanwhile: decide again
       }

@@ -4,20 +4,20 @@ import {
   SETTING_LIST,
   type CheckoutSettingName,
   type InvoicePaymentsSettingsValues,
-} from '../core/settings.schema';
+} from '../options/settings.schema';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
-import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from './errors';
+import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../core/invoice.errors';
 import { creationMove } from '../core/creation-move';
-import { InvoiceRecordStore, withReferrer } from './invoice-record.store';
+import { InvoiceRecordStore, withReferrer } from '../core/invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
 import { mintStatusToken } from './status-token';
-import type { CheckoutRequest, MappedInvoice } from './types';
+import type { CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 
 /** The order's attempt, and the status token handed out with it (its hash is on the record). */
 export interface IssuedRecord {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusRow, type PaymentSessionStatus } from '../core/status-table';
+import { sessionDataOf, sessionStatusOf } from '../core/session-data';
+import { InvoiceStatusCode, statusIs } from '../domain/status-table';
 import { HOST_WEBHOOKS, HostWebhooks, webhookActionOfOutcome } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -9,11 +10,11 @@ import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
-import { todayIn } from '../core/calendar';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from './errors';
-import { assertAllowed } from './invoice-actions';
+import { todayIn } from '../domain/calendar';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
+import { assertAllowed } from '../core/invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type {
   ChangeDueDateInput,
   InitiatePaymentInput,
@@ -25,7 +26,7 @@ import type {
   RefundPaymentInput,
   UpdatePaymentInput,
   WebhookActionResult,
-} from './types';
+} from '../core/checkout.types';
 
 /** The payment provider in the shape of Medusa's (v2.5+) `AbstractPaymentProvider` (docs/checkout.md). */
 @Injectable()
@@ -81,12 +82,12 @@ export class InvoicePaymentProvider {
 
   /** Cancels the invoice at the service (status 1, 2, 3, 4 or 15); already canceled: nothing to do. */
   async cancelPayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    return this.cancelUnless(input, (record) => record.statusCode === 6);
+    return this.cancelUnless(input, (record) => record.statusCode === InvoiceStatusCode.Canceled);
   }
 
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    return this.cancelUnless(input, (record) => !!statusRow(record.statusCode)?.releasesOrder);
+    return this.cancelUnless(input, (record) => statusIs(record.statusCode, 'releasesOrder'));
   }
 
   /** Refunds `amount` cents of a paid invoice exactly once, through `RefundService` (docs/refunds.md). */
@@ -140,7 +141,7 @@ export class InvoicePaymentProvider {
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
       const settled = await this.creation.settle(record);
-      if (settled.openOrderId !== null && !statusRow(settled.statusCode)?.releasesOrder)
+      if (settled.openOrderId !== null && !statusIs(settled.statusCode, 'releasesOrder'))
         await this.cancel(settled);
     }
     return this.initiatePayment(request);
@@ -192,58 +193,4 @@ export class InvoicePaymentProvider {
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
     return this.store.get(record.id);
   }
-}
-
-function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
-  if (record.creationState === 'failed') return 'error';
-  if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
-  const session = statusRow(record.statusCode)?.session ?? 'pending';
-  // Money taken that is not what the invoice was for: a person decides, the session is never captured.
-  if (record.amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
-  return session;
-}
-
-/** What the storefront and the host keep of a payment attempt: the `InvoicePaymentSessionData`. */
-export function sessionDataOf(record: InvoiceRecord) {
-  return {
-    /** The local invoice record: the session's id. */
-    invoiceRecordId: record.id,
-    orderId: record.orderId,
-    attempt: record.attempt,
-    referrer: record.referrer,
-    method: record.method,
-    creationState: record.creationState,
-    /** The service's invoice number and `invoice_id`. */
-    gatewayId: record.gatewayId,
-    gatewayInvoiceId: record.gatewayInvoiceId,
-    statusCode: record.statusCode,
-    statusText: record.statusText,
-    sessionStatus: sessionStatusOf(record),
-    amountCents: record.amountCents,
-    currency: record.currency,
-    /** `YYYY-MM-DD`. */
-    dueDate: record.dueDate,
-    installments: record.installments,
-    pix: given({ payload: record.pixPayload, image: record.pixImage }),
-    billet: given({ line: record.billetLine, barcode: record.billetBarcode, url: record.billetUrl }),
-    card: given({ brand: record.cardBrand, last4: record.cardLast4 }),
-    paymentUrl: record.paymentUrl,
-    refundedCents: record.refundedCents,
-    /** The service's gross amount differed from the order total: a person should look. */
-    amountMismatch: record.amountMismatch,
-    /** While the creation's outcome is unknown: until when the request could still land (nothing new before). */
-    confirmingUntil:
-      record.creationState === 'created' || record.creationState === 'failed' || !record.settlesAt
-        ? null
-        : record.settlesAt.toISOString(),
-    /** Why the module stopped deciding on its own (the session is `requires_more`; the admin API resolves it). */
-    attentionReason: record.creationState === 'created' ? null : record.attentionReason,
-    /** This invoice duplicates the order's invoice in that record: it was canceled, or (paid) alerted. */
-    duplicateOf: record.duplicateOf,
-  };
-}
-
-/** `null` unless some field is set. */
-function given<T extends Record<string, string | null>>(fields: T): T | null {
-  return Object.values(fields).some(Boolean) ? fields : null;
 }

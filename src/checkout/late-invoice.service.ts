@@ -1,16 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { messageOf } from '../core/events';
 import type { Adoption, LateInvoiceAdopter } from '../core/ports';
-import { statusRow, type StatusReportSource } from '../core/status-table';
+import { statusIs, statusRow, type StatusReportSource } from '../domain/status-table';
 import { GatewayClient } from '../gateway/gateway.client';
-import { CANCELLABLE_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { CreationMoveRefusedError } from '../core/creation-move';
 import { reportChangesNothing } from '../core/invoice-status.service';
-import { InvoiceRecordStore, isUniqueViolation } from './invoice-record.store';
+import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()
@@ -84,7 +83,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
 
   /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */
   private async unpaidDuplicateOf(record: InvoiceRecord, invoice: Invoice): Promise<string | null> {
-    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return null;
+    if (!statusIs(invoice.status.code, 'open')) return null;
     const paid = (await this.store.linkedOf(record.orderId)).find(isPaid);
     if (paid) return paid.id;
     const holder = await this.store.findOpen(record.orderId);
@@ -102,7 +101,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       this.outcomes.paidTwice(record.orderId, null, record.id, message);
       return `${where}: paid, alerted`;
     }
-    if (!CANCELLABLE_CODES.includes(invoice.status.code)) return `${where}: not payable, left as it is`;
+    if (!statusIs(invoice.status.code, 'cancellable')) return `${where}: not payable, left as it is`;
     try {
       await this.gateway.cancelInvoice({ id: invoice.id });
       this.logger.warn(`${where}: canceled at the service`);

@@ -1,7 +1,7 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
-import { addDays, todayIn } from '../core/calendar';
+import { addDays, todayIn } from '../domain/calendar';
 import { messageOf } from '../core/events';
-import { readText, textProblem } from '../core/text-bounds';
+import { readText, textProblem } from '../domain/text-bounds';
 import { brazilianAddressRules, CLIENT, PRODUCT } from '../gateway/dto/inputs';
 import { CARD_EXPIRY, isCardExpiryCurrent, isCents, isTaxDocument } from '../gateway/dto/validators';
 import { normalizeDocument, obeys } from '../gateway/dto/validators';
@@ -10,9 +10,9 @@ import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import { fillUrlTemplate, textRule } from '../options/checkout.options';
 import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
 import { recognisedOrder } from '../persistence/invoice.entity';
-import { CheckoutValidationError, FieldErrorCollector } from './errors';
-import { invoiceReferrer } from './invoice-record.store';
-import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from './types';
+import { CheckoutValidationError, FieldErrorCollector } from '../core/invoice.errors';
+import { invoiceReferrer } from '../core/invoice-record.store';
+import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
 export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { addDays, todayIn } from '../core/calendar';
+import { addDays, todayIn } from '../domain/calendar';
 import { GatewayOutcomeUnknownError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { RenewalNotOfferedError, RenewalOutcomeUnknownError } from './shopper.errors';
 import { shopperViewOf } from './shopper-view';
 

@@ -3,7 +3,7 @@ import { RateWindows } from '../core/rate-windows';
 import { fillUrlTemplate } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
-import { InvoiceRecordStore } from './invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { PixRenewalService } from './pix-renewal.service';
 import {
   ShopperPaymentNotFoundError,

@@ -1,4 +1,4 @@
-import { STATUS_TABLE } from '../core/status-table';
+import { STATUS_TABLE } from '../domain/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { shopperViewOf } from './shopper-view';
 

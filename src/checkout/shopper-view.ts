@@ -1,8 +1,8 @@
-import { statusRow, type ShopperState } from '../core/status-table';
-import { dayEndIn, todayIn } from '../core/calendar';
+import { dayEndIn, todayIn } from '../domain/calendar';
+import { statusRow, type ShopperState } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { refusal } from './invoice-actions';
+import { refusal } from '../core/invoice-actions';
 
 /**
  * One payment as the shopper's screen shows it: the answer of every host's status route (the `<invoice-payment>`

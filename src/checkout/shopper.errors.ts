@@ -1,4 +1,4 @@
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 
 /** A status token of the wrong format (checked before any lookup). Over HTTP: 400 naming the field `token`. */
 export class StatusTokenInvalidError extends InvoicePaymentsError {

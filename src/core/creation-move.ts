@@ -1,4 +1,4 @@
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import type { InvoiceCreationState, InvoiceRecord } from '../persistence/invoice.entity';
 
 /** A creation-state move: the states the record must be in (compare-and-set), and what the move writes. */

@@ -19,22 +19,21 @@ import { changeOf } from './ports';
 import { capturedAmountChange, paymentMismatchOf, snapshotOf } from './reported-invoice';
 
 export { reportChangesNothing } from './reported-invoice';
+import { STATUS_REPORT_SOURCES, statusIs, statusRow } from '../domain/status-table';
+import { decideTransition, transitionText } from '../domain/status-transitions';
 import {
-  decideTransition,
   InvalidStatusReportError,
   NO_HISTORY,
   ReportedRecordNotFoundError,
-  STATUS_REPORT_SOURCES,
-  statusRow,
   type AppliedStatus,
   type ApplyOptions,
   type KnownHistory,
   type StatusReport,
   type StatusReportResult,
-} from './status-table';
+} from './status-report';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { clip } from './text-bounds';
-import { queryReturning } from './typeorm-compat';
+import { clip } from '../domain/text-bounds';
+import { queryReturning } from '../persistence/typeorm-compat';
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the
@@ -201,6 +200,7 @@ export function planStatus(
   handOverLease: Date | null,
 ) {
   const decision = decideTransition(record.statusCode, report.code);
+  const worded = transitionText(decision);
   const mismatch = decision.apply ? paymentMismatchOf(report.code, report.invoice, record) : null;
   // Kept as stored by the snapshot; noted, and raised once (a refused report is a stale one: nothing to tell).
   const refused = !decision.apply && record.statusCode !== report.code;
@@ -217,7 +217,8 @@ export function planStatus(
     statusText: text,
     source: report.source,
     applied: decision.apply,
-    note: clip(mismatch ?? amountChange ?? decision.reason ?? null, 255),
+    // The transition is in the row's codes (`transitionOfRow`); the note keeps only what they cannot say.
+    note: clip(mismatch ?? amountChange ?? null, 255),
     alert: mismatch ? 'amount_mismatch' : (decision.alert ?? null),
     // A refused report has nothing to notify: it is closed at once and stays out of the outbox scan.
     notifiedAt: decision.apply ? null : createdAt,
@@ -233,7 +234,7 @@ export function planStatus(
     Object.assign(patch, report.invoice ? snapshotOf(report.invoice, record) : {}, { updatedAt: createdAt });
   if (decision.apply) {
     Object.assign(patch, { statusCode: report.code, statusText: text });
-    if (statusRow(report.code)?.releasesOrder) patch.openOrderId = null;
+    if (statusIs(report.code, 'releasesOrder')) patch.openOrderId = null;
     if (mismatch) patch.amountMismatch = true;
   }
   const written: InvoiceRecord =
@@ -241,7 +242,8 @@ export function planStatus(
   const result: StatusReportResult = {
     applied: decision.apply,
     previousCode: record.statusCode,
-    ...(decision.reason ? { reason: decision.reason } : {}),
+    verdict: decision.verdict,
+    ...(worded ? { reason: worded } : {}),
     ...(mismatch ? { alert: 'amount_mismatch' as const, reason: mismatch } : {}),
     ...(decision.alert && !mismatch ? { alert: decision.alert } : {}),
     historyId: history.id,

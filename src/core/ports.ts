@@ -1,13 +1,14 @@
-import type { PaymentWebhookAction, WebhookActionResult } from '../checkout/types';
+import type { PaymentWebhookAction, WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import {
+  InvoiceStatusCode,
   statusRow,
   type OrderPaymentStatus,
   type PaymentSessionStatus,
   type StatusReportSource,
-} from './status-table';
+} from '../domain/status-table';
 
 /** Injection token of the host's {@link OrderPaymentPort}. */
 export const ORDER_PAYMENT_PORT = Symbol('INVOICE_PAYMENTS_ORDER_PAYMENT_PORT');
@@ -132,8 +133,8 @@ export function webhookActionOf(record: InvoiceRecord, confirmed?: ConfirmedStat
   const row = statusRow(confirmed?.code ?? record.statusCode);
   if (!row) return { action: 'not_supported' };
   let action: PaymentWebhookAction = row.session === 'error' ? 'failed' : row.session;
-  // Only paid (5) is a capture; money taken that is not the invoice's amount waits for a person, as authorizePayment.
-  if (action === 'captured' && row.code !== 5) action = 'not_supported';
+  // Only paid is a capture; money taken that is not the invoice's amount waits for a person, as authorizePayment.
+  if (action === 'captured' && row.code !== InvoiceStatusCode.Paid) action = 'not_supported';
   else if (record.amountMismatch && (action === 'captured' || action === 'authorized'))
     action = 'requires_more';
   const amount = Math.min(confirmed?.paidCents ?? record.paidCents ?? record.amountCents, record.amountCents);

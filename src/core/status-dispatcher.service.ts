@@ -1,18 +1,19 @@
-import type { StatusDispatchSettings } from '../options/notifications.options';
+import type { StatusDispatchSettings } from './status-dispatch.options';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import { transitionOfRow, transitionText } from '../domain/status-transitions';
 import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
 import { Coalescer } from './coalescer';
 import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';
-import { clip } from './text-bounds';
-import { resolveNotificationsOptions } from '../options/notifications.options';
+import { clip } from '../domain/text-bounds';
+import { resolveNotificationsOptions } from './status-dispatch.options';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
@@ -188,8 +189,8 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         kind: change.alert,
         orderId: change.orderId,
         invoiceRecordId: change.invoiceRecordId,
-        // The plan writes an alert's reason as the row's note.
-        message: row.note ?? change.alert,
+        // A mismatch is in the row's note; a paid-after-close is worded from the row's codes.
+        message: row.note ?? transitionText(transitionOfRow(row)) ?? change.alert,
       } satisfies InvoicePaymentsAlert);
     }
     // The lease holder is the only writer of the row's count.

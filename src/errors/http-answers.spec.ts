@@ -6,8 +6,8 @@ import {
   isUpstreamFailure,
   PaymentBeingConfirmedError,
   PaymentServiceError,
-} from '../checkout/errors';
-import { InvalidStatusReportError } from '../core/status-table';
+} from '../core/invoice.errors';
+import { InvalidStatusReportError } from '../core/status-report';
 import {
   GatewayError,
   GatewayErrorKind,
@@ -17,7 +17,7 @@ import {
 } from '../gateway/errors';
 import type { InvoiceRefund } from '../refunds/refund.entity';
 import { RefundBeingConfirmedError } from '../refunds/errors';
-import { ShipmentValidationError } from '../shipping/errors';
+import { ShipmentValidationError } from '../domain/shipping.errors';
 import { GATEWAY_ERROR_HTTP_STATUS, httpAnswerOf } from './http-answers';
 import { InvoicePaymentsErrorsFilter } from './invoice-payments-errors.filter';
 

@@ -1,6 +1,6 @@
-import { PaymentServiceError } from '../checkout/errors';
+import { PaymentServiceError } from '../core/invoice.errors';
 import { isGatewayError, type GatewayError } from '../gateway/errors';
-import { InvoicePaymentsError } from './invoice-payments.error';
+import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
 
 /**
  * The HTTP status of each gateway error kind: a refusal of the request keeps its meaning (400, 404, 409); a failure
@@ -86,7 +86,7 @@ export const ANSWERS = {
   renewal_outcome_unknown: (e) => answer(503, 'Service Unavailable', e),
   // The module built a wrong report: nothing the caller did, and nothing to tell them.
   invalid_status_report: () => ({ status: 500, body: { statusCode: 500, message: 'Internal server error' } }),
-} satisfies Record<string, (e: InvoicePaymentsError) => HttpAnswer>;
+} satisfies Record<InvoicePaymentsErrorCode, (e: InvoicePaymentsError) => HttpAnswer>;
 
 /** The HTTP answer of a module or gateway error (as the shopper's {@link PaymentServiceError}); else `null`. */
 export function httpAnswerOf(error: unknown): HttpAnswer | null {

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter } from '@nestjs/common';
 import { GatewayError } from '../gateway/errors';
 import { httpAnswerOf, type HttpAnswer } from './http-answers';
-import { InvoicePaymentsError } from './invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 
 /** An Express (`setHeader`/`json`) or Fastify (`header`/`send`) response. */
 interface HttpResponse {

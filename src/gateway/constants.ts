@@ -1,6 +1,9 @@
 /** Injection token of `GatewayClientOptions`. */
 export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
 
+/** Injection token of the `GatewayCallObserver` told of every call (optional: without one, calls go unobserved). */
+export const GATEWAY_CALL_OBSERVER = 'INVOICE_PAYMENTS_GATEWAY_CALL_OBSERVER';
+
 /** Page size limit of every list operation (§4.1, §8). */
 export const MAX_PAGE_SIZE = 100;
 
@@ -15,6 +18,12 @@ const SCOPES = {
 };
 
 /** Scope each operation needs. */
-export const OPERATION_SCOPES: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(SCOPES).flatMap(([scope, operations]) => operations.split(' ').map((op) => [op, scope])),
-);
+export const OPERATION_SCOPES: Readonly<Record<string, string>> = scopesByOperation();
+
+function scopesByOperation(): Record<string, string> {
+  const scopes: Record<string, string> = {};
+  for (const [scope, operations] of Object.entries(SCOPES)) {
+    for (const operation of operations.split(' ')) scopes[operation] = scope;
+  }
+  return scopes;
+}

@@ -1,13 +1,21 @@
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import * as E from './errors';
-import type { RequestPlan } from './gateway.base';
-import { asRecord } from './payload.reader';
+import { asRecord } from './json';
 
 /** `create`, `update` (writes changing an invoice): never repeated once sent, a lost answer is `outcome_unknown`. */
 export type RequestSafety = 'read' | 'write' | 'create' | 'update';
 
-type Known = 'operation' | 'invoiceRef' | 'safety' | 'referrer' | 'scope';
-export type FailureContext = Pick<RequestPlan, Known> & { secrets: readonly string[] };
+/** What an error says of its request: never the request itself, and each of `secrets` redacted. */
+export interface FailureContext {
+  operation: string;
+  invoiceRef?: string;
+  safety: RequestSafety;
+  /** A creation's reference: how an unknown outcome is resolved. */
+  referrer?: string;
+  /** The scope a 403 names when the service does not say. */
+  scope?: string;
+  secrets: readonly string[];
+}
 
 const MESSAGE_MAX = 300;
 

@@ -1,31 +1,50 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { GATEWAY_CLIENT_OPTIONS, MAX_PAGE_SIZE } from './constants';
+import type { GatewayCallObserver } from './call-observer';
+import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
-import { GatewayNotFoundError, GatewayResponseError, isGatewayError } from './errors';
-import { CallContext, Context, GatewayClientBase, Planned, Read, ref, unsupported } from './gateway.base';
+import { GatewayUnsupportedError, isGatewayError } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
+import { type Filters, GatewayLists } from './gateway.lists';
+import { GatewayTransport, type Planned, type Read, ref } from './gateway.transport';
 import { invoiceAnswer, readInvoice } from './invoice.normalizer';
 import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
 import * as readers from './payload.reader';
 import type * as T from './types';
 import { assertResendAllowed } from './webhook-destination';
-import { DEFAULT_LOOKUP_MAX_PAGES, renderPath, renderTemplate, valueAt, WireProfile } from './wire-profile';
-import type { WireAuthenticate, WireListProfile, WireRequestPlan, WriteScope } from './wire-profile';
+import { renderTemplate, type WireProfile } from './wire-profile';
+import type { WireAuthenticate, WireRequestPlan, WriteScope } from './wire-profile';
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
 
-type Filters = T.ListInvoicesParams & { id?: string };
-/** A list's query parameters, in the order they are sent. */
-const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
-
-/** The store's only way to the service: every operation of spec §4; see `docs/gateway-assumptions.md`. */
+/**
+ * The store's only way to the service: every operation of spec §4, shaped as the service's resources, each checking
+ * its input and planning its request; `GatewayTransport` sends it. See `docs/gateway-assumptions.md`.
+ */
 @Injectable()
-export class GatewayClient extends GatewayClientBase {
-  constructor(@Inject(GATEWAY_CLIENT_OPTIONS) options: GatewayClientOptions, @Optional() http?: HttpService) {
-    super(options, http);
+export class GatewayClient {
+  private readonly transport: GatewayTransport;
+  private readonly lists: GatewayLists;
+
+  constructor(
+    @Inject(GATEWAY_CLIENT_OPTIONS) private readonly options: GatewayClientOptions,
+    @Optional() http?: HttpService,
+    @Optional() @Inject(GATEWAY_CALL_OBSERVER) observer?: GatewayCallObserver,
+  ) {
+    this.transport = new GatewayTransport(options, http, observer);
+    this.lists = new GatewayLists(this.transport);
+  }
+
+  /** How long a write other than creation may take (`timeouts.defaultMs`). */
+  get writeTimeoutMs(): number {
+    return this.transport.timeouts.defaultMs;
+  }
+
+  /** How long a create request may take (`timeouts.createMs`). */
+  get createTimeoutMs(): number {
+    return this.transport.timeouts.createMs;
   }
 
   /** Creates an invoice (§4.2); never retried once sent (a lost answer: `GatewayOutcomeUnknownError`). */
@@ -34,7 +53,7 @@ export class GatewayClient extends GatewayClientBase {
     const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
     const body = (p: WireProfile) => inputs.toWireCreateInvoice(dto, p.codes);
-    return this.call(
+    return this.transport.call(
       context,
       (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),
       (r, answer, p) => ({ ...invoiceAnswer(r, answer, p), method }),
@@ -48,12 +67,12 @@ export class GatewayClient extends GatewayClientBase {
   ): Promise<T.Invoice | null> {
     const matches = (inv: T.Invoice) =>
       inv.referrer === referrer && (options.id === undefined || inv.id === options.id);
-    return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
+    return this.lists.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
   }
 
   /** The invoice whose number or `invoice_id` is `id`, or `null`. */
   async findInvoiceById(id: string): Promise<T.Invoice | null> {
-    return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
+    return this.lists.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
@@ -61,21 +80,21 @@ export class GatewayClient extends GatewayClientBase {
     const context = { operation: 'changeDueDate', invoiceRef: ref('invoice_id', params, 'invoiceId') };
     const dto = validateInput<typeof params>(inputs.CHANGE_DUE_DATE, params, context);
     const body = { payment: { invoice_id: dto.invoiceId, due_at: dto.dueAt } };
-    return this.call(context, invoiceWrite('PATCH', body), invoiceAnswer);
+    return this.transport.call(context, invoiceWrite('PATCH', body), invoiceAnswer);
   }
 
   /** Cancels an invoice by its number `id` (§4.4). */
   async cancelInvoice(params: { id: string }): Promise<T.Invoice> {
     const context = { operation: 'cancelInvoice', invoiceRef: ref('id', params, 'id') };
     const dto = validateInput<typeof params>(inputs.CANCEL_INVOICE, params, context);
-    return this.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), invoiceAnswer);
+    return this.transport.call(context, invoiceWrite('DELETE', { payment: { id: dto.id } }), invoiceAnswer);
   }
 
   /** Refunds all or part of a paid invoice (profile `refund`, A8); a lost answer: `GatewayOutcomeUnknownError`. */
   async refundInvoice(params: T.RefundParams): Promise<T.Invoice> {
     const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
     const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
-    return this.call(context, (p) => rendered(p.refund, refundValues(input)), invoiceAnswer);
+    return this.transport.call(context, (p) => rendered(p.refund, refundValues(input)), invoiceAnswer);
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
@@ -84,13 +103,13 @@ export class GatewayClient extends GatewayClientBase {
     const input = validateInput<T.TrackingParams>(inputs.TRACKING, params, context);
     const values = { invoice_id: input.invoiceId, code: input.code, carrier: input.carrier, url: input.url };
     const read: Read<T.TrackingResult> = (r, answer) => readers.readTracking(r, answer.body, input);
-    return this.call(context, (p) => rendered(p.tracking, values), read);
+    return this.transport.call(context, (p) => rendered(p.tracking, values), read);
   }
 
   /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
     const operation = 'findTrackingCode';
-    const path = (await this.context(operation, false, false)).profile.readBack.trackingCode;
+    const path = (await this.transport.context(operation, false, false)).profile.readBack.trackingCode;
     if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
     return invoice ? readers.trackingCodeOf(invoice.raw, path) : null;
@@ -101,7 +120,7 @@ export class GatewayClient extends GatewayClientBase {
     const context = { operation: 'validateWebhookToken' };
     validateInput(inputs.WEBHOOK_TOKEN, { serviceToken }, context);
     const fixed = { body: { token: serviceToken }, secrets: [serviceToken], passStatuses: [404] };
-    return this.call(
+    return this.transport.call(
       context,
       (p) => ({ ...fixed, method: 'OPTIONS', path: p.paths.webhooks, safety: 'read' }),
       (_r, answer) => answer.status !== 404,
@@ -120,35 +139,35 @@ export class GatewayClient extends GatewayClientBase {
       await assertResendAllowed(conn, body.url, context, this.options.lookup);
       return { method: 'COPY', path: p.paths.webhooks, body, safety: 'write' };
     };
-    return this.call(context, plan, (r, answer) => readers.readResendResult(r, answer.body));
+    return this.transport.call(context, plan, (r, answer) => readers.readResendResult(r, answer.body));
   }
 
   /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: T.ListInvoicesParams = {}): Promise<T.Page<T.Invoice>> {
     const context = { operation: 'listInvoices' };
-    const ctx = await this.context(context.operation);
+    const ctx = await this.transport.context(context.operation);
     const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
-    return this.page(context, 'invoices', filters, readInvoice, ctx);
+    return this.lists.page(context, 'invoices', filters, readInvoice, ctx);
   }
 
   /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
   iterateInvoices(params: Omit<T.ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<T.Invoice> {
-    return this.invoicePages({ operation: 'iterateInvoices' }, params);
+    return this.lists.invoicePages({ operation: 'iterateInvoices' }, params);
   }
 
   /** One page of customers (A10). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Consumer>> {
-    return this.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
+    return this.lists.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
   }
 
   /** One page of mediations (A10). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
-    return this.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
+    return this.lists.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
   }
 
   /** One page of chargebacks (A10). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
-    return this.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
+    return this.lists.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
   }
 
   /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
@@ -160,7 +179,7 @@ export class GatewayClient extends GatewayClientBase {
     const read: Read<T.AccessToken> = (r, answer, p) =>
       readers.readAccessToken(r, answer.body, auth(p).answer);
     const plan = (p: WireProfile) => authenticatePlan(auth(p), input.clientId, input.clientSecret);
-    return this.call(context, plan, read, false);
+    return this.transport.call(context, plan, read, false);
   }
 
   /** Whether the access token is active, its scopes and expiry (profile `credentialStatus`, A5). */
@@ -170,16 +189,18 @@ export class GatewayClient extends GatewayClientBase {
       p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
     const read: Read<T.CredentialStatus> = (r, answer, p) =>
       readers.readCredentialStatus(r, answer.body, status(p).answer);
-    return this.call(context, (p) => ({ method: 'GET', path: status(p).path, safety: 'read' }), read);
+    const plan = (p: WireProfile): Planned => ({ method: 'GET', path: status(p).path, safety: 'read' });
+    return this.transport.call(context, plan, read);
   }
 
   /** Whether the token holds a write scope, by an invalid probe request: 400/422 → `ok`, 401, 403, else `error`. */
   async probeScope(scope: WriteScope): Promise<ScopeProbeResult> {
     const operation = 'probeScope';
-    const { conn, profile } = await this.context(operation);
+    const { conn, profile } = await this.transport.context(operation);
     const { method, path, body } = profile.credentialProbes[scope];
     try {
-      const answer = await this.send(conn, { operation, method, path, body, safety: 'write', scope });
+      const probe = { operation, method, path, body, safety: 'write' as const, scope };
+      const answer = await this.transport.send(conn, probe);
       return { result: 'error', message: `the service accepted the probe (HTTP ${answer.status})` };
     } catch (err) {
       if (!isGatewayError(err)) throw err;
@@ -192,80 +213,7 @@ export class GatewayClient extends GatewayClientBase {
 
   /** The wire profile in force: the options' profile with the admin settings' overrides on top. */
   async wireProfile(): Promise<WireProfile> {
-    return (await this.context('wireProfile', false, false)).profile;
-  }
-
-  /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
-  private async lookup(
-    operation: string,
-    key: 'referrer' | 'id',
-    value: string,
-    matches: (invoice: T.Invoice) => boolean,
-    paymentId?: string,
-  ): Promise<T.Invoice | null> {
-    const context = { operation, invoiceRef: ref(key, value) };
-    const byPayment = paymentId === undefined ? {} : { paymentId };
-    const given = { [key]: value, ...byPayment };
-    validateInput(inputs.lookupInput(Object.keys(given)), given, { operation });
-    const ctx = await this.context(operation);
-    const plan = ctx.profile.lookup[key === 'referrer' ? 'byReferrer' : 'byId'];
-    if ('get' in plan) {
-      const values = { value, [key]: value, ...(paymentId === undefined ? {} : { payment_id: paymentId }) };
-      const get = (): Planned => ({ method: 'GET', path: renderPath(plan.get, values), safety: 'read' });
-      const read: Read<T.Invoice> = (r, answer, p) =>
-        invoiceAnswer(r, { body: valueAt(answer.body, plan.at ?? '') }, p);
-      const invoice = await this.call(context, get, read, true, ctx).catch((err: unknown) => {
-        if (err instanceof GatewayNotFoundError) return null;
-        throw err;
-      });
-      return invoice && matches(invoice) ? invoice : null;
-    }
-    const filters = { ...byPayment, [plan.list]: value };
-    const pages = this.invoicePages(context, filters, plan.maxPages ?? DEFAULT_LOOKUP_MAX_PAGES, ctx);
-    let found: T.Invoice | null = null;
-    for await (const invoice of pages) if (matches(invoice)) found = invoice;
-    return found;
-  }
-
-  /** Invoices page after page; fields of `params` the rules do not name (a lookup's `id`) pass as filters. */
-  private async *invoicePages(
-    context: Context,
-    params: Omit<Filters, 'page'>,
-    maxPages = Number.POSITIVE_INFINITY,
-    given?: CallContext,
-  ): AsyncGenerator<T.Invoice> {
-    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
-    const ctx = given ?? (await this.context(context.operation));
-    for (let page = 1; ; page++) {
-      if (page > maxPages) {
-        const detail = `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`;
-        throw new GatewayResponseError({ ...context, sent: true }, detail);
-      }
-      const one = await this.page(context, 'invoices', { ...filters, page }, readInvoice, ctx);
-      yield* one.items;
-      if (readers.isLastPage({ ...one, page })) return;
-    }
-  }
-
-  /** One page of `kind` under the profile's parameter names; its paging checked here, other filters by the caller. */
-  private page<Item>(
-    context: Context,
-    kind: keyof WireListProfile['items'],
-    filters: Filters,
-    readItem: (r: readers.PayloadReader, item: unknown, path: string, profile: WireProfile) => Item,
-    ctx?: CallContext,
-  ): Promise<T.Page<Item>> {
-    validateInput(inputs.PAGE_QUERY, filters, context);
-    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
-    const values: Filters = { ...filters, ...asked };
-    const plan = ({ list, paths }: WireProfile): Planned => {
-      const query: Record<string, string | number> = {};
-      for (const key of QUERY) if (values[key] !== undefined) query[list.query[key]] = values[key];
-      return { method: 'GET', path: paths[kind], query, safety: 'read' };
-    };
-    const read: Read<T.Page<Item>> = (r, answer, p) =>
-      readers.readPage(r, answer.body, p.list, p.list.items[kind], asked, (v, at) => readItem(r, v, at, p));
-    return this.call(context, plan, read, true, ctx);
+    return (await this.transport.context('wireProfile', false, false)).profile;
   }
 }
 
@@ -294,4 +242,9 @@ function authenticatePlan(auth: WireAuthenticate, user: string, password: string
 /** A fixed body to the invoices path (due date, cancel). */
 function invoiceWrite(method: 'PATCH' | 'DELETE', body: unknown) {
   return (p: WireProfile): Planned => ({ method, path: p.paths.invoices, body, safety: 'update' });
+}
+
+function unsupported(operation: string, what: string): never {
+  const detail = `the wire profile says the service has no ${what}; nothing was sent`;
+  throw new GatewayUnsupportedError({ operation }, detail);
 }

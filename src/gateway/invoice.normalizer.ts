@@ -1,8 +1,9 @@
 import { GatewayResponseError } from './errors';
-import { InvoiceStatusCode } from './status';
+import { InvoiceStatusCode } from '../domain/status-table';
 import type { Invoice, PaymentMethod } from './types';
-import { valueAt, type WireCodes, type WireProfile } from './wire-profile';
-import { asBool, asInt, asRecord, asText, PayloadReader } from './payload.reader';
+import type { WireCodes, WireProfile } from './wire-profile';
+import { asBool, asInt, asRecord, asText, firstTextAt, MAX_JSON_DEPTH, valueAt } from './json';
+import { PayloadReader } from './payload.reader';
 
 type Json = Record<string, unknown>;
 
@@ -40,10 +41,10 @@ const SHAPES = { current: side(0), legacy: side(1) };
 
 const AMOUNTS = ['gross', 'net', 'fees', 'discount', 'shipping', 'paid'] as const;
 /** Keys only the legacy shape has: a bare invoice holding one is of that shape. */
-export const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
+const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 /** The card objects of either shape, and the card data redacted wherever an invoice is kept. */
-export const CARD_BLOCKS = ['card', 'cartao'];
-export const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
+const CARD_BLOCKS = ['card', 'cartao'];
+const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
 const METHOD_NAMES: Record<string, PaymentMethod> = {
   pix: 'pix',
   billet: 'billet',
@@ -65,23 +66,15 @@ export function normalizeInvoice(
   const r = new PayloadReader(operation);
   const top = r.outerRecord(payload, 'payload');
   const version = asText(asRecord(top.api)?.version);
-  const fatura = asRecord(top.fatura);
-  const invoice = asRecord(top.invoice);
-  const [inv, p, shape] = fatura
-    ? [fatura, 'fatura.', 'legacy' as const]
-    : invoice
-      ? [invoice, 'invoice.', 'current' as const]
-      : [top, '', LEGACY_KEYS.some((key) => key in top) ? ('legacy' as const) : ('current' as const)];
+  const { inv, prefix: p, shape } = invoiceIn(top);
   const at = SHAPES[shape];
-  const text = (paths: readonly string[]) =>
-    paths.reduce<string | null>((found, path) => found ?? asText(valueAt(inv, path)), null);
   const money = (path: string | null) => (path === null ? null : r.money(valueAt(inv, path), p + path));
   const card = asRecord(inv[at.card]);
   const hasCard = !!card && at.cardKeys.some((key) => asText(card[key]) !== null);
   const billet = someOf({
     line: asText(valueAt(inv, 'billet.line')),
     barcode: asText(valueAt(inv, 'billet.barcode')),
-    url: text(at.billetUrl),
+    url: firstTextAt(inv, at.billetUrl),
   });
   return {
     id: r.requiredText(inv.id, `${p}id`),
@@ -110,11 +103,21 @@ export function normalizeInvoice(
     dueDate: asDay(valueAt(inv, at.dueDate)),
     originalDueDate: asDay(valueAt(inv, at.originalDueDate)),
     createdAt: asText(inv[at.createdAt]),
-    paymentUrl: text(at.paymentUrl),
+    paymentUrl: firstTextAt(inv, at.paymentUrl),
     refunds: refundsOf(r, inv.refunds, `${p}refunds`),
     source: { shape, version },
-    raw: scrubCardData(top),
+    raw: redactCardData(top),
   };
+}
+
+/** The invoice of a body in either shape: in its `fatura` (legacy) or `invoice` envelope, or bare. */
+export function invoiceIn(top: Json): { inv: Json; prefix: string; shape: 'current' | 'legacy' } {
+  const fatura = asRecord(top.fatura);
+  if (fatura) return { inv: fatura, prefix: 'fatura.', shape: 'legacy' };
+  const invoice = asRecord(top.invoice);
+  if (invoice) return { inv: invoice, prefix: 'invoice.', shape: 'current' };
+  const legacy = LEGACY_KEYS.some((key) => key in top);
+  return { inv: top, prefix: '', shape: legacy ? 'legacy' : 'current' };
 }
 
 /** The invoice in a write's answer. */
@@ -151,7 +154,8 @@ function someOf<T extends Record<string, string | null>>(data: T): T | null {
   return Object.values(data).some((v) => v !== null) ? data : null;
 }
 
-function statusOf(r: PayloadReader, value: unknown, path: string): Invoice['status'] {
+/** `status`; a cancellation answer without a code (only its text) reads as 6. */
+export function statusOf(r: PayloadReader, value: unknown, path: string): Invoice['status'] {
   const status = r.record(value, path);
   const text = asText(status.text);
   let code = asInt(status.code);
@@ -204,19 +208,15 @@ function refundsOf(r: PayloadReader, value: unknown, path: string): Invoice['ref
   };
 }
 
-/** Card secrets redacted in the envelope, `invoice` and `fatura`; copy on write (no secrets, no copy). */
-function scrubCardData(holder: Json, nested = false): Json {
-  let out = holder;
-  for (const key of nested ? CARD_BLOCKS : [...CARD_BLOCKS, 'invoice', 'fatura']) {
-    const block = asRecord(holder[key]);
-    if (!block) continue;
-    const card = CARD_BLOCKS.includes(key);
-    const secrets = card ? CARD_SECRETS.filter((k) => block[k] !== null && block[k] !== undefined) : [];
-    const redacted = Object.fromEntries(secrets.map((secret) => [secret, '[redacted]']));
-    const clean = card ? (secrets.length ? { ...block, ...redacted } : block) : scrubCardData(block, true);
-    if (clean === block) continue;
-    if (out === holder) out = { ...holder };
-    out[key] = clean;
+/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
+export function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
+  if (depth > MAX_JSON_DEPTH) return '[too deep]';
+  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const secret = inCard && CARD_SECRETS.includes(key) && v !== null && v !== undefined;
+    out[key] = secret ? '[redacted]' : redactCardData(v, CARD_BLOCKS.includes(key), depth + 1);
   }
   return out;
 }

@@ -1,60 +1,17 @@
 import { GatewayResponseError } from './errors';
+import {
+  asBool,
+  asInt,
+  asRecord,
+  asText,
+  exceedsJsonDepth,
+  type JsonRecord,
+  MAX_JSON_DEPTH,
+  valueAt,
+} from './json';
 import { Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
 import type * as T from './types';
-import {
-  valueAt,
-  type WireAuthenticate,
-  type WireCredentialStatus,
-  type WireListProfile,
-} from './wire-profile';
-
-export type JsonRecord = Record<string, unknown>;
-
-export function asRecord(value: unknown): JsonRecord | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : null;
-}
-
-/** A string, or a finite number's text; else (and `""`) `null`. NUL becomes U+FFFD: PostgreSQL cannot store it. */
-export function asText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value.replaceAll('\u0000', '\uFFFD');
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
-/** An integer, or one written as a string; else `null`. */
-export function asInt(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
-  if (typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
-  return null;
-}
-
-export function asBool(value: unknown): boolean | null {
-  return typeof value === 'boolean' ? value : null;
-}
-
-/** Deepest JSON nesting read from outside. */
-export const MAX_JSON_DEPTH = 64;
-
-/** Whether `value` nests deeper than `max`; iterative, so a hostile body cannot overflow the call stack. */
-export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const nodes: unknown[] = [value];
-  const depths: number[] = [0];
-  let visited = 0;
-  while (nodes.length > 0) {
-    const node = nodes.pop();
-    const depth = depths.pop() as number;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth >= max) return true;
-    if (++visited > 1_000_000) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) {
-        nodes.push(child);
-        depths.push(depth + 1);
-      }
-    }
-  }
-  return false;
-}
+import type { WireAuthenticate, WireCredentialStatus, WireListProfile } from './wire-profile';
 
 /** Readers of the service's answers. Strict reading (identifiers, status, money): a malformed field is a `GatewayResponseError` naming it. */
 export class PayloadReader {
@@ -138,17 +95,23 @@ export const wireName = (key: string) =>
 
 /** `keys` read from `o` by their wire names: `id` required, `…Cents` as money, the rest as text. */
 function fields(r: PayloadReader, o: JsonRecord, keys: string[], path: string): JsonRecord {
-  const read = (key: string, wire: string) =>
-    key === 'id' || key.endsWith('Cents')
-      ? r[key === 'id' ? 'requiredText' : 'money'](o[wire], `${path}.${wire}`)
-      : asText(o[wire]);
-  return Object.fromEntries(keys.map((key) => [key, read(key, wireName(key))]));
+  const out: JsonRecord = {};
+  for (const key of keys) {
+    const wire = wireName(key);
+    if (key === 'id') out[key] = r.requiredText(o[wire], `${path}.${wire}`);
+    else if (key.endsWith('Cents')) out[key] = r.money(o[wire], `${path}.${wire}`);
+    else out[key] = asText(o[wire]);
+  }
+  return out;
 }
 
-const itemReader =
-  <Item>(keys: string) =>
-  (r: PayloadReader, item: unknown, path: string) =>
-    ({ ...fields(r, r.record(item, path), keys.split(' '), path), raw: item }) as Item;
+/** A reader of a list's items: `keys` (space-separated) read by `fields`, the item itself kept as `raw`. */
+function itemReader<Item>(keys: string) {
+  return (r: PayloadReader, item: unknown, path: string): Item => {
+    const read = fields(r, r.record(item, path), keys.split(' '), path);
+    return { ...read, raw: item } as Item;
+  };
+}
 
 export const readConsumer = itemReader<T.Consumer>('id name document email createdAt');
 export const readDispute = itemReader<T.Dispute>('id invoiceId status reason amountCents createdAt');

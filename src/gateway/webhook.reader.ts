@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
-import { CARD_BLOCKS, CARD_SECRETS, LEGACY_KEYS } from './invoice.normalizer';
-import { asInt, asRecord, asText, type JsonRecord, MAX_JSON_DEPTH } from './payload.reader';
-import { InvoiceStatusCode } from './status';
-import { DEFAULT_WIRE_PROFILE, valueAt, WireProfile, WireWebhookProfile } from './wire-profile';
+import { GatewayResponseError } from './errors';
+import { invoiceIn, redactCardData, statusOf } from './invoice.normalizer';
+import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
+import { PayloadReader } from './payload.reader';
+import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
 // The wire reading of a webhook delivery, as `invoice.normalizer.ts` is of an invoice: the body's parts (the invoice
 // it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
@@ -58,32 +59,20 @@ function readInvoice(container: JsonRecord): {
   error: string | null;
   id: string | null;
 } {
-  const fatura = asRecord(container.fatura);
-  const current = fatura ? null : asRecord(container.invoice);
-  const inv = fatura ?? current ?? container;
-  const legacy = fatura !== null || (current === null && LEGACY_KEYS.some((k) => k in container));
-  const p = fatura ? 'fatura.' : current ? 'invoice.' : '';
+  const { inv, prefix, shape } = invoiceIn(container);
   const id = asText(inv.id);
-  const referrer = asText(legacy ? inv.referencia : inv.referrer);
-  const fail = (path: string, problem: string) => ({
-    invoice: null,
-    error: `unreadable ${path}: ${problem}`,
-    id,
-  });
-  if (id === null || id.trim() === '') return fail(`${p}id`, 'missing');
-  const status = asRecord(inv.status);
-  if (!status) return fail(`${p}status`, 'not an object');
-  let statusCode = asInt(status.code);
-  // The inbox keeps it in an `integer` column: a larger one is refused here, never by the INSERT.
-  if (statusCode !== null && (statusCode > MAX_INT32 || statusCode < -MAX_INT32 - 1))
-    return fail(`${p}status.code`, 'out of range');
-  if (statusCode === null) {
-    if (status.code !== undefined && status.code !== null) return fail(`${p}status.code`, 'not an integer');
-    const word = asText(status.text)?.trim().toLowerCase();
-    if (word !== 'canceled' && word !== 'cancelled') return fail(`${p}status.code`, 'missing');
-    statusCode = InvoiceStatusCode.Canceled;
+  const referrer = asText(shape === 'legacy' ? inv.referencia : inv.referrer);
+  const r = new PayloadReader('readDelivery');
+  try {
+    r.requiredText(inv.id, `${prefix}id`);
+    const statusCode = statusOf(r, inv.status, `${prefix}status`).code;
+    // The inbox keeps it in an `integer` column: a larger one is refused here, never by the INSERT.
+    if (statusCode > MAX_INT32 || statusCode < -MAX_INT32 - 1) r.fail(`${prefix}status.code`, 'out of range');
+    return { invoice: { id: id as string, referrer, statusCode }, error: null, id };
+  } catch (err) {
+    if (!(err instanceof GatewayResponseError)) throw err;
+    return { invoice: null, error: err.detail, id };
   }
-  return { invoice: { id, referrer, statusCode }, error: null, id };
 }
 
 type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
@@ -92,19 +81,19 @@ type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentA
 };
 
 function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
-  const first = (paths: string[]) => paths.map((p) => text(valueAt(body, p))).find((v) => v !== null) ?? null;
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
   // some other wrapper, not an invoice).
-  const at = w.invoice.find((p) => {
-    const v = asRecord(valueAt(body, p));
-    return !!v && (asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v);
+  const at = w.invoice.find((path) => {
+    const v = asRecord(valueAt(body, path));
+    if (!v) return false;
+    return asRecord(v.invoice) !== null || asRecord(v.fatura) !== null || 'status' in v || 'id' in v;
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
-    event: first(w.event),
-    deliveryId: first(w.deliveryId),
-    webhookId: first(w.webhookId),
-    sentAt: first(w.sentAt),
+    event: firstTextAt(body, w.event),
+    deliveryId: firstTextAt(body, w.deliveryId),
+    webhookId: firstTextAt(body, w.webhookId),
+    sentAt: firstTextAt(body, w.sentAt),
     test: w.test.some((p) => valueAt(body, p) === true),
     error: null,
   };
@@ -115,7 +104,7 @@ const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null
 function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
-    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(text);
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(asText);
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -144,25 +133,6 @@ export function dedupeKeyOf(
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-function text(value: unknown): string | null {
-  if (typeof value === 'string' && value.length > 0) return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
-/** A copy of `value` with `number`, `numero`, `token` and `bin` redacted inside every `card`/`cartao` object. */
-function redactCardData(value: unknown, inCard = false, depth = 0): unknown {
-  if (depth > MAX_JSON_DEPTH) return '[too deep]';
-  if (Array.isArray(value)) return value.map((v) => redactCardData(v, inCard, depth + 1));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    if (inCard && CARD_SECRETS.includes(key) && v !== null && v !== undefined) out[key] = '[redacted]';
-    else out[key] = redactCardData(v, CARD_BLOCKS.includes(key), depth + 1);
-  }
-  return out;
-}
-
 /** The service issues service parts of at most 512 characters (A13): a longer one is none of its tokens. */
 const MAX_SERVICE_TOKEN_LENGTH = 512;
 
@@ -173,7 +143,8 @@ const MAX_SERVICE_TOKEN_LENGTH = 512;
 export function readWebhookHeaderLines(received: readonly string[]) {
   let webhookId: string | null = null;
   const tokens = new Set<string>();
-  for (const line of received.flatMap((v) => v.split(',')).map((v) => v.trim())) {
+  const lines = received.flatMap((value) => value.split(','));
+  for (const line of lines.map((value) => value.trim())) {
     // Strict base64 only: the decoder skips what is not, so the text must encode back to the line itself.
     const buf = Buffer.from(line, 'base64');
     const text = buf.toString('utf8');
@@ -202,7 +173,8 @@ export function webhookLinesOf(source: IncomingMessage | Record<string, unknown>
   const out: string[] = [];
   for (const [name, value] of Object.entries(source)) {
     if (name.toLowerCase() !== 'webhook') continue;
-    for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') out.push(v);
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    out.push(...values.filter((v): v is string => typeof v === 'string'));
   }
   return out;
 }

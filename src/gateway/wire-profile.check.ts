@@ -1,5 +1,8 @@
-import { all as allOf, check, each, optional, Rule } from './dto/validators';
+import { addFieldError, all as allOf, check, each, type FieldErrors, optional, Rule } from './dto/validators';
+import { asRecord, exceedsJsonDepth } from './json';
 import { DEFAULT_WIRE_PROFILE, placeholdersOf } from './wire-profile';
+
+const tooDeep = (value: unknown) => exceedsJsonDepth(value, 8);
 
 const MAX_PROFILE_JSON = 32_768;
 
@@ -8,22 +11,25 @@ const MAX_PROFILE_JSON = 32_768;
  * key known, every value of its kind, templates using only their request's values, no function.
  */
 export function checkWireProfileData(value: unknown, root = 'wireProfile'): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  const fail = (path: string, message: string) => (errors[path] ??= []).push(message);
-  if (JSON.stringify(value ?? null).length > MAX_PROFILE_JSON)
+  const errors: FieldErrors = {};
+  const fail = (path: string, message: string) => addFieldError(errors, path, message);
+  if (JSON.stringify(value ?? null).length > MAX_PROFILE_JSON) {
     fail(root, `must be at most ${MAX_PROFILE_JSON} characters of JSON`);
-  else PROFILE(value, root, fail, {});
+  } else {
+    PROFILE(value, root, fail, {});
+  }
   return errors;
 }
 
 const part =
   (shape: Record<string, Rule>): Rule =>
   (v, p, fail) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(p, 'must be an object');
-    for (const [key, item] of Object.entries(v)) {
+    const given = asRecord(v);
+    if (!given) return fail(p, 'must be an object');
+    for (const [key, item] of Object.entries(given)) {
       if (item === undefined) continue;
       const rule = shape[key];
-      if (rule) rule(item, `${p}.${key}`, fail, v as Record<string, unknown>);
+      if (rule) rule(item, `${p}.${key}`, fail, given);
       else fail(`${p}.${key}`, 'is not a part of the wire profile');
     }
   };
@@ -56,12 +62,12 @@ const code = check(
   'must be an integer from 0 to 9999',
   (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 9999,
 );
-const json = check('must be JSON nested at most 8 levels', (v) => typeof v !== 'function' && depthOf(v) <= 8);
+const json = check('must be JSON nested at most 8 levels', (v) => typeof v !== 'function' && !tooDeep(v));
 const template =
   (...values: string[]): Rule =>
   (v, p, fail, parent) => {
     if (typeof v === 'function') return fail(p, 'a function is not data: give it in the module options');
-    if (depthOf(v) > 8) return json(v, p, fail, parent);
+    if (tooDeep(v)) return json(v, p, fail, parent);
     const unknown = [...placeholdersOf(v as never)].filter((x) => !values.includes(x));
     const known = values.join(', ');
     if (unknown.length)
@@ -75,7 +81,7 @@ const maxPages = check(
   (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000,
 );
 const lookup: Rule = (v, p, fail) => {
-  const o = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  const o = asRecord(v);
   const keys = o ? Object.keys(o) : [];
   if (o && 'get' in o && keys.every((k) => k === 'get' || k === 'at')) {
     if (o.at !== undefined) jsonPath(o.at, `${p}.at`, fail, o);
@@ -119,22 +125,16 @@ function kindOf(value: unknown, at: string, key: string): Rule {
   if (key === 'credentials') return oneOf('basic', 'body');
   if (typeof value === 'number') return code;
   if (Array.isArray(value)) return jsonPaths;
-  if (typeof value !== 'string') return partOf(value as object, at);
-  return at.startsWith('list.query.') ? name : value.startsWith('/') ? path : jsonPath;
+  if (typeof value !== 'string') return partOf(value as Record<string, unknown>, at);
+  if (at.startsWith('list.query.')) return name;
+  return value.startsWith('/') ? path : jsonPath;
 }
 
-function partOf(value: object, at: string): Rule {
+function partOf(value: Record<string, unknown>, at: string): Rule {
   const keys = Object.keys(value).concat(at === 'authenticate' ? ['body'] : []);
-  const child = (k: string) => (at ? `${at}.${k}` : k);
-  return part(Object.fromEntries(keys.map((k) => [k, ruleOf((value as never)[k], child(k))])));
+  const rules: Record<string, Rule> = {};
+  for (const key of keys) rules[key] = ruleOf(value[key], at ? `${at}.${key}` : key);
+  return part(rules);
 }
 
-const PROFILE = partOf(DEFAULT_WIRE_PROFILE, '');
-
-function depthOf(value: unknown, depth = 0): number {
-  if (depth > 8) return depth;
-  if (Array.isArray(value)) return Math.max(depth, ...value.map((v) => depthOf(v, depth + 1)));
-  if (typeof value === 'object' && value !== null)
-    return Math.max(depth, ...Object.values(value).map((v) => depthOf(v, depth + 1)));
-  return depth;
-}
+const PROFILE = partOf({ ...DEFAULT_WIRE_PROFILE }, '');

@@ -1,5 +1,6 @@
 import { isLastPage, PayloadReader, readPage } from './payload.reader';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, renderTemplate, valueAt } from './wire-profile';
+import { valueAt } from './json';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile, renderTemplate } from './wire-profile';
 import { checkWireProfileData } from './wire-profile.check';
 
 describe('wire templates', () => {

@@ -1,4 +1,4 @@
-import { asRecord } from './payload.reader';
+import { asRecord } from './json';
 
 /** The conventions where the spec says "not shown" (`docs/wire-profile.md`); dotted paths, `null`: not sent. */
 export interface WireProfile {
@@ -186,7 +186,9 @@ export function mergeWireProfile(
   ...overrides: Array<WireProfileOverrides | null | undefined>
 ): WireProfile {
   let out: unknown = base;
-  for (const o of overrides) if (o) out = mergeAt(out, o);
+  for (const o of overrides) {
+    if (o) out = mergeAt(out, o);
+  }
   return out as WireProfile;
 }
 
@@ -200,12 +202,6 @@ function mergeAt(base: unknown, over: unknown, key = ''): unknown {
     if (value !== undefined) out[k] = k in b ? mergeAt(b[k], value, k) : value;
   }
   return out;
-}
-
-/** The value at a dotted path (`''`: the value itself; `null`: not sent, `undefined`). */
-export function valueAt(value: unknown, path: string | null): unknown {
-  if (!path) return path === '' ? value : undefined;
-  return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 
 /** JSON with `{name}` placeholders: a whole-string one keeps the value's type (absent: member dropped). */
@@ -230,7 +226,9 @@ export function renderTemplate(template: WireTemplate, values: Record<string, un
 /** Placeholders a template uses. */
 export function placeholdersOf(template: WireTemplate): Set<string> {
   const found = new Set<string>();
-  walk(template, (text) => [...text.matchAll(INSIDE)].forEach((m) => found.add(m[1])));
+  walk(template, (text) => {
+    for (const match of text.matchAll(INSIDE)) found.add(match[1]);
+  });
   return found;
 }
 

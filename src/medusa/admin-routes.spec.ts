@@ -1,4 +1,4 @@
-import { STATUS_TABLE } from '../core/status-table';
+import { STATUS_TABLE } from '../domain/status-table';
 import { BUILT_IN_DEFAULTS, maskSettings } from '../settings/settings.mapping';
 import { settingsFields, settingsWarnings } from './admin-routes';
 

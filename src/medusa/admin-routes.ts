@@ -1,4 +1,4 @@
-import { SETTING_LIST, type AdminText, type SettingName } from '../core/settings.schema';
+import { SETTING_LIST, type AdminText, type SettingName } from '../options/settings.schema';
 import { orderInvoiceViews, type OrderInvoiceView } from '../settings/order-invoices.view';
 import type { MaskedSettings } from '../settings/settings.mapping';
 import { pluginOptions, withSessions, type MedusaRequest, type MedusaResponse } from './plugin';

@@ -1,4 +1,4 @@
-import { CheckoutValidationError } from '../checkout/errors';
+import { CheckoutValidationError } from '../core/invoice.errors';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { buildCheckoutData } from './order';
 import { resolveCheckoutOptions } from '../options/checkout.options';

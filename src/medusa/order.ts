@@ -1,7 +1,12 @@
 import { inspect } from 'node:util';
-import { CheckoutValidationError } from '../checkout/errors';
-import type { CheckoutAddress, CheckoutCard, CheckoutOrder, InitiatePaymentData } from '../checkout/types';
-import { textProblem } from '../core/text-bounds';
+import { CheckoutValidationError } from '../core/invoice.errors';
+import type {
+  CheckoutAddress,
+  CheckoutCard,
+  CheckoutOrder,
+  InitiatePaymentData,
+} from '../core/checkout.types';
+import { textProblem } from '../domain/text-bounds';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
@@ -161,7 +166,6 @@ function cartOf(value: unknown): MedusaCheckoutCart | null {
   };
 }
 
-/** The cart's billing phone, else its shipping phone. */
 function cartPhone(cart: MedusaCheckoutCart | null): string | null {
   return text(cart?.billing_address?.phone) ?? text(cart?.shipping_address?.phone);
 }

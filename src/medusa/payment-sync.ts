@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
+import { InvoiceStatusCode } from '../domain/status-table';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { logger, servicesOf } from './runtime';
@@ -29,15 +30,14 @@ export interface MedusaSyncOptions {
   batchSize?: number;
 }
 
-/** What one run did. */
 export interface MedusaSyncResult {
   considered: number;
   processed: number;
   errors: number;
 }
 
-/** Codes whose change Medusa hears as a webhook action it processes: authorized (4) and paid (5). */
-const ACTED_CODES = [4, 5];
+/** Codes whose change Medusa hears as a webhook action it processes: authorized and paid. */
+const ACTED_CODES = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
 const cursors = new WeakMap<INestApplicationContext, { since: Date; retry: Set<string> }>();
 
 /**

@@ -1,5 +1,5 @@
-import { OrderNotPaidError } from '../shipping/errors';
-import type { RecordShipmentResult } from '../shipping/types';
+import { OrderNotPaidError } from '../domain/shipping.errors';
+import type { RecordShipmentResult } from '../domain/shipping.types';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
 import {
   invoicePaymentsRuntime,
@@ -79,7 +79,9 @@ export async function invoicePaymentsSyncJob(container: MedusaContainer): Promis
   );
   const process = (input: Required<MedusaWebhookActionResult>) =>
     engine.run(MEDUSA_PROCESS_PAYMENT_WORKFLOW, { input });
-  for (const app of await startedInvoicePaymentsRuntimes()) await syncMedusaPayments(app, payments, process);
+  for (const app of await startedInvoicePaymentsRuntimes()) {
+    await syncMedusaPayments(app, payments, process);
+  }
 }
 
 export const invoicePaymentsSyncJobConfig = { name: 'invoice-payments-sync', schedule: '* * * * *' };

@@ -1,5 +1,5 @@
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData, InvoicePaymentSessionData } from '../checkout/types';
+import type { InitiatePaymentData, InvoicePaymentSessionData } from '../core/checkout.types';
 import type { PaymentMethod } from '../gateway/types';
 import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
 import {
@@ -7,9 +7,9 @@ import {
   loadMedusaFramework,
   logger,
   medusaDataSourceOptions,
-  type MedusaRuntimeServices,
   runtimeServices,
 } from './runtime';
+import type { MedusaRuntimeServices } from './runtime-services';
 import { toMedusaError, webhookAction } from './session';
 import type {
   InvoicePaymentsMedusaOptions,

@@ -1,18 +1,13 @@
-import { DynamicModule, INestApplicationContext, Injectable, Logger, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
-import { InvoiceCreationService } from '../checkout/invoice-creation.service';
-import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import { PixRenewalService } from '../checkout/pix-renewal.service';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
-import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
-import { RefundService } from '../refunds/refund.service';
-import { InvoicePaymentsSettingsService } from '../settings/settings.service';
-import { TrackingService } from '../shipping/tracking.service';
+import { MedusaRuntimeServices } from './runtime-services';
 import type { InvoicePaymentsMedusaOptions } from './types';
 
 /** Schema of the module's tables inside Medusa's database, unless the options name another. */
@@ -22,7 +17,6 @@ export const MEDUSA_MIGRATIONS_TABLE = 'invoice_payments_migrations';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-/** Medusa's `MedusaError` constructor. */
 export type MedusaErrorClass = new (type: string, message: string) => Error;
 
 /** The part of `@medusajs/framework/utils` the adapter uses. */
@@ -45,23 +39,6 @@ export function loadMedusaFramework(): MedusaFrameworkUtils {
     );
   }
 }
-
-/** What the adapter calls in its runtime, injected from what `InvoicePaymentsModule` exports (no search by class). */
-@Injectable()
-export class MedusaRuntimeServices {
-  constructor(
-    readonly provider: InvoicePaymentProvider,
-    readonly checkout: InvoiceCreationService,
-    readonly tracking: TrackingService,
-    readonly refunds: RefundService,
-    readonly settings: InvoicePaymentsSettingsService,
-    readonly renewal: PixRenewalService,
-    @InjectDataSource() readonly dataSource: DataSource,
-  ) {}
-}
-
-@Module({ providers: [MedusaRuntimeServices] })
-class InvoicePaymentsMedusaHostModule {}
 
 /** The module's TypeORM connection inside Medusa: PostgreSQL, its own pool, schema and migrations table. */
 export function medusaDataSourceOptions(options: InvoicePaymentsMedusaOptions): DataSourceOptions {
@@ -98,7 +75,6 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
-/** The adapter's log. */
 export const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
@@ -120,11 +96,15 @@ export function invoicePaymentsRuntime(
 /** Each started runtime's services, taken from its own root module when it starts. */
 const servicesOfRuntimes = new WeakMap<INestApplicationContext, MedusaRuntimeServices>();
 
+/** The runtime's root module: a class of its own, its providers given where it is built. */
+class InvoicePaymentsMedusaHostModule {}
+
 async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplicationContext> {
   if (options.runMigrations !== false) await runInvoicePaymentsMigrations(options);
   // TypeORM, the event bus and `InvoicePaymentsModule`, no HTTP server.
   const root: DynamicModule = {
     module: InvoicePaymentsMedusaHostModule,
+    providers: [MedusaRuntimeServices],
     imports: [
       TypeOrmModule.forRoot(medusaDataSourceOptions(options)),
       EventEmitterModule.forRoot(),

@@ -3,7 +3,7 @@ import {
   InvoiceCreationUnresolvedError,
   InvoiceRecordNotFoundError,
   PaymentServiceError,
-} from '../checkout/errors';
+} from '../core/invoice.errors';
 import { GatewayNetworkError, GatewayStateConflictError } from '../gateway/errors';
 import { RefundInProgressError } from '../refunds/errors';
 import type { InvoiceRefund } from '../refunds/refund.entity';

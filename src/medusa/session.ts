@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { PaymentServiceError } from '../checkout/errors';
-import type { PaymentWebhookAction, ProviderWebhookPayload } from '../checkout/types';
+import { PaymentServiceError } from '../core/invoice.errors';
+import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/checkout.types';
 import {
   HOST_WEBHOOKS,
   webhookActionOf,
@@ -8,7 +8,7 @@ import {
   type ConfirmedStatus,
   type HostWebhooks,
 } from '../core/ports';
-import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

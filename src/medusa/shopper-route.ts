@@ -6,7 +6,8 @@ import { httpAnswerOf } from '../errors/http-answers';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { cartIdProblem, cartPaymentRecord } from './cart-payment';
 import { pluginOptions, type MedusaRequest, type MedusaResponse } from './plugin';
-import { logger, runtimeServices, type MedusaRuntimeServices } from './runtime';
+import { logger, runtimeServices } from './runtime';
+import type { MedusaRuntimeServices } from './runtime-services';
 
 /*
  * The shopper's status route in Medusa's store API (the plugin's `api/store/invoice-payments/carts/[cart_id]`): the

@@ -1,5 +1,5 @@
-import type { ProviderWebhookPayload } from '../checkout/types';
-import type { PaymentSessionStatus } from '../core/status-table';
+import type { ProviderWebhookPayload } from '../core/checkout.types';
+import type { PaymentSessionStatus } from '../domain/status-table';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import type { ShippingOptions } from '../options/shipping.options';

@@ -2,11 +2,12 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Poller } from '../core/queue/poller';
+import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { GatewayClient } from '../gateway/gateway.client';
-import { InvoicePaymentsSettingsService } from '../settings/settings.service';
+import type { GatewayClientOptions } from '../gateway/gateway.options';
 import { type Backlog, readBacklog } from './backlog';
-import { HEALTH_OPTIONS, type ResolvedHealthOptions } from './health.options';
-import { lastCallTo } from './otel';
+import { HEALTH_OPTIONS, type ResolvedHealthOptions } from '../options/health.options';
+import { lastCallTo } from '../core/otel';
 
 /** Outcomes of a call that say the service is not answering. */
 const UNREACHABLE = ['network', 'timeout', 'unavailable', 'outcome_unknown'];
@@ -49,7 +50,8 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
     @Inject(HEALTH_OPTIONS) private readonly options: ResolvedHealthOptions,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly gateway: GatewayClient,
-    private readonly settings: InvoicePaymentsSettingsService,
+    // The client's own options: their `resolveConfig` reads the stored settings, so this edge needs not know them.
+    @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {
     super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs);
   }
@@ -106,12 +108,18 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
     return this.reading!;
   }
 
+  /** The address the client calls now: the stored settings over the options when they are wired, else the options. */
+  private async currentConnection(): Promise<{ baseUrl: string }> {
+    const resolve = this.gatewayOptions.resolveConfig;
+    return resolve ? resolve() : this.gatewayOptions;
+  }
+
   /** One background round: the address and the queues (each bounded), then a probe if the service was quiet. */
   protected async round(): Promise<void> {
     try {
       const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
       const [config, backlog] = await Promise.allSettled([
-        within(this.settings.gatewayConfig()),
+        within(this.currentConnection()),
         within(readBacklog(this.dataSource)),
       ]);
       const baseUrl =

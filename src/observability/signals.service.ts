@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
 import { type Backlog, readBacklog } from './backlog';
-import { count, current, meter, recordPortDelay } from './otel';
+import { count, current, meter, recordPortDelay } from '../core/otel';
 
 /** The names the status changes' sources are counted under, where they differ from the source's own. */
 const SOURCES: Record<string, string> = { sweep: 'reconciliation', create: 'checkout', provider: 'checkout' };

@@ -1,6 +1,7 @@
 import type { CanActivate, Type } from '@nestjs/common';
-import type { AdminAuthThrottleOptions } from '../settings/auth-throttle';
-import type { EncryptionKeyOptions } from '../settings/secret-box';
+
+/** Route prefix of the admin API unless `admin.prefix` names another. */
+export const DEFAULT_ADMIN_PREFIX = 'admin/invoice-payments';
 
 /** The admin API (docs/admin.md): without `guard`, requests need `Bearer <adminKey>`; without either, 401. */
 export interface InvoicePaymentsAdminOptions {
@@ -18,4 +19,31 @@ export interface InvoicePaymentsAdminOptions {
   ui?: boolean;
   /** Slows failed authentications per client (default 10 a minute, then 429); the right key is never refused. */
   authThrottle?: AdminAuthThrottleOptions;
+}
+
+/**
+ * Keys that encrypt the stored secrets (access token, merchant webhook token).
+ *
+ * Each key is 32 random bytes written as base64, base64url or hex (`openssl rand -base64 32`). To rotate, add a new
+ * key, make it `currentKeyId`, keep the old one until `rotateSecrets()` has re-encrypted every row, then remove it.
+ */
+export interface EncryptionKeyOptions {
+  /** Key id → key. Ids are 1-32 characters of `A-Z a-z 0-9 _ -`; they are stored beside each value. */
+  keys: Record<string, string | Buffer>;
+  /** Id of the key new values are encrypted with. May be omitted when there is exactly one key. */
+  currentKeyId?: string;
+}
+
+/** How failed admin authentications are limited (`admin.authThrottle`). */
+export interface AdminAuthThrottleOptions {
+  /** Failed authentications a client may make per window before its failures are slowed (429). Default 10. */
+  maxFailures?: number;
+  /** Length of the window, in ms. Default 60 000. */
+  windowMs?: number;
+  /** Clients remembered at most (memory stays bounded); the least recently started window is forgotten. Default 10 000. */
+  maxClients?: number;
+  /** How long the answer to a failure past the limit is held before its 429, in ms. Default 1000. */
+  slowdownMs?: number;
+  /** Answers held at once, all clients together (past it, a 429 goes out at once: a flood holds little). Default 100. */
+  maxHeld?: number;
 }

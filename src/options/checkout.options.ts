@@ -1,9 +1,9 @@
-import type { CheckoutAddress, CheckoutOrder } from '../checkout/types';
-import { todayIn } from '../core/calendar';
-import type { TextRule } from '../core/text-bounds';
+import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
+import { todayIn } from '../domain/calendar';
+import type { TextRule } from '../domain/text-bounds';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
-import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /** Maps the shipping address to `client.address` (house number and district from the store's own fields); validated. */
 export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;

@@ -1,9 +1,9 @@
-import type { StatusDispatchOptions } from './notifications.options';
+import type { StatusDispatchOptions } from '../core/status-dispatch.options';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { CheckoutOptions } from './checkout.options';
 import type { OrderPaymentPort } from '../core/ports';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
-import type { HealthOptions } from '../observability/health.options';
+import type { HealthOptions } from './health.options';
 import type { OpenReconciliationOptions } from './reconciliation.options';
 import type { RefundsOptions } from './refunds.options';
 import type { InvoicePaymentsAdminOptions } from './admin.options';

@@ -1,4 +1,4 @@
-import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /** The reconciliation of open invoices (on by default; docs/webhooks.md); the defaults suit production. */
 export interface OpenReconciliationOptions {

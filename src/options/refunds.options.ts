@@ -1,4 +1,4 @@
-import { int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /** How refunds whose answer was lost are settled (docs/refunds.md); every field has a production default. */
 export interface RefundsOptions {

@@ -1,6 +1,6 @@
 import type { FactoryProvider } from '@nestjs/common';
 import type { InvoicePaymentsModuleOptions } from './options';
-import { DEFAULT_ADMIN_PREFIX } from '../settings/constants';
+import { DEFAULT_ADMIN_PREFIX } from './admin.options';
 import { resolveWebhooksOptions } from './webhooks.options';
 
 /** Injection token of the module options (`InvoicePaymentsModuleOptions`) given to `forRoot`/`forRootAsync`. */

@@ -1,4 +1,4 @@
-import { resolveNotificationsOptions } from './notifications.options';
+import { resolveNotificationsOptions } from '../core/status-dispatch.options';
 
 describe('resolveNotificationsOptions', () => {
   it('fills in the defaults', () => {

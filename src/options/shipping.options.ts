@@ -1,7 +1,24 @@
 import type { BackoffOptions } from '../core/queue/backoff';
-import { DEFAULT_SHIPMENT_EVENT, defaultShipmentMapper } from '../shipping/shipping-options';
-import type { RecordShipmentInput } from '../shipping/types';
-import { DAY, int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import type { RecordShipmentInput } from '../domain/shipping.types';
+import { DAY, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
+import { ShipmentValidationError } from '../domain/shipping.errors';
+
+/** The host's shipment event, unless `shipping.shipmentEvent` names another. */
+export const DEFAULT_SHIPMENT_EVENT = 'order.shipment_created';
+
+/** The default event mapping: the payload is a {@link RecordShipmentInput} already. */
+export function defaultShipmentMapper(payload: unknown): RecordShipmentInput {
+  if (typeof payload !== 'object' || payload === null) {
+    throw new ShipmentValidationError('payload', 'the shipment event must carry an object');
+  }
+  const p = payload as Record<string, unknown>;
+  return {
+    orderId: p.orderId as string,
+    trackingCode: p.trackingCode as string,
+    carrier: p.carrier as string | undefined,
+    trackingUrl: p.trackingUrl as string | undefined,
+  };
+}
 
 /** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
 export interface ShippingOptions {

@@ -1,4 +1,4 @@
-import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from './fields';
+import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 /** Injection token of the resolved `ResolvedWebhooksOptions`. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');

@@ -8,7 +8,7 @@ import type {
   QueryRunner,
   SelectQueryBuilder,
 } from 'typeorm';
-import { dataSourceOf, queryReturning } from '../core/typeorm-compat';
+import { dataSourceOf, queryReturning } from './typeorm-compat';
 import { InvoiceStatusHistory } from './invoice-status-history.entity';
 import { InvoiceRecord } from './invoice.entity';
 

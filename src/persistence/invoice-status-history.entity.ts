@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { StatusChangeSource } from '../core/status-table';
+import type { StatusChangeSource } from '../domain/status-table';
 import { TimestampColumn } from './columns';
 
 /** Every status an invoice was reported in, applied or not, with the reason: what the service said, what we did. */

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { centsColumn, TimestampColumn } from './columns';
 
 /**
@@ -7,6 +7,9 @@ import { centsColumn, TimestampColumn } from './columns';
  * the service: look it up by referrer first), `created`, or `failed` (refused: nothing exists there).
  */
 export type InvoiceCreationState = 'pending' | 'unknown' | 'created' | 'failed';
+
+/** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
+export const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
 /** One payment attempt of an order: the invoice at the service and what the module knows of it. */
 @Entity('invoice_payments_invoice')

@@ -5,7 +5,7 @@ import {
   type MigrationInterface,
   type QueryRunner,
 } from 'typeorm';
-import { dataSourceOf } from '../core/typeorm-compat';
+import { dataSourceOf } from './typeorm-compat';
 import { dialectOf } from './dialect';
 
 /** The advisory lock key of the module's migrations, as an operator finds it in `pg_locks` (`objid`). */

@@ -1,9 +1,6 @@
-import { DAY, HOUR } from '../options/fields';
+import { DAY, HOUR } from '../domain/option-fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-
-/** `next_check_at` of a record that is off the schedule (final, or past its window): sorts after any real time. */
-export const NEVER = new Date('9999-12-31T00:00:00.000Z');
 
 /** `dueDate`: `YYYY-MM-DD` (service time zone), or `null`. */
 type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'>;

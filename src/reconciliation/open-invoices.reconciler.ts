@@ -7,21 +7,22 @@ import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
 import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { acquireLease, releaseLease } from '../core/named-lease';
+import { acquireLease, releaseLease } from '../persistence/named-lease';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import { Poller } from '../core/queue/poller';
-import { decideTransition } from '../core/status-table';
+import { statusIs } from '../domain/status-table';
+import { decideTransition } from '../domain/status-transitions';
 import { runStatement } from '../persistence/dialect';
-import { escapeQuery, queryReturning } from '../core/typeorm-compat';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/payload.reader';
-import { CANCELLABLE_CODES, OPEN_CODES } from '../gateway/status';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { NEVER, nextCheckAt } from './check-schedule';
-import { DAY } from '../options/fields';
+import { nextCheckAt } from './check-schedule';
+import { NEVER } from '../persistence/invoice.entity';
+import { DAY } from '../domain/option-fields';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
-import { countRound } from '../observability/otel';
+import { countRound } from '../core/otel';
 
 /** Injection token of the resolved reconciliation options. */
 export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');
@@ -131,7 +132,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
 
   private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
     const now = new Date();
-    if (!isOpen(record)) {
+    if (!isWatched(record)) {
       result.closed++;
       return this.scheduleCheck(record.id, NEVER);
     }
@@ -152,7 +153,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
       return this.scheduleCheck(record.id, next && next < soon ? next : soon);
     }
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
-    if (!after || !isOpen(after)) return this.scheduleCheck(record.id, NEVER);
+    if (!after || !isWatched(after)) return this.scheduleCheck(record.id, NEVER);
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
@@ -247,7 +248,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
 
   /** A duplicate still payable after its check: the enforcement runs again (retrying its cancel), at its checks' pace. */
   private enforceIfPayableDuplicate(record: InvoiceRecord | null): boolean {
-    if (!record?.duplicateOf || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return false;
+    if (!record?.duplicateOf || !statusIs(record.statusCode, 'open')) return false;
     emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, record.orderId);
     return true;
   }
@@ -268,10 +269,10 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   }
 }
 
-/** Not final: an open status (or none yet), or a creation not settled. */
-export function isOpen(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
+/** Watched by the reconciler: a status not final (or none yet), or a creation not settled. */
+export function isWatched(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
   if (record.creationState === 'failed') return false;
-  return record.statusCode === null || OPEN_CODES.includes(record.statusCode);
+  return record.statusCode === null || statusIs(record.statusCode, 'watched');
 }
 
 export { OpenInvoicesReconciler as ReconciliationService };

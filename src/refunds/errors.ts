@@ -1,4 +1,4 @@
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRefund } from './refund.entity';
 

@@ -1,16 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRefund } from './refund.entity';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
-import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
+import { REFUNDS_OPTIONS } from './constants';
+import { RefundStore } from './refund.store';
 
 const BATCH = 20;
 

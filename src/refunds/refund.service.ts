@@ -2,22 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { messageOf } from '../core/events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../checkout/errors';
-import { assertAllowed, refundableCents } from '../checkout/invoice-actions';
-import { InvoiceRecordStore } from '../checkout/invoice-record.store';
+import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
+import { assertAllowed, refundableCents } from '../core/invoice-actions';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import { GatewayOutcomeUnknownError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString, MAX_SERVICE_AMOUNT_CENTS } from '../gateway/money';
-import { REFUNDABLE_CODES } from '../gateway/status';
+import { statusIs } from '../domain/status-table';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
 import type { ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
-import { REFUNDS_OPTIONS, RefundStore } from './refund.store';
+import { REFUNDS_OPTIONS } from './constants';
+import { RefundStore } from './refund.store';
 
 /** One refund asked for. */
 export interface RefundRequest {
@@ -134,7 +135,7 @@ export class RefundService {
       throw new InvoiceOperationNotAllowedError('refund', record.id, 'the service did not find the invoice');
     }
     await this.status.apply({ recordId: record.id, code: invoice.status.code, source: 'provider', invoice });
-    if (!REFUNDABLE_CODES.includes(invoice.status.code)) {
+    if (!statusIs(invoice.status.code, 'refundable')) {
       await this.fail(refund, `not sent: the invoice is in status ${invoice.status.code}`);
       assertAllowed('refund', { ...record, statusCode: invoice.status.code });
     }

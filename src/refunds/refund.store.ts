@@ -4,13 +4,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { runStatement } from '../persistence/dialect';
-import { isUniqueViolation } from '../checkout/invoice-record.store';
+import { isUniqueViolation } from '../core/invoice-record.store';
 import { InvoiceRefund, RefundState } from './refund.entity';
-import { countRefund } from '../observability/otel';
+import { countRefund } from '../core/otel';
 import { sumCents } from '../gateway/money';
-
-/** Injection token of the resolved refund options. */
-export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
 
 /** How long a row taken for a read-back is left to its worker before another may take it. */
 const TAKE_MS = 60_000;

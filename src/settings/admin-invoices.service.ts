@@ -1,14 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
-import { allowedActions, refundableCents } from '../checkout/invoice-actions';
-import { sessionDataOf } from '../checkout/invoice-payment.provider';
-import { statusRow } from '../core/status-table';
+import { allowedActions, refundableCents } from '../core/invoice-actions';
+import { sessionDataOf } from '../core/session-data';
+import { statusRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
-import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
+import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../domain/status-table';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { adminValidationError, problemsOf } from './admin-errors.filter';
+import { adminValidationError, problemsOf } from './admin-problems';
 import type { ListInvoicesQueryDto } from './admin.dto';
 import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './paging';
 
@@ -36,9 +36,9 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
 
   async checkNameIndex(): Promise<boolean> {
     const query = dialectOf(this.dataSource).invoiceSearch.nameIndexQuery;
-    if (query === null || ((await this.dataSource.query(query, [NAME_TRIGRAMS])) as unknown[]).length > 0) {
-      return true;
-    }
+    if (query === null) return true;
+    const found = (await this.dataSource.query(query, [NAME_TRIGRAMS])) as unknown[];
+    if (found.length > 0) return true;
     this.logger.warn(
       `the admin search has no index for customer names (${NAME_TRIGRAMS}: pg_trgm was not available): ` +
         'each search scans the invoice table; see docs/admin.md (Search at scale) to create it',
@@ -95,10 +95,9 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
   async withDisplayIds<T extends { invoiceRecordId: string | null }>(
     page: Page<T>,
   ): Promise<Page<T & { displayId: string | null }>> {
-    const ids = [...new Set(page.items.map((i) => i.invoiceRecordId).filter((id): id is string => !!id))];
-    const rows = ids.length
-      ? await this.invoices.find({ where: { id: In(ids) }, select: { id: true, displayId: true } })
-      : [];
+    const ids = new Set(page.items.flatMap((i) => (i.invoiceRecordId ? [i.invoiceRecordId] : [])));
+    const select = { id: true, displayId: true };
+    const rows = ids.size ? await this.invoices.find({ where: { id: In([...ids]) }, select }) : [];
     const numbers = new Map(rows.map((r) => [r.id, r.displayId]));
     const items = page.items.map((i) => ({
       ...i,

@@ -3,13 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
-import { transitionNoteCode } from '../core/status-table';
-import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../gateway/status';
+import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../domain/status-table';
+import { transitionOfRow } from '../domain/status-transitions';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
-import type { TrackingOutboxStatus } from '../shipping/types';
+import type { TrackingOutboxStatus } from '../domain/shipping.types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
@@ -159,8 +159,14 @@ export function historyView(h: InvoiceStatusHistory) {
     applied: h.applied,
     note: h.note,
     /** `null`: the note is shown as written. */
-    noteCode: h.alert === 'amount_mismatch' ? 'amount_mismatch' : transitionNoteCode(h.note),
+    noteCode: h.alert === 'amount_mismatch' ? 'amount_mismatch' : noteCodeOf(h),
     alert: h.alert,
     createdAt: h.createdAt.toISOString(),
   };
+}
+
+/** A row's transition as the page's stable code, decided from its codes; a row with a note shows the note. */
+function noteCodeOf(h: InvoiceStatusHistory): string | null {
+  const verdict = h.note === null ? transitionOfRow(h)?.verdict : undefined;
+  return verdict && verdict !== 'apply' ? verdict : null;
 }

@@ -1,20 +1,7 @@
 import { isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateWindows } from '../core/rate-windows';
-
-/** How failed admin authentications are limited (`admin.authThrottle`). */
-export interface AdminAuthThrottleOptions {
-  /** Failed authentications a client may make per window before its failures are slowed (429). Default 10. */
-  maxFailures?: number;
-  /** Length of the window, in ms. Default 60 000. */
-  windowMs?: number;
-  /** Clients remembered at most (memory stays bounded); the least recently started window is forgotten. Default 10 000. */
-  maxClients?: number;
-  /** How long the answer to a failure past the limit is held before its 429, in ms. Default 1000. */
-  slowdownMs?: number;
-  /** Answers held at once, all clients together (past it, a 429 goes out at once: a flood holds little). Default 100. */
-  maxHeld?: number;
-}
+import type { AdminAuthThrottleOptions } from '../options/admin.options';
 
 const DEFAULTS = { maxFailures: 10, windowMs: 60_000, maxClients: 10_000, slowdownMs: 1000, maxHeld: 100 };
 
@@ -66,15 +53,6 @@ export class AdminAuthThrottle {
     } finally {
       this.held -= 1;
     }
-  }
-
-  get holding(): number {
-    return this.held;
-  }
-
-  /** Clients remembered now (at most `maxClients`). */
-  get clients(): number {
-    return this.windows.size;
   }
 }
 

@@ -6,5 +6,3 @@ export const INVOICE_PAYMENTS_ADMIN_OPTIONS = Symbol('INVOICE_PAYMENTS_ADMIN_OPT
 
 /** Injection token of the `SecretBox`. */
 export const INVOICE_PAYMENTS_SECRET_BOX = Symbol('INVOICE_PAYMENTS_SECRET_BOX');
-
-export const DEFAULT_ADMIN_PREFIX = 'admin/invoice-payments';

@@ -1,6 +1,5 @@
 import { DataSource, In } from 'typeorm';
-import { statusRow, type StatusTone } from '../core/status-table';
-import { DUE_DATE_CHANGE_CODES } from '../gateway/status';
+import { statusIs, statusRow, type StatusTone } from '../domain/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.entity';
 import type { RefundService } from '../refunds/refund.service';
@@ -53,7 +52,7 @@ export async function orderInvoiceViews(
         take: ALERTS_SHOWN,
       }),
     ]);
-    const waitsOnPayment = record.statusCode !== null && DUE_DATE_CHANGE_CODES.includes(record.statusCode);
+    const waitsOnPayment = statusIs(record.statusCode, 'dueDateMovable');
     return {
       ...view,
       statusTone: statusRow(record.statusCode)?.tone ?? null,

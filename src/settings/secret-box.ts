@@ -1,4 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { EncryptionKeyOptions } from '../options/admin.options';
+import { SecretBoxError } from './errors';
 
 const VERSION = 'v1';
 const ALGORITHM = 'aes-256-gcm';
@@ -11,24 +13,6 @@ const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 export const ENCRYPTION_KEYS_ENV = 'INVOICE_PAYMENTS_ENCRYPTION_KEYS';
 /** Environment variable naming the key new values are encrypted with. */
 export const ENCRYPTION_KEY_ID_ENV = 'INVOICE_PAYMENTS_ENCRYPTION_KEY_ID';
-
-/**
- * Keys that encrypt the stored secrets (access token, merchant webhook token).
- *
- * Each key is 32 random bytes written as base64, base64url or hex (`openssl rand -base64 32`). To rotate, add a new
- * key, make it `currentKeyId`, keep the old one until `rotateSecrets()` has re-encrypted every row, then remove it.
- */
-export interface EncryptionKeyOptions {
-  /** Key id → key. Ids are 1-32 characters of `A-Z a-z 0-9 _ -`; they are stored beside each value. */
-  keys: Record<string, string | Buffer>;
-  /** Id of the key new values are encrypted with. May be omitted when there is exactly one key. */
-  currentKeyId?: string;
-}
-
-/** Messages name the key id and field, never key or secret. */
-export class SecretBoxError extends Error {
-  override readonly name = 'SecretBoxError';
-}
 
 /**
  * AES-256-GCM, stored as `v1:<keyId>:<iv>:<tag>:<ciphertext>` so rotation can tell old rows. The context is bound as
@@ -74,10 +58,6 @@ export class SecretBox {
 
   get canEncrypt(): boolean {
     return this.currentKeyId !== null;
-  }
-
-  get keyIds(): string[] {
-    return [...this.keys.keys()];
   }
 
   encrypt(plain: string, context = ''): string {

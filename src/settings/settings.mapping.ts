@@ -4,7 +4,7 @@ import {
   type InvoicePaymentsSettingsValues,
   type SETTINGS,
   type SettingName,
-} from '../core/settings.schema';
+} from '../options/settings.schema';
 import type { HostLookup } from '../gateway/gateway.options';
 import type { PaymentMethod } from '../gateway/types';
 import { publicHttpsProblem } from '../gateway/webhook-destination';

@@ -1,19 +1,34 @@
-import { Controller, DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
+import {
+  Controller,
+  DynamicModule,
+  Module,
+  type ModuleMetadata,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
+import { AdminInvoicesController } from './admin-invoices.controller';
 import { AdminInvoicesService } from './admin-invoices.service';
+import { AdminNotFoundController } from './admin-not-found.controller';
+import { AdminOperationsController } from './admin-operations.controller';
 import { AdminOperationsService } from './admin-operations.service';
-import { InvoicePaymentsAdminController } from './admin.controller';
+import { AdminSettingsController } from './admin-settings.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
-import {
-  DEFAULT_ADMIN_PREFIX,
-  INVOICE_PAYMENTS_ADMIN_OPTIONS,
-  INVOICE_PAYMENTS_SECRET_BOX,
-} from './constants';
+import { DEFAULT_ADMIN_PREFIX } from '../options/admin.options';
+import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
+
+/** The admin API's controllers; the catch-all last, since routes match in the order they are registered. */
+const ADMIN_API = [
+  AdminSettingsController,
+  AdminInvoicesController,
+  AdminOperationsController,
+  AdminNotFoundController,
+];
 
 /**
  * The admin API and page under `admin.prefix`; the settings service, secret box and admin options come from
@@ -26,17 +41,12 @@ export class SettingsModule {
     workers: ModuleMetadata['imports'] = [],
   ): DynamicModule {
     const prefix = admin.prefix ?? DEFAULT_ADMIN_PREFIX;
-    // A subclass per prefix, so two apps in one process may differ.
-    @Controller(prefix.replace(/^\/+|\/+$/g, ''))
-    class Mounted extends InvoicePaymentsAdminController {}
-    Object.defineProperty(Mounted, 'name', { value: InvoicePaymentsAdminController.name });
     return {
       module: SettingsModule,
       imports: workers,
       controllers: [
         ...(admin.ui === false ? [] : [createAdminUiController(prefix)]),
-        // Last: its catch-all route is its last, and routes match in the order they are registered.
-        Mounted,
+        ...ADMIN_API.map((base) => mounted(prefix, base)),
       ],
       providers: [
         CredentialCheckService,
@@ -47,6 +57,14 @@ export class SettingsModule {
       ],
     };
   }
+}
+
+/** A subclass of `base` under `prefix`, so two apps in one process may differ. */
+function mounted(prefix: string, base: Type): Type {
+  const controller = class extends base {};
+  Object.defineProperty(controller, 'name', { value: base.name });
+  Controller(prefix.replace(/^\/+|\/+$/g, ''))(controller);
+  return controller;
 }
 
 /** The settings service, secret box and admin options, without the admin API: every capability reads them. */

@@ -9,6 +9,7 @@ import {
   INVOICE_PAYMENTS_SECRET_BOX,
   INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
 } from './constants';
+import { SettingsConflictError } from './errors';
 import { SecretBox } from './secret-box';
 import { DEFAULT_SETTINGS_ID, InvoicePaymentsSettingsRecord } from './settings.entity';
 import {
@@ -23,15 +24,8 @@ import {
   type MaskedSettings,
   type SettingsUpdate,
 } from './settings.mapping';
-import type { SettingName } from '../core/settings.schema';
+import type { SettingName } from '../options/settings.schema';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
-
-export class SettingsConflictError extends Error {
-  constructor() {
-    super('the settings were changed by someone else at the same time; try again');
-    this.name = 'SettingsConflictError';
-  }
-}
 
 /**
  * The settings the module runs with: module options overridden by what the admin saved. Cached for

@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { resolveShippingOptions } from '../options/shipping.options';
 import { section } from '../options/resolve';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { SHIPPING_OPTIONS } from './shipping-options';
+import { SHIPPING_OPTIONS } from './constants';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import { TimestampColumn } from '../persistence/columns';
-import type { TrackingOutboxStatus } from './types';
+import type { TrackingOutboxStatus } from '../domain/shipping.types';
 
 /**
  * One tracking code to post to the service (A9), written before anything is sent so an outage delays it but never

@@ -4,14 +4,15 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../checkout/invoice-record.store';
-import { TRACKABLE_CODES } from '../gateway/status';
+import { isUniqueViolation } from '../core/invoice-record.store';
+import { statusIs } from '../domain/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { OrderNotPaidError, ShipmentValidationError } from './errors';
-import { SHIPPING_OPTIONS, validateShipment } from './shipping-options';
+import { OrderNotPaidError, ShipmentValidationError } from '../domain/shipping.errors';
+import { SHIPPING_OPTIONS } from './constants';
+import { validateShipment } from './shipment';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
-import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from './types';
+import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from '../domain/shipping.types';
 import type { ResolvedShippingOptions } from '../options/shipping.options';
 
 /**
@@ -88,9 +89,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     const orderId = shipment.orderId;
     const invoices = await this.invoices.find({ where: { orderId }, order: { attempt: 'DESC' } });
     if (invoices.length === 0) throw new OrderNotPaidError(orderId, 'no_invoice', null);
-    const paid = invoices.find(
-      (i) => i.statusCode !== null && TRACKABLE_CODES.includes(i.statusCode) && i.gatewayInvoiceId !== null,
-    );
+    const paid = invoices.find((i) => statusIs(i.statusCode, 'trackable') && i.gatewayInvoiceId !== null);
     if (!paid) throw new OrderNotPaidError(orderId, 'not_paid', invoices[0].statusCode);
     return [shipment, paid];
   }

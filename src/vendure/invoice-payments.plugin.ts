@@ -4,21 +4,19 @@ import { concatAST } from 'graphql';
 import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
-import { INVOICE_PAYMENTS_ENTITIES } from '../persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { adminApiSchema, InvoicePaymentAdminResolver } from './admin-api.resolver';
-import { DEFAULT_DOCUMENT_FIELD, VENDURE_PLUGIN_OPTIONS } from './constants';
+import { DEFAULT_DOCUMENT_FIELD } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
 import { en, invoicePaymentMethodHandler } from './payment-method.handler';
+import {
+  VENDURE_PLUGIN_OPTIONS,
+  type InvoicePaymentsPluginOptions,
+  type ResolvedPluginOptions,
+} from './plugin-options';
 import { InvoicePaymentShopResolver, shopApiSchema } from './shop-api.resolver';
 import { InvoicePaymentStatusResolver, shopStatusSchema } from './shop-status.resolver';
-import type { InvoicePaymentsModuleOptions } from '../options/options';
-
-/** Options of `InvoicePaymentsPlugin.init(...)`: the module's options plus the Vendure store's own. */
-export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptions {
-  /** The Customer custom field keeping the CPF/CNPJ (defined unless the store has it). Default `taxDocument`. */
-  documentField?: string;
-}
 
 /** PIX, bank slip and card payments for a Vendure 3 store: `InvoicePaymentsPlugin.init(options)`; see docs/vendure.md. */
 @VendurePlugin({
@@ -40,7 +38,7 @@ export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptio
   compatibility: '^3.0.0',
 })
 export class InvoicePaymentsPlugin {
-  static options: InvoicePaymentsPluginOptions & { documentField: string };
+  static options: ResolvedPluginOptions;
   private static imported: DynamicModule | undefined;
 
   /** The plugin with its options; put the result in `VendureConfig.plugins`. */

@@ -11,11 +11,11 @@ import {
   type TransactionalConnection,
 } from '@vendure/core';
 import type { PaymentMethod as InvoiceMethod } from '../gateway/types';
+import { PAYMENT_METHODS } from '../options/checkout.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT } from './constants';
 
 const DEFAULT_CHANNEL_CODE = '__default_channel__';
-const INVOICE_METHODS: readonly InvoiceMethod[] = ['pix', 'billet', 'card'];
 
 /** An admin context in the order's own (seller) channel, for work outside a request; `null` for no such order. */
 export async function orderContext(
@@ -81,13 +81,13 @@ export async function findInvoicePaymentMethod(
 /** The options the store owner offers with this payment method (its `methods` argument; all when none chosen). */
 export function offeredMethods(method: PaymentMethod): InvoiceMethod[] {
   const raw = method.handler.args.find((a) => a.name === 'methods')?.value;
-  if (!raw) return [...INVOICE_METHODS];
+  if (!raw) return [...PAYMENT_METHODS];
   try {
     const listed: unknown = JSON.parse(raw);
-    if (Array.isArray(listed) && listed.length === 0) return [...INVOICE_METHODS];
-    if (Array.isArray(listed)) return INVOICE_METHODS.filter((m) => listed.includes(m));
+    if (Array.isArray(listed) && listed.length === 0) return [...PAYMENT_METHODS];
+    if (Array.isArray(listed)) return PAYMENT_METHODS.filter((m) => listed.includes(m));
   } catch {
     // Not JSON: a single value.
   }
-  return INVOICE_METHODS.filter((m) => m === raw);
+  return PAYMENT_METHODS.filter((m) => m === raw);
 }

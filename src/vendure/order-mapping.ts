@@ -1,5 +1,5 @@
 import type { Order } from '@vendure/core';
-import type { CheckoutOrder, CheckoutOrderItem } from '../checkout/types';
+import type { CheckoutOrder, CheckoutOrderItem } from '../core/checkout.types';
 
 /** What the storefront adds to the order for the invoice. */
 export interface OrderMappingExtras {

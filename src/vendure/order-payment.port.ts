@@ -10,6 +10,7 @@ import {
   TransactionalConnection,
 } from '@vendure/core';
 import type { OrderPaymentPort, PaymentStatusChange } from '../core/ports';
+import { InvoiceStatusCode } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
 import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, recordOf } from './order-access';
@@ -60,9 +61,14 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
       );
       if (problem) await this.note(ctx, change, `Invoice ${invoice}: ${problem}`);
     }
-    if (code === 8 || code === 9) await this.matchRefunds(ctx, change);
-    if (code === 10)
-      await this.note(ctx, change, `Invoice ${invoice} is contested at the payment service (status 10).`);
+    const refunded = code === InvoiceStatusCode.PartiallyRefunded || code === InvoiceStatusCode.Refunded;
+    if (refunded) await this.matchRefunds(ctx, change);
+    if (code === InvoiceStatusCode.Contested)
+      await this.note(
+        ctx,
+        change,
+        `Invoice ${invoice} is contested at the payment service (status ${code}).`,
+      );
     if (change.alert === 'paid_after_cancel') {
       const returned = 'the money must be returned to the customer';
       await this.note(ctx, change, `Invoice ${invoice} was paid after it was canceled: ${returned}.`);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { LanguageCode, Logger, PaymentMethodHandler, TransactionalConnection } from '@vendure/core';
 import type { Injector, Order, RequestContext } from '@vendure/core';
-import { asPaymentServiceError } from '../checkout/errors';
+import { asPaymentServiceError } from '../core/invoice.errors';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
-import { CANCELLABLE_CODES } from '../gateway/status';
+import { InvoiceStatusCode, statusIs } from '../domain/status-table';
 import { dialectOf } from '../persistence/dialect';
 import { RefundBeingConfirmedError } from '../refunds/errors';
 import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
@@ -97,7 +97,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
 
   async cancelPayment(_ctx, _order, payment) {
     const record = await recordOf(connection, payment.metadata?.invoiceRecordId);
-    if (!record || !CANCELLABLE_CODES.includes(record.statusCode ?? -1)) return { success: true };
+    if (!record || !statusIs(record.statusCode, 'cancellable')) return { success: true };
     try {
       await provider.cancelPayment({ data: { invoiceRecordId: record.id } });
       await settleModuleWork();
@@ -124,8 +124,8 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
       });
       await settleModuleWork();
       return {
-        // 7: asked for, not yet done (a bank slip's refund); the order port settles it on 8 or 9.
-        state: data.statusCode === 7 ? 'Pending' : 'Settled',
+        // Asked for, not yet done (a bank slip's refund); the order port settles it once partially refunded or refunded.
+        state: data.statusCode === InvoiceStatusCode.AwaitingRefund ? 'Pending' : 'Settled',
         transactionId: record.gatewayId ?? undefined,
         metadata: { statusCode: data.statusCode, refundedCents: data.refundedCents },
       };

@@ -21,15 +21,14 @@ import {
   CheckoutValidationError,
   isServiceTrouble,
   OpenInvoiceConflictError,
-} from '../checkout/errors';
-import { InvoicePaymentsError } from '../errors/invoice-payments.error';
+} from '../core/invoice.errors';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { isTaxDocument as isValidTaxDocument, normalizeDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData } from '../checkout/types';
-import { VENDURE_PLUGIN_OPTIONS } from './constants';
+import type { InitiatePaymentData } from '../core/checkout.types';
 import { toCheckoutOrder } from './order-mapping';
 import { findInvoicePaymentMethod, offeredMethods } from './order-access';
-import type { InvoicePaymentsPlugin } from './invoice-payments.plugin';
+import { VENDURE_PLUGIN_OPTIONS, type ResolvedPluginOptions } from './plugin-options';
 
 /** The Shop API extension: one mutation that starts (or resumes) the active order's invoice payment. */
 export const shopApiSchema = parse(`
@@ -120,7 +119,7 @@ export class InvoicePaymentShopResolver {
     private readonly payments: InvoicePaymentProvider,
     private readonly connection: TransactionalConnection,
     private readonly methods: PaymentMethodService,
-    @Inject(VENDURE_PLUGIN_OPTIONS) private readonly options: typeof InvoicePaymentsPlugin.options,
+    @Inject(VENDURE_PLUGIN_OPTIONS) private readonly options: ResolvedPluginOptions,
   ) {}
 
   @Mutation()

@@ -20,8 +20,8 @@ import {
 } from '../checkout/shopper.errors';
 import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
-import { asPaymentServiceError } from '../checkout/errors';
-import { idProblem } from '../core/text-bounds';
+import { asPaymentServiceError } from '../core/invoice.errors';
+import { idProblem } from '../domain/text-bounds';
 
 /** The shopper's payment screen in the Shop API: the fields of the status routes' JSON (docs/storefront-routes.md). */
 export const shopStatusSchema = parse(`

@@ -3,28 +3,18 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import type { Refusal } from '../core/bounded-json';
 import { InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/call-ceiling';
-import { decideTransition, STATUS_STAGES } from '../core/status-table';
+import { STATUS_STAGES } from '../domain/status-table';
+import { decideTransition } from '../domain/status-transitions';
 import type { NamedInvoice } from '../gateway/webhook.reader';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
+import type { IgnoredDelivery, Refusal } from './webhook-inbox.types';
 
 /** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
-
-/**
- * A well-formed, authenticated delivery the store has no use for, acknowledged (2xx) with nothing stored and no call
- * to the service. `no_open_invoice`: its invoice is one this store holds closed, or none of its own (one reason for
- * both, so a sender learns no more than before of which numbers are this store's); `test_delivery`: the service's
- * synthetic test delivery, which names no invoice.
- */
-export interface IgnoredDelivery {
-  reason: 'no_open_invoice' | 'test_delivery';
-  message: string;
-}
 
 /** What the route does with a delivery's invoice: takes it (`null`), acknowledges and drops it, or refuses it. */
 export type Admission = null | { ignored: IgnoredDelivery } | Refusal;

@@ -1,11 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Refusal } from '../core/bounded-json';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../core/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { IgnoredDelivery } from './delivery-admission';
+import type { IgnoredDelivery, Refusal } from './webhook-inbox.types';
 
 // The checks of a delivery that need neither the database nor the service: its token, and what it names.
 
@@ -56,10 +55,20 @@ function merchantPartProblem(merchant: string, expected: string | null, allowEmp
     : 'the merchant part of the token does not match';
 }
 
+/** The longest text each routing field may hold: its inbox column's width. */
+const FIELD_LENGTHS = {
+  event: 64,
+  delivery_id: 128,
+  webhook: 128,
+  sent_at: 32,
+  'invoice.id': 128,
+  'invoice.referrer': 160,
+};
+
 /**
- * The invoice a delivery names, or what the intake does instead of storing it: text an inbox row may not keep (400;
- * PostgreSQL refuses NUL), an invoice that cannot be read (422 naming the field: a sender cannot fill the inbox with
- * bodies naming nothing), or the service's synthetic test delivery, which names no invoice (acknowledged: the
+ * The invoice a delivery names, or what the intake does instead of storing it: text an inbox row may not keep (400
+ * naming the field: PostgreSQL refuses NUL; longer than its column), an invoice that cannot be read (422 naming the
+ * field: a sender cannot fill the inbox with bodies naming nothing), or the service's synthetic test delivery, which names no invoice (acknowledged: the
  * service's test of the endpoint succeeds).
  */
 export function routable(
@@ -67,14 +76,21 @@ export function routable(
 ): { ok: true; invoice: NamedInvoice } | { ignored: IgnoredDelivery } | Refusal {
   const texts = { event: d.event, delivery_id: d.deliveryId, webhook: d.webhookId, sent_at: d.sentAt };
   const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
-  const bad = Object.entries(fields).find(
-    ([, value]) => typeof value === 'string' && CONTROL_CHARACTERS.test(value),
-  );
-  if (bad) return { ok: false, status: 400, message: `body.${bad[0]}: ${CONTROL_CHARACTERS_PROBLEM}` };
+  for (const [field, value] of Object.entries(fields)) {
+    const problem = fieldProblem(value, FIELD_LENGTHS[field as keyof typeof fields]);
+    if (problem) return { ok: false, status: 400, message: `body.${field}: ${problem}` };
+  }
   if (d.invoice) return { ok: true, invoice: d.invoice };
   if (d.test && d.invoiceError === null) {
     const message = 'a test delivery without an invoice: acknowledged, nothing stored';
     return { ignored: { reason: 'test_delivery', message } };
   }
   return { ok: false, status: 422, message: `${d.invoiceError ?? 'no invoice'}: nothing stored` };
+}
+
+/** Why a routing field's text cannot be kept in its column of `maxLength`, or `null`. */
+function fieldProblem(value: unknown, maxLength: number): string | null {
+  if (typeof value !== 'string') return null;
+  if (CONTROL_CHARACTERS.test(value)) return CONTROL_CHARACTERS_PROBLEM;
+  return value.length > maxLength ? `longer than ${maxLength} characters` : null;
 }

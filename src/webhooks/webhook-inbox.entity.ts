@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { clip } from '../core/text-bounds';
+import { clip } from '../domain/text-bounds';
 import type { WebhookDelivery } from '../gateway/webhook.reader';
 import { TimestampColumn } from '../persistence/columns';
 
 /** `ignored`: nothing to apply, or not this store's invoice; `dead`: given up, alerted, kept for a person. */
 export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
+
+/** What a pending entry waits for besides its due time: its invoice's turn to be looked up, or a record of it. */
+export type WebhookInboxWaitingFor = 'lookup' | 'record';
 
 /** Every taken webhook delivery, written before it is acknowledged; retries share its unique `dedupeKey`. */
 @Entity('invoice_payments_webhook_inbox')
@@ -57,6 +60,9 @@ export class WebhookInboxEntry {
   @TimestampColumn('next_attempt_at', { nullable: true })
   nextAttemptAt!: Date | null;
 
+  @Column({ name: 'waiting_for', type: 'varchar', length: 16, nullable: true })
+  waitingFor!: WebhookInboxWaitingFor | null;
+
   /** So a crashed processor's claim lapses. */
   @TimestampColumn('locked_until', { nullable: true })
   lockedUntil!: Date | null;
@@ -78,12 +84,15 @@ export class WebhookInboxEntry {
   processedAt!: Date | null;
 }
 
-/** A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt` (or now). */
+/**
+ * A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt`, waiting
+ * for its invoice's turn to be looked up, or due now (`null`).
+ */
 export function inboxEntryOf(
   delivery: WebhookDelivery,
   headerWebhookId: string | null,
   state: 'pending' | 'ignored',
-  dueAt?: Date,
+  dueAt: Date | null,
 ): WebhookInboxEntry {
   const now = new Date();
   const invoice = delivery.invoice;
@@ -101,6 +110,7 @@ export function inboxEntryOf(
     state,
     attempts: 0,
     nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
+    waitingFor: state === 'pending' && dueAt ? 'lookup' : null,
     lockedUntil: null,
     lastError: null,
     outcome: state === 'ignored' ? 'test delivery without an invoice' : null,

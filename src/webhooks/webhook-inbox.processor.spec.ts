@@ -17,9 +17,9 @@ describe('WebhookInboxProcessor quiet period', () => {
     batch = new WebhookInboxProcessor(
       ...(parts as unknown as ConstructorParameters<typeof WebhookInboxProcessor>),
     );
-    jest.spyOn(batch, 'schedule').mockImplementation(() => {
+    jest.spyOn(batch, 'runOnce').mockImplementation(() => {
       started.push(Date.now() - t0);
-      return Promise.resolve();
+      return Promise.resolve(0);
     });
   });
   afterEach(() => {

@@ -1,21 +1,24 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
-import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
-import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
-import { type Adoption, LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import type { KnownHistory } from '../core/status-table';
-import type { Invoice } from '../gateway/types';
-import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
-import { QuietStart } from '../core/queue/poller';
-import { clip } from '../core/text-bounds';
-import { tracedBatch } from '../observability/otel';
-import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
+import { DataSource } from 'typeorm';
 import { messageOf as message } from '../core/events';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { type Closing, DeliveryConfirmation } from './delivery-confirmation';
+import { InvoiceIdentity } from '../core/invoice-identity';
+import { InvoiceStatusService } from '../core/invoice-status.service';
+import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
+import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
+import { Poller, QuietStart } from '../core/queue/poller';
+import { clip } from '../domain/text-bounds';
+import type { Invoice } from '../gateway/types';
+import { tracedBatch } from '../core/otel';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
+import { type Confirmation, DeliveryConfirmation } from './delivery-confirmation';
+import { LookupPacer } from './lookup-pacer';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import { WEBHOOK_INBOX_ROWS } from './webhook-inbox.rows';
+import { type Applied, type FoundRecord, InboxRecords } from './webhook-inbox.applying';
+import { InboxFates } from './webhook-inbox.fates';
+import { webhookInboxRows } from './webhook-inbox.rows';
+import type { Closing } from './webhook-inbox.types';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -23,57 +26,64 @@ const CONCURRENCY = 8;
 const QUIET_MS = 25;
 /** Ms after the first delivery waiting that a batch starts however many keep coming (a steady stream). */
 const MAX_WAIT_MS = 1000;
-/**
- * Paced turns a delivery a host waits for is tried again at (its invoice's lookup put off by the pace); after the
- * last, the host hears of its entry as it stands (still pending: not settled yet).
- */
-const PACED_ROUNDS = 3;
+/** Lookup windows a host waits for its entry put off to its invoice's turn; then it hears it as it stands. */
+const HOST_WAIT_WINDOWS = 3;
+const ANSWERED = 'answered by a confirmation with the service made after it arrived';
+
+/** What one batch did besides applying: the entries it closed, and those it put off to their invoice's turn. */
+type BatchWork = { closings: Closing[]; putOff: Set<string> };
 
 /**
  * The inbox a batch at a time under a lease (instances may share a database): due entries claimed in one statement,
  * grouped by invoice (one lookup and at most one report each), closed in one statement; failures retried, then dead.
+ * The one owner of an entry's life once stored. Rounds run on the one {@link Poller}: every `inbox.pollIntervalMs`,
+ * and after a quiet moment once deliveries arrive.
  */
 @Injectable()
-export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(WebhookInboxProcessor.name);
-  private readonly adopt?: (invoice: Invoice) => Promise<Adoption>;
-  private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => void this.schedule());
-  private current: Promise<void> | null = null;
-  private readonly singles = new Set<Promise<void>>();
-  private again = false;
+export class WebhookInboxProcessor extends Poller<number> implements OnModuleInit {
+  private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => this.roundNow());
+  private readonly fates: InboxFates;
+  private readonly records: InboxRecords;
+  /** Claims under a lease: due entries oldest first (`o.received_at`). */
+  private readonly leased: LeasedRows<WebhookInboxEntry>;
+  /** Entries a host waits for, each with what ends its wait; and the entries a batch of this process holds. */
+  private readonly hosts = new Map<string, Set<() => void>>();
+  private readonly inBatch = new Set<string>();
   private stopped = false;
-  private interval: NodeJS.Timeout | null = null;
-  private lastPurge = 0;
+  /** Rounds started so far, so {@link drain} knows whether the round it joined began before it was called. */
+  private rounds = 0;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly statuses: InvoiceStatusService,
+    statuses: InvoiceStatusService,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
-    /** Claims under a lease: due entries oldest first (`o.received_at`), or one by id. */
-    @Inject(WEBHOOK_INBOX_ROWS) private readonly leased: LeasedRows<WebhookInboxEntry>,
     private readonly confirmation: DeliveryConfirmation,
-    private readonly identity: InvoiceIdentity,
+    private readonly pacer: LookupPacer,
+    identity: InvoiceIdentity,
+    events: EventEmitter2,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    this.adopt = late ? (invoice) => late.adopt(invoice, 'webhook') : undefined;
+    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
+    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs);
+    this.fates = new InboxFates(this.leased, options, events, this.logger);
+    const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
+    this.records = new InboxRecords(dataSource, identity, statuses, adopt);
   }
 
   onModuleInit(): void {
-    const ms = this.options.inbox.pollIntervalMs;
-    // A burst being taken in already has its batch coming (the quiet period): the periodic poll leaves it be.
-    if (ms > 0) this.interval = setInterval(() => void (this.waiting ? undefined : this.poll()), ms).unref();
+    if (this.options.inbox.pollIntervalMs > 0) this.start();
   }
 
-  async onModuleDestroy(): Promise<void> {
+  override async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     this.quiet.stop();
-    if (this.interval) clearInterval(this.interval);
-    await this.drain();
+    await super.onModuleDestroy();
+    for (const ends of this.hosts.values()) ends.forEach((end) => end());
   }
 
   /** An entry was stored: a batch takes it after a quiet moment (a burst in few large batches, a lone one at once). */
-  kick(): void {
+  override kick(): void {
     this.quiet.wait();
   }
 
@@ -82,211 +92,204 @@ export class WebhookInboxProcessor implements OnModuleInit, OnModuleDestroy {
     this.quiet.arriving();
   }
 
+  /** From the first delivery waiting for a quiet moment until its batch starts. */
   get waiting(): boolean {
     return this.quiet.waiting;
   }
 
-  /** Entry `id` as a batch of one once the batch running has passed it; one the pace put off, at its turn. */
-  async processNow(id: string, invoiceKey: string | null = null): Promise<void> {
-    for (let round = 0; ; round++) {
-      while (this.current) await this.current;
-      if (this.stopped) return;
-      const single = this.leased.claim(id, true).then(async (e) => {
-        if (e) await tracedBatch(1, () => this.process([e]));
-      });
-      this.singles.add(single);
-      await single.finally(() => this.singles.delete(single));
-      const turn = invoiceKey === null ? null : await this.pacedTurn(id, invoiceKey);
-      if (turn === null || round >= PACED_ROUNDS) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, turn - Date.now())));
-    }
+  /**
+   * Resolves once a batch has taken entry `id` (stored pending a moment ago): closed, retried or dead-lettered. One
+   * put off to its invoice's turn is waited for until a poll takes it, up to a few lookup windows; a host that must
+   * answer with the outcome (Medusa, the provider) then reads the entry as it stands.
+   */
+  handled(id: string): Promise<void> {
+    const { lookupWindowMs, inbox } = this.options;
+    return new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        const ends = this.hosts.get(id);
+        ends?.delete(end);
+        if (ends?.size === 0) this.hosts.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(
+        () => {
+          if (!this.inBatch.has(id)) end();
+        },
+        HOST_WAIT_WINDOWS * lookupWindowMs + inbox.pollIntervalMs,
+      );
+      timer.unref();
+      this.hosts.set(id, (this.hosts.get(id) ?? new Set()).add(end));
+      this.roundNow();
+    });
   }
 
-  /** Runs batches of every due entry; resolves once they are done. */
-  async poll(): Promise<void> {
-    if (this.stopped) return;
-    if (Date.now() - this.lastPurge >= 3_600_000) {
-      this.lastPurge = Date.now();
-      void this.purge();
-    }
-    await this.schedule();
-  }
-
-  /** Resolves once no batch runs or waits to start (one waiting starts now). */
+  /** Resolves once no round runs or waits to start (one waiting for its quiet moment starts now). */
   async drain(): Promise<void> {
-    if (this.quiet.flush()) void this.schedule();
-    while (this.current || this.singles.size > 0) await Promise.allSettled([this.current, ...this.singles]);
+    const waiting = this.quiet.flush();
+    const started = this.rounds;
+    await this.runOnce();
+    // The round joined had started before the call, so before the waiting entries were kicked: one more takes them.
+    if (waiting && this.rounds === started) await this.runOnce();
   }
 
   /** Deletes finished rows older than `inbox.retentionMs` (they dedupe the service's retries till then). */
-  async purge(): Promise<number> {
+  async purge(stopped: () => boolean = () => this.stopped): Promise<number> {
     const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
     const rule = { table, finished: "state IN ('processed', 'ignored', 'dead')", finishedAt: 'processed_at' };
-    try {
-      return await purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, () => this.stopped);
-    } catch (err) {
-      this.logger.warn(`purging old webhook inbox rows failed: ${message(err)}`);
-      return 0;
-    }
+    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, stopped);
   }
 
-  /** Runs batches until none is due, one at a time; a call while one runs asks for another after it. */
-  schedule(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.current) {
-      this.again = true;
-      return this.current;
-    }
-    this.current = (async () => {
-      do {
-        this.again = false;
-        // A full batch may have left more due entries behind it.
-        for (let full = true; full && !this.stopped;) {
-          const claimed = await this.leased.claimDue(this.options.inbox.batchSize, 'o.received_at');
-          if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
-          full = claimed.length >= this.options.inbox.batchSize;
-        }
-      } while (this.again && !this.stopped);
-    })()
-      .catch((err: unknown) => this.logger.error(`webhook inbox batch: ${message(err)}`))
-      .finally(() => (this.current = null));
-    return this.current;
+  protected override hourly(stopped: () => boolean): Promise<number> {
+    return this.purge(stopped);
   }
 
-  /** When the entry, still pending, is due because the pace put its invoice's lookup off; else `null`. */
-  private async pacedTurn(id: string, gatewayId: string): Promise<number | null> {
-    const { confirmation } = this;
-    if (confirmation.deferredUntil(gatewayId) === null && confirmation.waitingEntry(gatewayId) !== id)
-      return null;
-    const entry = await this.dataSource.getRepository(WebhookInboxEntry).findOneBy({ id });
-    const due = entry?.state === 'pending' ? entry.nextAttemptAt?.getTime() : undefined;
-    if (due === undefined || due - Date.now() > this.options.lookupWindowMs) return null;
-    return due;
+  /** Batches of due entries until one comes back short. A burst still being taken in waits for its quiet moment. */
+  protected async round(stopped: () => boolean): Promise<number> {
+    if (this.quiet.waiting) return 0;
+    this.rounds++;
+    const { batchSize } = this.options.inbox;
+    let taken = 0;
+    for (let full = true; full && !stopped();) {
+      const claimed = await this.leased.claimDue(batchSize, 'o.received_at');
+      if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
+      taken += claimed.length;
+      full = claimed.length >= batchSize;
+    }
+    return taken;
+  }
+
+  /** A round as soon as possible: the poll's next one when it runs, else one now (`inbox.pollIntervalMs` 0). */
+  private roundNow(): void {
+    if (this.stopped) return;
+    if (this.running) super.kick();
+    else
+      void this.runOnce().catch((err: unknown) => this.logger.error(`webhook inbox round: ${message(err)}`));
   }
 
   private async process(claimed: WebhookInboxEntry[]): Promise<void> {
+    const work: BatchWork = { closings: [], putOff: new Set() };
+    claimed.forEach((entry) => this.inBatch.add(entry.id));
+    try {
+      await this.processBatch(claimed, work);
+    } finally {
+      for (const { id } of claimed) {
+        this.inBatch.delete(id);
+        // A host waits on for an entry put off to its invoice's turn: a later poll takes it.
+        if (!work.putOff.has(id)) this.hosts.get(id)?.forEach((end) => end());
+      }
+    }
+  }
+
+  private async processBatch(claimed: WebhookInboxEntry[], work: BatchWork): Promise<void> {
     claimed.sort((a, b) => a.receivedAt.getTime() - b.receivedAt.getTime());
     const byInvoice = new Map<string, WebhookInboxEntry[]>();
     for (const entry of claimed) {
-      if (entry.gatewayId === null)
-        await this.confirmation.deadLetter(entry, 'the delivery names no invoice number');
-      else byInvoice.set(entry.gatewayId, [...(byInvoice.get(entry.gatewayId) ?? []), entry]);
+      if (entry.gatewayId === null) {
+        await this.fates.deadLetter(entry, 'the delivery names no invoice number');
+        continue;
+      }
+      const some = byInvoice.get(entry.gatewayId) ?? [];
+      byInvoice.set(entry.gatewayId, [...some, entry]);
     }
-    const closings: Closing[] = [];
     // Answered already by an applied lookup: closed from memory, no read of their records.
     for (const [gatewayId, entries] of byInvoice) {
-      if (this.confirmation.answered(gatewayId, entries, closings)) byInvoice.delete(gatewayId);
+      if (this.answered(gatewayId, entries, work.closings)) byInvoice.delete(gatewayId);
     }
-    const { records, referrers } = await this.recordsOf([...byInvoice.keys()], claimed);
-    const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
-    const work: Array<() => Promise<void>> = [];
+    const { records, referrers } = await this.records.of([...byInvoice.keys()], claimed);
+    const histories = await this.records.knownHistories([...records.values()].map((r) => r.id));
+    const tasks: Array<() => Promise<void>> = [];
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);
       const known = histories.get(record?.id ?? '') ?? null;
-      const confirm = (some: WebhookInboxEntry[], local: boolean) =>
-        this.confirmInvoice(gatewayId, some, record, local, known, closings);
-      if (record) work.push(() => confirm(entries, true));
-      // No record by number: an entry at a time, so a later one sees what the earlier one learned (budget, verdicts).
-      else {
-        const local = (e: WebhookInboxEntry) => e.referrer !== null && referrers.has(e.referrer);
-        work.push(() => entries.reduce((p, e) => p.then(() => confirm([e], local(e))), Promise.resolve()));
+      if (record) {
+        tasks.push(() => this.confirmInvoice(gatewayId, entries, true, work, { record, known }));
+        continue;
       }
+      // No record by number: an entry at a time, so a later one sees what the earlier one learned (pace, verdicts).
+      tasks.push(async () => {
+        for (const entry of entries) {
+          const local = entry.referrer !== null && referrers.has(entry.referrer);
+          await this.confirmInvoice(gatewayId, [entry], local, work);
+        }
+      });
     }
-    await runLimited(work, CONCURRENCY);
-    const closed = closings.map(({ entry, outcome, recordId }) => {
+    await runLimited(tasks, CONCURRENCY);
+    const closed = work.closings.map(({ entry, outcome, recordId }) => {
       return { row: entry, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
-    const processedAt = new Date().toISOString();
-    await this.leased.finishEach(closed, { state: 'processed', last_error: null, processed_at: processedAt });
+    const processed = { state: 'processed', waiting_for: null, last_error: null };
+    await this.leased.finishEach(closed, { ...processed, processed_at: new Date().toISOString() });
   }
 
-  /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
-  private async recordsOf(
-    gatewayIds: string[],
-    entries: WebhookInboxEntry[],
-  ): Promise<{ records: Map<string, InvoiceRecord>; referrers: Set<string> }> {
-    const named = [...new Set(entries.flatMap((e) => (e.referrer === null ? [] : [e.referrer])))];
-    const where = [
-      ...(gatewayIds.length > 0 ? [{ gatewayId: In(gatewayIds) }] : []),
-      ...(named.length > 0 ? [{ referrer: In(named) }] : []),
-    ];
-    const found = where.length > 0 ? await this.dataSource.getRepository(InvoiceRecord).findBy(where) : [];
-    const byNumber = found.filter((r) => r.gatewayId !== null && gatewayIds.includes(r.gatewayId));
-    return {
-      records: new Map(byNumber.map((r) => [r.gatewayId as string, r])),
-      referrers: new Set(found.map((r) => r.referrer)),
-    };
+  /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */
+  private answered(gatewayId: string, entries: WebhookInboxEntry[], closings: Closing[]): boolean {
+    const answer = this.confirmation.answerOf(gatewayId, entries[entries.length - 1].receivedAt);
+    if (answer === null) return false;
+    this.confirmation.forget(gatewayId);
+    for (const entry of entries) closings.push({ entry, outcome: ANSWERED, recordId: answer.recordId });
+    return true;
   }
 
   /** Entries of one invoice (`local`: a record holds its number or referrer): one lookup, its record, applied. */
   private async confirmInvoice(
     gatewayId: string,
     entries: WebhookInboxEntry[],
-    found: InvoiceRecord | undefined,
     local: boolean,
-    known: KnownHistory | null,
-    closings: Closing[],
+    work: BatchWork,
+    found?: FoundRecord,
   ): Promise<void> {
     if (local) {
       this.confirmation.forget(gatewayId);
-      if (this.confirmation.answered(gatewayId, entries, closings)) return;
-    } else if (!(await this.confirmation.mayLookUp(entries[0], gatewayId))) return;
+      if (this.answered(gatewayId, entries, work.closings)) return;
+    }
     const confirmation = await this.confirmation.confirm(entries, gatewayId, local);
-    if (!confirmation) return;
+    if (confirmation.kind !== 'confirmed') return this.notConfirmed(gatewayId, entries, confirmation, work);
     const { invoice, startedAt } = confirmation;
-    let outcome: string;
-    let record: InvoiceRecord | null;
+    let applied: Applied;
     try {
-      const records = this.dataSource.getRepository(InvoiceRecord);
-      const matched: Adoption = found
-        ? { record: found, foreign: await this.identity.whyNotOurs(invoice, found, 'number') }
-        : await recordOfInvoice(records, this.identity, invoice, this.adopt);
-      const { foreign, settled, applied: adopted } = matched;
-      record = matched.record;
-      // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
-      if (foreign || settled) {
-        const lastError = foreign ? clip(foreign, 2000) : null;
-        const processedAt = new Date();
-        const outcome = foreign ? `left alone: not this store's invoice` : clip(settled ?? '', 255);
-        await this.leased.finishAll(entries, { state: 'ignored', outcome, lastError, processedAt });
-        return;
-      }
-      if (!record) {
-        for (const entry of entries) await this.confirmation.waitForRecord(entry, invoice.id);
-        return;
-      }
-      this.confirmation.forget(gatewayId);
-      if (adopted || (found && reportChangesNothing(found, invoice.status.code, invoice))) {
-        outcome = `${adopted ? 'linked to its attempt' : 'unchanged: the service reports nothing new'} (confirmed with the service)`;
-      } else {
-        const { code, text } = invoice.status;
-        const { result } = await this.statuses.apply(
-          { recordId: record.id, code, text, source: 'webhook', invoice },
-          found ? { record: found, known: known ?? undefined } : undefined,
-        );
-        outcome = `${result.applied ? 'applied' : (result.reason ?? 'not applied')} (confirmed with the service)`;
-      }
+      applied = await this.records.apply(invoice, found);
     } catch (err) {
-      for (const entry of entries) await this.failed(entry, err);
+      for (const entry of entries) await this.fates.failed(entry, message(err));
       return;
     }
-    this.confirmation.applied(gatewayId, startedAt, record.id, invoice);
-    for (const entry of entries) closings.push({ entry, outcome, recordId: record.id });
+    if (applied.kind === 'ignored') return this.fates.ignore(entries, applied.outcome, applied.lastError);
+    if (applied.kind === 'no-record') {
+      for (const entry of entries) await this.fates.waitForRecord(entry, invoice.id);
+      return;
+    }
+    this.confirmation.forget(gatewayId);
+    this.confirmation.applied(gatewayId, startedAt, applied.recordId, invoice);
+    for (const entry of entries) work.closings.push({ entry, ...applied });
   }
 
-  /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */
-  private async failed(entry: WebhookInboxEntry, err: unknown): Promise<void> {
-    if (entry.attempts < this.options.inbox.maxAttempts)
-      return this.confirmation.retryLater(entry, message(err));
-    await this.confirmation.deadLetter(entry, `gave up after ${entry.attempts} attempts: ${message(err)}`);
+  /** Entries whose invoice was not confirmed: put off to its turn, retried, waiting for a record, or dead. */
+  private async notConfirmed(
+    gatewayId: string,
+    entries: WebhookInboxEntry[],
+    confirmation: Exclude<Confirmation, { kind: 'confirmed' }>,
+    work: BatchWork,
+  ): Promise<void> {
+    if (confirmation.kind === 'put-off') {
+      await this.fates.putOff(entries, confirmation.at);
+      entries.forEach((entry) => work.putOff.add(entry.id));
+      this.pacer.waiting(gatewayId, entries[entries.length - 1].id, confirmation.at);
+      return;
+    }
+    for (const entry of entries) {
+      if (confirmation.kind === 'retry') await this.fates.retryWithin(entry, confirmation.problem);
+      else if (confirmation.kind === 'unknown')
+        await this.fates.deadLetterUnknown(entry, confirmation.problem);
+      else await this.fates.waitForRecord(entry, gatewayId);
+    }
   }
 }
 
-/** Runs `work` with at most `limit` at once (each handles its own errors). */
-async function runLimited(work: Array<() => Promise<void>>, limit: number): Promise<void> {
+/** Runs `tasks` with at most `limit` at once (each handles its own errors). */
+async function runLimited(tasks: Array<() => Promise<void>>, limit: number): Promise<void> {
   let next = 0;
   const lane = async () => {
-    while (next < work.length) await work[next++]();
+    while (next < tasks.length) await tasks[next++]();
   };
-  await Promise.all(Array.from({ length: Math.min(limit, work.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
 }

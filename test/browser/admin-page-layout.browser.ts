@@ -11,12 +11,12 @@ import {
   adminApi,
   adminPageUrl,
   deadTrackingCodes,
-  eventually,
   pixOrderOpen,
   pixOrderPaid,
   sandboxPay,
 } from './support/demo';
 import { PageLog, screenshot } from './support/page-log';
+import { waitFor } from '../support/wait-for';
 
 /** What the page says in each language, where the tests read it. */
 const TEXT = {
@@ -72,15 +72,23 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
       last_name: 'Prado',
       email: 'joana.prado@example.com',
     });
-    const paidInvoice = await eventually('the invoice paid', async () => {
-      const page = await api<ListPage<AdminInvoiceView>>(`/invoices?q=${paid.order.display_id}&status=5`);
-      return page.items[0] ?? null;
-    });
+    const paidInvoice = await waitFor(
+      async () => {
+        const page = await api<ListPage<AdminInvoiceView>>(`/invoices?q=${paid.order.display_id}&status=5`);
+        return page.items[0] ?? null;
+      },
+      20_000,
+      'the invoice paid',
+    );
     await deadTrackingCodes(demo, paidInvoice.id, paid.order.id);
-    await eventually('the tracking alert', async () => {
-      const alerts = await api<ListPage<AdminAlertView>>('/alerts');
-      return alerts.items.some((a) => a.kind === 'tracking_failed');
-    });
+    await waitFor(
+      async () => {
+        const alerts = await api<ListPage<AdminAlertView>>('/alerts');
+        return alerts.items.some((a) => a.kind === 'tracking_failed');
+      },
+      20_000,
+      'the tracking alert',
+    );
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -172,11 +180,7 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
         // Polled from here: a string predicate is evaluated in the page, which the admin CSP (no 'unsafe-eval')
         // refuses once Playwright has to poll it.
         const rows = page.locator('#invoice-list tbody tr');
-        for (const deadline = Date.now() + 10_000; (await rows.count()) !== 1;) {
-          if (Date.now() > deadline)
-            throw new Error('the filtered invoice list did not come down to one row');
-          await page.waitForTimeout(50);
-        }
+        await waitFor(async () => (await rows.count()) === 1, 10_000, 'the filtered invoice list at one row');
         const row = page.locator('#invoice-list tbody tr', { hasText: words.order(paid.order.display_id) });
         await row.waitFor();
         expect(await page.locator('#invoice-list tbody tr').count()).toBe(1);
@@ -221,10 +225,14 @@ describe('admin page at phone and desktop widths, in Portuguese and English', ()
         await expectNoSideScroll(page, 'waiting invoice');
         await shot(page, '6-invoice-waiting');
         await sandboxPay(demo, config, waiting.invoiceNumber);
-        await eventually('paid at the store', async () => {
-          const found = await api<ListPage<AdminInvoiceView>>(`/invoices?q=carlos.${width}@&status=5`);
-          return found.items.length === 1;
-        });
+        await waitFor(
+          async () => {
+            const found = await api<ListPage<AdminInvoiceView>>(`/invoices?q=carlos.${width}@&status=5`);
+            return found.items.length === 1;
+          },
+          20_000,
+          'paid at the store',
+        );
         log.expectHttpError(409);
         await page.click('#cancel-invoice');
         await page.locator('#confirm[open]').waitFor();

@@ -8,8 +8,9 @@ import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';
 import type { TestDatabase } from '../support/databases';
 import { launchChromium, type Browser } from './support/chromium';
-import { adminApi, adminPageUrl, eventually, pixOrderPaid, strayDelivery } from './support/demo';
+import { adminApi, adminPageUrl, pixOrderPaid, strayDelivery } from './support/demo';
 import { PageLog, screenshot } from './support/page-log';
+import { waitFor } from '../support/wait-for';
 
 /** The admin page in Chromium against the demo store on SQLite, one store owner's session from sign-in on. */
 describe('admin page in a browser', () => {
@@ -134,11 +135,21 @@ describe('admin page in a browser', () => {
     await page.locator('#invoice-filters').waitFor();
     await page.fill('#filter-q', String(paid.order.display_id));
     await page.selectOption('#filter-method', 'pix');
-    await eventually('the invoice listed as paid', async () => {
-      await page.click('#apply-filters');
-      await page.waitForTimeout(100);
-      return (await page.locator('#invoice-list [data-status="5"]').count()) === 1;
-    });
+    await waitFor(
+      async () => {
+        await page.click('#apply-filters');
+        // Right after the click the list may still be the one before the filters: only one row, this order's, paid,
+        // is the filtered list (or an earlier one that already shows the same).
+        const rows = page.locator('#invoice-list tbody tr');
+        const paidRow = rows
+          .filter({ hasText: `Pedido nº ${paid.order.display_id}` })
+          .locator('[data-status="5"]');
+        return (await rows.count()) === 1 && (await paidRow.count()) === 1;
+      },
+      20_000,
+      'the invoice listed as paid',
+      250, // each poll asks the page for the list again
+    );
     expect(await page.locator('#invoice-list tbody tr').count()).toBe(1);
     expect(await page.locator('#invoice-list tbody tr').textContent()).toContain(
       `Pedido nº ${paid.order.display_id}`,
@@ -229,10 +240,14 @@ describe('admin page in a browser', () => {
 
   it('lists a dead-lettered delivery with its reason and alert, and retries it', async () => {
     const invoiceNumber = await strayDelivery(demo, paid.invoiceNumber);
-    const dead = await eventually('the delivery dead-lettered', async () => {
-      const inbox = await api<{ items: AdminInboxView[] }>('/webhooks/inbox?state=dead');
-      return inbox.items.find((e) => e.gatewayId === invoiceNumber) ?? null;
-    });
+    const dead = await waitFor(
+      async () => {
+        const inbox = await api<{ items: AdminInboxView[] }>('/webhooks/inbox?state=dead');
+        return inbox.items.find((e) => e.gatewayId === invoiceNumber) ?? null;
+      },
+      20_000,
+      'the delivery dead-lettered',
+    );
     await page.click('#tab-operations');
     const row = page.locator('#ops-inbox-list tbody tr', { hasText: invoiceNumber });
     await row.waitFor();
@@ -245,10 +260,14 @@ describe('admin page in a browser', () => {
     await row.locator('button[data-action]').click();
     await text(page, '#status', 'Reenviado para processamento.');
     // Processed once more; the service still has no such invoice, so it is dead again, one attempt later.
-    await eventually('the retried delivery processed again', async () => {
-      const inbox = await api<{ items: AdminInboxView[] }>('/webhooks/inbox?state=dead');
-      return inbox.items.find((e) => e.id === dead.id && e.attempts === dead.attempts + 1) ?? null;
-    });
+    await waitFor(
+      async () => {
+        const inbox = await api<{ items: AdminInboxView[] }>('/webhooks/inbox?state=dead');
+        return inbox.items.find((e) => e.id === dead.id && e.attempts === dead.attempts + 1) ?? null;
+      },
+      20_000,
+      'the retried delivery processed again',
+    );
   });
 
   it('can be used with the keyboard only', async () => {

@@ -3,6 +3,7 @@ import type { RunningDemo } from '../../examples/demo-store/bootstrap';
 import type { DemoConfig } from '../../examples/demo-store/config';
 import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';
 import type { TestDatabase } from '../support/databases';
+import { waitFor } from '../support/wait-for';
 import { launchChromium, type Browser } from './support/chromium';
 import { PageLog } from './support/page-log';
 import { axeFindings, component, shot, statusReads } from './support/storefront';
@@ -101,13 +102,14 @@ describe('storefront: PIX on the demo shop page', () => {
 /** Order payment statuses of a paid order (the module's status table: 4 authorized, 5 captured). */
 const PAID = ['authorized', 'captured'];
 
-/** Reads the order (every 50 ms, at most 20 s) until it is paid. */
+/** Reads the order until it is paid (at most 20 s). */
 async function orderCaptured(storeUrl: string, orderId: string): Promise<void> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const res = await fetch(`${storeUrl}/store/orders/${orderId}`);
-    if (res.ok && PAID.includes(((await res.json()) as { payment_status: string }).payment_status)) return;
-    if (Date.now() > end) throw new Error(`order ${orderId} was never paid`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(
+    async () => {
+      const res = await fetch(`${storeUrl}/store/orders/${orderId}`);
+      return res.ok && PAID.includes(((await res.json()) as { payment_status: string }).payment_status);
+    },
+    20_000,
+    `order ${orderId} paid`,
+  );
 }

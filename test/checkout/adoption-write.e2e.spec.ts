@@ -1,10 +1,10 @@
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
-import { InvoiceRecordStore, withReferrer } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore, withReferrer } from '../../src/core/invoice-record.store';
 import { mintStatusToken } from '../../src/checkout/status-token';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
-import { NEVER } from '../../src/reconciliation/check-schedule';
+import { NEVER } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { watchGuardedStatements } from '../core/status-harness';

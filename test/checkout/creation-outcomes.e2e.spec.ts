@@ -7,8 +7,9 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import { withReferrer } from '../../src/checkout/invoice-record.store';
+import { withReferrer } from '../../src/core/invoice-record.store';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
+import { waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   CheckoutApp,
@@ -91,7 +92,9 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     const order = makeOrder();
     const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
     expect(out.data).toMatchObject({ creationState: 'created', attempt: 1 });
-    await new Promise((r) => setTimeout(r, 400)); // anything still in flight has landed by now
+    // Nothing the attempt sent can land after its settlesAt (the module's own bound): count once it has passed.
+    const [record] = await shop.records(order.id);
+    await waitFor(() => Date.now() > record.settlesAt!.getTime(), 10_000, "the attempt's window passed");
     expect(await shop.invoicesAtService(order.id)).toBe(1);
   });
 
@@ -133,7 +136,7 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     await expect(shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } })).rejects.toThrow(
       /being confirmed, retry in \d+ s/,
     );
-    await new Promise((r) => setTimeout(r, Math.max(0, record.settlesAt!.getTime() - Date.now()) + 50));
+    await waitFor(() => Date.now() > record.settlesAt!.getTime(), 10_000, "the attempt's window passed");
     const out = await shop.provider.cancelPayment({ data: { invoiceRecordId: record.id } });
     expect(out.data).toMatchObject({ creationState: 'failed', sessionStatus: 'error' });
     expect((await shop.records(order.id))[0].openOrderId).toBeNull();

@@ -96,8 +96,6 @@ async function startShop(db: TestDatabase, sandbox: SandboxServer): Promise<Shop
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describeEachDatabase(
   'never two payable invoices, never a stuck order, however slow or odd the service',
   (kind) => {
@@ -146,7 +144,7 @@ describeEachDatabase(
       for (const shop of [a, b]) await shop.app.get(StatusChangeDispatcher).drain();
     };
 
-    /** Samples the service every 30 ms: the most invoices of the order that could be paid at one moment. */
+    /** Samples the service every 30 ms until stopped: the most invoices of the order payable at one moment. */
     function watchPayable(orderId: string) {
       let most = 0;
       let stopped = false;
@@ -154,11 +152,12 @@ describeEachDatabase(
         const payable = (await atService(orderId)).filter((i) => PAYABLE.includes(i.status.code)).length;
         most = Math.max(most, payable);
       };
+      const sampleUntilStopped = async () => {
+        await sample();
+        return stopped;
+      };
       const run = (async () => {
-        while (!stopped) {
-          await sample();
-          await sleep(30);
-        }
+        await waitFor(sampleUntilStopped, 60_000, 'the watch stopped', 30);
         await sample(); // and once more after the last call returned
       })();
       return {
@@ -172,7 +171,13 @@ describeEachDatabase(
 
     /** A shopper pressing "pay" again and again: retries as told until the invoice is there. */
     it.each<[string, FaultRule, number]>([
-      ['latency beyond the client timeout (lands within the margin)', { latencyMs: 500 }, 1],
+      // Stored, then no answer: the client times out and finds it by its referrer, whatever the machine's load (a
+      // latency fault shorter than the window lands late on a busy machine).
+      [
+        'no answer within the client timeout, stored (lands within the margin)',
+        { hang: true, afterProcessing: true },
+        1,
+      ],
       ['a hang (never lands)', { hang: true }, 2],
       ['a dropped connection', { dropConnection: true }, 2],
       ['a 5xx before storing', { status: 503 }, 2],
@@ -195,15 +200,15 @@ describeEachDatabase(
         ];
         const ids = new Set(outs.map((o) => (o as InitiatePaymentOutput | null)?.id));
         expect(ids.size).toBe(1);
-        expect(outs[0]?.data).toMatchObject({
-          attempt,
-          referrer: referrerOf(order.id, attempt),
-          statusCode: 1,
-        });
+        // The attempt that holds the invoice: `attempt` on a quiet machine; a later one when the client gave up
+        // (250 ms) before the sandbox had read the request, which then never landed (none of these faults lands late).
+        const held = (outs[0] as InitiatePaymentOutput).data;
+        expect(held.attempt).toBeGreaterThanOrEqual(attempt);
+        expect(held).toMatchObject({ referrer: referrerOf(order.id, held.attempt), statusCode: 1 });
         const listed = await atService(order.id);
-        expect(listed.map((i) => i.referrer)).toEqual([referrerOf(order.id, attempt)]);
+        expect(listed.map((i) => i.referrer)).toEqual([referrerOf(order.id, held.attempt)]);
         // Closed attempts were closed as not created, never while their request could still land.
-        for (const r of (await records(order.id)).slice(0, attempt - 1)) {
+        for (const r of (await records(order.id)).slice(0, held.attempt - 1)) {
           expect(r).toMatchObject({ creationState: 'failed', gatewayId: null });
           expect(r.updatedAt.getTime()).toBeGreaterThanOrEqual(r.settlesAt!.getTime());
         }

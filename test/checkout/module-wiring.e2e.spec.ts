@@ -8,13 +8,13 @@ import {
   OrderPaymentPort,
   PaymentStatusChange,
 } from '../../src/index';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { InvoiceIdentity } from '../../src/core/invoice-identity';
 import { WORKERS_ENV } from '../../src/options/resolve';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
-import { startHostApp } from '../support/app';
+import { startHostApp, waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { openCheckoutDatabase, SANDBOX_TOKEN } from './support';
 
@@ -44,8 +44,6 @@ function countQueries(db: TestDatabase): { count: () => number; reset: () => voi
   });
   return { count: () => queries, reset: () => (queries = 0), restore: () => (source.logger = original) };
 }
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describeEachDatabase(
   'InvoicePaymentsModule wiring: async sections, the order port, the workers switch',
@@ -158,20 +156,40 @@ describeEachDatabase(
         ...(workers === undefined ? {} : { workers }),
       });
 
-      /** Queries the app ran on its own in 300 ms after starting. */
+      /** A second database, for a twin app whose workers run. */
+      let twin: TestDatabase;
+      beforeAll(async () => {
+        twin = await openCheckoutDatabase(kind);
+      });
+      afterAll(() => twin?.destroy());
+
+      /**
+       * Queries the app ran on its own after starting, counted once a twin with the same options and its workers on
+       * (on its own database) has run several polls: by then a worker of the app's has had its chance to query.
+       */
       async function idleQueries(moduleOptions: InvoicePaymentsModuleOptions): Promise<number> {
         const counter = countQueries(db);
+        const twinCounter = countQueries(twin);
         try {
           const host = await startHostApp(db, [InvoicePaymentsModule.forRoot(moduleOptions)]);
           try {
             counter.reset();
-            await pause(300);
+            const working = { ...moduleOptions, workers: true };
+            const twinHost = await startHostApp(twin, [InvoicePaymentsModule.forRoot(working)]);
+            try {
+              // Counted from the end of its start: its polls, not what starting it asked.
+              twinCounter.reset();
+              await waitFor(() => twinCounter.count() >= 10, 15_000, "the twin's workers polling");
+            } finally {
+              await twinHost.close();
+            }
             return counter.count();
           } finally {
             await host.close();
           }
         } finally {
           counter.restore();
+          twinCounter.restore();
         }
       }
 

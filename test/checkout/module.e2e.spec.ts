@@ -10,9 +10,9 @@ import {
   TrackingService,
 } from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
-import { todayIn, addDays } from '../../src/core/calendar';
+import { todayIn, addDays } from '../../src/domain/calendar';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
-import { startHostApp } from '../support/app';
+import { startHostApp, waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { checkout, makeOrder, openCheckoutDatabase, SANDBOX_TOKEN } from './support';
 
@@ -82,10 +82,7 @@ describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
       expect(out.data.dueDate).toBe(addDays(todayIn('America/Sao_Paulo', new Date()), 5));
       expect(app.get(ORDER_PAYMENT_PORT)).toBeInstanceOf(BookPort);
       const book = app.get(OrderBook);
-      const until = Date.now() + 5000;
-      while (!book.seen.some((c) => c.orderId === order.id) && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitFor(() => book.seen.some((c) => c.orderId === order.id), 5_000, 'the order port told');
       expect(book.seen.find((c) => c.orderId === order.id)?.current.code).toBe(1);
     } finally {
       await close();

@@ -1,10 +1,10 @@
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
 import { CheckoutOptions, resolveCheckoutOptions } from '../../src/options/checkout.options';
-import { CheckoutValidationError } from '../../src/checkout/errors';
+import { CheckoutValidationError } from '../../src/core/invoice.errors';
 import { httpAnswerOf } from '../../src/errors/http-answers';
-import { invoiceReferrer, withReferrer } from '../../src/checkout/invoice-record.store';
+import { invoiceReferrer, withReferrer } from '../../src/core/invoice-record.store';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import type { CheckoutOrder, CheckoutRequest } from '../../src/checkout/types';
+import type { CheckoutOrder, CheckoutRequest } from '../../src/core/checkout.types';
 
 const NOON_UTC = new Date('2026-11-21T12:00:00Z');
 

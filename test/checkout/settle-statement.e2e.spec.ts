@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { InvoiceRecord } from '../../src/index';
 import { CLAIM_HEADROOM_MS } from '../../src/checkout/invoice-creation.service';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import type { SandboxServer } from '../../src/sandbox';
+import { waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { watchGuardedStatements } from '../core/status-harness';
 import { CheckoutApp, checkout, closeCheckoutScene, makeOrder, openCheckoutScene } from './support';
@@ -37,7 +37,9 @@ describeEachDatabase('checkout: the answer settled in one guarded statement', (k
     let claimed: InvoiceRecord | null = null;
     jest.spyOn(store, 'claim').mockImplementation(async (input) => {
       claimed = await claim(input);
-      await sleep(CLAIM_HEADROOM_MS + 50); // a busy process between the claim and the send
+      // A busy process between the claim and the send: the send leaves once the claim's headroom has passed.
+      const headroomEnds = Date.now() + CLAIM_HEADROOM_MS;
+      await waitFor(() => Date.now() > headroomEnds, 10_000, "the claim's headroom passed");
       return claimed;
     });
     const out = await shop.provider.initiatePayment(checkout(makeOrder(), 'pix'));

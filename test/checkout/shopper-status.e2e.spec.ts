@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addDays, todayIn } from '../../src/core/calendar';
+import { addDays, todayIn } from '../../src/domain/calendar';
 import type { ShopperPaymentView } from '../../src/checkout/shopper-view';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';

@@ -1,5 +1,5 @@
 import { CreationMoveRefusedError, type CreationMove } from '../../src/core/creation-move';
-import { NO_HISTORY, type StatusReport } from '../../src/core/status-table';
+import { NO_HISTORY, type StatusReport } from '../../src/core/status-report';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';

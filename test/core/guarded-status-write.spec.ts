@@ -1,11 +1,20 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { planStatus } from '../../src/core/invoice-status.service';
-import { NO_HISTORY, type StatusReport } from '../../src/core/status-table';
+import { NO_HISTORY, type StatusReport } from '../../src/core/status-report';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
+import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';
 import { historyOf, paidInvoice, statusSuite, watchGuardedStatements } from './status-harness';
+
+/** Whether a session of this test's database waits for a lock (PostgreSQL), read outside any transaction. */
+async function waitingForALock(ds: DataSource): Promise<boolean> {
+  const [row] = await ds.query(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+  );
+  return row.n > 0;
+}
 
 /** The record as stored, with what differs between two records of the same history left out. */
 async function stored(ds: DataSource, id: string) {
@@ -151,7 +160,9 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     await s.ds.transaction(async (em) => {
       await writeUnhandedChange(em, { recordId: rec.id, code: 1, source: 'create' });
       applying = s.h.service.apply(paid(rec.id), { record: rec, known: NO_HISTORY });
-      await new Promise((r) => setTimeout(r, 150)); // the guarded statement waits for our row lock meanwhile
+      await waitFor(() => watch.calls.mock.calls.length === 1, 10_000, 'the guarded statement issued');
+      if (kind === 'postgres')
+        await waitFor(() => waitingForALock(s.ds), 10_000, 'the statement waiting for our lock');
     });
     await applying;
     expect(await statements()).toEqual([false]);

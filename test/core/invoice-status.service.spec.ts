@@ -1,9 +1,11 @@
 import { DataSource, IsNull } from 'typeorm';
-import { ReportedRecordNotFoundError } from '../../src/core/status-table';
+import { ReportedRecordNotFoundError } from '../../src/core/status-report';
+import { transitionOfRow } from '../../src/domain/status-transitions';
 import type { PaymentStatusChange } from '../../src/core/ports';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
+import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';
 import { entities, harness, historyOf, paidInvoice, statusSuite } from './status-harness';
 
@@ -21,6 +23,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     expect(result).toEqual({
       applied: true,
       previousCode: null,
+      verdict: 'apply',
       historyId: expect.any(String),
       recordId: rec.id,
     });
@@ -120,6 +123,7 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
     expect(result).toMatchObject({
       applied: false,
       previousCode: 5,
+      verdict: 'backwards',
       reason: expect.stringMatching(/^backwards/),
     });
     const stored = await s.ds.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id });
@@ -130,7 +134,9 @@ describeEachDatabase('InvoiceStatusService', (kind) => {
       [5, true],
       [1, false],
     ]);
-    expect(history[1].note).toMatch(/^backwards/);
+    // The history keeps the codes, from which the verdict is decided again; no sentence to read back.
+    expect(history[1]).toMatchObject({ fromCode: 5, toCode: 1, note: null });
+    expect(transitionOfRow(history[1])?.verdict).toBe('backwards');
     expect(s.h.port.changes.map((c) => c.current.code)).toEqual([5]);
   });
 
@@ -382,11 +388,3 @@ describeOnPostgres('InvoiceStatusService, two app instances on one PostgreSQL da
     await b.dispatcher.onModuleDestroy();
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

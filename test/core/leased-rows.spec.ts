@@ -1,10 +1,11 @@
+import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015200-WebhookInboxWaitingFor';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { LeasedRows } from '../../src/core/queue/leased-rows';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { webhookInboxRows } from '../../src/webhooks/webhook-inbox.rows';
 import { describeEachDatabase, openTestDatabase, type TestDatabase } from '../support/databases';
+import { waitFor } from '../support/wait-for';
 
 /**
  * Two instances on one queue table, or two claims of one instance: a finishing write of a holder whose lease lapsed
@@ -20,7 +21,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   beforeAll(async () => {
     db = await openTestDatabase(kind, {
       entities: [WebhookInboxEntry],
-      migrations: [WebhookInbox1763700001000],
+      migrations: [WebhookInbox1763700001000, WebhookInboxWaitingFor1763700015200],
     });
   });
   afterAll(() => db.destroy());
@@ -28,7 +29,13 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   /** Instance `lapsing` leases for a few ms; the other for a minute. */
   const instance = (lapsing = false) =>
     webhookInboxRows(db.dataSource, () => (lapsing ? LAPSING_MS : 60_000));
-  const lapse = () => sleep(LAPSING_MS * 4);
+  /** Until the clock has passed the leases of `rows` (a claim compares leases with the app's clock). */
+  const lapse = (...rows: Array<WebhookInboxEntry | null>) =>
+    waitFor(
+      () => rows.every((row) => row?.lockedUntil && row.lockedUntil.getTime() < Date.now()),
+      5_000,
+      'the leases to lapse',
+    );
 
   const insert = async () => {
     const id = randomUUID();
@@ -54,7 +61,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   ) => {
     const lapsed = await a.claim(id, true);
     expect(lapsed).not.toBeNull();
-    await lapse();
+    await lapse(lapsed);
     const taken = await b.claim(id, true);
     expect(taken).not.toBeNull();
     return { lapsed: lapsed as WebhookInboxEntry, taken: taken as WebhookInboxEntry };
@@ -97,7 +104,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       // A delivery's single claim (processNow) outlives its lease in a slow lookup; the batch (claimDue) takes the row.
       const single = await a.claim(id, true);
       expect(single).not.toBeNull();
-      await lapse();
+      await lapse(single);
       const batch = (await a.claimDue(1000, 'o.received_at', undefined, 60_000)).find((row) => row.id === id);
       expect(batch).toBeDefined();
       // The row carries its claim's lease as the exact text written (ISO text, hydrated and written back the same).
@@ -138,7 +145,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const ids = [await insert(), await insert()];
       const lapsed = await a.claimDue(2, 'o.received_at');
       expect(lapsed.map((r) => r.id).sort()).toEqual([...ids].sort());
-      await lapse();
+      await lapse(...lapsed);
       const taken = await b.claimDue(2, 'o.received_at');
       expect(taken.map((r) => r.id).sort()).toEqual([...ids].sort());
 
@@ -160,7 +167,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const own = await insert();
       const ownRow = await a.claim(own, true);
       expect(ownRow).not.toBeNull();
-      await lapse();
+      await lapse(ownRow);
       const fresh = await insert();
       const freshRow = await a.claim(fresh, true);
       expect(freshRow).not.toBeNull();

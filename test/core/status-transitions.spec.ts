@@ -1,11 +1,7 @@
 import fc from 'fast-check';
-import { INVOICE_STATUS_NAMES } from '../../src/gateway/status';
-import {
-  decideTransition,
-  STATUS_STAGES,
-  statusStage,
-  transitionNoteCode,
-} from '../../src/core/status-table';
+import { INVOICE_STATUS_NAMES } from '../../src/domain/status-table';
+import { STATUS_STAGES, statusStage } from '../../src/domain/status-table';
+import { decideTransition, transitionOfRow, transitionText } from '../../src/domain/status-transitions';
 import { transitionTable } from './transition-table.markdown';
 
 /** Folds reports through the table the way InvoiceStatusService does: only applied reports move the invoice. */
@@ -48,9 +44,8 @@ describe('status transitions', () => {
     [8, 5, 'paid after partially refunded'],
   ])('refuses %i → %i (%s) and says it was backwards', (from, to) => {
     const d = decideTransition(from, to);
-    expect(d.apply).toBe(false);
-    expect(d.reason).toMatch(/^backwards/);
-    expect(d.alert).toBeUndefined();
+    expect(d).toEqual({ from, to, verdict: 'backwards', apply: false });
+    expect(transitionText(d)).toMatch(/^backwards/);
   });
 
   it.each([
@@ -69,30 +64,33 @@ describe('status transitions', () => {
     [5, 10],
     [1, 9],
   ])('applies %p → %i without an alert', (from, to) => {
-    expect(decideTransition(from, to)).toEqual({ apply: true });
+    expect(decideTransition(from, to)).toEqual({ from, to, verdict: 'apply', apply: true });
+    expect(transitionText(decideTransition(from, to))).toBeNull();
   });
 
   it.each([6, 12, 16])('applies paid after the closed state %i and raises paid_after_cancel', (from) => {
     const d = decideTransition(from, 5);
-    expect(d.apply).toBe(true);
-    expect(d.alert).toBe('paid_after_cancel');
-    expect(d.reason).toContain(String(from));
+    expect(d).toEqual({ from, to: 5, verdict: 'paid_after_close', apply: true, alert: 'paid_after_cancel' });
+    expect(transitionText(d)).toContain(String(from));
   });
 
   it.each([11, 13, 14, 0, -1, 17, 99])('records the unknown code %i and never applies it', (code) => {
     for (const from of [null, ...STATUS_STAGES]) {
       const d = decideTransition(from, code);
-      expect(d.apply).toBe(false);
-      expect(d.reason).toContain(`unknown status code ${code}`);
+      expect(d).toEqual({ from, to: code, verdict: 'unknown_code', apply: false });
+      expect(transitionText(d)).toContain(`unknown status code ${code}`);
     }
   });
 
   it('treats a repeated code as unchanged', () => {
     for (const code of STATUS_STAGES) {
       expect(decideTransition(code, code)).toEqual({
+        from: code,
+        to: code,
+        verdict: 'unchanged',
         apply: false,
-        reason: expect.stringMatching(/^unchanged/),
       });
+      expect(transitionText(decideTransition(code, code))).toMatch(/^unchanged/);
     }
   });
 
@@ -157,19 +155,23 @@ describe('status transitions', () => {
     );
   });
 
-  it('gives every reason it writes a stable code for the admin page', () => {
-    const codes = new Set<string>();
+  it('gives a history row its verdict back from the two codes it stores, and words each one but a plain move', () => {
+    const verdicts = new Set<string>();
     for (const from of [null, ...STATUS_STAGES, 11]) {
       for (const to of [...STATUS_STAGES, 11, 13]) {
-        const reason = decideTransition(from, to).reason;
-        if (reason === undefined) continue;
-        const code = transitionNoteCode(reason);
-        expect({ reason, code }).toEqual({ reason, code: expect.any(String) });
-        codes.add(code!);
+        const decided = decideTransition(from, to);
+        expect(transitionOfRow({ fromCode: from, toCode: to })).toEqual(decided);
+        expect(transitionText(decided) === null).toBe(decided.verdict === 'apply');
+        verdicts.add(decided.verdict);
       }
     }
-    expect([...codes].sort()).toEqual(['backwards', 'paid_after_close', 'unchanged', 'unknown_code']);
-    expect(transitionNoteCode('marked as not created by Ana')).toBeNull();
-    expect(transitionNoteCode(null)).toBeNull();
+    expect([...verdicts].sort()).toEqual([
+      'apply',
+      'backwards',
+      'paid_after_close',
+      'unchanged',
+      'unknown_code',
+    ]);
+    expect(transitionOfRow({ fromCode: 5, toCode: null })).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
-import { decideTransition, STATUS_STAGES } from '../../src/core/status-table';
-import { INVOICE_STATUS_NAMES, KnownInvoiceStatusCode } from '../../src/gateway/status';
+import { STATUS_STAGES } from '../../src/domain/status-table';
+import { decideTransition } from '../../src/domain/status-transitions';
+import { INVOICE_STATUS_NAMES, KnownInvoiceStatusCode } from '../../src/domain/status-table';
 
 const name = (code: KnownInvoiceStatusCode) => `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}`;
 

@@ -1,8 +1,8 @@
-import { dataSourceOf, escapeQuery, queryReturning } from '../../src/core/typeorm-compat';
+import { dataSourceOf, escapeQuery, queryReturning } from '../../src/persistence/typeorm-compat';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 /**
- * The TypeORM seam (`src/core/typeorm-compat.ts`) on a real database: what it answers must not depend on the driver
+ * The TypeORM seam (`src/persistence/typeorm-compat.ts`) on a real database: what it answers must not depend on the driver
  * or on the TypeORM line installed (the repository develops on 0.3; the consumer test runs the package on 1.x).
  */
 describeEachDatabase('TypeORM compatibility seam', (kind) => {

@@ -5,6 +5,7 @@ import type { OrderView, PaymentView } from '../../examples/demo-store/views';
 import { InvoiceRecord } from '../../src/index';
 import { DEFAULT_TOKEN } from '../../src/sandbox/index';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
+import { waitFor } from '../support/wait-for';
 import { ADDRESS, CUSTOMER, openDemoDatabase, startQuietDemo, storeCaller, testConfig } from './support';
 
 describeEachDatabase('demo store API', (kind) => {
@@ -45,12 +46,11 @@ describeEachDatabase('demo store API', (kind) => {
     return res.body as unknown as OrderView;
   }
   async function waitForOrder(id: string, done: (o: OrderView) => boolean): Promise<OrderView> {
-    for (let i = 0; i < 100; i++) {
+    const reached = async () => {
       const order = (await call('GET', `/store/orders/${id}`)).body as unknown as OrderView;
-      if (done(order)) return order;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`order ${id} never reached the expected state`);
+      return done(order) ? order : null;
+    };
+    return waitFor(reached, 10_000, `order ${id} in the expected state`);
   }
 
   it('prices orders from the catalog and refuses bad orders naming the field, storing nothing', async () => {

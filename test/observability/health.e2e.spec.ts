@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { HealthOptions } from '../../src/observability/health.options';
+import type { HealthOptions } from '../../src/options/health.options';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { openCheckoutDatabase } from '../checkout/support';
@@ -71,16 +71,13 @@ async function timeToDown(stack: Stack, fault: () => void, deadlineMs: number) {
   fault();
   const started = Date.now();
   const times: number[] = [];
-  let last = await stack.health();
-  while (last.status !== 503) {
-    times.push(last.ms);
-    if (Date.now() - started > deadlineMs)
-      throw new Error(`/health still ${last.status} after ${deadlineMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    last = await stack.health();
-  }
+  const answer = async () => {
+    const health = await stack.health();
+    times.push(health.ms);
+    return health.status === 503 ? health : null;
+  };
+  const last = await waitFor(answer, deadlineMs, '/health answering 503', 20);
   const downAfterMs = Date.now() - started;
-  times.push(last.ms);
   times.sort((a, b) => a - b);
   return { ...latency(times), downAfterMs, body: last.body };
 }

@@ -1,5 +1,5 @@
-import { resolveHealthOptions } from '../../src/observability/health.options';
-import { count, lastCallTo, observeServiceCall, traced } from '../../src/observability/otel';
+import { resolveHealthOptions } from '../../src/options/health.options';
+import { count, lastCallTo, observeServiceCall, traced } from '../../src/core/otel';
 
 // The host did not install the optional peer: requiring it fails, as it does in a store without it.
 jest.mock('@opentelemetry/api', () => {

@@ -4,7 +4,7 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { runInvoicePaymentsMigrations } from '../../src/medusa/runtime';
-import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/entities';
 import { initializeDataSource, isSerializedMigration } from '../../src/persistence/migration-lock';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Not } from 'typeorm';
-import { acquireLease, releaseLease } from '../../src/core/named-lease';
+import { acquireLease, releaseLease } from '../../src/persistence/named-lease';
 import { InvoicePaymentsModule, InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
-import { NEVER } from '../../src/reconciliation/check-schedule';
+import { NEVER } from '../../src/persistence/invoice.entity';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';

@@ -1,14 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
 import {
-  InitiatePaymentOutput,
   InvoicePaymentProvider,
   InvoicePaymentsModule,
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
-  PaymentBeingConfirmedError,
 } from '../../src/index';
-import { InvoiceRecordStore } from '../../src/checkout/invoice-record.store';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { recordOfInvoice } from '../../src/core/invoice-identity';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
@@ -18,7 +16,14 @@ import { InvoicePaymentsSettingsService } from '../../src/settings/settings.serv
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
-import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort, waitFor } from '../checkout/support';
+import {
+  checkout,
+  makeOrder,
+  openCheckoutDatabase,
+  payUntilCreated as payShopperUntilCreated,
+  RecordingOrderPort,
+  waitFor,
+} from '../checkout/support';
 import { SANDBOX_TOKEN, sandboxGateway, startHostApp, type HostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 
@@ -127,17 +132,8 @@ describeEachDatabase('ours means ours: another store’s invoice under our refer
   }
 
   /** A shopper retrying as told until the invoice is there. */
-  async function payUntilCreated(order: ReturnType<typeof makeOrder>): Promise<InitiatePaymentOutput> {
-    for (let i = 0; i < 60; i++) {
-      try {
-        return await provider.initiatePayment(checkout(order, 'pix'));
-      } catch (err) {
-        if (!(err instanceof PaymentBeingConfirmedError)) throw err;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    throw new Error('never created');
-  }
+  const payUntilCreated = async (order: ReturnType<typeof makeOrder>) =>
+    (await payShopperUntilCreated(provider, order)).out;
 
   it('its deliveries (created, paid): not canceled at the service, our order untouched, one alert; ours still works', async () => {
     const order = makeOrder();

@@ -1,5 +1,5 @@
 import { httpAnswerOf } from '../../src/errors/http-answers';
-import { InvoicePaymentsError } from '../../src/errors/invoice-payments.error';
+import { InvoicePaymentsError } from '../../src/domain/invoice-payments.error';
 import { InvoiceRefund } from '../../src/index';
 import { RefundRepeatedError } from '../../src/refunds/errors';
 import { RefundStore } from '../../src/refunds/refund.store';

@@ -1,6 +1,6 @@
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { RefundLedger1763700008000 } from '../../migrations/1763700008000-RefundLedger';
-import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/entities';
 import { InvoiceRefund } from '../../src/refunds/refund.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 

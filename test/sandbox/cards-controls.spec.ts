@@ -1,7 +1,8 @@
 import type { WireErrorBody, WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
-import { call, createBody, eventually, startReceiver } from './helpers';
+import { waitFor } from '../support/wait-for';
+import { call, createBody, startReceiver } from './helpers';
 
 type Json = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ describe('sandbox: card payments (A12)', () => {
     const receiver = await startReceiver();
     try {
       const inv = await cardInvoice(TEST_CARDS.approved, receiver.url);
-      await eventually(() => receiver.received.length === 3, 'three card webhooks');
+      await waitFor(() => receiver.received.length === 3, 5_000, 'three card webhooks');
       expect(receiver.received.map((r) => r.body.invoice?.status.code)).toEqual([1, 2, 5]);
       expect(sandbox.controls.renderInvoice(inv.id)?.payment.dates.captured).toMatch(/^\d{4}-/);
     } finally {
@@ -45,7 +46,7 @@ describe('sandbox: card payments (A12)', () => {
   it('denies 4000000000000002: 1 → 2 → 12', async () => {
     sandbox = await startSandbox();
     const inv = await cardInvoice(TEST_CARDS.denied);
-    await eventually(() => sandbox.controls.getInvoice(inv.id)?.statusCode === 12, 'status 12');
+    await waitFor(() => sandbox.controls.getInvoice(inv.id)?.statusCode === 12, 5_000, 'status 12');
     expect(sandbox.controls.getInvoice(inv.id)?.payment.paidCents).toBeNull();
   });
 

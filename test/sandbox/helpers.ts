@@ -108,15 +108,6 @@ export async function startReceiver(answer: (n: number) => number = () => 200) {
   };
 }
 
-/** Polls until `check` holds (webhooks arrive asynchronously); fails with `what` after `ms`. */
-export async function eventually(check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /**
  * One raw request with `Host` and `Content-Type` exactly as given (fetch would set them itself): what a browser
  * page or a DNS-rebinding attacker sends.

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { webhookRetryFromEnv } from '../../src/sandbox/main';
+import { waitFor } from '../support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -24,8 +25,8 @@ describe('sandbox: npm run sandbox (src/sandbox/main.ts)', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const until = Date.now() + 20000;
-      while (!out.includes('curl') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      // ts-node compiles the sandbox first: slow on a busy machine.
+      await waitFor(() => out.includes('curl'), 60_000, 'the curl line printed');
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
       expect(url).toBeDefined();
       expect(out).toContain(
@@ -41,7 +42,7 @@ describe('sandbox: npm run sandbox (src/sandbox/main.ts)', () => {
       child.kill('SIGINT');
     }
     expect(await exited).toBe(0);
-  });
+  }, 90_000);
 });
 
 describe('sandbox CLI: webhook retries from the environment', () => {

@@ -3,7 +3,8 @@ import type { WireInvoiceCurrentResponse } from '../support/wire-responses';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, createBody, eventually, startReceiver } from './helpers';
+import { waitFor } from '../support/wait-for';
+import { call, createBody, startReceiver } from './helpers';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -212,10 +213,16 @@ describe('sandbox: webhooks (§4.7, §4.8, §6, A13, A14)', () => {
     const closing = await startSandbox({ webhookRetry: { attempts: 5, baseDelayMs: 10 } });
     try {
       await call(closing.url, 'POST', '/invoices', createBody({ payment: { webhook: url } }));
-      await eventually(() => requests === 1, 'the first attempt');
+      await waitFor(() => requests === 1, 5_000, 'the first attempt');
       await closing.close();
       release();
-      await new Promise((r) => setTimeout(r, 300));
+      // The sandbox decides on a retry in the turn it records an attempt (a closed sandbox's timers refuse the wait
+      // at once), so once the 500 is recorded a retry has had its chance.
+      await waitFor(
+        () => closing.deliveries()[0]?.attempts.length === 1,
+        5_000,
+        'the first attempt recorded',
+      );
       expect(requests).toBe(1);
       expect(closing.deliveries()[0].attempts.map((a) => a.status)).toEqual([500]);
     } finally {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../../src/errors/http-answers';
-import { ADMIN_ERROR_CODES } from '../../src/settings/admin-errors.filter';
+import { ADMIN_ERROR_CODES } from '../../src/settings/admin-problems';
 
 /** The keys of one language's catalog files (plain ES modules the browser loads; read here as text). */
 function keys(...files: string[]): Set<string> {

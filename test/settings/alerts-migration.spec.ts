@@ -1,6 +1,6 @@
 import { Alerts1763700005000 } from '../../migrations/1763700005000-Alerts';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
-import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/entities';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 

@@ -2,7 +2,7 @@ import { Settings1763700003000 } from '../../migrations/1763700003000-Settings';
 import { SettingsWireProfile1763700004000 } from '../../migrations/1763700004000-SettingsWireProfile';
 import { SettingsReferrerNamespace1763700008100 } from '../../migrations/1763700008100-SettingsReferrerNamespace';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
-import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/entities';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 

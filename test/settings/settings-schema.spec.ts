@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/core/settings.schema';
-import { UpdateSettingsDto } from '../../src/settings/admin.dto';
+import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/options/settings.schema';
+import { UpdateSettingsDto } from '../../src/settings/settings.dto';
 import { BUILT_IN_DEFAULTS, settingFields } from '../../src/settings/settings.mapping';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 

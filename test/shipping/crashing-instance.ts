@@ -13,7 +13,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { TrackingParams } from '../../src/gateway/types';
-import { INVOICE_PAYMENTS_ENTITIES } from '../../src/persistence/entities';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/entities';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
 import { testRootModule } from '../support/root-app';
 

@@ -1,7 +1,8 @@
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import type { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
-import { openShippingScene, ShippingApp, TRACKING_PATH, waitFor } from './support';
+import { waitFor } from '../support/wait-for';
+import { openShippingScene, ShippingApp, TRACKING_PATH } from './support';
 
 const JOBS = 50;
 
@@ -37,8 +38,8 @@ describeEachDatabase('shipping: many jobs, every one posted exactly once', (kind
     const outbox = scene.db.dataSource.getRepository(TrackingOutbox);
     await waitFor(
       async () => (await outbox.countBy({ status: 'sent' })) === JOBS,
-      `${JOBS} rows sent`,
       60_000,
+      `${JOBS} rows sent`,
     );
 
     // At the service's door: every invoice got its code in exactly one request.

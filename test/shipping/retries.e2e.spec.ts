@@ -1,6 +1,7 @@
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase } from '../support/databases';
-import { openShippingScene, TOKEN, TRACKING_PATH, waitFor } from './support';
+import { waitFor } from '../support/wait-for';
+import { openShippingScene, TOKEN, TRACKING_PATH } from './support';
 
 describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
   const scene = openShippingScene(kind);
@@ -21,7 +22,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     serviceDown();
     a.worker.start();
     await a.tracking.recordShipment({ orderId, trackingCode: 'BR100000001BR' });
-    await waitFor(async () => (await row(orderId)).attempts >= 3, 'three failed attempts');
+    await waitFor(async () => (await row(orderId)).attempts >= 3, 15_000, 'three failed attempts');
     const waiting = await row(orderId);
     expect(waiting).toMatchObject({ status: 'pending', sentAt: null });
     expect(waiting.lastError).toMatch(/503|unavailable/i);
@@ -29,7 +30,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     expect(a.posted).toEqual([]);
 
     scene.h.sandbox.controls.clearFaults();
-    await waitFor(() => a.posted.length === 1, 'TrackingPosted');
+    await waitFor(() => a.posted.length === 1, 15_000, 'TrackingPosted');
     const sent = await row(orderId);
     expect(sent).toMatchObject({ status: 'sent', lastError: null });
     expect(scene.h.sandbox.controls.getInvoice(record.gatewayId!)?.tracking).toMatchObject({
@@ -53,7 +54,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     serviceDown();
     first.worker.start();
     await first.tracking.recordShipment({ orderId, trackingCode: 'BR200000002BR' });
-    await waitFor(async () => (await row(orderId)).attempts >= 2, 'two failed attempts');
+    await waitFor(async () => (await row(orderId)).attempts >= 2, 15_000, 'two failed attempts');
     await first.close(); // the process goes away
     const left = await row(orderId);
     expect(left).toMatchObject({ status: 'pending', lockedBy: null });
@@ -63,7 +64,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     scene.h.sandbox.controls.clearFaults();
     const second = await scene.start();
     second.worker.start();
-    await waitFor(() => second.posted.length === 1, 'TrackingPosted after the restart');
+    await waitFor(() => second.posted.length === 1, 15_000, 'TrackingPosted after the restart');
     expect(await row(orderId)).toMatchObject({ status: 'sent', attempts: failedSoFar + 1 });
     expect(requestsFor(record.gatewayInvoiceId!)).toHaveLength(failedSoFar + 1);
     expect(scene.h.sandbox.controls.getInvoice(record.gatewayId!)?.tracking).toMatchObject({
@@ -82,6 +83,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     first.worker.start();
     await waitFor(
       () => scene.h.trackingRequests().some((r) => r.code === 'BR300000000BR'),
+      15_000,
       'the first post to leave',
     );
     await first.close();
@@ -108,10 +110,14 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     scene.h.sandbox.controls.addFault({ method: 'POST', path: TRACKING_PATH, hang: true, times: 1 });
     await frozen.tracking.recordShipment({ orderId, trackingCode: 'BR400000004BR' });
     const frozenRound = frozen.worker.runOnce();
-    await waitFor(() => requestsFor(record.gatewayInvoiceId!).length === 1, 'the first post to hang');
+    await waitFor(() => requestsFor(record.gatewayInvoiceId!).length === 1, 15_000, 'the first post to hang');
 
     const other = await scene.start();
-    await waitFor(async () => (await other.worker.runOnce()).sent === 1, 'the row to be taken over and sent');
+    await waitFor(
+      async () => (await other.worker.runOnce()).sent === 1,
+      15_000,
+      'the row to be taken over and sent',
+    );
     expect(scene.h.sandbox.controls.getInvoice(record.gatewayId!)?.tracking).toMatchObject({
       code: 'BR400000004BR',
     });
@@ -128,7 +134,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     serviceDown();
     a.worker.start();
     await a.tracking.recordShipment({ orderId, trackingCode: 'BR500000005BR' });
-    await waitFor(() => a.failed.length === 1, 'TrackingFailed');
+    await waitFor(() => a.failed.length === 1, 15_000, 'TrackingFailed');
     expect(a.failed[0]).toMatchObject({
       orderId,
       code: 'BR500000005BR',
@@ -147,7 +153,7 @@ describeEachDatabase('shipping: outages, restarts and failures', (kind) => {
     expect(await a.tracking.recordShipment({ orderId, trackingCode: 'BR500000005BR' })).toMatchObject({
       outcome: 'requeued',
     });
-    await waitFor(() => a.posted.length === 1, 'TrackingPosted');
+    await waitFor(() => a.posted.length === 1, 15_000, 'TrackingPosted');
     expect(await row(orderId)).toMatchObject({ status: 'sent', attempts: 1 });
   });
 

@@ -19,7 +19,8 @@ import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox'
 import { checkout, makeOrder, openCheckoutDatabase, RecordingOrderPort } from '../checkout/support';
 import { HostApp, startHostApp } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { CapturingLogger, TOKEN, waitFor } from './support';
+import { waitFor } from '../support/wait-for';
+import { CapturingLogger, TOKEN } from './support';
 
 /** The whole module as a store registers it: checkout creates, a webhook marks it paid, the shipment is posted. */
 describeEachDatabase('shipping in the root module', (kind) => {
@@ -81,10 +82,10 @@ describeEachDatabase('shipping in the root module', (kind) => {
 
     await sandbox.controls.pay(rec.gatewayId!);
     await settle();
-    await waitFor(async () => (await record(rec.id)).statusCode === 5, 'the paid status');
+    await waitFor(async () => (await record(rec.id)).statusCode === 5, 15_000, 'the paid status');
 
     await app.get(EventEmitter2).emitAsync('order.shipment_created', shipment);
-    await waitFor(() => posted.some((e) => e.orderId === order.id), 'TrackingPosted');
+    await waitFor(() => posted.some((e) => e.orderId === order.id), 15_000, 'TrackingPosted');
     expect(sandbox.controls.getInvoice(rec.gatewayId!)?.tracking).toMatchObject({
       code: 'BR987654321BR',
       carrier: 'Correios',

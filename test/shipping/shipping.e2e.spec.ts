@@ -1,7 +1,8 @@
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
-import { OrderNotPaidError, ShipmentValidationError } from '../../src/shipping/errors';
+import { OrderNotPaidError, ShipmentValidationError } from '../../src/domain/shipping.errors';
 import { describeEachDatabase } from '../support/databases';
-import { openShippingScene, ShippingApp, TOKEN, waitFor } from './support';
+import { waitFor } from '../support/wait-for';
+import { openShippingScene, ShippingApp, TOKEN } from './support';
 
 describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
   const scene = openShippingScene(kind);
@@ -30,7 +31,7 @@ describeEachDatabase('shipping: tracking codes reach the service', (kind) => {
       carrier: 'Correios',
       trackingUrl: 'https://rastreamento.correios.com.br/app/index.php?objetos=BR123456789BR',
     });
-    await waitFor(() => app.posted.some((e) => e.orderId === orderId), 'TrackingPosted');
+    await waitFor(() => app.posted.some((e) => e.orderId === orderId), 15_000, 'TrackingPosted');
 
     expect(atSandbox(record.gatewayId!)).toMatchObject({
       code: 'BR123456789BR',

@@ -20,9 +20,8 @@ import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingService } from '../../src/shipping/tracking.service';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
 import type { ShippingOptions } from '../../src/options/shipping.options';
-import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/shipping/types';
+import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/domain/shipping.types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
-import { waitFor as pollUntil } from '../support/app';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { startRootApp } from '../support/root-app';
 import { openCheckoutDatabase } from '../checkout/support';
@@ -251,15 +250,6 @@ export function openShippingScene(kind: DatabaseKind): ShippingScene {
     await scene.db?.destroy();
   });
   return scene;
-}
-
-/** {@link pollUntil} as the shipping suites call it: what first, 15 s, polled every 10 ms. */
-export function waitFor(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  return pollUntil(check, timeoutMs, what, 10);
 }
 
 /** An outbox row as the worker finds it, due a second ago; `overrides` change any field. */

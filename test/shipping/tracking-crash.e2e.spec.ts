@@ -2,12 +2,15 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
-import { TrackingOutboxStore } from '../../src/shipping/tracking.worker';
+import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import type { CrashingInstanceConfig } from './crashing-instance';
-import { openShippingScene, ShippingApp, TOKEN, TRACKING_PATH, waitFor } from './support';
+import { waitFor } from '../support/wait-for';
+import { openShippingScene, ShippingApp, TOKEN, TRACKING_PATH } from './support';
 
 const ROOT = join(__dirname, '..', '..');
+// Each crash is a child process that ts-node compiles first: tens of seconds on a busy machine.
+jest.setTimeout(90_000);
 /** The crashed instance's lease: how long the row stays its own before another instance may take it. */
 const LEASE_MS = 300;
 
@@ -82,10 +85,14 @@ describeEachDatabase(
     /** Runs this instance's worker until it has taken the row back (once its lease lapsed or its retry is due). */
     async function takeOver(instance: ShippingApp) {
       let result = await instance.worker.runOnce();
-      await waitFor(async () => {
-        if (result.claimed === 0) result = await instance.worker.runOnce();
-        return result.claimed > 0;
-      }, 'the row to be due again');
+      await waitFor(
+        async () => {
+          if (result.claimed === 0) result = await instance.worker.runOnce();
+          return result.claimed > 0;
+        },
+        15_000,
+        'the row to be due again',
+      );
       return result;
     }
 

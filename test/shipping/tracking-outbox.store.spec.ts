@@ -1,5 +1,5 @@
 import { DataSource, Repository } from 'typeorm';
-import { TrackingOutboxStore } from '../../src/shipping/tracking.worker';
+import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { openShippingDatabase, outboxRow } from './support';

@@ -6,6 +6,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/ports';
 import type { TestDatabase } from './databases';
 
+/** The suite's one wait (test/support/wait-for.ts), where most suites import it from. */
+export { waitFor } from './wait-for';
+
 /** The token the sandbox accepts by default (every scope). */
 export const SANDBOX_TOKEN = 'sandbox-token';
 
@@ -91,18 +94,4 @@ export async function startHostApp(
     await app.init();
   }
   return { app, url, close: () => closeKeepingDataSource(app, db) };
-}
-
-/** Polls `check` until it holds; a guard against hanging, not a speed assertion. */
-export async function waitFor(
-  check: () => Promise<boolean> | boolean,
-  timeoutMs = 10_000,
-  what = 'condition',
-  intervalMs = 25,
-): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }

@@ -27,7 +27,7 @@ describeEachDatabase('InvoicePaymentsPlugin: two refunds of the same amount', (k
 
   const db = () => env.get(TransactionalConnection).rawConnection;
 
-  it('two refunds of R$ 10,00 a few seconds apart: Vendure and the service both show R$ 20,00', async () => {
+  it('two refunds of R$ 10,00 one right after the other: Vendure and the service both show R$ 20,00', async () => {
     const cart = await cartReadyToPay(env, `same-amount-${kind}@example.com`);
     const session = await startCardPayment(env, TEST_CARDS.approved);
     let order!: AdminOrder;
@@ -52,7 +52,7 @@ describeEachDatabase('InvoicePaymentsPlugin: two refunds of the same amount', (k
 
     const first = (await returnOne()).refundOrder;
     expect(first).toMatchObject({ state: 'Settled', total: 1000 });
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // At once after the first: no window of any length may take the second for a repeat of it.
     const second = (await returnOne()).refundOrder;
     expect(second).toMatchObject({ state: 'Settled', total: 1000 });
     expect(second.id).not.toBe(first.id);

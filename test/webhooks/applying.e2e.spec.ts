@@ -263,7 +263,9 @@ describeEachDatabase('webhooks: the sweep of the whole account', (kind) => {
     );
     const last = created[created.length - 1].invoice.id;
     await sandbox.controls.pay(last); // no webhook reaches the app: nothing registered for it
-    await new Promise((r) => setTimeout(r, 300));
+    // Whatever the payment sent has been delivered and the app's inbox and notifications have settled.
+    await sandbox.controls.waitForDeliveries();
+    await app.settle();
     expect(
       (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[104].id })).statusCode,
     ).toBeNull();

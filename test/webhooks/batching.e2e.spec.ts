@@ -85,7 +85,7 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
       'writeGuarded',
     );
     try {
-      await next.processor.poll();
+      await next.processor.runOnce();
       await next.settle();
       expect(lookupsOf(invoice.id)).toHaveLength(1);
       // PostgreSQL: the change is written by one guarded statement (the record and its history as the batch read
@@ -135,15 +135,15 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
     }
   });
 
-  it('processNow on an entry a batch holds resolves once that batch has processed it (as Medusa waits for it)', async () => {
+  it('handled on an entry a batch holds resolves once that batch has processed it (as Medusa waits for it)', async () => {
     const { invoice, rec } = await waitingDeliveries(1);
     const next = await startWebhookApp(db, { url: proxy.url }, { inbox: { pollIntervalMs: 0 } });
     try {
       const inbox = db.dataSource.getRepository(WebhookInboxEntry);
       const [entry] = await inbox.findBy({ gatewayId: invoice.id });
-      // A batch claims it first (the poll, or the quiet period after an arrival); processNow finds it held.
-      const batch = next.processor.poll();
-      await next.processor.processNow(entry.id, invoice.id);
+      // A batch claims it first (the poll, or the quiet period after an arrival); the host waits for that batch.
+      const batch = next.processor.runOnce();
+      await next.processor.handled(entry.id);
       expect(await inbox.findOneByOrFail({ id: entry.id })).toMatchObject({
         state: 'processed',
         invoiceRecordId: rec.id,
@@ -163,7 +163,7 @@ describeEachDatabase('webhooks: the inbox in batches', (kind) => {
     );
     const queries = jest.spyOn(db.dataSource.logger, 'logQuery');
     try {
-      await next.processor.poll();
+      await next.processor.runOnce();
       await next.settle();
       expect(lookupsOf(invoice.id)).toHaveLength(1);
       // The batches' reads of records by invoice number (the status path's own reads are not the batch's).

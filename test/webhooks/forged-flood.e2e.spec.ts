@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/delivery-confirmation';
+import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/lookup-pacer';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -95,9 +95,8 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
           paid = true;
           await sandbox.controls.pay(created.invoice.id); // the genuine delivery goes out during the flood
         }
-        await new Promise((r) =>
-          setTimeout(r, Math.max(0, floodStart + (sent / perTick) * tickMs - Date.now())),
-        );
+        const nextTick = floodStart + (sent / perTick) * tickMs;
+        await waitFor(() => Date.now() >= nextTick, 5_000, 'the next tick', 5);
       }
       const floodEnd = Date.now();
       const settled = await Promise.all(answers);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { DeliveryConfirmation } from '../../src/webhooks/delivery-confirmation';
+import { LookupPacer } from '../../src/webhooks/lookup-pacer';
 import { DeliveryIntake } from '../../src/webhooks/delivery-intake';
 import type { WebhookDelivery } from '../../src/gateway/webhook.reader';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -72,9 +72,9 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
   it('answers copies of one delivery in the same batch from its one row', async () => {
     // Outside the invoice's lookup window (the previous test looked it up): otherwise every delivery of the burst,
     // copies included, would join the entry put off until the next lookup instead of being stored.
-    const paced = app.app.get(DeliveryConfirmation);
+    const pacer = app.app.get(LookupPacer);
     await waitFor(
-      () => paced.nextLookupAt(invoice.id) === null && paced.waitingEntry(invoice.id) === null,
+      async () => pacer.dueAt(invoice.id) === null && (await pacer.joinable(invoice.id)) === null,
       10_000,
       'the lookup window passed',
     );

@@ -1,3 +1,4 @@
+import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015200-WebhookInboxWaitingFor';
 import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
@@ -29,6 +30,7 @@ function entry(overrides: Partial<WebhookInboxEntry> = {}): WebhookInboxEntry {
     invoiceRecordId: null,
     receivedAt: new Date('2026-11-21T13:00:00.000Z'),
     processedAt: null,
+    waitingFor: null,
     ...overrides,
   });
 }
@@ -48,6 +50,7 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
         WebhookInboxRetention1763700009100,
         InvoiceCustomer1763700011000,
         InvoicePaymentsScaleIndexes1763700013700,
+        WebhookInboxWaitingFor1763700015200,
       ],
       migrationsRun: false,
     });
@@ -64,6 +67,7 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
       'WebhookInboxRetention1763700009100',
       'InvoiceCustomer1763700011000',
       'InvoicePaymentsScaleIndexes1763700013700',
+      'WebhookInboxWaitingFor1763700015200',
     ]);
     const pending = await db.dataSource.driver.createSchemaBuilder().log();
     expect(pending.upQueries.map((q) => q.query)).toEqual([]);
@@ -80,10 +84,13 @@ describeEachDatabase('WebhookInbox migration', (kind) => {
     expect(await repo.countBy({ dedupeKey: first.dedupeKey })).toBe(1);
   });
 
-  it('drops the indexes, then the table on the way down and can run again', async () => {
-    await db.dataSource.undoLastMigration();
+  it('drops the waiting column, the indexes, then the table on the way down and can run again', async () => {
     const qr = db.dataSource.createQueryRunner();
     try {
+      await db.dataSource.undoLastMigration();
+      const columns = (await qr.getTable('invoice_payments_webhook_inbox'))?.columns.map((c) => c.name);
+      expect(columns).not.toContain('waiting_for');
+      await db.dataSource.undoLastMigration();
       const listed = await qr.getTable('invoice_payments_webhook_inbox');
       expect(listed?.indices.map((i) => i.name)).not.toContain('IDX_invoice_payments_webhook_inbox_list');
       await db.dataSource.undoLastMigration(); // the invoice's customer columns

@@ -14,7 +14,7 @@ import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { resolveWebhooksOptions, type WebhooksOptions } from '../../src/options/webhooks.options';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
-import { RecordingOrderPort, sandboxGateway, waitFor as pollUntil } from '../support/app';
+import { RecordingOrderPort, sandboxGateway } from '../support/app';
 import { DatabaseKind, TestDatabase } from '../support/databases';
 import { startRootApp } from '../support/root-app';
 import { openCheckoutDatabase } from '../checkout/support';
@@ -211,10 +211,8 @@ export function tokenLine(merchant: string, service: string): string {
   return Buffer.from(`${merchant}:${service}`).toString('base64');
 }
 
-/** {@link pollUntil} with the webhook suites' longer default (deliveries go through the sandbox and the inbox). */
-export function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 15_000, what = 'condition') {
-  return pollUntil(check, timeoutMs, what);
-}
+/** The suite's one wait, as the webhook suites import it. */
+export { waitFor } from '../support/wait-for';
 
 /**
  * POSTs a delivery as the service does: JSON, with each element of `lines` as its own `Webhook` header line

@@ -8,7 +8,7 @@ import {
   type QueryDeepPartialEntity,
 } from 'typeorm';
 import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
-import { escapeQuery, queryReturning } from '../typeorm-compat';
+import { escapeQuery, queryReturning } from '../../persistence/typeorm-compat';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@nestjs/common';
 import { Poller, QuietStart } from './poller';
 
@@ -41,20 +40,28 @@ function gatedPoller(): [TestPoller, () => void] {
 
 describe('Poller', () => {
   it('runs the first round at once when started, and the next after a kick', async () => {
-    const p = new TestPoller();
-    p.start();
-    p.start();
-    await sleep(100);
-    expect(p.rounds).toBe(1);
-    expect(p.running).toBe(true);
-    p.kick();
-    await sleep(100);
-    expect(p.rounds).toBe(2);
-    await p.stop();
-    expect(p.running).toBe(false);
-    p.kick();
-    await sleep(100);
-    expect(p.rounds).toBe(2);
+    // The poller's clock is moved by hand: what it schedules is seen as timers, not waited for.
+    jest.useFakeTimers();
+    try {
+      const p = new TestPoller();
+      p.start();
+      p.start();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(p.rounds).toBe(1);
+      expect(p.running).toBe(true);
+      expect(jest.getTimerCount()).toBe(1); // the next poll, a minute away
+      p.kick();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(p.rounds).toBe(2);
+      await p.stop();
+      expect(p.running).toBe(false);
+      p.kick();
+      expect(jest.getTimerCount()).toBe(0); // nothing scheduled once stopped
+      await jest.advanceTimersByTimeAsync(120_000);
+      expect(p.rounds).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('joins a call made while a round runs, and runs while stopped', async () => {
@@ -80,11 +87,16 @@ describe('Poller', () => {
   });
 
   it('logs a failed round or upkeep and goes on polling', async () => {
+    jest.useFakeTimers();
     const p = new TestPoller(5);
     p.fail = true;
-    p.start();
-    await sleep(200);
-    await p.stop();
+    try {
+      p.start();
+      await jest.advanceTimersByTimeAsync(20);
+      await p.stop();
+    } finally {
+      jest.useRealTimers();
+    }
     expect(p.rounds).toBeGreaterThan(1);
     expect(p.hourlyRuns).toBe(1);
     expect(p.errors).toContain('Test round failed: boom');

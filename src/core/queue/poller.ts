@@ -142,19 +142,18 @@ export class QuietStart {
     this.arm(Math.min(now + this.quietMs, this.since + this.maxWaitMs));
   }
 
-  /** Whether a batch was waiting; it no longer does (the caller starts it now). */
+  /** Whether a batch was waiting (its start queued included); it no longer does (the caller starts it now). */
   flush(): boolean {
-    if (!this.timer) return false;
-    clearTimeout(this.timer);
+    const waiting = this.since !== null;
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.since = null;
-    return true;
+    return waiting;
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.flush();
   }
 
   private arm(at: number): void {
@@ -165,8 +164,9 @@ export class QuietStart {
         // After this turn's I/O has been read (setImmediate runs after it): an arrival since then is not quiet.
         setImmediate(() => {
           const now = Date.now();
-          const since = this.since ?? now;
-          if (this.timer || this.stopped) return;
+          const since = this.since;
+          // Flushed meanwhile (the caller started the batch), stopped, or waiting again.
+          if (this.timer || this.stopped || since === null) return;
           if (now - this.lastArrival < this.quietMs && now < since + this.maxWaitMs) {
             this.arm(Math.min(this.lastArrival + this.quietMs, since + this.maxWaitMs));
             return;

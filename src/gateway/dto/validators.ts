@@ -87,8 +87,14 @@ export const all =
   (...rules: Rule[]): Rule =>
   (v, p, fail, parent) => {
     let failed = false;
-    const failOnce = (path: string, message: string) => ((failed = true), fail(path, message));
-    for (const rule of rules) if ((rule(v, p, failOnce, parent), failed)) return;
+    const failOnce = (path: string, message: string) => {
+      failed = true;
+      fail(path, message);
+    };
+    for (const rule of rules) {
+      rule(v, p, failOnce, parent);
+      if (failed) return;
+    }
   };
 
 /** Absent (`undefined` or `null`) is fine; otherwise `rules`. */

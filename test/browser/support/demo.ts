@@ -130,18 +130,3 @@ export async function strayDelivery(demo: RunningDemo, ourInvoiceNumber: string)
     throw new Error(`the store answered ${res.status} to the stray delivery: ${await res.text()}`);
   return number;
 }
-
-/** Polls `check` every 100 ms until it holds, or fails naming `what`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | null | false>,
-  timeoutMs = 20_000,
-) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

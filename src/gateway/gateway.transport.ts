@@ -1,0 +1,221 @@
+import type { HttpService } from '@nestjs/axios';
+import { Logger, type LoggerService } from '@nestjs/common';
+import * as cockatiel from 'cockatiel';
+import type { GatewayCallObserver } from './call-observer';
+import { OPERATION_SCOPES } from './constants';
+import * as failures from './error.mapper';
+import { GatewayError, GatewayRateLimitError, GatewayResponseError } from './errors';
+import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
+import { ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
+import { valueAt } from './json';
+import { PayloadReader } from './payload.reader';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
+
+export interface RequestPlan {
+  operation: string;
+  invoiceRef?: string;
+  /** Creation only: resolves an unknown outcome. */
+  referrer?: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'COPY';
+  path: string;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  safety: failures.RequestSafety;
+  /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
+  scope?: string;
+  /** Basic credentials instead of the bearer token (authenticate, A5). */
+  basic?: { user: string; password: string };
+  /** More strings to keep out of errors and logs. */
+  secrets?: string[];
+  /** Statuses handed back instead of becoming errors. */
+  passStatuses?: number[];
+}
+
+export type HttpAnswer = { status: number; body: unknown };
+export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
+export type Context = { operation: string; invoiceRef?: string };
+export type CallContext = { conn: GatewayConnection; profile: WireProfile };
+/** Reads an answer; a `GatewayResponseError` it throws is the answer's fault. */
+export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T;
+
+/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
+export function ref(key: string, input: unknown, path?: string): string | undefined {
+  const value = path === undefined ? input : valueAt(input, path);
+  return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
+}
+
+type Sent = RequestPlan & { timeoutMs: number };
+
+/** Without an observer, a call is only made. */
+const UNOBSERVED: GatewayCallObserver = { observe: (_call, work) => work() };
+
+/**
+ * The one call path to the service: the connection and profile in force, the request (safe ones retried), the
+ * HTTP exchange, its answer read or a `GatewayError`. Every call is told to the observer.
+ */
+export class GatewayTransport {
+  /** Per-request timeouts in ms: creation, reads, and every other write. */
+  readonly timeouts = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 };
+  private readonly retrySettings = {
+    maxAttempts: 3,
+    initialDelayMs: 200,
+    maxDelayMs: 5_000,
+    maxRetryAfterMs: 10_000,
+  };
+  private readonly exchange: HttpExchange;
+  private readonly logger: LoggerService;
+  private readonly baseProfile: WireProfile;
+  /** Effective profiles by the runtime overrides they came from (settings are cached objects). */
+  private readonly profiles = new WeakMap<object, WireProfile>();
+
+  constructor(
+    private readonly options: GatewayClientOptions,
+    httpService?: HttpService,
+    private readonly observer: GatewayCallObserver = UNOBSERVED,
+  ) {
+    this.exchange = exchangeFor(httpService);
+    Object.assign(this.timeouts, options.timeouts);
+    Object.assign(this.retrySettings, options.retry);
+    this.logger = options.logger ?? new Logger('GatewayClient');
+    this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
+  }
+
+  /** The connection and wire profile for this call: `resolveConfig()`, else the options. */
+  async context(operation: string, needsToken = true, check = true): Promise<CallContext> {
+    const resolve = this.options.resolveConfig;
+    const source = resolve ? await resolve() : this.options;
+    let profile = this.baseProfile;
+    if (resolve && source?.profile) {
+      profile = this.profiles.get(source.profile) ?? mergeWireProfile(profile, source.profile);
+      this.profiles.set(source.profile, profile);
+    }
+    return { conn: check ? checkConnection(source, operation, needsToken) : source, profile };
+  }
+
+  /** One request, its answer read; an unreadable 2xx to a write changing an invoice is an unknown outcome. */
+  async call<T>(
+    { operation, invoiceRef }: Context,
+    plan: (profile: WireProfile, conn: GatewayConnection) => Planned | Promise<Planned>,
+    read: Read<T>,
+    needsToken = true,
+    ctx?: CallContext,
+  ): Promise<T> {
+    const { conn, profile } = ctx ?? (await this.context(operation, needsToken));
+    const planned = await plan(profile, conn);
+    const answer = await this.send(conn, { operation, invoiceRef, ...planned });
+    try {
+      return read(new PayloadReader(operation), answer, profile);
+    } catch (err) {
+      if (!(err instanceof GatewayResponseError)) throw err;
+      // The reader's error gets the invoice reference; an implausible amount goes to `onImplausibleAmount`.
+      const context = { operation, invoiceRef, sent: true };
+      const error = invoiceRef ? new GatewayResponseError(context, err.detail, err.implausibleAmount) : err;
+      if (error.implausibleAmount) this.tellImplausibleAmount(error);
+      const base = { ...context, httpStatus: answer.status };
+      throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error, base);
+    }
+  }
+
+  /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */
+  async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
+    const scope = request.scope ?? OPERATION_SCOPES[request.operation];
+    const sent: Sent = { ...request, scope, timeoutMs: this.timeoutOf(request.safety) };
+    const basic = sent.basic ? [sent.basic.password, `${sent.basic.user}:${sent.basic.password}`] : [];
+    const ctx: failures.FailureContext = {
+      ...sent,
+      secrets: [conn.accessToken, ...(sent.secrets ?? []), ...basic],
+    };
+    const policy = this.retryPolicy(sent);
+    const call = { baseUrl: conn.baseUrl, operation: sent.operation };
+    return this.observer.observe(call, () => policy.execute(() => this.attempt(conn, sent, ctx)));
+  }
+
+  private timeoutOf(safety: failures.RequestSafety): number {
+    if (safety === 'read') return this.timeouts.readMs;
+    return safety === 'create' ? this.timeouts.createMs : this.timeouts.defaultMs;
+  }
+
+  /** Retries of what failed safely (`failures.retryable`), each one logged. */
+  private retryPolicy(sent: Sent) {
+    const { maxAttempts, maxRetryAfterMs } = this.retrySettings;
+    const retryable = cockatiel.handleWhen((err) => failures.retryable(err, sent.safety, maxRetryAfterMs));
+    const backoff = new cockatiel.DelegateBackoff(this.delayFor);
+    const policy = cockatiel.retry(retryable, { maxAttempts: Math.max(0, maxAttempts - 1), backoff });
+    policy.onRetry(({ attempt, delay, ...event }) => {
+      const reason = 'error' in event && event.error instanceof Error ? event.error.message : 'failure';
+      this.logger.warn(`${sent.operation}: attempt ${attempt} failed (${reason}); retrying in ${delay} ms`);
+    });
+    return policy;
+  }
+
+  private async attempt(
+    conn: GatewayConnection,
+    sent: Sent,
+    ctx: failures.FailureContext,
+  ): Promise<HttpAnswer> {
+    const started = Date.now();
+    // URLSearchParams writes each value as its text, numbers included.
+    const query = sent.query ? `?${new URLSearchParams(sent.query as Record<string, string>)}` : '';
+    const line = `${sent.operation}: → ${sent.method} ${sent.path}${query}`;
+    this.logger.debug?.(failures.redact(line, ctx.secrets));
+    const request = {
+      method: sent.method,
+      url: `${conn.baseUrl}${sent.path}${query}`,
+      headers: headersFor(conn, sent),
+      body: sent.body === undefined ? undefined : JSON.stringify(sent.body),
+    };
+    // The answer is read whole when the exchange returns: aborting then would only build an AbortError for nothing.
+    const timeout = cockatiel.timeout(sent.timeoutMs, {
+      strategy: cockatiel.TimeoutStrategy.Aggressive,
+      abortOnReturn: false,
+    });
+    try {
+      const answer = await timeout.execute(async ({ signal }) => {
+        const res = await this.exchange({ ...request, signal }).catch((err: unknown) => {
+          const message = err instanceof Error ? err.message : 'request failed';
+          const code = err instanceof ExchangeFailure ? err.code : null;
+          throw failures.errorForTransportFailure(ctx, code, message);
+        });
+        const passed = sent.passStatuses?.includes(res.status) ?? false;
+        const failure = passed ? null : failures.errorForResponse(ctx, res.status, res.data, res.headers);
+        if (failure) throw failure;
+        return { status: res.status, body: res.data };
+      });
+      this.logger.debug?.(`${sent.operation}: ← ${answer.status} in ${Date.now() - started} ms`);
+      return answer;
+    } catch (err) {
+      const timedOut = err instanceof cockatiel.TaskCancelledError;
+      const error = timedOut ? failures.errorForTimeout(ctx, sent.timeoutMs) : err;
+      if (error instanceof GatewayError) {
+        this.logger.debug?.(`${sent.operation}: ✗ ${error.kind} after ${Date.now() - started} ms`);
+      }
+      throw error;
+    }
+  }
+
+  /** A 429's `Retry-After`, else capped exponential backoff with equal jitter. */
+  private readonly delayFor = (context: cockatiel.IRetryBackoffContext<unknown>): number => {
+    const err = 'error' in context.result ? context.result.error : undefined;
+    if (err instanceof GatewayRateLimitError && err.retryAfterMs !== null) return err.retryAfterMs;
+    const { initialDelayMs, maxDelayMs } = this.retrySettings;
+    const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** (context.attempt - 1));
+    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+  };
+
+  private tellImplausibleAmount(error: GatewayResponseError): void {
+    try {
+      this.options.onImplausibleAmount?.(error);
+    } catch {
+      // The answer is refused either way; the listener's failure is its own.
+    }
+  }
+}
+
+/** JSON both ways; Basic credentials for `authenticate`, the bearer token for every other call. */
+function headersFor(conn: GatewayConnection, sent: Sent): Record<string, string> {
+  const basic = sent.basic && Buffer.from(`${sent.basic.user}:${sent.basic.password}`).toString('base64');
+  const authorization = basic ? `Basic ${basic}` : `Bearer ${conn.accessToken}`;
+  const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };
+  if (sent.body !== undefined) headers['Content-Type'] = 'application/json';
+  return headers;
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { InvoiceCreationService } from '../checkout/invoice-creation.service';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { PixRenewalService } from '../checkout/pix-renewal.service';
+import { RefundService } from '../refunds/refund.service';
+import { InvoicePaymentsSettingsService } from '../settings/settings.service';
+import { TrackingService } from '../shipping/tracking.service';
+
+/** What the adapter calls in its runtime, injected from what `InvoicePaymentsModule` exports (no search by class). */
+@Injectable()
+export class MedusaRuntimeServices {
+  constructor(
+    readonly provider: InvoicePaymentProvider,
+    readonly checkout: InvoiceCreationService,
+    readonly tracking: TrackingService,
+    readonly refunds: RefundService,
+    readonly settings: InvoicePaymentsSettingsService,
+    readonly renewal: PixRenewalService,
+    @InjectDataSource() readonly dataSource: DataSource,
+  ) {}
+}

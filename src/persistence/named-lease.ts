@@ -1,0 +1,57 @@
+import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
+import { TimestampColumn } from './columns';
+import { runStatement } from './dialect';
+import { escapeQuery, queryReturning } from './typeorm-compat';
+
+/** Which instance runs a singleton job until when; a crashed holder's lease lapses at `lockedUntil`. */
+@Entity('invoice_payments_lease')
+export class InvoicePaymentsLease {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  name!: string;
+
+  @Column({ type: 'varchar', length: 64 })
+  holder!: string;
+
+  @TimestampColumn('locked_until')
+  lockedUntil!: Date;
+}
+
+/**
+ * Takes or renews the lease `name` for `holder` unless another's is live (`true` when it has it); one conditional
+ * statement each, so two instances never both hold it.
+ */
+export async function acquireLease(
+  dataSource: DataSource,
+  name: string,
+  holder: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const table = dataSource.getMetadata(InvoicePaymentsLease).tableName;
+  const now = new Date();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  const values = { name, holder, until, now: now.toISOString() };
+  const run = async (sql: string) =>
+    (await runStatement(dataSource, (em) => queryReturning(em, ...escapeQuery(dataSource, sql, values))))
+      .length > 0;
+  return (
+    (await run(
+      `UPDATE ${table} SET holder = :holder, locked_until = :until ` +
+        'WHERE name = :name AND (holder = :holder OR locked_until <= :now) RETURNING name',
+    )) ||
+    run(
+      `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
+        'ON CONFLICT (name) DO NOTHING RETURNING name',
+    )
+  );
+}
+
+/** Gives the lease up at once (a graceful stop), so another instance need not wait for it to lapse. */
+export async function releaseLease(dataSource: DataSource, name: string, holder: string): Promise<void> {
+  const [sql, values] = escapeQuery(
+    dataSource,
+    `UPDATE ${dataSource.getMetadata(InvoicePaymentsLease).tableName} SET locked_until = :past ` +
+      'WHERE name = :name AND holder = :holder',
+    { past: new Date(0).toISOString(), name, holder },
+  );
+  await runStatement(dataSource, (em) => em.query(sql, values));
+}

@@ -1,0 +1,38 @@
+import {
+  applyDecorators,
+  PipeTransform,
+  UseFilters,
+  UseGuards,
+  UsePipes,
+  ValidationPipe,
+} from '@nestjs/common';
+import { idProblem } from '../domain/text-bounds';
+import { AdminErrorsFilter } from './admin-errors.filter';
+import { adminValidationError, problemsOf, validationProblems } from './admin-problems';
+import { InvoicePaymentsAdminGuard } from './admin.guard';
+
+/** A path id checked before it reaches SQL: a NUL byte or a 10 kB string is a 400 naming `id`. */
+export class AdminIdPipe implements PipeTransform<unknown, string> {
+  transform(value: unknown): string {
+    const problem = idProblem(value);
+    if (problem) throw adminValidationError(problemsOf({ id: [problem] }));
+    return value as string;
+  }
+}
+
+/**
+ * An admin API controller: guarded, input checked, errors answered by `AdminErrorsFilter`. Unknown fields are errors, never
+ * stripped; rejected values are never echoed (a mistyped secret stays out of logs).
+ */
+export function AdminApi(): ClassDecorator {
+  const pipe = new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    // The target only lets the codes name their bounds (`limit`).
+    validationError: { target: true, value: false },
+    exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
+  });
+  return applyDecorators(UseGuards(InvoicePaymentsAdminGuard), UsePipes(pipe), UseFilters(AdminErrorsFilter));
+}

@@ -1,0 +1,85 @@
+import { Body, ConflictException, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
+import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { GatewayClientOptions } from '../gateway/gateway.options';
+import type { ResendWebhookResult } from '../gateway/types';
+import { AdminApi } from './admin-api';
+import { adminValidationError, problemsOf } from './admin-problems';
+import { ResendWebhookDto } from './admin.dto';
+import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
+import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
+import { SecretBox } from './secret-box';
+import { UpdateSettingsDto } from './settings.dto';
+import { checkSettingsUpdate, settingFields, SECRET_SETTINGS, type MaskedSettings } from './settings.mapping';
+import { InvoicePaymentsSettingsService } from './settings.service';
+
+/** The admin API's Settings tab: the settings (secrets masked), their rotation, a credential check, a test webhook. */
+@AdminApi()
+export class AdminSettingsController {
+  constructor(
+    private readonly settings: InvoicePaymentsSettingsService,
+    private readonly credentials: CredentialCheckService,
+    private readonly client: GatewayClient,
+    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
+    @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
+  ) {}
+
+  @Get('settings')
+  getSettings(): Promise<MaskedSettings> {
+    return this.settings.getMasked();
+  }
+
+  @Get('settings/fields')
+  getSettingFields(): ReturnType<typeof settingFields> {
+    return settingFields();
+  }
+
+  @Put('settings')
+  async putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
+    const secrets = SECRET_SETTINGS.filter((name) => typeof body[name] === 'string');
+    if (secrets.length > 0 && !this.box.canEncrypt) {
+      const why =
+        'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
+      const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
+      throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
+    }
+    this.settings.invalidate(); // judged against what is saved now
+    const problems = await checkSettingsUpdate(
+      body,
+      await this.settings.getEffective(),
+      this.gatewayOptions.lookup,
+    );
+    if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
+    await this.settings.update(body);
+    return this.settings.getMasked();
+  }
+
+  @Post('settings/rotate-secrets')
+  @HttpCode(200)
+  rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
+    return this.settings.rotateSecrets();
+  }
+
+  @Post('credentials/check')
+  @HttpCode(200)
+  checkCredentials(): Promise<CredentialCheckReport> {
+    return this.credentials.check();
+  }
+
+  /** Spec §4.8; refused in production mode. */
+  @Post('webhooks/resend')
+  @HttpCode(200)
+  async resendWebhook(@Body() body: ResendWebhookDto): Promise<ResendWebhookResult> {
+    const { mode } = await this.settings.getEffective();
+    if (mode === 'production') {
+      throw new ConflictException(
+        'resend webhook is refused in production mode: the service blocklists production callers (spec §6.6)',
+      );
+    }
+    return this.client.resendWebhook({
+      url: body.url,
+      events: body.events ?? 'invoice.update',
+      webhook: body.webhook ?? 'default',
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { LOOKUP_BURST, LookupPacer } from './lookup-pacer';
+
+const pacerOf = (lookupsPerSecond: number, unknownLookupsPerWindow = 100) =>
+  new LookupPacer({
+    lookupWindowMs: 1000,
+    lookupsPerSecond,
+    inbox: { unknownLookupsPerWindow, unknownLookupWindowMs: 60_000 },
+  } as ResolvedWebhooksOptions);
+
+describe('LookupPacer', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('lets an invoice start a burst of lookups, then one a window, however often it is asked', () => {
+    jest.useFakeTimers({ now: 10_000 });
+    const pacer = pacerOf(100);
+    for (let i = 0; i < LOOKUP_BURST; i++) expect(pacer.next('A')).toBe('now');
+    expect(pacer.next('A')).toEqual({ at: new Date(Date.now() + 1000) });
+    expect(pacer.dueAt('A')).toEqual(new Date(Date.now() + 1000));
+    let started = 0;
+    for (let ms = 0; ms < 5000; ms += 10) {
+      jest.advanceTimersByTime(10);
+      if (pacer.next('A') === 'now') started++;
+    }
+    expect(started).toBe(5); // one a window over five seconds
+    expect(pacer.next('B')).toBe('now'); // other invoices have their own
+  });
+
+  it('starts at most `lookupsPerSecond` lookups a second in all, and says when the next second starts', () => {
+    jest.useFakeTimers({ now: 0 });
+    const pacer = pacerOf(2);
+    expect([pacer.next('A'), pacer.next('B')]).toEqual(['now', 'now']);
+    jest.advanceTimersByTime(300);
+    expect(pacer.next('C')).toEqual({ at: new Date(1000) });
+    jest.advanceTimersByTime(700);
+    expect(pacer.next('C')).toBe('now');
+  });
+
+  it('counts lookups of invoices no record holds against their own budget', () => {
+    jest.useFakeTimers({ now: 0 });
+    const pacer = pacerOf(100, 1);
+    expect(pacer.next('X', true)).toBe('now');
+    expect(pacer.next('Y', true)).toEqual({ at: new Date(60_000) });
+    expect(pacer.next('Y')).toBe('now'); // once a record holds it, the common pace only
+  });
+
+  it('has deliveries join the entry waiting for its invoice turn, until that turn has passed', async () => {
+    jest.useFakeTimers({ now: 0 });
+    const pacer = pacerOf(100);
+    expect(await pacer.joinable('A')).toBeNull();
+    pacer.waiting('A', 'entry-1', new Date(500));
+    expect(await pacer.joinable('A')).toBe('entry-1');
+    pacer.unjoinable('A', 'entry-1');
+    expect(await pacer.joinable('A')).toBeNull();
+    pacer.waiting('A', 'entry-2', new Date(500));
+    jest.advanceTimersByTime(1500);
+    expect(await pacer.joinable('A')).toBeNull();
+  });
+});
