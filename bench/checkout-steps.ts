@@ -24,7 +24,7 @@ const STEPS = [
   'create request',
   '(its validation)',
   '(its HTTP exchange)',
-  'settle (UPDATE)',
+  'record the answer (UPDATE)',
 ] as const;
 
 const cpuNow = () => {
@@ -50,13 +50,13 @@ export async function checkoutSteps(app: INestApplication, n: number): Promise<C
   };
   // The exchange is the HTTP request itself, as the client holds it.
   const client = app.get(GatewayClient) as unknown as object;
-  const [prepare, claim, create, validate, exchange, settle] = STEPS;
+  const [prepare, claim, create, validate, exchange, record] = STEPS;
   wrap(InvoiceCreationService.prototype, 'prepare', prepare);
   wrap(InvoiceRecordStore.prototype, 'claim', claim);
   wrap(GatewayClient.prototype, 'createInvoice', create);
   wrap(validation, 'validateInput', validate);
   wrap(client, 'exchange', exchange);
-  wrap(CreationOutcomes.prototype, 'settleCreated', settle);
+  wrap(CreationOutcomes.prototype, 'recordCreated', record);
 
   const provider = app.get(InvoicePaymentProvider);
   const dispatcher = app.get(StatusChangeDispatcher);

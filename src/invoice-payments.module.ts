@@ -3,7 +3,7 @@ import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
-import { CHECKOUT_SETTINGS } from './checkout/invoice-creation.service';
+import { CHECKOUT_SETTINGS } from './checkout/checkout.tokens';
 import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.service';

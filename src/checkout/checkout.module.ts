@@ -1,12 +1,15 @@
 import { Global, Module } from '@nestjs/common';
+import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
+import { resolveCheckoutOptions } from '../options/checkout.options';
 import { section } from '../options/resolve';
+import { AttemptSender } from './attempt-sender.service';
+import { CHECKOUT_OPTIONS } from './checkout.tokens';
 import { CreationOutcomes } from './creation-outcomes.service';
-import { CHECKOUT_OPTIONS, InvoiceCreationService } from './invoice-creation.service';
+import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
-import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
-import { resolveCheckoutOptions } from '../options/checkout.options';
+import { OnePayableInvoice } from './one-payable-invoice.service';
 
 /** Global so the admin API and the host reach the one provider; its tokens are the package's own. */
 @Global()
@@ -15,7 +18,9 @@ import { resolveCheckoutOptions } from '../options/checkout.options';
     section(CHECKOUT_OPTIONS, 'checkout', resolveCheckoutOptions),
     InvoiceRecordStore,
     InvoiceCreationService,
+    AttemptSender,
     CreationOutcomes,
+    OnePayableInvoice,
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },

@@ -1,19 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import {
-  SETTING_LIST,
-  type CheckoutSettingName,
-  type InvoicePaymentsSettingsValues,
-} from '../options/settings.schema';
-import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
-import { GatewayClient } from '../gateway/gateway.client';
+import { SETTING_LIST } from '../options/settings.schema';
 import { centsToDecimalString } from '../gateway/money';
-import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
-import { InvoiceCreationFailedError, OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../core/invoice.errors';
 import { creationMove } from '../core/creation-move';
-import { InvoiceRecordStore, withReferrer } from '../core/invoice-record.store';
+import { OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../core/invoice.errors';
+import { InvoiceRecordStore } from '../core/invoice-record.store';
+import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, type CheckoutSettingsSource } from './checkout.tokens';
+import { AttemptSender } from './attempt-sender.service';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
 import { mintStatusToken } from './status-token';
@@ -40,16 +35,6 @@ function beingCreated(orderId: string, recordId: string, detail: string): Paymen
   return new PaymentBeingConfirmedError(orderId, recordId, 2, detail);
 }
 
-export const CHECKOUT_OPTIONS = Symbol('INVOICE_PAYMENTS_CHECKOUT_OPTIONS');
-
-/** The runtime settings (admin panel) that override the checkout options; optional. */
-export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
-
-export interface CheckoutSettingsSource {
-  getEffective(): Promise<Pick<InvoicePaymentsSettingsValues, CheckoutSettingName>>;
-  referrerNamespace?(): Promise<string>;
-}
-
 /**
  * Creates an order's invoice exactly once (the claimed row's unique `open_order_id` lets one caller send), with the
  * checkout options in force: the module options overridden by the runtime settings, if any.
@@ -61,7 +46,7 @@ export class InvoiceCreationService {
 
   constructor(
     private readonly store: InvoiceRecordStore,
-    private readonly gateway: GatewayClient,
+    private readonly sender: AttemptSender,
     private readonly outcomes: CreationOutcomes,
     @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
     @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
@@ -141,11 +126,11 @@ export class InvoiceCreationService {
           installments: mapped.params.payment.installments ?? 1,
           shown: mapped.shown,
           namespace: await this.referrerNamespace(),
-          settlesAt: new Date(this.landsUntil(options) + CLAIM_HEADROOM_MS),
+          settlesAt: new Date(this.sender.landsUntil(options) + CLAIM_HEADROOM_MS),
           statusTokenHash: token.hash,
         });
         if (claimed) {
-          const created = await this.send(claimed, mapped, deadline, options);
+          const created = await this.sender.send(claimed, mapped, deadline, options);
           if (created)
             return { record: created, statusToken: created.id === claimed.id ? token.token : null };
           continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
@@ -178,22 +163,28 @@ export class InvoiceCreationService {
     }
   }
 
-  /** Settles an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
-  async settle(record: InvoiceRecord): Promise<InvoiceRecord> {
+  /** Resolves an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
+  async resolveCreation(record: InvoiceRecord): Promise<InvoiceRecord> {
     if (record.creationState === 'created' || record.creationState === 'failed') return record;
     const stale = Date.now() - record.updatedAt.getTime() > this.configured.staleCreationMs;
     if (record.creationState === 'pending' && !stale) {
       throw beingCreated(record.orderId, record.id, 'its creation is in progress');
     }
-    // A stale `pending` one is taken only as read (its holder may still write); an `unknown` one by its state.
-    const move = creationMove([record.creationState], 'pending', {});
-    const taken =
-      record.creationState === 'pending'
-        ? await this.store.moveAsRead(record, move)
-        : (await this.store.transition(record.id, move)) && record;
+    const taken = await this.takeToResolve(record);
     if (!taken) return this.store.get(record.id);
-    const settled = await this.outcomes.resolveUnknown(taken, Date.now(), this.configured);
-    return settled ?? this.store.get(record.id);
+    const resolved = await this.outcomes.resolveUnknown(taken, Date.now(), this.configured);
+    return resolved ?? this.store.get(record.id);
+  }
+
+  /**
+   * The record moved to `pending` for this caller to resolve, or `null` when another caller moved it first. A stale
+   * `pending` one is taken only as read (its holder may still write); an `unknown` one by its state.
+   */
+  private async takeToResolve(record: InvoiceRecord): Promise<InvoiceRecord | null> {
+    const move = creationMove([record.creationState], 'pending', {});
+    if (record.creationState === 'pending') return this.store.moveAsRead(record, move);
+    const moved = await this.store.transition(record.id, move);
+    return moved ? record : null;
   }
 
   /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
@@ -206,64 +197,16 @@ export class InvoiceCreationService {
     return this.store.get(record.id);
   }
 
-  /**
-   * `null` when the attempt was closed as "not created", or moved before its request left (the order is decided
-   * again). The record settled is the one stored, so its answer's guarded status write lands.
-   */
-  private async send(
-    claimed: InvoiceRecord,
-    mapped: MappedInvoice,
-    deadline: number,
-    options: ResolvedCheckoutOptions,
-  ): Promise<InvoiceRecord | null> {
-    // Stored before the request leaves: until then it could land. The claim's headroom usually covers it.
-    const landsUntil = this.landsUntil(options);
-    let record: InvoiceRecord | null = claimed;
-    if (landsUntil > (claimed.settlesAt?.getTime() ?? 0)) {
-      const later = creationMove(['pending'], 'pending', { settlesAt: new Date(landsUntil) });
-      record = await this.store.moveAsRead(claimed, later);
-      if (!record) return null;
-    }
-    let invoice: Invoice;
-    try {
-      invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
-    } catch (err) {
-      if (err instanceof GatewayOutcomeUnknownError) {
-        this.logger.warn(`order ${record.orderId}: creation outcome unknown (${err.reason}); looking it up`);
-        // Still `pending`: this caller looks it up, the others wait.
-        const unknown = creationMove(['pending'], 'pending', { unknownSince: new Date() });
-        const looked = (await this.store.moveAsRead(record, unknown)) ?? { ...record, ...unknown.patch };
-        return this.outcomes.resolveUnknown(looked, deadline, options);
-      }
-      if (isGatewayError(err)) {
-        // The service refused (or provably never got) the request: nothing exists there, the order is free again.
-        await this.store.closeNotCreated(record.id, err.message, ['pending', 'unknown']);
-        if (err instanceof GatewayValidationError) {
-          throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
-        }
-        throw err;
-      }
-      // Not a gateway answer at all: the request may have left, so the next caller looks it up first.
-      await this.store.transition(
-        record.id,
-        creationMove(['pending'], 'unknown', { unknownSince: new Date() }),
-      );
-      throw err;
-    }
-    return this.outcomes.settleCreated(record, invoice);
-  }
-
-  private landsUntil(options: ResolvedCheckoutOptions): number {
-    return Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
-  }
-
   private matching(open: InvoiceRecord, mapped: MappedInvoice): InvoiceRecord {
-    const [was, now] = [open.amountCents, mapped.totalCents].map(centsToDecimalString);
-    const conflict =
-      open.method !== mapped.method
-        ? `it is a ${open.method} invoice, not ${mapped.method}`
-        : open.amountCents !== mapped.totalCents && `it is for ${was}, the order now totals ${now}`;
-    if (conflict) throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
+    if (open.method !== mapped.method) {
+      const conflict = `it is a ${open.method} invoice, not ${mapped.method}`;
+      throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
+    }
+    if (open.amountCents !== mapped.totalCents) {
+      const was = centsToDecimalString(open.amountCents);
+      const conflict = `it is for ${was}, the order now totals ${centsToDecimalString(mapped.totalCents)}`;
+      throw new OpenInvoiceConflictError(open.orderId, open.id, conflict);
+    }
     return open;
   }
 }

@@ -92,7 +92,7 @@ export class InvoicePaymentProvider {
 
   /** Refunds `amount` cents of a paid invoice exactly once, through `RefundService` (docs/refunds.md). */
   async refundPayment(input: RefundPaymentInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
+    const record = await this.resolved(input);
     const key = input.idempotencyKey ?? input.context?.idempotency_key;
     const { refund, record: after } = await this.refunds.refund({
       invoiceRecordId: record.id,
@@ -108,7 +108,7 @@ export class InvoicePaymentProvider {
 
   /** Asks the service for the invoice and applies what it says (source `provider`). */
   async retrievePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
+    const record = await this.resolved(input);
     if (record.creationState !== 'created') return { data: sessionDataOf(record) };
     // By the number the record holds: an invoice found by referrer alone could be another store's.
     const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
@@ -140,16 +140,17 @@ export class InvoicePaymentProvider {
     await this.creation.prepare(request);
     if (same && open && order.id === record.orderId) return this.initiatePayment(request);
     if (open) {
-      const settled = await this.creation.settle(record);
-      if (settled.openOrderId !== null && !statusIs(settled.statusCode, 'releasesOrder'))
-        await this.cancel(settled);
+      const resolved = await this.creation.resolveCreation(record);
+      if (resolved.openOrderId !== null && !statusIs(resolved.statusCode, 'releasesOrder')) {
+        await this.cancel(resolved);
+      }
     }
     return this.initiatePayment(request);
   }
 
   /** Moves the due date of a PIX or bank-slip invoice in status 1 or 15, checked before calling the service. */
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
-    const record = await this.settled(input);
+    const record = await this.resolved(input);
     const options = await this.creation.current();
     const today = todayIn(options.timeZone, new Date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
@@ -173,12 +174,13 @@ export class InvoicePaymentProvider {
     );
   }
 
-  private async settled(input: PaymentSessionInput): Promise<InvoiceRecord> {
-    return this.creation.settle(await this.store.get(input?.data?.invoiceRecordId));
+  /** The session's record, its creation resolved first when its outcome is not known yet. */
+  private async resolved(input: PaymentSessionInput): Promise<InvoiceRecord> {
+    return this.creation.resolveCreation(await this.store.get(input?.data?.invoiceRecordId));
   }
 
   private async cancelUnless(input: PaymentSessionInput, done: (record: InvoiceRecord) => boolean) {
-    const record = await this.settled(input);
+    const record = await this.resolved(input);
     if (record.creationState === 'failed' || done(record)) return { data: sessionDataOf(record) };
     return { data: sessionDataOf(await this.cancel(record)) };
   }

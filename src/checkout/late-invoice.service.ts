@@ -5,11 +5,12 @@ import { statusIs, statusRow, type StatusReportSource } from '../domain/status-t
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoiceCreationService } from './invoice-creation.service';
-import { CreationOutcomes, isPaid } from './creation-outcomes.service';
 import { CreationMoveRefusedError } from '../core/creation-move';
-import { reportChangesNothing } from '../core/invoice-status.service';
+import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
+import { CreationOutcomes } from './creation-outcomes.service';
+import { InvoiceCreationService } from './invoice-creation.service';
+import { isPaid, OnePayableInvoice } from './one-payable-invoice.service';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()
@@ -21,6 +22,8 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     private readonly gateway: GatewayClient,
     private readonly creation: InvoiceCreationService,
     private readonly outcomes: CreationOutcomes,
+    private readonly onePayable: OnePayableInvoice,
+    private readonly status: InvoiceStatusService,
   ) {}
 
   /** Links an invoice to its attempt's record, applies its status and enforces one payable invoice. */
@@ -38,13 +41,14 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     }
     const foreign = await this.store.identity.whyNotOurs(invoice, record, 'referrer');
     if (foreign) return { record: null, foreign };
-    if (record.gatewayId !== null)
+    if (record.gatewayId !== null) {
       return { ...none, settled: await this.secondUnderReferrer(record, invoice) };
+    }
     if (!(await this.link(record, invoice, source))) {
       const now = await this.store.get(record.id);
       return now.gatewayId === invoice.id ? this.linkedMeanwhile(now, invoice, source) : none;
     }
-    await this.outcomes.enforce(record.orderId);
+    await this.onePayable.enforce(record.orderId);
     return { record: await this.store.get(record.id), foreign: null, applied: true as const };
   }
 
@@ -76,8 +80,9 @@ export class LateInvoiceService implements LateInvoiceAdopter {
 
   /** A record linked to the invoice meanwhile: the report applied to it unless it changes nothing, as by number. */
   private async linkedMeanwhile(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource) {
-    if (!reportChangesNothing(record, invoice.status.code, invoice))
-      await this.outcomes.apply(record, invoice, source);
+    if (!reportChangesNothing(record, invoice.status.code, invoice)) {
+      await this.status.apply({ recordId: record.id, code: invoice.status.code, source, invoice });
+    }
     return { record, foreign: null, applied: true as const };
   }
 
@@ -98,7 +103,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const where = `order ${record.orderId}: invoice ${invoice.id} has the referrer of invoice ${record.gatewayId}`;
     if (statusRow(invoice.status.code)?.session === 'captured') {
       const message = `${where} and was paid: refund it (the order follows ${record.gatewayId})`;
-      this.outcomes.paidTwice(record.orderId, null, record.id, message);
+      this.onePayable.alertPaidTwice(record.orderId, null, record.id, message);
       return `${where}: paid, alerted`;
     }
     if (!statusIs(invoice.status.code, 'cancellable')) return `${where}: not payable, left as it is`;

@@ -1,18 +1,15 @@
-import { alpha2ToAlpha3 } from 'i18n-iso-countries';
 import { addDays, todayIn } from '../domain/calendar';
-import { messageOf } from '../core/events';
 import { readText, textProblem } from '../domain/text-bounds';
-import { brazilianAddressRules, CLIENT, PRODUCT } from '../gateway/dto/inputs';
-import { CARD_EXPIRY, isCardExpiryCurrent, isCents, isTaxDocument } from '../gateway/dto/validators';
-import { normalizeDocument, obeys } from '../gateway/dto/validators';
-import { centsToDecimalString, type Cents } from '../gateway/money';
+import { CARD_EXPIRY, isCardExpiryCurrent } from '../gateway/dto/validators';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import { fillUrlTemplate, textRule } from '../options/checkout.options';
-import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
+import type { ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
 import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from '../core/invoice.errors';
-import { invoiceReferrer } from '../core/invoice-record.store';
-import type { CheckoutAddress, CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
+import { invoiceReferrer } from '../core/attempt-claim';
+import type { CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
+import { checkItems } from './order-items';
+import { mapAddress, mapCustomer } from './payer-mapping';
 
 /** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
 export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {
@@ -23,10 +20,8 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   const method = data.method;
   if (!options.methods.includes(method)) errors.add('method', `must be one of ${options.methods.join(', ')}`);
   const limits = options.textLimits;
-  const brl = (field: string, code: unknown) =>
-    (typeof code === 'string' && code.toUpperCase() === 'BRL') || errors.add(field, 'must be BRL');
-  brl('currency_code', request.currency_code);
-  brl('order.currency_code', order.currency_code);
+  checkBrl(errors, 'currency_code', request.currency_code);
+  checkBrl(errors, 'order.currency_code', order.currency_code);
   const totalCents = checkItems(order, request.amount, errors, options);
   const physical = Array.isArray(order.items) && order.items.some((i) => i?.requires_shipping !== false);
   let address: InvoiceAddress | undefined;
@@ -72,70 +67,9 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   return { params, reference, totalCents, method, shown: recognisedOrder(order, client) };
 }
 
-/** The items' texts, and whole cents adding up to the total, each at most `maxTotalCents` (no float sums). */
-function checkItems(
-  order: CheckoutOrder,
-  amount: unknown,
-  errors: FieldErrorCollector,
-  { maxItems, maxTotalCents, textLimits }: ResolvedCheckoutOptions,
-): Cents {
-  const items = Array.isArray(order.items) ? order.items : [];
-  // An order of 10,000 lines is refused without walking it.
-  if (items.length > maxItems) {
-    errors.add('order.items', `must have at most ${maxItems} items (checkout.maxItems)`);
-    return 0;
-  }
-  let adds = true; // a text's problem does not stop the sum; an amount's does
-  const fail = (field: string, problem: string): false => {
-    errors.add(field, problem);
-    return (adds = false);
-  };
-  const most = `at most ${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
-  const cents = (field: string, value: unknown, required = false): value is Cents | undefined => {
-    if (value === undefined && !required) return true;
-    if (!isCents(value)) return fail(field, 'must be a non-negative integer number of cents');
-    return (value as number) <= maxTotalCents || fail(field, `must be ${most}`);
-  };
-  if (items.length === 0) fail('order.items', 'must contain at least one item');
-  let gross = 0;
-  let lineDiscounts = 0;
-  items.forEach((item, i) => {
-    const at = `order.items[${i}]`;
-    if (!item || typeof item !== 'object') return fail(at, 'must be an item');
-    readText(errors, `${at}.id`, item.id, textRule(textLimits, 'productId', true));
-    readText(errors, `${at}.title`, item.title, textRule(textLimits, 'title', true));
-    const url = readText(errors, `${at}.thumbnail`, item.thumbnail, textRule(textLimits, 'imageUrl'));
-    if (url && !obeys(PRODUCT.image, url)) errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
-    const counted =
-      obeys(PRODUCT.quantity, item.quantity) || fail(`${at}.quantity`, 'must be a positive integer');
-    const priced = cents(`${at}.unit_price`, item.unit_price, true);
-    const discount = cents(`${at}.discount_total`, item.discount_total) ? (item.discount_total ?? 0) : 0;
-    if (!priced || !counted) return;
-    const line = item.unit_price * item.quantity;
-    if (line > maxTotalCents) return fail(`${at}.quantity`, `times unit_price must be ${most}`);
-    if (discount > line) fail(`${at}.discount_total`, 'must not exceed the line total');
-    gross += line;
-    lineDiscounts += discount;
-  });
-  cents('order.shipping_total', order.shipping_total);
-  if (cents('order.discount_total', order.discount_total) && (order.discount_total ?? 0) < lineDiscounts) {
-    fail('order.discount_total', "must include the items' discount_total");
-  }
-  if (cents('order.total', order.total, true) && order.total === 0) fail('order.total', 'must be positive');
-  if (!adds) return 0;
-  const [shipping, discount] = [order.shipping_total ?? 0, order.discount_total ?? 0];
-  const sum = gross - discount + shipping;
-  const f = centsToDecimalString;
-  if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {
-    // Only with options past any real order (maxItems × maxTotalCents over 2^53): still a 400, never a float sum.
-    errors.add('order.items', `add up past ${Number.MAX_SAFE_INTEGER} cents`);
-  } else if (sum !== order.total) {
-    const terms = `items ${f(gross)} - discounts ${f(discount)} + shipping ${f(shipping)} = ${f(sum)}`;
-    errors.add('order.total', `does not add up: ${terms}, not ${f(order.total)}`);
-  } else if (amount !== order.total) {
-    errors.add('amount', `must equal the order total (${f(order.total)})`);
-  }
-  return order.total;
+function checkBrl(errors: FieldErrorCollector, field: string, code: unknown): void {
+  const brl = typeof code === 'string' && code.toUpperCase() === 'BRL';
+  if (!brl) errors.add(field, 'must be BRL');
 }
 
 /** The order's ids, and its reference: `reference`, else `display_id` (the record keeps it), else `id`. */
@@ -162,110 +96,6 @@ function referenceOf(order: CheckoutOrder, limits: TextLimits, errors: FieldErro
   if (display !== undefined) return String(display);
   if (!errors.has('order.id')) check('order.id', order.id, 'reference');
   return order.id;
-}
-
-/** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
-function mapCustomer(
-  order: CheckoutOrder,
-  international: boolean,
-  errors: FieldErrorCollector,
-  limits: TextLimits,
-): CreateInvoiceParams['client'] {
-  const customer = ((typeof order.customer === 'object' && order.customer) || {}) as Record<string, unknown>;
-  const text = (field: string, limit: keyof TextLimits) =>
-    readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
-  const client: CreateInvoiceParams['client'] = {};
-  const given = text('name', 'name');
-  const name = given ?? [text('first_name', 'name'), text('last_name', 'name')].filter(Boolean).join(' ');
-  if (!given && name.length > limits.name) {
-    errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
-  } else if (name) client.name = name;
-  else if (!['name', 'first_name', 'last_name'].some((field) => errors.has(`order.customer.${field}`))) {
-    const field = `order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`;
-    errors.add(field, "is required (the payer's name: name, or first_name and last_name)");
-  }
-  client.document = normalizeDocument(text('document', 'document')) || undefined;
-  if (client.document && !isTaxDocument(client.document)) {
-    errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
-  } else if (!client.document && !international && !errors.has('order.customer.document')) {
-    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
-  }
-  client.email = text('email', 'email');
-  if (client.email && !obeys(CLIENT.email, client.email, client)) {
-    errors.add('order.customer.email', 'is not an e-mail address');
-  } else if (!client.email && international && !errors.has('order.customer.email')) {
-    errors.add('order.customer.email', 'is required for international customers');
-  }
-  client.phone = text('phone', 'phone')?.replace(/\D/g, '');
-  if (client.phone !== undefined && (client.phone.length < 8 || client.phone.length > 15)) {
-    errors.add('order.customer.phone', 'must have 8 to 15 digits');
-  }
-  client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
-  if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
-  return client;
-}
-
-/** The input field of each mapped field whose name differs; every input field is checked before any mapping. */
-const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };
-const INPUT_FIELDS = [...Object.values(RENAMED), 'address_2', 'number', 'district', 'city'];
-
-/** The default {@link AddressMapper}, as docs/checkout.md describes (number after the last comma, else `S/N`). */
-const defaultAddressMapper: AddressMapper = (address) => {
-  let street = address.address_1?.trim() ?? '';
-  let number = address.number?.trim() ?? '';
-  const split = number ? null : /^(.*\S)\s*,\s*(\d+[A-Za-z]?)$/.exec(street);
-  if (split) [, street, number] = split;
-  return {
-    street,
-    number: number || 'S/N',
-    district: (address.district ?? address.address_2 ?? '').trim(),
-    city: address.city?.trim() ?? '',
-    state: address.province?.trim() ?? '',
-    zipcode: address.postal_code?.trim() ?? '',
-    country: address.country_code?.trim() ?? '',
-  };
-};
-
-/** The order's address mapped (`br` → `BRA`, CEP digits), checked by the gateway's rules; only returned when whole. */
-function mapAddress(
-  address: CheckoutAddress,
-  order: CheckoutOrder,
-  { mapAddress: mapper, textLimits }: ResolvedCheckoutOptions,
-  errors: FieldErrorCollector,
-): InvoiceAddress | undefined {
-  if (typeof address !== 'object' || address === null) {
-    errors.add('order.shipping_address', 'must be an address object');
-    return undefined;
-  }
-  const rule = textRule(textLimits, 'address');
-  const given = errors.count();
-  const input = address as Record<string, unknown>;
-  for (const key of INPUT_FIELDS) readText(errors, `order.shipping_address.${key}`, input[key], rule);
-  if (errors.count() > given) return undefined;
-  const renamed: Record<string, string> = RENAMED;
-  const name = (field: string) =>
-    mapper ? `order.shipping_address (mapped ${field})` : `order.shipping_address.${renamed[field] ?? field}`;
-  let mapped: Partial<InvoiceAddress>;
-  try {
-    mapped = (mapper ?? defaultAddressMapper)(address, order);
-  } catch (err) {
-    errors.add('order.shipping_address', `could not be mapped: ${messageOf(err)}`);
-    return undefined;
-  }
-  const out = {} as InvoiceAddress;
-  for (const key of ['street', 'number', 'district', 'city', 'state', 'zipcode', 'country'] as const) {
-    out[key] = readText(errors, name(key), mapped?.[key], rule) ?? '';
-  }
-  const code = out.country.toUpperCase();
-  out.country = code.length === 2 ? (alpha2ToAlpha3(code) ?? '') : code;
-  out.state = out.state.toUpperCase();
-  const zip = out.zipcode.replace(out.country === 'BRA' ? /[.\s]/g : /[\s-]/g, '');
-  out.zipcode = out.country === 'BRA' ? zip.replace(/^(\d{5})-/, '$1') : zip.toUpperCase();
-  // The gateway's rules, Brazil's (UF, CEP: among those of a whole invoice) first; a field's first refusal is named.
-  const refuse = (key: string, problem: string) => errors.has(name(key)) || errors.add(name(key), problem);
-  brazilianAddressRules(out, (path, problem) => refuse(path.replace('client.address.', ''), problem));
-  CLIENT.address(out, '', refuse, {});
-  return errors.count() === given ? out : undefined;
 }
 
 function mapCard(

@@ -45,7 +45,7 @@ export class PixRenewalService {
   }
 
   private async once(read: InvoiceRecord): Promise<InvoiceRecord> {
-    const { record, renewed } = await this.settleUnknown(read);
+    const { record, renewed } = await this.confirmLostRenewal(read);
     if (renewed) return record;
     const options = await this.creation.current();
     const now = new Date();
@@ -67,7 +67,9 @@ export class PixRenewalService {
    * The record as it stands, `renewed` when a renewal whose answer was lost turned out to have moved the due date.
    * Throws while the lost request could still land.
    */
-  private async settleUnknown(read: InvoiceRecord): Promise<{ record: InvoiceRecord; renewed: boolean }> {
+  private async confirmLostRenewal(
+    read: InvoiceRecord,
+  ): Promise<{ record: InvoiceRecord; renewed: boolean }> {
     const pending = this.unknown.get(read.id);
     if (!pending) return { record: read, renewed: false };
     if (read.dueDate !== pending.dueDate) {

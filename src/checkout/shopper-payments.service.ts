@@ -95,12 +95,8 @@ export class ShopperPaymentsService {
   private async viewOf(record: InvoiceRecord, extras: ShopperViewExtras): Promise<ShopperPaymentView> {
     const options = await this.creation.current();
     const template = options.orderUrlTemplate;
-    const orderUrl =
-      extras.orderUrl !== undefined
-        ? extras.orderUrl
-        : template
-          ? await this.orderUrlOf(record, template)
-          : null;
+    let orderUrl = extras.orderUrl ?? null;
+    if (extras.orderUrl === undefined && template) orderUrl = await this.orderUrlOf(record, template);
     return shopperViewOf(record, { timeZone: options.timeZone, now: new Date(), orderUrl });
   }
 

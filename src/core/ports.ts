@@ -113,9 +113,9 @@ export interface Adoption {
 /** Injection token of the {@link CreationSettler} the checkout capability provides. */
 export const CREATION_SETTLER = Symbol('INVOICE_PAYMENTS_CREATION_SETTLER');
 
-/** Settles an unsettled creation by asking the service; throws when it cannot decide yet (the caller retries). */
+/** Resolves an unsettled creation by asking the service; throws when it cannot decide yet (the caller retries). */
 export interface CreationSettler {
-  settle(record: InvoiceRecord): Promise<InvoiceRecord>;
+  resolveCreation(record: InvoiceRecord): Promise<InvoiceRecord>;
 }
 
 /** Injection token of the {@link HostWebhooks} the webhooks capability provides. */

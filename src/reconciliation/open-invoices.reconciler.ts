@@ -134,13 +134,13 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     const now = new Date();
     if (!isWatched(record)) {
       result.closed++;
-      return this.scheduleCheck(record.id, NEVER);
+      return this.takeOff(record);
     }
     const next = nextCheckAt(record, now, this.options);
     // A record seen for the first time before its first step is only scheduled: the checkout just asked.
     const firstStep = this.options.stepsMs[0] ?? 0;
     if (record.nextCheckAt === null && now.getTime() - record.createdAt.getTime() < firstStep) {
-      return this.scheduleCheck(record.id, next ?? NEVER);
+      return next ? this.scheduleCheck(record.id, next) : this.takeOff(record);
     }
     if (!this.ceiling.take()) return; // stays due: the next round takes it
     result.checked++;
@@ -153,21 +153,25 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
       return this.scheduleCheck(record.id, next && next < soon ? next : soon);
     }
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
-    if (!after || !isWatched(after)) return this.scheduleCheck(record.id, NEVER);
+    if (!after) return;
+    if (!isWatched(after)) return this.takeOff(after);
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
       nextCheckAt(after, new Date(), this.options) ?? (duplicate ? new Date(Date.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
-    return this.scheduleCheck(record.id, following ?? NEVER);
+    return following ? this.scheduleCheck(record.id, following) : this.takeOff(after);
   }
 
   /** `true` when a status change was applied. */
   private async lookUp(record: InvoiceRecord): Promise<boolean> {
     if (record.gatewayId === null) {
-      // A creation being confirmed: the checkout settles it (found by referrer, or closed as not created).
-      if (this.creations) return record.statusCode !== (await this.creations.settle(record)).statusCode;
+      // A creation being confirmed: the checkout resolves it (found by referrer, or closed as not created).
+      if (this.creations) {
+        const resolved = await this.creations.resolveCreation(record);
+        return record.statusCode !== resolved.statusCode;
+      }
       const late = this.lateInvoices;
       const found = late ? await this.identity.findOurs(record) : null;
       return found && late ? (await late.adopt(found, 'sweep')).record !== null : false;
@@ -258,10 +262,19 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   }
 
   /**
+   * Off the schedule for good, decided on `record` as read: lands only while the record is still at that version. A
+   * write since (a late invoice linked to a closed attempt, due again in the same write) must not be undone by it.
+   */
+  private async takeOff(record: InvoiceRecord): Promise<void> {
+    const params = { at: NEVER.toISOString(), id: record.id, version: record.version };
+    await this.reschedule('id = :id AND version = :version', params);
+  }
+
+  /**
    * Sets `next_check_at` only (no version bump: the checkout's own updates must not conflict with it); returns how
    * many rows. The table as its entity names it (unqualified: Medusa's schema is the connection's search path).
    */
-  private async reschedule(where: string, params: Record<string, string>): Promise<number> {
+  private async reschedule(where: string, params: Record<string, string | number>): Promise<number> {
     const table = this.dataSource.getMetadata(InvoiceRecord).tableName;
     const update = `UPDATE ${table} SET next_check_at = :at WHERE ${where} RETURNING id`;
     const [sql, values] = escapeQuery(this.dataSource, update, params);

@@ -81,7 +81,7 @@ export class AdminInvoicesController {
     let outcome;
     try {
       outcome = await this.refunds.refund({
-        invoiceRecordId: (await this.creation.settle(record)).id,
+        invoiceRecordId: (await this.creation.resolveCreation(record)).id,
         amountCents: body.amountCents,
         requestedBy: `admin:${body.actor?.trim() ?? 'admin'}`,
         ...(body.idempotencyKey ? { idempotencyKey: body.idempotencyKey } : {}),
@@ -110,7 +110,7 @@ export class AdminInvoicesController {
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
-    await this.creation.settle(await this.record(id));
+    await this.creation.resolveCreation(await this.record(id));
     return this.reload(id);
   }
 

@@ -1,10 +1,13 @@
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
-import { InvoiceRecordStore, withReferrer } from '../../src/core/invoice-record.store';
+import { withReferrer } from '../../src/core/attempt-claim';
+import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { mintStatusToken } from '../../src/checkout/status-token';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
+import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 import { NEVER } from '../../src/persistence/invoice.entity';
+import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { watchGuardedStatements } from '../core/status-harness';
@@ -79,28 +82,58 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
     expect(await watch.statements()).toEqual(kind === 'postgres' ? [true] : []);
   });
 
-  it('puts an attempt the reconciliation took off its schedule once closed back on it, when its invoice is linked', async () => {
+  it("puts a closed attempt the reconciliation took off its schedule back on it in the link's one write", async () => {
     const { attempt, send } = await attemptInFlight();
     const store = shop.app.get(InvoiceRecordStore);
     await store.closeNotCreated(attempt.id, 'not found at the service in time');
-    await db.dataSource.getRepository(InvoiceRecord).update({ id: attempt.id }, { nextCheckAt: NEVER });
+    await store.rows.update({ id: attempt.id }, { nextCheckAt: NEVER });
+    // The record as the link's write left it, read before the linker goes on: what a crash right then would leave.
+    const atLink: InvoiceRecord[] = [];
+    const apply = InvoiceStatusService.prototype.apply;
+    const linking = jest.spyOn(InvoiceStatusService.prototype, 'apply').mockImplementation(async function (
+      this: InvoiceStatusService,
+      report,
+      options,
+    ) {
+      const applied = await apply.call(this, report, options);
+      if (options?.creation && report.recordId === attempt.id) atLink.push(await store.get(attempt.id));
+      return applied;
+    });
+    try {
+      const invoice = await send();
+      await waitFor(async () => atLink.length > 0, 10_000, 'the late invoice linked');
+      expect(atLink[0]).toMatchObject({ gatewayId: invoice.id, creationState: 'created' });
+      // Due at once: checked again from now.
+      expect(atLink[0].nextCheckAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    } finally {
+      linking.mockRestore();
+    }
+  });
+
+  it('leaves a linked attempt on the schedule when a round that read it closed decides after the link', async () => {
+    const { attempt, send } = await attemptInFlight();
+    const store = shop.app.get(InvoiceRecordStore);
+    await store.closeNotCreated(attempt.id, 'not found at the service in time');
+    await store.rows.update({ id: attempt.id }, { nextCheckAt: NEVER });
+    const closed = await store.get(attempt.id);
     const invoice = await send();
-    // The link, then its own statement putting the record back on the schedule: wait for both.
-    await waitFor(
-      async () => {
-        const now = await store.get(attempt.id);
-        return now.gatewayId === invoice.id && now.nextCheckAt!.getTime() <= Date.now();
-      },
-      10_000,
-      'the late invoice linked and back on the schedule',
-    );
+    await waitFor(async () => (await store.get(attempt.id)).gatewayId === invoice.id, 10_000, 'linked');
+    // A round that read the attempt while it was closed, and decides only now: "final, off the schedule".
+    type Due = { due(): Promise<InvoiceRecord[]> };
+    const due = jest.spyOn(OpenInvoicesReconciler.prototype as unknown as Due, 'due');
+    due.mockResolvedValueOnce([closed]);
+    const reconciler = shop.app.get(OpenInvoicesReconciler);
+    try {
+      await waitFor(
+        async () => (await reconciler.runOnce()).leader && due.mock.calls.length > 0,
+        10_000,
+        'round',
+      );
+    } finally {
+      due.mockRestore();
+    }
     const record = await store.get(attempt.id);
-    expect(record).toMatchObject({ creationState: 'created', statusCode: 1 });
-    // Put back on the schedule by the link's next write, due now.
-    await waitFor(
-      async () => (await store.get(attempt.id)).nextCheckAt!.getTime() <= Date.now(),
-      10_000,
-      'back on the schedule',
-    );
+    expect(record).toMatchObject({ gatewayId: invoice.id, creationState: 'created' });
+    expect(record.nextCheckAt?.getTime() ?? 0).toBeLessThan(NEVER.getTime());
   });
 });

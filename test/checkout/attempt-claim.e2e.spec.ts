@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ClaimInput, insertNextAttempt } from '../../src/core/invoice-record.store';
+import { ClaimInput, insertNextAttempt } from '../../src/core/attempt-claim';
 import { mintStatusToken } from '../../src/checkout/status-token';
 import { runStatement } from '../../src/persistence/dialect';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -7,7 +7,7 @@ import {
   PaymentBeingConfirmedError,
 } from '../../src/index';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import { withReferrer } from '../../src/core/invoice-record.store';
+import { withReferrer } from '../../src/core/attempt-claim';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -2,7 +2,7 @@ import { generateCnpj } from '@brazilian-utils/brazilian-utils';
 import { CheckoutOptions, resolveCheckoutOptions } from '../../src/options/checkout.options';
 import { CheckoutValidationError } from '../../src/core/invoice.errors';
 import { httpAnswerOf } from '../../src/errors/http-answers';
-import { invoiceReferrer, withReferrer } from '../../src/core/invoice-record.store';
+import { invoiceReferrer, withReferrer } from '../../src/core/attempt-claim';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import type { CheckoutOrder, CheckoutRequest } from '../../src/core/checkout.types';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { BLANK } from '../../src/core/invoice-record.store';
+import { BLANK } from '../../src/core/attempt-claim';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 
 /** Writes an InvoiceRecord the way the checkout would after creating its invoice (status still unknown). */

@@ -2,7 +2,7 @@ import { InvoiceRecord } from '../../src/index';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { LateInvoiceService } from '../../src/checkout/late-invoice.service';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { withReferrer } from '../../src/core/invoice-record.store';
+import { withReferrer } from '../../src/core/attempt-claim';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
