@@ -23,7 +23,6 @@ import {
   section,
   StaticSections,
 } from './options/resolve';
-import { resolveWebhooksOptions } from './options/webhooks.options';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 import { serviceCallObserver } from './core/otel';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
@@ -40,7 +39,6 @@ import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
-import { WEBHOOKS_OPTIONS } from './options/webhooks.options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -144,17 +142,15 @@ function assemble(
 ): DynamicModule {
   const webhooks = WebhooksModule.forRoot(statics.webhooks, {
     merchantTokenSource: merchantTokenFromSettings,
-    optionsProvider: section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
   });
-  const shipping = ShippingModule.forRoot(statics.shipping, true);
   const capabilities = [
     CheckoutModule,
     ShopperStatusModule,
     webhooks,
-    ReconciliationModule.forRoot(),
-    shipping,
-    // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
-    SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
+    ReconciliationModule,
+    ShippingModule,
+    // The same modules: one instance of each, its workers the ones the Operations tab wakes.
+    SettingsModule.forRoot(statics.admin, [webhooks, ShippingModule]),
   ];
   return {
     module: InvoicePaymentsModule,
