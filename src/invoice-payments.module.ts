@@ -23,7 +23,7 @@ import {
   section,
   StaticSections,
 } from './options/resolve';
-import { resolveWebhooksOptions } from './options/webhooks.options';
+import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './options/webhooks.options';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 import { serviceCallObserver } from './core/otel';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
@@ -40,7 +40,6 @@ import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
-import { WEBHOOKS_OPTIONS } from './options/webhooks.options';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**

@@ -1,5 +1,4 @@
-import type { MedusaContainer, MedusaRequest } from './plugin';
-import { SESSION_PREFIX } from './plugin';
+import { type MedusaContainer, type MedusaRequest, SESSION_PREFIX } from './plugin';
 import type { MedusaAddress, MedusaCheckoutCart } from './types';
 
 /*
