@@ -10,10 +10,8 @@ import { logger, runtimeServices } from './runtime';
 import type { MedusaRuntimeServices } from './runtime-services';
 
 /*
- * The shopper's status route in Medusa's store API (the plugin's `api/store/invoice-payments/carts/[cart_id]`): the
- * `<invoice-payment>` component polls it with the store's publishable key, which Medusa requires of every /store
- * route. It answers from the module's own record (webhooks and the reconciliation keep it fresh), never asking the
- * service, for the cart's current payment session of this provider.
+ * The shopper's status route in Medusa's store API (`api/store/invoice-payments/carts/[cart_id]`), polled by the
+ * `<invoice-payment>` component: it answers from the module's record of the cart's session, never asking the service.
  */
 
 /** A request of the store API: Medusa's signed-in customer, if any, is `auth_context.actor_id`. */
