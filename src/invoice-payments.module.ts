@@ -23,7 +23,6 @@ import {
   section,
   StaticSections,
 } from './options/resolve';
-import { resolveWebhooksOptions, WEBHOOKS_OPTIONS } from './options/webhooks.options';
 import { InvoicePaymentsHealthIndicator } from './observability/health.indicator';
 import { serviceCallObserver } from './core/otel';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
@@ -141,19 +140,15 @@ function assemble(
   wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
-  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
-    merchantTokenSource: merchantTokenFromSettings,
-    optionsProvider: section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
-  });
-  const shipping = ShippingModule.forRoot(statics.shipping, true);
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, { merchantTokenSource: merchantTokenFromSettings });
   const capabilities = [
     CheckoutModule,
     ShopperStatusModule,
     webhooks,
-    ReconciliationModule.forRoot(),
-    shipping,
-    // The same module objects: one instance of each, its workers the ones the Operations tab wakes.
-    SettingsModule.forRoot(statics.admin, [webhooks, shipping]),
+    ReconciliationModule,
+    ShippingModule,
+    // The same modules: one instance of each, its workers the ones the Operations tab wakes.
+    SettingsModule.forRoot(statics.admin, [webhooks, ShippingModule]),
   ];
   return {
     module: InvoicePaymentsModule,

@@ -197,7 +197,10 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     return true;
   }
 
-  /** One pending wake-up per invoice (the earliest) is enough. */
+  /**
+   * One pending wake-up per invoice (the earliest) is enough. A one-shot timer, not a loop beside the poll: a retry
+   * is due at its own backoff, which the poll's fixed interval would round up (the poll still finds it if this dies).
+   */
   private later(recordId: string, delayMs: number): void {
     if (this.stopped) return;
     const at = Date.now() + Math.max(1, delayMs);

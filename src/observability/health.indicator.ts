@@ -1,6 +1,7 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { Poller } from '../core/queue/poller';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
@@ -37,10 +38,8 @@ type Reading = { baseUrl: string | null; backlog: Backlog | null };
  * check() { return this.health.check([() => this.payments.isHealthy('invoice_payments')]); }
  */
 @Injectable()
-export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
+export class InvoicePaymentsHealthIndicator extends Poller<void> {
   private reading: Reading | null = null;
-  private started: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
   private closed = false;
   /** The probe in flight (its identity), so a late answer of an abandoned one does not end the next. */
   private probe: object | null = null;
@@ -53,7 +52,9 @@ export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
     private readonly gateway: GatewayClient,
     // The client's own options: their `resolveConfig` reads the stored settings, so this edge needs not know them.
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
-  ) {}
+  ) {
+    super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs);
+  }
 
   /**
    * The module's health under `key`: `up`, or `down` with `problems` naming each check past its threshold. For
@@ -95,15 +96,15 @@ export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
     return { [key]: { status: 'down', database: 'down', problems: ['database: not answering'] } };
   }
 
-  onModuleDestroy(): void {
+  override onModuleDestroy(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    return super.onModuleDestroy();
   }
 
   /** The latest reading; the first call of a process starts the background checks and waits for their first. */
   private async latest(): Promise<Reading> {
-    this.started ??= this.check();
-    if (!this.reading) await this.started;
+    if (!this.closed) this.start();
+    if (!this.reading) await this.runOnce();
     return this.reading!;
   }
 
@@ -114,7 +115,7 @@ export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
   }
 
   /** One background round: the address and the queues (each bounded), then a probe if the service was quiet. */
-  private async check(): Promise<void> {
+  protected async round(): Promise<void> {
     try {
       const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
       const [config, backlog] = await Promise.allSettled([
@@ -130,12 +131,6 @@ export class InvoicePaymentsHealthIndicator implements OnModuleDestroy {
     } catch {
       // A round that failed as a whole read nothing: reported as the database not answering.
       this.reading = { baseUrl: this.reading?.baseUrl ?? null, backlog: null };
-    } finally {
-      // Whatever failed in this round, the next one comes.
-      if (!this.closed) {
-        this.timer = setTimeout(() => void this.check(), this.options.checkIntervalMs);
-        this.timer.unref();
-      }
     }
   }
 

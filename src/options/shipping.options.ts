@@ -39,14 +39,10 @@ export interface ShippingOptions {
   retentionMs?: number;
 }
 
-/** What the shipping module takes: the options, and whether its worker starts (the root module's `workers`). */
-export interface ShippingModuleOptions extends ShippingOptions {
-  autoStartWorker?: boolean;
-}
-
-/** {@link ShippingOptions} with every default filled in. */
-export type ResolvedShippingOptions = Required<Omit<ShippingModuleOptions, 'backoff'>> & {
+/** {@link ShippingOptions} with every default filled in; the worker starts with the root module's `workers`. */
+export type ResolvedShippingOptions = Required<Omit<ShippingOptions, 'backoff'>> & {
   backoff: BackoffOptions;
+  autoStartWorker: boolean;
 };
 
 const SHIPPING = {
@@ -55,7 +51,7 @@ const SHIPPING = {
   leaseMs: int(1, MINUTE),
   maxAttempts: int(1, 20),
   retentionMs: int(1, 30 * DAY),
-} as const satisfies Numbers<ShippingModuleOptions>;
+} as const satisfies Numbers<ShippingOptions>;
 
 const SHIPPING_BACKOFF = {
   initialDelayMs: int(1, 10_000),
@@ -64,7 +60,7 @@ const SHIPPING_BACKOFF = {
   jitter: { min: 0, max: 1, default: 0.5, fraction: true },
 } as const satisfies Numbers<BackoffOptions>;
 
-export function resolveShippingOptions(options: ShippingModuleOptions = {}, workers = true) {
+export function resolveShippingOptions(options: ShippingOptions = {}, workers = true) {
   const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
   if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
     throw new Error('shipping.shipmentEvent must be a non-empty event name or false');
@@ -77,7 +73,7 @@ export function resolveShippingOptions(options: ShippingModuleOptions = {}, work
     ...resolveNumbers('shipping', SHIPPING, options),
     shipmentEvent: event,
     mapShipmentEvent: options.mapShipmentEvent ?? defaultShipmentMapper,
-    autoStartWorker: workers && (options.autoStartWorker ?? true),
+    autoStartWorker: workers,
     backoff,
   };
 }

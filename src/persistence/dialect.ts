@@ -79,20 +79,24 @@ const SQLITE: Dialect = {
     `INSERT OR IGNORE INTO ${table} (${columns}) VALUES ${rows} RETURNING "id"`,
 };
 
-const SQLITE_TYPES = /^(better-sqlite3|sqlite|sqljs|capacitor|cordova|expo|react-native)$/;
+/** The TypeORM database types the module runs on (docs/configuration.md), each with its dialect. */
+const DIALECTS: Record<string, Dialect> = { postgres: POSTGRES, 'better-sqlite3': SQLITE };
 
-/** `true` when the DataSource talks to PostgreSQL. */
+/** `true` when the DataSource talks to PostgreSQL (the migrations ask). */
 export function isPostgres(dataSource: DataSource): boolean {
   return dataSource.options.type === 'postgres';
 }
 
-/** The dialect of a DataSource's database (or of the options a DataSource is about to be made with). */
+/**
+ * The dialect of a DataSource's database (or of the options a DataSource is about to be made with). Another type is
+ * refused: the status service asks at start, so a store on an unsupported database does not start.
+ */
 export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
   const { type } = 'isInitialized' in source ? source.options : source;
-  if (type === 'postgres') return POSTGRES;
-  return SQLITE_TYPES.test(type)
-    ? SQLITE
-    : { ...SQLITE, sharedConnection: false, settleShared: POSTGRES.settleShared };
+  const dialect = Object.hasOwn(DIALECTS, type) ? DIALECTS[type] : undefined;
+  if (dialect) return dialect;
+  const supported = Object.keys(DIALECTS).join(', ');
+  throw new Error(`InvoicePaymentsModule: database type "${type}" is not supported; use one of: ${supported}`);
 }
 
 const sqliteQueues = new WeakMap<DataSource, Promise<void>>();
@@ -196,7 +200,8 @@ export function guardedStatusStatement(dataSource: DataSource, properties: strin
   });
   const version = `"${record.versionColumn?.databaseName ?? 'version'}"`;
   const sets = [...patchColumns.map((c) => `"${c.databaseName}" = $${++n}`), `${version} = ${version} + 1`];
-  const [latest, open] = [`$${++n}`, `$${++n}`];
+  const latest = `$${++n}`;
+  const open = `$${++n}`;
   const table = `"${history.tableName}"`;
   const values = history.columns.map((c) => {
     const cast = String(c.type) === 'varchar' ? 'text' : String(c.type);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf as message } from '../core/events';
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
@@ -9,6 +9,7 @@ import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
 import { CallCeiling } from '../core/queue/call-ceiling';
+import { Poller } from '../core/queue/poller';
 import { statusIs } from '../domain/status-table';
 import { decideTransition } from '../domain/status-transitions';
 import { runStatement } from '../persistence/dialect';
@@ -46,14 +47,12 @@ const SWEEP_PAGE_SIZE = 100;
  * follows the open invoices, not the account. {@link sweep} audits the whole account on demand.
  */
 @Injectable()
-export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(OpenInvoicesReconciler.name);
+export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implements OnModuleInit {
   private readonly holder = randomUUID();
   private readonly ceiling: CallCeiling;
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<ReconciliationRound> | null = null;
+  private starting: Promise<void> = Promise.resolve();
   private sweeping: Promise<SweepResult> | null = null;
-  private stopped = false;
+  private destroyed = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -65,31 +64,24 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
+    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs);
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
   }
 
   onModuleInit(): void {
     if (this.options.intervalMs <= 0) return;
-    this.timer = setInterval(() => void this.runOnce(), this.options.intervalMs);
-    this.timer.unref();
-    // Webhooks may have been missed while the store was down: recent open invoices are due at once.
-    void this.catchUp().then(() => this.runOnce());
+    // Webhooks may have been missed while the store was down: recent open invoices are due before the first round.
+    this.starting = this.catchUp().then(() => {
+      if (!this.destroyed) this.start();
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await Promise.allSettled([this.current, this.sweeping]);
+  override async onModuleDestroy(): Promise<void> {
+    this.destroyed = true;
+    await this.starting;
+    await super.onModuleDestroy();
+    await this.sweeping;
     await releaseLease(this.dataSource, RECONCILIATION_LEASE, this.holder).catch(() => undefined);
-  }
-
-  /** Runs one round now (a call while one runs joins it). Never throws: failures are logged and counted. */
-  runOnce(): Promise<ReconciliationRound> {
-    this.current ??= this.round()
-      .then(countRound)
-      .finally(() => (this.current = null));
-    return this.current;
   }
 
   /** Makes the invoices created within `catchUpOnStartMs` due now (webhooks missed while down); returns how many. */
@@ -107,15 +99,16 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  private async round(): Promise<ReconciliationRound> {
+  /** One round (`runOnce` runs one now; a call while one runs joins it). Never throws: failures are logged, counted. */
+  protected async round(stopped: () => boolean): Promise<ReconciliationRound> {
     const result: ReconciliationRound = { leader: false, checked: 0, applied: 0, closed: 0, errors: 0 };
-    if (this.stopped) return result;
+    if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
       result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs);
       if (!result.leader) return result;
       for (const record of await this.due()) {
-        if (this.stopped) break;
+        if (stopped()) break;
         await this.reconcile(record, result);
         if (this.ceiling.remaining() === 0) break;
       }
@@ -124,7 +117,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     }
     if (result.applied > 0)
       this.logger.log(`reconciliation applied ${result.applied} missed status change(s)`);
-    return result;
+    return countRound(result);
   }
 
   /** Due records, never scheduled ones first (an invoice just linked, a duplicate just marked); at most `batchSize`. */
@@ -146,7 +139,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     // A record seen for the first time before its first step is only scheduled: the checkout just asked.
     const firstStep = this.options.stepsMs[0] ?? 0;
     if (record.nextCheckAt === null && now.getTime() - record.createdAt.getTime() < firstStep) {
-      return next ? this.schedule(record.id, next) : this.takeOff(record);
+      return next ? this.scheduleCheck(record.id, next) : this.takeOff(record);
     }
     if (!this.ceiling.take()) return; // stays due: the next round takes it
     result.checked++;
@@ -156,7 +149,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
       result.errors++;
       this.logger.warn(`reconciling invoice record ${record.id} failed: ${message(err)}`);
       const soon = new Date(now.getTime() + RETRY_AFTER_ERROR_MS);
-      return this.schedule(record.id, next && next < soon ? next : soon);
+      return this.scheduleCheck(record.id, next && next < soon ? next : soon);
     }
     const after = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: record.id });
     if (!after) return;
@@ -167,7 +160,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
       nextCheckAt(after, new Date(), this.options) ?? (duplicate ? new Date(Date.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
-    return following ? this.schedule(record.id, following) : this.takeOff(after);
+    return following ? this.scheduleCheck(record.id, following) : this.takeOff(after);
   }
 
   /** `true` when a status change was applied. */
@@ -263,7 +256,7 @@ export class OpenInvoicesReconciler implements OnModuleInit, OnModuleDestroy {
     return true;
   }
 
-  private async schedule(id: string, at: Date): Promise<void> {
+  private async scheduleCheck(id: string, at: Date): Promise<void> {
     await this.reschedule('id = :id', { at: at.toISOString(), id });
   }
 

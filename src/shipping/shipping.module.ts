@@ -1,6 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { resolveShippingOptions, type ShippingModuleOptions } from '../options/shipping.options';
+import { resolveShippingOptions } from '../options/shipping.options';
 import { section } from '../options/resolve';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { SHIPPING_OPTIONS } from './constants';
@@ -9,24 +9,12 @@ import { TrackingService } from './tracking.service';
 import { TrackingWorker } from './tracking.worker';
 
 /**
- * Shipping: shipment → tracking outbox → worker → the service (§4.6, A9). Needs TypeORM, `EventEmitterModule` and
- * a `GatewayClient`; `fromRoot`: its options are the root module's `shipping` (and `workers`).
+ * Shipping: shipment → tracking outbox → worker → the service (§4.6, A9), with the root module's `shipping` (and
+ * `workers`) options. Needs TypeORM, `EventEmitterModule` and a `GatewayClient`, as the root module provides.
  */
-@Module({})
-export class ShippingModule {
-  static forRoot(options: ShippingModuleOptions = {}, fromRoot = false): DynamicModule {
-    const resolved = resolveShippingOptions(options); // refuses bad options when the module is defined
-    return {
-      module: ShippingModule,
-      imports: [TypeOrmModule.forFeature([TrackingOutbox, InvoiceRecord])],
-      providers: [
-        fromRoot
-          ? section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions)
-          : { provide: SHIPPING_OPTIONS, useValue: resolved },
-        TrackingService,
-        TrackingWorker,
-      ],
-      exports: [SHIPPING_OPTIONS, TrackingService, TrackingWorker],
-    };
-  }
-}
+@Module({
+  imports: [TypeOrmModule.forFeature([TrackingOutbox, InvoiceRecord])],
+  providers: [section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions), TrackingService, TrackingWorker],
+  exports: [SHIPPING_OPTIONS, TrackingService, TrackingWorker],
+})
+export class ShippingModule {}

@@ -1,6 +1,7 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { HOST_WEBHOOKS } from '../core/ports';
 import { resolveWebhooksOptions, WEBHOOKS_OPTIONS, type WebhooksOptions } from '../options/webhooks.options';
+import { section } from '../options/resolve';
 import { DeliveryAdmission } from './delivery-admission';
 import { DeliveryConfirmation } from './delivery-confirmation';
 import { DeliveryIntake } from './delivery-intake';
@@ -12,8 +13,6 @@ import { createWebhooksController } from './webhooks.controller';
 export interface WebhooksModuleExtras {
   /** A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE` (the merchant token read at runtime). Default: none. */
   merchantTokenSource?: Provider;
-  /** A provider of `WEBHOOKS_OPTIONS` (resolved). Default: `options` resolved; the route is always `options.path`. */
-  optionsProvider?: Provider;
 }
 
 /** Webhook reception at `options.path`; status changes go through the global `InvoiceStatusModule` (import it). */
@@ -27,7 +26,7 @@ export class WebhooksModule {
       global: true,
       controllers: [createWebhooksController(resolved.path)],
       providers: [
-        extras.optionsProvider ?? { provide: WEBHOOKS_OPTIONS, useValue: resolved },
+        section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
         ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
         LookupPacer,
         DeliveryConfirmation,

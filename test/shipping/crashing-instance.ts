@@ -7,17 +7,15 @@
  * The process never exits by itself: the parent reads its end (signal `SIGKILL`) as the proof the crash happened.
  */
 import 'reflect-metadata';
-import { Global, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
+import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { TrackingParams } from '../../src/gateway/types';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { ShippingModule } from '../../src/shipping/shipping.module';
-import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { INVOICE_PAYMENTS_ENTITIES } from '../../src/entities';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
+import { testRootModule } from '../support/root-app';
 
 export interface CrashingInstanceConfig {
   database: DataSourceOptions;
@@ -47,28 +45,19 @@ async function main(config: CrashingInstanceConfig): Promise<void> {
     }
   }
 
-  @Global()
-  @Module({
-    providers: [{ provide: GatewayClient, useFactory: () => new CrashingClient(gatewayOptions) }],
-    exports: [GatewayClient],
-  })
-  class GatewayModule {}
-
-  @Module({
+  // The whole module, its workers left to this script, its client the crashing one.
+  const app = await Test.createTestingModule({
     imports: [
-      TypeOrmModule.forRoot({
-        ...config.database,
-        migrationsRun: false,
-        entities: [InvoiceRecord, TrackingOutbox],
-      }),
+      TypeOrmModule.forRoot({ ...config.database, migrationsRun: false, entities: INVOICE_PAYMENTS_ENTITIES }),
       EventEmitterModule.forRoot(),
-      GatewayModule,
-      ShippingModule.forRoot({ autoStartWorker: false, leaseMs: config.leaseMs }),
+      testRootModule({ gateway: gatewayOptions, shipping: { leaseMs: config.leaseMs }, workers: false }),
     ],
   })
-  class InstanceModule {}
-
-  const app = await NestFactory.createApplicationContext(InstanceModule, { logger: false });
+    .overrideProvider(GatewayClient)
+    .useValue(new CrashingClient(gatewayOptions))
+    .compile();
+  app.useLogger(false);
+  await app.init();
   await app.get(TrackingWorker).runOnce();
   // Reaching this line means the instance did not crash where it was told to.
   process.exit(3);

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
 import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
-import { Global, LoggerService, Module } from '@nestjs/common';
-import { EventEmitter2, EventEmitterModule } from '@nestjs/event-emitter';
-import { Test, TestingModule } from '@nestjs/testing';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { INestApplication, LoggerService } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
@@ -12,21 +10,21 @@ import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-
 import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../../src/core/events';
-import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
 import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { ALL_SCOPES, startSandbox } from '../../src/sandbox';
 import type { SandboxServer } from '../../src/sandbox';
-import { ShippingModule } from '../../src/shipping/shipping.module';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { TrackingService } from '../../src/shipping/tracking.service';
 import { TrackingWorker } from '../../src/shipping/tracking.worker';
-import type { ShippingModuleOptions, ShippingOptions } from '../../src/options/shipping.options';
+import type { ShippingOptions } from '../../src/options/shipping.options';
 import type { TrackingFailedEvent, TrackingPostedEvent } from '../../src/domain/shipping.types';
 import { RecordingProxy, RecordedRequest } from '../gateway/support/recording-proxy';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+import { startRootApp } from '../support/root-app';
+import { openCheckoutDatabase } from '../checkout/support';
 
 /** A distinctive bearer token: any trace of it in a log line is a leak. */
 export const TOKEN = 'tok_SHIPPING_LEAKCHECK_5e1f0a';
@@ -158,7 +156,7 @@ async function createOrder(
 }
 
 export interface ShippingApp {
-  moduleRef: TestingModule;
+  app: INestApplication;
   tracking: TrackingService;
   worker: TrackingWorker;
   emitter: EventEmitter2;
@@ -169,17 +167,16 @@ export interface ShippingApp {
   close(): Promise<void>;
 }
 
-/** Fast defaults for tests: the worker is started by the test, retries come back within ~100 ms. */
-const TEST_SHIPPING: ShippingModuleOptions = {
-  autoStartWorker: false,
+/** Fast retries for tests: they come back within ~100 ms. */
+const TEST_SHIPPING: ShippingOptions = {
   pollIntervalMs: 20,
   backoff: { initialDelayMs: 20, maxDelayMs: 100 },
 };
 
 /**
- * One instance of a host app: TypeORM on its own connection to the test database, the event bus, a real
- * `GatewayClient` (through the harness's proxy) and the shipping module. Several may run on one database, as
- * several processes would.
+ * One instance of a host app: the whole module ({@link startRootApp}) on the test database, its `GatewayClient`
+ * through the harness's proxy, its log lines in the harness's logger. No worker starts on its own (`workers: false`):
+ * the test starts the tracking worker. Several may run on one database, as several processes would.
  */
 async function startShippingApp(
   db: TestDatabase,
@@ -187,31 +184,9 @@ async function startShippingApp(
   options: ShippingOptions = {},
   client: Partial<GatewayClientOptions> = {},
 ): Promise<ShippingApp> {
-  @Global()
-  @Module({
-    providers: [
-      { provide: GATEWAY_CLIENT_OPTIONS, useValue: clientOptions(h.proxy.url, h.logger, client) },
-      GatewayClient,
-    ],
-    exports: [GatewayClient],
-  })
-  class TestGatewayModule {}
-
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      TypeOrmModule.forRoot({
-        ...db.options,
-        migrationsRun: false,
-        entities: [InvoiceRecord, TrackingOutbox],
-      }),
-      EventEmitterModule.forRoot(),
-      TestGatewayModule,
-      ShippingModule.forRoot({ ...TEST_SHIPPING, ...options }),
-    ],
-  }).compile();
-  moduleRef.useLogger(h.logger);
-  await moduleRef.init();
-  const emitter = moduleRef.get(EventEmitter2);
+  const root = { gateway: clientOptions(h.proxy.url, h.logger, client), shipping: { ...TEST_SHIPPING, ...options } };
+  const { app, close } = await startRootApp(db, h.sandbox, { ...root, workers: false }, [], { logger: h.logger });
+  const emitter = app.get(EventEmitter2);
   const posted: TrackingPostedEvent[] = [];
   const failed: TrackingFailedEvent[] = [];
   emitter.on(InvoicePaymentsEvents.TrackingPosted, (e: TrackingPostedEvent) => posted.push(e));
@@ -219,14 +194,14 @@ async function startShippingApp(
   const alerts: InvoicePaymentsAlert[] = [];
   emitter.on(InvoicePaymentsEvents.Alert, (e: InvoicePaymentsAlert) => alerts.push(e));
   return {
-    moduleRef,
-    tracking: moduleRef.get(TrackingService),
-    worker: moduleRef.get(TrackingWorker),
+    app,
+    tracking: app.get(TrackingService),
+    worker: app.get(TrackingWorker),
     emitter,
     posted,
     failed,
     alerts,
-    close: () => moduleRef.close(),
+    close,
   };
 }
 
@@ -266,7 +241,7 @@ export function openShippingScene(kind: DatabaseKind): ShippingScene {
     order: (options?: { pay?: boolean }) => createOrder(scene.db, scene.h, options),
   } as ShippingScene;
   beforeAll(async () => {
-    scene.db = await openShippingDatabase(kind);
+    scene.db = await openCheckoutDatabase(kind);
     scene.h = await startShippingHarness();
   });
   afterAll(async () => {

@@ -9,6 +9,7 @@ import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   createSandboxInvoice,
   openWebhooksDatabase,
+  ourReferrer,
   recordedSandboxInvoice,
   startWebhookApp,
   waitFor,
@@ -87,12 +88,13 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
           holder: 'MARIA SILVA',
           expiry: '12/30',
         });
-        const referrer = `ref-${Math.random().toString(36).slice(2)}`;
+        const referrer = ourReferrer();
         // What the checkout sent: the referrer, the payment id (its order id) and the amount (matched by referrer).
         const rec = await insertInvoiceRecord(db.dataSource, {
           orderId: referrer,
           amountCents: 5_000,
           gatewayId: null,
+          creationState: 'pending', // as the checkout writes it before asking
           referrer,
           method: 'card',
         });
@@ -187,11 +189,12 @@ describeEachDatabase('webhooks: applying real deliveries', (kind) => {
     expect(await inbox().countBy({ gatewayId: stray.invoice.id })).toBe(0);
 
     // As the checkout does: the record is written (by referrer, no number yet) before the invoice is created.
-    const referrer = `ref-${generateCpf()}`;
+    const referrer = ourReferrer();
     const rec = await insertInvoiceRecord(db.dataSource, {
       orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
+      creationState: 'pending', // as the checkout writes it before asking
       referrer,
     });
     const created = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl, referrer });

@@ -143,6 +143,7 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
         orderId: rendered.referrer!, // the payment id `createSandboxInvoice` sends
         amountCents: 2_100,
         gatewayId: null,
+        creationState: 'pending', // as the checkout writes it before asking
         referrer: rendered.referrer!,
       });
       // Both apps poll this database: whichever takes the entry, it is processed before the service moves on.

@@ -13,6 +13,7 @@ import {
   openDeliveryScene,
   postDelivery,
   openWebhooksDatabase,
+  ourReferrer,
   startWebhookApp,
   tokenLine,
   waitFor,
@@ -286,10 +287,12 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
     }).token;
     defaultToken = sandbox.controls.webhooks()[0].token;
     // As the checkout does: the record (by referrer) is written before the invoice is created.
-    const referrer = `ref-${randomUUID()}`;
+    const referrer = ourReferrer();
     await insertInvoiceRecord(db.dataSource, {
+      orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
+      creationState: 'pending', // as the checkout writes it before asking
       referrer,
     });
     const created = await createSandboxInvoice(lenient.gateway, {
@@ -319,10 +322,12 @@ describeEachDatabase('webhooks: merchant part of the token', (kind) => {
     );
 
   it('accepts real deliveries of a hand-registered webhook whose merchant part matches', async () => {
-    const referrer = `ref-${randomUUID()}`;
+    const referrer = ourReferrer();
     await insertInvoiceRecord(db.dataSource, {
+      orderId: referrer, // the payment id `createSandboxInvoice` sends
       amountCents: SANDBOX_INVOICE_CENTS,
       gatewayId: null,
+      creationState: 'pending', // as the checkout writes it before asking
       referrer,
     });
     await createSandboxInvoice(strict.gateway, { referrer }); // no payment.webhook: goes to the registered webhook

@@ -1,63 +1,42 @@
-import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015200-WebhookInboxWaitingFor';
 import request from 'supertest';
-import { OpenInvoiceReconciliation1763700009000 } from '../../migrations/1763700009000-OpenInvoiceReconciliation';
-import { WebhookInboxRetention1763700009100 } from '../../migrations/1763700009100-WebhookInboxRetention';
-import { StatusNotifyLease1763700006000 } from '../../migrations/1763700006000-StatusNotifyLease';
 import { randomUUID } from 'node:crypto';
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
-import { Global, INestApplication, Module } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000-InvoicePaymentsInit';
-import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
-import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
-import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
-import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
-import { WebhookInboxInvoiceIndex1763700007000 } from '../../migrations/1763700007000-WebhookInboxInvoiceIndex';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
-import { InvoiceStatusModule, InvoiceStatusService } from '../../src/core/invoice-status.service';
+import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, PaymentStatusChange } from '../../src/core/ports';
-import { STATUS_DISPATCH_OPTIONS, StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { Invoice } from '../../src/gateway/types';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { InvoicePaymentsLease } from '../../src/persistence/named-lease';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import type { WebhooksOptions } from '../../src/options/webhooks.options';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { resolveWebhooksOptions, type WebhooksOptions } from '../../src/options/webhooks.options';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
-import { WebhooksModule } from '../../src/webhooks/webhooks.module';
-import { ReconciliationModule } from '../../src/reconciliation/reconciliation.module';
-import { RecordingOrderPort, SANDBOX_TOKEN, startHostApp } from '../support/app';
-import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
+import { RecordingOrderPort, sandboxGateway } from '../support/app';
+import { DatabaseKind, TestDatabase } from '../support/databases';
+import { startRootApp } from '../support/root-app';
+import { openCheckoutDatabase } from '../checkout/support';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { IsNull, type DataSource } from 'typeorm';
 
 export { RecordingOrderPort, SANDBOX_TOKEN } from '../support/app';
 
+/** The webhook apps' referrer namespace: a record found by referrer is linked only under the store's own. */
+const REFERRER_NAMESPACE = 'webhooktests';
+
+/** A referrer as the checkout makes one, under the webhook apps' namespace. */
+export function ourReferrer(): string {
+  return `${REFERRER_NAMESPACE}:ref-${randomUUID()}`;
+}
+
 /** What `createSandboxInvoice` charges (2 × 10.50). */
 const SANDBOX_INVOICE_CENTS = 2_100;
 
-/** A database with the module's invoice tables and the webhook inbox, created by their migrations. */
+/** A database with all the module's tables, created by its migrations: a webhook app is the whole module. */
 export function openWebhooksDatabase(kind: DatabaseKind, poolSize?: number): Promise<TestDatabase> {
-  return openTestDatabase(kind, {
-    entities: [InvoiceRecord, InvoiceStatusHistory, WebhookInboxEntry, InvoicePaymentsLease],
-    migrations: [
-      InvoicePaymentsInit1763700000000,
-      CheckoutSettlement1763700005500,
-      InvoiceCustomer1763700011000,
-      ShopperStatusToken1763700014000,
-      WebhookInbox1763700001000,
-      StatusNotifyLease1763700006000,
-      WebhookInboxInvoiceIndex1763700007000,
-      OpenInvoiceReconciliation1763700009000,
-      WebhookInboxRetention1763700009100,
-      WebhookInboxWaitingFor1763700015200,
-    ],
-    ...(poolSize ? { poolSize } : {}),
-  });
+  return openCheckoutDatabase(kind, poolSize);
 }
 
 export interface WebhookApp {
@@ -79,8 +58,8 @@ export interface WebhookApp {
 }
 
 /**
- * A host app made of the module's own parts (TypeORM on the test database, the event bus, the status module, the
- * webhooks module and the reconciliation), listening on loopback, talking to the sandbox with a real GatewayClient.
+ * The whole module ({@link startRootApp}) listening on loopback, talking to the sandbox (or a proxy in front of it)
+ * with a real GatewayClient and no retries; `webhooks` replaces its test defaults section by section.
  */
 export async function startWebhookApp(
   db: TestDatabase,
@@ -88,46 +67,22 @@ export async function startWebhookApp(
   webhooks: WebhooksOptions = {},
   configure?: (app: INestApplication) => void,
 ): Promise<WebhookApp> {
-  const port = new RecordingOrderPort();
-
-  @Global()
-  @Module({
-    providers: [
-      { provide: ORDER_PAYMENT_PORT, useValue: port },
-      {
-        provide: STATUS_DISPATCH_OPTIONS,
-        useValue: { pollIntervalMs: 200, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
-      },
-      {
-        provide: GATEWAY_CLIENT_OPTIONS,
-        useValue: {
-          baseUrl: sandbox.url,
-          accessToken: SANDBOX_TOKEN,
-          mode: 'sandbox',
-          retry: { maxAttempts: 1 },
-        },
-      },
-      GatewayClient,
-    ],
-    exports: [ORDER_PAYMENT_PORT, STATUS_DISPATCH_OPTIONS, GatewayClient],
-  })
-  class TestHostModule {}
-
-  const { app, url, close } = await startHostApp(
+  const host = await startRootApp(
     db,
-    [
-      TestHostModule,
-      InvoiceStatusModule,
-      WebhooksModule.forRoot({
-        inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 500 },
-        ...webhooks,
-      }),
+    sandbox,
+    {
+      gateway: sandboxGateway(sandbox.url),
+      webhooks: { inbox: { pollIntervalMs: 50, retryBaseDelayMs: 50, retryMaxDelayMs: 500 }, ...webhooks },
+      notifications: { pollIntervalMs: 200, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
       // The reconciliation's audit on demand only: the schedule of open invoices stays off here.
-      ReconciliationModule.forRoot({ intervalMs: 0 }),
-    ],
-    { logger: ['error', 'warn'], listen: true, configure },
+      reconciliation: { intervalMs: 0 },
+      checkout: { referrerNamespace: REFERRER_NAMESPACE },
+    },
+    [],
+    { logger: ['error', 'warn'], configure },
   );
-  const path = (webhooks.path ?? 'webhooks/invoice-payments').replace(/^\/+/, '');
+  const { app, url, close } = host;
+  const path = resolveWebhooksOptions(webhooks).path;
 
   const events = app.get(EventEmitter2);
   const busChanges: PaymentStatusChange[] = [];
@@ -141,7 +96,7 @@ export async function startWebhookApp(
     app,
     url,
     webhookUrl: `${url}/${path}`,
-    port,
+    port: app.get<RecordingOrderPort>(ORDER_PAYMENT_PORT),
     busChanges,
     alerts,
     statuses: app.get(InvoiceStatusService),
@@ -161,7 +116,7 @@ export async function createSandboxInvoice(
   gateway: GatewayClient,
   opts: { referrer?: string; webhook?: string } = {},
 ): Promise<{ invoice: Invoice; referrer: string }> {
-  const referrer = opts.referrer ?? `ref-${randomUUID()}`;
+  const referrer = opts.referrer ?? ourReferrer();
   const invoice = await gateway.createInvoice({
     client: { name: 'Ana Souza', document: generateCpf(), email: 'ana@example.com' },
     payment: {
@@ -186,11 +141,12 @@ export async function recordedSandboxInvoice(
   app: Pick<WebhookApp, 'gateway' | 'webhookUrl'>,
   dataSource: DataSource,
 ): Promise<{ id: string; referrer: string; rec: InvoiceRecord }> {
-  const referrer = `ref-${randomUUID()}`;
+  const referrer = ourReferrer();
   const rec = await insertInvoiceRecord(dataSource, {
     orderId: referrer, // the payment id `createSandboxInvoice` sends
     amountCents: SANDBOX_INVOICE_CENTS,
     gatewayId: null,
+    creationState: 'pending', // as the checkout writes it before asking
     referrer,
   });
   const { invoice } = await createSandboxInvoice(app.gateway, { webhook: app.webhookUrl, referrer });

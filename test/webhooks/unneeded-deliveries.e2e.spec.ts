@@ -9,6 +9,7 @@ import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   createSandboxInvoice,
   openWebhooksDatabase,
+  ourReferrer,
   postDelivery,
   recordedSandboxInvoice,
   startWebhookApp,
@@ -124,7 +125,7 @@ describeEachDatabase('webhooks: deliveries the store does not need', (kind) => {
     expect(taken.body).toMatchObject({ received: true, duplicate: false, state: 'pending' });
 
     // The checkout wrote its record (referrer, no number) before asking; the create answer was lost.
-    const referrer = `ref-${randomUUID()}`;
+    const referrer = ourReferrer();
     const unknown = await insertInvoiceRecord(db.dataSource, {
       orderId: referrer,
       amountCents: SANDBOX_INVOICE_CENTS,
