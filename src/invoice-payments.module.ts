@@ -140,7 +140,9 @@ function assemble(
   wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
-  const webhooks = WebhooksModule.forRoot(statics.webhooks, { merchantTokenSource: merchantTokenFromSettings });
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
+    merchantTokenSource: merchantTokenFromSettings,
+  });
   const capabilities = [
     CheckoutModule,
     ShopperStatusModule,
