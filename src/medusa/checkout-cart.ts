@@ -1,4 +1,4 @@
-import { type MedusaContainer, type MedusaRequest, SESSION_PREFIX } from './plugin';
+import { type MedusaContainer, type MedusaQuery, type MedusaRequest, SESSION_PREFIX } from './plugin';
 import type { MedusaAddress, MedusaCheckoutCart } from './types';
 
 /*
@@ -14,14 +14,12 @@ export const PAYMENT_SESSIONS_ROUTE = '/store/payment-collections/:id/payment-se
 const ADDRESS_FIELDS = ['first_name', 'last_name', 'phone'];
 const ADDRESSES = ['billing_address', 'shipping_address'] as const;
 
-type Query = { graph(input: object): Promise<{ data: unknown[] }> };
-
 /** The cart a payment collection belongs to (its e-mail and billing address), or `null` (an order's collection). */
 export async function cartOfCollection(
   container: MedusaContainer,
   collectionId: string,
 ): Promise<MedusaCheckoutCart | null> {
-  const { data } = await container.resolve<Query>('query').graph({
+  const { data } = await container.resolve<MedusaQuery>('query').graph({
     entity: 'payment_collection',
     fields: [
       'id',
