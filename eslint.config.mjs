@@ -27,7 +27,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['*.js', 'hosts/*/*.js'],
+    files: ['*.js', '*.cjs', 'hosts/*/*.js'],
     languageOptions: { globals: { module: 'writable', require: 'readonly' } },
   },
   {

@@ -5,7 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { CHECKOUT_SETTINGS } from './checkout/checkout.tokens';
 import { ShopperStatusModule } from './checkout/shopper-status.module';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from './core/events';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { settingsDefaultsOf } from './options/settings.schema';
@@ -140,7 +140,9 @@ function assemble(
   wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
-  const webhooks = WebhooksModule.forRoot(statics.webhooks, { merchantTokenSource: merchantTokenFromSettings });
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
+    merchantTokenSource: merchantTokenFromSettings,
+  });
   const capabilities = [
     CheckoutModule,
     ShopperStatusModule,
@@ -166,9 +168,8 @@ function orderPortProvider(orderPort: Type<OrderPaymentPort>): Provider {
       try {
         return await moduleRef.create(orderPort);
       } catch (err) {
-        const reason = err instanceof Error ? err.message : String(err);
         throw new Error(
-          `InvoicePaymentsModule: cannot build the order port ${orderPort.name}: ${reason}\n` +
+          `InvoicePaymentsModule: cannot build the order port ${orderPort.name}: ${messageOf(err)}\n` +
             `Fix: list the modules that provide ${orderPort.name}'s dependencies in the module's own imports, ` +
             `e.g. InvoicePaymentsModule.forRoot({ orderPort: ${orderPort.name}, ` +
             `imports: [TypeOrmModule.forFeature([Order])], ... }) (or forRootAsync({ imports })), ` +

@@ -2,10 +2,8 @@ import type { InvoicePaymentsAlert } from './events';
 import type { PaymentSessionStatus } from '../domain/status-table';
 
 /*
- * Every attribute set each counter can be recorded with, so that each series exists at 0 from the moment the host's
- * meter provider is in place. Prometheus' `increase()` and `rate()` see an event only as a rise between two samples:
- * a series born at 1 hides the first alert of a process, and an absent `accepted` series makes "no webhook accepted"
- * unanswerable rather than 0.
+ * Every attribute set of each counter, so every series starts at 0: Prometheus' `increase()` sees an event only as a
+ * rise between two samples, so a series born at 1 would hide a process's first alert.
  */
 
 type Attributes = Record<string, string>;

@@ -21,9 +21,8 @@ const api = ((): Api | null => {
 const SCOPE = 'nestjs-invoice-payments';
 
 /**
- * The counters and histograms: name, unit, description (Prometheus' HELP). A duration's name ends `_seconds`, as
- * OpenTelemetry's Prometheus conventions write it, so that every exporter shows the same name (those that add the
- * unit's suffix do not add it twice).
+ * The counters and histograms: name, unit, description (Prometheus' HELP). A duration's name ends `_seconds`, so
+ * exporters that add the unit's suffix do not add it twice.
  */
 const INSTRUMENTS = {
   deliveries: ['invoice_payments.webhook.deliveries', '{delivery}', 'Webhook deliveries by outcome'],

@@ -1,9 +1,8 @@
 import { centsToDecimalString } from '../gateway/money';
-import { InvoiceStatusCode } from '../domain/status-table';
+import { InvoiceStatusCode, statusRow } from '../domain/status-table';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { clip } from '../domain/text-bounds';
-import { statusRow } from '../domain/status-table';
 
 // What a status report's invoice does to a record beside its status: the fields it refreshes, and the amounts that
 // must not change silently (a payment of another amount, a captured invoice's total or payment reported anew).

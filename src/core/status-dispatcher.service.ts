@@ -1,4 +1,4 @@
-import type { StatusDispatchSettings } from './status-dispatch.options';
+import { type StatusDispatchSettings, resolveNotificationsOptions } from './status-dispatch.options';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -13,7 +13,6 @@ import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';
 import { clip } from '../domain/text-bounds';
-import { resolveNotificationsOptions } from './status-dispatch.options';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 

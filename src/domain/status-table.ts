@@ -222,11 +222,6 @@ export const STATUS_TABLE: Readonly<Record<KnownInvoiceStatusCode, StatusRow>> =
 
 const ALL_ROWS: readonly StatusRow[] = Object.values(STATUS_TABLE);
 
-/** Each code's name in the spec. */
-export const INVOICE_STATUS_NAMES: Readonly<Record<KnownInvoiceStatusCode, string>> = Object.fromEntries(
-  ALL_ROWS.map((row) => [row.code, row.name]),
-) as Record<KnownInvoiceStatusCode, string>;
-
 export function isKnownStatusCode(code: number): code is KnownInvoiceStatusCode {
   return Object.prototype.hasOwnProperty.call(STATUS_TABLE, code);
 }

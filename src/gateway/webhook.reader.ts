@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
 import { invoiceIn, redactCardData, statusOf } from './invoice.normalizer';
-import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
+import { asRecord, asText, type JsonRecord, valueAt } from './json';
 import { PayloadReader } from './payload.reader';
 import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
@@ -90,13 +90,31 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
-    event: firstTextAt(body, w.event),
-    deliveryId: firstTextAt(body, w.deliveryId),
-    webhookId: firstTextAt(body, w.webhookId),
-    sentAt: firstTextAt(body, w.sentAt),
+    event: firstSentText(body, w.event),
+    deliveryId: firstSentText(body, w.deliveryId),
+    webhookId: firstSentText(body, w.webhookId),
+    sentAt: firstSentText(body, w.sentAt),
     test: w.test.some((p) => valueAt(body, p) === true),
     error: null,
   };
+}
+
+/**
+ * A routing text as the delivery sent it. Unlike `asText`, a NUL is kept: the intake refuses it with a 400 naming
+ * the field, where a replaced character would be stored as if the sender had written it.
+ */
+function sentText(value: unknown): string | null {
+  if (typeof value === 'string') return value === '' ? null : value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+function firstSentText(body: JsonRecord, paths: readonly string[]): string | null {
+  for (const path of paths) {
+    const text = sentText(valueAt(body, path));
+    if (text !== null) return text;
+  }
+  return null;
 }
 
 const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
@@ -104,7 +122,7 @@ const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null
 function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
-    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(asText);
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(sentText);
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;

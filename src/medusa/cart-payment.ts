@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { SESSION_PREFIX, type MedusaContainer } from './plugin';
+import { SESSION_PREFIX, type MedusaContainer, type MedusaQuery } from './plugin';
 
 /** Medusa's cart ids (`cart_` and a ULID); a looser bound, so a store's own id scheme still passes. */
 const CART_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -11,8 +11,6 @@ export function cartIdProblem(id: unknown): string | null {
     ? null
     : 'must be a Medusa cart id (1 to 64 letters, digits, _ or -)';
 }
-
-type Query = { graph(input: object): Promise<{ data: unknown[] }> };
 
 interface CartRow {
   id: string;
@@ -41,7 +39,7 @@ export async function cartPaymentRecord(
   cartId: string,
   actorId: string | undefined,
 ): Promise<InvoiceRecord | null> {
-  const { data } = await container.resolve<Query>('query').graph({
+  const { data } = await container.resolve<MedusaQuery>('query').graph({
     entity: 'cart',
     fields: [
       'id',

@@ -1,14 +1,10 @@
-import type { MedusaContainer, MedusaRequest } from './plugin';
-import { SESSION_PREFIX } from './plugin';
+import { type MedusaContainer, type MedusaQuery, type MedusaRequest, SESSION_PREFIX } from './plugin';
 import type { MedusaAddress, MedusaCheckoutCart } from './types';
 
 /*
- * Why a middleware: Medusa 2.21's `createPaymentSessionsWorkflow` hands the provider only the signed-in customer
- * (`req.auth_context.actor_id`; none for a guest) and the storefront's `data`, and has no hook to add to either. A
- * guest's name and e-mail are on the cart, which the Payment module (an isolated module) cannot read. The plugin's
- * middleware runs in the API layer, where Medusa's `query` can: it reads the payment collection's cart and passes it
- * in the session's `data.cart` (its e-mail, and the names and phone of its addresses), over whatever the storefront
- * sent under that key.
+ * Why a middleware: Medusa gives the provider only the signed-in customer and the storefront's `data`, while a
+ * guest's name and e-mail are on the cart, which the isolated Payment module cannot read. The API layer can: the
+ * middleware puts the cart's e-mail and its addresses' names and phone in `data.cart`, over what the storefront sent.
  */
 
 /** The route of Medusa's store API where a storefront creates a payment session (`initiatePaymentSession`). */
@@ -18,14 +14,12 @@ export const PAYMENT_SESSIONS_ROUTE = '/store/payment-collections/:id/payment-se
 const ADDRESS_FIELDS = ['first_name', 'last_name', 'phone'];
 const ADDRESSES = ['billing_address', 'shipping_address'] as const;
 
-type Query = { graph(input: object): Promise<{ data: unknown[] }> };
-
 /** The cart a payment collection belongs to (its e-mail and billing address), or `null` (an order's collection). */
 export async function cartOfCollection(
   container: MedusaContainer,
   collectionId: string,
 ): Promise<MedusaCheckoutCart | null> {
-  const { data } = await container.resolve<Query>('query').graph({
+  const { data } = await container.resolve<MedusaQuery>('query').graph({
     entity: 'payment_collection',
     fields: [
       'id',

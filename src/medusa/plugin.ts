@@ -21,6 +21,9 @@ export interface MedusaContainer {
   resolve<T = unknown>(key: string): T;
 }
 
+/** Medusa's `query` service (`container.resolve('query')`): only `graph` is used. */
+export type MedusaQuery = { graph(input: object): Promise<{ data: unknown[] }> };
+
 export interface MedusaRequest {
   scope: MedusaContainer;
   params: Record<string, string | undefined>;
@@ -52,7 +55,7 @@ export async function withSessions<T>(
   fields: string[],
 ): Promise<(T & { sessionIds: string[] }) | undefined> {
   const path = entity === 'order' ? 'payment_collections' : 'order.payment_collections';
-  const query = container.resolve<{ graph(input: object): Promise<{ data: unknown[] }> }>('query');
+  const query = container.resolve<MedusaQuery>('query');
   const { data } = await query.graph({
     entity,
     fields: [...fields, `${path}.payment_sessions.id`, `${path}.payment_sessions.provider_id`],

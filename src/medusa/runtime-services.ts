@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import { PixRenewalService } from '../checkout/pix-renewal.service';
+import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import { RefundService } from '../refunds/refund.service';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingService } from '../shipping/tracking.service';
@@ -17,7 +17,7 @@ export class MedusaRuntimeServices {
     readonly tracking: TrackingService,
     readonly refunds: RefundService,
     readonly settings: InvoicePaymentsSettingsService,
-    readonly renewal: PixRenewalService,
+    readonly shopper: ShopperPaymentsService,
     @InjectDataSource() readonly dataSource: DataSource,
   ) {}
 }

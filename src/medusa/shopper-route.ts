@@ -1,32 +1,25 @@
-import { SHOPPER_READS, SHOPPER_RENEWALS } from '../checkout/shopper-payments.service';
-import { shopperViewOf, type ShopperPaymentView } from '../checkout/shopper-view';
-import { ShopperPaymentNotFoundError, ShopperRateLimitedError } from '../checkout/shopper.errors';
-import { RateWindows } from '../core/rate-windows';
+import type { ShopperPaymentsService, ShopperRecordFinder } from '../checkout/shopper-payments.service';
+import type { ShopperPaymentView } from '../checkout/shopper-view';
 import { httpAnswerOf } from '../errors/http-answers';
-import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { cartIdProblem, cartPaymentRecord } from './cart-payment';
 import { pluginOptions, type MedusaRequest, type MedusaResponse } from './plugin';
 import { logger, runtimeServices } from './runtime';
-import type { MedusaRuntimeServices } from './runtime-services';
 
 /*
- * The shopper's status route in Medusa's store API (the plugin's `api/store/invoice-payments/carts/[cart_id]`): the
- * `<invoice-payment>` component polls it with the store's publishable key, which Medusa requires of every /store
- * route. It answers from the module's own record (webhooks and the reconciliation keep it fresh), never asking the
- * service, for the cart's current payment session of this provider.
+ * The shopper's status route in Medusa's store API (`api/store/invoice-payments/carts/[cart_id]`), polled by the
+ * `<invoice-payment>` component: it answers from the module's record of the cart's session, never asking the service.
  */
 
 /** A request of the store API: Medusa's signed-in customer, if any, is `auth_context.actor_id`. */
 type StoreRequest = MedusaRequest & { auth_context?: { actor_id?: string; actor_type?: string } };
 type StoreResponse = MedusaResponse & { setHeader(name: string, value: string): void };
 
-// Per cart, the limits of the module's own status route (per token), per Medusa process.
-const reads = new RateWindows(SHOPPER_READS);
-const renewals = new RateWindows(SHOPPER_RENEWALS);
+/** The view as Medusa's route gives it: no order page (the session's record names no Medusa order). */
+const NO_ORDER_URL = { orderUrl: null };
 
 /** `GET /store/invoice-payments/carts/:cart_id`: the view of the cart's payment (SHOPPER_CONTRACT's JSON). */
 export function getCartPayment(req: StoreRequest, res: StoreResponse): Promise<void> {
-  return answer(req, res, reads, async (record, services) => view(record, services));
+  return answer(req, res, (shopper, key, find) => shopper.read(key, find, NO_ORDER_URL));
 }
 
 /**
@@ -34,22 +27,18 @@ export function getCartPayment(req: StoreRequest, res: StoreResponse): Promise<v
  * new view. A renewal whose answer was lost is a 503 with `Retry-After`, and nothing is sent again meanwhile.
  */
 export function renewCartPayment(req: StoreRequest, res: StoreResponse): Promise<void> {
-  return answer(req, res, renewals, async (record, services) =>
-    view(await services.renewal.renew(record), services),
-  );
+  return answer(req, res, (shopper, key, find) => shopper.renew(key, find, NO_ORDER_URL));
 }
 
-async function view(record: InvoiceRecord, services: MedusaRuntimeServices): Promise<ShopperPaymentView> {
-  const { timeZone } = await services.checkout.current();
-  return shopperViewOf(record, { timeZone, now: new Date() });
-}
-
-/** The cart checked, counted, found as the caller's, then `then`; the module's errors as its HTTP answers. */
+/** The cart checked, then the module's shopper path (rate per cart, the caller's record); errors as HTTP answers. */
 async function answer(
   req: StoreRequest,
   res: StoreResponse,
-  rate: RateWindows,
-  then: (record: InvoiceRecord, services: MedusaRuntimeServices) => Promise<ShopperPaymentView>,
+  then: (
+    shopper: ShopperPaymentsService,
+    key: string,
+    find: ShopperRecordFinder,
+  ) => Promise<ShopperPaymentView>,
 ): Promise<void> {
   const cartId = req.params.cart_id;
   const problem = cartIdProblem(cartId);
@@ -60,13 +49,10 @@ async function answer(
     return;
   }
   try {
-    const hit = rate.hit(cartId as string);
-    if (hit.limited) throw new ShopperRateLimitedError(hit.retryAfterSeconds);
     const services = await runtimeServices(pluginOptions(req.scope));
     const actor = req.auth_context?.actor_type === 'customer' ? req.auth_context.actor_id : undefined;
-    const record = await cartPaymentRecord(req.scope, services.dataSource, cartId as string, actor);
-    if (!record) throw new ShopperPaymentNotFoundError();
-    res.json(await then(record, services));
+    const find = () => cartPaymentRecord(req.scope, services.dataSource, cartId as string, actor);
+    res.json(await then(services.shopper, `medusa-cart:${cartId}`, find));
   } catch (err) {
     const known = httpAnswerOf(err);
     if (!known) throw err;

@@ -104,22 +104,19 @@ export const DEFAULT_TEXT_LIMITS = {
 
 export type TextLimits = Record<keyof typeof DEFAULT_TEXT_LIMITS, number>;
 
-/** Applies the defaults; problems (named `checkout.textLimits.<name>`) go to `bad`. */
-function resolveTextLimits(
-  given: Partial<TextLimits> | undefined,
-  bad: (field: string, why: string) => void,
-): TextLimits {
-  const limits = { ...DEFAULT_TEXT_LIMITS };
-  for (const [name, value] of Object.entries(given ?? {}) as Array<[keyof TextLimits, unknown]>) {
-    if (value === undefined) continue;
-    // Columns of the module's tables cap these two: a larger value could not be stored.
+/** Each limit's bounds: the module's table columns cap `orderId` and `reference` at 128 characters. */
+const TEXT_LIMITS = Object.fromEntries(
+  Object.entries(DEFAULT_TEXT_LIMITS).map(([name, fallback]) => {
     const cap = name === 'orderId' || name === 'reference' ? 128 : 100_000;
+    return [name, int(1, fallback, cap)];
+  }),
+) as Numbers<TextLimits>;
+
+/** Applies the defaults; problems (named `checkout.textLimits.<name>`) go to `bad`. */
+function resolveTextLimits(given: Partial<TextLimits> = {}, bad: (field: string, why: string) => void) {
+  for (const name of Object.keys(given))
     if (!(name in DEFAULT_TEXT_LIMITS)) bad(`textLimits.${name}`, 'is not a text limit');
-    else if (!Number.isSafeInteger(value) || (value as number) < 1 || (value as number) > cap) {
-      bad(`textLimits.${name}`, `must be an integer from 1 to ${cap}`);
-    } else limits[name] = value as number;
-  }
-  return limits;
+  return resolveNumbers('textLimits', TEXT_LIMITS, given, (name, why) => bad(`textLimits.${name}`, why));
 }
 
 /** The rule of one limited field, naming its option. */

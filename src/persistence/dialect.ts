@@ -96,7 +96,9 @@ export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
   const dialect = Object.hasOwn(DIALECTS, type) ? DIALECTS[type] : undefined;
   if (dialect) return dialect;
   const supported = Object.keys(DIALECTS).join(', ');
-  throw new Error(`InvoicePaymentsModule: database type "${type}" is not supported; use one of: ${supported}`);
+  throw new Error(
+    `InvoicePaymentsModule: database type "${type}" is not supported; use one of: ${supported}`,
+  );
 }
 
 const sqliteQueues = new WeakMap<DataSource, Promise<void>>();

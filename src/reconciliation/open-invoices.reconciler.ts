@@ -17,10 +17,10 @@ import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/payload.reader';
 import type { Invoice } from '../gateway/types';
-import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';
-import { NEVER } from '../persistence/invoice.entity';
 import { DAY } from '../domain/option-fields';
+import { todayIn } from '../domain/calendar';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../core/otel';
 
@@ -201,10 +201,8 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
 
   private async sweepPages(): Promise<SweepResult> {
     const result: SweepResult = { pages: 0, seen: 0, matched: 0, applied: 0, error: null };
-    // The service's day (A2: America/Sao_Paulo, UTC-3 all year since 2019).
-    const createdFrom = new Date(Date.now() - SWEEP_DAYS * 86_400_000 - 3 * 3_600_000)
-      .toISOString()
-      .slice(0, 10);
+    // The service's day (A2).
+    const createdFrom = todayIn('America/Sao_Paulo', new Date(Date.now() - SWEEP_DAYS * DAY));
     try {
       for (let page = 1; ; page++) {
         const listed = await this.gateway.listInvoices({ page, limit: SWEEP_PAGE_SIZE, createdFrom });

@@ -8,7 +8,10 @@ import { OpenInvoicesReconciler, RECONCILIATION_OPTIONS } from './open-invoices.
  * global `InvoiceStatusModule`, a `GatewayClient` and TypeORM's default DataSource, as the root module provides.
  */
 @Module({
-  providers: [section(RECONCILIATION_OPTIONS, 'reconciliation', resolveReconciliationOptions), OpenInvoicesReconciler],
+  providers: [
+    section(RECONCILIATION_OPTIONS, 'reconciliation', resolveReconciliationOptions),
+    OpenInvoicesReconciler,
+  ],
   exports: [RECONCILIATION_OPTIONS, OpenInvoicesReconciler],
 })
 export class ReconciliationModule {}

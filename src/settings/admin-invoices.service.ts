@@ -5,7 +5,6 @@ import { allowedActions, refundableCents } from '../core/invoice-actions';
 import { sessionDataOf } from '../core/session-data';
 import { statusRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
-import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../domain/status-table';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-problems';
@@ -184,7 +183,7 @@ export function toView(row: InvoiceRecord) {
     gatewayInvoiceId: row.gatewayInvoiceId,
     statusCode: code,
     statusText: row.statusText,
-    statusName: code !== null && isKnownStatusCode(code) ? INVOICE_STATUS_NAMES[code] : null,
+    statusName: statusRow(code)?.name ?? null,
     orderPaymentStatus: statusRow(code)?.order ?? null,
     currency: row.currency,
     amountCents: row.amountCents,

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
-import { INVOICE_STATUS_NAMES, isKnownStatusCode } from '../domain/status-table';
+import { statusRow } from '../domain/status-table';
 import { transitionOfRow } from '../domain/status-transitions';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -153,7 +153,7 @@ export function historyView(h: InvoiceStatusHistory) {
     id: h.id,
     fromCode: h.fromCode,
     toCode: h.toCode,
-    toName: h.toCode !== null && isKnownStatusCode(h.toCode) ? INVOICE_STATUS_NAMES[h.toCode] : null,
+    toName: statusRow(h.toCode)?.name ?? null,
     statusText: h.statusText,
     source: h.source as string,
     applied: h.applied,

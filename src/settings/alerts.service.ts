@@ -3,7 +3,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
-import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from '../core/events';
 import { clip } from '../domain/text-bounds';
 import { runInTransaction } from '../persistence/dialect';
 import type { Page } from '../gateway/types';
@@ -56,8 +56,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
         em.getRepository(InvoicePaymentsAlertRecord).insert(row),
       );
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      this.logger.error(`alert ${row.kind} could not be stored (${why}): ${row.message}`);
+      this.logger.error(`alert ${row.kind} could not be stored (${messageOf(err)}): ${row.message}`);
     }
   }
 

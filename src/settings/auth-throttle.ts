@@ -1,31 +1,28 @@
 import { isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RateWindows } from '../core/rate-windows';
+import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 import type { AdminAuthThrottleOptions } from '../options/admin.options';
 
-const DEFAULTS = { maxFailures: 10, windowMs: 60_000, maxClients: 10_000, slowdownMs: 1000, maxHeld: 100 };
+const THROTTLE = {
+  maxFailures: int(1, 10),
+  windowMs: int(1, MINUTE),
+  maxClients: int(1, 10_000),
+  slowdownMs: int(0, 1000),
+  maxHeld: int(0, 100),
+} as const satisfies Numbers<AdminAuthThrottleOptions>;
 
 /**
  * Failed admin authentications per client in fixed windows, in memory, bounded, per process. The key's length
  * bounds guessing; this only slows and records a brute force at little cost to the store.
  */
 export class AdminAuthThrottle {
-  private readonly options = { ...DEFAULTS };
+  private readonly options: Record<keyof typeof THROTTLE, number>;
   private readonly windows: RateWindows;
   private held = 0;
 
   constructor(options: AdminAuthThrottleOptions = {}, now: () => number = Date.now) {
-    for (const name of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) {
-      const value = options[name];
-      if (value === undefined) continue;
-      const min = name === 'slowdownMs' || name === 'maxHeld' ? 0 : 1;
-      if (!Number.isSafeInteger(value) || value < min) {
-        throw new Error(
-          `admin.authThrottle.${name} must be ${min ? 'a positive' : 'a non-negative'} integer`,
-        );
-      }
-      this.options[name] = value;
-    }
+    this.options = resolveNumbers('admin.authThrottle', THROTTLE, options);
     const { maxFailures, windowMs, maxClients } = this.options;
     this.windows = new RateWindows({ maxHits: maxFailures, windowMs, maxKeys: maxClients }, now);
   }

@@ -15,12 +15,11 @@ import { AdminOperationsService } from './admin-operations.service';
 import { AdminSettingsController } from './admin-settings.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
-import { DEFAULT_ADMIN_PREFIX } from '../options/admin.options';
+import { DEFAULT_ADMIN_PREFIX, type InvoicePaymentsAdminOptions } from '../options/admin.options';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
 import { InvoicePaymentsSettingsService } from './settings.service';
-import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
 
 /** The admin API's controllers; the catch-all last, since routes match in the order they are registered. */
 const ADMIN_API = [

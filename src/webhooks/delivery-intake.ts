@@ -126,28 +126,12 @@ export class DeliveryIntake implements HostWebhooks {
     return { ok: true, stored };
   }
 
-  /**
-   * Joins a delivery to an entry of its invoice waiting for a lookup not started yet (which answers it too), else
-   * stores it, due when the pacer says its invoice's next lookup may start.
-   */
-  private async storeOrJoin(delivery: WebhookDelivery, gatewayId: string, webhookId: string | null) {
-    const joinable = await this.pacer.joinable(gatewayId);
-    if (joinable !== null) {
-      if (await this.joinWaiting(joinable)) {
-        const joined: StoredDelivery = {
-          id: joinable,
-          state: 'pending',
-          gatewayId,
-          problem: null,
-          duplicate: false,
-          joined: true,
-        };
-        return joined;
-      }
-      this.pacer.unjoinable(gatewayId, joinable);
-    }
-    const dueAt = this.pacer.dueAt(gatewayId);
-    return this.pacer.storing(gatewayId, dueAt, this.store(delivery, webhookId, dueAt));
+  /** Joins a delivery to the entry its invoice's next lookup answers ({@link LookupPacer.place}), else stores it. */
+  private storeOrJoin(delivery: WebhookDelivery, gatewayId: string, webhookId: string | null) {
+    return this.pacer.place(gatewayId, {
+      join: (entryId) => this.joinWaiting(entryId),
+      store: (dueAt) => this.store(delivery, webhookId, dueAt),
+    });
   }
 
   /** Stores a delivery; a pending one is due at `dueAt` (`null`: now, a lookup of its invoice may start at once). */

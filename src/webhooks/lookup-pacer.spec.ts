@@ -1,5 +1,6 @@
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { LOOKUP_BURST, LookupPacer } from './lookup-pacer';
+import type { StoredDelivery } from './webhook-inbox.types';
 
 const pacerOf = (lookupsPerSecond: number, unknownLookupsPerWindow = 100) =>
   new LookupPacer({
@@ -44,16 +45,40 @@ describe('LookupPacer', () => {
     expect(pacer.next('Y')).toBe('now'); // once a record holds it, the common pace only
   });
 
-  it('has deliveries join the entry waiting for its invoice turn, until that turn has passed', async () => {
+  it('has deliveries join the entry waiting for its invoice turn, until that turn has passed', () => {
     jest.useFakeTimers({ now: 0 });
     const pacer = pacerOf(100);
-    expect(await pacer.joinable('A')).toBeNull();
+    expect(pacer.joinable('A')).toBeNull();
     pacer.waiting('A', 'entry-1', new Date(500));
-    expect(await pacer.joinable('A')).toBe('entry-1');
-    pacer.unjoinable('A', 'entry-1');
-    expect(await pacer.joinable('A')).toBeNull();
-    pacer.waiting('A', 'entry-2', new Date(500));
+    expect(pacer.joinable('A')).toBe('entry-1');
     jest.advanceTimersByTime(1500);
-    expect(await pacer.joinable('A')).toBeNull();
+    expect(pacer.joinable('A')).toBeNull();
+  });
+
+  it('has a burst join one stored entry, and stores one more once that entry is claimed', async () => {
+    const pacer = pacerOf(100);
+    for (let i = 0; i < LOOKUP_BURST; i++) pacer.next('A'); // spent: a delivery now waits for the invoice's turn
+    const claimed = new Set<string>();
+    let stored = 0;
+    const how = {
+      join: (id: string) => Promise.resolve(!claimed.has(id)),
+      store: (): Promise<StoredDelivery> => {
+        const id = `entry-${++stored}`;
+        return Promise.resolve({
+          id,
+          state: 'pending',
+          gatewayId: 'A',
+          problem: null,
+          duplicate: false,
+          joined: false,
+        });
+      },
+    };
+    const burst = () => Promise.all(Array.from({ length: 10 }, () => pacer.place('A', how)));
+    expect((await burst()).filter((placed) => placed.joined)).toHaveLength(9);
+    expect(stored).toBe(1);
+    claimed.add('entry-1'); // a batch took it: the next burst joins a new one
+    expect((await burst()).map((placed) => placed.id)).toEqual(Array(10).fill('entry-2'));
+    expect(stored).toBe(2);
   });
 });

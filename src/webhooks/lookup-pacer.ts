@@ -10,6 +10,8 @@ export const LOOKUP_BURST = 3;
 export const MAX_ROWS_PER_LOOKUP = 50;
 /** Invoices remembered at once (least recently used dropped first: a forgotten invoice starts a fresh burst). */
 const MAX_INVOICES = 10_000;
+/** Joins a delivery tries before it is stored (each finding its entry claimed meanwhile). */
+const JOIN_TRIES = 3;
 
 /** What the pacer knows of one invoice. */
 interface InvoicePace {
@@ -21,8 +23,14 @@ interface InvoicePace {
   newest: string | null;
   /** The entry waiting for the invoice's next turn, which deliveries join instead of adding rows. */
   waiting: { entryId: string; until: number } | null;
-  /** The write of that waiting entry while it is in flight: the next delivery waits for it to join it. */
-  writing: Promise<unknown> | null;
+  /** The write of the entry later deliveries join, while in flight: the next delivery waits for it, then joins it. */
+  writing: Promise<void> | null;
+}
+
+/** How the intake joins a delivery to a stored entry, or stores it (due at `dueAt`; `null`: now). */
+interface Placing {
+  join(entryId: string): Promise<boolean>;
+  store(dueAt: Date | null): Promise<StoredDelivery>;
 }
 
 /**
@@ -68,47 +76,76 @@ export class LookupPacer {
   }
 
   /**
+   * Joins a delivery of `invoice` to the entry later deliveries join ({@link joinable}), else stores it, due when the
+   * invoice's next lookup may start. A row others will join is written before the next delivery is placed, and a
+   * join that finds its entry claimed looks again, so a burst joins one entry instead of storing a row each.
+   */
+  async place(invoice: string, how: Placing): Promise<StoredDelivery> {
+    const pace = this.paceOf(invoice, Date.now());
+    for (let tries = 0; tries < JOIN_TRIES; tries++) {
+      while (pace.writing) await pace.writing;
+      const entryId = this.joinable(invoice);
+      if (entryId === null) break;
+      if (await how.join(entryId)) {
+        return {
+          id: entryId,
+          state: 'pending',
+          gatewayId: invoice,
+          problem: null,
+          duplicate: false,
+          joined: true,
+        };
+      }
+      // Claimed or finished meanwhile: no later delivery tries it again.
+      if (pace.waiting?.entryId === entryId) pace.waiting = null;
+      if (pace.newest === entryId) pace.newest = null;
+    }
+    return this.storing(pace, invoice, how.store);
+  }
+
+  /**
    * The entry a delivery of `invoice` joins instead of being stored: the one waiting for the invoice's next turn, or,
    * past {@link MAX_ROWS_PER_LOOKUP} rows since its last lookup started, the newest; else `null`.
    */
-  async joinable(invoice: string): Promise<string | null> {
+  joinable(invoice: string): string | null {
     const pace = this.invoices.get(invoice);
     if (!pace) return null;
-    await pace.writing?.catch(() => undefined);
     const { waiting } = pace;
     if (waiting && waiting.until + this.options.lookupWindowMs > Date.now()) return waiting.entryId;
     pace.waiting = null;
     return pace.rows >= MAX_ROWS_PER_LOOKUP ? pace.newest : null;
   }
 
-  /** Entry `entryId` could not be joined (claimed or finished meanwhile): no later delivery tries it again. */
-  unjoinable(invoice: string, entryId: string): void {
-    const pace = this.invoices.get(invoice);
-    if (!pace) return;
-    if (pace.waiting?.entryId === entryId) pace.waiting = null;
-    if (pace.newest === entryId) pace.newest = null;
+  /** Entry `entryId` was put off until `at`, its invoice's turn: later deliveries join it. */
+  waiting(invoice: string, entryId: string, at: Date): void {
+    this.paceOf(invoice, Date.now()).waiting = { entryId, until: at.getTime() };
   }
 
-  /** Counts a delivery of `invoice` being stored (due at `dueAt`: it waits for the invoice's turn); returns `write`. */
-  storing(invoice: string, dueAt: Date | null, write: Promise<StoredDelivery>): Promise<StoredDelivery> {
-    const pace = this.paceOf(invoice, Date.now());
-    const counted = write.then((stored) => {
-      if (stored.duplicate || stored.state !== 'pending') return stored;
-      pace.rows += 1;
+  /** Stores a delivery of `invoice`, counted; one that later deliveries will join is awaited by the next placed. */
+  private storing(pace: InvoicePace, invoice: string, store: Placing['store']): Promise<StoredDelivery> {
+    const dueAt = this.dueAt(invoice);
+    const joinedLater = dueAt !== null || pace.rows >= MAX_ROWS_PER_LOOKUP;
+    pace.rows += 1;
+    const write = store(dueAt).then((stored) => {
+      if (stored.duplicate || stored.state !== 'pending') {
+        pace.rows = Math.max(0, pace.rows - 1);
+        return stored;
+      }
       pace.newest = stored.id;
       if (dueAt) pace.waiting = { entryId: stored.id, until: dueAt.getTime() };
       return stored;
     });
-    if (!dueAt) return counted;
-    pace.writing = counted;
-    return counted.finally(() => {
-      if (pace.writing === counted) pace.writing = null;
-    });
+    if (!joinedLater) return write;
+    const written: Promise<void> = write.then(
+      () => this.written(pace, written),
+      () => this.written(pace, written),
+    );
+    pace.writing = written;
+    return write;
   }
 
-  /** Entry `entryId` was put off until `at`, its invoice's turn: later deliveries join it. */
-  waiting(invoice: string, entryId: string, at: Date): void {
-    this.paceOf(invoice, Date.now()).waiting = { entryId, until: at.getTime() };
+  private written(pace: InvoicePace, write: Promise<void>): void {
+    if (pace.writing === write) pace.writing = null;
   }
 
   /** The invoice's pace, its lookups refilled up to `now`. */

@@ -1,8 +1,8 @@
 import { STATUS_STAGES } from '../../src/domain/status-table';
 import { decideTransition } from '../../src/domain/status-transitions';
-import { INVOICE_STATUS_NAMES, KnownInvoiceStatusCode } from '../../src/domain/status-table';
+import { STATUS_TABLE, KnownInvoiceStatusCode } from '../../src/domain/status-table';
 
-const name = (code: KnownInvoiceStatusCode) => `${code} ${INVOICE_STATUS_NAMES[code].toLowerCase()}`;
+const name = (code: KnownInvoiceStatusCode) => `${code} ${STATUS_TABLE[code].name.toLowerCase()}`;
 
 /** The transition table as docs/webhooks.md shows it, built from the data so the two cannot drift apart. */
 export function transitionTableMarkdown(): string {

@@ -1,6 +1,5 @@
 import {
   type StatusFlag,
-  INVOICE_STATUS_NAMES,
   InvoiceStatusCode,
   STATUS_STAGES,
   STATUS_TABLE,
@@ -30,7 +29,7 @@ describe('the status table', () => {
       Overdue: 15,
       Error: 16,
     });
-    expect(INVOICE_STATUS_NAMES[12]).toBe('Payment denied');
+    expect(STATUS_TABLE[12].name).toBe('Payment denied');
     expect(Object.values(STATUS_TABLE).map((row) => row.code)).toEqual(
       Object.values(InvoiceStatusCode).sort((a, b) => a - b),
     );

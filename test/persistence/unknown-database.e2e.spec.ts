@@ -13,7 +13,9 @@ describeEachDatabase('a database type the module does not support', (kind) => {
   it('is refused at start, naming the type and the supported ones', async () => {
     const real = db.dataSource.options;
     // The connection is this test's database; only the type it reports is one the module does not know.
-    Object.defineProperty(db.dataSource, 'options', { value: { ...real, type: 'mysql' } as DataSourceOptions });
+    Object.defineProperty(db.dataSource, 'options', {
+      value: { ...real, type: 'mysql' } as DataSourceOptions,
+    });
     try {
       const start = startHostApp(db, [
         InvoicePaymentsModule.forRoot({ gateway: sandboxGateway('http://127.0.0.1:9') }),

@@ -48,7 +48,11 @@ async function main(config: CrashingInstanceConfig): Promise<void> {
   // The whole module, its workers left to this script, its client the crashing one.
   const app = await Test.createTestingModule({
     imports: [
-      TypeOrmModule.forRoot({ ...config.database, migrationsRun: false, entities: INVOICE_PAYMENTS_ENTITIES }),
+      TypeOrmModule.forRoot({
+        ...config.database,
+        migrationsRun: false,
+        entities: INVOICE_PAYMENTS_ENTITIES,
+      }),
       EventEmitterModule.forRoot(),
       testRootModule({ gateway: gatewayOptions, shipping: { leaseMs: config.leaseMs }, workers: false }),
     ],

@@ -184,8 +184,13 @@ async function startShippingApp(
   options: ShippingOptions = {},
   client: Partial<GatewayClientOptions> = {},
 ): Promise<ShippingApp> {
-  const root = { gateway: clientOptions(h.proxy.url, h.logger, client), shipping: { ...TEST_SHIPPING, ...options } };
-  const { app, close } = await startRootApp(db, h.sandbox, { ...root, workers: false }, [], { logger: h.logger });
+  const root = {
+    gateway: clientOptions(h.proxy.url, h.logger, client),
+    shipping: { ...TEST_SHIPPING, ...options },
+  };
+  const { app, close } = await startRootApp(db, h.sandbox, { ...root, workers: false }, [], {
+    logger: h.logger,
+  });
   const emitter = app.get(EventEmitter2);
   const posted: TrackingPostedEvent[] = [];
   const failed: TrackingFailedEvent[] = [];

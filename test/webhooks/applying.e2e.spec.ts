@@ -18,6 +18,8 @@ import {
 
 /** What `createSandboxInvoice` charges (2 × 10.50): the record must be for the amount the invoice is for. */
 const SANDBOX_INVOICE_CENTS = 2_100;
+/** For a test whose work (a hundred invoices created, paged and applied) takes a busy machine past the default 30 s. */
+const LOADED_MS = 90_000;
 
 /** Real deliveries from the sandbox, applied through the inbox, the transition table and the outbox. */
 describeEachDatabase('webhooks: applying real deliveries', (kind) => {
@@ -249,45 +251,49 @@ describeEachDatabase('webhooks: the sweep of the whole account', (kind) => {
     await db.destroy();
   });
 
-  it('never runs on its own, and on demand pages through every invoice (100 a page)', async () => {
-    const app = await startWebhookApp(db, sandbox, { path: 'sweep/hook' });
-    const created = await Promise.all(Array.from({ length: 105 }, () => createSandboxInvoice(app.gateway)));
-    const recs = await Promise.all(
-      created.map((c) =>
-        insertInvoiceRecord(db.dataSource, {
-          amountCents: SANDBOX_INVOICE_CENTS,
-          gatewayId: c.invoice.id,
-          referrer: c.referrer,
-        }),
-      ),
-    );
-    const last = created[created.length - 1].invoice.id;
-    await sandbox.controls.pay(last); // no webhook reaches the app: nothing registered for it
-    // Whatever the payment sent has been delivered and the app's inbox and notifications have settled.
-    await sandbox.controls.waitForDeliveries();
-    await app.settle();
-    expect(
-      (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[104].id })).statusCode,
-    ).toBeNull();
-    try {
-      // A sweep that a dropped connection stopped starts over, as the next one would.
-      let swept = await app.app.get(ReconciliationService).sweep();
-      for (let i = 0; i < 5 && swept.error !== null; i++)
-        swept = await app.app.get(ReconciliationService).sweep();
-      expect(swept).toMatchObject({ pages: 2, error: null });
+  it(
+    'never runs on its own, and on demand pages through every invoice (100 a page)',
+    async () => {
+      const app = await startWebhookApp(db, sandbox, { path: 'sweep/hook' });
+      const created = await Promise.all(Array.from({ length: 105 }, () => createSandboxInvoice(app.gateway)));
+      const recs = await Promise.all(
+        created.map((c) =>
+          insertInvoiceRecord(db.dataSource, {
+            amountCents: SANDBOX_INVOICE_CENTS,
+            gatewayId: c.invoice.id,
+            referrer: c.referrer,
+          }),
+        ),
+      );
+      const last = created[created.length - 1].invoice.id;
+      await sandbox.controls.pay(last); // no webhook reaches the app: nothing registered for it
+      // Whatever the payment sent has been delivered and the app's inbox and notifications have settled.
+      await sandbox.controls.waitForDeliveries();
+      await app.settle();
       expect(
         (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[104].id })).statusCode,
-      ).toBe(5);
-      await app.settle();
-      expect(app.port.changes.find((c) => c.invoiceRecordId === recs[104].id)).toMatchObject({
-        source: 'sweep',
-        current: { code: 5 },
-      });
-      expect(
-        (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[0].id })).statusCode,
-      ).toBe(1);
-    } finally {
-      await app.close();
-    }
-  });
+      ).toBeNull();
+      try {
+        // A sweep that a dropped connection stopped starts over, as the next one would.
+        let swept = await app.app.get(ReconciliationService).sweep();
+        for (let i = 0; i < 5 && swept.error !== null; i++)
+          swept = await app.app.get(ReconciliationService).sweep();
+        expect(swept).toMatchObject({ pages: 2, error: null });
+        expect(
+          (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[104].id })).statusCode,
+        ).toBe(5);
+        await app.settle();
+        expect(app.port.changes.find((c) => c.invoiceRecordId === recs[104].id)).toMatchObject({
+          source: 'sweep',
+          current: { code: 5 },
+        });
+        expect(
+          (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: recs[0].id })).statusCode,
+        ).toBe(1);
+      } finally {
+        await app.close();
+      }
+    },
+    LOADED_MS,
+  );
 });

@@ -119,7 +119,9 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
       const recent = row('dead', new Date());
       const pending = row('pending', null);
       for (const r of [oldDead, oldProcessed, recent, pending]) await inbox.insert(r);
-      expect(await app.processor.purge()).toBeGreaterThanOrEqual(2);
+      // What is left is checked, not this call's count: the poll's own hourly purge, started with its first round,
+      // may take some of the rows first on a busy machine.
+      await app.processor.purge();
       const left = (await inbox.findBy({ webhookId: 'purge-test' })).map((r) => r.id).sort();
       expect(left).toEqual([recent.id, pending.id].sort());
     } finally {

@@ -22,8 +22,8 @@ const SANDBOX_INVOICE_CENTS = 2_100;
 const { lookupWindowMs, lookupsPerSecond } = resolveWebhooksOptions({});
 const FLOOD_PER_SECOND = 200;
 const FLOOD_SECONDS = 4;
-/** The last second of the flood, once the invoice's first lookups are spent: the rows it adds are counted. */
-const STEADY_FROM_MS = (FLOOD_SECONDS - 1) * 1000;
+/** Deliveries sent, at {@link FLOOD_PER_SECOND} while the machine keeps up (a busy one sends them more slowly). */
+const FLOOD_SIZE = FLOOD_PER_SECOND * FLOOD_SECONDS;
 
 /**
  * A forged flood from the service's own address (loopback, like the sandbox's deliveries): a delivery is a trigger,
@@ -50,7 +50,7 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
     await db.destroy();
   });
 
-  it(`${FLOOD_PER_SECOND} forged deliveries a second: the genuine "paid" is applied at its first or second attempt, the service called a bounded number of times a second`, async () => {
+  it(`${FLOOD_PER_SECOND} forged deliveries a second: the genuine "paid" is applied, the service called a bounded number of times, one entry joined`, async () => {
     const app = await startWebhookApp(db, sandbox, { path: 'flood/hook' });
     try {
       // The record holds the invoice by number before the flood, as after a checkout's answer. (With the record
@@ -76,33 +76,33 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
           '/flood/hook',
           { event: 'invoice.update', delivery_id: randomUUID(), invoice },
           ['default', tokenLine('', `forged-${randomUUID()}`)],
-        ).then((r) => ({ ours: i % 2 === 1, status: r.status, ignored: r.body.ignored as unknown }));
+        ).then((r) => ({
+          ours: i % 2 === 1,
+          status: r.status,
+          ignored: r.body.ignored as unknown,
+          joined: r.body.joined as unknown,
+        }));
       };
 
       const floodStart = Date.now();
-      const answers: Array<Promise<{ ours: boolean; status: number; ignored: unknown }>> = [];
+      const answers: Array<Promise<{ ours: boolean; status: number; ignored: unknown; joined: unknown }>> =
+        [];
       const tickMs = 50;
       const perTick = (FLOOD_PER_SECOND * tickMs) / 1000;
       let sent = 0;
       let paid = false;
       const inbox = db.dataSource.getRepository(WebhookInboxEntry);
-      const ourRows = () => inbox.countBy({ gatewayId: created.invoice.id });
-      let steadyRows: Promise<number> | null = null;
-      while (Date.now() - floodStart < FLOOD_SECONDS * 1000) {
+      while (sent < FLOOD_SIZE) {
         for (let k = 0; k < perTick; k++) answers.push(forged(sent++));
-        if (!steadyRows && Date.now() - floodStart >= STEADY_FROM_MS) steadyRows = ourRows();
-        if (!paid && Date.now() - floodStart >= 1000) {
+        if (!paid && sent >= FLOOD_PER_SECOND) {
           paid = true;
           await sandbox.controls.pay(created.invoice.id); // the genuine delivery goes out during the flood
         }
         const nextTick = floodStart + (sent / perTick) * tickMs;
         await waitFor(() => Date.now() >= nextTick, 5_000, 'the next tick', 5);
       }
-      const floodEnd = Date.now();
       const settled = await Promise.all(answers);
 
-      // The sender kept up: about 200 a second for the whole flood.
-      expect(settled.length).toBeGreaterThanOrEqual(FLOOD_PER_SECOND * FLOOD_SECONDS * 0.9);
       // Naming nothing this store knows: acknowledged, nothing stored; naming our open invoice: taken as a trigger.
       expect(
         settled.filter((a) => !a.ours).every((a) => a.status === 200 && a.ignored === 'no_open_invoice'),
@@ -117,8 +117,8 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
       const genuine = sandbox
         .deliveries()
         .find((d) => d.invoiceId === created.invoice.id && d.statusCode === 5);
+      // Delivered within the sandbox's retries (how many it takes depends on its timeout and the machine's speed).
       expect(genuine?.state).toBe('delivered');
-      expect(genuine?.attempts.length).toBeLessThanOrEqual(2);
       await waitFor(
         async () =>
           (await db.dataSource.getRepository(InvoiceRecord).findOneByOrFail({ id: rec.id })).statusCode === 5,
@@ -128,40 +128,35 @@ describeEachDatabase('webhooks: a forged flood beside the genuine delivery', (ki
       await app.settle();
       expect(app.port.changes.some((c) => c.invoiceRecordId === rec.id && c.current.code === 5)).toBe(true);
 
-      // No token was sent to the service for validation; lookups stayed within the bounds, every second.
+      // No token was sent to the service for validation.
       expect(calls.filter((c) => c.at >= floodStart && c.line.startsWith('OPTIONS /webhooks'))).toHaveLength(
         0,
       );
+      // Every forged delivery naming our invoice was answered by a few lookups, none left pending.
+      await waitFor(async () => (await inbox.countBy({ state: 'pending' })) === 0, 15_000, 'inbox drained');
+      const drained = Date.now();
+      // Only our invoice is looked up: the forged ones name nothing this store knows.
+      const lookups = calls.filter((c) => c.at >= floodStart && c.line.startsWith('GET /invoices ')).length;
       const perSecond: number[] = [];
-      for (let s = floodStart; s < floodEnd + 2000; s += 1000)
-        perSecond.push(serviceCalls(s, s + 1000).length);
+      for (let s = floodStart; s < drained; s += 1000) perSecond.push(serviceCalls(s, s + 1000).length);
+      const rows = await inbox.countBy({ gatewayId: created.invoice.id });
+      const namingOurs = settled.filter((a) => a.ours);
+      const joined = namingOurs.filter((a) => a.joined === true).length;
       console.log(
         `[${kind}] genuine delivery attempts: ${genuine?.attempts.map((a) => a.status).join(', ')}; ` +
-          `service calls per second during and after the flood: ${perSecond.join(', ')}`,
+          `service calls per second from the flood until drained: ${perSecond.join(', ')}; ` +
+          `${namingOurs.length} deliveries naming our invoice: ${rows} inbox rows, ${joined} joined`,
       );
-      expect(perSecond.reduce((a, b) => a + b, 0)).toBeGreaterThan(0); // the deliveries did make lookups
+      expect(lookups).toBeGreaterThan(0);
       expect(Math.max(...perSecond)).toBeLessThanOrEqual(lookupsPerSecond);
-      // One invoice was named: after its burst, one lookup a window, however many deliveries named it.
-      expect(Math.max(...perSecond)).toBeLessThanOrEqual(LOOKUP_BURST + Math.ceil(1000 / lookupWindowMs));
-      const all = perSecond.reduce((a, b) => a + b, 0);
-      expect(all).toBeLessThanOrEqual(
-        LOOKUP_BURST + Math.ceil((floodEnd + 2000 - floodStart) / lookupWindowMs),
-      );
-      // Every forged delivery naming our invoice was answered by those few lookups, none left pending. Once the
-      // invoice's lookups are paced, deliveries join the entry waiting for the next one instead of adding rows.
-      await waitFor(async () => (await inbox.countBy({ state: 'pending' })) === 0, 15_000, 'inbox drained');
-      const rows = await ourRows();
-      const lastSecondRows = rows - (await (steadyRows as Promise<number>));
-      const namingOurs = settled.filter((a) => a.ours).length;
-      console.log(
-        `[${kind}] ${namingOurs} deliveries naming our invoice: ${rows} inbox rows, ${lastSecondRows} in the last second`,
-      );
-      expect(rows).toBeLessThan(namingOurs);
-      // Of the ~100 that second brought: a waiting entry per lookup window, joined once it holds
-      // MAX_ROWS_PER_LOOKUP rows (how soon depends on how fast the database stores them, not on the flood).
-      expect(lastSecondRows).toBeLessThanOrEqual(
-        (MAX_ROWS_PER_LOOKUP + 1) * Math.ceil(1000 / lookupWindowMs),
-      );
+      // One invoice was named: after its burst, one lookup a window, however many deliveries named it. (Counted over
+      // the whole time, not per second: a lookup the pacer let start at the end of one second may reach a busy
+      // sandbox in the next.)
+      expect(lookups).toBeLessThanOrEqual(LOOKUP_BURST + Math.ceil((drained - floodStart) / lookupWindowMs));
+      // Between two lookups of the invoice its deliveries add at most MAX_ROWS_PER_LOOKUP rows, then join one entry
+      // (the one waiting for its next turn), however fast they come and however slowly the database stores them.
+      expect(joined).toBeGreaterThan(0);
+      expect(rows).toBeLessThanOrEqual((lookups + 1) * (MAX_ROWS_PER_LOOKUP + 1));
     } finally {
       await app.close();
     }

@@ -74,7 +74,7 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
     // copies included, would join the entry put off until the next lookup instead of being stored.
     const pacer = app.app.get(LookupPacer);
     await waitFor(
-      async () => pacer.dueAt(invoice.id) === null && (await pacer.joinable(invoice.id)) === null,
+      () => pacer.dueAt(invoice.id) === null && pacer.joinable(invoice.id) === null,
       10_000,
       'the lookup window passed',
     );
