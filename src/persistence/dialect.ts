@@ -80,7 +80,8 @@ const SQLITE: Dialect = {
 };
 
 /** The TypeORM database types the module runs on (docs/configuration.md), each with its dialect. */
-const DIALECTS: Record<string, Dialect> = { postgres: POSTGRES, 'better-sqlite3': SQLITE };
+// `sqljs` is SQLite compiled to WebAssembly, with the same SQL: Vendure's own test harness runs a store on it.
+const DIALECTS: Record<string, Dialect> = { postgres: POSTGRES, 'better-sqlite3': SQLITE, sqljs: SQLITE };
 
 /** `true` when the DataSource talks to PostgreSQL (the migrations ask). */
 export function isPostgres(dataSource: DataSource): boolean {

@@ -21,7 +21,7 @@ describeEachDatabase('a database type the module does not support', (kind) => {
         InvoicePaymentsModule.forRoot({ gateway: sandboxGateway('http://127.0.0.1:9') }),
       ]);
       await expect(start).rejects.toThrow(
-        'InvoicePaymentsModule: database type "mysql" is not supported; use one of: postgres, better-sqlite3',
+        'InvoicePaymentsModule: database type "mysql" is not supported; use one of: postgres, better-sqlite3, sqljs',
       );
     } finally {
       Object.defineProperty(db.dataSource, 'options', { value: real });
