@@ -213,6 +213,8 @@ describeEachDatabase('refunds: exactly once', (kind) => {
       'settled as not made',
     );
     expect(rig.madeAtService(inv.gatewayId)).toBe(0);
+    // The event follows the row's commit (it is announced after the move, never before).
+    await waitFor(() => events.length > 0, 10_000, 'the failed refund announced');
     expect(events).toEqual([expect.objectContaining({ state: 'failed', amountCents: 300 })]);
     const again = await adminRefund(1, inv.id, { amountCents: 300, idempotencyKey: `g-${inv.id}` });
     expect(again.status).toBe(200);
