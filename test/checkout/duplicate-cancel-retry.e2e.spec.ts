@@ -179,7 +179,7 @@ describeEachDatabase('a duplicate whose cancel failed', (kind) => {
     shop.app.get(EventEmitter2).emit(KEEP_ONE_PAYABLE, order.id); // the order's next enforcement
     await waitFor(
       async () => (await repo.findOneByOrFail({ gatewayId: late.id })).nextCheckAt!.getTime() <= Date.now(),
-      5000,
+      15_000, // the cancel is tried (and fails) first; a busy machine takes seconds for it
       'back on the schedule',
     );
     expect(await repo.findOneByOrFail({ gatewayId: late.id })).toMatchObject({
