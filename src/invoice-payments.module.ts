@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
+import { CLOCK, systemClock } from './domain/clock';
 import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -88,6 +89,8 @@ class InvoicePaymentsCoreModule {
       ],
       providers: [
         options,
+        // The one clock module code reads; a test overrides this provider to move time instead of sleeping.
+        { provide: CLOCK, useValue: systemClock },
         // A token changed in the admin panel applies without a restart.
         {
           provide: GATEWAY_CLIENT_OPTIONS,
@@ -120,6 +123,7 @@ class InvoicePaymentsCoreModule {
         ...port,
       ],
       exports: [
+        CLOCK,
         RefundService,
         RefundSettlementService,
         InvoicePaymentsHealthIndicator,

@@ -57,6 +57,8 @@ export interface HostAppOptions {
   listen?: boolean;
   /** Runs on the app before it starts (body parsers, middleware). */
   configure?: (app: INestApplication) => void;
+  /** Providers the test replaces, as `[token, value]` (e.g. `[CLOCK, new ManualClock()]`). */
+  overrides?: Array<[unknown, unknown]>;
 }
 
 export interface HostApp {
@@ -76,14 +78,18 @@ export async function startHostApp(
   imports: ModuleImport[],
   options: HostAppOptions = {},
 ): Promise<HostApp> {
-  const moduleRef = await Test.createTestingModule({
+  let builder = Test.createTestingModule({
     imports: [
       ...(options.hostImports ?? []),
       typeOrmOnTestDatabase(db),
       EventEmitterModule.forRoot(),
       ...imports,
     ],
-  }).compile();
+  });
+  for (const [token, value] of options.overrides ?? []) {
+    builder = builder.overrideProvider(token as string).useValue(value);
+  }
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ logger: options.logger ?? ['error'] });
   options.configure?.(app);
   let url = '';

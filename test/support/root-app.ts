@@ -55,7 +55,7 @@ export async function startRootApp(
   sandbox: SandboxServer | { url: string },
   options: RootAppOptions,
   extra: ModuleImport[] = [],
-  hostOptions: Pick<HostAppOptions, 'logger' | 'configure'> = {},
+  hostOptions: Pick<HostAppOptions, 'logger' | 'configure' | 'overrides'> = {},
 ): Promise<RootApp> {
   const app = await startHostApp(db, [testRootModule(options), ...extra], { ...hostOptions, listen: true });
   const server = app.app.getHttpServer();
