@@ -9,7 +9,6 @@ import { creationMove } from '../core/creation-move';
 import { OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../core/invoice.errors';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, type CheckoutSettingsSource } from './checkout.tokens';
-import { AttemptSender } from './attempt-sender.service';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
 import { mintStatusToken } from './status-token';
@@ -47,7 +46,6 @@ export class InvoiceCreationService {
 
   constructor(
     private readonly store: InvoiceRecordStore,
-    private readonly sender: AttemptSender,
     private readonly outcomes: CreationOutcomes,
     @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -128,11 +126,11 @@ export class InvoiceCreationService {
           installments: mapped.params.payment.installments ?? 1,
           shown: mapped.shown,
           namespace: await this.referrerNamespace(),
-          settlesAt: new Date(this.sender.landsUntil(options) + CLAIM_HEADROOM_MS),
+          settlesAt: new Date(this.outcomes.landsUntil(options) + CLAIM_HEADROOM_MS),
           statusTokenHash: token.hash,
         });
         if (claimed) {
-          const created = await this.sender.send(claimed, mapped, deadline, options);
+          const created = await this.outcomes.send(claimed, mapped, deadline, options);
           if (created)
             return { record: created, statusToken: created.id === claimed.id ? token.token : null };
           continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
