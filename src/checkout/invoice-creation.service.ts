@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, type Clock } from '../domain/clock';
 import { SETTING_LIST } from '../options/settings.schema';
 import { centsToDecimalString } from '../gateway/money';
@@ -49,17 +49,15 @@ export class InvoiceCreationService {
     private readonly outcomes: CreationOutcomes,
     @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
+    @Inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettingsSource,
   ) {}
 
-  /** The `referrerNamespace` option, else the settings' one; `''` only for a checkout without settings. */
+  /** The `referrerNamespace` option, else the settings' one. */
   async referrerNamespace(): Promise<string> {
-    if (this.configured.referrerNamespace) return this.configured.referrerNamespace;
-    return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
+    return this.configured.referrerNamespace || this.settings.referrerNamespace();
   }
 
   async current(): Promise<ResolvedCheckoutOptions> {
-    if (!this.settings) return this.configured;
     const s = await this.settings.getEffective();
     // An unset setting (`null`) leaves its option unset.
     const current: Record<string, unknown> = { ...this.configured };
