@@ -8,6 +8,7 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
 import { tracedBatch } from '../core/otel';
@@ -62,11 +63,12 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     identity: InvoiceIdentity,
     events: EventEmitter2,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
     super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
     this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs);
-    this.fates = new InboxFates(this.leased, options, events, this.logger);
+    this.fates = new InboxFates(this.leased, options, events, this.logger, clock);
     const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.records = new InboxRecords(dataSource, identity, statuses, adopt);
   }
@@ -219,7 +221,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       return { row: entry, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
     const processed = { state: 'processed', waiting_for: null, last_error: null };
-    await this.leased.finishEach(closed, { ...processed, processed_at: new Date().toISOString() });
+    await this.leased.finishEach(closed, { ...processed, processed_at: this.clock.date().toISOString() });
   }
 
   /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */
