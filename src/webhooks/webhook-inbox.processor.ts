@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -8,7 +9,6 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
-import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
 import { tracedBatch } from '../core/otel';
@@ -62,12 +62,12 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     private readonly pacer: LookupPacer,
     identity: InvoiceIdentity,
     events: EventEmitter2,
+    @Inject(CLOCK) clock: Clock,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
-    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
-    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs);
+    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs, clock);
+    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs, clock);
     this.fates = new InboxFates(this.leased, options, events, this.logger, clock);
     const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.records = new InboxRecords(dataSource, identity, statuses, adopt);
@@ -139,7 +139,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   async purge(stopped: () => boolean = () => this.stopped): Promise<number> {
     const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
     const rule = { table, finished: "state IN ('processed', 'ignored', 'dead')", finishedAt: 'processed_at' };
-    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, stopped);
+    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, this.clock.now(), stopped);
   }
 
   protected override hourly(stopped: () => boolean): Promise<number> {
