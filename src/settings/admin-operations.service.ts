@@ -4,7 +4,6 @@ import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
 import { CLOCK, type Clock } from '../domain/clock';
-import { statusRow } from '../domain/status-table';
 import { transitionOfRow } from '../domain/status-transitions';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -14,6 +13,7 @@ import type { TrackingOutboxStatus } from '../domain/shipping.types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
+import { statusView } from './admin-invoices.service';
 import { findPage } from './paging';
 
 /**
@@ -155,7 +155,9 @@ export function historyView(h: InvoiceStatusHistory) {
     id: h.id,
     fromCode: h.fromCode,
     toCode: h.toCode,
-    toName: statusRow(h.toCode)?.name ?? null,
+    toName: statusView(h.toCode)?.name ?? null,
+    /** The status reached as the admin page shows it (key and tone). */
+    to: statusView(h.toCode),
     statusText: h.statusText,
     source: h.source as string,
     applied: h.applied,
