@@ -1,6 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
-import { CLOCK, type Clock } from '../domain/clock';
 import { InvoiceStatusCode } from '../domain/status-table';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -52,12 +51,12 @@ export async function syncMedusaPayments(
   options: MedusaSyncOptions = {},
 ): Promise<MedusaSyncResult> {
   const result: MedusaSyncResult = { considered: 0, processed: 0, errors: 0 };
-  const started = app.get<Clock>(CLOCK).date();
+  const { dataSource, clock } = servicesOf(app);
+  const started = clock.date();
   const cursor = cursors.get(app) ?? {
     since: new Date(started.getTime() - (options.lookbackMs ?? 3 * 86_400_000)),
     retry: new Set<string>(),
   };
-  const { dataSource } = servicesOf(app);
   const changed = await dataSource
     .getRepository(InvoiceStatusHistory)
     .createQueryBuilder('h')

@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplicationContext, Injectable, Logger } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
@@ -15,13 +15,8 @@ import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingService } from '../shipping/tracking.service';
 import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/checkout.types';
 import { PaymentServiceError } from '../core/invoice.errors';
-import {
-  HOST_WEBHOOKS,
-  webhookActionOf,
-  webhookActionOfOutcome,
-  type ConfirmedStatus,
-  type HostWebhooks,
-} from '../core/ports';
+import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhooks } from '../core/ports';
+import { CLOCK, type Clock } from '../domain/clock';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
 import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
@@ -104,6 +99,7 @@ export class MedusaRuntimeServices {
     readonly settings: InvoicePaymentsSettingsService,
     readonly shopper: ShopperPaymentsService,
     @InjectDataSource() readonly dataSource: DataSource,
+    @Inject(CLOCK) readonly clock: Clock,
   ) {}
 }
 
@@ -124,9 +120,6 @@ export function invoicePaymentsRuntime(
   }
   return started;
 }
-
-/** Each started runtime's services, taken from its own root module when it starts. */
-const servicesOfRuntimes = new WeakMap<INestApplicationContext, MedusaRuntimeServices>();
 
 /** The runtime's root module: a class of its own, its providers given where it is built. */
 class InvoicePaymentsMedusaHostModule {}
@@ -154,20 +147,15 @@ async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplic
     ],
   };
   // abortOnError false: a failure is thrown to Medusa, never a process.exit inside the host.
-  const app = await NestFactory.createApplicationContext(root, {
+  return NestFactory.createApplicationContext(root, {
     logger: options.logLevels ?? ['error', 'warn'],
     abortOnError: false,
   });
-  servicesOfRuntimes.set(app, app.select(root).get(MedusaRuntimeServices, { strict: true }));
-  return app;
 }
 
 /** What the adapter calls in a runtime that {@link invoicePaymentsRuntime} started. */
 export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServices {
-  const services = servicesOfRuntimes.get(runtime);
-  if (!services)
-    throw new Error('invoice-payments (Medusa): not a runtime started by invoicePaymentsRuntime');
-  return services;
+  return runtime.get(MedusaRuntimeServices);
 }
 
 /** The services of the runtime of these options, started on first use. */
@@ -204,11 +192,8 @@ export async function invoicePaymentsStartupLoader({
 export const centsToMedusaAmount: (cents: Cents) => number = centsToWireNumber;
 
 /** {@link webhookActionOf} in Medusa's terms: the order's session, the amount in major units. */
-export function webhookActionOfRecord(
-  record: InvoiceRecord,
-  confirmed?: ConfirmedStatus,
-): MedusaWebhookActionResult {
-  const { action, data } = webhookActionOf(record, confirmed);
+export function webhookActionOfRecord(record: InvoiceRecord): MedusaWebhookActionResult {
+  const { action, data } = webhookActionOf(record);
   return data ? inMedusaTerms(record, action, data.amount) : { action };
 }
 
