@@ -69,11 +69,15 @@ export class InvoiceCreationService {
     return current as unknown as ResolvedCheckoutOptions;
   }
 
-  /** Throws `CheckoutValidationError` before anything is sent or stored. */
+  /**
+   * Throws `CheckoutValidationError` before anything is sent or stored. `read`: the options in force as the caller
+   * already read them for this checkout (a host that built the order with them), else read now.
+   */
   async prepare(
     request: CheckoutRequest,
+    read?: ResolvedCheckoutOptions,
   ): Promise<{ mapped: MappedInvoice; options: ResolvedCheckoutOptions }> {
-    const options = await this.current();
+    const options = read ?? (await this.current());
     return { mapped: mapOrderToInvoice(request, options, this.clock.now()), options };
   }
 
@@ -82,8 +86,8 @@ export class InvoiceCreationService {
    * repeated call (or one that found the attempt open) gets a new token, the one before it still working. Callers
    * sharing one creation in this process share its token.
    */
-  async create(request: CheckoutRequest): Promise<IssuedRecord> {
-    const { mapped, options } = await this.prepare(request);
+  async create(request: CheckoutRequest, read?: ResolvedCheckoutOptions): Promise<IssuedRecord> {
+    const { mapped, options } = await this.prepare(request, read);
     const orderId = mapped.params.payment.id;
     const running = this.inflight.get(orderId);
     if (running) {

@@ -16,6 +16,7 @@ import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../cor
 import { assertAllowed } from '../core/invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import type {
   ChangeDueDateInput,
   InitiatePaymentInput,
@@ -50,10 +51,14 @@ export class InvoicePaymentProvider {
   /**
    * Creates the order's invoice once, or returns its open one for the same method and amount (docs/checkout.md).
    * `data.statusToken` addresses the shopper's status route (`GET /invoice-payments/payments/:token`): each call
-   * hands out a new one, and the one handed out before it keeps working.
+   * hands out a new one, and the one handed out before it keeps working. `read`: the checkout options in force
+   * when the host already read them to build the order (`InvoiceCreationService.current`), so a checkout reads once.
    */
-  async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
-    const { record, statusToken } = await this.creation.create(input);
+  async initiatePayment(
+    input: InitiatePaymentInput,
+    read?: ResolvedCheckoutOptions,
+  ): Promise<InitiatePaymentOutput> {
+    const { record, statusToken } = await this.creation.create(input, read);
     const data = { ...sessionDataOf(record), statusToken };
     return { id: record.id, data, status: sessionStatusOf(record) };
   }

@@ -63,11 +63,11 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
     private readonly identity: InvoiceIdentity,
     private readonly events: EventEmitter2,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) clock: Clock,
     @Inject(CREATION_SETTLER) private readonly creations: CreationSettler,
     @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices: LateInvoiceAdopter,
   ) {
-    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs);
+    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
   }
 
@@ -108,7 +108,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
-      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs);
+      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs, this.clock.now());
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (stopped()) break;

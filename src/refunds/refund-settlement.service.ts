@@ -30,9 +30,9 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs);
+    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs, clock);
   }
 
   onApplicationBootstrap(): void {

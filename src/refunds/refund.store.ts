@@ -40,6 +40,7 @@ export class RefundStore {
         nextAttemptAt: 'next_check_at',
       },
       () => TAKE_MS,
+      clock,
     );
   }
 

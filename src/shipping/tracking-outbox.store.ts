@@ -30,6 +30,7 @@ export class TrackingOutboxStore {
         batch: { holder: 'locked_by', oneAtATimeBy: 'order_id', touched: 'updated_at' },
       },
       () => 0, // each claim says its lease (the worker's `leaseMs`)
+      clock,
     );
   }
 
@@ -79,6 +80,6 @@ export class TrackingOutboxStore {
   /** Deletes rows sent more than `retentionMs` ago; returns how many. */
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
     const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
-    return purgeFinished(this.dataSource, rule, retentionMs, stopped);
+    return purgeFinished(this.dataSource, rule, retentionMs, this.clock.now(), stopped);
   }
 }

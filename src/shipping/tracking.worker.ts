@@ -39,9 +39,9 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     private readonly gateway: GatewayClient,
     private readonly events: EventEmitter2,
     @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs);
+    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs, clock);
     this.store = new TrackingOutboxStore(dataSource, clock);
   }
 
