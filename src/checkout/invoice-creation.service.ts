@@ -133,8 +133,9 @@ export class InvoiceCreationService {
         });
         if (claimed) {
           const created = await this.outcomes.send(claimed, mapped, deadline, options);
-          if (created)
+          if (created) {
             return { record: created, statusToken: created.id === claimed.id ? token.token : null };
+          }
           continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
         }
       }
@@ -192,8 +193,8 @@ export class InvoiceCreationService {
   /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    if (!(await this.store.closeNotCreated(record.id, reason, ['unknown', 'pending'])))
-      return this.store.get(record.id);
+    const closed = await this.store.closeNotCreated(record.id, reason, ['unknown', 'pending']);
+    if (!closed) return this.store.get(record.id);
     await this.store.recordResolution(record, actor, reason);
     this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
     return this.store.get(record.id);

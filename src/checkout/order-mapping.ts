@@ -142,7 +142,7 @@ function mapCard(
 }
 
 /** The items' texts, and whole cents adding up to the total, each at most `maxTotalCents` (no float sums). */
-export function checkItems(
+function checkItems(
   order: CheckoutOrder,
   amount: unknown,
   errors: FieldErrorCollector,
@@ -209,7 +209,7 @@ export function checkItems(
 }
 
 /** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
-export function mapCustomer(
+function mapCustomer(
   order: CheckoutOrder,
   international: boolean,
   errors: FieldErrorCollector,
