@@ -2,30 +2,36 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
+import { countDelivery, traced } from '../core/otel';
+import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
+import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
-import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { countDelivery, traced } from '../core/otel';
-import { CLOCK, type Clock } from '../domain/clock';
-import { DeliveryAdmission } from './delivery-admission';
-import { checkBody, hostBodyOf } from './delivery-body';
+import { insertEachIgnoring, runStatement } from '../persistence/dialect';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import {
+  checkBody,
   checkToken,
+  DeliveryAdmission,
+  type DeliveryInput,
+  hostBodyOf,
+  type IgnoredDelivery,
+  type Refusal,
   routable,
   WEBHOOK_MERCHANT_TOKEN_SOURCE,
   type WebhookMerchantTokenSource,
 } from './delivery-checks';
-import { DeliveryConfirmation } from './delivery-confirmation';
-import { LookupPacer } from './lookup-pacer';
+import { DeliveryConfirmation, LookupPacer, type StoredDelivery } from './invoice-lookup';
 import { inboxEntryOf, WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import type { DeliveryInput, IntakeResult, StoredDelivery } from './webhook-inbox.types';
 
-export { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './delivery-checks';
+/** What became of a delivery: stored, acknowledged without being stored, or refused with the route's HTTP status. */
+export type IntakeResult =
+  | { ok: true; stored: StoredDelivery }
+  | { ok: true; ignored: IgnoredDelivery }
+  | Refusal;
 
 /** Deliveries stored in one statement at most (21 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;

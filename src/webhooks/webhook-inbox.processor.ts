@@ -5,21 +5,17 @@ import { DataSource } from 'typeorm';
 import { messageOf as message } from '../core/events';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { tracedBatch } from '../core/otel';
 import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
+import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
-import { tracedBatch } from '../core/otel';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { type Confirmation, DeliveryConfirmation } from './delivery-confirmation';
-import { LookupPacer } from './lookup-pacer';
+import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import { type Applied, type FoundRecord, InboxRecords } from './webhook-inbox.applying';
-import { InboxFates } from './webhook-inbox.fates';
-import { webhookInboxRows } from './webhook-inbox.rows';
-import type { Closing } from './webhook-inbox.types';
+import { type Applied, type FoundRecord, InboxFates, InboxRecords } from './webhook-inbox.outcomes';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -31,8 +27,19 @@ const MAX_WAIT_MS = 1000;
 const HOST_WAIT_WINDOWS = 3;
 const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 
+/** An entry a batch answered: how, and the record it was applied to. */
+type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
+
 /** What one batch did besides applying: the entries it closed, and those it put off to their invoice's turn. */
 type BatchWork = { closings: Closing[]; putOff: Set<string> };
+
+/** The inbox's rows under a lease of `leaseMs()` (instances may share the table); a pending row is open. */
+export function webhookInboxRows(dataSource: DataSource, leaseMs: () => number): LeasedRows<WebhookInboxEntry> {
+  const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
+  const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
+  const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
+  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs);
+}
 
 /**
  * The inbox a batch at a time under a lease (instances may share a database): due entries claimed in one statement,
@@ -62,8 +69,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     private readonly pacer: LookupPacer,
     identity: InvoiceIdentity,
     events: EventEmitter2,
-    // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Inject(CLOCK) private readonly clock: Clock,
+    // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
     super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
@@ -92,11 +99,6 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   /** A delivery is being taken in: not a quiet moment. */
   arriving(): void {
     this.quiet.arriving();
-  }
-
-  /** From the first delivery waiting for a quiet moment until its batch starts. */
-  get waiting(): boolean {
-    return this.quiet.waiting;
   }
 
   /**
@@ -164,9 +166,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   /** A round as soon as possible: the poll's next one when it runs, else one now (`inbox.pollIntervalMs` 0). */
   private roundNow(): void {
     if (this.stopped) return;
-    if (this.running) super.kick();
-    else
-      void this.runOnce().catch((err: unknown) => this.logger.error(`webhook inbox round: ${message(err)}`));
+    if (this.running) return super.kick();
+    void this.runOnce().catch((err: unknown) => this.logger.error(`webhook inbox round: ${message(err)}`));
   }
 
   private async process(claimed: WebhookInboxEntry[]): Promise<void> {
