@@ -97,9 +97,7 @@ export class DeliveryIntake implements HostWebhooks {
     if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
       return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
     }
-    const record = await this.dataSource
-      .getRepository(InvoiceRecord)
-      .findOneBy({ id: entry.invoiceRecordId });
+    const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: entry.invoiceRecordId });
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
     const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
@@ -126,7 +124,11 @@ export class DeliveryIntake implements HostWebhooks {
     if (admitted) return admitted;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
-    const stored = await this.storeOrJoin(delivery, routed.invoice.id, auth.webhookId);
+    // Joined to the entry its invoice's next lookup answers, else stored.
+    const stored = await this.pacer.place(routed.invoice.id, {
+      join: (entryId) => this.joinWaiting(entryId),
+      store: (dueAt) => this.store(delivery, auth.webhookId, dueAt),
+    });
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
     }
@@ -134,26 +136,17 @@ export class DeliveryIntake implements HostWebhooks {
     return { ok: true, stored };
   }
 
-  /** Joins a delivery to the entry its invoice's next lookup answers ({@link LookupPacer.place}), else stores it. */
-  private storeOrJoin(delivery: WebhookDelivery, gatewayId: string, webhookId: string | null) {
-    return this.pacer.place(gatewayId, {
-      join: (entryId) => this.joinWaiting(entryId),
-      store: (dueAt) => this.store(delivery, webhookId, dueAt),
-    });
-  }
-
-  /** Stores a delivery; a pending one is due at `dueAt` (`null`: now, a lookup of its invoice may start at once). */
-  async store(
+  /** Stores a delivery, due at `dueAt` (`null`: now, a lookup of its invoice may start at once). */
+  private async store(
     delivery: WebhookDelivery,
     headerWebhookId: string | null,
     dueAt: Date | null = null,
   ): Promise<StoredDelivery> {
-    const state = delivery.invoice ? 'pending' : 'ignored'; // a test delivery names no invoice: nothing to do
-    const entry = inboxEntryOf(delivery, headerWebhookId, state, dueAt, this.clock.date());
+    const entry = inboxEntryOf(delivery, headerWebhookId, dueAt, this.clock.date());
     const { id, gatewayId } = entry;
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
-    if (inserted) return { id, state, gatewayId, problem: null, duplicate: false, joined: false };
+    if (inserted) return { id, state: 'pending', gatewayId, problem: null, duplicate: false, joined: false };
     const found = await this.dataSource
       .getRepository(WebhookInboxEntry)
       .findOneBy({ dedupeKey: entry.dedupeKey });

@@ -85,13 +85,12 @@ export class WebhookInboxEntry {
 }
 
 /**
- * A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt`, waiting
- * for its invoice's turn to be looked up, or due `now` (`null`).
+ * A taken delivery's new pending row, its texts clipped to their columns: due at `dueAt`, waiting for its invoice's
+ * turn to be looked up, or due `now` (`null`).
  */
 export function inboxEntryOf(
   delivery: WebhookDelivery,
   headerWebhookId: string | null,
-  state: 'pending' | 'ignored',
   dueAt: Date | null,
   now: Date,
 ): WebhookInboxEntry {
@@ -107,15 +106,15 @@ export function inboxEntryOf(
     statusCode: invoice?.statusCode ?? null,
     sentAt: clip(delivery.sentAt, 32),
     payload: JSON.stringify(delivery.payload ?? {}),
-    state,
+    state: 'pending',
     attempts: 0,
-    nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
-    waitingFor: state === 'pending' && dueAt ? 'lookup' : null,
+    nextAttemptAt: dueAt ?? now,
+    waitingFor: dueAt ? 'lookup' : null,
     lockedUntil: null,
     lastError: null,
-    outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
+    outcome: null,
     invoiceRecordId: null,
     receivedAt: now,
-    processedAt: state === 'pending' ? null : now,
+    processedAt: null,
   });
 }

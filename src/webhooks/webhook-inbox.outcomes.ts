@@ -56,11 +56,6 @@ export class InboxRecords {
     };
   }
 
-  /** What the records of a batch have in their histories already, read once for the batch. */
-  knownHistories(recordIds: string[]) {
-    return this.statuses.knownHistories(recordIds);
-  }
-
   /** What the service said, applied to the invoice's record (`found` by number, else by referrer or adoption). */
   async apply(invoice: Invoice, found?: FoundRecord): Promise<Applied> {
     const records = this.dataSource.getRepository(InvoiceRecord);
@@ -119,19 +114,15 @@ export class InboxFates {
   }
 
   /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */
-  async retryWithin(entry: WebhookInboxEntry, problem: string): Promise<void> {
+  async retryWithin(entry: WebhookInboxEntry, problem: string, waitingFor: WebhookInboxWaitingFor | null = null) {
     const waited = this.clock.now() - entry.receivedAt.getTime();
-    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.retryLater(entry, problem);
+    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.retryLater(entry, problem, waitingFor);
     await this.deadLetter(entry, `${problem} (for ${waited} ms)`);
   }
 
   /** The service knows the invoice and no record holds it: later attempts wait for one without asking again. */
-  async waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
-    const waited = this.clock.now() - entry.receivedAt.getTime();
-    if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
-      return this.deadLetter(entry, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
-    }
-    await this.retryLater(entry, `no invoice record yet for invoice ${gatewayId}`, 'record');
+  waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
+    return this.retryWithin(entry, `no invoice record yet for invoice ${gatewayId}`, 'record');
   }
 
   /** After a failure to apply (a database error): retried later, or dead-lettered once its attempts are spent. */

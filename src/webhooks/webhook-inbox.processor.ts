@@ -63,7 +63,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    statuses: InvoiceStatusService,
+    private readonly statuses: InvoiceStatusService,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly confirmation: DeliveryConfirmation,
     private readonly pacer: LookupPacer,
@@ -200,7 +200,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       if (this.answered(gatewayId, entries, work.closings)) byInvoice.delete(gatewayId);
     }
     const { records, referrers } = await this.records.of([...byInvoice.keys()], claimed);
-    const histories = await this.records.knownHistories([...records.values()].map((r) => r.id));
+    const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
     const tasks: Array<() => Promise<void>> = [];
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);
