@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CLOCK, type Clock } from '../domain/clock';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf as message } from '../core/events';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -62,10 +63,11 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
     private readonly identity: InvoiceIdentity,
     private readonly events: EventEmitter2,
+    @Inject(CLOCK) clock: Clock,
     @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
-    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs);
+    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
   }
 
@@ -106,7 +108,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
-      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs);
+      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs, this.clock.now());
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (stopped()) break;

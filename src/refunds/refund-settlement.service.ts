@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely } from '../core/events';
@@ -29,8 +30,9 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs);
+    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs, clock);
   }
 
   onApplicationBootstrap(): void {

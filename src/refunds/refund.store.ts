@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
@@ -23,7 +24,10 @@ export class RefundStore {
   private readonly queue: LeasedRows<InvoiceRefund>;
   private readonly rows: Repository<InvoiceRefund>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) clock: Clock,
+  ) {
     this.rows = dataSource.getRepository(InvoiceRefund);
     this.queue = new LeasedRows(
       dataSource,
@@ -36,6 +40,7 @@ export class RefundStore {
         nextAttemptAt: 'next_check_at',
       },
       () => TAKE_MS,
+      clock,
     );
   }
 

@@ -1,4 +1,5 @@
 import { DataSource, Repository } from 'typeorm';
+import type { Clock } from '../domain/clock';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
@@ -11,7 +12,10 @@ export class TrackingOutboxStore {
   private readonly repo: Repository<TrackingOutbox>;
   private readonly table: string;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {
     this.repo = dataSource.getRepository(TrackingOutbox);
     this.table = dataSource.getMetadata(TrackingOutbox).tableName;
     this.rows = new LeasedRows(
@@ -26,6 +30,7 @@ export class TrackingOutboxStore {
         batch: { holder: 'locked_by', oneAtATimeBy: 'order_id', touched: 'updated_at' },
       },
       () => 0, // each claim says its lease (the worker's `leaseMs`)
+      clock,
     );
   }
 
@@ -75,6 +80,6 @@ export class TrackingOutboxStore {
   /** Deletes rows sent more than `retentionMs` ago; returns how many. */
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
     const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
-    return purgeFinished(this.dataSource, rule, retentionMs, stopped);
+    return purgeFinished(this.dataSource, rule, retentionMs, this.clock.now(), stopped);
   }
 }

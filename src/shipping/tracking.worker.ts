@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CLOCK, type Clock } from '../domain/clock';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -38,9 +39,10 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     private readonly gateway: GatewayClient,
     private readonly events: EventEmitter2,
     @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs);
-    this.store = new TrackingOutboxStore(dataSource);
+    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs, clock);
+    this.store = new TrackingOutboxStore(dataSource, clock);
   }
 
   onApplicationBootstrap(): void {

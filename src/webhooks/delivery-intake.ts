@@ -136,17 +136,18 @@ export class DeliveryIntake implements HostWebhooks {
     return { ok: true, stored };
   }
 
-  /** Stores a delivery, due at `dueAt` (`null`: now, a lookup of its invoice may start at once). */
-  private async store(
+  /** Stores a delivery; a pending one is due at `dueAt` (`null`: now, a lookup of its invoice may start at once). */
+  async store(
     delivery: WebhookDelivery,
     headerWebhookId: string | null,
     dueAt: Date | null = null,
   ): Promise<StoredDelivery> {
-    const entry = inboxEntryOf(delivery, headerWebhookId, dueAt, this.clock.date());
+    const state = delivery.invoice ? 'pending' : 'ignored'; // a test delivery names no invoice: nothing to do
+    const entry = inboxEntryOf(delivery, headerWebhookId, state, dueAt, this.clock.date());
     const { id, gatewayId } = entry;
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
-    if (inserted) return { id, state: 'pending', gatewayId, problem: null, duplicate: false, joined: false };
+    if (inserted) return { id, state, gatewayId, problem: null, duplicate: false, joined: false };
     const found = await this.dataSource
       .getRepository(WebhookInboxEntry)
       .findOneBy({ dedupeKey: entry.dedupeKey });

@@ -85,12 +85,13 @@ export class WebhookInboxEntry {
 }
 
 /**
- * A taken delivery's new pending row, its texts clipped to their columns: due at `dueAt`, waiting for its invoice's
- * turn to be looked up, or due `now` (`null`).
+ * A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt`, waiting
+ * for its invoice's turn to be looked up, or due `now` (`null`).
  */
 export function inboxEntryOf(
   delivery: WebhookDelivery,
   headerWebhookId: string | null,
+  state: 'pending' | 'ignored',
   dueAt: Date | null,
   now: Date,
 ): WebhookInboxEntry {
@@ -106,15 +107,15 @@ export function inboxEntryOf(
     statusCode: invoice?.statusCode ?? null,
     sentAt: clip(delivery.sentAt, 32),
     payload: JSON.stringify(delivery.payload ?? {}),
-    state: 'pending',
+    state,
     attempts: 0,
-    nextAttemptAt: dueAt ?? now,
-    waitingFor: dueAt ? 'lookup' : null,
+    nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
+    waitingFor: state === 'pending' && dueAt ? 'lookup' : null,
     lockedUntil: null,
     lastError: null,
-    outcome: null,
+    outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
     invoiceRecordId: null,
     receivedAt: now,
-    processedAt: null,
+    processedAt: state === 'pending' ? null : now,
   });
 }

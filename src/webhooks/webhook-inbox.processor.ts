@@ -34,11 +34,15 @@ type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
 type BatchWork = { closings: Closing[]; putOff: Set<string> };
 
 /** The inbox's rows under a lease of `leaseMs()` (instances may share the table); a pending row is open. */
-export function webhookInboxRows(dataSource: DataSource, leaseMs: () => number): LeasedRows<WebhookInboxEntry> {
+export function webhookInboxRows(
+  dataSource: DataSource,
+  leaseMs: () => number,
+  clock: Clock,
+): LeasedRows<WebhookInboxEntry> {
   const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
   const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
   const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
-  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs);
+  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs, clock);
 }
 
 /**
@@ -69,12 +73,12 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     private readonly pacer: LookupPacer,
     identity: InvoiceIdentity,
     events: EventEmitter2,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) clock: Clock,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
-    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs);
+    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs, clock);
+    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs, clock);
     this.fates = new InboxFates(this.leased, options, events, this.logger, clock);
     const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.records = new InboxRecords(dataSource, identity, statuses, adopt);
@@ -141,7 +145,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   async purge(stopped: () => boolean = () => this.stopped): Promise<number> {
     const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
     const rule = { table, finished: "state IN ('processed', 'ignored', 'dead')", finishedAt: 'processed_at' };
-    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, stopped);
+    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, this.clock.now(), stopped);
   }
 
   protected override hourly(stopped: () => boolean): Promise<number> {

@@ -1,3 +1,4 @@
+import { systemClock } from '../../src/domain/clock';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
@@ -152,7 +153,7 @@ describeEachDatabase(
         const { orderId, record } = await scene.order();
         await blind.tracking.recordShipment({ orderId, trackingCode: 'BR100000003BR' });
         // An instance claimed the row and vanished: whether its post left is unknown.
-        await new TrackingOutboxStore(scene.db.dataSource).claim('vanished-instance#1', 10, 1);
+        await new TrackingOutboxStore(scene.db.dataSource, systemClock).claim('vanished-instance#1', 10, 1);
         const before = scene.h.trackingRequests().length;
 
         const result = await takeOver(blind);
