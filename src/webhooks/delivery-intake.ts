@@ -101,11 +101,7 @@ export class DeliveryIntake implements HostWebhooks {
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
     const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
-    const stored = {
-      code: record.statusCode ?? -1,
-      paidCents: record.paidCents,
-      grossCents: record.grossCents,
-    };
+    const stored = { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
     const confirmed = answer?.recordId === record.id ? answer.status : stored;
     return { kind: 'applied', record, confirmed };
   }

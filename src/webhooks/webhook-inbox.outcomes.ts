@@ -6,17 +6,30 @@ import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import type { Adoption } from '../core/ports';
 import { doublingDelayMs } from '../core/queue/backoff';
-import type { LeasedRows } from '../core/queue/leased-rows';
+import { LeasedRows } from '../core/queue/leased-rows';
 import type { KnownHistory } from '../core/status-report';
 import type { Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import type { WebhookInboxEntry, WebhookInboxWaitingFor } from './webhook-inbox.entity';
+import { WebhookInboxEntry, type WebhookInboxWaitingFor } from './webhook-inbox.entity';
 
 // What becomes of a batch's entries, the processor's own part (it alone moves entries): a confirmed report applied to
-// its record ({@link InboxRecords}), or an attempt ended without applying ({@link InboxFates}).
+// its record ({@link InboxRecords}), or an attempt ended without applying ({@link InboxFates}), on the inbox's
+// leased rows.
+
+/** The inbox's rows under a lease of `leaseMs()` (instances may share the table); a pending row is open. */
+export function webhookInboxRows(
+  dataSource: DataSource,
+  leaseMs: () => number,
+  clock: Clock,
+): LeasedRows<WebhookInboxEntry> {
+  const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
+  const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
+  const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
+  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs, clock);
+}
 
 /** The record a batch found by the invoice's number, with its known history. */
 export type FoundRecord = { record: InvoiceRecord; known: KnownHistory | null };

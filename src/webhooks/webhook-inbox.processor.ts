@@ -7,7 +7,7 @@ import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { tracedBatch } from '../core/otel';
 import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
-import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
+import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
@@ -15,7 +15,13 @@ import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import { type Applied, type FoundRecord, InboxFates, InboxRecords } from './webhook-inbox.outcomes';
+import {
+  type Applied,
+  type FoundRecord,
+  InboxFates,
+  InboxRecords,
+  webhookInboxRows,
+} from './webhook-inbox.outcomes';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -32,18 +38,6 @@ type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
 
 /** What one batch did besides applying: the entries it closed, and those it put off to their invoice's turn. */
 type BatchWork = { closings: Closing[]; putOff: Set<string> };
-
-/** The inbox's rows under a lease of `leaseMs()` (instances may share the table); a pending row is open. */
-export function webhookInboxRows(
-  dataSource: DataSource,
-  leaseMs: () => number,
-  clock: Clock,
-): LeasedRows<WebhookInboxEntry> {
-  const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
-  const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
-  const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
-  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs, clock);
-}
 
 /**
  * The inbox a batch at a time under a lease (instances may share a database): due entries claimed in one statement,
