@@ -39,7 +39,7 @@ import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } fr
 import { InvoicePaymentsSettingsService } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-checks';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
