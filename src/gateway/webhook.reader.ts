@@ -25,8 +25,11 @@ export interface WebhookDelivery {
   invoice: NamedInvoice | null;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
-  /** The invoice object as received, card data redacted: what the inbox row keeps. */
-  payload: unknown;
+  /**
+   * The invoice object as received, card data redacted: what the inbox row keeps. Redacted when first read, once: a
+   * delivery refused, acknowledged or joined to a waiting entry is never copied.
+   */
+  readonly payload: unknown;
   dedupeKey: string;
 }
 
@@ -46,8 +49,13 @@ export function readDelivery(
     ...meta,
     invoice: read.invoice,
     invoiceError: read.error ?? error,
-    payload: container ? redactCardData(container) : null,
     dedupeKey: dedupeKeyOf({ ...meta, invoiceId: read.id, statusCode: read.invoice?.statusCode ?? null }),
+    get payload() {
+      // The received object stays in this closure: only its redacted copy is ever a property (logged, stored).
+      const payload = container ? redactCardData(container) : null;
+      Object.defineProperty(this, 'payload', { value: payload, enumerable: true });
+      return payload;
+    },
   };
 }
 
@@ -122,7 +130,9 @@ const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null
 function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
-    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(sentText);
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(
+      sentText,
+    );
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;
