@@ -1,12 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
-import { invoiceIn, redactCardData, statusOf } from './invoice.normalizer';
 import { asRecord, asText, type JsonRecord, valueAt } from './json';
-import { PayloadReader } from './payload.reader';
+import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
 import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
-// The wire reading of a webhook delivery, as `invoice.normalizer.ts` is of an invoice: the body's parts (the invoice
+// The wire reading of a webhook delivery, as `invoice.reader.ts` is of an invoice: the body's parts (the invoice
 // it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
 // Nothing here decides or trusts: the intake (`webhooks/delivery-intake.ts`) checks the token, refuses what it
 // cannot route or store, and the invoice is looked up at the service before anything is applied.
