@@ -15,7 +15,7 @@ import { decideTransition } from '../domain/status-transitions';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import { isLastPage } from '../gateway/payload.reader';
+import { isLastPage } from '../gateway/gateway.transport';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';

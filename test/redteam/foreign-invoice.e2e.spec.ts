@@ -9,7 +9,7 @@ import {
 import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { recordOfInvoice } from '../../src/core/invoice-identity';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import { normalizeInvoice } from '../../src/gateway/invoice.reader';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
