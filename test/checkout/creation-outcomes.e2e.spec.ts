@@ -40,10 +40,11 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     shop = await startCheckoutApp(
       db,
       sandbox,
-      // A request may land until 250 ms (client timeout) + 1000 ms (margin) after it left.
-      { creationWaitMs: 2500, unknownOutcomeRecheckMs: 200, lateCreationMarginMs: 1000 },
+      // A request may land until 1000 ms (client timeout) + 2000 ms (margin) after it left: a busy machine's sandbox
+      // stores a request within that (with 250 + 1000 ms, a slow first request landed after its window at load 20).
+      { creationWaitMs: 6000, unknownOutcomeRecheckMs: 200, lateCreationMarginMs: 2000 },
       {
-        timeouts: { createMs: 250 },
+        timeouts: { createMs: 1000 },
       },
     );
   });
@@ -90,7 +91,7 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
   });
 
   it('a timeout while a slow service is still storing it: the re-check finds it, no second invoice', async () => {
-    sandbox.controls.addFault({ method: 'POST', path: '/invoices', latencyMs: 600, times: 1 });
+    sandbox.controls.addFault({ method: 'POST', path: '/invoices', latencyMs: 1500, times: 1 });
     const order = makeOrder();
     const out = await shop.provider.initiatePayment(checkout(order, 'pix'));
     expect(out.data).toMatchObject({ creationState: 'created', attempt: 1 });
@@ -210,8 +211,8 @@ describeEachDatabase('an unknown creation outcome on the module clock', (kind) =
   beforeAll(async () => {
     db = await openCheckoutDatabase(kind);
     sandbox = await startSandbox();
-    const options = { creationWaitMs: 2500, unknownOutcomeRecheckMs: 200, lateCreationMarginMs: 1000 };
-    shop = await startCheckoutApp(db, sandbox, options, { timeouts: { createMs: 250 } }, [[CLOCK, clock]]);
+    const options = { creationWaitMs: 6000, unknownOutcomeRecheckMs: 200, lateCreationMarginMs: 2000 };
+    shop = await startCheckoutApp(db, sandbox, options, { timeouts: { createMs: 1000 } }, [[CLOCK, clock]]);
   });
   afterAll(async () => {
     await shop?.close();

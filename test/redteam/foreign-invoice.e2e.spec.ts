@@ -95,7 +95,7 @@ describeEachDatabase('ours means ours: another store’s invoice under our refer
   const foreignAlerts = async (invoiceId: string) => {
     await waitFor(
       async () => (await foreignAlertsNow(invoiceId)).length > 0,
-      5000,
+      20_000,
       'a foreign_invoice alert',
     );
     return foreignAlertsNow(invoiceId);
