@@ -53,9 +53,9 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
     private readonly gateway: GatewayClient,
     // The client's own options: their `resolveConfig` reads the stored settings, so this edge needs not know them.
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
-    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs);
+    super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs, clock);
   }
 
   /**
