@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { creationMove } from '../core/creation-move';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -8,7 +7,7 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationFailedError } from '../core/invoice.errors';
 import { withReferrer } from '../core/attempt-claim';
-import { InvoiceRecordStore } from '../core/invoice-record.store';
+import { InvoiceRecordStore, creationMove } from '../core/invoice-record.store';
 import type { MappedInvoice } from '../core/checkout.types';
 
 /**

@@ -9,10 +9,8 @@ import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdo
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
-import { CallCeiling } from '../core/queue/call-ceiling';
-import { Poller } from '../core/queue/poller';
-import { statusIs } from '../domain/status-table';
-import { decideTransition } from '../domain/status-transitions';
+import { CallCeiling, Poller } from '../core/queue/poller';
+import { statusIs, decideTransition } from '../domain/status-table';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';

@@ -2,7 +2,6 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
 import { allowedActions, refundableCents } from '../core/invoice-actions';
-import { sessionDataOf } from '../core/session-data';
 import { statusRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
 import { dialectOf } from '../persistence/dialect';
@@ -10,6 +9,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-problems';
 import type { ListInvoicesQueryDto } from './admin.dto';
 import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './paging';
+import { sessionDataOf } from '../core/checkout.types';
 
 const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
 

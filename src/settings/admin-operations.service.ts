@@ -3,10 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
-import { statusRow } from '../domain/status-table';
-import { transitionOfRow } from '../domain/status-transitions';
+import { statusRow, transitionOfRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';
@@ -14,6 +12,7 @@ import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-i
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
 import { findPage } from './paging';
+import { InvoiceStatusHistory } from '../persistence/invoice.entity';
 
 /**
  * The Operations tab. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered

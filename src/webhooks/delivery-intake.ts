@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Coalescer } from '../core/coalescer';
+import { Coalescer } from '../core/queue/poller';
 import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';

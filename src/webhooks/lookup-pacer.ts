@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { CallCeiling } from '../core/queue/call-ceiling';
+import { CallCeiling } from '../core/queue/poller';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import type { StoredDelivery, Turn } from './webhook-inbox.types';
 
