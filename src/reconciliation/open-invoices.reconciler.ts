@@ -66,7 +66,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
     super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
-    this.ceiling = new CallCeiling(options.maxCallsPerMinute);
+    this.ceiling = new CallCeiling(options.maxCallsPerMinute, () => clock.now());
   }
 
   onModuleInit(): void {

@@ -232,14 +232,17 @@ export class Coalescer<I, O> {
   }
 }
 
-/** At most `limit` calls in any fixed window of `windowMs` (one minute unless told), however much is due. */
+/**
+ * At most `limit` calls in any fixed window of `windowMs` (one minute unless told), however much is due; `now` is the
+ * module's clock (`() => clock.now()`).
+ */
 export class CallCeiling {
   private windowStart = 0;
   private used = 0;
 
   constructor(
     private readonly limit: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
     private readonly windowMs = 60_000,
   ) {}
 
