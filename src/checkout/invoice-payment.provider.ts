@@ -10,10 +10,12 @@ import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
 import { todayIn } from '../domain/calendar';
+import { CLOCK, type Clock } from '../domain/clock';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { assertAllowed } from '../core/invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import {
   type ChangeDueDateInput,
   type InitiatePaymentInput,
@@ -42,6 +44,7 @@ export class InvoicePaymentProvider {
     @Inject(HOST_WEBHOOKS) private readonly webhooks: HostWebhooks,
     private readonly refunds: RefundService,
     private readonly settlement: RefundSettlementService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   private readonly logger = new Logger('InvoicePaymentProvider');
@@ -49,10 +52,14 @@ export class InvoicePaymentProvider {
   /**
    * Creates the order's invoice once, or returns its open one for the same method and amount (docs/checkout.md).
    * `data.statusToken` addresses the shopper's status route (`GET /invoice-payments/payments/:token`): each call
-   * hands out a new one, and the one handed out before it keeps working.
+   * hands out a new one, and the one handed out before it keeps working. `read`: the checkout options in force
+   * when the host already read them to build the order (`InvoiceCreationService.current`), so a checkout reads once.
    */
-  async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
-    const { record, statusToken } = await this.creation.create(input);
+  async initiatePayment(
+    input: InitiatePaymentInput,
+    read?: ResolvedCheckoutOptions,
+  ): Promise<InitiatePaymentOutput> {
+    const { record, statusToken } = await this.creation.create(input, read);
     const data = { ...sessionDataOf(record), statusToken };
     return { id: record.id, data, status: sessionStatusOf(record) };
   }
@@ -153,7 +160,7 @@ export class InvoicePaymentProvider {
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.resolved(input);
     const options = await this.creation.current();
-    const today = todayIn(options.timeZone, new Date());
+    const today = todayIn(options.timeZone, this.clock.date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }

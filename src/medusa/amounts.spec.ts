@@ -1,6 +1,6 @@
 import { MoneyFormatError } from '../gateway/money';
 import { medusaAmountToCents } from './order';
-import { centsToMedusaAmount } from './session';
+import { centsToMedusaAmount } from './runtime';
 
 describe('Medusa amounts ↔ cents', () => {
   it('reads every shape of BigNumberInput exactly', () => {

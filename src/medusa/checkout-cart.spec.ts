@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { cartIdProblem, cartPaymentRecord } from './cart-payment';
+import { cartIdProblem, cartPaymentRecord } from './shopper-route';
 import { withCheckoutCart } from './checkout-cart';
 
 /** A request scope whose `query.graph` answers `rows` and records what it was asked. */

@@ -67,3 +67,8 @@ export async function withCheckoutCart(
     next(err);
   }
 }
+
+/** The plugin's `api/middlewares` configuration (Medusa's `defineMiddlewares` shape). */
+export const invoicePaymentsMiddlewares = {
+  routes: [{ matcher: PAYMENT_SESSIONS_ROUTE, methods: ['POST'], middlewares: [withCheckoutCart] }],
+};

@@ -14,9 +14,9 @@ export {
   DEFAULT_MEDUSA_SCHEMA,
   MEDUSA_MIGRATIONS_TABLE,
   invoicePaymentsStartupLoader,
+  centsToMedusaAmount,
 } from './runtime';
 export { medusaAmountToCents, buildCheckoutData, DEFAULT_DOCUMENT_KEYS } from './order';
-export { centsToMedusaAmount } from './session';
 export { WebhookNotSettledError } from '../core/ports';
 export { syncMedusaPayments, MEDUSA_PROCESS_PAYMENT_WORKFLOW } from './payment-sync';
 export type {

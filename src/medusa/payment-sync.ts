@@ -2,8 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceStatusCode } from '../domain/status-table';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
-import { logger, servicesOf } from './runtime';
-import { webhookActionOfRecord } from './session';
+import { logger, servicesOf, webhookActionOfRecord } from './runtime';
 import type { MedusaWebhookActionResult } from './types';
 
 /** Medusa's `processPaymentWorkflow` id (`@medusajs/core-flows`), run through its workflow engine. */
@@ -51,12 +50,12 @@ export async function syncMedusaPayments(
   options: MedusaSyncOptions = {},
 ): Promise<MedusaSyncResult> {
   const result: MedusaSyncResult = { considered: 0, processed: 0, errors: 0 };
-  const started = new Date();
+  const { dataSource, clock } = servicesOf(app);
+  const started = clock.date();
   const cursor = cursors.get(app) ?? {
     since: new Date(started.getTime() - (options.lookbackMs ?? 3 * 86_400_000)),
     retry: new Set<string>(),
   };
-  const { dataSource } = servicesOf(app);
   const changed = await dataSource
     .getRepository(InvoiceStatusHistory)
     .createQueryBuilder('h')

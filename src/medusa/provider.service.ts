@@ -1,6 +1,7 @@
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InitiatePaymentData, InvoicePaymentSessionData } from '../core/checkout.types';
 import type { PaymentMethod } from '../gateway/types';
+import type { ResolvedCheckoutOptions } from '../options/checkout.options';
 import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
 import {
   invoicePaymentsRuntime,
@@ -8,9 +9,10 @@ import {
   logger,
   medusaDataSourceOptions,
   runtimeServices,
+  toMedusaError,
+  webhookAction,
+  type MedusaRuntimeServices,
 } from './runtime';
-import type { MedusaRuntimeServices } from './runtime-services';
-import { toMedusaError, webhookAction } from './session';
 import type {
   InvoicePaymentsMedusaOptions,
   MedusaProviderInput as Input,
@@ -53,10 +55,9 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       const sessionId = input?.data?.session_id;
       if (typeof sessionId !== 'string' || !sessionId)
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
-      return this.answer(
-        input,
-        await provider.initiatePayment(await this.checkoutRequest(services, input, sessionId)),
-      );
+      const { options, ...request } = await this.checkoutRequest(services, input, sessionId);
+      // The options the order was built with go along: the checkout reads them once.
+      return this.answer(input, await provider.initiatePayment(request, options));
     });
   }
 
@@ -123,9 +124,12 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   async updatePayment(input: Input): Promise<Output> {
     return this.run(async (provider, services) => {
       const current = await provider.getPaymentStatus(sessionOf(input));
-      const request = await this.checkoutRequest(services, input, current.data.orderId, current.data.method);
-      const data = { invoiceRecordId: current.data.invoiceRecordId, ...request.data };
-      return this.answer(input, await provider.updatePayment({ ...request, data }));
+      const { orderId, method, invoiceRecordId } = current.data;
+      const { amount, currency_code, data } = await this.checkoutRequest(services, input, orderId, method);
+      return this.answer(
+        input,
+        await provider.updatePayment({ amount, currency_code, data: { invoiceRecordId, ...data } }),
+      );
     });
   }
 
@@ -150,16 +154,25 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     throw new medusa.MedusaError('not_allowed', 'invoice-payments does not save payment methods');
   }
 
-  /** The checkout's request for a session: Medusa's amount in cents and the order built on the server. */
+  /**
+   * The checkout's request for a session: Medusa's amount in cents and the order built on the server, with the
+   * checkout options in force it was built with.
+   */
   private async checkoutRequest(
     { checkout }: MedusaRuntimeServices,
     input: Input,
     sessionId: string,
     method?: PaymentMethod,
-  ): Promise<{ amount: number; currency_code: string; data: InitiatePaymentData }> {
+  ): Promise<{
+    amount: number;
+    currency_code: string;
+    data: InitiatePaymentData;
+    options: ResolvedCheckoutOptions;
+  }> {
     const amount = medusaAmountToCents(input.amount);
     const currency_code = input.currency_code as string;
-    const { methods, textLimits } = await checkout.current();
+    const options = await checkout.current();
+    const { methods, textLimits } = options;
     const data = buildCheckoutData({
       sessionId,
       amountCents: amount,
@@ -170,7 +183,7 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       defaultMethod: method ?? methods[0],
       nameMax: textLimits.name,
     });
-    return { amount, currency_code, data };
+    return { amount, currency_code, data, options };
   }
 
   /** A session's answer: the invoice's id and status, the data Medusa keeps (the storefront's document scrubbed). */

@@ -1,14 +1,27 @@
-import { DynamicModule, INestApplicationContext, Logger } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
+import { InvoiceCreationService } from '../checkout/invoice-creation.service';
+import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
-import { MedusaRuntimeServices } from './runtime-services';
-import type { InvoicePaymentsMedusaOptions } from './types';
+import { RefundService } from '../refunds/refund.service';
+import { InvoicePaymentsSettingsService } from '../settings/settings.service';
+import { TrackingService } from '../shipping/tracking.service';
+import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/checkout.types';
+import { PaymentServiceError } from '../core/invoice.errors';
+import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhooks } from '../core/ports';
+import { CLOCK, type Clock } from '../domain/clock';
+import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
+import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
+import { centsToWireNumber, type Cents } from '../gateway/money';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
 
 /** Schema of the module's tables inside Medusa's database, unless the options name another. */
 export const DEFAULT_MEDUSA_SCHEMA = 'invoice_payments';
@@ -75,6 +88,21 @@ export async function runInvoicePaymentsMigrations(options: InvoicePaymentsMedus
   }
 }
 
+/** What the adapter calls in its runtime, injected from what `InvoicePaymentsModule` exports (no search by class). */
+@Injectable()
+export class MedusaRuntimeServices {
+  constructor(
+    readonly provider: InvoicePaymentProvider,
+    readonly checkout: InvoiceCreationService,
+    readonly tracking: TrackingService,
+    readonly refunds: RefundService,
+    readonly settings: InvoicePaymentsSettingsService,
+    readonly shopper: ShopperPaymentsService,
+    @InjectDataSource() readonly dataSource: DataSource,
+    @Inject(CLOCK) readonly clock: Clock,
+  ) {}
+}
+
 export const logger = new Logger('InvoicePayments:Medusa');
 const runtimes = new Map<string, Promise<INestApplicationContext>>();
 
@@ -92,9 +120,6 @@ export function invoicePaymentsRuntime(
   }
   return started;
 }
-
-/** Each started runtime's services, taken from its own root module when it starts. */
-const servicesOfRuntimes = new WeakMap<INestApplicationContext, MedusaRuntimeServices>();
 
 /** The runtime's root module: a class of its own, its providers given where it is built. */
 class InvoicePaymentsMedusaHostModule {}
@@ -122,20 +147,15 @@ async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplic
     ],
   };
   // abortOnError false: a failure is thrown to Medusa, never a process.exit inside the host.
-  const app = await NestFactory.createApplicationContext(root, {
+  return NestFactory.createApplicationContext(root, {
     logger: options.logLevels ?? ['error', 'warn'],
     abortOnError: false,
   });
-  servicesOfRuntimes.set(app, app.select(root).get(MedusaRuntimeServices, { strict: true }));
-  return app;
 }
 
 /** What the adapter calls in a runtime that {@link invoicePaymentsRuntime} started. */
 export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServices {
-  const services = servicesOfRuntimes.get(runtime);
-  if (!services)
-    throw new Error('invoice-payments (Medusa): not a runtime started by invoicePaymentsRuntime');
-  return services;
+  return runtime.get(MedusaRuntimeServices);
 }
 
 /** The services of the runtime of these options, started on first use. */
@@ -166,4 +186,76 @@ export async function invoicePaymentsStartupLoader({
   invoicePaymentsRuntime(options as unknown as InvoicePaymentsMedusaOptions).catch((err: unknown) =>
     logger.error(`could not start: ${(err as Error).message}`),
   );
+}
+
+/** Cents to the major-unit number Medusa takes (`1348` → `13.48`), from the exact decimal text. */
+export const centsToMedusaAmount: (cents: Cents) => number = centsToWireNumber;
+
+/** {@link webhookActionOf} in Medusa's terms: the order's session, the amount in major units. */
+export function webhookActionOfRecord(record: InvoiceRecord): MedusaWebhookActionResult {
+  const { action, data } = webhookActionOf(record);
+  return data ? inMedusaTerms(record, action, data.amount) : { action };
+}
+
+/**
+ * An action for Medusa: its payment session is the order's, the amount in major units. A duplicate invoice's report
+ * moves nothing (docs/checkout.md): on the order's one session it would pass for the order's own payment.
+ */
+function inMedusaTerms(
+  record: InvoiceRecord,
+  action: PaymentWebhookAction,
+  amount: Cents,
+): MedusaWebhookActionResult {
+  if (record.duplicateOf !== null) return { action: 'not_supported' };
+  return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(amount) } };
+}
+
+/** A delivery to Medusa's webhook route, through the module's own webhook path (docs/medusa.md, "Webhooks"). */
+export async function webhookAction(
+  app: INestApplicationContext,
+  payload: ProviderWebhookPayload,
+): Promise<MedusaWebhookActionResult> {
+  const outcome = await app.get<HostWebhooks>(HOST_WEBHOOKS).settle(payload);
+  // A delivery not settled now throws: Medusa's event bus retries the webhook event.
+  const { action, data } = webhookActionOfOutcome(outcome, logger);
+  if (!data || outcome.kind !== 'applied') return { action };
+  return inMedusaTerms(outcome.record, action, data.amount);
+}
+
+/** Medusa's error type of each of the module's error codes that is the request's fault; the others stay errors. */
+const MEDUSA_TYPES: Partial<Record<InvoicePaymentsErrorCode | GatewayErrorKind, string>> = {
+  checkout_validation: 'invalid_data',
+  invoice_creation_failed: 'invalid_data',
+  validation: 'invalid_data',
+  invoice_record_not_found: 'not_found',
+  not_found: 'not_found',
+  open_invoice_conflict: 'not_allowed',
+  operation_not_allowed: 'not_allowed',
+  // Not settled yet (also while the service cannot be asked): the operation is not allowed now.
+  invoice_creation_unresolved: 'not_allowed',
+  payment_being_confirmed: 'not_allowed',
+  invoice_creation_needs_attention: 'not_allowed',
+  invoice_number_clash: 'not_allowed',
+  refund_in_progress: 'not_allowed',
+  refund_being_confirmed: 'not_allowed',
+  refund_failed: 'not_allowed',
+  refund_repeated: 'not_allowed',
+  state_conflict: 'not_allowed',
+  mode: 'not_allowed',
+};
+
+/** The module's errors as `MedusaError`s by code; the service's trouble stays a `PaymentServiceError`. */
+export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | undefined): unknown {
+  if (!MedusaError) return err;
+  const code = isGatewayError(err) ? err.kind : err instanceof InvoicePaymentsError ? err.code : null;
+  const type = code ? MEDUSA_TYPES[code] : undefined;
+  if (!type) return isGatewayError(err) ? new PaymentServiceError(err) : err;
+  const fields =
+    err instanceof InvoicePaymentsError ? (err.details.fields as Record<string, string[]>) : null;
+  const detail = fields
+    ? Object.entries(fields)
+        .map(([field, problems]) => `${field} ${problems.join(', ')}`)
+        .join('; ')
+    : (err as Error).message;
+  return Object.assign(new MedusaError(type, detail), { cause: err });
 }

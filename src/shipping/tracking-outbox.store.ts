@@ -46,7 +46,7 @@ export class TrackingOutboxStore {
 
   /** Extends the claim on one row before posting it; `false` when the row is no longer this claim's to post. */
   async renew(row: TrackingOutbox, claim: string, leaseMs: number): Promise<boolean> {
-    const now = Date.now();
+    const now = this.clock.now();
     return this.settle(row, claim, { lockedUntil: new Date(now + leaseMs), updatedAt: new Date(now) }, true);
   }
 
@@ -68,7 +68,7 @@ export class TrackingOutboxStore {
   async settle(row: TrackingOutbox, claim: string, fields: Partial<TrackingOutbox>, keepClaim = false) {
     const release = keepClaim ? {} : { lockedBy: null, lockedUntil: null };
     const held = { id: row.id, lockedBy: claim, status: 'pending' as const };
-    const result = await this.repo.update(held, { updatedAt: new Date(), ...fields, ...release });
+    const result = await this.repo.update(held, { updatedAt: this.clock.date(), ...fields, ...release });
     return result.affected === 1;
   }
 

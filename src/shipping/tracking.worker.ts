@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { CLOCK, type Clock } from '../domain/clock';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -7,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -113,7 +113,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
   }
 
   private async markSent(row: TrackingOutbox, claim: string): Promise<Outcome> {
-    const sent = { status: 'sent' as const, sentAt: new Date(), lastError: null, lastErrorKind: null };
+    const sent = { status: 'sent' as const, sentAt: this.clock.date(), lastError: null, lastErrorKind: null };
     if (!(await this.store.settle(row, claim, sent))) {
       // The worker that took over reads the code back before posting it.
       this.logger.warn(`${what(row)}: this worker's claim lapsed before it recorded the code sent`);
@@ -133,7 +133,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     }
     const backoff = retryDelayMs(row.attempts, this.options.backoff);
     const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
-    const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
+    const nextAttemptAt = new Date(this.clock.now() + Math.max(backoff, retryAfter));
     if (!(await this.store.settle(row, claim, { nextAttemptAt, lastError: message, lastErrorKind: kind }))) {
       return 'lost';
     }

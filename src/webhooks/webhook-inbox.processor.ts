@@ -68,7 +68,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   ) {
     super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs, clock);
     this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs, clock);
-    this.fates = new InboxFates(this.leased, options, events, this.logger);
+    this.fates = new InboxFates(this.leased, options, events, this.logger, clock);
     const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.records = new InboxRecords(dataSource, identity, statuses, adopt);
   }
@@ -221,7 +221,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       return { row: entry, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
     const processed = { state: 'processed', waiting_for: null, last_error: null };
-    await this.leased.finishEach(closed, { ...processed, processed_at: new Date().toISOString() });
+    await this.leased.finishEach(closed, { ...processed, processed_at: this.clock.date().toISOString() });
   }
 
   /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */

@@ -1,8 +1,8 @@
-import { systemClock } from '../../src/domain/clock';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { systemClock } from '../../src/domain/clock';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import type { CrashingInstanceConfig } from './crashing-instance';

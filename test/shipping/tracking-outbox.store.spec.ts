@@ -1,5 +1,5 @@
-import { systemClock } from '../../src/domain/clock';
 import { DataSource, Repository } from 'typeorm';
+import { systemClock } from '../../src/domain/clock';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvoicePaymentProvider, InvoiceRecord } from '../../src/index';
 import { WebhookNotSettledError } from '../../src/core/ports';
-import { webhookAction } from '../../src/medusa/session';
+import { webhookAction } from '../../src/medusa/runtime';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';

@@ -1,5 +1,5 @@
 import { InvoicePaymentProvider, InvoiceRecord } from '../../src/index';
-import { webhookAction } from '../../src/medusa/session';
+import { webhookAction } from '../../src/medusa/runtime';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { startSandbox, type DeliveryLogEntry, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
@@ -87,7 +87,7 @@ describeEachDatabase('Medusa webhook path through the one intake', (kind) => {
     const { rec, order, paid } = await paidDelivery();
     expect(rec.orderId).toBe(order.id);
     const result = await webhookAction(host.app, reshaped(paid));
-    // Medusa's terms: its payment session is the order's, its amount in major units (see src/medusa/session.ts).
+    // Medusa's terms: its payment session is the order's, its amount in major units (see src/medusa/runtime.ts).
     expect(result.action).toBe('captured');
     expect(result.data?.session_id).toBe(order.id);
     expect((await record(rec.id)).statusCode).toBe(5);

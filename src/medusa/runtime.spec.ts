@@ -8,7 +8,7 @@ import { GatewayNetworkError, GatewayStateConflictError } from '../gateway/error
 import { RefundInProgressError } from '../refunds/errors';
 import type { InvoiceRefund } from '../refunds/refund.entity';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { toMedusaError, webhookActionOfRecord } from './session';
+import { toMedusaError, webhookActionOfRecord } from './runtime';
 
 /** Medusa's `MedusaError`, as far as the adapter uses it. */
 class MedusaError extends Error {
