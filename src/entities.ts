@@ -1,5 +1,4 @@
-import { InvoiceStatusHistory } from './persistence/invoice-status-history.entity';
-import { InvoiceRecord } from './persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from './persistence/invoice.entity';
 import { InvoicePaymentsLease } from './persistence/named-lease';
 import { InvoicePaymentsAlertRecord } from './settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from './settings/settings.entity';

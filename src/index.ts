@@ -20,13 +20,12 @@ export { DEFAULT_WIRE_PROFILE, type WireProfile, type WireProfileOverrides } fro
 export { INVOICE_PAYMENTS_ENTITIES } from './entities';
 export { INVOICE_PAYMENTS_MIGRATIONS } from '../migrations';
 export { initializeDataSource } from './persistence/migration-lock';
-export { InvoiceRecord } from './persistence/invoice.entity';
-export { InvoiceStatusHistory } from './persistence/invoice-status-history.entity';
+export { InvoiceRecord, InvoiceStatusHistory } from './persistence/invoice.entity';
 export { InvoiceRefund } from './refunds/refund.entity';
 
 // Checkout: the provider (Medusa's payment provider contract) and the order it takes.
 export { InvoicePaymentProvider } from './checkout/invoice-payment.provider';
-export { sessionDataOf } from './core/session-data';
+export { sessionDataOf } from './core/checkout.types';
 export { isTaxDocument as isValidTaxDocument } from './gateway/dto/validators';
 export type {
   ChangeDueDateInput,

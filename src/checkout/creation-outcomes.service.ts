@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { messageOf, raiseAlert, type InvoicePaymentsAlert } from '../core/events';
-import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
@@ -22,8 +21,9 @@ import {
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
   isUpstreamFailure,
+  CreationMoveRefusedError,
 } from '../core/invoice.errors';
-import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
+import { InvoiceRecordStore, isUniqueViolation, creationMove } from '../core/invoice-record.store';
 import { OnePayableInvoice } from './one-payable-invoice.service';
 
 /** Whole seconds to wait, at least one. */

@@ -1,4 +1,4 @@
-import { CREATION_MOVES, creationMove } from '../core/creation-move';
+import { CREATION_MOVES, creationMove } from '../core/invoice-record.store';
 
 describe('creation-state moves', () => {
   it('writes the target state with the fields of the move, from the states given', () => {

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { sessionDataOf, sessionStatusOf } from '../core/session-data';
 import { InvoiceStatusCode, statusIs } from '../domain/status-table';
 import { HOST_WEBHOOKS, HostWebhooks, webhookActionOfOutcome } from '../core/ports';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -17,17 +16,19 @@ import { assertAllowed } from '../core/invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
-import type {
-  ChangeDueDateInput,
-  InitiatePaymentInput,
-  InitiatePaymentOutput,
-  PaymentSessionInput,
-  PaymentSessionOutput,
-  PaymentStatusOutput,
-  ProviderWebhookPayload,
-  RefundPaymentInput,
-  UpdatePaymentInput,
-  WebhookActionResult,
+import {
+  type ChangeDueDateInput,
+  type InitiatePaymentInput,
+  type InitiatePaymentOutput,
+  type PaymentSessionInput,
+  type PaymentSessionOutput,
+  type PaymentStatusOutput,
+  type ProviderWebhookPayload,
+  type RefundPaymentInput,
+  type UpdatePaymentInput,
+  type WebhookActionResult,
+  sessionDataOf,
+  sessionStatusOf,
 } from '../core/checkout.types';
 
 /** The payment provider in the shape of Medusa's (v2.5+) `AbstractPaymentProvider` (docs/checkout.md). */

@@ -5,12 +5,12 @@ import { statusIs, statusRow, type StatusReportSource } from '../domain/status-t
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
 import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { isPaid, OnePayableInvoice } from './one-payable-invoice.service';
+import { CreationMoveRefusedError } from '../core/invoice.errors';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
 @Injectable()

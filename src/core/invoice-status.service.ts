@@ -3,7 +3,6 @@ import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan } from 'typeorm';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import {
   dialectOf,
   guardedStatusStatement,
@@ -11,30 +10,32 @@ import {
   type ColumnMetadata,
   type Dialect,
 } from '../persistence/dialect';
-import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from './events';
-import { creationMoveRefusal, CreationMoveRefusedError, type CreationMove } from './creation-move';
 import { InvoiceIdentity } from './invoice-identity';
 import { changeOf } from './ports';
-import { capturedAmountChange, paymentMismatchOf, snapshotOf } from './reported-invoice';
 
-export { reportChangesNothing } from './reported-invoice';
-import { STATUS_REPORT_SOURCES, statusIs, statusRow } from '../domain/status-table';
-import { decideTransition, transitionText } from '../domain/status-transitions';
+import { STATUS_REPORT_SOURCES, statusIs, statusRow, decideTransition } from '../domain/status-table';
 import {
-  InvalidStatusReportError,
   NO_HISTORY,
-  ReportedRecordNotFoundError,
   type AppliedStatus,
   type ApplyOptions,
   type KnownHistory,
   type StatusReport,
   type StatusReportResult,
+  capturedAmountChange,
+  paymentMismatchOf,
+  snapshotOf,
+  transitionText,
 } from './status-report';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 import { clip } from '../domain/text-bounds';
 import { CLOCK, type Clock } from '../domain/clock';
 import { queryReturning } from '../persistence/typeorm-compat';
+import { InvalidStatusReportError, ReportedRecordNotFoundError, CreationMoveRefusedError } from './invoice.errors';
+import { creationMoveRefusal, type CreationMove } from './invoice-record.store';
+
+export { reportChangesNothing } from './status-report';
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the

@@ -171,6 +171,36 @@ export class InvoiceRecordNotFoundError extends InvoicePaymentsError {
   }
 }
 
+/** The record a status report names does not exist (the checkout's own 404 is `InvoiceRecordNotFoundError`). */
+export class ReportedRecordNotFoundError extends InvoicePaymentsError {
+  constructor(readonly recordId: string) {
+    super('reported_record_not_found', `recordId: no invoice record ${recordId}`, { recordId });
+  }
+}
+
+/** A status report the module built wrong: `field` names what is wrong with it. */
+export class InvalidStatusReportError extends InvoicePaymentsError {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super('invalid_status_report', `${field}: ${problem}`, { field });
+  }
+}
+
+/** The record refused the creation move written with a status report (`details.reason`): nothing was written. */
+export class CreationMoveRefusedError extends InvoicePaymentsError {
+  constructor(
+    readonly recordId: string,
+    reason: string,
+  ) {
+    super('creation_move_refused', `invoice record ${recordId} refused the creation move: ${reason}`, {
+      recordId,
+      reason,
+    });
+  }
+}
+
 const CREDENTIAL =
   "The payment service refused the store's credential: the store must check its payment settings.";
 /** What the shopper's side is told when the service failed: no address, no system error, no secret. */

@@ -1,7 +1,6 @@
 import type { PaymentWebhookAction, WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
-import type { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import type { InvoiceRecord } from '../persistence/invoice.entity';
+import type { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import {
   InvoiceStatusCode,
   statusRow,

@@ -3,17 +3,16 @@ import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/comm
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { transitionOfRow, transitionText } from '../domain/status-transitions';
+import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
-import { Coalescer } from './coalescer';
 import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
-import { Poller } from './queue/poller';
+import { Coalescer, Poller } from './queue/poller';
 import { clip } from '../domain/text-bounds';
 import { CLOCK, type Clock } from '../domain/clock';
+import { transitionText } from './status-report';
+import { transitionOfRow } from '../domain/status-table';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 

@@ -6,8 +6,8 @@ import {
   isUpstreamFailure,
   PaymentBeingConfirmedError,
   PaymentServiceError,
+  InvalidStatusReportError,
 } from '../core/invoice.errors';
-import { InvalidStatusReportError } from '../core/status-report';
 import {
   GatewayError,
   GatewayErrorKind,

@@ -1,8 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceStatusCode } from '../domain/status-table';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { logger, servicesOf, webhookActionOfRecord } from './runtime';
 import type { MedusaWebhookActionResult } from './types';
 

@@ -1,7 +1,7 @@
 import type { DataSource, ObjectLiteral } from 'typeorm';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
+import { InvoiceStatusHistory } from '../persistence/invoice.entity';
 
 /** A queue's waiting rows and the age of the oldest, in seconds (0 when none waits). */
 export type Waiting = { count: number; oldestAgeSeconds: number };

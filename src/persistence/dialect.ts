@@ -9,8 +9,7 @@ import type {
   SelectQueryBuilder,
 } from 'typeorm';
 import { dataSourceOf, queryReturning } from './typeorm-compat';
-import { InvoiceStatusHistory } from './invoice-status-history.entity';
-import { InvoiceRecord } from './invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from './invoice.entity';
 
 /** Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name. */
 export type Dialect = typeof POSTGRES;

@@ -8,10 +8,8 @@ import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdo
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
-import { CallCeiling } from '../core/queue/call-ceiling';
-import { Poller } from '../core/queue/poller';
-import { statusIs } from '../domain/status-table';
-import { decideTransition } from '../domain/status-transitions';
+import { CallCeiling, Poller } from '../core/queue/poller';
+import { statusIs, decideTransition } from '../domain/status-table';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -68,7 +66,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices: LateInvoiceAdopter,
   ) {
     super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
-    this.ceiling = new CallCeiling(options.maxCallsPerMinute);
+    this.ceiling = new CallCeiling(options.maxCallsPerMinute, () => clock.now());
   }
 
   onModuleInit(): void {

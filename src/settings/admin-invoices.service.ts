@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
 import { allowedActions, refundableCents } from '../core/invoice-actions';
-import { sessionDataOf } from '../core/session-data';
+import { sessionDataOf } from '../core/checkout.types';
 import { InvoiceStatusCode, STATUS_TABLE, statusRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
 import { dialectOf } from '../persistence/dialect';

@@ -4,9 +4,8 @@ import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
 import { CLOCK, type Clock } from '../domain/clock';
-import { transitionOfRow } from '../domain/status-transitions';
+import { transitionOfRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
-import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';
@@ -15,6 +14,7 @@ import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
 import { statusView } from './admin-invoices.service';
 import { findPage } from './paging';
+import { InvoiceStatusHistory } from '../persistence/invoice.entity';
 
 /**
  * The Operations tab. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered

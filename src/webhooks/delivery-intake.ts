@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Coalescer } from '../core/coalescer';
+import { Coalescer } from '../core/queue/poller';
 import { countDelivery, traced } from '../core/otel';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';

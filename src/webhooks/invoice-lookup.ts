@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { messageOf } from '../core/events';
 import type { ConfirmedStatus } from '../core/ports';
-import { CallCeiling } from '../core/queue/call-ceiling';
+import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';

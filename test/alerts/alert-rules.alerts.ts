@@ -6,7 +6,6 @@ import { IsNull } from 'typeorm';
 import { InvoicePaymentProvider, InvoiceRecord } from '../../src/index';
 import { ORDER_PAYMENT_PORT } from '../../src/core/ports';
 import { GatewayClient } from '../../src/gateway/gateway.client';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
@@ -15,6 +14,7 @@ import { describeEachDatabase, type DatabaseKind, type TestDatabase } from '../s
 import { type RootApp, startRootApp } from '../support/root-app';
 import { registerSdk } from '../observability/otel-sdk';
 import { type Expectation, testRules } from './promtool';
+import { InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 
 /*
  * Each rule of docs/prometheus-rules.yml, evaluated by promtool on series taken from real scrapes: a store on the

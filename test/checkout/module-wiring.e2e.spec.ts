@@ -133,7 +133,7 @@ describeEachDatabase(
     it('has one InvoiceIdentity, shared by the checkout, the webhooks and the reconciliation (each invoice alerted once)', async () => {
       const host = await startHostApp(db, [InvoicePaymentsModule.forRoot({ gateway: gateway() })]);
       try {
-        // The inbox processor hands its identity to the records it reads (webhook-inbox.applying.ts).
+        // The inbox processor hands its identity to the records it reads (webhook-inbox.outcomes.ts).
         type Holder = { identity?: InvoiceIdentity; records?: { identity?: InvoiceIdentity } };
         const identityOf = (part: object) => (part as Holder).identity ?? (part as Holder).records?.identity;
         const one = host.app.get(InvoiceIdentity);

@@ -1,9 +1,10 @@
-import { CreationMoveRefusedError, type CreationMove } from '../../src/core/creation-move';
 import { NO_HISTORY, type StatusReport } from '../../src/core/status-report';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { insertInvoiceRecord } from './fixtures';
 import { historyOf, paidInvoice, statusSuite, watchGuardedStatements } from './status-harness';
+import { CreationMoveRefusedError } from '../../src/core/invoice.errors';
+import type { CreationMove } from '../../src/core/invoice-record.store';
 
 /**
  * A creation move written with a report is a compare-and-set on both write paths: the record in a state the move

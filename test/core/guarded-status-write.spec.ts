@@ -1,8 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { planStatus } from '../../src/core/invoice-status.service';
 import { NO_HISTORY, type StatusReport } from '../../src/core/status-report';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';

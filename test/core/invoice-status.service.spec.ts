@@ -1,13 +1,12 @@
 import { DataSource, IsNull } from 'typeorm';
-import { ReportedRecordNotFoundError } from '../../src/core/status-report';
-import { transitionOfRow } from '../../src/domain/status-transitions';
 import type { PaymentStatusChange } from '../../src/core/ports';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { databaseKinds, describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';
 import { entities, harness, historyOf, paidInvoice, statusSuite } from './status-harness';
+import { ReportedRecordNotFoundError } from '../../src/core/invoice.errors';
+import { transitionOfRow } from '../../src/domain/status-table';
 
 describeEachDatabase('InvoiceStatusService', (kind) => {
   const s = statusSuite(kind);

@@ -7,8 +7,7 @@ import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/ports';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
 import type { Invoice } from '../../src/gateway/types';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 
 /** The status path's parts on a DataSource, with a recording port and bus (the status suites share it). */
 export const entities = [InvoiceRecord, InvoiceStatusHistory];

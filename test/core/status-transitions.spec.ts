@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { STATUS_TABLE } from '../../src/domain/status-table';
+import { STATUS_TABLE, decideTransition, transitionOfRow } from '../../src/domain/status-table';
 import { STATUS_STAGES, statusStage } from '../../src/domain/status-table';
-import { decideTransition, transitionOfRow, transitionText } from '../../src/domain/status-transitions';
 import { transitionTable } from './transition-table.markdown';
+import { transitionText } from '../../src/core/status-report';
 
 /** Folds reports through the table the way InvoiceStatusService does: only applied reports move the invoice. */
 function finalState(reports: readonly number[], start: number | null = null): number | null {

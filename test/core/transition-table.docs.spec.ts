@@ -15,7 +15,7 @@ const normalize = (text: string) =>
     .join('\n');
 
 describe('docs/webhooks.md', () => {
-  it('shows the transition table exactly as src/domain/status-transitions.ts defines it', () => {
+  it('shows the transition table exactly as src/domain/status-table.ts defines it', () => {
     const page = readFileSync(join(__dirname, '..', '..', 'docs', 'webhooks.md'), 'utf8');
     expect(normalize(page)).toContain(normalize(transitionTableMarkdown()));
   });

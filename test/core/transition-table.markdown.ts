@@ -1,5 +1,4 @@
-import { STATUS_STAGES } from '../../src/domain/status-table';
-import { decideTransition } from '../../src/domain/status-transitions';
+import { STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
 import { STATUS_TABLE, KnownInvoiceStatusCode } from '../../src/domain/status-table';
 
 const name = (code: KnownInvoiceStatusCode) => `${code} ${STATUS_TABLE[code].name.toLowerCase()}`;

@@ -9,8 +9,7 @@ import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-Trac
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 const TABLES = ['invoice_payments_invoice', 'invoice_payments_status_history'];

@@ -12,8 +12,7 @@ import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-Trac
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../../src/core/events';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { ALL_SCOPES, startSandbox } from '../../src/sandbox';
 import type { SandboxServer } from '../../src/sandbox';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';

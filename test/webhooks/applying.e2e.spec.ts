@@ -1,6 +1,5 @@
 import { generateCpf } from '@brazilian-utils/brazilian-utils';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';

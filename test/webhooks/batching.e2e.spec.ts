@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';
@@ -14,6 +13,7 @@ import {
   tokenLine,
   waitFor,
 } from './support';
+import { InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 
 /**
  * Issue 27: with confirmation on (the default), the inbox is taken a batch at a time; each invoice of a batch costs

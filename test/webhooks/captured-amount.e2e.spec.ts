@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { startRewritingProxy } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { statusStage, STATUS_STAGES } from '../../src/domain/status-table';
-import { decideTransition } from '../../src/domain/status-transitions';
-import { InvoiceStatusHistory } from '../../src/persistence/invoice-status-history.entity';
-import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { statusStage, STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
+import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';

@@ -1,4 +1,4 @@
-import { CallCeiling } from './call-ceiling';
+import { CallCeiling } from './poller';
 
 describe('CallCeiling', () => {
   it('allows perMinute calls a minute, then none until the window passes', () => {

@@ -1,4 +1,4 @@
-import { Coalescer } from './coalescer';
+import { Coalescer } from './poller';
 
 /** A `run` whose batches the test releases by hand. */
 function manual() {
