@@ -106,7 +106,7 @@ class InvoicePaymentsCoreModule {
           inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
         },
         // The gateway reports each call to an observer; observability's spans and call durations are that observer.
-        { provide: GATEWAY_CALL_OBSERVER, useValue: serviceCallObserver },
+        { provide: GATEWAY_CALL_OBSERVER, useFactory: serviceCallObserver, inject: [CLOCK] },
         GatewayClient,
         section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
         { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { creationMove } from '../core/creation-move';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -23,6 +24,7 @@ export class AttemptSender {
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
     private readonly outcomes: CreationOutcomes,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -62,7 +64,7 @@ export class AttemptSender {
       // Not a gateway answer at all: the request may have left, so the next caller looks it up first.
       await this.store.transition(
         record.id,
-        creationMove(['pending'], 'unknown', { unknownSince: new Date() }),
+        creationMove(['pending'], 'unknown', { unknownSince: this.clock.date() }),
       );
       throw err;
     }
@@ -71,7 +73,7 @@ export class AttemptSender {
 
   /** The create request's answer was lost: still `pending`, so this caller looks it up and the others wait. */
   private async lookUpLost(record: InvoiceRecord, deadline: number, options: ResolvedCheckoutOptions) {
-    const unknown = creationMove(['pending'], 'pending', { unknownSince: new Date() });
+    const unknown = creationMove(['pending'], 'pending', { unknownSince: this.clock.date() });
     const moved = await this.store.moveAsRead(record, unknown);
     // Moved meanwhile: looked up as it was, with the time its outcome became unknown.
     const looked = moved ?? { ...record, ...unknown.patch };
@@ -80,6 +82,6 @@ export class AttemptSender {
 
   /** Until when a create request sent now could still land at the service. */
   landsUntil(options: ResolvedCheckoutOptions): number {
-    return Date.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
+    return this.clock.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
   }
 }

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { messageOf, raiseAlert, type InvoicePaymentsAlert } from '../core/events';
 import { creationMove, CreationMoveRefusedError } from '../core/creation-move';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { StatusReportSource } from '../domain/status-table';
 import { NO_HISTORY, type AppliedStatus } from '../core/status-report';
@@ -35,6 +36,7 @@ export class CreationOutcomes {
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     private readonly onePayable: OnePayableInvoice,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Asks until found (created), `settlesAt` passed (closed: `null`) or `deadline` over (`unknown`, throws). */
@@ -51,7 +53,7 @@ export class CreationOutcomes {
         return this.lookupFailed(record, err, options);
       }
       if (found) return this.recordCreated(record, found);
-      const now = Date.now();
+      const now = this.clock.now();
       const settles = record.settlesAt?.getTime() ?? 0;
       if (now >= settles) {
         const why = 'not found at the service by its referrer after the request could have landed';
@@ -77,8 +79,8 @@ export class CreationOutcomes {
     options: ResolvedCheckoutOptions,
   ): Promise<never> {
     const why = messageOf(err);
-    const since = record.unknownSince ?? new Date();
-    const stuck = Date.now() - since.getTime() >= options.unresolvedAlertMs;
+    const since = record.unknownSince ?? this.clock.date();
+    const stuck = this.clock.now() - since.getTime() >= options.unresolvedAlertMs;
     const reason = `could not ask the service whether invoice ${record.referrer} exists since ${since.toISOString()}: ${why}`;
     await this.store.transition(
       record.id,
@@ -146,8 +148,8 @@ export class CreationOutcomes {
       // On the reconciliation's schedule in this same write, whatever happens after (a lost webhook is still seen): a
       // closed attempt's late invoice is checked from now; any other is due as a record the reconciliation never saw.
       // Either holds even if the record was closed (and taken off the schedule) after it was read.
-      nextCheckAt: record.creationState === 'failed' ? new Date() : null,
-      updatedAt: new Date(),
+      nextCheckAt: record.creationState === 'failed' ? this.clock.date() : null,
+      updatedAt: this.clock.date(),
     });
     const report = { recordId: record.id, code: invoice.status.code, source, invoice };
     // As its claim wrote it, the record has no history: one guarded statement may write it.

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { SETTING_LIST } from '../options/settings.schema';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -49,6 +50,7 @@ export class InvoiceCreationService {
     private readonly sender: AttemptSender,
     private readonly outcomes: CreationOutcomes,
     @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
   ) {}
 
@@ -80,7 +82,7 @@ export class InvoiceCreationService {
     read?: ResolvedCheckoutOptions,
   ): Promise<{ mapped: MappedInvoice; options: ResolvedCheckoutOptions }> {
     const options = read ?? (await this.current());
-    return { mapped: mapOrderToInvoice(request, options), options };
+    return { mapped: mapOrderToInvoice(request, options, this.clock.now()), options };
   }
 
   /**
@@ -115,7 +117,7 @@ export class InvoiceCreationService {
 
   private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<Obtained> {
     const orderId = mapped.params.payment.id;
-    const deadline = Date.now() + options.creationWaitMs;
+    const deadline = this.clock.now() + options.creationWaitMs;
     // The claim goes first: for a new order, the usual checkout, its INSERT is the lookup too.
     let free = true;
     for (;;) {
@@ -154,13 +156,13 @@ export class InvoiceCreationService {
         }
         continue;
       }
-      if (Date.now() - open.updatedAt.getTime() > options.staleCreationMs) {
+      if (this.clock.now() - open.updatedAt.getTime() > options.staleCreationMs) {
         // The holder died mid-creation: its request may have gone through.
-        const since = open.unknownSince ?? new Date();
+        const since = open.unknownSince ?? this.clock.date();
         await this.store.moveAsRead(open, creationMove(['pending'], 'unknown', { unknownSince: since }));
         continue;
       }
-      if (Date.now() > deadline) {
+      if (this.clock.now() > deadline) {
         throw beingCreated(orderId, open.id, 'another request is creating it');
       }
       await sleep(CREATION_POLL_MS);
@@ -170,13 +172,13 @@ export class InvoiceCreationService {
   /** Resolves an `unknown` (or stale `pending`) creation by asking the service; a fresh `pending` one throws. */
   async resolveCreation(record: InvoiceRecord): Promise<InvoiceRecord> {
     if (record.creationState === 'created' || record.creationState === 'failed') return record;
-    const stale = Date.now() - record.updatedAt.getTime() > this.configured.staleCreationMs;
+    const stale = this.clock.now() - record.updatedAt.getTime() > this.configured.staleCreationMs;
     if (record.creationState === 'pending' && !stale) {
       throw beingCreated(record.orderId, record.id, 'its creation is in progress');
     }
     const taken = await this.takeToResolve(record);
     if (!taken) return this.store.get(record.id);
-    const resolved = await this.outcomes.resolveUnknown(taken, Date.now(), this.configured);
+    const resolved = await this.outcomes.resolveUnknown(taken, this.clock.now(), this.configured);
     return resolved ?? this.store.get(record.id);
   }
 

@@ -11,6 +11,7 @@ import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
 import { todayIn } from '../domain/calendar';
+import { CLOCK, type Clock } from '../domain/clock';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { assertAllowed } from '../core/invoice-actions';
 import { InvoiceCreationService } from './invoice-creation.service';
@@ -42,6 +43,7 @@ export class InvoicePaymentProvider {
     @Inject(HOST_WEBHOOKS) private readonly webhooks: HostWebhooks,
     private readonly refunds: RefundService,
     private readonly settlement: RefundSettlementService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   private readonly logger = new Logger('InvoicePaymentProvider');
@@ -157,7 +159,7 @@ export class InvoicePaymentProvider {
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.resolved(input);
     const options = await this.creation.current();
-    const today = todayIn(options.timeZone, new Date());
+    const today = todayIn(options.timeZone, this.clock.date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }

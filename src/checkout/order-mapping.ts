@@ -11,8 +11,15 @@ import type { CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/chec
 import { checkItems } from './order-items';
 import { mapAddress, mapCustomer } from './payer-mapping';
 
-/** Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. */
-export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedCheckoutOptions): MappedInvoice {
+/**
+ * Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. `now` (epoch
+ * ms) gives today's day in the store's time zone: the due date counts from it and a card must not have expired.
+ */
+export function mapOrderToInvoice(
+  request: CheckoutRequest,
+  options: ResolvedCheckoutOptions,
+  now: number,
+): MappedInvoice {
   const errors = new FieldErrorCollector();
   const data = request?.data;
   const order = data?.order;
@@ -30,7 +37,7 @@ export function mapOrderToInvoice(request: CheckoutRequest, options: ResolvedChe
   // A4: international when the address is outside Brazil; a customer without an address is domestic.
   const client = mapCustomer(order, address !== undefined && address.country !== 'BRA', errors, limits);
   if (address) client.address = address;
-  const today = todayIn(options.timeZone, new Date());
+  const today = todayIn(options.timeZone, new Date(now));
   const { installments, card } = mapCard(data, options, today, errors);
   const reference = referenceOf(order, limits, errors);
   errors.throwIfAny();

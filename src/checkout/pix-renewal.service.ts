@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { addDays, todayIn } from '../domain/calendar';
+import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayOutcomeUnknownError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -33,6 +34,7 @@ export class PixRenewalService {
     private readonly creation: InvoiceCreationService,
     private readonly store: InvoiceRecordStore,
     private readonly gateway: GatewayClient,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The record after its renewal; concurrent renewals of one record in this process share one request. */
@@ -48,7 +50,7 @@ export class PixRenewalService {
     const { record, renewed } = await this.confirmLostRenewal(read);
     if (renewed) return record;
     const options = await this.creation.current();
-    const now = new Date();
+    const now = this.clock.date();
     const view = shopperViewOf(record, { timeZone: options.timeZone, now });
     if (!view.renewable) throw new RenewalNotOfferedError(`it is a ${view.method} payment, ${view.state}`);
     const dueDate = addDays(todayIn(options.timeZone, now), Math.max(1, options.dueDays));
@@ -56,9 +58,9 @@ export class PixRenewalService {
       await this.provider.changeDueDate({ data: { invoiceRecordId: record.id }, dueDate });
     } catch (err) {
       if (!(err instanceof GatewayOutcomeUnknownError)) throw err;
-      const landsUntil = Date.now() + this.gateway.writeTimeoutMs + options.lateCreationMarginMs;
+      const landsUntil = now.getTime() + this.gateway.writeTimeoutMs + options.lateCreationMarginMs;
       this.unknown.set(record.id, { dueDate: record.dueDate, landsUntil });
-      throw new RenewalOutcomeUnknownError(secondsUntil(landsUntil));
+      throw new RenewalOutcomeUnknownError(this.secondsUntil(landsUntil));
     }
     return this.store.get(record.id);
   }
@@ -76,16 +78,17 @@ export class PixRenewalService {
       this.unknown.delete(read.id); // a webhook or the reconciliation brought the new day: it landed
       return { record: read, renewed: true };
     }
-    if (Date.now() < pending.landsUntil)
-      throw new RenewalOutcomeUnknownError(secondsUntil(pending.landsUntil));
+    if (this.clock.now() < pending.landsUntil) {
+      throw new RenewalOutcomeUnknownError(this.secondsUntil(pending.landsUntil));
+    }
     // It can no longer land: what the service holds now is what it did.
     await this.provider.retrievePayment({ data: { invoiceRecordId: read.id } });
     this.unknown.delete(read.id);
     const record = await this.store.get(read.id);
     return { record, renewed: record.dueDate !== pending.dueDate };
   }
-}
 
-function secondsUntil(at: number): number {
-  return Math.max(1, Math.ceil((at - Date.now()) / 1000));
+  private secondsUntil(at: number): number {
+    return Math.max(1, Math.ceil((at - this.clock.now()) / 1000));
+  }
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { RateWindows } from '../core/rate-windows';
 import { fillUrlTemplate } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -40,6 +41,7 @@ export class ShopperPaymentsService {
     private readonly store: InvoiceRecordStore,
     private readonly renewal: PixRenewalService,
     private readonly creation: InvoiceCreationService,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The view of the record `find` answers; `key` names the caller for the rate (never a secret in clear). */
@@ -97,7 +99,7 @@ export class ShopperPaymentsService {
     const template = options.orderUrlTemplate;
     let orderUrl = extras.orderUrl ?? null;
     if (extras.orderUrl === undefined && template) orderUrl = await this.orderUrlOf(record, template);
-    return shopperViewOf(record, { timeZone: options.timeZone, now: new Date(), orderUrl });
+    return shopperViewOf(record, { timeZone: options.timeZone, now: this.clock.date(), orderUrl });
   }
 
   /** The template filled as the invoice's `payment.order_url` was: the reference read back from the referrer. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from './invoice-identity';
@@ -11,6 +11,7 @@ import { InvoiceStatusHistory } from '../persistence/invoice-status-history.enti
 import { InvoiceRecord, NEVER, type InvoiceCreationState } from '../persistence/invoice.entity';
 import { foreignReferrerOwner, insertNextAttempt, type ClaimInput } from './attempt-claim';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './invoice.errors';
+import { CLOCK, type Clock } from '../domain/clock';
 
 /** The checkout's invoice rows; writes go through `runInTransaction`/`runStatement` (SQLite's one connection). */
 @Injectable()
@@ -18,6 +19,7 @@ export class InvoiceRecordStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     readonly identity: InvoiceIdentity,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   get rows() {
@@ -59,7 +61,7 @@ export class InvoiceRecordStore {
 
   /** Claims the order for a new attempt: the row as written, or `null` when the order has an open one. */
   async claim(input: ClaimInput): Promise<InvoiceRecord | null> {
-    const now = new Date();
+    const now = this.clock.date();
     try {
       return await runStatement(this.dataSource, (em) =>
         insertNextAttempt(em, this.dataSource, randomUUID(), input, now),
@@ -94,7 +96,7 @@ export class InvoiceRecordStore {
    * the record as written, on which a guarded status write lands; `null` when the record moved meanwhile.
    */
   async moveAsRead(record: InvoiceRecord, { from, patch }: CreationMove): Promise<InvoiceRecord | null> {
-    const written = { ...patch, updatedAt: new Date() };
+    const written = { ...patch, updatedAt: this.clock.date() };
     const guards = ['creation_state IN (:...from)', 'version = :version'];
     if (!(await this.update(record.id, written, guards, { from, version: record.version }))) return null;
     return { ...record, ...written, version: record.version + 1 };
@@ -108,7 +110,7 @@ export class InvoiceRecordStore {
 
   /** Puts a record the reconciliation took off its schedule back on it, due now. */
   backOnSchedule(id: string): Promise<boolean> {
-    return this.update(id, { nextCheckAt: new Date() }, [`next_check_at >= '${NEVER.toISOString()}'`]);
+    return this.update(id, { nextCheckAt: this.clock.date() }, [`next_check_at >= '${NEVER.toISOString()}'`]);
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */
@@ -129,7 +131,7 @@ export class InvoiceRecordStore {
         .getRepository(InvoiceRecord)
         .createQueryBuilder()
         .update()
-        .set({ updatedAt: new Date(), ...set })
+        .set({ updatedAt: this.clock.date(), ...set })
         .where('id = :id', { ...params, id });
       for (const guard of guards) qb.andWhere(guard);
       return ((await qb.execute()).affected ?? 0) > 0;
@@ -138,7 +140,7 @@ export class InvoiceRecordStore {
 
   /** A person's resolution in the status history, never dispatched to the host (not applied). */
   async recordResolution(record: InvoiceRecord, actor: string, note: string): Promise<void> {
-    const now = new Date();
+    const now = this.clock.date();
     await runInTransaction(this.dataSource, (em) =>
       em.getRepository(InvoiceStatusHistory).insert({
         id: randomUUID(),

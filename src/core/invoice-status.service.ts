@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Global, Injectable, Logger, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan } from 'typeorm';
@@ -33,6 +33,7 @@ import {
 } from './status-report';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
 import { clip } from '../domain/text-bounds';
+import { CLOCK, type Clock } from '../domain/clock';
 import { queryReturning } from '../persistence/typeorm-compat';
 
 /**
@@ -51,6 +52,7 @@ export class InvoiceStatusService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly dispatcher: StatusChangeDispatcher,
     private readonly events: EventEmitter2,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.dialect = dialectOf(dataSource);
   }
@@ -71,7 +73,7 @@ export class InvoiceStatusService {
       const patch = (await this.winsOver(this.dataSource.manager, record, report))
         ? { ...extra, duplicateOf: null }
         : extra;
-      plan = planStatus(record, known, report, patch, this.handOverLease());
+      plan = planStatus(record, known, report, patch, this.handOverLease(), this.clock.now());
       if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record.version, known)))
         plan = null;
     }
@@ -129,7 +131,7 @@ export class InvoiceStatusService {
     let extra = creation?.patch ?? {};
     const known = (await this.knownHistories([record.id], em)).get(record.id) ?? NO_HISTORY;
     if (await this.winsOver(em, record, report)) extra = { ...extra, duplicateOf: null };
-    const plan = planStatus(record, known, report, extra, this.handOverLease());
+    const plan = planStatus(record, known, report, extra, this.handOverLease(), this.clock.now());
     await em.insert(InvoiceStatusHistory, plan.history);
     if (Object.keys(plan.patch).length > 0) await em.update(InvoiceRecord, { id: record.id }, plan.patch);
     return plan;
@@ -198,6 +200,7 @@ export function planStatus(
   report: StatusReport,
   extra: Partial<InvoiceRecord>,
   handOverLease: Date | null,
+  now: number,
 ) {
   const decision = decideTransition(record.statusCode, report.code);
   const worded = transitionText(decision);
@@ -205,7 +208,7 @@ export function planStatus(
   // Kept as stored by the snapshot; noted, and raised once (a refused report is a stale one: nothing to tell).
   const refused = !decision.apply && record.statusCode !== report.code;
   const amountChange = refused ? null : capturedAmountChange(record, report.invoice);
-  const createdAt = nextHistoryTime(known.latest);
+  const createdAt = nextHistoryTime(known.latest, now);
   const text = clip(report.text ?? report.invoice?.status.text ?? null, 128);
   // With no earlier change still to deliver, the new one is written leased to this instance and handed over.
   const handOver = decision.apply && known.openChanges === 0 && handOverLease !== null;
@@ -253,8 +256,7 @@ export function planStatus(
 }
 
 /** Now, or 1 ms after the invoice's latest history row, so history (and notification) order is strict. */
-function nextHistoryTime(latest: string | null): Date {
-  const now = Date.now();
+function nextHistoryTime(latest: string | null, now: number): Date {
   const at = latest ? Date.parse(latest) : NaN;
   return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }

@@ -1,5 +1,6 @@
 import type * as Otel from '@opentelemetry/api';
 import type { GatewayCallObserver } from '../gateway/call-observer';
+import type { Clock } from '../domain/clock';
 import { KNOWN_ATTRIBUTES } from './known-attributes';
 
 /*
@@ -124,8 +125,13 @@ export function lastCallTo(baseUrl: string): LastCall | null {
  * One call to the service (its retries included): a client span, the duration by operation and outcome kind, and
  * the outcome kept for the health check.
  */
-export async function observeServiceCall<T>(baseUrl: string, operation: string, work: () => Promise<T>) {
-  const started = performance.now();
+export async function observeServiceCall<T>(
+  baseUrl: string,
+  operation: string,
+  work: () => Promise<T>,
+  clock: Clock,
+) {
+  const started = clock.now();
   let outcome = 'ok';
   try {
     const attributes = { 'invoice_payments.operation': operation };
@@ -135,20 +141,20 @@ export async function observeServiceCall<T>(baseUrl: string, operation: string, 
     throw err;
   } finally {
     if (lastCalls.size > 20) lastCalls.clear();
-    lastCalls.set(baseUrl, { at: Date.now(), outcome });
+    lastCalls.set(baseUrl, { at: clock.now(), outcome });
     const attributes: Attributes = {
       'invoice_payments.operation': operation,
       'invoice_payments.outcome': outcome,
     };
     if (outcome !== 'ok') attributes['error.type'] = outcome;
-    current()?.calls.record((performance.now() - started) / 1000, attributes);
+    current()?.calls.record((clock.now() - started) / 1000, attributes);
   }
 }
 
 /** The gateway's observer, as the module hands it to `GatewayClient`: each service call observed as above. */
-export const serviceCallObserver: GatewayCallObserver = {
-  observe: (call, work) => observeServiceCall(call.baseUrl, call.operation, work),
-};
+export function serviceCallObserver(clock: Clock): GatewayCallObserver {
+  return { observe: (call, work) => observeServiceCall(call.baseUrl, call.operation, work, clock) };
+}
 
 /**
  * The webhook intake's answer, counted as `accepted`, `duplicate`, `ignored` (acknowledged, not needed: its invoice

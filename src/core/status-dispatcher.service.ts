@@ -13,6 +13,7 @@ import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Poller } from './queue/poller';
 import { clip } from '../domain/text-bounds';
+import { CLOCK, type Clock } from '../domain/clock';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
@@ -33,7 +34,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
   private readonly closer = new Coalescer<Held<InvoiceStatusHistory>, void>(async (rows) => {
     await this.rows.finishAll(rows, {
-      notifiedAt: new Date(),
+      notifiedAt: this.clock.date(),
       notifyAttempts: () => 'notify_attempts + 1',
       notifyError: null,
     });
@@ -44,11 +45,12 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
+    @Inject(CLOCK) clock: Clock,
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
     @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
     const resolved = resolveNotificationsOptions(options ?? {});
-    super('status delivery', new Logger(StatusChangeDispatcher.name), resolved.pollIntervalMs);
+    super('status delivery', new Logger(StatusChangeDispatcher.name), resolved.pollIntervalMs, clock);
     this.options = resolved;
     this.rows = new LeasedRows(
       dataSource,
@@ -59,6 +61,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         lockedUntil: 'notify_locked_until',
       },
       () => this.options.leaseMs,
+      clock,
     );
   }
 
@@ -111,7 +114,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
 
   /** Until when a change written now is held for this instance's {@link handOver}; `null` once stopping (a poll's). */
   handOverLease(): Date | null {
-    return this.stopped ? null : new Date(Date.now() + this.options.leaseMs);
+    return this.stopped ? null : new Date(this.clock.now() + this.options.leaseMs);
   }
 
   /** Runs `work` after the invoice's delivery under way; then a pass asked for meanwhile ({@link deliver}). */
@@ -139,7 +142,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
         order: { createdAt: 'ASC', id: 'ASC' },
       });
       if (!next) return;
-      const held = next.notifyLockedUntil ? next.notifyLockedUntil.getTime() - Date.now() : 0;
+      const held = next.notifyLockedUntil ? next.notifyLockedUntil.getTime() - this.clock.now() : 0;
       // Another instance is delivering this change, or it waits for its retry: later changes wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
       // As claimed, the row carries the lease its writes are guarded by.
@@ -176,7 +179,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       await this.rows.finish(row, {
         notifyAttempts: attempts,
         notifyError: clip(messageOf(err), 2000),
-        notifyLockedUntil: new Date(Date.now() + delay),
+        notifyLockedUntil: new Date(this.clock.now() + delay),
       });
       this.later(recordId, delay);
       return false;
@@ -203,14 +206,15 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
    */
   private later(recordId: string, delayMs: number): void {
     if (this.stopped) return;
-    const at = Date.now() + Math.max(1, delayMs);
+    const delay = Math.max(1, delayMs);
+    const at = this.clock.now() + delay;
     const existing = this.wakeUps.get(recordId);
     if (existing && existing.at <= at) return;
     clearTimeout(existing?.timer);
     const timer = setTimeout(() => {
       this.wakeUps.delete(recordId);
       this.deliver(recordId);
-    }, at - Date.now());
+    }, delay);
     timer.unref();
     this.wakeUps.set(recordId, { at, timer });
   }

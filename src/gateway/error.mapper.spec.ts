@@ -14,6 +14,8 @@ import {
   GatewayUnavailableError,
 } from './errors';
 
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
 const ctx = (safety: FailureContext['safety']): FailureContext => ({
   operation: 'op',
   invoiceRef: 'id=1',
@@ -33,32 +35,31 @@ describe('error mapping', () => {
   });
 
   it('parses Retry-After in seconds or as an HTTP date', () => {
-    expect(parseRetryAfter('2')).toBe(2000);
-    expect(parseRetryAfter(['1.5'])).toBe(1500);
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon')).toBeNull();
-    expect(parseRetryAfter(undefined)).toBeNull();
+    expect(parseRetryAfter('2', NOW)).toBe(2000);
+    expect(parseRetryAfter(['1.5'], NOW)).toBe(1500);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', NOW)).toBe(10_000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', NOW)).toBe(0);
+    expect(parseRetryAfter('soon', NOW)).toBeNull();
+    expect(parseRetryAfter(undefined, NOW)).toBeNull();
   });
 
   it('a 2xx is fine unless its body says it failed or cannot be read', () => {
-    expect(errorForResponse(ctx('read'), 200, { success: true, error: false }, {})).toBeNull();
-    expect(errorForResponse(ctx('read'), 200, { error: true }, {})).toBeInstanceOf(GatewayResponseError);
-    expect(errorForResponse(ctx('read'), 200, 'text', {})).toBeInstanceOf(GatewayResponseError);
-    const create = errorForResponse(ctx('create'), 201, 'text', {});
+    expect(errorForResponse(ctx('read'), 200, { success: true, error: false }, {}, NOW)).toBeNull();
+    expect(errorForResponse(ctx('read'), 200, { error: true }, {}, NOW)).toBeInstanceOf(GatewayResponseError);
+    expect(errorForResponse(ctx('read'), 200, 'text', {}, NOW)).toBeInstanceOf(GatewayResponseError);
+    const create = errorForResponse(ctx('create'), 201, 'text', {}, NOW);
     expect(create).toBeInstanceOf(GatewayOutcomeUnknownError);
     expect(create).toMatchObject({ reason: 'unreadable_response', referrer: 'ref-1' });
   });
 
   it('5xx: unavailable, except on creation where the outcome is unknown', () => {
-    expect(errorForResponse(ctx('read'), 503, {}, {})).toBeInstanceOf(GatewayUnavailableError);
-    expect(errorForResponse(ctx('write'), 500, {}, {})).toBeInstanceOf(GatewayUnavailableError);
-    expect(errorForResponse(ctx('create'), 502, {}, {})).toMatchObject({
+    expect(errorForResponse(ctx('read'), 503, {}, {}, NOW)).toBeInstanceOf(GatewayUnavailableError);
+    expect(errorForResponse(ctx('write'), 500, {}, {}, NOW)).toBeInstanceOf(GatewayUnavailableError);
+    expect(errorForResponse(ctx('create'), 502, {}, {}, NOW)).toMatchObject({
       kind: 'outcome_unknown',
       reason: 'server_error',
     });
-    expect(errorForResponse(ctx('read'), 418, {}, {})).toBeInstanceOf(GatewayResponseError);
+    expect(errorForResponse(ctx('read'), 418, {}, {}, NOW)).toBeInstanceOf(GatewayResponseError);
   });
 
   it('transport failures: refused and DNS are not sent; others are, and creation becomes outcome unknown', () => {
@@ -88,6 +89,7 @@ describe('error mapping', () => {
       409,
       { message: 'nope', status_code: 6, code: 'state_conflict' },
       {},
+      NOW,
     )!;
     expect(JSON.parse(JSON.stringify(err))).toEqual({
       name: 'GatewayStateConflictError',
@@ -105,7 +107,7 @@ describe('error mapping', () => {
 
   it('a write that changes an invoice (update) whose answer is lost is an unknown outcome, never a failure', () => {
     const update = ctx('update');
-    expect(errorForResponse(update, 503, { code: 'unavailable' }, {})).toMatchObject({
+    expect(errorForResponse(update, 503, { code: 'unavailable' }, {}, NOW)).toMatchObject({
       kind: 'outcome_unknown',
       reason: 'server_error',
       sent: true,
@@ -115,12 +117,12 @@ describe('error mapping', () => {
       kind: 'outcome_unknown',
       reason: 'connection',
     });
-    expect(errorForResponse(update, 200, 'text', {})).toMatchObject({ kind: 'outcome_unknown' });
+    expect(errorForResponse(update, 200, 'text', {}, NOW)).toMatchObject({ kind: 'outcome_unknown' });
     // Provably never sent: nothing happened, an ordinary network error.
     expect(errorForTransportFailure(update, 'ECONNREFUSED', 'refused')).toBeInstanceOf(GatewayNetworkError);
     // A refusal keeps its meaning.
-    expect(errorForResponse(update, 409, {}, {})).toMatchObject({ kind: 'state_conflict' });
+    expect(errorForResponse(update, 409, {}, {}, NOW)).toMatchObject({ kind: 'state_conflict' });
     // Other writes (webhook resend, authenticate) keep the plain kinds.
-    expect(errorForResponse(ctx('write'), 503, {}, {})).toBeInstanceOf(GatewayUnavailableError);
+    expect(errorForResponse(ctx('write'), 503, {}, {}, NOW)).toBeInstanceOf(GatewayUnavailableError);
   });
 });

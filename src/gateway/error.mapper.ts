@@ -55,8 +55,8 @@ export function retryable(err: unknown, safety: RequestSafety, maxWaitMs: number
   return err.kind === 'timeout' || err.kind === 'network' || err.kind === 'unavailable';
 }
 
-/** `Retry-After` (seconds or an HTTP date) in milliseconds. */
-export function parseRetryAfter(header: unknown, now = Date.now()): number | null {
+/** `Retry-After` (seconds or an HTTP date, counted from `now`) in milliseconds. */
+export function parseRetryAfter(header: unknown, now: number): number | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.round(value * 1000);
   if (typeof value !== 'string' || value.trim() === '') return null;
@@ -66,12 +66,13 @@ export function parseRetryAfter(header: unknown, now = Date.now()): number | nul
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-/** The error for a non-2xx answer or a 2xx whose body says it failed; `null` on success. */
+/** The error for a non-2xx answer (received at `now`) or a 2xx whose body says it failed; `null` on success. */
 export function errorForResponse(
   ctx: FailureContext,
   status: number,
   body: unknown,
   headers: Record<string, unknown>,
+  now: number,
 ): E.GatewayError | null {
   const record = asRecord(body);
   const text = (value: unknown, max: number) =>
@@ -114,7 +115,7 @@ export function errorForResponse(
       return new E.GatewayStateConflictError(base, said(`state conflict${where}`), code);
     }
     case 429: {
-      const retryAfterMs = parseRetryAfter(headers['retry-after']);
+      const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
       const wait = retryAfterMs === null ? '' : `; retry after ${retryAfterMs} ms`;
       return new E.GatewayRateLimitError(base, said(`rate limited${wait}`), retryAfterMs);
     }

@@ -1,5 +1,6 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CLOCK, type Clock, systemClock } from '../domain/clock';
 import type { GatewayCallObserver } from './call-observer';
 import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
@@ -32,8 +33,10 @@ export class GatewayClient {
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly options: GatewayClientOptions,
     @Optional() http?: HttpService,
     @Optional() @Inject(GATEWAY_CALL_OBSERVER) observer?: GatewayCallObserver,
+    // Optional because tests, the bench and the shipping support build a client by hand.
+    @Optional() @Inject(CLOCK) clock: Clock = systemClock,
   ) {
-    this.transport = new GatewayTransport(options, http, observer);
+    this.transport = new GatewayTransport(options, http, observer, clock);
     this.lists = new GatewayLists(this.transport);
   }
 

@@ -1,6 +1,7 @@
 import type { HttpService } from '@nestjs/axios';
 import { Logger, type LoggerService } from '@nestjs/common';
 import * as cockatiel from 'cockatiel';
+import { type Clock, systemClock } from '../domain/clock';
 import type { GatewayCallObserver } from './call-observer';
 import { OPERATION_SCOPES } from './constants';
 import * as failures from './error.mapper';
@@ -72,6 +73,7 @@ export class GatewayTransport {
     private readonly options: GatewayClientOptions,
     httpService?: HttpService,
     private readonly observer: GatewayCallObserver = UNOBSERVED,
+    private readonly clock: Clock = systemClock,
   ) {
     this.exchange = exchangeFor(httpService);
     Object.assign(this.timeouts, options.timeouts);
@@ -153,7 +155,7 @@ export class GatewayTransport {
     sent: Sent,
     ctx: failures.FailureContext,
   ): Promise<HttpAnswer> {
-    const started = Date.now();
+    const started = this.clock.now();
     // URLSearchParams writes each value as its text, numbers included.
     const query = sent.query ? `?${new URLSearchParams(sent.query as Record<string, string>)}` : '';
     const line = `${sent.operation}: → ${sent.method} ${sent.path}${query}`;
@@ -176,18 +178,19 @@ export class GatewayTransport {
           const code = err instanceof ExchangeFailure ? err.code : null;
           throw failures.errorForTransportFailure(ctx, code, message);
         });
-        const passed = sent.passStatuses?.includes(res.status) ?? false;
-        const failure = passed ? null : failures.errorForResponse(ctx, res.status, res.data, res.headers);
-        if (failure) throw failure;
+        if (!sent.passStatuses?.includes(res.status)) {
+          const failure = failures.errorForResponse(ctx, res.status, res.data, res.headers, this.clock.now());
+          if (failure) throw failure;
+        }
         return { status: res.status, body: res.data };
       });
-      this.logger.debug?.(`${sent.operation}: ← ${answer.status} in ${Date.now() - started} ms`);
+      this.logger.debug?.(`${sent.operation}: ← ${answer.status} in ${this.clock.now() - started} ms`);
       return answer;
     } catch (err) {
       const timedOut = err instanceof cockatiel.TaskCancelledError;
       const error = timedOut ? failures.errorForTimeout(ctx, sent.timeoutMs) : err;
       if (error instanceof GatewayError) {
-        this.logger.debug?.(`${sent.operation}: ✗ ${error.kind} after ${Date.now() - started} ms`);
+        this.logger.debug?.(`${sent.operation}: ✗ ${error.kind} after ${this.clock.now() - started} ms`);
       }
       throw error;
     }

@@ -67,7 +67,7 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     expect(guest.order.customer.name).toBe('Ana Souza');
     const nameless = build({ ...customer.billing_address, first_name: '  ' });
     expect(() =>
-      mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data: nameless }, resolveCheckoutOptions({})),
+      mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data: nameless }, resolveCheckoutOptions({}), Date.now()),
     ).toThrow(
       expect.objectContaining({
         fields: { 'order.customer.first_name': [expect.stringMatching(/is required/)] },
@@ -113,7 +113,7 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     const request = { amount: 5990, currency_code: 'brl', data };
     const error = (() => {
       try {
-        return mapOrderToInvoice(request, resolveCheckoutOptions());
+        return mapOrderToInvoice(request, resolveCheckoutOptions(), Date.now());
       } catch (err) {
         return err;
       }
@@ -153,6 +153,7 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
       const invoice = mapOrderToInvoice(
         { amount: 5990, currency_code: 'brl', data },
         resolveCheckoutOptions(),
+        Date.now(),
       );
       expect(invoice.params.client).toMatchObject({ name: 'Maria Souza', email: 'maria@example.com' });
     });
@@ -191,7 +192,7 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     it('without a name anywhere is refused, naming order.customer.first_name', () => {
       const data = build({ cart: { ...cart, billing_address: null } });
       expect(() =>
-        mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data }, resolveCheckoutOptions()),
+        mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data }, resolveCheckoutOptions(), Date.now()),
       ).toThrow(expect.objectContaining({ fields: { 'order.customer.first_name': [expect.any(String)] } }));
     });
   });

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { Poller } from '../core/queue/poller';
@@ -52,8 +53,9 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
     private readonly gateway: GatewayClient,
     // The client's own options: their `resolveConfig` reads the stored settings, so this edge needs not know them.
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs);
+    super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs, clock);
   }
 
   /**

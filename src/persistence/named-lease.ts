@@ -17,19 +17,19 @@ export class InvoicePaymentsLease {
 }
 
 /**
- * Takes or renews the lease `name` for `holder` unless another's is live (`true` when it has it); one conditional
- * statement each, so two instances never both hold it.
+ * Takes or renews the lease `name` for `holder` unless another's is live at `now` (epoch ms; `true` when it has it);
+ * one conditional statement each, so two instances never both hold it.
  */
 export async function acquireLease(
   dataSource: DataSource,
   name: string,
   holder: string,
   leaseMs: number,
+  now: number,
 ): Promise<boolean> {
   const table = dataSource.getMetadata(InvoicePaymentsLease).tableName;
-  const now = new Date();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
-  const values = { name, holder, until, now: now.toISOString() };
+  const until = new Date(now + leaseMs).toISOString();
+  const values = { name, holder, until, now: new Date(now).toISOString() };
   const run = async (sql: string) =>
     (await runStatement(dataSource, (em) => queryReturning(em, ...escapeQuery(dataSource, sql, values))))
       .length > 0;

@@ -21,6 +21,7 @@ import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';
 import { DAY } from '../domain/option-fields';
 import { todayIn } from '../domain/calendar';
+import { CLOCK, type Clock } from '../domain/clock';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../core/otel';
 
@@ -62,10 +63,11 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     @Inject(RECONCILIATION_OPTIONS) private readonly options: ResolvedOpenReconciliationOptions,
     private readonly identity: InvoiceIdentity,
     private readonly events: EventEmitter2,
+    @Inject(CLOCK) clock: Clock,
     @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
     @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
   ) {
-    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs);
+    super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
   }
 
@@ -88,7 +90,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   /** Makes the invoices created within `catchUpOnStartMs` due now (webhooks missed while down); returns how many. */
   async catchUp(): Promise<number> {
     if (this.options.catchUpOnStartMs <= 0) return 0;
-    const now = new Date();
+    const now = this.clock.date();
     const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
     const where =
       '(next_check_at IS NULL OR (next_check_at > :at AND next_check_at < :never)) AND created_at >= :since';
@@ -106,7 +108,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
-      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs);
+      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs, this.clock.now());
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (stopped()) break;
@@ -124,14 +126,14 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   /** Due records, never scheduled ones first (an invoice just linked, a duplicate just marked); at most `batchSize`. */
   private due(): Promise<InvoiceRecord[]> {
     return this.dataSource.getRepository(InvoiceRecord).find({
-      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(new Date()) }],
+      where: [{ nextCheckAt: IsNull() }, { nextCheckAt: LessThanOrEqual(this.clock.date()) }],
       order: { nextCheckAt: { direction: 'ASC', nulls: 'FIRST' } },
       take: this.options.batchSize,
     });
   }
 
   private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
-    const now = new Date();
+    const now = this.clock.date();
     if (!isWatched(record)) {
       result.closed++;
       return this.takeOff(record);
@@ -158,7 +160,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
-      nextCheckAt(after, new Date(), this.options) ?? (duplicate ? new Date(Date.now() + DAY) : null);
+      nextCheckAt(after, this.clock.date(), this.options) ?? (duplicate ? new Date(this.clock.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
     return following ? this.scheduleCheck(record.id, following) : this.takeOff(after);
@@ -202,7 +204,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   private async sweepPages(): Promise<SweepResult> {
     const result: SweepResult = { pages: 0, seen: 0, matched: 0, applied: 0, error: null };
     // The service's day (A2).
-    const createdFrom = todayIn('America/Sao_Paulo', new Date(Date.now() - SWEEP_DAYS * DAY));
+    const createdFrom = todayIn('America/Sao_Paulo', new Date(this.clock.now() - SWEEP_DAYS * DAY));
     try {
       for (let page = 1; ; page++) {
         const listed = await this.gateway.listInvoices({ page, limit: SWEEP_PAGE_SIZE, createdFrom });

@@ -5,6 +5,7 @@ import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -29,8 +30,9 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs);
+    super('refund settlement', new Logger('InvoicePayments:Refunds'), options.pollIntervalMs, clock);
   }
 
   onApplicationBootstrap(): void {
@@ -75,7 +77,7 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
       this.logger.log(`refund ${refund.id}: made at the service (${seen})`);
       return this.refunds.reread(refund);
     }
-    const landed = Date.now() >= (refund.settlesAt?.getTime() ?? 0);
+    const landed = this.clock.now() >= (refund.settlesAt?.getTime() ?? 0);
     if (total === baseline && landed) {
       const reason = `not made: ${seen} after the request could have landed`;
       await this.finish(refund, 'failed', reason, record.gatewayId);
@@ -107,19 +109,21 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
 
   /** Seconds until the next read-back of an unknown refund (for "retry in N s"). */
   retryAfterSeconds(refund: InvoiceRefund): number {
-    const next = refund.nextCheckAt?.getTime() ?? Date.now() + this.options.recheckMs;
-    return Math.max(1, Math.ceil((next - Date.now()) / 1000));
+    const now = this.clock.now();
+    const next = refund.nextCheckAt?.getTime() ?? now + this.options.recheckMs;
+    return Math.max(1, Math.ceil((next - now) / 1000));
   }
 
   /** Read again after a backoff; past `unresolvedAlertMs`, alert a person once. */
   private async later(refund: InvoiceRefund, reason: string): Promise<InvoiceRefund> {
     const checks = refund.checks + 1;
     const wait = doublingDelayMs(checks, this.options.recheckMs, this.options.maxRecheckMs);
-    const stuck = Date.now() - refund.createdAt.getTime() >= this.options.unresolvedAlertMs;
+    const now = this.clock.now();
+    const stuck = now - refund.createdAt.getTime() >= this.options.unresolvedAlertMs;
     const alert = stuck && !refund.alerted;
     await this.refunds.move(refund.id, ['unknown'], {
       checks,
-      nextCheckAt: new Date(Date.now() + wait),
+      nextCheckAt: new Date(now + wait),
       reason: clip(reason, 2000),
       ...(alert ? { alerted: true } : {}),
     });

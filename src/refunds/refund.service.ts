@@ -6,6 +6,7 @@ import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../cor
 import { assertAllowed, refundableCents } from '../core/invoice-actions';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import { GatewayOutcomeUnknownError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -48,6 +49,7 @@ export class RefundService {
     private readonly status: InvoiceStatusService,
     private readonly settlement: RefundSettlementService,
     @Inject(REFUNDS_OPTIONS) private readonly options: ResolvedRefundsOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Refunds `amountCents` of a paid invoice once: `succeeded`, or `unknown` while being confirmed. */
@@ -99,8 +101,8 @@ export class RefundService {
       });
     }
     let row = refund;
-    const deadline = Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs;
-    while (row.state === 'pending' && Date.now() < deadline) {
+    const deadline = this.landsUntil();
+    while (row.state === 'pending' && this.clock.now() < deadline) {
       await sleep(REPEAT_POLL_MS); // the first caller is sending it
       row = await this.refunds.reread(row);
     }
@@ -115,11 +117,10 @@ export class RefundService {
     const flying = await this.refunds.inFlight(record.id);
     if (!flying) return;
     if (flying.state === 'pending') {
-      const stale =
-        Date.now() - flying.updatedAt.getTime() > this.gateway.writeTimeoutMs + this.options.lateMarginMs;
+      const stale = this.landsUntil(flying.updatedAt.getTime()) < this.clock.now();
       if (!stale) throw new RefundInProgressError(record.id, flying);
       // Its sender died: sent only if its baseline was stored (the request leaves after that).
-      await this.refunds.move(flying.id, ['pending'], { state: 'unknown', nextCheckAt: new Date() });
+      await this.refunds.move(flying.id, ['pending'], { state: 'unknown', nextCheckAt: this.clock.date() });
     }
     const now = await this.settlement.settle(await this.refunds.reread(flying));
     if (now.state === 'pending' || now.state === 'unknown') throw new RefundInProgressError(record.id, now);
@@ -151,7 +152,7 @@ export class RefundService {
         amount: [`must be a whole number of cents from 1 to ${most} (refundable)`],
       });
     }
-    const settlesAt = new Date(Date.now() + this.gateway.writeTimeoutMs + this.options.lateMarginMs);
+    const settlesAt = new Date(this.landsUntil());
     const stored = { baselineCents: baseline, settlesAt };
     if (!(await this.refunds.move(refund.id, ['pending'], stored))) {
       throw new RefundInProgressError(record.id, await this.refunds.reread(refund));
@@ -173,7 +174,7 @@ export class RefundService {
       this.logger.warn(`refund ${refund.id}: outcome unknown (${lost}); reading the invoice back`);
       await this.refunds.move(refund.id, ['pending'], {
         state: 'unknown',
-        nextCheckAt: new Date(Date.now() + this.options.recheckMs),
+        nextCheckAt: new Date(this.clock.now() + this.options.recheckMs),
         reason: clip(`answer lost: ${lost}`, 2000),
       });
       const row = await this.settlement.settle({ ...refund, ...stored, state: 'unknown' });
@@ -192,6 +193,11 @@ export class RefundService {
     return { refund: await this.refunds.reread(refund), record: await this.records.get(record.id) };
   }
 
+  /** Until when a refund request sent at `sentAt` could still land at the service. */
+  private landsUntil(sentAt = this.clock.now()): number {
+    return sentAt + this.gateway.writeTimeoutMs + this.options.lateMarginMs;
+  }
+
   private async fail(refund: InvoiceRefund, reason: string): Promise<void> {
     await this.refunds.move(refund.id, ['pending'], { state: 'failed', reason: clip(reason, 2000) });
   }
@@ -203,7 +209,7 @@ export class RefundService {
     own?: InvoiceRefund,
   ): Promise<void> {
     const window = this.options.repeatWindowMs;
-    const since = new Date(Date.now() - window);
+    const since = new Date(this.clock.now() - window);
     const earlier = await this.refunds.latestSimilar(invoiceRecordId, amountCents, since, own?.id);
     if (!earlier) return;
     if (own) await this.fail(own, `not sent: repeats refund ${earlier.id} (same amount, no idempotency key)`);

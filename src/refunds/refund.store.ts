@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Not, Repository } from 'typeorm';
 import { LeasedRows } from '../core/queue/leased-rows';
+import { CLOCK, type Clock } from '../domain/clock';
 import { runStatement } from '../persistence/dialect';
 import { isUniqueViolation } from '../core/invoice-record.store';
 import { InvoiceRefund, RefundState } from './refund.entity';
@@ -23,7 +24,10 @@ export class RefundStore {
   private readonly queue: LeasedRows<InvoiceRefund>;
   private readonly rows: Repository<InvoiceRefund>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
     this.rows = dataSource.getRepository(InvoiceRefund);
     this.queue = new LeasedRows(
       dataSource,
@@ -36,6 +40,7 @@ export class RefundStore {
         nextAttemptAt: 'next_check_at',
       },
       () => TAKE_MS,
+      clock,
     );
   }
 
@@ -70,7 +75,7 @@ export class RefundStore {
 
   /** The unique slot and key decide between callers. */
   async claim(input: NewRefund): Promise<ClaimResult> {
-    const now = new Date();
+    const now = this.clock.date();
     const row = this.rows.create({
       id: randomUUID(),
       ...input,
@@ -98,7 +103,7 @@ export class RefundStore {
 
   /** Compare-and-set on `from`, so exactly one caller settles; settling frees the slot. */
   async move(id: string, from: readonly RefundState[], patch: Partial<InvoiceRefund>): Promise<boolean> {
-    const now = new Date();
+    const now = this.clock.date();
     const settles = patch.state === 'succeeded' || patch.state === 'failed';
     const set: Partial<InvoiceRefund> = {
       ...patch,

@@ -1,4 +1,5 @@
 import { DataSource, Repository } from 'typeorm';
+import type { Clock } from '../domain/clock';
 import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
@@ -11,7 +12,10 @@ export class TrackingOutboxStore {
   private readonly repo: Repository<TrackingOutbox>;
   private readonly table: string;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {
     this.repo = dataSource.getRepository(TrackingOutbox);
     this.table = dataSource.getMetadata(TrackingOutbox).tableName;
     this.rows = new LeasedRows(
@@ -26,6 +30,7 @@ export class TrackingOutboxStore {
         batch: { holder: 'locked_by', oneAtATimeBy: 'order_id', touched: 'updated_at' },
       },
       () => 0, // each claim says its lease (the worker's `leaseMs`)
+      clock,
     );
   }
 
@@ -41,7 +46,7 @@ export class TrackingOutboxStore {
 
   /** Extends the claim on one row before posting it; `false` when the row is no longer this claim's to post. */
   async renew(row: TrackingOutbox, claim: string, leaseMs: number): Promise<boolean> {
-    const now = Date.now();
+    const now = this.clock.now();
     return this.settle(row, claim, { lockedUntil: new Date(now + leaseMs), updatedAt: new Date(now) }, true);
   }
 
@@ -63,7 +68,7 @@ export class TrackingOutboxStore {
   async settle(row: TrackingOutbox, claim: string, fields: Partial<TrackingOutbox>, keepClaim = false) {
     const release = keepClaim ? {} : { lockedBy: null, lockedUntil: null };
     const held = { id: row.id, lockedBy: claim, status: 'pending' as const };
-    const result = await this.repo.update(held, { updatedAt: new Date(), ...fields, ...release });
+    const result = await this.repo.update(held, { updatedAt: this.clock.date(), ...fields, ...release });
     return result.affected === 1;
   }
 
@@ -75,6 +80,6 @@ export class TrackingOutboxStore {
   /** Deletes rows sent more than `retentionMs` ago; returns how many. */
   purgeSent(retentionMs: number, stopped: () => boolean): Promise<number> {
     const rule = { table: this.table, finished: "status = 'sent'", finishedAt: 'sent_at' };
-    return purgeFinished(this.dataSource, rule, retentionMs, stopped);
+    return purgeFinished(this.dataSource, rule, retentionMs, this.clock.now(), stopped);
   }
 }

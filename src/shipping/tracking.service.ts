@@ -5,6 +5,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { isUniqueViolation } from '../core/invoice-record.store';
+import { CLOCK, type Clock } from '../domain/clock';
 import { statusIs } from '../domain/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { OrderNotPaidError, ShipmentValidationError } from '../domain/shipping.errors';
@@ -30,6 +31,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     private readonly worker: TrackingWorker,
     private readonly events: EventEmitter2,
     @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Registered at start-up rather than with `@OnEvent`, whose name is fixed at compile time: the host names it. */
@@ -104,7 +106,7 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
       return { ...base, outboxId: existing.id, outcome: 'duplicate' };
     }
 
-    const now = new Date();
+    const now = this.clock.date();
     // Strictly after the order's latest code, even within one millisecond: the latest recorded code must win.
     const recordedAt = latest && latest.recordedAt >= now ? new Date(latest.recordedAt.getTime() + 1) : now;
     const fields = {

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../core/events';
 import { retryDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -38,9 +39,10 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     private readonly gateway: GatewayClient,
     private readonly events: EventEmitter2,
     @Inject(SHIPPING_OPTIONS) private readonly options: ResolvedShippingOptions,
+    @Inject(CLOCK) clock: Clock,
   ) {
-    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs);
-    this.store = new TrackingOutboxStore(dataSource);
+    super('Tracking', new Logger('InvoicePayments:TrackingWorker'), options.pollIntervalMs, clock);
+    this.store = new TrackingOutboxStore(dataSource, clock);
   }
 
   onApplicationBootstrap(): void {
@@ -111,7 +113,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
   }
 
   private async markSent(row: TrackingOutbox, claim: string): Promise<Outcome> {
-    const sent = { status: 'sent' as const, sentAt: new Date(), lastError: null, lastErrorKind: null };
+    const sent = { status: 'sent' as const, sentAt: this.clock.date(), lastError: null, lastErrorKind: null };
     if (!(await this.store.settle(row, claim, sent))) {
       // The worker that took over reads the code back before posting it.
       this.logger.warn(`${what(row)}: this worker's claim lapsed before it recorded the code sent`);
@@ -131,7 +133,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     }
     const backoff = retryDelayMs(row.attempts, this.options.backoff);
     const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
-    const nextAttemptAt = new Date(Date.now() + Math.max(backoff, retryAfter));
+    const nextAttemptAt = new Date(this.clock.now() + Math.max(backoff, retryAfter));
     if (!(await this.store.settle(row, claim, { nextAttemptAt, lastError: message, lastErrorKind: kind }))) {
       return 'lost';
     }

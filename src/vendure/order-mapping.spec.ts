@@ -93,6 +93,7 @@ describe('toCheckoutOrder (Vendure order → the checkout order)', () => {
     const mapped = mapOrderToInvoice(
       { amount: order.total, currency_code: 'BRL', data: { order, method: 'pix' } },
       resolveCheckoutOptions({}),
+      Date.now(),
     );
     expect(mapped.totalCents).toBe(13382);
   });

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/call-ceiling';
+import { CLOCK, type Clock } from '../domain/clock';
 import { STATUS_STAGES } from '../domain/status-table';
 import { decideTransition } from '../domain/status-transitions';
 import type { NamedInvoice } from '../gateway/webhook.reader';
@@ -41,9 +42,10 @@ export class DeliveryAdmission implements OnModuleInit, OnModuleDestroy {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(WEBHOOKS_OPTIONS) options: ResolvedWebhooksOptions,
     private readonly events: EventEmitter2,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    this.byReferrer = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
+    this.byReferrer = new CallCeiling(unknownLookupsPerWindow, () => clock.now(), unknownLookupWindowMs);
   }
 
   onModuleInit(): void {
@@ -63,7 +65,7 @@ export class DeliveryAdmission implements OnModuleInit, OnModuleDestroy {
    * checkout writes its record, referrer included, before it asks the service to create the invoice).
    */
   async admit(invoice: NamedInvoice): Promise<Admission> {
-    const t = Date.now();
+    const t = this.clock.now();
     if ((this.open.get(invoice.id) ?? 0) > t) return null;
     const where = [{ gatewayId: invoice.id }, ...(invoice.referrer ? [{ referrer: invoice.referrer }] : [])];
     const records = await this.dataSource

@@ -1,3 +1,4 @@
+import { ManualClock } from '../../test/support/clock';
 import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
@@ -30,7 +31,8 @@ describe('DeliveryConfirmation of an invoice without a record here', () => {
       lookupsPerSecond: 100,
       inbox: { unknownInvoiceWindowMs: 60_000, unknownLookupsPerWindow: 100, unknownLookupWindowMs: 60_000 },
     } as ResolvedWebhooksOptions;
-    confirmation = new DeliveryConfirmation(gateway, new LookupPacer(options));
+    const clock = new ManualClock();
+    confirmation = new DeliveryConfirmation(gateway, new LookupPacer(options, clock), clock);
   });
 
   it('remembers the answer as soon as the service gives it, before the caller looks for a record', async () => {

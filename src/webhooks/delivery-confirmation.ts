@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { messageOf } from '../core/events';
 import type { ConfirmedStatus } from '../core/ports';
+import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { LookupPacer } from './lookup-pacer';
@@ -43,6 +44,7 @@ export class DeliveryConfirmation {
   constructor(
     private readonly gateway: GatewayClient,
     private readonly pacer: LookupPacer,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** The invoice now, one lookup for all `entries` (`local`: a record holds its number or referrer). */
@@ -54,7 +56,7 @@ export class DeliveryConfirmation {
     }
     const turn = this.pacer.next(gatewayId, !local);
     if (turn !== 'now') return { kind: 'put-off', at: turn.at };
-    const startedAt = new Date();
+    const startedAt = this.clock.date();
     let invoice: Invoice | null;
     try {
       invoice = await this.gateway.findInvoiceById(gatewayId);
@@ -72,7 +74,7 @@ export class DeliveryConfirmation {
     // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
     this.verdicts.set(gatewayId, {
       verdict: invoice ? 'no-record' : 'unknown',
-      until: Date.now() + VERDICT_MS,
+      until: this.clock.now() + VERDICT_MS,
     });
     return invoice
       ? { kind: 'confirmed', invoice, startedAt }
@@ -101,7 +103,7 @@ export class DeliveryConfirmation {
 
   private verdictOf(gatewayId: string): 'unknown' | 'no-record' | null {
     const judged = this.verdicts.get(gatewayId);
-    return judged !== undefined && judged.until > Date.now() ? judged.verdict : null;
+    return judged !== undefined && judged.until > this.clock.now() ? judged.verdict : null;
   }
 }
 

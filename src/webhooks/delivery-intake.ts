@@ -10,6 +10,7 @@ import { InvoiceRecord } from '../persistence/invoice.entity';
 import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { countDelivery, traced } from '../core/otel';
+import { CLOCK, type Clock } from '../domain/clock';
 import { DeliveryAdmission } from './delivery-admission';
 import { checkBody, hostBodyOf } from './delivery-body';
 import {
@@ -53,6 +54,7 @@ export class DeliveryIntake implements HostWebhooks {
     private readonly admission: DeliveryAdmission,
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional()
     @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE)
     private readonly merchantSource?: WebhookMerchantTokenSource | null,
@@ -141,7 +143,7 @@ export class DeliveryIntake implements HostWebhooks {
     dueAt: Date | null = null,
   ): Promise<StoredDelivery> {
     const state = delivery.invoice ? 'pending' : 'ignored'; // a test delivery names no invoice: nothing to do
-    const entry = inboxEntryOf(delivery, headerWebhookId, state, dueAt);
+    const entry = inboxEntryOf(delivery, headerWebhookId, state, dueAt, this.clock.date());
     const { id, gatewayId } = entry;
     // A duplicate dedupe key is ignored: a retry is answered from its row. Answered once committed.
     const inserted = await this.writer.submit(entry);
@@ -171,7 +173,7 @@ export class DeliveryIntake implements HostWebhooks {
       this.dataSource,
       `UPDATE ${table} SET received_at = :now WHERE id = :id AND state = 'pending' ` +
         'AND (locked_until IS NULL OR locked_until <= :now) RETURNING id',
-      { now: new Date().toISOString(), id },
+      { now: this.clock.date().toISOString(), id },
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;

@@ -1,26 +1,32 @@
+import { ManualClock } from '../../test/support/clock';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { LOOKUP_BURST, LookupPacer } from './lookup-pacer';
 import type { StoredDelivery } from './webhook-inbox.types';
 
+/** The pacer reads the clock the test moves: a window passes with `clock.advance`, not by waiting. */
+const clock = new ManualClock();
+
 const pacerOf = (lookupsPerSecond: number, unknownLookupsPerWindow = 100) =>
-  new LookupPacer({
-    lookupWindowMs: 1000,
-    lookupsPerSecond,
-    inbox: { unknownLookupsPerWindow, unknownLookupWindowMs: 60_000 },
-  } as ResolvedWebhooksOptions);
+  new LookupPacer(
+    {
+      lookupWindowMs: 1000,
+      lookupsPerSecond,
+      inbox: { unknownLookupsPerWindow, unknownLookupWindowMs: 60_000 },
+    } as ResolvedWebhooksOptions,
+    clock,
+  );
 
 describe('LookupPacer', () => {
-  afterEach(() => jest.useRealTimers());
 
   it('lets an invoice start a burst of lookups, then one a window, however often it is asked', () => {
-    jest.useFakeTimers({ now: 10_000 });
+    clock.set(10_000);
     const pacer = pacerOf(100);
     for (let i = 0; i < LOOKUP_BURST; i++) expect(pacer.next('A')).toBe('now');
-    expect(pacer.next('A')).toEqual({ at: new Date(Date.now() + 1000) });
-    expect(pacer.dueAt('A')).toEqual(new Date(Date.now() + 1000));
+    expect(pacer.next('A')).toEqual({ at: new Date(clock.now() + 1000) });
+    expect(pacer.dueAt('A')).toEqual(new Date(clock.now() + 1000));
     let started = 0;
     for (let ms = 0; ms < 5000; ms += 10) {
-      jest.advanceTimersByTime(10);
+      clock.advance(10);
       if (pacer.next('A') === 'now') started++;
     }
     expect(started).toBe(5); // one a window over five seconds
@@ -28,17 +34,17 @@ describe('LookupPacer', () => {
   });
 
   it('starts at most `lookupsPerSecond` lookups a second in all, and says when the next second starts', () => {
-    jest.useFakeTimers({ now: 0 });
+    clock.set(0);
     const pacer = pacerOf(2);
     expect([pacer.next('A'), pacer.next('B')]).toEqual(['now', 'now']);
-    jest.advanceTimersByTime(300);
+    clock.advance(300);
     expect(pacer.next('C')).toEqual({ at: new Date(1000) });
-    jest.advanceTimersByTime(700);
+    clock.advance(700);
     expect(pacer.next('C')).toBe('now');
   });
 
   it('counts lookups of invoices no record holds against their own budget', () => {
-    jest.useFakeTimers({ now: 0 });
+    clock.set(0);
     const pacer = pacerOf(100, 1);
     expect(pacer.next('X', true)).toBe('now');
     expect(pacer.next('Y', true)).toEqual({ at: new Date(60_000) });
@@ -46,12 +52,12 @@ describe('LookupPacer', () => {
   });
 
   it('has deliveries join the entry waiting for its invoice turn, until that turn has passed', () => {
-    jest.useFakeTimers({ now: 0 });
+    clock.set(0);
     const pacer = pacerOf(100);
     expect(pacer.joinable('A')).toBeNull();
     pacer.waiting('A', 'entry-1', new Date(500));
     expect(pacer.joinable('A')).toBe('entry-1');
-    jest.advanceTimersByTime(1500);
+    clock.advance(1500);
     expect(pacer.joinable('A')).toBeNull();
   });
 

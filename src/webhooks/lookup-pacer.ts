@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { CLOCK, type Clock } from '../domain/clock';
 import { CallCeiling } from '../core/queue/call-ceiling';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import type { StoredDelivery, Turn } from './webhook-inbox.types';
@@ -45,10 +46,14 @@ export class LookupPacer {
   private readonly perSecond: CallCeiling;
   private readonly withoutRecord: CallCeiling;
 
-  constructor(@Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions) {
-    this.perSecond = new CallCeiling(options.lookupsPerSecond, Date.now, 1000);
+  constructor(
+    @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    const now = () => clock.now();
+    this.perSecond = new CallCeiling(options.lookupsPerSecond, now, 1000);
     const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
-    this.withoutRecord = new CallCeiling(unknownLookupsPerWindow, Date.now, unknownLookupWindowMs);
+    this.withoutRecord = new CallCeiling(unknownLookupsPerWindow, now, unknownLookupWindowMs);
   }
 
   /**
@@ -56,7 +61,7 @@ export class LookupPacer {
    * comes. `noRecord`: no record here holds the invoice, so its lookup also counts against that smaller budget.
    */
   next(invoice: string, noRecord = false): Turn {
-    const now = Date.now();
+    const now = this.clock.now();
     const pace = this.paceOf(invoice, now);
     const invoiceWait = waitOf(pace.tokens, this.options.lookupWindowMs);
     if (invoiceWait > 0) return { at: new Date(now + invoiceWait) };
@@ -70,7 +75,7 @@ export class LookupPacer {
 
   /** When a delivery of `invoice` stored now should be due: `null` when a lookup could start at once. */
   dueAt(invoice: string): Date | null {
-    const now = Date.now();
+    const now = this.clock.now();
     const wait = waitOf(this.paceOf(invoice, now).tokens, this.options.lookupWindowMs);
     return wait > 0 ? new Date(now + wait) : null;
   }
@@ -81,7 +86,7 @@ export class LookupPacer {
    * join that finds its entry claimed looks again, so a burst joins one entry instead of storing a row each.
    */
   async place(invoice: string, how: Placing): Promise<StoredDelivery> {
-    const pace = this.paceOf(invoice, Date.now());
+    const pace = this.paceOf(invoice, this.clock.now());
     for (let tries = 0; tries < JOIN_TRIES; tries++) {
       while (pace.writing) await pace.writing;
       const entryId = this.joinable(invoice);
@@ -111,14 +116,14 @@ export class LookupPacer {
     const pace = this.invoices.get(invoice);
     if (!pace) return null;
     const { waiting } = pace;
-    if (waiting && waiting.until + this.options.lookupWindowMs > Date.now()) return waiting.entryId;
+    if (waiting && waiting.until + this.options.lookupWindowMs > this.clock.now()) return waiting.entryId;
     pace.waiting = null;
     return pace.rows >= MAX_ROWS_PER_LOOKUP ? pace.newest : null;
   }
 
   /** Entry `entryId` was put off until `at`, its invoice's turn: later deliveries join it. */
   waiting(invoice: string, entryId: string, at: Date): void {
-    this.paceOf(invoice, Date.now()).waiting = { entryId, until: at.getTime() };
+    this.paceOf(invoice, this.clock.now()).waiting = { entryId, until: at.getTime() };
   }
 
   /** Stores a delivery of `invoice`, counted; one that later deliveries will join is awaited by the next placed. */
@@ -162,7 +167,7 @@ export class LookupPacer {
   }
 
   private after(ceiling: CallCeiling): Date {
-    return new Date(Date.now() + Math.max(ceiling.msUntilNextWindow(), 1));
+    return new Date(this.clock.now() + Math.max(ceiling.msUntilNextWindow(), 1));
   }
 }
 

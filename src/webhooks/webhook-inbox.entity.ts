@@ -86,15 +86,15 @@ export class WebhookInboxEntry {
 
 /**
  * A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt`, waiting
- * for its invoice's turn to be looked up, or due now (`null`).
+ * for its invoice's turn to be looked up, or due `now` (`null`).
  */
 export function inboxEntryOf(
   delivery: WebhookDelivery,
   headerWebhookId: string | null,
   state: 'pending' | 'ignored',
   dueAt: Date | null,
+  now: Date,
 ): WebhookInboxEntry {
-  const now = new Date();
   const invoice = delivery.invoice;
   return Object.assign(new WebhookInboxEntry(), {
     id: randomUUID(),

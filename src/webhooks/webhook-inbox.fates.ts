@@ -3,6 +3,7 @@ import type { EventEmitter2 } from '@nestjs/event-emitter';
 import { emitSafely, type InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { doublingDelayMs } from '../core/queue/backoff';
 import type { LeasedRows } from '../core/queue/leased-rows';
+import type { Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import type { WebhookInboxEntry } from './webhook-inbox.entity';
@@ -22,6 +23,7 @@ export class InboxFates {
     private readonly options: ResolvedWebhooksOptions,
     private readonly events: EventEmitter2,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   /** Due again at `at`, its invoice's next turn; not an attempt that failed. */
@@ -34,27 +36,27 @@ export class InboxFates {
   async retryLater(entry: WebhookInboxEntry, reason: string): Promise<void> {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
-    const nextAttemptAt = new Date(Date.now() + delay);
+    const nextAttemptAt = new Date(this.clock.now() + delay);
     await this.leased.finish(entry, { waitingFor: null, lastError: clip(reason, 2000), nextAttemptAt });
     this.logger.debug(`webhook inbox entry ${entry.id}: ${reason}; retry in ${delay} ms`);
   }
 
   /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */
   async retryWithin(entry: WebhookInboxEntry, problem: string): Promise<void> {
-    const waited = Date.now() - entry.receivedAt.getTime();
+    const waited = this.clock.now() - entry.receivedAt.getTime();
     if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.retryLater(entry, problem);
     await this.deadLetter(entry, `${problem} (for ${waited} ms)`);
   }
 
   /** The service knows the invoice and no record holds it: later attempts wait for one without asking again. */
   async waitForRecord(entry: WebhookInboxEntry, gatewayId: string): Promise<void> {
-    const waited = Date.now() - entry.receivedAt.getTime();
+    const waited = this.clock.now() - entry.receivedAt.getTime();
     if (waited >= this.options.inbox.unknownInvoiceWindowMs) {
       return this.deadLetter(entry, `no invoice record for invoice ${gatewayId} after ${waited} ms`);
     }
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const nextAttemptAt = new Date(
-      Date.now() + doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs),
+      this.clock.now() + doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs),
     );
     const lastError = `no invoice record yet for invoice ${gatewayId}`;
     await this.leased.finish(entry, { waitingFor: 'record', lastError, nextAttemptAt });
@@ -72,7 +74,7 @@ export class InboxFates {
     await this.leased.finishAll(entries, {
       ...patch,
       lastError: clip(lastError, 2000),
-      processedAt: new Date(),
+      processedAt: this.clock.date(),
     });
   }
 
@@ -88,8 +90,8 @@ export class InboxFates {
   async deadLetterUnknown(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.bury(entry, reason);
     const count = ++this.unknownSinceAlert;
-    if (Date.now() - this.lastUnknownAlert < this.options.inbox.unknownLookupWindowMs) return;
-    this.lastUnknownAlert = Date.now();
+    if (this.clock.now() - this.lastUnknownAlert < this.options.inbox.unknownLookupWindowMs) return;
+    this.lastUnknownAlert = this.clock.now();
     this.unknownSinceAlert = 0;
     this.logger.warn(
       `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
@@ -103,7 +105,7 @@ export class InboxFates {
       state: 'dead' as const,
       waitingFor: null,
       lastError: clip(reason, 2000),
-      processedAt: new Date(),
+      processedAt: this.clock.date(),
     };
     await this.leased.finish(entry, patch);
   }

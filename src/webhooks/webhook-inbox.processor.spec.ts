@@ -1,3 +1,4 @@
+import { systemClock } from '../domain/clock';
 import { resolveWebhooksOptions } from '../options/webhooks.options';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
@@ -13,7 +14,7 @@ describe('WebhookInboxProcessor quiet period', () => {
     started = [];
     // Only the timing is under test: the batch itself is replaced.
     const dataSource = { getMetadata: () => ({ tableName: 'webhook_inbox' }) };
-    const parts = [dataSource, null, resolveWebhooksOptions({})];
+    const parts = [dataSource, null, resolveWebhooksOptions({}), null, null, null, null, systemClock];
     batch = new WebhookInboxProcessor(
       ...(parts as unknown as ConstructorParameters<typeof WebhookInboxProcessor>),
     );

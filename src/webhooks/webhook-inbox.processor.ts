@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { CLOCK, type Clock } from '../domain/clock';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -61,12 +62,13 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     private readonly pacer: LookupPacer,
     identity: InvoiceIdentity,
     events: EventEmitter2,
+    @Inject(CLOCK) clock: Clock,
     // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
     @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
   ) {
-    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs);
-    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs);
-    this.fates = new InboxFates(this.leased, options, events, this.logger);
+    super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs, clock);
+    this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs, clock);
+    this.fates = new InboxFates(this.leased, options, events, this.logger, clock);
     const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
     this.records = new InboxRecords(dataSource, identity, statuses, adopt);
   }
@@ -137,7 +139,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   async purge(stopped: () => boolean = () => this.stopped): Promise<number> {
     const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
     const rule = { table, finished: "state IN ('processed', 'ignored', 'dead')", finishedAt: 'processed_at' };
-    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, stopped);
+    return purgeFinished(this.dataSource, rule, this.options.inbox.retentionMs, this.clock.now(), stopped);
   }
 
   protected override hourly(stopped: () => boolean): Promise<number> {
@@ -219,7 +221,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       return { row: entry, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
     const processed = { state: 'processed', waiting_for: null, last_error: null };
-    await this.leased.finishEach(closed, { ...processed, processed_at: new Date().toISOString() });
+    await this.leased.finishEach(closed, { ...processed, processed_at: this.clock.date().toISOString() });
   }
 
   /** Whether an applied lookup that started after the last of `entries` arrived answers them (then closed so). */

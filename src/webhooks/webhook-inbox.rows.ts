@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import type { Clock } from '../domain/clock';
 import { LeasedRows } from '../core/queue/leased-rows';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
 
@@ -8,9 +9,10 @@ import { WebhookInboxEntry } from './webhook-inbox.entity';
 export function webhookInboxRows(
   dataSource: DataSource,
   leaseMs: () => number,
+  clock: Clock,
 ): LeasedRows<WebhookInboxEntry> {
   const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
   const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
   const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
-  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs);
+  return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs, clock);
 }

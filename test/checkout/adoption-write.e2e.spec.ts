@@ -41,7 +41,7 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
   /** An attempt claimed for a new order, its request made at the service; its answer not stored. */
   async function attemptInFlight() {
     const order = makeOrder();
-    const mapped = mapOrderToInvoice(checkout(order, 'pix'), resolveCheckoutOptions());
+    const mapped = mapOrderToInvoice(checkout(order, 'pix'), resolveCheckoutOptions(), Date.now());
     const attempt = await shop.app.get(InvoiceRecordStore).claim({
       orderId: order.id,
       reference: mapped.reference,

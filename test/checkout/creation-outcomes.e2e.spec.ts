@@ -147,7 +147,7 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     const order = makeOrder();
     const request = checkout(order, 'pix');
     const referrer = `${order.id}-1`;
-    const mapped = mapOrderToInvoice(request, resolveCheckoutOptions());
+    const mapped = mapOrderToInvoice(request, resolveCheckoutOptions(), Date.now());
     const invoice = await shop.gateway.createInvoice(withReferrer(mapped.params, referrer)); // it did reach the service
     const old = new Date(Date.now() - 10 * 60_000);
     const rows = db.dataSource.getRepository(InvoiceRecord);

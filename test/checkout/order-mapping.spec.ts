@@ -65,16 +65,11 @@ const card: Mutation = (r) => {
   r.data.card = { token: 'tok_abc', expiry: '12/27', holder_name: 'MARIA SILVA' };
 };
 
-/** Checkout options, and the instant the mapping runs at (the system clock, faked; default {@link NOON_UTC}). */
+/** Checkout options, and the instant the mapping runs at (default {@link NOON_UTC}). */
 type Options = CheckoutOptions & { now?: Date };
 
 function map(mutate?: Mutation, { now = NOON_UTC, ...options }: Options = {}) {
-  jest.useFakeTimers({ now });
-  try {
-    return mapOrderToInvoice(request(mutate), resolveCheckoutOptions(options));
-  } finally {
-    jest.useRealTimers();
-  }
+  return mapOrderToInvoice(request(mutate), resolveCheckoutOptions(options), now.getTime());
 }
 
 function fieldsOf(mutate: Mutation, options: Options = {}): Record<string, string[]> {
@@ -545,7 +540,7 @@ describe('mapOrderToInvoice: bad input names the field', () => {
 
   it('refuses a request without an order', () => {
     expect(() =>
-      mapOrderToInvoice({ amount: 1, currency_code: 'BRL', data: {} as never }, resolveCheckoutOptions()),
+      mapOrderToInvoice({ amount: 1, currency_code: 'BRL', data: {} as never }, resolveCheckoutOptions(), Date.now()),
     ).toThrow(/order is required/);
   });
 });

@@ -55,7 +55,7 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
       .where('r.id = :id', { id: report.recordId })
       .setLock('pessimistic_write')
       .getOneOrFail();
-    const plan = planStatus(record, NO_HISTORY, report, {}, null);
+    const plan = planStatus(record, NO_HISTORY, report, {}, null, Date.now());
     await em.getRepository(InvoiceStatusHistory).insert(plan.history);
     await em.getRepository(InvoiceRecord).update({ id: record.id }, plan.patch);
     return { record: plan.written };

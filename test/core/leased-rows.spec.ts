@@ -5,7 +5,7 @@ import { LeasedRows } from '../../src/core/queue/leased-rows';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { webhookInboxRows } from '../../src/webhooks/webhook-inbox.rows';
 import { describeEachDatabase, openTestDatabase, type TestDatabase } from '../support/databases';
-import { waitFor } from '../support/wait-for';
+import { ManualClock } from '../support/clock';
 
 /**
  * Two instances on one queue table, or two claims of one instance: a finishing write of a holder whose lease lapsed
@@ -26,16 +26,22 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   });
   afterAll(() => db.destroy());
 
+  /** The instances' one clock: a lease lapses when the test moves it, not after a wait. */
+  let clock: ManualClock;
+  beforeEach(() => {
+    clock = new ManualClock();
+  });
+
   /** Instance `lapsing` leases for a few ms; the other for a minute. */
   const instance = (lapsing = false) =>
-    webhookInboxRows(db.dataSource, () => (lapsing ? LAPSING_MS : 60_000));
-  /** Until the clock has passed the leases of `rows` (a claim compares leases with the app's clock). */
-  const lapse = (...rows: Array<WebhookInboxEntry | null>) =>
-    waitFor(
-      () => rows.every((row) => row?.lockedUntil && row.lockedUntil.getTime() < Date.now()),
-      5_000,
-      'the leases to lapse',
-    );
+    webhookInboxRows(db.dataSource, () => (lapsing ? LAPSING_MS : 60_000), clock);
+  /** Moves the clock past the leases of `rows` (a claim compares leases with the app's clock). */
+  const lapse = (...rows: Array<WebhookInboxEntry | null>) => {
+    for (const row of rows) {
+      expect(row?.lockedUntil).toBeTruthy();
+      clock.set(Math.max(clock.now(), (row?.lockedUntil?.getTime() ?? 0) + 1));
+    }
+  };
 
   const insert = async () => {
     const id = randomUUID();
@@ -61,7 +67,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
   ) => {
     const lapsed = await a.claim(id, true);
     expect(lapsed).not.toBeNull();
-    await lapse(lapsed);
+    lapse(lapsed);
     const taken = await b.claim(id, true);
     expect(taken).not.toBeNull();
     return { lapsed: lapsed as WebhookInboxEntry, taken: taken as WebhookInboxEntry };
@@ -104,7 +110,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       // A delivery's single claim (processNow) outlives its lease in a slow lookup; the batch (claimDue) takes the row.
       const single = await a.claim(id, true);
       expect(single).not.toBeNull();
-      await lapse(single);
+      lapse(single);
       const batch = (await a.claimDue(1000, 'o.received_at', undefined, 60_000)).find((row) => row.id === id);
       expect(batch).toBeDefined();
       // The row carries its claim's lease as the exact text written (ISO text, hydrated and written back the same).
@@ -145,7 +151,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const ids = [await insert(), await insert()];
       const lapsed = await a.claimDue(2, 'o.received_at');
       expect(lapsed.map((r) => r.id).sort()).toEqual([...ids].sort());
-      await lapse(...lapsed);
+      lapse(...lapsed);
       const taken = await b.claimDue(2, 'o.received_at');
       expect(taken.map((r) => r.id).sort()).toEqual([...ids].sort());
 
@@ -167,7 +173,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const own = await insert();
       const ownRow = await a.claim(own, true);
       expect(ownRow).not.toBeNull();
-      await lapse(ownRow);
+      lapse(ownRow);
       const fresh = await insert();
       const freshRow = await a.claim(fresh, true);
       expect(freshRow).not.toBeNull();

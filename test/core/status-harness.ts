@@ -1,5 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { DataSource } from 'typeorm';
+import { ManualClock } from '../support/clock';
 import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databases';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
@@ -28,6 +29,8 @@ export interface Harness {
   port: RecordingPort;
   busChanges: PaymentStatusChange[];
   alerts: InvoicePaymentsAlert[];
+  /** The parts' clock: a retry's backoff passes when the test moves it. */
+  clock: ManualClock;
 }
 
 export function harness(ds: DataSource, withPort = true, shared?: PaymentStatusChange[]): Harness {
@@ -37,12 +40,14 @@ export function harness(ds: DataSource, withPort = true, shared?: PaymentStatusC
   events.on(InvoicePaymentsEvents.StatusChanged, (c: PaymentStatusChange) => busChanges.push(c));
   events.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
   const port = new RecordingPort(shared);
-  const dispatcher = new StatusChangeDispatcher(ds, events, withPort ? port : null, {
+  const clock = new ManualClock();
+  const dispatcher = new StatusChangeDispatcher(ds, events, clock, withPort ? port : null, {
     pollIntervalMs: 0,
     retryBaseDelayMs: 20,
     retryMaxDelayMs: 100,
   });
-  return { service: new InvoiceStatusService(ds, dispatcher, events), dispatcher, port, busChanges, alerts };
+  const service = new InvoiceStatusService(ds, dispatcher, events, clock);
+  return { service, dispatcher, port, busChanges, alerts, clock };
 }
 
 export function paidInvoice(gatewayId: string): Invoice {

@@ -1,4 +1,5 @@
 import { resolveHealthOptions } from '../../src/options/health.options';
+import { systemClock } from '../../src/domain/clock';
 import { count, lastCallTo, observeServiceCall, traced } from '../../src/core/otel';
 
 // The host did not install the optional peer: requiring it fails, as it does in a store without it.
@@ -11,11 +12,11 @@ describe('signals without @opentelemetry/api installed', () => {
     expect(() => jest.requireActual('@opentelemetry/api')).not.toThrow();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the guarded require is what is tested
     expect(() => require('@opentelemetry/api')).toThrow(/Cannot find module/);
-    await expect(observeServiceCall('http://svc.test', 'listInvoices', async () => 42)).resolves.toBe(42);
+    await expect(observeServiceCall('http://svc.test', 'listInvoices', async () => 42, systemClock)).resolves.toBe(42);
     expect(lastCallTo('http://svc.test')).toMatchObject({ outcome: 'ok' });
     const failure = Object.assign(new Error('down'), { kind: 'network' });
     await expect(
-      observeServiceCall('http://svc.test', 'listInvoices', () => Promise.reject(failure)),
+      observeServiceCall('http://svc.test', 'listInvoices', () => Promise.reject(failure), systemClock),
     ).rejects.toBe(failure);
     expect(lastCallTo('http://svc.test')).toMatchObject({ outcome: 'network' });
     await expect(traced('x', {}, async () => 'done')).resolves.toBe('done');

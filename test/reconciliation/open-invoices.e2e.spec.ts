@@ -203,17 +203,17 @@ describeEachDatabase('the reconciliation lease', (kind) => {
     const name = `lease-${randomUUID()}`;
     const [a, b] = ['instance-a', 'instance-b'];
     const both = await Promise.all([
-      acquireLease(db.dataSource, name, a, 60_000),
-      acquireLease(db.dataSource, name, b, 60_000),
+      acquireLease(db.dataSource, name, a, 60_000, Date.now()),
+      acquireLease(db.dataSource, name, b, 60_000, Date.now()),
     ]);
     expect(both.filter(Boolean)).toHaveLength(1);
     const holder = both[0] ? a : b;
     const other = holder === a ? b : a;
-    expect(await acquireLease(db.dataSource, name, holder, 60_000)).toBe(true);
-    expect(await acquireLease(db.dataSource, name, other, 60_000)).toBe(false);
+    expect(await acquireLease(db.dataSource, name, holder, 60_000, Date.now())).toBe(true);
+    expect(await acquireLease(db.dataSource, name, other, 60_000, Date.now())).toBe(false);
     await releaseLease(db.dataSource, name, holder);
-    expect(await acquireLease(db.dataSource, name, other, 60_000)).toBe(true);
-    expect(await acquireLease(db.dataSource, name, holder, 60_000)).toBe(false);
+    expect(await acquireLease(db.dataSource, name, other, 60_000, Date.now())).toBe(true);
+    expect(await acquireLease(db.dataSource, name, holder, 60_000, Date.now())).toBe(false);
     // The holder crashes: its lease lapses.
     await db.dataSource.query(
       `UPDATE invoice_payments_lease SET locked_until = '2000-01-01T00:00:00.000Z' WHERE name = ${
@@ -221,7 +221,7 @@ describeEachDatabase('the reconciliation lease', (kind) => {
       }`,
       [name],
     );
-    expect(await acquireLease(db.dataSource, name, holder, 60_000)).toBe(true);
+    expect(await acquireLease(db.dataSource, name, holder, 60_000, Date.now())).toBe(true);
   });
 
   it('two store instances on one database: only one runs a round', async () => {

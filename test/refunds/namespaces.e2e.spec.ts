@@ -105,6 +105,7 @@ describeEachDatabase('only our invoices: referrer namespaces', (kind) => {
     const { params } = mapOrderToInvoice(
       checkout(makeOrder({ reference: order.reference }), 'pix'),
       resolveCheckoutOptions(),
+      Date.now(),
     );
     const theirs = await stores[0].gateway.createInvoice(withReferrer(params, legacy));
     await settled();

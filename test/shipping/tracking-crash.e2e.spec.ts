@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
+import { systemClock } from '../../src/domain/clock';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import type { CrashingInstanceConfig } from './crashing-instance';
@@ -152,7 +153,7 @@ describeEachDatabase(
         const { orderId, record } = await scene.order();
         await blind.tracking.recordShipment({ orderId, trackingCode: 'BR100000003BR' });
         // An instance claimed the row and vanished: whether its post left is unknown.
-        await new TrackingOutboxStore(scene.db.dataSource).claim('vanished-instance#1', 10, 1);
+        await new TrackingOutboxStore(scene.db.dataSource, systemClock).claim('vanished-instance#1', 10, 1);
         const before = scene.h.trackingRequests().length;
 
         const result = await takeOver(blind);

@@ -1,4 +1,5 @@
 import { DataSource, Repository } from 'typeorm';
+import { systemClock } from '../../src/domain/clock';
 import { TrackingOutboxStore } from '../../src/shipping/tracking-outbox.store';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -14,7 +15,7 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
   beforeAll(async () => {
     db = await openShippingDatabase(kind);
     outbox = db.dataSource.getRepository(TrackingOutbox);
-    store = new TrackingOutboxStore(db.dataSource);
+    store = new TrackingOutboxStore(db.dataSource, systemClock);
   });
   afterAll(async () => db.destroy());
   beforeEach(async () => outbox.clear());
@@ -164,7 +165,7 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
           sources.flatMap((source, w) =>
             // Several claimers per pool too, so claims really overlap.
             [0, 1, 2].map(async (c) => {
-              const s = new TrackingOutboxStore(source);
+              const s = new TrackingOutboxStore(source, systemClock);
               for (let n = 0; ; n++) {
                 const claim = `w${w}.${c}#${n}`;
                 const got = await s.claim(claim, 3, LEASE);

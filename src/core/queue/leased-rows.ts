@@ -7,6 +7,7 @@ import {
   type ObjectLiteral,
   type QueryDeepPartialEntity,
 } from 'typeorm';
+import type { Clock } from '../../domain/clock';
 import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../../persistence/typeorm-compat';
 
@@ -47,13 +48,14 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     private readonly entity: EntityTarget<T>,
     private readonly columns: LeasedTable<T>,
     private readonly leaseMs: () => number,
+    private readonly clock: Clock,
   ) {}
 
   /** Takes the row for this holder, or `null` when it is taken, done, or (with `dueOnly`) not due yet. */
   async claim(id: string, dueOnly: boolean): Promise<T | null> {
     const c = this.columns;
-    const now = new Date().toISOString();
-    const lease = new Date(Date.now() + this.leaseMs()).toISOString();
+    const now = this.clock.date().toISOString();
+    const lease = new Date(this.clock.now() + this.leaseMs()).toISOString();
     const due = dueOnly && c.nextAttemptAt ? ` AND ${c.nextAttemptAt} <= :now` : '';
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const [sql, values] = escapeQuery(
@@ -75,7 +77,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     if (!c.nextAttemptAt) throw new Error(`queue table ${c.table} has no due time`);
     if (holder !== undefined && !c.batch) throw new Error(`queue table ${c.table} has no batch claim`);
     const b = holder === undefined ? undefined : c.batch;
-    const now = new Date();
+    const now = this.clock.date();
     const set = b ? `, ${b.holder} = :holder${b.touched ? `, ${b.touched} = :now` : ''}` : '';
     const oneAtATime = b?.oneAtATimeBy
       ? `AND NOT EXISTS (SELECT 1 FROM ${c.table} b WHERE b.${b.oneAtATimeBy} = o.${b.oneAtATimeBy} ` +
@@ -240,14 +242,18 @@ export interface RetentionRule {
   finishedAt: string;
 }
 
-/** Deletes the rule's rows finished more than `retentionMs` ago, in paced batches until none is left or `stopped()`. */
+/**
+ * Deletes the rule's rows finished more than `retentionMs` before `now` (epoch ms), in paced batches until none is
+ * left or `stopped()`.
+ */
 export async function purgeFinished(
   dataSource: DataSource,
   rule: RetentionRule,
   retentionMs: number,
+  now: number,
   stopped: () => boolean = () => false,
 ): Promise<number> {
-  const cutoff = new Date(Date.now() - retentionMs).toISOString();
+  const cutoff = new Date(now - retentionMs).toISOString();
   const [sql, values] = escapeQuery(
     dataSource,
     `DELETE FROM ${rule.table} WHERE id IN (SELECT id FROM ${rule.table} ` +

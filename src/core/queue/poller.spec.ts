@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { systemClock } from '../../domain/clock';
 import { Poller, QuietStart } from './poller';
 
 class TestPoller extends Poller<number> {
@@ -13,7 +14,7 @@ class TestPoller extends Poller<number> {
     readonly errors: string[] = [],
   ) {
     const log = (m: string) => errors.push(m);
-    super('Test', { error: log, warn: log } as unknown as Logger, intervalMs);
+    super('Test', { error: log, warn: log } as unknown as Logger, intervalMs, systemClock);
   }
 
   protected async round(stopped: () => boolean): Promise<number> {

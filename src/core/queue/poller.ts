@@ -1,4 +1,5 @@
 import type { Logger, OnModuleDestroy } from '@nestjs/common';
+import type { Clock } from '../../domain/clock';
 import { messageOf } from '../events';
 
 const HOUR_MS = 3_600_000;
@@ -22,6 +23,8 @@ export abstract class Poller<T> implements OnModuleDestroy {
     private readonly name: string,
     protected readonly logger: Logger,
     private readonly intervalMs: number,
+    /** The module's clock (`CLOCK`): the hourly upkeep counts its hours on it. */
+    protected readonly clock: Clock,
   ) {}
 
   /** One round; `stopped()` turns true once `stop()` is called, so the round can hand back what it has not reached. */
@@ -99,8 +102,8 @@ export abstract class Poller<T> implements OnModuleDestroy {
   }
 
   private startUpkeep(): void {
-    if (!this.hourly || Date.now() - this.lastUpkeep < HOUR_MS) return;
-    this.lastUpkeep = Date.now();
+    if (!this.hourly || this.clock.now() - this.lastUpkeep < HOUR_MS) return;
+    this.lastUpkeep = this.clock.now();
     const stops = this.stops;
     this.upkeep = this.hourly(() => this.stops !== stops).catch((err: unknown) =>
       this.logger.warn(`${this.name} upkeep failed: ${messageOf(err)}`),
@@ -111,6 +114,9 @@ export abstract class Poller<T> implements OnModuleDestroy {
 /**
  * When a batch of arrivals starts: once none arrived for `quietMs`, or `maxWaitMs` after the first one waiting (a
  * steady stream), so a burst goes in few large batches and a lone arrival at once.
+ *
+ * It reads `performance.now()`, not the module's clock: its times are timer arithmetic in `setTimeout`'s own time
+ * (a few milliseconds between arrivals), and a test's stopped clock must not keep a batch from ever starting.
  */
 export class QuietStart {
   private timer: NodeJS.Timeout | null = null;
@@ -126,7 +132,7 @@ export class QuietStart {
 
   /** Quiet counts from arrivals: ones queued during a pause (a long GC) make no quiet moment. */
   arriving(): void {
-    this.lastArrival = Date.now();
+    this.lastArrival = performance.now();
   }
 
   /** From the first arrival waiting until its batch starts. */
@@ -137,7 +143,7 @@ export class QuietStart {
   /** An arrival waits for its batch. */
   wait(): void {
     if (this.stopped) return;
-    const now = Date.now();
+    const now = performance.now();
     if (this.since === null) this.since = now;
     this.arm(Math.min(now + this.quietMs, this.since + this.maxWaitMs));
   }
@@ -163,7 +169,7 @@ export class QuietStart {
         this.timer = null;
         // After this turn's I/O has been read (setImmediate runs after it): an arrival since then is not quiet.
         setImmediate(() => {
-          const now = Date.now();
+          const now = performance.now();
           const since = this.since;
           // Flushed meanwhile (the caller started the batch), stopped, or waiting again.
           if (this.timer || this.stopped || since === null) return;
@@ -175,7 +181,7 @@ export class QuietStart {
           this.start();
         });
       },
-      Math.max(0, at - Date.now()),
+      Math.max(0, at - performance.now()),
     );
     this.timer.unref();
   }
