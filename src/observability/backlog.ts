@@ -11,9 +11,8 @@ export type Backlog = Record<'inbox' | 'tracking' | 'port', Waiting> & {
   deadLetters: Record<'inbox' | 'tracking', number>;
 };
 
-/** Reads the {@link Backlog}: five aggregate queries, each on an index of its table. */
-export async function readBacklog(dataSource: DataSource): Promise<Backlog> {
-  const now = Date.now();
+/** Reads the {@link Backlog} as of `now` (epoch ms): five aggregate queries, each on an index of its table. */
+export async function readBacklog(dataSource: DataSource, now: number): Promise<Backlog> {
   const waiting = async (entity: new () => ObjectLiteral, since: string, where: string): Promise<Waiting> => {
     const row = await dataSource
       .getRepository(entity)

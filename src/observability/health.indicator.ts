@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CLOCK, type Clock } from '../domain/clock';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '../domain/clock';
 import { Poller } from '../core/queue/poller';
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -122,7 +122,7 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
       const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
       const [config, backlog] = await Promise.allSettled([
         within(this.currentConnection()),
-        within(readBacklog(this.dataSource)),
+        within(readBacklog(this.dataSource, this.clock.now())),
       ]);
       const baseUrl =
         config.status === 'fulfilled'
@@ -147,14 +147,14 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
   /** Asks the service once (a one-item list) when it gave no answer for `probeIntervalMs`, unless a probe runs. */
   private probeIfQuiet(baseUrl: string): void {
     const last = this.newest(baseUrl);
-    if (this.probe || (last && Date.now() - last.at <= this.options.probeIntervalMs)) return;
+    if (this.probe || (last && this.clock.now() - last.at <= this.options.probeIntervalMs)) return;
     const probe = {};
     this.probe = probe;
     const end = (outcome: string) => {
       if (this.probe !== probe) return;
       clearTimeout(deadline);
       this.probe = null;
-      this.probed = { baseUrl, at: Date.now(), outcome };
+      this.probed = { baseUrl, at: this.clock.now(), outcome };
     };
     // A hanging service: the probe is given up (reported `timeout`); its own call ends on the client's timeout.
     const deadline = setTimeout(() => end('timeout'), this.options.probeTimeoutMs);
@@ -173,7 +173,7 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
       reachable: last === null ? null : !UNREACHABLE.includes(outcome),
       credentialValid: outcome !== 'authentication',
       lastCall: outcome,
-      lastCallAgeSeconds: last ? Math.round((Date.now() - last.at) / 1000) : null,
+      lastCallAgeSeconds: last ? Math.round((this.clock.now() - last.at) / 1000) : null,
     };
   }
 }

@@ -1,10 +1,11 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { BatchObservableCallback, Meter, Observable } from '@opentelemetry/api';
 import type { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
+import { CLOCK, type Clock } from '../domain/clock';
 import { type Backlog, readBacklog } from './backlog';
 import { count, current, meter, recordPortDelay } from '../core/otel';
 
@@ -49,6 +50,7 @@ export class SignalsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly events: EventEmitter2,
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -70,7 +72,7 @@ export class SignalsService implements OnModuleInit, OnModuleDestroy {
     const source = SOURCES[change.source] ?? change.source;
     count('changes', { 'invoice_payments.source': source, 'invoice_payments.status': status });
     if (status === 'captured' && change.previous?.sessionStatus !== 'captured') {
-      recordPortDelay((Date.now() - new Date(change.occurredAt).getTime()) / 1000);
+      recordPortDelay((this.clock.now() - new Date(change.occurredAt).getTime()) / 1000);
     }
   }
 
@@ -80,7 +82,7 @@ export class SignalsService implements OnModuleInit, OnModuleDestroy {
     );
     const dead = observables[GAUGES.length - 1];
     const callback: BatchObservableCallback = async (result) => {
-      const backlog = await readBacklog(this.dataSource).catch(() => null);
+      const backlog = await readBacklog(this.dataSource, this.clock.now()).catch(() => null);
       if (!backlog) return;
       GAUGES.slice(0, -1).forEach(([, , , read], i) => result.observe(observables[i], read(backlog)));
       for (const queue of ['inbox', 'tracking'] as const) {

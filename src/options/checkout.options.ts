@@ -135,7 +135,8 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedC
   const numbers = resolveNumbers('checkout', CHECKOUT, options, bad);
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   try {
-    todayIn(timeZone, new Date());
+    // Any instant proves the zone: an unknown one throws.
+    todayIn(timeZone, new Date(0));
   } catch {
     bad('timeZone', 'is not an IANA time zone');
   }

@@ -3,6 +3,7 @@ import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../cor
 import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
 import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
 import { isGatewayError } from '../gateway/errors';
+import { statusView } from './admin-invoices.service';
 import { adminValidationError, codeOfStatus, problemsOf } from './admin-problems';
 import { SecretBoxError, SettingsConflictError } from './errors';
 
@@ -24,7 +25,10 @@ export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
     }
     if (error instanceof InvoiceOperationNotAllowedError) {
       const { operation: action, reason, invoiceStatus, message } = error;
-      return answer(409, 'action_not_allowed', message, { action, reason, invoiceStatus }, 'Conflict');
+      // The status's key names its text on the admin page.
+      const invoiceStatusKey = statusView(invoiceStatus)?.key ?? null;
+      const extra = { action, reason, invoiceStatus, invoiceStatusKey };
+      return answer(409, 'action_not_allowed', message, extra, 'Conflict');
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();

@@ -17,7 +17,12 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.entity';
 import { RefundService } from '../refunds/refund.service';
 import { AdminApi, AdminIdPipe } from './admin-api';
-import { AdminInvoicesService, type AdminInvoiceView, type KeysetPage } from './admin-invoices.service';
+import {
+  AdminInvoicesService,
+  STATUS_VIEWS,
+  type AdminInvoiceView,
+  type KeysetPage,
+} from './admin-invoices.service';
 import { AdminOperationsService, type AdminHistoryView } from './admin-operations.service';
 import { adminValidationError, problemsOf } from './admin-problems';
 import { ChangeDueDateDto, ListInvoicesQueryDto, MarkNotCreatedDto, RefundDto } from './admin.dto';
@@ -33,6 +38,12 @@ export class AdminInvoicesController {
     private readonly refunds: RefundService,
     private readonly operations: AdminOperationsService,
   ) {}
+
+  /** The statuses of the status table, for the page's filter and texts. */
+  @Get('statuses')
+  statuses(): typeof STATUS_VIEWS {
+    return STATUS_VIEWS;
+  }
 
   @Get('invoices')
   listInvoices(@Query() query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
 import { allowedActions, refundableCents } from '../core/invoice-actions';
 import { sessionDataOf } from '../core/session-data';
-import { statusRow } from '../domain/status-table';
+import { InvoiceStatusCode, STATUS_TABLE, statusRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
@@ -161,6 +161,24 @@ export function decodeCursor(cursor: string): { createdAt: string; id: string } 
   }
 }
 
+/** Each code's key in {@link InvoiceStatusCode} (`Paid`), which names its text on the admin page. */
+const STATUS_KEYS = new Map<number, string>(
+  Object.entries(InvoiceStatusCode).map(([key, code]) => [code, key]),
+);
+
+/**
+ * A status as the admin page shows it, all from the status table: `key` names its text in the page's languages,
+ * `tone` its badge; `null` for no status yet or a code the spec does not list.
+ */
+export function statusView(code: number | null) {
+  const row = statusRow(code);
+  if (!row) return null;
+  return { code: row.code, key: STATUS_KEYS.get(row.code) as string, name: row.name, tone: row.tone };
+}
+
+/** The statuses the list can be filtered by, in code order. */
+export const STATUS_VIEWS = Object.values(STATUS_TABLE).map((row) => statusView(row.code));
+
 export function toView(row: InvoiceRecord) {
   const code = row.statusCode;
   const actions = allowedActions(row);
@@ -184,6 +202,9 @@ export function toView(row: InvoiceRecord) {
     statusCode: code,
     statusText: row.statusText,
     statusName: statusRow(code)?.name ?? null,
+    /** The status's key (its text on the admin page) and tone (its badge); `null` before a known status. */
+    statusKey: statusView(code)?.key ?? null,
+    statusTone: statusRow(code)?.tone ?? null,
     orderPaymentStatus: statusRow(code)?.order ?? null,
     currency: row.currency,
     amountCents: row.amountCents,

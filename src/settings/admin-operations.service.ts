@@ -1,9 +1,9 @@
-import { ConflictException, Injectable, Logger, NotFoundException, Optional } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, Logger, NotFoundException, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
-import { statusRow } from '../domain/status-table';
+import { CLOCK, type Clock } from '../domain/clock';
 import { transitionOfRow } from '../domain/status-transitions';
 import type { Page } from '../gateway/types';
 import { InvoiceStatusHistory } from '../persistence/invoice-status-history.entity';
@@ -13,6 +13,7 @@ import type { TrackingOutboxStatus } from '../domain/shipping.types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
+import { statusView } from './admin-invoices.service';
 import { findPage } from './paging';
 
 /**
@@ -26,6 +27,7 @@ export class AdminOperationsService {
   /** Without a worker, a requeued row waits for its next poll. */
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() private readonly inbox?: WebhookInboxProcessor,
     @Optional() private readonly tracking?: TrackingWorker,
   ) {}
@@ -46,7 +48,7 @@ export class AdminOperationsService {
         'this delivery was unreadable when it arrived and was refused (422): the service sends it again',
       );
     }
-    const now = new Date();
+    const now = this.clock.date();
     await this.requeue(WebhookInboxEntry, id, 'state', entry.state, ['dead', 'pending'], {
       what: ['webhook inbox entry', 'this delivery', 'being processed'],
       patch: { state: 'pending', nextAttemptAt: now, processedAt: null },
@@ -67,7 +69,7 @@ export class AdminOperationsService {
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const row = await repo.findOneBy({ id });
     if (!row) throw new NotFoundException(`No tracking outbox row ${id}`);
-    const now = new Date();
+    const now = this.clock.date();
     await this.requeue(TrackingOutbox, id, 'status', row.status, ['failed', 'pending'], {
       what: ['tracking outbox row', 'this tracking code', 'being posted'],
       patch: { status: 'pending', nextAttemptAt: now, updatedAt: now },
@@ -96,7 +98,7 @@ export class AdminOperationsService {
   ): Promise<void> {
     if (!retryable.includes(from))
       throw new ConflictException(`${named} is ${from}: there is nothing to retry`);
-    if (!(await requeueUnleased(this.dataSource, entity, id, column, from, new Date(), patch))) {
+    if (!(await requeueUnleased(this.dataSource, entity, id, column, from, this.clock.date(), patch))) {
       throw new ConflictException(`${named} is ${busy} right now`);
     }
     this.logger.log(`${row} ${id} (${from}) queued again by an admin`);
@@ -153,7 +155,9 @@ export function historyView(h: InvoiceStatusHistory) {
     id: h.id,
     fromCode: h.fromCode,
     toCode: h.toCode,
-    toName: statusRow(h.toCode)?.name ?? null,
+    toName: statusView(h.toCode)?.name ?? null,
+    /** The status reached as the admin page shows it (key and tone). */
+    to: statusView(h.toCode),
     statusText: h.statusText,
     source: h.source as string,
     applied: h.applied,

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from '../core/events';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import { runInTransaction } from '../persistence/dialect';
 import type { Page } from '../gateway/types';
@@ -29,6 +30,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
@@ -48,7 +50,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
       orderId: alert?.orderId ? clip(String(alert.orderId), 128) : null,
       invoiceRecordId: alert?.invoiceRecordId ? clip(String(alert.invoiceRecordId), 36) : null,
       message: clip(String(alert?.message ?? ''), 2000),
-      createdAt: new Date(),
+      createdAt: this.clock.date(),
       acknowledgedAt: null,
     });
     try {
@@ -74,7 +76,7 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
     await runInTransaction(this.dataSource, (em) =>
       em
         .getRepository(InvoicePaymentsAlertRecord)
-        .update({ id, acknowledgedAt: IsNull() }, { acknowledgedAt: new Date() }),
+        .update({ id, acknowledgedAt: IsNull() }, { acknowledgedAt: this.clock.date() }),
     );
     const row = await repo.findOneBy({ id });
     return row ? alertView(row) : null;

@@ -1,5 +1,5 @@
 import { DataSource, In } from 'typeorm';
-import { statusIs, statusRow, type StatusTone } from '../domain/status-table';
+import { statusIs } from '../domain/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView, type RefundView } from '../refunds/refund.entity';
 import type { RefundService } from '../refunds/refund.service';
@@ -9,8 +9,6 @@ import { InvoicePaymentsAlertRecord } from './alert.entity';
 
 /** One invoice of an order as the hosts' order pages show it (Medusa's widget, Vendure's dashboard block). */
 export interface OrderInvoiceView extends AdminInvoiceView {
-  /** How the owner's screen marks the status (the status table's `tone`); `null` before a known status. */
-  statusTone: StatusTone | null;
   /** The due date (`YYYY-MM-DD`) while the invoice waits on the customer's payment (awaiting or overdue), else `null`. */
   payBy: string | null;
   pixImage: string | null;
@@ -55,7 +53,6 @@ export async function orderInvoiceViews(
     const waitsOnPayment = statusIs(record.statusCode, 'dueDateMovable');
     return {
       ...view,
-      statusTone: statusRow(record.statusCode)?.tone ?? null,
       payBy: waitsOnPayment ? record.dueDate : null,
       refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
       pixImage: record.pixImage,

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
+import { CLOCK, type Clock } from '../domain/clock';
 import { runInTransaction } from '../persistence/dialect';
 import {
   INVOICE_PAYMENTS_ADMIN_OPTIONS,
@@ -45,6 +46,7 @@ export class InvoicePaymentsSettingsService {
     @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
     @Inject(INVOICE_PAYMENTS_SETTINGS_DEFAULTS) private readonly defaults: InvoicePaymentsSettingsDefaults,
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) admin: InvoicePaymentsAdminOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.ttlMs = admin.settingsCacheTtlMs ?? 5000;
     this.rows = dataSource.getRepository(InvoicePaymentsSettingsRecord);
@@ -52,9 +54,9 @@ export class InvoicePaymentsSettingsService {
 
   async getEffective(storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
     const hit = this.cache.get(storeId);
-    if (hit && hit.expiresAt > Date.now()) return hit.value;
+    if (hit && hit.expiresAt > this.clock.now()) return hit.value;
     const value = this.load(storeId);
-    this.cache.set(storeId, { expiresAt: Date.now() + this.ttlMs, value });
+    this.cache.set(storeId, { expiresAt: this.clock.now() + this.ttlMs, value });
     // A failed read is not cached.
     value.catch(() => this.cache.get(storeId)?.value === value && this.cache.delete(storeId));
     return value;
@@ -85,7 +87,7 @@ export class InvoicePaymentsSettingsService {
     });
     await this.saveWithRetry(storeId, (row) => {
       applyUpdate(row, update);
-      Object.assign(row, Object.fromEntries(secrets), { updatedAt: new Date() });
+      Object.assign(row, Object.fromEntries(secrets), { updatedAt: this.clock.date() });
     });
     this.invalidate(storeId);
     const fields = Object.keys(update).filter((k) => update[k as SettingName] !== undefined);
@@ -109,7 +111,7 @@ export class InvoicePaymentsSettingsService {
         for (const name of names) {
           const plain = this.box.decrypt(row[secretColumn(name)] as string, secretContext(id, name));
           row[secretColumn(name)] = this.box.encrypt(plain, secretContext(id, name));
-          row.updatedAt = new Date();
+          row.updatedAt = this.clock.date();
         }
         inRow = names.length;
       });
@@ -175,7 +177,7 @@ export class InvoicePaymentsSettingsService {
       let inserting = false;
       const saved = await runInTransaction(this.dataSource, async (em) => {
         const rows = em.getRepository(InvoicePaymentsSettingsRecord);
-        const now = new Date();
+        const now = this.clock.date();
         const current = await rows.findOneBy({ id: storeId });
         if (!current) {
           const row = rows.create({ id: storeId, createdAt: now, updatedAt: now, version: 1 });

@@ -6,6 +6,7 @@ import { SecretBox } from '../../src/settings/secret-box';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import type { InvoicePaymentsSettingsDefaults } from '../../src/settings/settings.mapping';
+import { ManualClock } from '../support/clock';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 const k1 = randomBytes(32).toString('base64');
@@ -22,10 +23,8 @@ const defaults: InvoicePaymentsSettingsDefaults = {
 
 describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
   let db: TestDatabase;
-  const service = (box: SecretBox, ttl = 60_000) =>
-    new InvoicePaymentsSettingsService(db.dataSource, box, defaults, {
-      settingsCacheTtlMs: ttl,
-    });
+  const service = (box: SecretBox, ttl = 60_000, clock = new ManualClock()) =>
+    new InvoicePaymentsSettingsService(db.dataSource, box, defaults, { settingsCacheTtlMs: ttl }, clock);
 
   beforeEach(async () => {
     db = await openTestDatabase(kind, {
@@ -145,21 +144,33 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
     });
   });
 
-  it('caches reads, and a save clears the cache of the instance that saved', async () => {
+  it('caches reads for the TTL by the clock, and a save clears the cache of the instance that saved', async () => {
     const box = SecretBox.create({ keys: { k1 } });
-    const reader = service(box);
-    const writer = service(box);
+    const clock = new ManualClock();
+    const reader = service(box, 5000, clock);
+    const writer = service(box, 5000, clock);
     expect((await reader.getEffective()).dueDays).toBe(3);
     await writer.update({ dueDays: 11 });
     expect((await writer.getEffective()).dueDays).toBe(11);
     // Another instance sees it once its cache expires (or is cleared).
+    clock.advance(4999);
     expect((await reader.getEffective()).dueDays).toBe(3);
-    reader.invalidate();
+    clock.advance(1);
     expect((await reader.getEffective()).dueDays).toBe(11);
+    await writer.update({ dueDays: 12 });
+    expect((await reader.getEffective()).dueDays).toBe(11);
+    reader.invalidate();
+    expect((await reader.getEffective()).dueDays).toBe(12);
   });
 
   it('hands the gateway client empty values for settings configured nowhere (the client refuses, naming them)', async () => {
-    const s = new InvoicePaymentsSettingsService(db.dataSource, SecretBox.create({ keys: { k1 } }), {}, {});
+    const s = new InvoicePaymentsSettingsService(
+      db.dataSource,
+      SecretBox.create({ keys: { k1 } }),
+      {},
+      {},
+      new ManualClock(),
+    );
     expect(await s.gatewayConfig()).toEqual({ baseUrl: '', accessToken: '', mode: 'sandbox', profile: null });
   });
 });

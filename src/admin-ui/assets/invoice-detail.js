@@ -5,28 +5,26 @@ import { currentLang, t } from './i18n.js';
 import { confirmDialog, showError, status } from './ui.js';
 import { forgetRefundKey, refundKey, refundsSection } from './invoice-refunds.js';
 
-const BADGE = {
-  5: 'ok',
-  4: 'ok',
-  8: 'warn',
-  7: 'warn',
-  9: 'warn',
-  10: 'bad',
-  12: 'bad',
-  16: 'bad',
-  6: 'bad',
-  15: 'warn',
-};
+/** The badge colour of each tone the API gives from the module's status table. */
+const BADGE = { paid: 'ok', open: 'wait', ended: 'bad', expired: 'warn' };
 
-/** The status of an invoice as a badge: the page's name for the code, the code in a data attribute. */
-export function statusBadge(inv) {
-  const code = inv.statusCode;
-  if (code === null || code === undefined) return el('span', { class: 'badge' }, inv.creationState);
-  const known = t(`status_${code}`) !== `status_${code}`;
+/** An invoice's status as a badge; before it has one, its creation state. */
+export function invoiceBadge(inv) {
+  if (inv.statusCode === null || inv.statusCode === undefined) {
+    return el('span', { class: 'badge' }, inv.creationState);
+  }
+  return statusBadge({ code: inv.statusCode, key: inv.statusKey, tone: inv.statusTone });
+}
+
+/**
+ * A status as a badge: its text named by the status's key and its colour by its tone, both as the API gives them;
+ * the code in a data attribute. A code the status table does not list has no key and shows as its code.
+ */
+function statusBadge({ code, key, tone }) {
   return el(
     'span',
-    { class: `badge ${BADGE[code] ?? 'wait'}`, 'data-status': code },
-    known ? t(`status_${code}`) : t('statusUnknown', { code }),
+    { class: `badge ${BADGE[tone] ?? 'wait'}`, 'data-status': code },
+    key ? t(`status_${key}`) : t('statusUnknown', { code }),
   );
 }
 
@@ -35,9 +33,9 @@ export function orderLabel(inv) {
   return inv.displayId ? t('orderNumber', { number: inv.displayId }) : inv.orderId;
 }
 
-/** When the invoice was paid: the first applied report of a paid status (5) in its history. */
+/** When the invoice was paid: the first applied report of a status whose tone is `paid` in its history. */
 function paidAt(history) {
-  return history.find((h) => h.applied && h.toCode === 5)?.createdAt ?? null;
+  return history.find((h) => h.applied && h.to?.tone === 'paid')?.createdAt ?? null;
 }
 
 /** Loads and shows an invoice under the list; `reloadList` refreshes the list after an action. */
@@ -66,7 +64,7 @@ export async function showInvoice(id, reloadList) {
     customer.email ? [t('customerEmail'), customer.email] : null,
     customer.document ? [t('customerDocument'), customer.document] : null,
     [t('invoiceNumber'), inv.gatewayId ?? '—'],
-    [t('colStatus'), statusBadge(inv)],
+    [t('colStatus'), invoiceBadge(inv)],
     [t('creationState'), t(`creation_${inv.creationState}`)],
     [t('colMethod'), t(`method_${inv.method}`)],
     [t('colAmount'), brl(inv.amountCents, lang)],
@@ -86,7 +84,7 @@ export async function showInvoice(id, reloadList) {
   const historyRows = history.map((h) => [
     when(h.createdAt, lang),
     h.fromCode === null ? '—' : String(h.fromCode),
-    statusBadge({ statusCode: h.toCode }),
+    statusBadge(h.to ?? { code: h.toCode }),
     t(`source_${h.source}`),
     h.applied ? t('yes') : t('no'),
     historyNote(h),

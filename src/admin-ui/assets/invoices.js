@@ -2,18 +2,23 @@
 import { api } from './api.js';
 import { brl, day, el, fill, table, when } from './dom.js';
 import { currentLang, t } from './i18n.js';
-import { orderLabel, showInvoice, statusBadge } from './invoice-detail.js';
+import { invoiceBadge, orderLabel, showInvoice } from './invoice-detail.js';
 import { showError } from './ui.js';
 
-const STATUS_CODES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 16];
 const LIMIT = 20;
+/** The statuses of the module's status table (`{ code, key }`), read from the API once. */
+let statuses = null;
 /** The filters, the page shown, and the cursor of each page reached (`cursors[0]`: none, the first page). */
 let query = { page: 1 };
 let cursors = [undefined];
 let nextCursor = null;
 
 /** Draws the filters and the first page. */
-export function showInvoices(panel) {
+export async function showInvoices(panel) {
+  if (!statuses) {
+    // Without them the filter offers "any" only; the list itself says what went wrong.
+    statuses = await api('GET', '/statuses').catch(() => null);
+  }
   const select = (id, label, options) =>
     el(
       'label',
@@ -32,7 +37,7 @@ export function showInvoices(panel) {
     select(
       'filter-status',
       t('filterStatus'),
-      STATUS_CODES.map((c) => [c, t(`status_${c}`)]),
+      (statuses ?? []).map((s) => [s.code, t(`status_${s.key}`)]),
     ),
     select(
       'filter-method',
@@ -125,7 +130,7 @@ export async function load() {
     customerCell(inv),
     when(inv.createdAt, lang),
     t(`method_${inv.method}`),
-    statusBadge(inv),
+    invoiceBadge(inv),
     brl(inv.amountCents, lang),
     brl(inv.paidCents, lang),
     brl(inv.refundedCents, lang),

@@ -67,7 +67,7 @@ export function errorText(error) {
     const action = t(`action_${body.action}`);
     const reason = known(`err_action_${body.reason}`, { action });
     if (reason) return reason;
-    const status = known(`status_${body.invoiceStatus}`) ?? String(body.invoiceStatus ?? '—');
+    const status = known(`status_${body.invoiceStatusKey}`) ?? String(body.invoiceStatus ?? '—');
     return t('err_action', { action, status });
   }
   if (code.startsWith('gateway_')) return t('err_gateway', { reason: gatewayReason(code.slice(8)) });
