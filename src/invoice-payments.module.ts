@@ -4,12 +4,10 @@ import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
-import { CHECKOUT_SETTINGS } from './checkout/checkout.tokens';
 import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.service';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
-import { settingsDefaultsOf } from './options/settings.schema';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
 import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
@@ -35,11 +33,9 @@ import { RefundSettlementService } from './refunds/refund-settlement.service';
 import { RefundService } from './refunds/refund.service';
 import { REFUNDS_OPTIONS } from './refunds/constants';
 import { RefundStore } from './refunds/refund.store';
-import { INVOICE_PAYMENTS_ADMIN_OPTIONS, INVOICE_PAYMENTS_SETTINGS_DEFAULTS } from './settings/constants';
-import { InvoicePaymentsSettingsService } from './settings/settings.service';
+import { InvoicePaymentsSettingsService, merchantTokenFromSettings } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { ShippingModule } from './shipping/shipping.module';
-import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './webhooks/delivery-intake';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -71,14 +67,7 @@ export class InvoicePaymentsModule {
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: Options.InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
-    const settings = SettingsStoreModule.register(
-      section(INVOICE_PAYMENTS_ADMIN_OPTIONS, 'admin', (admin) => admin ?? {}),
-      {
-        provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-        useFactory: settingsDefaultsOf,
-        inject: [INVOICE_PAYMENTS_OPTIONS],
-      },
-    );
+    const settings = SettingsStoreModule.register();
     return {
       module: InvoicePaymentsCoreModule,
       imports: [
@@ -109,7 +98,6 @@ class InvoicePaymentsCoreModule {
         { provide: GATEWAY_CALL_OBSERVER, useFactory: serviceCallObserver, inject: [CLOCK] },
         GatewayClient,
         section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
-        { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
         // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
         // Refunds (the checkout's provider and the admin API reach the one `RefundService`) and observability.
@@ -131,7 +119,6 @@ class InvoicePaymentsCoreModule {
         GATEWAY_CLIENT_OPTIONS,
         GatewayClient,
         STATUS_DISPATCH_OPTIONS,
-        CHECKOUT_SETTINGS,
         settings,
         ...(wiring.orderPort ? [ORDER_PAYMENT_PORT] : []),
       ],
@@ -205,11 +192,3 @@ function implausibleAmountAlert(
     events.emit(InvoicePaymentsEvents.Alert, alert);
   };
 }
-
-const merchantTokenFromSettings: Provider = {
-  provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
-  useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({
-    merchantToken: async () => (await settings.getEffective()).webhookToken,
-  }),
-  inject: [InvoicePaymentsSettingsService],
-};

@@ -2,7 +2,6 @@ import { Global, Module } from '@nestjs/common';
 import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
 import { resolveCheckoutOptions } from '../options/checkout.options';
 import { section } from '../options/resolve';
-import { AttemptSender } from './attempt-sender.service';
 import { CHECKOUT_OPTIONS } from './checkout.tokens';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
@@ -18,7 +17,6 @@ import { OnePayableInvoice } from './one-payable-invoice.service';
     section(CHECKOUT_OPTIONS, 'checkout', resolveCheckoutOptions),
     InvoiceRecordStore,
     InvoiceCreationService,
-    AttemptSender,
     CreationOutcomes,
     OnePayableInvoice,
     InvoicePaymentProvider,

@@ -8,5 +8,5 @@ export const CHECKOUT_SETTINGS = Symbol('INVOICE_PAYMENTS_CHECKOUT_SETTINGS');
 
 export interface CheckoutSettingsSource {
   getEffective(): Promise<Pick<InvoicePaymentsSettingsValues, CheckoutSettingName>>;
-  referrerNamespace?(): Promise<string>;
+  referrerNamespace(): Promise<string>;
 }

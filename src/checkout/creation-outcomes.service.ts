@@ -8,11 +8,16 @@ import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { StatusReportSource } from '../domain/status-table';
 import { NO_HISTORY, type AppliedStatus } from '../core/status-report';
+import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';
+import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
+import { withReferrer } from '../core/attempt-claim';
+import type { MappedInvoice } from '../core/checkout.types';
 import {
+  InvoiceCreationFailedError,
   InvoiceCreationNeedsAttentionError,
   InvoiceNumberClashError,
   PaymentBeingConfirmedError,
@@ -26,7 +31,11 @@ function secondsOf(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
-/** How an attempt ends once its request was sent (or its holder died): created, closed, or still unknown. */
+/**
+ * An attempt's one create request, and how the attempt ends: `settles_at` stored before the request leaves, the
+ * answer recorded, a failure sorted into "not created" (the order free again) or an unknown outcome, looked up (never
+ * sent again) until found (created), past its `settles_at` (closed) or still unknown.
+ */
 @Injectable()
 export class CreationOutcomes {
   private readonly logger = new Logger(CreationOutcomes.name);
@@ -36,8 +45,67 @@ export class CreationOutcomes {
     private readonly status: InvoiceStatusService,
     private readonly events: EventEmitter2,
     private readonly onePayable: OnePayableInvoice,
+    private readonly gateway: GatewayClient,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
+
+  /**
+   * `null` when the attempt was closed as "not created", or moved before its request left (the order is decided
+   * again). The answer is recorded on the record as stored, so its guarded status write lands.
+   */
+  async send(
+    claimed: InvoiceRecord,
+    mapped: MappedInvoice,
+    deadline: number,
+    options: ResolvedCheckoutOptions,
+  ): Promise<InvoiceRecord | null> {
+    // Stored before the request leaves: until then it could land. The claim's headroom usually covers it.
+    const landsUntil = this.landsUntil(options);
+    let record: InvoiceRecord | null = claimed;
+    if (landsUntil > (claimed.settlesAt?.getTime() ?? 0)) {
+      const later = creationMove(['pending'], 'pending', { settlesAt: new Date(landsUntil) });
+      record = await this.store.moveAsRead(claimed, later);
+      if (!record) return null;
+    }
+    let invoice: Invoice;
+    try {
+      invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
+    } catch (err) {
+      if (err instanceof GatewayOutcomeUnknownError) {
+        this.logger.warn(`order ${record.orderId}: creation outcome unknown (${err.reason}); looking it up`);
+        return this.lookUpLost(record, deadline, options);
+      }
+      if (isGatewayError(err)) {
+        // The service refused (or provably never got) the request: nothing exists there, the order is free again.
+        await this.store.closeNotCreated(record.id, err.message, ['pending', 'unknown']);
+        if (err instanceof GatewayValidationError) {
+          throw new InvoiceCreationFailedError(record.orderId, err.message, err.fields);
+        }
+        throw err;
+      }
+      // Not a gateway answer at all: the request may have left, so the next caller looks it up first.
+      await this.store.transition(
+        record.id,
+        creationMove(['pending'], 'unknown', { unknownSince: this.clock.date() }),
+      );
+      throw err;
+    }
+    return this.recordCreated(record, invoice);
+  }
+
+  /** The create request's answer was lost: still `pending`, so this caller looks it up and the others wait. */
+  private async lookUpLost(record: InvoiceRecord, deadline: number, options: ResolvedCheckoutOptions) {
+    const unknown = creationMove(['pending'], 'pending', { unknownSince: this.clock.date() });
+    const moved = await this.store.moveAsRead(record, unknown);
+    // Moved meanwhile: looked up as it was, with the time its outcome became unknown.
+    const looked = moved ?? { ...record, ...unknown.patch };
+    return this.resolveUnknown(looked, deadline, options);
+  }
+
+  /** Until when a create request sent now could still land at the service. */
+  landsUntil(options: ResolvedCheckoutOptions): number {
+    return this.clock.now() + this.gateway.createTimeoutMs + options.lateCreationMarginMs;
+  }
 
   /** Asks until found (created), `settlesAt` passed (closed: `null`) or `deadline` over (`unknown`, throws). */
   async resolveUnknown(

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, type Clock } from '../domain/clock';
 import { SETTING_LIST } from '../options/settings.schema';
 import { centsToDecimalString } from '../gateway/money';
@@ -9,7 +9,6 @@ import { creationMove } from '../core/creation-move';
 import { OpenInvoiceConflictError, PaymentBeingConfirmedError } from '../core/invoice.errors';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { CHECKOUT_OPTIONS, CHECKOUT_SETTINGS, type CheckoutSettingsSource } from './checkout.tokens';
-import { AttemptSender } from './attempt-sender.service';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { mapOrderToInvoice } from './order-mapping';
 import { mintStatusToken } from './status-token';
@@ -47,21 +46,18 @@ export class InvoiceCreationService {
 
   constructor(
     private readonly store: InvoiceRecordStore,
-    private readonly sender: AttemptSender,
     private readonly outcomes: CreationOutcomes,
     @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Optional() @Inject(CHECKOUT_SETTINGS) private readonly settings?: CheckoutSettingsSource | null,
+    @Inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettingsSource,
   ) {}
 
-  /** The `referrerNamespace` option, else the settings' one; `''` only for a checkout without settings. */
+  /** The `referrerNamespace` option, else the settings' one. */
   async referrerNamespace(): Promise<string> {
-    if (this.configured.referrerNamespace) return this.configured.referrerNamespace;
-    return this.settings?.referrerNamespace ? this.settings.referrerNamespace() : '';
+    return this.configured.referrerNamespace || this.settings.referrerNamespace();
   }
 
   async current(): Promise<ResolvedCheckoutOptions> {
-    if (!this.settings) return this.configured;
     const s = await this.settings.getEffective();
     // An unset setting (`null`) leaves its option unset.
     const current: Record<string, unknown> = { ...this.configured };
@@ -132,13 +128,14 @@ export class InvoiceCreationService {
           installments: mapped.params.payment.installments ?? 1,
           shown: mapped.shown,
           namespace: await this.referrerNamespace(),
-          settlesAt: new Date(this.sender.landsUntil(options) + CLAIM_HEADROOM_MS),
+          settlesAt: new Date(this.outcomes.landsUntil(options) + CLAIM_HEADROOM_MS),
           statusTokenHash: token.hash,
         });
         if (claimed) {
-          const created = await this.sender.send(claimed, mapped, deadline, options);
-          if (created)
+          const created = await this.outcomes.send(claimed, mapped, deadline, options);
+          if (created) {
             return { record: created, statusToken: created.id === claimed.id ? token.token : null };
+          }
           continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
         }
       }
@@ -196,8 +193,8 @@ export class InvoiceCreationService {
   /** Closes an unsettled attempt as "not created" on a person's word; the resolution is kept with `actor`. */
   async markNotCreated(record: InvoiceRecord, actor: string, note: string | null): Promise<InvoiceRecord> {
     const reason = `marked as not created by ${actor}${note ? `: ${note}` : ''}`;
-    if (!(await this.store.closeNotCreated(record.id, reason, ['unknown', 'pending'])))
-      return this.store.get(record.id);
+    const closed = await this.store.closeNotCreated(record.id, reason, ['unknown', 'pending']);
+    if (!closed) return this.store.get(record.id);
     await this.store.recordResolution(record, actor, reason);
     this.logger.warn(`order ${record.orderId}: attempt ${record.id} ${reason}`);
     return this.store.get(record.id);

@@ -1,6 +1,15 @@
 import { addDays, todayIn } from '../domain/calendar';
 import { readText, textProblem } from '../domain/text-bounds';
-import { CARD_EXPIRY, isCardExpiryCurrent } from '../gateway/dto/validators';
+import { CLIENT, PRODUCT } from '../gateway/dto/inputs';
+import {
+  CARD_EXPIRY,
+  isCardExpiryCurrent,
+  isCents,
+  isTaxDocument,
+  normalizeDocument,
+  obeys,
+} from '../gateway/dto/validators';
+import { centsToDecimalString, type Cents } from '../gateway/money';
 import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
 import { fillUrlTemplate, textRule } from '../options/checkout.options';
 import type { ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
@@ -8,12 +17,11 @@ import { recognisedOrder } from '../persistence/invoice.entity';
 import { CheckoutValidationError, FieldErrorCollector } from '../core/invoice.errors';
 import { invoiceReferrer } from '../core/attempt-claim';
 import type { CheckoutOrder, CheckoutRequest, MappedInvoice } from '../core/checkout.types';
-import { checkItems } from './order-items';
-import { mapAddress, mapCustomer } from './payer-mapping';
+import { mapAddress } from './address-mapping';
 
 /**
- * Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. `now` (epoch
- * ms) gives today's day in the store's time zone: the due date counts from it and a card must not have expired.
+ * Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. The due date
+ * counts from `now` (epoch ms) in the store's time zone, and a card must not have expired by then.
  */
 export function mapOrderToInvoice(
   request: CheckoutRequest,
@@ -131,4 +139,112 @@ function mapCard(
     errors.add('card.expiry', expiry ? 'is in the past: the card has expired' : 'must be MM/YY');
   }
   return { installments, card: { token: card.token, valid: card.expiry, holderName } };
+}
+
+/** The items' texts, and whole cents adding up to the total, each at most `maxTotalCents` (no float sums). */
+function checkItems(
+  order: CheckoutOrder,
+  amount: unknown,
+  errors: FieldErrorCollector,
+  { maxItems, maxTotalCents, textLimits }: ResolvedCheckoutOptions,
+): Cents {
+  const items = Array.isArray(order.items) ? order.items : [];
+  // An order of 10,000 lines is refused without walking it.
+  if (items.length > maxItems) {
+    errors.add('order.items', `must have at most ${maxItems} items (checkout.maxItems)`);
+    return 0;
+  }
+  let adds = true; // a text's problem does not stop the sum; an amount's does
+  const fail = (field: string, problem: string): false => {
+    errors.add(field, problem);
+    return (adds = false);
+  };
+  const most = `at most ${centsToDecimalString(maxTotalCents)} (checkout.maxTotalCents)`;
+  const cents = (field: string, value: unknown, required = false): value is Cents | undefined => {
+    if (value === undefined && !required) return true;
+    if (!isCents(value)) return fail(field, 'must be a non-negative integer number of cents');
+    return (value as number) <= maxTotalCents || fail(field, `must be ${most}`);
+  };
+  if (items.length === 0) fail('order.items', 'must contain at least one item');
+  let gross = 0;
+  let lineDiscounts = 0;
+  items.forEach((item, i) => {
+    const at = `order.items[${i}]`;
+    if (!item || typeof item !== 'object') return fail(at, 'must be an item');
+    readText(errors, `${at}.id`, item.id, textRule(textLimits, 'productId', true));
+    readText(errors, `${at}.title`, item.title, textRule(textLimits, 'title', true));
+    const url = readText(errors, `${at}.thumbnail`, item.thumbnail, textRule(textLimits, 'imageUrl'));
+    if (url && !obeys(PRODUCT.image, url)) errors.add(`${at}.thumbnail`, 'must be an absolute http(s) URL');
+    const counted =
+      obeys(PRODUCT.quantity, item.quantity) || fail(`${at}.quantity`, 'must be a positive integer');
+    const priced = cents(`${at}.unit_price`, item.unit_price, true);
+    const discount = cents(`${at}.discount_total`, item.discount_total) ? (item.discount_total ?? 0) : 0;
+    if (!priced || !counted) return;
+    const line = item.unit_price * item.quantity;
+    if (line > maxTotalCents) return fail(`${at}.quantity`, `times unit_price must be ${most}`);
+    if (discount > line) fail(`${at}.discount_total`, 'must not exceed the line total');
+    gross += line;
+    lineDiscounts += discount;
+  });
+  cents('order.shipping_total', order.shipping_total);
+  if (cents('order.discount_total', order.discount_total) && (order.discount_total ?? 0) < lineDiscounts) {
+    fail('order.discount_total', "must include the items' discount_total");
+  }
+  if (cents('order.total', order.total, true) && order.total === 0) fail('order.total', 'must be positive');
+  if (!adds) return 0;
+  const shipping = order.shipping_total ?? 0;
+  const discount = order.discount_total ?? 0;
+  const sum = gross - discount + shipping;
+  const f = centsToDecimalString;
+  if (!Number.isSafeInteger(gross) || !Number.isSafeInteger(sum)) {
+    // Only with options past any real order (maxItems × maxTotalCents over 2^53): still a 400, never a float sum.
+    errors.add('order.items', `add up past ${Number.MAX_SAFE_INTEGER} cents`);
+  } else if (sum !== order.total) {
+    const terms = `items ${f(gross)} - discounts ${f(discount)} + shipping ${f(shipping)} = ${f(sum)}`;
+    errors.add('order.total', `does not add up: ${terms}, not ${f(order.total)}`);
+  } else if (amount !== order.total) {
+    errors.add('amount', `must equal the order total (${f(order.total)})`);
+  }
+  return order.total;
+}
+
+/** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
+function mapCustomer(
+  order: CheckoutOrder,
+  international: boolean,
+  errors: FieldErrorCollector,
+  limits: TextLimits,
+): CreateInvoiceParams['client'] {
+  const customer = ((typeof order.customer === 'object' && order.customer) || {}) as Record<string, unknown>;
+  const text = (field: string, limit: keyof TextLimits) =>
+    readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
+  const client: CreateInvoiceParams['client'] = {};
+  const given = text('name', 'name');
+  const name = given ?? [text('first_name', 'name'), text('last_name', 'name')].filter(Boolean).join(' ');
+  if (!given && name.length > limits.name) {
+    errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
+  } else if (name) client.name = name;
+  else if (!['name', 'first_name', 'last_name'].some((field) => errors.has(`order.customer.${field}`))) {
+    const field = `order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`;
+    errors.add(field, "is required (the payer's name: name, or first_name and last_name)");
+  }
+  client.document = normalizeDocument(text('document', 'document')) || undefined;
+  if (client.document && !isTaxDocument(client.document)) {
+    errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
+  } else if (!client.document && !international && !errors.has('order.customer.document')) {
+    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
+  }
+  client.email = text('email', 'email');
+  if (client.email && !obeys(CLIENT.email, client.email, client)) {
+    errors.add('order.customer.email', 'is not an e-mail address');
+  } else if (!client.email && international && !errors.has('order.customer.email')) {
+    errors.add('order.customer.email', 'is required for international customers');
+  }
+  client.phone = text('phone', 'phone')?.replace(/\D/g, '');
+  if (client.phone !== undefined && (client.phone.length < 8 || client.phone.length > 15)) {
+    errors.add('order.customer.phone', 'must have 8 to 15 digits');
+  }
+  client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
+  if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
+  return client;
 }

@@ -1,21 +1,23 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CLOCK, type Clock, systemClock } from '../domain/clock';
+import * as answers from './answers.reader';
 import type { GatewayCallObserver } from './call-observer';
 import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
-import { GatewayUnsupportedError, isGatewayError } from './errors';
+import { GatewayNotFoundError, GatewayUnsupportedError, isGatewayError } from './errors';
 import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
-import { type Filters, GatewayLists } from './gateway.lists';
-import { GatewayTransport, type Planned, type Read, ref } from './gateway.transport';
-import { invoiceAnswer, readInvoice } from './invoice.normalizer';
-import { centsToDecimalString, centsToWireNumber, formatBrl } from './money';
-import * as readers from './payload.reader';
+import { GatewayTransport, type Planned, type Read } from './gateway.transport';
+import { invoiceAnswer, readInvoice } from './invoice.reader';
+import { valueAt } from './json';
 import type * as T from './types';
 import { assertResendAllowed } from './webhook-destination';
-import { renderTemplate, type WireProfile } from './wire-profile';
-import type { WireAuthenticate, WireRequestPlan, WriteScope } from './wire-profile';
+import type { WireProfile, WriteScope } from './wire-profile';
+import * as requests from './wire-requests';
+
+/** Pages a lookup walking a list reads at most, unless its profile says (`lookup.*.maxPages`). */
+const LOOKUP_MAX_PAGES = 100;
 
 export type ScopeProbeResult =
   { result: 'ok' | 'unauthorized' | 'missing_scope' } | { result: 'error'; message: string };
@@ -27,7 +29,6 @@ export type ScopeProbeResult =
 @Injectable()
 export class GatewayClient {
   private readonly transport: GatewayTransport;
-  private readonly lists: GatewayLists;
 
   constructor(
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly options: GatewayClientOptions,
@@ -37,7 +38,6 @@ export class GatewayClient {
     @Optional() @Inject(CLOCK) clock: Clock = systemClock,
   ) {
     this.transport = new GatewayTransport(options, http, observer, clock);
-    this.lists = new GatewayLists(this.transport);
   }
 
   /** How long a write other than creation may take (`timeouts.defaultMs`). */
@@ -70,12 +70,12 @@ export class GatewayClient {
   ): Promise<T.Invoice | null> {
     const matches = (inv: T.Invoice) =>
       inv.referrer === referrer && (options.id === undefined || inv.id === options.id);
-    return this.lists.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
+    return this.lookup('findInvoiceByReferrer', 'referrer', referrer, matches, options.paymentId);
   }
 
   /** The invoice whose number or `invoice_id` is `id`, or `null`. */
   async findInvoiceById(id: string): Promise<T.Invoice | null> {
-    return this.lists.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
+    return this.lookup('findInvoiceById', 'id', id, (inv) => inv.id === id || inv.invoiceId === id);
   }
 
   /** Moves the due day of a PIX or bank-slip invoice in status 1 or 15 (§4.3). A lost answer: outcome unknown. */
@@ -97,7 +97,11 @@ export class GatewayClient {
   async refundInvoice(params: T.RefundParams): Promise<T.Invoice> {
     const context = { operation: 'refundInvoice', invoiceRef: ref('id', params, 'id') };
     const input = validateInput(inputs.REFUND, params, context, inputs.refundRules);
-    return this.transport.call(context, (p) => rendered(p.refund, refundValues(input)), invoiceAnswer);
+    return this.transport.call(
+      context,
+      (p) => requests.renderedRequest(p.refund, requests.refundValues(input)),
+      invoiceAnswer,
+    );
   }
 
   /** Attaches a shipping tracking code (profile `tracking`, A9). */
@@ -105,8 +109,8 @@ export class GatewayClient {
     const context = { operation: 'addTrackingCode', invoiceRef: ref('invoice_id', params, 'invoiceId') };
     const input = validateInput<T.TrackingParams>(inputs.TRACKING, params, context);
     const values = { invoice_id: input.invoiceId, code: input.code, carrier: input.carrier, url: input.url };
-    const read: Read<T.TrackingResult> = (r, answer) => readers.readTracking(r, answer.body, input);
-    return this.transport.call(context, (p) => rendered(p.tracking, values), read);
+    const read: Read<T.TrackingResult> = (r, answer) => answers.readTracking(r, answer.body, input);
+    return this.transport.call(context, (p) => requests.renderedRequest(p.tracking, values), read);
   }
 
   /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
@@ -115,7 +119,7 @@ export class GatewayClient {
     const path = (await this.transport.context(operation, false, false)).profile.readBack.trackingCode;
     if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
-    return invoice ? readers.trackingCodeOf(invoice.raw, path) : null;
+    return invoice ? answers.trackingCodeOf(invoice.raw, path) : null;
   }
 
   /** Whether a webhook's service token is the service's own (§4.7): 200 → `true`, 404 → `false`, else throws. */
@@ -142,35 +146,40 @@ export class GatewayClient {
       await assertResendAllowed(conn, body.url, context, this.options.lookup);
       return { method: 'COPY', path: p.paths.webhooks, body, safety: 'write' };
     };
-    return this.transport.call(context, plan, (r, answer) => readers.readResendResult(r, answer.body));
+    return this.transport.call(context, plan, (r, answer) => answers.readResendResult(r, answer.body));
   }
 
   /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: T.ListInvoicesParams = {}): Promise<T.Page<T.Invoice>> {
     const context = { operation: 'listInvoices' };
     const ctx = await this.transport.context(context.operation);
-    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
-    return this.lists.page(context, 'invoices', filters, readInvoice, ctx);
+    const filters = validateInput<T.ListInvoicesParams>(
+      inputs.LIST_INVOICES,
+      params,
+      context,
+      inputs.listInvoicesRules,
+    );
+    return this.transport.page(context, 'invoices', filters, readInvoice, ctx);
   }
 
   /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */
   iterateInvoices(params: Omit<T.ListInvoicesParams, 'page'> = {}): AsyncIterableIterator<T.Invoice> {
-    return this.lists.invoicePages({ operation: 'iterateInvoices' }, params);
+    return this.transport.invoicePages({ operation: 'iterateInvoices' }, params);
   }
 
   /** One page of customers (A10). */
   async listConsumers(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Consumer>> {
-    return this.lists.page({ operation: 'listConsumers' }, 'consumers', params, readers.readConsumer);
+    return this.transport.page({ operation: 'listConsumers' }, 'consumers', params, answers.readConsumer);
   }
 
   /** One page of mediations (A10). */
   async listMediations(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
-    return this.lists.page({ operation: 'listMediations' }, 'mediations', params, readers.readDispute);
+    return this.transport.page({ operation: 'listMediations' }, 'mediations', params, answers.readDispute);
   }
 
   /** One page of chargebacks (A10). */
   async listChargebacks(params: { page?: number; limit?: number } = {}): Promise<T.Page<T.Dispute>> {
-    return this.lists.page({ operation: 'listChargebacks' }, 'chargebacks', params, readers.readDispute);
+    return this.transport.page({ operation: 'listChargebacks' }, 'chargebacks', params, answers.readDispute);
   }
 
   /** Exchanges client credentials for an access token (profile `authenticate`, A5). */
@@ -180,8 +189,9 @@ export class GatewayClient {
     const auth = (p: WireProfile) =>
       p.authenticate ?? unsupported(context.operation, 'an authenticate operation');
     const read: Read<T.AccessToken> = (r, answer, p) =>
-      readers.readAccessToken(r, answer.body, auth(p).answer);
-    const plan = (p: WireProfile) => authenticatePlan(auth(p), input.clientId, input.clientSecret);
+      answers.readAccessToken(r, answer.body, auth(p).answer);
+    const plan = (p: WireProfile) =>
+      requests.authenticateRequest(auth(p), input.clientId, input.clientSecret);
     return this.transport.call(context, plan, read, false);
   }
 
@@ -191,7 +201,7 @@ export class GatewayClient {
     const status = (p: WireProfile) =>
       p.credentialStatus ?? unsupported(context.operation, 'a credential-status operation');
     const read: Read<T.CredentialStatus> = (r, answer, p) =>
-      readers.readCredentialStatus(r, answer.body, status(p).answer);
+      answers.readCredentialStatus(r, answer.body, status(p).answer);
     const plan = (p: WireProfile): Planned => ({ method: 'GET', path: status(p).path, safety: 'read' });
     return this.transport.call(context, plan, read);
   }
@@ -218,28 +228,39 @@ export class GatewayClient {
   async wireProfile(): Promise<WireProfile> {
     return (await this.transport.context('wireProfile', false, false)).profile;
   }
-}
 
-const refundValues = ({ id, invoiceId, amountCents: cents }: T.RefundParams) => ({
-  id,
-  invoice_id: invoiceId,
-  amount: centsToWireNumber(cents),
-  amount_decimal: centsToDecimalString(cents),
-  amount_cents: cents,
-  amount_brl: formatBrl(cents),
-});
-
-/** A profile's request (refund, tracking) with its body rendered: a write that changes an invoice. */
-function rendered(plan: WireRequestPlan, values: Record<string, unknown>): Planned {
-  const body = typeof plan.body === 'function' ? plan.body(values) : renderTemplate(plan.body, values);
-  return { method: plan.method, path: plan.path, body, safety: 'update' };
-}
-
-function authenticatePlan(auth: WireAuthenticate, user: string, password: string): Planned {
-  const planned: Planned = { method: auth.method, path: auth.path, safety: 'write', secrets: [password] };
-  if (auth.credentials === 'basic') return { ...planned, basic: { user, password } };
-  const template = auth.body ?? { client_id: '{client_id}', client_secret: '{client_secret}' };
-  return { ...planned, body: renderTemplate(template, { client_id: user, client_secret: password }) };
+  /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */
+  private async lookup(
+    operation: string,
+    key: 'referrer' | 'id',
+    value: string,
+    matches: (invoice: T.Invoice) => boolean,
+    paymentId?: string,
+  ): Promise<T.Invoice | null> {
+    const context = { operation, invoiceRef: ref(key, value) };
+    const byPayment = paymentId === undefined ? {} : { paymentId };
+    const given = { [key]: value, ...byPayment };
+    validateInput(inputs.lookupInput(Object.keys(given)), given, { operation });
+    const ctx = await this.transport.context(operation);
+    const plan = ctx.profile.lookup[key === 'referrer' ? 'byReferrer' : 'byId'];
+    if ('get' in plan) {
+      const get = () => requests.lookupRequest(plan.get, key, value, paymentId);
+      const read: Read<T.Invoice> = (r, answer, p) =>
+        invoiceAnswer(r, { body: valueAt(answer.body, plan.at ?? '') }, p);
+      const invoice = await this.transport.call(context, get, read, true, ctx).catch((err: unknown) => {
+        if (err instanceof GatewayNotFoundError) return null;
+        throw err;
+      });
+      return invoice && matches(invoice) ? invoice : null;
+    }
+    const filters = { ...byPayment, [plan.list]: value };
+    const pages = this.transport.invoicePages(context, filters, plan.maxPages ?? LOOKUP_MAX_PAGES, ctx);
+    let found: T.Invoice | null = null;
+    for await (const invoice of pages) {
+      if (matches(invoice)) found = invoice;
+    }
+    return found;
+  }
 }
 
 /** A fixed body to the invoices path (due date, cancel). */
@@ -250,4 +271,10 @@ function invoiceWrite(method: 'PATCH' | 'DELETE', body: unknown) {
 function unsupported(operation: string, what: string): never {
   const detail = `the wire profile says the service has no ${what}; nothing was sent`;
   throw new GatewayUnsupportedError({ operation }, detail);
+}
+
+/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
+function ref(key: string, input: unknown, path?: string): string | undefined {
+  const value = path === undefined ? input : valueAt(input, path);
+  return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
 }

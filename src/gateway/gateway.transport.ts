@@ -3,13 +3,15 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import * as cockatiel from 'cockatiel';
 import { type Clock, systemClock } from '../domain/clock';
 import type { GatewayCallObserver } from './call-observer';
-import { OPERATION_SCOPES } from './constants';
+import { MAX_PAGE_SIZE, OPERATION_SCOPES } from './constants';
+import * as inputs from './dto/inputs';
+import { validateInput } from './dto/validators';
 import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError } from './errors';
 import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
 import { ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
-import { valueAt } from './json';
-import { PayloadReader } from './payload.reader';
+import { PayloadReader, readInvoice, readPage } from './invoice.reader';
+import type { Invoice, ListInvoicesParams, Page } from './types';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
 
 export interface RequestPlan {
@@ -39,10 +41,25 @@ export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 /** Reads an answer; a `GatewayResponseError` it throws is the answer's fault. */
 export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T;
 
-/** `key=value` reference of an invoice, from input (the value at `path`) that may not be valid yet. */
-export function ref(key: string, input: unknown, path?: string): string | undefined {
-  const value = path === undefined ? input : valueAt(input, path);
-  return typeof value === 'string' || typeof value === 'number' ? `${key}=${value}` : undefined;
+export type Filters = ListInvoicesParams & { id?: string };
+export type ListKind = keyof WireProfile['list']['items'];
+
+/** A list's query parameters, in the order they are sent. */
+const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
+
+/** One page of `kind`, its filters under the profile's parameter names. */
+export function listRequest({ list, paths }: WireProfile, kind: ListKind, filters: Filters): Planned {
+  const query: Record<string, string | number> = {};
+  for (const key of QUERY) {
+    if (filters[key] !== undefined) query[list.query[key]] = filters[key];
+  }
+  return { method: 'GET', path: paths[kind], query, safety: 'read' };
+}
+
+/** By `pages` when the service says it, else a page shorter than asked. */
+export function isLastPage(page: Page<unknown>): boolean {
+  if (page.items.length === 0) return true;
+  return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
 type Sent = RequestPlan & { timeoutMs: number };
@@ -116,6 +133,44 @@ export class GatewayTransport {
       const base = { ...context, httpStatus: answer.status };
       throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error, base);
     }
+  }
+
+  /** Invoices page after page; fields of `params` the rules do not name (a lookup's `id`) pass as filters. */
+  async *invoicePages(
+    context: Context,
+    params: Omit<Filters, 'page'>,
+    maxPages = Number.POSITIVE_INFINITY,
+    given?: CallContext,
+  ): AsyncGenerator<Invoice> {
+    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
+    const ctx = given ?? (await this.context(context.operation));
+    for (let page = 1; ; page++) {
+      if (page > maxPages) {
+        const detail = `the lookup read ${maxPages} pages without reaching the end (lookup maxPages in the wire profile)`;
+        throw new GatewayResponseError({ ...context, sent: true }, detail);
+      }
+      const one = await this.page(context, 'invoices', { ...filters, page }, readInvoice, ctx);
+      yield* one.items;
+      if (isLastPage({ ...one, page })) return;
+    }
+  }
+
+  /** One page of `kind` under the profile's parameter names; its paging checked here, other filters by the caller. */
+  page<Item>(
+    context: Context,
+    kind: ListKind,
+    filters: Filters,
+    readItem: (r: PayloadReader, item: unknown, path: string, profile: WireProfile) => Item,
+    ctx?: CallContext,
+  ): Promise<Page<Item>> {
+    validateInput(inputs.PAGE_QUERY, filters, context);
+    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
+    const plan = (p: WireProfile) => listRequest(p, kind, { ...filters, ...asked });
+    const read: Read<Page<Item>> = (r, answer, p) => {
+      const item = (value: unknown, at: string) => readItem(r, value, at, p);
+      return readPage(r, answer.body, p.list, p.list.items[kind], asked, item);
+    };
+    return this.call(context, plan, read, true, ctx);
   }
 
   /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */

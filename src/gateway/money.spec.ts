@@ -12,7 +12,7 @@ import {
   MAX_SERVICE_AMOUNT_CENTS,
   serviceAmountToCents,
 } from './money';
-import { PayloadReader } from './payload.reader';
+import { PayloadReader } from './invoice.reader';
 
 /** The largest amount the wire carries exactly: 15 significant digits. */
 const MAX_WIRE_CENTS = 999_999_999_999_999;

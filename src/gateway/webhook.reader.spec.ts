@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import {
   currentBilletResponse,
   currentCardResponse,
@@ -53,14 +54,31 @@ describe('readDelivery', () => {
     expect(d.deliveryId).toBe('d-1');
   });
 
+  /** A card invoice carrying a full number and a token: what must never be kept or printed. */
+  const withCardSecrets = () => {
+    const invoice = currentCardResponse().invoice;
+    invoice.card = { ...invoice.card, number: '4111111111111111', token: 'card-token-secret' };
+    return invoice;
+  };
+  const SECRETS = ['4111111111111111', 'card-token-secret', '411111'];
+
   it('redacts card secrets in the invoice it keeps', () => {
-    const d = readDelivery({ ...meta, invoice: currentCardResponse().invoice });
-    const raw = JSON.stringify(d.payload);
-    const card = currentCardResponse().invoice.card;
-    for (const secret of [card.number, card.token].filter((s): s is string => !!s)) {
-      expect(raw).not.toContain(secret);
+    const raw = JSON.stringify(readDelivery({ ...meta, invoice: withCardSecrets() }).payload);
+    for (const secret of SECRETS) expect(raw).not.toContain(secret);
+    expect(raw).toContain('"last4":"1111"');
+  });
+
+  it('redacts the kept invoice once, when it is read, and shows no card secret however it is printed', () => {
+    const d = readDelivery({ ...meta, invoice: withCardSecrets() });
+    const printed = [
+      inspect(d, { depth: null }),
+      inspect(d, { depth: null, getters: true }),
+      JSON.stringify(d),
+    ];
+    for (const text of printed) {
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
     }
-    expect(raw).toContain(card.last4 as string);
+    expect(d.payload).toBe(d.payload);
   });
 
   it('recognizes a synthetic test delivery with no invoice', () => {

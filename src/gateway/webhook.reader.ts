@@ -1,12 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
-import { invoiceIn, redactCardData, statusOf } from './invoice.normalizer';
 import { asRecord, asText, type JsonRecord, valueAt } from './json';
-import { PayloadReader } from './payload.reader';
+import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
 import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
-// The wire reading of a webhook delivery, as `invoice.normalizer.ts` is of an invoice: the body's parts (the invoice
+// The wire reading of a webhook delivery, as `invoice.reader.ts` is of an invoice: the body's parts (the invoice
 // it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
 // Nothing here decides or trusts: the intake (`webhooks/delivery-intake.ts`) checks the token, refuses what it
 // cannot route or store, and the invoice is looked up at the service before anything is applied.
@@ -25,8 +24,11 @@ export interface WebhookDelivery {
   invoice: NamedInvoice | null;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
-  /** The invoice object as received, card data redacted: what the inbox row keeps. */
-  payload: unknown;
+  /**
+   * The invoice object as received, card data redacted: what the inbox row keeps. Redacted when first read, once: a
+   * delivery refused, acknowledged or joined to a waiting entry is never copied.
+   */
+  readonly payload: unknown;
   dedupeKey: string;
 }
 
@@ -46,8 +48,13 @@ export function readDelivery(
     ...meta,
     invoice: read.invoice,
     invoiceError: read.error ?? error,
-    payload: container ? redactCardData(container) : null,
     dedupeKey: dedupeKeyOf({ ...meta, invoiceId: read.id, statusCode: read.invoice?.statusCode ?? null }),
+    get payload() {
+      // The received object stays in this closure: only its redacted copy is ever a property (logged, stored).
+      const payload = container ? redactCardData(container) : null;
+      Object.defineProperty(this, 'payload', { value: payload, enumerable: true });
+      return payload;
+    },
   };
 }
 
@@ -122,7 +129,9 @@ const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null
 function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
   try {
     const p = read(body);
-    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(sentText);
+    const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(
+      sentText,
+    );
     return { invoice: p.invoice, event, deliveryId, webhookId, sentAt, test: p.test === true, error: null };
   } catch (err) {
     const error = `the profile's webhook reader failed: ${err instanceof Error ? err.message : String(err)}`;

@@ -1,6 +1,7 @@
 import { addFieldError, all as allOf, check, each, type FieldErrors, optional, Rule } from './dto/validators';
 import { asRecord, exceedsJsonDepth } from './json';
-import { DEFAULT_WIRE_PROFILE, placeholdersOf } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE } from './wire-profile';
+import { placeholdersOf } from './wire-requests';
 
 const tooDeep = (value: unknown) => exceedsJsonDepth(value, 8);
 

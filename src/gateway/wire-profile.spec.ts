@@ -1,6 +1,8 @@
-import { isLastPage, PayloadReader, readPage } from './payload.reader';
+import { isLastPage } from './gateway.transport';
+import { PayloadReader, readPage } from './invoice.reader';
 import { valueAt } from './json';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, renderTemplate } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE, mergeWireProfile } from './wire-profile';
+import { renderTemplate } from './wire-requests';
 import { checkWireProfileData } from './wire-profile.check';
 
 describe('wire templates', () => {

@@ -177,9 +177,6 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
   },
 };
 
-/** Pages a lookup walking a list reads at most by default. */
-export const DEFAULT_LOOKUP_MAX_PAGES = 100;
-
 /** `base` with `overrides` laid over it in order; templates and lookups replace whole. */
 export function mergeWireProfile(
   base: WireProfile,
@@ -207,55 +204,3 @@ function mergeAt(base: unknown, over: unknown, key = ''): unknown {
 /** JSON with `{name}` placeholders: a whole-string one keeps the value's type (absent: member dropped). */
 export type WireTemplate =
   string | number | boolean | null | WireTemplate[] | { [key: string]: WireTemplate };
-
-const WHOLE = /^\{([a-z][a-z0-9_]*)\}$/;
-const INSIDE = /\{([a-z][a-z0-9_]*)\}/g;
-
-const ABSENT = Symbol('absent');
-
-/** A placeholder naming no known value throws: a typo must not reach the wire. */
-export function renderTemplate(template: WireTemplate, values: Record<string, unknown>): unknown {
-  const out = walk(template, (text) => {
-    const whole = WHOLE.exec(text);
-    if (whole) return lookup(values, whole[1]) ?? ABSENT;
-    return text.replace(INSIDE, (_, name: string) => String(lookup(values, name) ?? ''));
-  });
-  return out === ABSENT ? undefined : out;
-}
-
-/** Placeholders a template uses. */
-export function placeholdersOf(template: WireTemplate): Set<string> {
-  const found = new Set<string>();
-  walk(template, (text) => {
-    for (const match of text.matchAll(INSIDE)) found.add(match[1]);
-  });
-  return found;
-}
-
-/** Each string of a template through `onString`; a member or item turned `ABSENT` is left out. */
-function walk(node: unknown, onString: (text: string) => unknown, depth = 0): unknown {
-  if (depth > 32) throw new Error('wire template nested deeper than 32 levels');
-  if (typeof node === 'string') return onString(node);
-  if (Array.isArray(node))
-    return node.map((item) => walk(item, onString, depth + 1)).filter((v) => v !== ABSENT);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    const rendered = walk(value, onString, depth + 1);
-    if (rendered !== ABSENT) out[key] = rendered;
-  }
-  return out;
-}
-
-function lookup(values: Record<string, unknown>, name: string): unknown {
-  if (!Object.prototype.hasOwnProperty.call(values, name)) {
-    const known = Object.keys(values).join(', ');
-    throw new Error(`wire template: unknown placeholder {${name}} (known: ${known})`);
-  }
-  return values[name];
-}
-
-/** Fills a URL path's placeholders, each value URL-encoded. */
-export function renderPath(path: string, values: Record<string, string>): string {
-  return path.replace(INSIDE, (_, name: string) => encodeURIComponent(String(lookup(values, name))));
-}

@@ -1,6 +1,6 @@
 import { SETTING_LIST, type AdminText, type SettingName } from '../options/settings.schema';
 import { orderInvoiceViews, type OrderInvoiceView } from '../settings/order-invoices.view';
-import type { MaskedSettings } from '../settings/settings.mapping';
+import type { MaskedSettings } from '../settings/settings.entity';
 import { pluginOptions, withSessions, type MedusaRequest, type MedusaResponse } from './plugin';
 import { runtimeServices } from './runtime';
 

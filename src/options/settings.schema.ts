@@ -9,9 +9,6 @@ import { CHECKOUT, DEFAULT_TIME_ZONE, PAYMENT_METHODS } from './checkout.options
 
 export { PAYMENT_METHODS };
 
-/** Where requests go: the sandbox or the live service (the client's {@link GatewayMode}). */
-export type InvoicePaymentsMode = GatewayMode;
-
 /** A text in the admin page's two languages. */
 export interface AdminText {
   en: string;
@@ -50,7 +47,7 @@ function setting<T>() {
 
 /** The settings in the order the admin page shows them. */
 export const SETTINGS = {
-  mode: setting<InvoicePaymentsMode>()({
+  mode: setting<GatewayMode>()({
     kind: 'mode',
     default: 'sandbox',
     option: ['gateway', 'mode'],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf as message } from '../core/events';
-import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
@@ -15,7 +15,7 @@ import { decideTransition } from '../domain/status-transitions';
 import { runStatement } from '../persistence/dialect';
 import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import { GatewayClient } from '../gateway/gateway.client';
-import { isLastPage } from '../gateway/payload.reader';
+import { isLastPage } from '../gateway/gateway.transport';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';
@@ -64,8 +64,8 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     private readonly identity: InvoiceIdentity,
     private readonly events: EventEmitter2,
     @Inject(CLOCK) clock: Clock,
-    @Optional() @Inject(CREATION_SETTLER) private readonly creations?: CreationSettler | null,
-    @Optional() @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices?: LateInvoiceAdopter | null,
+    @Inject(CREATION_SETTLER) private readonly creations: CreationSettler,
+    @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices: LateInvoiceAdopter,
   ) {
     super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
     this.ceiling = new CallCeiling(options.maxCallsPerMinute);
@@ -170,13 +170,8 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   private async lookUp(record: InvoiceRecord): Promise<boolean> {
     if (record.gatewayId === null) {
       // A creation being confirmed: the checkout resolves it (found by referrer, or closed as not created).
-      if (this.creations) {
-        const resolved = await this.creations.resolveCreation(record);
-        return record.statusCode !== resolved.statusCode;
-      }
-      const late = this.lateInvoices;
-      const found = late ? await this.identity.findOurs(record) : null;
-      return found && late ? (await late.adopt(found, 'sweep')).record !== null : false;
+      const resolved = await this.creations.resolveCreation(record);
+      return record.statusCode !== resolved.statusCode;
     }
     const invoice = await this.gateway.findInvoiceById(record.gatewayId);
     if (!invoice) {
@@ -234,16 +229,15 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     const held = await repo.find({ where, select: { id: true, gatewayId: true, referrer: true } });
     const numbers = new Set(held.map((r) => r.gatewayId));
     const ours = new Set(held.map((r) => r.referrer));
-    const late = this.lateInvoices;
     // The checkout's adopter links the invoice to its attempt, applies its status, cancels or alerts duplicates.
-    const adopt = late ? (i: Invoice) => late.adopt(i, 'sweep') : undefined;
+    const adopt = (i: Invoice) => this.lateInvoices.adopt(i, 'sweep');
     for (const invoice of invoices) {
       const byNumber = numbers.has(invoice.id);
       if (!byNumber && !(invoice.referrer && ours.has(invoice.referrer))) continue;
       const { record } = await recordOfInvoice(repo, this.identity, invoice, adopt);
       if (!record) continue;
       result.matched++;
-      if (!byNumber && late) continue; // adopted: the adoption enforced one payable invoice
+      if (!byNumber) continue; // adopted: the adoption enforced one payable invoice
       if (await this.applyNewer(record, invoice)) result.applied++;
       if (record.duplicateOf !== null)
         this.enforceIfPayableDuplicate(await repo.findOneBy({ id: record.id }));

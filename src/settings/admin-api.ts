@@ -1,5 +1,7 @@
 import {
+  All,
   applyDecorators,
+  NotFoundException,
   PipeTransform,
   UseFilters,
   UseGuards,
@@ -35,4 +37,16 @@ export function AdminApi(): ClassDecorator {
     exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
   });
   return applyDecorators(UseGuards(InvoicePaymentsAdminGuard), UsePipes(pipe), UseFilters(AdminErrorsFilter));
+}
+
+/**
+ * Every other admin path: guarded, so probing cannot list the routes; a 404 that does not repeat the path. Mounted
+ * after the other admin controllers, since routes match in the order they are registered.
+ */
+@AdminApi()
+export class AdminNotFoundController {
+  @All(['/', '*path'])
+  notFound(): never {
+    throw new NotFoundException({ statusCode: 404, error: 'Not Found', message: 'no such admin route' });
+  }
 }

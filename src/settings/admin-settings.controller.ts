@@ -9,8 +9,8 @@ import { ResendWebhookDto } from './admin.dto';
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { UpdateSettingsDto } from './settings.dto';
-import { checkSettingsUpdate, settingFields, SECRET_SETTINGS, type MaskedSettings } from './settings.mapping';
+import { checkSettingsUpdate, settingFields, UpdateSettingsDto } from './settings.dto';
+import { SECRET_SETTINGS, type MaskedSettings } from './settings.entity';
 import { InvoicePaymentsSettingsService } from './settings.service';
 
 /** The admin API's Settings tab: the settings (secrets masked), their rotation, a credential check, a test webhook. */

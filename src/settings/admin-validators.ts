@@ -1,5 +1,7 @@
 import { IsIn, IsInt, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
+import { isHttpUrl } from '../gateway/dto/validators';
+import { URL_PLACEHOLDER } from '../options/checkout.options';
 
 /** `name`: the constraint the admin API's codes know it by. */
 function rule(name: string, message: string, validate: (value: unknown) => boolean) {
@@ -27,16 +29,10 @@ export const IsIsoInstant = rule(
     !Number.isNaN(Date.parse(value)),
 );
 
-function isHttpUrl(value: unknown, template: boolean): boolean {
+function isAdminUrl(value: unknown, template: boolean): boolean {
   if (typeof value !== 'string' || value.length > 2048) return false;
-  const text = template ? value.replace(/\{(order_id|display_id|reference)\}/g, 'x') : value;
-  if (/[{}]/.test(text)) return false;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
+  const text = template ? value.replace(URL_PLACEHOLDER, 'x') : value;
+  return !/[{}]/.test(text) && isHttpUrl(text) && new URL(text).hostname.length > 0;
 }
 
 /** An http(s) URL (loopback hosts too: stores test against them); `template`: with the checkout's placeholders. */
@@ -45,7 +41,7 @@ export function IsHttpUrl(options?: ValidationOptions & { template?: boolean }):
   const message = template
     ? '$property must be an http or https URL (placeholders {order_id}, {display_id}, {reference})'
     : '$property must be an http or https URL';
-  return rule('isHttpUrl', message, (v) => isHttpUrl(v, template))(options);
+  return rule('isHttpUrl', message, (v) => isAdminUrl(v, template))(options);
 }
 
 /** A whole number from `min` to `max`. */

@@ -12,6 +12,7 @@ import {
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
+import { CLOCK, type Clock } from '../domain/clock';
 import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
 import { AdminAuthThrottle, clientOf } from './auth-throttle';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from './constants';
@@ -39,6 +40,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
   constructor(
     @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) private readonly options: InvoicePaymentsAdminOptions,
     private readonly moduleRef: ModuleRef,
+    @Inject(CLOCK) clock: Clock,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
     const key = options.adminKey;
@@ -46,7 +48,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
       throw new Error('admin.adminKey must be at least 16 characters');
     }
     this.keyDigest = key ? digest(key) : null;
-    this.throttle = new AdminAuthThrottle(options.authThrottle);
+    this.throttle = new AdminAuthThrottle(options.authThrottle ?? {}, () => clock.now());
   }
 
   /** Warns of a locked admin API only where routes are served (not in a context without HTTP). */

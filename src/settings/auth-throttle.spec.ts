@@ -26,7 +26,7 @@ describe('AdminAuthThrottle', () => {
   });
 
   it('holds at most maxHeld answers at once; the others go out at once', async () => {
-    const throttle = new AdminAuthThrottle({ slowdownMs: 200, maxHeld: 3 });
+    const throttle = new AdminAuthThrottle({ slowdownMs: 200, maxHeld: 3 }, () => 0);
     const started = Date.now();
     const done: number[] = [];
     await Promise.all(
@@ -57,8 +57,10 @@ describe('AdminAuthThrottle', () => {
   });
 
   it('refuses options out of range, naming them', () => {
-    expect(() => new AdminAuthThrottle({ maxFailures: 0 })).toThrow('admin.authThrottle.maxFailures');
-    expect(() => new AdminAuthThrottle({ slowdownMs: -1 })).toThrow('admin.authThrottle.slowdownMs');
-    expect(() => new AdminAuthThrottle({ slowdownMs: 0, maxHeld: 0 })).not.toThrow();
+    expect(() => new AdminAuthThrottle({ maxFailures: 0 }, () => 0)).toThrow(
+      'admin.authThrottle.maxFailures',
+    );
+    expect(() => new AdminAuthThrottle({ slowdownMs: -1 }, () => 0)).toThrow('admin.authThrottle.slowdownMs');
+    expect(() => new AdminAuthThrottle({ slowdownMs: 0, maxHeld: 0 }, () => 0)).not.toThrow();
   });
 });

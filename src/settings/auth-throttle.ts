@@ -21,7 +21,8 @@ export class AdminAuthThrottle {
   private readonly windows: RateWindows;
   private held = 0;
 
-  constructor(options: AdminAuthThrottleOptions = {}, now: () => number = Date.now) {
+  /** `now`: the module's clock (epoch ms). */
+  constructor(options: AdminAuthThrottleOptions, now: () => number) {
     this.options = resolveNumbers('admin.authThrottle', THROTTLE, options);
     const { maxFailures, windowMs, maxClients } = this.options;
     this.windows = new RateWindows({ maxHits: maxFailures, windowMs, maxKeys: maxClients }, now);

@@ -14,7 +14,10 @@ import {
 } from 'class-validator';
 import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../options/settings.schema';
 import { IsHttpUrl, IsIntIn, IsOneOf, IsPlainText } from './admin-validators';
-import type { SettingsUpdate } from './settings.mapping';
+import type { HostLookup } from '../gateway/gateway.options';
+import { publicHttpsProblem } from '../gateway/webhook-destination';
+import { checkWireProfileData } from '../gateway/wire-profile.check';
+import type { EffectiveSettings, SettingsUpdate } from './settings.entity';
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
@@ -76,4 +79,60 @@ for (const [name, declaration] of SETTING_LIST) {
   const checks = [IsOptional(), ...CHECKS[declaration.kind](name, declaration)];
   // Bottom up, as stacked decorators register.
   for (const check of checks.reverse()) check(UpdateSettingsDto.prototype, name);
+}
+
+/** The admin page's settings form, as the settings are declared (JSON drops an `undefined` key). */
+export function settingFields() {
+  return SETTING_LIST.map(([name, d]) => {
+    const fill = (help: string) => help.replace('{min}', String(d.min)).replace('{max}', String(d.max));
+    return {
+      name,
+      ...(d.kind === 'secret' ? { secret: true } : { type: d.kind as string }),
+      advanced: d.advanced,
+      min: d.min,
+      max: d.max,
+      options: d.kind === 'methods' ? PAYMENT_METHODS : undefined,
+      label: d.label,
+      help: { en: fill(d.help.en), pt: fill(d.help.pt) },
+    };
+  });
+}
+
+/**
+ * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
+ * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
+ * it out to an address of its holder's choice.
+ */
+export async function checkSettingsUpdate(
+  body: SettingsUpdate,
+  current: EffectiveSettings,
+  lookup?: HostLookup,
+): Promise<Record<string, string[]>> {
+  const errors: Record<string, string[]> = {};
+  const mode = body.mode ?? current.mode;
+  if (mode === 'production') {
+    for (const field of ['baseUrl', 'publicWebhookUrl'] as const) {
+      const url = body[field] !== undefined ? body[field] : current[field];
+      if (typeof url !== 'string') continue;
+      const problem = await publicHttpsProblem(url, lookup);
+      if (problem) (errors[field] ??= []).push(`${field} ${problem} (production mode)`);
+    }
+  }
+  const newHost = typeof body.baseUrl === 'string' && originOf(body.baseUrl) !== originOf(current.baseUrl);
+  if (newHost && body.accessToken === undefined && current.accessToken) {
+    (errors.accessToken ??= []).push(
+      'is required with a new baseUrl (or null to clear it): the stored token is never sent to a new host',
+    );
+  }
+  if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
+  return errors;
+}
+
+function originOf(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type Provider } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
@@ -24,9 +24,10 @@ import {
   type InvoicePaymentsSettingsDefaults,
   type MaskedSettings,
   type SettingsUpdate,
-} from './settings.mapping';
+} from './settings.entity';
 import type { SettingName } from '../options/settings.schema';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
+import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from '../webhooks/delivery-checks';
 
 /**
  * The settings the module runs with: module options overridden by what the admin saved. Cached for
@@ -201,6 +202,18 @@ export class InvoicePaymentsSettingsService {
     throw new SettingsConflictError();
   }
 }
+
+/**
+ * The webhook route's merchant token: the one in force (saved by the admin, else `webhooks.merchantToken`), read
+ * per delivery through the settings' cache, so a token changed in the admin page applies without a restart.
+ */
+export const merchantTokenFromSettings: Provider = {
+  provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
+  useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({
+    merchantToken: async () => (await settings.getEffective()).webhookToken,
+  }),
+  inject: [InvoicePaymentsSettingsService],
+};
 
 /** ~41 bits: no two installations share one in practice. */
 function newNamespace(): string {

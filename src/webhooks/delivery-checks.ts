@@ -1,12 +1,95 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
+import { InvoicePaymentsEvents } from '../core/events';
+import type { HostDelivery, PaymentStatusChange } from '../core/ports';
+import { CallCeiling } from '../core/queue/call-ceiling';
+import { CLOCK, type Clock } from '../domain/clock';
+import { STATUS_STAGES } from '../domain/status-table';
+import { decideTransition } from '../domain/status-transitions';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
+import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
-import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { IgnoredDelivery, Refusal } from './webhook-inbox.types';
+import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
+import { InvoiceRecord } from '../persistence/invoice.entity';
 
-// The checks of a delivery that need neither the database nor the service: its token, and what it names.
+// The checks a delivery passes on arrival, in the order the intake makes them: its body, its token, what it names,
+// and whether its invoice is one this store holds open. None calls the service.
+
+/** A delivery as a host received it: its headers and its body, already parsed by the host. */
+export interface DeliveryInput {
+  /** The request (its distinct header lines are read), or a record of headers as a framework hands them over. */
+  headers: IncomingMessage | Record<string, unknown>;
+  body: unknown;
+}
+
+/** A request refused, with the HTTP status that says why. */
+export type Refusal = { ok: false; status: number; message: string; retryAfterSeconds?: number };
+
+/**
+ * A well-formed, authenticated delivery the store has no use for, acknowledged (2xx) with nothing stored and no call
+ * to the service. `no_open_invoice`: its invoice is one this store holds closed, or none of its own (one reason for
+ * both, so a sender learns no more than before of which numbers are this store's); `test_delivery`: the service's
+ * synthetic test delivery, which names no invoice.
+ */
+export interface IgnoredDelivery {
+  reason: 'no_open_invoice' | 'test_delivery';
+  message: string;
+}
+
+function refusal(message: string, status = 400): Refusal {
+  return { ok: false, status, message };
+}
+
+// The body, as its host parsed it. Its size is the host parser's bound (Express: `app.useBodyParser`), and
+// `webhooks.bodyLimitBytes` where the host hands the size over; its shape is bounded here, before anything reads it.
+
+/** A body whose declared or handed-over size is past `webhooks.bodyLimitBytes`: 413. */
+export function tooLarge(bytes: number, options: ResolvedWebhooksOptions): Refusal | null {
+  const limit = options.bodyLimitBytes;
+  return bytes > limit ? refusal(`body exceeds ${limit} bytes`, 413) : null;
+}
+
+/**
+ * The body a host handed over, within the bounds: bytes or text (a host that kept the raw body) parsed once, then a
+ * JSON object (400), at most `maxJsonDepth` deep (400 naming the bound). How many objects it holds is bounded by its
+ * size, which the host's parser or `webhooks.bodyLimitBytes` bounds.
+ */
+export function checkBody(
+  body: unknown,
+  options: ResolvedWebhooksOptions,
+): { ok: true; value: JsonRecord } | Refusal {
+  let value = body;
+  if (Buffer.isBuffer(body) || typeof body === 'string') {
+    const refused = tooLarge(Buffer.byteLength(body), options);
+    if (refused) return refused;
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      return refusal('body: malformed JSON');
+    }
+  }
+  const record = asRecord(value);
+  if (record === null) return refusal('body: must be a JSON object');
+  const depth = options.maxJsonDepth;
+  if (exceedsJsonDepth(record, depth)) return refusal(`body: nested deeper than ${depth} levels`);
+  return { ok: true, value: record };
+}
+
+/** The body a host passes: its parsed `data` when it has one, else its raw bytes. */
+export function hostBodyOf(delivery: HostDelivery | null | undefined): unknown {
+  const data = delivery?.data;
+  const parsed = typeof data === 'object' && data !== null && !Array.isArray(data);
+  if (parsed && Object.keys(data).length > 0) return data;
+  const raw = delivery?.rawData;
+  if (raw === undefined || raw === null || raw === '') return data ?? null;
+  return Buffer.isBuffer(raw) ? raw : String(raw);
+}
 
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
 export interface WebhookMerchantTokenSource {
@@ -18,6 +101,7 @@ export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_ME
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
 const TOKEN_RETRY_AFTER_SECONDS = 30;
+
 /**
  * The checks of a delivery's `Webhook` token that need no call to the service (§6): a `merchant:service` line, its
  * merchant part against the merchant token read now, when there is one. No token reaches a log line or a reason.
@@ -28,17 +112,16 @@ export async function checkToken(
   merchantSource?: WebhookMerchantTokenSource | null,
 ): Promise<{ ok: true; webhookId: string | null } | Refusal> {
   const lines = readWebhookHeaderLines(webhookLinesOf(source));
-  const refuse = (message: string) => ({ ok: false as const, status: 401 as const, message });
-  if (!lines.token) return refuse(lines.problem ?? 'no token');
+  if (!lines.token) return refusal(lines.problem ?? 'no token', 401);
   let expected: string | null;
   try {
     expected = merchantSource ? await merchantSource.merchantToken() : options.merchantToken;
   } catch {
     const message = 'the merchant token could not be read now; try again later';
-    return { ok: false, status: 503, message, retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
+    return { ...refusal(message, 503), retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
   }
   const problem = merchantPartProblem(lines.token.merchant, expected, options.allowEmptyMerchantPart);
-  return problem ? refuse(problem) : { ok: true, webhookId: lines.webhookId };
+  return problem ? refusal(problem, 401) : { ok: true, webhookId: lines.webhookId };
 }
 
 /**
@@ -50,9 +133,8 @@ function merchantPartProblem(merchant: string, expected: string | null, allowEmp
   if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
   // Equal-length digests: the comparison takes the same time whatever the inputs.
   const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  return timingSafeEqual(digest(merchant), digest(expected))
-    ? null
-    : 'the merchant part of the token does not match';
+  const same = timingSafeEqual(digest(merchant), digest(expected));
+  return same ? null : 'the merchant part of the token does not match';
 }
 
 /** The longest text each routing field may hold: its inbox column's width. */
@@ -68,8 +150,8 @@ const FIELD_LENGTHS = {
 /**
  * The invoice a delivery names, or what the intake does instead of storing it: text an inbox row may not keep (400
  * naming the field: PostgreSQL refuses NUL; longer than its column), an invoice that cannot be read (422 naming the
- * field: a sender cannot fill the inbox with bodies naming nothing), or the service's synthetic test delivery, which names no invoice (acknowledged: the
- * service's test of the endpoint succeeds).
+ * field: a sender cannot fill the inbox with bodies naming nothing), or the service's synthetic test delivery, which
+ * names no invoice (acknowledged: the service's test of the endpoint succeeds).
  */
 export function routable(
   d: WebhookDelivery,
@@ -78,14 +160,14 @@ export function routable(
   const fields = { ...texts, 'invoice.id': d.invoice?.id, 'invoice.referrer': d.invoice?.referrer };
   for (const [field, value] of Object.entries(fields)) {
     const problem = fieldProblem(value, FIELD_LENGTHS[field as keyof typeof fields]);
-    if (problem) return { ok: false, status: 400, message: `body.${field}: ${problem}` };
+    if (problem) return refusal(`body.${field}: ${problem}`);
   }
   if (d.invoice) return { ok: true, invoice: d.invoice };
   if (d.test && d.invoiceError === null) {
     const message = 'a test delivery without an invoice: acknowledged, nothing stored';
     return { ignored: { reason: 'test_delivery', message } };
   }
-  return { ok: false, status: 422, message: `${d.invoiceError ?? 'no invoice'}: nothing stored` };
+  return refusal(`${d.invoiceError ?? 'no invoice'}: nothing stored`, 422);
 }
 
 /** Why a routing field's text cannot be kept in its column of `maxLength`, or `null`. */
@@ -93,4 +175,77 @@ function fieldProblem(value: unknown, maxLength: number): string | null {
   if (typeof value !== 'string') return null;
   if (CONTROL_CHARACTERS.test(value)) return CONTROL_CHARACTERS_PROBLEM;
   return value.length > maxLength ? `longer than ${maxLength} characters` : null;
+}
+
+/** How long an invoice is remembered as open here. */
+const REMEMBER_MS = 60_000;
+
+/** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
+export function openToReports(code: number | null): boolean {
+  return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
+}
+
+/**
+ * Decides, from one indexed read and without calling the service, whether a delivery's invoice is worth a lookup
+ * (docs/webhook-security.md, "A delivery is a trigger, cheaply"). Invoices found open by number are remembered for a
+ * minute (no read); one this process sees close (a change to refunded) is forgotten at once.
+ */
+@Injectable()
+export class DeliveryAdmission implements OnModuleInit, OnModuleDestroy {
+  private readonly open = new LRUCache<string, number>({ max: 10_000 });
+  private readonly byReferrer: CallCeiling;
+  private readonly closed = (change: PaymentStatusChange): void => {
+    if (change.gatewayId !== null && !openToReports(change.current.code)) this.open.delete(change.gatewayId);
+  };
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(WEBHOOKS_OPTIONS) options: ResolvedWebhooksOptions,
+    private readonly events: EventEmitter2,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    const { unknownLookupsPerWindow, unknownLookupWindowMs } = options.inbox;
+    this.byReferrer = new CallCeiling(unknownLookupsPerWindow, () => clock.now(), unknownLookupWindowMs);
+  }
+
+  onModuleInit(): void {
+    this.events.on(InvoicePaymentsEvents.StatusChanged, this.closed);
+  }
+
+  onModuleDestroy(): void {
+    this.events.off(InvoicePaymentsEvents.StatusChanged, this.closed);
+  }
+
+  /**
+   * Taken (`null`): an invoice whose record holds it by number and is open to reports; or one no record holds by
+   * number under a referrer a record holds (the delivery won the race against the checkout's commit of the number, or
+   * a second invoice under one of our referrers, which the checkout adopts, cancels or raises), within
+   * `inbox.unknownLookupsPerWindow` a window since a sender can make up numbers (beyond, 503). Acknowledged and
+   * dropped: an invoice whose record is closed (refunded: no report changes it) or that no record names at all (the
+   * checkout writes its record, referrer included, before it asks the service to create the invoice).
+   */
+  async admit(invoice: NamedInvoice): Promise<null | { ignored: IgnoredDelivery } | Refusal> {
+    const t = this.clock.now();
+    if ((this.open.get(invoice.id) ?? 0) > t) return null;
+    const where = [{ gatewayId: invoice.id }, ...(invoice.referrer ? [{ referrer: invoice.referrer }] : [])];
+    const records = await this.dataSource
+      .getRepository(InvoiceRecord)
+      .find({ where, select: { id: true, gatewayId: true, statusCode: true } });
+    const own = records.find((r) => r.gatewayId === invoice.id);
+    if (own && openToReports(own.statusCode)) {
+      this.open.set(invoice.id, t + REMEMBER_MS);
+      return null;
+    }
+    if (own || records.length === 0) return { ignored: notOpen(invoice) };
+    if (this.byReferrer.take()) return null;
+    const message = `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`;
+    const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
+    return { ...refusal(message, 503), retryAfterSeconds };
+  }
+}
+
+function notOpen(invoice: NamedInvoice): IgnoredDelivery {
+  const named = `invoice ${invoice.id}${invoice.referrer ? ` (referrer ${invoice.referrer})` : ''}`;
+  const message = `${named} is no invoice of this store open to changes: acknowledged, nothing stored`;
+  return { reason: 'no_open_invoice', message };
 }

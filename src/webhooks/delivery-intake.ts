@@ -2,30 +2,36 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/coalescer';
-import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
+import { countDelivery, traced } from '../core/otel';
+import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
+import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
-import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
-import { InvoiceRecord } from '../persistence/invoice.entity';
-import { insertEachIgnoring, runStatement } from '../persistence/dialect';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { countDelivery, traced } from '../core/otel';
-import { CLOCK, type Clock } from '../domain/clock';
-import { DeliveryAdmission } from './delivery-admission';
-import { checkBody, hostBodyOf } from './delivery-body';
+import { insertEachIgnoring, runStatement } from '../persistence/dialect';
+import { InvoiceRecord } from '../persistence/invoice.entity';
+import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import {
+  checkBody,
   checkToken,
+  DeliveryAdmission,
+  type DeliveryInput,
+  hostBodyOf,
+  type IgnoredDelivery,
+  type Refusal,
   routable,
   WEBHOOK_MERCHANT_TOKEN_SOURCE,
   type WebhookMerchantTokenSource,
 } from './delivery-checks';
-import { DeliveryConfirmation } from './delivery-confirmation';
-import { LookupPacer } from './lookup-pacer';
+import { DeliveryConfirmation, LookupPacer, type StoredDelivery } from './invoice-lookup';
 import { inboxEntryOf, WebhookInboxEntry } from './webhook-inbox.entity';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
-import type { DeliveryInput, IntakeResult, StoredDelivery } from './webhook-inbox.types';
 
-export { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from './delivery-checks';
+/** What became of a delivery: stored, acknowledged without being stored, or refused with the route's HTTP status. */
+export type IntakeResult =
+  | { ok: true; stored: StoredDelivery }
+  | { ok: true; ignored: IgnoredDelivery }
+  | Refusal;
 
 /** Deliveries stored in one statement at most (21 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
@@ -91,17 +97,11 @@ export class DeliveryIntake implements HostWebhooks {
     if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
       return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
     }
-    const record = await this.dataSource
-      .getRepository(InvoiceRecord)
-      .findOneBy({ id: entry.invoiceRecordId });
+    const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: entry.invoiceRecordId });
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
     const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
-    const stored = {
-      code: record.statusCode ?? -1,
-      paidCents: record.paidCents,
-      grossCents: record.grossCents,
-    };
+    const stored = { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
     const confirmed = answer?.recordId === record.id ? answer.status : stored;
     return { kind: 'applied', record, confirmed };
   }
@@ -120,20 +120,16 @@ export class DeliveryIntake implements HostWebhooks {
     if (admitted) return admitted;
     // Taken deliveries only: refused ones must not hold the batches back.
     this.processor.arriving();
-    const stored = await this.storeOrJoin(delivery, routed.invoice.id, auth.webhookId);
+    // Joined to the entry its invoice's next lookup answers, else stored.
+    const stored = await this.pacer.place(routed.invoice.id, {
+      join: (entryId) => this.joinWaiting(entryId),
+      store: (dueAt) => this.store(delivery, auth.webhookId, dueAt),
+    });
     if (stored.state === 'dead') {
       return { ok: false, status: 422, message: stored.problem ?? 'unreadable delivery' };
     }
     if (stored.state === 'pending') this.processor.kick();
     return { ok: true, stored };
-  }
-
-  /** Joins a delivery to the entry its invoice's next lookup answers ({@link LookupPacer.place}), else stores it. */
-  private storeOrJoin(delivery: WebhookDelivery, gatewayId: string, webhookId: string | null) {
-    return this.pacer.place(gatewayId, {
-      join: (entryId) => this.joinWaiting(entryId),
-      store: (dueAt) => this.store(delivery, webhookId, dueAt),
-    });
   }
 
   /** Stores a delivery; a pending one is due at `dueAt` (`null`: now, a lookup of its invoice may start at once). */

@@ -70,16 +70,6 @@ describe('WebhookInboxProcessor quiet period', () => {
     expect(started[0]).toBeLessThanOrEqual(1_011);
   });
 
-  it('says a batch is waiting from the first delivery until it starts (the periodic poll then stays out)', () => {
-    expect(batch.waiting).toBe(false);
-    batch.arriving();
-    batch.kick();
-    expect(batch.waiting).toBe(true);
-    pass(26);
-    expect(started).toHaveLength(1);
-    expect(batch.waiting).toBe(false);
-  });
-
   it('starts nothing once stopped', () => {
     batch.arriving();
     batch.kick();

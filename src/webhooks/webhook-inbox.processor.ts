@@ -1,25 +1,27 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
-import { CLOCK, type Clock } from '../domain/clock';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { messageOf as message } from '../core/events';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
+import { tracedBatch } from '../core/otel';
 import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
+import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
-import { tracedBatch } from '../core/otel';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { type Confirmation, DeliveryConfirmation } from './delivery-confirmation';
-import { LookupPacer } from './lookup-pacer';
+import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import { WebhookInboxEntry } from './webhook-inbox.entity';
-import { type Applied, type FoundRecord, InboxRecords } from './webhook-inbox.applying';
-import { InboxFates } from './webhook-inbox.fates';
-import { webhookInboxRows } from './webhook-inbox.rows';
-import type { Closing } from './webhook-inbox.types';
+import {
+  type Applied,
+  type FoundRecord,
+  InboxFates,
+  InboxRecords,
+  webhookInboxRows,
+} from './webhook-inbox.outcomes';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -30,6 +32,9 @@ const MAX_WAIT_MS = 1000;
 /** Lookup windows a host waits for its entry put off to its invoice's turn; then it hears it as it stands. */
 const HOST_WAIT_WINDOWS = 3;
 const ANSWERED = 'answered by a confirmation with the service made after it arrived';
+
+/** An entry a batch answered: how, and the record it was applied to. */
+type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
 
 /** What one batch did besides applying: the entries it closed, and those it put off to their invoice's turn. */
 type BatchWork = { closings: Closing[]; putOff: Set<string> };
@@ -56,7 +61,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    statuses: InvoiceStatusService,
+    private readonly statuses: InvoiceStatusService,
     @Inject(WEBHOOKS_OPTIONS) private readonly options: ResolvedWebhooksOptions,
     private readonly confirmation: DeliveryConfirmation,
     private readonly pacer: LookupPacer,
@@ -92,11 +97,6 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   /** A delivery is being taken in: not a quiet moment. */
   arriving(): void {
     this.quiet.arriving();
-  }
-
-  /** From the first delivery waiting for a quiet moment until its batch starts. */
-  get waiting(): boolean {
-    return this.quiet.waiting;
   }
 
   /**
@@ -164,9 +164,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   /** A round as soon as possible: the poll's next one when it runs, else one now (`inbox.pollIntervalMs` 0). */
   private roundNow(): void {
     if (this.stopped) return;
-    if (this.running) super.kick();
-    else
-      void this.runOnce().catch((err: unknown) => this.logger.error(`webhook inbox round: ${message(err)}`));
+    if (this.running) return super.kick();
+    void this.runOnce().catch((err: unknown) => this.logger.error(`webhook inbox round: ${message(err)}`));
   }
 
   private async process(claimed: WebhookInboxEntry[]): Promise<void> {
@@ -199,7 +198,7 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       if (this.answered(gatewayId, entries, work.closings)) byInvoice.delete(gatewayId);
     }
     const { records, referrers } = await this.records.of([...byInvoice.keys()], claimed);
-    const histories = await this.records.knownHistories([...records.values()].map((r) => r.id));
+    const histories = await this.statuses.knownHistories([...records.values()].map((r) => r.id));
     const tasks: Array<() => Promise<void>> = [];
     for (const [gatewayId, entries] of byInvoice) {
       const record = records.get(gatewayId);

@@ -3,9 +3,8 @@ import { Controller, Inject, Logger, Post, Req, Res, type Type } from '@nestjs/c
 import { HttpAdapterHost } from '@nestjs/core';
 import { messageOf } from '../core/events';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { tooLarge } from './delivery-body';
-import { DeliveryIntake } from './delivery-intake';
-import type { IntakeResult } from './webhook-inbox.types';
+import { tooLarge } from './delivery-checks';
+import { DeliveryIntake, type IntakeResult } from './delivery-intake';
 
 /**
  * A receipt `{ received, id, duplicate, joined, state }`; an acknowledgement of a delivery not needed, nothing stored

@@ -2,10 +2,9 @@ import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { HOST_WEBHOOKS } from '../core/ports';
 import { resolveWebhooksOptions, WEBHOOKS_OPTIONS, type WebhooksOptions } from '../options/webhooks.options';
 import { section } from '../options/resolve';
-import { DeliveryAdmission } from './delivery-admission';
-import { DeliveryConfirmation } from './delivery-confirmation';
+import { DeliveryAdmission } from './delivery-checks';
 import { DeliveryIntake } from './delivery-intake';
-import { LookupPacer } from './lookup-pacer';
+import { DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { createWebhooksController } from './webhooks.controller';
 

@@ -53,22 +53,22 @@ export interface CheckoutApp {
 
 /**
  * A host app as a store builds it: TypeORM on the test database, the event bus and `InvoicePaymentsModule.forRoot`,
- * talking to the sandbox over HTTP.
+ * talking to the sandbox over HTTP. `overrides` replace the module's providers (e.g. `[CLOCK, new ManualClock()]`).
  */
 export async function startCheckoutApp(
   db: TestDatabase,
   sandbox: SandboxServer,
   checkout: CheckoutOptions = {},
   gateway: { timeouts?: { createMs?: number; readMs?: number } } = {},
+  overrides: Array<[unknown, unknown]> = [],
 ): Promise<CheckoutApp> {
-  const { app, close } = await startHostApp(db, [
-    InvoicePaymentsModule.forRoot({
-      gateway: { ...sandboxGateway(sandbox.url), ...gateway },
-      checkout: { unknownOutcomeRecheckMs: 300, ...checkout },
-      notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
-      orderPort: RecordingOrderPort,
-    }),
-  ]);
+  const root = InvoicePaymentsModule.forRoot({
+    gateway: { ...sandboxGateway(sandbox.url), ...gateway },
+    checkout: { unknownOutcomeRecheckMs: 300, ...checkout },
+    notifications: { pollIntervalMs: 100, retryBaseDelayMs: 20, retryMaxDelayMs: 200 },
+    orderPort: RecordingOrderPort,
+  });
+  const { app, close } = await startHostApp(db, [root], { overrides });
   const alerts: InvoicePaymentsAlert[] = [];
   app.get(EventEmitter2).on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
   const client = app.get(GatewayClient);

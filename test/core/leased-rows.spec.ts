@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { LeasedRows } from '../../src/core/queue/leased-rows';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { webhookInboxRows } from '../../src/webhooks/webhook-inbox.rows';
+import { webhookInboxRows } from '../../src/webhooks/webhook-inbox.outcomes';
 import { describeEachDatabase, openTestDatabase, type TestDatabase } from '../support/databases';
 import { ManualClock } from '../support/clock';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Not } from 'typeorm';
+import { CLOCK } from '../../src/domain/clock';
 import { acquireLease, releaseLease } from '../../src/persistence/named-lease';
 import { InvoicePaymentsModule, InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
 import { NEVER } from '../../src/persistence/invoice.entity';
@@ -7,6 +8,7 @@ import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.r
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { HostApp, RecordingOrderPort, SANDBOX_TOKEN, startHostApp, waitFor } from '../support/app';
+import { ManualClock } from '../support/clock';
 import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { InvoicePaymentProvider, ORDER_PAYMENT_PORT } from '../../src/index';
@@ -32,7 +34,8 @@ describeEachDatabase('reconciliation of open invoices (default settings)', (kind
     await db.destroy();
   });
 
-  const startStore = (): Promise<HostApp> =>
+  /** The store with default settings; `clock`, when given, is the module's clock (else the system clock). */
+  const startStore = (clock?: ManualClock): Promise<HostApp> =>
     startHostApp(
       db,
       [
@@ -41,7 +44,7 @@ describeEachDatabase('reconciliation of open invoices (default settings)', (kind
           orderPort: RecordingOrderPort,
         }),
       ],
-      { listen: true },
+      { listen: true, overrides: clock ? [[CLOCK, clock]] : [] },
     );
   const lookups = () => proxy.count((m, p) => m === 'GET' && p.endsWith('/invoices'));
 
@@ -95,25 +98,30 @@ describeEachDatabase('reconciliation of open invoices (default settings)', (kind
     }
   });
 
-  it('looks up an open invoice whose check is due, and only due ones (cost follows open invoices)', async () => {
-    const app = await startStore();
+  it('looks up an open invoice once the clock reaches its check, and only due ones (cost follows open invoices)', async () => {
+    const clock = new ManualClock();
+    const app = await startStore(clock);
     try {
       const provider = app.app.get(InvoicePaymentProvider);
       const reconciler = app.app.get(OpenInvoicesReconciler);
-      const sessions = await Promise.all(
-        [1, 2, 3].map(() => provider.initiatePayment(checkout(makeOrder(), 'pix'))),
+      const first = await provider.initiatePayment(checkout(makeOrder(), 'pix'));
+      clock.advance(10_000); // the two others are younger: their checks fall due later
+      const others = await Promise.all(
+        [1, 2].map(() => provider.initiatePayment(checkout(makeOrder(), 'pix'))),
       );
       const repo = db.dataSource.getRepository(InvoiceRecord);
       await reconciler.runOnce(); // new records are only scheduled (younger than the first step)
-      const ids = sessions.map((s) => s.data.invoiceRecordId);
+      const ids = [first, ...others].map((s) => s.data.invoiceRecordId);
       for (const id of ids) expect((await repo.findOneByOrFail({ id })).nextCheckAt).not.toBeNull();
-      // Paid while its webhook is dropped; its check falls due (as it would a minute later).
+      // Paid while its webhook is dropped; its first check falls due when the clock reaches it.
       const due = await repo.findOneByOrFail({ id: ids[0] });
       sandbox.controls.setWebhookFaults({ drop: 1 });
       await sandbox.controls.pay(due.gatewayId as string);
       await sandbox.controls.waitForDeliveries();
       sandbox.controls.clearFaults();
-      await repo.update({ id: due.id }, { nextCheckAt: new Date(Date.now() - 1000) });
+      const idle = await reconciler.runOnce();
+      expect(idle).toMatchObject({ leader: true, checked: 0 }); // not due yet: nothing asked
+      clock.set(due.nextCheckAt!);
       const before = lookups();
       const round = await reconciler.runOnce();
       expect(round).toMatchObject({ leader: true, checked: 1, applied: 1 });

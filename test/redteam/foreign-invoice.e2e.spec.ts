@@ -9,7 +9,7 @@ import {
 import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
 import { recordOfInvoice } from '../../src/core/invoice-identity';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import { normalizeInvoice } from '../../src/gateway/invoice.reader';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
@@ -95,7 +95,7 @@ describeEachDatabase('ours means ours: another store’s invoice under our refer
   const foreignAlerts = async (invoiceId: string) => {
     await waitFor(
       async () => (await foreignAlertsNow(invoiceId)).length > 0,
-      5000,
+      20_000,
       'a foreign_invoice alert',
     );
     return foreignAlertsNow(invoiceId);

@@ -2,7 +2,7 @@ import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { InvoiceStatusHistory } from '../../src/index';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { httpAnswerOf } from '../../src/errors/http-answers';
-import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import { normalizeInvoice } from '../../src/gateway/invoice.reader';
 import { waitFor } from '../checkout/support';
 import { adminAuth, AdminApp, newKey, startAdminApp } from '../settings/support';
 import { describeEachDatabase } from '../support/databases';

@@ -4,7 +4,7 @@ import { LateInvoiceService } from '../../src/checkout/late-invoice.service';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { withReferrer } from '../../src/core/attempt-claim';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
-import { normalizeInvoice } from '../../src/gateway/invoice.normalizer';
+import { normalizeInvoice } from '../../src/gateway/invoice.reader';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { AdminApp, newKey, openAdminDatabase, startAdminApp } from '../settings/support';

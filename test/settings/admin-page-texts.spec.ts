@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../../src/errors/http-answers';
+import { STATUS_VIEWS } from '../../src/settings/admin-invoices.service';
 import { ADMIN_ERROR_CODES } from '../../src/settings/admin-problems';
 
 /** The keys of one language's catalog files (plain ES modules the browser loads; read here as text). */
@@ -31,8 +32,9 @@ describe('the admin page says every API code in both languages', () => {
     expect([...en].filter((k) => !pt.has(k))).toEqual([]);
   });
 
-  it('words every error code, service failure, alert and history note', () => {
+  it('words every status of the status table, error code, service failure, alert and history note', () => {
     const needed = [
+      ...STATUS_VIEWS.map((status) => `status_${status?.key}`),
       ...ADMIN_ERROR_CODES.filter((c) => c !== 'action_not_allowed').map((c) => `err_${c}`),
       'err_action',
       'err_action_not_created',

@@ -5,7 +5,7 @@ import { SettingsReferrerNamespace1763700008100 } from '../../migrations/1763700
 import { SecretBox } from '../../src/settings/secret-box';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
-import type { InvoicePaymentsSettingsDefaults } from '../../src/settings/settings.mapping';
+import type { InvoicePaymentsSettingsDefaults } from '../../src/settings/settings.entity';
 import { ManualClock } from '../support/clock';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 

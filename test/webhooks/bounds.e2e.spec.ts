@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { CLOCK } from '../../src/domain/clock';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';
+import { ManualClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   createSandboxInvoice,
@@ -35,16 +37,10 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
   });
 
   it('deliveries naming our referrer under made-up numbers: a budget a window is taken, the rest 503, one lookup each', async () => {
-    const app = await startWebhookApp(db, sandbox, {
-      path: 'limited/hook',
-      // Retries of the service's "unknown" come after the count below (a loaded machine posts slowly).
-      inbox: {
-        pollIntervalMs: 50,
-        retryBaseDelayMs: 600_000,
-        unknownLookupsPerWindow: 5,
-        unknownLookupWindowMs: 600_000,
-      },
-    });
+    // The clock stands still: the window and the retries of the service's "unknown" come when the test moves it.
+    const clock = new ManualClock();
+    const inbox = { pollIntervalMs: 50, unknownLookupsPerWindow: 5, unknownLookupWindowMs: 60_000 };
+    const app = await startWebhookApp(db, sandbox, { path: 'limited/hook', inbox }, undefined, [[CLOCK, clock]]);
     try {
       const created = await createSandboxInvoice(app.gateway);
       await insertInvoiceRecord(db.dataSource, {
@@ -55,20 +51,18 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
       const template = sandbox.controls.renderInvoice(created.invoice.id) as WireInvoiceCurrent;
       const before = lookups();
       const answers = [];
-      for (let i = 0; i < 20; i++) {
-        answers.push(
-          await postDelivery(
-            app.url,
-            '/limited/hook',
-            {
-              event: 'invoice.update',
-              delivery_id: randomUUID(),
-              invoice: { ...template, id: `unknown-${randomUUID()}`, referrer: created.referrer },
-            },
-            ['default', tokenLine('', `forged-${i}`)],
-          ),
+      const post = (i: number) =>
+        postDelivery(
+          app.url,
+          '/limited/hook',
+          {
+            event: 'invoice.update',
+            delivery_id: randomUUID(),
+            invoice: { ...template, id: `unknown-${randomUUID()}`, referrer: created.referrer },
+          },
+          ['default', tokenLine('', `forged-${i}`)],
         );
-      }
+      for (let i = 0; i < 20; i++) answers.push(await post(i));
       expect(answers.map((a) => a.status)).toEqual([...Array(5).fill(200), ...Array(15).fill(503)]);
       expect(Number(answers[19].headers['retry-after'])).toBeGreaterThan(0);
       await app.settle();
@@ -79,6 +73,9 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
       // The service does not know those numbers: nothing applied (retried, then dead-lettered, by the inbox).
       expect(rows.every((r) => r.state !== 'processed' && r.invoiceRecordId === null)).toBe(true);
       expect(lookups() - before).toBe(5);
+      // The next window takes deliveries again.
+      clock.advance(60_000);
+      expect((await post(20)).status).toBe(200);
     } finally {
       await app.close();
     }

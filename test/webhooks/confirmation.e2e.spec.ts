@@ -9,7 +9,7 @@ import {
   InvoiceRecord,
   ORDER_PAYMENT_PORT,
 } from '../../src/index';
-import { LOOKUP_BURST } from '../../src/webhooks/lookup-pacer';
+import { LOOKUP_BURST } from '../../src/webhooks/invoice-lookup';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';

@@ -3,7 +3,7 @@ import { In } from 'typeorm';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/lookup-pacer';
+import { LOOKUP_BURST, MAX_ROWS_PER_LOOKUP } from '../../src/webhooks/invoice-lookup';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -66,6 +66,7 @@ export async function startWebhookApp(
   sandbox: SandboxServer | { url: string },
   webhooks: WebhooksOptions = {},
   configure?: (app: INestApplication) => void,
+  overrides?: Array<[unknown, unknown]>,
 ): Promise<WebhookApp> {
   const host = await startRootApp(
     db,
@@ -79,7 +80,7 @@ export async function startWebhookApp(
       checkout: { referrerNamespace: REFERRER_NAMESPACE },
     },
     [],
-    { logger: ['error', 'warn'], configure },
+    { logger: ['error', 'warn'], configure, overrides },
   );
   const { app, url, close } = host;
   const path = resolveWebhooksOptions(webhooks).path;

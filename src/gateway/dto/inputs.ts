@@ -2,7 +2,7 @@ import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isEmail, isIP } from 'class-validator';
 import { MAX_PAGE_SIZE } from '../constants';
 import { centsToWireNumber, MoneyFormatError, multiplyCents, sumCents } from '../money';
-import { wireName } from '../payload.reader';
+import { wireName } from '../answers.reader';
 import type {
   CreateInvoiceParams,
   InvoiceAddress,

@@ -1,93 +1,10 @@
-import { GatewayResponseError } from './errors';
-import {
-  asBool,
-  asInt,
-  asRecord,
-  asText,
-  exceedsJsonDepth,
-  type JsonRecord,
-  MAX_JSON_DEPTH,
-  valueAt,
-} from './json';
-import { Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
+import { asBool, asInt, asRecord, asText, type JsonRecord, valueAt } from './json';
+import type { PayloadReader } from './invoice.reader';
 import type * as T from './types';
-import type { WireAuthenticate, WireCredentialStatus, WireListProfile } from './wire-profile';
+import type { WireAuthenticate, WireCredentialStatus } from './wire-profile';
 
-/** Readers of the service's answers. Strict reading (identifiers, status, money): a malformed field is a `GatewayResponseError` naming it. */
-export class PayloadReader {
-  constructor(readonly operation: string) {}
-
-  fail(path: string, problem: string, implausibleAmount = false): never {
-    const context = { operation: this.operation, sent: true };
-    throw new GatewayResponseError(context, `unreadable ${path}: ${problem}`, implausibleAmount);
-  }
-
-  record(value: unknown, path: string): JsonRecord {
-    return asRecord(value) ?? this.fail(path, 'not an object');
-  }
-
-  /** A whole body from outside: an object nested at most {@link MAX_JSON_DEPTH} levels. */
-  outerRecord(value: unknown, path: string): JsonRecord {
-    const record = this.record(value, path);
-    return exceedsJsonDepth(record) ? this.fail(path, `nested deeper than ${MAX_JSON_DEPTH} levels`) : record;
-  }
-
-  requiredText(value: unknown, path: string): string {
-    const text = asText(value);
-    if (text === null || text.trim() === '') this.fail(path, 'missing');
-    return text;
-  }
-
-  /** Cents; absent or `""` → `null`; anything not exactly cents, negative or absurd fails. */
-  money(value: unknown, path: string): Cents | null {
-    if (value === null || value === undefined || value === '') return null;
-    if (typeof value !== 'number' && typeof value !== 'string') this.fail(path, 'not an amount');
-    try {
-      return serviceAmountToCents(value);
-    } catch (err) {
-      if (err instanceof MoneyFormatError)
-        this.fail(path, err.message, err instanceof ImplausibleAmountError);
-      throw err;
-    }
-  }
-}
-
-/** A list answer read as the profile says (A7); `pages` derived from `total` when not sent. */
-export function readPage<Item>(
-  r: PayloadReader,
-  body: unknown,
-  shape: WireListProfile,
-  itemsPath: string,
-  asked: { page: number; limit: number },
-  readItem: (item: unknown, path: string) => Item,
-): T.Page<Item> {
-  const top = r.record(body, 'body');
-  const list = valueAt(top, itemsPath);
-  if (!Array.isArray(list)) r.fail(itemsPath || 'body', 'not a list');
-  const counter = (path: string | null): number | null => {
-    if (path === null) return null;
-    const value = valueAt(top, path);
-    if (value === undefined || value === null) return null;
-    return asInt(value) ?? r.fail(path, 'not an integer');
-  };
-  const limit = counter(shape.limit) ?? asked.limit;
-  const total = counter(shape.total);
-  let pages = counter(shape.pages);
-  if (pages === null && total !== null) pages = limit > 0 ? Math.ceil(total / limit) : 0;
-  return {
-    items: list.map((item, i) => readItem(item, `${itemsPath}[${i}]`)),
-    page: counter(shape.page) ?? asked.page,
-    limit,
-    total,
-    pages,
-  };
-}
-
-/** By `pages` when the service says it, else a page shorter than asked. */
-export function isLastPage(page: T.Page<unknown>): boolean {
-  if (page.items.length === 0) return true;
-  return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
-}
+// Readers of the service's answers other than invoices: customers and disputes (A10), tracking (A9), tokens (A5) and
+// a webhook resend (A14).
 
 /** A field's wire name: snake_case, money without its `Cents` (`amountCents` → `amount`). */
 export const wireName = (key: string) =>

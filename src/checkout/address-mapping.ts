@@ -1,54 +1,12 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
-import { messageOf } from '../core/events';
 import { readText } from '../domain/text-bounds';
 import { brazilianAddressRules, CLIENT } from '../gateway/dto/inputs';
-import { isTaxDocument, normalizeDocument, obeys } from '../gateway/dto/validators';
-import type { CreateInvoiceParams, InvoiceAddress } from '../gateway/types';
+import type { InvoiceAddress } from '../gateway/types';
 import { textRule } from '../options/checkout.options';
-import type { AddressMapper, ResolvedCheckoutOptions, TextLimits } from '../options/checkout.options';
+import type { AddressMapper, ResolvedCheckoutOptions } from '../options/checkout.options';
+import { messageOf } from '../core/events';
 import type { FieldErrorCollector } from '../core/invoice.errors';
 import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
-
-/** The invoice's `client` (spec §4.2): document required for domestic customers, e-mail for international (A4). */
-export function mapCustomer(
-  order: CheckoutOrder,
-  international: boolean,
-  errors: FieldErrorCollector,
-  limits: TextLimits,
-): CreateInvoiceParams['client'] {
-  const customer = ((typeof order.customer === 'object' && order.customer) || {}) as Record<string, unknown>;
-  const text = (field: string, limit: keyof TextLimits) =>
-    readText(errors, `order.customer.${field}`, customer[field], textRule(limits, limit));
-  const client: CreateInvoiceParams['client'] = {};
-  const given = text('name', 'name');
-  const name = given ?? [text('first_name', 'name'), text('last_name', 'name')].filter(Boolean).join(' ');
-  if (!given && name.length > limits.name) {
-    errors.add('order.customer.first_name', `with last_name must be at most ${limits.name} characters`);
-  } else if (name) client.name = name;
-  else if (!['name', 'first_name', 'last_name'].some((field) => errors.has(`order.customer.${field}`))) {
-    const field = `order.customer.${typeof customer.name === 'string' ? 'name' : 'first_name'}`;
-    errors.add(field, "is required (the payer's name: name, or first_name and last_name)");
-  }
-  client.document = normalizeDocument(text('document', 'document')) || undefined;
-  if (client.document && !isTaxDocument(client.document)) {
-    errors.add('order.customer.document', 'is not a valid CPF or CNPJ');
-  } else if (!client.document && !international && !errors.has('order.customer.document')) {
-    errors.add('order.customer.document', 'is required for Brazilian customers (CPF or CNPJ)');
-  }
-  client.email = text('email', 'email');
-  if (client.email && !obeys(CLIENT.email, client.email, client)) {
-    errors.add('order.customer.email', 'is not an e-mail address');
-  } else if (!client.email && international && !errors.has('order.customer.email')) {
-    errors.add('order.customer.email', 'is required for international customers');
-  }
-  client.phone = text('phone', 'phone')?.replace(/\D/g, '');
-  if (client.phone !== undefined && (client.phone.length < 8 || client.phone.length > 15)) {
-    errors.add('order.customer.phone', 'must have 8 to 15 digits');
-  }
-  client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
-  if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
-  return client;
-}
 
 /** The input field of each mapped field whose name differs; every input field is checked before any mapping. */
 const RENAMED = { street: 'address_1', state: 'province', zipcode: 'postal_code', country: 'country_code' };

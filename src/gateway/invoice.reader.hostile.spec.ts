@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { currentBilletResponse, legacyDueDateResponse } from '../../test/gateway/fixtures';
 import { GatewayResponseError } from './errors';
-import { normalizeInvoice } from './invoice.normalizer';
+import { normalizeInvoice } from './invoice.reader';
 import { centsToDecimalString, formatBrl } from './money';
 
 /** Lets a test put a wrong type where the wire type says otherwise. */

@@ -5,7 +5,7 @@ import {
   legacyCardResponse,
   legacyDueDateResponse,
 } from '../../test/gateway/fixtures';
-import { normalizeInvoice } from './invoice.normalizer';
+import { normalizeInvoice } from './invoice.reader';
 
 /** Lets a test put a wrong type where the wire type says otherwise. */
 const loose = (o: object) => o as unknown as Record<string, unknown>;

@@ -1,9 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { CLOCK, type Clock } from '../domain/clock';
+import { messageOf } from '../core/events';
+import type { ConfirmedStatus } from '../core/ports';
 import { CallCeiling } from '../core/queue/call-ceiling';
+import { CLOCK, type Clock } from '../domain/clock';
+import { GatewayClient } from '../gateway/gateway.client';
+import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import type { StoredDelivery, Turn } from './webhook-inbox.types';
+import type { WebhookInboxEntry } from './webhook-inbox.entity';
+
+// When a delivery's invoice may be looked up ({@link LookupPacer}), and looking it up ({@link DeliveryConfirmation}).
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
@@ -13,6 +19,22 @@ export const MAX_ROWS_PER_LOOKUP = 50;
 const MAX_INVOICES = 10_000;
 /** Joins a delivery tries before it is stored (each finding its entry claimed meanwhile). */
 const JOIN_TRIES = 3;
+/** How long what a lookup found of an invoice without a record here holds. */
+const VERDICT_MS = 3_600_000;
+
+/**
+ * What storing a delivery did. `duplicate`: a retry or copy of a stored delivery (same dedupe key), answered from its
+ * row; `joined`: a new delivery added to an entry of its invoice waiting for its next lookup (which answers both);
+ * `problem`: why a dead one is.
+ */
+export type StoredDelivery = Pick<WebhookInboxEntry, 'id' | 'state' | 'gatewayId'> & {
+  duplicate: boolean;
+  joined: boolean;
+  problem: string | null;
+};
+
+/** When an invoice may be looked up next: now (the lookup is taken), or at a time. */
+export type Turn = 'now' | { at: Date };
 
 /** What the pacer knows of one invoice. */
 interface InvoicePace {
@@ -61,10 +83,9 @@ export class LookupPacer {
    * comes. `noRecord`: no record here holds the invoice, so its lookup also counts against that smaller budget.
    */
   next(invoice: string, noRecord = false): Turn {
-    const now = this.clock.now();
-    const pace = this.paceOf(invoice, now);
-    const invoiceWait = waitOf(pace.tokens, this.options.lookupWindowMs);
-    if (invoiceWait > 0) return { at: new Date(now + invoiceWait) };
+    const pace = this.paceOf(invoice);
+    const due = this.dueAt(invoice);
+    if (due) return { at: due };
     if (noRecord && !this.withoutRecord.take()) return { at: this.after(this.withoutRecord) };
     if (!this.perSecond.take()) return { at: this.after(this.perSecond) };
     pace.tokens -= 1;
@@ -75,9 +96,9 @@ export class LookupPacer {
 
   /** When a delivery of `invoice` stored now should be due: `null` when a lookup could start at once. */
   dueAt(invoice: string): Date | null {
-    const now = this.clock.now();
-    const wait = waitOf(this.paceOf(invoice, now).tokens, this.options.lookupWindowMs);
-    return wait > 0 ? new Date(now + wait) : null;
+    const { tokens } = this.paceOf(invoice);
+    if (tokens >= 1) return null;
+    return new Date(this.clock.now() + Math.max(1, Math.ceil((1 - tokens) * this.options.lookupWindowMs)));
   }
 
   /**
@@ -86,24 +107,17 @@ export class LookupPacer {
    * join that finds its entry claimed looks again, so a burst joins one entry instead of storing a row each.
    */
   async place(invoice: string, how: Placing): Promise<StoredDelivery> {
-    const pace = this.paceOf(invoice, this.clock.now());
+    const pace = this.paceOf(invoice);
     for (let tries = 0; tries < JOIN_TRIES; tries++) {
       while (pace.writing) await pace.writing;
-      const entryId = this.joinable(invoice);
-      if (entryId === null) break;
-      if (await how.join(entryId)) {
-        return {
-          id: entryId,
-          state: 'pending',
-          gatewayId: invoice,
-          problem: null,
-          duplicate: false,
-          joined: true,
-        };
+      const id = this.joinable(invoice);
+      if (id === null) break;
+      if (await how.join(id)) {
+        return { id, state: 'pending', gatewayId: invoice, problem: null, duplicate: false, joined: true };
       }
       // Claimed or finished meanwhile: no later delivery tries it again.
-      if (pace.waiting?.entryId === entryId) pace.waiting = null;
-      if (pace.newest === entryId) pace.newest = null;
+      if (pace.waiting?.entryId === id) pace.waiting = null;
+      if (pace.newest === id) pace.newest = null;
     }
     return this.storing(pace, invoice, how.store);
   }
@@ -123,7 +137,7 @@ export class LookupPacer {
 
   /** Entry `entryId` was put off until `at`, its invoice's turn: later deliveries join it. */
   waiting(invoice: string, entryId: string, at: Date): void {
-    this.paceOf(invoice, this.clock.now()).waiting = { entryId, until: at.getTime() };
+    this.paceOf(invoice).waiting = { entryId, until: at.getTime() };
   }
 
   /** Stores a delivery of `invoice`, counted; one that later deliveries will join is awaited by the next placed. */
@@ -153,8 +167,9 @@ export class LookupPacer {
     if (pace.writing === write) pace.writing = null;
   }
 
-  /** The invoice's pace, its lookups refilled up to `now`. */
-  private paceOf(invoice: string, now: number): InvoicePace {
+  /** The invoice's pace, its lookups refilled up to now. */
+  private paceOf(invoice: string): InvoicePace {
+    const now = this.clock.now();
     let pace = this.invoices.get(invoice);
     if (!pace) {
       pace = { tokens: LOOKUP_BURST, at: now, rows: 0, newest: null, waiting: null, writing: null };
@@ -171,7 +186,89 @@ export class LookupPacer {
   }
 }
 
-/** Ms until a whole lookup is available with `tokens` left, refilling one per `windowMs`. */
-function waitOf(tokens: number, windowMs: number): number {
-  return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) * windowMs));
+/**
+ * What confirming deliveries of an invoice came to. `confirmed`: the invoice as the service reports it now.
+ * `put-off`: its lookup waits for its turn. `retry`: the service could not answer (or, for an invoice a record holds,
+ * does not know it yet). `unknown`: the service does not know an invoice no record here holds. `wait-for-record`: the
+ * service knows it, and no record here holds it yet. Only the processor writes what follows from it.
+ */
+export type Confirmation =
+  | { kind: 'confirmed'; invoice: Invoice; startedAt: Date }
+  | { kind: 'put-off'; at: Date }
+  | { kind: 'retry'; problem: string }
+  | { kind: 'unknown'; problem: string }
+  | { kind: 'wait-for-record' };
+
+/** The lookup that answered the deliveries of an invoice that arrived before it started, and was applied. */
+type Answer = { at: number; recordId: string; status: ConfirmedStatus };
+
+/**
+ * A delivery's invoice as the service reports it now, when the pacer lets it be looked up. A delivery is a trigger:
+ * a lookup that starts after it arrived answers it, so waiting for the invoice's next turn loses nothing.
+ */
+@Injectable()
+export class DeliveryConfirmation {
+  private readonly answers = new LRUCache<string, Answer>({ max: MAX_INVOICES });
+  /** What a lookup of an invoice no record holds found: unknown at the service, or known there only. */
+  private readonly verdicts = new LRUCache<string, { verdict: 'unknown' | 'no-record'; until: number }>({
+    max: MAX_INVOICES,
+  });
+
+  constructor(
+    private readonly gateway: GatewayClient,
+    private readonly pacer: LookupPacer,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The invoice now, one lookup for all `entries` (`local`: a record holds its number or referrer). */
+  async confirm(entries: WebhookInboxEntry[], gatewayId: string, local: boolean): Promise<Confirmation> {
+    const unknown = { kind: 'unknown', problem: `the service does not know invoice ${gatewayId}` } as const;
+    if (!local) {
+      const verdict = this.verdictOf(gatewayId);
+      if (verdict === 'unknown') return unknown;
+      if (verdict === 'no-record' || entries[0].waitingFor === 'record') return { kind: 'wait-for-record' };
+    }
+    const turn = this.pacer.next(gatewayId, !local);
+    if (turn !== 'now') return { kind: 'put-off', at: turn.at };
+    const startedAt = this.clock.date();
+    let invoice: Invoice | null;
+    try {
+      invoice = await this.gateway.findInvoiceById(gatewayId);
+    } catch (err) {
+      const problem = `could not confirm invoice ${gatewayId} with the service: ${messageOf(err)}`;
+      return { kind: 'retry', problem };
+    }
+    if (!local) {
+      // Before any await, so a delivery of it admitted meanwhile waits for a record instead of asking again.
+      const until = this.clock.now() + VERDICT_MS;
+      this.verdicts.set(gatewayId, { verdict: invoice ? 'no-record' : 'unknown', until });
+    }
+    if (invoice) return { kind: 'confirmed', invoice, startedAt };
+    return local ? { kind: 'retry', problem: unknown.problem } : unknown;
+  }
+
+  /** The lookup that answered deliveries of `gatewayId` received up to `receivedBefore`, remembered in this process. */
+  answerOf(gatewayId: string, receivedBefore: Date): Answer | null {
+    const answer = this.answers.get(gatewayId);
+    return answer !== undefined && receivedBefore.getTime() < answer.at ? answer : null;
+  }
+
+  /** A lookup that started at `startedAt` was applied to record `recordId`: it answers deliveries that came before. */
+  applied(gatewayId: string, startedAt: Date, recordId: string, invoice: Invoice): void {
+    const known = this.answers.get(gatewayId);
+    if (known !== undefined && known.at >= startedAt.getTime()) return;
+    const { paidCents, grossCents } = invoice.amounts;
+    const status = { code: invoice.status.code, paidCents, grossCents };
+    this.answers.set(gatewayId, { at: startedAt.getTime(), recordId, status });
+  }
+
+  /** A record holds the invoice now: what was found of it without one no longer holds. */
+  forget(gatewayId: string): void {
+    this.verdicts.delete(gatewayId);
+  }
+
+  private verdictOf(gatewayId: string): 'unknown' | 'no-record' | null {
+    const judged = this.verdicts.get(gatewayId);
+    return judged !== undefined && judged.until > this.clock.now() ? judged.verdict : null;
+  }
 }

@@ -1,11 +1,86 @@
-import { GatewayResponseError } from './errors';
 import { InvoiceStatusCode } from '../domain/status-table';
-import type { Invoice, PaymentMethod } from './types';
-import type { WireCodes, WireProfile } from './wire-profile';
-import { asBool, asInt, asRecord, asText, firstTextAt, MAX_JSON_DEPTH, valueAt } from './json';
-import { PayloadReader } from './payload.reader';
+import { GatewayResponseError } from './errors';
+import {
+  asBool,
+  asInt,
+  asRecord,
+  asText,
+  exceedsJsonDepth,
+  firstTextAt,
+  type JsonRecord,
+  MAX_JSON_DEPTH,
+  valueAt,
+} from './json';
+import { type Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
+import type { Invoice, Page, PaymentMethod } from './types';
+import { DEFAULT_WIRE_PROFILE, type WireCodes, type WireListProfile, type WireProfile } from './wire-profile';
 
-type Json = Record<string, unknown>;
+// The service's JSON read strictly (identifiers, status, money): an invoice in either shape, a page of a list. The
+// webhook reader and every answer reader stand on the `PayloadReader` here.
+
+/** Strict reading for one operation: a malformed field is a `GatewayResponseError` naming it. */
+export class PayloadReader {
+  constructor(readonly operation: string) {}
+
+  fail(path: string, problem: string, implausibleAmount = false): never {
+    const context = { operation: this.operation, sent: true };
+    throw new GatewayResponseError(context, `unreadable ${path}: ${problem}`, implausibleAmount);
+  }
+
+  record(value: unknown, path: string): JsonRecord {
+    return asRecord(value) ?? this.fail(path, 'not an object');
+  }
+
+  requiredText(value: unknown, path: string): string {
+    const text = asText(value);
+    if (text === null || text.trim() === '') this.fail(path, 'missing');
+    return text;
+  }
+
+  /** Cents; absent or `""` → `null`; anything not exactly cents, negative or absurd fails. */
+  money(value: unknown, path: string): Cents | null {
+    if (value === null || value === undefined || value === '') return null;
+    if (typeof value !== 'number' && typeof value !== 'string') this.fail(path, 'not an amount');
+    try {
+      return serviceAmountToCents(value);
+    } catch (err) {
+      if (err instanceof MoneyFormatError)
+        this.fail(path, err.message, err instanceof ImplausibleAmountError);
+      throw err;
+    }
+  }
+}
+
+/** A list answer read as the profile says (A7); `pages` derived from `total` when not sent. */
+export function readPage<Item>(
+  r: PayloadReader,
+  body: unknown,
+  shape: WireListProfile,
+  itemsPath: string,
+  asked: { page: number; limit: number },
+  readItem: (item: unknown, path: string) => Item,
+): Page<Item> {
+  const top = r.record(body, 'body');
+  const list = valueAt(top, itemsPath);
+  if (!Array.isArray(list)) r.fail(itemsPath || 'body', 'not a list');
+  const counter = (path: string | null): number | null => {
+    if (path === null) return null;
+    const value = valueAt(top, path);
+    if (value === undefined || value === null) return null;
+    return asInt(value) ?? r.fail(path, 'not an integer');
+  };
+  const limit = counter(shape.limit) ?? asked.limit;
+  const total = counter(shape.total);
+  let pages = counter(shape.pages);
+  if (pages === null && total !== null) pages = limit > 0 ? Math.ceil(total / limit) : 0;
+  return {
+    items: list.map((item, i) => readItem(item, `${itemsPath}[${i}]`)),
+    page: counter(shape.page) ?? asked.page,
+    limit,
+    total,
+    pages,
+  };
+}
 
 /** Where each field sits: [current shape (§2.1), legacy shape (§2.2)], dotted paths. */
 const PATHS = {
@@ -64,10 +139,12 @@ export function normalizeInvoice(
   options: { codes?: WireCodes } = {},
 ): Invoice {
   const r = new PayloadReader(operation);
-  const top = r.outerRecord(payload, 'payload');
+  const top = r.record(payload, 'payload');
+  if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
   const { inv, prefix: p, shape } = invoiceIn(top);
   const at = SHAPES[shape];
+  const codes = options.codes ?? DEFAULT_WIRE_PROFILE.codes;
   const money = (path: string | null) => (path === null ? null : r.money(valueAt(inv, path), p + path));
   const card = asRecord(inv[at.card]);
   const hasCard = !!card && at.cardKeys.some((key) => asText(card[key]) !== null);
@@ -84,7 +161,7 @@ export function normalizeInvoice(
     referrer: asText(inv[at.referrer]),
     currency: asText(inv[at.currency]),
     status: statusOf(r, inv.status, `${p}status`),
-    method: explicitMethod(inv, options.codes?.paymentTypes) ?? methodOf(hasCard, billet, inv.pix),
+    method: explicitMethod(inv, codes.paymentTypes) ?? methodOf(hasCard, billet, inv.pix),
     amounts: Object.fromEntries(AMOUNTS.map((k) => [`${k}Cents`, money(at[k])])) as Invoice['amounts'],
     pix: someOf({
       image: asText(valueAt(inv, 'pix.image')),
@@ -111,7 +188,7 @@ export function normalizeInvoice(
 }
 
 /** The invoice of a body in either shape: in its `fatura` (legacy) or `invoice` envelope, or bare. */
-export function invoiceIn(top: Json): { inv: Json; prefix: string; shape: 'current' | 'legacy' } {
+export function invoiceIn(top: JsonRecord): { inv: JsonRecord; prefix: string; shape: 'current' | 'legacy' } {
   const fatura = asRecord(top.fatura);
   if (fatura) return { inv: fatura, prefix: 'fatura.', shape: 'legacy' };
   const invoice = asRecord(top.invoice);
@@ -183,10 +260,7 @@ function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): Payme
 }
 
 /** The method an invoice names itself, by `payment.type` code or by name. */
-function explicitMethod(
-  inv: Json,
-  codes: WireCodes['paymentTypes'] = { pix: 1, billet: 2, card: 3 },
-): PaymentMethod | null {
+function explicitMethod(inv: JsonRecord, codes: WireCodes['paymentTypes']): PaymentMethod | null {
   for (const value of [inv.payment_type, asRecord(inv.payment)?.type, inv.method]) {
     const code = asInt(value);
     const found = (Object.keys(codes) as PaymentMethod[]).find((m) => codes[m] === code);

@@ -1,8 +1,5 @@
-import { openToReports } from './delivery-admission';
-import { checkToken } from './delivery-checks';
-import { resolveWebhooksOptions } from '../options/webhooks.options';
-import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
-import type { WebhookMerchantTokenSource } from './delivery-checks';
+import { checkToken, openToReports, type WebhookMerchantTokenSource } from './delivery-checks';
+import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from '../options/webhooks.options';
 
 /** The token check with these options and merchant token source. */
 const tokenChecker = (options: ResolvedWebhooksOptions, source?: WebhookMerchantTokenSource) => ({
