@@ -67,7 +67,11 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     expect(guest.order.customer.name).toBe('Ana Souza');
     const nameless = build({ ...customer.billing_address, first_name: '  ' });
     expect(() =>
-      mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data: nameless }, resolveCheckoutOptions({}), Date.now()),
+      mapOrderToInvoice(
+        { amount: 5990, currency_code: 'brl', data: nameless },
+        resolveCheckoutOptions({}),
+        Date.now(),
+      ),
     ).toThrow(
       expect.objectContaining({
         fields: { 'order.customer.first_name': [expect.stringMatching(/is required/)] },

@@ -17,8 +17,9 @@ import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/check
 import { PaymentServiceError } from '../core/invoice.errors';
 import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';
-import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
-import { isGatewayError, type GatewayErrorKind } from '../gateway/errors';
+import { InvoicePaymentsError } from '../domain/invoice-payments.error';
+import { httpAnswerOf } from '../errors/http-answers';
+import { isGatewayError } from '../gateway/errors';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
@@ -222,33 +223,20 @@ export async function webhookAction(
   return inMedusaTerms(outcome.record, action, data.amount);
 }
 
-/** Medusa's error type of each of the module's error codes that is the request's fault; the others stay errors. */
-const MEDUSA_TYPES: Partial<Record<InvoicePaymentsErrorCode | GatewayErrorKind, string>> = {
-  checkout_validation: 'invalid_data',
-  invoice_creation_failed: 'invalid_data',
-  validation: 'invalid_data',
-  invoice_record_not_found: 'not_found',
-  not_found: 'not_found',
-  open_invoice_conflict: 'not_allowed',
-  operation_not_allowed: 'not_allowed',
-  // Not settled yet (also while the service cannot be asked): the operation is not allowed now.
-  invoice_creation_unresolved: 'not_allowed',
-  payment_being_confirmed: 'not_allowed',
-  invoice_creation_needs_attention: 'not_allowed',
-  invoice_number_clash: 'not_allowed',
-  refund_in_progress: 'not_allowed',
-  refund_being_confirmed: 'not_allowed',
-  refund_failed: 'not_allowed',
-  refund_repeated: 'not_allowed',
-  state_conflict: 'not_allowed',
-  mode: 'not_allowed',
+/** Medusa's error type of each status of the module's HTTP answers (`errors/http-answers.ts`) that is the caller's fault. */
+const MEDUSA_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_data',
+  404: 'not_found',
+  409: 'not_allowed',
 };
 
-/** The module's errors as `MedusaError`s by code; the service's trouble stays a `PaymentServiceError`. */
+/** The module's errors as `MedusaError`s by their HTTP answer; the service's trouble stays a `PaymentServiceError`. */
 export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | undefined): unknown {
   if (!MedusaError) return err;
-  const code = isGatewayError(err) ? err.kind : err instanceof InvoicePaymentsError ? err.code : null;
-  const type = code ? MEDUSA_TYPES[code] : undefined;
+  // Not settled yet, also while the service cannot be asked (a 503 there): the operation is not allowed now.
+  const unsettled = err instanceof InvoicePaymentsError && err.details.serviceUnavailable === true;
+  const answer = httpAnswerOf(err);
+  const type = unsettled ? 'not_allowed' : answer && MEDUSA_TYPES[answer.status];
   if (!type) return isGatewayError(err) ? new PaymentServiceError(err) : err;
   const fields =
     err instanceof InvoicePaymentsError ? (err.details.fields as Record<string, string[]>) : null;
