@@ -34,15 +34,18 @@ export interface ShopperViewExtras {
  */
 @Injectable()
 export class ShopperPaymentsService {
-  private readonly reads = new RateWindows(SHOPPER_READS);
-  private readonly renewals = new RateWindows(SHOPPER_RENEWALS);
+  private readonly reads: RateWindows;
+  private readonly renewals: RateWindows;
 
   constructor(
     private readonly store: InvoiceRecordStore,
     private readonly renewal: PixRenewalService,
     private readonly creation: InvoiceCreationService,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.reads = new RateWindows(SHOPPER_READS, () => clock.now());
+    this.renewals = new RateWindows(SHOPPER_RENEWALS, () => clock.now());
+  }
 
   /** The view of the record `find` answers; `key` names the caller for the rate (never a secret in clear). */
   async read(

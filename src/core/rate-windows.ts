@@ -23,9 +23,10 @@ export interface RateHit {
 export class RateWindows {
   private readonly windows = new Map<string, { hits: number; resetAt: number }>();
 
+  /** `now`: the module's clock (epoch ms), from whoever builds it. */
   constructor(
     private readonly limits: RateWindowLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   hit(key: string): RateHit {
