@@ -6,7 +6,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
 import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
-import { InvoiceStatusModule } from './core/invoice-status.service';
+import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Global, Inject, Injectable, Logger, Module } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, LessThan } from 'typeorm';
@@ -12,7 +12,6 @@ import {
 } from '../persistence/dialect';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from './events';
-import { InvoiceIdentity } from './invoice-identity';
 import { changeOf } from './ports';
 
 import { STATUS_REPORT_SOURCES, statusIs, statusRow, decideTransition } from '../domain/status-table';
@@ -261,11 +260,3 @@ function nextHistoryTime(latest: string | null, now: number): Date {
   const at = latest ? Date.parse(latest) : NaN;
   return new Date(Number.isFinite(at) && at >= now ? at + 1 : now);
 }
-
-/** The status path, its outbox and the identity check, global so every capability shares one of each. */
-@Global()
-@Module({
-  providers: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
-  exports: [StatusChangeDispatcher, InvoiceStatusService, InvoiceIdentity],
-})
-export class InvoiceStatusModule {}
