@@ -207,10 +207,17 @@ describeEachDatabase('ours means ours: another store’s invoice under our refer
     const order = makeOrder();
     const namespace = await host.app.get(InvoicePaymentsSettingsService).referrerNamespace();
     const referrer = `${namespace}:${order.reference}-1`;
+    // Their delivery is held until our attempt exists: sent at once, it can reach the store before the attempt is
+    // claimed (a busy machine), and a delivery naming nothing the store knows is acknowledged and dropped.
+    sandbox.controls.setWebhookFaults({ hold: true });
     const theirs = await theirInvoice(referrer);
     // Our create request never lands: the checkout looks the attempt up by its referrer until it cannot land.
     sandbox.controls.addFault({ method: 'POST', path: '/invoices', times: 1, hang: true });
-    const out = await payUntilCreated(order);
+    const paying = payUntilCreated(order);
+    await waitFor(async () => (await records(order.id)).length > 0, 10_000, 'our attempt claimed');
+    sandbox.controls.setWebhookFaults({});
+    expect(sandbox.controls.releaseWebhooks()).toBe(1);
+    const out = await paying;
     await settle();
 
     const [first, second] = await records(order.id);
