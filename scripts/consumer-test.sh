@@ -3,19 +3,22 @@
 # already exists. Builds and packs once and checks the tarball (contents, Markdown links). Then, for each host, two
 # installs, as a store makes them (scripts/consumer-hosts/install.sh): first the host app alone, from its own
 # package.json and its own lock; then the tarball added with a second, separate `npm install`, the command its docs
-# give, resolved on npm 10 and installed on npm 11. Each fails on ERESOLVE, on any peer warning, on an unclean
-# `npm ls`, or on a second copy of `typeorm`, `@nestjs/core`, `@nestjs/common` or `@nestjs/typeorm`. The hosts:
-#   latest   a Nest app with every package at npm's `latest` tag at the time of the run (unpinned: the next major is
-#            caught when it lands), TypeScript's `latest` too, the SQLite driver at the range latest TypeORM accepts;
-#            then README step 1 (NestJS 12, TypeORM 1 today);
-#   lts      a NestJS 11 app, the repository's TypeScript; then README step 1 for NestJS 11 / TypeORM 0.3;
+# give; both on npm 10 (in a copy of the host) and on npm 11. Each fails on ERESOLVE, on any peer warning, on an
+# unclean `npm ls`, or on a second copy of `typeorm`, `@nestjs/core`, `@nestjs/common` or `@nestjs/typeorm`. The hosts:
+#   latest   a Nest + TypeORM app with every package at npm's `latest` tag at the time of the run (unpinned: the next
+#            major is caught when it lands), TypeScript's `latest` too, its TypeORM stack (`@nestjs/typeorm`,
+#            `typeorm`, `pg`, and `better-sqlite3` at the range latest TypeORM accepts) in its own lock; then README
+#            step 1 (NestJS 12, TypeORM 1 today), which must keep the host's TypeORM stack as it was;
+#   lts      a NestJS 11 + TypeORM 0.3 app (the same stack), the repository's TypeScript; then README step 1 for
+#            NestJS 11 / TypeORM 0.3, which must keep it too;
 #   vendure  a Vendure 3.7 app as @vendure/create makes it (scripts/consumer-hosts/vendure: package.json and lock);
 #            then docs/vendure.md's `npm install nestjs-invoice-payments`;
 #   medusa   the Medusa 2.21 app of hosts/medusa (package.json and lock); then docs/medusa.md's command.
 # latest and lts (a scratch app written from the README only, scripts/consumer-app) then prove the package works:
 # the operator signals' packages (`@nestjs/terminus`, `@opentelemetry/api`, the SDK and Prometheus exporter) are the
 # host's own on `latest` (the app serves /health and reads the metrics) and absent on `lts` (the app must build and
-# run without them); a strict type-check under `module: commonjs` and `module: nodenext`, then the app runs as
+# run without them); a strict type-check under `module: commonjs` and `module: nodenext` (and, in a program of its
+# own with the DOM's types, a storefront page's import of the package's `storefront` entry), then the app runs as
 # CommonJS on SQLite and on PostgreSQL (a fresh database each, dropped afterwards), with forRoot and with
 # forRootAsync, and once more compiled as an ES module host: one PIX checkout -> pay -> webhook -> order port ->
 # shipment -> tracking code at the sandbox, and the process must exit by itself after app.close(). Last, the
@@ -86,16 +89,30 @@ added_packages() {
   echo "../$TARBALL $readme $medusa"
 }
 
-# What the Nest host app has before the package: its Nest, HTTP platform and the SQLite driver the runs below use
-# (and, on `latest`, its observability stack).
+# The TypeORM stack a Nest + TypeORM store already has before the package: its Nest TypeORM module, TypeORM and the
+# drivers the runs below use (PostgreSQL's, which README step 1 names, and SQLite's).
+TYPEORM_STACK_LATEST="@nestjs/typeorm typeorm pg better-sqlite3@$SQLITE_OF_LATEST_TYPEORM"
+TYPEORM_STACK_LTS="@nestjs/typeorm@^11 typeorm@^0.3.20 pg better-sqlite3@${REPO_SQLITE:-^12}"
+
+# What the Nest host app has before the package: its Nest, HTTP platform and TypeORM stack (and, on `latest`, its
+# observability stack).
 host_own_packages() {
   if [[ $1 == vendure || $1 == medusa ]]; then
     return 0
   elif [[ $1 == latest ]]; then
-    echo "@nestjs/common @nestjs/core @nestjs/platform-express reflect-metadata rxjs better-sqlite3@$SQLITE_OF_LATEST_TYPEORM $SIGNAL_PACKAGES"
+    echo "@nestjs/common @nestjs/core @nestjs/platform-express reflect-metadata rxjs $TYPEORM_STACK_LATEST $SIGNAL_PACKAGES"
   else
-    echo "@nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 reflect-metadata rxjs better-sqlite3@${REPO_SQLITE:-^12}"
+    echo "@nestjs/common@^11 @nestjs/core@^11 @nestjs/platform-express@^11 reflect-metadata rxjs $TYPEORM_STACK_LTS"
   fi
+}
+
+# The versions of the host's TypeORM stack in its tree, one `name@version` a line: the same before and after the
+# package is added (README: an app that already has them keeps them).
+typeorm_stack_versions() {
+  local app=$1 name
+  for name in @nestjs/typeorm typeorm pg better-sqlite3; do
+    echo "$name@$(node -p "require('$app/node_modules/$name/package.json').version")"
+  done
 }
 
 # The host's package.json before the install: its development tools (TypeScript: npm's latest on the latest stack,
@@ -160,7 +177,7 @@ for stack in "${STACKS[@]}"; do
   SIGNALS=0
   case $stack in
     latest | lts)
-      cp -R scripts/consumer-app/src scripts/consumer-app/tsconfig*.json "$APP/"
+      cp -R scripts/consumer-app/src scripts/consumer-app/storefront scripts/consumer-app/tsconfig*.json "$APP/"
       if [[ $stack == latest ]]; then
         SIGNALS=1
         cp scripts/consumer-app/signals/signals.ts "$APP/src/"
@@ -179,31 +196,46 @@ for stack in "${STACKS[@]}"; do
   step "[$stack] the host app alone: its own packages, its own lock"
   # shellcheck disable=SC2046 # one package spec per word
   install_host_first "$APP" $(host_own_packages "$stack")
+  if [[ $stack == latest || $stack == lts ]]; then
+    typeorm_stack_versions "$APP" >"$WORK/$stack-typeorm-stack.txt"
+    echo "  the host's own TypeORM stack: $(tr '\n' ' ' <"$WORK/$stack-typeorm-stack.txt")"
+  fi
   # shellcheck disable=SC2046 # one package spec per word
   add_package "$APP" $(added_packages "$stack")
 
+  # Both trees: npm 10's (add_package's copy of the host) and npm 11's.
+  for tree in "$APP-npm10" "$APP"; do
+    if [[ $stack == vendure || $stack == medusa ]]; then
+      step "[$(basename "$tree")] the package's $stack entry loads from the host, on the host's copies"
+      (cd "$tree" && node "$WORK/load-from-host.js" "nestjs-invoice-payments/$stack" \
+        "$([[ $stack == vendure ]] && echo @vendure/core || echo @medusajs/framework)")
+      continue
+    fi
+    if ! typeorm_stack_versions "$tree" | diff -u "$WORK/$stack-typeorm-stack.txt" -; then
+      echo "adding the package changed the host's TypeORM stack in $(basename "$tree") (above): it must keep its own"
+      exit 1
+    fi
+    for optional in qrcode $([[ $SIGNALS == 1 ]] || echo "@nestjs/terminus @opentelemetry/api"); do
+      if [[ -d "$tree/node_modules/$optional" ]]; then
+        echo "$optional was installed in $(basename "$tree"): it should be an optional peer, not a dependency"
+        exit 1
+      fi
+    done
+  done
   if [[ $stack == vendure || $stack == medusa ]]; then
-    step "[$stack] the package's $stack entry loads from the host, on the host's copies"
-    (cd "$APP" && node "$WORK/load-from-host.js" "nestjs-invoice-payments/$stack" \
-      "$([[ $stack == vendure ]] && echo @vendure/core || echo @medusajs/framework)")
     step "[$stack] passed"
     continue
   fi
 
   run_install_scripts "$APP"
-  for optional in qrcode $([[ $SIGNALS == 1 ]] || echo "@nestjs/terminus @opentelemetry/api"); do
-    if [[ -d "$APP/node_modules/$optional" ]]; then
-      echo "$optional was installed: it should be an optional peer, not a dependency"
-      exit 1
-    fi
-  done
   for peer in @nestjs/core @nestjs/common @nestjs/platform-express @nestjs/typeorm @nestjs/axios @nestjs/event-emitter \
     typeorm class-validator better-sqlite3 pg typescript $([[ $SIGNALS == 0 ]] || echo "$SIGNAL_PACKAGES"); do
     echo "  $peer $(node -p "require('$APP/node_modules/$peer/package.json').version")"
   done
 
-  step "[$stack] type-check, strict: module commonjs and module nodenext; the same sources as an ES module host"
+  step "[$stack] type-check, strict: module commonjs and nodenext (server, storefront page); the server as an ES module"
   (cd "$APP" && npx tsc -p tsconfig.json && npx tsc -p tsconfig.nodenext.json)
+  (cd "$APP" && npx tsc -p tsconfig.storefront.json && npx tsc -p tsconfig.storefront-nodenext.json)
   mkdir -p "$APP/esm"
   cp -R "$APP/src" "$APP/esm/src"
   echo '{ "type": "module" }' >"$APP/esm/package.json"
@@ -242,6 +274,6 @@ EOF
   step "[$stack] passed"
 done
 
-echo "npm's time per install (host, then the package added on npm 10 and on npm 11):"
+echo "npm's time per install (<host>-npm10: the host, then the package added, on npm 10; <host>: on npm 11):"
 sed 's/^/  /' "$WORK/timings.txt"
 step "passed (${STACKS[*]}) in $(($(date +%s) - START)) s"

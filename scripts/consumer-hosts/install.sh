@@ -1,8 +1,8 @@
 # The consumer test's two installs, as a store makes them (sourced by scripts/consumer-test.sh): first the host app
 # alone, from its own package.json and its own lock; then the packed package added to it with a second, separate
-# `npm install`, the command the docs give. The second is resolved on npm 10 and installed on npm 11 (the machine's);
-# either fails the test on ERESOLVE, on any peer warning, on an unclean `npm ls`, or on a second copy of a package the
-# module shares with its host (check-copies.js).
+# `npm install`, the command the docs give. Both are made on npm 10 (in a copy of the host) and on npm 11 (the
+# machine's); either fails the test on ERESOLVE, on any peer warning, on an unclean `npm ls`, or on a second copy of a
+# package the module shares with its host (check-copies.js).
 # The Vendure host's lock (vendure/package-lock.json) is committed, as a store's app has one: what fails is what npm
 # picks for the package's peers, which no host lock pins; and a fixed tree makes a failure the package's, not that of
 # a Vendure dependency released overnight (the latest host follows the registry). For a newer Vendure: the exact
@@ -14,6 +14,8 @@ PEER_PROBLEMS='ERESOLVE|peer dep|Conflicting peer|[Cc]ould not resolve'
 # npm 10, fetched once by npx (the machine's npm is 11).
 NPM10=(npx -y npm@10)
 NPM_FLAGS=(--prefer-offline --no-audit --no-fund --ignore-scripts)
+# The packages the module shares with its host, as `npm query` selects them (check-copies.js wants one of each).
+SHARED_QUERY='#typeorm, #@nestjs/core, #@nestjs/common, #@nestjs/typeorm'
 cp "$(dirname "${BASH_SOURCE[0]}")/check-copies.js" "$WORK/check-copies.js"
 
 # Runs one npm command in a host, its output in a log; prints the log and fails if it failed or warned about peers.
@@ -59,26 +61,26 @@ install_host_first() {
 }
 
 # The package added to the installed host with the docs' command (its arguments: the tarball first, standing for the
-# package's name). npm 10 resolves it against the host's lock (`--package-lock-only`: the same resolution and the
-# same warnings, the tree as the lock records it), then the host's package.json and lock are put back and npm 11
-# installs it for real.
+# package's name), on npm 10 and on npm 11, each a real install. npm 10 gets a copy of the host, `<app>-npm10`: the
+# host's package.json and lock (as the first install left them), installed by npm 10 (`npm ci`), then the command.
+# npm 11 runs the command in the host itself. Each tree is then checked on disk: `npm ls --all`, one copy of each
+# shared package (`npm query`).
 add_package() {
-  local app=$1
+  local app=$1 app10=$1-npm10
   shift
-  cp "$app/package.json" "$app/package.json.host"
-  cp "$app/package-lock.json" "$app/package-lock.json.host"
+  mkdir -p "$app10"
+  cp "$app/package.json" "$app/package-lock.json" "$app10/"
 
-  step "[$(basename "$app")] npm 10 ($("${NPM10[@]}" --version)): npm install $*"
-  npm_in_host "$app" "add-npm10" "${NPM10[@]}" install --package-lock-only "${NPM_FLAGS[@]}" "$@"
-  npm_ls_clean "$app" "${NPM10[@]}" ls --all --package-lock-only
-  node "$WORK/check-copies.js" "$app/package-lock.json"
-  mv "$app/package.json.host" "$app/package.json"
-  mv "$app/package-lock.json.host" "$app/package-lock.json"
+  step "[$(basename "$app")] npm 10 ($("${NPM10[@]}" --version)): the host from its lock, then npm install $*"
+  npm_in_host "$app10" "host-ci" "${NPM10[@]}" ci "${NPM_FLAGS[@]}"
+  npm_in_host "$app10" "add" "${NPM10[@]}" install "${NPM_FLAGS[@]}" "$@"
+  npm_ls_clean "$app10" "${NPM10[@]}" ls --all
+  (cd "$app10" && "${NPM10[@]}" query "$SHARED_QUERY") | node "$WORK/check-copies.js" -
 
   step "[$(basename "$app")] npm $(npm --version): npm install $*"
-  npm_in_host "$app" "add-npm11" npm install "${NPM_FLAGS[@]}" "$@"
+  npm_in_host "$app" "add" npm install "${NPM_FLAGS[@]}" "$@"
   npm_ls_clean "$app" npm ls --all
-  (cd "$app" && npm query '#typeorm, #@nestjs/core, #@nestjs/common, #@nestjs/typeorm') | node "$WORK/check-copies.js" -
+  (cd "$app" && npm query "$SHARED_QUERY") | node "$WORK/check-copies.js" -
 }
 
 # The install scripts of the host's tree, run after the installs (which ignore them): each package that has one gets
