@@ -8,9 +8,9 @@
 #   latest   a Nest + TypeORM app with every package at npm's `latest` tag at the time of the run (unpinned: the next
 #            major is caught when it lands), TypeScript's `latest` too, its TypeORM stack (`@nestjs/typeorm`,
 #            `typeorm`, `pg`, and `better-sqlite3` at the range latest TypeORM accepts) in its own lock; then README
-#            step 1 (NestJS 12, TypeORM 1 today), which must keep the host's TypeORM stack as it was;
-#   lts      a NestJS 11 + TypeORM 0.3 app (the same stack), the repository's TypeScript; then README step 1 for
-#            NestJS 11 / TypeORM 0.3, which must keep it too;
+#            step 1 (NestJS 12, TypeORM 1 today), after which the TypeORM stack must be the versions the lock had;
+#   lts      a NestJS 11 + TypeORM 0.3 app (the same stack, at older releases of the line), the repository's
+#            TypeScript; then README step 1 for NestJS 11, with the same check;
 #   vendure  a Vendure 3.7 app as @vendure/create makes it (scripts/consumer-hosts/vendure: package.json and lock);
 #            then docs/vendure.md's `npm install nestjs-invoice-payments`;
 #   medusa   the Medusa 2.21 app of hosts/medusa (package.json and lock); then docs/medusa.md's command.
@@ -78,21 +78,23 @@ SIGNAL_PACKAGES="@nestjs/terminus @opentelemetry/api @opentelemetry/sdk-node @op
 # What a store types to add the package (the tarball stands for the package's name): README step 1 for a Nest app
 # of that line (`readme=`, checked against the README by test/docs/quick-start.spec.ts), the install command of
 # docs/vendure.md (the name alone) and of docs/medusa.md (`medusa=`, checked against it by the same test). A bare
-# name the host's package.json already lists keeps its range; any other takes npm's `latest` tag, saved as `^`.
+# name takes npm's `latest` tag, saved as `^`; a name the host's package.json already lists keeps its range, but npm
+# moves it to the newest release in that range (why README step 1 leaves out the TypeORM stack the app has).
 added_packages() {
   local readme="" medusa=""
   case $1 in
-    latest) readme="@nestjs/typeorm typeorm @nestjs/axios @nestjs/event-emitter class-validator class-transformer pg" ;;
-    lts) readme="@nestjs/typeorm@^11 typeorm@^0.3.20 @nestjs/axios@^4 @nestjs/event-emitter@^3 class-validator@^0.14 class-transformer pg" ;;
+    latest) readme="@nestjs/axios @nestjs/event-emitter class-validator class-transformer" ;;
+    lts) readme="@nestjs/axios@^4 @nestjs/event-emitter@^3 class-validator@^0.14 class-transformer" ;;
     medusa) medusa="@nestjs/common @nestjs/core @nestjs/axios @nestjs/event-emitter @nestjs/typeorm typeorm pg class-validator class-transformer reflect-metadata rxjs" ;;
   esac
   echo "../$TARBALL $readme $medusa"
 }
 
 # The TypeORM stack a Nest + TypeORM store already has before the package: its Nest TypeORM module, TypeORM and the
-# drivers the runs below use (PostgreSQL's, which README step 1 names, and SQLite's).
+# drivers the runs below use (PostgreSQL's and SQLite's). The lts app was made a while ago: its lock has older
+# releases of its line (the first TypeORM 0.3 that accepts better-sqlite3 12), which README step 1 must keep.
 TYPEORM_STACK_LATEST="@nestjs/typeorm typeorm pg better-sqlite3@$SQLITE_OF_LATEST_TYPEORM"
-TYPEORM_STACK_LTS="@nestjs/typeorm@^11 typeorm@^0.3.20 pg better-sqlite3@${REPO_SQLITE:-^12}"
+TYPEORM_STACK_LTS="@nestjs/typeorm@11.0.0 typeorm@0.3.26 pg@8.11.0 better-sqlite3@${REPO_SQLITE:-^12}"
 
 # What the Nest host app has before the package: its Nest, HTTP platform and TypeORM stack (and, on `latest`, its
 # observability stack).
