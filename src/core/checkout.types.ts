@@ -1,4 +1,4 @@
-import { statusRow, type PaymentSessionStatus } from '../domain/status-table';
+import { sessionStatusOfCode, type PaymentSessionStatus } from '../domain/status-table';
 import type { Cents } from '../gateway/money';
 import type { CreateInvoiceParams, PaymentMethod } from '../gateway/types';
 import type { InvoiceRecord, RecognisedOrder } from '../persistence/invoice.entity';
@@ -185,10 +185,7 @@ export interface WebhookActionResult {
 export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   if (record.creationState === 'failed') return 'error';
   if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
-  const session = statusRow(record.statusCode)?.session ?? 'pending';
-  // Money taken that is not what the invoice was for: a person decides, the session is never captured.
-  if (record.amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
-  return session;
+  return sessionStatusOfCode(record.statusCode, record.amountMismatch) ?? 'pending';
 }
 
 /** What the storefront and the host keep of a payment attempt: the `InvoicePaymentSessionData`. */

@@ -3,6 +3,7 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import {
   InvoiceStatusCode,
+  sessionStatusOfCode,
   statusRow,
   type OrderPaymentStatus,
   type PaymentSessionStatus,
@@ -75,16 +76,12 @@ export function changeOf(
 /** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
 function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
   const row = statusRow(code);
-  const takesMoney = row?.session === 'captured' || row?.session === 'authorized';
-  if (amountMismatch && takesMoney)
-    return { code, text, sessionStatus: 'requires_more', orderPaymentStatus: 'requires_action' };
   // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
-  return {
-    code,
-    text,
-    sessionStatus: row?.session ?? 'error',
-    orderPaymentStatus: row?.order ?? 'requires_action',
-  };
+  if (!row) return { code, text, sessionStatus: 'error', orderPaymentStatus: 'requires_action' };
+  const sessionStatus = sessionStatusOfCode(code, amountMismatch)!;
+  // Money held for a person (the session is not the status's own) asks the order for action.
+  const orderPaymentStatus = sessionStatus === row.session ? row.order : 'requires_action';
+  return { code, text, sessionStatus, orderPaymentStatus };
 }
 
 /** Injection token of the {@link LateInvoiceAdopter} the checkout capability provides. */
@@ -129,13 +126,13 @@ export interface ConfirmedStatus {
 
 /** A delivery's host action from the record as it now stands (`confirmed`: the lookup), in cents at most its amount. */
 export function webhookActionOf(record: InvoiceRecord, confirmed?: ConfirmedStatus): WebhookActionResult {
-  const row = statusRow(confirmed?.code ?? record.statusCode);
-  if (!row) return { action: 'not_supported' };
-  let action: PaymentWebhookAction = row.session === 'error' ? 'failed' : row.session;
-  // Only paid is a capture; money taken that is not the invoice's amount waits for a person, as authorizePayment.
-  if (action === 'captured' && row.code !== InvoiceStatusCode.Paid) action = 'not_supported';
-  else if (record.amountMismatch && (action === 'captured' || action === 'authorized'))
-    action = 'requires_more';
+  const code = confirmed?.code ?? record.statusCode;
+  const session = sessionStatusOfCode(code, record.amountMismatch);
+  if (session === null) return { action: 'not_supported' };
+  // Only paid is a capture: a refund's status also reads captured for the session.
+  const laterThanPaid = statusRow(code)!.session === 'captured' && code !== InvoiceStatusCode.Paid;
+  let action: PaymentWebhookAction = session === 'error' ? 'failed' : session;
+  if (laterThanPaid) action = 'not_supported';
   const amount = Math.min(confirmed?.paidCents ?? record.paidCents ?? record.amountCents, record.amountCents);
   return { action, data: { session_id: record.id, amount } };
 }

@@ -4,6 +4,7 @@ import { concatAST } from 'graphql';
 import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
+import { resolveWebhooksOptions } from '../options/webhooks.options';
 import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { adminApiSchema, InvoicePaymentAdminResolver } from './admin-api.resolver';
 import { DEFAULT_DOCUMENT_FIELD } from './constants';
@@ -17,6 +18,7 @@ import {
 } from './plugin-options';
 import { InvoicePaymentShopResolver, shopApiSchema } from './shop-api.resolver';
 import { InvoicePaymentStatusResolver, shopStatusSchema } from './shop-status.resolver';
+import { webhookBodyReader } from './webhook-body';
 
 /** PIX, bank slip and card payments for a Vendure 3 store: `InvoicePaymentsPlugin.init(options)`; see docs/vendure.md. */
 @VendurePlugin({
@@ -76,6 +78,13 @@ export class InvoicePaymentsPlugin {
     const db = config.dbConnectionOptions as { migrations?: unknown };
     const existing = Array.isArray(db.migrations) ? db.migrations : Object.values(db.migrations ?? {});
     db.migrations = [...existing, ...INVOICE_PAYMENTS_MIGRATIONS];
+    // The webhook route reads its own body, up to the module's limit: Vendure's parser would answer a larger one 500.
+    const webhooks = resolveWebhooksOptions(this.options?.webhooks);
+    config.apiOptions.middleware.push({
+      route: `/${webhooks.path}`,
+      handler: webhookBodyReader(webhooks),
+      beforeListen: true,
+    });
     const field = this.options?.documentField ?? DEFAULT_DOCUMENT_FIELD;
     const customerFields = (config.customFields.Customer ??= []);
     if (!customerFields.some((f) => f.name === field)) {

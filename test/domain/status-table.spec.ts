@@ -3,6 +3,7 @@ import {
   InvoiceStatusCode,
   STATUS_STAGES,
   STATUS_TABLE,
+  sessionStatusOfCode,
   statusIs,
   statusRow,
 } from '../../src/domain/status-table';
@@ -69,5 +70,17 @@ describe('the status table', () => {
       12: 'Declined',
       16: 'Declined',
     });
+  });
+
+  it('never captures or authorizes money taken for another amount: a person decides', () => {
+    const { Paid, Authorized, AwaitingPayment, Refunded } = InvoiceStatusCode;
+    expect(sessionStatusOfCode(Paid, false)).toBe('captured');
+    expect(sessionStatusOfCode(Paid, true)).toBe('requires_more');
+    expect(sessionStatusOfCode(Authorized, true)).toBe('requires_more');
+    expect(sessionStatusOfCode(Refunded, true)).toBe('requires_more');
+    // No money taken: the mismatch changes nothing.
+    expect(sessionStatusOfCode(AwaitingPayment, true)).toBe(sessionStatusOfCode(AwaitingPayment, false));
+    expect(sessionStatusOfCode(999, false)).toBeNull();
+    expect(sessionStatusOfCode(null, true)).toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { INestApplication } from '@nestjs/common';
 import { JobQueueService, Logger, mergeConfig, TransactionalConnection, VendureConfig } from '@vendure/core';
 import { configureSessionCookies, preBootstrapConfig } from '@vendure/core/dist/bootstrap';
+import { wrapEarlyMiddlewareHandler } from '@vendure/core/dist/wrap-early-middleware-handler';
 import {
   createTestEnvironment,
   registerInitializer,
@@ -84,7 +85,7 @@ async function freePort(): Promise<number> {
 
 /**
  * `@vendure/testing` starts the server on every interface; this is its bootstrap with the listen on 127.0.0.1
- * (with its session cookies when the config asks for them; the test config has no early middleware, left out).
+ * (with its session cookies and its early middleware, as Vendure's own bootstrap applies them).
  */
 function listenOnLoopback(server: TestServer): void {
   (server as unknown as { bootstrapForTesting: unknown }).bootstrapForTesting = async (
@@ -101,6 +102,9 @@ function listenOnLoopback(server: TestServer): void {
     const { tokenMethod } = config.authOptions;
     if (tokenMethod === 'cookie' || (Array.isArray(tokenMethod) && tokenMethod.includes('cookie'))) {
       configureSessionCookies(app, config);
+    }
+    for (const mid of config.apiOptions.middleware.filter((m) => m.beforeListen)) {
+      app.use(mid.route, wrapEarlyMiddlewareHandler(mid));
     }
     await app.listen(config.apiOptions.port, '127.0.0.1');
     await app.get(JobQueueService).start();
