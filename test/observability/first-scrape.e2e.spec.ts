@@ -71,6 +71,10 @@ describeEachDatabase('the first scrape: every counter at 0', (kind) => {
       // Each attribute set the code knows, exactly (no label more or less), at 0.
       const known = KNOWN_ATTRIBUTES[key] ?? [];
       if (known.length === 0) missing.push(`${counter.prometheus}: no known attribute set`);
+      // Each attribute the code counts under is one the docs' row names.
+      for (const attribute of new Set(known.flatMap((a) => Object.keys(a)))) {
+        if (!counter.attributes[attribute]) missing.push(`${counter.prometheus}: ${attribute} undocumented`);
+      }
       for (const attributes of known) {
         const labels = prometheusLabels(attributes);
         // The exporter adds the meter's scope (`otel_scope_name`): a label of its own, not an attribute.
