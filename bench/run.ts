@@ -1,16 +1,18 @@
 /**
  * `npm run bench [parts...]`: the benchmarks, figures only (no assertion). Parts: `webhook`, `checkout`, `feed`
  * (need PostgreSQL: `DATABASE_URL`, default postgres://postgres@127.0.0.1:5432/test; a fresh database is created
- * and dropped), `client` (gateway client iteration memory) and `storefront` (the shopper's component, gzipped).
+ * and dropped), `client` (gateway client iteration memory), `storefront` (the shopper's component, gzipped) and
+ * `health` (/health while the service hangs, about 35 s).
  * Default: all. `BENCH_LONG=1`: the feed is 50,000 deliveries (about 4 minutes at 200/s). `scale` (asked by name only, not in the default): a small and a big store
  * side by side (bench/scale.ts; seeds 1 M invoices once). See docs/development.md#benchmarks for the knobs.
  */
 import { runClientBench } from './client';
+import { runHealthBench } from './health';
 import { runScaleBench } from './scale';
 import { runStorefrontBench } from './storefront';
 import { runServerBench } from './webhook';
 
-const ALL = ['webhook', 'feed', 'checkout', 'client', 'storefront'] as const;
+const ALL = ['webhook', 'feed', 'checkout', 'client', 'storefront', 'health'] as const;
 /** Parts run only when named. */
 const NAMED = ['scale'] as const;
 
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
     console.log('\n== storefront: <invoice-payment> as the browser downloads it ==');
     await runStorefrontBench();
   }
+  if (parts.has('health')) await runHealthBench();
   if (parts.has('scale')) await runScaleBench();
   console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }

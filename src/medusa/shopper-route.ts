@@ -22,12 +22,13 @@ import { logger, runtimeServices } from './runtime';
 type StoreRequest = MedusaRequest & { auth_context?: { actor_id?: string; actor_type?: string } };
 type StoreResponse = MedusaResponse & { setHeader(name: string, value: string): void };
 
-/** The view as Medusa's route gives it: no order page (the session's record names no Medusa order). */
-const NO_ORDER_URL = { orderUrl: null };
-
-/** `GET /store/invoice-payments/carts/:cart_id`: the view of the cart's payment (SHOPPER_CONTRACT's JSON). */
+/**
+ * `GET /store/invoice-payments/carts/:cart_id`: the view of the cart's payment (SHOPPER_CONTRACT's JSON). Its
+ * `orderUrl` is every host's: `checkout.orderUrlTemplate` filled in as for the invoice's `payment.order_url` (in
+ * Medusa, `{order_id}` and `{reference}` are the payment session's id, the invoice's order key).
+ */
 export function getCartPayment(req: StoreRequest, res: StoreResponse): Promise<void> {
-  return answer(req, res, (shopper, key, find) => shopper.read(key, find, NO_ORDER_URL));
+  return answer(req, res, (shopper, key, find) => shopper.read(key, find));
 }
 
 /**
@@ -35,7 +36,7 @@ export function getCartPayment(req: StoreRequest, res: StoreResponse): Promise<v
  * new view. A renewal whose answer was lost is a 503 with `Retry-After`, and nothing is sent again meanwhile.
  */
 export function renewCartPayment(req: StoreRequest, res: StoreResponse): Promise<void> {
-  return answer(req, res, (shopper, key, find) => shopper.renew(key, find, NO_ORDER_URL));
+  return answer(req, res, (shopper, key, find) => shopper.renew(key, find));
 }
 
 /** The cart checked, then the module's shopper path (rate per cart, the caller's record); errors as HTTP answers. */

@@ -42,8 +42,11 @@ type Reading = { baseUrl: string | null; backlog: Backlog | null };
 export class InvoicePaymentsHealthIndicator extends Poller<void> {
   private reading: Reading | null = null;
   private closed = false;
-  /** The probe in flight (its identity), so a late answer of an abandoned one does not end the next. */
-  private probe: object | null = null;
+  /**
+   * The probe in flight: where it went and when it started on the module's clock. Its identity, so a late answer of
+   * an abandoned one does not end the next.
+   */
+  private probe: { baseUrl: string; startedAt: number } | null = null;
   /** The latest probe's end: its answer, or `timeout` when it outlived `probeTimeoutMs`. */
   private probed: (Outcome & { baseUrl: string }) | null = null;
 
@@ -146,26 +149,36 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
 
   /** Asks the service once (a one-item list) when it gave no answer for `probeIntervalMs`, unless a probe runs. */
   private probeIfQuiet(baseUrl: string): void {
+    this.giveUpLateProbe();
     const last = this.newest(baseUrl);
     if (this.probe || (last && this.clock.now() - last.at <= this.options.probeIntervalMs)) return;
-    const probe = {};
+    const probe = { baseUrl, startedAt: this.clock.now() };
     this.probe = probe;
-    const end = (outcome: string) => {
-      if (this.probe !== probe) return;
-      clearTimeout(deadline);
-      this.probe = null;
-      this.probed = { baseUrl, at: this.clock.now(), outcome };
-    };
-    // A hanging service: the probe is given up (reported `timeout`); its own call ends on the client's timeout.
-    const deadline = setTimeout(() => end('timeout'), this.options.probeTimeoutMs);
-    deadline.unref();
     this.gateway.listInvoices({ limit: 1 }).then(
-      () => end('ok'),
-      (err: unknown) => end(probeFailure(err)),
+      () => this.endProbe(probe, 'ok', this.clock.now()),
+      (err: unknown) => this.endProbe(probe, probeFailure(err), this.clock.now()),
     );
   }
 
+  /**
+   * A hanging service: the probe is given up once `probeTimeoutMs` have passed on the module's clock (reported
+   * `timeout` as of its deadline; its own call ends on the client's timeout). Every round and every check looks, so
+   * a check reports it as soon as the deadline has passed, and a test moves the clock instead of waiting.
+   */
+  private giveUpLateProbe(): void {
+    const probe = this.probe;
+    const deadline = probe ? probe.startedAt + this.options.probeTimeoutMs : Infinity;
+    if (probe && this.clock.now() >= deadline) this.endProbe(probe, 'timeout', deadline);
+  }
+
+  private endProbe(probe: { baseUrl: string; startedAt: number }, outcome: string, at: number): void {
+    if (this.probe !== probe) return;
+    this.probe = null;
+    this.probed = { baseUrl: probe.baseUrl, at, outcome };
+  }
+
   private service(baseUrl: string | null) {
+    this.giveUpLateProbe();
     const last = baseUrl === null ? null : this.newest(baseUrl);
     const outcome = last?.outcome ?? 'none';
     return {

@@ -7,7 +7,15 @@ import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';
 import type { TestDatabase } from '../support/databases';
 import { launchChromium, type Browser } from './support/chromium';
 import { PageLog } from './support/page-log';
-import { axeFindings, component, shot, statusReads } from './support/storefront';
+import {
+  axeFindings,
+  carries,
+  component,
+  recordRequests,
+  type SentRequest,
+  shot,
+  statusReads,
+} from './support/storefront';
 
 /** The bank slip, the card (a decline, then a retry) and an expired PIX on the demo's shop page, in Chromium. */
 describe('storefront: slip, card and expired PIX on the demo shop page', () => {
@@ -37,6 +45,42 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
     await demo?.close();
     await db?.destroy();
   });
+
+  /**
+   * The card data went to the service's tokenization endpoint and nowhere else: every request of the page went to
+   * the store's origin or to the service's script and endpoint; the number and CVV of each card tried are in the
+   * endpoint's requests (one per card sent: the mistyped number never left) and in none of the store's, whose
+   * payment call carries the token the service answered.
+   */
+  async function cardStayedInTheBrowser(sent: SentRequest[]): Promise<void> {
+    const gateway = demo.sandbox!.url;
+    const tokenization = `${gateway}/card-tokens`;
+    const store = new URL(demo.storeUrl).origin;
+    expect(
+      sent.filter(
+        (r) => new URL(r.url).origin !== store && ![`${gateway}/js/card.js`, tokenization].includes(r.url),
+      ),
+    ).toEqual([]);
+    const toService = sent.filter((r) => r.url === tokenization && r.method === 'POST');
+    const others = sent.filter((r) => !toService.includes(r));
+    for (const number of ['4111111111111112', '4000000000000002', '4111111111111111']) {
+      expect(others.filter((r) => carries(r, number)).map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    }
+    expect(others.filter((r) => carries(r, CVV)).map((r) => `${r.method} ${r.url}`)).toEqual([]);
+    expect(toService.map((r) => ['4000000000000002', '4111111111111111'].find((n) => carries(r, n)))).toEqual(
+      ['4000000000000002', '4111111111111111'],
+    );
+    expect(toService.every((r) => carries(r, CVV))).toBe(true);
+    const tokens = await Promise.all(
+      toService.map(async (r) => ((await (await r.request.response())!.json()) as { token: string }).token),
+    );
+    const payments = others.filter(
+      (r) => r.method === 'POST' && /\/store\/orders\/[^/]+\/payment$/.test(r.url),
+    );
+    expect(payments.map((r) => (JSON.parse(r.body) as { card: unknown }).card)).toEqual(
+      tokens.map((token) => ({ token, expiry: '12/30', holder_name: 'MARIA SOUZA' })),
+    );
+  }
 
   /** Places the prefilled order on `/shop` with `method`. */
   async function order(method: 'pix' | 'billet' | 'card'): Promise<void> {
@@ -71,6 +115,7 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
   });
 
   it('a declined card says why in the shopper words, and the retry with another card is paid', async () => {
+    const sent = recordRequests(page);
     await order('card');
     const el = component(page);
     expect(await el.locator('[part~=status]').textContent()).toBe('Cartão de crédito');
@@ -103,6 +148,7 @@ describe('storefront: slip, card and expired PIX on the demo shop page', () => {
     await page.keyboard.press('Enter');
     await statusReads(page, 'Pagamento confirmado', 15_000);
     expect(await el.locator('[part~=container]').textContent()).toContain('Visa final 1111');
+    await cardStayedInTheBrowser(sent);
   });
 
   it('an expired PIX offers a new code through the store', async () => {
@@ -146,5 +192,8 @@ async function fillCard(page: Page, number: string): Promise<void> {
   await el.locator('#card-holder').fill('MARIA SOUZA');
   await el.locator('#card-number').fill(number);
   await el.locator('#card-expiry').fill('12/30');
-  await el.locator('#card-cvv').fill('123');
+  await el.locator('#card-cvv').fill(CVV);
 }
+
+/** The test cards' CVV: three digits no other request of the page has as a word of its own. */
+const CVV = '937';

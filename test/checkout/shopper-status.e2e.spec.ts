@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { addDays, todayIn } from '../../src/domain/calendar';
 import type { ShopperPaymentView } from '../../src/checkout/shopper-view';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
 import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { AdminApp, openAdminDatabase, startAdminApp } from '../settings/support';
@@ -93,6 +94,22 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
     );
     expect(record.status_token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(record)).not.toContain(token);
+  });
+
+  it("reads the store's record only: many reads of the route make no call to the service", async () => {
+    const { out, token } = await pix();
+    // The invoice's own traffic first: its creation webhook is delivered and applied (which asks the service).
+    await sandbox.controls.waitForDeliveries(10_000);
+    const inbox = db.dataSource.getRepository(WebhookInboxEntry);
+    await waitFor(
+      async () => (await inbox.countBy({ gatewayId: out.data.gatewayId!, state: 'pending' })) === 0,
+      10_000,
+      'the creation webhook applied',
+      POLL_MS,
+    );
+    const before = proxy.count(() => true);
+    for (let i = 0; i < 100; i += 1) await view(token).expect(200);
+    expect(proxy.count(() => true)).toBe(before);
   });
 
   it('keeps the token a repeated initiatePayment replaced working; the one before that is gone', async () => {

@@ -9,6 +9,11 @@ export interface ServiceSwitch {
   url: string;
   hang(): void;
   answer(): void;
+  /**
+   * The request lines (`GET /invoices?limit=1 HTTP/1.1`) the hang holds: read while hanging, on a connection still
+   * open, never answered. What a caller that waits on the service would be waiting for.
+   */
+  held(): string[];
   close(): Promise<void>;
 }
 
@@ -16,6 +21,8 @@ export async function startServiceSwitch(target: string): Promise<ServiceSwitch>
   const { hostname, port } = new URL(target);
   let hanging = false;
   const sockets = new Set<Socket>();
+  /** Per open client connection, the first request line it sent during the hang (gone once it closes). */
+  const holding = new Map<Socket, string>();
   const server = net.createServer((client) => {
     let upstream: Socket | null = null;
     const open = (socket: Socket) => {
@@ -23,9 +30,17 @@ export async function startServiceSwitch(target: string): Promise<ServiceSwitch>
       socket.on('close', () => sockets.delete(socket)).on('error', () => socket.destroy());
       return socket;
     };
-    open(client).on('close', () => upstream?.destroy());
+    open(client).on('close', () => {
+      holding.delete(client);
+      upstream?.destroy();
+    });
     client.on('data', (chunk: Buffer) => {
-      if (hanging) return; // read, and never answered
+      if (hanging) {
+        // Read, and never answered.
+        if (!holding.has(client)) holding.set(client, chunk.toString('latin1').split('\r\n')[0]);
+        return;
+      }
+      holding.delete(client);
       upstream ??= open(net.connect(Number(port), hostname))
         .on('data', (answer: Buffer) => client.write(answer))
         .on('close', () => client.destroy());
@@ -37,6 +52,7 @@ export async function startServiceSwitch(target: string): Promise<ServiceSwitch>
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     hang: () => (hanging = true),
     answer: () => (hanging = false),
+    held: () => [...holding.values()],
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

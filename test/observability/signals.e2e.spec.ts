@@ -24,6 +24,8 @@ import { registerSdk } from './otel-sdk';
 import { value } from './scrape';
 
 const TOKEN = `tok-${randomUUID()}`;
+/** `health.maxInboxAgeMs`: a delivery waiting longer in the inbox turns /health down. */
+const MAX_INBOX_AGE_MS = 2000;
 /** Registered anew for each database's suite, so its series start at zero. */
 let sdk: ReturnType<typeof registerSdk>;
 
@@ -74,7 +76,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
         },
         shipping: { pollIntervalMs: 50, maxAttempts: 2, backoff: { initialDelayMs: 20, maxDelayMs: 100 } },
         reconciliation: { intervalMs: 0 },
-        health: { checkIntervalMs: 100, probeIntervalMs: 1000, maxInboxAgeMs: 2000 },
+        health: { checkIntervalMs: 100, probeIntervalMs: 1000, maxInboxAgeMs: MAX_INBOX_AGE_MS },
       },
       [OpsModule],
     );
@@ -236,7 +238,7 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     }
   });
 
-  // The service's own faults are health.e2e.spec.ts' (over a hanging server, with timings).
+  // The service's own faults are health.e2e.spec.ts' (over a hanging server); speed figures are bench/health.ts'.
   it('/health goes down when the inbox backs up, and up again after', async () => {
     // The faults of the test above were the latest calls: up once a probe (or a call) answers.
     await waitFor(async () => (await health()).status === 200, 10_000, '/health up');
@@ -245,13 +247,13 @@ describeEachDatabase('operator signals: terminus and Prometheus on a host', (kin
     sandbox.controls.addFault({ method: 'GET', path: '/invoices*', status: 429, retryAfterSeconds: 1 });
     const second = await app.get(InvoicePaymentProvider).initiatePayment(checkout(makeOrder(), 'pix'));
     await sandbox.controls.pay((await record(second.data.invoiceRecordId)).gatewayId!);
-    const backing = Date.now();
     await waitFor(async () => (await health()).status === 503, 60_000, '/health down on the inbox');
-    expect(Date.now() - backing).toBeLessThan(60_000);
     const backed = (await health()).body.error.invoice_payments;
     expect(backed.service.reachable).toBe(true);
     expect(backed.problems).toEqual([expect.stringContaining('inbox')]);
+    // Down for the reason it names: a delivery still waits in the inbox, older than the threshold.
     expect(backed.inbox.count).toBeGreaterThanOrEqual(1);
+    expect(backed.inbox.oldestAgeSeconds * 1000).toBeGreaterThan(MAX_INBOX_AGE_MS);
     expect(value(await scrape(), 'invoice_payments_inbox_backlog')).toBeGreaterThanOrEqual(1);
 
     sandbox.controls.clearFaults();

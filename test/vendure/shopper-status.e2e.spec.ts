@@ -28,6 +28,21 @@ interface View {
   pix: { payload: string | null; image: string | null; expiresAt: string | null } | null;
 }
 
+/** The first GraphQL error of a query that must fail (the testing client's `ClientError` holds the answer). */
+async function refusal(query: () => Promise<unknown>): Promise<GraphQLErrorAnswer> {
+  const err = await query().then(
+    () => null,
+    (e: unknown) => e as { response?: { errors?: GraphQLErrorAnswer[] } },
+  );
+  if (!err?.response?.errors?.[0]) throw new Error('the query was answered, not refused');
+  return err.response.errors[0];
+}
+
+interface GraphQLErrorAnswer {
+  message: string;
+  extensions: { code?: string; retryAfterSeconds?: number };
+}
+
 /** The shop API's view of the shopper's payment: the session's own order only. */
 describeEachDatabase("the shopper's payment in Vendure's shop API", (kind) => {
   let env: VendureTestEnv;
@@ -84,6 +99,22 @@ describeEachDatabase("the shopper's payment in Vendure's shop API", (kind) => {
     await expect(view('ABC\u0000DEF')).rejects.toThrow(/orderCode/);
     await expect(view('')).rejects.toThrow(/orderCode/);
     env.shop.setAuthToken(guestToken);
+  });
+
+  it('answers TOO_MANY_REQUESTS with retryAfterSeconds past 120 queries a minute for one session and order', async () => {
+    const cart = await cartReadyToPay(env, `rate-${kind}@example.com`);
+    await startPayment(env, { method: 'pix', document: CPF });
+    for (let i = 0; i < 120; i += 1) expect((await view())?.state).toBe('waiting');
+    // docs/vendure.md: "a GraphQL error with extensions.code: TOO_MANY_REQUESTS and retryAfterSeconds".
+    for (const code of [undefined, cart.code]) {
+      const limited = await refusal(() => view(code));
+      expect(limited).toMatchObject({ extensions: { code: 'TOO_MANY_REQUESTS' } });
+      expect(limited.extensions.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+    // Another session, with its own order, has its own allowance.
+    await cartReadyToPay(env, `rate-other-${kind}@example.com`);
+    await startPayment(env, { method: 'pix', document: CPF });
+    expect((await view())?.state).toBe('waiting');
   });
 
   it('an expired PIX gets a new code through renewInvoicePayment: the view waits again', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 
 /** Where the storefront tests write their screenshots (gitignored). */
 export const STOREFRONT_SHOTS = join(__dirname, '..', '..', '..', 'test-results', 'storefront');
@@ -127,4 +127,39 @@ export async function startPageServer(storeUrl: string, html: string, script: st
         server.closeAllConnections();
       }),
   };
+}
+
+/** A request as the page sent it: where to, with what headers and body. */
+export interface SentRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The browser's own object, for its answer. */
+  request: Request;
+}
+
+/** Records every request `page` makes from now on (fetches, scripts, images...), in order. */
+export function recordRequests(page: Page): SentRequest[] {
+  const sent: SentRequest[] = [];
+  page.on('request', (request) =>
+    sent.push({
+      method: request.method(),
+      url: request.url(),
+      headers: request.headers(),
+      body: request.postData() ?? '',
+      request,
+    }),
+  );
+  return sent;
+}
+
+/**
+ * Whether `secret` travels in the request, in its URL, a header or its body: a card number with or without its
+ * spaces; a short value (a CVV) as a whole word, not a run of digits inside a longer one.
+ */
+export function carries(r: SentRequest, secret: string): boolean {
+  const text = [r.url, r.body, ...Object.values(r.headers)].join('\n');
+  if (secret.length >= 12) return text.replace(/\s+/g, '').includes(secret.replace(/\s+/g, ''));
+  return text.split(/[^0-9A-Za-z]+/).includes(secret);
 }

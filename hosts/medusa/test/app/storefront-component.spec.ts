@@ -1,17 +1,19 @@
 import { join } from 'node:path';
-import { startSandbox, type SandboxServer } from 'nestjs-invoice-payments/sandbox';
+import { startSandbox, TEST_CARDS, type SandboxServer } from 'nestjs-invoice-payments/sandbox';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { launchChromium } from './admin-pages';
 import { GuestCheckout } from './guest';
 import { freePort, MedusaApp, RESULTS, until } from './medusa-app';
 import { startStorefront, type StorefrontServer } from './storefront-page';
-import { MedusaStore } from './store';
+import { CPF, MedusaStore, PROVIDER_ID } from './store';
 
 /*
  * A guest pays by PIX in the real Medusa app with `<invoice-payment>`, loaded from the package installed in the app:
  * the checkout through the store API (as the starter storefront), then a page on its own origin showing the cart's
  * payment through the plugin's store route (cross-origin, with the publishable key, allowed by Medusa's STORE_CORS),
- * paid at the sandbox's bank-app page, flipping to paid by itself, and the order captured in Medusa.
+ * paid at the sandbox's bank-app page, flipping to paid by itself, and the order captured in Medusa. And a guest's card,
+ * typed into the component's form: the number goes only to the service's script (the sandbox's `/js/card.js`), the
+ * token to Medusa through the page's `pay` hook, and the order is captured.
  */
 let sandbox: SandboxServer;
 let app: MedusaApp;
@@ -116,6 +118,58 @@ it('a guest pays by PIX with the component: code and waiting, then paid by itsel
   const payments = (await store.order(order.id)).payment_collections[0].payments;
   expect(payments).toHaveLength(1);
   expect(payments[0].captured_at).toBeTruthy();
+  expect(problems).toEqual([]);
+  await context.close();
+}, 300_000);
+
+it('a guest pays by card in the component: the number only to the card script, the token to Medusa; captured', async () => {
+  const cartId = await new GuestCheckout(store).cart();
+  const { cart } = await store.call('GET', `/store/carts/${cartId}`, undefined, 'store');
+  const context = await browser.newContext({ locale: 'pt-BR', viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => msg.type() === 'error' && problems.push(`console: ${msg.text()}`));
+  const sent: Array<{ url: string; body: string }> = [];
+  page.on('request', (r) => r.method() === 'POST' && sent.push({ url: r.url(), body: r.postData() ?? '' }));
+
+  const card = {
+    amount: String(cart.total),
+    tokenizerSrc: `${sandbox.url}/js/card.js`,
+    document: CPF,
+    providerId: PROVIDER_ID,
+  };
+  await page.goto(
+    storefront.pageUrl({ medusaUrl: app.url, publishableKey: store.publishableKey, cartId, card }),
+  );
+  const component = page.locator('invoice-payment');
+  await statusReads(page, 'Cartão de crédito', 30_000, problems);
+  await component.locator('#card-holder').fill('MARIA SOUZA');
+  await component.locator('#card-number').fill(TEST_CARDS.approved);
+  await component.locator('#card-expiry').fill('12/40');
+  await component.locator('#card-cvv').fill('123');
+  await component.locator('#card-installments').selectOption('2');
+  await component.locator('[part~=submit]').click();
+  await statusReads(page, 'Pagamento confirmado', 60_000, problems);
+  await page.screenshot({ path: join(RESULTS, 'storefront-card-paid-390.png'), fullPage: true });
+
+  // The number went once, to the script's own endpoint at the service; Medusa got the token, never the number.
+  const withNumber = sent.filter((r) => r.body.includes(TEST_CARDS.approved));
+  expect(withNumber.map((r) => r.url)).toEqual([`${sandbox.url}/card-tokens`]);
+  const session = sent.find((r) => r.url.endsWith('/payment-sessions'));
+  expect(JSON.parse(session!.body).data.card.token).toMatch(/\S/);
+  expect(sent.filter((r) => r.url.startsWith(app.url)).every((r) => !r.body.includes('cvv'))).toBe(true);
+
+  const orderId = await page.evaluate<string>('document.body.dataset.orderId');
+  await until(
+    async () => (await store.order(orderId)).payment_status === 'captured',
+    60_000,
+    'the order captured',
+  );
+  const view = await component.evaluate((el) => (el as unknown as { view: Record<string, unknown> }).view);
+  expect(view).toMatchObject({ method: 'card', state: 'paid', card: { installments: 2, last4: '1111' } });
+  const invoice = sandbox.controls.getInvoice(view.invoiceNumber as string)!;
+  expect(invoice.client).toMatchObject({ name: 'Maria Souza', document: CPF });
   expect(problems).toEqual([]);
   await context.close();
 }, 300_000);
