@@ -85,7 +85,11 @@ export function settingsFields(): MedusaSettingField[] {
 /** The module's effective settings, secrets masked, labelled, with warnings. */
 async function settingsView(services: MedusaRuntimeServices): Promise<MedusaSettingsView> {
   const masked = await services.settings.getMasked();
-  return { settings: masked, fields: settingsFields(), warnings: settingsWarnings(masked, process.env.NODE_ENV) };
+  return {
+    settings: masked,
+    fields: settingsFields(),
+    warnings: settingsWarnings(masked, process.env.NODE_ENV),
+  };
 }
 
 /** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked, labelled, with warnings. */
