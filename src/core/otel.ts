@@ -23,9 +23,9 @@ const SCOPE = 'nestjs-invoice-payments';
 
 /**
  * The counters and histograms: name, unit, description (Prometheus' HELP). A duration's name ends `_seconds`, so
- * exporters that add the unit's suffix do not add it twice.
+ * exporters that add the unit's suffix do not add it twice. A histogram's unit is `s`; every other is a counter.
  */
-const INSTRUMENTS = {
+export const INSTRUMENTS = {
   deliveries: ['invoice_payments.webhook.deliveries', '{delivery}', 'Webhook deliveries by outcome'],
   changes: ['invoice_payments.status.changes', '{change}', 'Status changes told to the host, by source'],
   rounds: ['invoice_payments.reconciliation.rounds', '{round}', 'Reconciliation rounds this instance led'],

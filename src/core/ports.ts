@@ -1,9 +1,8 @@
-import type { PaymentWebhookAction, WebhookActionResult } from './checkout.types';
+import { sessionStatusOfCode, type PaymentWebhookAction, type WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import {
   InvoiceStatusCode,
-  sessionStatusOfCode,
   statusRow,
   type OrderPaymentStatus,
   type PaymentSessionStatus,

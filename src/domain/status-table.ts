@@ -232,19 +232,6 @@ export function statusIs(code: number | null | undefined, flag: StatusFlag): boo
 }
 
 /**
- * The payment session a status gives, or `null` for a code the spec does not list. Money taken that is not the
- * invoice's amount (`amountMismatch`) is never captured or authorized: a person decides (`requires_more`).
- */
-export function sessionStatusOfCode(
-  code: number | null | undefined,
-  amountMismatch: boolean,
-): PaymentSessionStatus | null {
-  const session = statusRow(code)?.session ?? null;
-  if (amountMismatch && (session === 'captured' || session === 'authorized')) return 'requires_more';
-  return session;
-}
-
-/**
  * The listed codes in the order reports are applied in: awaiting payment, overdue, processing, scheduled,
  * authorized, denied, error, canceled, paid, awaiting refund, partially refunded, contested, refunded.
  */

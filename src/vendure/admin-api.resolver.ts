@@ -70,6 +70,8 @@ export const adminApiSchema = parse(`
     refundable: Money!
     "YYYY-MM-DD."
     dueDate: String
+    "The due date (YYYY-MM-DD) while the invoice waits on the customer's payment (awaiting or overdue), else null."
+    payBy: String
     installments: Int!
     card: OrderInvoicePaymentCard
     pixPayload: String

@@ -21,6 +21,7 @@ import { RootApp, startRootApp } from '../support/root-app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { postDelivery } from '../webhooks/support';
 import { registerSdk } from './otel-sdk';
+import { value } from './scrape';
 
 const TOKEN = `tok-${randomUUID()}`;
 /** `health.maxInboxAgeMs`: a delivery waiting longer in the inbox turns /health down. */
@@ -50,18 +51,6 @@ class OpsController {
 
 @Module({ imports: [TerminusModule.forRoot({ logger: false })], controllers: [OpsController] })
 class OpsModule {}
-
-/** A series' value in a Prometheus scrape (the sum over the series matching every label given). */
-function value(scrape: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of scrape.split('\n')) {
-    const match = /^([a-z_]+)(?:\{(.*)\})? ([0-9.e+-]+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const has = Object.entries(labels).every(([k, v]) => (match[2] ?? '').includes(`${k}="${v}"`));
-    if (has) sum += Number(match[3]);
-  }
-  return sum;
-}
 
 describeEachDatabase('operator signals: terminus and Prometheus on a host', (kind) => {
   let db: TestDatabase;

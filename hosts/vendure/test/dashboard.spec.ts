@@ -2,19 +2,60 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'graphql';
 import { startSandbox, TEST_CARDS, type SandboxServer } from 'nestjs-invoice-payments/sandbox';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { checkout, startStore, waitFor, type Store } from './store';
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 
 const CPF = '529.982.247-25';
 const SHOTS = join(__dirname, '..', '..', '..', 'test-results', 'vendure-dashboard');
+const LAST4 = TEST_CARDS.approved.slice(-4);
+
+/** What the block says in each of the dashboard's display languages, and how it writes money (R$ 134,80). */
+const WORDS = {
+  en: {
+    locale: 'en-US',
+    money: (n: string) => new RegExp(`R\\$\\s*${n.replace('.', '\\.')}`),
+    paid: 'Paid',
+    awaiting: 'Awaiting payment',
+    canceled: 'Canceled',
+    partly: 'Partially refunded',
+    pix: 'PIX',
+    slip: 'Bank slip',
+    card: 'Credit card',
+    number: 'Invoice number',
+    due: 'Due date',
+    amount: 'Amount',
+    refunded: 'Refunded',
+    refundable: 'Still refundable',
+    openSlip: 'Open the bank slip',
+  },
+  pt_BR: {
+    locale: 'pt-BR',
+    money: (n: string) => new RegExp(`R\\$\\s*${n.replace('.', ',')}`),
+    paid: 'Pago',
+    awaiting: 'Aguardando pagamento',
+    canceled: 'Cancelado',
+    partly: 'Estornado parcialmente',
+    pix: 'PIX',
+    slip: 'Boleto',
+    card: 'Cartão de crédito',
+    number: 'Número da fatura',
+    due: 'Vencimento',
+    amount: 'Valor',
+    refunded: 'Estornado',
+    refundable: 'Ainda estornável',
+    openSlip: 'Abrir o boleto',
+  },
+};
+type Language = keyof typeof WORDS;
 
 /**
  * Vendure's dashboard, built by `vite build` with the plugin's extension (this package's `dashboard` entry, from the
  * packed tarball) and served by DashboardPlugin, signed in as the superadmin in Chromium: the order page's invoice
- * block for an order paid by PIX and one paid by card and partly refunded, in English at 1280 px and in Brazilian
- * Portuguese at 390 px (the dashboard's own display-language setting).
+ * block for an order paid by PIX, one paid by card and partly refunded, one whose bank slip waits to be paid (its due
+ * date, the pending badge) and one whose PIX the service canceled; in English and Brazilian Portuguese (the
+ * dashboard's own display-language setting), each at 1280 px and at 390 px.
  */
 describe('Vendure dashboard: the order page block', () => {
   let sandbox: SandboxServer;
@@ -22,9 +63,20 @@ describe('Vendure dashboard: the order page block', () => {
   let browser: Browser;
   let pix: Awaited<ReturnType<typeof checkout>>;
   let card: Awaited<ReturnType<typeof checkout>>;
+  let slip: Awaited<ReturnType<typeof checkout>>;
+  let canceled: Awaited<ReturnType<typeof checkout>>;
+  /** The slip's due day at the service (`YYYY-MM-DD`). */
+  let slipDue: string;
 
   const orderState = async (id: string) =>
     (await store.admin.query(parse(`query ($id: ID!) { order(id: $id) { state } }`), { id })).order.state;
+  const invoiceStatus = async (orderId: string) =>
+    (
+      await store.admin.query(
+        parse(`query ($id: ID!) { invoicePaymentsForOrder(orderId: $id) { statusCode } }`),
+        { id: orderId },
+      )
+    ).invoicePaymentsForOrder[0]?.statusCode;
 
   async function paid(id: string) {
     await waitFor(async () => (await orderState(id)) === 'PaymentSettled', 20_000, `order ${id} paid`);
@@ -50,9 +102,7 @@ describe('Vendure dashboard: the order page block', () => {
     await paid(card.orderId);
     const { order } = await store.admin.query(
       parse(`query ($id: ID!) { order(id: $id) { payments { id } } }`),
-      {
-        id: card.orderId,
-      },
+      { id: card.orderId },
     );
     const { refundOrder } = await store.admin.query(
       parse(`mutation ($input: RefundOrderInput!) {
@@ -70,6 +120,15 @@ describe('Vendure dashboard: the order page block', () => {
       },
     );
     expect(refundOrder).toEqual({ state: 'Settled' });
+    // A bank slip left to be paid: the order waits on it (awaiting payment, by its due date).
+    slip = await checkout(store, 'slip@example.com', { method: 'billet', document: CPF });
+    expect(slip.billetLine).toEqual(expect.any(String));
+    slipDue = sandbox.controls.getInvoice(slip.invoiceId)!.dueDay;
+    expect(await invoiceStatus(slip.orderId)).toBe(1);
+    // A PIX the service canceled (its webhook tells the store).
+    canceled = await checkout(store, 'canceled@example.com', { method: 'pix', document: CPF });
+    await sandbox.controls.setStatus(canceled.invoiceId, 6);
+    await waitFor(async () => (await invoiceStatus(canceled.orderId)) === 6, 20_000, 'PIX canceled');
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: [
@@ -121,52 +180,86 @@ describe('Vendure dashboard: the order page block', () => {
     return block;
   }
 
-  const text = async (page: Page, id: string) =>
-    (
-      await page.getByTestId('invoice-payments-block').getByTestId(`invoice-payments-${id}`).innerText()
-    ).trim();
+  const text = async (block: Locator, id: string) =>
+    (await block.getByTestId(`invoice-payments-${id}`).innerText()).trim();
 
-  it('English at 1280 px: the PIX order paid, the card order partly refunded', async () => {
-    await setLanguage('en');
-    const page = await signedIn(1280);
-    const pixBlock = await orderBlock(page, pix.orderId, 'order-pix-en-1280');
-    expect(await text(page, 'method')).toBe('PIX');
-    expect(await text(page, 'status')).toBe('Paid');
-    expect(await pixBlock.getByTestId('invoice-payments-status').getAttribute('data-tone')).toBe('paid');
-    expect(await text(page, 'number')).toContain(pix.invoiceId);
-    expect(await text(page, 'pix-code')).toContain(pix.pixPayload);
-    expect(await text(page, 'amount')).toContain('134.80');
-    expect(await pixBlock.getByTestId('invoice-payments-due-date').count()).toBe(0);
-    expect(await pixBlock.getByTestId('invoice-payments-pix-qr').isVisible()).toBe(true);
+  /** The status badge: its words, the module's tone and its colour beside the dashboard's own (`--warning`...). */
+  async function badge(block: Locator) {
+    const status = block.getByTestId('invoice-payments-status');
+    const colour = await status.evaluate((el) => {
+      const probe = document.createElement('span');
+      el.parentElement!.append(probe);
+      const of = (name: string) => {
+        probe.style.color = `var(--${name})`;
+        return getComputedStyle(probe).color;
+      };
+      const theme = { success: of('success'), warning: of('warning'), destructive: of('destructive') };
+      probe.remove();
+      const own = getComputedStyle(el).color;
+      return Object.entries(theme).find(([, value]) => value === own)?.[0] ?? own;
+    });
+    return { words: (await status.innerText()).trim(), tone: await status.getAttribute('data-tone'), colour };
+  }
 
-    await orderBlock(page, card.orderId, 'order-card-en-1280');
-    expect(await text(page, 'method')).toBe('Credit card');
-    expect(await text(page, 'status')).toBe('Partially refunded');
-    expect(await text(page, 'number')).toContain(card.invoiceId);
-    expect(await text(page, 'card')).toContain(`${card.card!.brand} •••• ${TEST_CARDS.approved.slice(-4)}`);
-    expect(await text(page, 'refunds')).toMatch(/30\.00\s*Refunded/);
-    expect(await text(page, 'refundable')).toContain('104.80');
-    await page.close();
-  });
+  it.each([
+    ['en', 1280],
+    ['en', 390],
+    ['pt_BR', 1280],
+    ['pt_BR', 390],
+  ] as Array<[Language, number]>)(
+    '%s at %i px: paid, partly refunded, awaiting and canceled',
+    async (language, width) => {
+      const w = WORDS[language];
+      const shot = (name: string) => `order-${name}-${language === 'en' ? 'en' : 'pt'}-${width}`;
+      await setLanguage(language);
+      const page = await signedIn(width);
 
-  it('Portuguese (Brazil) at 390 px: the same orders in the admin language', async () => {
-    await setLanguage('pt_BR');
-    const page = await signedIn(390);
-    await orderBlock(page, pix.orderId, 'order-pix-pt-390');
-    expect(await text(page, 'status')).toBe('Pago');
-    expect(await text(page, 'number')).toMatch(new RegExp(`Número da fatura\\s*${pix.invoiceId}`));
-    expect(await text(page, 'pix-code')).toContain(pix.pixPayload);
-    expect(await text(page, 'amount')).toMatch(/Valor\s*R\$\s*134,80/);
+      const pixBlock = await orderBlock(page, pix.orderId, shot('pix'));
+      expect(await text(pixBlock, 'method')).toBe(w.pix);
+      expect(await badge(pixBlock)).toEqual({ words: w.paid, tone: 'paid', colour: 'success' });
+      expect(await text(pixBlock, 'number')).toMatch(new RegExp(`${w.number}\\s*${pix.invoiceId}`));
+      expect(await text(pixBlock, 'pix-code')).toContain(pix.pixPayload);
+      expect(await text(pixBlock, 'amount')).toMatch(
+        new RegExp(`${w.amount}\\s*${w.money('134.80').source}`),
+      );
+      expect(await pixBlock.getByTestId('invoice-payments-due-date').count()).toBe(0);
+      expect(await pixBlock.getByTestId('invoice-payments-pix-qr').isVisible()).toBe(true);
 
-    await orderBlock(page, card.orderId, 'order-card-pt-390');
-    expect(await text(page, 'method')).toBe('Cartão de crédito');
-    expect(await text(page, 'status')).toBe('Estornado parcialmente');
-    expect(await text(page, 'card')).toContain(`•••• ${TEST_CARDS.approved.slice(-4)}`);
-    expect(await text(page, 'refunds')).toMatch(/R\$\s*30,00\s*Estornado/);
-    expect(await text(page, 'refundable')).toMatch(/Ainda estornável\s*R\$\s*104,80/);
-    // Nothing of the block wider than the phone's screen.
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    expect(width).toBeLessThanOrEqual(390);
-    await page.close();
-  });
+      const cardBlock = await orderBlock(page, card.orderId, shot('card'));
+      expect(await text(cardBlock, 'method')).toBe(w.card);
+      // Partly refunded: still paid, more may go back; orange as the dashboard marks what is not settled.
+      expect(await badge(cardBlock)).toEqual({ words: w.partly, tone: 'open', colour: 'warning' });
+      expect(await text(cardBlock, 'number')).toContain(card.invoiceId);
+      expect(await text(cardBlock, 'card')).toContain(`${card.card!.brand} •••• ${LAST4}`);
+      expect(await text(cardBlock, 'refunds')).toMatch(
+        new RegExp(`${w.money('30.00').source}\\s*${w.refunded}`),
+      );
+      expect(await text(cardBlock, 'refundable')).toMatch(
+        new RegExp(`${w.refundable}\\s*${w.money('104.80').source}`),
+      );
+
+      // The open slip: what it waits on (its due date, as the admin's language writes a day) and the pending badge.
+      const slipBlock = await orderBlock(page, slip.orderId, shot('slip-open'));
+      expect(await text(slipBlock, 'method')).toBe(w.slip);
+      expect(await badge(slipBlock)).toEqual({ words: w.awaiting, tone: 'open', colour: 'warning' });
+      const day = new Intl.DateTimeFormat(w.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
+        new Date(`${slipDue}T12:00:00Z`),
+      );
+      expect(await text(slipBlock, 'due-date')).toMatch(
+        new RegExp(`^${w.due}\\s*${day.replace(/\./g, '\\.')}$`),
+      );
+      expect(await text(slipBlock, 'billet-line')).toContain(slip.billetLine);
+      expect(await slipBlock.getByRole('link', { name: w.openSlip }).isVisible()).toBe(true);
+      expect(await text(slipBlock, 'amount')).toMatch(w.money('134.80'));
+
+      const canceledBlock = await orderBlock(page, canceled.orderId, shot('pix-canceled'));
+      expect(await badge(canceledBlock)).toEqual({ words: w.canceled, tone: 'ended', colour: 'destructive' });
+      expect(await canceledBlock.getByTestId('invoice-payments-due-date').count()).toBe(0);
+
+      // Nothing of the page wider than the window.
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(scrollWidth).toBeLessThanOrEqual(width);
+      await page.close();
+    },
+  );
 });

@@ -161,7 +161,7 @@ export async function checkout(store: Store, email: string, payment: Record<stri
   }
   const { startInvoicePayment } = await shop.query(
     parse(`mutation ($input: StartInvoicePaymentInput!) {
-      startInvoicePayment(input: $input) { invoiceId pix { payload } card { brand last4 } }
+      startInvoicePayment(input: $input) { invoiceId pix { payload } billet { line } card { brand last4 } }
     }`),
     { input: payment },
   );
@@ -169,6 +169,7 @@ export async function checkout(store: Store, email: string, payment: Record<stri
     orderId,
     invoiceId: startInvoicePayment.invoiceId as string,
     pixPayload: startInvoicePayment.pix?.payload as string | undefined,
+    billetLine: startInvoicePayment.billet?.line as string | undefined,
     card: startInvoicePayment.card as { brand: string; last4: string } | null,
   };
 }

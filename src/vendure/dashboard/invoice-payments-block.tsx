@@ -44,9 +44,10 @@ function Invoice({ invoice: i }: { invoice: OrderInvoice }) {
       <Row label={<Trans>Invoice number</Trans>} id="number">
         {i.invoiceNumber ? <CopyableText value={i.invoiceNumber}>{i.invoiceNumber}</CopyableText> : '—'}
       </Row>
-      {i.dueDate && i.orderPaymentStatus === 'awaiting' && (
+      {/* The same rule as Medusa's widget (the shared view's payBy): not while a payment is being processed. */}
+      {i.payBy && (
         <Row label={<Trans>Due date</Trans>} id="due-date">
-          {day(i.dueDate)}
+          {day(i.payBy)}
         </Row>
       )}
       <Row label={<Trans>Amount</Trans>} id="amount">

@@ -3,7 +3,7 @@ export const INVOICES_QUERY = `
   query InvoicePaymentsForOrder($orderId: ID!) {
     invoicePaymentsForOrder(orderId: $orderId) {
       id method invoiceNumber statusCode statusName statusTone orderPaymentStatus currencyCode
-      amount paid refunded refundable dueDate installments
+      amount paid refunded refundable dueDate payBy installments
       card { brand last4 }
       pixPayload pixImage billetLine billetUrl paymentUrl
       refunds { id amount state }
@@ -28,6 +28,8 @@ export interface OrderInvoice {
   refunded: number;
   refundable: number;
   dueDate: string | null;
+  /** {@link dueDate} while the customer has yet to pay (awaiting or overdue): what the block shows. */
+  payBy: string | null;
   installments: number;
   card: { brand: string | null; last4: string | null } | null;
   pixPayload: string | null;
