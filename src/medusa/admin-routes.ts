@@ -1,8 +1,12 @@
+import { BadRequestException } from '@nestjs/common';
+import { adminValidationPipe } from '../settings/admin-api';
+import { saveSettings } from '../settings/settings-save';
+import { UpdateSettingsDto } from '../settings/settings.dto';
 import { SETTING_LIST, type AdminText, type SettingName } from '../options/settings.schema';
 import { orderInvoiceViews, type OrderInvoiceView } from '../settings/order-invoices.view';
 import type { MaskedSettings } from '../settings/settings.entity';
 import { pluginOptions, withSessions, type MedusaRequest, type MedusaResponse } from './plugin';
-import { runtimeServices } from './runtime';
+import { runtimeServices, type MedusaRuntimeServices } from './runtime';
 
 // The plugin's admin API routes in Medusa (Medusa authenticates every `/admin` route): what the order page's widget
 // and the Settings → Invoice payments page read. Which status code means what comes from here (the module's status
@@ -78,14 +82,38 @@ export function settingsFields(): MedusaSettingField[] {
   }));
 }
 
-/** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked, labelled, with warnings. */
-export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const { settings } = await runtimeServices(pluginOptions(req.scope));
-  const masked = await settings.getMasked();
-  const view: MedusaSettingsView = {
+/** The module's effective settings, secrets masked, labelled, with warnings. */
+async function settingsView(services: MedusaRuntimeServices): Promise<MedusaSettingsView> {
+  const masked = await services.settings.getMasked();
+  return {
     settings: masked,
     fields: settingsFields(),
     warnings: settingsWarnings(masked, process.env.NODE_ENV),
   };
-  res.json(view);
+}
+
+/** `GET /admin/invoice-payments/settings`: the module's effective settings, secrets masked, labelled, with warnings. */
+export async function getInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  res.json(await settingsView(await runtimeServices(pluginOptions(req.scope))));
+}
+
+/**
+ * `POST /admin/invoice-payments/settings`: saves the settings given, as the module's admin API's `PUT settings` does
+ * (an absent field unchanged, `null` back to `medusa-config.ts`; the same checks), and answers as the `GET`. A refusal
+ * is a 400 naming each field (`{ code, field, message, errors, problems }`).
+ */
+export async function postInvoicePaymentsSettings(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  const services = await runtimeServices(pluginOptions(req.scope));
+  try {
+    const body = (await adminValidationPipe().transform(req.body ?? {}, {
+      type: 'body',
+      metatype: UpdateSettingsDto,
+    })) as UpdateSettingsDto;
+    const { settings, secretBox: box, gatewayOptions } = services;
+    await saveSettings({ settings, box, lookup: gatewayOptions.lookup }, body);
+  } catch (err) {
+    if (err instanceof BadRequestException) return res.status(400).json(err.getResponse());
+    throw err;
+  }
+  res.json(await settingsView(services));
 }

@@ -27,6 +27,8 @@ export type MedusaQuery = { graph(input: object): Promise<{ data: unknown[] }> }
 export interface MedusaRequest {
   scope: MedusaContainer;
   params: Record<string, string | undefined>;
+  /** The JSON body, parsed by Medusa. */
+  body?: unknown;
 }
 
 export interface MedusaResponse {

@@ -23,11 +23,11 @@ export class AdminIdPipe implements PipeTransform<unknown, string> {
 }
 
 /**
- * An admin API controller: guarded, input checked, errors answered by `AdminErrorsFilter`. Unknown fields are errors, never
- * stripped; rejected values are never echoed (a mistyped secret stays out of logs).
+ * The admin API's check of a body: unknown fields are errors, never stripped; rejected values are never echoed (a
+ * mistyped secret stays out of logs). Medusa's settings route runs the same pipe on its body.
  */
-export function AdminApi(): ClassDecorator {
-  const pipe = new ValidationPipe({
+export function adminValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,
@@ -36,6 +36,11 @@ export function AdminApi(): ClassDecorator {
     validationError: { target: true, value: false },
     exceptionFactory: (errors) => adminValidationError(validationProblems(errors)),
   });
+}
+
+/** An admin API controller: guarded, input checked ({@link adminValidationPipe}), errors answered by `AdminErrorsFilter`. */
+export function AdminApi(): ClassDecorator {
+  const pipe = adminValidationPipe();
   return applyDecorators(UseGuards(InvoicePaymentsAdminGuard), UsePipes(pipe), UseFilters(AdminErrorsFilter));
 }
 

@@ -4,13 +4,13 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { ResendWebhookResult } from '../gateway/types';
 import { AdminApi } from './admin-api';
-import { adminValidationError, problemsOf } from './admin-problems';
 import { ResendWebhookDto } from './admin.dto';
 import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { checkSettingsUpdate, settingFields, UpdateSettingsDto } from './settings.dto';
-import { SECRET_SETTINGS, type MaskedSettings } from './settings.entity';
+import { saveSettings } from './settings-save';
+import { settingFields, UpdateSettingsDto } from './settings.dto';
+import type { MaskedSettings } from './settings.entity';
 import { InvoicePaymentsSettingsService } from './settings.service';
 
 /** The admin API's Settings tab: the settings (secrets masked), their rotation, a credential check, a test webhook. */
@@ -35,23 +35,8 @@ export class AdminSettingsController {
   }
 
   @Put('settings')
-  async putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
-    const secrets = SECRET_SETTINGS.filter((name) => typeof body[name] === 'string');
-    if (secrets.length > 0 && !this.box.canEncrypt) {
-      const why =
-        'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
-      const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
-      throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
-    }
-    this.settings.invalidate(); // judged against what is saved now
-    const problems = await checkSettingsUpdate(
-      body,
-      await this.settings.getEffective(),
-      this.gatewayOptions.lookup,
-    );
-    if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
-    await this.settings.update(body);
-    return this.settings.getMasked();
+  putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
+    return saveSettings({ settings: this.settings, box: this.box, lookup: this.gatewayOptions.lookup }, body);
   }
 
   @Post('settings/rotate-secrets')

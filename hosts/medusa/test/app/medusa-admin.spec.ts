@@ -28,6 +28,11 @@ let english: Page;
 let portuguese: Page;
 const orders = { pending: '', paid: '', card: '', overdue: '' };
 let dueDate = '';
+/** When the owner saved a setting through the plugin's admin API. */
+let changedAt: Date;
+
+/** The day of `at` as the admin's language writes it (`29 de nov. de 2026`, `Nov 29, 2026`), in this machine's zone. */
+const dayIn = (tag: string, at: Date) => new Intl.DateTimeFormat(tag, { dateStyle: 'medium' }).format(at);
 
 async function paymentStatus(orderId: string): Promise<string> {
   return (await store.order(orderId)).payment_status;
@@ -107,6 +112,16 @@ beforeAll(async () => {
     30_000,
     'partially refunded',
   );
+
+  // The owner changes a setting through the plugin's admin API, signed in as the calls above: refused past its
+  // bounds (a 400 naming the field), then saved; the settings page shows the change and when it was made.
+  const refused = await store.fetch('POST', '/admin/invoice-payments/settings', { maxInstallments: 13 });
+  expect(refused.status).toBe(400);
+  await expect(refused.json()).resolves.toMatchObject({ field: 'maxInstallments' });
+  const saved = await store.call('POST', '/admin/invoice-payments/settings', { maxInstallments: 6 });
+  expect(saved.settings).toMatchObject({ maxInstallments: 6, overridden: ['maxInstallments'] });
+  changedAt = new Date(saved.settings.updatedAt);
+  expect(Number.isNaN(changedAt.getTime())).toBe(false);
 
   browser = await launchChromium();
   english = await signedIn(browser, app.url, 'en-US');
@@ -210,7 +225,13 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await expect(row('webhookToken')).resolves.toMatch(/^Senha dos avisos do serviço\s+Não definido\s/);
     await expect(row('enabledMethods')).resolves.toMatch(/^Formas de pagamento\s+PIX, Boleto, Cartão\s/);
     await expect(row('dueDays')).resolves.toMatch(/^Prazo de vencimento \(dias\)\s+3 dias\s/);
-    await expect(row('updatedAt')).resolves.toMatch(/^Última alteração\s+Nunca alterado aqui/);
+    await expect(row('maxInstallments')).resolves.toMatch(
+      /\sAté 6x\s+Salvo nas configurações do módulo \(vale sobre o medusa-config\.ts\)$/,
+    );
+    // The change's time in Portuguese: day, month, year, then the hour (`29 de nov. de 2026, 15:14`).
+    const changed = await row('updatedAt');
+    expect(changed).toMatch(/^Última alteração\s+\d{1,2} de [a-zç]{3}\.? de \d{4},? \d{2}:\d{2}$/);
+    expect(changed).toContain(dayIn('pt-BR', changedAt));
     await expect(row('baseUrl')).resolves.toContain(sandbox.url);
     const warning = settings.getByTestId('invoice-payments-warning-webhook_token_missing');
     await expect(shown(warning)).resolves.toContain('A senha dos avisos do serviço não está definida');
@@ -236,7 +257,14 @@ describe.each(WIDTHS)('at %i px', (width) => {
     const row = async (name: string) => shown(settings.getByTestId(`invoice-payments-setting-${name}`));
     await expect(row('webhookToken')).resolves.toMatch(/^Password of the service's notices\s+Not set\s/);
     await expect(row('enabledMethods')).resolves.toMatch(/^Payment methods\s+PIX, Bank slip, Card\s/);
-    await expect(row('maxInstallments')).resolves.toMatch(/^Most installments\s+Up to \d+x\s/);
+    await expect(row('maxInstallments')).resolves.toMatch(
+      /^Most installments\s+Up to 6x\s+Saved in the module’s settings \(overrides medusa-config\.ts\)$/,
+    );
+    // The change's time as Medusa writes dates in English (`Nov 29, 2026, 3:14 PM`): no ISO time, no raw value.
+    const changed = await row('updatedAt');
+    expect(changed).toMatch(/^Last changed\s+[A-Z][a-z]{2} \d{1,2}, \d{4},? \d{1,2}:\d{2}\s?[AP]M$/);
+    expect(changed).toContain(dayIn('en', changedAt));
+    expect(changed).not.toMatch(/\d{4}-\d{2}-\d{2}|null|[{}"]/);
     await expect(
       shown(settings.getByTestId('invoice-payments-warning-webhook_token_missing')),
     ).resolves.toContain('The password of the service’s notices is not set');

@@ -1,2 +1,6 @@
-// GET /admin/invoice-payments/settings (Medusa authenticates /admin routes): the settings page.
-exports.GET = require('../../../../../../../dist/src/medusa/admin-routes').getInvoicePaymentsSettings;
+// /admin/invoice-payments/settings (Medusa authenticates /admin routes): GET what the settings page shows, POST a
+// change of the module's settings (docs/medusa.md, "In Medusa's admin").
+const routes = require('../../../../../../../dist/src/medusa/admin-routes');
+
+exports.GET = routes.getInvoicePaymentsSettings;
+exports.POST = routes.postInvoicePaymentsSettings;
