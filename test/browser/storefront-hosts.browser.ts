@@ -16,11 +16,17 @@ import {
   statusReads,
 } from './support/storefront';
 
+/** What the host page's own style sheet sets: a custom property and a `::part` rule (defaults differ from both). */
+const THEME = `
+  invoice-payment { --ip-accent: rgb(106, 27, 154); }
+  invoice-payment::part(status) { text-transform: uppercase; letter-spacing: 2px; }
+`;
+
 /**
  * The component in the two kinds of host page a store has: plain HTML (any storefront) and React 19 (Medusa's
  * Next.js starter), each served from its own origin that passes the status route on to the demo store.
  */
-describe('storefront: the component in plain HTML and in React 19', () => {
+describe('storefront: the component in plain HTML and in React 19; its canceled state; the page themes it', () => {
   let db: TestDatabase;
   let config: DemoConfig;
   let demo: RunningDemo;
@@ -62,14 +68,20 @@ describe('storefront: the component in plain HTML and in React 19', () => {
     return { src: payment.status_url as string, invoiceNumber: payment.invoice_number as string };
   }
 
-  it('plain HTML: an element in the markup follows the payment to paid', async () => {
+  /** A PIX shown on a plain page of its own origin whose `<style>` is `style`, waiting for payment. */
+  async function plainPage(style = ''): Promise<{ invoiceNumber: string }> {
     const { src, invoiceNumber } = await pixPayment();
     const html = `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Checkout</title>
-      <script type="module" src="component.js"></script></head>
+      <style>${style}</style><script type="module" src="component.js"></script></head>
       <body><main><h1>Checkout</h1><invoice-payment src="${src}"></invoice-payment></main></body></html>`;
     host = await startPageServer(demo.storeUrl, html, await componentScript());
     await page.goto(host.url);
     await statusReads(page, 'Aguardando pagamento');
+    return { invoiceNumber };
+  }
+
+  it('plain HTML: an element in the markup follows the payment to paid', async () => {
+    const { invoiceNumber } = await plainPage();
     expect(await axeFindings(page)).toEqual([]);
     const paid = page.evaluate(
       "new Promise((resolve) => document.addEventListener('paid', (e) => resolve(e.detail.state)))",
@@ -99,4 +111,54 @@ describe('storefront: the component in plain HTML and in React 19', () => {
     await statusReads(page, 'Pagamento confirmado');
     expect(await axeFindings(page)).toEqual([]);
   });
+
+  it('a PIX canceled at the service shows the canceled state in its words, announced through aria-live', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { invoiceNumber } = await plainPage();
+    const el = component(page);
+    const changed = page.evaluate(
+      "new Promise((resolve) => document.addEventListener('statechange', (e) => resolve(e.detail.state)))",
+    );
+    await demo.sandbox!.controls.setStatus(invoiceNumber, 6); // 6: canceled (docs/gateway-assumptions.md)
+    await statusReads(page, 'Pagamento cancelado', 15_000);
+    await expect(changed).resolves.toBe('canceled');
+    expect(await el.locator('[part~=status]').getAttribute('data-state')).toBe('canceled');
+    expect(await el.locator('[part~=note]').textContent()).toBe(
+      'Este pagamento foi cancelado. Nada foi cobrado.',
+    );
+    const live = el.locator('[role=status]');
+    expect(await live.getAttribute('aria-live')).toBe('polite');
+    expect(await live.textContent()).toBe('Pagamento cancelado');
+    // Nothing left to pay with: no code, no QR image.
+    expect(await el.locator('[part~=code], [part~=qr]').count()).toBe(0);
+    expect(await axeFindings(page)).toEqual([]);
+
+    await page.evaluate("document.querySelector('invoice-payment').setAttribute('lang', 'en')");
+    await statusReads(page, 'Payment canceled');
+    expect(await el.locator('[part~=note]').textContent()).toBe(
+      'This payment was canceled. Nothing was charged.',
+    );
+  });
+
+  it("takes the page's CSS custom properties and ::part rules", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await plainPage(THEME);
+    const el = component(page);
+    const style = (part: string, property: string) =>
+      el
+        .locator(`[part~=${part}]`)
+        .evaluate(
+          (node, name) => (globalThis as unknown as Computed).getComputedStyle(node).getPropertyValue(name),
+          property,
+        );
+    expect(await style('copy-button', 'background-color')).toBe('rgb(106, 27, 154)');
+    expect(await style('status', 'text-transform')).toBe('uppercase');
+    expect(await style('status', 'letter-spacing')).toBe('2px');
+    expect(await axeFindings(page)).toEqual([]);
+  });
 });
+
+/** The browser's `getComputedStyle`, for code evaluated in the page (the tests are typed without the DOM). */
+interface Computed {
+  getComputedStyle(node: unknown): { getPropertyValue(name: string): string };
+}
