@@ -124,8 +124,14 @@ export class InvoicePaymentProvider {
     return { data: sessionDataOf(ours ? await this.report(record, invoice, 'provider') : record) };
   }
 
-  /** Same amount, method and order keep the session; else the open invoice is canceled and another created. */
-  async updatePayment(input: UpdatePaymentInput): Promise<InitiatePaymentOutput> {
+  /**
+   * Same amount, method and order keep the session; else the open invoice is canceled and another created. `read`:
+   * the checkout options in force the order was built with (else read here), read once for the whole update.
+   */
+  async updatePayment(
+    input: UpdatePaymentInput,
+    read?: ResolvedCheckoutOptions,
+  ): Promise<InitiatePaymentOutput> {
     const record = await this.store.get(input?.data?.invoiceRecordId);
     const { order, method = record.method, installments } = input.data;
     const given: unknown = input.data.card;
@@ -145,15 +151,15 @@ export class InvoicePaymentProvider {
       currency_code: input.currency_code,
       data: { order, method, card, installments },
     };
-    await this.creation.prepare(request);
-    if (same && open && order.id === record.orderId) return this.initiatePayment(request);
+    const { options } = await this.creation.prepare(request, read);
+    if (same && open && order.id === record.orderId) return this.initiatePayment(request, options);
     if (open) {
       const resolved = await this.creation.resolveCreation(record);
       if (resolved.openOrderId !== null && !statusIs(resolved.statusCode, 'releasesOrder')) {
         await this.cancel(resolved);
       }
     }
-    return this.initiatePayment(request);
+    return this.initiatePayment(request, options);
   }
 
   /** Moves the due date of a PIX or bank-slip invoice in status 1 or 15, checked before calling the service. */

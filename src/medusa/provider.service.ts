@@ -125,11 +125,10 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     return this.run(async (provider, services) => {
       const current = await provider.getPaymentStatus(sessionOf(input));
       const { orderId, method, invoiceRecordId } = current.data;
-      const { amount, currency_code, data } = await this.checkoutRequest(services, input, orderId, method);
-      return this.answer(
-        input,
-        await provider.updatePayment({ amount, currency_code, data: { invoiceRecordId, ...data } }),
-      );
+      const request = await this.checkoutRequest(services, input, orderId, method);
+      const { amount, currency_code, data, options } = request;
+      const update = { amount, currency_code, data: { invoiceRecordId, ...data } };
+      return this.answer(input, await provider.updatePayment(update, options));
     });
   }
 

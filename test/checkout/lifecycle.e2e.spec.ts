@@ -4,6 +4,7 @@ import {
   InvoiceOperationNotAllowedError,
   OpenInvoiceConflictError,
 } from '../../src/index';
+import { InvoiceCreationService } from '../../src/checkout/invoice-creation.service';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   CheckoutApp,
@@ -216,12 +217,16 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
     expect((await shop.records(order.id))[0].statusCode).toBe(1); // bad input canceled nothing
 
     const token = cardToken(TEST_CARDS.approved);
+    const reads = jest.spyOn(shop.app.get(InvoiceCreationService), 'current');
     const switched = await shop.provider.updatePayment({
       amount: order.total,
       currency_code: 'BRL',
       data: { ...pix.data, ...checkout(order, 'card', token).data },
     });
     expect(switched.data).toMatchObject({ method: 'card', attempt: 2 });
+    // The options in force are read once: the order's mapping and its creation go by the same settings.
+    expect(reads).toHaveBeenCalledTimes(1);
+    reads.mockRestore();
     expect(sandbox.controls.renderInvoice(pix.data.gatewayId!)?.status.code).toBe(6);
   });
 
