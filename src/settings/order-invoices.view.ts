@@ -9,7 +9,10 @@ import { InvoicePaymentsAlertRecord } from './alert.entity';
 
 /** One invoice of an order as the hosts' order pages show it (Medusa's widget, Vendure's dashboard block). */
 export interface OrderInvoiceView extends AdminInvoiceView {
-  /** The due date (`YYYY-MM-DD`) while the invoice waits on the customer's payment (awaiting or overdue), else `null`. */
+  /**
+   * The due date (`YYYY-MM-DD`) while the invoice waits on the customer's payment (awaiting or overdue), else `null`;
+   * only then are the PIX code and image, the slip and the payment link given (else `null`).
+   */
   payBy: string | null;
   pixImage: string | null;
   refunds: RefundView[];
@@ -24,6 +27,15 @@ export interface OrderInvoiceSources {
   refunds: Pick<RefundService, 'ledger'>;
   tracking: Pick<TrackingService, 'listForOrder'>;
 }
+
+/** An invoice no longer waiting on the payment: no way to pay it. */
+const ENDED = {
+  pixPayload: null,
+  billetLine: null,
+  billetBarcode: null,
+  billetUrl: null,
+  paymentUrl: null,
+} as const;
 
 /** Alerts shown per invoice: the newest. */
 const ALERTS_SHOWN = 20;
@@ -53,9 +65,12 @@ export async function orderInvoiceViews(
     const waitsOnPayment = statusIs(record.statusCode, 'dueDateMovable');
     return {
       ...view,
+      // What pays the invoice only while it waits on the payment: the order page must not offer an operator a code or
+      // slip of a paid, canceled or refunded invoice to send a customer.
+      ...(waitsOnPayment ? {} : ENDED),
       payBy: waitsOnPayment ? record.dueDate : null,
       refundableCents: view.allowedActions.includes('refund') ? ledger.refundableCents : 0,
-      pixImage: record.pixImage,
+      pixImage: waitsOnPayment ? record.pixImage : null,
       refunds: ledger.refunds.map(refundView),
       tracking: codes
         .filter((t) => t.invoiceRecordId === record.id)

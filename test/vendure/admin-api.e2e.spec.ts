@@ -11,7 +11,7 @@ const INVOICES = gqlWith(`
   query ($orderId: ID!) {
     invoicePaymentsForOrder(orderId: $orderId) {
       id method invoiceNumber statusCode statusName statusTone orderPaymentStatus currencyCode
-      amount paid refunded refundable dueDate installments
+      amount paid refunded refundable dueDate payBy installments
       card { brand last4 }
       pixPayload pixImage billetLine billetUrl createdAt
       refunds { id amount state createdAt }
@@ -71,6 +71,10 @@ describeEachDatabase('InvoicePaymentsPlugin: the Admin API order query', (kind) 
       orderPaymentStatus: 'captured',
       paid: 13480,
       refundable: 13480,
+      // Paid: nothing left to pay with, so no code an operator could send a customer.
+      payBy: null,
+      pixPayload: null,
+      pixImage: null,
     });
   });
 

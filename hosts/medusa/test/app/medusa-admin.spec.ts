@@ -181,6 +181,9 @@ describe.each(WIDTHS)('at %i px', (width) => {
     // The same text in Medusa's own sections of the page (the order's total, its payment).
     await expect(timesOutside(english, widget, paid.replace(/^Paid\s+/, ''))).resolves.toBeGreaterThan(0);
     await expect(widget.getByTestId('invoice-payments-due-date').count()).resolves.toBe(0);
+    // Paid: no code or QR an operator could send a customer to pay again.
+    await expect(widget.getByTestId('invoice-payments-pix-code').count()).resolves.toBe(0);
+    await expect(widget.getByTestId('invoice-payments-pix-qr').count()).resolves.toBe(0);
     const tracking = await shown(widget.getByTestId('invoice-payments-tracking'));
     expect(tracking).toMatch(/^Tracking code\s+BR123456789BR\s+at the service$/);
   }, 120_000);
