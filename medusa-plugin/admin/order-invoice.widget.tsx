@@ -110,9 +110,11 @@ function Invoice({ invoice: i }: { invoice: InvoiceView }) {
           ))}
         </Row>
       )}
-      <Row label={t('refundable')} id="refundable">
-        {amount(i.refundableCents)}
-      </Row>
+      {(i.paidCents ?? 0) > 0 && (
+        <Row label={t('refundable')} id="refundable">
+          {amount(i.refundableCents)}
+        </Row>
+      )}
       {i.tracking.map((c) => (
         <Row key={c.code} label={t('tracking')} id="tracking">
           {c.code} <Badge size="2xsmall">{c.status === 'sent' ? t('atService') : t('notYet')}</Badge>

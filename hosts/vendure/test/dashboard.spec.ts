@@ -252,6 +252,8 @@ describe('Vendure dashboard: the order page block', () => {
       expect(await text(slipBlock, 'billet-line')).toContain(slip.billetLine);
       expect(await slipBlock.getByRole('link', { name: w.openSlip }).isVisible()).toBe(true);
       expect(await text(slipBlock, 'amount')).toMatch(w.money('134.80'));
+      // Nothing paid yet: nothing to refund is said.
+      expect(await slipBlock.getByTestId('invoice-payments-refundable').count()).toBe(0);
 
       const canceledBlock = await orderBlock(page, canceled.orderId, shot('pix-canceled'));
       expect(await badge(canceledBlock)).toEqual({ words: w.canceled, tone: 'ended', colour: 'destructive' });

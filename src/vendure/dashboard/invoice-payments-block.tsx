@@ -98,9 +98,11 @@ function Invoice({ invoice: i }: { invoice: OrderInvoice }) {
           ))}
         </Row>
       )}
-      <Row label={<Trans>Still refundable</Trans>} id="refundable">
-        {money(i.refundable)}
-      </Row>
+      {(i.paid ?? 0) > 0 && (
+        <Row label={<Trans>Still refundable</Trans>} id="refundable">
+          {money(i.refundable)}
+        </Row>
+      )}
       {i.tracking.map((c) => (
         <Row key={c.code} label={<Trans>Tracking code</Trans>} id="tracking">
           {c.code} <Badge variant="outline">{words.tracking(c.status)}</Badge>

@@ -149,6 +149,8 @@ describe.each(WIDTHS)('at %i px', (width) => {
     await expect(shown(widget.getByTestId('invoice-payments-due-date'))).resolves.toContain(written);
     await expect(shown(widget.getByTestId('invoice-payments-method'))).resolves.toBe('PIX');
     await expect(widget.getByTestId('invoice-payments-pix-qr').getAttribute('src')).resolves.toMatch(/^http/);
+    // Nothing paid yet: nothing to refund is said.
+    await expect(widget.getByTestId('invoice-payments-refundable').count()).resolves.toBe(0);
   }, 120_000);
 
   it('English: an overdue bank slip: "Overdue" in grey, with its due date and line', async () => {
