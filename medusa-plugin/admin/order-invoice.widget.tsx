@@ -126,7 +126,7 @@ function Invoice({ invoice: i }: { invoice: InvoiceView }) {
             <div
               key={n}
               className={a.acknowledged ? '' : 'text-ui-fg-error'}
-            >{`${a.kind}: ${a.message}`}</div>
+            >{`${t(`alert.${a.kind}`, { defaultValue: a.kind })}: ${a.message}`}</div>
           ))}
         </Row>
       )}

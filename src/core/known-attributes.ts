@@ -8,8 +8,11 @@ import type { PaymentSessionStatus } from '../domain/status-table';
 
 type Attributes = Record<string, string>;
 
-/** Every alert kind; the check below fails to compile when `InvoicePaymentsAlert['kind']` gains one not listed. */
-const ALERT_KINDS = [
+/**
+ * Every alert kind; the check below fails to compile when `InvoicePaymentsAlert['kind']` gains one not listed. The
+ * owner screens' words for each kind are checked against this list (test/settings/alert-words.spec.ts).
+ */
+export const ALERT_KINDS = [
   'paid_after_cancel',
   'amount_mismatch',
   'webhook_dead_letter',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ALERT_KINDS } from '../../src/core/known-attributes';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../../src/errors/http-answers';
 import { STATUS_VIEWS } from '../../src/settings/admin-invoices.service';
 import { ADMIN_ERROR_CODES } from '../../src/settings/admin-problems';
@@ -12,15 +13,6 @@ function keys(...files: string[]): Set<string> {
   return new Set([...text.matchAll(/^ {2}([A-Za-z_0-9]+):/gm)].map((m) => m[1]));
 }
 
-const ALERT_KINDS = [
-  'paid_after_cancel',
-  'amount_mismatch',
-  'webhook_dead_letter',
-  'duplicate_paid',
-  'creation_unresolved',
-  'invoice_number_clash',
-  'tracking_failed',
-];
 const NOTE_CODES = ['unchanged', 'backwards', 'unknown_code', 'paid_after_close', 'amount_mismatch'];
 
 describe('the admin page says every API code in both languages', () => {

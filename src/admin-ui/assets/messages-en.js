@@ -256,6 +256,10 @@ export const EN = {
   alert_duplicate_paid: 'order paid twice',
   alert_creation_unresolved: 'creation unanswered',
   alert_invoice_number_clash: 'invoice number repeated',
+  alert_foreign_invoice: 'invoice not sent by this store',
+  alert_implausible_amount: 'implausible amount',
+  alert_refund_unresolved: 'refund unanswered',
+  alert_captured_amount_changed: 'paid amount changed',
   alertText_tracking_failed:
     'A tracking code could not be sent to the service. See the tracking code list above and use "Send again" after checking it.',
   alertText_paid_after_cancel:
@@ -267,6 +271,13 @@ export const EN = {
   alertText_creation_unresolved:
     "It is not known whether the invoice was created at the service: check the service's panel.",
   alertText_invoice_number_clash: "The service repeated an invoice number: check the service's panel.",
+  alertText_foreign_invoice:
+    "The service reported an invoice this store did not send; it was left alone: check the service's panel.",
+  alertText_implausible_amount:
+    "The service answered an amount out of bounds; nothing was stored: check the service's panel.",
+  alertText_refund_unresolved: "It is not known whether a refund was made: check the service's panel.",
+  alertText_captured_amount_changed:
+    "The service reports another amount for a paid invoice; the order was kept: check the service's panel.",
   trackingError: 'Not sent: {reason}.',
   action_changeDueDate: 'Change due date',
   action_cancel: 'Cancel invoice',

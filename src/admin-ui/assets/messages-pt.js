@@ -261,6 +261,10 @@ export const PT_BR = {
   alert_duplicate_paid: 'pedido pago duas vezes',
   alert_creation_unresolved: 'criação sem resposta',
   alert_invoice_number_clash: 'número de fatura repetido',
+  alert_foreign_invoice: 'fatura não enviada por esta loja',
+  alert_implausible_amount: 'valor implausível',
+  alert_refund_unresolved: 'reembolso sem resposta',
+  alert_captured_amount_changed: 'valor pago alterado',
   alertText_tracking_failed:
     'Um código de rastreio não pôde ser enviado ao serviço. Veja a lista de códigos de rastreio acima e use "Reenviar" depois de conferir.',
   alertText_paid_after_cancel: 'A fatura foi paga depois de cancelada: devolva o dinheiro ao cliente.',
@@ -271,6 +275,13 @@ export const PT_BR = {
   alertText_creation_unresolved:
     'Não se sabe se a fatura foi criada no serviço: confira no painel do serviço.',
   alertText_invoice_number_clash: 'O serviço repetiu um número de fatura: confira no painel do serviço.',
+  alertText_foreign_invoice:
+    'O serviço informou uma fatura que esta loja não enviou; ela não foi alterada: confira no painel do serviço.',
+  alertText_implausible_amount:
+    'O serviço respondeu um valor fora dos limites; nada foi gravado: confira no painel do serviço.',
+  alertText_refund_unresolved: 'Não se sabe se um reembolso foi feito: confira no painel do serviço.',
+  alertText_captured_amount_changed:
+    'O serviço informa outro valor para uma fatura paga; o pedido foi mantido: confira no painel do serviço.',
   trackingError: 'Não enviado: {reason}.',
   action_changeDueDate: 'Alterar vencimento',
   action_cancel: 'Cancelar fatura',

@@ -114,7 +114,7 @@ function Invoice({ invoice: i }: { invoice: OrderInvoice }) {
             <div
               key={n}
               className={a.acknowledged ? '' : 'text-destructive'}
-            >{`${a.kind}: ${a.message}`}</div>
+            >{`${words.alert(a.kind)}: ${a.message}`}</div>
           ))}
         </Row>
       )}
