@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import getRawBody from 'raw-body';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { tooLarge, type Refusal } from '../webhooks/delivery-checks';
+import { answerOf } from '../webhooks/webhooks.controller';
 
 /*
  * The webhook route's body parser in Vendure. Vendure's global JSON parser stops at Express' 100 KB, and its exception
@@ -20,25 +21,29 @@ export function webhookBodyReader(options: ResolvedWebhooksOptions) {
   return function invoicePaymentsWebhookBody(req: ParsedRequest, res: ServerResponse, next: Next): void {
     if (req.method !== 'POST' || !isJson(req.headers['content-type'])) return next();
     // A declared length past the limit is answered at once, unread; a body in chunks, once it passes the limit.
-    if (Number(req.headers['content-length']) > limit) return refuse(req, res, 413, limit);
+    const declared = tooLarge(Number(req.headers['content-length']) || 0, options);
+    if (declared) return refuse(req, res, declared);
     getRawBody(req, { limit }).then(
       (bytes) => {
         // The host's JSON parser (body-parser) passes over a request whose body is read.
         req.body = bytes;
         next();
       },
-      (err: { type?: string }) => refuse(req, res, err.type === 'entity.too.large' ? 413 : 400, limit),
+      (err: { type?: string }) =>
+        refuse(req, res, err.type === 'entity.too.large' ? tooLarge(limit + 1, options)! : UNREADABLE),
     );
   };
 }
 
+const UNREADABLE: Refusal = { ok: false, status: 400, message: 'body: could not be read' };
+
 /** Answered as the route answers a refusal; the unread rest is read off and dropped, so a sender still writing hears it. */
-function refuse(req: IncomingMessage, res: ServerResponse, status: 400 | 413, limit: number): void {
+function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
   req.resume();
-  const message = status === 413 ? `body exceeds ${limit} bytes` : 'body: could not be read';
+  const { status, body } = answerOf(refusal);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ statusCode: status, message, error: STATUS_CODES[status] }));
+  res.end(JSON.stringify(body));
 }
 
 function isJson(contentType: string | undefined): boolean {

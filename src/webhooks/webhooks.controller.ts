@@ -56,7 +56,8 @@ export function createWebhooksController(path: string): Type<unknown> {
   return InvoicePaymentsWebhooksController;
 }
 
-function answerOf(result: IntakeResult): DeliveryAnswer {
+/** The route's answer to what the intake (or a host's reading of the body) made of a delivery. */
+export function answerOf(result: IntakeResult): DeliveryAnswer {
   if (result.ok && 'ignored' in result) {
     const { reason, message } = result.ignored;
     return { status: 200, body: { received: true, ignored: reason, message } };
