@@ -71,8 +71,7 @@ export type { OrderPaymentStatus, PaymentSessionStatus, StatusRow } from './doma
 // Errors: one hierarchy for the service (GatewayError), one set for checkout, refunds, shipping and money, and the
 // filter that answers them over HTTP.
 export * from './gateway/errors';
-export { GATEWAY_ERROR_HTTP_STATUS } from './errors/http-answers';
-export { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
+export { GATEWAY_ERROR_HTTP_STATUS, InvoicePaymentsErrorsFilter } from './errors/http-answers';
 export {
   CheckoutValidationError,
   InvoiceCreationFailedError,

@@ -9,7 +9,7 @@ import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/e
 import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
-import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
+import { InvoicePaymentsErrorsFilter } from './errors/http-answers';
 import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
 import type { GatewayClientOptions } from './gateway/gateway.options';
@@ -27,15 +27,17 @@ import { serviceCallObserver } from './core/otel';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
 import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './entities';
-import { ReconciliationModule } from './reconciliation/reconciliation.module';
-import { resolveRefundsOptions } from './options/refunds.options';
+import { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
+import { RECONCILIATION_OPTIONS, resolveReconciliationOptions } from './options/reconciliation.options';
+import { REFUNDS_OPTIONS, resolveRefundsOptions } from './options/refunds.options';
 import { RefundSettlementService } from './refunds/refund-settlement.service';
 import { RefundService } from './refunds/refund.service';
-import { REFUNDS_OPTIONS } from './refunds/constants';
 import { RefundStore } from './refunds/refund.store';
 import { InvoicePaymentsSettingsService, merchantTokenFromSettings } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
-import { ShippingModule } from './shipping/shipping.module';
+import { resolveShippingOptions, SHIPPING_OPTIONS } from './options/shipping.options';
+import { TrackingService } from './shipping/tracking.service';
+import { TrackingWorker } from './shipping/tracking.worker';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -61,7 +63,10 @@ export class InvoicePaymentsModule {
   }
 }
 
-/** What every capability shares; global like `@nestjs/typeorm`'s core module (every token is this package's own). */
+/**
+ * What every capability shares, and the capabilities without a route of their own (refunds, shipping, the
+ * reconciliation, observability); global like `@nestjs/typeorm`'s core module (every token is this package's own).
+ */
 @Global()
 @Module({})
 class InvoicePaymentsCoreModule {
@@ -100,11 +105,17 @@ class InvoicePaymentsCoreModule {
         section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
         // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
-        // Refunds (the checkout's provider and the admin API reach the one `RefundService`) and observability.
+        // Refunds (the checkout's provider and the admin API reach the one `RefundService`), shipping (the Operations
+        // tab wakes its one worker), the reconciliation and observability.
         section(REFUNDS_OPTIONS, 'refunds', resolveRefundsOptions),
         RefundStore,
         RefundSettlementService,
         RefundService,
+        section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions),
+        TrackingService,
+        TrackingWorker,
+        section(RECONCILIATION_OPTIONS, 'reconciliation', resolveReconciliationOptions),
+        OpenInvoicesReconciler,
         section(HEALTH_OPTIONS, 'health', resolveHealthOptions),
         InvoicePaymentsHealthIndicator,
         SignalsService,
@@ -114,6 +125,9 @@ class InvoicePaymentsCoreModule {
         CLOCK,
         RefundService,
         RefundSettlementService,
+        TrackingService,
+        TrackingWorker,
+        OpenInvoicesReconciler,
         InvoicePaymentsHealthIndicator,
         INVOICE_PAYMENTS_OPTIONS,
         GATEWAY_CLIENT_OPTIONS,
@@ -138,10 +152,8 @@ function assemble(
     CheckoutModule,
     ShopperStatusModule,
     webhooks,
-    ReconciliationModule,
-    ShippingModule,
-    // The same modules: one instance of each, its workers the ones the Operations tab wakes.
-    SettingsModule.forRoot(statics.admin, [webhooks, ShippingModule]),
+    // The same module: one instance, its worker the one the Operations tab wakes.
+    SettingsModule.forRoot(statics.admin, [webhooks]),
   ];
   return {
     module: InvoicePaymentsModule,

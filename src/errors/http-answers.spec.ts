@@ -19,7 +19,7 @@ import type { InvoiceRefund } from '../refunds/refund.entity';
 import { RefundBeingConfirmedError } from '../refunds/errors';
 import { ShipmentValidationError } from '../domain/shipping.errors';
 import { GATEWAY_ERROR_HTTP_STATUS, httpAnswerOf } from './http-answers';
-import { InvoicePaymentsErrorsFilter } from './invoice-payments-errors.filter';
+import { InvoicePaymentsErrorsFilter } from './http-answers';
 
 const ctx = { operation: 'createInvoice', sent: false };
 const refund = { id: 'rf_1', amountCents: 700, state: 'unknown', createdAt: new Date(0) } as InvoiceRefund;

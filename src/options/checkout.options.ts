@@ -19,16 +19,36 @@ export function fillUrlTemplate(
   return template.replace(URL_PLACEHOLDER, (_, key: keyof typeof values) => encodeURIComponent(values[key]));
 }
 
+/** `dueDays` and `maxInstallments` are runtime settings too, bounded alike (`core/settings.schema.ts`). */
+export const CHECKOUT = {
+  /** Days from today (in `timeZone`) to the due date (`payment.due_at`). Default 3. */
+  dueDays: int(0, 3, 90),
+  /** Highest number of card installments offered. Default 12. */
+  maxInstallments: int(1, 12, 12),
+  /** How long a caller waits for another caller's creation of the same order's invoice. Default 30 000 ms. */
+  creationWaitMs: int(1, 30_000),
+  /** A creation claim older than this belongs to a crashed process; above the longest request. Default 120 000 ms. */
+  staleCreationMs: int(1, 2 * MINUTE),
+  /** An unknown creation not found by its referrer is looked up again after this long. Default 2000 ms. */
+  unknownOutcomeRecheckMs: int(0, 2000),
+  /** How long after its timeout a create request may still land; no new invoice until then. Default 60 000 ms. */
+  lateCreationMarginMs: int(0, MINUTE),
+  /** An outcome still undecided after this long raises `creation_unresolved`. Default 600 000 ms. */
+  unresolvedAlertMs: int(0, 10 * MINUTE),
+  /** Most items an order may have; more is refused before anything is sent. Default 500. */
+  maxItems: int(1, 500),
+  /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
+  maxTotalCents: int(1, 1_000_000_000),
+} as const;
+
+type Numeric = { -readonly [K in keyof typeof CHECKOUT]?: number };
+
 /** The `checkout` section of the module options. */
-export interface CheckoutOptions {
+export interface CheckoutOptions extends Numeric {
   /** Methods the store offers. Default: all three. */
   methods?: PaymentMethod[];
-  /** Days from today (in `timeZone`) to the due date (`payment.due_at`). Default 3. */
-  dueDays?: number;
   /** The store's IANA time zone, for due dates and card expiry. Default `America/Sao_Paulo`. */
   timeZone?: string;
-  /** Highest number of card installments offered. Default 12. */
-  maxInstallments?: number;
   /** `payment.order_url`, with URL-encoded placeholders `{order_id}`, `{display_id}`, `{reference}`. */
   orderUrlTemplate?: string;
   /** `payment.store_url`, same placeholders. */
@@ -38,20 +58,6 @@ export interface CheckoutOptions {
   /** The module's public webhook URL, sent as `payment.webhook`. */
   publicWebhookUrl?: string;
   mapAddress?: AddressMapper;
-  /** How long a caller waits for another caller's creation of the same order's invoice. Default 30 000 ms. */
-  creationWaitMs?: number;
-  /** A creation claim older than this belongs to a crashed process; above the longest request. Default 120 000 ms. */
-  staleCreationMs?: number;
-  /** An unknown creation not found by its referrer is looked up again after this long. Default 2000 ms. */
-  unknownOutcomeRecheckMs?: number;
-  /** How long after its timeout a create request may still land; no new invoice until then. Default 60 000 ms. */
-  lateCreationMarginMs?: number;
-  /** An outcome still undecided after this long raises `creation_unresolved`. Default 600 000 ms. */
-  unresolvedAlertMs?: number;
-  /** Most items an order may have; more is refused before anything is sent. Default 500. */
-  maxItems?: number;
-  /** Highest order total in cents; more is refused before anything is sent. Default 1 000 000 000 (R$ 10 million). */
-  maxTotalCents?: number;
   /** Most characters of each text sent; default the service's limits (docs/gateway-assumptions.md A17). */
   textLimits?: Partial<TextLimits>;
   /** Prefix of every invoice referrer (1 to 16 lowercase letters and digits), one per store (docs/refunds.md). */
@@ -69,19 +75,6 @@ export type ResolvedCheckoutOptions = Required<Omit<CheckoutOptions, Unset | 'te
 export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
 
 export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
-
-/** `dueDays` and `maxInstallments` are runtime settings too, bounded alike (`core/settings.schema.ts`). */
-export const CHECKOUT = {
-  dueDays: int(0, 3, 90),
-  maxInstallments: int(1, 12, 12),
-  creationWaitMs: int(1, 30_000),
-  staleCreationMs: int(1, 2 * MINUTE),
-  unknownOutcomeRecheckMs: int(0, 2000),
-  lateCreationMarginMs: int(0, MINUTE),
-  unresolvedAlertMs: int(0, 10 * MINUTE),
-  maxItems: int(1, 500),
-  maxTotalCents: int(1, 1_000_000_000),
-} as const satisfies Numbers<CheckoutOptions>;
 
 /**
  * Most characters of each text sent to the service (A17: the service's limits), counted after trimming in UTF-16 code

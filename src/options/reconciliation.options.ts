@@ -1,47 +1,86 @@
-import { DAY, HOUR, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
+import { DAY, HOUR, int, MINUTE, resolveNumbers } from '../domain/option-fields';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
+
+/** Injection token of the resolved reconciliation options. */
+export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');
+
+const RECONCILIATION = {
+  /** Look for due invoices every this many ms. Default 10000; 0 turns the reconciliation off. */
+  intervalMs: int(0, 10_000),
+  /** Invoices looked at per round. Default 50. */
+  batchSize: int(1, 50),
+  /** Ceiling of lookups at the service per minute, whatever the number of open invoices. Default 60. */
+  maxCallsPerMinute: int(1, 60),
+  /** How long the instance running it holds it; a crashed instance's hold lapses after. Default 60000. */
+  leaseMs: int(1000, MINUTE),
+  /** After the steps, hourly until the invoice is this old (ms). Default 86400000 (1 day); then daily. */
+  hourlyUntilMs: int(0, DAY),
+  /** Checked daily until its due date plus this margin (ms). Default 259200000 (3 days). */
+  dueDateMarginMs: int(0, 3 * DAY),
+  /** Checked at least this long after creation, due date or not (card, awaiting refund). Default 30 days. */
+  minimumWindowMs: int(0, 30 * DAY),
+  /** At start, invoices created within this many ms are checked at once. Default 259200000 (3 days); 0 off. */
+  catchUpOnStartMs: int(0, 3 * DAY),
+} as const;
+
+type Numeric = { -readonly [K in keyof typeof RECONCILIATION]?: number };
 
 /** The reconciliation of open invoices (on by default; docs/webhooks.md); the defaults suit production. */
-export interface OpenReconciliationOptions {
-  /** Look for due invoices every this many ms. Default 10000; 0 turns the reconciliation off. */
-  intervalMs?: number;
-  /** Invoices looked at per round. Default 50. */
-  batchSize?: number;
-  /** Ceiling of lookups at the service per minute, whatever the number of open invoices. Default 60. */
-  maxCallsPerMinute?: number;
-  /** How long the instance running it holds it; a crashed instance's hold lapses after. Default 60000. */
-  leaseMs?: number;
+export interface OpenReconciliationOptions extends Numeric {
   /** Checks at these ages of the invoice, in ms. Default 1 min, 5 min, 15 min, 1 h. */
   stepsMs?: number[];
-  /** After the steps, hourly until the invoice is this old (ms). Default 86400000 (1 day); then daily. */
-  hourlyUntilMs?: number;
-  /** Checked daily until its due date plus this margin (ms). Default 259200000 (3 days). */
-  dueDateMarginMs?: number;
-  /** Checked at least this long after creation, due date or not (card, awaiting refund). Default 30 days. */
-  minimumWindowMs?: number;
-  /** At start, invoices created within this many ms are checked at once. Default 259200000 (3 days); 0 off. */
-  catchUpOnStartMs?: number;
 }
 
 /** {@link OpenReconciliationOptions} with every default filled in. */
 export type ResolvedOpenReconciliationOptions = Required<OpenReconciliationOptions>;
 
-const RECONCILIATION = {
-  intervalMs: int(0, 10_000),
-  batchSize: int(1, 50),
-  maxCallsPerMinute: int(1, 60),
-  leaseMs: int(1000, MINUTE),
-  hourlyUntilMs: int(0, DAY),
-  dueDateMarginMs: int(0, 3 * DAY),
-  minimumWindowMs: int(0, 30 * DAY),
-  catchUpOnStartMs: int(0, 3 * DAY),
-} as const satisfies Numbers<OpenReconciliationOptions>;
-
 /** Without `workers`, no round runs on its own. */
-export function resolveReconciliationOptions(options: OpenReconciliationOptions = {}, workers = true) {
+export function resolveReconciliationOptions(
+  options: OpenReconciliationOptions = {},
+  workers = true,
+): ResolvedOpenReconciliationOptions {
   const steps = options.stepsMs ?? [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR];
   if (!Array.isArray(steps) || steps.some((s) => !Number.isSafeInteger(s) || s <= 0)) {
     throw new Error('reconciliation.stepsMs must be a list of positive integers (ms)');
   }
   const numbers = resolveNumbers('reconciliation', RECONCILIATION, options);
   return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b), ...(workers ? {} : { intervalMs: 0 }) };
+}
+
+/** `dueDate`: `YYYY-MM-DD` (service time zone), or `null`. */
+type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'>;
+
+/**
+ * When an open invoice is next looked up: the next point of its age's schedule (the steps, hourly, then daily), the
+ * last being its window's end (see {@link windowEnd}) so every invoice gets one look at it; `null` past the window.
+ */
+export function nextCheckAt(
+  record: Schedulable,
+  now: Date,
+  options: ResolvedOpenReconciliationOptions,
+): Date | null {
+  const created = record.createdAt.getTime();
+  const end = windowEnd(record, options);
+  const age = now.getTime() - created;
+  if (now.getTime() >= end) return null;
+  let offset: number | undefined = options.stepsMs.find((s) => s > age);
+  if (offset === undefined) {
+    const last = options.stepsMs.at(-1) ?? 0;
+    if (age < options.hourlyUntilMs) {
+      offset = last + (Math.floor((age - last) / HOUR) + 1) * HOUR;
+    } else {
+      const base = Math.max(options.hourlyUntilMs, last);
+      offset = base + (Math.floor((age - base) / DAY) + 1) * DAY;
+    }
+  }
+  return new Date(Math.min(created + offset, end));
+}
+
+/** The due day's end in São Paulo plus `dueDateMarginMs`, and at least `minimumWindowMs` after creation. */
+export function windowEnd(record: Schedulable, options: ResolvedOpenReconciliationOptions): number {
+  const minimum = record.createdAt.getTime() + options.minimumWindowMs;
+  if (!record.dueDate || !/^\d{4}-\d{2}-\d{2}$/.test(record.dueDate)) return minimum;
+  // The due day ends at midnight in the service's time zone (A2: America/Sao_Paulo, UTC-3 all year since 2019).
+  const dueEnd = Date.parse(`${record.dueDate}T23:59:59.999-03:00`);
+  return Number.isFinite(dueEnd) ? Math.max(minimum, dueEnd + options.dueDateMarginMs) : minimum;
 }

@@ -20,38 +20,35 @@ export function defaultShipmentMapper(payload: unknown): RecordShipmentInput {
   };
 }
 
+/** Injection token of the resolved `ResolvedShippingOptions`. */
+export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');
+
+const SHIPPING = {
+  /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
+  pollIntervalMs: int(1, 5000),
+  /** Rows claimed per round. Default 10. */
+  batchSize: int(1, 10),
+  /** How long a claim holds; a dead worker's rows are taken over after it. Above one post's time. Default 60 000 ms. */
+  leaseMs: int(1, MINUTE),
+  /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
+  maxAttempts: int(1, 20),
+  /** How long sent rows are kept before the worker deletes them (failed and waiting ones never). Default 30 days. */
+  retentionMs: int(1, 30 * DAY),
+} as const;
+
+type Numeric = { -readonly [K in keyof typeof SHIPPING]?: number };
+
 /** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
-export interface ShippingOptions {
+export interface ShippingOptions extends Numeric {
   /** The host's shipment event (default `order.shipment_created`); `false`: the host calls `recordShipment`. */
   shipmentEvent?: string | false;
   /** Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}. */
   mapShipmentEvent?: (payload: unknown) => RecordShipmentInput;
-  /** How often the worker looks for due rows. Default 5 000 ms (a new shipment wakes it at once). */
-  pollIntervalMs?: number;
-  /** Rows claimed per round. Default 10. */
-  batchSize?: number;
-  /** How long a claim holds; a dead worker's rows are taken over after it. Above one post's time. Default 60 000 ms. */
-  leaseMs?: number;
-  /** Attempts before a row is marked failed and `TrackingFailed` is emitted. Default 20 (about 5 hours). */
-  maxAttempts?: number;
   backoff?: Partial<BackoffOptions>;
-  /** How long sent rows are kept before the worker deletes them (failed and waiting ones never). Default 30 days. */
-  retentionMs?: number;
 }
 
 /** {@link ShippingOptions} with every default filled in; the worker starts with the root module's `workers`. */
-export type ResolvedShippingOptions = Required<Omit<ShippingOptions, 'backoff'>> & {
-  backoff: BackoffOptions;
-  autoStartWorker: boolean;
-};
-
-const SHIPPING = {
-  pollIntervalMs: int(1, 5000),
-  batchSize: int(1, 10),
-  leaseMs: int(1, MINUTE),
-  maxAttempts: int(1, 20),
-  retentionMs: int(1, 30 * DAY),
-} as const satisfies Numbers<ShippingOptions>;
+export type ResolvedShippingOptions = ReturnType<typeof resolveShippingOptions>;
 
 const SHIPPING_BACKOFF = {
   initialDelayMs: int(1, 10_000),
@@ -61,7 +58,7 @@ const SHIPPING_BACKOFF = {
 } as const satisfies Numbers<BackoffOptions>;
 
 export function resolveShippingOptions(options: ShippingOptions = {}, workers = true) {
-  const event = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
+  const event: string | false = options.shipmentEvent ?? DEFAULT_SHIPMENT_EVENT;
   if (event !== false && (typeof event !== 'string' || event.trim() === '')) {
     throw new Error('shipping.shipmentEvent must be a non-empty event name or false');
   }

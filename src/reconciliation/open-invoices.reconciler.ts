@@ -16,15 +16,16 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/gateway.transport';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
-import { nextCheckAt } from './check-schedule';
 import { DAY } from '../domain/option-fields';
 import { todayIn } from '../domain/calendar';
 import { CLOCK, type Clock } from '../domain/clock';
-import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
+import {
+  nextCheckAt,
+  RECONCILIATION_OPTIONS,
+  type ResolvedOpenReconciliationOptions,
+} from '../options/reconciliation.options';
 import { countRound } from '../core/otel';
 
-/** Injection token of the resolved reconciliation options. */
-export const RECONCILIATION_OPTIONS = Symbol('INVOICE_PAYMENTS_RECONCILIATION_OPTIONS');
 /** Name of the reconciliation's lease (table `invoice_payments_lease`). */
 const RECONCILIATION_LEASE = 'open-invoice-reconciliation';
 
@@ -106,7 +107,13 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
-      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs, this.clock.now());
+      result.leader = await acquireLease(
+        this.dataSource,
+        RECONCILIATION_LEASE,
+        this.holder,
+        leaseMs,
+        this.clock.now(),
+      );
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (stopped()) break;
@@ -158,7 +165,8 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
-      nextCheckAt(after, this.clock.date(), this.options) ?? (duplicate ? new Date(this.clock.now() + DAY) : null);
+      nextCheckAt(after, this.clock.date(), this.options) ??
+      (duplicate ? new Date(this.clock.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
     return following ? this.scheduleCheck(record.id, following) : this.takeOff(after);

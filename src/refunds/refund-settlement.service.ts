@@ -10,8 +10,7 @@ import { clip } from '../domain/text-bounds';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRefund } from './refund.entity';
-import type { ResolvedRefundsOptions } from '../options/refunds.options';
-import { REFUNDS_OPTIONS } from './constants';
+import { REFUNDS_OPTIONS, type ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundStore } from './refund.store';
 
 const BATCH = 20;

@@ -16,9 +16,8 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { RefundFailedError, RefundInProgressError, RefundRepeatedError } from './errors';
 import { InvoiceRefund } from './refund.entity';
-import type { ResolvedRefundsOptions } from '../options/refunds.options';
+import { REFUNDS_OPTIONS, type ResolvedRefundsOptions } from '../options/refunds.options';
 import { RefundSettlementService } from './refund-settlement.service';
-import { REFUNDS_OPTIONS } from './constants';
 import { RefundStore } from './refund.store';
 
 /** One refund asked for. */

@@ -1,7 +1,11 @@
 import { ArgumentsHost, Catch, HttpException, Logger } from '@nestjs/common';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
-import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
-import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-payments-errors.filter';
+import {
+  GATEWAY_ERROR_HTTP_STATUS,
+  InvoicePaymentsErrorsFilter,
+  sendHttpAnswer,
+  type HttpAnswer,
+} from '../errors/http-answers';
 import { isGatewayError } from '../gateway/errors';
 import { statusView } from './admin-invoices.service';
 import { adminValidationError, codeOfStatus, problemsOf } from './admin-problems';

@@ -13,7 +13,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { lastValueFrom, Observable } from 'rxjs';
 import { CLOCK, type Clock } from '../domain/clock';
-import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
+import { setResponseHeader } from '../errors/http-answers';
 import { AdminAuthThrottle, clientOf } from './auth-throttle';
 import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from './constants';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';

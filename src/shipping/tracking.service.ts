@@ -9,12 +9,11 @@ import { CLOCK, type Clock } from '../domain/clock';
 import { statusIs } from '../domain/status-table';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { OrderNotPaidError, ShipmentValidationError } from '../domain/shipping.errors';
-import { SHIPPING_OPTIONS } from './constants';
 import { validateShipment } from './shipment';
 import { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingWorker } from './tracking.worker';
 import type { RecordShipmentInput, RecordShipmentResult, ValidShipment } from '../domain/shipping.types';
-import type { ResolvedShippingOptions } from '../options/shipping.options';
+import { SHIPPING_OPTIONS, type ResolvedShippingOptions } from '../options/shipping.options';
 
 /**
  * Records shipped orders' tracking codes in the outbox, from the host's shipment event (`shipping.shipmentEvent`) or

@@ -10,11 +10,10 @@ import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-bounds';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
-import { SHIPPING_OPTIONS } from './constants';
 import type { TrackingOutbox } from './tracking-outbox.entity';
 import { TrackingOutboxStore } from './tracking-outbox.store';
 import type { TrackingFailedEvent, TrackingPostedEvent } from '../domain/shipping.types';
-import type { ResolvedShippingOptions } from '../options/shipping.options';
+import { SHIPPING_OPTIONS, type ResolvedShippingOptions } from '../options/shipping.options';
 
 /** What one worker round did; `lost`: rows whose claim lapsed while this worker was posting (another owns them). */
 export type TrackingRunResult = Record<Outcome | 'claimed', number>;

@@ -1,5 +1,4 @@
-import { nextCheckAt, windowEnd } from './check-schedule';
-import { resolveReconciliationOptions } from '../options/reconciliation.options';
+import { nextCheckAt, resolveReconciliationOptions, windowEnd } from './reconciliation.options';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
