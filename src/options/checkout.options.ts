@@ -64,12 +64,8 @@ export interface CheckoutOptions extends Numeric {
   referrerNamespace?: string;
 }
 
-/** The options without a default (URLs, ids, the address mapper, the referrer namespace). */
-type Unset = Exclude<keyof CheckoutOptions, keyof typeof CHECKOUT | 'methods' | 'timeZone' | 'textLimits'>;
-
 /** {@link CheckoutOptions} with the defaults applied and checked. */
-export type ResolvedCheckoutOptions = Required<Omit<CheckoutOptions, Unset | 'textLimits'>> &
-  Pick<CheckoutOptions, Unset> & { textLimits: TextLimits };
+export type ResolvedCheckoutOptions = ReturnType<typeof resolveCheckoutOptions>;
 
 /** Every payment method, in the order the admin shows them (`checkout.methods`' default). */
 export const PAYMENT_METHODS: readonly PaymentMethod[] = ['pix', 'billet', 'card'];
@@ -118,7 +114,7 @@ export function textRule(limits: TextLimits, name: keyof TextLimits, required = 
 }
 
 /** Applies the defaults and refuses bad options at startup, naming each one at fault. */
-export function resolveCheckoutOptions(options: CheckoutOptions = {}): ResolvedCheckoutOptions {
+export function resolveCheckoutOptions(options: CheckoutOptions = {}) {
   const problems: string[] = [];
   const bad = (field: string, why: string) => problems.push(`checkout.${field} ${why}`);
   const methods = options.methods ?? PAYMENT_METHODS;

@@ -4,7 +4,7 @@ import {
   defaultShipmentMapper,
   resolveShippingOptions,
 } from '../options/shipping.options';
-import { validateShipment } from './shipment';
+import { validateShipment } from './tracking.service';
 
 describe('resolveShippingOptions', () => {
   it('fills in the documented defaults', () => {
