@@ -18,7 +18,7 @@ export class InvoicePaymentsLease {
 
 /**
  * Takes or renews the lease `name` for `holder` unless another's is live at `now` (epoch ms; `true` when it has it);
- * one conditional statement each, so two instances never both hold it.
+ * one conditional upsert, so two instances never both hold it.
  */
 export async function acquireLease(
   dataSource: DataSource,
@@ -30,19 +30,12 @@ export async function acquireLease(
   const table = dataSource.getMetadata(InvoicePaymentsLease).tableName;
   const until = new Date(now + leaseMs).toISOString();
   const values = { name, holder, until, now: new Date(now).toISOString() };
-  const run = async (sql: string) =>
-    (await runStatement(dataSource, (em) => queryReturning(em, ...escapeQuery(dataSource, sql, values))))
-      .length > 0;
-  return (
-    (await run(
-      `UPDATE ${table} SET holder = :holder, locked_until = :until ` +
-        'WHERE name = :name AND (holder = :holder OR locked_until <= :now) RETURNING name',
-    )) ||
-    run(
-      `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
-        'ON CONFLICT (name) DO NOTHING RETURNING name',
-    )
-  );
+  const upsert =
+    `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
+    'ON CONFLICT (name) DO UPDATE SET holder = :holder, locked_until = :until ' +
+    `WHERE ${table}.holder = :holder OR ${table}.locked_until <= :now RETURNING name`;
+  const [sql, parameters] = escapeQuery(dataSource, upsert, values);
+  return (await runStatement(dataSource, (em) => queryReturning(em, sql, parameters))).length > 0;
 }
 
 /** Gives the lease up at once (a graceful stop), so another instance need not wait for it to lapse. */
