@@ -63,10 +63,7 @@ export class InvoicePaymentsModule {
   }
 }
 
-/**
- * What every capability shares, and the capabilities without a route of their own (refunds, shipping, the
- * reconciliation, observability); global like `@nestjs/typeorm`'s core module (every token is this package's own).
- */
+/** What every capability shares; global like `@nestjs/typeorm`'s core module (every token is this package's own). */
 @Global()
 @Module({})
 class InvoicePaymentsCoreModule {
@@ -105,17 +102,11 @@ class InvoicePaymentsCoreModule {
         section(STATUS_DISPATCH_OPTIONS, 'notifications', resolveNotificationsOptions),
         // App-wide, so the module's errors out of a host's controllers keep their answers; a host's own filter wins.
         { provide: APP_FILTER, useClass: InvoicePaymentsErrorsFilter },
-        // Refunds (the checkout's provider and the admin API reach the one `RefundService`), shipping (the Operations
-        // tab wakes its one worker), the reconciliation and observability.
+        // Refunds (the checkout's provider and the admin API reach the one `RefundService`) and observability.
         section(REFUNDS_OPTIONS, 'refunds', resolveRefundsOptions),
         RefundStore,
         RefundSettlementService,
         RefundService,
-        section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions),
-        TrackingService,
-        TrackingWorker,
-        section(RECONCILIATION_OPTIONS, 'reconciliation', resolveReconciliationOptions),
-        OpenInvoicesReconciler,
         section(HEALTH_OPTIONS, 'health', resolveHealthOptions),
         InvoicePaymentsHealthIndicator,
         SignalsService,
@@ -125,9 +116,6 @@ class InvoicePaymentsCoreModule {
         CLOCK,
         RefundService,
         RefundSettlementService,
-        TrackingService,
-        TrackingWorker,
-        OpenInvoicesReconciler,
         InvoicePaymentsHealthIndicator,
         INVOICE_PAYMENTS_OPTIONS,
         GATEWAY_CLIENT_OPTIONS,
@@ -139,6 +127,19 @@ class InvoicePaymentsCoreModule {
     };
   }
 }
+
+/** Shipping and the reconciliation, on the root's sections: a host reaches them through the module (or `isGlobal`). */
+@Module({
+  providers: [
+    section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions),
+    TrackingService,
+    TrackingWorker,
+    section(RECONCILIATION_OPTIONS, 'reconciliation', resolveReconciliationOptions),
+    OpenInvoicesReconciler,
+  ],
+  exports: [TrackingService, TrackingWorker, OpenInvoicesReconciler],
+})
+class ScheduledWorkModule {}
 
 function assemble(
   options: Provider,
@@ -152,8 +153,9 @@ function assemble(
     CheckoutModule,
     ShopperStatusModule,
     webhooks,
-    // The same module: one instance, its worker the one the Operations tab wakes.
-    SettingsModule.forRoot(statics.admin, [webhooks]),
+    ScheduledWorkModule,
+    // The same modules: one instance of each, its workers the ones the Operations tab wakes.
+    SettingsModule.forRoot(statics.admin, [webhooks, ScheduledWorkModule]),
   ];
   return {
     module: InvoicePaymentsModule,
