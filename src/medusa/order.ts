@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import type { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { CheckoutValidationError } from '../core/invoice.errors';
 import type {
   CheckoutAddress,
@@ -15,6 +16,7 @@ import type {
   MedusaBigNumberInput,
   MedusaCheckoutCart,
   MedusaPaymentContext,
+  MedusaProviderInput,
   MedusaSessionChoice,
 } from './types';
 
@@ -116,6 +118,33 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
   }
   if (typeof choice.installments === 'number') data.installments = choice.installments;
   return data;
+}
+
+/**
+ * The checkout's request for a Medusa session: Medusa's amount in cents and the order built on the server, with the
+ * checkout options in force it was built with (the checkout reads them once).
+ */
+export async function checkoutRequestOf(
+  checkout: InvoiceCreationService,
+  input: MedusaProviderInput,
+  sessionId: string,
+  documentKeys: string[] | undefined,
+  method?: PaymentMethod,
+) {
+  const amount = medusaAmountToCents(input.amount);
+  const currency_code = input.currency_code as string;
+  const options = await checkout.current();
+  const data = buildCheckoutData({
+    sessionId,
+    amountCents: amount,
+    currencyCode: currency_code,
+    context: input.context,
+    data: input.data,
+    documentKeys,
+    defaultMethod: method ?? options.methods[0],
+    nameMax: options.textLimits.name,
+  });
+  return { amount, currency_code, data, options };
 }
 
 /**
