@@ -12,7 +12,7 @@ import {
   type MedusaResponse,
 } from './plugin';
 import { logger, runtimeServices } from './runtime';
-import type { MedusaAddress, MedusaCheckoutCart } from './types';
+import type { MedusaCheckoutCart } from './types';
 
 /*
  * Why a middleware: Medusa gives the provider only the signed-in customer and the storefront's `data`, while a
@@ -42,17 +42,10 @@ export async function cartOfCollection(
     ],
     filters: { id: collectionId },
   });
-  type Cart = { id: string; email?: string | null } & Partial<
-    Record<(typeof ADDRESSES)[number], MedusaAddress | null>
-  >;
-  const cart = (data[0] as { cart?: Cart | null } | undefined)?.cart;
+  const cart = (data[0] as { cart?: Partial<MedusaCheckoutCart> & { id: string } } | undefined)?.cart;
   if (!cart) return null;
-  return {
-    id: cart.id,
-    email: cart.email ?? null,
-    billing_address: cart.billing_address ?? null,
-    shipping_address: cart.shipping_address ?? null,
-  };
+  // Medusa's query leaves out what the cart does not have.
+  return { email: null, billing_address: null, shipping_address: null, ...cart };
 }
 
 type Next = (err?: unknown) => void;
