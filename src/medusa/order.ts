@@ -157,16 +157,14 @@ function payerName(
   given: string | null,
   cart: MedusaCheckoutCart | null,
 ): string | null {
-  const join = (first?: unknown, last?: unknown) =>
-    [text(first), text(last)].filter((p) => p !== null).join(' ');
   const billing = customer?.billing_address;
   return (
-    join(customer?.first_name, customer?.last_name) ||
+    fullName(customer?.first_name, customer?.last_name) ||
     text(customer?.company_name) ||
     given ||
-    join(cart?.billing_address?.first_name, cart?.billing_address?.last_name) ||
-    join(cart?.shipping_address?.first_name, cart?.shipping_address?.last_name) ||
-    join(billing?.first_name, billing?.last_name) ||
+    fullName(cart?.billing_address?.first_name, cart?.billing_address?.last_name) ||
+    fullName(cart?.shipping_address?.first_name, cart?.shipping_address?.last_name) ||
+    fullName(billing?.first_name, billing?.last_name) ||
     null
   );
 }
@@ -179,7 +177,11 @@ function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMI
     if (problem) fields[`data.${key}`] = [problem];
   }
   if (Object.keys(fields).length > 0) throw new CheckoutValidationError(fields);
-  return [text(choice.first_name), text(choice.last_name)].filter((p) => p !== null).join(' ') || null;
+  return fullName(choice.first_name, choice.last_name) || null;
+}
+
+function fullName(first: unknown, last: unknown): string {
+  return [text(first), text(last)].filter((p) => p !== null).join(' ');
 }
 
 /** The plugin's reading of the cart (`data.cart`), when it is one; anything else counts as none. */
