@@ -27,6 +27,7 @@ import { serviceCallObserver } from './core/otel';
 import { HEALTH_OPTIONS, resolveHealthOptions } from './options/health.options';
 import { SignalsService } from './observability/signals.service';
 import { INVOICE_PAYMENTS_ENTITIES } from './entities';
+import { InvoiceRecord } from './persistence/invoice.entity';
 import { OpenInvoicesReconciler } from './reconciliation/open-invoices.reconciler';
 import { RECONCILIATION_OPTIONS, resolveReconciliationOptions } from './options/reconciliation.options';
 import { REFUNDS_OPTIONS, resolveRefundsOptions } from './options/refunds.options';
@@ -36,6 +37,7 @@ import { RefundStore } from './refunds/refund.store';
 import { InvoicePaymentsSettingsService, merchantTokenFromSettings } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { resolveShippingOptions, SHIPPING_OPTIONS } from './options/shipping.options';
+import { TrackingOutbox } from './shipping/tracking-outbox.entity';
 import { TrackingService } from './shipping/tracking.service';
 import { TrackingWorker } from './shipping/tracking.worker';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -130,6 +132,7 @@ class InvoicePaymentsCoreModule {
 
 /** Shipping and the reconciliation, on the root's sections: a host reaches them through the module (or `isGlobal`). */
 @Module({
+  imports: [TypeOrmModule.forFeature([TrackingOutbox, InvoiceRecord])],
   providers: [
     section(SHIPPING_OPTIONS, 'shipping', resolveShippingOptions),
     TrackingService,
