@@ -28,13 +28,15 @@ import {
   transitionText,
 } from './status-report';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { queryReturning } from '../persistence/typeorm-compat';
-import { InvalidStatusReportError, ReportedRecordNotFoundError, CreationMoveRefusedError } from './invoice.errors';
+import {
+  InvalidStatusReportError,
+  ReportedRecordNotFoundError,
+  CreationMoveRefusedError,
+} from './invoice.errors';
 import { creationMoveRefusal, type CreationMove } from './invoice-record.store';
-
-export { reportChangesNothing } from './status-report';
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the

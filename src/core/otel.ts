@@ -1,7 +1,8 @@
 import type * as Otel from '@opentelemetry/api';
 import type { GatewayCallObserver } from '../gateway/call-observer';
 import type { Clock } from '../domain/clock';
-import { KNOWN_ATTRIBUTES } from './known-attributes';
+import { SESSION_STATUSES } from '../domain/status-table';
+import { ALERT_KINDS } from './events';
 
 /*
  * The module's metrics and spans, through `@opentelemetry/api` only: an optional peer, so it is loaded here with a
@@ -40,6 +41,31 @@ export const INSTRUMENTS = {
     'From a payment applied to the host port told',
   ],
 } as const;
+
+/** The sources status changes are counted under (the module's own sources grouped as an operator reads them). */
+const CHANGE_SOURCES = ['webhook', 'reconciliation', 'checkout', 'operation'] as const;
+
+const each = (key: string, values: readonly string[]): Array<Record<string, string>> =>
+  values.map((v) => ({ [key]: v }));
+
+/**
+ * By counter, every attribute set, so every series starts at 0: Prometheus' `increase()` sees an event only as a
+ * rise between two samples, so a series born at 1 would hide a process's first alert.
+ */
+export const KNOWN_ATTRIBUTES: Record<string, Array<Record<string, string>>> = {
+  deliveries: each('invoice_payments.outcome', ['accepted', 'duplicate', 'ignored', 'refused', 'forged']),
+  changes: CHANGE_SOURCES.flatMap((source) =>
+    SESSION_STATUSES.map((status) => ({
+      'invoice_payments.source': source,
+      'invoice_payments.status': status,
+    })),
+  ),
+  rounds: [{}],
+  findings: each('invoice_payments.finding', ['checked', 'applied', 'closed', 'errors']),
+  refunds: each('invoice_payments.outcome', ['made', 'refused', 'unknown']),
+  alerts: each('invoice_payments.alert.kind', ALERT_KINDS),
+  tracking: each('invoice_payments.outcome', ['posted', 'failed']),
+};
 
 /** Buckets of the durations, in seconds (the SDK's default ones suit milliseconds). */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];

@@ -100,16 +100,16 @@ export interface Adoption {
   record: InvoiceRecord | null;
   foreign: string | null;
   /** How an invoice of the store's that no record may take was handled (a second one under a referrer). */
-  settled?: string;
+  ignored?: string;
   /** The report was applied to `record` with its link (or found nothing to change): nothing more to apply. */
   applied?: true;
 }
 
-/** Injection token of the {@link CreationSettler} the checkout capability provides. */
-export const CREATION_SETTLER = Symbol('INVOICE_PAYMENTS_CREATION_SETTLER');
+/** Injection token of the {@link CreationResolver} the checkout capability provides. */
+export const CREATION_RESOLVER = Symbol('INVOICE_PAYMENTS_CREATION_RESOLVER');
 
-/** Resolves an unsettled creation by asking the service; throws when it cannot decide yet (the caller retries). */
-export interface CreationSettler {
+/** Resolves a creation of unknown outcome by asking the service; throws when it cannot decide yet (the caller retries). */
+export interface CreationResolver {
   resolveCreation(record: InvoiceRecord): Promise<InvoiceRecord>;
 }
 
@@ -171,7 +171,7 @@ export function webhookActionOfOutcome(
 
 /** The webhook pipeline for hosts that take deliveries on their own route and answer with the outcome (Medusa). */
 export interface HostWebhooks {
-  settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;
+  receive(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;
 }
 
 /** A delivery as a host hands it over: its headers, and the body parsed (`data`) or raw (`rawData`). */

@@ -1,4 +1,3 @@
-import { type StatusDispatchSettings, resolveNotificationsOptions } from './status-dispatch.options';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -9,12 +8,40 @@ import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } f
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Coalescer, Poller } from './queue/poller';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { transitionText } from './status-report';
 import { transitionOfRow } from '../domain/status-table';
+import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
+
+/** How applied status changes are delivered to the host's port (`notifications`). */
+export interface StatusDispatchOptions {
+  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
+  pollIntervalMs?: number;
+  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
+  retryMaxDelayMs?: number;
+  /** How long an instance holds the change it delivers; a longer port call may be repeated. Default 60000. */
+  leaseMs?: number;
+}
+
+const NOTIFICATIONS = {
+  pollIntervalMs: int(0, 5000),
+  retryBaseDelayMs: int(1, 1000),
+  retryMaxDelayMs: int(1, 5 * MINUTE),
+  leaseMs: int(1, MINUTE),
+} as const satisfies Numbers<StatusDispatchOptions>;
+
+/** `notifications` with its defaults; without `workers`, no polling (changes applied here are still delivered). */
+export function resolveNotificationsOptions(options: StatusDispatchOptions = {}, workers = true) {
+  const numbers = resolveNumbers('notifications', NOTIFICATIONS, options);
+  return { ...numbers, pollIntervalMs: workers ? numbers.pollIntervalMs : 0, pollOnStart: workers };
+}
+
+type ResolvedDispatchOptions = ReturnType<typeof resolveNotificationsOptions>;
 
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
@@ -29,7 +56,6 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   private readonly deliveries = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
   private readonly closer = new Coalescer<Held<InvoiceStatusHistory>, void>(async (rows) => {
     await this.rows.finishAll(rows, {
@@ -45,12 +71,10 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     @Inject(CLOCK) clock: Clock,
+    @Inject(STATUS_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
-    @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
-    const resolved = resolveNotificationsOptions(options ?? {});
-    super('status delivery', new Logger(StatusChangeDispatcher.name), resolved.pollIntervalMs, clock);
-    this.options = resolved;
+    super('status delivery', new Logger(StatusChangeDispatcher.name), options.pollIntervalMs, clock);
     this.rows = new LeasedRows(
       dataSource,
       InvoiceStatusHistory,
@@ -145,7 +169,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       // Another instance is delivering this change, or it waits for its retry: later changes wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
       // As claimed, the row carries the lease its writes are guarded by.
-      const row = await this.rows.claim(next.id, false);
+      const row = await this.rows.claim(next.id);
       if (!row) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;

@@ -6,7 +6,7 @@ import {
   type TransitionVerdict,
 } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { CreationMove } from './invoice-record.store';

@@ -1,4 +1,4 @@
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import * as E from './errors';
 import { asRecord } from './json';
 

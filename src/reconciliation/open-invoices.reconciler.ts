@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
-import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
+import { CREATION_RESOLVER, CreationResolver, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
@@ -18,7 +18,7 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';
 import { DAY } from '../domain/option-fields';
-import { todayIn } from '../domain/calendar';
+import { todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../core/otel';
@@ -62,7 +62,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     private readonly identity: InvoiceIdentity,
     private readonly events: EventEmitter2,
     @Inject(CLOCK) clock: Clock,
-    @Inject(CREATION_SETTLER) private readonly creations: CreationSettler,
+    @Inject(CREATION_RESOLVER) private readonly creations: CreationResolver,
     @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices: LateInvoiceAdopter,
   ) {
     super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);
@@ -106,7 +106,13 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
-      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs, this.clock.now());
+      result.leader = await acquireLease(
+        this.dataSource,
+        RECONCILIATION_LEASE,
+        this.holder,
+        leaseMs,
+        this.clock.now(),
+      );
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (stopped()) break;
@@ -158,7 +164,8 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
-      nextCheckAt(after, this.clock.date(), this.options) ?? (duplicate ? new Date(this.clock.now() + DAY) : null);
+      nextCheckAt(after, this.clock.date(), this.options) ??
+      (duplicate ? new Date(this.clock.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
     return following ? this.scheduleCheck(record.id, following) : this.takeOff(after);

@@ -8,7 +8,7 @@ import {
   UsePipes,
   ValidationPipe,
 } from '@nestjs/common';
-import { idProblem } from '../domain/text-bounds';
+import { idProblem } from '../domain/text-and-days';
 import { AdminErrorsFilter } from './admin-errors.filter';
 import { adminValidationError, problemsOf, validationProblems } from './admin-problems';
 import { InvoicePaymentsAdminGuard } from './admin.guard';

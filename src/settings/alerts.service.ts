@@ -5,7 +5,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from '../core/events';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { runInTransaction } from '../persistence/dialect';
 import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';

@@ -21,7 +21,7 @@ import {
 import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
 import { asPaymentServiceError } from '../core/invoice.errors';
-import { idProblem } from '../domain/text-bounds';
+import { idProblem } from '../domain/text-and-days';
 
 /** The shopper's payment screen in the Shop API: the fields of the status routes' JSON (docs/storefront-routes.md). */
 export const shopStatusSchema = parse(`

@@ -29,9 +29,7 @@ import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /** What became of a delivery: stored, acknowledged without being stored, or refused with the route's HTTP status. */
 export type IntakeResult =
-  | { ok: true; stored: StoredDelivery }
-  | { ok: true; ignored: IgnoredDelivery }
-  | Refusal;
+  { ok: true; stored: StoredDelivery } | { ok: true; ignored: IgnoredDelivery } | Refusal;
 
 /** Deliveries stored in one statement at most (21 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
@@ -42,7 +40,7 @@ const MAX_ROWS_PER_INSERT = 50;
  * delivery acknowledged), an invoice held open here ({@link DeliveryAdmission}: else acknowledged, nothing stored;
  * 503 past the budget of deliveries naming invoices by referrer only), then stored. No call to the service: the body
  * is only a trigger. The intake only stores; the {@link WebhookInboxProcessor} takes it from there. The HTTP route
- * takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link settle}.
+ * takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link receive}.
  */
 @Injectable()
 export class DeliveryIntake implements HostWebhooks {
@@ -76,7 +74,7 @@ export class DeliveryIntake implements HostWebhooks {
    * the host hears what the service said in the lookup that answered it (never the body), about the record it was
    * applied to.
    */
-  async settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
+  async receive(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
     const result = await this.accept({ headers: delivery?.headers ?? {}, body: hostBodyOf(delivery) });
     if (!result.ok) {
       const reason = `${result.status}: ${result.message}`;
@@ -97,11 +95,17 @@ export class DeliveryIntake implements HostWebhooks {
     if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
       return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
     }
-    const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: entry.invoiceRecordId });
+    const record = await this.dataSource
+      .getRepository(InvoiceRecord)
+      .findOneBy({ id: entry.invoiceRecordId });
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
     const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
-    const stored = { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
+    const stored = {
+      code: record.statusCode ?? -1,
+      paidCents: record.paidCents,
+      grossCents: record.grossCents,
+    };
     const confirmed = answer?.recordId === record.id ? answer.status : stored;
     return { kind: 'applied', record, confirmed };
   }

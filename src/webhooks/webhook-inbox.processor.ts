@@ -10,7 +10,7 @@ import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';

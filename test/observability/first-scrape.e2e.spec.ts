@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { INSTRUMENTS } from '../../src/core/otel';
-import { KNOWN_ATTRIBUTES } from '../../src/core/known-attributes';
+import { KNOWN_ATTRIBUTES } from '../../src/core/otel';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { openCheckoutDatabase } from '../checkout/support';
 import { describeEachDatabase, type TestDatabase } from '../support/databases';

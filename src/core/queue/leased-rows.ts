@@ -51,17 +51,16 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     private readonly clock: Clock,
   ) {}
 
-  /** Takes the row for this holder, or `null` when it is taken, done, or (with `dueOnly`) not due yet. */
-  async claim(id: string, dueOnly: boolean): Promise<T | null> {
+  /** Takes the row for this holder, or `null` when it is taken or done. */
+  async claim(id: string): Promise<T | null> {
     const c = this.columns;
     const now = this.clock.date().toISOString();
     const lease = new Date(this.clock.now() + this.leaseMs()).toISOString();
-    const due = dueOnly && c.nextAttemptAt ? ` AND ${c.nextAttemptAt} <= :now` : '';
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const [sql, values] = escapeQuery(
       this.dataSource,
       `UPDATE ${c.table} SET ${c.lockedUntil} = :lease${count} ` +
-        `WHERE id = :id AND ${c.open.sql('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now)${due} RETURNING *`,
+        `WHERE id = :id AND ${c.open.sql('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now) RETURNING *`,
       { lease, id, now },
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
