@@ -80,7 +80,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       InvoiceStatusHistory,
       {
         table: dataSource.getMetadata(InvoiceStatusHistory).tableName,
-        open: { sql: (t) => `${t}notified_at IS NULL`, where: { notifiedAt: IsNull() } },
+        open: (t) => `${t}notified_at IS NULL`,
         lockedUntil: 'notify_locked_until',
       },
       () => this.options.leaseMs,

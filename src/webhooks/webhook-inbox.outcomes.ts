@@ -26,7 +26,7 @@ export function webhookInboxRows(
   clock: Clock,
 ): LeasedRows<WebhookInboxEntry> {
   const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
-  const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
+  const open = (t: string) => `${t}state = 'pending'`;
   const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
   return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs, clock);
 }
