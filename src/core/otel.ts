@@ -132,11 +132,6 @@ export function traced<T>(name: string, attributes: Attributes, work: () => Prom
   });
 }
 
-/** A batch of the webhook inbox being processed: one span, its lookups its children. */
-export function tracedBatch(deliveries: number, work: () => Promise<void>): Promise<void> {
-  return traced('invoice_payments webhook.process', { 'invoice_payments.deliveries': deliveries }, work);
-}
-
 /** What the health check knows of a service from the module's own calls: `ok`, or the `GatewayError` kind. */
 type LastCall = { at: number; outcome: string };
 
@@ -148,38 +143,32 @@ export function lastCallTo(baseUrl: string): LastCall | null {
 }
 
 /**
- * One call to the service (its retries included): a client span, the duration by operation and outcome kind, and
- * the outcome kept for the health check.
+ * The gateway's observer, as the module hands it to `GatewayClient`: each call to the service (its retries included)
+ * a client span, its duration by operation and outcome kind, and its outcome kept for the health check.
  */
-export async function observeServiceCall<T>(
-  baseUrl: string,
-  operation: string,
-  work: () => Promise<T>,
-  clock: Clock,
-) {
-  const started = clock.now();
-  let outcome = 'ok';
-  try {
-    const attributes = { 'invoice_payments.operation': operation };
-    return await traced(`invoice_payments ${operation}`, attributes, work, true);
-  } catch (err) {
-    outcome = kindOf(err);
-    throw err;
-  } finally {
-    if (lastCalls.size > 20) lastCalls.clear();
-    lastCalls.set(baseUrl, { at: clock.now(), outcome });
-    const attributes: Attributes = {
-      'invoice_payments.operation': operation,
-      'invoice_payments.outcome': outcome,
-    };
-    if (outcome !== 'ok') attributes['error.type'] = outcome;
-    current()?.calls.record((clock.now() - started) / 1000, attributes);
-  }
-}
-
-/** The gateway's observer, as the module hands it to `GatewayClient`: each service call observed as above. */
 export function serviceCallObserver(clock: Clock): GatewayCallObserver {
-  return { observe: (call, work) => observeServiceCall(call.baseUrl, call.operation, work, clock) };
+  return {
+    async observe({ baseUrl, operation }, work) {
+      const started = clock.now();
+      let outcome = 'ok';
+      try {
+        const attributes = { 'invoice_payments.operation': operation };
+        return await traced(`invoice_payments ${operation}`, attributes, work, true);
+      } catch (err) {
+        outcome = kindOf(err);
+        throw err;
+      } finally {
+        if (lastCalls.size > 20) lastCalls.clear();
+        lastCalls.set(baseUrl, { at: clock.now(), outcome });
+        const attributes: Attributes = {
+          'invoice_payments.operation': operation,
+          'invoice_payments.outcome': outcome,
+        };
+        if (outcome !== 'ok') attributes['error.type'] = outcome;
+        current()?.calls.record((clock.now() - started) / 1000, attributes);
+      }
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sessionStatusOfCode, type PaymentWebhookAction, type WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
-import type { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
 import {
   InvoiceStatusCode,
   statusRow,
@@ -46,41 +46,6 @@ export interface PaymentStatusChange {
  */
 export interface OrderPaymentPort {
   onPaymentStatusChanged(change: PaymentStatusChange): Promise<void>;
-}
-
-/** What the host is told of an applied history row, the previous status's text given. */
-export function changeOf(
-  row: InvoiceStatusHistory,
-  record: InvoiceRecord,
-  previousText: string | null,
-): PaymentStatusChange {
-  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
-  if (row.toCode === null || row.source === 'admin') {
-    throw new Error(`status history row ${row.id} is not a status change`);
-  }
-  return {
-    orderId: record.orderId,
-    invoiceRecordId: record.id,
-    gatewayId: record.gatewayId,
-    method: record.method,
-    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
-    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
-    source: row.source,
-    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
-    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
-    occurredAt: row.createdAt,
-  };
-}
-
-/** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
-function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
-  const row = statusRow(code);
-  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
-  if (!row) return { code, text, sessionStatus: 'error', orderPaymentStatus: 'requires_action' };
-  const sessionStatus = sessionStatusOfCode(code, amountMismatch)!;
-  // Money held for a person (the session is not the status's own) asks the order for action.
-  const orderPaymentStatus = sessionStatus === row.session ? row.order : 'requires_action';
-  return { code, text, sessionStatus, orderPaymentStatus };
 }
 
 /** Injection token of the {@link LateInvoiceAdopter} the checkout capability provides. */

@@ -4,14 +4,20 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
-import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
+import { sessionStatusOfCode } from './checkout.types';
+import {
+  ORDER_PAYMENT_PORT,
+  type OrderPaymentPort,
+  type PaymentStatusChange,
+  type PaymentStatusSnapshot,
+} from './ports';
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Coalescer, Poller } from './queue/poller';
 import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { transitionText } from './status-report';
-import { transitionOfRow } from '../domain/status-table';
+import { statusRow, transitionOfRow } from '../domain/status-table';
 import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
@@ -110,8 +116,9 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   }
 
   /** Delivers a change written under this instance's {@link handOverLease} with no read back (a crash: a poll). */
-  handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
+  handOver(row: InvoiceStatusHistory, record: InvoiceRecord, previousText: string | null): void {
     if (this.stopped) return;
+    const change = changeOf(row, record, previousText);
     // Held under the status path's hand-over lease, not a claim's: its close and retry ask only that it be open.
     this.track(row.invoiceRecordId, () => this.deliverLeased({ ...row, notifyLockedUntil: null }, change));
   }
@@ -241,4 +248,39 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     timer.unref();
     this.wakeUps.set(recordId, { at, timer });
   }
+}
+
+/** What the host is told of an applied history row, the previous status's text given. */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
+    occurredAt: row.createdAt,
+  };
+}
+
+/** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
+function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  if (!row) return { code, text, sessionStatus: 'error', orderPaymentStatus: 'requires_action' };
+  const sessionStatus = sessionStatusOfCode(code, amountMismatch)!;
+  // Money held for a person (the session is not the status's own) asks the order for action.
+  const orderPaymentStatus = sessionStatus === row.session ? row.order : 'requires_action';
+  return { code, text, sessionStatus, orderPaymentStatus };
 }

@@ -85,8 +85,8 @@ export function paymentMismatchOf(
 }
 
 /** Whether the record's invoice was captured (paid, and what follows: refunds, a dispute). */
-function captured(record: InvoiceRecord): boolean {
-  return statusRow(record.statusCode)?.session === 'captured';
+export function captured(record: InvoiceRecord | null): boolean {
+  return statusRow(record?.statusCode)?.session === 'captured';
 }
 
 /**
