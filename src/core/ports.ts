@@ -82,11 +82,7 @@ export interface CreationResolver {
 export const HOST_WEBHOOKS = Symbol('INVOICE_PAYMENTS_HOST_WEBHOOKS');
 
 /** What the service reported of an invoice in the lookup that answered a delivery. */
-export interface ConfirmedStatus {
-  code: number;
-  paidCents: number | null;
-  grossCents: number | null;
-}
+export type ConfirmedStatus = Pick<InvoiceRecord, 'paidCents' | 'grossCents'> & { code: number };
 
 /** A delivery's host action from the record as it now stands (`confirmed`: the lookup), in cents at most its amount. */
 export function webhookActionOf(record: InvoiceRecord, confirmed?: ConfirmedStatus): WebhookActionResult {
