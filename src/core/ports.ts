@@ -73,7 +73,7 @@ export interface Adoption {
 /** Injection token of the {@link CreationResolver} the checkout capability provides. */
 export const CREATION_RESOLVER = Symbol('INVOICE_PAYMENTS_CREATION_RESOLVER');
 
-/** Resolves a creation of unknown outcome by asking the service; throws when it cannot decide yet (the caller retries). */
+/** Asks the service how a creation of unknown outcome ended; throws while it cannot tell (the caller retries). */
 export interface CreationResolver {
   resolveCreation(record: InvoiceRecord): Promise<InvoiceRecord>;
 }
