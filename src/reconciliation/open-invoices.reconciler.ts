@@ -106,13 +106,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     if (this.destroyed) return result;
     try {
       const { leaseMs } = this.options;
-      result.leader = await acquireLease(
-        this.dataSource,
-        RECONCILIATION_LEASE,
-        this.holder,
-        leaseMs,
-        this.clock.now(),
-      );
+      result.leader = await acquireLease(this.dataSource, RECONCILIATION_LEASE, this.holder, leaseMs, this.clock.now());
       if (!result.leader) return result;
       for (const record of await this.due()) {
         if (stopped()) break;
@@ -164,8 +158,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
-      nextCheckAt(after, this.clock.date(), this.options) ??
-      (duplicate ? new Date(this.clock.now() + DAY) : null);
+      nextCheckAt(after, this.clock.date(), this.options) ?? (duplicate ? new Date(this.clock.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
     return following ? this.scheduleCheck(record.id, following) : this.takeOff(after);

@@ -29,7 +29,9 @@ import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /** What became of a delivery: stored, acknowledged without being stored, or refused with the route's HTTP status. */
 export type IntakeResult =
-  { ok: true; stored: StoredDelivery } | { ok: true; ignored: IgnoredDelivery } | Refusal;
+  | { ok: true; stored: StoredDelivery }
+  | { ok: true; ignored: IgnoredDelivery }
+  | Refusal;
 
 /** Deliveries stored in one statement at most (21 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
@@ -95,17 +97,11 @@ export class DeliveryIntake implements HostWebhooks {
     if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
       return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
     }
-    const record = await this.dataSource
-      .getRepository(InvoiceRecord)
-      .findOneBy({ id: entry.invoiceRecordId });
+    const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: entry.invoiceRecordId });
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
     const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
-    const stored = {
-      code: record.statusCode ?? -1,
-      paidCents: record.paidCents,
-      grossCents: record.grossCents,
-    };
+    const stored = { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
     const confirmed = answer?.recordId === record.id ? answer.status : stored;
     return { kind: 'applied', record, confirmed };
   }

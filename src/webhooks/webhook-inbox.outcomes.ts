@@ -76,12 +76,10 @@ export class InboxRecords {
       ? { record: found.record, foreign: await this.identity.whyNotOurs(invoice, found.record, 'number') }
       : await recordOfInvoice(records, this.identity, invoice, this.adopt);
     // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
-    if (foreign)
-      return { kind: 'ignored', outcome: `left alone: not this store's invoice`, lastError: foreign };
+    if (foreign) return { kind: 'ignored', outcome: `left alone: not this store's invoice`, lastError: foreign };
     if (ignored) return { kind: 'ignored', outcome: ignored, lastError: null };
     if (!record) return { kind: 'no-record' };
-    if (applied)
-      return { kind: 'applied', outcome: `linked to its attempt ${CONFIRMED}`, recordId: record.id };
+    if (applied) return { kind: 'applied', outcome: `linked to its attempt ${CONFIRMED}`, recordId: record.id };
     if (found && reportChangesNothing(found.record, invoice.status.code, invoice)) {
       const outcome = `unchanged: the service reports nothing new ${CONFIRMED}`;
       return { kind: 'applied', outcome, recordId: record.id };
@@ -120,11 +118,7 @@ export class InboxFates {
   }
 
   /** Due again after the inbox's doubling backoff of its attempts (`waitingFor` a record, or nothing but the time). */
-  async retryLater(
-    entry: WebhookInboxEntry,
-    reason: string,
-    waitingFor: WebhookInboxWaitingFor | null = null,
-  ) {
+  async retryLater(entry: WebhookInboxEntry, reason: string, waitingFor: WebhookInboxWaitingFor | null = null) {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
     const nextAttemptAt = new Date(this.clock.now() + delay);
@@ -133,14 +127,9 @@ export class InboxFates {
   }
 
   /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */
-  async retryWithin(
-    entry: WebhookInboxEntry,
-    problem: string,
-    waitingFor: WebhookInboxWaitingFor | null = null,
-  ) {
+  async retryWithin(entry: WebhookInboxEntry, problem: string, waitingFor: WebhookInboxWaitingFor | null = null) {
     const waited = this.clock.now() - entry.receivedAt.getTime();
-    if (waited < this.options.inbox.unknownInvoiceWindowMs)
-      return this.retryLater(entry, problem, waitingFor);
+    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.retryLater(entry, problem, waitingFor);
     await this.deadLetter(entry, `${problem} (for ${waited} ms)`);
   }
 
@@ -181,30 +170,18 @@ export class InboxFates {
     if (this.clock.now() - this.lastUnknownAlert < this.options.inbox.unknownLookupWindowMs) return;
     this.lastUnknownAlert = this.clock.now();
     this.unknownSinceAlert = 0;
-    this.logger.warn(
-      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
-    );
+    this.logger.warn(`${count} webhook deliveries named invoices the service does not know (last: ${reason})`);
     const named = `${count} webhook delivery(ies) named invoices neither this store nor the service knows`;
     this.alert(`${named} (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`);
   }
 
   private async bury(entry: WebhookInboxEntry, reason: string): Promise<void> {
     const lastError = clip(reason, 2000);
-    await this.leased.finish(entry, {
-      state: 'dead',
-      waitingFor: null,
-      lastError,
-      processedAt: this.clock.date(),
-    });
+    await this.leased.finish(entry, { state: 'dead', waitingFor: null, lastError, processedAt: this.clock.date() });
   }
 
   private alert(message: string): void {
-    const alert: InvoicePaymentsAlert = {
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: null,
-      message,
-    };
+    const alert: InvoicePaymentsAlert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
   }
 }

@@ -155,9 +155,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     for (let full = true; full && !stopped();) {
       const claimed = await this.leased.claimDue(batchSize, 'o.received_at');
       // One span a batch, its lookups its children.
-      const attributes = { 'invoice_payments.deliveries': claimed.length };
-      if (claimed.length > 0)
-        await traced('invoice_payments webhook.process', attributes, () => this.process(claimed));
+      const span = { 'invoice_payments.deliveries': claimed.length };
+      if (claimed.length > 0) await traced('invoice_payments webhook.process', span, () => this.process(claimed));
       taken += claimed.length;
       full = claimed.length >= batchSize;
     }
