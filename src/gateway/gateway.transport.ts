@@ -2,13 +2,16 @@ import type { HttpService } from '@nestjs/axios';
 import { Logger, type LoggerService } from '@nestjs/common';
 import * as cockatiel from 'cockatiel';
 import { type Clock, systemClock } from '../domain/clock';
-import type { GatewayCallObserver } from './call-observer';
-import { MAX_PAGE_SIZE, OPERATION_SCOPES } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError } from './errors';
-import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
+import {
+  checkConnection,
+  type GatewayCallObserver,
+  type GatewayClientOptions,
+  type GatewayConnection,
+} from './gateway.options';
 import { ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
 import { PayloadReader, readInvoice, readPage } from './invoice.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
@@ -24,7 +27,7 @@ export interface RequestPlan {
   query?: Record<string, string | number>;
   body?: unknown;
   safety: failures.RequestSafety;
-  /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
+  /** Named in a 403 that does not say (default: the operation's, `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
@@ -135,14 +138,13 @@ export class GatewayTransport {
     }
   }
 
-  /** Invoices page after page; fields of `params` the rules do not name (a lookup's `id`) pass as filters. */
+  /** Invoices page after page; a lookup's `id`, which the rules do not name, passes as a filter. */
   async *invoicePages(
     context: Context,
-    params: Omit<Filters, 'page'>,
+    filters: Omit<Filters, 'page'>,
     maxPages = Number.POSITIVE_INFINITY,
     given?: CallContext,
   ): AsyncGenerator<Invoice> {
-    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
     const ctx = given ?? (await this.context(context.operation));
     for (let page = 1; ; page++) {
       if (page > maxPages) {
@@ -155,7 +157,7 @@ export class GatewayTransport {
     }
   }
 
-  /** One page of `kind` under the profile's parameter names; its paging checked here, other filters by the caller. */
+  /** One page of `kind`, its filters checked and sent under the profile's parameter names. */
   page<Item>(
     context: Context,
     kind: ListKind,
@@ -163,8 +165,8 @@ export class GatewayTransport {
     readItem: (r: PayloadReader, item: unknown, path: string, profile: WireProfile) => Item,
     ctx?: CallContext,
   ): Promise<Page<Item>> {
-    validateInput(inputs.PAGE_QUERY, filters, context);
-    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
+    validateInput(inputs.LIST_INVOICES, filters, context, inputs.listInvoicesRules);
+    const asked = { page: filters.page ?? 1, limit: filters.limit ?? inputs.MAX_PAGE_SIZE };
     const plan = (p: WireProfile) => listRequest(p, kind, { ...filters, ...asked });
     const read: Read<Page<Item>> = (r, answer, p) => {
       const item = (value: unknown, at: string) => readItem(r, value, at, p);
@@ -175,8 +177,7 @@ export class GatewayTransport {
 
   /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */
   async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
-    const scope = request.scope ?? OPERATION_SCOPES[request.operation];
-    const sent: Sent = { ...request, scope, timeoutMs: this.timeoutOf(request.safety) };
+    const sent: Sent = { ...request, timeoutMs: this.timeoutOf(request.safety) };
     const basic = sent.basic ? [sent.basic.password, `${sent.basic.user}:${sent.basic.password}`] : [];
     const ctx: failures.FailureContext = {
       ...sent,

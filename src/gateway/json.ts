@@ -31,10 +31,10 @@ export function valueAt(value: unknown, path: string | null): unknown {
   return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 
-/** The text at the first of `paths` that holds some (`asText`), or `null`. */
-export function firstTextAt(value: unknown, paths: readonly string[]): string | null {
+/** The text at the first of `paths` that holds some (read by `read`, `asText` by default), or `null`. */
+export function firstTextAt(value: unknown, paths: readonly string[], read = asText): string | null {
   for (const path of paths) {
-    const text = asText(valueAt(value, path));
+    const text = read(valueAt(value, path));
     if (text !== null) return text;
   }
   return null;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
-import { asRecord, asText, type JsonRecord, valueAt } from './json';
+import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
 import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
 import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
 
@@ -97,10 +97,10 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
-    event: firstSentText(body, w.event),
-    deliveryId: firstSentText(body, w.deliveryId),
-    webhookId: firstSentText(body, w.webhookId),
-    sentAt: firstSentText(body, w.sentAt),
+    event: firstTextAt(body, w.event, sentText),
+    deliveryId: firstTextAt(body, w.deliveryId, sentText),
+    webhookId: firstTextAt(body, w.webhookId, sentText),
+    sentAt: firstTextAt(body, w.sentAt, sentText),
     test: w.test.some((p) => valueAt(body, p) === true),
     error: null,
   };
@@ -113,14 +113,6 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
 function sentText(value: unknown): string | null {
   if (typeof value === 'string') return value === '' ? null : value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
-function firstSentText(body: JsonRecord, paths: readonly string[]): string | null {
-  for (const path of paths) {
-    const text = sentText(valueAt(body, path));
-    if (text !== null) return text;
-  }
   return null;
 }
 

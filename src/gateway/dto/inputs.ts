@@ -1,6 +1,5 @@
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isEmail, isIP } from 'class-validator';
-import { MAX_PAGE_SIZE } from '../constants';
 import { centsToWireNumber, MoneyFormatError, multiplyCents, sumCents } from '../money';
 import { wireName } from '../answers.reader';
 import type {
@@ -196,15 +195,15 @@ function wireFields(value: object, rules: object, names: Record<string, WireFiel
   return out;
 }
 
+/** Page size limit of every list operation (§4.1, §8). */
+export const MAX_PAGE_SIZE = 100;
+
 const pageSize = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
-export const PAGE_QUERY: Record<string, V.Rule> = {
+/** A list's filters: a page of any list, and the invoices' own. */
+export const LIST_INVOICES: Record<string, V.Rule> = {
   page: V.optional(positiveInteger),
   limit: V.optional(V.check(pageSize, (v) => isPositiveInteger(v) && (v as number) <= MAX_PAGE_SIZE)),
-};
-
-export const LIST_INVOICES: Record<string, V.Rule> = {
-  ...PAGE_QUERY,
   status: V.optional(integer('must be an integer status code')),
   referrer: V.optional(text),
   paymentId: V.optional(text),
