@@ -119,9 +119,9 @@ export class GatewayClient {
 
   /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
-    const operation = 'findTrackingCode';
-    const path = (await this.transport.context(operation, false, false)).profile.readBack.trackingCode;
-    if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
+    const path = (await this.wireProfile()).readBack.trackingCode;
+    if (path === null)
+      unsupported('findTrackingCode', 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
     return invoice ? answers.trackingCodeOf(invoice.raw, path) : null;
   }

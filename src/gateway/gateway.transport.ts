@@ -47,14 +47,12 @@ export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfil
 export type Filters = ListInvoicesParams & { id?: string };
 export type ListKind = keyof WireProfile['list']['items'];
 
-/** A list's query parameters, in the order they are sent. */
-const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
-
-/** One page of `kind`, its filters under the profile's parameter names. */
+/** One page of `kind`, its filters under the profile's parameter names (in the profile's order). */
 export function listRequest({ list, paths }: WireProfile, kind: ListKind, filters: Filters): Planned {
   const query: Record<string, string | number> = {};
-  for (const key of QUERY) {
-    if (filters[key] !== undefined) query[list.query[key]] = filters[key];
+  for (const [key, name] of Object.entries(list.query)) {
+    const value = filters[key as keyof Filters];
+    if (value !== undefined) query[name] = value;
   }
   return { method: 'GET', path: paths[kind], query, safety: 'read' };
 }

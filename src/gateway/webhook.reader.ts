@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
 import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
 import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
-import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
+import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
 // The wire reading of a webhook delivery, as `invoice.reader.ts` is of an invoice: the body's parts (the invoice
 // it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
@@ -36,10 +36,7 @@ export interface WebhookDelivery {
  * Reads a delivery body where the wire profile's `webhook` part says (by default the A13 body, with `invoice` or
  * `fatura`, or an event wrapper around it). Never throws: an unreadable invoice is `invoiceError`.
  */
-export function readDelivery(
-  body: JsonRecord,
-  profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
-): WebhookDelivery {
+export function readDelivery(body: JsonRecord, profile: Pick<WireProfile, 'webhook'>): WebhookDelivery {
   const w = profile.webhook;
   const { invoice: raw, error, ...meta } = w.read ? customParts(body, w.read) : partsAt(body, w);
   const container = asRecord(raw);

@@ -11,13 +11,13 @@ const MAX_PROFILE_JSON = 32_768;
  * Problems of wire-profile overrides given as data (the admin settings' `wireProfile`) by dotted field path: every
  * key known, every value of its kind, templates using only their request's values, no function.
  */
-export function checkWireProfileData(value: unknown, root = 'wireProfile'): Record<string, string[]> {
+export function checkWireProfileData(value: unknown): Record<string, string[]> {
   const errors: FieldErrors = {};
   const fail = (path: string, message: string) => addFieldError(errors, path, message);
   if (JSON.stringify(value ?? null).length > MAX_PROFILE_JSON) {
-    fail(root, `must be at most ${MAX_PROFILE_JSON} characters of JSON`);
+    fail('wireProfile', `must be at most ${MAX_PROFILE_JSON} characters of JSON`);
   } else {
-    PROFILE(value, root, fail, {});
+    PROFILE(value, 'wireProfile', fail, {});
   }
   return errors;
 }
