@@ -1,6 +1,6 @@
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isEmail, isIP } from 'class-validator';
-import { centsToWireNumber, MoneyFormatError, multiplyCents, sumCents } from '../money';
+import { centsToWireNumber } from '../money';
 import { wireName } from '../answers.reader';
 import type {
   CreateInvoiceParams,
@@ -127,22 +127,21 @@ export function createInvoiceRules({ client, payment }: CreateInvoiceParams): V.
   }
   if (client.address)
     brazilianAddressRules(client.address, (field, problem) => V.addFieldError(errors, field, problem));
-  try {
-    const lines = payment.products.map((p, i) => {
-      const line = multiplyCents(p.unitAmountCents, p.quantity);
-      if (p.discountCents > line) {
-        const at = `payment.products[${i}].discountCents`;
-        V.addFieldError(errors, at, 'must not exceed the line total (price × quantity)');
-      }
-      return line - Math.min(p.discountCents, line);
-    });
-    if ((payment.discountCents ?? 0) > sumCents(lines)) {
-      const problem = 'must not exceed the products total after line discounts';
-      V.addFieldError(errors, 'payment.discountCents', problem);
+  const lines = payment.products.map((p, i) => {
+    const line = p.unitAmountCents * p.quantity;
+    if (!Number.isSafeInteger(line)) return NaN;
+    if (p.discountCents > line) {
+      const at = `payment.products[${i}].discountCents`;
+      V.addFieldError(errors, at, 'must not exceed the line total (price × quantity)');
     }
-  } catch (err) {
-    if (!(err instanceof MoneyFormatError)) throw err;
+    return line - Math.min(p.discountCents, line);
+  });
+  const total = lines.reduce((sum, line) => sum + line, 0);
+  if (!Number.isSafeInteger(total)) {
     V.addFieldError(errors, 'payment.products', 'total is too large');
+  } else if ((payment.discountCents ?? 0) > total) {
+    const problem = 'must not exceed the products total after line discounts';
+    V.addFieldError(errors, 'payment.discountCents', problem);
   }
   return errors;
 }
