@@ -3,8 +3,7 @@ import { invoiceIn, type PayloadReader } from './invoice.reader';
 import type * as T from './types';
 import type { WireAuthenticate, WireCredentialStatus } from './wire-profile';
 
-// Readers of the service's answers other than invoices: customers and disputes (A10), tracking (A9), tokens (A5) and
-// a webhook resend (A14).
+// Readers of the service's answers other than invoices.
 
 /** A field's wire name: snake_case, money without its `Cents` (`amountCents` → `amount`). */
 export const wireName = (key: string) =>

@@ -15,8 +15,7 @@ import { type Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCe
 import type { Invoice, Page, PaymentMethod } from './types';
 import { DEFAULT_WIRE_PROFILE, type WireCodes, type WireListProfile, type WireProfile } from './wire-profile';
 
-// The service's JSON read strictly (identifiers, status, money): an invoice in either shape, a page of a list. The
-// webhook reader and every answer reader stand on the `PayloadReader` here.
+// The service's JSON read strictly (identifiers, status, money): an invoice in either shape, a page of a list.
 
 /** Strict reading for one operation: a malformed field is a `GatewayResponseError` naming it. */
 export class PayloadReader {

@@ -1,5 +1,4 @@
-// JSON from outside, read leniently: each helper answers `null` (or `undefined`) for a value not of its kind. The
-// readers of answers, the wire profile and the webhook reader all stand on this file, which imports nothing.
+// JSON from outside, read leniently: each helper answers `null` (or `undefined`) for a value not of its kind.
 
 export type JsonRecord = Record<string, unknown>;
 

@@ -5,10 +5,8 @@ import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json'
 import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
 import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
-// The wire reading of a webhook delivery, as `invoice.reader.ts` is of an invoice: the body's parts (the invoice
-// it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
-// Nothing here decides or trusts: the intake (`webhooks/delivery-intake.ts`) checks the token, refuses what it
-// cannot route or store, and the invoice is looked up at the service before anything is applied.
+// A delivery's body parts and `Webhook` header lines, read. Nothing here decides or trusts: the intake checks the
+// token and refuses what it cannot route or store, and the invoice is looked up at the service before it counts.
 
 /** The invoice a delivery names: by number, by the store's reference, and in which status. */
 export type NamedInvoice = { id: string; referrer: string | null; statusCode: number };
@@ -24,10 +22,7 @@ export interface WebhookDelivery {
   invoice: NamedInvoice | null;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
-  /**
-   * The invoice object as received, card data redacted: what the inbox row keeps. Redacted when first read, once: a
-   * delivery refused, acknowledged or joined to a waiting entry is never copied.
-   */
+  /** The invoice as received, card data redacted when first read (a refused delivery is never copied). */
   readonly payload: unknown;
   dedupeKey: string;
 }
