@@ -12,7 +12,7 @@ import {
   type GatewayClientOptions,
   type GatewayConnection,
 } from './gateway.options';
-import { ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
+import { type ExchangeAnswer, ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
 import { PayloadReader, readInvoice, readPage } from './invoice.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
@@ -37,12 +37,11 @@ export interface RequestPlan {
   passStatuses?: number[];
 }
 
-export type HttpAnswer = { status: number; body: unknown };
 export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
 export type Context = { operation: string; invoiceRef?: string };
 export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 /** Reads an answer; a `GatewayResponseError` it throws is the answer's fault. */
-export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T;
+export type Read<T> = (r: PayloadReader, answer: ExchangeAnswer, profile: WireProfile) => T;
 
 export type Filters = ListInvoicesParams & { id?: string };
 export type ListKind = keyof WireProfile['list']['items'];
@@ -174,7 +173,7 @@ export class GatewayTransport {
   }
 
   /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */
-  async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
+  async send(conn: GatewayConnection, request: RequestPlan): Promise<ExchangeAnswer> {
     const sent: Sent = { ...request, timeoutMs: this.timeoutOf(request.safety) };
     const basic = sent.basic ? [sent.basic.password, `${sent.basic.user}:${sent.basic.password}`] : [];
     const ctx: failures.FailureContext = {
@@ -208,7 +207,7 @@ export class GatewayTransport {
     conn: GatewayConnection,
     sent: Sent,
     ctx: failures.FailureContext,
-  ): Promise<HttpAnswer> {
+  ): Promise<ExchangeAnswer> {
     const started = this.clock.now();
     // URLSearchParams writes each value as its text, numbers included.
     const query = sent.query ? `?${new URLSearchParams(sent.query as Record<string, string>)}` : '';
@@ -233,10 +232,10 @@ export class GatewayTransport {
           throw failures.errorForTransportFailure(ctx, code, message);
         });
         if (!sent.passStatuses?.includes(res.status)) {
-          const failure = failures.errorForResponse(ctx, res.status, res.data, res.headers, this.clock.now());
+          const failure = failures.errorForResponse(ctx, res.status, res.body, res.headers, this.clock.now());
           if (failure) throw failure;
         }
-        return { status: res.status, body: res.data };
+        return res;
       });
       this.logger.debug?.(`${sent.operation}: ← ${answer.status} in ${this.clock.now() - started} ms`);
       return answer;
