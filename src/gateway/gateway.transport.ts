@@ -62,7 +62,8 @@ export function isLastPage(page: Page<unknown>): boolean {
   return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
-type Sent = RequestPlan & { timeoutMs: number };
+/** The timeout of each kind of request. */
+const TIMEOUT_OF = { read: 'readMs', create: 'createMs', update: 'defaultMs', write: 'defaultMs' } as const;
 
 /** Without an observer, a call is only made. */
 const UNOBSERVED: GatewayCallObserver = { observe: (_call, work) => work() };
@@ -174,24 +175,19 @@ export class GatewayTransport {
 
   /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */
   async send(conn: GatewayConnection, request: RequestPlan): Promise<ExchangeAnswer> {
-    const sent: Sent = { ...request, timeoutMs: this.timeoutOf(request.safety) };
-    const basic = sent.basic ? [sent.basic.password, `${sent.basic.user}:${sent.basic.password}`] : [];
+    const { basic } = request;
+    const basicSecrets = basic ? [basic.password, `${basic.user}:${basic.password}`] : [];
     const ctx: failures.FailureContext = {
-      ...sent,
-      secrets: [conn.accessToken, ...(sent.secrets ?? []), ...basic],
+      ...request,
+      secrets: [conn.accessToken, ...(request.secrets ?? []), ...basicSecrets],
     };
-    const policy = this.retryPolicy(sent);
-    const call = { baseUrl: conn.baseUrl, operation: sent.operation };
-    return this.observer.observe(call, () => policy.execute(() => this.attempt(conn, sent, ctx)));
-  }
-
-  private timeoutOf(safety: failures.RequestSafety): number {
-    if (safety === 'read') return this.timeouts.readMs;
-    return safety === 'create' ? this.timeouts.createMs : this.timeouts.defaultMs;
+    const policy = this.retryPolicy(request);
+    const call = { baseUrl: conn.baseUrl, operation: request.operation };
+    return this.observer.observe(call, () => policy.execute(() => this.attempt(conn, request, ctx)));
   }
 
   /** Retries of what failed safely (`failures.retryable`), each one logged. */
-  private retryPolicy(sent: Sent) {
+  private retryPolicy(sent: RequestPlan) {
     const { maxAttempts, maxRetryAfterMs } = this.retrySettings;
     const retryable = cockatiel.handleWhen((err) => failures.retryable(err, sent.safety, maxRetryAfterMs));
     const backoff = new cockatiel.DelegateBackoff(this.delayFor);
@@ -205,10 +201,11 @@ export class GatewayTransport {
 
   private async attempt(
     conn: GatewayConnection,
-    sent: Sent,
+    sent: RequestPlan,
     ctx: failures.FailureContext,
   ): Promise<ExchangeAnswer> {
     const started = this.clock.now();
+    const timeoutMs = this.timeouts[TIMEOUT_OF[sent.safety]];
     // URLSearchParams writes each value as its text, numbers included.
     const query = sent.query ? `?${new URLSearchParams(sent.query as Record<string, string>)}` : '';
     const line = `${sent.operation}: → ${sent.method} ${sent.path}${query}`;
@@ -220,7 +217,7 @@ export class GatewayTransport {
       body: sent.body === undefined ? undefined : JSON.stringify(sent.body),
     };
     // The answer is read whole when the exchange returns: aborting then would only build an AbortError for nothing.
-    const timeout = cockatiel.timeout(sent.timeoutMs, {
+    const timeout = cockatiel.timeout(timeoutMs, {
       strategy: cockatiel.TimeoutStrategy.Aggressive,
       abortOnReturn: false,
     });
@@ -241,7 +238,7 @@ export class GatewayTransport {
       return answer;
     } catch (err) {
       const timedOut = err instanceof cockatiel.TaskCancelledError;
-      const error = timedOut ? failures.errorForTimeout(ctx, sent.timeoutMs) : err;
+      const error = timedOut ? failures.errorForTimeout(ctx, timeoutMs) : err;
       if (error instanceof GatewayError) {
         this.logger.debug?.(`${sent.operation}: ✗ ${error.kind} after ${this.clock.now() - started} ms`);
       }
@@ -268,7 +265,7 @@ export class GatewayTransport {
 }
 
 /** JSON both ways; Basic credentials for `authenticate`, the bearer token for every other call. */
-function headersFor(conn: GatewayConnection, sent: Sent): Record<string, string> {
+function headersFor(conn: GatewayConnection, sent: RequestPlan): Record<string, string> {
   const basic = sent.basic && Buffer.from(`${sent.basic.user}:${sent.basic.password}`).toString('base64');
   const authorization = basic ? `Basic ${basic}` : `Bearer ${conn.accessToken}`;
   const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };
