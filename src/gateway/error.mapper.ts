@@ -53,12 +53,11 @@ export function lostOr(
   detail: string,
   reason: E.GatewayOutcomeUnknownError['reason'],
   otherwise: E.GatewayError,
-  base: E.GatewayErrorContext = otherwise,
 ): E.GatewayError {
   if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise;
   const what =
     ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
-  return new E.GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
+  return new E.GatewayOutcomeUnknownError(otherwise, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
 /** Anything that never left, and reads that failed transiently (a 429 only if it asks to wait at most `maxWaitMs`). */

@@ -128,11 +128,10 @@ export class GatewayTransport {
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       // The reader's error gets the invoice reference; an implausible amount goes to `onImplausibleAmount`.
-      const context = { operation, invoiceRef, sent: true };
-      const error = invoiceRef ? new GatewayResponseError(context, err.detail, err.implausibleAmount) : err;
+      const base = { operation, invoiceRef, sent: true, httpStatus: answer.status };
+      const error = new GatewayResponseError(base, err.detail, err.implausibleAmount);
       if (error.implausibleAmount) this.tellImplausibleAmount(error);
-      const base = { ...context, httpStatus: answer.status };
-      throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error, base);
+      throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error);
     }
   }
 

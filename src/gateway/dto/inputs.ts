@@ -92,7 +92,7 @@ export const PAYMENT: Record<string, V.Rule> = {
       'is required for card payments',
       V.object({
         token: text,
-        valid: matching('must be the card expiry written MM/YY', /^(0[1-9]|1[0-2])\/\d{2}$/),
+        valid: matching('must be the card expiry written MM/YY', V.CARD_EXPIRY),
         holderName: text,
       }),
     ),
