@@ -5,7 +5,8 @@ import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/invoice-p
 import { isGatewayError } from '../gateway/errors';
 import { statusView } from './admin-invoices.service';
 import { adminValidationError, codeOfStatus, problemsOf } from './admin-problems';
-import { SecretBoxError, SettingsConflictError } from './errors';
+import { SecretBoxError } from './secret-box';
+import { SettingsConflictError } from './settings.service';
 
 /**
  * Every admin answer carries a stable `code` beside the English `message`. Staff see more than a shopper: field

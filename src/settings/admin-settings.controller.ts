@@ -5,12 +5,15 @@ import type { GatewayClientOptions } from '../gateway/gateway.options';
 import type { ResendWebhookResult } from '../gateway/types';
 import { AdminApi } from './admin-api';
 import { ResendWebhookDto } from './admin.dto';
-import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
 import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { saveSettings } from './settings-save';
-import { settingFields, UpdateSettingsDto } from './settings.dto';
-import type { MaskedSettings } from './settings.entity';
+import {
+  maskSettings,
+  saveSettings,
+  settingFields,
+  UpdateSettingsDto,
+  type MaskedSettings,
+} from './settings.dto';
 import { InvoicePaymentsSettingsService } from './settings.service';
 
 /** The admin API's Settings tab: the settings (secrets masked), their rotation, a credential check, a test webhook. */
@@ -20,13 +23,13 @@ export class AdminSettingsController {
     private readonly settings: InvoicePaymentsSettingsService,
     private readonly credentials: CredentialCheckService,
     private readonly client: GatewayClient,
-    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
+    private readonly box: SecretBox,
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
 
   @Get('settings')
-  getSettings(): Promise<MaskedSettings> {
-    return this.settings.getMasked();
+  async getSettings(): Promise<MaskedSettings> {
+    return maskSettings(await this.settings.getEffective());
   }
 
   @Get('settings/fields')

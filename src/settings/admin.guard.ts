@@ -15,8 +15,9 @@ import { lastValueFrom, Observable } from 'rxjs';
 import { CLOCK, type Clock } from '../domain/clock';
 import { setResponseHeader } from '../errors/invoice-payments-errors.filter';
 import { AdminAuthThrottle, clientOf } from './auth-throttle';
-import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from './constants';
 import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
+import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
 
 interface AdminRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -36,27 +37,29 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
   private hostGuard: CanActivate | null = null;
   private readonly keyDigest: Buffer | null;
   private readonly throttle: AdminAuthThrottle;
+  private readonly options: InvoicePaymentsAdminOptions;
 
   constructor(
-    @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) private readonly options: InvoicePaymentsAdminOptions,
+    @Inject(INVOICE_PAYMENTS_OPTIONS) private readonly moduleOptions: InvoicePaymentsModuleOptions,
     private readonly moduleRef: ModuleRef,
     @Inject(CLOCK) clock: Clock,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {
-    const key = options.adminKey;
+    this.options = moduleOptions.admin ?? {};
+    const key = this.options.adminKey;
     if (key !== undefined && key.length < 16) {
       throw new Error('admin.adminKey must be at least 16 characters');
     }
     this.keyDigest = key ? digest(key) : null;
-    this.throttle = new AdminAuthThrottle(options.authThrottle ?? {}, () => clock.now());
+    this.throttle = new AdminAuthThrottle(this.options.authThrottle ?? {}, () => clock.now());
   }
 
   /** Warns of a locked admin API only where routes are served (not in a context without HTTP). */
   onApplicationBootstrap(): void {
     const http = this.adapterHost?.httpAdapter;
     // Nest may build the guard once per controller.
-    if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.options)) {
-      warnedFor.add(this.options);
+    if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.moduleOptions)) {
+      warnedFor.add(this.moduleOptions);
       this.logger.warn(
         'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
           "or in the object forRootAsync's useFactory returns (e.g. from ConfigService)",
