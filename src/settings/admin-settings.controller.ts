@@ -2,18 +2,11 @@ import { Body, ConflictException, Get, HttpCode, Inject, Post, Put } from '@nest
 import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { GatewayClientOptions } from '../gateway/gateway.options';
-import type { ResendWebhookResult } from '../gateway/types';
 import { AdminApi } from './admin-api';
 import { ResendWebhookDto } from './admin.dto';
-import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
+import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import {
-  maskSettings,
-  saveSettings,
-  settingFields,
-  UpdateSettingsDto,
-  type MaskedSettings,
-} from './settings.dto';
+import { maskSettings, saveSettings, settingFields, UpdateSettingsDto } from './settings.dto';
 import { InvoicePaymentsSettingsService } from './settings.service';
 
 /** The admin API's Settings tab: the settings (secrets masked), their rotation, a credential check, a test webhook. */
@@ -28,36 +21,36 @@ export class AdminSettingsController {
   ) {}
 
   @Get('settings')
-  async getSettings(): Promise<MaskedSettings> {
+  async getSettings() {
     return maskSettings(await this.settings.getEffective());
   }
 
   @Get('settings/fields')
-  getSettingFields(): ReturnType<typeof settingFields> {
+  getSettingFields() {
     return settingFields();
   }
 
   @Put('settings')
-  putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
+  putSettings(@Body() body: UpdateSettingsDto) {
     return saveSettings({ settings: this.settings, box: this.box, lookup: this.gatewayOptions.lookup }, body);
   }
 
   @Post('settings/rotate-secrets')
   @HttpCode(200)
-  rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
+  rotateSecrets() {
     return this.settings.rotateSecrets();
   }
 
   @Post('credentials/check')
   @HttpCode(200)
-  checkCredentials(): Promise<CredentialCheckReport> {
+  checkCredentials() {
     return this.credentials.check();
   }
 
   /** Spec §4.8; refused in production mode. */
   @Post('webhooks/resend')
   @HttpCode(200)
-  async resendWebhook(@Body() body: ResendWebhookDto): Promise<ResendWebhookResult> {
+  async resendWebhook(@Body() body: ResendWebhookDto) {
     const { mode } = await this.settings.getEffective();
     if (mode === 'production') {
       throw new ConflictException(
