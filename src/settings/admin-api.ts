@@ -54,7 +54,7 @@ export function adminValidationPipe(): ValidationPipe {
  * errors, the refused action, gateway errors by kind (scrubbed by the client); anything unexpected is a bare 500.
  */
 @Catch()
-export class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
+class AdminErrorsFilter extends InvoicePaymentsErrorsFilter {
   private readonly logger = new Logger('InvoicePaymentsAdmin');
 
   override catch(error: unknown, host: ArgumentsHost): void {
@@ -112,10 +112,7 @@ export function AdminApi(): ClassDecorator {
   return applyDecorators(UseGuards(InvoicePaymentsAdminGuard), pipes, UseFilters(AdminErrorsFilter));
 }
 
-/**
- * Every other admin path: guarded, so probing cannot list the routes; a 404 that does not repeat the path. Mounted
- * after the other admin controllers, since routes match in the order they are registered.
- */
+/** Every other admin path: guarded, so probing cannot list the routes; a 404 that does not repeat the path. */
 @AdminApi()
 export class AdminNotFoundController {
   @All(['/', '*path'])

@@ -17,7 +17,7 @@ import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView } from '../refunds/refund.entity';
 import { RefundService } from '../refunds/refund.service';
 import { AdminApi } from './admin-api';
-import { AdminInvoicesService, STATUS_VIEWS, type AdminInvoiceView } from './admin-invoices.service';
+import { AdminInvoicesService, STATUS_VIEWS, toView, type AdminInvoiceView } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
 import { adminValidationError, problemsOf } from './admin-problems';
 import { ChangeDueDateDto, ListInvoicesQueryDto, MarkNotCreatedDto, RefundDto } from './admin.dto';
@@ -134,7 +134,7 @@ export class AdminInvoicesController {
 
   @Get('invoices/:id/history')
   async history(@Param('id') id: string) {
-    if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
+    await this.record(id);
     return this.operations.history(id);
   }
 
@@ -146,10 +146,9 @@ export class AdminInvoicesController {
 
   /** Refunds in flight count as spent in `refundableCents`. */
   private async reload(id: string): Promise<AdminInvoiceView> {
-    const invoice = await this.invoices.find(id);
-    if (!invoice) throw new NotFoundException(`No invoice record ${id}`);
+    const record = await this.record(id);
+    const invoice = toView(record);
     if (invoice.refundableCents > 0) {
-      const record = await this.records.get(id);
       invoice.refundableCents = (await this.refunds.ledger(record)).refundableCents;
     }
     return invoice;

@@ -118,11 +118,6 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     return { ...page, items };
   }
 
-  async find(id: string): Promise<AdminInvoiceView | null> {
-    const row = await this.invoices.findOneBy({ id });
-    return row ? toView(row) : null;
-  }
-
   private matching(query: ListInvoicesQueryDto): SelectQueryBuilder<InvoiceRecord> {
     const qb = this.invoices.createQueryBuilder('i');
     const { status: statusCode, orderId, method, creationState } = query;

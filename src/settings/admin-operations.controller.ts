@@ -1,4 +1,4 @@
-import { Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
+import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { AdminApi } from './admin-api';
 import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsService } from './admin-operations.service';
@@ -41,9 +41,7 @@ export class AdminOperationsController {
 
   @Post('alerts/:id/acknowledge')
   @HttpCode(200)
-  async acknowledge(@Param('id') id: string) {
-    const alert = await this.operations.acknowledgeAlert(id);
-    if (!alert) throw new NotFoundException(`No alert ${id}`);
-    return alert;
+  acknowledge(@Param('id') id: string) {
+    return this.operations.acknowledgeAlert(id);
   }
 }

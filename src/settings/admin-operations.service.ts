@@ -33,8 +33,8 @@ import { runInTransaction } from '../persistence/dialect';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
 
 /**
- * The Operations tab: the webhook inbox, the tracking outbox and the alerts. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered
- * (or failed) again at once.
+ * The Operations tab: the webhook inbox, the tracking outbox and the alerts. A retry is one more attempt: the count
+ * goes on, so an entry that fails again is dead-lettered (or failed) again at once.
  */
 @Injectable()
 export class AdminOperationsService {
@@ -102,7 +102,7 @@ export class AdminOperationsService {
     return findPage(repo, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, alertView);
   }
 
-  /** Idempotent; `null` when there is no such alert. */
+  /** Idempotent. */
   async acknowledgeAlert(id: string) {
     const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
     await runInTransaction(this.dataSource, (em) =>
@@ -111,7 +111,8 @@ export class AdminOperationsService {
         .update({ id, acknowledgedAt: IsNull() }, { acknowledgedAt: this.clock.date() }),
     );
     const row = await repo.findOneBy({ id });
-    return row ? alertView(row) : null;
+    if (!row) throw new NotFoundException(`No alert ${id}`);
+    return alertView(row);
   }
 
   async history(invoiceRecordId: string) {

@@ -132,8 +132,10 @@ export interface SettingsSaveDeps {
 
 /**
  * Saves a settings change whose fields were checked one by one (`UpdateSettingsDto`), after the checks that need
- * what is saved now: the admin API's `PUT settings` and Medusa's `POST /admin/invoice-payments/settings` both come
- * here. A refusal throws the admin API's 400 (`adminValidationError`), naming each field.
+ * what is saved now or DNS: the admin API's `PUT settings` and Medusa's `POST /admin/invoice-payments/settings` both
+ * come here. In production, both URLs must be https to public addresses; a stored token never follows a new
+ * `baseUrl`, so the admin key cannot walk it out to an address of its holder's choice. A refusal throws the admin
+ * API's 400 (`adminValidationError`), naming each field.
  */
 export async function saveSettings(
   { settings, box, lookup }: SettingsSaveDeps,
@@ -147,24 +149,9 @@ export async function saveSettings(
     throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
   }
   settings.invalidate(); // judged against what is saved now
-  const problems = await checkSettingsUpdate(body, await settings.getEffective(), lookup);
-  if (Object.keys(problems).length > 0) throw adminValidationError(problemsOf(problems));
-  return maskSettings(await settings.update(body));
-}
-
-/**
- * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
- * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
- * it out to an address of its holder's choice.
- */
-async function checkSettingsUpdate(
-  body: SettingsUpdate,
-  current: EffectiveSettings,
-  lookup?: HostLookup,
-): Promise<Record<string, string[]>> {
+  const current = await settings.getEffective();
   const errors: Record<string, string[]> = {};
-  const mode = body.mode ?? current.mode;
-  if (mode === 'production') {
+  if ((body.mode ?? current.mode) === 'production') {
     for (const field of ['baseUrl', 'publicWebhookUrl'] as const) {
       const url = body[field] !== undefined ? body[field] : current[field];
       if (typeof url !== 'string') continue;
@@ -179,7 +166,8 @@ async function checkSettingsUpdate(
     );
   }
   if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
-  return errors;
+  if (Object.keys(errors).length > 0) throw adminValidationError(problemsOf(errors));
+  return maskSettings(await settings.update(body));
 }
 
 function originOf(url: string | null): string | null {
