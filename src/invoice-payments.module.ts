@@ -10,9 +10,12 @@ import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
 import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
-import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
-import type { GatewayClientOptions } from './gateway/gateway.options';
+import {
+  GATEWAY_CALL_OBSERVER,
+  GATEWAY_CLIENT_OPTIONS,
+  type GatewayClientOptions,
+} from './gateway/gateway.options';
 import { resolveNotificationsOptions } from './core/status-dispatch.options';
 import type * as Options from './options/options';
 import {

@@ -1,5 +1,5 @@
 import type * as Otel from '@opentelemetry/api';
-import type { GatewayCallObserver } from '../gateway/call-observer';
+import type { GatewayCallObserver } from '../gateway/gateway.options';
 import type { Clock } from '../domain/clock';
 import { KNOWN_ATTRIBUTES } from './known-attributes';
 

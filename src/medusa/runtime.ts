@@ -20,9 +20,8 @@ import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhoo
 import { CLOCK, type Clock } from '../domain/clock';
 import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { httpAnswerOf } from '../errors/http-answers';
-import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { isGatewayError } from '../gateway/errors';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
+import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../gateway/gateway.options';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';

@@ -1,7 +1,6 @@
 import { Body, ConflictException, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
-import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
+import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../gateway/gateway.options';
 import { AdminApi } from './admin-api';
 import { ResendWebhookDto } from './admin.dto';
 import { CredentialCheckService } from './credential-check.service';
