@@ -69,7 +69,7 @@ export class InvoicePaymentsModule {
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: Options.InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
-    const settings = SettingsStoreModule.register();
+    const settings = SettingsStoreModule;
     return {
       module: InvoicePaymentsCoreModule,
       imports: [
