@@ -9,7 +9,7 @@ import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
-import { todayIn } from '../domain/calendar';
+import { todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { assertAllowed } from '../core/invoice-actions';
@@ -180,7 +180,7 @@ export class InvoicePaymentProvider {
 
   /** A webhook delivery, taken through the module's webhook path, as Medusa's action (docs/medusa.md). */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
-    const outcome = await this.webhooks.settle(payload);
+    const outcome = await this.webhooks.receive(payload);
     // Not settled now is `not_supported` here, not thrown: the inbox applies it later and the order port hears it.
     return webhookActionOfOutcome(
       outcome.kind === 'later' ? { ...outcome, kind: 'none' } : outcome,

@@ -7,7 +7,7 @@ import { Repository } from 'typeorm';
 import { isUniqueViolation } from '../core/invoice-record.store';
 import { CLOCK, type Clock } from '../domain/clock';
 import { statusIs } from '../domain/status-table';
-import { textProblem } from '../domain/text-bounds';
+import { textProblem } from '../domain/text-and-days';
 import { isHttpUrl } from '../gateway/dto/validators';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { OrderNotPaidError, ShipmentValidationError } from '../domain/shipping.errors';

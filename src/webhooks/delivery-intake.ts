@@ -42,7 +42,7 @@ const MAX_ROWS_PER_INSERT = 50;
  * delivery acknowledged), an invoice held open here ({@link DeliveryAdmission}: else acknowledged, nothing stored;
  * 503 past the budget of deliveries naming invoices by referrer only), then stored. No call to the service: the body
  * is only a trigger. The intake only stores; the {@link WebhookInboxProcessor} takes it from there. The HTTP route
- * takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link settle}.
+ * takes {@link accept}'s answer; a host that answers with the outcome (Medusa, the provider) calls {@link receive}.
  */
 @Injectable()
 export class DeliveryIntake implements HostWebhooks {
@@ -76,7 +76,7 @@ export class DeliveryIntake implements HostWebhooks {
    * the host hears what the service said in the lookup that answered it (never the body), about the record it was
    * applied to.
    */
-  async settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
+  async receive(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome> {
     const result = await this.accept({ headers: delivery?.headers ?? {}, body: hostBodyOf(delivery) });
     if (!result.ok) {
       const reason = `${result.status}: ${result.message}`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { WebhookDelivery } from '../gateway/webhook.reader';
 import { TimestampColumn } from '../persistence/columns';
 
