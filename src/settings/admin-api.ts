@@ -15,8 +15,12 @@ import {
 } from '@nestjs/common';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { idProblem } from '../domain/text-and-days';
-import { GATEWAY_ERROR_HTTP_STATUS, type HttpAnswer } from '../errors/http-answers';
-import { InvoicePaymentsErrorsFilter, sendHttpAnswer } from '../errors/http-answers';
+import {
+  GATEWAY_ERROR_HTTP_STATUS,
+  InvoicePaymentsErrorsFilter,
+  sendHttpAnswer,
+  type HttpAnswer,
+} from '../errors/http-answers';
 import { isGatewayError } from '../gateway/errors';
 import { statusView } from './admin-invoices.service';
 import { adminValidationError, codeOfStatus, problemsOf, validationProblems } from './admin-problems';
