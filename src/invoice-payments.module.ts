@@ -131,9 +131,7 @@ function assemble(
   wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
-  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
-    merchantTokenSource: merchantTokenFromSettings,
-  });
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, merchantTokenFromSettings);
   const capabilities = [
     CheckoutModule,
     ShopperStatusModule,

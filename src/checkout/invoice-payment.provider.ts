@@ -180,7 +180,7 @@ export class InvoicePaymentProvider {
 
   /** A webhook delivery, taken through the module's webhook path, as Medusa's action (docs/medusa.md). */
   async getWebhookActionAndData(payload: ProviderWebhookPayload): Promise<WebhookActionResult> {
-    const outcome = await this.webhooks.settle(payload);
+    const outcome = await this.webhooks.receive(payload);
     // Not settled now is `not_supported` here, not thrown: the inbox applies it later and the order port hears it.
     return webhookActionOfOutcome(
       outcome.kind === 'later' ? { ...outcome, kind: 'none' } : outcome,

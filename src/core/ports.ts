@@ -171,7 +171,7 @@ export function webhookActionOfOutcome(
 
 /** The webhook pipeline for hosts that take deliveries on their own route and answer with the outcome (Medusa). */
 export interface HostWebhooks {
-  settle(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;
+  receive(delivery: HostDelivery | null | undefined): Promise<HostDeliveryOutcome>;
 }
 
 /** A delivery as a host hands it over: its headers, and the body parsed (`data`) or raw (`rawData`). */

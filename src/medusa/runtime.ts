@@ -223,7 +223,7 @@ export async function webhookAction(
   app: INestApplicationContext,
   payload: ProviderWebhookPayload,
 ): Promise<MedusaWebhookActionResult> {
-  const outcome = await app.get<HostWebhooks>(HOST_WEBHOOKS).settle(payload);
+  const outcome = await app.get<HostWebhooks>(HOST_WEBHOOKS).receive(payload);
   // A delivery not settled now throws: Medusa's event bus retries the webhook event.
   const { action, data } = webhookActionOfOutcome(outcome, logger);
   if (!data || outcome.kind !== 'applied') return { action };

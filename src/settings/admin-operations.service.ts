@@ -9,7 +9,7 @@ import type { Page } from '../gateway/types';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';
-import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
 import { statusView } from './admin-invoices.service';

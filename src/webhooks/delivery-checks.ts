@@ -6,7 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents } from '../core/events';
-import type { HostDelivery, PaymentStatusChange } from '../core/ports';
+import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { STATUS_STAGES, decideTransition } from '../domain/status-table';
@@ -80,22 +80,12 @@ export function checkBody(
   return { ok: true, value: record };
 }
 
-/** The body a host passes: its parsed `data` when it has one, else its raw bytes. */
-export function hostBodyOf(delivery: HostDelivery | null | undefined): unknown {
-  const data = delivery?.data;
-  const parsed = typeof data === 'object' && data !== null && !Array.isArray(data);
-  if (parsed && Object.keys(data).length > 0) return data;
-  const raw = delivery?.rawData;
-  if (raw === undefined || raw === null || raw === '') return data ?? null;
-  return Buffer.isBuffer(raw) ? raw : String(raw);
-}
-
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
 export interface WebhookMerchantTokenSource {
   merchantToken(): Promise<string | null>;
 }
 
-/** Injection token of an optional {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
+/** Injection token of the {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
 export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
@@ -108,13 +98,13 @@ const TOKEN_RETRY_AFTER_SECONDS = 30;
 export async function checkToken(
   source: IncomingMessage | Record<string, unknown>,
   options: ResolvedWebhooksOptions,
-  merchantSource?: WebhookMerchantTokenSource | null,
+  merchantSource: WebhookMerchantTokenSource,
 ): Promise<{ ok: true; webhookId: string | null } | Refusal> {
   const lines = readWebhookHeaderLines(webhookLinesOf(source));
   if (!lines.token) return refusal(lines.problem ?? 'no token', 401);
   let expected: string | null;
   try {
-    expected = merchantSource ? await merchantSource.merchantToken() : options.merchantToken;
+    expected = await merchantSource.merchantToken();
   } catch {
     const message = 'the merchant token could not be read now; try again later';
     return { ...refusal(message, 503), retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };

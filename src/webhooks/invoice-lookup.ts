@@ -7,7 +7,7 @@ import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import type { WebhookInboxEntry } from './webhook-inbox.entity';
+import type { WebhookInboxEntry } from './webhook-inbox';
 
 // When a delivery's invoice may be looked up ({@link LookupPacer}), and looking it up ({@link DeliveryConfirmation}).
 

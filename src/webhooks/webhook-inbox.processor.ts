@@ -14,14 +14,14 @@ import { clip } from '../domain/text-bounds';
 import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';
-import { WebhookInboxEntry } from './webhook-inbox.entity';
 import {
   type Applied,
   type FoundRecord,
   InboxFates,
   InboxRecords,
+  WebhookInboxEntry,
   webhookInboxRows,
-} from './webhook-inbox.outcomes';
+} from './webhook-inbox';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;

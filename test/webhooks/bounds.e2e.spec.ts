@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOCK } from '../../src/domain/clock';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { ManualClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

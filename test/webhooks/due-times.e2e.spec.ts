@@ -3,7 +3,7 @@ import { CLOCK } from '../../src/domain/clock';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { LOOKUP_BURST } from '../../src/webhooks/invoice-lookup';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { ManualClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
