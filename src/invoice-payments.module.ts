@@ -4,7 +4,6 @@ import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
-import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
@@ -134,7 +133,6 @@ function assemble(
   const webhooks = WebhooksModule.forRoot(statics.webhooks, merchantTokenFromSettings);
   const capabilities = [
     CheckoutModule,
-    ShopperStatusModule,
     webhooks,
     ReconciliationModule,
     ShippingModule,

@@ -20,10 +20,7 @@ export interface IssuedRecord {
 }
 
 /** What {@link InvoiceCreationService.obtain} found or created; `statusToken` when the record was claimed with it. */
-interface Obtained {
-  record: InvoiceRecord;
-  statusToken: string | null;
-}
+type Obtained = { record: InvoiceRecord; statusToken: string | null };
 
 const CREATION_POLL_MS = 25;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */

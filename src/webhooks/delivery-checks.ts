@@ -45,9 +45,6 @@ function refusal(message: string, status = 400): Refusal {
   return { ok: false, status, message };
 }
 
-// The body, as its host parsed it. Its size is the host parser's bound (Express: `app.useBodyParser`), and
-// `webhooks.bodyLimitBytes` where the host hands the size over; its shape is bounded here, before anything reads it.
-
 /** A body whose declared or handed-over size is past `webhooks.bodyLimitBytes`: 413. */
 export function tooLarge(bytes: number, options: ResolvedWebhooksOptions): Refusal | null {
   const limit = options.bodyLimitBytes;
@@ -113,10 +110,7 @@ export async function checkToken(
   return problem ? refusal(problem, 401) : { ok: true, webhookId: lines.webhookId };
 }
 
-/**
- * What is wrong with a token's merchant part against the store's merchant token (`null`: none configured, so any),
- * or `null`. The text never holds a token.
- */
+/** What is wrong with a token's merchant part (`expected` `null`: none configured, so any); never holds a token. */
 function merchantPartProblem(merchant: string, expected: string | null, allowEmpty: boolean): string | null {
   if (expected === null) return null;
   if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
@@ -166,7 +160,6 @@ function fieldProblem(value: unknown, maxLength: number): string | null {
   return value.length > maxLength ? `longer than ${maxLength} characters` : null;
 }
 
-/** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
 
 /** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */

@@ -131,7 +131,7 @@ export class InboxRecords {
     private readonly dataSource: DataSource,
     private readonly identity: InvoiceIdentity,
     private readonly statuses: InvoiceStatusService,
-    private readonly adopt?: (invoice: Invoice) => Promise<Adoption>,
+    private readonly adopt: (invoice: Invoice) => Promise<Adoption>,
   ) {}
 
   /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
