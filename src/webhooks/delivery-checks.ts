@@ -17,9 +17,6 @@ import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reade
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 
-// The checks a delivery passes on arrival, in the order the intake makes them: its body, its token, what it names,
-// and whether its invoice is one this store holds open. None calls the service.
-
 /** A delivery as a host received it: its headers and its body, already parsed by the host. */
 export interface DeliveryInput {
   /** The request (its distinct header lines are read), or a record of headers as a framework hands them over. */

@@ -15,9 +15,8 @@ import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { TimestampColumn } from '../persistence/columns';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 
-// The inbox: its table, and what becomes of a batch's entries, the processor's own part (it alone moves entries): a
-// confirmed report applied to its record ({@link InboxRecords}), or an attempt ended without applying
-// ({@link InboxFates}), on the inbox's leased rows.
+// The inbox's table, and what the processor (it alone moves entries) writes of a batch: a confirmed report applied
+// to its record ({@link InboxRecords}), or an attempt ended without applying ({@link InboxFates}).
 
 /** `ignored`: nothing to apply, or not this store's invoice; `dead`: given up, alerted, kept for a person. */
 export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';

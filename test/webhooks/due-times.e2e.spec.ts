@@ -122,6 +122,8 @@ describeEachDatabase('webhooks: due times on the clock', (kind) => {
     const dead = await entry(id);
     expect(dead.state).toBe('dead');
     expect(dead.lastError).toContain(`the service does not know invoice ${madeUp.id}`);
-    expect(app.alerts.some((a) => a.kind === 'webhook_dead_letter' && a.message.includes(madeUp.id))).toBe(true);
+    expect(app.alerts.some((a) => a.kind === 'webhook_dead_letter' && a.message.includes(madeUp.id))).toBe(
+      true,
+    );
   });
 });
