@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import type { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { CheckoutValidationError } from '../core/invoice.errors';
 import type {
   CheckoutAddress,
@@ -15,6 +16,7 @@ import type {
   MedusaBigNumberInput,
   MedusaCheckoutCart,
   MedusaPaymentContext,
+  MedusaProviderInput,
   MedusaSessionChoice,
 } from './types';
 
@@ -119,6 +121,33 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
 }
 
 /**
+ * The checkout's request for a Medusa session: Medusa's amount in cents and the order built on the server, with the
+ * checkout options in force it was built with (the checkout reads them once).
+ */
+export async function checkoutRequestOf(
+  checkout: InvoiceCreationService,
+  input: MedusaProviderInput,
+  sessionId: string,
+  documentKeys: string[] | undefined,
+  method?: PaymentMethod,
+) {
+  const amount = medusaAmountToCents(input.amount);
+  const currency_code = input.currency_code as string;
+  const options = await checkout.current();
+  const data = buildCheckoutData({
+    sessionId,
+    amountCents: amount,
+    currencyCode: currency_code,
+    context: input.context,
+    data: input.data,
+    documentKeys,
+    defaultMethod: method ?? options.methods[0],
+    nameMax: options.textLimits.name,
+  });
+  return { amount, currency_code, data, options };
+}
+
+/**
  * The payer's name: Medusa's customer (its name, else its company's), else the name the storefront passed in `data`,
  * else the cart's billing address, else its shipping address (a guest's name is only there), else the customer's saved
  * billing address.
@@ -128,16 +157,14 @@ function payerName(
   given: string | null,
   cart: MedusaCheckoutCart | null,
 ): string | null {
-  const join = (first?: unknown, last?: unknown) =>
-    [text(first), text(last)].filter((p) => p !== null).join(' ');
   const billing = customer?.billing_address;
   return (
-    join(customer?.first_name, customer?.last_name) ||
+    fullName(customer?.first_name, customer?.last_name) ||
     text(customer?.company_name) ||
     given ||
-    join(cart?.billing_address?.first_name, cart?.billing_address?.last_name) ||
-    join(cart?.shipping_address?.first_name, cart?.shipping_address?.last_name) ||
-    join(billing?.first_name, billing?.last_name) ||
+    fullName(cart?.billing_address?.first_name, cart?.billing_address?.last_name) ||
+    fullName(cart?.shipping_address?.first_name, cart?.shipping_address?.last_name) ||
+    fullName(billing?.first_name, billing?.last_name) ||
     null
   );
 }
@@ -150,7 +177,11 @@ function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMI
     if (problem) fields[`data.${key}`] = [problem];
   }
   if (Object.keys(fields).length > 0) throw new CheckoutValidationError(fields);
-  return [text(choice.first_name), text(choice.last_name)].filter((p) => p !== null).join(' ') || null;
+  return fullName(choice.first_name, choice.last_name) || null;
+}
+
+function fullName(first: unknown, last: unknown): string {
+  return [text(first), text(last)].filter((p) => p !== null).join(' ');
 }
 
 /** The plugin's reading of the cart (`data.cart`), when it is one; anything else counts as none. */

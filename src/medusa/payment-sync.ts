@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { In } from 'typeorm';
 import { InvoiceStatusCode } from '../domain/status-table';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
-import { logger, servicesOf, webhookActionOfRecord } from './runtime';
+import { logger, MedusaRuntimeServices, webhookActionOfRecord } from './runtime';
 import type { MedusaWebhookActionResult } from './types';
 
 /** Medusa's `processPaymentWorkflow` id (`@medusajs/core-flows`), run through its workflow engine. */
@@ -50,7 +50,7 @@ export async function syncMedusaPayments(
   options: MedusaSyncOptions = {},
 ): Promise<MedusaSyncResult> {
   const result: MedusaSyncResult = { considered: 0, processed: 0, errors: 0 };
-  const { dataSource, clock } = servicesOf(app);
+  const { dataSource, clock } = app.get(MedusaRuntimeServices);
   const started = clock.date();
   const cursor = cursors.get(app) ?? {
     since: new Date(started.getTime() - (options.lookbackMs ?? 3 * 86_400_000)),

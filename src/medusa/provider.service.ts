@@ -1,8 +1,6 @@
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
-import type { InitiatePaymentData, InvoicePaymentSessionData } from '../core/checkout.types';
-import type { PaymentMethod } from '../gateway/types';
-import type { ResolvedCheckoutOptions } from '../options/checkout.options';
-import { buildCheckoutData, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
+import type { InvoicePaymentSessionData } from '../core/checkout.types';
+import { checkoutRequestOf, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
 import {
   invoicePaymentsRuntime,
   loadMedusaFramework,
@@ -55,7 +53,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
       const sessionId = input?.data?.session_id;
       if (typeof sessionId !== 'string' || !sessionId)
         throw new medusa.MedusaError('invalid_data', 'data.session_id (set by Medusa) is required');
-      const { options, ...request } = await this.checkoutRequest(services, input, sessionId);
+      const keys = this.options.customerDocumentKeys;
+      const { options, ...request } = await checkoutRequestOf(services.checkout, input, sessionId, keys);
       // The options the order was built with go along: the checkout reads them once.
       return this.answer(input, await provider.initiatePayment(request, options));
     });
@@ -125,7 +124,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     return this.run(async (provider, services) => {
       const current = await provider.getPaymentStatus(sessionOf(input));
       const { orderId, method, invoiceRecordId } = current.data;
-      const request = await this.checkoutRequest(services, input, orderId, method);
+      const keys = this.options.customerDocumentKeys;
+      const request = await checkoutRequestOf(services.checkout, input, orderId, keys, method);
       const { amount, currency_code, data, options } = request;
       const update = { amount, currency_code, data: { invoiceRecordId, ...data } };
       return this.answer(input, await provider.updatePayment(update, options));
@@ -151,38 +151,6 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
   /** Refused: there is nothing to save a card in. */
   async savePaymentMethod(): Promise<never> {
     throw new medusa.MedusaError('not_allowed', 'invoice-payments does not save payment methods');
-  }
-
-  /**
-   * The checkout's request for a session: Medusa's amount in cents and the order built on the server, with the
-   * checkout options in force it was built with.
-   */
-  private async checkoutRequest(
-    { checkout }: MedusaRuntimeServices,
-    input: Input,
-    sessionId: string,
-    method?: PaymentMethod,
-  ): Promise<{
-    amount: number;
-    currency_code: string;
-    data: InitiatePaymentData;
-    options: ResolvedCheckoutOptions;
-  }> {
-    const amount = medusaAmountToCents(input.amount);
-    const currency_code = input.currency_code as string;
-    const options = await checkout.current();
-    const { methods, textLimits } = options;
-    const data = buildCheckoutData({
-      sessionId,
-      amountCents: amount,
-      currencyCode: currency_code,
-      context: input.context,
-      data: input.data,
-      documentKeys: this.options.customerDocumentKeys,
-      defaultMethod: method ?? methods[0],
-      nameMax: textLimits.name,
-    });
-    return { amount, currency_code, data, options };
   }
 
   /** A session's answer: the invoice's id and status, the data Medusa keeps (the storefront's document scrubbed). */

@@ -15,7 +15,7 @@ import { INVOICE_PAYMENTS_SECRET_BOX } from '../settings/constants';
 import type { SecretBox } from '../settings/secret-box';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingService } from '../shipping/tracking.service';
-import type { PaymentWebhookAction, ProviderWebhookPayload } from '../core/checkout.types';
+import type { ProviderWebhookPayload, WebhookActionResult } from '../core/checkout.types';
 import { PaymentServiceError } from '../core/invoice.errors';
 import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';
@@ -161,14 +161,9 @@ async function start(options: InvoicePaymentsMedusaOptions): Promise<INestApplic
   });
 }
 
-/** What the adapter calls in a runtime that {@link invoicePaymentsRuntime} started. */
-export function servicesOf(runtime: INestApplicationContext): MedusaRuntimeServices {
-  return runtime.get(MedusaRuntimeServices);
-}
-
 /** The services of the runtime of these options, started on first use. */
 export async function runtimeServices(options: InvoicePaymentsMedusaOptions): Promise<MedusaRuntimeServices> {
-  return servicesOf(await invoicePaymentsRuntime(options));
+  return (await invoicePaymentsRuntime(options)).get(MedusaRuntimeServices);
 }
 
 /** The runtimes of this process that have started (a failed or pending start is left out), for the sync job. */
@@ -199,23 +194,18 @@ export async function invoicePaymentsStartupLoader({
 /** Cents to the major-unit number Medusa takes (`1348` → `13.48`), from the exact decimal text. */
 export const centsToMedusaAmount: (cents: Cents) => number = centsToWireNumber;
 
-/** {@link webhookActionOf} in Medusa's terms: the order's session, the amount in major units. */
-export function webhookActionOfRecord(record: InvoiceRecord): MedusaWebhookActionResult {
-  const { action, data } = webhookActionOf(record);
-  return data ? inMedusaTerms(record, action, data.amount) : { action };
-}
-
 /**
- * An action for Medusa: its payment session is the order's, the amount in major units. A duplicate invoice's report
- * moves nothing (docs/checkout.md): on the order's one session it would pass for the order's own payment.
+ * A record's action (`result`, else {@link webhookActionOf}) for Medusa: its payment session is the order's, the amount
+ * in major units. A duplicate invoice's report moves nothing (docs/checkout.md): on the order's one session it would
+ * pass for the order's own payment.
  */
-function inMedusaTerms(
+export function webhookActionOfRecord(
   record: InvoiceRecord,
-  action: PaymentWebhookAction,
-  amount: Cents,
+  { action, data }: WebhookActionResult = webhookActionOf(record),
 ): MedusaWebhookActionResult {
+  if (!data) return { action };
   if (record.duplicateOf !== null) return { action: 'not_supported' };
-  return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(amount) } };
+  return { action, data: { session_id: record.orderId, amount: centsToMedusaAmount(data.amount) } };
 }
 
 /** A delivery to Medusa's webhook route, through the module's own webhook path (docs/medusa.md, "Webhooks"). */
@@ -225,9 +215,10 @@ export async function webhookAction(
 ): Promise<MedusaWebhookActionResult> {
   const outcome = await app.get<HostWebhooks>(HOST_WEBHOOKS).receive(payload);
   // A delivery not settled now throws: Medusa's event bus retries the webhook event.
-  const { action, data } = webhookActionOfOutcome(outcome, logger);
-  if (!data || outcome.kind !== 'applied') return { action };
-  return inMedusaTerms(outcome.record, action, data.amount);
+  const result = webhookActionOfOutcome(outcome, logger);
+  return outcome.kind === 'applied'
+    ? webhookActionOfRecord(outcome.record, result)
+    : { action: result.action };
 }
 
 /** Medusa's error type of each status of the module's HTTP answers (`errors/http-answers.ts`) that is the caller's fault. */
@@ -238,8 +229,7 @@ const MEDUSA_TYPES: Readonly<Record<number, string>> = {
 };
 
 /** The module's errors as `MedusaError`s by their HTTP answer; the service's trouble stays a `PaymentServiceError`. */
-export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass | undefined): unknown {
-  if (!MedusaError) return err;
+export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass): unknown {
   // Not settled yet, also while the service cannot be asked (a 503 there): the operation is not allowed now.
   const unsettled = err instanceof InvoicePaymentsError && err.details.serviceUnavailable === true;
   const answer = httpAnswerOf(err);

@@ -1,4 +1,4 @@
-import type { ProviderWebhookPayload } from '../core/checkout.types';
+import type { PaymentWebhookAction } from '../core/checkout.types';
 import type { PaymentSessionStatus } from '../domain/status-table';
 import type { PaymentMethod } from '../gateway/types';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
@@ -14,12 +14,6 @@ export type MedusaBigNumberInput =
   | { value: string | number; [key: string]: unknown }
   | { numeric: number; raw?: { value: string | number }; bigNumber?: { toFixed(): string } }
   | { toFixed(): string };
-
-/** Medusa's `PaymentSessionStatus`. */
-export type MedusaPaymentSessionStatus = PaymentSessionStatus | 'pending_authorization';
-
-/** Medusa's `PaymentActions` (what a webhook means for a session). */
-export type MedusaPaymentAction = Exclude<MedusaPaymentSessionStatus, 'error'> | 'failed' | 'not_supported';
 
 /** Medusa's `PaymentAddressDTO`. */
 export interface MedusaAddress {
@@ -63,20 +57,13 @@ export interface MedusaProviderInput {
 export interface MedusaProviderOutput {
   id?: string;
   data?: Record<string, unknown>;
-  status?: MedusaPaymentSessionStatus;
+  /** Medusa's `PaymentSessionStatus`. */
+  status?: PaymentSessionStatus | 'pending_authorization';
 }
-
-// Medusa's names of the variants, kept for stores that import them.
-export type MedusaAmountInput = MedusaProviderInput;
-export type MedusaInitiateInput = MedusaProviderInput;
-export type MedusaStatusOutput = MedusaProviderOutput;
-export type MedusaInitiateOutput = MedusaProviderOutput;
-export type MedusaPaymentCustomer = NonNullable<MedusaPaymentContext['customer']>;
-export type MedusaWebhookPayload = ProviderWebhookPayload;
 
 /** Medusa's `WebhookActionResult`: `session_id` is Medusa's payment session id, `amount` in major units. */
 export interface MedusaWebhookActionResult {
-  action: MedusaPaymentAction;
+  action: PaymentWebhookAction;
   data?: { session_id: string; amount: number };
 }
 

@@ -1,10 +1,23 @@
 import { STATUS_TABLE, type StatusRow } from '../domain/status-table';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 
 /** Code of the Vendure `PaymentMethodHandler` (and of the payment method a store creates with it). */
 export const INVOICE_PAYMENTS_HANDLER_CODE = 'invoice-payments';
 
 /** Default name of the Customer custom field that keeps the customer's CPF or CNPJ. */
 export const DEFAULT_DOCUMENT_FIELD = 'taxDocument';
+
+/** Options of `InvoicePaymentsPlugin.init(...)`: the module's options plus the Vendure store's own. */
+export interface InvoicePaymentsPluginOptions extends InvoicePaymentsModuleOptions {
+  /** The Customer custom field keeping the CPF/CNPJ (defined unless the store has it). Default `taxDocument`. */
+  documentField?: string;
+}
+
+/** The plugin's options as `init` kept them, its defaults filled in. */
+export type ResolvedPluginOptions = InvoicePaymentsPluginOptions & { documentField: string };
+
+/** Injection token of the plugin's {@link ResolvedPluginOptions}. */
+export const VENDURE_PLUGIN_OPTIONS = Symbol('INVOICE_PAYMENTS_VENDURE_PLUGIN_OPTIONS');
 
 export const LOG_CONTEXT = 'InvoicePaymentsPlugin';
 

@@ -1,24 +1,27 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DynamicModule, forwardRef } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { concatAST } from 'graphql';
+import getRawBody from 'raw-body';
 import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
-import { resolveWebhooksOptions } from '../options/webhooks.options';
+import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { tooLarge, type Refusal } from '../webhooks/delivery-checks';
+import { answerOf } from '../webhooks/webhooks.controller';
 import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { adminApiSchema, InvoicePaymentAdminResolver } from './admin-api.resolver';
-import { DEFAULT_DOCUMENT_FIELD } from './constants';
 import { OrderEventsSubscriber } from './order-events.subscriber';
 import { VendureOrderPaymentPort } from './order-payment.port';
 import { en, invoicePaymentMethodHandler } from './payment-method.handler';
 import {
+  DEFAULT_DOCUMENT_FIELD,
   VENDURE_PLUGIN_OPTIONS,
   type InvoicePaymentsPluginOptions,
   type ResolvedPluginOptions,
-} from './plugin-options';
+} from './constants';
 import { InvoicePaymentShopResolver, shopApiSchema } from './shop-api.resolver';
 import { InvoicePaymentStatusResolver, shopStatusSchema } from './shop-status.resolver';
-import { webhookBodyReader } from './webhook-body';
 
 /** PIX, bank slip and card payments for a Vendure 3 store: `InvoicePaymentsPlugin.init(options)`; see docs/vendure.md. */
 @VendurePlugin({
@@ -107,3 +110,48 @@ const refundLeftPending: NonNullable<RuntimeVendureConfig['paymentOptions']['ref
 
 /** Holds the module's registration (a class of its own, so Nest sees one module however often it is imported). */
 class InvoicePaymentsHostModule {}
+
+/*
+ * Vendure's JSON parser stops at Express' 100 KB and its exception filter answers "too large" with a 500, which the
+ * service would retry as a failure. Mounted before it (`beforeListen`), this reader takes the body up to
+ * `webhooks.bodyLimitBytes` and answers a larger one 413; the bytes go on, parsed once within the intake's bounds.
+ */
+
+type ParsedRequest = IncomingMessage & { body?: unknown };
+type Next = (err?: unknown) => void;
+
+/** Express middleware for `apiOptions.middleware`: the webhook route's JSON body as bytes, at most the module's limit. */
+function webhookBodyReader(options: ResolvedWebhooksOptions) {
+  const limit = options.bodyLimitBytes;
+  return function invoicePaymentsWebhookBody(req: ParsedRequest, res: ServerResponse, next: Next): void {
+    if (req.method !== 'POST' || !isJson(req.headers['content-type'])) return next();
+    // A declared length past the limit is answered at once, unread; a body in chunks, once it passes the limit.
+    const declared = tooLarge(Number(req.headers['content-length']) || 0, options);
+    if (declared) return refuse(req, res, declared);
+    getRawBody(req, { limit }).then(
+      (bytes) => {
+        // The host's JSON parser (body-parser) passes over a request whose body is read.
+        req.body = bytes;
+        next();
+      },
+      (err: { type?: string }) =>
+        refuse(req, res, err.type === 'entity.too.large' ? tooLarge(limit + 1, options)! : UNREADABLE),
+    );
+  };
+}
+
+const UNREADABLE: Refusal = { ok: false, status: 400, message: 'body: could not be read' };
+
+/** Answered as the route answers a refusal; the unread rest is read off and dropped, so a sender still writing hears it. */
+function refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
+  req.resume();
+  const { status, body } = answerOf(refusal);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}
+
+function isJson(contentType: string | undefined): boolean {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}

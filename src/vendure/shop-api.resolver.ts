@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Args, Mutation, Resolver } from '@nestjs/graphql';
-import { parse } from 'graphql';
+import { GraphQLError, parse } from 'graphql';
 import {
   ActiveOrderService,
   Allow,
@@ -25,10 +25,11 @@ import {
 import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { isTaxDocument as isValidTaxDocument, normalizeDocument } from '../gateway/dto/validators';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
+import { RenewalOutcomeUnknownError, ShopperRateLimitedError } from '../checkout/shopper.errors';
 import type { InitiatePaymentData } from '../core/checkout.types';
 import { toCheckoutOrder } from './order-mapping';
 import { findInvoicePaymentMethod, offeredMethods } from './order-access';
-import { VENDURE_PLUGIN_OPTIONS, type ResolvedPluginOptions } from './plugin-options';
+import { VENDURE_PLUGIN_OPTIONS, type ResolvedPluginOptions } from './constants';
 
 /** The Shop API extension: one mutation that starts (or resumes) the active order's invoice payment. */
 export const shopApiSchema = parse(`
@@ -210,11 +211,18 @@ export class InvoicePaymentShopResolver {
   }
 }
 
-/** Bad input names its fields; a refusal says why; the service's trouble stays a `PaymentServiceError`. */
-function asGraphQlError(err: unknown): unknown {
+/**
+ * The module's errors as GraphQL errors a storefront can act on: bad input names its fields, a wait says how long, a
+ * refusal says why; the service's trouble stays a `PaymentServiceError`.
+ */
+export function asGraphQlError(err: unknown): unknown {
   if (err instanceof CheckoutValidationError) {
     const fields = Object.entries(err.fields).map(([field, problems]) => `${field} ${problems.join(', ')}`);
     return new UserInputError(fields.join('; ') || err.message);
+  }
+  if (err instanceof ShopperRateLimitedError || err instanceof RenewalOutcomeUnknownError) {
+    const code = err instanceof ShopperRateLimitedError ? 'TOO_MANY_REQUESTS' : 'TRY_AGAIN_LATER';
+    return new GraphQLError(err.message, { extensions: { code, retryAfterSeconds: err.retryAfterSeconds } });
   }
   const error = asPaymentServiceError(err);
   if (error instanceof InvoicePaymentsError && !isServiceTrouble(error))

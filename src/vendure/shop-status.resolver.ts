@@ -1,27 +1,21 @@
 import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { GraphQLError, parse } from 'graphql';
+import { parse } from 'graphql';
 import {
   ActiveOrderService,
   Allow,
   ConfigService,
   Ctx,
-  IllegalOperationError,
   Order,
   OrderService,
   Permission,
   RequestContext,
   UserInputError,
 } from '@vendure/core';
-import {
-  RenewalNotOfferedError,
-  RenewalOutcomeUnknownError,
-  ShopperPaymentNotFoundError,
-  ShopperRateLimitedError,
-} from '../checkout/shopper.errors';
+import { ShopperPaymentNotFoundError } from '../checkout/shopper.errors';
 import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
-import { asPaymentServiceError } from '../core/invoice.errors';
 import { idProblem } from '../domain/text-bounds';
+import { asGraphQlError } from './shop-api.resolver';
 
 /** The shopper's payment screen in the Shop API: the fields of the status routes' JSON (docs/storefront-routes.md). */
 export const shopStatusSchema = parse(`
@@ -135,14 +129,7 @@ export class InvoicePaymentStatusResolver {
       return await load();
     } catch (err) {
       if (err instanceof ShopperPaymentNotFoundError) return null;
-      if (err instanceof ShopperRateLimitedError || err instanceof RenewalOutcomeUnknownError) {
-        const code = err instanceof ShopperRateLimitedError ? 'TOO_MANY_REQUESTS' : 'TRY_AGAIN_LATER';
-        throw new GraphQLError(err.message, {
-          extensions: { code, retryAfterSeconds: err.retryAfterSeconds },
-        });
-      }
-      if (err instanceof RenewalNotOfferedError) throw new IllegalOperationError(err.message);
-      throw asPaymentServiceError(err);
+      throw asGraphQlError(err);
     }
   }
 }

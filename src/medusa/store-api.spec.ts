@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { cartIdProblem, cartPaymentRecord } from './shopper-route';
-import { withCheckoutCart } from './checkout-cart';
+import { cartIdProblem, cartPaymentRecord, withCheckoutCart } from './store-api';
 
 /** A request scope whose `query.graph` answers `rows` and records what it was asked. */
 function scopeAnswering(rows: unknown[]) {
