@@ -7,12 +7,14 @@ import { CheckoutModule } from './checkout/checkout.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
-import { STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
+import { resolveNotificationsOptions, STATUS_DISPATCH_OPTIONS } from './core/status-dispatcher.service';
 import { InvoicePaymentsErrorsFilter } from './errors/invoice-payments-errors.filter';
-import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './gateway/constants';
 import { GatewayClient } from './gateway/gateway.client';
-import type { GatewayClientOptions } from './gateway/gateway.options';
-import { resolveNotificationsOptions } from './core/status-dispatch.options';
+import {
+  GATEWAY_CALL_OBSERVER,
+  GATEWAY_CLIENT_OPTIONS,
+  type GatewayClientOptions,
+} from './gateway/gateway.options';
 import type * as Options from './options/options';
 import {
   checkOptions,
@@ -66,7 +68,7 @@ export class InvoicePaymentsModule {
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: Options.InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
-    const settings = SettingsStoreModule.register();
+    const settings = SettingsStoreModule;
     return {
       module: InvoicePaymentsCoreModule,
       imports: [

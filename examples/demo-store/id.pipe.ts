@@ -1,5 +1,5 @@
 import { BadRequestException, PipeTransform } from '@nestjs/common';
-import { idProblem } from '../../src/domain/text-bounds';
+import { idProblem } from '../../src/domain/text-and-days';
 
 /** An id from the path, checked before it reaches SQL (a NUL byte makes PostgreSQL fail): 400 naming `id`. */
 export class IdPipe implements PipeTransform<unknown, string> {

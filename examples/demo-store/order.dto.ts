@@ -17,7 +17,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../../src/domain/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../../src/domain/text-and-days';
 import { CATALOG } from './catalog';
 
 /** The module's one rule for text (no NUL, line breaks, ESC, bidi overrides...), checked when the order is placed. */

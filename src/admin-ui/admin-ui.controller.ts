@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Param, Req, Res, Type } from '@nestjs/common';
-import { INVOICE_PAYMENTS_ADMIN_OPTIONS } from '../settings/constants';
-import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
+import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
 import { adminPage, adminUiAssets } from './assets';
 import { ADMIN_UI_HEADERS } from './constants';
 
@@ -35,8 +35,8 @@ function send(reply: Reply, status: number, contentType: string, body: string, c
 export class InvoicePaymentsAdminUiController {
   private readonly auth: 'key' | 'host';
 
-  constructor(@Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) options: InvoicePaymentsAdminOptions) {
-    this.auth = options.guard ? 'host' : 'key';
+  constructor(@Inject(INVOICE_PAYMENTS_OPTIONS) options: InvoicePaymentsModuleOptions) {
+    this.auth = options.admin?.guard ? 'host' : 'key';
     adminUiAssets(); // read the files at start: a missing file fails the boot, not the first visit
   }
 

@@ -1,5 +1,5 @@
 import { alpha2ToAlpha3 } from 'i18n-iso-countries';
-import { readText } from '../domain/text-bounds';
+import { readText } from '../domain/text-and-days';
 import { brazilianAddressRules, CLIENT } from '../gateway/dto/inputs';
 import type { InvoiceAddress } from '../gateway/types';
 import { textRule } from '../options/checkout.options';

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { CREATION_SETTLER, LATE_INVOICE_ADOPTER } from '../core/ports';
+import { CREATION_RESOLVER, LATE_INVOICE_ADOPTER } from '../core/ports';
 import { resolveCheckoutOptions } from '../options/checkout.options';
 import { section } from '../options/resolve';
 import { CHECKOUT_OPTIONS } from './checkout.tokens';
@@ -29,7 +29,7 @@ import { ShopperStatusController } from './shopper-status.controller';
     InvoicePaymentProvider,
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
-    { provide: CREATION_SETTLER, useExisting: InvoiceCreationService },
+    { provide: CREATION_RESOLVER, useExisting: InvoiceCreationService },
     PixRenewalService,
     ShopperPaymentsService,
   ],
@@ -39,7 +39,7 @@ import { ShopperStatusController } from './shopper-status.controller';
     InvoiceRecordStore,
     LateInvoiceService,
     LATE_INVOICE_ADOPTER,
-    CREATION_SETTLER,
+    CREATION_RESOLVER,
     ShopperPaymentsService,
   ],
 })

@@ -4,7 +4,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { messageOf, raiseAlert, type InvoicePaymentsAlert } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { StatusReportSource } from '../domain/status-table';
 import { NO_HISTORY, type AppliedStatus } from '../core/status-report';
 import { GatewayOutcomeUnknownError, GatewayValidationError, isGatewayError } from '../gateway/errors';

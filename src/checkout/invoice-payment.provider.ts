@@ -9,7 +9,7 @@ import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
-import { todayIn } from '../domain/calendar';
+import { todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { assertAllowed } from '../core/invoice-actions';

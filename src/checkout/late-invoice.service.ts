@@ -5,7 +5,8 @@ import { statusIs, statusRow, type StatusReportSource } from '../domain/status-t
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
+import { InvoiceStatusService } from '../core/invoice-status.service';
+import { reportChangesNothing } from '../core/status-report';
 import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
@@ -42,7 +43,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     const foreign = await this.store.identity.whyNotOurs(invoice, record, 'referrer');
     if (foreign) return { record: null, foreign };
     if (record.gatewayId !== null) {
-      return { ...none, settled: await this.secondUnderReferrer(record, invoice) };
+      return { ...none, ignored: await this.secondUnderReferrer(record, invoice) };
     }
     if (!(await this.link(record, invoice, source))) {
       const now = await this.store.get(record.id);

@@ -1,5 +1,4 @@
-import { addDays, todayIn } from '../domain/calendar';
-import { readText, textProblem } from '../domain/text-bounds';
+import { addDays, readText, textProblem, todayIn } from '../domain/text-and-days';
 import { CLIENT, PRODUCT } from '../gateway/dto/inputs';
 import {
   CARD_EXPIRY,

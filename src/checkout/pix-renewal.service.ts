@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { addDays, todayIn } from '../domain/calendar';
+import { addDays, todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayOutcomeUnknownError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';

@@ -1,4 +1,4 @@
-import { dayEndIn, todayIn } from '../domain/calendar';
+import { dayEndIn, todayIn } from '../domain/text-and-days';
 import { statusRow, type ShopperState } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';

@@ -161,8 +161,7 @@ export interface ChangeDueDateInput extends PaymentSessionInput {
 }
 
 /** What a webhook delivery tells Medusa (`PaymentActions`). */
-export type PaymentWebhookAction =
-  'authorized' | 'captured' | 'failed' | 'pending' | 'requires_more' | 'canceled' | 'not_supported';
+export type PaymentWebhookAction = Exclude<PaymentSessionStatus, 'error'> | 'failed' | 'not_supported';
 
 /** Medusa's `ProviderWebhookPayload['payload']`. */
 export interface ProviderWebhookPayload {

@@ -24,6 +24,21 @@ export const InvoicePaymentsEvents = {
  */
 export const KEEP_ONE_PAYABLE = 'invoice-payments.internal.keep_one_payable';
 
+/** Every alert kind, the one list (the owner screens' words for each are checked against it). */
+export const ALERT_KINDS = [
+  'paid_after_cancel',
+  'amount_mismatch',
+  'webhook_dead_letter',
+  'duplicate_paid',
+  'creation_unresolved',
+  'invoice_number_clash',
+  'foreign_invoice',
+  'tracking_failed',
+  'implausible_amount',
+  'refund_unresolved',
+  'captured_amount_changed',
+] as const;
+
 export interface InvoicePaymentsAlert {
   /**
    * `duplicate_paid`: two invoices of one order paid, refund one; `creation_unresolved`: creation unknown past
@@ -32,18 +47,7 @@ export interface InvoicePaymentsAlert {
    * `captured_amount_changed`: the service reports another total (or more paid) for a captured invoice: the stored
    * amounts and the order are kept, a person checks with the service (docs/webhooks.md).
    */
-  kind:
-    | 'paid_after_cancel'
-    | 'amount_mismatch'
-    | 'webhook_dead_letter'
-    | 'duplicate_paid'
-    | 'creation_unresolved'
-    | 'invoice_number_clash'
-    | 'foreign_invoice'
-    | 'tracking_failed'
-    | 'implausible_amount'
-    | 'refund_unresolved'
-    | 'captured_amount_changed';
+  kind: (typeof ALERT_KINDS)[number];
   orderId: string | null;
   invoiceRecordId: string | null;
   message: string;

@@ -6,7 +6,7 @@ import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents } from './events';
+import { raiseAlert } from './events';
 import type { Adoption } from './ports';
 
 /** `number`: the record holds it; `lookup`: {@link InvoiceIdentity.findOurs}; `referrer`: payment id still unasked. */
@@ -96,13 +96,13 @@ export class InvoiceIdentity {
     if (this.alerted.has(pair)) return;
     this.alerted.set(pair, why);
     const message = `${why}; left alone (not canceled, refunded, adopted or applied to the order)`;
-    this.logger.warn(message);
-    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, {
-      kind: 'foreign_invoice',
+    const alert = {
+      kind: 'foreign_invoice' as const,
       orderId: record.orderId,
       invoiceRecordId: record.id,
       message,
-    } satisfies InvoicePaymentsAlert);
+    };
+    raiseAlert(this.events, this.logger, alert, 'warn');
   }
 }
 

@@ -3,10 +3,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, Not, QueryFailedError } from 'typeorm';
 import { InvoiceIdentity } from './invoice-identity';
-import { clip, idProblem } from '../domain/text-bounds';
+import { clip, idProblem } from '../domain/text-and-days';
 import { runInTransaction, runStatement } from '../persistence/dialect';
 import { escapeQuery } from '../persistence/typeorm-compat';
-import { InvoiceRecord, NEVER, type InvoiceCreationState, InvoiceStatusHistory } from '../persistence/invoice.entity';
+import {
+  InvoiceRecord,
+  NEVER,
+  type InvoiceCreationState,
+  InvoiceStatusHistory,
+} from '../persistence/invoice.entity';
 import { foreignReferrerOwner, insertNextAttempt, type ClaimInput } from './attempt-claim';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './invoice.errors';
 import { CLOCK, type Clock } from '../domain/clock';

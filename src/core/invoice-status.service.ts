@@ -12,7 +12,6 @@ import {
 } from '../persistence/dialect';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from './events';
-import { changeOf } from './ports';
 
 import { STATUS_REPORT_SOURCES, statusIs, statusRow, decideTransition } from '../domain/status-table';
 import {
@@ -22,19 +21,22 @@ import {
   type KnownHistory,
   type StatusReport,
   type StatusReportResult,
+  captured,
   capturedAmountChange,
   paymentMismatchOf,
   snapshotOf,
   transitionText,
 } from './status-report';
 import { StatusChangeDispatcher } from './status-dispatcher.service';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { queryReturning } from '../persistence/typeorm-compat';
-import { InvalidStatusReportError, ReportedRecordNotFoundError, CreationMoveRefusedError } from './invoice.errors';
+import {
+  InvalidStatusReportError,
+  ReportedRecordNotFoundError,
+  CreationMoveRefusedError,
+} from './invoice.errors';
 import { creationMoveRefusal, type CreationMove } from './invoice-record.store';
-
-export { reportChangesNothing } from './status-report';
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the
@@ -64,16 +66,12 @@ export class InvoiceStatusService {
   async apply(report: StatusReport, options: ApplyOptions = {}): Promise<AppliedStatus> {
     assertReport(report);
     const { record, known, creation } = options;
-    const extra = creation?.patch ?? {};
     // One guarded statement where the dialect has it, the record as read still so; else the locked transaction. A
     // creation move the record as read refuses is left to the locked path, which decides on the record as it is.
     const movable = !creation || !record || creationMoveRefusal(record, creation) === null;
     let plan: StatusPlan | null = null;
     if (record?.id === report.recordId && known && movable && this.dialect.guardedStatusWrite) {
-      const patch = (await this.winsOver(this.dataSource.manager, record, report))
-        ? { ...extra, duplicateOf: null }
-        : extra;
-      plan = planStatus(record, known, report, patch, this.handOverLease(), this.clock.now());
+      plan = await this.plan(this.dataSource.manager, record, known, report, creation);
       if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record.version, known)))
         plan = null;
     }
@@ -128,20 +126,28 @@ export class InvoiceStatusService {
     if (!record) throw new ReportedRecordNotFoundError(report.recordId);
     const refused = creation ? creationMoveRefusal(record, creation) : null;
     if (refused) throw new CreationMoveRefusedError(record.id, refused);
-    let extra = creation?.patch ?? {};
     const known = (await this.knownHistories([record.id], em)).get(record.id) ?? NO_HISTORY;
-    if (await this.winsOver(em, record, report)) extra = { ...extra, duplicateOf: null };
-    const plan = planStatus(record, known, report, extra, this.handOverLease(), this.clock.now());
+    const plan = await this.plan(em, record, known, report, creation);
     await em.insert(InvoiceStatusHistory, plan.history);
     if (Object.keys(plan.patch).length > 0) await em.update(InvoiceRecord, { id: record.id }, plan.patch);
     return plan;
   }
 
-  /** A payment of an invoice marked as a duplicate of an unpaid one: it wins, unmarked (docs/checkout.md). */
-  private async winsOver(em: EntityManager, record: InvoiceRecord, { code }: StatusReport): Promise<boolean> {
-    const paid = (r: InvoiceRecord | null) => statusRow(r?.statusCode)?.session === 'captured';
-    if (!record.duplicateOf || paid(record) || statusRow(code)?.session !== 'captured') return false;
-    return !paid(await em.findOneBy(InvoiceRecord, { id: record.duplicateOf }));
+  /** {@link planStatus} with the creation move, and a duplicate's mark cleared when its payment wins. */
+  private async plan(
+    em: EntityManager,
+    record: InvoiceRecord,
+    known: KnownHistory,
+    report: StatusReport,
+    creation?: CreationMove,
+  ) {
+    const extra: Partial<InvoiceRecord> = { ...creation?.patch };
+    // A payment of an invoice marked as a duplicate of an unpaid one wins, unmarked (docs/checkout.md).
+    const marked = record.duplicateOf;
+    if (marked && !captured(record) && statusRow(report.code)?.session === 'captured') {
+      if (!captured(await em.findOneBy(InvoiceRecord, { id: marked }))) extra.duplicateOf = null;
+    }
+    return planStatus(record, known, report, extra, this.handOverLease(), this.clock.now());
   }
 
   /** History row and record patch in one CTE, written (`true`) only if the record is at `version`, `known` holds. */
@@ -172,7 +178,7 @@ export class InvoiceStatusService {
     if ('duplicateOf' in patch && patch.duplicateOf === null)
       emitSafely(this.events, this.logger, KEEP_ONE_PAYABLE, written.orderId);
     try {
-      if (handOver) this.dispatcher.handOver(history, changeOf(history, written, previousText));
+      if (handOver) this.dispatcher.handOver(history, written, previousText);
       else if (result.applied) this.dispatcher.deliver(result.recordId);
       else this.logger.debug(`invoice ${result.recordId}: ${result.reason ?? 'not applied'}`);
     } catch (err) {

@@ -180,20 +180,14 @@ export class ReportedRecordNotFoundError extends InvoicePaymentsError {
 
 /** A status report the module built wrong: `field` names what is wrong with it. */
 export class InvalidStatusReportError extends InvoicePaymentsError {
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
+  constructor(field: string, problem: string) {
     super('invalid_status_report', `${field}: ${problem}`, { field });
   }
 }
 
 /** The record refused the creation move written with a status report (`details.reason`): nothing was written. */
 export class CreationMoveRefusedError extends InvoicePaymentsError {
-  constructor(
-    readonly recordId: string,
-    reason: string,
-  ) {
+  constructor(recordId: string, reason: string) {
     super('creation_move_refused', `invoice record ${recordId} refused the creation move: ${reason}`, {
       recordId,
       reason,

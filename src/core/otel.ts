@@ -1,7 +1,8 @@
 import type * as Otel from '@opentelemetry/api';
-import type { GatewayCallObserver } from '../gateway/call-observer';
+import type { GatewayCallObserver } from '../gateway/gateway.options';
 import type { Clock } from '../domain/clock';
-import { KNOWN_ATTRIBUTES } from './known-attributes';
+import { SESSION_STATUSES } from '../domain/status-table';
+import { ALERT_KINDS } from './events';
 
 /*
  * The module's metrics and spans, through `@opentelemetry/api` only: an optional peer, so it is loaded here with a
@@ -40,6 +41,31 @@ export const INSTRUMENTS = {
     'From a payment applied to the host port told',
   ],
 } as const;
+
+/** The sources status changes are counted under (the module's own sources grouped as an operator reads them). */
+const CHANGE_SOURCES = ['webhook', 'reconciliation', 'checkout', 'operation'] as const;
+
+const each = (key: string, values: readonly string[]): Array<Record<string, string>> =>
+  values.map((v) => ({ [key]: v }));
+
+/**
+ * By counter, every attribute set, so every series starts at 0: Prometheus' `increase()` sees an event only as a
+ * rise between two samples, so a series born at 1 would hide a process's first alert.
+ */
+export const KNOWN_ATTRIBUTES: Record<string, Array<Record<string, string>>> = {
+  deliveries: each('invoice_payments.outcome', ['accepted', 'duplicate', 'ignored', 'refused', 'forged']),
+  changes: CHANGE_SOURCES.flatMap((source) =>
+    SESSION_STATUSES.map((status) => ({
+      'invoice_payments.source': source,
+      'invoice_payments.status': status,
+    })),
+  ),
+  rounds: [{}],
+  findings: each('invoice_payments.finding', ['checked', 'applied', 'closed', 'errors']),
+  refunds: each('invoice_payments.outcome', ['made', 'refused', 'unknown']),
+  alerts: each('invoice_payments.alert.kind', ALERT_KINDS),
+  tracking: each('invoice_payments.outcome', ['posted', 'failed']),
+};
 
 /** Buckets of the durations, in seconds (the SDK's default ones suit milliseconds). */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
@@ -106,11 +132,6 @@ export function traced<T>(name: string, attributes: Attributes, work: () => Prom
   });
 }
 
-/** A batch of the webhook inbox being processed: one span, its lookups its children. */
-export function tracedBatch(deliveries: number, work: () => Promise<void>): Promise<void> {
-  return traced('invoice_payments webhook.process', { 'invoice_payments.deliveries': deliveries }, work);
-}
-
 /** What the health check knows of a service from the module's own calls: `ok`, or the `GatewayError` kind. */
 type LastCall = { at: number; outcome: string };
 
@@ -122,38 +143,32 @@ export function lastCallTo(baseUrl: string): LastCall | null {
 }
 
 /**
- * One call to the service (its retries included): a client span, the duration by operation and outcome kind, and
- * the outcome kept for the health check.
+ * The gateway's observer, as the module hands it to `GatewayClient`: each call to the service (its retries included)
+ * a client span, its duration by operation and outcome kind, and its outcome kept for the health check.
  */
-export async function observeServiceCall<T>(
-  baseUrl: string,
-  operation: string,
-  work: () => Promise<T>,
-  clock: Clock,
-) {
-  const started = clock.now();
-  let outcome = 'ok';
-  try {
-    const attributes = { 'invoice_payments.operation': operation };
-    return await traced(`invoice_payments ${operation}`, attributes, work, true);
-  } catch (err) {
-    outcome = kindOf(err);
-    throw err;
-  } finally {
-    if (lastCalls.size > 20) lastCalls.clear();
-    lastCalls.set(baseUrl, { at: clock.now(), outcome });
-    const attributes: Attributes = {
-      'invoice_payments.operation': operation,
-      'invoice_payments.outcome': outcome,
-    };
-    if (outcome !== 'ok') attributes['error.type'] = outcome;
-    current()?.calls.record((clock.now() - started) / 1000, attributes);
-  }
-}
-
-/** The gateway's observer, as the module hands it to `GatewayClient`: each service call observed as above. */
 export function serviceCallObserver(clock: Clock): GatewayCallObserver {
-  return { observe: (call, work) => observeServiceCall(call.baseUrl, call.operation, work, clock) };
+  return {
+    async observe({ baseUrl, operation }, work) {
+      const started = clock.now();
+      let outcome = 'ok';
+      try {
+        const attributes = { 'invoice_payments.operation': operation };
+        return await traced(`invoice_payments ${operation}`, attributes, work, true);
+      } catch (err) {
+        outcome = kindOf(err);
+        throw err;
+      } finally {
+        if (lastCalls.size > 20) lastCalls.clear();
+        lastCalls.set(baseUrl, { at: clock.now(), outcome });
+        const attributes: Attributes = {
+          'invoice_payments.operation': operation,
+          'invoice_payments.outcome': outcome,
+        };
+        if (outcome !== 'ok') attributes['error.type'] = outcome;
+        current()?.calls.record((clock.now() - started) / 1000, attributes);
+      }
+    },
+  };
 }
 
 /**

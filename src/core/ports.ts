@@ -1,6 +1,6 @@
 import { sessionStatusOfCode, type PaymentWebhookAction, type WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
-import type { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
+import type { InvoiceRecord } from '../persistence/invoice.entity';
 import {
   InvoiceStatusCode,
   statusRow,
@@ -48,41 +48,6 @@ export interface OrderPaymentPort {
   onPaymentStatusChanged(change: PaymentStatusChange): Promise<void>;
 }
 
-/** What the host is told of an applied history row, the previous status's text given. */
-export function changeOf(
-  row: InvoiceStatusHistory,
-  record: InvoiceRecord,
-  previousText: string | null,
-): PaymentStatusChange {
-  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
-  if (row.toCode === null || row.source === 'admin') {
-    throw new Error(`status history row ${row.id} is not a status change`);
-  }
-  return {
-    orderId: record.orderId,
-    invoiceRecordId: record.id,
-    gatewayId: record.gatewayId,
-    method: record.method,
-    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
-    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
-    source: row.source,
-    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
-    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
-    occurredAt: row.createdAt,
-  };
-}
-
-/** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
-function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
-  const row = statusRow(code);
-  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
-  if (!row) return { code, text, sessionStatus: 'error', orderPaymentStatus: 'requires_action' };
-  const sessionStatus = sessionStatusOfCode(code, amountMismatch)!;
-  // Money held for a person (the session is not the status's own) asks the order for action.
-  const orderPaymentStatus = sessionStatus === row.session ? row.order : 'requires_action';
-  return { code, text, sessionStatus, orderPaymentStatus };
-}
-
 /** Injection token of the {@link LateInvoiceAdopter} the checkout capability provides. */
 export const LATE_INVOICE_ADOPTER = Symbol('INVOICE_PAYMENTS_LATE_INVOICE_ADOPTER');
 
@@ -100,16 +65,16 @@ export interface Adoption {
   record: InvoiceRecord | null;
   foreign: string | null;
   /** How an invoice of the store's that no record may take was handled (a second one under a referrer). */
-  settled?: string;
+  ignored?: string;
   /** The report was applied to `record` with its link (or found nothing to change): nothing more to apply. */
   applied?: true;
 }
 
-/** Injection token of the {@link CreationSettler} the checkout capability provides. */
-export const CREATION_SETTLER = Symbol('INVOICE_PAYMENTS_CREATION_SETTLER');
+/** Injection token of the {@link CreationResolver} the checkout capability provides. */
+export const CREATION_RESOLVER = Symbol('INVOICE_PAYMENTS_CREATION_RESOLVER');
 
-/** Resolves an unsettled creation by asking the service; throws when it cannot decide yet (the caller retries). */
-export interface CreationSettler {
+/** Asks the service how a creation of unknown outcome ended; throws while it cannot tell (the caller retries). */
+export interface CreationResolver {
   resolveCreation(record: InvoiceRecord): Promise<InvoiceRecord>;
 }
 
@@ -117,11 +82,7 @@ export interface CreationSettler {
 export const HOST_WEBHOOKS = Symbol('INVOICE_PAYMENTS_HOST_WEBHOOKS');
 
 /** What the service reported of an invoice in the lookup that answered a delivery. */
-export interface ConfirmedStatus {
-  code: number;
-  paidCents: number | null;
-  grossCents: number | null;
-}
+export type ConfirmedStatus = Pick<InvoiceRecord, 'paidCents' | 'grossCents'> & { code: number };
 
 /** A delivery's host action from the record as it now stands (`confirmed`: the lookup), in cents at most its amount. */
 export function webhookActionOf(record: InvoiceRecord, confirmed?: ConfirmedStatus): WebhookActionResult {

@@ -1,9 +1,11 @@
+import { LRUCache } from 'lru-cache';
+
 /** The limits of {@link RateWindows}. */
 export interface RateWindowLimits {
   /** Hits a key may make per window; past it, each hit is `limited`. */
   maxHits: number;
   windowMs: number;
-  /** Keys remembered at most (memory stays bounded); the least recently started window is forgotten first. */
+  /** Keys remembered at most (memory stays bounded); the least recently hit key is forgotten first. */
   maxKeys: number;
 }
 
@@ -21,20 +23,20 @@ export interface RateHit {
  * authentications, the shopper's status route). Cheap enough to run before anything else a request does.
  */
 export class RateWindows {
-  private readonly windows = new Map<string, { hits: number; resetAt: number }>();
+  private readonly windows: LRUCache<string, { hits: number; resetAt: number }>;
 
   /** `now`: the module's clock (epoch ms), from whoever builds it. */
   constructor(
     private readonly limits: RateWindowLimits,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.windows = new LRUCache({ max: limits.maxKeys });
+  }
 
   hit(key: string): RateHit {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || now >= window.resetAt) {
-      this.windows.delete(key);
-      if (this.windows.size >= this.limits.maxKeys) this.evict(now);
       window = { hits: 0, resetAt: now + this.limits.windowMs };
       this.windows.set(key, window);
     }
@@ -44,17 +46,5 @@ export class RateWindows {
       limited: window.hits > this.limits.maxHits,
       retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
     };
-  }
-
-  /** Keys remembered now. */
-  get size(): number {
-    return this.windows.size;
-  }
-
-  /** Drops what has expired; when nothing has, the oldest window (insertion order is start order). */
-  private evict(now: number): void {
-    for (const [key, window] of this.windows) if (now >= window.resetAt) this.windows.delete(key);
-    if (this.windows.size >= this.limits.maxKeys)
-      this.windows.delete(this.windows.keys().next().value as string);
   }
 }

@@ -1,20 +1,53 @@
-import { type StatusDispatchSettings, resolveNotificationsOptions } from './status-dispatch.options';
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
-import { changeOf, ORDER_PAYMENT_PORT, OrderPaymentPort, PaymentStatusChange } from './ports';
+import { sessionStatusOfCode } from './checkout.types';
+import {
+  ORDER_PAYMENT_PORT,
+  type OrderPaymentPort,
+  type PaymentStatusChange,
+  type PaymentStatusSnapshot,
+} from './ports';
 import { doublingDelayMs } from './queue/backoff';
 import { type Held, LeasedRows } from './queue/leased-rows';
 import { Coalescer, Poller } from './queue/poller';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { transitionText } from './status-report';
-import { transitionOfRow } from '../domain/status-table';
+import { statusRow, transitionOfRow } from '../domain/status-table';
+import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
+
+/** How applied status changes are delivered to the host's port (`notifications`). */
+export interface StatusDispatchOptions {
+  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
+  pollIntervalMs?: number;
+  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
+  retryMaxDelayMs?: number;
+  /** How long an instance holds the change it delivers; a longer port call may be repeated. Default 60000. */
+  leaseMs?: number;
+}
+
+const NOTIFICATIONS = {
+  pollIntervalMs: int(0, 5000),
+  retryBaseDelayMs: int(1, 1000),
+  retryMaxDelayMs: int(1, 5 * MINUTE),
+  leaseMs: int(1, MINUTE),
+} as const satisfies Numbers<StatusDispatchOptions>;
+
+/** `notifications` with its defaults; without `workers`, no polling (changes applied here are still delivered). */
+export function resolveNotificationsOptions(options: StatusDispatchOptions = {}, workers = true) {
+  const numbers = resolveNumbers('notifications', NOTIFICATIONS, options);
+  return { ...numbers, pollIntervalMs: workers ? numbers.pollIntervalMs : 0, pollOnStart: workers };
+}
+
+type ResolvedDispatchOptions = ReturnType<typeof resolveNotificationsOptions>;
 
 const LOCK_BUSY_RETRY_MS = 100;
 const MAX_CLOSED_TOGETHER = 100;
@@ -29,7 +62,6 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   private readonly deliveries = new Map<string, Promise<void>>();
   private readonly rerun = new Set<string>();
   private readonly wakeUps = new Map<string, { at: number; timer: NodeJS.Timeout }>();
-  private readonly options: Required<StatusDispatchSettings>;
   private readonly rows: LeasedRows<InvoiceStatusHistory>;
   private readonly closer = new Coalescer<Held<InvoiceStatusHistory>, void>(async (rows) => {
     await this.rows.finishAll(rows, {
@@ -45,18 +77,16 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly events: EventEmitter2,
     @Inject(CLOCK) clock: Clock,
+    @Inject(STATUS_DISPATCH_OPTIONS) private readonly options: ResolvedDispatchOptions,
     @Optional() @Inject(ORDER_PAYMENT_PORT) private readonly port?: OrderPaymentPort | null,
-    @Optional() @Inject(STATUS_DISPATCH_OPTIONS) options?: StatusDispatchSettings | null,
   ) {
-    const resolved = resolveNotificationsOptions(options ?? {});
-    super('status delivery', new Logger(StatusChangeDispatcher.name), resolved.pollIntervalMs, clock);
-    this.options = resolved;
+    super('status delivery', new Logger(StatusChangeDispatcher.name), options.pollIntervalMs, clock);
     this.rows = new LeasedRows(
       dataSource,
       InvoiceStatusHistory,
       {
         table: dataSource.getMetadata(InvoiceStatusHistory).tableName,
-        open: { sql: (t) => `${t}notified_at IS NULL`, where: { notifiedAt: IsNull() } },
+        open: (t) => `${t}notified_at IS NULL`,
         lockedUntil: 'notify_locked_until',
       },
       () => this.options.leaseMs,
@@ -86,8 +116,9 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
   }
 
   /** Delivers a change written under this instance's {@link handOverLease} with no read back (a crash: a poll). */
-  handOver(row: InvoiceStatusHistory, change: PaymentStatusChange): void {
+  handOver(row: InvoiceStatusHistory, record: InvoiceRecord, previousText: string | null): void {
     if (this.stopped) return;
+    const change = changeOf(row, record, previousText);
     // Held under the status path's hand-over lease, not a claim's: its close and retry ask only that it be open.
     this.track(row.invoiceRecordId, () => this.deliverLeased({ ...row, notifyLockedUntil: null }, change));
   }
@@ -145,7 +176,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
       // Another instance is delivering this change, or it waits for its retry: later changes wait behind it.
       if (held > 0) return this.later(recordId, Math.min(held, LOCK_BUSY_RETRY_MS * 10));
       // As claimed, the row carries the lease its writes are guarded by.
-      const row = await this.rows.claim(next.id, false);
+      const row = await this.rows.claim(next.id);
       if (!row) return this.later(recordId, LOCK_BUSY_RETRY_MS);
       const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: recordId });
       if (!record) return;
@@ -217,4 +248,39 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
     timer.unref();
     this.wakeUps.set(recordId, { at, timer });
   }
+}
+
+/** What the host is told of an applied history row, the previous status's text given. */
+export function changeOf(
+  row: InvoiceStatusHistory,
+  record: InvoiceRecord,
+  previousText: string | null,
+): PaymentStatusChange {
+  // Only applied rows are dispatched; an admin's resolution row (no code) is never applied.
+  if (row.toCode === null || row.source === 'admin') {
+    throw new Error(`status history row ${row.id} is not a status change`);
+  }
+  return {
+    orderId: record.orderId,
+    invoiceRecordId: record.id,
+    gatewayId: record.gatewayId,
+    method: record.method,
+    previous: row.fromCode === null ? null : statusSnapshot(row.fromCode, previousText),
+    current: statusSnapshot(row.toCode, row.statusText, record.amountMismatch),
+    source: row.source,
+    ...(row.alert === 'paid_after_cancel' || row.alert === 'amount_mismatch' ? { alert: row.alert } : {}),
+    ...(record.duplicateOf ? { duplicateOf: record.duplicateOf } : {}),
+    occurredAt: row.createdAt,
+  };
+}
+
+/** One side of a change; money taken that is not the invoice's amount asks for a person instead of capturing. */
+function statusSnapshot(code: number, text: string | null, amountMismatch = false): PaymentStatusSnapshot {
+  const row = statusRow(code);
+  // Applied changes only ever carry listed codes; the fallback keeps a corrupted row from stopping the outbox.
+  if (!row) return { code, text, sessionStatus: 'error', orderPaymentStatus: 'requires_action' };
+  const sessionStatus = sessionStatusOfCode(code, amountMismatch)!;
+  // Money held for a person (the session is not the status's own) asks the order for action.
+  const orderPaymentStatus = sessionStatus === row.session ? row.order : 'requires_action';
+  return { code, text, sessionStatus, orderPaymentStatus };
 }

@@ -6,7 +6,7 @@ import {
   type TransitionVerdict,
 } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { CreationMove } from './invoice-record.store';
@@ -85,8 +85,8 @@ export function paymentMismatchOf(
 }
 
 /** Whether the record's invoice was captured (paid, and what follows: refunds, a dispute). */
-function captured(record: InvoiceRecord): boolean {
-  return statusRow(record.statusCode)?.session === 'captured';
+export function captured(record: InvoiceRecord | null): boolean {
+  return statusRow(record?.statusCode)?.session === 'captured';
 }
 
 /**

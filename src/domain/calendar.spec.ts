@@ -1,5 +1,5 @@
 import { isCalendarDay, isCardExpiryCurrent } from '../gateway/dto/validators';
-import { addDays, dayEndIn, todayIn } from './calendar';
+import { addDays, dayEndIn, todayIn } from './text-and-days';
 
 describe('calendar', () => {
   it.each([

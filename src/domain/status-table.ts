@@ -24,9 +24,18 @@ export const InvoiceStatusCode = {
 
 export type KnownInvoiceStatusCode = (typeof InvoiceStatusCode)[keyof typeof InvoiceStatusCode];
 
+/** Every payment session status, the one list (each starts its counter series at 0). */
+export const SESSION_STATUSES = [
+  'pending',
+  'requires_more',
+  'authorized',
+  'captured',
+  'canceled',
+  'error',
+] as const;
+
 /** The status of a payment session as the module's provider reports it (Medusa's provider contract, on every host). */
-export type PaymentSessionStatus =
-  'pending' | 'requires_more' | 'authorized' | 'captured' | 'canceled' | 'error';
+export type PaymentSessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** Payment status of a Medusa-style order. */
 export type OrderPaymentStatus =
@@ -239,11 +248,6 @@ export const STATUS_STAGES: readonly KnownInvoiceStatusCode[] = Object.values(ST
   .sort((a, b) => a.stage - b.stage)
   .map((row) => row.code);
 
-/** Stage of a listed code, or `null` for a code the spec does not list. */
-export function statusStage(code: number | null | undefined): number | null {
-  return statusRow(code)?.stage ?? null;
-}
-
 /** What reported a status: creation, an operation's answer, a webhook, a reconciliation sweep or a provider read. */
 export const STATUS_REPORT_SOURCES = ['create', 'operation', 'webhook', 'sweep', 'provider'] as const;
 
@@ -274,12 +278,12 @@ export interface Transition {
 
 /** Whether an invoice at `from` (`null`: no status yet) moves to `to`, by the stages of the status table. */
 export function decideTransition(from: number | null, to: number): Transition {
-  const toStage = statusStage(to);
-  const fromStage = statusStage(from);
-  if (toStage === null) return { from, to, verdict: 'unknown_code', apply: false };
-  if (from === null || fromStage === null) return { from, to, verdict: 'apply', apply: true };
+  const toRow = statusRow(to);
+  const fromRow = statusRow(from);
+  if (!toRow) return { from, to, verdict: 'unknown_code', apply: false };
+  if (from === null || !fromRow) return { from, to, verdict: 'apply', apply: true };
   if (from === to) return { from, to, verdict: 'unchanged', apply: false };
-  if (toStage < fromStage) return { from, to, verdict: 'backwards', apply: false };
+  if (toRow.stage < fromRow.stage) return { from, to, verdict: 'backwards', apply: false };
   if (to === InvoiceStatusCode.Paid && statusIs(from, 'releasesOrder')) {
     return { from, to, verdict: 'paid_after_close', apply: true, alert: 'paid_after_cancel' };
   }

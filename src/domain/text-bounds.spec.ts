@@ -1,4 +1,4 @@
-import { clip, CONTROL_CHARACTERS_PROBLEM, idProblem, readText, textProblem } from './text-bounds';
+import { clip, CONTROL_CHARACTERS_PROBLEM, idProblem, readText, textProblem } from './text-and-days';
 
 describe('text bounds: one rule for text from outside', () => {
   const rule = { max: 5, option: 'checkout.textLimits.name' };

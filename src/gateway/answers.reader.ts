@@ -1,10 +1,9 @@
 import { asBool, asInt, asRecord, asText, type JsonRecord, valueAt } from './json';
-import type { PayloadReader } from './invoice.reader';
+import { invoiceIn, type PayloadReader } from './invoice.reader';
 import type * as T from './types';
 import type { WireAuthenticate, WireCredentialStatus } from './wire-profile';
 
-// Readers of the service's answers other than invoices: customers and disputes (A10), tracking (A9), tokens (A5) and
-// a webhook resend (A14).
+// Readers of the service's answers other than invoices.
 
 /** A field's wire name: snake_case, money without its `Cents` (`amountCents` → `amount`). */
 export const wireName = (key: string) =>
@@ -45,8 +44,7 @@ export function readTracking(r: PayloadReader, body: unknown, sent: T.TrackingPa
 /** The tracking code at `path` of an `Invoice.raw`. */
 export function trackingCodeOf(raw: unknown, path: string): string | null {
   const top = asRecord(raw);
-  const invoice = asRecord(top?.invoice) ?? asRecord(top?.fatura) ?? top;
-  return asText(valueAt(invoice, path));
+  return top && asText(valueAt(invoiceIn(top).inv, path));
 }
 
 function scopesAt(r: PayloadReader, top: JsonRecord, path: string | null): string[] {

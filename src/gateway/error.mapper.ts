@@ -1,4 +1,4 @@
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import * as E from './errors';
 import { asRecord } from './json';
 
@@ -12,12 +12,28 @@ export interface FailureContext {
   safety: RequestSafety;
   /** A creation's reference: how an unknown outcome is resolved. */
   referrer?: string;
-  /** The scope a 403 names when the service does not say. */
+  /** The scope a 403 names when the service does not say (default: the operation's). */
   scope?: string;
   secrets: readonly string[];
 }
 
 const MESSAGE_MAX = 300;
+
+/** The scope each operation needs (§5; A10 for consumers and disputes): named in a 403 that does not say. */
+export const OPERATION_SCOPES: Readonly<Record<string, string>> = {
+  listInvoices: 'invoice.read',
+  iterateInvoices: 'invoice.read',
+  findInvoiceByReferrer: 'invoice.read',
+  findInvoiceById: 'invoice.read',
+  createInvoice: 'invoice.write',
+  changeDueDate: 'invoice.update',
+  cancelInvoice: 'invoice.update',
+  addTrackingCode: 'invoice.update',
+  refundInvoice: 'invoice.refund',
+  listConsumers: 'consumer.read',
+  listMediations: 'dispute.read',
+  listChargebacks: 'dispute.read',
+};
 
 /** Each secret, and its base64 and URL-encoded forms, replaced with `[redacted]` (a service could echo one back). */
 export function redact(text: string, secrets: readonly string[]): string {
@@ -37,12 +53,11 @@ export function lostOr(
   detail: string,
   reason: E.GatewayOutcomeUnknownError['reason'],
   otherwise: E.GatewayError,
-  base: E.GatewayErrorContext = otherwise,
 ): E.GatewayError {
   if (ctx.safety !== 'create' && ctx.safety !== 'update') return otherwise;
   const what =
     ctx.safety === 'create' ? 'the invoice may exist' : `${ctx.operation} may have been carried out`;
-  return new E.GatewayOutcomeUnknownError(base, `${detail}; ${what}`, ctx.referrer ?? '', reason);
+  return new E.GatewayOutcomeUnknownError(otherwise, `${detail}; ${what}`, ctx.referrer ?? '', reason);
 }
 
 /** Anything that never left, and reads that failed transiently (a 429 only if it asks to wait at most `maxWaitMs`). */
@@ -104,7 +119,7 @@ export function errorForResponse(
     case 401:
       return new E.GatewayAuthenticationError(base, said('access token missing, unknown or expired'));
     case 403: {
-      const scope = text(record?.required_scope, 60) ?? ctx.scope ?? null;
+      const scope = text(record?.required_scope, 60) ?? ctx.scope ?? OPERATION_SCOPES[ctx.operation] ?? null;
       return new E.GatewayScopeError(base, said(`the token lacks scope ${scope ?? '(not stated)'}`), scope);
     }
     case 404:

@@ -35,10 +35,11 @@ export abstract class GatewayError extends Error {
   /** The message without the `operation(ref): ` prefix. */
   declare readonly detail: string;
 
-  constructor(context: GatewayErrorContext, detail: string) {
+  /** `fields`: a subclass's own (declared there). */
+  constructor(context: GatewayErrorContext, detail: string, fields: object = {}) {
     super(`${context.operation}(${context.invoiceRef ?? ''}): ${detail}`);
     const { operation, invoiceRef, httpStatus, serviceCode, sent } = context;
-    Object.assign(this, { operation, invoiceRef, httpStatus, serviceCode, sent, detail });
+    Object.assign(this, { operation, invoiceRef, httpStatus, serviceCode, sent, detail, ...fields });
     this.name = new.target.name;
   }
 
@@ -54,22 +55,20 @@ export class GatewayAuthenticationError extends GatewayError {
 
 /** 403: the token lacks the scope the operation needs. */
 export class GatewayScopeError extends GatewayError {
-  /** `required_scope` (A6), else the scope the spec names for the operation. */
-  readonly scope: string | null;
   readonly kind = 'scope' as const;
+  /** `required_scope` (A6), else the scope the spec names for the operation. */
+  declare readonly scope: string | null;
   constructor(context: GatewayErrorContext, detail: string, scope: string | null) {
-    super(context, detail);
-    this.scope = scope;
+    super(context, detail, { scope: scope });
   }
 }
 
 /** 400/422, or input refused before sending (`sent: false`); `fields` maps field paths to messages. */
 export class GatewayValidationError extends GatewayError {
-  readonly fields: Record<string, string[]>;
   readonly kind = 'validation' as const;
+  declare readonly fields: Record<string, string[]>;
   constructor(context: GatewayErrorContext, detail: string, fields: Record<string, string[]>) {
-    super(context, detail);
-    this.fields = fields;
+    super(context, detail, { fields: fields });
   }
 }
 
@@ -80,22 +79,20 @@ export class GatewayNotFoundError extends GatewayError {
 
 /** 409: the operation is not allowed in the invoice's current status. */
 export class GatewayStateConflictError extends GatewayError {
-  /** `status_code` (A6). */
-  readonly statusCode?: number;
   readonly kind = 'state_conflict' as const;
+  /** `status_code` (A6). */
+  declare readonly statusCode?: number;
   constructor(context: GatewayErrorContext, detail: string, statusCode?: number) {
-    super(context, detail);
-    this.statusCode = statusCode;
+    super(context, detail, { statusCode: statusCode });
   }
 }
 
 /** 429: too many requests. */
 export class GatewayRateLimitError extends GatewayError {
-  readonly retryAfterMs: number | null;
   readonly kind = 'rate_limit' as const;
+  declare readonly retryAfterMs: number | null;
   constructor(context: GatewayErrorContext, detail: string, retryAfterMs: number | null) {
-    super(context, detail);
-    this.retryAfterMs = retryAfterMs;
+    super(context, detail, { retryAfterMs: retryAfterMs });
   }
 }
 
@@ -106,34 +103,30 @@ export class GatewayUnavailableError extends GatewayError {
 
 /** No answer within the timeout. */
 export class GatewayTimeoutError extends GatewayError {
-  readonly timeoutMs: number;
   readonly kind = 'timeout' as const;
+  declare readonly timeoutMs: number;
   constructor(context: GatewayErrorContext, detail: string, timeoutMs: number) {
-    super(context, detail);
-    this.timeoutMs = timeoutMs;
+    super(context, detail, { timeoutMs: timeoutMs });
   }
 }
 
 /** The connection failed. `networkCode` is the system code (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`...). */
 export class GatewayNetworkError extends GatewayError {
-  readonly networkCode: string | null;
   readonly kind = 'network' as const;
+  declare readonly networkCode: string | null;
   constructor(context: GatewayErrorContext, detail: string, networkCode: string | null) {
-    super(context, detail);
-    this.networkCode = networkCode;
+    super(context, detail, { networkCode: networkCode });
   }
 }
 
 /** A write may or may not have happened: read the invoice back (by `referrer` after a creation) before a retry. */
 export class GatewayOutcomeUnknownError extends GatewayError {
-  /** A creation's `payment.referrer`; `''` for the other writes. */
-  readonly referrer: string;
-  readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response';
   readonly kind = 'outcome_unknown' as const;
+  /** A creation's `payment.referrer`; `''` for the other writes. */
+  declare readonly referrer: string;
+  declare readonly reason: 'timeout' | 'connection' | 'server_error' | 'unreadable_response';
   constructor(context: GatewayErrorContext, detail: string, referrer: string, reason: OutcomeReason) {
-    super(context, detail);
-    this.referrer = referrer;
-    this.reason = reason;
+    super(context, detail, { referrer, reason });
   }
 }
 
@@ -157,12 +150,11 @@ export class GatewayUnsupportedError extends GatewayError {
 
 /** A 2xx saying it failed (`success: false`/`error: true`), or an unreadable answer. */
 export class GatewayResponseError extends GatewayError {
-  /** An amount in the answer cannot be real (negative or absurd): worth an alert. */
-  readonly implausibleAmount: boolean;
   readonly kind = 'response' as const;
+  /** An amount in the answer cannot be real (negative or absurd): worth an alert. */
+  declare readonly implausibleAmount: boolean;
   constructor(context: GatewayErrorContext, detail: string, implausibleAmount = false) {
-    super(context, detail);
-    this.implausibleAmount = implausibleAmount;
+    super(context, detail, { implausibleAmount });
   }
 }
 

@@ -2,12 +2,16 @@ import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CLOCK, type Clock, systemClock } from '../domain/clock';
 import * as answers from './answers.reader';
-import type { GatewayCallObserver } from './call-observer';
-import { GATEWAY_CALL_OBSERVER, GATEWAY_CLIENT_OPTIONS } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import { GatewayNotFoundError, GatewayUnsupportedError, isGatewayError } from './errors';
-import type { GatewayClientOptions, GatewayConnection } from './gateway.options';
+import {
+  GATEWAY_CALL_OBSERVER,
+  GATEWAY_CLIENT_OPTIONS,
+  type GatewayCallObserver,
+  type GatewayClientOptions,
+  type GatewayConnection,
+} from './gateway.options';
 import { GatewayTransport, type Planned, type Read } from './gateway.transport';
 import { invoiceAnswer, readInvoice } from './invoice.reader';
 import { valueAt } from './json';
@@ -115,9 +119,9 @@ export class GatewayClient {
 
   /** The tracking code an invoice shows now (profile `readBack.trackingCode`), or `null`. */
   async findTrackingCode(invoiceId: string): Promise<string | null> {
-    const operation = 'findTrackingCode';
-    const path = (await this.transport.context(operation, false, false)).profile.readBack.trackingCode;
-    if (path === null) unsupported(operation, 'tracking code on its invoices (readBack.trackingCode)');
+    const path = (await this.wireProfile()).readBack.trackingCode;
+    if (path === null)
+      unsupported('findTrackingCode', 'tracking code on its invoices (readBack.trackingCode)');
     const invoice = await this.findInvoiceById(invoiceId);
     return invoice ? answers.trackingCodeOf(invoice.raw, path) : null;
   }
@@ -151,15 +155,7 @@ export class GatewayClient {
 
   /** One page of invoices (A7), oldest first. `limit` 1..100, default 100. */
   async listInvoices(params: T.ListInvoicesParams = {}): Promise<T.Page<T.Invoice>> {
-    const context = { operation: 'listInvoices' };
-    const ctx = await this.transport.context(context.operation);
-    const filters = validateInput<T.ListInvoicesParams>(
-      inputs.LIST_INVOICES,
-      params,
-      context,
-      inputs.listInvoicesRules,
-    );
-    return this.transport.page(context, 'invoices', filters, readInvoice, ctx);
+    return this.transport.page({ operation: 'listInvoices' }, 'invoices', params, readInvoice);
   }
 
   /** Every invoice matching the filters, fetched one page at a time as the iteration advances. */

@@ -3,6 +3,21 @@ import { isHttpUrl, isNonBlank } from './dto/validators';
 import { GatewayValidationError, type GatewayResponseError } from './errors';
 import type { WireProfileOverrides } from './wire-profile';
 
+/** Injection token of `GatewayClientOptions`. */
+export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
+
+/** Injection token of the `GatewayCallObserver` told of every call (optional: without one, calls go unobserved). */
+export const GATEWAY_CALL_OBSERVER = 'INVOICE_PAYMENTS_GATEWAY_CALL_OBSERVER';
+
+/**
+ * Told of every call the gateway makes to the service (its retries included): the module hands it observability's
+ * observer, so the gateway knows nothing of metrics or traces. `work` runs inside `observe`, so that a span the
+ * observer opens is the active one while the request is sent; the observer hands its result or error back unchanged.
+ */
+export interface GatewayCallObserver {
+  observe<T>(call: { baseUrl: string; operation: string }, work: () => Promise<T>): Promise<T>;
+}
+
 /** `sandbox`: tests and the sandbox; `production`: real money (webhook resend refused, §6.6). */
 export type GatewayMode = 'sandbox' | 'production';
 

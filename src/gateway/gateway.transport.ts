@@ -2,14 +2,17 @@ import type { HttpService } from '@nestjs/axios';
 import { Logger, type LoggerService } from '@nestjs/common';
 import * as cockatiel from 'cockatiel';
 import { type Clock, systemClock } from '../domain/clock';
-import type { GatewayCallObserver } from './call-observer';
-import { MAX_PAGE_SIZE, OPERATION_SCOPES } from './constants';
 import * as inputs from './dto/inputs';
 import { validateInput } from './dto/validators';
 import * as failures from './error.mapper';
 import { GatewayError, GatewayRateLimitError, GatewayResponseError } from './errors';
-import { checkConnection, type GatewayClientOptions, type GatewayConnection } from './gateway.options';
-import { ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
+import {
+  checkConnection,
+  type GatewayCallObserver,
+  type GatewayClientOptions,
+  type GatewayConnection,
+} from './gateway.options';
+import { type ExchangeAnswer, ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
 import { PayloadReader, readInvoice, readPage } from './invoice.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
@@ -24,7 +27,7 @@ export interface RequestPlan {
   query?: Record<string, string | number>;
   body?: unknown;
   safety: failures.RequestSafety;
-  /** Named in a 403 that does not say (default: `OPERATION_SCOPES`). */
+  /** Named in a 403 that does not say (default: the operation's, `OPERATION_SCOPES`). */
   scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
@@ -34,24 +37,21 @@ export interface RequestPlan {
   passStatuses?: number[];
 }
 
-export type HttpAnswer = { status: number; body: unknown };
 export type Planned = Omit<RequestPlan, 'operation' | 'invoiceRef'>;
 export type Context = { operation: string; invoiceRef?: string };
 export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 /** Reads an answer; a `GatewayResponseError` it throws is the answer's fault. */
-export type Read<T> = (r: PayloadReader, answer: HttpAnswer, profile: WireProfile) => T;
+export type Read<T> = (r: PayloadReader, answer: ExchangeAnswer, profile: WireProfile) => T;
 
 export type Filters = ListInvoicesParams & { id?: string };
 export type ListKind = keyof WireProfile['list']['items'];
 
-/** A list's query parameters, in the order they are sent. */
-const QUERY = ['page', 'limit', 'status', 'referrer', 'paymentId', 'createdFrom', 'createdTo', 'id'] as const;
-
-/** One page of `kind`, its filters under the profile's parameter names. */
+/** One page of `kind`, its filters under the profile's parameter names (in the profile's order). */
 export function listRequest({ list, paths }: WireProfile, kind: ListKind, filters: Filters): Planned {
   const query: Record<string, string | number> = {};
-  for (const key of QUERY) {
-    if (filters[key] !== undefined) query[list.query[key]] = filters[key];
+  for (const [key, name] of Object.entries(list.query)) {
+    const value = filters[key as keyof Filters];
+    if (value !== undefined) query[name] = value;
   }
   return { method: 'GET', path: paths[kind], query, safety: 'read' };
 }
@@ -62,7 +62,8 @@ export function isLastPage(page: Page<unknown>): boolean {
   return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
-type Sent = RequestPlan & { timeoutMs: number };
+/** The timeout of each kind of request. */
+const TIMEOUT_OF = { read: 'readMs', create: 'createMs', update: 'defaultMs', write: 'defaultMs' } as const;
 
 /** Without an observer, a call is only made. */
 const UNOBSERVED: GatewayCallObserver = { observe: (_call, work) => work() };
@@ -127,22 +128,20 @@ export class GatewayTransport {
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       // The reader's error gets the invoice reference; an implausible amount goes to `onImplausibleAmount`.
-      const context = { operation, invoiceRef, sent: true };
-      const error = invoiceRef ? new GatewayResponseError(context, err.detail, err.implausibleAmount) : err;
+      const base = { operation, invoiceRef, sent: true, httpStatus: answer.status };
+      const error = new GatewayResponseError(base, err.detail, err.implausibleAmount);
       if (error.implausibleAmount) this.tellImplausibleAmount(error);
-      const base = { ...context, httpStatus: answer.status };
-      throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error, base);
+      throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error);
     }
   }
 
-  /** Invoices page after page; fields of `params` the rules do not name (a lookup's `id`) pass as filters. */
+  /** Invoices page after page; a lookup's `id`, which the rules do not name, passes as a filter. */
   async *invoicePages(
     context: Context,
-    params: Omit<Filters, 'page'>,
+    filters: Omit<Filters, 'page'>,
     maxPages = Number.POSITIVE_INFINITY,
     given?: CallContext,
   ): AsyncGenerator<Invoice> {
-    const filters = validateInput<Filters>(inputs.LIST_INVOICES, params, context, inputs.listInvoicesRules);
     const ctx = given ?? (await this.context(context.operation));
     for (let page = 1; ; page++) {
       if (page > maxPages) {
@@ -155,7 +154,7 @@ export class GatewayTransport {
     }
   }
 
-  /** One page of `kind` under the profile's parameter names; its paging checked here, other filters by the caller. */
+  /** One page of `kind`, its filters checked and sent under the profile's parameter names. */
   page<Item>(
     context: Context,
     kind: ListKind,
@@ -163,8 +162,8 @@ export class GatewayTransport {
     readItem: (r: PayloadReader, item: unknown, path: string, profile: WireProfile) => Item,
     ctx?: CallContext,
   ): Promise<Page<Item>> {
-    validateInput(inputs.PAGE_QUERY, filters, context);
-    const asked = { page: filters.page ?? 1, limit: filters.limit ?? MAX_PAGE_SIZE };
+    validateInput(inputs.LIST_INVOICES, filters, context, inputs.listInvoicesRules);
+    const asked = { page: filters.page ?? 1, limit: filters.limit ?? inputs.MAX_PAGE_SIZE };
     const plan = (p: WireProfile) => listRequest(p, kind, { ...filters, ...asked });
     const read: Read<Page<Item>> = (r, answer, p) => {
       const item = (value: unknown, at: string) => readItem(r, value, at, p);
@@ -174,26 +173,20 @@ export class GatewayTransport {
   }
 
   /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */
-  async send(conn: GatewayConnection, request: RequestPlan): Promise<HttpAnswer> {
-    const scope = request.scope ?? OPERATION_SCOPES[request.operation];
-    const sent: Sent = { ...request, scope, timeoutMs: this.timeoutOf(request.safety) };
-    const basic = sent.basic ? [sent.basic.password, `${sent.basic.user}:${sent.basic.password}`] : [];
+  async send(conn: GatewayConnection, request: RequestPlan): Promise<ExchangeAnswer> {
+    const { basic } = request;
+    const basicSecrets = basic ? [basic.password, `${basic.user}:${basic.password}`] : [];
     const ctx: failures.FailureContext = {
-      ...sent,
-      secrets: [conn.accessToken, ...(sent.secrets ?? []), ...basic],
+      ...request,
+      secrets: [conn.accessToken, ...(request.secrets ?? []), ...basicSecrets],
     };
-    const policy = this.retryPolicy(sent);
-    const call = { baseUrl: conn.baseUrl, operation: sent.operation };
-    return this.observer.observe(call, () => policy.execute(() => this.attempt(conn, sent, ctx)));
-  }
-
-  private timeoutOf(safety: failures.RequestSafety): number {
-    if (safety === 'read') return this.timeouts.readMs;
-    return safety === 'create' ? this.timeouts.createMs : this.timeouts.defaultMs;
+    const policy = this.retryPolicy(request);
+    const call = { baseUrl: conn.baseUrl, operation: request.operation };
+    return this.observer.observe(call, () => policy.execute(() => this.attempt(conn, request, ctx)));
   }
 
   /** Retries of what failed safely (`failures.retryable`), each one logged. */
-  private retryPolicy(sent: Sent) {
+  private retryPolicy(sent: RequestPlan) {
     const { maxAttempts, maxRetryAfterMs } = this.retrySettings;
     const retryable = cockatiel.handleWhen((err) => failures.retryable(err, sent.safety, maxRetryAfterMs));
     const backoff = new cockatiel.DelegateBackoff(this.delayFor);
@@ -207,10 +200,11 @@ export class GatewayTransport {
 
   private async attempt(
     conn: GatewayConnection,
-    sent: Sent,
+    sent: RequestPlan,
     ctx: failures.FailureContext,
-  ): Promise<HttpAnswer> {
+  ): Promise<ExchangeAnswer> {
     const started = this.clock.now();
+    const timeoutMs = this.timeouts[TIMEOUT_OF[sent.safety]];
     // URLSearchParams writes each value as its text, numbers included.
     const query = sent.query ? `?${new URLSearchParams(sent.query as Record<string, string>)}` : '';
     const line = `${sent.operation}: → ${sent.method} ${sent.path}${query}`;
@@ -222,7 +216,7 @@ export class GatewayTransport {
       body: sent.body === undefined ? undefined : JSON.stringify(sent.body),
     };
     // The answer is read whole when the exchange returns: aborting then would only build an AbortError for nothing.
-    const timeout = cockatiel.timeout(sent.timeoutMs, {
+    const timeout = cockatiel.timeout(timeoutMs, {
       strategy: cockatiel.TimeoutStrategy.Aggressive,
       abortOnReturn: false,
     });
@@ -234,16 +228,16 @@ export class GatewayTransport {
           throw failures.errorForTransportFailure(ctx, code, message);
         });
         if (!sent.passStatuses?.includes(res.status)) {
-          const failure = failures.errorForResponse(ctx, res.status, res.data, res.headers, this.clock.now());
+          const failure = failures.errorForResponse(ctx, res.status, res.body, res.headers, this.clock.now());
           if (failure) throw failure;
         }
-        return { status: res.status, body: res.data };
+        return res;
       });
       this.logger.debug?.(`${sent.operation}: ← ${answer.status} in ${this.clock.now() - started} ms`);
       return answer;
     } catch (err) {
       const timedOut = err instanceof cockatiel.TaskCancelledError;
-      const error = timedOut ? failures.errorForTimeout(ctx, sent.timeoutMs) : err;
+      const error = timedOut ? failures.errorForTimeout(ctx, timeoutMs) : err;
       if (error instanceof GatewayError) {
         this.logger.debug?.(`${sent.operation}: ✗ ${error.kind} after ${this.clock.now() - started} ms`);
       }
@@ -270,7 +264,7 @@ export class GatewayTransport {
 }
 
 /** JSON both ways; Basic credentials for `authenticate`, the bearer token for every other call. */
-function headersFor(conn: GatewayConnection, sent: Sent): Record<string, string> {
+function headersFor(conn: GatewayConnection, sent: RequestPlan): Record<string, string> {
   const basic = sent.basic && Buffer.from(`${sent.basic.user}:${sent.basic.password}`).toString('base64');
   const authorization = basic ? `Basic ${basic}` : `Bearer ${conn.accessToken}`;
   const headers: Record<string, string> = { Accept: 'application/json', Authorization: authorization };

@@ -41,18 +41,18 @@ describe('nodeExchange', () => {
     });
     try {
       const json = await send(undefined, `${s.base}/json?id=1`, '{"a":1}', 'COPY');
-      expect(json).toMatchObject({ status: 201, data: { id: '7' } });
+      expect(json).toMatchObject({ status: 201, body: { id: '7' } });
       expect(json.headers['retry-after']).toBe('3');
       expect(s.seen[0]).toMatchObject({ method: 'COPY', url: '/json?id=1', body: '{"a":1}' });
       expect(s.seen[0].headers['content-length']).toBe('7');
       expect(s.seen[0].headers['user-agent']).toBe('nestjs-invoice-payments');
       expect(await send(undefined, `${s.base}/text`)).toMatchObject({
         status: 502,
-        data: '<html>bad gateway</html>',
+        body: '<html>bad gateway</html>',
       });
       expect(await send(undefined, `${s.base}/empty`, undefined, 'GET')).toMatchObject({
         status: 204,
-        data: '',
+        body: '',
       });
     } finally {
       await s.close();

@@ -11,7 +11,7 @@ export type ExchangeRequest = {
   body?: string;
   signal: AbortSignal;
 };
-export type ExchangeAnswer = { status: number; headers: Record<string, unknown>; data: unknown };
+export type ExchangeAnswer = { status: number; headers: Record<string, unknown>; body: unknown };
 
 /** No HTTP answer: the system's code and message, nothing of the request. */
 export class ExchangeFailure extends Error {
@@ -56,8 +56,8 @@ export function nodeExchange(maxBytes = MAX_ANSWER_BYTES): HttpExchange {
           reject(new ExchangeFailure('ERR_ANSWER_TOO_LARGE', `answer larger than ${maxBytes} bytes`));
         });
         res.on('end', () => {
-          const data = parseAnswer(Buffer.concat(chunks, size).toString('utf8'));
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, data });
+          const body = parseAnswer(Buffer.concat(chunks, size).toString('utf8'));
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
         });
         res.on('error', (err) => reject(failureOf(err)));
       });
@@ -74,7 +74,7 @@ function axiosExchange(service: HttpService = new HttpService(axios.create())): 
     const bounds = { validateStatus: () => true, maxRedirects: 0, maxContentLength: MAX_ANSWER_BYTES };
     const answer = service.request<unknown>({ ...sent, data, ...bounds, responseType: 'json' });
     const res = await firstValueFrom(answer).catch((err: unknown) => Promise.reject(failureOf(err)));
-    return { status: res.status, headers: res.headers as Record<string, unknown>, data: res.data };
+    return { status: res.status, headers: res.headers as Record<string, unknown>, body: res.data };
   };
 }
 

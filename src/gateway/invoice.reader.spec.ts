@@ -152,11 +152,11 @@ describe('normalizeInvoice: the method', () => {
       productTypes: { physical: 1, digital: 2 },
     };
     loose(body.invoice).payment_type = 20;
-    expect(normalizeInvoice(body, 'x', { codes }).method).toBe('billet');
+    expect(normalizeInvoice(body, 'x', codes).method).toBe('billet');
     loose(body.invoice).payment_type = 'pix';
-    expect(normalizeInvoice(body, 'x', { codes }).method).toBe('pix');
+    expect(normalizeInvoice(body, 'x', codes).method).toBe('pix');
     loose(body.invoice).payment_type = 99;
-    expect(normalizeInvoice(body, 'x', { codes }).method).toBeNull();
+    expect(normalizeInvoice(body, 'x', codes).method).toBeNull();
   });
 });
 

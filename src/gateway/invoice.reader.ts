@@ -15,8 +15,7 @@ import { type Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCe
 import type { Invoice, Page, PaymentMethod } from './types';
 import { DEFAULT_WIRE_PROFILE, type WireCodes, type WireListProfile, type WireProfile } from './wire-profile';
 
-// The service's JSON read strictly (identifiers, status, money): an invoice in either shape, a page of a list. The
-// webhook reader and every answer reader stand on the `PayloadReader` here.
+// The service's JSON read strictly (identifiers, status, money): an invoice in either shape, a page of a list.
 
 /** Strict reading for one operation: a malformed field is a `GatewayResponseError` naming it. */
 export class PayloadReader {
@@ -136,7 +135,7 @@ const METHOD_NAMES: Record<string, PaymentMethod> = {
 export function normalizeInvoice(
   payload: unknown,
   operation = 'normalizeInvoice',
-  options: { codes?: WireCodes } = {},
+  codes: WireCodes = DEFAULT_WIRE_PROFILE.codes,
 ): Invoice {
   const r = new PayloadReader(operation);
   const top = r.record(payload, 'payload');
@@ -144,7 +143,6 @@ export function normalizeInvoice(
   const version = asText(asRecord(top.api)?.version);
   const { inv, prefix: p, shape } = invoiceIn(top);
   const at = SHAPES[shape];
-  const codes = options.codes ?? DEFAULT_WIRE_PROFILE.codes;
   const money = (path: string | null) => (path === null ? null : r.money(valueAt(inv, path), p + path));
   const card = asRecord(inv[at.card]);
   const hasCard = !!card && at.cardKeys.some((key) => asText(card[key]) !== null);
@@ -199,13 +197,13 @@ export function invoiceIn(top: JsonRecord): { inv: JsonRecord; prefix: string; s
 
 /** The invoice in a write's answer. */
 export function invoiceAnswer(r: PayloadReader, answer: { body: unknown }, profile: WireProfile): Invoice {
-  return normalizeInvoice(answer.body, r.operation, { codes: profile.codes });
+  return normalizeInvoice(answer.body, r.operation, profile.codes);
 }
 
 /** An invoice in a list answer: a problem is named by its place in the list. */
 export function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
   try {
-    return normalizeInvoice(item, r.operation, { codes: profile.codes });
+    return normalizeInvoice(item, r.operation, profile.codes);
   } catch (err) {
     if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
     throw err;

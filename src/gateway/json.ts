@@ -1,5 +1,4 @@
-// JSON from outside, read leniently: each helper answers `null` (or `undefined`) for a value not of its kind. The
-// readers of answers, the wire profile and the webhook reader all stand on this file, which imports nothing.
+// JSON from outside, read leniently: each helper answers `null` (or `undefined`) for a value not of its kind.
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -31,10 +30,10 @@ export function valueAt(value: unknown, path: string | null): unknown {
   return path.split('.').reduce<unknown>((node, key) => asRecord(node)?.[key], value);
 }
 
-/** The text at the first of `paths` that holds some (`asText`), or `null`. */
-export function firstTextAt(value: unknown, paths: readonly string[]): string | null {
+/** The text at the first of `paths` that holds some (read by `read`, `asText` by default), or `null`. */
+export function firstTextAt(value: unknown, paths: readonly string[], read = asText): string | null {
   for (const path of paths) {
-    const text = asText(valueAt(value, path));
+    const text = read(valueAt(value, path));
     if (text !== null) return text;
   }
   return null;

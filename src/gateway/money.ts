@@ -122,12 +122,3 @@ export function sumCents(values: readonly Cents[]): Cents {
   assertCents(total, 'sum');
   return total;
 }
-
-export function multiplyCents(unitCents: Cents, quantity: number): Cents {
-  assertCents(unitCents);
-  if (!Number.isSafeInteger(quantity))
-    throw new MoneyFormatError(`quantity must be an integer: ${quantity}`, quantity);
-  const total = unitCents * quantity;
-  assertCents(total, 'line total');
-  return total;
-}

@@ -5,6 +5,7 @@ import {
   legacyDueDateResponse,
 } from '../../test/gateway/fixtures';
 import { dedupeKeyOf, readDelivery, readWebhookHeaderLines, webhookLinesOf } from './webhook.reader';
+import { DEFAULT_WIRE_PROFILE } from './wire-profile';
 
 const meta = {
   event: 'invoice.update',
@@ -15,7 +16,7 @@ const meta = {
 
 describe('readDelivery', () => {
   it('reads the current shape the sandbox sends (A13)', () => {
-    const d = readDelivery({ ...meta, invoice: currentBilletResponse().invoice });
+    const d = readDelivery({ ...meta, invoice: currentBilletResponse().invoice }, DEFAULT_WIRE_PROFILE);
     expect(d).toMatchObject({
       event: 'invoice.update',
       deliveryId: 'd-1',
@@ -30,7 +31,7 @@ describe('readDelivery', () => {
   });
 
   it('reads the legacy shape (fatura)', () => {
-    const d = readDelivery({ ...meta, fatura: legacyDueDateResponse().fatura });
+    const d = readDelivery({ ...meta, fatura: legacyDueDateResponse().fatura }, DEFAULT_WIRE_PROFILE);
     expect(d.invoice?.referrer).toBe(legacyDueDateResponse().fatura.referencia);
     expect(d.invoice?.id).toBe(legacyDueDateResponse().fatura.id);
   });
@@ -41,7 +42,7 @@ describe('readDelivery', () => {
     ['data (bare invoice)', 'current', { ...meta, data: currentBilletResponse().invoice }],
     ['data (bare fatura)', 'legacy', { ...meta, data: legacyDueDateResponse().fatura }],
   ])('reads an event wrapper with %s around the %s shape', (_label, _shape, body) => {
-    const d = readDelivery(body);
+    const d = readDelivery(body, DEFAULT_WIRE_PROFILE);
     expect(d.invoiceError).toBeNull();
     expect(d.invoice).not.toBeNull();
     expect(d.event).toBe('invoice.update');
@@ -49,7 +50,10 @@ describe('readDelivery', () => {
   });
 
   it('lets the wrapper name the event over the inner body', () => {
-    const d = readDelivery({ event: 'outer', data: { ...meta, invoice: currentBilletResponse().invoice } });
+    const d = readDelivery(
+      { event: 'outer', data: { ...meta, invoice: currentBilletResponse().invoice } },
+      DEFAULT_WIRE_PROFILE,
+    );
     expect(d.event).toBe('outer');
     expect(d.deliveryId).toBe('d-1');
   });
@@ -63,13 +67,15 @@ describe('readDelivery', () => {
   const SECRETS = ['4111111111111111', 'card-token-secret', '411111'];
 
   it('redacts card secrets in the invoice it keeps', () => {
-    const raw = JSON.stringify(readDelivery({ ...meta, invoice: withCardSecrets() }).payload);
+    const raw = JSON.stringify(
+      readDelivery({ ...meta, invoice: withCardSecrets() }, DEFAULT_WIRE_PROFILE).payload,
+    );
     for (const secret of SECRETS) expect(raw).not.toContain(secret);
     expect(raw).toContain('"last4":"1111"');
   });
 
   it('redacts the kept invoice once, when it is read, and shows no card secret however it is printed', () => {
-    const d = readDelivery({ ...meta, invoice: withCardSecrets() });
+    const d = readDelivery({ ...meta, invoice: withCardSecrets() }, DEFAULT_WIRE_PROFILE);
     const printed = [
       inspect(d, { depth: null }),
       inspect(d, { depth: null, getters: true }),
@@ -82,13 +88,13 @@ describe('readDelivery', () => {
   });
 
   it('recognizes a synthetic test delivery with no invoice', () => {
-    const d = readDelivery({ ...meta, test: true, invoice: null });
+    const d = readDelivery({ ...meta, test: true, invoice: null }, DEFAULT_WIRE_PROFILE);
     expect(d).toMatchObject({ test: true, invoice: null, invoiceError: null });
   });
 
   it('reports an unreadable invoice naming the field instead of throwing', () => {
     const invoice = { ...currentBilletResponse().invoice, status: { text: 'paid' } };
-    const d = readDelivery({ ...meta, invoice });
+    const d = readDelivery({ ...meta, invoice }, DEFAULT_WIRE_PROFILE);
     expect(d.invoice).toBeNull();
     expect(d.invoiceError).toMatch(/status/);
     expect(d.dedupeKey).toBe('delivery:d-1');
@@ -100,15 +106,15 @@ describe('readDelivery', () => {
       sent_at: '2026-11-21 10:00:00',
       invoice: currentBilletResponse().invoice,
     };
-    const a = readDelivery(body);
-    const b = readDelivery(structuredClone(body));
+    const a = readDelivery(body, DEFAULT_WIRE_PROFILE);
+    const b = readDelivery(structuredClone(body), DEFAULT_WIRE_PROFILE);
     expect(a.dedupeKey).toMatch(/^hash:[0-9a-f]{64}$/);
     expect(b.dedupeKey).toBe(a.dedupeKey);
-    const later = readDelivery({ ...body, sent_at: '2026-11-21 10:00:01' });
+    const later = readDelivery({ ...body, sent_at: '2026-11-21 10:00:01' }, DEFAULT_WIRE_PROFILE);
     expect(later.dedupeKey).not.toBe(a.dedupeKey);
     const paid = structuredClone(body);
     paid.invoice.status.code = 5;
-    expect(readDelivery(paid).dedupeKey).not.toBe(a.dedupeKey);
+    expect(readDelivery(paid, DEFAULT_WIRE_PROFILE).dedupeKey).not.toBe(a.dedupeKey);
   });
 
   it('keys a body without delivery_id the same in every shape: the stored keys stay what they are', () => {
@@ -121,7 +127,7 @@ describe('readDelivery', () => {
       { data: { ...m, invoice: currentBilletResponse().invoice } },
       { payload: { ...m, fatura: legacyDueDateResponse().fatura } },
     ]) {
-      expect(readDelivery(body).dedupeKey).toBe(key);
+      expect(readDelivery(body, DEFAULT_WIRE_PROFILE).dedupeKey).toBe(key);
     }
   });
 

@@ -1,14 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
-import { asRecord, asText, type JsonRecord, valueAt } from './json';
+import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
 import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
-import { DEFAULT_WIRE_PROFILE, WireProfile, WireWebhookProfile } from './wire-profile';
+import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
-// The wire reading of a webhook delivery, as `invoice.reader.ts` is of an invoice: the body's parts (the invoice
-// it names, its card data redacted, the dedupe key the service's retries share) and the `Webhook` header's lines.
-// Nothing here decides or trusts: the intake (`webhooks/delivery-intake.ts`) checks the token, refuses what it
-// cannot route or store, and the invoice is looked up at the service before anything is applied.
+// A delivery's body parts and `Webhook` header lines, read. Nothing here decides or trusts: the intake checks the
+// token and refuses what it cannot route or store, and the invoice is looked up at the service before it counts.
 
 /** The invoice a delivery names: by number, by the store's reference, and in which status. */
 export type NamedInvoice = { id: string; referrer: string | null; statusCode: number };
@@ -24,10 +22,7 @@ export interface WebhookDelivery {
   invoice: NamedInvoice | null;
   /** Why the invoice could not be read, naming the field. */
   invoiceError: string | null;
-  /**
-   * The invoice object as received, card data redacted: what the inbox row keeps. Redacted when first read, once: a
-   * delivery refused, acknowledged or joined to a waiting entry is never copied.
-   */
+  /** The invoice as received, card data redacted when first read (a refused delivery is never copied). */
   readonly payload: unknown;
   dedupeKey: string;
 }
@@ -36,10 +31,7 @@ export interface WebhookDelivery {
  * Reads a delivery body where the wire profile's `webhook` part says (by default the A13 body, with `invoice` or
  * `fatura`, or an event wrapper around it). Never throws: an unreadable invoice is `invoiceError`.
  */
-export function readDelivery(
-  body: JsonRecord,
-  profile: Pick<WireProfile, 'webhook'> = DEFAULT_WIRE_PROFILE,
-): WebhookDelivery {
+export function readDelivery(body: JsonRecord, profile: Pick<WireProfile, 'webhook'>): WebhookDelivery {
   const w = profile.webhook;
   const { invoice: raw, error, ...meta } = w.read ? customParts(body, w.read) : partsAt(body, w);
   const container = asRecord(raw);
@@ -97,10 +89,10 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   });
   return {
     invoice: at === undefined ? null : valueAt(body, at),
-    event: firstSentText(body, w.event),
-    deliveryId: firstSentText(body, w.deliveryId),
-    webhookId: firstSentText(body, w.webhookId),
-    sentAt: firstSentText(body, w.sentAt),
+    event: firstTextAt(body, w.event, sentText),
+    deliveryId: firstTextAt(body, w.deliveryId, sentText),
+    webhookId: firstTextAt(body, w.webhookId, sentText),
+    sentAt: firstTextAt(body, w.sentAt, sentText),
     test: w.test.some((p) => valueAt(body, p) === true),
     error: null,
   };
@@ -113,14 +105,6 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
 function sentText(value: unknown): string | null {
   if (typeof value === 'string') return value === '' ? null : value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
-function firstSentText(body: JsonRecord, paths: readonly string[]): string | null {
-  for (const path of paths) {
-    const text = sentText(valueAt(body, path));
-    if (text !== null) return text;
-  }
   return null;
 }
 

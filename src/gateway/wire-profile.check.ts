@@ -11,13 +11,13 @@ const MAX_PROFILE_JSON = 32_768;
  * Problems of wire-profile overrides given as data (the admin settings' `wireProfile`) by dotted field path: every
  * key known, every value of its kind, templates using only their request's values, no function.
  */
-export function checkWireProfileData(value: unknown, root = 'wireProfile'): Record<string, string[]> {
+export function checkWireProfileData(value: unknown): Record<string, string[]> {
   const errors: FieldErrors = {};
   const fail = (path: string, message: string) => addFieldError(errors, path, message);
   if (JSON.stringify(value ?? null).length > MAX_PROFILE_JSON) {
-    fail(root, `must be at most ${MAX_PROFILE_JSON} characters of JSON`);
+    fail('wireProfile', `must be at most ${MAX_PROFILE_JSON} characters of JSON`);
   } else {
-    PROFILE(value, root, fail, {});
+    PROFILE(value, 'wireProfile', fail, {});
   }
   return errors;
 }
@@ -81,22 +81,13 @@ const maxPages = check(
   'must be an integer from 1 to 1000',
   (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000,
 );
-const lookup: Rule = (v, p, fail) => {
+const byGet = part({ get: path, at: jsonPath });
+const byList = part({ list: oneOf(...QUERY_KEYS), maxPages });
+const lookup: Rule = (v, p, fail, parent) => {
   const o = asRecord(v);
-  const keys = o ? Object.keys(o) : [];
-  if (o && 'get' in o && keys.every((k) => k === 'get' || k === 'at')) {
-    if (o.at !== undefined) jsonPath(o.at, `${p}.at`, fail, o);
-    return path(o.get, `${p}.get`, fail, o);
-  }
-  if (o && 'list' in o && keys.every((k) => k === 'list' || k === 'maxPages')) {
-    oneOf(...QUERY_KEYS)(o.list, `${p}.list`, fail, o);
-    if (o.maxPages !== undefined) maxPages(o.maxPages, `${p}.maxPages`, fail, o);
-    return;
-  }
-  const want = o
-    ? '{ list: <filter>, maxPages? } or { get: <path>, at? }'
-    : '{ list: <filter> } or { get: <path> }';
-  fail(p, `must be ${want}`);
+  if (o && 'get' in o && !('list' in o)) return byGet(v, p, fail, parent);
+  if (o && 'list' in o && !('get' in o)) return byList(v, p, fail, parent);
+  fail(p, 'must be { list: <filter>, maxPages? } or { get: <path>, at? }');
 };
 
 /** Parts a profile may set to `null` (not sent, no such operation). */

@@ -177,16 +177,9 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
   },
 };
 
-/** `base` with `overrides` laid over it in order; templates and lookups replace whole. */
-export function mergeWireProfile(
-  base: WireProfile,
-  ...overrides: Array<WireProfileOverrides | null | undefined>
-): WireProfile {
-  let out: unknown = base;
-  for (const o of overrides) {
-    if (o) out = mergeAt(out, o);
-  }
-  return out as WireProfile;
+/** `base` with `overrides` laid over it; templates and lookups replace whole. */
+export function mergeWireProfile(base: WireProfile, overrides?: WireProfileOverrides | null): WireProfile {
+  return (overrides ? mergeAt(base, overrides) : base) as WireProfile;
 }
 
 const REPLACED_WHOLE = new Set(['body', 'byReferrer', 'byId']);

@@ -1,10 +1,8 @@
 import { BadRequestException } from '@nestjs/common';
 import { adminValidationPipe } from '../settings/admin-api';
-import { saveSettings } from '../settings/settings-save';
-import { UpdateSettingsDto } from '../settings/settings.dto';
+import { maskSettings, saveSettings, UpdateSettingsDto, type MaskedSettings } from '../settings/settings.dto';
 import { SETTING_LIST, type AdminText, type SettingName } from '../options/settings.schema';
 import { orderInvoiceViews, type OrderInvoiceView } from '../settings/order-invoices.view';
-import type { MaskedSettings } from '../settings/settings.entity';
 import { pluginOptions, withSessions, type MedusaRequest, type MedusaResponse } from './plugin';
 import { runtimeServices, type MedusaRuntimeServices } from './runtime';
 
@@ -84,7 +82,7 @@ export function settingsFields(): MedusaSettingField[] {
 
 /** The module's effective settings, secrets masked, labelled, with warnings. */
 async function settingsView(services: MedusaRuntimeServices): Promise<MedusaSettingsView> {
-  const masked = await services.settings.getMasked();
+  const masked = maskSettings(await services.settings.getEffective());
   return {
     settings: masked,
     fields: settingsFields(),

@@ -7,7 +7,7 @@ import type {
   CheckoutOrder,
   InitiatePaymentData,
 } from '../core/checkout.types';
-import { textProblem } from '../domain/text-bounds';
+import { textProblem } from '../domain/text-and-days';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';

@@ -11,8 +11,7 @@ import { InvoicePaymentsModule } from '../invoice-payments.module';
 import { INVOICE_PAYMENTS_ENTITIES } from '../entities';
 import { runMigrationsExclusively } from '../persistence/migration-lock';
 import { RefundService } from '../refunds/refund.service';
-import { INVOICE_PAYMENTS_SECRET_BOX } from '../settings/constants';
-import type { SecretBox } from '../settings/secret-box';
+import { SecretBox } from '../settings/secret-box';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingService } from '../shipping/tracking.service';
 import type { ProviderWebhookPayload, WebhookActionResult } from '../core/checkout.types';
@@ -21,9 +20,8 @@ import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhoo
 import { CLOCK, type Clock } from '../domain/clock';
 import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { httpAnswerOf } from '../errors/http-answers';
-import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { isGatewayError } from '../gateway/errors';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
+import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../gateway/gateway.options';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { InvoicePaymentsMedusaOptions, MedusaWebhookActionResult } from './types';
@@ -106,7 +104,7 @@ export class MedusaRuntimeServices {
     @InjectDataSource() readonly dataSource: DataSource,
     @Inject(CLOCK) readonly clock: Clock,
     /** For a settings change (`POST /admin/invoice-payments/settings`): secrets encrypted, production URLs looked up. */
-    @Inject(INVOICE_PAYMENTS_SECRET_BOX) readonly secretBox: SecretBox,
+    readonly secretBox: SecretBox,
     @Inject(GATEWAY_CLIENT_OPTIONS) readonly gatewayOptions: GatewayClientOptions,
   ) {}
 }

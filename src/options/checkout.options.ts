@@ -1,6 +1,5 @@
 import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
-import { todayIn } from '../domain/calendar';
-import type { TextRule } from '../domain/text-bounds';
+import { todayIn, type TextRule } from '../domain/text-and-days';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';

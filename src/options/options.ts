@@ -1,4 +1,4 @@
-import type { StatusDispatchOptions } from '../core/status-dispatch.options';
+import type { StatusDispatchOptions } from '../core/status-dispatcher.service';
 import type { InjectionToken, ModuleMetadata, OptionalFactoryDependency, Type } from '@nestjs/common';
 import type { CheckoutOptions } from './checkout.options';
 import type { OrderPaymentPort } from '../core/ports';

@@ -1,4 +1,4 @@
-import { resolveNotificationsOptions } from '../core/status-dispatch.options';
+import { resolveNotificationsOptions } from '../core/status-dispatcher.service';
 
 describe('resolveNotificationsOptions', () => {
   it('fills in the defaults', () => {

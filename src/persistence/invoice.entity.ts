@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { StatusChangeSource } from '../domain/status-table';
 import { centsColumn, TimestampColumn } from './columns';
 

@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThanOrEqual } from 'typeorm';
-import { CREATION_SETTLER, CreationSettler, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
+import { CREATION_RESOLVER, CreationResolver, LATE_INVOICE_ADOPTER, LateInvoiceAdopter } from '../core/ports';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
@@ -18,7 +18,7 @@ import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { nextCheckAt } from './check-schedule';
 import { DAY } from '../domain/option-fields';
-import { todayIn } from '../domain/calendar';
+import { todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import type { ResolvedOpenReconciliationOptions } from '../options/reconciliation.options';
 import { countRound } from '../core/otel';
@@ -62,7 +62,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     private readonly identity: InvoiceIdentity,
     private readonly events: EventEmitter2,
     @Inject(CLOCK) clock: Clock,
-    @Inject(CREATION_SETTLER) private readonly creations: CreationSettler,
+    @Inject(CREATION_RESOLVER) private readonly creations: CreationResolver,
     @Inject(LATE_INVOICE_ADOPTER) private readonly lateInvoices: LateInvoiceAdopter,
   ) {
     super('reconciliation', new Logger(OpenInvoicesReconciler.name), options.intervalMs, clock);

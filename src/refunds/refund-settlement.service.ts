@@ -6,7 +6,7 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import { InvoiceRefund } from './refund.entity';

@@ -7,7 +7,7 @@ import { assertAllowed, refundableCents } from '../core/invoice-actions';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { GatewayOutcomeUnknownError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString, MAX_SERVICE_AMOUNT_CENTS } from '../gateway/money';

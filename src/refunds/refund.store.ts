@@ -34,7 +34,7 @@ export class RefundStore {
       InvoiceRefund,
       {
         table: dataSource.getMetadata(InvoiceRefund).tableName,
-        open: { sql: (t) => `${t}state = 'unknown'`, where: { state: 'unknown' } },
+        open: (t) => `${t}state = 'unknown'`,
         // The next read-back is the lease too: a worker takes a row by moving it forward.
         lockedUntil: 'next_check_at',
         nextAttemptAt: 'next_check_at',

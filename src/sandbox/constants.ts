@@ -57,7 +57,7 @@ export const MAX_INSTALLMENTS = 12;
 
 /**
  * Control characters the service refuses in any text (A17). The same rule as the module's `CONTROL_CHARACTERS`
- * (`src/core/text-bounds.ts`), written out here because the sandbox imports nothing of the module; a test keeps the
+ * (`src/domain/text-and-days.ts`), written out here because the sandbox imports nothing of the module; a test keeps the
  * two equal.
  */
 export const CONTROL_CHARACTERS = /[\p{Cc}\p{Cs}\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;

@@ -14,16 +14,11 @@ import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { refundView, type RefundView } from '../refunds/refund.entity';
+import { refundView } from '../refunds/refund.entity';
 import { RefundService } from '../refunds/refund.service';
-import { AdminApi, AdminIdPipe } from './admin-api';
-import {
-  AdminInvoicesService,
-  STATUS_VIEWS,
-  type AdminInvoiceView,
-  type KeysetPage,
-} from './admin-invoices.service';
-import { AdminOperationsService, type AdminHistoryView } from './admin-operations.service';
+import { AdminApi } from './admin-api';
+import { AdminInvoicesService, STATUS_VIEWS, toView, type AdminInvoiceView } from './admin-invoices.service';
+import { AdminOperationsService } from './admin-operations.service';
 import { adminValidationError, problemsOf } from './admin-problems';
 import { ChangeDueDateDto, ListInvoicesQueryDto, MarkNotCreatedDto, RefundDto } from './admin.dto';
 
@@ -41,26 +36,23 @@ export class AdminInvoicesController {
 
   /** The statuses of the status table, for the page's filter and texts. */
   @Get('statuses')
-  statuses(): typeof STATUS_VIEWS {
+  statuses() {
     return STATUS_VIEWS;
   }
 
   @Get('invoices')
-  listInvoices(@Query() query: ListInvoicesQueryDto): Promise<KeysetPage<AdminInvoiceView>> {
+  listInvoices(@Query() query: ListInvoicesQueryDto) {
     return this.invoices.list(query);
   }
 
   @Get('invoices/:id')
-  getInvoice(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
+  getInvoice(@Param('id') id: string) {
     return this.reload(id);
   }
 
   @Post('invoices/:id/due-date')
   @HttpCode(200)
-  async changeDueDate(
-    @Param('id', AdminIdPipe) id: string,
-    @Body() body: ChangeDueDateDto,
-  ): Promise<AdminInvoiceView> {
+  async changeDueDate(@Param('id') id: string, @Body() body: ChangeDueDateDto) {
     try {
       await this.provider.changeDueDate({ data: { invoiceRecordId: id }, dueDate: body.dueDate });
     } catch (err) {
@@ -75,7 +67,7 @@ export class AdminInvoicesController {
 
   @Post('invoices/:id/cancel')
   @HttpCode(200)
-  async cancel(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
+  async cancel(@Param('id') id: string) {
     await this.provider.cancelPayment({ data: { invoiceRecordId: id } });
     return this.reload(id);
   }
@@ -84,10 +76,10 @@ export class AdminInvoicesController {
   @Post('invoices/:id/refund')
   @HttpCode(200)
   async refund(
-    @Param('id', AdminIdPipe) id: string,
+    @Param('id') id: string,
     @Body() body: RefundDto,
     @Res({ passthrough: true }) res: { status(code: number): unknown },
-  ): Promise<AdminInvoiceView & { refund: RefundView }> {
+  ) {
     const record = await this.record(id);
     let outcome;
     try {
@@ -110,9 +102,7 @@ export class AdminInvoicesController {
   }
 
   @Get('invoices/:id/refunds')
-  async listRefunds(
-    @Param('id', AdminIdPipe) id: string,
-  ): Promise<{ refundableCents: number; refunds: RefundView[] }> {
+  async listRefunds(@Param('id') id: string) {
     const { refundableCents, refunds } = await this.refunds.ledger(await this.record(id));
     return { refundableCents, refunds: refunds.map(refundView) };
   }
@@ -120,7 +110,7 @@ export class AdminInvoicesController {
   /** Settles an unsettled creation now by asking the service; 409 saying why when it still cannot. */
   @Post('invoices/:id/recheck')
   @HttpCode(200)
-  async recheck(@Param('id', AdminIdPipe) id: string): Promise<AdminInvoiceView> {
+  async recheck(@Param('id') id: string) {
     await this.creation.resolveCreation(await this.record(id));
     return this.reload(id);
   }
@@ -128,10 +118,7 @@ export class AdminInvoicesController {
   /** After someone checked the service's panel: the order is free; an invoice that shows up anyway is late. */
   @Post('invoices/:id/mark-not-created')
   @HttpCode(200)
-  async markNotCreated(
-    @Param('id', AdminIdPipe) id: string,
-    @Body() body: MarkNotCreatedDto,
-  ): Promise<AdminInvoiceView> {
+  async markNotCreated(@Param('id') id: string, @Body() body: MarkNotCreatedDto) {
     const record = await this.record(id);
     if (record.creationState === 'created' || record.creationState === 'failed') {
       throw new ConflictException(`invoice record ${id} is ${record.creationState}: nothing to resolve`);
@@ -146,8 +133,8 @@ export class AdminInvoicesController {
   }
 
   @Get('invoices/:id/history')
-  async history(@Param('id', AdminIdPipe) id: string): Promise<AdminHistoryView[]> {
-    if (!(await this.invoices.find(id))) throw new NotFoundException(`No invoice record ${id}`);
+  async history(@Param('id') id: string) {
+    await this.record(id);
     return this.operations.history(id);
   }
 
@@ -159,10 +146,9 @@ export class AdminInvoicesController {
 
   /** Refunds in flight count as spent in `refundableCents`. */
   private async reload(id: string): Promise<AdminInvoiceView> {
-    const invoice = await this.invoices.find(id);
-    if (!invoice) throw new NotFoundException(`No invoice record ${id}`);
+    const record = await this.record(id);
+    const invoice = toView(record);
     if (invoice.refundableCents > 0) {
-      const record = await this.records.get(id);
       invoice.refundableCents = (await this.refunds.ledger(record)).refundableCents;
     }
     return invoice;

@@ -9,12 +9,25 @@ import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-problems';
 import type { ListInvoicesQueryDto } from './admin.dto';
-import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './paging';
 
 const PREFIXED = ['order_id', 'display_id', 'gateway_id', 'customer_email'] as const;
 
 /** Trigram index of the customer's name, made where `pg_trgm` could be installed. */
 const NAME_TRIGRAMS = 'IDX_invoice_payments_invoice_q_name';
+
+export const DEFAULT_PAGE_LIMIT = 20;
+
+/** Never a full `COUNT`: past this a total is "10 000+" (`totalCapped`). */
+export const TOTAL_CAP = 10_000;
+
+export interface CountedPage<V> extends Page<V> {
+  totalCapped: boolean;
+}
+
+export function countedPage<V>(items: V[], page: number, limit: number, matched: number): CountedPage<V> {
+  const total = Math.min(matched, TOTAL_CAP);
+  return { items, page, limit, total, pages: Math.ceil(total / limit), totalCapped: matched > TOTAL_CAP };
+}
 
 /** An invoice as the admin API lists it: the local record, without the raw payload. */
 export type AdminInvoiceView = ReturnType<typeof toView>;
@@ -103,11 +116,6 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
       displayId: (i.invoiceRecordId && numbers.get(i.invoiceRecordId)) || null,
     }));
     return { ...page, items };
-  }
-
-  async find(id: string): Promise<AdminInvoiceView | null> {
-    const row = await this.invoices.findOneBy({ id });
-    return row ? toView(row) : null;
   }
 
   private matching(query: ListInvoicesQueryDto): SelectQueryBuilder<InvoiceRecord> {

@@ -1,14 +1,8 @@
-import { Get, HttpCode, NotFoundException, Param, Post, Query } from '@nestjs/common';
-import type { Page } from '../gateway/types';
-import { AdminApi, AdminIdPipe } from './admin-api';
+import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { AdminApi } from './admin-api';
 import { AdminInvoicesService } from './admin-invoices.service';
-import {
-  AdminOperationsService,
-  type AdminInboxView,
-  type AdminOutboxView,
-} from './admin-operations.service';
+import { AdminOperationsService } from './admin-operations.service';
 import { AlertsQueryDto, InboxQueryDto, OutboxQueryDto } from './admin.dto';
-import { InvoicePaymentsAlertsService, type AdminAlertView } from './alerts.service';
 
 /** The admin API's Operations tab: the webhook inbox and tracking outbox (list, retry), the alerts. */
 @AdminApi()
@@ -16,45 +10,38 @@ export class AdminOperationsController {
   constructor(
     private readonly operations: AdminOperationsService,
     private readonly invoices: AdminInvoicesService,
-    private readonly alerts: InvoicePaymentsAlertsService,
   ) {}
 
   @Get('webhooks/inbox')
-  listInbox(@Query() query: InboxQueryDto): Promise<Page<AdminInboxView>> {
+  listInbox(@Query() query: InboxQueryDto) {
     return this.operations.listInbox(query);
   }
 
   @Post('webhooks/inbox/:id/retry')
   @HttpCode(200)
-  retryInbox(@Param('id', AdminIdPipe) id: string): Promise<AdminInboxView> {
+  retryInbox(@Param('id') id: string) {
     return this.operations.retryInbox(id);
   }
 
   @Get('tracking/outbox')
-  async listOutbox(
-    @Query() query: OutboxQueryDto,
-  ): Promise<Page<AdminOutboxView & { displayId: string | null }>> {
+  async listOutbox(@Query() query: OutboxQueryDto) {
     return this.invoices.withDisplayIds(await this.operations.listOutbox(query));
   }
 
   @Post('tracking/outbox/:id/retry')
   @HttpCode(200)
-  retryOutbox(@Param('id', AdminIdPipe) id: string): Promise<AdminOutboxView> {
+  retryOutbox(@Param('id') id: string) {
     return this.operations.retryOutbox(id);
   }
 
   @Get('alerts')
-  async listAlerts(
-    @Query() query: AlertsQueryDto,
-  ): Promise<Page<AdminAlertView & { displayId: string | null }>> {
-    return this.invoices.withDisplayIds(await this.alerts.list(query));
+  async listAlerts(@Query() query: AlertsQueryDto) {
+    return this.invoices.withDisplayIds(await this.operations.listAlerts(query));
   }
 
   @Post('alerts/:id/acknowledge')
   @HttpCode(200)
-  async acknowledge(@Param('id', AdminIdPipe) id: string): Promise<AdminAlertView> {
-    const alert = await this.alerts.acknowledge(id);
-    if (!alert) throw new NotFoundException(`No alert ${id}`);
-    return alert;
+  acknowledge(@Param('id') id: string) {
+    return this.operations.acknowledgeAlert(id);
   }
 }

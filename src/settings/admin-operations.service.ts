@@ -1,24 +1,40 @@
 import { ConflictException, Inject, Injectable, Logger, NotFoundException, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, In } from 'typeorm';
+import {
+  DataSource,
+  In,
+  IsNull,
+  Not,
+  type FindManyOptions,
+  type FindOptionsSelect,
+  type FindOptionsWhere,
+  type ObjectLiteral,
+  type Repository,
+} from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
 import { CLOCK, type Clock } from '../domain/clock';
 import { transitionOfRow } from '../domain/status-table';
-import type { Page } from '../gateway/types';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
-import type { InboxQueryDto, OutboxQueryDto } from './admin.dto';
-import { statusView } from './admin-invoices.service';
-import { findPage } from './paging';
+import type { AlertsQueryDto, InboxQueryDto, OutboxQueryDto, PageQueryDto } from './admin.dto';
+import {
+  countedPage,
+  DEFAULT_PAGE_LIMIT,
+  statusView,
+  TOTAL_CAP,
+  type CountedPage,
+} from './admin-invoices.service';
 import { InvoiceStatusHistory } from '../persistence/invoice.entity';
+import { runInTransaction } from '../persistence/dialect';
+import { InvoicePaymentsAlertRecord } from './alert.entity';
 
 /**
- * The Operations tab. A retry is one more attempt: the count goes on, so an entry that fails again is dead-lettered
- * (or failed) again at once.
+ * The Operations tab: the webhook inbox, the tracking outbox and the alerts. A retry is one more attempt: the count
+ * goes on, so an entry that fails again is dead-lettered (or failed) again at once.
  */
 @Injectable()
 export class AdminOperationsService {
@@ -32,14 +48,14 @@ export class AdminOperationsService {
     @Optional() private readonly tracking?: TrackingWorker,
   ) {}
 
-  async listInbox(query: InboxQueryDto): Promise<Page<AdminInboxView>> {
+  async listInbox(query: InboxQueryDto) {
     const states: WebhookInboxState[] = query.state ? [query.state] : ['pending', 'dead'];
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
     const order = { receivedAt: 'ASC', id: 'ASC' } as const;
     return findPage(repo, query, { where: { state: In(states) }, order }, inboxView);
   }
 
-  async retryInbox(id: string): Promise<AdminInboxView> {
+  async retryInbox(id: string) {
     const repo = this.dataSource.getRepository(WebhookInboxEntry);
     const entry = await repo.findOneBy({ id });
     if (!entry) throw new NotFoundException(`No webhook inbox entry ${id}`);
@@ -57,7 +73,7 @@ export class AdminOperationsService {
     return inboxView(await repo.findOneByOrFail({ id }));
   }
 
-  async listOutbox(query: OutboxQueryDto): Promise<Page<AdminOutboxView>> {
+  async listOutbox(query: OutboxQueryDto) {
     const statuses: TrackingOutboxStatus[] = query.status ? [query.status] : ['pending', 'failed'];
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const order = { recordedAt: 'ASC', id: 'ASC' } as const;
@@ -65,7 +81,7 @@ export class AdminOperationsService {
   }
 
   /** The worker still skips a code a newer one replaced. */
-  async retryOutbox(id: string): Promise<AdminOutboxView> {
+  async retryOutbox(id: string) {
     const repo = this.dataSource.getRepository(TrackingOutbox);
     const row = await repo.findOneBy({ id });
     if (!row) throw new NotFoundException(`No tracking outbox row ${id}`);
@@ -78,7 +94,28 @@ export class AdminOperationsService {
     return outboxView(await repo.findOneByOrFail({ id }));
   }
 
-  async history(invoiceRecordId: string): Promise<AdminHistoryView[]> {
+  async listAlerts(query: AlertsQueryDto) {
+    const where: FindOptionsWhere<InvoicePaymentsAlertRecord> = {};
+    if (query.open !== undefined) where.acknowledgedAt = query.open ? IsNull() : Not(IsNull());
+    if (query.kind !== undefined) where.kind = query.kind;
+    const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
+    return findPage(repo, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, alertView);
+  }
+
+  /** Idempotent. */
+  async acknowledgeAlert(id: string) {
+    const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
+    await runInTransaction(this.dataSource, (em) =>
+      em
+        .getRepository(InvoicePaymentsAlertRecord)
+        .update({ id, acknowledgedAt: IsNull() }, { acknowledgedAt: this.clock.date() }),
+    );
+    const row = await repo.findOneBy({ id });
+    if (!row) throw new NotFoundException(`No alert ${id}`);
+    return alertView(row);
+  }
+
+  async history(invoiceRecordId: string) {
     const rows = await this.dataSource.getRepository(InvoiceStatusHistory).find({
       where: { invoiceRecordId },
       order: { createdAt: 'ASC', id: 'ASC' },
@@ -107,8 +144,7 @@ export class AdminOperationsService {
 
 /** No payload: it holds the customer's data. */
 export type AdminInboxView = ReturnType<typeof inboxView>;
-export type AdminOutboxView = ReturnType<typeof outboxView>;
-export type AdminHistoryView = ReturnType<typeof historyView>;
+export type AdminAlertView = ReturnType<typeof alertView>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -167,6 +203,35 @@ export function historyView(h: InvoiceStatusHistory) {
     alert: h.alert,
     createdAt: h.createdAt.toISOString(),
   };
+}
+
+function alertView(row: InvoicePaymentsAlertRecord) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    orderId: row.orderId,
+    invoiceRecordId: row.invoiceRecordId,
+    message: row.message,
+    createdAt: row.createdAt.toISOString(),
+    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
+  };
+}
+
+/** One page of `repo.find(options)` by offset, each row mapped by `view`. */
+async function findPage<E extends ObjectLiteral & { id: string }, V>(
+  repo: Repository<E>,
+  query: PageQueryDto,
+  options: FindManyOptions<E>,
+  view: (row: E) => V,
+): Promise<CountedPage<V>> {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+  const select = { id: true } as FindOptionsSelect<E>;
+  const [rows, matching] = await Promise.all([
+    repo.find({ ...options, skip: (page - 1) * limit, take: limit }),
+    repo.find({ where: options.where, select, take: TOTAL_CAP + 1 }),
+  ]);
+  return countedPage(rows.map(view), page, limit, matching.length);
 }
 
 /** A row's transition as the page's stable code, decided from its codes; a row with a note shows the note. */

@@ -1,16 +1,11 @@
 import { Body, ConflictException, Get, HttpCode, Inject, Post, Put } from '@nestjs/common';
-import { GATEWAY_CLIENT_OPTIONS } from '../gateway/constants';
 import { GatewayClient } from '../gateway/gateway.client';
-import type { GatewayClientOptions } from '../gateway/gateway.options';
-import type { ResendWebhookResult } from '../gateway/types';
+import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../gateway/gateway.options';
 import { AdminApi } from './admin-api';
 import { ResendWebhookDto } from './admin.dto';
-import { INVOICE_PAYMENTS_SECRET_BOX } from './constants';
-import { CredentialCheckService, type CredentialCheckReport } from './credential-check.service';
+import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { saveSettings } from './settings-save';
-import { settingFields, UpdateSettingsDto } from './settings.dto';
-import type { MaskedSettings } from './settings.entity';
+import { maskSettings, saveSettings, settingFields, UpdateSettingsDto } from './settings.dto';
 import { InvoicePaymentsSettingsService } from './settings.service';
 
 /** The admin API's Settings tab: the settings (secrets masked), their rotation, a credential check, a test webhook. */
@@ -20,41 +15,41 @@ export class AdminSettingsController {
     private readonly settings: InvoicePaymentsSettingsService,
     private readonly credentials: CredentialCheckService,
     private readonly client: GatewayClient,
-    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
+    private readonly box: SecretBox,
     @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
   ) {}
 
   @Get('settings')
-  getSettings(): Promise<MaskedSettings> {
-    return this.settings.getMasked();
+  async getSettings() {
+    return maskSettings(await this.settings.getEffective());
   }
 
   @Get('settings/fields')
-  getSettingFields(): ReturnType<typeof settingFields> {
+  getSettingFields() {
     return settingFields();
   }
 
   @Put('settings')
-  putSettings(@Body() body: UpdateSettingsDto): Promise<MaskedSettings> {
+  putSettings(@Body() body: UpdateSettingsDto) {
     return saveSettings({ settings: this.settings, box: this.box, lookup: this.gatewayOptions.lookup }, body);
   }
 
   @Post('settings/rotate-secrets')
   @HttpCode(200)
-  rotateSecrets(): Promise<{ currentKeyId: string | null; rotated: number; remaining: number }> {
+  rotateSecrets() {
     return this.settings.rotateSecrets();
   }
 
   @Post('credentials/check')
   @HttpCode(200)
-  checkCredentials(): Promise<CredentialCheckReport> {
+  checkCredentials() {
     return this.credentials.check();
   }
 
   /** Spec §4.8; refused in production mode. */
   @Post('webhooks/resend')
   @HttpCode(200)
-  async resendWebhook(@Body() body: ResendWebhookDto): Promise<ResendWebhookResult> {
+  async resendWebhook(@Body() body: ResendWebhookDto) {
     const { mode } = await this.settings.getEffective();
     if (mode === 'production') {
       throw new ConflictException(

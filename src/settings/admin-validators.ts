@@ -1,5 +1,5 @@
 import { IsIn, IsInt, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-and-days';
 import { isHttpUrl } from '../gateway/dto/validators';
 import { URL_PLACEHOLDER } from '../options/checkout.options';
 

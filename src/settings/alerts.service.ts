@@ -2,17 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsWhere, IsNull, Not } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from '../core/events';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { runInTransaction } from '../persistence/dialect';
-import type { Page } from '../gateway/types';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
-import type { AlertsQueryDto } from './admin.dto';
-import { findPage } from './paging';
-
-export type AdminAlertView = ReturnType<typeof alertView>;
 
 /**
  * Keeps every `InvoicePaymentsEvents.Alert` for the admin page. The listener never throws into the emitter: it only
@@ -61,36 +56,4 @@ export class InvoicePaymentsAlertsService implements OnModuleInit, OnModuleDestr
       this.logger.error(`alert ${row.kind} could not be stored (${messageOf(err)}): ${row.message}`);
     }
   }
-
-  async list(query: AlertsQueryDto): Promise<Page<AdminAlertView>> {
-    const where: FindOptionsWhere<InvoicePaymentsAlertRecord> = {};
-    if (query.open !== undefined) where.acknowledgedAt = query.open ? IsNull() : Not(IsNull());
-    if (query.kind !== undefined) where.kind = query.kind;
-    const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
-    return findPage(repo, query, { where, order: { createdAt: 'DESC', id: 'ASC' } }, alertView);
-  }
-
-  /** Idempotent; `null` when there is no such alert. */
-  async acknowledge(id: string): Promise<AdminAlertView | null> {
-    const repo = this.dataSource.getRepository(InvoicePaymentsAlertRecord);
-    await runInTransaction(this.dataSource, (em) =>
-      em
-        .getRepository(InvoicePaymentsAlertRecord)
-        .update({ id, acknowledgedAt: IsNull() }, { acknowledgedAt: this.clock.date() }),
-    );
-    const row = await repo.findOneBy({ id });
-    return row ? alertView(row) : null;
-  }
-}
-
-function alertView(row: InvoicePaymentsAlertRecord) {
-  return {
-    id: row.id,
-    kind: row.kind,
-    orderId: row.orderId,
-    invoiceRecordId: row.invoiceRecordId,
-    message: row.message,
-    createdAt: row.createdAt.toISOString(),
-    acknowledgedAt: row.acknowledgedAt?.toISOString() ?? null,
-  };
 }

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OPERATION_SCOPES } from '../gateway/constants';
+import { OPERATION_SCOPES } from '../gateway/error.mapper';
 import { GatewayScopeError, isGatewayError } from '../gateway/errors';
 import { GatewayClient, ScopeProbeResult } from '../gateway/gateway.client';
 import type { WriteScope } from '../gateway/wire-profile';

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { SecretBoxError } from './errors';
-import { ENCRYPTION_KEY_ID_ENV, ENCRYPTION_KEYS_ENV, SecretBox } from './secret-box';
+import { ENCRYPTION_KEY_ID_ENV, ENCRYPTION_KEYS_ENV, SecretBox, SecretBoxError } from './secret-box';
 
 const k1 = randomBytes(32);
 const k2 = randomBytes(32);

@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { EncryptionKeyOptions } from '../options/admin.options';
-import { SecretBoxError } from './errors';
 
 const VERSION = 'v1';
 const ALGORITHM = 'aes-256-gcm';
@@ -8,6 +7,11 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** A key or stored secret that cannot be used; messages name the key id and field, never key or secret. */
+export class SecretBoxError extends Error {
+  override readonly name = 'SecretBoxError';
+}
 
 /** Environment variable holding the keys: JSON `{"k1":"<key>"}` or `k1:<key>,k2:<key>`. */
 export const ENCRYPTION_KEYS_ENV = 'INVOICE_PAYMENTS_ENCRYPTION_KEYS';

@@ -13,11 +13,19 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../options/settings.schema';
+import { adminValidationError, problemsOf } from './admin-problems';
 import { IsHttpUrl, IsIntIn, IsOneOf, IsPlainText } from './admin-validators';
 import type { HostLookup } from '../gateway/gateway.options';
 import { publicHttpsProblem } from '../gateway/webhook-destination';
 import { checkWireProfileData } from '../gateway/wire-profile.check';
-import type { EffectiveSettings, SettingsUpdate } from './settings.entity';
+import type { SecretBox } from './secret-box';
+import {
+  SECRET_SETTINGS,
+  type EffectiveSettings,
+  type InvoicePaymentsSettingsService,
+  type SecretSettingName,
+  type SettingsUpdate,
+} from './settings.service';
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
@@ -98,19 +106,52 @@ export function settingFields() {
   });
 }
 
+/** The settings as the admin API returns them: secrets masked, never their value. */
+export type MaskedSettings = Omit<EffectiveSettings, SecretSettingName> &
+  Record<SecretSettingName, { set: boolean; last4: string | null; source: 'saved' | 'options' | null }>;
+
+export function maskSettings(settings: EffectiveSettings): MaskedSettings {
+  const mask = (name: SecretSettingName): MaskedSettings[SecretSettingName] => {
+    const value = settings[name];
+    return {
+      set: value !== null && value !== '',
+      // A short secret would be mostly given away by its last four characters.
+      last4: value !== null && value.length >= 16 ? `…${value.slice(-4)}` : null,
+      source: value === null ? null : settings.overridden.includes(name) ? 'saved' : 'options',
+    };
+  };
+  return { ...settings, accessToken: mask('accessToken'), webhookToken: mask('webhookToken') };
+}
+
+/** What a settings change needs: the settings, the key that encrypts secrets, the DNS look-up of production URLs. */
+export interface SettingsSaveDeps {
+  settings: InvoicePaymentsSettingsService;
+  box: SecretBox;
+  lookup?: HostLookup;
+}
+
 /**
- * The checks of a settings change that need the current settings or DNS; problems by field. In production, both
- * URLs must be https to public addresses; a stored token never follows a new `baseUrl`, so the admin key cannot walk
- * it out to an address of its holder's choice.
+ * Saves a settings change whose fields were checked one by one (`UpdateSettingsDto`), after the checks that need
+ * what is saved now or DNS: the admin API's `PUT settings` and Medusa's `POST /admin/invoice-payments/settings` both
+ * come here. In production, both URLs must be https to public addresses; a stored token never follows a new
+ * `baseUrl`, so the admin key cannot walk it out to an address of its holder's choice. A refusal throws the admin
+ * API's 400 (`adminValidationError`), naming each field.
  */
-export async function checkSettingsUpdate(
-  body: SettingsUpdate,
-  current: EffectiveSettings,
-  lookup?: HostLookup,
-): Promise<Record<string, string[]>> {
+export async function saveSettings(
+  { settings, box, lookup }: SettingsSaveDeps,
+  body: UpdateSettingsDto,
+): Promise<MaskedSettings> {
+  const secrets = SECRET_SETTINGS.filter((name) => typeof body[name] === 'string');
+  if (secrets.length > 0 && !box.canEncrypt) {
+    const why =
+      'cannot be saved: no encryption key is configured (admin.encryption or INVOICE_PAYMENTS_ENCRYPTION_KEYS)';
+    const errors = Object.fromEntries(secrets.map((name) => [name, [why]]));
+    throw adminValidationError(problemsOf(errors, 'no_encryption_key'));
+  }
+  settings.invalidate(); // judged against what is saved now
+  const current = await settings.getEffective();
   const errors: Record<string, string[]> = {};
-  const mode = body.mode ?? current.mode;
-  if (mode === 'production') {
+  if ((body.mode ?? current.mode) === 'production') {
     for (const field of ['baseUrl', 'publicWebhookUrl'] as const) {
       const url = body[field] !== undefined ? body[field] : current[field];
       if (typeof url !== 'string') continue;
@@ -125,7 +166,8 @@ export async function checkSettingsUpdate(
     );
   }
   if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
-  return errors;
+  if (Object.keys(errors).length > 0) throw adminValidationError(problemsOf(errors));
+  return maskSettings(await settings.update(body));
 }
 
 function originOf(url: string | null): string | null {

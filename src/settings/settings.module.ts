@@ -1,8 +1,7 @@
 import { Controller, DynamicModule, Module, type ModuleMetadata, type Type } from '@nestjs/common';
 import { createAdminUiController } from '../admin-ui/admin-ui.controller';
-import { CHECKOUT_SETTINGS } from '../checkout/checkout.tokens';
-import { INVOICE_PAYMENTS_OPTIONS, section } from '../options/resolve';
-import { settingsDefaultsOf } from '../options/settings.schema';
+import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import { AdminNotFoundController } from './admin-api';
 import { AdminInvoicesController } from './admin-invoices.controller';
 import { AdminInvoicesService } from './admin-invoices.service';
@@ -12,14 +11,9 @@ import { AdminSettingsController } from './admin-settings.controller';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
 import { DEFAULT_ADMIN_PREFIX, type InvoicePaymentsAdminOptions } from '../options/admin.options';
-import {
-  INVOICE_PAYMENTS_ADMIN_OPTIONS,
-  INVOICE_PAYMENTS_SECRET_BOX,
-  INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-} from './constants';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { InvoicePaymentsSettingsService } from './settings.service';
+import { checkoutSettingsFromSettings, InvoicePaymentsSettingsService } from './settings.service';
 
 /** The admin API's controllers; the catch-all last, since routes match in the order they are registered. */
 const ADMIN_API = [
@@ -30,8 +24,8 @@ const ADMIN_API = [
 ];
 
 /**
- * The admin API and page under `admin.prefix`; the settings service, secret box and admin options come from
- * `SettingsStoreModule`. `workers`: the modules whose workers a retry wakes at once.
+ * The admin API and page under `admin.prefix`; the settings service and secret box come from `SettingsStoreModule`.
+ * `workers`: the modules whose workers a retry wakes at once.
  */
 @Module({})
 export class SettingsModule {
@@ -66,37 +60,17 @@ function mounted(prefix: string, base: Type): Type {
   return controller;
 }
 
-/**
- * The settings service, secret box and admin options, without the admin API: every capability reads them. The
- * settings' defaults are the module options each setting declares; the checkout reads the settings in force under
- * its own token.
- */
-@Module({})
-export class SettingsStoreModule {
-  static register(): DynamicModule {
-    return {
-      module: SettingsStoreModule,
-      providers: [
-        section(INVOICE_PAYMENTS_ADMIN_OPTIONS, 'admin', (admin) => admin ?? {}),
-        {
-          provide: INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-          useFactory: settingsDefaultsOf,
-          inject: [INVOICE_PAYMENTS_OPTIONS],
-        },
-        {
-          provide: INVOICE_PAYMENTS_SECRET_BOX,
-          useFactory: (options: InvoicePaymentsAdminOptions) => SecretBox.create(options.encryption),
-          inject: [INVOICE_PAYMENTS_ADMIN_OPTIONS],
-        },
-        InvoicePaymentsSettingsService,
-        { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
-      ],
-      exports: [
-        InvoicePaymentsSettingsService,
-        INVOICE_PAYMENTS_SECRET_BOX,
-        INVOICE_PAYMENTS_ADMIN_OPTIONS,
-        CHECKOUT_SETTINGS,
-      ],
-    };
-  }
-}
+/** The settings service and the secret box, without the admin API: every capability reads them. */
+@Module({
+  providers: [
+    {
+      provide: SecretBox,
+      useFactory: (options: InvoicePaymentsModuleOptions) => SecretBox.create(options.admin?.encryption),
+      inject: [INVOICE_PAYMENTS_OPTIONS],
+    },
+    InvoicePaymentsSettingsService,
+    checkoutSettingsFromSettings,
+  ],
+  exports: [InvoicePaymentsSettingsService, SecretBox, checkoutSettingsFromSettings],
+})
+export class SettingsStoreModule {}

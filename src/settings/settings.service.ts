@@ -3,97 +3,115 @@ import { Inject, Injectable, Logger, type Provider } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
+import { CHECKOUT_SETTINGS } from '../checkout/checkout.tokens';
 import { CLOCK, type Clock } from '../domain/clock';
 import { runInTransaction } from '../persistence/dialect';
+import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
+import type { InvoicePaymentsModuleOptions } from '../options/options';
 import {
-  INVOICE_PAYMENTS_ADMIN_OPTIONS,
-  INVOICE_PAYMENTS_SECRET_BOX,
-  INVOICE_PAYMENTS_SETTINGS_DEFAULTS,
-} from './constants';
-import { SettingsConflictError } from './errors';
-import { SecretBox } from './secret-box';
-import { DEFAULT_SETTINGS_ID, InvoicePaymentsSettingsRecord } from './settings.entity';
-import {
-  applyUpdate,
-  maskSettings,
-  mergeSettings,
-  SECRET_SETTINGS,
-  secretColumn,
-  secretContext,
-  type EffectiveSettings,
-  type InvoicePaymentsSettingsDefaults,
-  type MaskedSettings,
-  type SettingsUpdate,
-} from './settings.entity';
-import type { SettingName } from '../options/settings.schema';
-import type { InvoicePaymentsAdminOptions } from '../options/admin.options';
+  PAYMENT_METHODS,
+  SETTING_LIST,
+  settingsDefaultsOf,
+  type InvoicePaymentsSettingsValues,
+  type SETTINGS,
+  type SettingName,
+} from '../options/settings.schema';
+import type { PaymentMethod } from '../gateway/types';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from '../webhooks/delivery-checks';
+import { SecretBox } from './secret-box';
+import { InvoicePaymentsSettingsRecord } from './settings.entity';
+
+/** The one row of settings (the store's), named in the admin API's answers (`storeId`). */
+const STORE_ID = 'default';
+
+/** Encrypted at rest, never returned by the admin API. */
+export type SecretSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K]['kind'] extends 'secret' ? K : never;
+}[SettingName];
+export const SECRET_SETTINGS = SETTING_LIST.filter(([, d]) => d.kind === 'secret').map(
+  ([n]) => n as SecretSettingName,
+);
+
+/** Each setting's own default, where the module options give none. */
+export const BUILT_IN_DEFAULTS = Object.fromEntries(
+  SETTING_LIST.map(([name, declaration]) => [name, declaration.default]),
+) as InvoicePaymentsSettingsValues;
+
+/** What the module runs with right now: defaults overridden by the saved row. */
+export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
+  storeId: string;
+  /** Settings whose value comes from the saved row. */
+  overridden: SettingName[];
+  /** `null` when nothing was ever saved. */
+  updatedAt: Date | null;
+}
+
+/** Absent: left as it is; `null`: back to the module options' default. */
+export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
+
+/** Two admins saved at once and this save lost every retry. Over the admin API: 409. */
+export class SettingsConflictError extends Error {
+  override readonly name = 'SettingsConflictError';
+}
 
 /**
- * The settings the module runs with: module options overridden by what the admin saved. Cached for
- * `admin.settingsCacheTtlMs`; a save clears this instance's cache, so no restart is needed.
+ * The settings the module runs with: the module options (each setting's `option`, else its built-in default)
+ * overridden by what the admin saved, where a `null` column means the default and secrets are `SecretBox` values.
+ * Cached for `admin.settingsCacheTtlMs`; a save clears this instance's cache, so no restart is needed.
  */
 @Injectable()
 export class InvoicePaymentsSettingsService {
   private readonly logger = new Logger('InvoicePaymentsSettings');
-  private readonly cache = new Map<string, { expiresAt: number; value: Promise<EffectiveSettings> }>();
+  private cached: { expiresAt: number; value: Promise<EffectiveSettings> } | null = null;
+  private namespace: Promise<string> | null = null;
   private readonly ttlMs: number;
-
+  private readonly defaults: InvoicePaymentsSettingsValues;
   private readonly rows: Repository<InvoicePaymentsSettingsRecord>;
-  private readonly namespaces = new Map<string, Promise<string>>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(INVOICE_PAYMENTS_SECRET_BOX) private readonly box: SecretBox,
-    @Inject(INVOICE_PAYMENTS_SETTINGS_DEFAULTS) private readonly defaults: InvoicePaymentsSettingsDefaults,
-    @Inject(INVOICE_PAYMENTS_ADMIN_OPTIONS) admin: InvoicePaymentsAdminOptions,
+    private readonly box: SecretBox,
+    @Inject(INVOICE_PAYMENTS_OPTIONS) options: InvoicePaymentsModuleOptions,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.ttlMs = admin.settingsCacheTtlMs ?? 5000;
+    this.ttlMs = options.admin?.settingsCacheTtlMs ?? 5000;
+    this.defaults = { ...BUILT_IN_DEFAULTS, ...settingsDefaultsOf(options) };
     this.rows = dataSource.getRepository(InvoicePaymentsSettingsRecord);
   }
 
-  async getEffective(storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
-    const hit = this.cache.get(storeId);
-    if (hit && hit.expiresAt > this.clock.now()) return hit.value;
-    const value = this.load(storeId);
-    this.cache.set(storeId, { expiresAt: this.clock.now() + this.ttlMs, value });
+  async getEffective(): Promise<EffectiveSettings> {
+    if (this.cached && this.cached.expiresAt > this.clock.now()) return this.cached.value;
+    const value = this.load();
+    this.cached = { expiresAt: this.clock.now() + this.ttlMs, value };
     // A failed read is not cached.
-    value.catch(() => this.cache.get(storeId)?.value === value && this.cache.delete(storeId));
+    value.catch(() => {
+      if (this.cached?.value === value) this.cached = null;
+    });
     return value;
   }
 
   /** For `GatewayClientOptions.resolveConfig`: an unconfigured setting comes back empty and the client refuses. */
-  async gatewayConfig(storeId: string = DEFAULT_SETTINGS_ID): Promise<ResolvedGatewayConfig> {
-    const s = await this.getEffective(storeId);
-    return {
-      baseUrl: s.baseUrl ?? '',
-      accessToken: s.accessToken ?? '',
-      mode: s.mode,
-      profile: s.wireProfile,
-    };
-  }
-
-  async getMasked(storeId: string = DEFAULT_SETTINGS_ID): Promise<MaskedSettings> {
-    return maskSettings(await this.getEffective(storeId));
+  async gatewayConfig(): Promise<ResolvedGatewayConfig> {
+    const { baseUrl, accessToken, mode, wireProfile } = await this.getEffective();
+    return { baseUrl: baseUrl ?? '', accessToken: accessToken ?? '', mode, profile: wireProfile };
   }
 
   /** Saves a change (absent: unchanged, `null`: back to the default); secrets encrypted with the current key. */
-  async update(update: SettingsUpdate, storeId: string = DEFAULT_SETTINGS_ID): Promise<EffectiveSettings> {
+  async update(update: SettingsUpdate): Promise<EffectiveSettings> {
     const secrets = SECRET_SETTINGS.filter((name) => update[name] !== undefined).map((name) => {
       const value = update[name];
       const encrypted =
-        value === null || value === undefined ? null : this.box.encrypt(value, secretContext(storeId, name));
+        value === null || value === undefined ? null : this.box.encrypt(value, secretContext(STORE_ID, name));
       return [secretColumn(name), encrypted] as const;
     });
-    await this.saveWithRetry(storeId, (row) => {
+    await this.saveWithRetry(STORE_ID, (row) => {
       applyUpdate(row, update);
       Object.assign(row, Object.fromEntries(secrets), { updatedAt: this.clock.date() });
     });
-    this.invalidate(storeId);
+    this.invalidate();
     const fields = Object.keys(update).filter((k) => update[k as SettingName] !== undefined);
-    this.logger.log(`settings of store "${storeId}" saved (${fields.join(', ') || 'no fields'})`);
-    return this.getEffective(storeId);
+    this.logger.log(`settings of store "${STORE_ID}" saved (${fields.join(', ') || 'no fields'})`);
+    return this.getEffective();
   }
 
   /** Re-encrypts secrets under old keys with the current one; old keys may go once `remaining` is 0. */
@@ -117,8 +135,8 @@ export class InvoicePaymentsSettingsService {
         inRow = names.length;
       });
       rotated += inRow;
-      this.invalidate(id);
     }
+    this.invalidate();
     const remaining = (await this.rows.find()).reduce((n, row) => n + stale(row).length, 0);
     this.logger.log(
       `secrets rotated to key "${this.box.currentKeyId}": ${rotated} value(s), ${remaining} remaining`,
@@ -127,46 +145,65 @@ export class InvoicePaymentsSettingsService {
   }
 
   /** This installation's referrer namespace: made at random once; every instance reads back the first one stored. */
-  referrerNamespace(storeId: string = DEFAULT_SETTINGS_ID): Promise<string> {
-    let known = this.namespaces.get(storeId);
-    if (!known) {
-      known = this.ensureNamespace(storeId);
-      this.namespaces.set(storeId, known);
-      known.catch(() => this.namespaces.delete(storeId));
-    }
-    return known;
+  referrerNamespace(): Promise<string> {
+    this.namespace ??= this.ensureNamespace().catch((err: unknown) => {
+      this.namespace = null;
+      throw err;
+    });
+    return this.namespace;
   }
 
-  private async ensureNamespace(storeId: string): Promise<string> {
-    const stored = await this.rows.findOne({
-      where: { id: storeId },
-      select: { id: true, referrerNamespace: true },
-    });
+  private async ensureNamespace(): Promise<string> {
+    const stored = await this.rows.findOneBy({ id: STORE_ID });
     if (stored?.referrerNamespace) return stored.referrerNamespace;
     const made = newNamespace();
-    await this.saveWithRetry(storeId, (row) => (row.referrerNamespace ??= made));
-    const row = await this.rows.findOneByOrFail({ id: storeId });
+    await this.saveWithRetry(STORE_ID, (row) => (row.referrerNamespace ??= made));
+    const row = await this.rows.findOneByOrFail({ id: STORE_ID });
     if (!row.referrerNamespace) throw new Error('the referrer namespace could not be stored');
-    this.logger.log(`referrer namespace of store "${storeId}": ${row.referrerNamespace}`);
+    this.logger.log(`referrer namespace of store "${STORE_ID}": ${row.referrerNamespace}`);
     return row.referrerNamespace;
   }
 
-  /** Forgets cached settings (all stores when no id is given). */
-  invalidate(storeId?: string): void {
-    if (storeId === undefined) this.cache.clear();
-    else this.cache.delete(storeId);
+  /** Forgets the cached settings. */
+  invalidate(): void {
+    this.cached = null;
   }
 
-  private async load(storeId: string): Promise<EffectiveSettings> {
-    const row = await this.rows.findOneBy({ id: storeId });
-    const secrets: Partial<EffectiveSettings> = {};
-    if (row) {
-      for (const name of SECRET_SETTINGS) {
-        const value = row[secretColumn(name)];
-        if (value !== null) secrets[name] = this.box.decrypt(value, secretContext(storeId, name));
-      }
+  private async load(): Promise<EffectiveSettings> {
+    const row = await this.rows.findOneBy({ id: STORE_ID });
+    const saved = row ? this.savedValues(row) : {};
+    return {
+      ...this.defaults,
+      ...saved,
+      enabledMethods: [...(saved.enabledMethods ?? this.defaults.enabledMethods)],
+      storeId: STORE_ID,
+      overridden: (Object.keys(saved) as SettingName[]).sort(),
+      updatedAt: row?.updatedAt ?? null,
+    };
+  }
+
+  /** What a row holds; a `null` column is the default. */
+  private savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
+    const out: Partial<InvoicePaymentsSettingsValues> = {};
+    const columns = row as unknown as Record<string, unknown>;
+    for (const name of COLUMN_SETTINGS) {
+      if (columns[name] !== null) (out as Record<string, unknown>)[name] = columns[name];
     }
-    return mergeSettings(storeId, this.defaults, row, secrets);
+    for (const name of SECRET_SETTINGS) {
+      const value = row[secretColumn(name)];
+      if (value !== null) out[name] = this.box.decrypt(value, secretContext(row.id, name));
+    }
+    if (row.ecommerceStoreId !== null && row.ecommerceCheckout !== null) {
+      out.ecommerce = { storeId: row.ecommerceStoreId, checkout: row.ecommerceCheckout };
+    }
+    if (row.enabledMethods !== null) {
+      out.enabledMethods = row.enabledMethods
+        .split(',')
+        .map((m) => m.trim())
+        .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
+    }
+    if (row.wireProfile !== null) out.wireProfile = parseProfile(row.wireProfile);
+    return out;
   }
 
   /** Read, change, write in one transaction if nobody wrote in between (version check); the loser retries. */
@@ -199,7 +236,7 @@ export class InvoicePaymentsSettingsService {
       });
       if (saved) return;
     }
-    throw new SettingsConflictError();
+    throw new SettingsConflictError('the settings were changed by someone else at the same time; try again');
   }
 }
 
@@ -214,6 +251,45 @@ export const merchantTokenFromSettings: Provider = {
   }),
   inject: [InvoicePaymentsSettingsService],
 };
+
+/** The checkout reads the settings in force (and the referrer namespace) from this service. */
+export const checkoutSettingsFromSettings: Provider = {
+  provide: CHECKOUT_SETTINGS,
+  useExisting: InvoicePaymentsSettingsService,
+};
+
+const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
+
+/** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
+const secretContext = (rowId: string, name: SecretSettingName) =>
+  `invoice_payments_settings:${rowId}:${name}`;
+
+/** Kinds kept as is in the row's column of the setting's name. */
+const COLUMN_KINDS: readonly string[] = ['mode', 'int', 'url', 'text'];
+const COLUMN_SETTINGS = SETTING_LIST.filter(([, d]) => COLUMN_KINDS.includes(d.kind)).map(([n]) => n);
+
+/** Writes a change into the row, secrets excluded. */
+function applyUpdate(row: InvoicePaymentsSettingsRecord, update: SettingsUpdate): void {
+  const columns = row as unknown as Record<string, unknown>;
+  for (const name of COLUMN_SETTINGS) if (update[name] !== undefined) columns[name] = update[name];
+  const { ecommerce, enabledMethods, wireProfile } = update;
+  if (ecommerce !== undefined) {
+    row.ecommerceStoreId = ecommerce?.storeId ?? null;
+    row.ecommerceCheckout = ecommerce?.checkout ?? null;
+  }
+  if (enabledMethods !== undefined) row.enabledMethods = enabledMethods?.join(',') ?? null;
+  if (wireProfile !== undefined) row.wireProfile = wireProfile === null ? null : JSON.stringify(wireProfile);
+}
+
+/** A saved profile that no longer parses is ignored (the options' profile applies), not fatal. */
+function parseProfile(text: string): InvoicePaymentsSettingsValues['wireProfile'] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
 
 /** ~41 bits: no two installations share one in practice. */
 function newNamespace(): string {

@@ -1,7 +1,7 @@
 import { isHttpUrl } from '../gateway/dto/validators';
 import { ShipmentValidationError } from '../domain/shipping.errors';
 import type { ValidShipment } from '../domain/shipping.types';
-import { textProblem } from '../domain/text-bounds';
+import { textProblem } from '../domain/text-and-days';
 
 /**
  * Checks a shipment and returns it trimmed; throws {@link ShipmentValidationError} naming the first bad field.

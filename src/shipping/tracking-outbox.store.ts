@@ -23,7 +23,7 @@ export class TrackingOutboxStore {
       TrackingOutbox,
       {
         table: this.table,
-        open: { sql: (t) => `${t}status = 'pending'`, where: { status: 'pending' } },
+        open: (t) => `${t}status = 'pending'`,
         lockedUntil: 'locked_until',
         attempts: 'attempts',
         nextAttemptAt: 'next_attempt_at',

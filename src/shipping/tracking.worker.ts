@@ -7,7 +7,7 @@ import { InvoicePaymentsEvents, messageOf, raiseAlert, emitSafely } from '../cor
 import { retryDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { GatewayRateLimitError, GatewayUnsupportedError, isGatewayError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import { SHIPPING_OPTIONS } from './constants';

@@ -14,7 +14,7 @@ import {
 import { ShopperPaymentNotFoundError } from '../checkout/shopper.errors';
 import { ShopperPaymentsService } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
-import { idProblem } from '../domain/text-bounds';
+import { idProblem } from '../domain/text-and-days';
 import { asGraphQlError } from './shop-api.resolver';
 
 /** The shopper's payment screen in the Shop API: the fields of the status routes' JSON (docs/storefront-routes.md). */

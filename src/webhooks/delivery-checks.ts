@@ -10,7 +10,7 @@ import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { STATUS_STAGES, decideTransition } from '../domain/status-table';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-bounds';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-and-days';
 import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';

@@ -6,7 +6,7 @@ import { Coalescer } from '../core/queue/poller';
 import { countDelivery, traced } from '../core/otel';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';

@@ -5,12 +5,12 @@ import { DataSource } from 'typeorm';
 import { messageOf as message } from '../core/events';
 import { InvoiceIdentity } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { tracedBatch } from '../core/otel';
+import { traced } from '../core/otel';
 import { LATE_INVOICE_ADOPTER, type LateInvoiceAdopter } from '../core/ports';
 import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import {
@@ -151,7 +151,10 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     let taken = 0;
     for (let full = true; full && !stopped();) {
       const claimed = await this.leased.claimDue(batchSize, 'o.received_at');
-      if (claimed.length > 0) await tracedBatch(claimed.length, () => this.process(claimed));
+      // One span a batch, its lookups its children.
+      const span = { 'invoice_payments.deliveries': claimed.length };
+      if (claimed.length > 0)
+        await traced('invoice_payments webhook.process', span, () => this.process(claimed));
       taken += claimed.length;
       full = claimed.length >= batchSize;
     }

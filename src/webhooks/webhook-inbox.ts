@@ -3,13 +3,13 @@ import type { EventEmitter2 } from '@nestjs/event-emitter';
 import { Column, DataSource, Entity, In, Index, PrimaryColumn } from 'typeorm';
 import { emitSafely, type InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
-import { InvoiceStatusService, reportChangesNothing } from '../core/invoice-status.service';
+import { InvoiceStatusService } from '../core/invoice-status.service';
 import type { Adoption } from '../core/ports';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { LeasedRows } from '../core/queue/leased-rows';
-import type { KnownHistory } from '../core/status-report';
+import { reportChangesNothing, type KnownHistory } from '../core/status-report';
 import type { Clock } from '../domain/clock';
-import { clip } from '../domain/text-bounds';
+import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { TimestampColumn } from '../persistence/columns';
@@ -105,7 +105,7 @@ export function webhookInboxRows(
   clock: Clock,
 ): LeasedRows<WebhookInboxEntry> {
   const table = dataSource.getMetadata(WebhookInboxEntry).tableName;
-  const open = { sql: (t: string) => `${t}state = 'pending'`, where: { state: 'pending' as const } };
+  const open = (t: string) => `${t}state = 'pending'`;
   const columns = { lockedUntil: 'locked_until', attempts: 'attempts', nextAttemptAt: 'next_attempt_at' };
   return new LeasedRows(dataSource, WebhookInboxEntry, { table, open, ...columns }, leaseMs, clock);
 }
@@ -151,13 +151,13 @@ export class InboxRecords {
   /** What the service said, applied to the invoice's record (`found` by number, else by referrer or adoption). */
   async apply(invoice: Invoice, found?: FoundRecord): Promise<Applied> {
     const records = this.dataSource.getRepository(InvoiceRecord);
-    const { foreign, settled, record, applied }: Adoption = found
+    const { foreign, ignored, record, applied }: Adoption = found
       ? { record: found.record, foreign: await this.identity.whyNotOurs(invoice, found.record, 'number') }
       : await recordOfInvoice(records, this.identity, invoice, this.adopt);
     // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
     if (foreign)
       return { kind: 'ignored', outcome: `left alone: not this store's invoice`, lastError: foreign };
-    if (settled) return { kind: 'ignored', outcome: settled, lastError: null };
+    if (ignored) return { kind: 'ignored', outcome: ignored, lastError: null };
     if (!record) return { kind: 'no-record' };
     if (applied)
       return { kind: 'applied', outcome: `linked to its attempt ${CONFIRMED}`, recordId: record.id };

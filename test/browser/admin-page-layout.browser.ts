@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import type { RunningDemo } from '../../examples/demo-store/bootstrap';
 import type { DemoConfig } from '../../examples/demo-store/config';
-import type { AdminAlertView } from '../../src/settings/alerts.service';
+import type { AdminAlertView } from '../../src/settings/admin-operations.service';
 import type { AdminInvoiceView } from '../../src/settings/admin-invoices.service';
 import type { Page as ListPage } from '../../src/index';
 import { openDemoDatabase, startQuietDemo, testConfig } from '../demo/support';

@@ -10,7 +10,7 @@ import {
   TrackingService,
 } from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
-import { todayIn, addDays } from '../../src/domain/calendar';
+import { todayIn, addDays } from '../../src/domain/text-and-days';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { startHostApp, waitFor } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

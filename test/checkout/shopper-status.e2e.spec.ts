@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { addDays, todayIn } from '../../src/domain/calendar';
+import { addDays, todayIn } from '../../src/domain/text-and-days';
 import type { ShopperPaymentView } from '../../src/checkout/shopper-view';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';

@@ -65,10 +65,10 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
     b: LeasedRows<WebhookInboxEntry>,
     id: string,
   ) => {
-    const lapsed = await a.claim(id, true);
+    const lapsed = await a.claim(id);
     expect(lapsed).not.toBeNull();
     lapse(lapsed);
-    const taken = await b.claim(id, true);
+    const taken = await b.claim(id);
     expect(taken).not.toBeNull();
     return { lapsed: lapsed as WebhookInboxEntry, taken: taken as WebhookInboxEntry };
   };
@@ -108,7 +108,7 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const a = instance(true);
       const id = await insert();
       // A delivery's single claim (processNow) outlives its lease in a slow lookup; the batch (claimDue) takes the row.
-      const single = await a.claim(id, true);
+      const single = await a.claim(id);
       expect(single).not.toBeNull();
       lapse(single);
       const batch = (await a.claimDue(1000, 'o.received_at', undefined, 60_000)).find((row) => row.id === id);
@@ -171,11 +171,11 @@ describeEachDatabase('LeasedRows: a finishing write lands only under its own lea
       const { lapsed } = await takenOver(a, b, lost);
       // Two more claims of `a`'s, each its own lease (a few ms apart), one of them lapsed but taken by no one.
       const own = await insert();
-      const ownRow = await a.claim(own, true);
+      const ownRow = await a.claim(own);
       expect(ownRow).not.toBeNull();
       lapse(ownRow);
       const fresh = await insert();
-      const freshRow = await a.claim(fresh, true);
+      const freshRow = await a.claim(fresh);
       expect(freshRow).not.toBeNull();
       // Never claimed (kicked by nobody, say an admin's requeue): only open is asked of it.
       const unclaimed = await insert();

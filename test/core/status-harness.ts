@@ -5,7 +5,10 @@ import { DatabaseKind, openTestDatabase, TestDatabase } from '../support/databas
 import { InvoicePaymentsAlert, InvoicePaymentsEvents } from '../../src/core/events';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import type { OrderPaymentPort, PaymentStatusChange } from '../../src/core/ports';
-import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import {
+  resolveNotificationsOptions,
+  StatusChangeDispatcher,
+} from '../../src/core/status-dispatcher.service';
 import type { Invoice } from '../../src/gateway/types';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 
@@ -40,11 +43,12 @@ export function harness(ds: DataSource, withPort = true, shared?: PaymentStatusC
   events.on(InvoicePaymentsEvents.Alert, (a: InvoicePaymentsAlert) => alerts.push(a));
   const port = new RecordingPort(shared);
   const clock = new ManualClock();
-  const dispatcher = new StatusChangeDispatcher(ds, events, clock, withPort ? port : null, {
+  const options = resolveNotificationsOptions({
     pollIntervalMs: 0,
     retryBaseDelayMs: 20,
     retryMaxDelayMs: 100,
   });
+  const dispatcher = new StatusChangeDispatcher(ds, events, clock, options, withPort ? port : null);
   const service = new InvoiceStatusService(ds, dispatcher, events, clock);
   return { service, dispatcher, port, busChanges, alerts, clock };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { STATUS_TABLE, decideTransition, transitionOfRow } from '../../src/domain/status-table';
-import { STATUS_STAGES, statusStage } from '../../src/domain/status-table';
+import { STATUS_STAGES, statusRow } from '../../src/domain/status-table';
 import { transitionTable } from './transition-table.markdown';
 import { transitionText } from '../../src/core/status-report';
 
@@ -150,7 +150,7 @@ describe('status transitions', () => {
     fc.assert(
       fc.property(fc.constantFrom(...STATUS_STAGES), fc.integer({ min: -5, max: 30 }), (from, to) => {
         const d = decideTransition(from, to);
-        if (d.apply) expect(statusStage(to)!).toBeGreaterThan(statusStage(from)!);
+        if (d.apply) expect(statusRow(to)!.stage).toBeGreaterThan(statusRow(from)!.stage);
       }),
     );
   });

@@ -1,8 +1,7 @@
 import { HttpModule, HttpService } from '@nestjs/axios';
 import { Test } from '@nestjs/testing';
-import { GATEWAY_CLIENT_OPTIONS } from '../../src/gateway/constants';
 import { GatewayClient } from '../../src/gateway/gateway.client';
-import type { GatewayClientOptions } from '../../src/gateway/gateway.options';
+import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../../src/gateway/gateway.options';
 import { validCreateParams } from './fixtures';
 import { CapturingLogger, Harness, startHarness, TOKEN } from './support/harness';
 

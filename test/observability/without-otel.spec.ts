@@ -1,6 +1,6 @@
 import { resolveHealthOptions } from '../../src/options/health.options';
 import { systemClock } from '../../src/domain/clock';
-import { count, lastCallTo, observeServiceCall, traced } from '../../src/core/otel';
+import { count, lastCallTo, serviceCallObserver, traced } from '../../src/core/otel';
 
 // The host did not install the optional peer: requiring it fails, as it does in a store without it.
 jest.mock('@opentelemetry/api', () => {
@@ -12,12 +12,12 @@ describe('signals without @opentelemetry/api installed', () => {
     expect(() => jest.requireActual('@opentelemetry/api')).not.toThrow();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- the guarded require is what is tested
     expect(() => require('@opentelemetry/api')).toThrow(/Cannot find module/);
-    await expect(observeServiceCall('http://svc.test', 'listInvoices', async () => 42, systemClock)).resolves.toBe(42);
+    const call = { baseUrl: 'http://svc.test', operation: 'listInvoices' };
+    const observer = serviceCallObserver(systemClock);
+    await expect(observer.observe(call, async () => 42)).resolves.toBe(42);
     expect(lastCallTo('http://svc.test')).toMatchObject({ outcome: 'ok' });
     const failure = Object.assign(new Error('down'), { kind: 'network' });
-    await expect(
-      observeServiceCall('http://svc.test', 'listInvoices', () => Promise.reject(failure), systemClock),
-    ).rejects.toBe(failure);
+    await expect(observer.observe(call, () => Promise.reject(failure))).rejects.toBe(failure);
     expect(lastCallTo('http://svc.test')).toMatchObject({ outcome: 'network' });
     await expect(traced('x', {}, async () => 'done')).resolves.toBe('done');
     expect(() => count('alerts', { 'invoice_payments.alert.kind': 'tracking_failed' })).not.toThrow();

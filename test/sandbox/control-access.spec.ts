@@ -89,7 +89,7 @@ describe('sandbox: who may use the /_sandbox controls', () => {
 describe('sandbox: text with control characters (A17)', () => {
   it('follows the same rule as the module, word for word', async () => {
     const sandboxRule = await import('../../src/sandbox/constants');
-    const moduleRule = await import('../../src/domain/text-bounds');
+    const moduleRule = await import('../../src/domain/text-and-days');
     expect(sandboxRule.CONTROL_CHARACTERS.source).toBe(moduleRule.CONTROL_CHARACTERS.source);
     expect(sandboxRule.CONTROL_CHARACTERS.flags).toBe(moduleRule.CONTROL_CHARACTERS.flags);
     expect(sandboxRule.CONTROL_CHARACTERS_PROBLEM).toBe(moduleRule.CONTROL_CHARACTERS_PROBLEM);

@@ -2,9 +2,8 @@ import { BadRequestException, Logger } from '@nestjs/common';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { INVOICE_PAYMENTS_ENTITIES, INVOICE_PAYMENTS_MIGRATIONS } from '../../src/index';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
-import { AdminInvoicesService } from '../../src/settings/admin-invoices.service';
 import type { ListInvoicesQueryDto as AdminInvoiceQuery } from '../../src/settings/admin.dto';
-import { TOTAL_CAP } from '../../src/settings/paging';
+import { AdminInvoicesService, TOTAL_CAP } from '../../src/settings/admin-invoices.service';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 /** Past the total's cap, so the list has to say "10 000+". */

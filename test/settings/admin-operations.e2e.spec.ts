@@ -1,4 +1,4 @@
-import { addDays, todayIn } from '../../src/domain/calendar';
+import { addDays, todayIn } from '../../src/domain/text-and-days';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALERT_KINDS } from '../../src/core/known-attributes';
+import { ALERT_KINDS } from '../../src/core/events';
 import { GATEWAY_ERROR_HTTP_STATUS } from '../../src/errors/http-answers';
 import { STATUS_VIEWS } from '../../src/settings/admin-invoices.service';
 import { ADMIN_ERROR_CODES } from '../../src/settings/admin-problems';

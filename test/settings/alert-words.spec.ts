@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ALERT_KINDS } from '../../src/core/known-attributes';
+import { ALERT_KINDS } from '../../src/core/events';
 
 // Every owner screen names every alert kind in English and Brazilian Portuguese, so none shows a raw code word. The
 // screens' catalogs are read as text: the admin page's are browser modules, Medusa's and Vendure's need their hosts'

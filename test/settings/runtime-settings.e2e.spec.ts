@@ -1,4 +1,4 @@
-import { addDays, todayIn } from '../../src/domain/calendar';
+import { addDays, todayIn } from '../../src/domain/text-and-days';
 import { GatewayAuthenticationError, InvoiceRecord } from '../../src/index';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';

@@ -5,7 +5,7 @@ import { SettingsReferrerNamespace1763700008100 } from '../../migrations/1763700
 import { SecretBox } from '../../src/settings/secret-box';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
-import type { InvoicePaymentsSettingsDefaults } from '../../src/settings/settings.entity';
+import type { InvoicePaymentsModuleOptions } from '../../src/options/options';
 import { ManualClock } from '../support/clock';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -14,17 +14,23 @@ const k2 = randomBytes(32).toString('hex');
 const ACCESS = 'tok_live_9f8e7d6c5b4a39281706';
 const WEBHOOK = 'merchant-hook-secret-5521';
 
-const defaults: InvoicePaymentsSettingsDefaults = {
+/** The module options whose values are the settings' defaults. */
+const defaults = {
   baseUrl: 'http://127.0.0.1:1/options',
   accessToken: 'tok_from_options_000000001',
   dueDays: 3,
   maxInstallments: 6,
 };
+const options = (ttl: number): InvoicePaymentsModuleOptions => ({
+  gateway: { baseUrl: defaults.baseUrl, accessToken: defaults.accessToken, mode: 'sandbox' },
+  checkout: { dueDays: defaults.dueDays, maxInstallments: defaults.maxInstallments },
+  admin: { settingsCacheTtlMs: ttl },
+});
 
 describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
   let db: TestDatabase;
   const service = (box: SecretBox, ttl = 60_000, clock = new ManualClock()) =>
-    new InvoicePaymentsSettingsService(db.dataSource, box, defaults, { settingsCacheTtlMs: ttl }, clock);
+    new InvoicePaymentsSettingsService(db.dataSource, box, options(ttl), clock);
 
   beforeEach(async () => {
     db = await openTestDatabase(kind, {
@@ -167,8 +173,7 @@ describeEachDatabase('InvoicePaymentsSettingsService', (kind) => {
     const s = new InvoicePaymentsSettingsService(
       db.dataSource,
       SecretBox.create({ keys: { k1 } }),
-      {},
-      {},
+      { gateway: {} } as InvoicePaymentsModuleOptions,
       new ManualClock(),
     );
     expect(await s.gatewayConfig()).toEqual({ baseUrl: '', accessToken: '', mode: 'sandbox', profile: null });

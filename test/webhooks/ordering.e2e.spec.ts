@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { statusStage, STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
+import { statusRow, STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
@@ -189,7 +189,7 @@ describeEachDatabase('webhooks: out-of-order deliveries over HTTP', (kind) => {
             .filter((c) => c.invoiceRecordId === rec.id)
             .map((c) => c.current.code);
           expect(told[told.length - 1]).toBe(final);
-          const stages = told.map((c) => statusStage(c)!);
+          const stages = told.map((c) => statusRow(c)!.stage);
           expect(stages).toEqual([...stages].sort((a, b) => a - b));
           expect(new Set(told).size).toBe(told.length);
           expect(

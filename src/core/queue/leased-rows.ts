@@ -3,7 +3,6 @@ import {
   Brackets,
   type DataSource,
   type EntityTarget,
-  type FindOptionsWhere,
   type ObjectLiteral,
   type QueryDeepPartialEntity,
 } from 'typeorm';
@@ -18,10 +17,10 @@ export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
 export type Held<T extends { id: string }> = Pick<T, 'id'> & Partial<T>;
 
 /** A leased queue table's columns, as named in the database. */
-export interface LeasedTable<T> {
+export interface LeasedTable {
   table: string;
-  /** A row still to do, as SQL (columns prefixed as asked) and as the same condition in TypeORM's terms. */
-  open: { sql: (prefix: string) => string; where: FindOptionsWhere<T> };
+  /** A row still to do, as SQL (columns prefixed as asked). */
+  open: (prefix: string) => string;
   /** A row is free when it is `NULL` or past. */
   lockedUntil: string;
   attempts?: string;
@@ -46,22 +45,21 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   constructor(
     private readonly dataSource: DataSource,
     private readonly entity: EntityTarget<T>,
-    private readonly columns: LeasedTable<T>,
+    private readonly columns: LeasedTable,
     private readonly leaseMs: () => number,
     private readonly clock: Clock,
   ) {}
 
-  /** Takes the row for this holder, or `null` when it is taken, done, or (with `dueOnly`) not due yet. */
-  async claim(id: string, dueOnly: boolean): Promise<T | null> {
+  /** Takes the row for this holder, or `null` when it is taken or done. */
+  async claim(id: string): Promise<T | null> {
     const c = this.columns;
     const now = this.clock.date().toISOString();
     const lease = new Date(this.clock.now() + this.leaseMs()).toISOString();
-    const due = dueOnly && c.nextAttemptAt ? ` AND ${c.nextAttemptAt} <= :now` : '';
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const [sql, values] = escapeQuery(
       this.dataSource,
       `UPDATE ${c.table} SET ${c.lockedUntil} = :lease${count} ` +
-        `WHERE id = :id AND ${c.open.sql('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now)${due} RETURNING *`,
+        `WHERE id = :id AND ${c.open('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now) RETURNING *`,
       { lease, id, now },
     );
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
@@ -81,7 +79,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const set = b ? `, ${b.holder} = :holder${b.touched ? `, ${b.touched} = :now` : ''}` : '';
     const oneAtATime = b?.oneAtATimeBy
       ? `AND NOT EXISTS (SELECT 1 FROM ${c.table} b WHERE b.${b.oneAtATimeBy} = o.${b.oneAtATimeBy} ` +
-        `AND b.id <> o.id AND ${c.open.sql('b.')} AND b.${c.lockedUntil} > :now)`
+        `AND b.id <> o.id AND ${c.open('b.')} AND b.${c.lockedUntil} > :now)`
       : '';
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
     const sql = `
@@ -89,7 +87,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       SET ${c.lockedUntil} = :lease${count}${set}
       WHERE id IN (
         SELECT o.id FROM ${c.table} o
-        WHERE ${c.open.sql('o.')}
+        WHERE ${c.open('o.')}
           AND o.${c.nextAttemptAt} <= :now
           AND (o.${c.lockedUntil} IS NULL OR o.${c.lockedUntil} <= :now)
           ${oneAtATime}
@@ -114,32 +112,18 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
   }
 
   /** {@link finish} for many rows in one statement; a function in `patch` is the column's value in SQL. */
-  async finishAll(rows: Array<Held<T>>, patch: LeasePatch<T>): Promise<void> {
-    if (rows.length === 0) return;
-    const { lockedUntil, open } = this.columns;
-    const release = { [this.leaseColumn().propertyName]: null };
-    const byLease = new Map<string | null, string[]>();
-    for (const row of rows) {
-      const held = this.leaseOf(row);
-      byLease.set(held, [...(byLease.get(held) ?? []), row.id]);
+  finishAll(rows: Array<Held<T>>, patch: LeasePatch<T>): Promise<void> {
+    const metadata = this.dataSource.getMetadata(this.entity);
+    const shared: Record<string, unknown> = {};
+    for (const [property, value] of Object.entries(patch)) {
+      const column = metadata.findColumnWithPropertyName(property);
+      if (!column) throw new Error(`queue table ${this.columns.table} has no property ${property}`);
+      const prepared = (v: unknown) => this.dataSource.driver.preparePersistentValue(v, column);
+      shared[column.databaseName] = typeof value === 'function' ? value : prepared(value);
     }
-    // Each row under its own claim's lease; a row no claim holds, only open.
-    const own = new Brackets((w) =>
-      [...byLease].forEach(([held, some], n) => {
-        const leased = held === null ? '' : ` AND ${lockedUntil} = :held_${n}`;
-        w.orWhere(`(id IN (:...ids_${n})${leased})`, { [`ids_${n}`]: some, [`held_${n}`]: held });
-      }),
-    );
-    await runStatement(this.dataSource, (em) =>
-      em
-        .getRepository(this.entity)
-        .createQueryBuilder()
-        .update()
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's partial-entity types do not follow generics
-        .set({ ...release, ...patch } as any)
-        .where(open.where)
-        .andWhere(own)
-        .execute(),
+    return this.finishEach(
+      rows.map((row) => ({ row })),
+      shared,
     );
   }
 
@@ -155,10 +139,15 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const { table, lockedUntil, open } = this.columns;
     for (let i = 0; i < rows.length; i += FINISH_CHUNK) {
       const chunk = rows.slice(i, i + FINISH_CHUNK);
-      const values = Object.values(shared);
-      const set = Object.keys(shared).map((column, n) => `${column} = ${parameter(n + 1)}`);
+      const values: unknown[] = [];
+      const set = Object.entries(shared).map(([column, value]) => {
+        const sql = typeof value === 'function' ? (value as () => string)() : parameter(values.push(value));
+        return `${column} = ${sql}`;
+      });
       const own = Object.keys(chunk[0]).filter((column) => column !== 'row');
-      set.push(...own.map((column) => `${column} = v.${column}`), `${lockedUntil} = NULL`);
+      set.push(...own.map((column) => `${column} = v.${column}`));
+      // Released, unless the patch holds the row on (a retry's wait).
+      if (!(lockedUntil in shared)) set.push(`${lockedUntil} = NULL`);
       // The lease a row is released under travels with it: `NULL` for a row no claim holds.
       const names = ['id', ...own, HELD_LEASE];
       const selects = chunk.map((each) => {
@@ -167,7 +156,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
       });
       const sql =
         `UPDATE ${table} SET ${set.join(', ')} FROM (${selects.join(' UNION ALL ')}) v ` +
-        `WHERE ${table}.id = v.id AND ${open.sql(`${table}.`)} ` +
+        `WHERE ${table}.id = v.id AND ${open(`${table}.`)} ` +
         `AND (v.${HELD_LEASE} IS NULL OR ${table}.${lockedUntil} = v.${HELD_LEASE})`;
       await runStatement(this.dataSource, (em) => em.query(sql, values));
     }

@@ -1,7 +1,6 @@
 import { getStates } from '@brazilian-utils/brazilian-utils';
 import { isEmail, isIP } from 'class-validator';
-import { MAX_PAGE_SIZE } from '../constants';
-import { centsToWireNumber, MoneyFormatError, multiplyCents, sumCents } from '../money';
+import { centsToWireNumber } from '../money';
 import { wireName } from '../answers.reader';
 import type {
   CreateInvoiceParams,
@@ -93,7 +92,7 @@ export const PAYMENT: Record<string, V.Rule> = {
       'is required for card payments',
       V.object({
         token: text,
-        valid: matching('must be the card expiry written MM/YY', /^(0[1-9]|1[0-2])\/\d{2}$/),
+        valid: matching('must be the card expiry written MM/YY', V.CARD_EXPIRY),
         holderName: text,
       }),
     ),
@@ -128,22 +127,21 @@ export function createInvoiceRules({ client, payment }: CreateInvoiceParams): V.
   }
   if (client.address)
     brazilianAddressRules(client.address, (field, problem) => V.addFieldError(errors, field, problem));
-  try {
-    const lines = payment.products.map((p, i) => {
-      const line = multiplyCents(p.unitAmountCents, p.quantity);
-      if (p.discountCents > line) {
-        const at = `payment.products[${i}].discountCents`;
-        V.addFieldError(errors, at, 'must not exceed the line total (price × quantity)');
-      }
-      return line - Math.min(p.discountCents, line);
-    });
-    if ((payment.discountCents ?? 0) > sumCents(lines)) {
-      const problem = 'must not exceed the products total after line discounts';
-      V.addFieldError(errors, 'payment.discountCents', problem);
+  const lines = payment.products.map((p, i) => {
+    const line = p.unitAmountCents * p.quantity;
+    if (!Number.isSafeInteger(line)) return NaN;
+    if (p.discountCents > line) {
+      const at = `payment.products[${i}].discountCents`;
+      V.addFieldError(errors, at, 'must not exceed the line total (price × quantity)');
     }
-  } catch (err) {
-    if (!(err instanceof MoneyFormatError)) throw err;
+    return line - Math.min(p.discountCents, line);
+  });
+  const total = lines.reduce((sum, line) => sum + line, 0);
+  if (!Number.isSafeInteger(total)) {
     V.addFieldError(errors, 'payment.products', 'total is too large');
+  } else if ((payment.discountCents ?? 0) > total) {
+    const problem = 'must not exceed the products total after line discounts';
+    V.addFieldError(errors, 'payment.discountCents', problem);
   }
   return errors;
 }
@@ -196,15 +194,15 @@ function wireFields(value: object, rules: object, names: Record<string, WireFiel
   return out;
 }
 
+/** Page size limit of every list operation (§4.1, §8). */
+export const MAX_PAGE_SIZE = 100;
+
 const pageSize = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 
-export const PAGE_QUERY: Record<string, V.Rule> = {
+/** A list's filters: a page of any list, and the invoices' own. */
+export const LIST_INVOICES: Record<string, V.Rule> = {
   page: V.optional(positiveInteger),
   limit: V.optional(V.check(pageSize, (v) => isPositiveInteger(v) && (v as number) <= MAX_PAGE_SIZE)),
-};
-
-export const LIST_INVOICES: Record<string, V.Rule> = {
-  ...PAGE_QUERY,
   status: V.optional(integer('must be an integer status code')),
   referrer: V.optional(text),
   paymentId: V.optional(text),

@@ -6,7 +6,6 @@ import {
   CREATE_INVOICE,
   LIST_INVOICES,
   listInvoicesRules,
-  PAGE_QUERY,
   REFUND,
   refundRules,
   TRACKING,
@@ -143,7 +142,9 @@ describe('other inputs', () => {
     ]);
     expect(() => list({ limit: 100, page: 3, createdFrom: '2024-02-29' })()).not.toThrow();
     expect(
-      Object.keys(fieldsOf(() => validateInput(PAGE_QUERY, { limit: 500 }, { operation: 'listConsumers' }))),
+      Object.keys(
+        fieldsOf(() => validateInput(LIST_INVOICES, { limit: 500 }, { operation: 'listConsumers' })),
+      ),
     ).toEqual(['limit']);
   });
 

@@ -1,4 +1,4 @@
-import { AdminAuthThrottle, clientOf } from './auth-throttle';
+import { AdminAuthThrottle, clientOf } from './admin.guard';
 
 describe('AdminAuthThrottle', () => {
   it('past maxFailures a client is limited until its window ends, then starts again', () => {
