@@ -12,7 +12,7 @@ const varchar = (name: string, length: number, nullable = true): TableColumnOpti
 const timestamp = (name: string, nullable = true): TableColumnOptions => varchar(name, 32, nullable);
 
 /**
- * The webhook inbox (`src/webhooks/webhook-inbox.entity.ts`): every authenticated delivery, stored before it is
+ * The webhook inbox (`src/webhooks/webhook-inbox.ts`): every authenticated delivery, stored before it is
  * acknowledged. QueryRunner schema API only, so the same migration runs on PostgreSQL and SQLite.
  */
 export class WebhookInbox1763700001000 implements MigrationInterface {

@@ -4,7 +4,7 @@ import { InvoicePaymentsAlertRecord } from './settings/alert.entity';
 import { InvoicePaymentsSettingsRecord } from './settings/settings.entity';
 import { InvoiceRefund } from './refunds/refund.entity';
 import { TrackingOutbox } from './shipping/tracking-outbox.entity';
-import { WebhookInboxEntry } from './webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from './webhooks/webhook-inbox';
 
 /**
  * Every entity of the module. Add them to the host's DataSource (`entities: [...]`) or let `autoLoadEntities`

@@ -4,7 +4,6 @@ import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CheckoutModule } from './checkout/checkout.module';
-import { ShopperStatusModule } from './checkout/shopper-status.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.module';
 import { ORDER_PAYMENT_PORT, OrderPaymentPort } from './core/ports';
@@ -151,12 +150,9 @@ function assemble(
   wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
-  const webhooks = WebhooksModule.forRoot(statics.webhooks, {
-    merchantTokenSource: merchantTokenFromSettings,
-  });
+  const webhooks = WebhooksModule.forRoot(statics.webhooks, merchantTokenFromSettings);
   const capabilities = [
     CheckoutModule,
-    ShopperStatusModule,
     webhooks,
     ScheduledWorkModule,
     // The same modules: one instance of each, its workers the ones the Operations tab wakes.

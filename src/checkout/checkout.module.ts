@@ -9,10 +9,17 @@ import { InvoicePaymentProvider } from './invoice-payment.provider';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
 import { LateInvoiceService } from './late-invoice.service';
 import { OnePayableInvoice } from './one-payable-invoice.service';
+import { PixRenewalService } from './pix-renewal.service';
+import { ShopperPaymentsService } from './shopper-payments.service';
+import { ShopperStatusController } from './shopper-status.controller';
 
-/** Global so the admin API and the host reach the one provider; its tokens are the package's own. */
+/**
+ * The checkout and the shopper's route. Global so the admin API and the host reach the one provider; its tokens are
+ * the package's own.
+ */
 @Global()
 @Module({
+  controllers: [ShopperStatusController],
   providers: [
     section(CHECKOUT_OPTIONS, 'checkout', resolveCheckoutOptions),
     InvoiceRecordStore,
@@ -23,6 +30,8 @@ import { OnePayableInvoice } from './one-payable-invoice.service';
     LateInvoiceService,
     { provide: LATE_INVOICE_ADOPTER, useExisting: LateInvoiceService },
     { provide: CREATION_RESOLVER, useExisting: InvoiceCreationService },
+    PixRenewalService,
+    ShopperPaymentsService,
   ],
   exports: [
     InvoiceCreationService,
@@ -31,6 +40,7 @@ import { OnePayableInvoice } from './one-payable-invoice.service';
     LateInvoiceService,
     LATE_INVOICE_ADOPTER,
     CREATION_RESOLVER,
+    ShopperPaymentsService,
   ],
 })
 export class CheckoutModule {}

@@ -72,8 +72,12 @@ export class CreationOutcomes {
       invoice = await this.gateway.createInvoice(withReferrer(mapped.params, record.referrer));
     } catch (err) {
       if (err instanceof GatewayOutcomeUnknownError) {
+        // Still `pending`, so this caller looks it up and the others wait.
         this.logger.warn(`order ${record.orderId}: creation outcome unknown (${err.reason}); looking it up`);
-        return this.lookUpLost(record, deadline, options);
+        const unknown = creationMove(['pending'], 'pending', { unknownSince: this.clock.date() });
+        // Moved meanwhile: looked up as it was, with the time its outcome became unknown.
+        const looked = (await this.store.moveAsRead(record, unknown)) ?? { ...record, ...unknown.patch };
+        return this.resolveUnknown(looked, deadline, options);
       }
       if (isGatewayError(err)) {
         // The service refused (or provably never got) the request: nothing exists there, the order is free again.
@@ -91,15 +95,6 @@ export class CreationOutcomes {
       throw err;
     }
     return this.recordCreated(record, invoice);
-  }
-
-  /** The create request's answer was lost: still `pending`, so this caller looks it up and the others wait. */
-  private async lookUpLost(record: InvoiceRecord, deadline: number, options: ResolvedCheckoutOptions) {
-    const unknown = creationMove(['pending'], 'pending', { unknownSince: this.clock.date() });
-    const moved = await this.store.moveAsRead(record, unknown);
-    // Moved meanwhile: looked up as it was, with the time its outcome became unknown.
-    const looked = moved ?? { ...record, ...unknown.patch };
-    return this.resolveUnknown(looked, deadline, options);
   }
 
   /** Until when a create request sent now could still land at the service. */

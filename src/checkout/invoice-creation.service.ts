@@ -19,12 +19,6 @@ export interface IssuedRecord {
   statusToken: string;
 }
 
-/** What {@link InvoiceCreationService.obtain} found or created; `statusToken` when the record was claimed with it. */
-interface Obtained {
-  record: InvoiceRecord;
-  statusToken: string | null;
-}
-
 const CREATION_POLL_MS = 25;
 /** Slack on the claim's `settlesAt`, so the usual claim needs no second write before its request leaves. */
 export const CLAIM_HEADROOM_MS = 100;
@@ -94,7 +88,7 @@ export class InvoiceCreationService {
       this.matching(shared.record, mapped);
       return shared;
     }
-    const mine = this.obtain(mapped, options).then((obtained) => this.issued(obtained));
+    const mine = this.obtain(mapped, options);
     this.inflight.set(orderId, mine);
     try {
       return await mine;
@@ -103,14 +97,14 @@ export class InvoiceCreationService {
     }
   }
 
-  private async issued({ record, statusToken }: Obtained): Promise<IssuedRecord> {
-    if (statusToken) return { record, statusToken };
+  /** A new status token for a record this call did not claim; the one handed out before it keeps working. */
+  private async issued(record: InvoiceRecord): Promise<IssuedRecord> {
     const fresh = mintStatusToken();
     await this.store.issueStatusToken(record.id, fresh.hash);
     return { record, statusToken: fresh.token };
   }
 
-  private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<Obtained> {
+  private async obtain(mapped: MappedInvoice, options: ResolvedCheckoutOptions): Promise<IssuedRecord> {
     const orderId = mapped.params.payment.id;
     const deadline = this.clock.now() + options.creationWaitMs;
     // The claim goes first: for a new order, the usual checkout, its INSERT is the lookup too.
@@ -133,7 +127,8 @@ export class InvoiceCreationService {
         if (claimed) {
           const created = await this.outcomes.send(claimed, mapped, deadline, options);
           if (created) {
-            return { record: created, statusToken: created.id === claimed.id ? token.token : null };
+            if (created.id === claimed.id) return { record: created, statusToken: token.token };
+            return this.issued(created);
           }
           continue; // closed as "not created" (the next attempt gets its own referrer), or moved unsent
         }
@@ -142,13 +137,13 @@ export class InvoiceCreationService {
       free = open === null;
       if (!open) continue;
       this.matching(open, mapped);
-      if (open.creationState === 'created') return { record: open, statusToken: null };
+      if (open.creationState === 'created') return this.issued(open);
       if (open.creationState === 'unknown') {
         // Whoever flips unknown → pending resolves it; the others wait like for any pending creation.
         const taken = await this.store.moveAsRead(open, creationMove(['unknown'], 'pending', {}));
         if (taken) {
           const resolved = await this.outcomes.resolveUnknown(taken, deadline, options);
-          if (resolved) return { record: this.matching(resolved, mapped), statusToken: null };
+          if (resolved) return this.issued(this.matching(resolved, mapped));
         }
         continue;
       }

@@ -2,14 +2,11 @@ import { Controller, Get, Header, HttpCode, Param, Post } from '@nestjs/common';
 import { ShopperPaymentsService } from './shopper-payments.service';
 import type { ShopperPaymentView } from './shopper-view';
 
-/** Where the module mounts the shopper's status route (Nest hosts). */
-export const SHOPPER_STATUS_PATH = 'invoice-payments/payments';
-
 /**
  * The shopper's status route, addressed by the `statusToken` of `initiatePayment` (docs/storefront-routes.md):
  * `GET /invoice-payments/payments/:token` and `POST /invoice-payments/payments/:token/renewal`.
  */
-@Controller(SHOPPER_STATUS_PATH)
+@Controller('invoice-payments/payments')
 export class ShopperStatusController {
   constructor(private readonly payments: ShopperPaymentsService) {}
 

@@ -1,6 +1,6 @@
 import type { DataSource, ObjectLiteral } from 'typeorm';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
-import { WebhookInboxEntry } from '../webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../webhooks/webhook-inbox';
 import { InvoiceStatusHistory } from '../persistence/invoice.entity';
 
 /** A queue's waiting rows and the age of the oldest, in seconds (0 when none waits). */

@@ -18,7 +18,7 @@ import { transitionOfRow } from '../domain/status-table';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';
-import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { AlertsQueryDto, InboxQueryDto, OutboxQueryDto, PageQueryDto } from './admin.dto';
 import {

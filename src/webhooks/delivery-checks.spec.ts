@@ -1,8 +1,11 @@
 import { checkToken, openToReports, type WebhookMerchantTokenSource } from './delivery-checks';
 import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from '../options/webhooks.options';
 
-/** The token check with these options and merchant token source. */
-const tokenChecker = (options: ResolvedWebhooksOptions, source?: WebhookMerchantTokenSource) => ({
+/** The token check with these options and merchant token source (default: the options' token, as the settings'). */
+const tokenChecker = (
+  options: ResolvedWebhooksOptions,
+  source: WebhookMerchantTokenSource = { merchantToken: async () => options.merchantToken },
+) => ({
   checkLocally: (headers: Record<string, unknown>) => checkToken(headers, options, source),
 });
 

@@ -6,7 +6,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents } from '../core/events';
-import type { HostDelivery, PaymentStatusChange } from '../core/ports';
+import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { STATUS_STAGES, decideTransition } from '../domain/status-table';
@@ -16,9 +16,6 @@ import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-
-// The checks a delivery passes on arrival, in the order the intake makes them: its body, its token, what it names,
-// and whether its invoice is one this store holds open. None calls the service.
 
 /** A delivery as a host received it: its headers and its body, already parsed by the host. */
 export interface DeliveryInput {
@@ -44,9 +41,6 @@ export interface IgnoredDelivery {
 function refusal(message: string, status = 400): Refusal {
   return { ok: false, status, message };
 }
-
-// The body, as its host parsed it. Its size is the host parser's bound (Express: `app.useBodyParser`), and
-// `webhooks.bodyLimitBytes` where the host hands the size over; its shape is bounded here, before anything reads it.
 
 /** A body whose declared or handed-over size is past `webhooks.bodyLimitBytes`: 413. */
 export function tooLarge(bytes: number, options: ResolvedWebhooksOptions): Refusal | null {
@@ -80,22 +74,12 @@ export function checkBody(
   return { ok: true, value: record };
 }
 
-/** The body a host passes: its parsed `data` when it has one, else its raw bytes. */
-export function hostBodyOf(delivery: HostDelivery | null | undefined): unknown {
-  const data = delivery?.data;
-  const parsed = typeof data === 'object' && data !== null && !Array.isArray(data);
-  if (parsed && Object.keys(data).length > 0) return data;
-  const raw = delivery?.rawData;
-  if (raw === undefined || raw === null || raw === '') return data ?? null;
-  return Buffer.isBuffer(raw) ? raw : String(raw);
-}
-
 /** Where the merchant part of the webhook token is read at runtime; `null` when none is configured. */
 export interface WebhookMerchantTokenSource {
   merchantToken(): Promise<string | null>;
 }
 
-/** Injection token of an optional {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
+/** Injection token of the {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
 export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */
@@ -108,13 +92,13 @@ const TOKEN_RETRY_AFTER_SECONDS = 30;
 export async function checkToken(
   source: IncomingMessage | Record<string, unknown>,
   options: ResolvedWebhooksOptions,
-  merchantSource?: WebhookMerchantTokenSource | null,
+  merchantSource: WebhookMerchantTokenSource,
 ): Promise<{ ok: true; webhookId: string | null } | Refusal> {
   const lines = readWebhookHeaderLines(webhookLinesOf(source));
   if (!lines.token) return refusal(lines.problem ?? 'no token', 401);
   let expected: string | null;
   try {
-    expected = merchantSource ? await merchantSource.merchantToken() : options.merchantToken;
+    expected = await merchantSource.merchantToken();
   } catch {
     const message = 'the merchant token could not be read now; try again later';
     return { ...refusal(message, 503), retryAfterSeconds: TOKEN_RETRY_AFTER_SECONDS };
@@ -123,10 +107,7 @@ export async function checkToken(
   return problem ? refusal(problem, 401) : { ok: true, webhookId: lines.webhookId };
 }
 
-/**
- * What is wrong with a token's merchant part against the store's merchant token (`null`: none configured, so any),
- * or `null`. The text never holds a token.
- */
+/** What is wrong with a token's merchant part (`expected` `null`: none configured, so any); never holds a token. */
 function merchantPartProblem(merchant: string, expected: string | null, allowEmpty: boolean): string | null {
   if (expected === null) return null;
   if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
@@ -176,7 +157,6 @@ function fieldProblem(value: unknown, maxLength: number): string | null {
   return value.length > maxLength ? `longer than ${maxLength} characters` : null;
 }
 
-/** How long an invoice is remembered as open here. */
 const REMEMBER_MS = 60_000;
 
 /** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */

@@ -1,10 +1,12 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/queue/poller';
 import { countDelivery, traced } from '../core/otel';
 import type { HostDelivery, HostDeliveryOutcome, HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';
+import { clip } from '../domain/text-and-days';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
@@ -16,7 +18,6 @@ import {
   checkToken,
   DeliveryAdmission,
   type DeliveryInput,
-  hostBodyOf,
   type IgnoredDelivery,
   type Refusal,
   routable,
@@ -24,14 +25,12 @@ import {
   type WebhookMerchantTokenSource,
 } from './delivery-checks';
 import { DeliveryConfirmation, LookupPacer, type StoredDelivery } from './invoice-lookup';
-import { inboxEntryOf, WebhookInboxEntry } from './webhook-inbox.entity';
+import { WebhookInboxEntry } from './webhook-inbox';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 
 /** What became of a delivery: stored, acknowledged without being stored, or refused with the route's HTTP status. */
 export type IntakeResult =
-  | { ok: true; stored: StoredDelivery }
-  | { ok: true; ignored: IgnoredDelivery }
-  | Refusal;
+  { ok: true; stored: StoredDelivery } | { ok: true; ignored: IgnoredDelivery } | Refusal;
 
 /** Deliveries stored in one statement at most (21 parameters each). */
 const MAX_ROWS_PER_INSERT = 50;
@@ -61,9 +60,7 @@ export class DeliveryIntake implements HostWebhooks {
     private readonly gateway: GatewayClient,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Optional()
-    @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE)
-    private readonly merchantSource?: WebhookMerchantTokenSource | null,
+    @Inject(WEBHOOK_MERCHANT_TOKEN_SOURCE) private readonly merchantSource: WebhookMerchantTokenSource,
   ) {}
 
   /** Checks and stores a delivery. */
@@ -97,11 +94,17 @@ export class DeliveryIntake implements HostWebhooks {
     if (entry?.state !== 'processed' || !entry.invoiceRecordId || entry.gatewayId === null) {
       return { kind: 'none', reason: entry?.outcome ?? entry?.lastError ?? 'not applied to any record' };
     }
-    const record = await this.dataSource.getRepository(InvoiceRecord).findOneBy({ id: entry.invoiceRecordId });
+    const record = await this.dataSource
+      .getRepository(InvoiceRecord)
+      .findOneBy({ id: entry.invoiceRecordId });
     if (!record) return { kind: 'none', reason: `record ${entry.invoiceRecordId} is gone` };
     const answer = this.confirmation.answerOf(entry.gatewayId, entry.receivedAt);
     // Answered in another process (or forgotten): the record holds what that lookup applied.
-    const stored = { code: record.statusCode ?? -1, paidCents: record.paidCents, grossCents: record.grossCents };
+    const stored = {
+      code: record.statusCode ?? -1,
+      paidCents: record.paidCents,
+      grossCents: record.grossCents,
+    };
     const confirmed = answer?.recordId === record.id ? answer.status : stored;
     return { kind: 'applied', record, confirmed };
   }
@@ -174,4 +177,48 @@ export class DeliveryIntake implements HostWebhooks {
     const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
     return rows.length > 0;
   }
+}
+
+/** The body a host passes: its parsed `data` when it has one, else its raw bytes. */
+function hostBodyOf(delivery: HostDelivery | null | undefined): unknown {
+  const data = delivery?.data;
+  const parsed = typeof data === 'object' && data !== null && !Array.isArray(data);
+  if (parsed && Object.keys(data).length > 0) return data;
+  const raw = delivery?.rawData;
+  if (raw === undefined || raw === null || raw === '') return data ?? null;
+  return Buffer.isBuffer(raw) ? raw : String(raw);
+}
+
+/** A taken delivery's new row in `state`, its texts clipped to their columns; a pending one due at `dueAt` or now. */
+function inboxEntryOf(
+  delivery: WebhookDelivery,
+  headerWebhookId: string | null,
+  state: 'pending' | 'ignored',
+  dueAt: Date | null,
+  now: Date,
+): WebhookInboxEntry {
+  const invoice = delivery.invoice;
+  return Object.assign(new WebhookInboxEntry(), {
+    id: randomUUID(),
+    dedupeKey: delivery.dedupeKey,
+    event: clip(delivery.event, 64),
+    deliveryId: clip(delivery.deliveryId, 128),
+    webhookId: clip(delivery.webhookId ?? headerWebhookId, 128),
+    gatewayId: clip(invoice?.id ?? null, 128),
+    referrer: clip(invoice?.referrer ?? null, 160),
+    statusCode: invoice?.statusCode ?? null,
+    sentAt: clip(delivery.sentAt, 32),
+    payload: JSON.stringify(delivery.payload ?? {}),
+    state,
+    attempts: 0,
+    nextAttemptAt: state === 'pending' ? (dueAt ?? now) : null,
+    // Due later: waiting for its invoice's turn to be looked up.
+    waitingFor: state === 'pending' && dueAt ? 'lookup' : null,
+    lockedUntil: null,
+    lastError: null,
+    outcome: state === 'ignored' ? 'test delivery without an invoice' : null,
+    invoiceRecordId: null,
+    receivedAt: now,
+    processedAt: state === 'pending' ? null : now,
+  });
 }

@@ -3,7 +3,7 @@ import type { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { DeliveryConfirmation, LOOKUP_BURST, LookupPacer, type StoredDelivery } from './invoice-lookup';
-import { WebhookInboxEntry } from './webhook-inbox.entity';
+import { WebhookInboxEntry } from './webhook-inbox';
 
 /** The pacer reads the clock the test moves: a window passes with `clock.advance`, not by waiting. */
 const clock = new ManualClock();
@@ -19,7 +19,6 @@ const pacerOf = (lookupsPerSecond: number, unknownLookupsPerWindow = 100) =>
   );
 
 describe('LookupPacer', () => {
-
   it('lets an invoice start a burst of lookups, then one a window, however often it is asked', () => {
     clock.set(10_000);
     const pacer = pacerOf(100);

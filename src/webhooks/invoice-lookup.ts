@@ -7,9 +7,7 @@ import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import type { WebhookInboxEntry } from './webhook-inbox.entity';
-
-// When a delivery's invoice may be looked up ({@link LookupPacer}), and looking it up ({@link DeliveryConfirmation}).
+import type { WebhookInboxEntry } from './webhook-inbox';
 
 /** Lookups of one invoice that may start back to back: its own life (paid, refunded moments apart) is not slowed. */
 export const LOOKUP_BURST = 3;
@@ -33,10 +31,6 @@ export type StoredDelivery = Pick<WebhookInboxEntry, 'id' | 'state' | 'gatewayId
   problem: string | null;
 };
 
-/** When an invoice may be looked up next: now (the lookup is taken), or at a time. */
-export type Turn = 'now' | { at: Date };
-
-/** What the pacer knows of one invoice. */
 interface InvoicePace {
   /** Lookups the invoice may start now (fractions refill at one per `lookupWindowMs`), counted at `at`. */
   tokens: number;
@@ -82,7 +76,7 @@ export class LookupPacer {
    * When `invoice` may be looked up: `'now'` takes the lookup (the caller makes it at once), else the time its turn
    * comes. `noRecord`: no record here holds the invoice, so its lookup also counts against that smaller budget.
    */
-  next(invoice: string, noRecord = false): Turn {
+  next(invoice: string, noRecord = false): 'now' | { at: Date } {
     const pace = this.paceOf(invoice);
     const due = this.dueAt(invoice);
     if (due) return { at: due };
@@ -155,16 +149,11 @@ export class LookupPacer {
       return stored;
     });
     if (!joinedLater) return write;
-    const written: Promise<void> = write.then(
-      () => this.written(pace, written),
-      () => this.written(pace, written),
-    );
+    const written: Promise<void> = write.then(noop, noop).then(() => {
+      if (pace.writing === written) pace.writing = null;
+    });
     pace.writing = written;
     return write;
-  }
-
-  private written(pace: InvoicePace, write: Promise<void>): void {
-    if (pace.writing === write) pace.writing = null;
   }
 
   /** The invoice's pace, its lookups refilled up to now. */
@@ -202,6 +191,8 @@ export type Confirmation =
 /** The lookup that answered the deliveries of an invoice that arrived before it started, and was applied. */
 type Answer = { at: number; recordId: string; status: ConfirmedStatus };
 
+type Verdict = 'unknown' | 'no-record';
+
 /**
  * A delivery's invoice as the service reports it now, when the pacer lets it be looked up. A delivery is a trigger:
  * a lookup that starts after it arrived answers it, so waiting for the invoice's next turn loses nothing.
@@ -210,7 +201,7 @@ type Answer = { at: number; recordId: string; status: ConfirmedStatus };
 export class DeliveryConfirmation {
   private readonly answers = new LRUCache<string, Answer>({ max: MAX_INVOICES });
   /** What a lookup of an invoice no record holds found: unknown at the service, or known there only. */
-  private readonly verdicts = new LRUCache<string, { verdict: 'unknown' | 'no-record'; until: number }>({
+  private readonly verdicts = new LRUCache<string, { verdict: Verdict; until: number }>({
     max: MAX_INVOICES,
   });
 
@@ -267,8 +258,10 @@ export class DeliveryConfirmation {
     this.verdicts.delete(gatewayId);
   }
 
-  private verdictOf(gatewayId: string): 'unknown' | 'no-record' | null {
+  private verdictOf(gatewayId: string): Verdict | null {
     const judged = this.verdicts.get(gatewayId);
     return judged !== undefined && judged.until > this.clock.now() ? judged.verdict : null;
   }
 }
+
+function noop(): void {}

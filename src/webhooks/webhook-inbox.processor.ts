@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -11,17 +11,16 @@ import { type LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { Poller, QuietStart } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-and-days';
-import type { Invoice } from '../gateway/types';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
 import { type Confirmation, DeliveryConfirmation, LookupPacer } from './invoice-lookup';
-import { WebhookInboxEntry } from './webhook-inbox.entity';
 import {
   type Applied,
   type FoundRecord,
   InboxFates,
   InboxRecords,
+  WebhookInboxEntry,
   webhookInboxRows,
-} from './webhook-inbox.outcomes';
+} from './webhook-inbox';
 
 /** Invoices confirmed at once within a batch, so a batch does not take every pooled connection. */
 const CONCURRENCY = 8;
@@ -33,7 +32,6 @@ const MAX_WAIT_MS = 1000;
 const HOST_WAIT_WINDOWS = 3;
 const ANSWERED = 'answered by a confirmation with the service made after it arrived';
 
-/** An entry a batch answered: how, and the record it was applied to. */
 type Closing = { entry: WebhookInboxEntry; outcome: string; recordId: string };
 
 /** What one batch did besides applying: the entries it closed, and those it put off to their invoice's turn. */
@@ -50,7 +48,6 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
   private readonly quiet = new QuietStart(QUIET_MS, MAX_WAIT_MS, () => this.roundNow());
   private readonly fates: InboxFates;
   private readonly records: InboxRecords;
-  /** Claims under a lease: due entries oldest first (`o.received_at`). */
   private readonly leased: LeasedRows<WebhookInboxEntry>;
   /** Entries a host waits for, each with what ends its wait; and the entries a batch of this process holds. */
   private readonly hosts = new Map<string, Set<() => void>>();
@@ -68,14 +65,14 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
     identity: InvoiceIdentity,
     events: EventEmitter2,
     @Inject(CLOCK) clock: Clock,
-    // Late and duplicate invoices linked, canceled or alerted (the checkout's; absent, matched by referrer).
-    @Optional() @Inject(LATE_INVOICE_ADOPTER) late?: LateInvoiceAdopter | null,
+    @Inject(LATE_INVOICE_ADOPTER) late: LateInvoiceAdopter,
   ) {
     super('webhook inbox', new Logger(WebhookInboxProcessor.name), options.inbox.pollIntervalMs, clock);
     this.leased = webhookInboxRows(dataSource, () => options.inbox.leaseMs, clock);
     this.fates = new InboxFates(this.leased, options, events, this.logger, clock);
-    const adopt = late ? (invoice: Invoice) => late.adopt(invoice, 'webhook') : undefined;
-    this.records = new InboxRecords(dataSource, identity, statuses, adopt);
+    this.records = new InboxRecords(dataSource, identity, statuses, (invoice) =>
+      late.adopt(invoice, 'webhook'),
+    );
   }
 
   onModuleInit(): void {
@@ -156,7 +153,8 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       const claimed = await this.leased.claimDue(batchSize, 'o.received_at');
       // One span a batch, its lookups its children.
       const span = { 'invoice_payments.deliveries': claimed.length };
-      if (claimed.length > 0) await traced('invoice_payments webhook.process', span, () => this.process(claimed));
+      if (claimed.length > 0)
+        await traced('invoice_payments webhook.process', span, () => this.process(claimed));
       taken += claimed.length;
       full = claimed.length >= batchSize;
     }

@@ -8,16 +8,13 @@ import { DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { createWebhooksController } from './webhooks.controller';
 
-/** Wiring choices of {@link WebhooksModule.forRoot} beyond its options. */
-export interface WebhooksModuleExtras {
-  /** A provider of `WEBHOOK_MERCHANT_TOKEN_SOURCE` (the merchant token read at runtime). Default: none. */
-  merchantTokenSource?: Provider;
-}
-
-/** Webhook reception at `options.path`; status changes go through the global `InvoiceStatusModule` (import it). */
+/**
+ * Webhook reception at `options.path`, the merchant token read through `merchantTokenSource` (a provider of
+ * `WEBHOOK_MERCHANT_TOKEN_SOURCE`); status changes go through the global `InvoiceStatusModule` (import it).
+ */
 @Module({})
 export class WebhooksModule {
-  static forRoot(options: WebhooksOptions = {}, extras: WebhooksModuleExtras = {}): DynamicModule {
+  static forRoot(options: WebhooksOptions | undefined, merchantTokenSource: Provider): DynamicModule {
     const resolved = resolveWebhooksOptions(options);
     return {
       module: WebhooksModule,
@@ -26,7 +23,7 @@ export class WebhooksModule {
       controllers: [createWebhooksController(resolved.path)],
       providers: [
         section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
-        ...(extras.merchantTokenSource ? [extras.merchantTokenSource] : []),
+        merchantTokenSource,
         LookupPacer,
         DeliveryConfirmation,
         DeliveryAdmission,

@@ -9,7 +9,7 @@ import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 import { NEVER } from '../../src/persistence/invoice.entity';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { watchGuardedStatements } from '../core/status-harness';
 import { AdminApp, openAdminDatabase, startAdminApp } from '../settings/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { addDays, todayIn } from '../../src/domain/text-and-days';
 import type { ShopperPaymentView } from '../../src/checkout/shopper-view';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { AdminApp, openAdminDatabase, startAdminApp } from '../settings/support';

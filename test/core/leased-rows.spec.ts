@@ -2,8 +2,8 @@ import { WebhookInboxWaitingFor1763700015200 } from '../../migrations/1763700015
 import { randomUUID } from 'node:crypto';
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { LeasedRows } from '../../src/core/queue/leased-rows';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
-import { webhookInboxRows } from '../../src/webhooks/webhook-inbox.outcomes';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
+import { webhookInboxRows } from '../../src/webhooks/webhook-inbox';
 import { describeEachDatabase, openTestDatabase, type TestDatabase } from '../support/databases';
 import { ManualClock } from '../support/clock';
 

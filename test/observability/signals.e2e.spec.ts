@@ -14,7 +14,7 @@ import {
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { TrackingOutbox } from '../../src/shipping/tracking-outbox.entity';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { waitFor } from '../support/app';
 import { RootApp, startRootApp } from '../support/root-app';

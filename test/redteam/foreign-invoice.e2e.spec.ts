@@ -14,7 +14,7 @@ import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import {
   checkout,

@@ -1,5 +1,5 @@
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   openWebhooksDatabase,

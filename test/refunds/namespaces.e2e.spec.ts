@@ -1,7 +1,7 @@
 import { InvoiceRecord } from '../../src/index';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { LateInvoiceService } from '../../src/checkout/late-invoice.service';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { withReferrer } from '../../src/core/attempt-claim';
 import { mapOrderToInvoice } from '../../src/checkout/order-mapping';
 import { normalizeInvoice } from '../../src/gateway/invoice.reader';

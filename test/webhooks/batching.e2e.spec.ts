@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvoiceStatusService } from '../../src/core/invoice-status.service';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { RecordingProxy } from '../gateway/support/recording-proxy';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

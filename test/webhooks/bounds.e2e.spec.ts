@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CLOCK } from '../../src/domain/clock';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { ManualClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -40,7 +40,9 @@ describeEachDatabase('webhooks: bounds against floods', (kind) => {
     // The clock stands still: the window and the retries of the service's "unknown" come when the test moves it.
     const clock = new ManualClock();
     const inbox = { pollIntervalMs: 50, unknownLookupsPerWindow: 5, unknownLookupWindowMs: 60_000 };
-    const app = await startWebhookApp(db, sandbox, { path: 'limited/hook', inbox }, undefined, [[CLOCK, clock]]);
+    const app = await startWebhookApp(db, sandbox, { path: 'limited/hook', inbox }, undefined, [
+      [CLOCK, clock],
+    ]);
     try {
       const created = await createSandboxInvoice(app.gateway);
       await insertInvoiceRecord(db.dataSource, {

@@ -10,7 +10,7 @@ import {
   ORDER_PAYMENT_PORT,
 } from '../../src/index';
 import { LOOKUP_BURST } from '../../src/webhooks/invoice-lookup';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { RecordingProxy } from '../gateway/support/recording-proxy';

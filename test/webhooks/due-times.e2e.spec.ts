@@ -3,7 +3,7 @@ import { CLOCK } from '../../src/domain/clock';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import { LOOKUP_BURST } from '../../src/webhooks/invoice-lookup';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { ManualClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
@@ -122,6 +122,8 @@ describeEachDatabase('webhooks: due times on the clock', (kind) => {
     const dead = await entry(id);
     expect(dead.state).toBe('dead');
     expect(dead.lastError).toContain(`the service does not know invoice ${madeUp.id}`);
-    expect(app.alerts.some((a) => a.kind === 'webhook_dead_letter' && a.message.includes(madeUp.id))).toBe(true);
+    expect(app.alerts.some((a) => a.kind === 'webhook_dead_letter' && a.message.includes(madeUp.id))).toBe(
+      true,
+    );
   });
 });

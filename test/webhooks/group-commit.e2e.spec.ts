@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { LookupPacer } from '../../src/webhooks/invoice-lookup';
 import { DeliveryIntake } from '../../src/webhooks/delivery-intake';
 import type { WebhookDelivery } from '../../src/gateway/webhook.reader';

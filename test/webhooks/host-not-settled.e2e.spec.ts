@@ -3,7 +3,7 @@ import { InvoicePaymentProvider, InvoiceRecord } from '../../src/index';
 import { WebhookNotSettledError } from '../../src/core/ports';
 import { webhookAction } from '../../src/medusa/runtime';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { sandboxGateway } from '../support/app';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

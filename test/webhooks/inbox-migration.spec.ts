@@ -7,7 +7,7 @@ import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
 import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
 function entry(overrides: Partial<WebhookInboxEntry> = {}): WebhookInboxEntry {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { databaseKinds, describeEachDatabase, TestDatabase } from '../support/databases';
 import {

@@ -1,6 +1,6 @@
 import { InvoicePaymentProvider, InvoiceRecord } from '../../src/index';
 import { webhookAction } from '../../src/medusa/runtime';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { startSandbox, type DeliveryLogEntry, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, openCheckoutDatabase } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';

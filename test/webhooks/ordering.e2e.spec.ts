@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { statusRow, STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { databaseKinds, describeEachDatabase, TestDatabase } from '../support/databases';
 import {

@@ -5,7 +5,7 @@ import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { resolveWebhooksOptions } from '../../src/options/webhooks.options';
 import { LOOKUP_BURST } from '../../src/webhooks/invoice-lookup';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { insertInvoiceRecord } from '../core/fixtures';
 import {

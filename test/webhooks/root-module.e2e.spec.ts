@@ -8,7 +8,7 @@ import {
 } from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
 import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { GatewayClient } from '../../src/gateway/gateway.client';
 import { startSandbox, type SandboxServer, type DeliveryLogEntry } from '../../src/sandbox';

@@ -3,7 +3,7 @@ import { InvoiceRecord } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import type { WireInvoiceCurrent } from '../../src/sandbox/wire.types';
-import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox.entity';
+import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
 import { insertInvoiceRecord } from '../core/fixtures';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { EventEmitter2 } from '@nestjs/event-emitter';
-import { DataSource, In } from 'typeorm';
+import { Column, DataSource, Entity, In, Index, PrimaryColumn } from 'typeorm';
 import { emitSafely, type InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
@@ -12,12 +12,91 @@ import type { Clock } from '../domain/clock';
 import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
 import type { ResolvedWebhooksOptions } from '../options/webhooks.options';
+import { TimestampColumn } from '../persistence/columns';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { WebhookInboxEntry, type WebhookInboxWaitingFor } from './webhook-inbox.entity';
 
-// What becomes of a batch's entries, the processor's own part (it alone moves entries): a confirmed report applied to
-// its record ({@link InboxRecords}), or an attempt ended without applying ({@link InboxFates}), on the inbox's
-// leased rows.
+// The inbox's table, and what the processor (it alone moves entries) writes of a batch: a confirmed report applied
+// to its record ({@link InboxRecords}), or an attempt ended without applying ({@link InboxFates}).
+
+/** `ignored`: nothing to apply, or not this store's invoice; `dead`: given up, alerted, kept for a person. */
+export type WebhookInboxState = 'pending' | 'processed' | 'ignored' | 'dead';
+
+/** What a pending entry waits for besides its due time: its invoice's turn to be looked up, or a record of it. */
+export type WebhookInboxWaitingFor = 'lookup' | 'record';
+
+/** Every taken webhook delivery, written before it is acknowledged; retries share its unique `dedupeKey`. */
+@Entity('invoice_payments_webhook_inbox')
+@Index('IDX_invoice_payments_webhook_inbox_due', ['state', 'nextAttemptAt'])
+@Index('IDX_invoice_payments_webhook_inbox_invoice', ['gatewayId', 'state'])
+@Index('IDX_invoice_payments_webhook_inbox_done', ['state', 'processedAt'])
+@Index('IDX_invoice_payments_webhook_inbox_list', ['state', 'receivedAt', 'id'])
+export class WebhookInboxEntry {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  /** `delivery:<delivery_id>` or `hash:<sha256>` (dedupeKeyOf): the service's retries share it. */
+  @Column({ name: 'dedupe_key', type: 'varchar', length: 160, unique: true })
+  dedupeKey!: string;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  event!: string | null;
+
+  @Column({ name: 'delivery_id', type: 'varchar', length: 128, nullable: true })
+  deliveryId!: string | null;
+
+  @Column({ name: 'webhook_id', type: 'varchar', length: 128, nullable: true })
+  webhookId!: string | null;
+
+  @Column({ name: 'gateway_id', type: 'varchar', length: 128, nullable: true })
+  gatewayId!: string | null;
+
+  /** Finds the record before the checkout stored `gatewayId`. */
+  @Column({ type: 'varchar', length: 160, nullable: true })
+  referrer!: string | null;
+
+  @Column({ name: 'status_code', type: 'integer', nullable: true })
+  statusCode!: number | null;
+
+  /** As the service wrote it (service time): part of the hash dedupe key. */
+  @Column({ name: 'sent_at', type: 'varchar', length: 32, nullable: true })
+  sentAt!: string | null;
+
+  /** JSON; card number, token and bin redacted. */
+  @Column({ type: 'text' })
+  payload!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  state!: WebhookInboxState;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @TimestampColumn('next_attempt_at', { nullable: true })
+  nextAttemptAt!: Date | null;
+
+  @Column({ name: 'waiting_for', type: 'varchar', length: 16, nullable: true })
+  waitingFor!: WebhookInboxWaitingFor | null;
+
+  /** So a crashed processor's claim lapses. */
+  @TimestampColumn('locked_until', { nullable: true })
+  lockedUntil!: Date | null;
+
+  /** Never a secret. */
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  outcome!: string | null;
+
+  @Column({ name: 'invoice_record_id', type: 'varchar', length: 36, nullable: true })
+  invoiceRecordId!: string | null;
+
+  @TimestampColumn('received_at')
+  receivedAt!: Date;
+
+  @TimestampColumn('processed_at', { nullable: true })
+  processedAt!: Date | null;
+}
 
 /** The inbox's rows under a lease of `leaseMs()` (instances may share the table); a pending row is open. */
 export function webhookInboxRows(
@@ -51,7 +130,7 @@ export class InboxRecords {
     private readonly dataSource: DataSource,
     private readonly identity: InvoiceIdentity,
     private readonly statuses: InvoiceStatusService,
-    private readonly adopt?: (invoice: Invoice) => Promise<Adoption>,
+    private readonly adopt: (invoice: Invoice) => Promise<Adoption>,
   ) {}
 
   /** The records of these numbers, and which of the entries' referrers a record holds: one query. */
@@ -76,10 +155,12 @@ export class InboxRecords {
       ? { record: found.record, foreign: await this.identity.whyNotOurs(invoice, found.record, 'number') }
       : await recordOfInvoice(records, this.identity, invoice, this.adopt);
     // Not this store's, or the store's but no record may take it (handled by the checkout): nothing to apply.
-    if (foreign) return { kind: 'ignored', outcome: `left alone: not this store's invoice`, lastError: foreign };
+    if (foreign)
+      return { kind: 'ignored', outcome: `left alone: not this store's invoice`, lastError: foreign };
     if (ignored) return { kind: 'ignored', outcome: ignored, lastError: null };
     if (!record) return { kind: 'no-record' };
-    if (applied) return { kind: 'applied', outcome: `linked to its attempt ${CONFIRMED}`, recordId: record.id };
+    if (applied)
+      return { kind: 'applied', outcome: `linked to its attempt ${CONFIRMED}`, recordId: record.id };
     if (found && reportChangesNothing(found.record, invoice.status.code, invoice)) {
       const outcome = `unchanged: the service reports nothing new ${CONFIRMED}`;
       return { kind: 'applied', outcome, recordId: record.id };
@@ -118,7 +199,11 @@ export class InboxFates {
   }
 
   /** Due again after the inbox's doubling backoff of its attempts (`waitingFor` a record, or nothing but the time). */
-  async retryLater(entry: WebhookInboxEntry, reason: string, waitingFor: WebhookInboxWaitingFor | null = null) {
+  async retryLater(
+    entry: WebhookInboxEntry,
+    reason: string,
+    waitingFor: WebhookInboxWaitingFor | null = null,
+  ) {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.options.inbox;
     const delay = doublingDelayMs(entry.attempts, retryBaseDelayMs, retryMaxDelayMs);
     const nextAttemptAt = new Date(this.clock.now() + delay);
@@ -127,9 +212,14 @@ export class InboxFates {
   }
 
   /** Retried with backoff for `unknownInvoiceWindowMs` after it arrived, then dead. */
-  async retryWithin(entry: WebhookInboxEntry, problem: string, waitingFor: WebhookInboxWaitingFor | null = null) {
+  async retryWithin(
+    entry: WebhookInboxEntry,
+    problem: string,
+    waitingFor: WebhookInboxWaitingFor | null = null,
+  ) {
     const waited = this.clock.now() - entry.receivedAt.getTime();
-    if (waited < this.options.inbox.unknownInvoiceWindowMs) return this.retryLater(entry, problem, waitingFor);
+    if (waited < this.options.inbox.unknownInvoiceWindowMs)
+      return this.retryLater(entry, problem, waitingFor);
     await this.deadLetter(entry, `${problem} (for ${waited} ms)`);
   }
 
@@ -170,18 +260,30 @@ export class InboxFates {
     if (this.clock.now() - this.lastUnknownAlert < this.options.inbox.unknownLookupWindowMs) return;
     this.lastUnknownAlert = this.clock.now();
     this.unknownSinceAlert = 0;
-    this.logger.warn(`${count} webhook deliveries named invoices the service does not know (last: ${reason})`);
+    this.logger.warn(
+      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
+    );
     const named = `${count} webhook delivery(ies) named invoices neither this store nor the service knows`;
     this.alert(`${named} (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`);
   }
 
   private async bury(entry: WebhookInboxEntry, reason: string): Promise<void> {
     const lastError = clip(reason, 2000);
-    await this.leased.finish(entry, { state: 'dead', waitingFor: null, lastError, processedAt: this.clock.date() });
+    await this.leased.finish(entry, {
+      state: 'dead',
+      waitingFor: null,
+      lastError,
+      processedAt: this.clock.date(),
+    });
   }
 
   private alert(message: string): void {
-    const alert: InvoicePaymentsAlert = { kind: 'webhook_dead_letter', orderId: null, invoiceRecordId: null, message };
+    const alert: InvoicePaymentsAlert = {
+      kind: 'webhook_dead_letter',
+      orderId: null,
+      invoiceRecordId: null,
+      message,
+    };
     emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
   }
 }
