@@ -4,7 +4,7 @@ import { LeasedRows, purgeFinished } from '../core/queue/leased-rows';
 import { TrackingOutbox } from './tracking-outbox.entity';
 
 /**
- * The worker's side of the outbox: claim due rows, hold them, settle them. Every write after a claim is conditional
+ * The worker's side of the outbox: claim due rows, hold them, finish them. Every write after a claim is conditional
  * on it (`locked_by`), so a worker whose claim lapsed cannot overwrite the outcome of the worker that took over.
  */
 export class TrackingOutboxStore {
@@ -47,7 +47,12 @@ export class TrackingOutboxStore {
   /** Extends the claim on one row before posting it; `false` when the row is no longer this claim's to post. */
   async renew(row: TrackingOutbox, claim: string, leaseMs: number): Promise<boolean> {
     const now = this.clock.now();
-    return this.settle(row, claim, { lockedUntil: new Date(now + leaseMs), updatedAt: new Date(now) }, true);
+    return this.writeHeld(
+      row,
+      claim,
+      { lockedUntil: new Date(now + leaseMs), updatedAt: new Date(now) },
+      true,
+    );
   }
 
   /** A newer code was recorded for the row's order: the row is never posted. */
@@ -65,7 +70,7 @@ export class TrackingOutboxStore {
   }
 
   /** Writes `fields` if `claim` still holds the row, releasing it unless `keepClaim`; `false` when it did not. */
-  async settle(row: TrackingOutbox, claim: string, fields: Partial<TrackingOutbox>, keepClaim = false) {
+  async writeHeld(row: TrackingOutbox, claim: string, fields: Partial<TrackingOutbox>, keepClaim = false) {
     const release = keepClaim ? {} : { lockedBy: null, lockedUntil: null };
     const held = { id: row.id, lockedBy: claim, status: 'pending' as const };
     const result = await this.repo.update(held, { updatedAt: this.clock.date(), ...fields, ...release });
@@ -74,7 +79,7 @@ export class TrackingOutboxStore {
 
   /** Hands rows back untouched (the worker is stopping): the attempt counted by the claim did not happen. */
   async release(rows: TrackingOutbox[], claim: string): Promise<void> {
-    for (const row of rows) await this.settle(row, claim, { attempts: row.attempts - 1 });
+    for (const row of rows) await this.writeHeld(row, claim, { attempts: row.attempts - 1 });
   }
 
   /** Deletes rows sent more than `retentionMs` ago; returns how many. */

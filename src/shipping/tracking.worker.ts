@@ -74,7 +74,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
 
   private async handle(row: TrackingOutbox, claim: string): Promise<Outcome> {
     if (await this.store.hasNewerCode(row)) {
-      await this.store.settle(row, claim, { status: 'superseded' });
+      await this.store.writeHeld(row, claim, { status: 'superseded' });
       return 'superseded';
     }
     // The claim may be several posts old: make it last for this post.
@@ -113,7 +113,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
 
   private async markSent(row: TrackingOutbox, claim: string): Promise<Outcome> {
     const sent = { status: 'sent' as const, sentAt: this.clock.date(), lastError: null, lastErrorKind: null };
-    if (!(await this.store.settle(row, claim, sent))) {
+    if (!(await this.store.writeHeld(row, claim, sent))) {
       // The worker that took over reads the code back before posting it.
       this.logger.warn(`${what(row)}: this worker's claim lapsed before it recorded the code sent`);
       return 'lost';
@@ -133,7 +133,9 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
     const backoff = retryDelayMs(row.attempts, this.options.backoff);
     const retryAfter = err instanceof GatewayRateLimitError ? (err.retryAfterMs ?? 0) : 0;
     const nextAttemptAt = new Date(this.clock.now() + Math.max(backoff, retryAfter));
-    if (!(await this.store.settle(row, claim, { nextAttemptAt, lastError: message, lastErrorKind: kind }))) {
+    if (
+      !(await this.store.writeHeld(row, claim, { nextAttemptAt, lastError: message, lastErrorKind: kind }))
+    ) {
       return 'lost';
     }
     this.logger.warn(
@@ -145,7 +147,7 @@ export class TrackingWorker extends Poller<TrackingRunResult> implements OnAppli
   /** Fails the row for good: a person must post it (or fix the cause and retry), so it is an alert too. */
   private async fail(row: TrackingOutbox, claim: string, message: string, kind: string): Promise<Outcome> {
     const failed = { status: 'failed' as const, lastError: message, lastErrorKind: kind };
-    if (!(await this.store.settle(row, claim, failed))) return 'lost';
+    if (!(await this.store.writeHeld(row, claim, failed))) return 'lost';
     const { orderId, code, invoiceRecordId, id: outboxId, attempts } = row;
     const text = `${what(row)} failed after ${attempts} attempt(s) (${kind}): ${message}`;
     const alert = { kind: 'tracking_failed' as const, orderId, invoiceRecordId, message: text };

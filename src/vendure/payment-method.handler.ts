@@ -18,8 +18,8 @@ let dispatcher: StatusChangeDispatcher;
  * Inside Vendure's transaction, an operation's report starts the module's delivery at once. On SQLite the two share
  * one connection, so that delivery is finished first, while Vendure waits, rather than interleaved with Vendure's.
  */
-async function settleModuleWork(): Promise<void> {
-  await dialectOf(connection.rawConnection).settleShared(() => dispatcher.drain());
+async function finishModuleWork(): Promise<void> {
+  await dialectOf(connection.rawConnection).awaitShared(() => dispatcher.drain());
 }
 
 /** An English-only localized string, as Vendure's admin takes labels. */
@@ -100,7 +100,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     if (!record || !statusIs(record.statusCode, 'cancellable')) return { success: true };
     try {
       await provider.cancelPayment({ data: { invoiceRecordId: record.id } });
-      await settleModuleWork();
+      await finishModuleWork();
       return { success: true };
     } catch (err) {
       // The payment's `errorMessage` (the shop API shows it): the service's trouble as a plain sentence.
@@ -122,7 +122,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
         requestedBy: 'vendure',
         idempotencyKey: `vendure:${randomUUID()}`,
       });
-      await settleModuleWork();
+      await finishModuleWork();
       return {
         // Asked for, not yet done (a bank slip's refund); the order port settles it once partially refunded or refunded.
         state: data.statusCode === InvoiceStatusCode.AwaitingRefund ? 'Pending' : 'Settled',

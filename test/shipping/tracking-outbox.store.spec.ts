@@ -100,8 +100,8 @@ describeEachDatabase('TrackingOutboxStore', (kind) => {
     const claimed = await store.claim('w2#1', 10, LEASE);
     expect(claimed.map((c) => [c.id, c.attempts, c.lockedBy])).toEqual([[r.id, 2, 'w2#1']]);
     // The dead worker's late write is refused: the row is no longer its claim's.
-    expect(await store.settle(r, 'dead#1', { status: 'sent' })).toBe(false);
-    expect(await store.settle(r, 'w2#1', { status: 'sent', sentAt: new Date() })).toBe(true);
+    expect(await store.writeHeld(r, 'dead#1', { status: 'sent' })).toBe(false);
+    expect(await store.writeHeld(r, 'w2#1', { status: 'sent', sentAt: new Date() })).toBe(true);
     expect(await outbox.findOneByOrFail({ id: r.id })).toMatchObject({ status: 'sent', lockedBy: null });
   });
 
