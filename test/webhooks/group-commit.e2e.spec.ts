@@ -57,7 +57,9 @@ describeEachDatabase('webhooks: group commit of the inbox', (kind) => {
     const ids = Array.from({ length: 40 }, () => randomUUID());
     const submitted = jest.spyOn(Coalescer.prototype, 'submit');
     const ours = () =>
-      submitted.mock.calls.filter(([item]) => ids.includes((item as WebhookInboxEntry).deliveryId));
+      submitted.mock.calls.filter(([item]) =>
+        (ids as string[]).includes((item as WebhookInboxEntry).deliveryId ?? ''),
+      );
     // On PostgreSQL the table is held, so the first insert waits while the other 39 arrive, however slow the machine;
     // better-sqlite3 answers within the tick, so on SQLite nothing waits for a batch.
     const holder = kind === 'postgres' ? await holdInbox() : null;

@@ -1,11 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  Brackets,
-  type DataSource,
-  type EntityTarget,
-  type ObjectLiteral,
-  type QueryDeepPartialEntity,
-} from 'typeorm';
+import { Brackets, type DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
+// Not exported from the root in every TypeORM 0.3 release the peer range allows (0.3.26 lacks it).
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Clock } from '../../domain/clock';
 import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
 import { escapeQuery, queryReturning } from '../../persistence/typeorm-compat';
