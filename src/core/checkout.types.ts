@@ -1,4 +1,4 @@
-import { statusRow, type PaymentSessionStatus } from '../domain/status-table';
+import { sessionStatusOfCode, type PaymentSessionStatus } from '../domain/status-table';
 import type { Cents } from '../gateway/money';
 import type { CreateInvoiceParams, PaymentMethod } from '../gateway/types';
 import type { InvoiceRecord, RecognisedOrder } from '../persistence/invoice.entity';
@@ -185,12 +185,6 @@ export function sessionStatusOf(record: InvoiceRecord): PaymentSessionStatus {
   if (record.creationState === 'failed') return 'error';
   if (record.creationState !== 'created' && record.attentionReason) return 'requires_more';
   return sessionStatusOfCode(record.statusCode, record.amountMismatch) ?? 'pending';
-}
-
-/** The session a status gives (`null`: unlisted); money taken for another amount waits for a person, never captured. */
-export function sessionStatusOfCode(code: number | null, mismatch: boolean): PaymentSessionStatus | null {
-  const session = statusRow(code)?.session ?? null;
-  return mismatch && (session === 'captured' || session === 'authorized') ? 'requires_more' : session;
 }
 
 /** What the storefront and the host keep of a payment attempt: the `InvoicePaymentSessionData`. */

@@ -13,7 +13,7 @@ import {
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from './events';
 
-import { STATUS_REPORT_SOURCES, statusIs, statusRow, decideTransition } from '../domain/status-table';
+import { STATUS_REPORT_SOURCES, statusIs, statusRow } from '../domain/status-table';
 import {
   NO_HISTORY,
   type AppliedStatus,
@@ -23,6 +23,7 @@ import {
   type StatusReportResult,
   captured,
   capturedAmountChange,
+  decideTransition,
   paymentMismatchOf,
   snapshotOf,
   transitionText,

@@ -1,8 +1,9 @@
-import { sessionStatusOfCode, type PaymentWebhookAction, type WebhookActionResult } from './checkout.types';
+import type { PaymentWebhookAction, WebhookActionResult } from './checkout.types';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import {
   InvoiceStatusCode,
+  sessionStatusOfCode,
   statusRow,
   type OrderPaymentStatus,
   type PaymentSessionStatus,

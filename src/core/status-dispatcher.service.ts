@@ -4,7 +4,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull, LessThan } from 'typeorm';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { emitSafely, InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './events';
-import { sessionStatusOfCode } from './checkout.types';
 import {
   ORDER_PAYMENT_PORT,
   type OrderPaymentPort,
@@ -16,8 +15,8 @@ import { type Held, LeasedRows } from './queue/leased-rows';
 import { Coalescer, Poller } from './queue/poller';
 import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
-import { transitionText } from './status-report';
-import { statusRow, transitionOfRow } from '../domain/status-table';
+import { transitionOfRow, transitionText } from './status-report';
+import { sessionStatusOfCode, statusRow } from '../domain/status-table';
 import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');

@@ -1,17 +1,12 @@
-import {
-  InvoiceStatusCode,
-  statusRow,
-  type StatusReportSource,
-  type Transition,
-  type TransitionVerdict,
-} from '../domain/status-table';
+import { InvoiceStatusCode, statusIs, statusRow, type StatusReportSource } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { CreationMove } from './invoice-record.store';
 
-// What a status report is, what its invoice does to a record beside its status, and a transition in words.
+// What a status report is, what its invoice does to a record beside its status, and the transition it makes by the
+// status table's stages, in codes and in words.
 
 /** One report of an invoice's status, from wherever it came. */
 export interface StatusReport {
@@ -148,6 +143,47 @@ export function snapshotOf(invoice: Invoice, record: InvoiceRecord): Partial<Inv
   set('cardLast4', clip(invoice.card?.last4 ?? null, 4));
   if (invoice.raw !== undefined) set('rawSnapshot', JSON.stringify(invoice.raw));
   return patch;
+}
+
+/**
+ * What a report does to an invoice: `apply` (it moves), `paid_after_close` (it moves, and the money of an invoice
+ * that could no longer be paid must go back), or it is recorded and refused: `unchanged` (already so), `backwards`
+ * (an earlier stage) or `unknown_code` (a code the spec does not list). Stable: the admin page words each one.
+ */
+export type TransitionVerdict = 'apply' | 'paid_after_close' | 'unchanged' | 'backwards' | 'unknown_code';
+
+/** A decided transition, in codes ({@link transitionText} words it for people). */
+export interface Transition {
+  /** The invoice's code before (`null`: no status yet). */
+  from: number | null;
+  to: number;
+  verdict: TransitionVerdict;
+  /** The invoice moves to `to`. */
+  apply: boolean;
+  /** The alert the move raises (`PaymentStatusChange.alert`). */
+  alert?: 'paid_after_cancel';
+}
+
+/** Whether an invoice at `from` (`null`: no status yet) moves to `to`, by the stages of the status table. */
+export function decideTransition(from: number | null, to: number): Transition {
+  const toRow = statusRow(to);
+  const fromRow = statusRow(from);
+  if (!toRow) return { from, to, verdict: 'unknown_code', apply: false };
+  if (from === null || !fromRow) return { from, to, verdict: 'apply', apply: true };
+  if (from === to) return { from, to, verdict: 'unchanged', apply: false };
+  if (toRow.stage < fromRow.stage) return { from, to, verdict: 'backwards', apply: false };
+  if (to === InvoiceStatusCode.Paid && statusIs(from, 'releasesOrder')) {
+    return { from, to, verdict: 'paid_after_close', apply: true, alert: 'paid_after_cancel' };
+  }
+  return { from, to, verdict: 'apply', apply: true };
+}
+
+/**
+ * The transition a status history row records, decided again from the two codes it stores (the history keeps codes,
+ * never a sentence to read back); `null` for a row that is no report (a person's resolution).
+ */
+export function transitionOfRow(row: { fromCode: number | null; toCode: number | null }): Transition | null {
+  return row.toCode === null ? null : decideTransition(row.fromCode, row.toCode);
 }
 
 function atLeast(recorded: number | null, reported: number | null): number | null {

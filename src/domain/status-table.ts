@@ -1,8 +1,8 @@
 /**
  * The one status table: every invoice status code of spec §3 with its name, its place in the order reports are
- * applied in, what the host and the screens see, and what the status allows; and, at the end, the transition a
- * report makes by it. Module code holds no status number of its own: it asks this table
- * (`statusIs(code, 'refundable')`, `statusRow(code).session`) or names a code through {@link InvoiceStatusCode}.
+ * applied in, what the host and the screens see, and what the status allows. Module code holds no status number of
+ * its own: it asks this table (`statusIs(code, 'refundable')`, `sessionStatusOfCode(code, mismatch)`) or names a code
+ * through {@link InvoiceStatusCode}. The transition a report makes by it is decided in core/status-report.ts.
  */
 
 /** The service's invoice states (§3): rely on `status.code`; `status.text` varies by acquirer. */
@@ -240,6 +240,12 @@ export function statusIs(code: number | null | undefined, flag: StatusFlag): boo
   return statusRow(code)?.is.includes(flag) ?? false;
 }
 
+/** The session a status gives (`null`: unlisted); money taken for another amount waits for a person, never captured. */
+export function sessionStatusOfCode(code: number | null, mismatch: boolean): PaymentSessionStatus | null {
+  const session = statusRow(code)?.session ?? null;
+  return mismatch && (session === 'captured' || session === 'authorized') ? 'requires_more' : session;
+}
+
 /**
  * The listed codes in the order reports are applied in: awaiting payment, overdue, processing, scheduled,
  * authorized, denied, error, canceled, paid, awaiting refund, partially refunded, contested, refunded.
@@ -256,44 +262,3 @@ export type StatusReportSource = (typeof STATUS_REPORT_SOURCES)[number];
 
 /** A history row's source: a report, or `admin` (a resolution noted by a person, never dispatched). */
 export type StatusChangeSource = StatusReportSource | 'admin';
-
-/**
- * What a report does to an invoice: `apply` (it moves), `paid_after_close` (it moves, and the money of an invoice
- * that could no longer be paid must go back), or it is recorded and refused: `unchanged` (already so), `backwards`
- * (an earlier stage) or `unknown_code` (a code the spec does not list). Stable: the admin page words each one.
- */
-export type TransitionVerdict = 'apply' | 'paid_after_close' | 'unchanged' | 'backwards' | 'unknown_code';
-
-/** A decided transition, in codes (`transitionText` in core/status-report.ts words it for people). */
-export interface Transition {
-  /** The invoice's code before (`null`: no status yet). */
-  from: number | null;
-  to: number;
-  verdict: TransitionVerdict;
-  /** The invoice moves to `to`. */
-  apply: boolean;
-  /** The alert the move raises (`PaymentStatusChange.alert`). */
-  alert?: 'paid_after_cancel';
-}
-
-/** Whether an invoice at `from` (`null`: no status yet) moves to `to`, by the stages of the status table. */
-export function decideTransition(from: number | null, to: number): Transition {
-  const toRow = statusRow(to);
-  const fromRow = statusRow(from);
-  if (!toRow) return { from, to, verdict: 'unknown_code', apply: false };
-  if (from === null || !fromRow) return { from, to, verdict: 'apply', apply: true };
-  if (from === to) return { from, to, verdict: 'unchanged', apply: false };
-  if (toRow.stage < fromRow.stage) return { from, to, verdict: 'backwards', apply: false };
-  if (to === InvoiceStatusCode.Paid && statusIs(from, 'releasesOrder')) {
-    return { from, to, verdict: 'paid_after_close', apply: true, alert: 'paid_after_cancel' };
-  }
-  return { from, to, verdict: 'apply', apply: true };
-}
-
-/**
- * The transition a status history row records, decided again from the two codes it stores (the history keeps codes,
- * never a sentence to read back); `null` for a row that is no report (a person's resolution).
- */
-export function transitionOfRow(row: { fromCode: number | null; toCode: number | null }): Transition | null {
-  return row.toCode === null ? null : decideTransition(row.fromCode, row.toCode);
-}

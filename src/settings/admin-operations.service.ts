@@ -14,7 +14,7 @@ import {
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
 import { CLOCK, type Clock } from '../domain/clock';
-import { transitionOfRow } from '../domain/status-table';
+import { transitionOfRow } from '../core/status-report';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';

@@ -6,7 +6,7 @@ import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';
 import { entities, harness, historyOf, paidInvoice, statusSuite } from './status-harness';
 import { ReportedRecordNotFoundError } from '../../src/core/invoice.errors';
-import { transitionOfRow } from '../../src/domain/status-table';
+import { transitionOfRow } from '../../src/core/status-report';
 
 describeEachDatabase('InvoiceStatusService', (kind) => {
   const s = statusSuite(kind);

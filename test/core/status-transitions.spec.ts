@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { STATUS_TABLE, decideTransition, transitionOfRow } from '../../src/domain/status-table';
+import { STATUS_TABLE } from '../../src/domain/status-table';
+import { decideTransition, transitionOfRow } from '../../src/core/status-report';
 import { STATUS_STAGES, statusRow } from '../../src/domain/status-table';
 import { transitionTable } from './transition-table.markdown';
 import { transitionText } from '../../src/core/status-report';

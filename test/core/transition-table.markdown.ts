@@ -1,4 +1,5 @@
-import { STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
+import { STATUS_STAGES } from '../../src/domain/status-table';
+import { decideTransition } from '../../src/core/status-report';
 import { STATUS_TABLE, KnownInvoiceStatusCode } from '../../src/domain/status-table';
 
 const name = (code: KnownInvoiceStatusCode) => `${code} ${STATUS_TABLE[code].name.toLowerCase()}`;

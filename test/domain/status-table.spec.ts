@@ -3,10 +3,10 @@ import {
   InvoiceStatusCode,
   STATUS_STAGES,
   STATUS_TABLE,
+  sessionStatusOfCode,
   statusIs,
   statusRow,
 } from '../../src/domain/status-table';
-import { sessionStatusOfCode } from '../../src/core/checkout.types';
 import { PAYMENT_STATE_OF_CODE } from '../../src/vendure/constants';
 
 /** The codes whose row has `flag`, in code order. */

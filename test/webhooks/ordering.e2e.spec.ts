@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { statusRow, STATUS_STAGES, decideTransition } from '../../src/domain/status-table';
+import { statusRow, STATUS_STAGES } from '../../src/domain/status-table';
+import { decideTransition } from '../../src/core/status-report';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
