@@ -13,6 +13,7 @@ import { GatewayClient } from './gateway/gateway.client';
 import {
   GATEWAY_CALL_OBSERVER,
   GATEWAY_CLIENT_OPTIONS,
+  GATEWAY_CONNECTION_SOURCE,
   type GatewayClientOptions,
 } from './gateway/gateway.options';
 import type * as Options from './options/options';
@@ -85,20 +86,16 @@ class InvoicePaymentsCoreModule {
         options,
         // The one clock module code reads; a test overrides this provider to move time instead of sleeping.
         { provide: CLOCK, useValue: systemClock },
-        // A token changed in the admin panel applies without a restart.
         {
           provide: GATEWAY_CLIENT_OPTIONS,
-          useFactory: (
-            o: Options.InvoicePaymentsModuleOptions,
-            s: InvoicePaymentsSettingsService,
-            e: EventEmitter2,
-          ) => ({
+          useFactory: (o: Options.InvoicePaymentsModuleOptions, e: EventEmitter2) => ({
             ...o.gateway,
             onImplausibleAmount: implausibleAmountAlert(e, o.gateway.onImplausibleAmount),
-            resolveConfig: () => s.gatewayConfig(),
           }),
-          inject: [INVOICE_PAYMENTS_OPTIONS, InvoicePaymentsSettingsService, EventEmitter2],
+          inject: [INVOICE_PAYMENTS_OPTIONS, EventEmitter2],
         },
+        // The client asks the admin settings for the connection before every call: a new token needs no restart.
+        { provide: GATEWAY_CONNECTION_SOURCE, useExisting: InvoicePaymentsSettingsService },
         // The gateway reports each call to an observer; observability's spans and call durations are that observer.
         { provide: GATEWAY_CALL_OBSERVER, useFactory: serviceCallObserver, inject: [CLOCK] },
         GatewayClient,

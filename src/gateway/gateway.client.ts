@@ -8,9 +8,11 @@ import { GatewayNotFoundError, GatewayUnsupportedError, isGatewayError } from '.
 import {
   GATEWAY_CALL_OBSERVER,
   GATEWAY_CLIENT_OPTIONS,
+  GATEWAY_CONNECTION_SOURCE,
   type GatewayCallObserver,
   type GatewayClientOptions,
   type GatewayConnection,
+  type GatewayConnectionSource,
 } from './gateway.options';
 import { GatewayTransport, type Planned, type Read } from './gateway.transport';
 import { invoiceAnswer, readInvoice } from './invoice.reader';
@@ -40,8 +42,10 @@ export class GatewayClient {
     @Optional() @Inject(GATEWAY_CALL_OBSERVER) observer?: GatewayCallObserver,
     // Optional because tests, the bench and the shipping support build a client by hand.
     @Optional() @Inject(CLOCK) clock: Clock = systemClock,
+    // The connection in force before every call (the module's: the admin settings); without one, the options'.
+    @Optional() @Inject(GATEWAY_CONNECTION_SOURCE) connection?: GatewayConnectionSource,
   ) {
-    this.transport = new GatewayTransport(options, http, observer, clock);
+    this.transport = new GatewayTransport(options, http, observer, clock, connection);
   }
 
   /** How long a write other than creation may take (`timeouts.defaultMs`). */
@@ -223,6 +227,11 @@ export class GatewayClient {
   /** The wire profile in force: the options' profile with the admin settings' overrides on top. */
   async wireProfile(): Promise<WireProfile> {
     return (await this.transport.context('wireProfile', false, false)).profile;
+  }
+
+  /** The address calls go to now (unchecked: it may be empty or invalid until the store is configured). */
+  async baseUrl(): Promise<string> {
+    return (await this.transport.context('baseUrl', false, false)).conn?.baseUrl ?? '';
   }
 
   /** One invoice by `key` as the profile's lookup says; `paymentId` goes to the service (invoices do not carry it). */

@@ -6,6 +6,9 @@ import type { WireProfileOverrides } from './wire-profile';
 /** Injection token of `GatewayClientOptions`. */
 export const GATEWAY_CLIENT_OPTIONS = 'INVOICE_PAYMENTS_GATEWAY_CLIENT_OPTIONS';
 
+/** Injection token of the `GatewayConnectionSource` a client reads its connection from (optional: else its options). */
+export const GATEWAY_CONNECTION_SOURCE = 'INVOICE_PAYMENTS_GATEWAY_CONNECTION_SOURCE';
+
 /** Injection token of the `GatewayCallObserver` told of every call (optional: without one, calls go unobserved). */
 export const GATEWAY_CALL_OBSERVER = 'INVOICE_PAYMENTS_GATEWAY_CALL_OBSERVER';
 
@@ -30,10 +33,18 @@ export interface GatewayConnection {
   mode: GatewayMode;
 }
 
-/** What `resolveConfig` gives before every call: the connection and, optionally, wire-profile overrides. */
+/** What a {@link GatewayConnectionSource} gives before every call: the connection and wire-profile overrides. */
 export interface ResolvedGatewayConfig extends GatewayConnection {
   /** Laid over the options' `profile` (the admin settings' saved `wireProfile`). */
   profile?: WireProfileOverrides | null;
+}
+
+/**
+ * The connection in force, asked before every call, so a token changed at runtime applies without a restart: the
+ * module's is the admin settings (`InvoicePaymentsSettingsService`). Without one, a client calls with its options.
+ */
+export interface GatewayConnectionSource {
+  gatewayConfig(): Promise<ResolvedGatewayConfig>;
 }
 
 /** Resolves a host name to every address it has (the shape of `dns.promises.lookup(host, { all: true })`). */
@@ -41,8 +52,6 @@ export type HostLookup = (hostname: string) => Promise<Array<{ address: string; 
 
 /** Options of `GatewayClient`; defaults and meaning in `docs/configuration.md` (`gateway.*`). */
 export interface GatewayClientOptions extends GatewayConnection {
-  /** Called before every operation when set: the runtime settings override the connection without a restart. */
-  resolveConfig?: () => Promise<ResolvedGatewayConfig>;
   /** Per-request timeouts in ms (defaults: create 30 s, reads 10 s, others 15 s). */
   timeouts?: { defaultMs?: number; createMs?: number; readMs?: number };
   /** Retries of safe requests only (reads, token checks, never sent); `maxAttempts` counts the first. */

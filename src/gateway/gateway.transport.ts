@@ -11,6 +11,7 @@ import {
   type GatewayCallObserver,
   type GatewayClientOptions,
   type GatewayConnection,
+  type GatewayConnectionSource,
 } from './gateway.options';
 import { type ExchangeAnswer, ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
 import { PayloadReader, readInvoice, readPage } from './invoice.reader';
@@ -92,6 +93,7 @@ export class GatewayTransport {
     httpService?: HttpService,
     private readonly observer: GatewayCallObserver = UNOBSERVED,
     private readonly clock: Clock = systemClock,
+    private readonly connection?: GatewayConnectionSource,
   ) {
     this.exchange = exchangeFor(httpService);
     Object.assign(this.timeouts, options.timeouts);
@@ -100,12 +102,11 @@ export class GatewayTransport {
     this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
   }
 
-  /** The connection and wire profile for this call: `resolveConfig()`, else the options. */
+  /** The connection and wire profile for this call: the connection source's in force, else the options. */
   async context(operation: string, needsToken = true, check = true): Promise<CallContext> {
-    const resolve = this.options.resolveConfig;
-    const source = resolve ? await resolve() : this.options;
+    const source = this.connection ? await this.connection.gatewayConfig() : this.options;
     let profile = this.baseProfile;
-    if (resolve && source?.profile) {
+    if (this.connection && source?.profile) {
       profile = this.profiles.get(source.profile) ?? mergeWireProfile(profile, source.profile);
       this.profiles.set(source.profile, profile);
     }

@@ -4,7 +4,6 @@ import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../domain/clock';
 import { Poller } from '../core/queue/poller';
 import { GatewayClient } from '../gateway/gateway.client';
-import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../gateway/gateway.options';
 import { type Backlog, readBacklog } from './backlog';
 import { HEALTH_OPTIONS, type ResolvedHealthOptions } from '../options/health.options';
 import { lastCallTo } from '../core/otel';
@@ -52,9 +51,8 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
   constructor(
     @Inject(HEALTH_OPTIONS) private readonly options: ResolvedHealthOptions,
     @InjectDataSource() private readonly dataSource: DataSource,
+    // The client knows the address in force (the stored settings over the options), so this edge needs not.
     private readonly gateway: GatewayClient,
-    // The client's own options: their `resolveConfig` reads the stored settings, so this edge needs not know them.
-    @Inject(GATEWAY_CLIENT_OPTIONS) private readonly gatewayOptions: GatewayClientOptions,
     @Inject(CLOCK) clock: Clock,
   ) {
     super('health check', new Logger(InvoicePaymentsHealthIndicator.name), options.checkIntervalMs, clock);
@@ -112,23 +110,17 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
     return this.reading!;
   }
 
-  /** The address the client calls now: the stored settings over the options when they are wired, else the options. */
-  private async currentConnection(): Promise<{ baseUrl: string }> {
-    const resolve = this.gatewayOptions.resolveConfig;
-    return resolve ? resolve() : this.gatewayOptions;
-  }
-
   /** One background round: the address and the queues (each bounded), then a probe if the service was quiet. */
   protected async round(): Promise<void> {
     try {
       const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
       const [config, backlog] = await Promise.allSettled([
-        within(this.currentConnection()),
+        within(this.gateway.baseUrl()),
         within(readBacklog(this.dataSource, this.clock.now())),
       ]);
       const baseUrl =
         config.status === 'fulfilled'
-          ? config.value.baseUrl.replace(/\/+$/, '')
+          ? config.value.replace(/\/+$/, '')
           : (this.reading?.baseUrl ?? null);
       this.reading = { baseUrl, backlog: backlog.status === 'fulfilled' ? backlog.value : null };
       if (baseUrl !== null) this.probeIfQuiet(baseUrl);

@@ -15,8 +15,8 @@ import type { WebhooksOptions } from './webhooks.options';
  * the admin API override `gateway` and most of `checkout` at runtime (docs/configuration.md).
  */
 export interface InvoicePaymentsModuleOptions {
-  /** The service's address, credential and wire conventions; the runtime settings give `resolveConfig`. */
-  gateway: Omit<GatewayClientOptions, 'resolveConfig'>;
+  /** The service's address, credential and wire conventions; the admin settings override the connection at runtime. */
+  gateway: GatewayClientOptions;
   /** Order → invoice mapping and creation: methods, due days, installments, URLs, ids, address mapping. */
   checkout?: CheckoutOptions;
   /** Webhook reception (route, token check, inbox). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type Provider } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ResolvedGatewayConfig } from '../gateway/gateway.options';
+import type { GatewayConnectionSource, ResolvedGatewayConfig } from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
 import { CHECKOUT_SETTINGS } from '../checkout/checkout.tokens';
 import { CLOCK, type Clock } from '../domain/clock';
@@ -60,7 +60,7 @@ export class SettingsConflictError extends Error {
  * Cached for `admin.settingsCacheTtlMs`; a save clears this instance's cache, so no restart is needed.
  */
 @Injectable()
-export class InvoicePaymentsSettingsService {
+export class InvoicePaymentsSettingsService implements GatewayConnectionSource {
   private readonly logger = new Logger('InvoicePaymentsSettings');
   private cached: { expiresAt: number; value: Promise<EffectiveSettings> } | null = null;
   private namespace: Promise<string> | null = null;
@@ -90,7 +90,7 @@ export class InvoicePaymentsSettingsService {
     return value;
   }
 
-  /** For `GatewayClientOptions.resolveConfig`: an unconfigured setting comes back empty and the client refuses. */
+  /** The gateway's connection in force; an unconfigured setting comes back empty and the client refuses to call. */
   async gatewayConfig(): Promise<ResolvedGatewayConfig> {
     const { baseUrl, accessToken, mode, wireProfile } = await this.getEffective();
     return { baseUrl: baseUrl ?? '', accessToken: accessToken ?? '', mode, profile: wireProfile };

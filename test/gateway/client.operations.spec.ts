@@ -355,13 +355,12 @@ describe('GatewayClient operations (sandbox over HTTP)', () => {
     for (const r of requests) expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
-  it('resolveConfig overrides base URL and token on every call (runtime settings)', async () => {
+  it('a connection source overrides base URL and token on every call (runtime settings)', async () => {
     let token = 'wrong-token';
-    const dynamic = h.client({
-      baseUrl: 'http://127.0.0.1:1',
-      accessToken: 'unused',
-      resolveConfig: async () => ({ baseUrl: h.proxy.url, accessToken: token, mode: 'sandbox' }),
-    });
+    const dynamic = h.client(
+      { baseUrl: 'http://127.0.0.1:1', accessToken: 'unused' },
+      { gatewayConfig: async () => ({ baseUrl: h.proxy.url, accessToken: token, mode: 'sandbox' }) },
+    );
     await expect(dynamic.credentialStatus()).rejects.toMatchObject({ kind: 'authentication' });
     token = TOKEN;
     await expect(dynamic.credentialStatus()).resolves.toMatchObject({ active: true });

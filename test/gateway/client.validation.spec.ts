@@ -111,10 +111,11 @@ describe('resendWebhook guards (§6.6)', () => {
     expect(h.proxy.apiRequests()).toEqual([]);
   });
 
-  it('production mode chosen at runtime (resolveConfig) is refused too', async () => {
-    const c = h.client({
-      resolveConfig: async () => ({ baseUrl: h.proxy.url, accessToken: 'x', mode: 'production' }),
-    });
+  it('production mode chosen at runtime (a connection source) is refused too', async () => {
+    const c = h.client(
+      {},
+      { gatewayConfig: async () => ({ baseUrl: h.proxy.url, accessToken: 'x', mode: 'production' }) },
+    );
     await expect(resend(c, 'https://example.com/hook')).rejects.toBeInstanceOf(GatewayModeError);
     expect(h.proxy.apiRequests()).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { GatewayClient } from '../../../src/gateway/gateway.client';
-import type { GatewayClientOptions } from '../../../src/gateway/gateway.options';
+import type { GatewayClientOptions, GatewayConnectionSource } from '../../../src/gateway/gateway.options';
 import { ALL_SCOPES, startSandbox } from '../../../src/sandbox';
 import type { SandboxOptions, SandboxServer } from '../../../src/sandbox';
 import { RecordingProxy } from './recording-proxy';
@@ -45,7 +45,8 @@ export interface Harness {
   proxy: RecordingProxy;
   logger: CapturingLogger;
   /** A client talking to the sandbox through the recording proxy, with short retry delays. */
-  client(overrides?: Partial<GatewayClientOptions>): GatewayClient;
+  /** `connection`: the connection in force before every call, over the options' (as the module's settings are). */
+  client(overrides?: Partial<GatewayClientOptions>, connection?: GatewayConnectionSource): GatewayClient;
   /** Forgets invoices, recorded requests, proxy rules, faults and log lines. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -66,15 +67,21 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
     sandbox,
     proxy,
     logger,
-    client: (overrides = {}) =>
-      new GatewayClient({
-        baseUrl: proxy.url,
-        accessToken: TOKEN,
-        mode: 'sandbox',
-        logger,
-        retry: { initialDelayMs: 5, maxDelayMs: 20 },
-        ...overrides,
-      }),
+    client: (overrides = {}, connection) =>
+      new GatewayClient(
+        {
+          baseUrl: proxy.url,
+          accessToken: TOKEN,
+          mode: 'sandbox',
+          logger,
+          retry: { initialDelayMs: 5, maxDelayMs: 20 },
+          ...overrides,
+        },
+        undefined,
+        undefined,
+        undefined,
+        connection,
+      ),
     reset: async () => {
       await sandbox.controls.reset();
       proxy.reset();
