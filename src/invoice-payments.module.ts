@@ -13,7 +13,6 @@ import { GatewayClient } from './gateway/gateway.client';
 import {
   GATEWAY_CALL_OBSERVER,
   GATEWAY_CLIENT_OPTIONS,
-  GATEWAY_CONNECTION_SOURCE,
   type GatewayClientOptions,
 } from './gateway/gateway.options';
 import type * as Options from './options/options';
@@ -36,7 +35,7 @@ import { REFUNDS_OPTIONS, resolveRefundsOptions } from './options/refunds.option
 import { RefundSettlementService } from './refunds/refund-settlement.service';
 import { RefundService } from './refunds/refund.service';
 import { RefundStore } from './refunds/refund.store';
-import { InvoicePaymentsSettingsService, merchantTokenFromSettings } from './settings/settings.service';
+import { merchantTokenFromSettings } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { resolveShippingOptions, SHIPPING_OPTIONS } from './options/shipping.options';
 import { TrackingOutbox } from './shipping/tracking-outbox.entity';
@@ -94,8 +93,6 @@ class InvoicePaymentsCoreModule {
           }),
           inject: [INVOICE_PAYMENTS_OPTIONS, EventEmitter2],
         },
-        // The client asks the admin settings for the connection before every call: a new token needs no restart.
-        { provide: GATEWAY_CONNECTION_SOURCE, useExisting: InvoicePaymentsSettingsService },
         // The gateway reports each call to an observer; observability's spans and call durations are that observer.
         { provide: GATEWAY_CALL_OBSERVER, useFactory: serviceCallObserver, inject: [CLOCK] },
         GatewayClient,

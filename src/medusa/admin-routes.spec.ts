@@ -1,6 +1,6 @@
 import { STATUS_TABLE } from '../domain/status-table';
 import { maskSettings } from '../settings/settings.dto';
-import { BUILT_IN_DEFAULTS } from '../settings/settings.service';
+import { BUILT_IN_DEFAULTS } from '../options/settings.schema';
 import { settingsFields, settingsWarnings } from './admin-routes';
 
 // What the Medusa admin's pages are told: how each status is marked (from the one status table), which setting

@@ -119,9 +119,7 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
         within(readBacklog(this.dataSource, this.clock.now())),
       ]);
       const baseUrl =
-        config.status === 'fulfilled'
-          ? config.value.replace(/\/+$/, '')
-          : (this.reading?.baseUrl ?? null);
+        config.status === 'fulfilled' ? config.value.replace(/\/+$/, '') : (this.reading?.baseUrl ?? null);
       this.reading = { baseUrl, backlog: backlog.status === 'fulfilled' ? backlog.value : null };
       if (baseUrl !== null) this.probeIfQuiet(baseUrl);
     } catch {

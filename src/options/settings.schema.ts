@@ -197,6 +197,19 @@ export type CheckoutSettingName = {
 
 export const SETTING_LIST = Object.entries(SETTINGS) as Array<[SettingName, SettingDeclaration<unknown>]>;
 
+/** Encrypted at rest, never returned by the admin API. */
+export type SecretSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K]['kind'] extends 'secret' ? K : never;
+}[SettingName];
+export const SECRET_SETTINGS = SETTING_LIST.filter(([, d]) => d.kind === 'secret').map(
+  ([n]) => n as SecretSettingName,
+);
+
+/** Each setting's own default, where the module options give none. */
+export const BUILT_IN_DEFAULTS = Object.fromEntries(
+  SETTING_LIST.map(([name, declaration]) => [name, declaration.default]),
+) as InvoicePaymentsSettingsValues;
+
 /** The settings' defaults are the module options each setting declares (an empty string counts as unset). */
 export function settingsDefaultsOf(
   options: InvoicePaymentsModuleOptions,

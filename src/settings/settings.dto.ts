@@ -12,20 +12,20 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { PAYMENT_METHODS, SETTING_LIST, type SettingDeclaration } from '../options/settings.schema';
+import {
+  PAYMENT_METHODS,
+  SECRET_SETTINGS,
+  SETTING_LIST,
+  type SecretSettingName,
+  type SettingDeclaration,
+} from '../options/settings.schema';
 import { adminValidationError, problemsOf } from './admin-problems';
 import { IsHttpUrl, IsIntIn, IsOneOf, IsPlainText } from './admin-validators';
 import type { HostLookup } from '../gateway/gateway.options';
 import { publicHttpsProblem } from '../gateway/webhook-destination';
 import { checkWireProfileData } from '../gateway/wire-profile.check';
 import type { SecretBox } from './secret-box';
-import {
-  SECRET_SETTINGS,
-  type EffectiveSettings,
-  type InvoicePaymentsSettingsService,
-  type SecretSettingName,
-  type SettingsUpdate,
-} from './settings.service';
+import type { EffectiveSettings, InvoicePaymentsSettingsService, SettingsUpdate } from './settings.service';
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;

@@ -13,7 +13,11 @@ import { InvoicePaymentsAlertsService } from './alerts.service';
 import { DEFAULT_ADMIN_PREFIX, type InvoicePaymentsAdminOptions } from '../options/admin.options';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import { checkoutSettingsFromSettings, InvoicePaymentsSettingsService } from './settings.service';
+import {
+  checkoutSettingsFromSettings,
+  gatewayConnectionFromSettings,
+  InvoicePaymentsSettingsService,
+} from './settings.service';
 
 /** The admin API's controllers; the catch-all last, since routes match in the order they are registered. */
 const ADMIN_API = [
@@ -70,7 +74,13 @@ function mounted(prefix: string, base: Type): Type {
     },
     InvoicePaymentsSettingsService,
     checkoutSettingsFromSettings,
+    gatewayConnectionFromSettings,
   ],
-  exports: [InvoicePaymentsSettingsService, SecretBox, checkoutSettingsFromSettings],
+  exports: [
+    InvoicePaymentsSettingsService,
+    SecretBox,
+    checkoutSettingsFromSettings,
+    gatewayConnectionFromSettings,
+  ],
 })
 export class SettingsStoreModule {}

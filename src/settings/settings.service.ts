@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, type Provider } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { GatewayConnectionSource, ResolvedGatewayConfig } from '../gateway/gateway.options';
+import {
+  GATEWAY_CONNECTION_SOURCE,
+  type GatewayConnectionSource,
+  type ResolvedGatewayConfig,
+} from '../gateway/gateway.options';
 import { DataSource, Repository } from 'typeorm';
 import { CHECKOUT_SETTINGS } from '../checkout/checkout.tokens';
 import { CLOCK, type Clock } from '../domain/clock';
@@ -9,11 +13,13 @@ import { runInTransaction } from '../persistence/dialect';
 import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import {
+  BUILT_IN_DEFAULTS,
   PAYMENT_METHODS,
+  SECRET_SETTINGS,
   SETTING_LIST,
   settingsDefaultsOf,
   type InvoicePaymentsSettingsValues,
-  type SETTINGS,
+  type SecretSettingName,
   type SettingName,
 } from '../options/settings.schema';
 import type { PaymentMethod } from '../gateway/types';
@@ -23,19 +29,6 @@ import { InvoicePaymentsSettingsRecord } from './settings.entity';
 
 /** The one row of settings (the store's), named in the admin API's answers (`storeId`). */
 const STORE_ID = 'default';
-
-/** Encrypted at rest, never returned by the admin API. */
-export type SecretSettingName = {
-  [K in SettingName]: (typeof SETTINGS)[K]['kind'] extends 'secret' ? K : never;
-}[SettingName];
-export const SECRET_SETTINGS = SETTING_LIST.filter(([, d]) => d.kind === 'secret').map(
-  ([n]) => n as SecretSettingName,
-);
-
-/** Each setting's own default, where the module options give none. */
-export const BUILT_IN_DEFAULTS = Object.fromEntries(
-  SETTING_LIST.map(([name, declaration]) => [name, declaration.default]),
-) as InvoicePaymentsSettingsValues;
 
 /** What the module runs with right now: defaults overridden by the saved row. */
 export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
@@ -255,6 +248,12 @@ export const merchantTokenFromSettings: Provider = {
 /** The checkout reads the settings in force (and the referrer namespace) from this service. */
 export const checkoutSettingsFromSettings: Provider = {
   provide: CHECKOUT_SETTINGS,
+  useExisting: InvoicePaymentsSettingsService,
+};
+
+/** The gateway asks this service for its connection before every call: a new token applies without a restart. */
+export const gatewayConnectionFromSettings: Provider = {
+  provide: GATEWAY_CONNECTION_SOURCE,
   useExisting: InvoicePaymentsSettingsService,
 };
 

@@ -1,8 +1,12 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { ModuleOptionPath, SETTINGS, SETTING_LIST } from '../../src/options/settings.schema';
+import {
+  BUILT_IN_DEFAULTS,
+  ModuleOptionPath,
+  SETTINGS,
+  SETTING_LIST,
+} from '../../src/options/settings.schema';
 import { settingFields, UpdateSettingsDto } from '../../src/settings/settings.dto';
-import { BUILT_IN_DEFAULTS } from '../../src/settings/settings.service';
 import { resolveCheckoutOptions } from '../../src/options/checkout.options';
 
 /** Each setting is declared once; the module options, the admin API and the admin page all follow the declaration. */
