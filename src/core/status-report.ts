@@ -1,4 +1,10 @@
-import { InvoiceStatusCode, statusIs, statusRow, type StatusReportSource } from '../domain/status-table';
+import {
+  InvoiceStatusCode,
+  STATUS_STAGES,
+  statusIs,
+  statusRow,
+  type StatusReportSource,
+} from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
 import { clip } from '../domain/text-and-days';
 import type { Invoice } from '../gateway/types';
@@ -176,6 +182,11 @@ export function decideTransition(from: number | null, to: number): Transition {
     return { from, to, verdict: 'paid_after_close', apply: true, alert: 'paid_after_cancel' };
   }
   return { from, to, verdict: 'apply', apply: true };
+}
+
+/** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
+export function openToReports(code: number | null): boolean {
+  return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
 }
 
 /**

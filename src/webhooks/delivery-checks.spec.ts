@@ -1,4 +1,4 @@
-import { checkToken, openToReports, type WebhookMerchantTokenSource } from './delivery-checks';
+import { checkToken, type WebhookMerchantTokenSource } from './delivery-checks';
 import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from '../options/webhooks.options';
 
 /** The token check with these options and merchant token source (default: the options' token, as the settings'). */
@@ -79,13 +79,5 @@ describe('resolveWebhooksOptions', () => {
     [{ lookupWindowMs: 1.5 }, 'webhooks.lookupWindowMs'],
   ])('refuses %p naming %s', (options, name) => {
     expect(() => resolveWebhooksOptions(options)).toThrow(name);
-  });
-});
-
-describe('openToReports', () => {
-  it('keeps every record a report can still change open to deliveries, refunded (9) alone closed', () => {
-    // Paid (refund, dispute), canceled, denied and error (money arriving late) included.
-    for (const code of [null, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 16]) expect(openToReports(code)).toBe(true);
-    expect(openToReports(9)).toBe(false);
   });
 });

@@ -9,8 +9,7 @@ import { InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
-import { STATUS_STAGES } from '../domain/status-table';
-import { decideTransition } from '../core/status-report';
+import { openToReports } from '../core/status-report';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-and-days';
 import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
@@ -159,11 +158,6 @@ function fieldProblem(value: unknown, maxLength: number): string | null {
 }
 
 const REMEMBER_MS = 60_000;
-
-/** Whether a report could still change a record at `code` (a refund or late money reaches a paid or canceled one). */
-export function openToReports(code: number | null): boolean {
-  return STATUS_STAGES.some((to) => decideTransition(code, to).apply);
-}
 
 /**
  * Decides, from one indexed read and without calling the service, whether a delivery's invoice is worth a lookup

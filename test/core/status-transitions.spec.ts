@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { STATUS_TABLE } from '../../src/domain/status-table';
-import { decideTransition, transitionOfRow } from '../../src/core/status-report';
+import { decideTransition, openToReports, transitionOfRow } from '../../src/core/status-report';
 import { STATUS_STAGES, statusRow } from '../../src/domain/status-table';
 import { transitionTable } from './transition-table.markdown';
 import { transitionText } from '../../src/core/status-report';
@@ -174,5 +174,13 @@ describe('status transitions', () => {
       'unknown_code',
     ]);
     expect(transitionOfRow({ fromCode: 5, toCode: null })).toBeNull();
+  });
+});
+
+describe('openToReports', () => {
+  it('keeps every record a report can still change open to deliveries, refunded (9) alone closed', () => {
+    // Paid (refund, dispute), canceled, denied and error (money arriving late) included.
+    for (const code of [null, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 16]) expect(openToReports(code)).toBe(true);
+    expect(openToReports(9)).toBe(false);
   });
 });
