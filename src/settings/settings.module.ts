@@ -13,11 +13,7 @@ import { InvoicePaymentsAlertsService } from './alerts.service';
 import { DEFAULT_ADMIN_PREFIX, type InvoicePaymentsAdminOptions } from '../options/admin.options';
 import { CredentialCheckService } from './credential-check.service';
 import { SecretBox } from './secret-box';
-import {
-  checkoutSettingsFromSettings,
-  gatewayConnectionFromSettings,
-  InvoicePaymentsSettingsService,
-} from './settings.service';
+import { InvoicePaymentsSettingsService, settingsReaders } from './settings.service';
 
 /** The admin API's controllers; the catch-all last, since routes match in the order they are registered. */
 const ADMIN_API = [
@@ -73,14 +69,8 @@ function mounted(prefix: string, base: Type): Type {
       inject: [INVOICE_PAYMENTS_OPTIONS],
     },
     InvoicePaymentsSettingsService,
-    checkoutSettingsFromSettings,
-    gatewayConnectionFromSettings,
+    ...settingsReaders,
   ],
-  exports: [
-    InvoicePaymentsSettingsService,
-    SecretBox,
-    checkoutSettingsFromSettings,
-    gatewayConnectionFromSettings,
-  ],
+  exports: [InvoicePaymentsSettingsService, SecretBox, ...settingsReaders],
 })
 export class SettingsStoreModule {}

@@ -245,17 +245,14 @@ export const merchantTokenFromSettings: Provider = {
   inject: [InvoicePaymentsSettingsService],
 };
 
-/** The checkout reads the settings in force (and the referrer namespace) from this service. */
-export const checkoutSettingsFromSettings: Provider = {
-  provide: CHECKOUT_SETTINGS,
-  useExisting: InvoicePaymentsSettingsService,
-};
-
-/** The gateway asks this service for its connection before every call: a new token applies without a restart. */
-export const gatewayConnectionFromSettings: Provider = {
-  provide: GATEWAY_CONNECTION_SOURCE,
-  useExisting: InvoicePaymentsSettingsService,
-};
+/**
+ * This service under the tokens its readers ask for: the checkout reads the settings in force and the referrer
+ * namespace; the gateway, its connection before every call (a new token applies without a restart).
+ */
+export const settingsReaders: Provider[] = [
+  { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
+  { provide: GATEWAY_CONNECTION_SOURCE, useExisting: InvoicePaymentsSettingsService },
+];
 
 const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
 
