@@ -35,7 +35,6 @@ import { REFUNDS_OPTIONS, resolveRefundsOptions } from './options/refunds.option
 import { RefundSettlementService } from './refunds/refund-settlement.service';
 import { RefundService } from './refunds/refund.service';
 import { RefundStore } from './refunds/refund.store';
-import { merchantTokenFromSettings } from './settings/settings.service';
 import { SettingsModule, SettingsStoreModule } from './settings/settings.module';
 import { resolveShippingOptions, SHIPPING_OPTIONS } from './options/shipping.options';
 import { TrackingOutbox } from './shipping/tracking-outbox.entity';
@@ -144,7 +143,7 @@ function assemble(
   wiring: Options.InvoicePaymentsModuleWiring,
   statics: StaticSections,
 ): DynamicModule {
-  const webhooks = WebhooksModule.forRoot(statics.webhooks, merchantTokenFromSettings);
+  const webhooks = WebhooksModule.forRoot(statics.webhooks);
   const capabilities = [
     CheckoutModule,
     webhooks,

@@ -53,7 +53,7 @@ export class SettingsConflictError extends Error {
  * Cached for `admin.settingsCacheTtlMs`; a save clears this instance's cache, so no restart is needed.
  */
 @Injectable()
-export class InvoicePaymentsSettingsService implements GatewayConnectionSource {
+export class InvoicePaymentsSettingsService implements GatewayConnectionSource, WebhookMerchantTokenSource {
   private readonly logger = new Logger('InvoicePaymentsSettings');
   private cached: { expiresAt: number; value: Promise<EffectiveSettings> } | null = null;
   private namespace: Promise<string> | null = null;
@@ -81,6 +81,11 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource {
       if (this.cached?.value === value) this.cached = null;
     });
     return value;
+  }
+
+  /** The webhook route's merchant token in force: saved by the admin, else `webhooks.merchantToken`. */
+  async merchantToken(): Promise<string | null> {
+    return (await this.getEffective()).webhookToken;
   }
 
   /** The gateway's connection in force; an unconfigured setting comes back empty and the client refuses to call. */
@@ -234,23 +239,13 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource {
 }
 
 /**
- * The webhook route's merchant token: the one in force (saved by the admin, else `webhooks.merchantToken`), read
- * per delivery through the settings' cache, so a token changed in the admin page applies without a restart.
- */
-export const merchantTokenFromSettings: Provider = {
-  provide: WEBHOOK_MERCHANT_TOKEN_SOURCE,
-  useFactory: (settings: InvoicePaymentsSettingsService): WebhookMerchantTokenSource => ({
-    merchantToken: async () => (await settings.getEffective()).webhookToken,
-  }),
-  inject: [InvoicePaymentsSettingsService],
-};
-
-/**
- * This service under the tokens its readers ask for: the checkout reads the settings in force and the referrer
- * namespace; the gateway, its connection before every call (a new token applies without a restart).
+ * This service under the tokens its readers ask for, each read through the settings' cache, so a change in the admin
+ * page applies without a restart: the checkout reads the settings in force and the referrer namespace; the webhook
+ * route, the merchant token per delivery; the gateway, its connection before every call.
  */
 export const settingsReaders: Provider[] = [
   { provide: CHECKOUT_SETTINGS, useExisting: InvoicePaymentsSettingsService },
+  { provide: WEBHOOK_MERCHANT_TOKEN_SOURCE, useExisting: InvoicePaymentsSettingsService },
   { provide: GATEWAY_CONNECTION_SOURCE, useExisting: InvoicePaymentsSettingsService },
 ];
 

@@ -79,7 +79,7 @@ export interface WebhookMerchantTokenSource {
   merchantToken(): Promise<string | null>;
 }
 
-/** Injection token of the {@link WebhookMerchantTokenSource} (the root module binds the admin settings). */
+/** Injection token of the {@link WebhookMerchantTokenSource} (the settings service, bound beside it). */
 export const WEBHOOK_MERCHANT_TOKEN_SOURCE = Symbol('INVOICE_PAYMENTS_WEBHOOK_MERCHANT_TOKEN_SOURCE');
 
 /** Seconds the service is asked to wait when the merchant token could not be read now. */

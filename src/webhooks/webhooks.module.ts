@@ -1,4 +1,4 @@
-import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { HOST_WEBHOOKS } from '../core/ports';
 import { resolveWebhooksOptions, WEBHOOKS_OPTIONS, type WebhooksOptions } from '../options/webhooks.options';
 import { section } from '../options/resolve';
@@ -9,12 +9,12 @@ import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { createWebhooksController } from './webhooks.controller';
 
 /**
- * Webhook reception at `options.path`, the merchant token read through `merchantTokenSource` (a provider of
- * `WEBHOOK_MERCHANT_TOKEN_SOURCE`); status changes go through the global `InvoiceStatusModule` (import it).
+ * Webhook reception at `options.path`, the merchant token read from the global `WEBHOOK_MERCHANT_TOKEN_SOURCE` (the
+ * settings service); status changes go through the global `InvoiceStatusModule` (import it).
  */
 @Module({})
 export class WebhooksModule {
-  static forRoot(options: WebhooksOptions | undefined, merchantTokenSource: Provider): DynamicModule {
+  static forRoot(options: WebhooksOptions | undefined): DynamicModule {
     const resolved = resolveWebhooksOptions(options);
     return {
       module: WebhooksModule,
@@ -23,7 +23,6 @@ export class WebhooksModule {
       controllers: [createWebhooksController(resolved.path)],
       providers: [
         section(WEBHOOKS_OPTIONS, 'webhooks', resolveWebhooksOptions),
-        merchantTokenSource,
         LookupPacer,
         DeliveryConfirmation,
         DeliveryAdmission,
