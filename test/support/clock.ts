@@ -27,3 +27,40 @@ export class ManualClock implements Clock {
     this.at = typeof at === 'number' ? at : at.getTime();
   }
 }
+
+/**
+ * The wall clock moved to another instant: it starts at `start` and runs at real speed, so retries, windows and
+ * leases behave as they do on the wall clock, but the calendar day is the one the test chose. Give the same clock to
+ * the module (`overrides: [[CLOCK, clock]]`) and to the sandbox (`clock: () => clock.date()`), so the store and the
+ * service agree on what today is.
+ */
+export class ShiftedClock implements Clock {
+  private offset: number;
+
+  constructor(start: number | Date) {
+    this.offset = 0;
+    this.set(start);
+  }
+
+  now(): number {
+    return Date.now() + this.offset;
+  }
+
+  date(): Date {
+    return new Date(this.now());
+  }
+
+  advance(ms: number): void {
+    this.offset += ms;
+  }
+
+  set(at: number | Date): void {
+    this.offset = (typeof at === 'number' ? at : at.getTime()) - Date.now();
+  }
+}
+
+/**
+ * Noon in São Paulo (15:00 UTC): a test whose answers name today's date runs here, hours away from the store's
+ * midnight, from UTC midnight and from the last minutes of the day in which a due-today PIX is already renewable.
+ */
+export const SAO_PAULO_NOON = new Date('2026-11-30T15:00:00Z');
