@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/domain/clock';
+import { type Clock, systemClock } from '../../src/domain/clock';
 
 /**
  * A clock a test moves. It starts at the wall clock's time (rows written before the test keep sensible ages) and
@@ -64,3 +64,17 @@ export class ShiftedClock implements Clock {
  * midnight, from UTC midnight and from the last minutes of the day in which a due-today PIX is already renewable.
  */
 export const SAO_PAULO_NOON = new Date('2026-11-30T15:00:00Z');
+
+/**
+ * For a suite whose host builds the module itself (Vendure's plugin), where no test can override `CLOCK`: the
+ * module's default clock ({@link systemClock}) reads `clock` until the returned function restores it. Give the
+ * sandbox the same clock. The host's own code keeps the wall clock; it computes no due day.
+ */
+export function driveSystemClock(clock: Clock): () => void {
+  const now = jest.spyOn(systemClock, 'now').mockImplementation(() => clock.now());
+  const date = jest.spyOn(systemClock, 'date').mockImplementation(() => clock.date());
+  return () => {
+    now.mockRestore();
+    date.mockRestore();
+  };
+}
