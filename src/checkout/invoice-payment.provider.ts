@@ -9,7 +9,7 @@ import { RefundBeingConfirmedError } from '../refunds/errors';
 import { RefundSettlementService } from '../refunds/refund-settlement.service';
 import { RefundService } from '../refunds/refund.service';
 import { isCalendarDay } from '../gateway/dto/validators';
-import { todayIn } from '../domain/text-and-days';
+import { firstDueDay } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { CheckoutValidationError, InvoiceOperationNotAllowedError } from '../core/invoice.errors';
 import { assertAllowed } from '../core/invoice-actions';
@@ -166,7 +166,8 @@ export class InvoicePaymentProvider {
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.resolved(input);
     const options = await this.creation.current();
-    const today = todayIn(options.timeZone, this.clock.date());
+    // The store's today, or the service's when a store west of São Paulo is still on yesterday.
+    const today = firstDueDay(options.timeZone, this.clock.date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }

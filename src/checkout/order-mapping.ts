@@ -1,4 +1,4 @@
-import { addDays, readText, textProblem, todayIn } from '../domain/text-and-days';
+import { addDays, firstDueDay, readText, textProblem, todayIn } from '../domain/text-and-days';
 import { CLIENT, PRODUCT } from '../gateway/dto/inputs';
 import {
   CARD_EXPIRY,
@@ -45,6 +45,8 @@ export function mapOrderToInvoice(
   const client = mapCustomer(order, address !== undefined && address.country !== 'BRA', errors, limits);
   if (address) client.address = address;
   const today = todayIn(options.timeZone, new Date(now));
+  // Counted in the store's zone, but never a day the service has already left behind.
+  const dueAt = laterDay(addDays(today, options.dueDays), firstDueDay(options.timeZone, new Date(now)));
   const { installments, card } = mapCard(data, options, today, errors);
   const reference = referenceOf(order, limits, errors);
   errors.throwIfAny();
@@ -60,7 +62,7 @@ export function mapOrderToInvoice(
       physical,
       id: order.id,
       referrer: invoiceReferrer(reference, 1),
-      dueAt: addDays(today, options.dueDays),
+      dueAt,
       installments,
       ...(options.orderUrlTemplate ? { orderUrl: fillTemplate(options.orderUrlTemplate) } : {}),
       ...(options.storeUrlTemplate ? { storeUrl: fillTemplate(options.storeUrlTemplate) } : {}),
@@ -246,4 +248,8 @@ function mapCustomer(
   client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
   if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
   return client;
+}
+
+function laterDay(a: string, b: string): string {
+  return a > b ? a : b;
 }

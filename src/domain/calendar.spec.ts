@@ -1,5 +1,5 @@
 import { isCalendarDay, isCardExpiryCurrent } from '../gateway/dto/validators';
-import { addDays, dayEndIn, todayIn } from './text-and-days';
+import { addDays, dayEndIn, firstDueDay, todayIn } from './text-and-days';
 
 describe('calendar', () => {
   it.each([
@@ -9,6 +9,18 @@ describe('calendar', () => {
     ['2026-12-31T23:00:00Z', 'Asia/Tokyo', '2027-01-01'],
   ])('today at %s in %s is %s', (instant, zone, day) => {
     expect(todayIn(zone, new Date(instant))).toBe(day);
+  });
+
+  // The service refuses a due day before its today in São Paulo, whichever zone the store counts in.
+  it.each([
+    ['2026-11-22T02:59:00Z', 'America/Sao_Paulo', '2026-11-21'],
+    ['2026-11-22T03:00:00Z', 'America/Sao_Paulo', '2026-11-22'],
+    ['2026-11-22T03:30:00Z', 'America/Manaus', '2026-11-22'],
+    ['2026-11-22T04:30:00Z', 'America/Rio_Branco', '2026-11-22'],
+    ['2026-11-22T05:30:00Z', 'America/Rio_Branco', '2026-11-22'],
+    ['2026-11-22T02:30:00Z', 'UTC', '2026-11-22'],
+  ])('the first due day at %s for a store in %s is %s', (instant, zone, day) => {
+    expect(firstDueDay(zone, new Date(instant))).toBe(day);
   });
 
   it.each([

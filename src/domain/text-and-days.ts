@@ -92,6 +92,20 @@ export function addDays(day: string, days: number): string {
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
 
+/** The service counts calendar days in São Paulo (A2) and refuses a due day before its own today. */
+export const SERVICE_TIME_ZONE = 'America/Sao_Paulo';
+
+/**
+ * The first due day the service accepts at `now`, for a store in `timeZone`: the store's today, or the service's
+ * when that is later (a store west of São Paulo, in Manaus or Rio Branco, is still on yesterday for an hour or two
+ * after midnight there).
+ */
+export function firstDueDay(timeZone: string, now: Date): string {
+  const store = todayIn(timeZone, now);
+  const service = todayIn(SERVICE_TIME_ZONE, now);
+  return service > store ? service : store;
+}
+
 /** Per zone: a formatter of wall-clock parts, to find a zone's offset at an instant. */
 const clocks = new LRUCache<string, Intl.DateTimeFormat>({ max: 64 });
 

@@ -18,7 +18,7 @@ import { isLastPage } from '../gateway/gateway.transport';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { DAY } from '../domain/option-fields';
-import { todayIn } from '../domain/text-and-days';
+import { SERVICE_TIME_ZONE, todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import {
   nextCheckAt,
@@ -206,7 +206,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   private async sweepPages(): Promise<SweepResult> {
     const result: SweepResult = { pages: 0, seen: 0, matched: 0, applied: 0, error: null };
     // The service's day (A2).
-    const createdFrom = todayIn('America/Sao_Paulo', new Date(this.clock.now() - SWEEP_DAYS * DAY));
+    const createdFrom = todayIn(SERVICE_TIME_ZONE, new Date(this.clock.now() - SWEEP_DAYS * DAY));
     try {
       for (let page = 1; ; page++) {
         const listed = await this.gateway.listInvoices({ page, limit: SWEEP_PAGE_SIZE, createdFrom });

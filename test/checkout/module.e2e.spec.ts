@@ -10,9 +10,11 @@ import {
   TrackingService,
 } from '../../src/index';
 import { InvoicePaymentsSettingsService } from '../../src/settings/settings.service';
+import { CLOCK } from '../../src/domain/clock';
 import { todayIn, addDays } from '../../src/domain/text-and-days';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { startHostApp, waitFor } from '../support/app';
+import { SAO_PAULO_NOON, ShiftedClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { checkout, makeOrder, openCheckoutDatabase, SANDBOX_TOKEN } from './support';
 
@@ -46,10 +48,13 @@ class FeatureModule {}
 describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
+  // The apps and the sandbox read one clock, away from midnight: a due date is counted from one day.
+  const clock = new ShiftedClock(SAO_PAULO_NOON);
+  const today = () => todayIn('America/Sao_Paulo', clock.date());
 
   beforeAll(async () => {
     db = await openCheckoutDatabase(kind);
-    sandbox = await startSandbox();
+    sandbox = await startSandbox({ clock: () => clock.date() });
   });
   afterAll(async () => {
     await sandbox?.close();
@@ -58,7 +63,8 @@ describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
 
   const gateway = () => ({ baseUrl: sandbox.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' as const });
 
-  const compile = (imports: unknown[]) => startHostApp(db, imports as [], { logger: false });
+  const compile = (imports: unknown[]) =>
+    startHostApp(db, imports as [], { logger: false, overrides: [[CLOCK, clock]] });
 
   it('forRootAsync: options from an injected config, an order port with the host’s own dependencies', async () => {
     @Module({ providers: [{ provide: CONFIG, useValue: { url: sandbox.url } }], exports: [CONFIG] })
@@ -79,7 +85,7 @@ describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
     try {
       const order = makeOrder();
       const out = await app.get(InvoicePaymentProvider).initiatePayment(checkout(order, 'pix'));
-      expect(out.data.dueDate).toBe(addDays(todayIn('America/Sao_Paulo', new Date()), 5));
+      expect(out.data.dueDate).toBe(addDays(today(), 5));
       expect(app.get(ORDER_PAYMENT_PORT)).toBeInstanceOf(BookPort);
       const book = app.get(OrderBook);
       await waitFor(() => book.seen.some((c) => c.orderId === order.id), 5_000, 'the order port told');
@@ -101,7 +107,7 @@ describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
       expect(refused).toBeInstanceOf(CheckoutValidationError);
       expect((refused as CheckoutValidationError).fields).toHaveProperty('method');
       const out = await provider.initiatePayment(checkout(makeOrder(), 'pix'));
-      expect(out.data.dueDate).toBe(addDays(todayIn('America/Sao_Paulo', new Date()), 9));
+      expect(out.data.dueDate).toBe(addDays(today(), 9));
       await settings.update({ enabledMethods: null, dueDays: null });
     } finally {
       await close();

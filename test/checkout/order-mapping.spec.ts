@@ -254,6 +254,13 @@ describe('mapOrderToInvoice: mapping rules (spec §4.2)', () => {
       (p) => p.payment.dueAt,
       '2026-11-25',
     ],
+    [
+      "payment.due_at: never before the service's today (23:30 in Manaus is already tomorrow in São Paulo)",
+      () => undefined,
+      { now: new Date('2026-11-22T03:30:00Z'), timeZone: 'America/Manaus', dueDays: 0 },
+      (p) => p.payment.dueAt,
+      '2026-11-22',
+    ],
     ['installments: 1 for PIX', () => undefined, {}, (p) => p.payment.installments, 1],
     [
       'installments: 1 for bank slip',
@@ -540,7 +547,11 @@ describe('mapOrderToInvoice: bad input names the field', () => {
 
   it('refuses a request without an order', () => {
     expect(() =>
-      mapOrderToInvoice({ amount: 1, currency_code: 'BRL', data: {} as never }, resolveCheckoutOptions(), Date.now()),
+      mapOrderToInvoice(
+        { amount: 1, currency_code: 'BRL', data: {} as never },
+        resolveCheckoutOptions(),
+        Date.now(),
+      ),
     ).toThrow(/order is required/);
   });
 });

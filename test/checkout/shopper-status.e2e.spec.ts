@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { addDays, todayIn } from '../../src/domain/text-and-days';
-import type { ShopperPaymentView } from '../../src/checkout/shopper-view';
+import { CLOCK } from '../../src/domain/clock';
+import { addDays, dayEndIn, todayIn } from '../../src/domain/text-and-days';
+import { RENEWABLE_BEFORE_MS, type ShopperPaymentView } from '../../src/checkout/shopper-view';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { WebhookInboxEntry } from '../../src/webhooks/webhook-inbox';
+import { SAO_PAULO_NOON, ShiftedClock } from '../support/clock';
 import { startCountingProxy, type CountingProxy } from '../support/counting-proxy';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { AdminApp, openAdminDatabase, startAdminApp } from '../settings/support';
@@ -22,10 +24,15 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
   let sandbox: SandboxServer;
   let proxy: CountingProxy;
   let shop: AdminApp;
+  // The store and the service read one clock, started at noon: a PIX due today is then hours from its expiry
+  // whatever the hour CI runs at (in its last 10 minutes it would already be renewable). Only the last tests move
+  // it, forward, to the edges of the day.
+  const clock = new ShiftedClock(SAO_PAULO_NOON);
+  const today = () => todayIn(ZONE, clock.date());
 
   beforeAll(async () => {
     db = await openAdminDatabase(kind);
-    sandbox = await startSandbox();
+    sandbox = await startSandbox({ clock: () => clock.date() });
     proxy = await startCountingProxy(sandbox.url);
     // Due today: a renewal then visibly moves the day (to tomorrow at least). A lost write could land for 1.5 s.
     shop = await startAdminApp(db, sandbox, {
@@ -36,6 +43,7 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
         orderUrlTemplate: 'https://shop.example/orders/{order_id}?ref={reference}',
       },
       timeouts: { defaultMs: 1_000 },
+      overrides: [[CLOCK, clock]],
     });
     sandbox.controls.registerWebhook({ url: shop.webhookUrl });
   });
@@ -74,16 +82,15 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
       },
       billet: null,
       card: null,
-      renewable: expect.any(Boolean),
+      renewable: false,
       orderUrl: `https://shop.example/orders/${order.id}?ref=${order.id}`,
     });
     // The same page the invoice names at the service.
     expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.orderUrl).toBe(body.orderUrl);
     // The PIX is due today: it expires when today ends in the store's zone.
-    const today = todayIn(ZONE, new Date());
-    expect(out.data.dueDate).toBe(today);
-    expect(todayIn(ZONE, new Date(Date.parse(body.pix!.expiresAt!) - 1))).toBe(today);
-    expect(todayIn(ZONE, new Date(body.pix!.expiresAt!))).toBe(addDays(today, 1));
+    expect(out.data.dueDate).toBe(today());
+    expect(todayIn(ZONE, new Date(Date.parse(body.pix!.expiresAt!) - 1))).toBe(today());
+    expect(todayIn(ZONE, new Date(body.pix!.expiresAt!))).toBe(addDays(today(), 1));
     // No token is kept: the record holds its hash only.
     const [record] = await db.dataSource.query(
       'SELECT status_token_hash FROM invoice_payments_invoice WHERE id = $1'.replace(
@@ -175,7 +182,7 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
     const before = patches();
     const res = await renew(token).expect(200);
     const renewed = res.body as ShopperPaymentView;
-    const tomorrow = addDays(todayIn(ZONE, new Date()), 1);
+    const tomorrow = addDays(today(), 1);
     expect(patches()).toBe(before + 1);
     expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.dueDay).toBe(tomorrow);
     expect(renewed).toMatchObject({
@@ -205,20 +212,51 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
     });
     const before = patches();
     const lost = await renew(token).expect(503);
-    const retryAt = Date.now() + Number(lost.headers['retry-after']) * 1000;
-    expect(Number(lost.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const retryAfterMs = Number(lost.headers['retry-after']) * 1000;
+    expect(retryAfterMs).toBeGreaterThanOrEqual(1000);
     const again = await renew(token).expect(503);
     expect(again.body.message).toMatch(/being confirmed/);
     expect(patches()).toBe(before + 1);
     expect((await view(token)).body).toMatchObject({ state: 'expired' });
 
     // Past its Retry-After the lost request can no longer land: the store asks the service, which moved the day.
-    await waitFor(() => Date.now() >= retryAt, 10_000, 'the Retry-After has passed', POLL_MS);
+    clock.advance(retryAfterMs);
     const landed = await renew(token).expect(200);
-    const tomorrow = addDays(todayIn(ZONE, new Date()), 1);
+    const tomorrow = addDays(today(), 1);
     const body = landed.body as ShopperPaymentView;
     expect(body.state).toBe('waiting');
     expect(todayIn(ZONE, new Date(Date.parse(body.pix!.expiresAt!) - 1))).toBe(tomorrow);
     expect(patches()).toBe(before + 1);
+  });
+
+  // The edges of the due day, on the clock the store and the service share (set, not waited for).
+  it('offers a new code only in the last 10 minutes of the due day; the renewed PIX outlives midnight', async () => {
+    const { out, token } = await pix();
+    const ends = dayEndIn(today(), ZONE).getTime();
+    clock.set(ends - RENEWABLE_BEFORE_MS - 60_000);
+    expect((await view(token)).body).toMatchObject({ state: 'waiting', renewable: false });
+    await renew(token).expect(409);
+
+    clock.set(ends - RENEWABLE_BEFORE_MS + 60_000);
+    expect((await view(token)).body).toMatchObject({ state: 'waiting', renewable: true });
+    const tomorrow = addDays(today(), 1);
+    const renewed = (await renew(token).expect(200)).body as ShopperPaymentView;
+    expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.dueDay).toBe(tomorrow);
+    expect(renewed).toMatchObject({ state: 'waiting', renewable: false });
+    expect(renewed.pix!.expiresAt).toBe(dayEndIn(tomorrow, ZONE).toISOString());
+
+    clock.set(ends + 60_000);
+    expect((await view(token)).body).toMatchObject({ state: 'waiting', renewable: false });
+  });
+
+  it('shows a PIX not renewed as expired once its day ends, and renews it from the new day', async () => {
+    const { out, token } = await pix();
+    const dueDay = today();
+    clock.set(dayEndIn(dueDay, ZONE).getTime() + 60_000);
+    expect(today()).toBe(addDays(dueDay, 1));
+    expect((await view(token)).body).toMatchObject({ state: 'expired', renewable: true });
+    const renewed = (await renew(token).expect(200)).body as ShopperPaymentView;
+    expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.dueDay).toBe(addDays(today(), 1));
+    expect(renewed).toMatchObject({ state: 'waiting', renewable: false });
   });
 });

@@ -1,7 +1,9 @@
+import { CLOCK } from '../../src/domain/clock';
 import { addDays, todayIn } from '../../src/domain/text-and-days';
 import { InvoiceRecord } from '../../src/index';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
+import { SAO_PAULO_NOON, ShiftedClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import {
   adminAuth,
@@ -25,13 +27,19 @@ describeEachDatabase('admin API: what the admin page needs', (kind) => {
   let db: TestDatabase;
   let sandbox: SandboxServer;
   let app: AdminApp;
+  // The app and the sandbox read one clock, away from midnight: the earliest day the API names is the test's today.
+  const clock = new ShiftedClock(SAO_PAULO_NOON);
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }] });
+    sandbox = await startSandbox({
+      tokens: [{ token: TOKEN, scopes: [...ALL_SCOPES] }],
+      clock: () => clock.date(),
+    });
     db = await openAdminDatabase(kind);
     app = await startAdminApp(db, sandbox, {
       accessToken: TOKEN,
       admin: { encryption: { keys: { k1: newKey() } } },
+      overrides: [[CLOCK, clock]],
     });
     await pointWebhooksAtApp(app);
   });
@@ -137,7 +145,7 @@ describeEachDatabase('admin API: what the admin page needs', (kind) => {
         invoiceStatus: 1,
       });
       expect(refused.body.message).toContain('only paid invoices');
-      const today = todayIn('America/Sao_Paulo', new Date());
+      const today = todayIn('America/Sao_Paulo', clock.date());
       const early = await post(`/invoices/${inv.id}/due-date`, { dueDate: addDays(today, -1) }).expect(400);
       expect(early.body).toMatchObject({ code: 'too_early', field: 'dueDate', limit: today });
     });

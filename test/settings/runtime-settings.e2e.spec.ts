@@ -1,11 +1,20 @@
+import { CLOCK } from '../../src/domain/clock';
 import { addDays, todayIn } from '../../src/domain/text-and-days';
 import { GatewayAuthenticationError, InvoiceRecord } from '../../src/index';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { SecretBox } from '../../src/settings/secret-box';
 import { checkout, makeOrder } from '../checkout/support';
+import { SAO_PAULO_NOON, ShiftedClock } from '../support/clock';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
-import { adminAuth, AdminApp, newKey, openAdminDatabase, startAdminApp } from './support';
+import {
+  adminAuth,
+  AdminApp,
+  type AdminAppOptions,
+  newKey,
+  openAdminDatabase,
+  startAdminApp,
+} from './support';
 
 const A = '/admin/invoice-payments';
 /** The only token the sandboxes accept: the options' token is not it, so only the saved one works. */
@@ -19,10 +28,13 @@ describeEachDatabase('runtime settings', (kind) => {
   let other: SandboxServer;
   const k1 = newKey();
   const k2 = newKey();
+  // The apps and the sandboxes read one clock, away from midnight: a due date is counted from one day.
+  const clock = new ShiftedClock(SAO_PAULO_NOON);
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ tokens: [{ token: SAVED, scopes: [...ALL_SCOPES] }] });
-    other = await startSandbox({ tokens: [{ token: SAVED, scopes: [...ALL_SCOPES] }] });
+    const tokens = [{ token: SAVED, scopes: [...ALL_SCOPES] }];
+    sandbox = await startSandbox({ tokens, clock: () => clock.date() });
+    other = await startSandbox({ tokens, clock: () => clock.date() });
   });
   afterAll(async () => {
     await sandbox.close();
@@ -36,9 +48,11 @@ describeEachDatabase('runtime settings', (kind) => {
   const put = (app: AdminApp, body: object) =>
     app.http().put(`${A}/settings`).set(adminAuth).send(body).expect(200);
   const atService = (server: SandboxServer, gatewayId: string) => server.controls.getInvoice(gatewayId);
+  const start = (options: AdminAppOptions) =>
+    startAdminApp(db, sandbox, { ...options, overrides: [[CLOCK, clock]] });
 
   it('a saved access token, due days, URL template and ecommerce ids apply to the very next checkout', async () => {
-    const app = await startAdminApp(db, sandbox, {
+    const app = await start({
       accessToken: OPTIONS_TOKEN,
       admin: { encryption: { keys: { k1 } } },
       checkout: { dueDays: 3 },
@@ -56,7 +70,7 @@ describeEachDatabase('runtime settings', (kind) => {
       });
       const order = makeOrder();
       const out = await app.provider.initiatePayment(checkout(order, 'pix'));
-      const day = addDays(todayIn('America/Sao_Paulo', new Date()), 12);
+      const day = addDays(todayIn('America/Sao_Paulo', clock.date()), 12);
       expect(out.data).toMatchObject({ creationState: 'created', dueDate: day });
       const created = atService(sandbox, out.data.gatewayId as string);
       expect(created).toMatchObject({
@@ -74,7 +88,7 @@ describeEachDatabase('runtime settings', (kind) => {
   });
 
   it('a saved base URL sends the next checkout to the other service', async () => {
-    const app = await startAdminApp(db, sandbox, {
+    const app = await start({
       accessToken: SAVED,
       admin: { encryption: { keys: { k1 } } },
     });
@@ -105,8 +119,8 @@ describeEachDatabase('runtime settings', (kind) => {
       accessToken: OPTIONS_TOKEN,
       admin: { encryption: { keys: { k1 } }, settingsCacheTtlMs: 0 },
     };
-    const writer = await startAdminApp(db, sandbox, shared);
-    const reader = await startAdminApp(db, sandbox, shared);
+    const writer = await start(shared);
+    const reader = await start(shared);
     try {
       await expect(reader.gateway.credentialStatus()).rejects.toBeInstanceOf(GatewayAuthenticationError);
       await put(writer, { accessToken: SAVED });
@@ -121,7 +135,7 @@ describeEachDatabase('runtime settings', (kind) => {
   it('rotates keys: old values stay readable with the new key added, rotation re-encrypts, the old key can go', async () => {
     const rows = () => db.dataSource.getRepository(InvoicePaymentsSettingsRecord).find();
 
-    const before = await startAdminApp(db, sandbox, {
+    const before = await start({
       accessToken: OPTIONS_TOKEN,
       admin: { encryption: { keys: { k1 } } },
     });
@@ -132,7 +146,7 @@ describeEachDatabase('runtime settings', (kind) => {
     }
     expect(SecretBox.keyIdOf((await rows())[0].accessTokenEnc as string)).toBe('k1');
 
-    const during = await startAdminApp(db, sandbox, {
+    const during = await start({
       accessToken: OPTIONS_TOKEN,
       admin: { encryption: { keys: { k1, k2 }, currentKeyId: 'k2' } },
     });
@@ -152,7 +166,7 @@ describeEachDatabase('runtime settings', (kind) => {
       await during.close();
     }
 
-    const after = await startAdminApp(db, sandbox, {
+    const after = await start({
       accessToken: OPTIONS_TOKEN,
       admin: { encryption: { keys: { k2 } } },
     });
@@ -166,7 +180,7 @@ describeEachDatabase('runtime settings', (kind) => {
     }
 
     // With only the retired key, the settings cannot be read: the answer names the key, never a secret.
-    const stale = await startAdminApp(db, sandbox, { admin: { encryption: { keys: { k1 } } } });
+    const stale = await start({ admin: { encryption: { keys: { k1 } } } });
     try {
       const res = await stale.http().get(`${A}/settings`).set(adminAuth).expect(500);
       expect(res.body.message).toBe('value was encrypted with key "k2", which is not configured');

@@ -62,6 +62,8 @@ export interface AdminAppOptions {
   refunds?: RefundsOptions;
   /** The service's URL when not the sandbox's own (a proxy in front of it). */
   baseUrl?: string;
+  /** Providers the test replaces, as `[token, value]` (e.g. `[CLOCK, clock]`). */
+  overrides?: Array<[unknown, unknown]>;
 }
 
 /**
@@ -104,7 +106,7 @@ export async function startAdminApp(
         ...(options.refunds ? { refunds: options.refunds } : {}),
       }),
     ],
-    { hostImports: [HostModule], logger: options.logger, listen: true },
+    { hostImports: [HostModule], logger: options.logger, listen: true, overrides: options.overrides },
   );
   return {
     app,

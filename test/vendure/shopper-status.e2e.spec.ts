@@ -1,4 +1,5 @@
 import { waitFor } from '../support/app';
+import { driveSystemClock, SAO_PAULO_NOON, ShiftedClock } from '../support/clock';
 import { describeEachDatabase } from '../support/databases';
 import { cartReadyToPay, CPF, startPayment } from './flows';
 import { gqlWith } from './graphql';
@@ -46,13 +47,19 @@ interface GraphQLErrorAnswer {
 /** The shop API's view of the shopper's payment: the session's own order only. */
 describeEachDatabase("the shopper's payment in Vendure's shop API", (kind) => {
   let env: VendureTestEnv;
+  let restoreClock: () => void;
 
   beforeAll(async () => {
+    // The module and the sandbox read one clock started at noon, whatever the hour CI runs at: a PIX due today is
+    // hours from its expiry (in its last 10 minutes it would already be renewable).
+    const clock = new ShiftedClock(SAO_PAULO_NOON);
+    restoreClock = driveSystemClock(clock);
     // Due today: the sandbox's overdue control then stands for a due day that has passed, and a renewal moves it.
-    env = await startVendure(kind, { checkout: { dueDays: 0 } });
+    env = await startVendure(kind, { checkout: { dueDays: 0 }, clock: () => clock.date() });
   });
   afterAll(async () => {
     await env?.close();
+    restoreClock?.();
   });
 
   const view = async (code?: string): Promise<View | null> =>

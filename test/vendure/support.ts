@@ -140,6 +140,8 @@ export interface VendureSetup {
   plugin?: Partial<InvoicePaymentsPluginOptions>;
   /** Vendure config merged over the test config (e.g. `authOptions.tokenMethod` for session cookies). */
   vendure?: Partial<VendureConfig>;
+  /** The sandbox's clock (default: the wall clock); the one the suite gives the module (`driveSystemClock`). */
+  clock?: () => Date;
 }
 
 /**
@@ -154,6 +156,7 @@ export async function startVendure(kind: DatabaseKind, setup: VendureSetup = {})
   if (postgres) registerInitializer('postgres', postgres);
   const sandbox = await startSandbox({
     webhookRetry: setup.webhookRetry ?? { attempts: 3, baseDelayMs: 50, timeoutMs: 5000 },
+    clock: setup.clock,
   });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
