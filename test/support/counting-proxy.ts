@@ -6,6 +6,8 @@ export interface CountingProxy {
   url: string;
   /** Requests passed whose `METHOD path` (no query) matches. */
   count(match: (method: string, path: string) => boolean): number;
+  /** Every request passed so far, as `METHOD path` (no query), oldest first: a failure can name the calls. */
+  requests(): string[];
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     count: (match) => seen.filter((s) => match(s.method, s.path)).length,
+    requests: () => seen.map((s) => `${s.method} ${s.path}`),
     close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
 }
