@@ -16,7 +16,7 @@ import {
 import { type ExchangeAnswer, ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
 import { PayloadReader, readInvoice, readPage } from './invoice.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE, type ListKind, mergeWireProfile, type WireProfile } from './wire-profile';
 
 export interface RequestPlan {
   operation: string;
@@ -45,7 +45,6 @@ export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 export type Read<T> = (r: PayloadReader, answer: ExchangeAnswer, profile: WireProfile) => T;
 
 export type Filters = ListInvoicesParams & { id?: string };
-export type ListKind = keyof WireProfile['list']['items'];
 
 /** One page of `kind`, its filters under the profile's parameter names (in the profile's order). */
 export function listRequest({ list, paths }: WireProfile, kind: ListKind, filters: Filters): Planned {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
 import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
-import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
+import { invoiceIn, PayloadReader, redactCardData, SHAPES, statusOf } from './invoice.reader';
 import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
 // A delivery's body parts and `Webhook` header lines, read. Nothing here decides or trusts: the intake checks the
@@ -60,7 +60,7 @@ function readInvoice(container: JsonRecord): {
 } {
   const { inv, prefix, shape } = invoiceIn(container);
   const id = asText(inv.id);
-  const referrer = asText(shape === 'legacy' ? inv.referencia : inv.referrer);
+  const referrer = asText(inv[SHAPES[shape].referrer]);
   const r = new PayloadReader('readDelivery');
   try {
     r.requiredText(inv.id, `${prefix}id`);
