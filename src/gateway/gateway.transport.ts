@@ -62,7 +62,6 @@ export function isLastPage(page: Page<unknown>): boolean {
   return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
-/** The timeout of each kind of request. */
 const TIMEOUT_OF = { read: 'readMs', create: 'createMs', update: 'defaultMs', write: 'defaultMs' } as const;
 
 /** Without an observer, a call is only made. */

@@ -117,7 +117,7 @@ const AMOUNTS = ['gross', 'net', 'fees', 'discount', 'shipping', 'paid'] as cons
 /** Keys only the legacy shape has: a bare invoice holding one is of that shape. */
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 /** The card objects of either shape, and the card data redacted wherever an invoice is kept. */
-const CARD_BLOCKS = ['card', 'cartao'];
+const CARD_BLOCKS: readonly string[] = PATHS.card;
 const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
 const METHOD_NAMES: Record<string, PaymentMethod> = {
   pix: 'pix',

@@ -1,5 +1,5 @@
 import { asRecord } from './json';
-import type { ListInvoicesParams } from './types';
+import type { ListInvoicesParams, PaymentMethod } from './types';
 
 /** The conventions where the spec says "not shown" (`docs/wire-profile.md`); dotted paths, `null`: not sent. */
 export interface WireProfile {
@@ -23,7 +23,7 @@ export interface WireProfile {
 export type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
 
 export interface WireCodes {
-  paymentTypes: { pix: number; billet: number; card: number };
+  paymentTypes: Record<PaymentMethod, number>;
   productTypes: { physical: number; digital: number };
 }
 
