@@ -18,18 +18,12 @@ import { PayloadReader, readInvoice, readPage } from './invoice.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
 import { DEFAULT_WIRE_PROFILE, type ListKind, mergeWireProfile, type WireProfile } from './wire-profile';
 
-export interface RequestPlan {
-  operation: string;
-  invoiceRef?: string;
-  /** Creation only: resolves an unknown outcome. */
-  referrer?: string;
+/** A request: what its errors say of it (the operation, its safety...) and what is sent. */
+export interface RequestPlan extends Omit<failures.FailureContext, 'secrets'> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'COPY';
   path: string;
   query?: Record<string, string | number>;
   body?: unknown;
-  safety: failures.RequestSafety;
-  /** Named in a 403 that does not say (default: the operation's, `OPERATION_SCOPES`). */
-  scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
   /** More strings to keep out of errors and logs. */
