@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
-import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
+import { asRecord, asText, firstTextAt, type JsonRecord, sentText, valueAt } from './json';
 import { invoiceIn, PayloadReader, redactCardData, SHAPES, statusOf } from './invoice.reader';
 import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
@@ -96,16 +96,6 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
     test: w.test.some((p) => valueAt(body, p) === true),
     error: null,
   };
-}
-
-/**
- * A routing text as the delivery sent it. Unlike `asText`, a NUL is kept: the intake refuses it with a 400 naming
- * the field, where a replaced character would be stored as if the sender had written it.
- */
-function sentText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
 }
 
 const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
