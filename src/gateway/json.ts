@@ -52,16 +52,21 @@ export const MAX_JSON_DEPTH = 64;
 
 /** Whether `value` nests deeper than `max`; iterative, so a hostile body cannot overflow the call stack. */
 export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: Array<[node: unknown, depth: number]> = [[value, 0]];
+  const nodes: unknown[] = [value];
+  const depths: number[] = [0];
   let visited = 0;
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const depth = depths.pop() as number;
     if (typeof node !== 'object' || node === null) continue;
     if (depth >= max) return true;
     visited += 1;
     if (visited > 1_000_000) return true;
     for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
     }
   }
   return false;
