@@ -74,10 +74,9 @@ function readInvoice(container: JsonRecord): {
   }
 }
 
-type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
-  invoice: unknown;
-  error: string | null;
-};
+type CustomReader = NonNullable<WireWebhookProfile['read']>;
+/** A delivery's parts as the profile's own reader answers them, every one present, and why reading failed. */
+type Parts = Required<ReturnType<CustomReader>> & { error: string | null };
 
 function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
@@ -100,7 +99,7 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
 
 const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
 
-function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
+function customParts(body: JsonRecord, read: CustomReader): Parts {
   try {
     const p = read(body);
     const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(
