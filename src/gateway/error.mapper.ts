@@ -12,7 +12,7 @@ export interface FailureContext {
   safety: RequestSafety;
   /** A creation's reference: how an unknown outcome is resolved. */
   referrer?: string;
-  /** The scope a 403 names when the service does not say (default: the operation's). */
+  /** The scope a 403 names when the service does not say (default: the operation's, `OPERATION_SCOPES`). */
   scope?: string;
   secrets: readonly string[];
 }

@@ -16,20 +16,14 @@ import {
 import { type ExchangeAnswer, ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
 import { PayloadReader, readInvoice, readPage } from './invoice.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
-import { DEFAULT_WIRE_PROFILE, mergeWireProfile, type WireProfile } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE, type ListKind, mergeWireProfile, type WireProfile } from './wire-profile';
 
-export interface RequestPlan {
-  operation: string;
-  invoiceRef?: string;
-  /** Creation only: resolves an unknown outcome. */
-  referrer?: string;
+/** A request: what its errors say of it (the operation, its safety...) and what is sent. */
+export interface RequestPlan extends Omit<failures.FailureContext, 'secrets'> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'COPY';
   path: string;
   query?: Record<string, string | number>;
   body?: unknown;
-  safety: failures.RequestSafety;
-  /** Named in a 403 that does not say (default: the operation's, `OPERATION_SCOPES`). */
-  scope?: string;
   /** Basic credentials instead of the bearer token (authenticate, A5). */
   basic?: { user: string; password: string };
   /** More strings to keep out of errors and logs. */
@@ -45,7 +39,6 @@ export type CallContext = { conn: GatewayConnection; profile: WireProfile };
 export type Read<T> = (r: PayloadReader, answer: ExchangeAnswer, profile: WireProfile) => T;
 
 export type Filters = ListInvoicesParams & { id?: string };
-export type ListKind = keyof WireProfile['list']['items'];
 
 /** One page of `kind`, its filters under the profile's parameter names (in the profile's order). */
 export function listRequest({ list, paths }: WireProfile, kind: ListKind, filters: Filters): Planned {
@@ -63,7 +56,6 @@ export function isLastPage(page: Page<unknown>): boolean {
   return page.pages !== null ? page.page >= page.pages : page.items.length < page.limit;
 }
 
-/** The timeout of each kind of request. */
 const TIMEOUT_OF = { read: 'readMs', create: 'createMs', update: 'defaultMs', write: 'defaultMs' } as const;
 
 /** Without an observer, a call is only made. */

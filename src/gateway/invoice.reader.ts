@@ -111,13 +111,13 @@ const PATHS = {
 type Side<I extends 0 | 1> = { [K in keyof typeof PATHS]: (typeof PATHS)[K][I] };
 const side = <I extends 0 | 1>(i: I) =>
   Object.fromEntries(Object.entries(PATHS).map(([key, paths]) => [key, paths[i]])) as Side<I>;
-const SHAPES = { current: side(0), legacy: side(1) };
+export const SHAPES = { current: side(0), legacy: side(1) };
 
 const AMOUNTS = ['gross', 'net', 'fees', 'discount', 'shipping', 'paid'] as const;
 /** Keys only the legacy shape has: a bare invoice holding one is of that shape. */
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 /** The card objects of either shape, and the card data redacted wherever an invoice is kept. */
-const CARD_BLOCKS = ['card', 'cartao'];
+const CARD_BLOCKS: readonly string[] = PATHS.card;
 const CARD_SECRETS = ['number', 'numero', 'token', 'bin'];
 const METHOD_NAMES: Record<string, PaymentMethod> = {
   pix: 'pix',
@@ -151,6 +151,12 @@ export function normalizeInvoice(
     barcode: asText(valueAt(inv, 'billet.barcode')),
     url: firstTextAt(inv, at.billetUrl),
   });
+  const pix = someOf({
+    image: asText(valueAt(inv, 'pix.image')),
+    payload: asText(valueAt(inv, 'pix.payload')),
+    status: asText(valueAt(inv, 'pix.status')),
+    endToEndId: asText(valueAt(inv, 'pix.ete.id')),
+  });
   return {
     id: r.requiredText(inv.id, `${p}id`),
     uuid: asText(inv.uuid),
@@ -159,14 +165,9 @@ export function normalizeInvoice(
     referrer: asText(inv[at.referrer]),
     currency: asText(inv[at.currency]),
     status: statusOf(r, inv.status, `${p}status`),
-    method: explicitMethod(inv, codes.paymentTypes) ?? methodOf(hasCard, billet, inv.pix),
+    method: explicitMethod(inv, codes.paymentTypes) ?? methodOf(hasCard, billet, pix),
     amounts: Object.fromEntries(AMOUNTS.map((k) => [`${k}Cents`, money(at[k])])) as Invoice['amounts'],
-    pix: someOf({
-      image: asText(valueAt(inv, 'pix.image')),
-      payload: asText(valueAt(inv, 'pix.payload')),
-      status: asText(valueAt(inv, 'pix.status')),
-      endToEndId: asText(valueAt(inv, 'pix.ete.id')),
-    }),
+    pix,
     billet,
     card: hasCard
       ? {
@@ -249,10 +250,10 @@ export function statusOf(r: PayloadReader, value: unknown, path: string): Invoic
   };
 }
 
-function methodOf(card: boolean, billet: Invoice['billet'], pix: unknown): PaymentMethod | null {
+function methodOf(card: boolean, billet: Invoice['billet'], pix: Invoice['pix']): PaymentMethod | null {
   if (card) return 'card';
   const hasLine = !!billet?.line;
-  const hasPix = asText(asRecord(pix)?.payload) !== null;
+  const hasPix = !!pix?.payload;
   if (hasLine === hasPix) return null;
   return hasLine ? 'billet' : 'pix';
 }

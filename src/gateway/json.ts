@@ -6,9 +6,17 @@ export function asRecord(value: unknown): JsonRecord | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonRecord) : null;
 }
 
-/** A string, or a finite number's text; else (and `""`) `null`. NUL becomes U+FFFD: PostgreSQL cannot store it. */
+/** `sentText` with NUL as U+FFFD: PostgreSQL cannot store it. */
 export function asText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value.replaceAll('\u0000', '\uFFFD');
+  return sentText(value)?.replaceAll('\u0000', '\uFFFD') ?? null;
+}
+
+/**
+ * A string, or a finite number's text; else (and `""`) `null`. NUL is kept: the webhook intake refuses a routing
+ * text holding one with a 400 naming the field, where a replaced character would be stored as if the sender wrote it.
+ */
+export function sentText(value: unknown): string | null {
+  if (typeof value === 'string') return value === '' ? null : value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;
 }

@@ -11,14 +11,13 @@ for (const subnet of `${IPV4} ${MORE_IPV4} ::/128 ::1/128 fc00::/7 fe80::/10 ff0
   PRIVATE.addSubnet(net, Number(prefix), net.includes(':') ? 'ipv6' : 'ipv4');
 }
 
-/** Private, loopback, link-local, unique-local, multicast or unspecified (IPv4-mapped IPv6 included). */
+/**
+ * Private, loopback, link-local, unique-local, multicast or unspecified; not an IP address counts as private.
+ * `BlockList` checks an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`) against the IPv4 subnets.
+ */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1], 'ipv4');
-  return PRIVATE.check(address, 'ipv6');
+  return family === 0 || PRIVATE.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Whether the base URL points at this machine. */

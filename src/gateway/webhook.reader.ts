@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
-import { asRecord, asText, firstTextAt, type JsonRecord, valueAt } from './json';
-import { invoiceIn, PayloadReader, redactCardData, statusOf } from './invoice.reader';
+import { asRecord, asText, firstTextAt, type JsonRecord, sentText, valueAt } from './json';
+import { invoiceIn, PayloadReader, redactCardData, SHAPES, statusOf } from './invoice.reader';
 import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
 // A delivery's body parts and `Webhook` header lines, read. Nothing here decides or trusts: the intake checks the
@@ -60,7 +60,7 @@ function readInvoice(container: JsonRecord): {
 } {
   const { inv, prefix, shape } = invoiceIn(container);
   const id = asText(inv.id);
-  const referrer = asText(shape === 'legacy' ? inv.referencia : inv.referrer);
+  const referrer = asText(inv[SHAPES[shape].referrer]);
   const r = new PayloadReader('readDelivery');
   try {
     r.requiredText(inv.id, `${prefix}id`);
@@ -74,10 +74,9 @@ function readInvoice(container: JsonRecord): {
   }
 }
 
-type Parts = Pick<WebhookDelivery, 'event' | 'deliveryId' | 'webhookId' | 'sentAt' | 'test'> & {
-  invoice: unknown;
-  error: string | null;
-};
+type CustomReader = NonNullable<WireWebhookProfile['read']>;
+/** A delivery's parts as the profile's own reader answers them, every one present, and why reading failed. */
+type Parts = Required<ReturnType<CustomReader>> & { error: string | null };
 
 function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   // The first path holding an invoice, or an envelope with one (a bare object with neither `status` nor `id` is
@@ -98,19 +97,9 @@ function partsAt(body: JsonRecord, w: WireWebhookProfile): Parts {
   };
 }
 
-/**
- * A routing text as the delivery sent it. Unlike `asText`, a NUL is kept: the intake refuses it with a 400 naming
- * the field, where a replaced character would be stored as if the sender had written it.
- */
-function sentText(value: unknown): string | null {
-  if (typeof value === 'string') return value === '' ? null : value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  return null;
-}
-
 const NO_PARTS = { invoice: null, event: null, deliveryId: null, webhookId: null, sentAt: null, test: false };
 
-function customParts(body: JsonRecord, read: NonNullable<WireWebhookProfile['read']>): Parts {
+function customParts(body: JsonRecord, read: CustomReader): Parts {
   try {
     const p = read(body);
     const [event, deliveryId, webhookId, sentAt] = [p.event, p.deliveryId, p.webhookId, p.sentAt].map(

@@ -1,4 +1,4 @@
-import { addFieldError, all as allOf, check, each, type FieldErrors, optional, Rule } from './dto/validators';
+import { addFieldError, all as allOf, check, each, integerFrom, optional, Rule } from './dto/validators';
 import { asRecord, exceedsJsonDepth } from './json';
 import { DEFAULT_WIRE_PROFILE } from './wire-profile';
 import { placeholdersOf } from './wire-requests';
@@ -12,7 +12,7 @@ const MAX_PROFILE_JSON = 32_768;
  * key known, every value of its kind, templates using only their request's values, no function.
  */
 export function checkWireProfileData(value: unknown): Record<string, string[]> {
-  const errors: FieldErrors = {};
+  const errors: Record<string, string[]> = {};
   const fail = (path: string, message: string) => addFieldError(errors, path, message);
   if (JSON.stringify(value ?? null).length > MAX_PROFILE_JSON) {
     fail('wireProfile', `must be at most ${MAX_PROFILE_JSON} characters of JSON`);
@@ -59,10 +59,7 @@ const jsonPaths = allOf(
   check('must be a list of at most 16 dotted paths', (v) => Array.isArray(v) && v.length <= 16),
   each(jsonPath),
 );
-const code = check(
-  'must be an integer from 0 to 9999',
-  (v) => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 9999,
-);
+const code = integerFrom(0, 9999);
 const json = check('must be JSON nested at most 8 levels', (v) => typeof v !== 'function' && !tooDeep(v));
 const template =
   (...values: string[]): Rule =>
@@ -77,10 +74,7 @@ const template =
 
 const QUERY_KEYS = Object.keys(DEFAULT_WIRE_PROFILE.list.query);
 const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'];
-const maxPages = check(
-  'must be an integer from 1 to 1000',
-  (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000,
-);
+const maxPages = integerFrom(1, 1000);
 const byGet = part({ get: path, at: jsonPath });
 const byList = part({ list: oneOf(...QUERY_KEYS), maxPages });
 const lookup: Rule = (v, p, fail, parent) => {

@@ -1,4 +1,5 @@
 import { asRecord } from './json';
+import type { ListInvoicesParams, PaymentMethod } from './types';
 
 /** The conventions where the spec says "not shown" (`docs/wire-profile.md`); dotted paths, `null`: not sent. */
 export interface WireProfile {
@@ -19,19 +20,16 @@ export interface WireProfile {
   webhook: WireWebhookProfile;
 }
 
-type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
+export type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
 
 export interface WireCodes {
-  paymentTypes: { pix: number; billet: number; card: number };
+  paymentTypes: Record<PaymentMethod, number>;
   productTypes: { physical: number; digital: number };
 }
 
 export interface WireListProfile {
-  /** Query parameter names. */
-  query: Record<
-    'page' | 'limit' | 'status' | 'referrer' | 'paymentId' | 'createdFrom' | 'createdTo' | 'id',
-    string
-  >;
+  /** Query parameter names: a list's filters, and `id` for `lookup.byId`. */
+  query: Record<keyof ListInvoicesParams | 'id', string>;
   items: Record<ListKind, string>;
   /** Without `pages` and `total`, paging stops at the first page shorter than asked. */
   page: string | null;

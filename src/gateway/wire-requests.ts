@@ -28,7 +28,6 @@ export function renderTemplate(template: WireTemplate, values: Record<string, un
   return out === ABSENT ? undefined : out;
 }
 
-/** Placeholders a template uses. */
 export function placeholdersOf(template: WireTemplate): Set<string> {
   const found = new Set<string>();
   walk(template, (text) => {

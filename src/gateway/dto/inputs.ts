@@ -16,8 +16,7 @@ const text = V.check('is required (a non-empty string)', V.isNonBlank);
 const calendarDay = V.check('must be a real calendar date written YYYY-MM-DD', V.isCalendarDay);
 const httpUrl = V.check('must be an absolute http(s) URL', V.isHttpUrl);
 const cents = V.check('must be a non-negative integer number of cents', (v) => V.isCents(v));
-const isPositiveInteger = (v: unknown) => V.isCents(v, true);
-const positiveInteger = V.check('must be a positive integer', isPositiveInteger);
+const positiveInteger = V.check('must be a positive integer', (v) => V.isCents(v, true));
 const integer = (message: string) => V.check(message, (v) => typeof v === 'number' && Number.isInteger(v));
 const matching = (message: string, pattern: RegExp) =>
   V.check(message, (v) => typeof v === 'string' && pattern.test(v));
@@ -197,12 +196,10 @@ function wireFields(value: object, rules: object, names: Record<string, WireFiel
 /** Page size limit of every list operation (§4.1, §8). */
 export const MAX_PAGE_SIZE = 100;
 
-const pageSize = `must be an integer from 1 to ${MAX_PAGE_SIZE}`;
-
 /** A list's filters: a page of any list, and the invoices' own. */
 export const LIST_INVOICES: Record<string, V.Rule> = {
   page: V.optional(positiveInteger),
-  limit: V.optional(V.check(pageSize, (v) => isPositiveInteger(v) && (v as number) <= MAX_PAGE_SIZE)),
+  limit: V.optional(V.integerFrom(1, MAX_PAGE_SIZE)),
   status: V.optional(integer('must be an integer status code')),
   referrer: V.optional(text),
   paymentId: V.optional(text),

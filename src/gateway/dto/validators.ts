@@ -82,6 +82,12 @@ export const check =
     if (!test(v)) fail(p, message);
   };
 
+export const integerFrom = (min: number, max: number): Rule =>
+  check(
+    `must be an integer from ${min} to ${max}`,
+    (v) => Number.isInteger(v) && (v as number) >= min && (v as number) <= max,
+  );
+
 /** The rules in order; the first that fails speaks for the field. */
 export const all =
   (...rules: Rule[]): Rule =>
