@@ -165,7 +165,7 @@ export function encodeCursor(at: { createdAt: string; id: string }): string {
 }
 
 /** `null` when it is not a cursor this API gave out. */
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];

@@ -131,7 +131,7 @@ export type AdminAlertView = ReturnType<typeof alertView>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function inboxView(e: WebhookInboxEntry) {
+function inboxView(e: WebhookInboxEntry) {
   return {
     id: e.id,
     state: e.state as string,
@@ -151,7 +151,7 @@ export function inboxView(e: WebhookInboxEntry) {
   };
 }
 
-export function outboxView(o: TrackingOutbox) {
+function outboxView(o: TrackingOutbox) {
   return {
     id: o.id,
     orderId: o.orderId,

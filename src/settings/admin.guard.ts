@@ -184,7 +184,7 @@ export class AdminAuthThrottle {
 }
 
 /** `req.ip` (honouring the host's `trust proxy`); an IPv6 address by its /64, which one machine usually holds. */
-export function clientOf(request: { ip?: string; socket?: { remoteAddress?: string } }): string {
+export function clientOf(request: Omit<AdminRequest, 'headers'>): string {
   const address = (request.ip ?? request.socket?.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.)/, '');
   if (!isIPv6(address)) return address;
   const [head, tail = ''] = address.split('::');
