@@ -1,24 +1,12 @@
-import {
-  Body,
-  ConflictException,
-  Get,
-  HttpCode,
-  NotFoundException,
-  Param,
-  Post,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, ConflictException, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { CheckoutValidationError } from '../core/invoice.errors';
 import { InvoiceCreationService } from '../checkout/invoice-creation.service';
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import { InvoiceRecordStore } from '../core/invoice-record.store';
-import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { refundView } from '../refunds/refund.entity';
 import { RefundService } from '../refunds/refund.service';
 import { AdminApi } from './admin-api';
 import { AdminInvoicesService, STATUS_VIEWS, toView, type AdminInvoiceView } from './admin-invoices.service';
-import { AdminOperationsService } from './admin-operations.service';
 import { adminValidationError, problemsOf } from './admin-problems';
 import { ChangeDueDateDto, ListInvoicesQueryDto, MarkNotCreatedDto, RefundDto } from './admin.dto';
 
@@ -31,7 +19,6 @@ export class AdminInvoicesController {
     private readonly creation: InvoiceCreationService,
     private readonly records: InvoiceRecordStore,
     private readonly refunds: RefundService,
-    private readonly operations: AdminOperationsService,
   ) {}
 
   /** The statuses of the status table, for the page's filter and texts. */
@@ -80,7 +67,7 @@ export class AdminInvoicesController {
     @Body() body: RefundDto,
     @Res({ passthrough: true }) res: { status(code: number): unknown },
   ) {
-    const record = await this.record(id);
+    const record = await this.records.get(id);
     let outcome;
     try {
       outcome = await this.refunds.refund({
@@ -103,7 +90,7 @@ export class AdminInvoicesController {
 
   @Get('invoices/:id/refunds')
   async listRefunds(@Param('id') id: string) {
-    const { refundableCents, refunds } = await this.refunds.ledger(await this.record(id));
+    const { refundableCents, refunds } = await this.refunds.ledger(await this.records.get(id));
     return { refundableCents, refunds: refunds.map(refundView) };
   }
 
@@ -111,7 +98,7 @@ export class AdminInvoicesController {
   @Post('invoices/:id/recheck')
   @HttpCode(200)
   async recheck(@Param('id') id: string) {
-    await this.creation.resolveCreation(await this.record(id));
+    await this.creation.resolveCreation(await this.records.get(id));
     return this.reload(id);
   }
 
@@ -119,7 +106,7 @@ export class AdminInvoicesController {
   @Post('invoices/:id/mark-not-created')
   @HttpCode(200)
   async markNotCreated(@Param('id') id: string, @Body() body: MarkNotCreatedDto) {
-    const record = await this.record(id);
+    const record = await this.records.get(id);
     if (record.creationState === 'created' || record.creationState === 'failed') {
       throw new ConflictException(`invoice record ${id} is ${record.creationState}: nothing to resolve`);
     }
@@ -134,19 +121,13 @@ export class AdminInvoicesController {
 
   @Get('invoices/:id/history')
   async history(@Param('id') id: string) {
-    await this.record(id);
-    return this.operations.history(id);
-  }
-
-  private async record(id: string): Promise<InvoiceRecord> {
-    const record = await this.records.get(id).catch(() => null);
-    if (!record) throw new NotFoundException(`No invoice record ${id}`);
-    return record;
+    await this.records.get(id);
+    return this.invoices.history(id);
   }
 
   /** Refunds in flight count as spent in `refundableCents`. */
   private async reload(id: string): Promise<AdminInvoiceView> {
-    const record = await this.record(id);
+    const record = await this.records.get(id);
     const invoice = toView(record);
     if (invoice.refundableCents > 0) {
       invoice.refundableCents = (await this.refunds.ledger(record)).refundableCents;

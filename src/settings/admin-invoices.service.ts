@@ -3,10 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In, Repository, type SelectQueryBuilder } from 'typeorm';
 import { allowedActions, refundableCents } from '../core/invoice-actions';
 import { sessionDataOf } from '../core/checkout.types';
+import { transitionOfRow } from '../core/status-report';
 import { InvoiceStatusCode, STATUS_TABLE, statusRow } from '../domain/status-table';
 import type { Page } from '../gateway/types';
 import { dialectOf } from '../persistence/dialect';
-import { InvoiceRecord } from '../persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { adminValidationError, problemsOf } from './admin-problems';
 import type { ListInvoicesQueryDto } from './admin.dto';
 
@@ -103,6 +104,15 @@ export class AdminInvoicesService implements OnApplicationBootstrap {
     };
   }
 
+  async history(invoiceRecordId: string) {
+    const rows = await this.dataSource.getRepository(InvoiceStatusHistory).find({
+      where: { invoiceRecordId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: 500,
+    });
+    return rows.map(historyView);
+  }
+
   /** Adds the order's number (`displayId`) to rows naming an invoice record; one query per page. */
   async withDisplayIds<T extends { invoiceRecordId: string | null }>(
     page: Page<T>,
@@ -155,7 +165,7 @@ export function encodeCursor(at: { createdAt: string; id: string }): string {
 }
 
 /** `null` when it is not a cursor this API gave out. */
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
+function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];
@@ -237,4 +247,29 @@ export function toView(row: InvoiceRecord) {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+function historyView(h: InvoiceStatusHistory) {
+  return {
+    id: h.id,
+    fromCode: h.fromCode,
+    toCode: h.toCode,
+    toName: statusView(h.toCode)?.name ?? null,
+    /** The status reached as the admin page shows it (key and tone). */
+    to: statusView(h.toCode),
+    statusText: h.statusText,
+    source: h.source as string,
+    applied: h.applied,
+    note: h.note,
+    /** `null`: the note is shown as written. */
+    noteCode: h.alert === 'amount_mismatch' ? 'amount_mismatch' : noteCodeOf(h),
+    alert: h.alert,
+    createdAt: h.createdAt.toISOString(),
+  };
+}
+
+/** A row's transition as the page's stable code, decided from its codes; a row with a note shows the note. */
+function noteCodeOf(h: InvoiceStatusHistory): string | null {
+  const verdict = h.note === null ? transitionOfRow(h)?.verdict : undefined;
+  return verdict && verdict !== 'apply' ? verdict : null;
 }

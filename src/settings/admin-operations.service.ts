@@ -14,21 +14,13 @@ import {
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { requeueUnleased } from '../core/queue/leased-rows';
 import { CLOCK, type Clock } from '../domain/clock';
-import { transitionOfRow } from '../core/status-report';
 import { TrackingOutbox } from '../shipping/tracking-outbox.entity';
 import { TrackingWorker } from '../shipping/tracking.worker';
 import type { TrackingOutboxStatus } from '../domain/shipping.types';
 import { WebhookInboxEntry, type WebhookInboxState } from '../webhooks/webhook-inbox';
 import { WebhookInboxProcessor } from '../webhooks/webhook-inbox.processor';
 import type { AlertsQueryDto, InboxQueryDto, OutboxQueryDto, PageQueryDto } from './admin.dto';
-import {
-  countedPage,
-  DEFAULT_PAGE_LIMIT,
-  statusView,
-  TOTAL_CAP,
-  type CountedPage,
-} from './admin-invoices.service';
-import { InvoiceStatusHistory } from '../persistence/invoice.entity';
+import { countedPage, DEFAULT_PAGE_LIMIT, TOTAL_CAP, type CountedPage } from './admin-invoices.service';
 import { runInTransaction } from '../persistence/dialect';
 import { InvoicePaymentsAlertRecord } from './alert.entity';
 
@@ -115,15 +107,6 @@ export class AdminOperationsService {
     return alertView(row);
   }
 
-  async history(invoiceRecordId: string) {
-    const rows = await this.dataSource.getRepository(InvoiceStatusHistory).find({
-      where: { invoiceRecordId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      take: 500,
-    });
-    return rows.map(historyView);
-  }
-
   /** Makes a row in one of the `retryable` states due now, unless a worker holds it (409 either way). */
   private async requeue<T extends WebhookInboxEntry | TrackingOutbox>(
     entity: new () => T,
@@ -148,7 +131,7 @@ export type AdminAlertView = ReturnType<typeof alertView>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function inboxView(e: WebhookInboxEntry) {
+function inboxView(e: WebhookInboxEntry) {
   return {
     id: e.id,
     state: e.state as string,
@@ -168,7 +151,7 @@ export function inboxView(e: WebhookInboxEntry) {
   };
 }
 
-export function outboxView(o: TrackingOutbox) {
+function outboxView(o: TrackingOutbox) {
   return {
     id: o.id,
     orderId: o.orderId,
@@ -183,25 +166,6 @@ export function outboxView(o: TrackingOutbox) {
     recordedAt: o.recordedAt.toISOString(),
     sentAt: iso(o.sentAt),
     retryable: o.status === 'pending' || o.status === 'failed',
-  };
-}
-
-export function historyView(h: InvoiceStatusHistory) {
-  return {
-    id: h.id,
-    fromCode: h.fromCode,
-    toCode: h.toCode,
-    toName: statusView(h.toCode)?.name ?? null,
-    /** The status reached as the admin page shows it (key and tone). */
-    to: statusView(h.toCode),
-    statusText: h.statusText,
-    source: h.source as string,
-    applied: h.applied,
-    note: h.note,
-    /** `null`: the note is shown as written. */
-    noteCode: h.alert === 'amount_mismatch' ? 'amount_mismatch' : noteCodeOf(h),
-    alert: h.alert,
-    createdAt: h.createdAt.toISOString(),
   };
 }
 
@@ -232,10 +196,4 @@ async function findPage<E extends ObjectLiteral & { id: string }, V>(
     repo.find({ where: options.where, select, take: TOTAL_CAP + 1 }),
   ]);
   return countedPage(rows.map(view), page, limit, matching.length);
-}
-
-/** A row's transition as the page's stable code, decided from its codes; a row with a note shows the note. */
-function noteCodeOf(h: InvoiceStatusHistory): string | null {
-  const verdict = h.note === null ? transitionOfRow(h)?.verdict : undefined;
-  return verdict && verdict !== 'apply' ? verdict : null;
 }

@@ -1,6 +1,6 @@
 import { IsIn, IsInt, Max, Min, ValidateBy, type ValidationOptions } from 'class-validator';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-and-days';
-import { isHttpUrl } from '../gateway/dto/validators';
+import { isCalendarDay, isHttpUrl } from '../gateway/dto/validators';
 import { URL_PLACEHOLDER } from '../options/checkout.options';
 
 /** `name`: the constraint the admin API's codes know it by. */
@@ -12,11 +12,7 @@ function rule(name: string, message: string, validate: (value: unknown) => boole
 export const IsCalendarDate = rule(
   'isCalendarDate',
   '$property must be a calendar day written YYYY-MM-DD',
-  (value) => {
-    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-  },
+  isCalendarDay,
 );
 
 export const IsIsoInstant = rule(

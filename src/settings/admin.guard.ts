@@ -28,8 +28,6 @@ interface AdminRequest {
   socket?: { remoteAddress?: string };
 }
 
-const warnedFor = new WeakSet<object>();
-
 /**
  * The host's `admin.guard` decides alone when given; otherwise `Authorization: Bearer <admin.adminKey>`, compared in
  * constant time. Failures (401/403) are throttled per client (`admin.authThrottle`) and logged without what was sent.
@@ -43,7 +41,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
   private readonly options: InvoicePaymentsAdminOptions;
 
   constructor(
-    @Inject(INVOICE_PAYMENTS_OPTIONS) private readonly moduleOptions: InvoicePaymentsModuleOptions,
+    @Inject(INVOICE_PAYMENTS_OPTIONS) moduleOptions: InvoicePaymentsModuleOptions,
     private readonly moduleRef: ModuleRef,
     @Inject(CLOCK) clock: Clock,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
@@ -59,10 +57,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
 
   /** Warns of a locked admin API only where routes are served (not in a context without HTTP). */
   onApplicationBootstrap(): void {
-    const http = this.adapterHost?.httpAdapter;
-    // Nest may build the guard once per controller.
-    if (http && !this.options.guard && !this.options.adminKey && !warnedFor.has(this.moduleOptions)) {
-      warnedFor.add(this.moduleOptions);
+    if (this.adapterHost?.httpAdapter && !this.options.guard && !this.options.adminKey) {
       this.logger.warn(
         'admin API is locked: set admin.adminKey (or admin.guard) in the module options, i.e. in forRoot({ admin }) ' +
           "or in the object forRootAsync's useFactory returns (e.g. from ConfigService)",
@@ -189,7 +184,7 @@ export class AdminAuthThrottle {
 }
 
 /** `req.ip` (honouring the host's `trust proxy`); an IPv6 address by its /64, which one machine usually holds. */
-export function clientOf(request: { ip?: string; socket?: { remoteAddress?: string } }): string {
+export function clientOf(request: Omit<AdminRequest, 'headers'>): string {
   const address = (request.ip ?? request.socket?.remoteAddress ?? 'unknown').replace(/^::ffff:(?=\d+\.)/, '');
   if (!isIPv6(address)) return address;
   const [head, tail = ''] = address.split('::');

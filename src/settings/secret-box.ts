@@ -131,13 +131,13 @@ function parseKey(id: string, raw: string | Buffer | undefined | null): Buffer {
     );
   }
   const text = typeof raw === 'string' ? raw.trim() : '';
-  const key = Buffer.isBuffer(raw)
-    ? Buffer.from(raw)
-    : /^[0-9a-fA-F]{64}$/.test(text)
-      ? Buffer.from(text, 'hex')
-      : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
-        ? Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
-        : null;
+  // Node's base64 reads the URL-safe alphabet too.
+  const encoding = /^[0-9a-fA-F]{64}$/.test(text)
+    ? 'hex'
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(text)
+      ? 'base64'
+      : null;
+  const key = Buffer.isBuffer(raw) ? Buffer.from(raw) : encoding && Buffer.from(text, encoding);
   if (key?.length === KEY_BYTES) return key;
   throw new SecretBoxError(`encryption key "${id}" must be 32 bytes written as base64 or hex`);
 }

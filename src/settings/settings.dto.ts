@@ -66,10 +66,10 @@ const CHECKS: Record<SettingDeclaration<unknown>['kind'], Checks> = {
     ];
   },
   methods: (name) => [
-    IsArray({ message: `${name} must be a list of pix, billet, card` }),
+    IsArray({ message: `${name} must be a list of ${PAYMENT_METHODS.join(', ')}` }),
     ArrayMinSize(1, { message: `${name} must name at least one method` }),
     ArrayUnique({ message: `${name} must not repeat a method` }),
-    IsIn(PAYMENT_METHODS, { each: true, message: `${name} may only hold pix, billet, card` }),
+    IsIn(PAYMENT_METHODS, { each: true, message: `${name} may only hold ${PAYMENT_METHODS.join(', ')}` }),
   ],
   int: (_, { min, max }) => [IsIntIn(min ?? 0, max ?? Number.MAX_SAFE_INTEGER)],
   url: () => [IsHttpUrl()],
@@ -120,7 +120,9 @@ export function maskSettings(settings: EffectiveSettings): MaskedSettings {
       source: value === null ? null : settings.overridden.includes(name) ? 'saved' : 'options',
     };
   };
-  return { ...settings, accessToken: mask('accessToken'), webhookToken: mask('webhookToken') };
+  // Every secret the schema declares, so a new one is never answered in clear.
+  const masked = Object.fromEntries(SECRET_SETTINGS.map((name) => [name, mask(name)]));
+  return { ...settings, ...(masked as Pick<MaskedSettings, SecretSettingName>) };
 }
 
 /** What a settings change needs: the settings, the key that encrypts secrets, the DNS look-up of production URLs. */

@@ -8,7 +8,6 @@ import { AdminInvoicesService } from './admin-invoices.service';
 import { AdminOperationsController } from './admin-operations.controller';
 import { AdminOperationsService } from './admin-operations.service';
 import { AdminSettingsController } from './admin-settings.controller';
-import { InvoicePaymentsAdminGuard } from './admin.guard';
 import { InvoicePaymentsAlertsService } from './alerts.service';
 import { DEFAULT_ADMIN_PREFIX, type InvoicePaymentsAdminOptions } from '../options/admin.options';
 import { CredentialCheckService } from './credential-check.service';
@@ -46,7 +45,6 @@ export class SettingsModule {
         AdminInvoicesService,
         AdminOperationsService,
         InvoicePaymentsAlertsService,
-        InvoicePaymentsAdminGuard,
       ],
     };
   }
