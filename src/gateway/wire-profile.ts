@@ -17,6 +17,11 @@ export interface WireProfile {
   /** Per write scope, an invalid request (400/422 with the scope, 401/403 without) unable to change anything. */
   credentialProbes: Record<WriteScope, { method: WireRequestPlan['method']; path: string; body: unknown }>;
   webhook: WireWebhookProfile;
+  /**
+   * The IANA time zone the service counts in (A2): its `YYYY-MM-DD HH:MM:SS` timestamps, its today (a due day before
+   * it is refused), a due day's end and the days of `created_from`.
+   */
+  timeZone: string;
 }
 
 type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
@@ -175,6 +180,7 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
     sentAt: ['sent_at', 'data.sent_at', 'payload.sent_at'],
     test: ['test', 'data.test', 'payload.test'],
   },
+  timeZone: 'America/Sao_Paulo',
 };
 
 /** `base` with `overrides` laid over it; templates and lookups replace whole. */
