@@ -18,8 +18,8 @@ export interface WireProfile {
   credentialProbes: Record<WriteScope, { method: WireRequestPlan['method']; path: string; body: unknown }>;
   webhook: WireWebhookProfile;
   /**
-   * The IANA time zone the service counts in (A2): its `YYYY-MM-DD HH:MM:SS` timestamps, its today (a due day before
-   * it is refused), a due day's end and the days of `created_from`.
+   * The IANA time zone the service counts its days in (A2): its today (a due day before it is refused), a due day's
+   * end (midnight there) and the days of `created_from`. Its `YYYY-MM-DD HH:MM:SS` timestamps are local time there.
    */
   timeZone: string;
 }
