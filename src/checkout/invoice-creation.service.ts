@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, type Clock } from '../domain/clock';
 import { SETTING_LIST } from '../options/settings.schema';
+import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import type { ResolvedCheckoutOptions } from '../options/checkout.options';
@@ -43,6 +44,7 @@ export class InvoiceCreationService {
     @Inject(CHECKOUT_OPTIONS) private readonly configured: ResolvedCheckoutOptions,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CHECKOUT_SETTINGS) private readonly settings: CheckoutSettingsSource,
+    private readonly gateway: GatewayClient,
   ) {}
 
   /** The `referrerNamespace` option, else the settings' one. */
@@ -71,7 +73,9 @@ export class InvoiceCreationService {
     read?: ResolvedCheckoutOptions,
   ): Promise<{ mapped: MappedInvoice; options: ResolvedCheckoutOptions }> {
     const options = read ?? (await this.current());
-    return { mapped: mapOrderToInvoice(request, options, this.clock.now()), options };
+    // The day the service counts in (A2), as the wire profile in force says.
+    const serviceZone = (await this.gateway.wireProfile()).timeZone;
+    return { mapped: mapOrderToInvoice(request, options, this.clock.now(), serviceZone), options };
   }
 
   /**

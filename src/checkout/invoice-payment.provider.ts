@@ -166,8 +166,9 @@ export class InvoicePaymentProvider {
   async changeDueDate(input: ChangeDueDateInput): Promise<PaymentSessionOutput> {
     const record = await this.resolved(input);
     const options = await this.creation.current();
-    // The store's today, or the service's when a store west of São Paulo is still on yesterday.
-    const today = firstDueDay(options.timeZone, this.clock.date());
+    // The store's today, or the service's (in the wire profile's zone) when the store is still on yesterday.
+    const serviceZone = (await this.gateway.wireProfile()).timeZone;
+    const today = firstDueDay(options.timeZone, serviceZone, this.clock.date());
     if (!isCalendarDay(input.dueDate) || input.dueDate < today) {
       throw new CheckoutValidationError({ dueDate: [`must be a YYYY-MM-DD day from ${today} on`] });
     }

@@ -20,12 +20,14 @@ import { mapAddress } from './address-mapping';
 
 /**
  * Validates a checkout request and maps it to an invoice (spec §4.2); every problem is thrown at once. The due date
- * counts from `now` (epoch ms) in the store's time zone, and a card must not have expired by then.
+ * counts from `now` (epoch ms) in the store's time zone, never before the service's today in `serviceZone` (the wire
+ * profile's `timeZone`, A2), and a card must not have expired by then.
  */
 export function mapOrderToInvoice(
   request: CheckoutRequest,
   options: ResolvedCheckoutOptions,
   now: number,
+  serviceZone: string,
 ): MappedInvoice {
   const errors = new FieldErrorCollector();
   const data = request?.data;
@@ -46,7 +48,10 @@ export function mapOrderToInvoice(
   if (address) client.address = address;
   const today = todayIn(options.timeZone, new Date(now));
   // Counted in the store's zone, but never a day the service has already left behind.
-  const dueAt = laterDay(addDays(today, options.dueDays), firstDueDay(options.timeZone, new Date(now)));
+  const dueAt = laterDay(
+    addDays(today, options.dueDays),
+    firstDueDay(options.timeZone, serviceZone, new Date(now)),
+  );
   const { installments, card } = mapCard(data, options, today, errors);
   const reference = referenceOf(order, limits, errors);
   errors.throwIfAny();

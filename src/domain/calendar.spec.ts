@@ -1,5 +1,5 @@
 import { isCalendarDay, isCardExpiryCurrent } from '../gateway/dto/validators';
-import { addDays, dayEndIn, firstDueDay, todayIn } from './text-and-days';
+import { addDays, dayEndIn, firstDueDay, isTimeZone, todayIn } from './text-and-days';
 
 describe('calendar', () => {
   it.each([
@@ -11,16 +11,35 @@ describe('calendar', () => {
     expect(todayIn(zone, new Date(instant))).toBe(day);
   });
 
-  // The service refuses a due day before its today in São Paulo, whichever zone the store counts in.
+  // The service refuses a due day before its today in its own zone (A2), whichever zone the store counts in.
   it.each([
-    ['2026-11-22T02:59:00Z', 'America/Sao_Paulo', '2026-11-21'],
-    ['2026-11-22T03:00:00Z', 'America/Sao_Paulo', '2026-11-22'],
-    ['2026-11-22T03:30:00Z', 'America/Manaus', '2026-11-22'],
-    ['2026-11-22T04:30:00Z', 'America/Rio_Branco', '2026-11-22'],
-    ['2026-11-22T05:30:00Z', 'America/Rio_Branco', '2026-11-22'],
-    ['2026-11-22T02:30:00Z', 'UTC', '2026-11-22'],
-  ])('the first due day at %s for a store in %s is %s', (instant, zone, day) => {
-    expect(firstDueDay(zone, new Date(instant))).toBe(day);
+    ['2026-11-22T02:59:00Z', 'America/Sao_Paulo', 'America/Sao_Paulo', '2026-11-21'],
+    ['2026-11-22T03:00:00Z', 'America/Sao_Paulo', 'America/Sao_Paulo', '2026-11-22'],
+    ['2026-11-22T03:30:00Z', 'America/Manaus', 'America/Sao_Paulo', '2026-11-22'],
+    ['2026-11-22T04:30:00Z', 'America/Rio_Branco', 'America/Sao_Paulo', '2026-11-22'],
+    ['2026-11-22T05:30:00Z', 'America/Rio_Branco', 'America/Sao_Paulo', '2026-11-22'],
+    ['2026-11-22T02:30:00Z', 'UTC', 'America/Sao_Paulo', '2026-11-22'],
+    // A service that chose another zone: Tokyo is on the 23rd from 15:00 UTC, São Paulo still on the 22nd.
+    ['2026-11-22T15:30:00Z', 'America/Sao_Paulo', 'Asia/Tokyo', '2026-11-23'],
+    ['2026-11-22T14:30:00Z', 'America/Sao_Paulo', 'Asia/Tokyo', '2026-11-22'],
+    ['2026-11-22T02:30:00Z', 'America/Sao_Paulo', 'America/Noronha', '2026-11-22'],
+  ])(
+    'the first due day at %s for a store in %s and a service in %s is %s',
+    (instant, store, service, day) => {
+      expect(firstDueDay(store, service, new Date(instant))).toBe(day);
+    },
+  );
+
+  it.each([
+    ['America/Sao_Paulo', true],
+    ['Asia/Tokyo', true],
+    ['UTC', true],
+    ['America/Sao_Paul', false],
+    ['-03:00', false],
+    ['', false],
+    [3, false],
+  ])('%s is an IANA time zone: %s', (zone, known) => {
+    expect(isTimeZone(zone)).toBe(known);
   });
 
   it.each([

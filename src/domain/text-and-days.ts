@@ -92,17 +92,26 @@ export function addDays(day: string, days: number): string {
   return new Date(Date.UTC(y, m - 1, d + days)).toISOString().slice(0, 10);
 }
 
-/** The service counts calendar days in São Paulo (A2) and refuses a due day before its own today. */
-export const SERVICE_TIME_ZONE = 'America/Sao_Paulo';
+/** Whether `timeZone` is an IANA time zone this runtime knows (`America/Sao_Paulo`, `UTC`). */
+export function isTimeZone(timeZone: unknown): timeZone is string {
+  if (typeof timeZone !== 'string' || timeZone.trim() === '') return false;
+  try {
+    // Any instant proves the zone: an unknown one throws.
+    todayIn(timeZone, new Date(0));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
- * The first due day the service accepts at `now`, for a store in `timeZone`: the store's today, or the service's
- * when that is later (a store west of São Paulo, in Manaus or Rio Branco, is still on yesterday for an hour or two
- * after midnight there).
+ * The first due day the service accepts at `now`, for a store in `storeZone` and a service counting its days in
+ * `serviceZone` (the wire profile's `timeZone`, A2): the store's today, or the service's when that is later (a store
+ * west of São Paulo, in Manaus or Rio Branco, is still on yesterday for an hour or two after midnight there).
  */
-export function firstDueDay(timeZone: string, now: Date): string {
-  const store = todayIn(timeZone, now);
-  const service = todayIn(SERVICE_TIME_ZONE, now);
+export function firstDueDay(storeZone: string, serviceZone: string, now: Date): string {
+  const store = todayIn(storeZone, now);
+  const service = todayIn(serviceZone, now);
   return service > store ? service : store;
 }
 

@@ -1,3 +1,4 @@
+import { isTimeZone } from '../domain/text-and-days';
 import { addFieldError, all as allOf, check, each, integerFrom, optional, Rule } from './dto/validators';
 import { asRecord, exceedsJsonDepth } from './json';
 import { DEFAULT_WIRE_PROFILE } from './wire-profile';
@@ -60,6 +61,7 @@ const jsonPaths = allOf(
   each(jsonPath),
 );
 const code = integerFrom(0, 9999);
+const timeZone = check('must be an IANA time zone such as "America/Sao_Paulo"', isTimeZone);
 const json = check('must be JSON nested at most 8 levels', (v) => typeof v !== 'function' && !tooDeep(v));
 const template =
   (...values: string[]): Rule =>
@@ -109,6 +111,7 @@ function kindOf(value: unknown, at: string, key: string): Rule {
   if (key === 'byReferrer' || key === 'byId') return lookup;
   if (key === 'method') return oneOf(...(at === 'authenticate.method' ? ['GET', 'POST'] : WRITES));
   if (key === 'credentials') return oneOf('basic', 'body');
+  if (at === 'timeZone') return timeZone;
   if (typeof value === 'number') return code;
   if (Array.isArray(value)) return jsonPaths;
   if (typeof value !== 'string') return partOf(value as Record<string, unknown>, at);

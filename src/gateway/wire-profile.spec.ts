@@ -123,4 +123,12 @@ describe('checkWireProfileData', () => {
       'wireProfile',
     ]);
   });
+
+  it('takes the time zone the service counts in only when it is an IANA zone', () => {
+    expect(checkWireProfileData({ timeZone: 'Asia/Tokyo' })).toEqual({});
+    expect(checkWireProfileData({ timeZone: 'America/Sao_Paul' })).toEqual({
+      'wireProfile.timeZone': ['must be an IANA time zone such as "America/Sao_Paulo"'],
+    });
+    expect(Object.keys(checkWireProfileData({ timeZone: '-03:00' }))).toEqual(['wireProfile.timeZone']);
+  });
 });

@@ -18,6 +18,11 @@ export interface WireProfile {
   /** Per write scope, an invalid request (400/422 with the scope, 401/403 without) unable to change anything. */
   credentialProbes: Record<WriteScope, { method: WireRequestPlan['method']; path: string; body: unknown }>;
   webhook: WireWebhookProfile;
+  /**
+   * The IANA time zone the service counts its days in (A2): its today (a due day before it is refused), a due day's
+   * end (midnight there) and the days of `created_from`. Its `YYYY-MM-DD HH:MM:SS` timestamps are local time there.
+   */
+  timeZone: string;
 }
 
 export type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
@@ -173,6 +178,7 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
     sentAt: ['sent_at', 'data.sent_at', 'payload.sent_at'],
     test: ['test', 'data.test', 'payload.test'],
   },
+  timeZone: 'America/Sao_Paulo',
 };
 
 /** `base` with `overrides` laid over it; templates and lookups replace whole. */

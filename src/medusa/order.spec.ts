@@ -1,3 +1,4 @@
+import { DEFAULT_WIRE_PROFILE } from '../gateway/wire-profile';
 import { CheckoutValidationError } from '../core/invoice.errors';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { buildCheckoutData } from './order';
@@ -71,6 +72,7 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
         { amount: 5990, currency_code: 'brl', data: nameless },
         resolveCheckoutOptions({}),
         Date.now(),
+        DEFAULT_WIRE_PROFILE.timeZone,
       ),
     ).toThrow(
       expect.objectContaining({
@@ -117,7 +119,12 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     const request = { amount: 5990, currency_code: 'brl', data };
     const error = (() => {
       try {
-        return mapOrderToInvoice(request, resolveCheckoutOptions(), Date.now());
+        return mapOrderToInvoice(
+          request,
+          resolveCheckoutOptions(),
+          Date.now(),
+          DEFAULT_WIRE_PROFILE.timeZone,
+        );
       } catch (err) {
         return err;
       }
@@ -158,6 +165,7 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
         { amount: 5990, currency_code: 'brl', data },
         resolveCheckoutOptions(),
         Date.now(),
+        DEFAULT_WIRE_PROFILE.timeZone,
       );
       expect(invoice.params.client).toMatchObject({ name: 'Maria Souza', email: 'maria@example.com' });
     });
@@ -196,7 +204,12 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
     it('without a name anywhere is refused, naming order.customer.first_name', () => {
       const data = build({ cart: { ...cart, billing_address: null } });
       expect(() =>
-        mapOrderToInvoice({ amount: 5990, currency_code: 'brl', data }, resolveCheckoutOptions(), Date.now()),
+        mapOrderToInvoice(
+          { amount: 5990, currency_code: 'brl', data },
+          resolveCheckoutOptions(),
+          Date.now(),
+          DEFAULT_WIRE_PROFILE.timeZone,
+        ),
       ).toThrow(expect.objectContaining({ fields: { 'order.customer.first_name': [expect.any(String)] } }));
     });
   });

@@ -1,5 +1,5 @@
 import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
-import { todayIn, type TextRule } from '../domain/text-and-days';
+import { isTimeZone, type TextRule } from '../domain/text-and-days';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
 import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
@@ -122,12 +122,7 @@ export function resolveCheckoutOptions(options: CheckoutOptions = {}) {
   }
   const numbers = resolveNumbers('checkout', CHECKOUT, options, bad);
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
-  try {
-    // Any instant proves the zone: an unknown one throws.
-    todayIn(timeZone, new Date(0));
-  } catch {
-    bad('timeZone', 'is not an IANA time zone');
-  }
+  if (!isTimeZone(timeZone)) bad('timeZone', 'is not an IANA time zone');
   for (const field of ['orderUrlTemplate', 'storeUrlTemplate', 'publicWebhookUrl'] as const) {
     const value = options[field];
     if (value !== undefined && !isHttpUrl(value.replace(URL_PLACEHOLDER, 'x'))) {

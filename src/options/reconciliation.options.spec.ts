@@ -5,6 +5,7 @@ const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const created = new Date('2026-11-20T12:00:00.000Z');
 const at = (ms: number) => new Date(created.getTime() + ms);
+const SP = 'America/Sao_Paulo';
 const age = (next: Date | null) => (next ? next.getTime() - created.getTime() : null);
 
 describe('nextCheckAt (the reconciliation schedule)', () => {
@@ -16,7 +17,7 @@ describe('nextCheckAt (the reconciliation schedule)', () => {
     const ages: number[] = [];
     let now = created;
     for (let i = 0; i < 40; i++) {
-      const next = nextCheckAt(record, now, o);
+      const next = nextCheckAt(record, now, o, SP);
       if (!next) break;
       ages.push(age(next) as number);
       now = next;
@@ -30,21 +31,28 @@ describe('nextCheckAt (the reconciliation schedule)', () => {
 
   it('answers the first point after now, whatever the gap (a store down for hours)', () => {
     const record = { createdAt: created, dueDate: due };
-    expect(age(nextCheckAt(record, at(3 * MIN), o))).toBe(5 * MIN);
-    expect(age(nextCheckAt(record, at(5 * HOUR + 1), o))).toBe(6 * HOUR);
-    expect(age(nextCheckAt(record, at(30 * HOUR), o))).toBe(2 * DAY);
+    expect(age(nextCheckAt(record, at(3 * MIN), o, SP))).toBe(5 * MIN);
+    expect(age(nextCheckAt(record, at(5 * HOUR + 1), o, SP))).toBe(6 * HOUR);
+    expect(age(nextCheckAt(record, at(30 * HOUR), o, SP))).toBe(2 * DAY);
   });
 
-  it('stops at the end of its window: due date (São Paulo) plus margin, at least minimumWindowMs after creation', () => {
+  it("stops at the end of its window: due day's end (service's zone) plus margin, at least minimumWindowMs after creation", () => {
     const short = { ...o, minimumWindowMs: 0 };
     const record = { createdAt: created, dueDate: due };
-    const end = windowEnd(record, short);
-    expect(new Date(end).toISOString()).toBe('2026-11-27T02:59:59.999Z'); // 23 Nov 23:59:59.999 -03:00 + 3 days
-    expect(nextCheckAt(record, new Date(end - HOUR), short)?.getTime()).toBe(end); // one last look at the end
-    expect(nextCheckAt(record, new Date(end), short)).toBeNull();
+    const end = windowEnd(record, short, SP);
+    expect(new Date(end).toISOString()).toBe('2026-11-27T03:00:00.000Z'); // 24 Nov 00:00 -03:00 + 3 days
+    expect(nextCheckAt(record, new Date(end - HOUR), short, SP)?.getTime()).toBe(end); // one last look at the end
+    expect(nextCheckAt(record, new Date(end), short, SP)).toBeNull();
     // No due date (card): the minimum window.
-    expect(windowEnd({ createdAt: created, dueDate: null }, o)).toBe(created.getTime() + 30 * DAY);
-    expect(nextCheckAt({ createdAt: created, dueDate: null }, at(31 * DAY), o)).toBeNull();
+    expect(windowEnd({ createdAt: created, dueDate: null }, o, SP)).toBe(created.getTime() + 30 * DAY);
+    expect(nextCheckAt({ createdAt: created, dueDate: null }, at(31 * DAY), o, SP)).toBeNull();
+  });
+
+  it('ends the window where the service counts its days, not at a fixed offset (a service in Tokyo, A2)', () => {
+    const short = { ...o, minimumWindowMs: 0 };
+    const record = { createdAt: created, dueDate: due };
+    // 23 Nov ends at 24 Nov 00:00 +09:00, 15:00 UTC on the 23rd; plus 3 days.
+    expect(new Date(windowEnd(record, short, 'Asia/Tokyo')).toISOString()).toBe('2026-11-26T15:00:00.000Z');
   });
 
   it('checks its options, naming the one at fault', () => {

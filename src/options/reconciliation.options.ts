@@ -1,4 +1,5 @@
 import { DAY, HOUR, int, MINUTE, resolveNumbers } from '../domain/option-fields';
+import { dayEndIn } from '../domain/text-and-days';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 
 /** Injection token of the resolved reconciliation options. */
@@ -47,20 +48,22 @@ export function resolveReconciliationOptions(
   return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b), ...(workers ? {} : { intervalMs: 0 }) };
 }
 
-/** `dueDate`: `YYYY-MM-DD` (service time zone), or `null`. */
+/** `dueDate`: `YYYY-MM-DD` (a day of the service's time zone), or `null`. */
 type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'>;
 
 /**
  * When an open invoice is next looked up: the next point of its age's schedule (the steps, hourly, then daily), the
  * last being its window's end (see {@link windowEnd}) so every invoice gets one look at it; `null` past the window.
+ * `serviceZone`: where the service counts its days (the wire profile's `timeZone`, A2).
  */
 export function nextCheckAt(
   record: Schedulable,
   now: Date,
   options: ResolvedOpenReconciliationOptions,
+  serviceZone: string,
 ): Date | null {
   const created = record.createdAt.getTime();
-  const end = windowEnd(record, options);
+  const end = windowEnd(record, options, serviceZone);
   const age = now.getTime() - created;
   if (now.getTime() >= end) return null;
   let offset: number | undefined = options.stepsMs.find((s) => s > age);
@@ -76,11 +79,17 @@ export function nextCheckAt(
   return new Date(Math.min(created + offset, end));
 }
 
-/** The due day's end in São Paulo plus `dueDateMarginMs`, and at least `minimumWindowMs` after creation. */
-export function windowEnd(record: Schedulable, options: ResolvedOpenReconciliationOptions): number {
+/**
+ * The due day's end in `serviceZone` (midnight there, whatever its offset that day) plus `dueDateMarginMs`, and at
+ * least `minimumWindowMs` after creation.
+ */
+export function windowEnd(
+  record: Schedulable,
+  options: ResolvedOpenReconciliationOptions,
+  serviceZone: string,
+): number {
   const minimum = record.createdAt.getTime() + options.minimumWindowMs;
   if (!record.dueDate || !/^\d{4}-\d{2}-\d{2}$/.test(record.dueDate)) return minimum;
-  // The due day ends at midnight in the service's time zone (A2: America/Sao_Paulo, UTC-3 all year since 2019).
-  const dueEnd = Date.parse(`${record.dueDate}T23:59:59.999-03:00`);
+  const dueEnd = dayEndIn(record.dueDate, serviceZone).getTime();
   return Number.isFinite(dueEnd) ? Math.max(minimum, dueEnd + options.dueDateMarginMs) : minimum;
 }

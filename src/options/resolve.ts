@@ -1,4 +1,5 @@
 import type { FactoryProvider } from '@nestjs/common';
+import { isTimeZone } from '../domain/text-and-days';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from './admin.options';
 import { resolveWebhooksOptions } from './webhooks.options';
@@ -17,6 +18,13 @@ export function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T)
   if (!options || typeof options !== 'object') throw new Error('InvoicePaymentsModule: options are required');
   if (!options.gateway || typeof options.gateway !== 'object') {
     throw new Error('InvoicePaymentsModule: gateway is required (baseUrl, accessToken, mode)');
+  }
+  // The admin settings check their own `wireProfile` on save; the options' profile is checked here, at start.
+  const zone = options.gateway.profile?.timeZone;
+  if (zone !== undefined && !isTimeZone(zone)) {
+    throw new Error(
+      `InvoicePaymentsModule: gateway.profile.timeZone ${JSON.stringify(zone)} is not an IANA time zone`,
+    );
   }
   if (options.workers !== undefined && typeof options.workers !== 'boolean') {
     throw new Error('InvoicePaymentsModule: workers must be true or false');

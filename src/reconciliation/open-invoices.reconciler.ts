@@ -18,7 +18,7 @@ import { isLastPage } from '../gateway/gateway.transport';
 import type { Invoice } from '../gateway/types';
 import { InvoiceRecord, NEVER } from '../persistence/invoice.entity';
 import { DAY } from '../domain/option-fields';
-import { SERVICE_TIME_ZONE, todayIn } from '../domain/text-and-days';
+import { todayIn } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import {
   nextCheckAt,
@@ -116,9 +116,11 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
         this.clock.now(),
       );
       if (!result.leader) return result;
+      // Due days end at midnight where the service counts them (A2), as the wire profile in force says.
+      const { timeZone } = await this.gateway.wireProfile();
       for (const record of await this.due()) {
         if (stopped()) break;
-        await this.reconcile(record, result);
+        await this.reconcile(record, result, timeZone);
         if (this.ceiling.remaining() === 0) break;
       }
     } catch (err) {
@@ -138,13 +140,13 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     });
   }
 
-  private async reconcile(record: InvoiceRecord, result: ReconciliationRound): Promise<void> {
+  private async reconcile(record: InvoiceRecord, result: ReconciliationRound, zone: string): Promise<void> {
     const now = this.clock.date();
     if (!isWatched(record)) {
       result.closed++;
       return this.takeOff(record);
     }
-    const next = nextCheckAt(record, now, this.options);
+    const next = nextCheckAt(record, now, this.options, zone);
     // A record seen for the first time before its first step is only scheduled: the checkout just asked.
     const firstStep = this.options.stepsMs[0] ?? 0;
     if (record.nextCheckAt === null && now.getTime() - record.createdAt.getTime() < firstStep) {
@@ -166,7 +168,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     // Past its window, a duplicate that can still be paid stays on the schedule, daily, until canceled.
     const duplicate = this.enforceIfPayableDuplicate(after);
     const following =
-      nextCheckAt(after, this.clock.date(), this.options) ??
+      nextCheckAt(after, this.clock.date(), this.options, zone) ??
       (duplicate ? new Date(this.clock.now() + DAY) : null);
     if (!following)
       this.logger.log(`invoice record ${record.id}: still open past its window; no more checks`);
@@ -205,9 +207,10 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
 
   private async sweepPages(): Promise<SweepResult> {
     const result: SweepResult = { pages: 0, seen: 0, matched: 0, applied: 0, error: null };
-    // The service's day (A2).
-    const createdFrom = todayIn(SERVICE_TIME_ZONE, new Date(this.clock.now() - SWEEP_DAYS * DAY));
     try {
+      // The service's day (A2), in the zone the wire profile in force says.
+      const { timeZone } = await this.gateway.wireProfile();
+      const createdFrom = todayIn(timeZone, new Date(this.clock.now() - SWEEP_DAYS * DAY));
       for (let page = 1; ; page++) {
         const listed = await this.gateway.listInvoices({ page, limit: SWEEP_PAGE_SIZE, createdFrom });
         result.pages++;

@@ -40,7 +40,9 @@ export function handleCardScript(core: Core, method: string, path: string, raw: 
   if (method !== 'POST') return null;
   try {
     const card = parseJsonObject(raw);
-    const { token, brand, last4 } = createCardToken(core.store, card, core.now(), { cvvRequired: true });
+    const { token, brand, last4 } = createCardToken(core.store, card, core.now(), core.timeZone, {
+      cvvRequired: true,
+    });
     return { body: { token, brand, last4 }, headers: { ...CORS, 'Content-Type': 'application/json' } };
   } catch (err) {
     if (!(err instanceof SandboxError)) throw err;

@@ -15,6 +15,7 @@ export function createCardToken(
   store: Store,
   input: CardTokenInput | JsonObject,
   now: Date,
+  zone: string,
   options: { cvvRequired?: boolean } = {},
 ): CardTokenResult {
   const c = new FieldCheck();
@@ -29,7 +30,7 @@ export function createCardToken(
     c.fail('number', 'is not a valid card number');
   }
   if (typeof expiry === 'string') {
-    const expired = cardExpired(expiry, now);
+    const expired = cardExpired(expiry, now, zone);
     if (expired === null) c.fail('expiry', 'must be written MM/YY');
     else if (expired) c.fail('expiry', 'the card has expired');
   }

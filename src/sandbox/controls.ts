@@ -51,7 +51,7 @@ export function createControls(d: ControlDeps): SandboxControls {
     reset: () => d.reset(),
     deliveries: () => deliveries.entries(),
     waitForDeliveries: (timeoutMs) => deliveries.waitIdle(timeoutMs),
-    createCardToken: (input) => createCardToken(core.store, input, core.now()),
+    createCardToken: (input) => createCardToken(core.store, input, core.now(), core.timeZone),
     registerWebhook: (input) => d.registry.register(input),
     webhooks: () => d.registry.list(),
     issueToken: (scopes, expiresInSeconds) => d.auth.issue(scopes, expiresInSeconds),

@@ -64,6 +64,8 @@ export interface Core {
   store: Store;
   timers: Timers;
   now(): Date;
+  /** The IANA time zone the service counts its days and writes its times in (A2). */
+  timeZone: string;
   render(): RenderContext;
   /** Queues the event for delivery with the invoice as it is now. */
   emit(event: EventKind, invoice: SandboxInvoiceRecord): void;

@@ -38,11 +38,12 @@ const UF = new Set<string>(getStates().map((s) => s.code));
 
 /**
  * Validates a create body (§4.2, A3, A4) and answers the input, or throws one 422 naming every bad field.
- * `today` is the São Paulo calendar day; `cardToken` resolves tokens the sandbox issued.
+ * Today is the calendar day in `zone`, the service's time zone (A2); `cardToken` resolves tokens the sandbox issued.
  */
 export function parseCreate(
   body: JsonObject,
   now: Date,
+  zone: string,
   cardToken: (token: string) => CardTokenRecord | undefined,
 ): CreateInput {
   const c = new FieldCheck();
@@ -74,7 +75,7 @@ export function parseCreate(
     ? c.integer(ecommerce, 'checkout', 'ecommerce.checkout', { required: true })
     : null;
 
-  const today = localDay(now);
+  const today = localDay(now, zone);
   const dueDay = c.day(payment, 'due_at', 'payment.due_at');
   if (typeof dueDay === 'string' && dueDay < today)
     c.fail('payment.due_at', `must not be before today (${today})`);
@@ -90,7 +91,7 @@ export function parseCreate(
   const shipping = c.object(body, 'shipping', 'shipping');
   const shippingCents =
     (shipping ? c.money(shipping, 'amount', 'shipping.amount', { required: true }) : 0) ?? 0;
-  const card = type === PAYMENT_TYPE.card ? parseCard(c, payment, now, cardToken) : null;
+  const card = type === PAYMENT_TYPE.card ? parseCard(c, payment, now, zone, cardToken) : null;
 
   const input: CreateInput = {
     client: {
@@ -196,6 +197,7 @@ function parseCard(
   c: FieldCheck,
   payment: JsonObject,
   now: Date,
+  zone: string,
   cardToken: (token: string) => CardTokenRecord | undefined,
 ): CreateInput['card'] {
   const card = c.object(payment, 'card', 'payment.card', true);
@@ -206,7 +208,7 @@ function parseCard(
     c.fail('payment.card.token', 'is not a card token issued by the service');
   const valid = c.string(card, 'valid', 'payment.card.valid', { required: true, max: 5 });
   if (typeof valid === 'string') {
-    const expired = cardExpired(valid, now);
+    const expired = cardExpired(valid, now, zone);
     if (expired === null) c.fail('payment.card.valid', 'must be the card expiry written MM/YY');
     else if (expired) c.fail('payment.card.valid', 'the card has expired');
   }
@@ -218,15 +220,15 @@ function parseCard(
   return { record, valid, holderName };
 }
 
-/** Whether `MM/YY` lies before the current month (São Paulo time); null when malformed. */
-export function cardExpired(value: string, now: Date): boolean | null {
+/** Whether `MM/YY` lies before the current month in `zone`, the service's; null when malformed. */
+export function cardExpired(value: string, now: Date, zone: string): boolean | null {
   const m = /^(0[1-9]|1[0-2])\/(\d{2})$/.exec(value);
   if (!m) return null;
   const expiry = `20${m[2]}-${m[1]}`;
-  return expiry < localDay(now).slice(0, 7);
+  return expiry < localDay(now, zone).slice(0, 7);
 }
 
-/** The due day when the request sends none. */
-export function defaultDueDay(now: Date, days: number): string {
-  return addDays(localDay(now), days);
+/** The due day when the request sends none: `days` after today in `zone`. */
+export function defaultDueDay(now: Date, zone: string, days: number): string {
+  return addDays(localDay(now, zone), days);
 }

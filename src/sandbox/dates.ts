@@ -1,19 +1,37 @@
 /**
- * Dates as the service writes them (A2): `YYYY-MM-DD HH:MM:SS` in America/Sao_Paulo local time, calendar days as
- * `YYYY-MM-DD`, and ISO 8601 with the local offset where the legacy shape uses it.
+ * Dates as the service writes them (A2): `YYYY-MM-DD HH:MM:SS` in the service's local time (its time zone, by
+ * default America/Sao_Paulo: `SandboxOptions.timeZone`), calendar days as `YYYY-MM-DD`, and ISO 8601 with the local
+ * offset where the legacy shape uses it.
  */
 
-const ZONE = 'America/Sao_Paulo';
-const PARTS = new Intl.DateTimeFormat('en-CA', {
-  timeZone: ZONE,
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
+/** The service's time zone unless `SandboxOptions.timeZone` says otherwise (A2). */
+export const DEFAULT_TIME_ZONE = 'America/Sao_Paulo';
+
+/** One formatter per zone (costly to build); a sandbox uses one zone, a test run a few. */
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatIn(zone: string): Intl.DateTimeFormat {
+  let format = formats.get(zone);
+  if (!format) {
+    const parts = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit' } as const;
+    const clock = { minute: '2-digit', second: '2-digit', hourCycle: 'h23' } as const;
+    // Throws for an unknown zone, before anything is kept.
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: zone, ...parts, ...clock });
+    formats.set(zone, format);
+  }
+  return format;
+}
+
+/** Whether `zone` is an IANA time zone this runtime knows. */
+export function isTimeZone(zone: unknown): zone is string {
+  if (typeof zone !== 'string' || zone.trim() === '') return false;
+  try {
+    formatIn(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 interface LocalParts {
   year: string;
@@ -24,9 +42,9 @@ interface LocalParts {
   second: string;
 }
 
-function localParts(at: Date): LocalParts {
+function localParts(at: Date, zone: string): LocalParts {
   const out: Record<string, string> = {};
-  for (const p of PARTS.formatToParts(at)) out[p.type] = p.value;
+  for (const p of formatIn(zone).formatToParts(at)) out[p.type] = p.value;
   return {
     year: out.year,
     month: out.month,
@@ -37,21 +55,21 @@ function localParts(at: Date): LocalParts {
   };
 }
 
-/** `2026-11-21 10:00:00` in São Paulo time. */
-export function localDateTime(at: Date): string {
-  const p = localParts(at);
+/** `2026-11-21 10:00:00` in `zone`'s local time. */
+export function localDateTime(at: Date, zone: string): string {
+  const p = localParts(at, zone);
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
 }
 
-/** `2026-11-21`, the São Paulo calendar day of `at`. */
-export function localDay(at: Date): string {
-  const p = localParts(at);
+/** `2026-11-21`, the calendar day of `at` in `zone`. */
+export function localDay(at: Date, zone: string): string {
+  const p = localParts(at, zone);
   return `${p.year}-${p.month}-${p.day}`;
 }
 
-/** `2026-11-21T10:00:00-03:00`. */
-export function localIso(at: Date): string {
-  const p = localParts(at);
+/** `2026-11-21T10:00:00-03:00` (São Paulo). */
+export function localIso(at: Date, zone: string): string {
+  const p = localParts(at, zone);
   const asUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
   const offsetMin = Math.round((asUtc - Math.floor(at.getTime() / 1000) * 1000) / 60000);
   const sign = offsetMin < 0 ? '-' : '+';

@@ -35,12 +35,12 @@ export class Invoices {
   /** POST /invoices: a new invoice in status 1. */
   create(body: JsonObject): SandboxInvoiceRecord {
     const now = this.core.now();
-    const input = parseCreate(body, now, (t) => this.core.store.cardTokens.get(t));
+    const input = parseCreate(body, now, this.core.timeZone, (t) => this.core.store.cardTokens.get(t));
     const { grossCents, discountCents } = totals(input);
     const store = this.core.store;
     const seq = store.next('invoice');
     const id = store.nextInvoiceNumber();
-    const dueDay = input.dueDay ?? defaultDueDay(now, DEFAULT_DUE_DAYS);
+    const dueDay = input.dueDay ?? defaultDueDay(now, this.core.timeZone, DEFAULT_DUE_DAYS);
     const at = now.toISOString();
     const rec: SandboxInvoiceRecord = {
       seq,
@@ -103,7 +103,7 @@ export class Invoices {
     const payment = c.object(body, 'payment', 'payment', true) ?? {};
     const invoiceId = c.string(payment, 'invoice_id', 'payment.invoice_id', { required: true });
     const dueAt = c.day(payment, 'due_at', 'payment.due_at', true);
-    const today = localDay(this.core.now());
+    const today = localDay(this.core.now(), this.core.timeZone);
     if (typeof dueAt === 'string' && dueAt < today)
       c.fail('payment.due_at', `must not be before today (${today})`);
     c.done();

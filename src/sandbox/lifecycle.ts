@@ -117,7 +117,7 @@ export class Lifecycle {
 
   /** Moves open invoices whose due day has passed to 15; answers how many moved. */
   sweepOverdue(): number {
-    const today = localDay(this.core.now());
+    const today = localDay(this.core.now(), this.core.timeZone);
     let moved = 0;
     for (const rec of this.core.store.invoices.values()) {
       if (rec.statusCode === 1 && rec.type !== PAYMENT_TYPE.card && rec.dueDay < today) {

@@ -27,8 +27,8 @@ export function paginate<T>(
   };
 }
 
-/** Invoices matching the A7 filters, oldest first, paged. */
-export function listInvoices(store: Store, query: URLSearchParams) {
+/** Invoices matching the A7 filters (`created_from`, `created_to`: days in `zone`), oldest first, paged. */
+export function listInvoices(store: Store, query: URLSearchParams, zone: string) {
   const c = new FieldCheck();
   const { page, limit } = parsePage(query, c);
   const status = intParam(query, 'status', c, 0, 999);
@@ -39,7 +39,7 @@ export function listInvoices(store: Store, query: URLSearchParams) {
   const paymentId = query.get('payment_id');
   const id = query.get('id');
   const matches = [...store.invoices.values()].filter((inv: SandboxInvoiceRecord) => {
-    const day = localDay(new Date(inv.createdAt));
+    const day = localDay(new Date(inv.createdAt), zone);
     return (
       (status === undefined || inv.statusCode === status) &&
       (referrer === null || inv.referrer === referrer) &&
@@ -57,7 +57,7 @@ export function listInvoices(store: Store, query: URLSearchParams) {
 }
 
 /** Consumers (A10), oldest first. */
-export function listConsumers(store: Store, query: URLSearchParams) {
+export function listConsumers(store: Store, query: URLSearchParams, zone: string) {
   const c = new FieldCheck();
   const { page, limit } = parsePage(query, c);
   c.done();
@@ -69,14 +69,19 @@ export function listConsumers(store: Store, query: URLSearchParams) {
       name: x.name,
       document: x.document,
       email: x.email,
-      created_at: localDateTime(new Date(x.createdAt)),
+      created_at: localDateTime(new Date(x.createdAt), zone),
     })),
     pagination,
   };
 }
 
 /** Mediations or chargebacks (A10), oldest first. */
-export function listDisputes(store: Store, kind: DisputeRecord['kind'], query: URLSearchParams) {
+export function listDisputes(
+  store: Store,
+  kind: DisputeRecord['kind'],
+  query: URLSearchParams,
+  zone: string,
+) {
   const c = new FieldCheck();
   const { page, limit } = parsePage(query, c);
   c.done();
@@ -91,7 +96,7 @@ export function listDisputes(store: Store, kind: DisputeRecord['kind'], query: U
       status: d.status,
       reason: d.reason,
       amount: toDecimalNumber(d.amountCents),
-      created_at: localDateTime(new Date(d.createdAt)),
+      created_at: localDateTime(new Date(d.createdAt), zone),
     })),
     pagination,
   };

@@ -7,7 +7,8 @@
  * answer besides loopback), SANDBOX_CONTROL_TOKEN (required in `X-Sandbox-Control-Token` by the controls when set),
  * and the webhook retry policy (A13): SANDBOX_WEBHOOK_ATTEMPTS (default 5),
  * SANDBOX_WEBHOOK_BASE_DELAY_MS (200), SANDBOX_WEBHOOK_FACTOR (2), SANDBOX_WEBHOOK_TIMEOUT_MS (5000). A store outage
- * longer than the retries is simulated with e.g. `SANDBOX_WEBHOOK_ATTEMPTS=1`.
+ * longer than the retries is simulated with e.g. `SANDBOX_WEBHOOK_ATTEMPTS=1`. SANDBOX_TIME_ZONE (default
+ * America/Sao_Paulo) is the zone the service counts its days in (A2).
  */
 import { ALL_SCOPES, DEFAULT_TOKEN } from './constants';
 import { startSandbox } from './server';
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean),
     controlToken: process.env.SANDBOX_CONTROL_TOKEN || undefined,
+    timeZone: process.env.SANDBOX_TIME_ZONE?.trim() || undefined,
   });
   console.log(`Payment service sandbox listening on ${sandbox.url}`);
   console.log(`Sample token: ${DEFAULT_TOKEN} (scopes: ${ALL_SCOPES.join(', ')})`);

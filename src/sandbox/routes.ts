@@ -60,14 +60,15 @@ export async function handleApi(d: ApiDeps, r: ApiRequest): Promise<RouteResult 
     }
     case 'GET /auth/status': {
       const caller = auth.require(r.req, null);
-      const expiresAt = caller.expiresAt === null ? null : localDateTime(new Date(caller.expiresAt));
+      const expiresAt =
+        caller.expiresAt === null ? null : localDateTime(new Date(caller.expiresAt), core.timeZone);
       return {
         body: { ...envelope(ctx(), 'auth'), active: true, scopes: caller.scopes, expires_at: expiresAt },
       };
     }
     case 'GET /invoices': {
       auth.require(r.req, 'invoice.read');
-      const list = listInvoices(core.store, r.query);
+      const list = listInvoices(core.store, r.query, core.timeZone);
       const c = ctx();
       return page('invoices', 'invoices', { ...list, items: list.items.map((inv) => renderCurrent(c, inv)) });
     }
@@ -99,7 +100,7 @@ export async function handleApi(d: ApiDeps, r: ApiRequest): Promise<RouteResult 
             code: t.code,
             carrier: t.carrier,
             url: t.url,
-            created_at: localDateTime(new Date(t.createdAt)),
+            created_at: localDateTime(new Date(t.createdAt), core.timeZone),
           },
         },
       };
@@ -110,13 +111,17 @@ export async function handleApi(d: ApiDeps, r: ApiRequest): Promise<RouteResult 
       return { body: await d.registry.resend(body()) };
     case 'GET /consumers':
       auth.require(r.req, 'consumer.read');
-      return page('consumers', 'consumers', listConsumers(core.store, r.query));
+      return page('consumers', 'consumers', listConsumers(core.store, r.query, core.timeZone));
     case 'GET /disputes/mediations':
       auth.require(r.req, 'dispute.read');
-      return page('mediations', 'mediations', listDisputes(core.store, 'mediation', r.query));
+      return page('mediations', 'mediations', listDisputes(core.store, 'mediation', r.query, core.timeZone));
     case 'GET /disputes/chargebacks':
       auth.require(r.req, 'dispute.read');
-      return page('chargebacks', 'chargebacks', listDisputes(core.store, 'chargeback', r.query));
+      return page(
+        'chargebacks',
+        'chargebacks',
+        listDisputes(core.store, 'chargeback', r.query, core.timeZone),
+      );
     default:
       return null;
   }

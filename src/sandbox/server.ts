@@ -4,6 +4,7 @@ import { Auth } from './auth';
 import { handleCardScript } from './card-script';
 import { DEFAULT_ACCOUNT_ID, DEFAULT_GATEWAY_NAME, ISSUED_TOKEN_LIFETIME_SECONDS } from './constants';
 import { checkControlAccess } from './control-access';
+import { DEFAULT_TIME_ZONE, isTimeZone } from './dates';
 import { createControls, handleControl, type ControlDeps } from './controls';
 import { Timers, type Core, type RouteResult } from './core';
 import { SandboxError } from './errors';
@@ -32,15 +33,18 @@ const DUE_DATE_SWEEP_MS = 60_000;
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxServer> {
   const now = options.clock ?? (() => new Date());
+  const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
+  if (!isTimeZone(timeZone)) throw new Error(`startSandbox: timeZone "${timeZone}" is not an IANA time zone`);
   const gatewayName = options.gatewayName ?? DEFAULT_GATEWAY_NAME;
   const store = Store.open(options.persistPath);
   const timers = new Timers();
   let baseUrl = '';
-  const render = (): RenderContext => ({ baseUrl, now: now(), by: gatewayName });
+  const render = (): RenderContext => ({ baseUrl, now: now(), by: gatewayName, timeZone });
   const core: Core = {
     store,
     timers,
     now,
+    timeZone,
     render,
     emit: (event, rec) => deliveries.emit(event, rec, registry.list()),
     autoProcessCards: options.autoProcessCards ?? true,
@@ -55,7 +59,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     factor: retry.factor ?? 2,
     timeoutMs: retry.timeoutMs ?? 5000,
   });
-  const registry = new WebhookRegistry(store, deliveries, now);
+  const registry = new WebhookRegistry(store, deliveries, now, timeZone);
   const auth = new Auth(store, {
     tokens: options.tokens,
     clients: options.clients,

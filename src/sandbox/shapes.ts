@@ -10,6 +10,8 @@ export interface RenderContext {
   baseUrl: string;
   now: Date;
   by: string;
+  /** The service's time zone (A2). */
+  timeZone: string;
 }
 
 export function api(ctx: RenderContext, version: string): WireApiInfo {
@@ -19,7 +21,7 @@ export function api(ctx: RenderContext, version: string): WireApiInfo {
 /** Envelope of the current shape (§2.1) for a resource kind. */
 export function envelope(ctx: RenderContext, type: string): WireEnvelope {
   return {
-    date: localDateTime(ctx.now),
+    date: localDateTime(ctx.now, ctx.timeZone),
     success: true,
     error: false,
     type,
@@ -53,9 +55,9 @@ export function canRefundMore(rec: SandboxInvoiceRecord): boolean {
   return REFUNDABLE_CODES.includes(rec.statusCode) && rec.grossCents - refunded(rec) > 0;
 }
 
-export function lastRefundAt(rec: SandboxInvoiceRecord): string | null {
+export function lastRefundAt(rec: SandboxInvoiceRecord, zone: string): string | null {
   const last = rec.refunds[rec.refunds.length - 1];
-  return last ? localDateTime(new Date(last.at)) : null;
+  return last ? localDateTime(new Date(last.at), zone) : null;
 }
 
 export function pixOf(ctx: RenderContext, rec: SandboxInvoiceRecord): WirePix {
@@ -74,8 +76,8 @@ export function billetOf(ctx: RenderContext, rec: SandboxInvoiceRecord): WireInv
     : null;
 }
 
-export function paidAt(rec: SandboxInvoiceRecord): string | null {
-  return rec.payment.paidAt ? localDateTime(new Date(rec.payment.paidAt)) : null;
+export function paidAt(rec: SandboxInvoiceRecord, zone: string): string | null {
+  return rec.payment.paidAt ? localDateTime(new Date(rec.payment.paidAt), zone) : null;
 }
 
 /** The invoice in the current shape (§2.1, version 3.x). */
@@ -103,7 +105,7 @@ export function renderCurrent(ctx: RenderContext, rec: SandboxInvoiceRecord): Wi
       expire: card?.expire ?? null,
       holder: { name: card?.holderName ?? null, document: null },
     },
-    created_at: localDateTime(new Date(rec.createdAt)),
+    created_at: localDateTime(new Date(rec.createdAt), ctx.timeZone),
     due_at: { day: dayAsDateTime(rec.dueDay), original: dayAsDateTime(rec.originalDueDay) },
     links: { url: urls(ctx, rec).page },
     installments: String(rec.installments),
@@ -130,9 +132,9 @@ export function renderCurrent(ctx: RenderContext, rec: SandboxInvoiceRecord): Wi
       total: paid ? toDecimalNumber(rec.payment.paidCents ?? 0) : null,
       fees: paid ? toDecimalNumber(rec.feesCents) : null,
       dates: {
-        system: paidAt(rec),
-        customer: paidAt(rec),
-        captured: rec.payment.method === 'card' ? paidAt(rec) : null,
+        system: paidAt(rec, ctx.timeZone),
+        customer: paidAt(rec, ctx.timeZone),
+        captured: rec.payment.method === 'card' ? paidAt(rec, ctx.timeZone) : null,
       },
     },
     split: { id: null, rules: null },
@@ -140,13 +142,13 @@ export function renderCurrent(ctx: RenderContext, rec: SandboxInvoiceRecord): Wi
       possbile: canRefundMore(rec),
       total: rec.refunds.length ? toDecimalNumber(refundedCents) : null,
       brl: rec.refunds.length ? formatBrl(refundedCents) : null,
-      data: lastRefundAt(rec),
+      data: lastRefundAt(rec, ctx.timeZone),
     },
     tracking: rec.tracking && {
       code: rec.tracking.code,
       carrier: rec.tracking.carrier,
       url: rec.tracking.url,
-      created_at: localDateTime(new Date(rec.tracking.createdAt)),
+      created_at: localDateTime(new Date(rec.tracking.createdAt), ctx.timeZone),
     },
     webhook: rec.webhookUrl,
     status: {

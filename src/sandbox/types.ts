@@ -27,6 +27,13 @@ export interface SandboxOptions {
   persistPath?: string;
   /** Time source for dates, due dates and token expiry. Default: the real clock. */
   clock?: () => Date;
+  /**
+   * The IANA time zone the service counts its days and writes its times in (A2): its today (a due day before it is
+   * refused), the default due day, `created_from`/`created_to`, card expiry and every `YYYY-MM-DD HH:MM:SS`.
+   * Default `America/Sao_Paulo`; another stands in for a service that chose differently (the module follows it with
+   * the wire profile's `timeZone`).
+   */
+  timeZone?: string;
   /** Lifetime of tokens issued by `GET /auth/token`, in seconds. Default 3600. */
   issuedTokenLifetimeSeconds?: number;
   /** Called with one line per request handled (method, path, status); secrets never appear in it. */

@@ -21,6 +21,7 @@ export class WebhookRegistry {
     private readonly store: Store,
     private readonly deliveries: Deliveries,
     private readonly now: () => Date,
+    private readonly timeZone: string,
   ) {
     if (!store.webhooks.has(DEFAULT_WEBHOOK_ID)) {
       store.saveWebhook({ id: DEFAULT_WEBHOOK_ID, url: null, merchantToken: '', token: newToken() });
@@ -82,7 +83,7 @@ export class WebhookRegistry {
           event: event as string,
           delivery_id: randomUUID(),
           webhook: hook.id,
-          sent_at: localDateTime(this.now()),
+          sent_at: localDateTime(this.now(), this.timeZone),
           test: true,
           invoice: null,
         };
@@ -111,7 +112,7 @@ export class WebhookRegistry {
                 headers: outcome.headers,
               },
             },
-            update: localDateTime(this.now()),
+            update: localDateTime(this.now(), this.timeZone),
             version: CURRENT_API_VERSION,
           },
         ],

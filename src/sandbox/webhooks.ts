@@ -54,7 +54,7 @@ export class Deliveries {
         event,
         delivery_id: randomUUID(),
         webhook: hook.id,
-        sent_at: localDateTime(this.core.now()),
+        sent_at: localDateTime(this.core.now(), this.core.timeZone),
         invoice,
       };
       this.issue(this.entry(hook, url, body, false));

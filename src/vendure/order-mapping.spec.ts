@@ -1,3 +1,4 @@
+import { DEFAULT_WIRE_PROFILE } from '../gateway/wire-profile';
 import type { Order } from '@vendure/core';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { toCheckoutOrder } from './order-mapping';
@@ -94,6 +95,7 @@ describe('toCheckoutOrder (Vendure order → the checkout order)', () => {
       { amount: order.total, currency_code: 'BRL', data: { order, method: 'pix' } },
       resolveCheckoutOptions({}),
       Date.now(),
+      DEFAULT_WIRE_PROFILE.timeZone,
     );
     expect(mapped.totalCents).toBe(13382);
   });

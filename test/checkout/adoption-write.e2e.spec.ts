@@ -1,3 +1,4 @@
+import { DEFAULT_WIRE_PROFILE } from '../../src/gateway/wire-profile';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
 import { withReferrer } from '../../src/core/attempt-claim';
 import { InvoiceRecordStore } from '../../src/core/invoice-record.store';
@@ -41,7 +42,12 @@ describeEachDatabase('checkout: a delivery adopting an invoice writes its status
   /** An attempt claimed for a new order, its request made at the service; its answer not stored. */
   async function attemptInFlight() {
     const order = makeOrder();
-    const mapped = mapOrderToInvoice(checkout(order, 'pix'), resolveCheckoutOptions(), Date.now());
+    const mapped = mapOrderToInvoice(
+      checkout(order, 'pix'),
+      resolveCheckoutOptions(),
+      Date.now(),
+      DEFAULT_WIRE_PROFILE.timeZone,
+    );
     const attempt = await shop.app.get(InvoiceRecordStore).claim({
       orderId: order.id,
       reference: mapped.reference,

@@ -1,3 +1,4 @@
+import { DEFAULT_WIRE_PROFILE } from '../../src/gateway/wire-profile';
 import { randomUUID } from 'node:crypto';
 import {
   InvoiceCreationFailedError,
@@ -131,7 +132,12 @@ describeEachDatabase('invoice creation when the outcome is unknown or refused', 
     const order = makeOrder();
     const request = checkout(order, 'pix');
     const referrer = `${order.id}-1`;
-    const mapped = mapOrderToInvoice(request, resolveCheckoutOptions(), Date.now());
+    const mapped = mapOrderToInvoice(
+      request,
+      resolveCheckoutOptions(),
+      Date.now(),
+      DEFAULT_WIRE_PROFILE.timeZone,
+    );
     const invoice = await shop.gateway.createInvoice(withReferrer(mapped.params, referrer)); // it did reach the service
     const old = new Date(Date.now() - 10 * 60_000);
     const rows = db.dataSource.getRepository(InvoiceRecord);

@@ -153,5 +153,7 @@ describeEachDatabase('InvoicePaymentsModule registration', (kind) => {
         InvoicePaymentsModule.forRoot({ gateway: gateway(), checkout: { timeZone: 'Nowhere/Land' } }),
       ]),
     ).rejects.toThrow(/checkout\.timeZone/);
+    const service = { ...gateway(), profile: { timeZone: 'Nowhere/Land' } };
+    expect(() => InvoicePaymentsModule.forRoot({ gateway: service })).toThrow(/gateway\.profile\.timeZone/);
   });
 });

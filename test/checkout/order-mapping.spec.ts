@@ -1,3 +1,4 @@
+import { DEFAULT_WIRE_PROFILE } from '../../src/gateway/wire-profile';
 import { generateCnpj } from '@brazilian-utils/brazilian-utils';
 import { CheckoutOptions, resolveCheckoutOptions } from '../../src/options/checkout.options';
 import { CheckoutValidationError } from '../../src/core/invoice.errors';
@@ -69,7 +70,12 @@ const card: Mutation = (r) => {
 type Options = CheckoutOptions & { now?: Date };
 
 function map(mutate?: Mutation, { now = NOON_UTC, ...options }: Options = {}) {
-  return mapOrderToInvoice(request(mutate), resolveCheckoutOptions(options), now.getTime());
+  return mapOrderToInvoice(
+    request(mutate),
+    resolveCheckoutOptions(options),
+    now.getTime(),
+    DEFAULT_WIRE_PROFILE.timeZone,
+  );
 }
 
 function fieldsOf(mutate: Mutation, options: Options = {}): Record<string, string[]> {
@@ -551,6 +557,7 @@ describe('mapOrderToInvoice: bad input names the field', () => {
         { amount: 1, currency_code: 'BRL', data: {} as never },
         resolveCheckoutOptions(),
         Date.now(),
+        DEFAULT_WIRE_PROFILE.timeZone,
       ),
     ).toThrow(/order is required/);
   });

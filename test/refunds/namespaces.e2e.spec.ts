@@ -1,3 +1,4 @@
+import { DEFAULT_WIRE_PROFILE } from '../../src/gateway/wire-profile';
 import { InvoiceRecord } from '../../src/index';
 import { InvoicePaymentsAlertRecord } from '../../src/settings/alert.entity';
 import { LateInvoiceService } from '../../src/checkout/late-invoice.service';
@@ -106,6 +107,7 @@ describeEachDatabase('only our invoices: referrer namespaces', (kind) => {
       checkout(makeOrder({ reference: order.reference }), 'pix'),
       resolveCheckoutOptions(),
       Date.now(),
+      DEFAULT_WIRE_PROFILE.timeZone,
     );
     const theirs = await stores[0].gateway.createInvoice(withReferrer(params, legacy));
     await settled();
