@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { addDays, todayIn } from '../domain/text-and-days';
+import { addDays, firstDueDay } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { GatewayOutcomeUnknownError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -19,7 +19,7 @@ interface UnknownRenewal {
 
 /**
  * A new PIX code for the shopper: the invoice's due date moved (the service's due-date change, §4.3) to the day the
- * checkout would give a new invoice (`dueDays` from today, at least tomorrow). A lost answer stays unknown: nothing
+ * checkout would give a new invoice (`dueDays` from today, at least tomorrow; today never one the service has left). A lost answer stays unknown: nothing
  * is sent again for that record until the record shows the new day or, once the request can no longer land, the
  * service is asked what it did. Per process: two instances of a store could each send once, which moves the due date
  * to the same day.
@@ -51,9 +51,11 @@ export class PixRenewalService {
     if (renewed) return record;
     const options = await this.creation.current();
     const now = this.clock.date();
-    const view = shopperViewOf(record, { timeZone: options.timeZone, now });
+    const serviceZone = (await this.gateway.wireProfile()).timeZone;
+    const view = shopperViewOf(record, { serviceZone, now });
     if (!view.renewable) throw new RenewalNotOfferedError(`it is a ${view.method} payment, ${view.state}`);
-    const dueDate = addDays(todayIn(options.timeZone, now), Math.max(1, options.dueDays));
+    const today = firstDueDay(options.timeZone, serviceZone, now);
+    const dueDate = addDays(today, Math.max(1, options.dueDays));
     try {
       await this.provider.changeDueDate({ data: { invoiceRecordId: record.id }, dueDate });
     } catch (err) {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '../domain/clock';
+import { GatewayClient } from '../gateway/gateway.client';
 import { RateWindows } from '../core/rate-windows';
 import { fillUrlTemplate } from '../options/checkout.options';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -41,6 +42,7 @@ export class ShopperPaymentsService {
     private readonly store: InvoiceRecordStore,
     private readonly renewal: PixRenewalService,
     private readonly creation: InvoiceCreationService,
+    private readonly gateway: GatewayClient,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.reads = new RateWindows(SHOPPER_READS, () => clock.now());
@@ -96,13 +98,14 @@ export class ShopperPaymentsService {
     return record;
   }
 
-  /** The time zone and order URL template in force (options, then the runtime settings: cached). */
+  /** The service's day (the wire profile in force) and the order URL template in force (options, then settings). */
   private async viewOf(record: InvoiceRecord, extras: ShopperViewExtras): Promise<ShopperPaymentView> {
     const options = await this.creation.current();
     const template = options.orderUrlTemplate;
     let orderUrl = extras.orderUrl ?? null;
     if (extras.orderUrl === undefined && template) orderUrl = await this.orderUrlOf(record, template);
-    return shopperViewOf(record, { timeZone: options.timeZone, now: this.clock.date(), orderUrl });
+    const serviceZone = (await this.gateway.wireProfile()).timeZone;
+    return shopperViewOf(record, { serviceZone, now: this.clock.date(), orderUrl });
   }
 
   /** The template filled as the invoice's `payment.order_url` was: the reference read back from the referrer. */

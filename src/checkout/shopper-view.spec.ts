@@ -25,10 +25,10 @@ function record(overrides: Partial<InvoiceRecord> = {}): InvoiceRecord {
 }
 
 const view = (overrides: Partial<InvoiceRecord> = {}, now = NOW) =>
-  shopperViewOf(record(overrides), { timeZone: ZONE, now });
+  shopperViewOf(record(overrides), { serviceZone: ZONE, now });
 
 describe('the shopper view of a record', () => {
-  it('shows a waiting PIX with its exact amount and its expiry at the end of its due day in the store zone', () => {
+  it('shows a waiting PIX with its exact amount and its expiry at the end of its due day in the service's zone', () => {
     expect(view()).toEqual({
       method: 'pix',
       state: 'waiting',
@@ -58,6 +58,15 @@ describe('the shopper view of a record', () => {
       state: 'expired',
       renewable: true,
     });
+  });
+
+  it("counts the due day where the service counts it: a service in Tokyo ends it 12 hours before São Paulo's", () => {
+    const at = new Date('2026-11-30T15:30:00.000Z');
+    const tokyo = shopperViewOf(record(), { serviceZone: 'Asia/Tokyo', now: at });
+    expect(tokyo.pix?.expiresAt).toBe('2026-11-30T15:00:00.000Z');
+    expect(tokyo.state).toBe('expired');
+    expect(tokyo.renewable).toBe(true);
+    expect(view({}, at).state).toBe('waiting');
   });
 
   it('shows an overdue invoice whose due day moved past today as waiting again (a renewal)', () => {

@@ -25,9 +25,12 @@ export interface ShopperPaymentView {
   orderUrl: string | null;
 }
 
-/** What the view needs besides the record: the store's time zone (a PIX expires when its due day ends there). */
+/**
+ * What the view needs besides the record: the zone the service counts days in (the wire profile's `timeZone`, A2): a
+ * PIX expires when its due day ends there, whatever the store's own zone.
+ */
 export interface ShopperViewContext {
-  timeZone: string;
+  serviceZone: string;
   now: Date;
   orderUrl?: string | null;
 }
@@ -42,7 +45,7 @@ export const RENEWABLE_BEFORE_MS = 10 * 60_000;
 export function shopperViewOf(record: InvoiceRecord, context: ShopperViewContext): ShopperPaymentView {
   const state = stateOf(record, context);
   const expiresAt =
-    record.method === 'pix' && record.dueDate ? dayEndIn(record.dueDate, context.timeZone) : null;
+    record.method === 'pix' && record.dueDate ? dayEndIn(record.dueDate, context.serviceZone) : null;
   return {
     method: record.method,
     state,
@@ -62,10 +65,10 @@ export function shopperViewOf(record: InvoiceRecord, context: ShopperViewContext
 
 /**
  * The table's `shopper` state, then two time rules for PIX and bank slip: an awaiting invoice whose due day has
- * ended in the store's zone is expired before the service says so, and an overdue one whose due day was moved past
+ * ended in the service's zone is expired before the service says so, and an overdue one whose due day was moved past
  * today (a renewal; the service keeps it overdue, and paying it still pays it) is waiting again.
  */
-function stateOf(record: InvoiceRecord, { timeZone, now }: ShopperViewContext): ShopperState {
+function stateOf(record: InvoiceRecord, { serviceZone, now }: ShopperViewContext): ShopperState {
   if (record.creationState === 'failed') return 'failed';
   // Not created yet (or not known to be): the store is still confirming it.
   if (record.creationState !== 'created') return 'processing';
@@ -74,8 +77,8 @@ function stateOf(record: InvoiceRecord, { timeZone, now }: ShopperViewContext): 
   if (shopper === 'paid' && record.amountMismatch) return 'processing';
   const due = record.method === 'card' ? null : record.dueDate;
   if (!due) return shopper;
-  if (shopper === 'waiting' && now.getTime() >= dayEndIn(due, timeZone).getTime()) return 'expired';
-  if (shopper === 'expired' && due > todayIn(timeZone, now)) return 'waiting';
+  if (shopper === 'waiting' && now.getTime() >= dayEndIn(due, serviceZone).getTime()) return 'expired';
+  if (shopper === 'expired' && due > todayIn(serviceZone, now)) return 'waiting';
   return shopper;
 }
 

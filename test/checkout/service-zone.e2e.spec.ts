@@ -1,5 +1,6 @@
 import { CLOCK } from '../../src/domain/clock';
 import { InvoicePaymentProvider, InvoicePaymentsModule, InvoiceRecord } from '../../src/index';
+import { ShopperPaymentsService } from '../../src/checkout/shopper-payments.service';
 import { OpenInvoicesReconciler } from '../../src/reconciliation/open-invoices.reconciler';
 import { startSandbox, type SandboxServer } from '../../src/sandbox';
 import { HostApp, RecordingOrderPort, sandboxGateway, startHostApp } from '../support/app';
@@ -75,5 +76,22 @@ describeEachDatabase('a service counting its days in Tokyo, followed through the
   it("sweeps the invoices listed from the service's day 30 days back", async () => {
     const sweep = await shop.app.get(OpenInvoicesReconciler).sweep();
     expect(sweep).toMatchObject({ error: null, seen: 2, matched: 2 });
+  });
+
+  it("shows the shopper a PIX expiring when its due day ends in the service's zone, and renews it from that day", async () => {
+    const out = await provider.initiatePayment(checkout(makeOrder(), 'pix'));
+    const shopper = shop.app.get(ShopperPaymentsService);
+    const view = await shopper.readByToken(out.data.statusToken);
+    expect(view).toMatchObject({ state: 'waiting', renewable: false });
+    expect(view.pix?.expiresAt).toBe(TOKYO_DUE_END);
+    // Five minutes before Tokyo's 23rd ends (São Paulo's has 12 hours to go): renewable, to Tokyo's 24th.
+    clock.advance(Date.parse(TOKYO_DUE_END) - clock.now() - 5 * MINUTE);
+    expect(await shopper.readByToken(out.data.statusToken)).toMatchObject({
+      state: 'waiting',
+      renewable: true,
+    });
+    const renewed = await shopper.renewByToken(out.data.statusToken);
+    expect(sandbox.controls.getInvoice(out.data.gatewayId!)?.dueDay).toBe('2026-11-24');
+    expect(renewed).toMatchObject({ state: 'waiting', renewable: false });
   });
 });
