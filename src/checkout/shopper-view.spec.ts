@@ -28,7 +28,7 @@ const view = (overrides: Partial<InvoiceRecord> = {}, now = NOW) =>
   shopperViewOf(record(overrides), { serviceZone: ZONE, now });
 
 describe('the shopper view of a record', () => {
-  it('shows a waiting PIX with its exact amount and its expiry at the end of its due day in the service's zone', () => {
+  it("shows a waiting PIX with its exact amount and its expiry at the end of its due day in the service's zone", () => {
     expect(view()).toEqual({
       method: 'pix',
       state: 'waiting',
