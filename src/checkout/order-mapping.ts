@@ -1,4 +1,4 @@
-import { addDays, firstDueDay, readText, textProblem, todayIn } from '../domain/text-and-days';
+import { addDays, firstDueDay, laterDay, readText, textProblem, todayIn } from '../domain/text-and-days';
 import { CLIENT, PRODUCT } from '../gateway/dto/inputs';
 import {
   CARD_EXPIRY,
@@ -253,8 +253,4 @@ function mapCustomer(
   client.ip = readText(errors, 'order.customer_ip', order.customer_ip, { max: 64 });
   if (client.ip && !obeys(CLIENT.ip, client.ip)) errors.add('order.customer_ip', 'is not an IP address');
   return client;
-}
-
-function laterDay(a: string, b: string): string {
-  return a > b ? a : b;
 }

@@ -110,9 +110,12 @@ export function isTimeZone(timeZone: unknown): timeZone is string {
  * west of São Paulo, in Manaus or Rio Branco, is still on yesterday for an hour or two after midnight there).
  */
 export function firstDueDay(storeZone: string, serviceZone: string, now: Date): string {
-  const store = todayIn(storeZone, now);
-  const service = todayIn(serviceZone, now);
-  return service > store ? service : store;
+  return laterDay(todayIn(storeZone, now), todayIn(serviceZone, now));
+}
+
+/** The later of two `YYYY-MM-DD` days (their text sorts as the days do). */
+export function laterDay(a: string, b: string): string {
+  return a > b ? a : b;
 }
 
 /** Per zone: a formatter of wall-clock parts, to find a zone's offset at an instant. */
