@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
 // The plain values a payment reads from outside and from the calendar: bounded text and calendar days.
@@ -66,6 +67,20 @@ export function clip(value: string | null | undefined, max: number, marker = '')
 }
 
 // Calendar days (`YYYY-MM-DD`) in an IANA time zone: at 22:00 in São Paulo it is already tomorrow in UTC.
+
+/**
+ * Whether `given` is the secret `expected`, in a time that says nothing about either: both are hashed first, so the
+ * compared buffers always have one length.
+ */
+export function sameSecret(given: string, expected: string | Buffer): boolean {
+  const want = typeof expected === 'string' ? secretDigest(expected) : expected;
+  return timingSafeEqual(secretDigest(given), want);
+}
+
+/** The digest {@link sameSecret} compares; keep one of a fixed secret to compare against it many times. */
+export function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
 
 /** Per zone: its formatter (costly to build) and its last day (`formatToParts` is slow; callers ask often). */
 const zones = new LRUCache<string, { format: Intl.DateTimeFormat; minute: number; day: string }>({ max: 64 });

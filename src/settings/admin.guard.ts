@@ -10,11 +10,11 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lastValueFrom, Observable } from 'rxjs';
 import { CLOCK, type Clock } from '../domain/clock';
+import { sameSecret, secretDigest } from '../domain/text-and-days';
 import { setResponseHeader } from '../errors/http-answers';
 import { RateWindows } from '../core/rate-windows';
 import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
@@ -51,7 +51,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     if (key !== undefined && key.length < 16) {
       throw new Error('admin.adminKey must be at least 16 characters');
     }
-    this.keyDigest = key ? digest(key) : null;
+    this.keyDigest = key ? secretDigest(key) : null;
     this.throttle = new AdminAuthThrottle(this.options.authThrottle ?? {}, () => clock.now());
   }
 
@@ -113,8 +113,7 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw new UnauthorizedException('admin key required: send Authorization: Bearer <admin key>');
-    // Hashing gives both sides one length, so the comparison time says nothing about the key.
-    if (!this.keyDigest || !timingSafeEqual(digest(match[1]), this.keyDigest)) {
+    if (!this.keyDigest || !sameSecret(match[1], this.keyDigest)) {
       throw new UnauthorizedException('admin key is not valid');
     }
     return true;
@@ -127,10 +126,6 @@ export class InvoicePaymentsAdminGuard implements CanActivate, OnApplicationBoot
     const result = this.hostGuard.canActivate(context);
     return result instanceof Observable ? lastValueFrom(result) : result;
   }
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }
 
 const THROTTLE = {

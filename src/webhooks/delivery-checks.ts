@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
@@ -10,7 +9,7 @@ import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock } from '../domain/clock';
 import { openToReports } from '../core/status-report';
-import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM } from '../domain/text-and-days';
+import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, sameSecret } from '../domain/text-and-days';
 import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
@@ -111,10 +110,7 @@ export async function checkToken(
 function merchantPartProblem(merchant: string, expected: string | null, allowEmpty: boolean): string | null {
   if (expected === null) return null;
   if (merchant === '') return allowEmpty ? null : 'the token has an empty merchant part';
-  // Equal-length digests: the comparison takes the same time whatever the inputs.
-  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
-  const same = timingSafeEqual(digest(merchant), digest(expected));
-  return same ? null : 'the merchant part of the token does not match';
+  return sameSecret(merchant, expected) ? null : 'the merchant part of the token does not match';
 }
 
 /** The longest text each routing field may hold: its inbox column's width. */
