@@ -39,8 +39,6 @@ const POSTGRES = {
   },
   /** The host and the module share one connection: transactions are queued; no change is handed over at once. */
   sharedConnection: false,
-  /** Awaits `pending` where the host shares the module's connection, so the host goes on once it is done. */
-  awaitShared: async (_pending: () => Promise<void>): Promise<void> => undefined,
   /** The admin list's any-case prefix search over `table` aliased `i` (`nameIndexQuery`: does the name index exist). */
   invoiceSearch: {
     // `lower(column) LIKE` (escape `\\` by default) on `text_pattern_ops` indexes; the name on its trigram index.
@@ -62,7 +60,6 @@ const SQLITE: Dialect = {
   lockForWrite: (qb) => qb,
   withLock: (_queryRunner, _key, work) => work(),
   sharedConnection: true,
-  awaitShared: (pending) => pending(),
   invoiceSearch: {
     // `LIKE` is any case for ASCII on `COLLATE NOCASE` indexes; the name by a scan of its narrow (name, id) index.
     where: (table, columns) => {

@@ -19,7 +19,7 @@ let dispatcher: StatusChangeDispatcher;
  * one connection, so that delivery is finished first, while Vendure waits, rather than interleaved with Vendure's.
  */
 async function finishModuleWork(): Promise<void> {
-  await dialectOf(connection.rawConnection).awaitShared(() => dispatcher.drain());
+  if (dialectOf(connection.rawConnection).sharedConnection) await dispatcher.drain();
 }
 
 /** An English-only localized string, as Vendure's admin takes labels. */
