@@ -8,7 +8,7 @@ import type {
   QueryRunner,
   SelectQueryBuilder,
 } from 'typeorm';
-import { dataSourceOf, queryReturning } from './typeorm-compat';
+import { dataSourceOf, escapeQuery, queryReturning } from './typeorm-compat';
 import { InvoiceRecord, InvoiceStatusHistory } from './invoice.entity';
 
 /** Where PostgreSQL and SQLite differ, said once: a flow asks its DataSource's dialect, never the database's name. */
@@ -128,6 +128,11 @@ export async function runInTransaction<T>(
 export function runStatement<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   if (!dialectOf(dataSource).sharedConnection) return work(dataSource.manager);
   return runInTransaction(dataSource, work);
+}
+
+/** {@link runStatement} of one `RETURNING` statement with `:name` parameters: the rows it returned. */
+export function runReturning(dataSource: DataSource, sql: string, parameters: ObjectLiteral) {
+  return runStatement(dataSource, (em) => queryReturning(em, ...escapeQuery(dataSource, sql, parameters)));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
 import { TimestampColumn } from './columns';
-import { runStatement } from './dialect';
-import { escapeQuery, queryReturning } from './typeorm-compat';
+import { runReturning, runStatement } from './dialect';
+import { escapeQuery } from './typeorm-compat';
 
 /** Which instance runs a singleton job until when; a crashed holder's lease lapses at `lockedUntil`. */
 @Entity('invoice_payments_lease')
@@ -34,8 +34,7 @@ export async function acquireLease(
     `INSERT INTO ${table} (name, holder, locked_until) VALUES (:name, :holder, :until) ` +
     'ON CONFLICT (name) DO UPDATE SET holder = :holder, locked_until = :until ' +
     `WHERE ${table}.holder = :holder OR ${table}.locked_until <= :now RETURNING name`;
-  const [sql, parameters] = escapeQuery(dataSource, upsert, values);
-  return (await runStatement(dataSource, (em) => queryReturning(em, sql, parameters))).length > 0;
+  return (await runReturning(dataSource, upsert, values)).length > 0;
 }
 
 /** Gives the lease up at once (a graceful stop), so another instance need not wait for it to lapse. */

@@ -3,8 +3,7 @@ import { Brackets, type DataSource, type EntityTarget, type ObjectLiteral } from
 // Not exported from the root in every TypeORM 0.3 release the peer range allows (0.3.26 lacks it).
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { Clock } from '../../domain/clock';
-import { dialectOf, runInTransaction, runStatement } from '../../persistence/dialect';
-import { escapeQuery, queryReturning } from '../../persistence/typeorm-compat';
+import { dialectOf, runInTransaction, runReturning, runStatement } from '../../persistence/dialect';
 
 /** What a release writes: a value per column, or a function giving the column's new value in SQL. */
 export type LeasePatch<T> = { [K in keyof T]?: T[K] | (() => string) };
@@ -52,13 +51,10 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
     const now = this.clock.date().toISOString();
     const lease = new Date(this.clock.now() + this.leaseMs()).toISOString();
     const count = c.attempts ? `, ${c.attempts} = ${c.attempts} + 1` : '';
-    const [sql, values] = escapeQuery(
-      this.dataSource,
+    const sql =
       `UPDATE ${c.table} SET ${c.lockedUntil} = :lease${count} ` +
-        `WHERE id = :id AND ${c.open('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now) RETURNING *`,
-      { lease, id, now },
-    );
-    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
+      `WHERE id = :id AND ${c.open('')} AND (${c.lockedUntil} IS NULL OR ${c.lockedUntil} <= :now) RETURNING *`;
+    const rows = await runReturning(this.dataSource, sql, { lease, id, now });
     return rows.length === 0 ? null : this.hydrate(rows[0]);
   }
 
@@ -92,13 +88,7 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
         ${dialectOf(this.dataSource).skipLocked}
       ) RETURNING *`;
     const lease = new Date(now.getTime() + leaseMs).toISOString();
-    const [query, values] = escapeQuery(this.dataSource, sql, {
-      holder,
-      lease,
-      now: now.toISOString(),
-      limit,
-    });
-    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, query, values));
+    const rows = await runReturning(this.dataSource, sql, { holder, lease, now: now.toISOString(), limit });
     return rows.map((row) => this.hydrate(row));
   }
 
@@ -160,14 +150,10 @@ export class LeasedRows<T extends ObjectLiteral & { id: string }> {
 
   /** The lease text `row` carries, as its claim wrote it (ISO text both ways), or `null` for a row no claim holds. */
   private leaseOf(row: Held<T>): string | null {
-    return (this.leaseColumn().getEntityValue(row, true) as string | null | undefined) ?? null;
-  }
-
-  private leaseColumn() {
     const { table, lockedUntil } = this.columns;
     const column = this.dataSource.getMetadata(this.entity).findColumnWithDatabaseName(lockedUntil);
     if (!column) throw new Error(`queue table ${table} has no column ${lockedUntil}`);
-    return column;
+    return (column.getEntityValue(row, true) as string | null | undefined) ?? null;
   }
 
   private hydrate(row: Record<string, unknown>): T {
@@ -239,15 +225,12 @@ export async function purgeFinished(
   stopped: () => boolean = () => false,
 ): Promise<number> {
   const cutoff = new Date(now - retentionMs).toISOString();
-  const [sql, values] = escapeQuery(
-    dataSource,
+  const sql =
     `DELETE FROM ${rule.table} WHERE id IN (SELECT id FROM ${rule.table} ` +
-      `WHERE ${rule.finished} AND ${rule.finishedAt} < :cutoff LIMIT ${PURGE_BATCH}) RETURNING id`,
-    { cutoff },
-  );
+    `WHERE ${rule.finished} AND ${rule.finishedAt} < :cutoff LIMIT ${PURGE_BATCH}) RETURNING id`;
   let total = 0;
   while (!stopped()) {
-    const rows = await runStatement(dataSource, (em) => queryReturning(em, sql, values));
+    const rows = await runReturning(dataSource, sql, { cutoff });
     total += rows.length;
     if (rows.length < PURGE_BATCH) break;
     await sleep(PURGE_PAUSE_MS);
