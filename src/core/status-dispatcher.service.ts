@@ -17,28 +17,23 @@ import { clip } from '../domain/text-and-days';
 import { CLOCK, type Clock } from '../domain/clock';
 import { transitionOfRow, transitionText } from './status-report';
 import { sessionStatusOfCode, statusRow } from '../domain/status-table';
-import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
+import { int, MINUTE, resolveNumbers, type NumberOptions } from '../domain/option-fields';
 
 export const STATUS_DISPATCH_OPTIONS = Symbol('INVOICE_PAYMENTS_STATUS_DISPATCH_OPTIONS');
 
-/** How applied status changes are delivered to the host's port (`notifications`). */
-export interface StatusDispatchOptions {
-  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
-  pollIntervalMs?: number;
-  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
-  retryBaseDelayMs?: number;
-  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
-  retryMaxDelayMs?: number;
-  /** How long an instance holds the change it delivers; a longer port call may be repeated. Default 60000. */
-  leaseMs?: number;
-}
-
 const NOTIFICATIONS = {
+  /** Look for undelivered changes (after a crash, or another instance's) every this many ms. Default 5000; 0 off. */
   pollIntervalMs: int(0, 5000),
+  /** Delay before the first retry after the host's port threw. Doubles each attempt. Default 1000. */
   retryBaseDelayMs: int(1, 1000),
+  /** Ceiling of the retry delay. Default 300000 (5 minutes). */
   retryMaxDelayMs: int(1, 5 * MINUTE),
+  /** How long an instance holds the change it delivers; a longer port call may be repeated. Default 60000. */
   leaseMs: int(1, MINUTE),
-} as const satisfies Numbers<StatusDispatchOptions>;
+} as const;
+
+/** How applied status changes are delivered to the host's port (`notifications`). */
+export type StatusDispatchOptions = NumberOptions<typeof NOTIFICATIONS>;
 
 /** `notifications` with its defaults; without `workers`, no polling (changes applied here are still delivered). */
 export function resolveNotificationsOptions(options: StatusDispatchOptions = {}, workers = true) {

@@ -41,6 +41,9 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
+/** The options a table of fields declares, each an optional number: what a store writes for `F`. */
+export type NumberOptions<F> = { -readonly [K in keyof F]?: number };
+
 /** One field per numeric option of `T`. */
 export type Numbers<T> = Readonly<{
   [K in keyof T as Required<T>[K] extends number ? K : never]-?: NumberField;

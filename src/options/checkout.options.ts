@@ -2,7 +2,7 @@ import type { CheckoutAddress, CheckoutOrder } from '../core/checkout.types';
 import { isTimeZone, type TextRule } from '../domain/text-and-days';
 import { isHttpUrl } from '../gateway/dto/validators';
 import type { InvoiceAddress, PaymentMethod } from '../gateway/types';
-import { int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
+import { int, MINUTE, resolveNumbers, type Numbers, type NumberOptions } from '../domain/option-fields';
 
 /** Maps the shipping address to `client.address` (house number and district from the store's own fields); validated. */
 export type AddressMapper = (address: CheckoutAddress, order: CheckoutOrder) => Partial<InvoiceAddress>;
@@ -40,10 +40,8 @@ export const CHECKOUT = {
   maxTotalCents: int(1, 1_000_000_000),
 } as const;
 
-type Numeric = { -readonly [K in keyof typeof CHECKOUT]?: number };
-
 /** The `checkout` section of the module options. */
-export interface CheckoutOptions extends Numeric {
+export interface CheckoutOptions extends NumberOptions<typeof CHECKOUT> {
   /** Methods the store offers. Default: all three. */
   methods?: PaymentMethod[];
   /** The store's IANA time zone, for due dates and card expiry. Default `America/Sao_Paulo`. */

@@ -1,4 +1,4 @@
-import { HOUR, int, MINUTE, resolveNumbers } from '../domain/option-fields';
+import { HOUR, int, MINUTE, resolveNumbers, type NumberOptions } from '../domain/option-fields';
 
 /** Injection token of the resolved `health` options. */
 export const HEALTH_OPTIONS = Symbol('INVOICE_PAYMENTS_HEALTH_OPTIONS');
@@ -20,14 +20,12 @@ const HEALTH = {
   maxPortDelayMs: int(1, 10 * MINUTE),
 } as const;
 
-type Numeric = { -readonly [K in keyof typeof HEALTH]?: number };
-
 /**
  * Thresholds and timing of `InvoicePaymentsHealthIndicator` (`health` in the module's options); a check past a
  * threshold reports `down`. With the defaults, a service that hangs, refuses the credential or is down shows within
  * `checkIntervalMs + probeIntervalMs + probeTimeoutMs` (30 s).
  */
-export interface HealthOptions extends Numeric {
+export interface HealthOptions extends NumberOptions<typeof HEALTH> {
   /** Most dead letters (inbox and tracking outbox); `null` (the default) reports them without going down. */
   maxDeadLetters?: number | null;
 }

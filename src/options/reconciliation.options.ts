@@ -1,4 +1,4 @@
-import { DAY, HOUR, int, MINUTE, resolveNumbers } from '../domain/option-fields';
+import { DAY, HOUR, int, MINUTE, resolveNumbers, type NumberOptions } from '../domain/option-fields';
 import { dayEndIn } from '../domain/text-and-days';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 
@@ -24,10 +24,8 @@ const RECONCILIATION = {
   catchUpOnStartMs: int(0, 3 * DAY),
 } as const;
 
-type Numeric = { -readonly [K in keyof typeof RECONCILIATION]?: number };
-
 /** The reconciliation of open invoices (on by default; docs/webhooks.md); the defaults suit production. */
-export interface OpenReconciliationOptions extends Numeric {
+export interface OpenReconciliationOptions extends NumberOptions<typeof RECONCILIATION> {
   /** Checks at these ages of the invoice, in ms. Default 1 min, 5 min, 15 min, 1 h. */
   stepsMs?: number[];
 }

@@ -1,4 +1,4 @@
-import { int, MINUTE, resolveNumbers } from '../domain/option-fields';
+import { int, MINUTE, resolveNumbers, type NumberOptions } from '../domain/option-fields';
 
 /** Injection token of the resolved refund options. */
 export const REFUNDS_OPTIONS = Symbol('INVOICE_PAYMENTS_REFUNDS_OPTIONS');
@@ -19,7 +19,7 @@ const REFUNDS = {
 } as const;
 
 /** How refunds whose answer was lost are settled (docs/refunds.md); every field has a production default. */
-export type RefundsOptions = { -readonly [K in keyof typeof REFUNDS]?: number };
+export type RefundsOptions = NumberOptions<typeof REFUNDS>;
 
 /** The options with their defaults, and whether the settlement worker starts (the module's `workers`). */
 export type ResolvedRefundsOptions = ReturnType<typeof resolveRefundsOptions>;

@@ -1,6 +1,6 @@
 import type { BackoffOptions } from '../core/queue/backoff';
 import type { RecordShipmentInput } from '../domain/shipping.types';
-import { DAY, int, MINUTE, resolveNumbers, type Numbers } from '../domain/option-fields';
+import { DAY, int, MINUTE, resolveNumbers, type Numbers, type NumberOptions } from '../domain/option-fields';
 import { ShipmentValidationError } from '../domain/shipping.errors';
 
 /** The host's shipment event, unless `shipping.shipmentEvent` names another. */
@@ -36,10 +36,8 @@ const SHIPPING = {
   retentionMs: int(1, 30 * DAY),
 } as const;
 
-type Numeric = { -readonly [K in keyof typeof SHIPPING]?: number };
-
 /** Options of the shipping capability (`InvoicePaymentsModuleOptions.shipping`). */
-export interface ShippingOptions extends Numeric {
+export interface ShippingOptions extends NumberOptions<typeof SHIPPING> {
   /** The host's shipment event (default `order.shipment_created`); `false`: the host calls `recordShipment`. */
   shipmentEvent?: string | false;
   /** Turns the event's payload into a shipment. Default: the payload is a {@link RecordShipmentInput}. */

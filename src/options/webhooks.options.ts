@@ -1,4 +1,4 @@
-import { DAY, HOUR, int, MINUTE, resolveNumbers } from '../domain/option-fields';
+import { DAY, HOUR, int, MINUTE, resolveNumbers, type NumberOptions } from '../domain/option-fields';
 
 /** Injection token of the resolved `ResolvedWebhooksOptions`. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
@@ -34,17 +34,15 @@ const WEBHOOK_INBOX = {
   batchSize: int(1, 50),
 } as const;
 
-type Numeric = { -readonly [K in keyof typeof WEBHOOKS]?: number };
-
 /** The webhook capability (`forRoot({ webhooks })`); the defaults suit production (docs/webhooks.md). */
-export interface WebhooksOptions extends Numeric {
+export interface WebhooksOptions extends NumberOptions<typeof WEBHOOKS> {
   /** Route of the receiving controller (POST). Default `webhooks/invoice-payments`. */
   path?: string;
   /** The webhook token's merchant part (§6.5) of a hand-registered webhook: a non-empty one must equal it. */
   merchantToken?: string;
   /** Accept an empty merchant part even with `merchantToken` set (the default webhook has none, A13). Default true. */
   allowEmptyMerchantPart?: boolean;
-  inbox?: { -readonly [K in keyof typeof WEBHOOK_INBOX]?: number };
+  inbox?: NumberOptions<typeof WEBHOOK_INBOX>;
 }
 
 /** {@link WebhooksOptions} with every default filled in; `maxJsonDepth`: deeper delivery bodies are refused (400). */
