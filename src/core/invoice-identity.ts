@@ -36,12 +36,15 @@ export class InvoiceIdentity {
     const key = `${matchedBy}\u0000${invoice.id}\u0000${record.id}`;
     const known = this.foreign.get(key);
     if (known !== undefined) return known;
-    const { why, lasting } = await this.verdict(invoice, record, matchedBy);
-    if (why !== null) {
-      // What the service's list says now may change (a list behind its writes): only its fields' verdicts are kept.
-      if (lasting) this.foreign.set(key, why);
-      this.leftAlone(invoice, record, why);
-    }
+    let why = this.fieldsVerdict(invoice, record, matchedBy);
+    // What the service's list says now may change (a list behind its writes): only its fields' verdicts are kept.
+    if (why === undefined) {
+      const query = { paymentId: record.orderId, id: invoice.id };
+      const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
+      const unlisted = 'the service does not list it under the payment id sent';
+      why = listed ? null : notOurs(invoice, record, unlisted);
+    } else if (why !== null) this.foreign.set(key, why);
+    if (why !== null) this.leftAlone(invoice, record, why);
     return why;
   }
 
@@ -53,19 +56,6 @@ export class InvoiceIdentity {
     });
     if (!found) return null;
     return (await this.whyNotOurs(found, record, 'lookup')) === null ? found : null;
-  }
-
-  private async verdict(
-    invoice: Invoice,
-    record: InvoiceRecord,
-    matchedBy: MatchedBy,
-  ): Promise<{ why: string | null; lasting: boolean }> {
-    const why = this.fieldsVerdict(invoice, record, matchedBy);
-    if (why !== undefined) return { why, lasting: true };
-    const query = { paymentId: record.orderId, id: invoice.id };
-    const listed = await this.gateway.findInvoiceByReferrer(record.referrer, query);
-    const unlisted = notOurs(invoice, record, 'the service does not list it under the payment id sent');
-    return { why: listed ? null : unlisted, lasting: false };
   }
 
   /** The verdict of the invoice's own fields, or `undefined` when only the service's list can tell. */
