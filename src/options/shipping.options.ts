@@ -1,24 +1,9 @@
 import type { BackoffOptions } from '../core/queue/backoff';
 import type { RecordShipmentInput } from '../domain/shipping.types';
 import { DAY, int, MINUTE, resolveNumbers, type Numbers, type NumberOptions } from '../domain/option-fields';
-import { ShipmentValidationError } from '../domain/shipping.errors';
 
 /** The host's shipment event, unless `shipping.shipmentEvent` names another. */
 export const DEFAULT_SHIPMENT_EVENT = 'order.shipment_created';
-
-/** The default event mapping: the payload is a {@link RecordShipmentInput} already. */
-export function defaultShipmentMapper(payload: unknown): RecordShipmentInput {
-  if (typeof payload !== 'object' || payload === null) {
-    throw new ShipmentValidationError('payload', 'the shipment event must carry an object');
-  }
-  const p = payload as Record<string, unknown>;
-  return {
-    orderId: p.orderId as string,
-    trackingCode: p.trackingCode as string,
-    carrier: p.carrier as string | undefined,
-    trackingUrl: p.trackingUrl as string | undefined,
-  };
-}
 
 /** Injection token of the resolved `ResolvedShippingOptions`. */
 export const SHIPPING_OPTIONS = Symbol('INVOICE_PAYMENTS_SHIPPING_OPTIONS');
@@ -67,7 +52,8 @@ export function resolveShippingOptions(options: ShippingOptions = {}, workers = 
   return {
     ...resolveNumbers('shipping', SHIPPING, options),
     shipmentEvent: event,
-    mapShipmentEvent: options.mapShipmentEvent ?? defaultShipmentMapper,
+    // By default the payload is a shipment already: `recordShipment` checks it like any other.
+    mapShipmentEvent: options.mapShipmentEvent ?? ((payload: unknown) => payload as RecordShipmentInput),
     autoStartWorker: workers,
     backoff,
   };

@@ -1,9 +1,5 @@
 import { ShipmentValidationError } from '../domain/shipping.errors';
-import {
-  DEFAULT_SHIPMENT_EVENT,
-  defaultShipmentMapper,
-  resolveShippingOptions,
-} from '../options/shipping.options';
+import { DEFAULT_SHIPMENT_EVENT, resolveShippingOptions } from '../options/shipping.options';
 import { validateShipment } from './tracking.service';
 
 describe('resolveShippingOptions', () => {
@@ -19,7 +15,8 @@ describe('resolveShippingOptions', () => {
       retentionMs: 30 * 86_400_000,
       backoff: { initialDelayMs: 10_000, maxDelayMs: 1_800_000, factor: 2, jitter: 0.5 },
     });
-    expect(o.mapShipmentEvent).toBe(defaultShipmentMapper);
+    const payload = { orderId: 'o1', trackingCode: 'BR1' };
+    expect(o.mapShipmentEvent(payload)).toBe(payload);
   });
 
   it('keeps what the host sets, including no listener at all', () => {
@@ -70,6 +67,7 @@ describe('validateShipment', () => {
 
   it.each([
     [null, 'shipment'],
+    ['o1', 'shipment'],
     [{ trackingCode: 'BR1' }, 'orderId'],
     [{ orderId: '  ', trackingCode: 'BR1' }, 'orderId'],
     [{ orderId: 7, trackingCode: 'BR1' }, 'orderId'],
@@ -92,22 +90,5 @@ describe('validateShipment', () => {
     expect(error).toBeInstanceOf(ShipmentValidationError);
     expect((error as ShipmentValidationError).field).toBe(field);
     expect((error as Error).message.startsWith(`${field}: `)).toBe(true);
-  });
-});
-
-describe('defaultShipmentMapper', () => {
-  it('reads the documented payload', () => {
-    expect(
-      defaultShipmentMapper({ orderId: 'o1', trackingCode: 'BR1', carrier: 'Correios', extra: 1 }),
-    ).toEqual({
-      orderId: 'o1',
-      trackingCode: 'BR1',
-      carrier: 'Correios',
-      trackingUrl: undefined,
-    });
-  });
-
-  it('refuses a payload that is not an object', () => {
-    expect(() => defaultShipmentMapper('o1')).toThrow(ShipmentValidationError);
   });
 });
