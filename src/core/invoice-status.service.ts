@@ -148,7 +148,9 @@ export class InvoiceStatusService {
     if (marked && !captured(record) && statusRow(report.code)?.session === 'captured') {
       if (!captured(await em.findOneBy(InvoiceRecord, { id: marked }))) extra.duplicateOf = null;
     }
-    return planStatus(record, known, report, extra, this.handOverLease(), this.clock.now());
+    // Not on a shared connection, where a host port opening its own transaction at once could meet ours.
+    const handOverLease = this.dialect.sharedConnection ? null : this.dispatcher.handOverLease();
+    return planStatus(record, known, report, extra, handOverLease, this.clock.now());
   }
 
   /** History row and record patch in one CTE, written (`true`) only if the record is at `version`, `known` holds. */
@@ -167,11 +169,6 @@ export class InvoiceStatusService {
       ...statement.historyColumns.map((c) => prepare(c, c.getEntityValue(history))),
     ];
     return (await queryReturning(this.dataSource.manager, statement.sql, params)).length === 1;
-  }
-
-  // Not on a shared connection, where a host port opening its own transaction at once could meet ours.
-  private handOverLease(): Date | null {
-    return this.dialect.sharedConnection ? null : this.dispatcher.handOverLease();
   }
 
   private afterCommit({ result, handOver, history, patch, written, previousText }: StatusPlan): void {
