@@ -11,8 +11,7 @@ import { acquireLease, releaseLease } from '../persistence/named-lease';
 import { CallCeiling, Poller } from '../core/queue/poller';
 import { statusIs } from '../domain/status-table';
 import { decideTransition } from '../core/status-report';
-import { runStatement } from '../persistence/dialect';
-import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
+import { runReturning } from '../persistence/dialect';
 import { GatewayClient } from '../gateway/gateway.client';
 import { isLastPage } from '../gateway/gateway.transport';
 import type { Invoice } from '../gateway/types';
@@ -281,8 +280,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
   private async reschedule(where: string, params: Record<string, string | number>): Promise<number> {
     const table = this.dataSource.getMetadata(InvoiceRecord).tableName;
     const update = `UPDATE ${table} SET next_check_at = :at WHERE ${where} RETURNING id`;
-    const [sql, values] = escapeQuery(this.dataSource, update, params);
-    return (await runStatement(this.dataSource, (em) => queryReturning(em, sql, values))).length;
+    return (await runReturning(this.dataSource, update, params)).length;
   }
 }
 

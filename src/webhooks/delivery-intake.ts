@@ -10,9 +10,8 @@ import { clip } from '../domain/text-and-days';
 import { GatewayClient } from '../gateway/gateway.client';
 import { readDelivery, type WebhookDelivery } from '../gateway/webhook.reader';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
-import { insertEachIgnoring, runStatement } from '../persistence/dialect';
+import { insertEachIgnoring, runReturning } from '../persistence/dialect';
 import { InvoiceRecord } from '../persistence/invoice.entity';
-import { escapeQuery, queryReturning } from '../persistence/typeorm-compat';
 import {
   checkBody,
   checkToken,
@@ -168,13 +167,10 @@ export class DeliveryIntake implements HostWebhooks {
    */
   private async joinWaiting(id: string): Promise<boolean> {
     const table = this.dataSource.getMetadata(WebhookInboxEntry).tableName;
-    const [sql, values] = escapeQuery(
-      this.dataSource,
+    const sql =
       `UPDATE ${table} SET received_at = :now WHERE id = :id AND state = 'pending' ` +
-        'AND (locked_until IS NULL OR locked_until <= :now) RETURNING id',
-      { now: this.clock.date().toISOString(), id },
-    );
-    const rows = await runStatement(this.dataSource, (em) => queryReturning(em, sql, values));
+      'AND (locked_until IS NULL OR locked_until <= :now) RETURNING id';
+    const rows = await runReturning(this.dataSource, sql, { now: this.clock.date().toISOString(), id });
     return rows.length > 0;
   }
 }
