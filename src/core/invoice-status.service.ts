@@ -195,7 +195,7 @@ function assertReport(report: StatusReport): void {
 }
 
 /** What a report does, decided without I/O so both of the service's write paths apply the same plan. */
-export type StatusPlan = ReturnType<typeof planStatus>;
+type StatusPlan = ReturnType<typeof planStatus>;
 
 /** What a report does to a record as read: its history row, the record's patch (with `extra`) and the result. */
 export function planStatus(

@@ -71,7 +71,7 @@ export const KNOWN_ATTRIBUTES: Record<string, Array<Record<string, string>>> = {
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900];
 
 type Name = keyof typeof INSTRUMENTS;
-export type CounterName = Exclude<Name, 'calls' | 'portDelay'>;
+type CounterName = Exclude<Name, 'calls' | 'portDelay'>;
 type Attributes = Record<string, string | number>;
 
 let instruments: { provider: unknown; of: Record<Name, Otel.Counter & Otel.Histogram> } | null = null;

@@ -245,7 +245,7 @@ export class StatusChangeDispatcher extends Poller<void> implements OnModuleInit
 }
 
 /** What the host is told of an applied history row, the previous status's text given. */
-export function changeOf(
+function changeOf(
   row: InvoiceStatusHistory,
   record: InvoiceRecord,
   previousText: string | null,

@@ -59,7 +59,7 @@ export function mergeAsyncOptions(fromFactory: InvoicePaymentsModuleOptions, sta
 }
 
 /** The `workers` option, else {@link WORKERS_ENV}, else `true`. */
-export function workersEnabled(options: InvoicePaymentsModuleOptions, env = process.env): boolean {
+function workersEnabled(options: InvoicePaymentsModuleOptions, env = process.env): boolean {
   if (options.workers !== undefined) return options.workers;
   const raw = env[WORKERS_ENV]?.trim().toLowerCase();
   return !(raw === '0' || raw === 'false' || raw === 'off');
