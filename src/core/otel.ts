@@ -150,20 +150,17 @@ export function serviceCallObserver(clock: Clock): GatewayCallObserver {
   return {
     async observe({ baseUrl, operation }, work) {
       const started = clock.now();
+      const named = { 'invoice_payments.operation': operation };
       let outcome = 'ok';
       try {
-        const attributes = { 'invoice_payments.operation': operation };
-        return await traced(`invoice_payments ${operation}`, attributes, work, true);
+        return await traced(`invoice_payments ${operation}`, named, work, true);
       } catch (err) {
         outcome = kindOf(err);
         throw err;
       } finally {
         if (lastCalls.size > 20) lastCalls.clear();
         lastCalls.set(baseUrl, { at: clock.now(), outcome });
-        const attributes: Attributes = {
-          'invoice_payments.operation': operation,
-          'invoice_payments.outcome': outcome,
-        };
+        const attributes: Attributes = { ...named, 'invoice_payments.outcome': outcome };
         if (outcome !== 'ok') attributes['error.type'] = outcome;
         current()?.calls.record((clock.now() - started) / 1000, attributes);
       }
