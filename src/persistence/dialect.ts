@@ -1,6 +1,5 @@
 import type {
   DataSource,
-  DataSourceOptions,
   EntityManager,
   EntityMetadata,
   EntityTarget,
@@ -85,11 +84,11 @@ export function isPostgres(dataSource: DataSource): boolean {
 }
 
 /**
- * The dialect of a DataSource's database (or of the options a DataSource is about to be made with). Another type is
- * refused: the status service asks at start, so a store on an unsupported database does not start.
+ * The dialect of a DataSource's database. Another type is refused: the status service asks at start, so a store on
+ * an unsupported database does not start.
  */
-export function dialectOf(source: DataSource | DataSourceOptions): Dialect {
-  const { type } = 'isInitialized' in source ? source.options : source;
+export function dialectOf(dataSource: DataSource): Dialect {
+  const { type } = dataSource.options;
   const dialect = Object.hasOwn(DIALECTS, type) ? DIALECTS[type] : undefined;
   if (dialect) return dialect;
   const supported = Object.keys(DIALECTS).join(', ');
