@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ShopperPaymentsService, ShopperRecordFinder } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
-import { httpAnswerOf } from '../errors/http-answers';
+import { httpAnswerOf, sendHttpAnswer } from '../errors/http-answers';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import {
   pluginOptions,
@@ -132,8 +132,7 @@ async function answer(
     const known = httpAnswerOf(err);
     if (!known) throw err;
     if (known.status >= 500) logger.warn(`cart payment ${cartId}: ${(err as Error).message}`);
-    if (known.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(known.retryAfterSeconds));
-    res.status(known.status).json(known.body);
+    sendHttpAnswer(res, known);
   }
 }
 
