@@ -1,13 +1,13 @@
 import { inspect } from 'node:util';
 import type { InvoiceCreationService } from '../checkout/invoice-creation.service';
-import { CheckoutValidationError } from '../core/invoice.errors';
+import { FieldErrorCollector } from '../core/invoice.errors';
 import type {
   CheckoutAddress,
   CheckoutCard,
   CheckoutOrder,
   InitiatePaymentData,
 } from '../core/checkout.types';
-import { textProblem } from '../domain/text-and-days';
+import { readText } from '../domain/text-and-days';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
@@ -171,13 +171,12 @@ function payerName(
 
 /** The storefront's `data.first_name` and `data.last_name`, checked as any input (a 400 naming the field). */
 function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMITS.name): string | null {
-  const fields: Record<string, string[]> = {};
-  for (const key of ['first_name', 'last_name']) {
-    const problem = textProblem(choice[key], { max, option: 'checkout.textLimits.name' });
-    if (problem) fields[`data.${key}`] = [problem];
-  }
-  if (Object.keys(fields).length > 0) throw new CheckoutValidationError(fields);
-  return fullName(choice.first_name, choice.last_name) || null;
+  const errors = new FieldErrorCollector();
+  const rule = { max, option: 'checkout.textLimits.name' };
+  const first = readText(errors, 'data.first_name', choice.first_name, rule);
+  const last = readText(errors, 'data.last_name', choice.last_name, rule);
+  errors.throwIfAny();
+  return fullName(first, last) || null;
 }
 
 function fullName(first: unknown, last: unknown): string {
