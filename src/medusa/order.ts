@@ -8,6 +8,7 @@ import type {
   InitiatePaymentData,
 } from '../core/checkout.types';
 import { readText } from '../domain/text-and-days';
+import { sentText } from '../gateway/json';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
@@ -35,8 +36,7 @@ export function medusaAmountToCents(
 
 // Medusa's BigNumber: the raw value keeps every digit; `numeric` is a float and only the last resort.
 function decimalTextOf(amount: unknown): string | null {
-  if (typeof amount === 'number' || typeof amount === 'string') return String(amount);
-  if (typeof amount !== 'object' || amount === null) return null;
+  if (typeof amount !== 'object' || amount === null) return sentText(amount);
   const a = amount as {
     raw?: { value?: unknown };
     bigNumber?: { toFixed?: () => string };
@@ -44,11 +44,8 @@ function decimalTextOf(amount: unknown): string | null {
     toFixed?: () => string;
     numeric?: unknown;
   };
-  const numeric = typeof a.numeric === 'number' ? a.numeric : null;
-  const text = [a.raw?.value, a.bigNumber?.toFixed?.(), a.value, a.toFixed?.(), numeric].find(
-    (c) => typeof c === 'string' || typeof c === 'number',
-  );
-  return text === undefined ? null : String(text);
+  const texts = [a.raw?.value, a.bigNumber?.toFixed?.(), a.value, a.toFixed?.(), a.numeric].map(sentText);
+  return texts.find((text) => text !== null) ?? null;
 }
 
 /** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */
