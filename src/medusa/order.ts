@@ -8,7 +8,7 @@ import type {
   InitiatePaymentData,
 } from '../core/checkout.types';
 import { readText } from '../domain/text-and-days';
-import { sentText } from '../gateway/json';
+import { asRecord, sentText } from '../gateway/json';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
@@ -182,14 +182,13 @@ function fullName(first: unknown, last: unknown): string {
 
 /** The plugin's reading of the cart (`data.cart`), when it is one; anything else counts as none. */
 function cartOf(value: unknown): MedusaCheckoutCart | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const cart = value as Partial<MedusaCheckoutCart>;
-  const address = (a: unknown) => (typeof a === 'object' && a !== null ? (a as MedusaAddress) : null);
+  const cart = asRecord(value) as Partial<MedusaCheckoutCart> | null;
+  if (!cart) return null;
   return {
     id: String(cart.id ?? ''),
     email: text(cart.email),
-    billing_address: address(cart.billing_address),
-    shipping_address: address(cart.shipping_address),
+    billing_address: asRecord(cart.billing_address) as MedusaAddress | null,
+    shipping_address: asRecord(cart.shipping_address) as MedusaAddress | null,
   };
 }
 
