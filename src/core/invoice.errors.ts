@@ -4,13 +4,17 @@ import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/
 /** Field path → what is wrong with it. */
 export type FieldErrors = Record<string, string[]>;
 
+/** Field errors as one line: `document is required; card.token must be a string`. */
+export function fieldsSummary(fields: FieldErrors): string {
+  return Object.entries(fields)
+    .map(([field, problems]) => `${field} ${problems.join(', ')}`)
+    .join('; ');
+}
+
 /** The checkout input is wrong (nothing sent or stored); values are never echoed. Over HTTP: 400 with `fields`. */
 export class CheckoutValidationError extends InvoicePaymentsError {
   constructor(readonly fields: FieldErrors) {
-    const summary = Object.entries(fields)
-      .map(([field, problems]) => `${field} ${problems.join(', ')}`)
-      .join('; ');
-    super('checkout_validation', `Invalid checkout input: ${summary}`, { fields });
+    super('checkout_validation', `Invalid checkout input: ${fieldsSummary(fields)}`, { fields });
   }
 }
 

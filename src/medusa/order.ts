@@ -1,13 +1,14 @@
 import { inspect } from 'node:util';
 import type { InvoiceCreationService } from '../checkout/invoice-creation.service';
-import { CheckoutValidationError } from '../core/invoice.errors';
+import { FieldErrorCollector } from '../core/invoice.errors';
 import type {
   CheckoutAddress,
   CheckoutCard,
   CheckoutOrder,
   InitiatePaymentData,
 } from '../core/checkout.types';
-import { textProblem } from '../domain/text-and-days';
+import { readText } from '../domain/text-and-days';
+import { asRecord, sentText } from '../gateway/json';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
@@ -35,8 +36,7 @@ export function medusaAmountToCents(
 
 // Medusa's BigNumber: the raw value keeps every digit; `numeric` is a float and only the last resort.
 function decimalTextOf(amount: unknown): string | null {
-  if (typeof amount === 'number' || typeof amount === 'string') return String(amount);
-  if (typeof amount !== 'object' || amount === null) return null;
+  if (typeof amount !== 'object' || amount === null) return sentText(amount);
   const a = amount as {
     raw?: { value?: unknown };
     bigNumber?: { toFixed?: () => string };
@@ -44,11 +44,8 @@ function decimalTextOf(amount: unknown): string | null {
     toFixed?: () => string;
     numeric?: unknown;
   };
-  const numeric = typeof a.numeric === 'number' ? a.numeric : null;
-  const text = [a.raw?.value, a.bigNumber?.toFixed?.(), a.value, a.toFixed?.(), numeric].find(
-    (c) => typeof c === 'string' || typeof c === 'number',
-  );
-  return text === undefined ? null : String(text);
+  const texts = [a.raw?.value, a.bigNumber?.toFixed?.(), a.value, a.toFixed?.(), a.numeric].map(sentText);
+  return texts.find((text) => text !== null) ?? null;
 }
 
 /** Keys of Medusa's `customer.metadata` read for the CPF/CNPJ when the options name none. */
@@ -171,13 +168,12 @@ function payerName(
 
 /** The storefront's `data.first_name` and `data.last_name`, checked as any input (a 400 naming the field). */
 function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMITS.name): string | null {
-  const fields: Record<string, string[]> = {};
-  for (const key of ['first_name', 'last_name']) {
-    const problem = textProblem(choice[key], { max, option: 'checkout.textLimits.name' });
-    if (problem) fields[`data.${key}`] = [problem];
-  }
-  if (Object.keys(fields).length > 0) throw new CheckoutValidationError(fields);
-  return fullName(choice.first_name, choice.last_name) || null;
+  const errors = new FieldErrorCollector();
+  const rule = { max, option: 'checkout.textLimits.name' };
+  const first = readText(errors, 'data.first_name', choice.first_name, rule);
+  const last = readText(errors, 'data.last_name', choice.last_name, rule);
+  errors.throwIfAny();
+  return fullName(first, last) || null;
 }
 
 function fullName(first: unknown, last: unknown): string {
@@ -186,14 +182,13 @@ function fullName(first: unknown, last: unknown): string {
 
 /** The plugin's reading of the cart (`data.cart`), when it is one; anything else counts as none. */
 function cartOf(value: unknown): MedusaCheckoutCart | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const cart = value as Partial<MedusaCheckoutCart>;
-  const address = (a: unknown) => (typeof a === 'object' && a !== null ? (a as MedusaAddress) : null);
+  const cart = asRecord(value) as Partial<MedusaCheckoutCart> | null;
+  if (!cart) return null;
   return {
     id: String(cart.id ?? ''),
     email: text(cart.email),
-    billing_address: address(cart.billing_address),
-    shipping_address: address(cart.shipping_address),
+    billing_address: asRecord(cart.billing_address) as MedusaAddress | null,
+    shipping_address: asRecord(cart.shipping_address) as MedusaAddress | null,
   };
 }
 

@@ -1,5 +1,6 @@
 import { OrderNotPaidError } from '../domain/shipping.errors';
 import type { RecordShipmentResult } from '../domain/shipping.types';
+import { isHttpUrl } from '../gateway/dto/validators';
 import { MEDUSA_PROCESS_PAYMENT_WORKFLOW, MedusaPaymentSessions, syncMedusaPayments } from './payment-sync';
 import {
   invoicePaymentsRuntime,
@@ -139,7 +140,7 @@ export async function invoicePaymentsShipmentHandler({
     sessionIds: row.sessionIds,
     trackingCode: label.tracking_number,
     // Medusa's label URL is free text: sent only when it is a web address.
-    trackingUrl: /^https?:\/\//i.test(label.tracking_url ?? '') ? (label.tracking_url as string) : undefined,
+    trackingUrl: isHttpUrl(label.tracking_url) ? (label.tracking_url as string) : undefined,
   });
   if (!result)
     logger.log(`fulfillment ${fulfillmentId}: no paid invoice of this provider, no tracking code sent`);

@@ -1,5 +1,6 @@
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InvoicePaymentSessionData } from '../core/checkout.types';
+import { checkOptions } from '../options/resolve';
 import { checkoutRequestOf, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
 import {
   invoicePaymentsRuntime,
@@ -30,11 +31,8 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
 
   /** Refuses options that cannot work when Medusa loads the provider, naming the option. */
   static validateOptions(options: Record<string, unknown>): void {
-    const o = options as Partial<InvoicePaymentsMedusaOptions>;
     try {
-      if (!o?.gateway || typeof o.gateway !== 'object')
-        throw new Error('gateway is required (baseUrl, accessToken, mode)');
-      medusaDataSourceOptions(o as InvoicePaymentsMedusaOptions);
+      medusaDataSourceOptions(checkOptions(options as InvoicePaymentsMedusaOptions));
     } catch (err) {
       throw new medusa.MedusaError('invalid_data', `invoice-payments options: ${(err as Error).message}`);
     }

@@ -15,12 +15,11 @@ import { SecretBox } from '../settings/secret-box';
 import { InvoicePaymentsSettingsService } from '../settings/settings.service';
 import { TrackingService } from '../shipping/tracking.service';
 import type { ProviderWebhookPayload, WebhookActionResult } from '../core/checkout.types';
-import { PaymentServiceError } from '../core/invoice.errors';
+import { asPaymentServiceError, fieldsSummary, type FieldErrors } from '../core/invoice.errors';
 import { HOST_WEBHOOKS, webhookActionOf, webhookActionOfOutcome, type HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';
 import { InvoicePaymentsError } from '../domain/invoice-payments.error';
 import { httpAnswerOf } from '../errors/http-answers';
-import { isGatewayError } from '../gateway/errors';
 import { GATEWAY_CLIENT_OPTIONS, type GatewayClientOptions } from '../gateway/gateway.options';
 import { centsToWireNumber, type Cents } from '../gateway/money';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -232,13 +231,8 @@ export function toMedusaError(err: unknown, MedusaError: MedusaErrorClass): unkn
   const unsettled = err instanceof InvoicePaymentsError && err.details.serviceUnavailable === true;
   const answer = httpAnswerOf(err);
   const type = unsettled ? 'not_allowed' : answer && MEDUSA_TYPES[answer.status];
-  if (!type) return isGatewayError(err) ? new PaymentServiceError(err) : err;
-  const fields =
-    err instanceof InvoicePaymentsError ? (err.details.fields as Record<string, string[]>) : null;
-  const detail = fields
-    ? Object.entries(fields)
-        .map(([field, problems]) => `${field} ${problems.join(', ')}`)
-        .join('; ')
-    : (err as Error).message;
+  if (!type) return asPaymentServiceError(err);
+  const fields = err instanceof InvoicePaymentsError ? (err.details.fields as FieldErrors | undefined) : null;
+  const detail = fields ? fieldsSummary(fields) : (err as Error).message;
   return Object.assign(new MedusaError(type, detail), { cause: err });
 }

@@ -1,7 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { ShopperPaymentsService, ShopperRecordFinder } from '../checkout/shopper-payments.service';
 import type { ShopperPaymentView } from '../checkout/shopper-view';
-import { httpAnswerOf } from '../errors/http-answers';
+import { httpAnswerOf, sendHttpAnswer } from '../errors/http-answers';
+import { asRecord } from '../gateway/json';
 import { InvoiceRecord } from '../persistence/invoice.entity';
 import {
   pluginOptions,
@@ -63,10 +64,9 @@ export async function withCheckoutCart(
   try {
     const body = req.body as { provider_id?: unknown; data?: unknown } | undefined;
     const ours = typeof body?.provider_id === 'string' && body.provider_id.startsWith(SESSION_PREFIX);
-    const data = body?.data ?? {};
+    const data = asRecord(body?.data ?? {});
     const collectionId = req.params.id;
-    if (!ours || typeof data !== 'object' || data === null || Array.isArray(data) || !collectionId)
-      return next();
+    if (!ours || !data || !collectionId) return next();
     body!.data = { ...data, cart: await cartOfCollection(req.scope, collectionId) };
     next();
   } catch (err) {
@@ -132,8 +132,7 @@ async function answer(
     const known = httpAnswerOf(err);
     if (!known) throw err;
     if (known.status >= 500) logger.warn(`cart payment ${cartId}: ${(err as Error).message}`);
-    if (known.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(known.retryAfterSeconds));
-    res.status(known.status).json(known.body);
+    sendHttpAnswer(res, known);
   }
 }
 

@@ -6,6 +6,7 @@ import getRawBody from 'raw-body';
 import { PluginCommonModule, RuntimeVendureConfig, VendurePlugin } from '@vendure/core';
 import { INVOICE_PAYMENTS_MIGRATIONS } from '../../migrations';
 import { InvoicePaymentsModule } from '../invoice-payments.module';
+import { checkOptions } from '../options/resolve';
 import { resolveWebhooksOptions, type ResolvedWebhooksOptions } from '../options/webhooks.options';
 import { tooLarge, type Refusal } from '../webhooks/delivery-checks';
 import { answerOf } from '../webhooks/webhooks.controller';
@@ -48,8 +49,7 @@ export class InvoicePaymentsPlugin {
 
   /** The plugin with its options; put the result in `VendureConfig.plugins`. */
   static init(options: InvoicePaymentsPluginOptions): typeof InvoicePaymentsPlugin {
-    if (!options?.gateway)
-      throw new Error('InvoicePaymentsPlugin: gateway is required (baseUrl, accessToken, mode)');
+    checkOptions(options);
     this.options = { ...options, documentField: options.documentField ?? DEFAULT_DOCUMENT_FIELD };
     this.imported = undefined;
     return InvoicePaymentsPlugin;

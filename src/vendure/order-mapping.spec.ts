@@ -87,6 +87,9 @@ describe('toCheckoutOrder (Vendure order → the checkout order)', () => {
     // Only absolute image URLs are sent.
     expect(order.items[0].thumbnail).toBe('https://cdn.example/camiseta.jpg');
     expect(order.items[1].thumbnail).toBeNull();
+    // As the checkout reads them: `https://` alone is no URL (the checkout would refuse the order for it).
+    const lines = [{ ...vendureOrder().lines[0], featuredAsset: { preview: 'https://' } }];
+    expect(toCheckoutOrder(vendureOrder({ lines })).items[0].thumbnail).toBeNull();
   });
 
   it("is accepted by the module's own mapping: the amounts add up to the invoice total", () => {

@@ -1,5 +1,6 @@
 import type { Order } from '@vendure/core';
 import type { CheckoutOrder, CheckoutOrderItem } from '../core/checkout.types';
+import { isHttpUrl } from '../gateway/dto/validators';
 
 /** What the storefront adds to the order for the invoice. */
 export interface OrderMappingExtras {
@@ -25,7 +26,7 @@ export function toCheckoutOrder(order: Order, extras: OrderMappingExtras = {}): 
     items.push({
       id: String(line.productVariant?.sku || line.productVariantId || line.id),
       title: exact ? title : `${line.quantity} × ${title}`,
-      thumbnail: image && /^https?:\/\//i.test(image) ? image : null,
+      thumbnail: image && isHttpUrl(image) ? image : null,
       quantity: exact ? line.quantity : 1,
       unit_price: exact ? line.unitPriceWithTax : lineGross,
       discount_total: discount,

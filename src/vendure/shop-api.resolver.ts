@@ -19,6 +19,7 @@ import {
 import {
   asPaymentServiceError,
   CheckoutValidationError,
+  fieldsSummary,
   isServiceTrouble,
   OpenInvoiceConflictError,
 } from '../core/invoice.errors';
@@ -217,8 +218,7 @@ export class InvoicePaymentShopResolver {
  */
 export function asGraphQlError(err: unknown): unknown {
   if (err instanceof CheckoutValidationError) {
-    const fields = Object.entries(err.fields).map(([field, problems]) => `${field} ${problems.join(', ')}`);
-    return new UserInputError(fields.join('; ') || err.message);
+    return new UserInputError(fieldsSummary(err.fields) || err.message);
   }
   if (err instanceof ShopperRateLimitedError || err instanceof RenewalOutcomeUnknownError) {
     const code = err instanceof ShopperRateLimitedError ? 'TOO_MANY_REQUESTS' : 'TRY_AGAIN_LATER';
