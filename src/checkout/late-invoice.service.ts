@@ -6,11 +6,11 @@ import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { reportChangesNothing } from '../core/status-report';
+import { captured, reportChangesNothing } from '../core/status-report';
 import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
-import { isPaid, OnePayableInvoice } from './one-payable-invoice.service';
+import { OnePayableInvoice } from './one-payable-invoice.service';
 import { CreationMoveRefusedError } from '../core/invoice.errors';
 
 /** Late and duplicate invoices: linked to their attempt, the order kept to one payable invoice (docs/checkout.md). */
@@ -90,7 +90,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
   /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */
   private async unpaidDuplicateOf(record: InvoiceRecord, invoice: Invoice): Promise<string | null> {
     if (!statusIs(invoice.status.code, 'open')) return null;
-    const paid = (await this.store.linkedOf(record.orderId)).find(isPaid);
+    const paid = (await this.store.linkedOf(record.orderId)).find(captured);
     if (paid) return paid.id;
     const holder = await this.store.findOpen(record.orderId);
     return holder && holder.id !== record.id ? holder.id : null;

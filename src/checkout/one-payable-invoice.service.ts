@@ -3,7 +3,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { emitSafely, InvoicePaymentsEvents, KEEP_ONE_PAYABLE, messageOf, raiseAlert } from '../core/events';
 import type { DuplicateInvoiceCanceled } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { statusIs, statusRow } from '../domain/status-table';
+import { captured } from '../core/status-report';
+import { statusIs } from '../domain/status-table';
 import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
@@ -12,11 +13,6 @@ import { InvoiceRecordStore } from '../core/invoice-record.store';
 
 /** Rounds of {@link OnePayableInvoice.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
-
-/** Paid, in whole or in part, refunded or disputed: money arrived for it. */
-export function isPaid(record: InvoiceRecord): boolean {
-  return statusRow(record.statusCode)?.session === 'captured';
-}
 
 function isPayable(record: InvoiceRecord): boolean {
   return statusIs(record.statusCode, 'open');
@@ -73,7 +69,7 @@ export class OnePayableInvoice implements OnModuleInit, OnModuleDestroy {
   /** `false` when the open slot moved under it and the pass must be made again. */
   private async enforceOnce(orderId: string): Promise<boolean> {
     const linked = await this.store.linkedOf(orderId);
-    const paid = linked.filter(isPaid);
+    const paid = linked.filter(captured);
     const holder = await this.store.findOpen(orderId);
     const unmarked = linked.find((r) => isPayable(r) && r.duplicateOf === null);
     // Else a payable invoice marked as the duplicate of one no longer kept (closed, canceled) is the order's.
@@ -94,13 +90,13 @@ export class OnePayableInvoice implements OnModuleInit, OnModuleDestroy {
 
   /** The keeper holds the order's open slot, so no new invoice is created beside it; `false`: decide again. */
   private async holdOpenSlot(keeper: InvoiceRecord, orderId: string): Promise<boolean> {
-    const holds = isPaid(keeper) || isPayable(keeper);
+    const holds = captured(keeper) || isPayable(keeper);
     if (keeper.openOrderId !== null || keeper.gatewayId === null || !holds) return true;
     const current = await this.store.get(keeper.id);
     if (current.openOrderId !== null || statusIs(current.statusCode, 'releasesOrder')) return true;
     const took = await this.store.setIfNull(keeper.id, 'openOrderId', orderId);
     // Not taken: a new attempt claimed the order meanwhile; an unpaid keeper is decided again.
-    return took || isPaid(keeper);
+    return took || captured(keeper);
   }
 
   /** `false` when the duplicate turned out paid and the keeper is not: the pass must be made again. */
@@ -143,7 +139,7 @@ export class OnePayableInvoice implements OnModuleInit, OnModuleDestroy {
     if (!invoice) return true;
     await this.report(duplicate, invoice);
     const now = await this.store.get(duplicate.id);
-    if (!isPaid(now)) return true;
+    if (!captured(now)) return true;
     if (now.duplicateOf === null) return false;
     this.alertPaid(now, keeper);
     return true;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { timeout, TimeoutStrategy } from 'cockatiel';
 import type { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '../domain/clock';
 import { Poller } from '../core/queue/poller';
@@ -113,10 +114,10 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
   /** One background round: the address and the queues (each bounded), then a probe if the service was quiet. */
   protected async round(): Promise<void> {
     try {
-      const within = <T>(work: Promise<T>) => bounded(work, this.options.probeTimeoutMs);
+      const within = timeout(this.options.probeTimeoutMs, TimeoutStrategy.Aggressive);
       const [config, backlog] = await Promise.allSettled([
-        within(this.gateway.baseUrl()),
-        within(readBacklog(this.dataSource, this.clock.now())),
+        within.execute(() => this.gateway.baseUrl()),
+        within.execute(() => readBacklog(this.dataSource, this.clock.now())),
       ]);
       const baseUrl =
         config.status === 'fulfilled' ? config.value.replace(/\/+$/, '') : (this.reading?.baseUrl ?? null);
@@ -178,15 +179,6 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
       lastCallAgeSeconds: last ? Math.round((this.clock.now() - last.at) / 1000) : null,
     };
   }
-}
-
-/** `work`, or a rejection once `ms` have passed without its settling. */
-function bounded<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /** A probe's failure as an outcome: the error's kind; a connection refused before sending is `not_configured`. */

@@ -38,16 +38,12 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
     if (this.options.autoStartWorker) this.start();
   }
 
-  /** Resolves with how many rows were read back; a failed round is logged, never thrown. */
+  /** Resolves with how many rows were read back; a row that fails is logged, and the next is read. */
   protected async round(): Promise<number> {
     let read = 0;
-    try {
-      for (const row of await this.refunds.takeDue(BATCH)) {
-        await this.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${messageOf(err)}`));
-        read += 1;
-      }
-    } catch (err) {
-      this.logger.error(`refund settlement round failed: ${messageOf(err)}`);
+    for (const row of await this.refunds.takeDue(BATCH)) {
+      await this.settle(row).catch((err) => this.logger.error(`refund ${row.id}: ${messageOf(err)}`));
+      read += 1;
     }
     return read;
   }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, type Provider } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Coalescer } from '../core/queue/poller';
 import { countDelivery, traced } from '../core/otel';
-import { HOST_WEBHOOKS, type HostDelivery, type HostDeliveryOutcome, type HostWebhooks } from '../core/ports';
+import { type HostDelivery, type HostDeliveryOutcome, type HostWebhooks } from '../core/ports';
 import { CLOCK, type Clock } from '../domain/clock';
 import { clip } from '../domain/text-and-days';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -174,9 +174,6 @@ export class DeliveryIntake implements HostWebhooks {
     return rows.length > 0;
   }
 }
-
-/** A host that takes deliveries on its own route hands them to the intake (`HOST_WEBHOOKS`). */
-export const hostWebhooksFromIntake: Provider = { provide: HOST_WEBHOOKS, useExisting: DeliveryIntake };
 
 /** The body a host passes: its parsed `data` when it has one, else its raw bytes. */
 function hostBodyOf(delivery: HostDelivery | null | undefined): unknown {

@@ -3,7 +3,7 @@ import { HOST_WEBHOOKS } from '../core/ports';
 import { resolveWebhooksOptions, WEBHOOKS_OPTIONS, type WebhooksOptions } from '../options/webhooks.options';
 import { section } from '../options/resolve';
 import { DeliveryAdmission } from './delivery-checks';
-import { DeliveryIntake, hostWebhooksFromIntake } from './delivery-intake';
+import { DeliveryIntake } from './delivery-intake';
 import { DeliveryConfirmation, LookupPacer } from './invoice-lookup';
 import { WebhookInboxProcessor } from './webhook-inbox.processor';
 import { createWebhooksController } from './webhooks.controller';
@@ -28,7 +28,7 @@ export class WebhooksModule {
         DeliveryAdmission,
         WebhookInboxProcessor,
         DeliveryIntake,
-        hostWebhooksFromIntake,
+        { provide: HOST_WEBHOOKS, useExisting: DeliveryIntake },
       ],
       exports: [WEBHOOKS_OPTIONS, HOST_WEBHOOKS, WebhookInboxProcessor],
     };
