@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { messageOf, raiseAlert, type InvoicePaymentsAlert } from '../core/events';
 import { InvoiceStatusService } from '../core/invoice-status.service';
-import { CLOCK, type Clock } from '../domain/clock';
+import { CLOCK, type Clock, secondsToWait } from '../domain/clock';
 import { clip } from '../domain/text-and-days';
 import type { StatusReportSource } from '../domain/status-table';
 import { NO_HISTORY, type AppliedStatus } from '../core/status-report';
@@ -25,11 +25,6 @@ import {
 } from '../core/invoice.errors';
 import { InvoiceRecordStore, isUniqueViolation, creationMove } from '../core/invoice-record.store';
 import { OnePayableInvoice } from './one-payable-invoice.service';
-
-/** Whole seconds to wait, at least one. */
-function secondsOf(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
-}
 
 /**
  * An attempt's one create request, and how the attempt ends: `settles_at` stored before the request leaves, the
@@ -128,7 +123,7 @@ export class CreationOutcomes {
       const next = Math.min(settles, now + options.unknownOutcomeRecheckMs);
       if (next > deadline) {
         await this.store.transition(record.id, creationMove(['pending'], 'unknown', {}));
-        const wait = secondsOf(settles - now);
+        const wait = secondsToWait(settles - now);
         throw new PaymentBeingConfirmedError(record.orderId, record.id, wait, 'not found at the service yet');
       }
       await sleep(next - now);
@@ -153,7 +148,7 @@ export class CreationOutcomes {
       }),
     );
     if (!stuck) {
-      const seconds = secondsOf(options.unknownOutcomeRecheckMs);
+      const seconds = secondsToWait(options.unknownOutcomeRecheckMs);
       // The details (address, system error) go to the log only.
       this.logger.warn(`order ${record.orderId}: could not ask the service about ${record.referrer}: ${why}`);
       const down = isUpstreamFailure(err);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { addDays, firstDueDay } from '../domain/text-and-days';
-import { CLOCK, type Clock } from '../domain/clock';
+import { CLOCK, type Clock, secondsToWait } from '../domain/clock';
 import { GatewayOutcomeUnknownError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -62,7 +62,7 @@ export class PixRenewalService {
       if (!(err instanceof GatewayOutcomeUnknownError)) throw err;
       const landsUntil = now.getTime() + this.gateway.writeTimeoutMs + options.lateCreationMarginMs;
       this.unknown.set(record.id, { dueDate: record.dueDate, landsUntil });
-      throw new RenewalOutcomeUnknownError(this.secondsUntil(landsUntil));
+      throw new RenewalOutcomeUnknownError(secondsToWait(landsUntil - this.clock.now()));
     }
     return this.store.get(record.id);
   }
@@ -81,16 +81,12 @@ export class PixRenewalService {
       return { record: read, renewed: true };
     }
     if (this.clock.now() < pending.landsUntil) {
-      throw new RenewalOutcomeUnknownError(this.secondsUntil(pending.landsUntil));
+      throw new RenewalOutcomeUnknownError(secondsToWait(pending.landsUntil - this.clock.now()));
     }
     // It can no longer land: what the service holds now is what it did.
     await this.provider.retrievePayment({ data: { invoiceRecordId: read.id } });
     this.unknown.delete(read.id);
     const record = await this.store.get(read.id);
     return { record, renewed: record.dueDate !== pending.dueDate };
-  }
-
-  private secondsUntil(at: number): number {
-    return Math.max(1, Math.ceil((at - this.clock.now()) / 1000));
   }
 }

@@ -1,3 +1,4 @@
+import { secondsToWait } from '../domain/clock';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
 import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
 
@@ -231,7 +232,7 @@ export class PaymentServiceError extends InvoicePaymentsError {
     const kind = gatewayError.kind;
     const message = (isUpstreamFailure(gatewayError) && UPSTREAM_MESSAGES[kind]) || gatewayError.message;
     const wait = gatewayError instanceof GatewayRateLimitError ? gatewayError.retryAfterMs : null;
-    const retryAfterSeconds = wait === null ? null : Math.max(1, Math.ceil(wait / 1000));
+    const retryAfterSeconds = wait === null ? null : secondsToWait(wait);
     super('payment_service', message, { kind, retryAfterSeconds }, { cause: gatewayError });
     this.kind = kind;
     this.retryAfterSeconds = retryAfterSeconds;

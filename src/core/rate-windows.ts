@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { secondsToWait } from '../domain/clock';
 
 /** The limits of {@link RateWindows}. */
 export interface RateWindowLimits {
@@ -44,7 +45,7 @@ export class RateWindows {
     return {
       hits: window.hits,
       limited: window.hits > this.limits.maxHits,
-      retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)),
+      retryAfterSeconds: secondsToWait(window.resetAt - now),
     };
   }
 }

@@ -18,3 +18,8 @@ export const systemClock: Clock = {
 
 /** The injection token of the module's one {@link Clock}. */
 export const CLOCK = Symbol.for('nestjs-invoice-payments:clock');
+
+/** A wait of `ms` told to a caller (`Retry-After`, "retry in N s"): whole seconds, at least one. */
+export function secondsToWait(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}

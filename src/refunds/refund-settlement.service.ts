@@ -5,7 +5,7 @@ import { InvoicePaymentsEvents, RefundSettled, messageOf, raiseAlert, emitSafely
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { doublingDelayMs } from '../core/queue/backoff';
 import { Poller } from '../core/queue/poller';
-import { CLOCK, type Clock } from '../domain/clock';
+import { CLOCK, type Clock, secondsToWait } from '../domain/clock';
 import { clip } from '../domain/text-and-days';
 import { GatewayClient } from '../gateway/gateway.client';
 import { centsToDecimalString } from '../gateway/money';
@@ -106,7 +106,7 @@ export class RefundSettlementService extends Poller<number> implements OnApplica
   retryAfterSeconds(refund: InvoiceRefund): number {
     const now = this.clock.now();
     const next = refund.nextCheckAt?.getTime() ?? now + this.options.recheckMs;
-    return Math.max(1, Math.ceil((next - now) / 1000));
+    return secondsToWait(next - now);
   }
 
   /** Read again after a backoff; past `unresolvedAlertMs`, alert a person once. */

@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { InvoicePaymentsEvents } from '../core/events';
 import type { PaymentStatusChange } from '../core/ports';
 import { CallCeiling } from '../core/queue/poller';
-import { CLOCK, type Clock } from '../domain/clock';
+import { CLOCK, type Clock, secondsToWait } from '../domain/clock';
 import { openToReports } from '../core/status-report';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, sameSecret } from '../domain/text-and-days';
 import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
@@ -209,7 +209,7 @@ export class DeliveryAdmission implements OnModuleInit, OnModuleDestroy {
     if (own || records.length === 0) return { ignored: notOpen(invoice) };
     if (this.byReferrer.take()) return null;
     const message = `too many deliveries naming invoices by referrer only; invoice ${invoice.id} is taken later`;
-    const retryAfterSeconds = Math.max(1, Math.ceil(this.byReferrer.msUntilNextWindow() / 1000));
+    const retryAfterSeconds = secondsToWait(this.byReferrer.msUntilNextWindow());
     return { ...refusal(message, 503), retryAfterSeconds };
   }
 }
