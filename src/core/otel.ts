@@ -132,8 +132,8 @@ export function traced<T>(name: string, attributes: Attributes, work: () => Prom
   });
 }
 
-/** What the health check knows of a service from the module's own calls: `ok`, or the `GatewayError` kind. */
-type LastCall = { at: number; outcome: string };
+/** The latest word on a service (a call's, or the health check's probe): when, and `ok` or the failure's kind. */
+export type LastCall = { at: number; outcome: string };
 
 const lastCalls = new Map<string, LastCall>();
 

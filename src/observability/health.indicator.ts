@@ -7,7 +7,7 @@ import { Poller } from '../core/queue/poller';
 import { GatewayClient } from '../gateway/gateway.client';
 import { type Backlog, readBacklog } from './backlog';
 import { HEALTH_OPTIONS, type ResolvedHealthOptions } from '../options/health.options';
-import { lastCallTo } from '../core/otel';
+import { type LastCall, lastCallTo } from '../core/otel';
 
 /** Outcomes of a call that say the service is not answering. */
 const UNREACHABLE = ['network', 'timeout', 'unavailable', 'outcome_unknown'];
@@ -17,9 +17,6 @@ export type InvoicePaymentsHealthResult = Record<
   string,
   { status: 'up' | 'down'; [detail: string]: unknown }
 >;
-
-/** The latest word on a service: when, and `ok` or the failure's kind. */
-type Outcome = { at: number; outcome: string };
 
 /** What the background check read last: the service's address (`null` while unknown) and the queues. */
 type Reading = { baseUrl: string | null; backlog: Backlog | null };
@@ -47,7 +44,7 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
    */
   private probe: { baseUrl: string; startedAt: number } | null = null;
   /** The latest probe's end: its answer, or `timeout` when it outlived `probeTimeoutMs`. */
-  private probed: (Outcome & { baseUrl: string }) | null = null;
+  private probed: (LastCall & { baseUrl: string }) | null = null;
 
   constructor(
     @Inject(HEALTH_OPTIONS) private readonly options: ResolvedHealthOptions,
@@ -130,7 +127,7 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
   }
 
   /** The newest word on the service at `baseUrl`: the module's latest call to it, or the latest probe's end. */
-  private newest(baseUrl: string): Outcome | null {
+  private newest(baseUrl: string): LastCall | null {
     const call = lastCallTo(baseUrl);
     const probed = this.probed?.baseUrl === baseUrl ? this.probed : null;
     if (!call || !probed) return call ?? probed;
