@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { bulkhead } from 'cockatiel';
 import { DataSource } from 'typeorm';
 import { messageOf as message } from '../core/events';
 import { InvoiceIdentity } from '../core/invoice-identity';
@@ -215,7 +216,9 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
         }
       });
     }
-    await runLimited(tasks, CONCURRENCY);
+    // At most CONCURRENCY at once, in order (each handles its own errors).
+    const lanes = bulkhead(CONCURRENCY, Infinity);
+    await Promise.all(tasks.map((task) => lanes.execute(task)));
     const closed = work.closings.map(({ entry, outcome, recordId }) => {
       return { row: entry, outcome: clip(outcome, 255), invoice_record_id: recordId };
     });
@@ -284,13 +287,4 @@ export class WebhookInboxProcessor extends Poller<number> implements OnModuleIni
       else await this.fates.waitForRecord(entry, gatewayId);
     }
   }
-}
-
-/** Runs `tasks` with at most `limit` at once (each handles its own errors). */
-async function runLimited(tasks: Array<() => Promise<void>>, limit: number): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < tasks.length) await tasks[next++]();
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, lane));
 }
