@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { EventEmitter2 } from '@nestjs/event-emitter';
 import { Column, DataSource, Entity, In, Index, PrimaryColumn } from 'typeorm';
-import { emitSafely, type InvoicePaymentsAlert, InvoicePaymentsEvents } from '../core/events';
+import { raiseAlert } from '../core/events';
 import { InvoiceIdentity, recordOfInvoice } from '../core/invoice-identity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import type { Adoption } from '../core/ports';
@@ -248,7 +248,6 @@ export class InboxFates {
   /** Dead-letters an entry, with an alert. */
   async deadLetter(entry: WebhookInboxEntry, reason: string): Promise<void> {
     await this.bury(entry, reason);
-    this.logger.warn(`webhook inbox entry ${entry.id} dead-lettered: ${reason}`);
     const what = `invoice ${entry.gatewayId ?? '?'}, status ${entry.statusCode ?? '?'}`;
     this.alert(`webhook delivery ${entry.id} (${what}) dead-lettered: ${reason}`);
   }
@@ -260,9 +259,6 @@ export class InboxFates {
     if (this.clock.now() - this.lastUnknownAlert < this.options.inbox.unknownLookupWindowMs) return;
     this.lastUnknownAlert = this.clock.now();
     this.unknownSinceAlert = 0;
-    this.logger.warn(
-      `${count} webhook deliveries named invoices the service does not know (last: ${reason})`,
-    );
     const named = `${count} webhook delivery(ies) named invoices neither this store nor the service knows`;
     this.alert(`${named} (last: delivery ${entry.id}: ${reason}); a valid webhook token may have leaked`);
   }
@@ -277,13 +273,9 @@ export class InboxFates {
     });
   }
 
+  /** Logged (a warning) and emitted. */
   private alert(message: string): void {
-    const alert: InvoicePaymentsAlert = {
-      kind: 'webhook_dead_letter',
-      orderId: null,
-      invoiceRecordId: null,
-      message,
-    };
-    emitSafely(this.events, this.logger, InvoicePaymentsEvents.Alert, alert);
+    const alert = { kind: 'webhook_dead_letter' as const, orderId: null, invoiceRecordId: null, message };
+    raiseAlert(this.events, this.logger, alert, 'warn');
   }
 }
