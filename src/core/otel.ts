@@ -190,11 +190,13 @@ export function countRefund(state: string | undefined, moved: boolean): void {
   if (outcome) count('refunds', { 'invoice_payments.outcome': outcome });
 }
 
-/** What a reconciliation round found; the round's own type stays with the reconciliation, a floor above. */
-type RoundFindings = Record<'checked' | 'applied' | 'closed' | 'errors', number> & { leader: boolean };
+/** A reconciliation round: `leader` when this instance held the lease (else nothing done); `closed`: found final. */
+export type ReconciliationRound = Record<'checked' | 'applied' | 'closed' | 'errors', number> & {
+  leader: boolean;
+};
 
 /** A reconciliation round's result: counted when this instance led it, with what it found. */
-export function countRound<Round extends RoundFindings>(round: Round): Round {
+export function countRound(round: ReconciliationRound): ReconciliationRound {
   if (!round.leader) return round;
   count('rounds', {});
   for (const finding of ['checked', 'applied', 'closed', 'errors'] as const) {
@@ -203,7 +205,8 @@ export function countRound<Round extends RoundFindings>(round: Round): Round {
   return round;
 }
 
-function kindOf(err: unknown): string {
+/** An error's `GatewayError` kind as an outcome (`error` for any other). */
+export function kindOf(err: unknown): string {
   const kind = (err as { kind?: unknown } | null)?.kind;
   return typeof kind === 'string' && /^[a-z_]{1,32}$/.test(kind) ? kind : 'error';
 }

@@ -7,7 +7,7 @@ import { Poller } from '../core/queue/poller';
 import { GatewayClient } from '../gateway/gateway.client';
 import { type Backlog, readBacklog } from './backlog';
 import { HEALTH_OPTIONS, type ResolvedHealthOptions } from '../options/health.options';
-import { type LastCall, lastCallTo } from '../core/otel';
+import { kindOf, type LastCall, lastCallTo } from '../core/otel';
 
 /** Outcomes of a call that say the service is not answering. */
 const UNREACHABLE = ['network', 'timeout', 'unavailable', 'outcome_unknown'];
@@ -181,6 +181,5 @@ export class InvoicePaymentsHealthIndicator extends Poller<void> {
 /** A probe's failure as an outcome: the error's kind; a connection refused before sending is `not_configured`. */
 function probeFailure(err: unknown): string {
   const { kind, sent } = (err ?? {}) as { kind?: unknown; sent?: unknown };
-  if (kind === 'validation' && sent === false) return 'not_configured';
-  return typeof kind === 'string' && /^[a-z_]{1,32}$/.test(kind) ? kind : 'error';
+  return kind === 'validation' && sent === false ? 'not_configured' : kindOf(err);
 }
