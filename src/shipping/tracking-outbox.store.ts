@@ -46,13 +46,8 @@ export class TrackingOutboxStore {
 
   /** Extends the claim on one row before posting it; `false` when the row is no longer this claim's to post. */
   async renew(row: TrackingOutbox, claim: string, leaseMs: number): Promise<boolean> {
-    const now = this.clock.now();
-    return this.writeHeld(
-      row,
-      claim,
-      { lockedUntil: new Date(now + leaseMs), updatedAt: new Date(now) },
-      true,
-    );
+    // `updatedAt` is written too, as on every write of a held row.
+    return this.writeHeld(row, claim, { lockedUntil: new Date(this.clock.now() + leaseMs) }, true);
   }
 
   /** A newer code was recorded for the row's order: the row is never posted. */
