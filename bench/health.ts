@@ -33,7 +33,11 @@ function get(url: string): Promise<Answer> {
           const body = JSON.parse(Buffer.concat(chunks).toString()) as {
             details?: { invoice_payments?: { service?: { lastCall?: string } } };
           };
-          resolve({ status: res.statusCode!, ms: elapsed, lastCall: body.details?.invoice_payments?.service?.lastCall });
+          resolve({
+            status: res.statusCode!,
+            ms: elapsed,
+            lastCall: body.details?.invoice_payments?.service?.lastCall,
+          });
         });
       })
       .on('error', reject);

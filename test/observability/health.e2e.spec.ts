@@ -31,7 +31,9 @@ function get(url: string): Promise<{ status: number; body: HealthBody }> {
       .get(url, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+        );
       })
       .on('error', reject);
   });
@@ -152,7 +154,10 @@ describeEachDatabase('/health while the service hangs, on the module clock, defa
     clock.advance(1);
     const down = await stack.health();
     expect(down.status).toBe(503);
-    expect(down.body.error?.invoice_payments?.service).toMatchObject({ reachable: false, lastCall: 'timeout' });
+    expect(down.body.error?.invoice_payments?.service).toMatchObject({
+      reachable: false,
+      lastCall: 'timeout',
+    });
     // On the module's clock, which only the test moves: the defaults' bound, not a measured time.
     expect(clock.now() - lastAnswer).toBeLessThanOrEqual(45_000);
 
