@@ -10,6 +10,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { bulkhead, type BulkheadPolicy } from 'cockatiel';
 import { isIPv6 } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lastValueFrom, Observable } from 'rxjs';
@@ -143,13 +144,14 @@ const THROTTLE = {
 export class AdminAuthThrottle {
   private readonly options: Record<keyof typeof THROTTLE, number>;
   private readonly windows: RateWindows;
-  private held = 0;
+  private readonly holds: BulkheadPolicy;
 
   /** `now`: the module's clock (epoch ms). */
   constructor(options: AdminAuthThrottleOptions, now: () => number) {
     this.options = resolveNumbers('admin.authThrottle', THROTTLE, options);
     const { maxFailures, windowMs, maxClients } = this.options;
     this.windows = new RateWindows({ maxHits: maxFailures, windowMs, maxKeys: maxClients }, now);
+    this.holds = bulkhead(this.options.maxHeld);
   }
 
   /** This failure counted; `limited`: answered 429 instead of 401/403. */
@@ -168,13 +170,8 @@ export class AdminAuthThrottle {
 
   /** Holds a limited failure's answer, unless `maxHeld` answers are held already. */
   async slowDown(): Promise<void> {
-    if (this.options.slowdownMs === 0 || this.held >= this.options.maxHeld) return;
-    this.held += 1;
-    try {
-      await sleep(this.options.slowdownMs);
-    } finally {
-      this.held -= 1;
-    }
+    if (this.options.slowdownMs === 0 || this.holds.executionSlots === 0) return;
+    await this.holds.execute(() => sleep(this.options.slowdownMs));
   }
 }
 
