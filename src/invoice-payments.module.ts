@@ -3,6 +3,7 @@ import { CLOCK, systemClock } from './domain/clock';
 import { APP_FILTER, ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { CheckoutModule } from './checkout/checkout.module';
 import { InvoicePaymentsAlert, InvoicePaymentsEvents, messageOf } from './core/events';
 import { InvoiceStatusModule } from './core/invoice-status.module';
@@ -71,14 +72,13 @@ export class InvoicePaymentsModule {
 class InvoicePaymentsCoreModule {
   static register(options: Provider, wiring: Options.InvoicePaymentsModuleWiring): DynamicModule {
     const port: Provider[] = wiring.orderPort ? [orderPortProvider(wiring.orderPort)] : [];
-    const settings = SettingsStoreModule;
     return {
       module: InvoicePaymentsCoreModule,
       imports: [
         ...(wiring.imports ?? []),
         TypeOrmModule.forFeature(INVOICE_PAYMENTS_ENTITIES),
         InvoiceStatusModule,
-        settings,
+        SettingsStoreModule,
       ],
       providers: [
         options,
@@ -117,7 +117,7 @@ class InvoicePaymentsCoreModule {
         GATEWAY_CLIENT_OPTIONS,
         GatewayClient,
         STATUS_DISPATCH_OPTIONS,
-        settings,
+        SettingsStoreModule,
         ...(wiring.orderPort ? [ORDER_PAYMENT_PORT] : []),
       ],
     };
@@ -185,12 +185,11 @@ function implausibleAmountAlert(
   events: EventEmitter2,
   hostListener: GatewayClientOptions['onImplausibleAmount'],
 ): NonNullable<GatewayClientOptions['onImplausibleAmount']> {
-  const recent: string[] = [];
+  const recent = new LRUCache<string, true>({ max: 100 });
   return (error) => {
     hostListener?.(error);
-    if (recent.includes(error.message)) return;
-    recent.push(error.message);
-    if (recent.length > 100) recent.shift();
+    if (recent.has(error.message)) return;
+    recent.set(error.message, true);
     const alert: InvoicePaymentsAlert = {
       kind: 'implausible_amount',
       orderId: null,
