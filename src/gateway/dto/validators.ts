@@ -1,13 +1,12 @@
 import { isValidCnpj, isValidCpf } from '@brazilian-utils/brazilian-utils';
 import * as countries from 'i18n-iso-countries';
+import { addDays } from '../../domain/text-and-days';
 import { GatewayValidationError } from '../errors';
 
 /** A real calendar day written `YYYY-MM-DD` (no `2025-02-30`). */
 export function isCalendarDay(value: unknown): value is string {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const [y, m, d] = value.split('-').map(Number);
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+  // A day that does not exist rolls over (`2025-02-30` → `2025-03-02`) and so comes back changed.
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && addDays(value, 0) === value;
 }
 
 /** A card's expiry, `MM/YY`. */
