@@ -10,6 +10,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { MAX_SERVICE_AMOUNT_CENTS } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
 import { PAYMENT_METHODS } from '../options/settings.schema';
 import { IsCalendarDate, IsHttpUrl, IsIntIn, IsIsoInstant, IsOneOf, IsPlainText } from './admin-validators';
@@ -100,7 +101,7 @@ export class ChangeDueDateDto {
 export class RefundDto {
   @IsInt({ message: 'amountCents must be an integer number of cents' })
   @Min(1, { message: 'amountCents must be at least 1' })
-  @Max(99_999_999_999, { message: 'amountCents must be at most 99999999999' })
+  @Max(MAX_SERVICE_AMOUNT_CENTS, { message: `amountCents must be at most ${MAX_SERVICE_AMOUNT_CENTS}` })
   amountCents!: number;
 
   /** The same key never refunds twice; without one, the same amount within `refunds.repeatWindowMs` is a repeat. */
