@@ -23,13 +23,7 @@ export type CredentialCheckReport = Awaited<ReturnType<CredentialCheckService['c
 const CALLED = ['listInvoices', 'listConsumers', 'listMediations', 'listChargebacks'] as const;
 
 /** Never called (a creation or a refund cannot be taken back): judged from the reported scopes, or probed. */
-const JUDGED: ReadonlyArray<{ operation: string; scope: WriteScope }> = [
-  { operation: 'createInvoice', scope: 'invoice.write' },
-  { operation: 'changeDueDate', scope: 'invoice.update' },
-  { operation: 'cancelInvoice', scope: 'invoice.update' },
-  { operation: 'addTrackingCode', scope: 'invoice.update' },
-  { operation: 'refundInvoice', scope: 'invoice.refund' },
-];
+const JUDGED = ['createInvoice', 'changeDueDate', 'cancelInvoice', 'addTrackingCode', 'refundInvoice'];
 
 /** Checks the saved credentials against the service, operation by operation. */
 @Injectable()
@@ -70,7 +64,8 @@ export class CredentialCheckService {
 
     const granted = scopes !== null && scopes.length > 0 ? scopes : null;
     const probes = new Map<WriteScope, Promise<ScopeProbeResult>>();
-    for (const { operation, scope } of JUDGED) {
+    for (const operation of JUDGED) {
+      const scope = OPERATION_SCOPES[operation] as WriteScope;
       if (granted) {
         const result = granted.includes(scope) ? 'ok' : 'missing_scope';
         operations.push({ operation, scope, result, checkedBy: 'scopes' });
