@@ -123,7 +123,11 @@ export class GatewayTransport {
       // The reader's error gets the invoice reference; an implausible amount goes to `onImplausibleAmount`.
       const base = { operation, invoiceRef, sent: true, httpStatus: answer.status };
       const error = new GatewayResponseError(base, err.detail, err.implausibleAmount);
-      if (error.implausibleAmount) this.tellImplausibleAmount(error);
+      try {
+        if (error.implausibleAmount) this.options.onImplausibleAmount?.(error);
+      } catch {
+        // The answer is refused either way; the listener's failure is its own.
+      }
       throw failures.lostOr({ operation, ...planned }, error.detail, 'unreadable_response', error);
     }
   }
@@ -246,14 +250,6 @@ export class GatewayTransport {
     const ceiling = Math.min(maxDelayMs, initialDelayMs * 2 ** (context.attempt - 1));
     return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
   };
-
-  private tellImplausibleAmount(error: GatewayResponseError): void {
-    try {
-      this.options.onImplausibleAmount?.(error);
-    } catch {
-      // The answer is refused either way; the listener's failure is its own.
-    }
-  }
 }
 
 /** JSON both ways; Basic credentials for `authenticate`, the bearer token for every other call. */
