@@ -45,7 +45,7 @@ export interface WebhooksOptions extends NumberOptions<typeof WEBHOOKS> {
   inbox?: NumberOptions<typeof WEBHOOK_INBOX>;
 }
 
-/** {@link WebhooksOptions} with every default filled in; `maxJsonDepth`: deeper delivery bodies are refused (400). */
+/** {@link WebhooksOptions} with every default filled in. */
 export type ResolvedWebhooksOptions = ReturnType<typeof resolveWebhooksOptions>;
 
 /** Without `workers`, the inbox is not polled. */
@@ -58,7 +58,6 @@ export function resolveWebhooksOptions(options: WebhooksOptions = {}, workers = 
   return {
     ...resolveNumbers('webhooks', WEBHOOKS, options),
     path,
-    maxJsonDepth: 64,
     merchantToken: options.merchantToken ? options.merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
     inbox: {

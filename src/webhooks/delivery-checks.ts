@@ -10,7 +10,7 @@ import { CallCeiling } from '../core/queue/poller';
 import { CLOCK, type Clock, secondsToWait } from '../domain/clock';
 import { openToReports } from '../core/status-report';
 import { CONTROL_CHARACTERS, CONTROL_CHARACTERS_PROBLEM, sameSecret } from '../domain/text-and-days';
-import { asRecord, exceedsJsonDepth, type JsonRecord } from '../gateway/json';
+import { asRecord, exceedsJsonDepth, type JsonRecord, MAX_JSON_DEPTH } from '../gateway/json';
 import type { NamedInvoice, WebhookDelivery } from '../gateway/webhook.reader';
 import { readWebhookHeaderLines, webhookLinesOf } from '../gateway/webhook.reader';
 import { type ResolvedWebhooksOptions, WEBHOOKS_OPTIONS } from '../options/webhooks.options';
@@ -49,7 +49,7 @@ export function tooLarge(bytes: number, options: ResolvedWebhooksOptions): Refus
 
 /**
  * The body a host handed over, within the bounds: bytes or text (a host that kept the raw body) parsed once, then a
- * JSON object (400), at most `maxJsonDepth` deep (400 naming the bound). How many objects it holds is bounded by its
+ * JSON object (400), at most `MAX_JSON_DEPTH` deep (400 naming the bound). How many objects it holds is bounded by its
  * size, which the host's parser or `webhooks.bodyLimitBytes` bounds.
  */
 export function checkBody(
@@ -68,8 +68,7 @@ export function checkBody(
   }
   const record = asRecord(value);
   if (record === null) return refusal('body: must be a JSON object');
-  const depth = options.maxJsonDepth;
-  if (exceedsJsonDepth(record, depth)) return refusal(`body: nested deeper than ${depth} levels`);
+  if (exceedsJsonDepth(record)) return refusal(`body: nested deeper than ${MAX_JSON_DEPTH} levels`);
   return { ok: true, value: record };
 }
 
