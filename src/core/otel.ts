@@ -190,13 +190,14 @@ export function countRefund(state: string | undefined, moved: boolean): void {
   if (outcome) count('refunds', { 'invoice_payments.outcome': outcome });
 }
 
-/** A reconciliation round: `leader` when this instance held the lease (else nothing done); `closed`: found final. */
-export type ReconciliationRound = Record<'checked' | 'applied' | 'closed' | 'errors', number> & {
-  leader: boolean;
-};
+/**
+ * What a reconciliation round found. The round's own type stays with the reconciliation, a floor above; it is also
+ * public, and a public type must not reach this file, whose types import the optional `@opentelemetry/api`.
+ */
+type RoundFindings = Record<'checked' | 'applied' | 'closed' | 'errors', number> & { leader: boolean };
 
 /** A reconciliation round's result: counted when this instance led it, with what it found. */
-export function countRound(round: ReconciliationRound): ReconciliationRound {
+export function countRound<Round extends RoundFindings>(round: Round): Round {
   if (!round.leader) return round;
   count('rounds', {});
   for (const finding of ['checked', 'applied', 'closed', 'errors'] as const) {

@@ -24,11 +24,15 @@ import {
   RECONCILIATION_OPTIONS,
   type ResolvedOpenReconciliationOptions,
 } from '../options/reconciliation.options';
-import { countRound, type ReconciliationRound } from '../core/otel';
+import { countRound } from '../core/otel';
 
 /** Name of the reconciliation's lease (table `invoice_payments_lease`). */
 const RECONCILIATION_LEASE = 'open-invoice-reconciliation';
 
+/** One round: `leader` when this instance held the lease (else nothing was done); `closed`: found final, unscheduled. */
+export type ReconciliationRound = Record<'checked' | 'applied' | 'closed' | 'errors', number> & {
+  leader: boolean;
+};
 /** One sweep: `matched` listed invoices a record holds; `error` set when it stopped early (the next starts over). */
 export type SweepResult = Record<'pages' | 'seen' | 'matched' | 'applied', number> & { error: string | null };
 
