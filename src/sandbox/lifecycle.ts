@@ -1,8 +1,8 @@
 import { CONTESTABLE_CODES, PAYABLE_CODES, PAYMENT_TYPE } from './constants';
 import type { Core } from './core';
-import { localDay } from './dates';
+import { addDays, localDay } from './dates';
 import { SandboxError, notFound, stateConflict } from './errors';
-import { pixEndToEndId } from './payment-data';
+import { billet, pixEndToEndId } from './payment-data';
 import type { ContestOptions, PaymentMethod, PayOptions, SandboxInvoiceRecord } from './types';
 
 /**
@@ -62,13 +62,22 @@ export class Lifecycle {
     return rec;
   }
 
-  /** The `overdue` control: 1 → 15. */
+  /**
+   * The `overdue` control: the due day passes, 1 → 15. A due day not yet past becomes yesterday (the service's zone),
+   * as the invoice would read once its day had really passed: a test then needs no invoice due today, which turns
+   * with the hour it runs at.
+   */
   overdue(key: string): SandboxInvoiceRecord {
     const rec = this.find(key);
     if (rec.statusCode !== 1) {
       throw stateConflict(`invoice ${rec.id} can become overdue only from status 1`, rec.statusCode);
     }
-    this.transition(rec, 15);
+    const today = localDay(this.core.now(), this.core.timeZone);
+    this.transition(rec, 15, (r) => {
+      if (r.dueDay < today) return;
+      r.dueDay = addDays(today, -1);
+      if (r.billet) r.billet = billet(r.seq, r.grossCents, r.dueDay);
+    });
     return rec;
   }
 

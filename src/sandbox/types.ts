@@ -115,7 +115,7 @@ export interface WebhookRegistration {
 export interface SandboxControls {
   /** The customer pays (`POST /_sandbox/invoices/:id/pay`). `id` is the invoice number (or its `invoice_id`). */
   pay(id: string, options?: PayOptions): Promise<WireInvoiceCurrent>;
-  /** The due date passes: 1 → 15 (`POST /_sandbox/invoices/:id/overdue`). */
+  /** The due date passes: 1 → 15, a due day not yet past becoming yesterday (`POST /_sandbox/invoices/:id/overdue`). */
   overdue(id: string): Promise<WireInvoiceCurrent>;
   /** The customer disputes the payment: 5 or 8 → 10, and a mediation or chargeback is listed. */
   contest(id: string, options?: ContestOptions): Promise<WireInvoiceCurrent>;

@@ -1,3 +1,4 @@
+import { getBoletoInfo } from '@brazilian-utils/brazilian-utils';
 import type { WireErrorBody, WireInvoiceCurrent } from '../../src/sandbox/wire.types';
 import type { WireInvoiceCurrentResponse, WireInvoiceListResponse } from '../support/wire-responses';
 import { startSandbox, TEST_CARDS, type SandboxServer } from '../../src/sandbox';
@@ -141,9 +142,17 @@ describe('sandbox: test controls (/_sandbox)', () => {
     expect((await control(pix.id, 'pay')).status).toBe(409);
   });
 
-  it('overdue: 1 → 15, and 409 from any other state', async () => {
+  it('overdue: 1 → 15, the due day moved to yesterday (a slip gets its new line), and 409 from any other state', async () => {
     const inv = await newInvoice();
     expect((await control(inv.id, 'overdue')).body.invoice.status.code).toBe(15);
+    expect(sandbox.controls.getInvoice(inv.id)?.dueDay).toBe('2026-11-20');
+    const slip = await newInvoice({ type: 2, due_at: '2026-11-25' });
+    const slipOverdue = (await control(slip.id, 'overdue')).body.invoice;
+    expect(slipOverdue.due_at.day).toMatch(/^2026-11-20/);
+    expect(slipOverdue.billet.line).not.toBe(slip.billet.line);
+    expect(
+      getBoletoInfo(slipOverdue.billet.line, { referenceDate: now })?.expirationDate?.toISOString(),
+    ).toMatch(/^2026-11-20/);
     const again = await control(inv.id, 'overdue');
     expect(again.status).toBe(409);
     expect(again.body.status_code).toBe(15);

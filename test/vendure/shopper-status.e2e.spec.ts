@@ -54,7 +54,7 @@ describeEachDatabase("the shopper's payment in Vendure's shop API", (kind) => {
     // hours from its expiry (in its last 10 minutes it would already be renewable).
     const clock = new ShiftedClock(SAO_PAULO_NOON);
     restoreClock = driveSystemClock(clock);
-    // Due today: the sandbox's overdue control then stands for a due day that has passed, and a renewal moves it.
+    // Due today: a renewal then visibly moves the day, to tomorrow at least.
     env = await startVendure(kind, { checkout: { dueDays: 0 }, clock: () => clock.date() });
   });
   afterAll(async () => {

@@ -40,9 +40,8 @@ describeEachDatabase('the component in a Vendure storefront', (kind) => {
 
   beforeAll(async () => {
     env = await startVendure(kind, {
+      // The store's own due days: a PIX is hours from its expiry whatever the hour this runs at (no clock here).
       vendure: { authOptions: { tokenMethod: ['cookie', 'bearer'] } },
-      // Due today: the sandbox's overdue control then stands for a due day that has passed, and a renewal moves it.
-      checkout: { dueDays: 0 },
     });
     storefront = await startStorefront(env.url);
     browser = await launchChromium();
@@ -131,8 +130,9 @@ describeEachDatabase('the component in a Vendure storefront', (kind) => {
     await page.goto(storefront.confirmationUrl(cart.code));
     await statusReads(page, 'Aguardando pagamento');
 
-    const before = env.sandbox.controls.getInvoice(session.invoiceId!)!.dueDay;
+    // The due day passes (the control moves it to yesterday); the renewal moves it past today.
     await env.sandbox.controls.overdue(session.invoiceId!);
+    const before = env.sandbox.controls.getInvoice(session.invoiceId!)!.dueDay;
     await statusReads(page, 'Código PIX expirado', 20_000);
     await shot('pix-expired');
     await component(page).locator('[part~=renew-button]').click();
