@@ -8,18 +8,13 @@ import type { InvoicePaymentsMedusaOptions } from 'nestjs-invoice-payments/medus
  */
 const env = (name: string): string => process.env[name] ?? '';
 
-/*
- * Two checkout options a store may set from its environment: the days a PIX or bank slip stays payable (the guest spec
- * sets 0, so the sandbox's overdue control stands for a due day that has passed) and the order's "what now" page.
- */
-const dueDays = env('INVOICE_DUE_DAYS');
+/* A checkout option a store may set from its environment: the order's "what now" page (the guest spec sets it). */
 const orderUrlTemplate = env('INVOICE_ORDER_URL_TEMPLATE');
 
 const invoicePayments: InvoicePaymentsMedusaOptions = {
   gateway: { baseUrl: env('PAYMENTS_URL'), accessToken: env('PAYMENTS_TOKEN'), mode: 'sandbox' },
   checkout: {
     publicWebhookUrl: `${env('MEDUSA_URL')}/hooks/payment/invoice-payments_br`,
-    ...(dueDays ? { dueDays: Number(dueDays) } : {}),
     ...(orderUrlTemplate ? { orderUrlTemplate } : {}),
   },
   logLevels: ['error', 'warn'],
