@@ -149,9 +149,9 @@ describe('sandbox: test controls (/_sandbox)', () => {
     const slip = await newInvoice({ type: 2, due_at: '2026-11-25' });
     const slipOverdue = (await control(slip.id, 'overdue')).body.invoice;
     expect(slipOverdue.due_at.day).toMatch(/^2026-11-20/);
-    expect(slipOverdue.billet.line).not.toBe(slip.billet.line);
+    expect(slipOverdue.billet?.line).not.toBe(slip.billet?.line);
     expect(
-      getBoletoInfo(slipOverdue.billet.line, { referenceDate: now })?.expirationDate?.toISOString(),
+      getBoletoInfo(slipOverdue.billet!.line, { referenceDate: now })?.expirationDate?.toISOString(),
     ).toMatch(/^2026-11-20/);
     const again = await control(inv.id, 'overdue');
     expect(again.status).toBe(409);
