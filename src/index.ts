@@ -84,7 +84,7 @@ export {
   PaymentBeingConfirmedError,
   PaymentServiceError,
 } from './core/invoice.errors';
-export type { FieldErrors } from './core/invoice.errors';
+export type { FieldErrors } from './gateway/dto/validators';
 export { RefundBeingConfirmedError, RefundFailedError, RefundInProgressError } from './refunds/errors';
 export * from './domain/shipping.errors';
 export { ImplausibleAmountError, MoneyFormatError } from './gateway/money';

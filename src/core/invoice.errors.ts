@@ -1,9 +1,7 @@
 import { secondsToWait } from '../domain/clock';
 import { InvoicePaymentsError, type InvoicePaymentsErrorCode } from '../domain/invoice-payments.error';
+import type { FieldErrors } from '../gateway/dto/validators';
 import { GatewayError, GatewayRateLimitError, isGatewayError } from '../gateway/errors';
-
-/** Field path → what is wrong with it. */
-export type FieldErrors = Record<string, string[]>;
 
 /** Field errors as one line: `document is required; card.token must be a string`. */
 export function fieldsSummary(fields: FieldErrors): string {

@@ -54,6 +54,7 @@ export function normalizeDocument(value: unknown): string {
 export const isAlpha3Country = (v: unknown): boolean =>
   typeof v === 'string' && /^[A-Z]{3}$/.test(v) && countries.alpha3ToAlpha2(v) !== undefined;
 
+/** Field path → what is wrong with it. */
 export type FieldErrors = Record<string, string[]>;
 
 export function addFieldError(errors: FieldErrors, field: string, message: string): void {
