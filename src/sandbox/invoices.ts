@@ -114,9 +114,7 @@ export class Invoices {
     if (!DUE_DATE_CODES.includes(rec.statusCode)) {
       throw stateConflict(`the due date cannot change in status ${rec.statusCode}`, rec.statusCode);
     }
-    rec.dueDay = dueAt as string;
-    // A slip carries its due date in the barcode: a new date is a new slip.
-    if (rec.billet) rec.billet = billet(rec.seq, rec.grossCents, rec.dueDay);
+    this.lifecycle.moveDueDay(rec, dueAt as string);
     rec.updatedAt = this.core.now().toISOString();
     // The status code stays (§3, A11): an overdue invoice keeps 15 with its new day.
     this.core.store.saveInvoice(rec);

@@ -74,11 +74,15 @@ export class Lifecycle {
     }
     const today = localDay(this.core.now(), this.core.timeZone);
     this.transition(rec, 15, (r) => {
-      if (r.dueDay < today) return;
-      r.dueDay = addDays(today, -1);
-      if (r.billet) r.billet = billet(r.seq, r.grossCents, r.dueDay);
+      if (r.dueDay >= today) this.moveDueDay(r, addDays(today, -1));
     });
     return rec;
+  }
+
+  /** Sets the due day. A slip carries its due date in the barcode: a new date is a new slip. */
+  moveDueDay(rec: SandboxInvoiceRecord, day: string): void {
+    rec.dueDay = day;
+    if (rec.billet) rec.billet = billet(rec.seq, rec.grossCents, day);
   }
 
   /** The `contest` control: 5 or 8 → 10, listing a mediation or chargeback. */
