@@ -52,7 +52,7 @@ export type HostLookup = (hostname: string) => Promise<Array<{ address: string; 
 
 /** Options of `GatewayClient`; defaults and meaning in `docs/configuration.md` (`gateway.*`). */
 export interface GatewayClientOptions extends GatewayConnection {
-  /** Per-request timeouts in ms (defaults: create 30 s, reads 10 s, others 15 s). */
+  /** Timeouts in ms (defaults: create 30 s, reads 10 s, others 15 s): a read's per attempt, a write's for the whole call. */
   timeouts?: { defaultMs?: number; createMs?: number; readMs?: number };
   /** Retries of safe requests only (reads, token checks, never sent); `maxAttempts` counts the first. */
   retry?: { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number };

@@ -66,7 +66,7 @@ const UNOBSERVED: GatewayCallObserver = { observe: (_call, work) => work() };
  * HTTP exchange, its answer read or a `GatewayError`. Every call is told to the observer.
  */
 export class GatewayTransport {
-  /** Per-request timeouts in ms: creation, reads, and every other write. */
+  /** Timeouts in ms: creation, reads, and every other write (a write's bounds the whole call, see `send`). */
   readonly timeouts = { defaultMs: 15_000, createMs: 30_000, readMs: 10_000 };
   private readonly retrySettings = {
     maxAttempts: 3,
@@ -169,7 +169,14 @@ export class GatewayTransport {
     return this.call(context, plan, read, true, ctx);
   }
 
-  /** Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`. */
+  /**
+   * Sends with the request's timeout, retrying safe requests only; every failure becomes a `GatewayError`.
+   *
+   * A read's timeout is per attempt. A write's timeout bounds the whole call: a retry of an attempt that never left
+   * starts, and runs, only within it. Callers rely on that: a refund or a creation whose answer is lost counts its
+   * request as able to land until the call's start plus the timeout (and a margin), then reads the service's silence
+   * as "not made". A retry leaving later could land after that verdict and take money twice.
+   */
   async send(conn: GatewayConnection, request: RequestPlan): Promise<ExchangeAnswer> {
     const { basic } = request;
     const basicSecrets = basic ? [basic.password, `${basic.user}:${basic.password}`] : [];
@@ -177,15 +184,29 @@ export class GatewayTransport {
       ...request,
       secrets: [conn.accessToken, ...(request.secrets ?? []), ...basicSecrets],
     };
-    const policy = this.retryPolicy(request);
+    const timeoutMs = this.timeouts[TIMEOUT_OF[request.safety]];
+    const endsBy = request.safety === 'read' ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs;
+    let failed: unknown;
+    const once = async () => {
+      const left = endsBy - this.clock.now();
+      // The backoff ran past the window: the last failure, which never left, is the call's.
+      if (failed !== undefined && left <= 0) throw failed;
+      return this.attempt(conn, request, ctx, Math.min(timeoutMs, left)).catch((err: unknown) => {
+        failed = err;
+        throw err;
+      });
+    };
+    const policy = this.retryPolicy(request, endsBy);
     const call = { baseUrl: conn.baseUrl, operation: request.operation };
-    return this.observer.observe(call, () => policy.execute(() => this.attempt(conn, request, ctx)));
+    return this.observer.observe(call, () => policy.execute(once));
   }
 
-  /** Retries of what failed safely (`failures.retryable`), each one logged. */
-  private retryPolicy(sent: RequestPlan) {
+  /** Retries of what failed safely (`failures.retryable`) while the call's window lasts, each one logged. */
+  private retryPolicy(sent: RequestPlan, endsBy: number) {
     const { maxAttempts, maxRetryAfterMs } = this.retrySettings;
-    const retryable = cockatiel.handleWhen((err) => failures.retryable(err, sent.safety, maxRetryAfterMs));
+    const retryable = cockatiel.handleWhen(
+      (err) => failures.retryable(err, sent.safety, maxRetryAfterMs) && this.clock.now() < endsBy,
+    );
     const backoff = new cockatiel.DelegateBackoff(this.delayFor);
     const policy = cockatiel.retry(retryable, { maxAttempts: Math.max(0, maxAttempts - 1), backoff });
     policy.onRetry(({ attempt, delay, ...event }) => {
@@ -199,9 +220,9 @@ export class GatewayTransport {
     conn: GatewayConnection,
     sent: RequestPlan,
     ctx: failures.FailureContext,
+    timeoutMs: number,
   ): Promise<ExchangeAnswer> {
     const started = this.clock.now();
-    const timeoutMs = this.timeouts[TIMEOUT_OF[sent.safety]];
     // URLSearchParams writes each value as its text, numbers included.
     const query = sent.query ? `?${new URLSearchParams(sent.query as Record<string, string>)}` : '';
     const line = `${sent.operation}: → ${sent.method} ${sent.path}${query}`;

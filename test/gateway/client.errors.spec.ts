@@ -17,6 +17,7 @@ import { GatewayClient } from '../../src/gateway/gateway.client';
 import { validCreateParams } from './fixtures';
 import { Harness, READ_ONLY_TOKEN, startHarness } from './support/harness';
 import { RecordingProxy } from './support/recording-proxy';
+import { ShiftedClock } from '../support/clock';
 
 /** Runs `call`, which must fail, and returns the error. */
 async function failure(call: Promise<unknown>): Promise<Error & Record<string, unknown>> {
@@ -346,6 +347,57 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
         const late = await starting!;
         expect(late.apiRequests().filter((r) => r.method === 'POST')).toHaveLength(1);
         expect(h.sandbox.controls.getInvoice(invoice.id)).toBeDefined();
+      } finally {
+        await (await starting)?.close();
+      }
+    });
+
+    it("a write's retry never leaves after the call's timeout: the service that comes up late gets nothing", async () => {
+      const port = await freePort();
+      const clock = new ShiftedClock(Date.now());
+      let starting: Promise<RecordingProxy> | undefined;
+      // The first attempt is refused; while the client backs off, the service comes up and the create window ends
+      // (as after slow DNS failures). A refund or creation reads the service's silence after that window as "not
+      // made", so a retry leaving now could take money that is already counted as not taken.
+      h.logger.onWarn = () => {
+        starting ??= RecordingProxy.start(h.sandbox.url, port);
+        clock.advance(30_000);
+      };
+      try {
+        const c = h.client(
+          { baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 5 } },
+          undefined,
+          clock,
+        );
+        const err = await failure(c.createInvoice(validCreateParams()));
+        expect(err).toBeInstanceOf(GatewayNetworkError);
+        expect(err).toMatchObject({ kind: 'network', sent: false, networkCode: 'ECONNREFUSED' });
+        expect(h.logger.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+        const late = await starting!;
+        expect(late.apiRequests()).toHaveLength(0);
+        expect(await client.findInvoiceByReferrer('order-1-a1')).toBeNull();
+      } finally {
+        await (await starting)?.close();
+      }
+    });
+
+    it('a read keeps its retries when an attempt runs past its timeout (a read cannot take money twice)', async () => {
+      const port = await freePort();
+      const clock = new ShiftedClock(Date.now());
+      let starting: Promise<RecordingProxy> | undefined;
+      h.logger.onWarn = () => {
+        starting ??= RecordingProxy.start(h.sandbox.url, port);
+        clock.advance(30_000);
+      };
+      try {
+        const c = h.client(
+          { baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 5 } },
+          undefined,
+          clock,
+        );
+        await expect(c.listInvoices()).resolves.toMatchObject({ items: [] });
+        const late = await starting!;
+        expect(late.apiRequests().filter((r) => r.method === 'GET')).toHaveLength(1);
       } finally {
         await (await starting)?.close();
       }

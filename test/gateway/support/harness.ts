@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import type { Clock } from '../../../src/domain/clock';
 import { GatewayClient } from '../../../src/gateway/gateway.client';
 import type { GatewayClientOptions, GatewayConnectionSource } from '../../../src/gateway/gateway.options';
 import { ALL_SCOPES, startSandbox } from '../../../src/sandbox';
@@ -46,7 +47,11 @@ export interface Harness {
   logger: CapturingLogger;
   /** A client talking to the sandbox through the recording proxy, with short retry delays. */
   /** `connection`: the connection in force before every call, over the options' (as the module's settings are). */
-  client(overrides?: Partial<GatewayClientOptions>, connection?: GatewayConnectionSource): GatewayClient;
+  client(
+    overrides?: Partial<GatewayClientOptions>,
+    connection?: GatewayConnectionSource,
+    clock?: Clock,
+  ): GatewayClient;
   /** Forgets invoices, recorded requests, proxy rules, faults and log lines. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -67,7 +72,7 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
     sandbox,
     proxy,
     logger,
-    client: (overrides = {}, connection) =>
+    client: (overrides = {}, connection, clock) =>
       new GatewayClient(
         {
           baseUrl: proxy.url,
@@ -79,7 +84,7 @@ export async function startHarness(options: SandboxOptions = {}): Promise<Harnes
         },
         undefined,
         undefined,
-        undefined,
+        clock,
         connection,
       ),
     reset: async () => {
