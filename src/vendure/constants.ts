@@ -25,7 +25,7 @@ export const LOG_CONTEXT = 'InvoicePaymentsPlugin';
 export type VendurePaymentState = 'Authorized' | 'Settled' | 'Declined';
 
 /** A status's Payment state, read off its row: money taken (settled or not yet), or no payment ever (declined). */
-function paymentStateOf(row: StatusRow): VendurePaymentState | null {
+function stateOfRow(row: StatusRow): VendurePaymentState | null {
   if (row.session === 'authorized') return 'Authorized';
   if (row.session === 'captured') return 'Settled';
   return row.is.includes('releasesOrder') ? 'Declined' : null;
@@ -34,7 +34,17 @@ function paymentStateOf(row: StatusRow): VendurePaymentState | null {
 /** Invoice codes for which the order has a Payment, and the Vendure state that Payment stands in. */
 export const PAYMENT_STATE_OF_CODE: Readonly<Record<number, VendurePaymentState>> = Object.fromEntries(
   Object.values(STATUS_TABLE).flatMap((row) => {
-    const state = paymentStateOf(row);
+    const state = stateOfRow(row);
     return state ? [[row.code, state]] : [];
   }),
 );
+
+/**
+ * The state of the invoice's Payment: its code's, except that money taken for another amount than the order's is never
+ * settled by the module (the status table's rule). It stays Authorized for a person, who settles it in Vendure's admin
+ * (the handler allows that once the service reports it paid) or refunds it.
+ */
+export function paymentStateOf(code: number | null, amountMismatch: boolean): VendurePaymentState | null {
+  const state = PAYMENT_STATE_OF_CODE[code ?? -1] ?? null;
+  return amountMismatch && state === 'Settled' ? 'Authorized' : state;
+}

@@ -12,7 +12,7 @@ import {
 import type { OrderPaymentPort, PaymentStatusChange } from '../core/ports';
 import { InvoiceStatusCode } from '../domain/status-table';
 import { centsToDecimalString } from '../gateway/money';
-import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
+import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, paymentStateOf } from './constants';
 import { addOrderNote, findInvoicePaymentMethod, orderContext, paymentOf, recordOf } from './order-access';
 
 /**
@@ -49,7 +49,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     }
     const code = change.current.code;
     const invoice = change.gatewayId ?? change.invoiceRecordId;
-    const state = PAYMENT_STATE_OF_CODE[code];
+    // Money taken for another amount reaches the port as `requires_more`, never captured.
+    const state = paymentStateOf(code, change.current.sessionStatus === 'requires_more');
     // Looked at first outside a transaction: a report that changes nothing (a refund, a repeated delivery) opens
     // none, so nothing is written while Vendure may itself be in the middle of the operation that caused it.
     if (
@@ -69,6 +70,14 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
         change,
         `Invoice ${invoice} is contested at the payment service (status ${code}).`,
       );
+    if (change.alert === 'amount_mismatch') {
+      const held = 'its Payment waits in Authorized: settle it if the amount is right, or refund it';
+      await this.note(
+        ctx,
+        change,
+        `Invoice ${invoice} was paid with another amount than the order's; ${held}.`,
+      );
+    }
     if (change.alert === 'paid_after_cancel') {
       const returned = 'the money must be returned to the customer';
       await this.note(ctx, change, `Invoice ${invoice} was paid after it was canceled: ${returned}.`);

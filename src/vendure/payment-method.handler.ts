@@ -7,7 +7,12 @@ import { StatusChangeDispatcher } from '../core/status-dispatcher.service';
 import { InvoiceStatusCode, statusIs } from '../domain/status-table';
 import { dialectOf } from '../persistence/dialect';
 import { RefundBeingConfirmedError } from '../refunds/errors';
-import { INVOICE_PAYMENTS_HANDLER_CODE, LOG_CONTEXT, PAYMENT_STATE_OF_CODE } from './constants';
+import {
+  INVOICE_PAYMENTS_HANDLER_CODE,
+  LOG_CONTEXT,
+  PAYMENT_STATE_OF_CODE,
+  paymentStateOf,
+} from './constants';
 import { recordOf } from './order-access';
 
 let provider: InvoicePaymentProvider;
@@ -69,7 +74,7 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
     const record = await recordOf(connection, metadata?.invoiceRecordId);
     if (!record || record.orderId !== String(order.id))
       return { amount, state: 'Declined', errorMessage: 'no invoice of this order' };
-    const state = PAYMENT_STATE_OF_CODE[record.statusCode ?? -1];
+    const state = paymentStateOf(record.statusCode, record.amountMismatch);
     const base = {
       transactionId: record.gatewayId ?? undefined,
       // `public`: what the customer and the shop API may see of the payment.
@@ -82,10 +87,11 @@ export const invoicePaymentMethodHandler = new PaymentMethodHandler({
       const why = `invoice ${record.gatewayId ?? record.id} is ${record.statusText ?? 'not paid'}`;
       return { ...base, amount: record.amountCents, state: 'Declined', errorMessage: why };
     }
-    // What the service says was paid: a different amount leaves the order short (or over), for a person to see.
+    // What the service says was paid; another amount than the order's is only Authorized, for a person to decide.
     return { ...base, amount: record.paidCents ?? record.amountCents, state };
   },
 
+  // A person's "Settle payment" too: an amount the module held back (Authorized) is theirs to accept.
   async settlePayment(_ctx, _order, payment) {
     const record = await recordOf(connection, payment.metadata?.invoiceRecordId);
     if (record && PAYMENT_STATE_OF_CODE[record.statusCode ?? -1] === 'Settled') return { success: true };

@@ -44,6 +44,15 @@ export const REFUND_ORDER = gqlWith(`
   }
 `);
 
+export const SETTLE_PAYMENT = gqlWith(`
+  mutation ($id: ID!) {
+    settlePayment(id: $id) {
+      ... on Payment { id state }
+      ... on ErrorResult { errorCode message }
+    }
+  }
+`);
+
 export const CREATE_PROMOTION = gqlWith(`
   mutation ($input: CreatePromotionInput!) {
     createPromotion(input: $input) {

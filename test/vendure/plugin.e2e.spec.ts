@@ -19,6 +19,7 @@ import {
   CREATE_PROMOTION,
   PAYMENT_METHODS,
   REFUND_ORDER,
+  SETTLE_PAYMENT,
   TRANSITION_FULFILLMENT,
   UPDATE_PAYMENT_METHOD,
 } from './graphql';
@@ -323,6 +324,20 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     expect(order.payments).toEqual([
       expect.objectContaining({ state: 'Declined', transactionId: session.invoiceId }),
     ]);
+  });
+
+  it('paid with another amount than the order: the Payment waits in Authorized, noted, until a person settles it', async () => {
+    const cart = await cartReadyToPay(env, `over-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+    await env.sandbox.controls.pay(session.invoiceId!, { amountCents: session.amount + 100 });
+    const held = await settled(cart.id, 'PaymentAuthorized');
+    expect(held.payments).toEqual([
+      expect.objectContaining({ state: 'Authorized', amount: session.amount + 100 }),
+    ]);
+    expect(notes(held)).toContainEqual(expect.stringMatching(/another amount than the order's/));
+    const { settlePayment } = await env.admin.query(SETTLE_PAYMENT, { id: held.payments[0].id });
+    expect(settlePayment).toMatchObject({ state: 'Settled' });
+    expect((await settled(cart.id)).payments).toHaveLength(1);
   });
 
   it('a coupon reaches the invoice as the line discount Vendure prorated; the invoice total is the order total', async () => {
