@@ -164,6 +164,9 @@ export function encodeCursor(at: { createdAt: string; id: string }): string {
   return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
 }
 
+/** A record's id: a UUID, as the module makes them. */
+const RECORD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** `null` when it is not a cursor this API gave out. */
 function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
   try {
@@ -171,9 +174,7 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } | null 
     const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];
     // An invalid date throws here.
     const ok = typeof createdAt === 'string' && new Date(createdAt).toISOString() === createdAt;
-    return ok && typeof id === 'string' && id.length > 0 && id.length <= 36 && more.length === 0
-      ? { createdAt, id }
-      : null;
+    return ok && typeof id === 'string' && RECORD_ID.test(id) && more.length === 0 ? { createdAt, id } : null;
   } catch {
     return null;
   }
