@@ -5,6 +5,7 @@ import { allowedActions, refundableCents } from '../core/invoice-actions';
 import { sessionDataOf } from '../core/checkout.types';
 import { transitionOfRow } from '../core/status-report';
 import { InvoiceStatusCode, STATUS_TABLE, statusRow } from '../domain/status-table';
+import { idProblem } from '../domain/text-and-days';
 import type { Page } from '../gateway/types';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
@@ -164,9 +165,6 @@ export function encodeCursor(at: { createdAt: string; id: string }): string {
   return Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
 }
 
-/** A record's id: a UUID, as the module makes them. */
-const RECORD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `null` when it is not a cursor this API gave out. */
 function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
   try {
@@ -174,7 +172,9 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } | null 
     const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];
     // An invalid date throws here.
     const ok = typeof createdAt === 'string' && new Date(createdAt).toISOString() === createdAt;
-    return ok && typeof id === 'string' && RECORD_ID.test(id) && more.length === 0 ? { createdAt, id } : null;
+    return ok && typeof id === 'string' && idProblem(id) === null && more.length === 0
+      ? { createdAt, id }
+      : null;
   } catch {
     return null;
   }
