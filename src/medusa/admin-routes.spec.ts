@@ -1,7 +1,10 @@
 import { STATUS_TABLE } from '../domain/status-table';
+import { MAX_JSON_DEPTH } from '../gateway/json';
 import { maskSettings } from '../settings/settings.dto';
 import { BUILT_IN_DEFAULTS } from '../options/settings.schema';
-import { settingsFields, settingsWarnings } from './admin-routes';
+import { postInvoicePaymentsSettings, settingsFields, settingsWarnings } from './admin-routes';
+import * as plugin from './plugin';
+import * as runtime from './runtime';
 
 // What the Medusa admin's pages are told: how each status is marked (from the one status table), which setting
 // is missing, and where each setting is set.
@@ -59,4 +62,31 @@ it('labels each setting in both languages and names its option in medusa-config.
   });
   expect(fields.enabledMethods).toMatchObject({ option: 'checkout.methods', advanced: false });
   expect(fields.wireProfile.option).toBeNull();
+});
+
+describe('POST /admin/invoice-payments/settings', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  // Audit: the admin pipe handed a deep body to class-transformer, whose recursion overflowed the stack (RangeError).
+  it(`refuses a body nested deeper than ${MAX_JSON_DEPTH} levels with the admin API's 400 naming body, saving nothing`, async () => {
+    const settings = { invalidate: jest.fn(), getEffective: jest.fn(), update: jest.fn() };
+    jest.spyOn(plugin, 'pluginOptions').mockReturnValue({} as ReturnType<typeof plugin.pluginOptions>);
+    jest
+      .spyOn(runtime, 'runtimeServices')
+      .mockResolvedValue({ settings, secretBox: { canEncrypt: true }, gatewayOptions: {} } as never);
+    const answer: { status?: number; body?: unknown } = {};
+    const res: plugin.MedusaResponse = {
+      status: (code) => ((answer.status = code), res),
+      json: (body) => void (answer.body = body),
+    };
+    const deep = JSON.parse(`{"wireProfile":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`) as unknown;
+    await postInvoicePaymentsSettings(
+      { scope: {} as plugin.MedusaRequest['scope'], params: {}, body: deep },
+      res,
+    );
+    expect(answer).toMatchObject({ status: 400, body: { code: 'invalid', field: 'body' } });
+    expect(Object.keys((answer.body as { errors: object }).errors)).toEqual(['body']);
+    expect(settings.getEffective).not.toHaveBeenCalled();
+    expect(settings.update).not.toHaveBeenCalled();
+  });
 });

@@ -22,6 +22,7 @@ import {
   type HttpAnswer,
 } from '../errors/http-answers';
 import { isGatewayError } from '../gateway/errors';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../gateway/json';
 import { statusView } from './admin-invoices.service';
 import { adminValidationError, codeOfStatus, problemsOf, validationProblems } from './admin-problems';
 import { InvoicePaymentsAdminGuard } from './admin.guard';
@@ -37,12 +38,24 @@ class AdminIdPipe implements PipeTransform {
   }
 }
 
+/** Refuses a body nested deeper than `MAX_JSON_DEPTH` before class-transformer's recursion overflows the stack. */
+class AdminValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && exceedsJsonDepth(value)) {
+      const problem = `body must not be nested deeper than ${MAX_JSON_DEPTH} levels`;
+      throw adminValidationError(problemsOf({ body: [problem] }));
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /**
- * The admin API's check of a body: unknown fields are errors, never stripped; rejected values are never echoed (a
- * mistyped secret stays out of logs). Medusa's settings route runs the same pipe on its body.
+ * The admin API's check of a body: no deeper than `MAX_JSON_DEPTH`; unknown fields are errors, never stripped;
+ * rejected values are never echoed (a mistyped secret stays out of logs). Medusa's settings route runs the same pipe
+ * on its body.
  */
 export function adminValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AdminValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,

@@ -5,6 +5,7 @@ import { allowedActions, refundableCents } from '../core/invoice-actions';
 import { sessionDataOf } from '../core/checkout.types';
 import { transitionOfRow } from '../core/status-report';
 import { InvoiceStatusCode, STATUS_TABLE, statusRow } from '../domain/status-table';
+import { idProblem } from '../domain/text-and-days';
 import type { Page } from '../gateway/types';
 import { dialectOf } from '../persistence/dialect';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
@@ -171,7 +172,7 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } | null 
     const [createdAt, id, ...more] = Array.isArray(value) ? (value as unknown[]) : [];
     // An invalid date throws here.
     const ok = typeof createdAt === 'string' && new Date(createdAt).toISOString() === createdAt;
-    return ok && typeof id === 'string' && id.length > 0 && id.length <= 36 && more.length === 0
+    return ok && typeof id === 'string' && idProblem(id) === null && more.length === 0
       ? { createdAt, id }
       : null;
   } catch {

@@ -112,6 +112,7 @@ export class RefundDto {
 
   @IsOptional()
   @IsString({ message: 'actor must be a string naming who asks' })
+  @IsPlainText()
   @Length(1, 100, { message: 'actor must be 1 to 100 characters' })
   @Matches(/\S/, { message: 'actor must not be blank' })
   actor?: string;

@@ -1,5 +1,6 @@
 import { addDays, todayIn } from '../../src/domain/text-and-days';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/index';
+import { InvoiceRefund } from '../../src/refunds/refund.entity';
 import { ALL_SCOPES, startSandbox, type SandboxServer } from '../../src/sandbox';
 import { checkout, makeOrder, waitFor } from '../checkout/support';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
@@ -294,6 +295,24 @@ describeEachDatabase('admin API: operations', (kind) => {
         amountCents: ['amountCents must be an integer number of cents'],
       });
       expect(sandbox.controls.getInvoice(inv.gatewayId)?.refunds).toHaveLength(1);
+    });
+
+    // Audit: a NUL in `actor` was a PostgreSQL error (500) at the refund's INSERT; SQLite stored the controls.
+    it('refuses an actor with a NUL, a line break or a bidi override (400 naming actor), refunding nothing', async () => {
+      const inv = await paid('pix');
+      for (const actor of ['ana\u0000x', 'ana\nx', 'ana\u202Ex']) {
+        const res = await app
+          .http()
+          .post(`${A}/invoices/${inv.id}/refund`)
+          .set(adminAuth)
+          .send({ amountCents: 500, actor });
+        expect([actor, res.status]).toEqual([actor, 400]);
+        expect(res.body).toMatchObject({ code: 'invalid', field: 'actor' });
+        expect(Object.keys(res.body.errors)).toEqual(['actor']);
+      }
+      expect(await db.dataSource.getRepository(InvoiceRefund).countBy({ invoiceRecordId: inv.id })).toBe(0);
+      expect(sandbox.controls.getInvoice(inv.gatewayId)?.refunds).toHaveLength(0);
+      expect((await record(inv.id)).refundedCents).toBe(0);
     });
 
     it('refuses to refund an unpaid invoice (409), sending nothing', async () => {

@@ -1,11 +1,19 @@
 import request from 'supertest';
+import { MAX_JSON_DEPTH } from '../../src/gateway/json';
 import { InvoiceRecord } from '../../src/index';
+import { InvoiceRefund } from '../../src/refunds/refund.entity';
 import { InvoicePaymentsSettingsRecord } from '../../src/settings/settings.entity';
 import { startSandbox, SandboxServer } from '../../src/sandbox';
 import { describeEachDatabase, TestDatabase } from '../support/databases';
 import { adminAuth, AdminApp, openAdminDatabase, startAdminApp } from './support';
 
 const A = '/admin/invoice-payments';
+
+/** JSON text of objects nested `levels` deep: `{"a":{"a":…1}}`. */
+const nested = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+
+/** A list cursor as the API encodes one, holding what the caller likes. */
+const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** Routes with an id, as an attacker would probe them with a NUL byte. */
 const ID_ROUTES: Array<[string, 'get' | 'post', (id: string) => string]> = [
@@ -71,6 +79,52 @@ describeEachDatabase('the admin API under attack', (kind) => {
       .get(`${A}/invoices?q=${encodeURIComponent('João 😀')}`)
       .set(adminAuth);
     expect(ok.status).toBe(200);
+  });
+
+  // Audit: class-transformer recursed into a deep body until the stack overflowed (a RangeError, 500) at ~5 000
+  // levels, a 30 kB body well under the 100 kB limit.
+  it(`a body nested deeper than ${MAX_JSON_DEPTH} levels: 400 naming body before any field is read, nothing saved`, async () => {
+    const before = await db.dataSource.getRepository(InvoicePaymentsSettingsRecord).find();
+    const send = (method: 'put' | 'post', path: string, body: string) =>
+      app.http()[method](`${A}${path}`).set(adminAuth).set('Content-Type', 'application/json').send(body);
+    for (const [method, path, body] of [
+      ['put', '/settings', `{"wireProfile":${nested(5000)}}`],
+      ['post', '/invoices/x/refund', `{"amountCents":100,"x":${nested(5000)}}`],
+      ['put', '/settings', `{"wireProfile":${nested(MAX_JSON_DEPTH)}}`],
+    ] as const) {
+      const res = await send(method, path, body);
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(res.body).toMatchObject({ code: 'invalid', field: 'body' });
+      expect(Object.keys(res.body.errors)).toEqual(['body']);
+    }
+    // At the bound the body is read, and its fields judged.
+    const atBound = await send(
+      'post',
+      '/invoices/x/refund',
+      `{"amountCents":100,"x":${nested(MAX_JSON_DEPTH - 1)}}`,
+    );
+    expect(atBound.status).toBe(400);
+    expect(atBound.body).toMatchObject({ code: 'unknown_field', field: 'x' });
+    expect(await db.dataSource.getRepository(InvoicePaymentsSettingsRecord).find()).toEqual(before);
+    expect(await db.dataSource.getRepository(InvoiceRefund).count()).toBe(0);
+  });
+
+  // Audit: the cursor's id went to SQL unchecked; PostgreSQL refuses a NUL in text (500).
+  it('a hand-made cursor whose id holds a NUL, a bidi override or spaces around it: 400 naming cursor', async () => {
+    for (const id of [
+      'a\u0000b',
+      '00000000-0000-4000-8000-\u202E00000000001',
+      ' 00000000-0000-4000-8000-0 ',
+    ]) {
+      const cursor = cursorOf(['2026-11-30T06:36:55.342Z', id]);
+      const res = await app.http().get(`${A}/invoices?cursor=${cursor}`).set(adminAuth);
+      expect([id, res.status]).toEqual([id, 400]);
+      expect(res.body).toMatchObject({ code: 'invalid', field: 'cursor' });
+      expect(Object.keys(res.body.errors)).toEqual(['cursor']);
+    }
+    // A record's id is still a cursor.
+    const ok = cursorOf(['2026-11-30T06:36:55.342Z', '00000000-0000-4000-8000-000000000001']);
+    expect((await app.http().get(`${A}/invoices?cursor=${ok}`).set(adminAuth)).status).toBe(200);
   });
 
   it('ecommerce ids beyond a 32-bit integer (1e20, 2^31): 400 naming the field with its limit, nothing saved', async () => {
