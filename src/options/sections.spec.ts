@@ -1,4 +1,5 @@
 import { resolveNotificationsOptions } from '../core/status-dispatcher.service';
+import { resolveWebhooksOptions } from './webhooks.options';
 
 describe('resolveNotificationsOptions', () => {
   it('fills in the defaults', () => {
@@ -22,5 +23,15 @@ describe('resolveNotificationsOptions', () => {
     [{ leaseMs: Number.NaN }, 'leaseMs'],
   ])('refuses %j, naming the option', (options, name) => {
     expect(() => resolveNotificationsOptions(options)).toThrow(`notifications.${name} must be`);
+  });
+});
+
+describe('resolveWebhooksOptions', () => {
+  it("refuses a merchant token no delivery could match: a ':' (the token's separator) or white space", () => {
+    for (const merchantToken of ['minha:senha', 'minha senha', 'senha\n']) {
+      expect(() => resolveWebhooksOptions({ merchantToken })).toThrow('webhooks.merchantToken must not hold');
+    }
+    expect(resolveWebhooksOptions({ merchantToken: 'shop-secret' }).merchantToken).toBe('shop-secret');
+    expect(resolveWebhooksOptions({ merchantToken: '' }).merchantToken).toBeNull();
   });
 });

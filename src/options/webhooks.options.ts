@@ -1,5 +1,11 @@
 import { DAY, HOUR, int, MINUTE, resolveNumbers, type NumberOptions } from '../domain/option-fields';
 
+/**
+ * What a merchant token may hold (A13): no colon, which separates it from the service's token in the delivery's
+ * token, so a merchant token with one could never be matched; no white space. The admin setting has the same rule.
+ */
+export const MERCHANT_TOKEN = /^[^\s:]+$/;
+
 /** Injection token of the resolved `ResolvedWebhooksOptions`. */
 export const WEBHOOKS_OPTIONS = Symbol('INVOICE_PAYMENTS_WEBHOOKS_OPTIONS');
 
@@ -52,13 +58,19 @@ export type ResolvedWebhooksOptions = ReturnType<typeof resolveWebhooksOptions>;
 export function resolveWebhooksOptions(options: WebhooksOptions = {}, workers = true) {
   const path = (options.path ?? 'webhooks/invoice-payments').replace(/^\/+|\/+$/g, '');
   if (!path || /[?#\s]/.test(path)) throw new Error('webhooks.path must be a non-empty route path');
-  if (options.merchantToken !== undefined && typeof options.merchantToken !== 'string') {
+  const { merchantToken } = options;
+  if (merchantToken !== undefined && typeof merchantToken !== 'string') {
     throw new Error('webhooks.merchantToken must be a string');
+  }
+  if (merchantToken && !MERCHANT_TOKEN.test(merchantToken)) {
+    throw new Error(
+      'webhooks.merchantToken must not hold spaces or ":" (the separator of the delivery\'s token)',
+    );
   }
   return {
     ...resolveNumbers('webhooks', WEBHOOKS, options),
     path,
-    merchantToken: options.merchantToken ? options.merchantToken : null,
+    merchantToken: merchantToken ? merchantToken : null,
     allowEmptyMerchantPart: options.allowEmptyMerchantPart ?? true,
     inbox: {
       ...resolveNumbers('webhooks.inbox', WEBHOOK_INBOX, options.inbox),

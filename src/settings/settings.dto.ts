@@ -24,6 +24,7 @@ import { IsHttpUrl, IsIntIn, IsOneOf, IsPlainText } from './admin-validators';
 import type { HostLookup } from '../gateway/gateway.options';
 import { publicHttpsProblem } from '../gateway/webhook-destination';
 import { checkWireProfileData } from '../gateway/wire-profile.check';
+import { MERCHANT_TOKEN } from '../options/webhooks.options';
 import type { SecretBox } from './secret-box';
 import type { EffectiveSettings, InvoicePaymentsSettingsService, SettingsUpdate } from './settings.service';
 
@@ -48,7 +49,7 @@ export class UpdateSettingsDto {}
 const SECRETS: Record<string, [max: number, allowed: RegExp, refused: string]> = {
   // A bearer token has no white space (RFC 6750 b64token); a line break would also split the header.
   accessToken: [2048, /^\S+$/, 'spaces'],
-  webhookToken: [256, /^[^\s:]+$/, 'spaces or ":" (the token separator)'],
+  webhookToken: [256, MERCHANT_TOKEN, 'spaces or ":" (the token separator)'],
 };
 
 type Checks = (name: string, declaration: SettingDeclaration<unknown>) => PropertyDecorator[];
