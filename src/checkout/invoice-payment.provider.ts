@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { InvoiceStatusCode, statusIs } from '../domain/status-table';
 import { HOST_WEBHOOKS, HostWebhooks, webhookActionOfOutcome } from '../core/ports';
+import { GatewayOutcomeUnknownError, GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
@@ -30,6 +31,11 @@ import {
   sessionDataOf,
   sessionStatusOf,
 } from '../core/checkout.types';
+
+/** The record's invoice can never be paid any more: the order may start another attempt. */
+function releasesOrder(record: InvoiceRecord): boolean {
+  return statusIs(record.statusCode, 'releasesOrder');
+}
 
 /** The payment provider in the shape of Medusa's (v2.5+) `AbstractPaymentProvider` (docs/checkout.md). */
 @Injectable()
@@ -95,7 +101,7 @@ export class InvoicePaymentProvider {
 
   /** The session is dropped (the customer chose another method): cancel what can still be paid. */
   async deletePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
-    return this.cancelUnless(input, (record) => statusIs(record.statusCode, 'releasesOrder'));
+    return this.cancelUnless(input, releasesOrder);
   }
 
   /** Refunds `amount` cents of a paid invoice exactly once, through `RefundService` (docs/refunds.md). */
@@ -118,10 +124,7 @@ export class InvoicePaymentProvider {
   async retrievePayment(input: PaymentSessionInput): Promise<PaymentSessionOutput> {
     const record = await this.resolved(input);
     if (record.creationState !== 'created') return { data: sessionDataOf(record) };
-    // By the number the record holds: an invoice found by referrer alone could be another store's.
-    const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
-    const ours = invoice && !(await this.store.identity.whyNotOurs(invoice, record, 'number'));
-    return { data: sessionDataOf(ours ? await this.report(record, invoice, 'provider') : record) };
+    return { data: sessionDataOf((await this.readBack(record)) ?? record) };
   }
 
   /**
@@ -155,8 +158,8 @@ export class InvoicePaymentProvider {
     if (same && open && order.id === record.orderId) return this.initiatePayment(request, options);
     if (open) {
       const resolved = await this.creation.resolveCreation(record);
-      if (resolved.openOrderId !== null && !statusIs(resolved.statusCode, 'releasesOrder')) {
-        await this.cancel(resolved);
+      if (resolved.openOrderId !== null && !releasesOrder(resolved)) {
+        await this.cancel(resolved, releasesOrder);
       }
     }
     return this.initiatePayment(request, options);
@@ -198,13 +201,45 @@ export class InvoicePaymentProvider {
   private async cancelUnless(input: PaymentSessionInput, done: (record: InvoiceRecord) => boolean) {
     const record = await this.resolved(input);
     if (record.creationState === 'failed' || done(record)) return { data: sessionDataOf(record) };
-    return { data: sessionDataOf(await this.cancel(record)) };
+    return { data: sessionDataOf(await this.cancel(record, done)) };
   }
 
-  private async cancel(record: InvoiceRecord): Promise<InvoiceRecord> {
+  /** Cancels at the service; `done`: what the record must show for a cancel that failed to count as made. */
+  private async cancel(record: InvoiceRecord, done: (record: InvoiceRecord) => boolean) {
     assertAllowed('cancel', record);
-    const invoice = await this.gateway.cancelInvoice({ id: record.gatewayId ?? '' });
+    let invoice: Invoice;
+    try {
+      invoice = await this.gateway.cancelInvoice({ id: record.gatewayId ?? '' });
+    } catch (err) {
+      return this.afterFailedCancel(record, err, done);
+    }
     return this.report(record, invoice, 'operation');
+  }
+
+  /**
+   * A cancel whose answer was lost may have been made, and its retry is refused (409) once the invoice is canceled
+   * at the service while the record still holds the order. The service is asked and what it holds is applied: the
+   * cancel is done if the record now shows it; else the cancel's own error stands.
+   */
+  private async afterFailedCancel(
+    record: InvoiceRecord,
+    err: unknown,
+    done: (record: InvoiceRecord) => boolean,
+  ): Promise<InvoiceRecord> {
+    const maybeMade = err instanceof GatewayOutcomeUnknownError || err instanceof GatewayStateConflictError;
+    if (!maybeMade) throw err;
+    // A read that fails too leaves the cancel's error, the one the caller can act on (retry later).
+    const now = await this.readBack(record).catch(() => null);
+    if (now && done(now)) return now;
+    throw err;
+  }
+
+  /** Asks the service for the record's invoice and applies what it says (source `provider`); `null`: none of ours. */
+  private async readBack(record: InvoiceRecord): Promise<InvoiceRecord | null> {
+    // By the number the record holds: an invoice found by referrer alone could be another store's.
+    const invoice = await this.gateway.findInvoiceById(record.gatewayId ?? '');
+    const ours = invoice && !(await this.store.identity.whyNotOurs(invoice, record, 'number'));
+    return ours ? this.report(record, invoice, 'provider') : null;
   }
 
   private async report(record: InvoiceRecord, invoice: Invoice, source: 'operation' | 'provider') {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { addDays, firstDueDay } from '../domain/text-and-days';
 import { CLOCK, type Clock, secondsToWait } from '../domain/clock';
-import { GatewayOutcomeUnknownError } from '../gateway/errors';
+import { GatewayOutcomeUnknownError, GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceCreationService } from './invoice-creation.service';
@@ -59,12 +59,26 @@ export class PixRenewalService {
     try {
       await this.provider.changeDueDate({ data: { invoiceRecordId: record.id }, dueDate });
     } catch (err) {
+      if (err instanceof GatewayStateConflictError) throw await this.refused(record, serviceZone);
       if (!(err instanceof GatewayOutcomeUnknownError)) throw err;
       const landsUntil = now.getTime() + this.gateway.writeTimeoutMs + options.lateCreationMarginMs;
       this.unknown.set(record.id, { dueDate: record.dueDate, landsUntil });
       throw new RenewalOutcomeUnknownError(secondsToWait(landsUntil - this.clock.now()));
     }
     return this.store.get(record.id);
+  }
+
+  /**
+   * The service refused the new day: the invoice moved since the view was read (paid or canceled meanwhile). What
+   * the service holds is applied, so the answer and the shopper's next view say what the payment is now.
+   */
+  private async refused(read: InvoiceRecord, serviceZone: string): Promise<RenewalNotOfferedError> {
+    const asked = this.provider.retrievePayment({ data: { invoiceRecordId: read.id } });
+    // Not read back: the refusal still stands, the reconciliation brings the new status.
+    const record = await asked.then(() => this.store.get(read.id)).catch(() => null);
+    if (!record) return new RenewalNotOfferedError('the payment changed meanwhile');
+    const view = shopperViewOf(record, { serviceZone, now: this.clock.date() });
+    return new RenewalNotOfferedError(`it is a ${view.method} payment, ${view.state}`);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { startSandbox, SandboxServer, TEST_CARDS } from '../../src/sandbox';
 import {
   CheckoutValidationError,
+  GatewayOutcomeUnknownError,
   InvoiceOperationNotAllowedError,
   OpenInvoiceConflictError,
 } from '../../src/index';
@@ -228,6 +229,52 @@ describeEachDatabase('checkout lifecycle against the sandbox over HTTP', (kind) 
     expect(reads).toHaveBeenCalledTimes(1);
     reads.mockRestore();
     expect(sandbox.controls.renderInvoice(pix.data.gatewayId!)?.status.code).toBe(6);
+  });
+
+  it('updatePayment after a lost cancel answer: the PIX canceled at the service is read back, the card follows', async () => {
+    const order = makeOrder();
+    const pix = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    const input = {
+      amount: order.total,
+      currency_code: 'BRL',
+      data: { ...pix.data, ...checkout(order, 'card', cardToken(TEST_CARDS.approved)).data },
+    };
+    // The service cancels the PIX and its answer is lost; the read-back after it is refused (400: never retried).
+    sandbox.controls.addFault({
+      method: 'DELETE',
+      path: '/invoices',
+      times: 1,
+      afterProcessing: true,
+      dropConnection: true,
+    });
+    sandbox.controls.addFault({ method: 'GET', path: '/invoices', times: 1, status: 400 });
+    await expect(shop.provider.updatePayment(input)).rejects.toThrow(GatewayOutcomeUnknownError);
+    expect(sandbox.controls.renderInvoice(pix.data.gatewayId!)?.status.code).toBe(6);
+
+    // The retry's cancel is refused (already canceled): the store reads the invoice back and goes on.
+    const switched = await shop.provider.updatePayment(input);
+    expect(switched.data).toMatchObject({ method: 'card', attempt: 2 });
+    const records = await shop.records(order.id);
+    expect(records.map((r) => [r.attempt, r.statusCode, r.openOrderId])).toEqual([
+      [1, 6, null],
+      [2, expect.any(Number), order.id],
+    ]);
+    expect(await shop.invoicesAtService(order.id)).toBe(2);
+  });
+
+  it('deletePayment whose cancel answer is lost reads the invoice back: canceled, at once', async () => {
+    const order = makeOrder();
+    const pix = await shop.provider.initiatePayment(checkout(order, 'pix'));
+    sandbox.controls.addFault({
+      method: 'DELETE',
+      path: '/invoices',
+      times: 1,
+      afterProcessing: true,
+      dropConnection: true,
+    });
+    const deleted = await shop.provider.deletePayment({ data: pix.data });
+    expect(deleted.data).toMatchObject({ statusCode: 6, sessionStatus: 'canceled' });
+    expect((await shop.records(order.id))[0].openOrderId).toBeNull();
   });
 
   it('bad input names the field and sends nothing', async () => {

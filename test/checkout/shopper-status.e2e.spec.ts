@@ -233,6 +233,33 @@ describeEachDatabase('the shopper status route (Nest host)', (kind) => {
     expect(patches()).toBe(before + 1);
   });
 
+  it('answers renewal_not_offered when the PIX was paid at the service before the store heard of it', async () => {
+    const { out, token } = await pix();
+    await sandbox.controls.overdue(out.data.gatewayId!);
+    await waitFor(
+      async () => (await view(token)).body.state === 'expired',
+      10_000,
+      'the view shows expired',
+      POLL_MS,
+    );
+    // Paid while its webhook is on its way: the store still offers a new code, the service refuses the new day.
+    sandbox.controls.setWebhookFaults({ hold: true });
+    try {
+      await sandbox.controls.pay(out.data.gatewayId!);
+      const refused = await renew(token).expect(409);
+      expect(refused.body).toEqual({
+        statusCode: 409,
+        error: 'Conflict',
+        message: 'This payment cannot get a new code: it is a pix payment, paid',
+      });
+      // The store read the invoice back: the view says paid before the webhook arrives.
+      expect((await view(token)).body).toMatchObject({ state: 'paid', renewable: false });
+    } finally {
+      sandbox.controls.setWebhookFaults({});
+      sandbox.controls.releaseWebhooks('fifo');
+    }
+  });
+
   // The edges of the due day, on the clock the store and the service share (set, not waited for).
   it('offers a new code only in the last 10 minutes of the due day; the renewed PIX outlives midnight', async () => {
     const { out, token } = await pix();
