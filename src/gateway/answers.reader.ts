@@ -1,5 +1,6 @@
 import { asBool, asInt, asRecord, asText, type JsonRecord, valueAt } from './json';
-import { invoiceIn, type PayloadReader } from './invoice.reader';
+import { invoiceIn } from './invoice.reader';
+import type { PayloadReader } from './payload.reader';
 import type * as T from './types';
 import type { WireAuthenticate, WireCredentialStatus } from './wire-profile';
 

@@ -14,7 +14,8 @@ import {
   type GatewayConnectionSource,
 } from './gateway.options';
 import { type ExchangeAnswer, ExchangeFailure, exchangeFor, type HttpExchange } from './http-exchange';
-import { PayloadReader, readInvoice, readPage } from './invoice.reader';
+import { readInvoice, readPage } from './invoice.reader';
+import { PayloadReader, UnknownAmountsLog } from './payload.reader';
 import type { Invoice, ListInvoicesParams, Page } from './types';
 import { DEFAULT_WIRE_PROFILE, type ListKind, mergeWireProfile, type WireProfile } from './wire-profile';
 
@@ -79,6 +80,7 @@ export class GatewayTransport {
   private readonly baseProfile: WireProfile;
   /** Effective profiles by the runtime overrides they came from (settings are cached objects). */
   private readonly profiles = new WeakMap<object, WireProfile>();
+  private readonly unknownAmounts: UnknownAmountsLog;
 
   constructor(
     private readonly options: GatewayClientOptions,
@@ -91,6 +93,7 @@ export class GatewayTransport {
     Object.assign(this.timeouts, options.timeouts);
     Object.assign(this.retrySettings, options.retry);
     this.logger = options.logger ?? new Logger('GatewayClient');
+    this.unknownAmounts = new UnknownAmountsLog(this.logger);
     this.baseProfile = mergeWireProfile(DEFAULT_WIRE_PROFILE, options.profile);
   }
 
@@ -116,8 +119,11 @@ export class GatewayTransport {
     const { conn, profile } = ctx ?? (await this.context(operation, needsToken));
     const planned = await plan(profile, conn);
     const answer = await this.send(conn, { operation, invoiceRef, ...planned });
+    const r = new PayloadReader(operation);
     try {
-      return read(new PayloadReader(operation), answer, profile);
+      const value = read(r, answer, profile);
+      this.unknownAmounts.log(r);
+      return value;
     } catch (err) {
       if (!(err instanceof GatewayResponseError)) throw err;
       // The reader's error gets the invoice reference; an implausible amount goes to `onImplausibleAmount`.

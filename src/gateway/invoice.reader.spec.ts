@@ -5,7 +5,10 @@ import {
   legacyCardResponse,
   legacyDueDateResponse,
 } from '../../test/gateway/fixtures';
-import { normalizeInvoice } from './invoice.reader';
+import { GatewayResponseError } from './errors';
+import { invoiceAnswer, normalizeInvoice } from './invoice.reader';
+import { PayloadReader, UnknownAmountsLog } from './payload.reader';
+import { DEFAULT_WIRE_PROFILE } from './wire-profile';
 
 /** Lets a test put a wrong type where the wire type says otherwise. */
 const loose = (o: object) => o as unknown as Record<string, unknown>;
@@ -250,3 +253,77 @@ describe('normalizeInvoice: legacy shape (§2.2)', () => {
     });
   });
 });
+
+describe('normalizeInvoice: amounts decided on, amounts only shown (A1)', () => {
+  /** A paid R$ 2,00 bank slip: the flat R$ 3,49 fee leaves a negative net. */
+  const smallSlip = () => {
+    const body = currentBilletResponse();
+    body.invoice.amount = { gross: 2, net: -1.49, fees: 3.49, discount: 0, shipping: '0.00' };
+    body.invoice.payment.total = 2;
+    return body;
+  };
+
+  it('reads a negative net as negative cents, in either shape', () => {
+    expect(normalizeInvoice(smallSlip()).amounts).toMatchObject({
+      grossCents: 200,
+      netCents: -149,
+      paidCents: 200,
+    });
+    const legacy = legacyDueDateResponse();
+    legacy.fatura.valores.liquido = '-1.49';
+    expect(normalizeInvoice(legacy).amounts.netCents).toBe(-149);
+  });
+
+  it('reads an amount finer than a cent as unknown, never rounded, and names its field (only) for the log', () => {
+    const body = smallSlip();
+    loose(body.invoice.amount).fees = 0.0198;
+    loose(body.invoice.amount).net = '1.9802';
+    const r = new PayloadReader('findInvoiceById');
+    const inv = invoiceAnswer(r, { body }, DEFAULT_WIRE_PROFILE);
+    expect(inv.amounts).toMatchObject({ grossCents: 200, netCents: null, feesCents: null, paidCents: 200 });
+    expect([...r.unknownAmounts]).toEqual(['amount.net', 'amount.fees']);
+    const warned: string[] = [];
+    const log = new UnknownAmountsLog({
+      log: () => {},
+      error: () => {},
+      warn: (m: string) => warned.push(m),
+    });
+    log.log(r);
+    log.log(r);
+    expect(warned).toEqual([
+      expect.stringMatching(/^findInvoiceById: the service's amount\.net is finer than a cent/),
+      expect.stringMatching(/^findInvoiceById: the service's amount\.fees is finer than a cent/),
+    ]);
+    expect(warned.join()).not.toMatch(/1\.9802|0\.0198/);
+  });
+
+  it.each([
+    [
+      'a negative gross',
+      (b: Body) => (b.invoice.amount.gross = -2),
+      /invoice\.amount\.gross: amount below zero/,
+    ],
+    [
+      'a sub-cent gross',
+      (b: Body) => (b.invoice.amount.gross = 2.001),
+      /invoice\.amount\.gross: not a decimal/,
+    ],
+    [
+      'a negative paid',
+      (b: Body) => (b.invoice.payment.total = -2),
+      /invoice\.payment\.total: amount below zero/,
+    ],
+    [
+      'a sub-cent paid',
+      (b: Body) => (b.invoice.payment.total = 1.999),
+      /invoice\.payment\.total: not a decimal/,
+    ],
+  ])('still refuses the invoice for %s', (_name, mutate, problem) => {
+    const body = smallSlip();
+    mutate(body);
+    expect(() => normalizeInvoice(body)).toThrow(GatewayResponseError);
+    expect(() => normalizeInvoice(body)).toThrow(problem);
+  });
+});
+
+type Body = ReturnType<typeof currentBilletResponse>;

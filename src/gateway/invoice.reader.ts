@@ -11,44 +11,12 @@ import {
   MAX_JSON_DEPTH,
   valueAt,
 } from './json';
-import { type Cents, ImplausibleAmountError, MoneyFormatError, serviceAmountToCents } from './money';
+import { PayloadReader } from './payload.reader';
 import type { Invoice, Page, PaymentMethod } from './types';
 import { DEFAULT_WIRE_PROFILE, type WireCodes, type WireListProfile, type WireProfile } from './wire-profile';
 
-// The service's JSON read strictly (identifiers, status, money): an invoice in either shape, a page of a list.
-
-/** Strict reading for one operation: a malformed field is a `GatewayResponseError` naming it. */
-export class PayloadReader {
-  constructor(readonly operation: string) {}
-
-  fail(path: string, problem: string, implausibleAmount = false): never {
-    const context = { operation: this.operation, sent: true };
-    throw new GatewayResponseError(context, `unreadable ${path}: ${problem}`, implausibleAmount);
-  }
-
-  record(value: unknown, path: string): JsonRecord {
-    return asRecord(value) ?? this.fail(path, 'not an object');
-  }
-
-  requiredText(value: unknown, path: string): string {
-    const text = asText(value);
-    if (text === null || text.trim() === '') this.fail(path, 'missing');
-    return text;
-  }
-
-  /** Cents; absent or `""` → `null`; anything not exactly cents, negative or absurd fails. */
-  money(value: unknown, path: string): Cents | null {
-    if (value === null || value === undefined || value === '') return null;
-    if (typeof value !== 'number' && typeof value !== 'string') this.fail(path, 'not an amount');
-    try {
-      return serviceAmountToCents(value);
-    } catch (err) {
-      if (err instanceof MoneyFormatError)
-        this.fail(path, err.message, err instanceof ImplausibleAmountError);
-      throw err;
-    }
-  }
-}
+// The service's JSON read strictly (identifiers, status, the amounts decided on; A1 says which are only shown): an
+// invoice in either shape, a page of a list.
 
 /** A list answer read as the profile says (A7); `pages` derived from `total` when not sent. */
 export function readPage<Item>(
@@ -113,7 +81,18 @@ const side = <I extends 0 | 1>(i: I) =>
   Object.fromEntries(Object.entries(PATHS).map(([key, paths]) => [key, paths[i]])) as Side<I>;
 export const SHAPES = { current: side(0), legacy: side(1) };
 
-const AMOUNTS = ['gross', 'net', 'fees', 'discount', 'shipping', 'paid'] as const;
+/**
+ * How each amount is read (A1). `exact`: decided on (the order's total, what was paid), so exactly cents or the invoice
+ * is refused. `shown`: only displayed, so a negative one is read and one finer than a cent is unknown (`null`).
+ */
+const AMOUNTS = {
+  gross: 'exact',
+  net: 'shown',
+  fees: 'shown',
+  discount: 'shown',
+  shipping: 'shown',
+  paid: 'exact',
+} as const;
 /** Keys only the legacy shape has: a bare invoice holding one is of that shape. */
 const LEGACY_KEYS = ['moeda', 'vencimento', 'valores', 'cartao', 'referencia', 'criacao', 'pagamento'];
 /** The card objects of either shape, and the card data redacted wherever an invoice is kept. */
@@ -137,13 +116,22 @@ export function normalizeInvoice(
   operation = 'normalizeInvoice',
   codes: WireCodes = DEFAULT_WIRE_PROFILE.codes,
 ): Invoice {
-  const r = new PayloadReader(operation);
+  return readInvoiceBody(new PayloadReader(operation), payload, codes);
+}
+
+/** {@link normalizeInvoice} with the reader of the whole answer, which keeps the amounts read as unknown. */
+function readInvoiceBody(r: PayloadReader, payload: unknown, codes: WireCodes): Invoice {
   const top = r.record(payload, 'payload');
   if (exceedsJsonDepth(top)) r.fail('payload', `nested deeper than ${MAX_JSON_DEPTH} levels`);
   const version = asText(asRecord(top.api)?.version);
   const { inv, prefix: p, shape } = invoiceIn(top);
   const at = SHAPES[shape];
-  const money = (path: string | null) => (path === null ? null : r.money(valueAt(inv, path), p + path));
+  const amount = (key: keyof typeof AMOUNTS) => {
+    const path = at[key];
+    if (path === null) return null;
+    const value = valueAt(inv, path);
+    return AMOUNTS[key] === 'exact' ? r.money(value, p + path) : r.displayMoney(value, p + path, path);
+  };
   const card = asRecord(inv[at.card]);
   const hasCard = !!card && at.cardKeys.some((key) => asText(card[key]) !== null);
   const billet = someOf({
@@ -166,7 +154,9 @@ export function normalizeInvoice(
     currency: asText(inv[at.currency]),
     status: statusOf(r, inv.status, `${p}status`),
     method: explicitMethod(inv, codes.paymentTypes) ?? methodOf(hasCard, billet, pix),
-    amounts: Object.fromEntries(AMOUNTS.map((k) => [`${k}Cents`, money(at[k])])) as Invoice['amounts'],
+    amounts: Object.fromEntries(
+      (Object.keys(AMOUNTS) as Array<keyof typeof AMOUNTS>).map((key) => [`${key}Cents`, amount(key)]),
+    ) as Invoice['amounts'],
     pix,
     billet,
     card: hasCard
@@ -198,13 +188,13 @@ export function invoiceIn(top: JsonRecord): { inv: JsonRecord; prefix: string; s
 
 /** The invoice in a write's answer. */
 export function invoiceAnswer(r: PayloadReader, answer: { body: unknown }, profile: WireProfile): Invoice {
-  return normalizeInvoice(answer.body, r.operation, profile.codes);
+  return readInvoiceBody(r, answer.body, profile.codes);
 }
 
 /** An invoice in a list answer: a problem is named by its place in the list. */
 export function readInvoice(r: PayloadReader, item: unknown, at: string, profile: WireProfile): Invoice {
   try {
-    return normalizeInvoice(item, r.operation, profile.codes);
+    return readInvoiceBody(r, item, profile.codes);
   } catch (err) {
     if (err instanceof GatewayResponseError) r.fail(at, err.detail, err.implausibleAmount);
     throw err;

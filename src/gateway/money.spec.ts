@@ -11,8 +11,9 @@ import {
   ImplausibleAmountError,
   MAX_SERVICE_AMOUNT_CENTS,
   serviceAmountToCents,
+  serviceDisplayAmountToCents,
 } from './money';
-import { PayloadReader } from './invoice.reader';
+import { PayloadReader } from './payload.reader';
 
 /** The largest amount the wire carries exactly: 15 significant digits. */
 const MAX_WIRE_CENTS = 999_999_999_999_999;
@@ -142,5 +143,18 @@ describe('money examples', () => {
     }
     expect(() => serviceAmountToCents(Number.POSITIVE_INFINITY)).toThrow(MoneyFormatError);
     expect(() => serviceAmountToCents(Number.NaN)).toThrow(MoneyFormatError);
+  });
+
+  it('an amount only shown may be negative; finer than a cent it is unknown, never rounded; junk is still refused', () => {
+    expect(serviceDisplayAmountToCents(-1.49)).toBe(-149);
+    expect(serviceDisplayAmountToCents('R$ -1,49')).toBe(-149);
+    for (const fine of [0.0198, '1.9802', -0.005, 1e-7, '1.490'])
+      expect(serviceDisplayAmountToCents(fine)).toBeNull();
+    for (const absurd of [MAX_SERVICE_AMOUNT_CENTS / 100 + 0.01, -(MAX_SERVICE_AMOUNT_CENTS / 100) - 0.01]) {
+      expect(() => serviceDisplayAmountToCents(absurd)).toThrow(ImplausibleAmountError);
+    }
+    for (const junk of ['ten', Number.NaN, 1e21]) {
+      expect(() => serviceDisplayAmountToCents(junk)).toThrow(MoneyFormatError);
+    }
   });
 });

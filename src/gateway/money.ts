@@ -88,6 +88,27 @@ export function serviceAmountToCents(value: number | string): Cents {
   return cents;
 }
 
+/** A decimal with more than two places (`0.0198`), or a JSON number so small its text has an exponent (`1e-7`). */
+const FINER_THAN_CENTS = /^[+-]?\d+\.\d{3,}$|^-?\d(?:\.\d+)?e-\d+$/i;
+
+/**
+ * An amount from the service that is only shown, never decided on (A1: `net`, `fees`, `discount`, `shipping`). A
+ * negative one is read: a flat fee above a small invoice leaves a negative `net`. One finer than a cent is `null`,
+ * never rounded. Anything else is read as {@link serviceAmountToCents} reads it (beyond the bound either way: refused).
+ */
+export function serviceDisplayAmountToCents(value: number | string): Cents | null {
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  if (FINER_THAN_CENTS.test(text)) return null;
+  const cents = toCents(value);
+  if (Math.abs(cents) > MAX_SERVICE_AMOUNT_CENTS) {
+    throw new ImplausibleAmountError(
+      `amount beyond ${MAX_SERVICE_AMOUNT_CENTS} cents: ${String(value)}`,
+      value,
+    );
+  }
+  return cents;
+}
+
 /** `1050` → `"10.50"`. */
 export function centsToDecimalString(cents: Cents): string {
   assertCents(cents);

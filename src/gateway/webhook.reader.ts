@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { createHash } from 'node:crypto';
 import { GatewayResponseError } from './errors';
 import { asRecord, asText, firstTextAt, type JsonRecord, sentText, valueAt } from './json';
-import { invoiceIn, PayloadReader, redactCardData, SHAPES, statusOf } from './invoice.reader';
+import { invoiceIn, redactCardData, SHAPES, statusOf } from './invoice.reader';
+import { PayloadReader } from './payload.reader';
 import type { WireProfile, WireWebhookProfile } from './wire-profile';
 
 // A delivery's body parts and `Webhook` header lines, read. Nothing here decides or trusts: the intake checks the

@@ -1,5 +1,6 @@
 import { isLastPage } from './gateway.transport';
-import { PayloadReader, readPage } from './invoice.reader';
+import { readPage } from './invoice.reader';
+import { PayloadReader } from './payload.reader';
 import { valueAt } from './json';
 import { DEFAULT_WIRE_PROFILE, mergeWireProfile } from './wire-profile';
 import { renderTemplate } from './wire-requests';

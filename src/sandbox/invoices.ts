@@ -228,6 +228,7 @@ function totals(input: CreateInput): { grossCents: number; discountCents: number
 
 function feesFor(type: number, grossCents: number): number {
   if (type === PAYMENT_TYPE.pix) return shareOf(grossCents, FEES.pixBasisPoints);
-  if (type === PAYMENT_TYPE.billet) return Math.min(FEES.billetCents, grossCents);
+  // Flat, as the service charges it: a slip below the fee has a negative `net` (A1: the module reads it).
+  if (type === PAYMENT_TYPE.billet) return FEES.billetCents;
   return shareOf(grossCents, FEES.cardBasisPoints);
 }

@@ -159,6 +159,28 @@ describeEachDatabase('webhooks: confirmed with the service before money moves', 
     expect(status.status).not.toBe('captured');
   });
 
+  it('a bank slip below its flat fee (R$ 2,00, net -1,49) is created, paid and confirmed paid, no alert', async () => {
+    const item = { id: 'item_1', title: 'Adesivo', quantity: 1, unit_price: 200, requires_shipping: false };
+    const order = makeOrder({ total: 200, items: [item], shipping_total: 0, discount_total: 0 });
+    const session = await app.get(InvoicePaymentProvider).initiatePayment(checkout(order, 'billet'));
+    expect(session.data).toMatchObject({ creationState: 'created', statusCode: 1, amountCents: 200 });
+    const id = session.data.gatewayId!;
+    expect(sandbox.controls.renderInvoice(id)?.amount).toMatchObject({ gross: 2, net: -1.49, fees: 3.49 });
+    await sandbox.controls.pay(id);
+    await sandbox.controls.waitForDeliveries();
+    const recId = session.data.invoiceRecordId;
+    await waitFor(async () => (await record(recId)).statusCode === 5, 10_000, 'the paid status recorded');
+    await settle();
+    expect(await record(recId)).toMatchObject({
+      grossCents: 200,
+      paidCents: 200,
+      netCents: -149,
+      feesCents: 349,
+    });
+    expect(told(recId).at(-1)!.current).toMatchObject({ code: 5, orderPaymentStatus: 'captured' });
+    expect(alerts.filter((a) => a.invoiceRecordId === recId || a.kind === 'implausible_amount')).toEqual([]);
+  });
+
   it(
     'the service down while processing: the delivery waits and is applied once it is back',
     async () => {
