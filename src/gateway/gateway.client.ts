@@ -63,7 +63,7 @@ export class GatewayClient {
     const context = { operation: 'createInvoice', invoiceRef: ref('referrer', params, 'payment.referrer') };
     const dto = validateInput(inputs.CREATE_INVOICE, params, context, inputs.createInvoiceRules);
     const { referrer, method } = dto.payment;
-    const body = (p: WireProfile) => inputs.toWireCreateInvoice(dto, p.codes);
+    const body = (p: WireProfile) => inputs.toWireCreateInvoice(dto, p);
     return this.transport.call(
       context,
       (p) => ({ referrer, method: 'POST', path: p.paths.invoices, body: body(p), safety: 'create' }),

@@ -1,7 +1,7 @@
 import { isTimeZone } from '../domain/text-and-days';
 import { addFieldError, all as allOf, check, each, integerFrom, optional, Rule } from './dto/validators';
 import { asRecord, exceedsJsonDepth } from './json';
-import { DEFAULT_WIRE_PROFILE } from './wire-profile';
+import { DEFAULT_WIRE_PROFILE, PRODUCT_DISCOUNT_RULES } from './wire-profile';
 import { placeholdersOf } from './wire-requests';
 
 const tooDeep = (value: unknown) => exceedsJsonDepth(value, 8);
@@ -112,6 +112,7 @@ function kindOf(value: unknown, at: string, key: string): Rule {
   if (key === 'method') return oneOf(...(at === 'authenticate.method' ? ['GET', 'POST'] : WRITES));
   if (key === 'credentials') return oneOf('basic', 'body');
   if (at === 'timeZone') return timeZone;
+  if (at === 'productDiscount') return oneOf(...PRODUCT_DISCOUNT_RULES);
   if (typeof value === 'number') return code;
   if (Array.isArray(value)) return jsonPaths;
   if (typeof value !== 'string') return partOf(value as Record<string, unknown>, at);

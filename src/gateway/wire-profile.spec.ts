@@ -132,4 +132,14 @@ describe('checkWireProfileData', () => {
     });
     expect(Object.keys(checkWireProfileData({ timeZone: '-03:00' }))).toEqual(['wireProfile.timeZone']);
   });
+
+  it("takes the product discount's rule only as line or unit", () => {
+    expect(checkWireProfileData({ productDiscount: 'unit' })).toEqual({});
+    expect(checkWireProfileData({ productDiscount: 'line' })).toEqual({});
+    for (const productDiscount of ['units', 'per-unit', 1, null]) {
+      expect(checkWireProfileData({ productDiscount })).toEqual({
+        'wireProfile.productDiscount': ['must be one of line, unit'],
+      });
+    }
+  });
 });

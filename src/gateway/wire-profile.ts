@@ -23,7 +23,16 @@ export interface WireProfile {
    * end (midnight there) and the days of `created_from`. Its `YYYY-MM-DD HH:MM:SS` timestamps are local time there.
    */
   timeZone: string;
+  /**
+   * What a product's `discount` takes off (A1): `line`, the whole line (`amount × qnt − discount`); `unit`, each unit
+   * (`(amount − discount) × qnt`), a line whose discount does not divide by its quantity then sent as two products.
+   */
+  productDiscount: ProductDiscountRule;
 }
+
+/** The values of `WireProfile.productDiscount`. */
+export const PRODUCT_DISCOUNT_RULES = ['line', 'unit'] as const;
+export type ProductDiscountRule = (typeof PRODUCT_DISCOUNT_RULES)[number];
 
 export type ListKind = 'invoices' | 'consumers' | 'mediations' | 'chargebacks';
 
@@ -179,6 +188,7 @@ export const DEFAULT_WIRE_PROFILE: WireProfile = {
     test: ['test', 'data.test', 'payload.test'],
   },
   timeZone: 'America/Sao_Paulo',
+  productDiscount: 'line',
 };
 
 /** `base` with `overrides` laid over it; templates and lookups replace whole. */

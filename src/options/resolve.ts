@@ -1,5 +1,6 @@
 import type { FactoryProvider } from '@nestjs/common';
 import { isTimeZone } from '../domain/text-and-days';
+import { PRODUCT_DISCOUNT_RULES } from '../gateway/wire-profile';
 import type { InvoicePaymentsModuleOptions } from './options';
 import { DEFAULT_ADMIN_PREFIX } from './admin.options';
 import { resolveWebhooksOptions } from './webhooks.options';
@@ -20,10 +21,16 @@ export function checkOptions<T extends InvoicePaymentsModuleOptions>(options: T)
     throw new Error('InvoicePaymentsModule: gateway is required (baseUrl, accessToken, mode)');
   }
   // The admin settings check their own `wireProfile` on save; the options' profile is checked here, at start.
-  const zone = options.gateway.profile?.timeZone;
+  const { timeZone: zone, productDiscount: rule } = options.gateway.profile ?? {};
   if (zone !== undefined && !isTimeZone(zone)) {
     throw new Error(
       `InvoicePaymentsModule: gateway.profile.timeZone ${JSON.stringify(zone)} is not an IANA time zone`,
+    );
+  }
+  if (rule !== undefined && !PRODUCT_DISCOUNT_RULES.includes(rule)) {
+    const allowed = PRODUCT_DISCOUNT_RULES.join(', ');
+    throw new Error(
+      `InvoicePaymentsModule: gateway.profile.productDiscount ${JSON.stringify(rule)} must be one of ${allowed}`,
     );
   }
   if (options.workers !== undefined && typeof options.workers !== 'boolean') {

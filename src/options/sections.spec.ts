@@ -1,4 +1,5 @@
 import { resolveNotificationsOptions } from '../core/status-dispatcher.service';
+import { checkOptions } from './resolve';
 import { resolveWebhooksOptions } from './webhooks.options';
 
 describe('resolveNotificationsOptions', () => {
@@ -33,5 +34,23 @@ describe('resolveWebhooksOptions', () => {
     }
     expect(resolveWebhooksOptions({ merchantToken: 'shop-secret' }).merchantToken).toBe('shop-secret');
     expect(resolveWebhooksOptions({ merchantToken: '' }).merchantToken).toBeNull();
+  });
+});
+
+describe('checkOptions: the wire profile given in the options', () => {
+  const gateway = { baseUrl: 'http://127.0.0.1:9', accessToken: 't', mode: 'sandbox' as const };
+  const withProfile = (profile: object) => () =>
+    checkOptions({ gateway: { ...gateway, profile }, orderPort: class {} } as never);
+
+  it("refuses a product discount's rule other than line or unit, naming it", () => {
+    expect(withProfile({ productDiscount: 'unit' })).not.toThrow();
+    expect(withProfile({ productDiscount: 'units' })).toThrow(
+      'InvoicePaymentsModule: gateway.profile.productDiscount "units" must be one of line, unit',
+    );
+  });
+
+  it('refuses a time zone that does not exist, naming it', () => {
+    expect(withProfile({ timeZone: 'Asia/Tokyo' })).not.toThrow();
+    expect(withProfile({ timeZone: 'America/Sao_Paul' })).toThrow('gateway.profile.timeZone');
   });
 });

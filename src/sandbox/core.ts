@@ -1,6 +1,6 @@
 import type { RenderContext } from './shapes';
 import type { Store } from './store';
-import type { SandboxInvoiceRecord } from './types';
+import type { ProductDiscountRule, SandboxInvoiceRecord } from './types';
 
 /** Event kinds the sandbox delivers (A13). */
 export type EventKind = 'invoice.created' | 'invoice.update' | 'invoice.tracking';
@@ -66,6 +66,8 @@ export interface Core {
   now(): Date;
   /** The IANA time zone the service counts its days and writes its times in (A2). */
   timeZone: string;
+  /** What a product's `discount` takes off: the whole line or each unit (A1). */
+  productDiscount: ProductDiscountRule;
   render(): RenderContext;
   /** Queues the event for delivery with the invoice as it is now. */
   emit(event: EventKind, invoice: SandboxInvoiceRecord): void;

@@ -3,7 +3,7 @@ import { MAX_INSTALLMENTS, PAYMENT_TYPE, PRODUCT_TYPE } from './constants';
 import { addDays, localDay } from './dates';
 import type { JsonObject } from './http';
 import type { CardTokenRecord } from './store';
-import type { SandboxAddress, SandboxInvoiceRecord, SandboxProduct } from './types';
+import type { ProductDiscountRule, SandboxAddress, SandboxInvoiceRecord, SandboxProduct } from './types';
 import { FieldCheck, isEmail } from './validation';
 
 /** A create-invoice request (§4.2) after validation: cents, normalized strings, the card token resolved. */
@@ -38,13 +38,15 @@ const UF = new Set<string>(getStates().map((s) => s.code));
 
 /**
  * Validates a create body (§4.2, A3, A4) and answers the input, or throws one 422 naming every bad field.
- * Today is the calendar day in `zone`, the service's time zone (A2); `cardToken` resolves tokens the sandbox issued.
+ * Today is the calendar day in `zone`, the service's time zone (A2); `cardToken` resolves tokens the sandbox issued;
+ * a product's discount takes off what `rule` says (A1).
  */
 export function parseCreate(
   body: JsonObject,
   now: Date,
   zone: string,
   cardToken: (token: string) => CardTokenRecord | undefined,
+  rule: ProductDiscountRule,
 ): CreateInput {
   const c = new FieldCheck();
   const client = c.object(body, 'client', 'client', true) ?? {};
@@ -86,7 +88,7 @@ export function parseCreate(
   if (typeof installments === 'number' && installments > 1 && type !== PAYMENT_TYPE.card) {
     c.fail('payment.installments', 'must be 1 unless paying by card');
   }
-  const products = parseProducts(c, payment);
+  const products = parseProducts(c, payment, rule);
   const invoiceDiscount = c.money(payment, 'discount', 'payment.discount') ?? 0;
   const shipping = c.object(body, 'shipping', 'shipping');
   const shippingCents =
@@ -162,7 +164,12 @@ function checkDocument(c: FieldCheck, document: string): void {
   }
 }
 
-function parseProducts(c: FieldCheck, payment: JsonObject): SandboxProduct[] {
+/** The cents a product's `discount` takes off its line: itself, or itself on each unit (A1). */
+export function lineDiscountCents(product: SandboxProduct, rule: ProductDiscountRule): number {
+  return rule === 'unit' ? product.discountCents * product.qnt : product.discountCents;
+}
+
+function parseProducts(c: FieldCheck, payment: JsonObject, rule: ProductDiscountRule): SandboxProduct[] {
   const raw = payment.products;
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) return c.fail('payment.products', 'must be an array') ?? [];
@@ -178,8 +185,11 @@ function parseProducts(c: FieldCheck, payment: JsonObject): SandboxProduct[] {
     const qnt = c.integer(p, 'qnt', `${path}.qnt`, { required: true, min: 1 });
     const amount = c.money(p, 'amount', `${path}.amount`, { required: true });
     const discount = c.money(p, 'discount', `${path}.discount`) ?? 0;
-    if (typeof amount === 'number' && typeof qnt === 'number' && discount > amount * qnt) {
-      c.fail(`${path}.discount`, 'must not exceed amount × qnt');
+    if (typeof amount === 'number' && typeof qnt === 'number') {
+      // Each unit's discount is bounded by one unit's price, the line's by the line's.
+      const [most, what] =
+        rule === 'unit' ? [amount, 'amount (it is per unit)'] : [amount * qnt, 'amount × qnt'];
+      if (discount > most) c.fail(`${path}.discount`, `must not exceed ${what}`);
     }
     out.push({
       id: id ?? String(i + 1),

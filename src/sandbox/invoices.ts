@@ -9,14 +9,14 @@ import {
   TRACKABLE_CODES,
 } from './constants';
 import type { Core } from './core';
-import { defaultDueDay, parseCreate, type CreateInput } from './create-request';
+import { defaultDueDay, lineDiscountCents, parseCreate, type CreateInput } from './create-request';
 import { localDay } from './dates';
 import { invalidField, notFound, stateConflict } from './errors';
 import type { JsonObject } from './http';
 import type { Lifecycle } from './lifecycle';
 import { shareOf, toDecimalString } from './money';
 import { billet, pixEndToEndId, pixPayload } from './payment-data';
-import type { SandboxInvoiceRecord } from './types';
+import type { ProductDiscountRule, SandboxInvoiceRecord } from './types';
 import { FieldCheck } from './validation';
 
 /** Largest invoice total: ten digits of cents, what a bank slip can carry. */
@@ -35,8 +35,9 @@ export class Invoices {
   /** POST /invoices: a new invoice in status 1. */
   create(body: JsonObject): SandboxInvoiceRecord {
     const now = this.core.now();
-    const input = parseCreate(body, now, this.core.timeZone, (t) => this.core.store.cardTokens.get(t));
-    const { grossCents, discountCents } = totals(input);
+    const cardToken = (t: string) => this.core.store.cardTokens.get(t);
+    const input = parseCreate(body, now, this.core.timeZone, cardToken, this.core.productDiscount);
+    const { grossCents, discountCents } = totals(input, this.core.productDiscount);
     const store = this.core.store;
     const seq = store.next('invoice');
     const id = store.nextInvoiceNumber();
@@ -213,16 +214,23 @@ export class Invoices {
   }
 }
 
-/** Gross = Σ(amount × qnt − discount) − payment.discount + shipping, in cents (§4.2). */
-function totals(input: CreateInput): { grossCents: number; discountCents: number } {
-  const subtotal = input.products.reduce((s, p) => s + p.amountCents * p.qnt - p.discountCents, 0);
+/**
+ * Gross = Σ(amount × qnt − line discount) − payment.discount + shipping, in cents (§4.2, A1); a line's discount is
+ * the product's `discount`, or `discount × qnt` when the sandbox reads it per unit (`productDiscount`).
+ */
+function totals(
+  input: CreateInput,
+  rule: ProductDiscountRule,
+): { grossCents: number; discountCents: number } {
+  const lineDiscounts = input.products.reduce((s, p) => s + lineDiscountCents(p, rule), 0);
+  const subtotal = input.products.reduce((s, p) => s + p.amountCents * p.qnt, 0) - lineDiscounts;
   if (input.invoiceDiscountCents > subtotal) {
     throw invalidField('payment.discount', "must not exceed the products' total");
   }
   const grossCents = subtotal - input.invoiceDiscountCents + input.shippingCents;
   if (grossCents <= 0) throw invalidField('payment.products', 'the invoice total must be greater than zero');
   if (grossCents > MAX_TOTAL_CENTS) throw invalidField('payment.products', 'the invoice total is too large');
-  const discountCents = input.products.reduce((s, p) => s + p.discountCents, 0) + input.invoiceDiscountCents;
+  const discountCents = lineDiscounts + input.invoiceDiscountCents;
   return { grossCents, discountCents };
 }
 

@@ -8,11 +8,12 @@
  * and the webhook retry policy (A13): SANDBOX_WEBHOOK_ATTEMPTS (default 5),
  * SANDBOX_WEBHOOK_BASE_DELAY_MS (200), SANDBOX_WEBHOOK_FACTOR (2), SANDBOX_WEBHOOK_TIMEOUT_MS (5000). A store outage
  * longer than the retries is simulated with e.g. `SANDBOX_WEBHOOK_ATTEMPTS=1`. SANDBOX_TIME_ZONE (default
- * America/Sao_Paulo) is the zone the service counts its days in (A2).
+ * America/Sao_Paulo) is the zone the service counts its days in (A2). SANDBOX_PRODUCT_DISCOUNT (`line`, the
+ * default, or `unit`) is what a product's `discount` takes off (A1).
  */
 import { ALL_SCOPES, DEFAULT_TOKEN } from './constants';
 import { startSandbox } from './server';
-import type { SandboxOptions } from './types';
+import type { ProductDiscountRule, SandboxOptions } from './types';
 
 /** The webhook retry policy from the environment; a value that is not a number in range is refused by name. */
 export function webhookRetryFromEnv(env: NodeJS.ProcessEnv): SandboxOptions['webhookRetry'] {
@@ -34,6 +35,14 @@ export function webhookRetryFromEnv(env: NodeJS.ProcessEnv): SandboxOptions['web
   return Object.fromEntries(Object.entries(retry).filter(([, v]) => v !== undefined));
 }
 
+/** SANDBOX_PRODUCT_DISCOUNT: `line`, `unit` or unset (the default, `line`); anything else refused by name. */
+export function productDiscountFromEnv(env: NodeJS.ProcessEnv): ProductDiscountRule | undefined {
+  const raw = env.SANDBOX_PRODUCT_DISCOUNT?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'line' || raw === 'unit') return raw;
+  throw new Error(`SANDBOX_PRODUCT_DISCOUNT: must be line or unit, got "${raw}"`);
+}
+
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 4010);
   const persistPath = process.env.SANDBOX_PERSIST || undefined;
@@ -49,6 +58,7 @@ async function main(): Promise<void> {
       .filter(Boolean),
     controlToken: process.env.SANDBOX_CONTROL_TOKEN || undefined,
     timeZone: process.env.SANDBOX_TIME_ZONE?.trim() || undefined,
+    productDiscount: productDiscountFromEnv(process.env),
   });
   console.log(`Payment service sandbox listening on ${sandbox.url}`);
   console.log(`Sample token: ${DEFAULT_TOKEN} (scopes: ${ALL_SCOPES.join(', ')})`);

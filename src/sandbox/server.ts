@@ -35,6 +35,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const now = options.clock ?? (() => new Date());
   const timeZone = options.timeZone ?? DEFAULT_TIME_ZONE;
   if (!isTimeZone(timeZone)) throw new Error(`startSandbox: timeZone "${timeZone}" is not an IANA time zone`);
+  const productDiscount = options.productDiscount ?? 'line';
+  if (productDiscount !== 'line' && productDiscount !== 'unit') {
+    throw new Error(`startSandbox: productDiscount "${String(productDiscount)}" must be line or unit`);
+  }
   const gatewayName = options.gatewayName ?? DEFAULT_GATEWAY_NAME;
   const store = Store.open(options.persistPath);
   const timers = new Timers();
@@ -45,6 +49,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     timers,
     now,
     timeZone,
+    productDiscount,
     render,
     emit: (event, rec) => deliveries.emit(event, rec, registry.list()),
     autoProcessCards: options.autoProcessCards ?? true,

@@ -34,6 +34,12 @@ export interface SandboxOptions {
    * the wire profile's `timeZone`).
    */
   timeZone?: string;
+  /**
+   * What a product's `discount` takes off (A1): `line` (default), the whole line, gross counting
+   * `amount × qnt − discount`; `unit`, each unit, `(amount − discount) × qnt`. `unit` stands in for a service that
+   * chose differently (the module follows it with the wire profile's `productDiscount`).
+   */
+  productDiscount?: ProductDiscountRule;
   /** Lifetime of tokens issued by `GET /auth/token`, in seconds. Default 3600. */
   issuedTokenLifetimeSeconds?: number;
   /** Called with one line per request handled (method, path, status); secrets never appear in it. */
@@ -149,7 +155,10 @@ export interface SandboxControls {
   checkDueDates(): Promise<number>;
 }
 
-/** A product line as stored. */
+/** What a product's `discount` takes off: the whole line, or each unit (A1, `SandboxOptions.productDiscount`). */
+export type ProductDiscountRule = 'line' | 'unit';
+
+/** A product line as stored: its `discount` as sent, read by the sandbox's `productDiscount`. */
 export interface SandboxProduct {
   id: string;
   title: string;

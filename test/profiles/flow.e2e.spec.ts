@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import {
+  CheckoutOrder,
   InvoicePaymentProvider,
   InvoicePaymentsEvents,
   InvoiceRecord,
@@ -19,10 +20,21 @@ import { OTHER_SERVICE_PROFILE, OtherService, startOtherService } from '../suppo
 const SHORT_TOKEN = 'tok_all';
 
 /**
+ * 3 × R$ 50,00 with R$ 10,00 off the line (no whole number of cents a unit), an e-book of 19,90, 5,00 off the order
+ * and 15,00 shipping: R$ 169,90.
+ */
+function oddLineDiscountOrder(): CheckoutOrder {
+  const order = makeOrder({ total: 16990 });
+  order.items[0] = { ...order.items[0], quantity: 3, unit_price: 5000, discount_total: 1000 };
+  return order;
+}
+
+/**
  * The whole flow against two services that follow the spec but chose differently where it is silent: the sandbox
  * (the default wire profile) and another service, reached by saving its wire profile in the admin settings, with
  * no code change. Checkout by PIX, bank slip and card; recovery after an unknown creation outcome; webhooks; the
- * sweep; refund; tracking; the credential check.
+ * sweep; refund; tracking; the credential check. The other service reads a product's discount per unit (the
+ * sandbox behind it runs with `productDiscount: 'unit'`, A1), the sandbox alone as the whole line's.
  */
 describe.each(['default', 'other'] as const)(
   'the flow against a service with the %s wire profile',
@@ -40,6 +52,7 @@ describe.each(['default', 'other'] as const)(
         sandbox = await startSandbox({
           autoProcessCards: true,
           tokens: [{ token: SHORT_TOKEN, scopes: [...ALL_SCOPES] }],
+          productDiscount: profile === 'other' ? 'unit' : 'line',
         });
         if (profile === 'other') other = await startOtherService(sandbox.url);
         host = await startRootApp(db, sandbox, {
@@ -94,6 +107,40 @@ describe.each(['default', 'other'] as const)(
         await waitFor(() => told(order.id).includes(5), 10_000, 'the port told');
         if (other)
           expect(other.received.some((r) => r.method === 'POST' && r.path === '/v2/charges')).toBe(true);
+      });
+
+      it("a line discount of no whole cent a unit: the service's gross is the order's total", async () => {
+        const order = oddLineDiscountOrder();
+        const session = await provider().initiatePayment(checkout(order, 'pix'));
+        const rec = await record(session.data.invoiceRecordId);
+        expect(rec).toMatchObject({ grossCents: 16990, amountMismatch: false });
+        expect(sandbox.controls.getInvoice(rec.gatewayId!)?.grossCents).toBe(16990);
+        if (!other) return;
+        // Per unit: one unit 3,34 off and two 3,33 off, the line's 10,00 exactly.
+        const sent = other.received.filter((r) => r.method === 'POST' && r.path === '/v2/charges').pop();
+        expect((sent?.body as { payment: { products: unknown[] } }).payment.products).toEqual([
+          expect.objectContaining({ id: 'item_1', qnt: 1, amount: 50, discount: 3.34 }),
+          expect.objectContaining({ id: 'item_1', qnt: 2, amount: 50, discount: 3.33 }),
+          expect.objectContaining({ id: 'item_2', qnt: 1, amount: 19.9, discount: 0 }),
+        ]);
+      });
+
+      it("the profile's productDiscount matters: the service's rule left out, its gross is not the order's", async () => {
+        // The other service's profile without the field (its default, line), or per unit against the sandbox's line.
+        const { productDiscount: _perUnit, ...ruleLeftOut } = OTHER_SERVICE_PROFILE;
+        const wrong = profile === 'other' ? ruleLeftOut : { productDiscount: 'unit' };
+        expect((await host.admin('put', 'settings', { wireProfile: wrong })).status).toBe(200);
+        try {
+          const session = await provider().initiatePayment(checkout(oddLineDiscountOrder(), 'pix'));
+          const rec = await record(session.data.invoiceRecordId);
+          // Read per unit, 10,00 a unit is 30,00 off (charged less); read per line, 3,34 + 3,33 is 6,67 off.
+          expect(rec).toMatchObject({ grossCents: other ? 14990 : 17323, amountMismatch: true });
+        } finally {
+          const restored = await host.admin('put', 'settings', {
+            wireProfile: other ? OTHER_SERVICE_PROFILE : null,
+          });
+          expect(restored.status).toBe(200);
+        }
       });
 
       it('bank slip: created with its digitable line', async () => {

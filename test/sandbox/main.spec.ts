@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { webhookRetryFromEnv } from '../../src/sandbox/main';
+import { productDiscountFromEnv, webhookRetryFromEnv } from '../../src/sandbox/main';
 import { waitFor } from '../support/wait-for';
 
 const ROOT = join(__dirname, '..', '..');
@@ -62,6 +62,17 @@ describe('sandbox CLI: webhook retries from the environment', () => {
     expect(() => webhookRetryFromEnv({ SANDBOX_WEBHOOK_ATTEMPTS: '0' })).toThrow(/SANDBOX_WEBHOOK_ATTEMPTS/);
     expect(() => webhookRetryFromEnv({ SANDBOX_WEBHOOK_TIMEOUT_MS: 'x' })).toThrow(
       /SANDBOX_WEBHOOK_TIMEOUT_MS/,
+    );
+  });
+});
+
+describe("sandbox CLI: the product discount's rule from the environment (A1)", () => {
+  it('reads line or unit, unset being the default; refuses anything else, naming the variable', () => {
+    expect(productDiscountFromEnv({})).toBeUndefined();
+    expect(productDiscountFromEnv({ SANDBOX_PRODUCT_DISCOUNT: ' unit ' })).toBe('unit');
+    expect(productDiscountFromEnv({ SANDBOX_PRODUCT_DISCOUNT: 'line' })).toBe('line');
+    expect(() => productDiscountFromEnv({ SANDBOX_PRODUCT_DISCOUNT: 'each' })).toThrow(
+      'SANDBOX_PRODUCT_DISCOUNT: must be line or unit, got "each"',
     );
   });
 });

@@ -197,3 +197,52 @@ describe('sandbox: invoice creation validation (§4.2, A3, A4, A6)', () => {
     );
   });
 });
+
+/**
+ * A1's product discount is the sandbox's `productDiscount` option: `unit` stands in for a service that reads a
+ * product's `discount` as each unit's, and counts gross and the discount's bound so.
+ */
+describe("sandbox: a product's discount read per unit (A1, `productDiscount: 'unit'`)", () => {
+  let unit: SandboxServer;
+  beforeAll(async () => {
+    unit = await startSandbox({ productDiscount: 'unit' });
+  });
+  afterAll(() => unit?.close());
+
+  const create = (products: Json[]) =>
+    call<WireErrorBody & WireInvoiceCurrentResponse>(
+      unit.url,
+      'POST',
+      '/invoices',
+      createBody({ payment: { discount: 1, products } }),
+    );
+
+  it('computes gross = Σ(amount − discount) × qnt − payment.discount + shipping, and echoes each discount', async () => {
+    const res = await create([
+      { id: '1', title: 'A', qnt: 1, amount: 50, discount: 3.34 },
+      { id: '1', title: 'A', qnt: 2, amount: 50, discount: 3.33 },
+      { id: '2', title: 'B', qnt: 3, amount: 0.1, discount: 0.01 },
+    ]);
+    expect(res.status).toBe(200);
+    // 150.00 − (3.34 + 6.66) + 0.30 − 0.03 − 1.00 = 139.27; read per line, 150.30 − 6.68 − 1.00 = 142.62
+    expect(res.body.invoice.amount).toMatchObject({ gross: 139.27, discount: 11.03 });
+    expect(res.body.invoice.products.map((p) => p.discount)).toEqual(['3.34', '3.33', '0.01']);
+  });
+
+  it("refuses a unit's discount above its price, naming the product's discount", async () => {
+    const res = await create([{ id: '1', title: 'A', qnt: 3, amount: 10, discount: 10.01 }]);
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors ?? {})).toEqual(['payment.products[0].discount']);
+    const whole = [
+      { id: '1', title: 'A', qnt: 3, amount: 10, discount: 10 },
+      { id: '2', title: 'B', qnt: 1, amount: 5 },
+    ];
+    expect((await create(whole)).body.invoice.amount.gross).toBe(4);
+  });
+
+  it('refuses to start with another rule', async () => {
+    await expect(startSandbox({ productDiscount: 'each' as never })).rejects.toThrow(
+      'startSandbox: productDiscount "each" must be line or unit',
+    );
+  });
+});

@@ -13,6 +13,8 @@ import type { AddressInfo } from 'node:net';
  *   `{ ok, result: { charges | items }, paging: { current, count } }` (no page count, no page size);
  * - `payment.type` 10/20/30 (PIX, slip, card), `product_type` 7/8 (physical, digital);
  * - a PIX answer carries a bank-slip block too;
+ * - a product's `discount` is each unit's, not the line's (the sandbox behind it started with
+ *   `productDiscount: 'unit'`: this stand-in passes products on as they came);
  * - refund `POST /v2/charges/refunds` `{ charge, value_cents }`; tracking `POST /v2/shipments`
  *   `{ charge_id, code, carrier, url }` answering `{ ok: true }`;
  * - no authenticate or credential-status operation (404);
@@ -274,4 +276,5 @@ export const OTHER_SERVICE_PROFILE = {
     sentAt: ['enviado_em'],
     test: ['teste'],
   },
+  productDiscount: 'unit',
 } as const;

@@ -9,7 +9,8 @@ import type {
   PaymentMethod,
   RefundParams,
 } from '../types';
-import type { WireCodes } from '../wire-profile';
+import type { WireProfile } from '../wire-profile';
+import { productsUnder } from './product-discounts';
 import * as V from './validators';
 
 const text = V.check('is required (a non-empty string)', V.isNonBlank);
@@ -145,15 +146,24 @@ export function createInvoiceRules({ client, payment }: CreateInvoiceParams): V.
   return errors;
 }
 
-/** Validated `CreateInvoiceParams` → the §4.2 body (codes from the profile, exact decimal amounts, A1). */
-export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCodes) {
+/**
+ * Validated `CreateInvoiceParams` → the §4.2 body: codes and the product discount's rule from the profile, exact
+ * decimal amounts (A1).
+ */
+export function toWireCreateInvoice(
+  params: CreateInvoiceParams,
+  { codes, productDiscount }: Pick<WireProfile, 'codes' | 'productDiscount'>,
+) {
   const { client, payment } = params;
+  // Each product's `discount` as the service reads it (A1): the line's, or each unit's (a line may go as two).
+  const wireProducts = (list: Product[]) =>
+    productsUnder(productDiscount, list).map((p) => wireFields(p, PRODUCT, PRODUCT_NAMES));
   const body: Record<string, unknown> = {
     client: wireFields(client, CLIENT),
     payment: wireFields(payment, PAYMENT, {
       physical: ['product_type', (v: boolean) => codes.productTypes[v ? 'physical' : 'digital']],
       method: ['type', (v: PaymentMethod) => codes.paymentTypes[v]],
-      products: ['products', (v: object[]) => v.map((p) => wireFields(p, PRODUCT, PRODUCT_NAMES))],
+      products: ['products', wireProducts],
       card: ['card', (c: Card) => (payment.method === 'card' ? wireCard(c) : undefined)],
     }),
   };
@@ -165,6 +175,7 @@ export function toWireCreateInvoice(params: CreateInvoiceParams, codes: WireCode
 
 type WireField = [name: string, convert: (value: never) => unknown];
 type Card = NonNullable<CreateInvoiceParams['payment']['card']>;
+type Product = CreateInvoiceParams['payment']['products'][number];
 
 const same = (v: unknown) => v;
 const wireCard = (c: Card) => ({

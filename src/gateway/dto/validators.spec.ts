@@ -8,8 +8,10 @@ import {
   listInvoicesRules,
   REFUND,
   refundRules,
+  toWireCreateInvoice,
   TRACKING,
 } from './inputs';
+import { DEFAULT_WIRE_PROFILE, type ProductDiscountRule } from '../wire-profile';
 import { isCalendarDay, isTaxDocument, validateInput } from './validators';
 import { validCreateParams } from '../../../test/gateway/fixtures';
 
@@ -176,5 +178,61 @@ describe('other inputs', () => {
     expect(isCalendarDay('2023-2-28')).toBe(false);
     expect(isTaxDocument('11222333000181')).toBe(true);
     expect(isTaxDocument('11.222.333/0001-81')).toBe(false);
+  });
+});
+
+describe("the create request under the wire profile's productDiscount (A1)", () => {
+  type WireProduct = { id: string; title: string; qnt: number; discount: number; amount: number };
+  /** R$ 50,00 a unit, `quantity` units, `discountCents` off the line, and a plain line after it. */
+  function wireProducts(rule: ProductDiscountRule, quantity: number, discountCents: number): WireProduct[] {
+    const p = validCreateParams();
+    p.payment.products = [
+      { id: 'p1', title: 'Mug', quantity, discountCents, unitAmountCents: 5000 },
+      { id: 'p2', title: 'Book', quantity: 1, discountCents: 0, unitAmountCents: 1990 },
+    ];
+    const body = toWireCreateInvoice(p, { ...DEFAULT_WIRE_PROFILE, productDiscount: rule });
+    return (body.payment as { products: WireProduct[] }).products;
+  }
+  /** Cents a product takes off when the service reads its discount per unit, from the wire text (no float sum). */
+  const unitCentsOff = (p: WireProduct) => {
+    const [units, decimals = ''] = String(p.discount).split('.');
+    return p.qnt * (Number(units) * 100 + Number(decimals.padEnd(2, '0')));
+  };
+
+  it("line (the default): each product as given, its discount the line's", () => {
+    expect(DEFAULT_WIRE_PROFILE.productDiscount).toBe('line');
+    expect(wireProducts('line', 2, 1000)).toEqual([
+      { id: 'p1', title: 'Mug', qnt: 2, discount: 10, amount: 50 },
+      { id: 'p2', title: 'Book', qnt: 1, discount: 0, amount: 19.9 },
+    ]);
+  });
+
+  it("unit: a discount that divides by the quantity goes as each unit's share", () => {
+    expect(wireProducts('unit', 2, 1000)).toEqual([
+      { id: 'p1', title: 'Mug', qnt: 2, discount: 5, amount: 50 },
+      { id: 'p2', title: 'Book', qnt: 1, discount: 0, amount: 19.9 },
+    ]);
+  });
+
+  it("unit: one that does not divide splits the line in two, whole cents adding up to the line's", () => {
+    // 10,00 off 3 units: one unit 3,34 off, two units 3,33 off (3,34 + 2 × 3,33 = 10,00).
+    const split = wireProducts('unit', 3, 1000);
+    expect(split).toEqual([
+      { id: 'p1', title: 'Mug', qnt: 1, discount: 3.34, amount: 50 },
+      { id: 'p1', title: 'Mug', qnt: 2, discount: 3.33, amount: 50 },
+      { id: 'p2', title: 'Book', qnt: 1, discount: 0, amount: 19.9 },
+    ]);
+    for (const [quantity, discountCents] of [
+      [7, 100],
+      [3, 1],
+      [9, 14_999],
+      [1000, 999_999],
+    ]) {
+      const products = wireProducts('unit', quantity, discountCents).filter((p) => p.id === 'p1');
+      expect(products.length).toBeLessThanOrEqual(2);
+      expect(products.reduce((sum, p) => sum + p.qnt, 0)).toBe(quantity);
+      expect(products.reduce((sum, p) => sum + unitCentsOff(p), 0)).toBe(discountCents);
+      expect(products.every((p) => /^\d+(\.\d{1,2})?$/.test(String(p.discount)))).toBe(true);
+    }
   });
 });
