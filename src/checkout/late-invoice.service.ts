@@ -7,7 +7,7 @@ import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
 import { InvoiceStatusService } from '../core/invoice-status.service';
 import { captured, reportChangesNothing } from '../core/status-report';
-import { InvoiceRecordStore, isUniqueViolation } from '../core/invoice-record.store';
+import { InvoiceRecordStore, invoiceOrderFollows, isUniqueViolation } from '../core/invoice-record.store';
 import { CreationOutcomes } from './creation-outcomes.service';
 import { InvoiceCreationService } from './invoice-creation.service';
 import { OnePayableInvoice } from './one-payable-invoice.service';
@@ -45,20 +45,29 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     if (record.gatewayId !== null) {
       return { ...none, ignored: await this.secondUnderReferrer(record, invoice) };
     }
-    if (!(await this.link(record, invoice, source))) {
+    const duplicateOf = await this.duplicateOfAtLink(record, invoice);
+    if (!(await this.link(record, invoice, source, duplicateOf))) {
       const now = await this.store.get(record.id);
       return now.gatewayId === invoice.id ? this.linkedMeanwhile(now, invoice, source) : none;
+    }
+    // Linked paid beside the order's paid invoice: the link set the mark, so it raises the alert (once: one link).
+    if (duplicateOf !== null && isCaptured(invoice)) {
+      this.onePayable.alertPaid(await this.store.get(record.id), await this.store.get(duplicateOf));
     }
     await this.onePayable.enforce(record.orderId);
     return { record: await this.store.get(record.id), foreign: null, applied: true as const };
   }
 
   /** `false` if the record was linked meanwhile. */
-  private async link(record: InvoiceRecord, invoice: Invoice, source: StatusReportSource): Promise<boolean> {
+  private async link(
+    record: InvoiceRecord,
+    invoice: Invoice,
+    source: StatusReportSource,
+    duplicateOf: string | null,
+  ): Promise<boolean> {
     const closed = record.creationState === 'failed';
     // Marked in the link's own write, so its first change reaches the host as a duplicate's; a mark the record
     // carries that the decision made now does not is cleared.
-    const duplicateOf = await this.unpaidDuplicateOf(record, invoice);
     const mark = duplicateOf !== record.duplicateOf ? { duplicateOf } : {};
     const note = `late invoice ${invoice.id}; before: ${record.failureReason ?? ''}`;
     try {
@@ -87,8 +96,19 @@ export class LateInvoiceService implements LateInvoiceAdopter {
     return { record, foreign: null, applied: true as const };
   }
 
-  /** The record this unpaid invoice duplicates: the order's paid invoice, else another attempt holding the order. */
-  private async unpaidDuplicateOf(record: InvoiceRecord, invoice: Invoice): Promise<string | null> {
+  /**
+   * The record the invoice duplicates, decided at its link. Paid: the paid invoice the order follows, if it has
+   * one (the host heard that payment as the order's: this one is the money to return). Unpaid: the order's paid
+   * invoice, else another attempt holding the order.
+   */
+  private async duplicateOfAtLink(record: InvoiceRecord, invoice: Invoice): Promise<string | null> {
+    if (isCaptured(invoice)) {
+      const follows = invoiceOrderFollows(
+        await this.store.rows.findBy({ orderId: record.orderId }),
+        record.orderId,
+      );
+      return follows && follows.id !== record.id && captured(follows) ? follows.id : null;
+    }
     if (!statusIs(invoice.status.code, 'open')) return null;
     const paid = (await this.store.linkedOf(record.orderId)).find(captured);
     if (paid) return paid.id;
@@ -102,7 +122,7 @@ export class LateInvoiceService implements LateInvoiceAdopter {
    */
   private async secondUnderReferrer(record: InvoiceRecord, invoice: Invoice): Promise<string | undefined> {
     const where = `order ${record.orderId}: invoice ${invoice.id} has the referrer of invoice ${record.gatewayId}`;
-    if (statusRow(invoice.status.code)?.session === 'captured') {
+    if (isCaptured(invoice)) {
       const message = `${where} and was paid: refund it (the order follows ${record.gatewayId})`;
       this.onePayable.alertPaidTwice(record.orderId, null, record.id, message);
       return `${where}: paid, alerted`;
@@ -117,4 +137,9 @@ export class LateInvoiceService implements LateInvoiceAdopter {
       return undefined;
     }
   }
+}
+
+/** Whether the service reports the invoice paid (or what follows a payment: refunds, a dispute). */
+function isCaptured(invoice: Invoice): boolean {
+  return statusRow(invoice.status.code)?.session === 'captured';
 }

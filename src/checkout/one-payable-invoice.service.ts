@@ -9,7 +9,7 @@ import { GatewayStateConflictError } from '../gateway/errors';
 import { GatewayClient } from '../gateway/gateway.client';
 import type { Invoice } from '../gateway/types';
 import type { InvoiceRecord } from '../persistence/invoice.entity';
-import { InvoiceRecordStore } from '../core/invoice-record.store';
+import { InvoiceRecordStore, invoiceOrderFollows } from '../core/invoice-record.store';
 
 /** Rounds of {@link OnePayableInvoice.enforce} while another caller keeps changing the order's open slot. */
 const ENFORCE_ROUNDS = 3;
@@ -75,10 +75,13 @@ export class OnePayableInvoice implements OnModuleInit, OnModuleDestroy {
     // Else a payable invoice marked as the duplicate of one no longer kept (closed, canceled) is the order's.
     const orphan = paid.length === 0 && !holder && !unmarked ? linked.find(isPayable) : undefined;
     if (orphan && !(await this.store.unmark(orphan))) return false;
-    const keeper = paid[0] ?? holder ?? unmarked ?? orphan ?? null;
+    // Of two paid, the one the order follows (its payment is the one the host heard as the order's), else the first.
+    const follows = invoiceOrderFollows(holder ? [holder, ...linked] : linked, orderId);
+    const keeper = paid.find((r) => r.id === follows?.id) ?? paid[0] ?? holder ?? unmarked ?? orphan ?? null;
     if (!keeper) return true;
-    for (const other of paid.slice(1)) {
-      // Whoever sets the mark raises the alert, so once per duplicate.
+    for (const other of paid) {
+      if (other.id === keeper.id) continue;
+      // Whoever sets the mark raises the alert, so once per duplicate (a late invoice linked paid: its link).
       if (await this.store.setIfNull(other.id, 'duplicateOf', keeper.id)) this.alertPaid(other, keeper);
     }
     for (const other of linked) {
@@ -145,7 +148,8 @@ export class OnePayableInvoice implements OnModuleInit, OnModuleDestroy {
     return true;
   }
 
-  private alertPaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): void {
+  /** Alerts a paid invoice marked as the duplicate of `keeper`, the one the order follows: refund the duplicate. */
+  alertPaid(duplicate: InvoiceRecord, keeper: InvoiceRecord): void {
     const message =
       `order ${duplicate.orderId}: invoices ${keeper.gatewayId} (record ${keeper.id}) and ${duplicate.gatewayId} ` +
       `(record ${duplicate.id}) were both paid; the order follows ${keeper.gatewayId}: refund ${duplicate.gatewayId}`;

@@ -207,6 +207,20 @@ export class InvoiceRecordStore {
   }
 }
 
+/**
+ * The invoice the order follows among its records: the one holding the order, or, when that one is marked as a
+ * duplicate (another invoice's payment won while its cancel had not taken effect), the one it duplicates. `null`
+ * when none holds it: an invoice paid after its cancel, for one, never holds the order again.
+ */
+export function invoiceOrderFollows(
+  records: readonly InvoiceRecord[],
+  orderId: string,
+): InvoiceRecord | null {
+  const holder = records.find((r) => r.openOrderId === orderId);
+  if (!holder?.duplicateOf) return holder ?? null;
+  return records.find((r) => r.id === holder.duplicateOf) ?? null;
+}
+
 export function isUniqueViolation(err: unknown): boolean {
   if (!(err instanceof QueryFailedError)) return false;
   const driverError = (err as QueryFailedError & { driverError?: { code?: string } }).driverError;

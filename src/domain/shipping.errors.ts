@@ -15,9 +15,12 @@ export class ShipmentValidationError extends InvoicePaymentsError {
 export class OrderNotPaidError extends InvoicePaymentsError {
   constructor(
     readonly orderId: string,
-    /** `no_invoice`: the order has no invoice at all; `not_paid`: none of its invoices is in status 4, 5 or 8. */
+    /**
+     * `no_invoice`: the order has no invoice at all; `not_paid`: the invoice the order follows (the one holding it,
+     * not a duplicate) is not in status 4, 5 or 8, or none holds it.
+     */
     readonly reason: 'no_invoice' | 'not_paid',
-    /** Status code of the order's latest invoice, when it has one. */
+    /** Status code of the invoice the order follows, else of its latest invoice, when it has one. */
     readonly statusCode: number | null,
   ) {
     super(

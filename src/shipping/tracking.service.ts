@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nest
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { isUniqueViolation } from '../core/invoice-record.store';
+import { invoiceOrderFollows, isUniqueViolation } from '../core/invoice-record.store';
 import { CLOCK, type Clock } from '../domain/clock';
 import { statusIs } from '../domain/status-table';
 import { textProblem } from '../domain/text-and-days';
@@ -45,7 +45,8 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Queues an order's tracking code for the worker; a new code supersedes the order's older codes still waiting.
-   * @throws ShipmentValidationError naming the bad field, or OrderNotPaidError (no invoice in status 4, 5 or 8).
+   * @throws ShipmentValidationError naming the bad field, or OrderNotPaidError (the invoice the order follows is not
+   * in status 4, 5 or 8).
    */
   async recordShipment(input: RecordShipmentInput): Promise<RecordShipmentResult> {
     const [shipment, invoice] = await this.accept(input).catch((err: unknown) => {
@@ -85,15 +86,20 @@ export class TrackingService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** The valid shipment and the order's latest invoice a tracking code may be attached to. */
+  /**
+   * The valid shipment and the invoice its code is attached to: the one the order follows, when it is paid. Not a
+   * paid duplicate (its money goes back) nor one paid after its cancel while another attempt holds the order.
+   */
   private async accept(input: RecordShipmentInput): Promise<[ValidShipment, InvoiceRecord]> {
     const shipment = validateShipment(input);
     const orderId = shipment.orderId;
     const invoices = await this.invoices.find({ where: { orderId }, order: { attempt: 'DESC' } });
     if (invoices.length === 0) throw new OrderNotPaidError(orderId, 'no_invoice', null);
-    const paid = invoices.find((i) => statusIs(i.statusCode, 'trackable') && i.gatewayInvoiceId !== null);
-    if (!paid) throw new OrderNotPaidError(orderId, 'not_paid', invoices[0].statusCode);
-    return [shipment, paid];
+    const follows = invoiceOrderFollows(invoices, orderId);
+    if (!follows || !statusIs(follows.statusCode, 'trackable') || follows.gatewayInvoiceId === null) {
+      throw new OrderNotPaidError(orderId, 'not_paid', (follows ?? invoices[0]).statusCode);
+    }
+    return [shipment, follows];
   }
 
   private async store(shipment: ValidShipment, invoice: InvoiceRecord): Promise<RecordShipmentResult> {

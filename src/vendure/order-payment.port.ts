@@ -49,6 +49,8 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
     }
     const code = change.current.code;
     const invoice = change.gatewayId ?? change.invoiceRecordId;
+    // A duplicate's changes do not move the order (core/ports.ts): no Payment for it; its payment is noted.
+    if (change.duplicateOf) return this.noteDuplicate(ctx, change, invoice);
     // Money taken for another amount reaches the port as `requires_more`, never captured.
     const state = paymentStateOf(code, change.current.sessionStatus === 'requires_more');
     // Looked at first outside a transaction: a report that changes nothing (a refund, a repeated delivery) opens
@@ -142,6 +144,23 @@ export class VendureOrderPaymentPort implements OrderPaymentPort {
           `Vendure's refunds add up to R$ ${centsToDecimalString(known)}.`,
       );
     }
+  }
+
+  /** A duplicate paid: the order keeps the Payment of the invoice it follows; the duplicate's money goes back. */
+  private async noteDuplicate(
+    ctx: RequestContext,
+    change: PaymentStatusChange,
+    invoice: string,
+  ): Promise<void> {
+    if (change.current.code !== InvoiceStatusCode.Paid) return;
+    const kept = await recordOf(this.connection, change.duplicateOf ?? '');
+    const follows = kept?.gatewayId ?? change.duplicateOf;
+    await this.note(
+      ctx,
+      change,
+      `Invoice ${invoice} was paid too, as a duplicate of invoice ${follows}: the order follows ${follows}; ` +
+        `refund ${invoice} (it has no Payment on this order).`,
+    );
   }
 
   /** None: thrown, so the module retries until the store owner creates one (the change is kept). */

@@ -1,6 +1,7 @@
 import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { InvoicePaymentsAlert, InvoiceRecord } from '../../src/index';
 import type { SandboxServer } from '../../src/sandbox';
+import { TrackingService } from '../../src/shipping/tracking.service';
 import {
   CheckoutApp,
   checkout,
@@ -19,7 +20,8 @@ const CANCEL_LATENCY_MS = 1500;
  * A late first invoice, linked as a duplicate of the order's second (unpaid) one, is paid while its cancel is on the
  * way (the service refuses the cancel, 409, and the module reads it back paid) or after its cancel failed (the sweep
  * then applies the payment). Then "a paid invoice wins and the order follows it" (docs/checkout.md): the order's
- * other invoice is canceled, the paid one's change is no duplicate's, and no "both paid" alert is raised.
+ * other invoice is canceled, the paid one's change is no duplicate's, and no "both paid" alert is raised. Paid after
+ * the order's own invoice was paid and heard, it is the duplicate: the one to refund.
  */
 describeEachDatabase('a duplicate paid before its cancel took effect', (kind) => {
   let db: TestDatabase;
@@ -126,5 +128,50 @@ describeEachDatabase('a duplicate paid before its cancel took effect', (kind) =>
       others: [6],
     });
     expect((await shop.provider.initiatePayment(checkout(order, 'pix'))).status).toBe('captured');
+  });
+
+  it('paid after the order was settled on attempt 2: the late one is the duplicate to refund; tracking on attempt 2', async () => {
+    const { order, late } = await lateFirst();
+    const second = await db.dataSource
+      .getRepository(InvoiceRecord)
+      .findOneByOrFail({ openOrderId: order.id });
+    // The shopper pays attempt 2: the host hears it and settles the order on it.
+    await sandbox.controls.pay(second.gatewayId!);
+    await shop.provider.retrievePayment({ data: { invoiceRecordId: second.id } });
+    await shop.notified();
+    // The late first invoice is paid too (a second PIX code the shopper had); the sweep finds it, twice.
+    await sandbox.controls.pay(late.id);
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    expect((await shop.app.get(ReconciliationService).sweep()).error).toBeNull();
+    await shop.notified();
+
+    const [first, now] = await records(order.id);
+    const paidChanges = shop.port.changes
+      .filter((c) => c.orderId === order.id && c.current.code === 5)
+      .map((c) => [c.invoiceRecordId, c.duplicateOf ?? null]);
+    const bothPaid = shop.alerts.filter(
+      (a: InvoicePaymentsAlert) => a.orderId === order.id && a.kind === 'duplicate_paid',
+    );
+    const tracking = shop.app.get(TrackingService);
+    const shipped = await tracking.recordShipment({ orderId: order.id, trackingCode: 'BR123456789BR' });
+    const [row] = await tracking.listForOrder(order.id);
+    expect({
+      first: [first.gatewayId, first.statusCode, first.duplicateOf],
+      second: [now.id, now.statusCode, now.duplicateOf, now.openOrderId],
+      paidChanges,
+      bothPaid: bothPaid.map((a) => [a.invoiceRecordId, a.relatedInvoiceRecordId]),
+      shipped: [shipped.outcome, row.invoiceRecordId],
+    }).toEqual({
+      first: [late.id, 5, second.id],
+      second: [second.id, 5, null, order.id],
+      // The host heard attempt 2's payment as the order's, the late one's as a duplicate's (it moves nothing).
+      paidChanges: [
+        [second.id, null],
+        [first.id, second.id],
+      ],
+      bothPaid: [[first.id, second.id]],
+      shipped: ['queued', second.id],
+    });
+    expect(bothPaid[0].message).toContain(`the order follows ${second.gatewayId}: refund ${late.id}`);
   });
 });

@@ -101,4 +101,34 @@ describeEachDatabase('shipping in the root module', (kind) => {
     expect((await record(rec.id)).statusCode).toBe(5);
     expect(logger.lines.join('\n')).not.toContain(TOKEN);
   });
+
+  it('money that came on an invoice canceled by the switch to another method is no payment of the order', async () => {
+    const order = makeOrder();
+    const provider = app.get(InvoicePaymentProvider);
+    const pix = await provider.initiatePayment(checkout(order, 'pix'));
+    // The shopper switches to bank slip: the PIX is canceled, the slip holds the order.
+    const slip = await provider.updatePayment({
+      amount: order.total,
+      currency_code: 'BRL',
+      data: { invoiceRecordId: pix.id, order, method: 'billet' },
+    });
+    expect((await record(pix.id)).statusCode).toBe(6);
+    // The PIX transfer the shopper started before switching reaches the service after the cancel.
+    await sandbox.controls.setStatus(pix.data.gatewayId!, 5);
+    await settle();
+    await waitFor(async () => (await record(pix.id)).statusCode === 5, 15_000, 'paid after cancel');
+    const shipment = { orderId: order.id, trackingCode: 'BR111222333BR' };
+
+    // That money goes back (paid_after_cancel): the order is not paid, its slip is.
+    await expect(app.get(TrackingService).recordShipment(shipment)).rejects.toMatchObject({
+      reason: 'not_paid',
+      statusCode: 1,
+    });
+    await sandbox.controls.pay(slip.data.gatewayId!);
+    await settle();
+    await waitFor(async () => (await record(slip.id)).statusCode === 5, 15_000, 'the slip paid');
+    await app.get(TrackingService).recordShipment(shipment);
+    const rows = await db.dataSource.getRepository(TrackingOutbox).findBy({ orderId: order.id });
+    expect(rows.map((r) => r.invoiceRecordId)).toEqual([slip.id]);
+  });
 });

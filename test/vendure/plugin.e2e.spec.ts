@@ -1,4 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
+import { TransactionalConnection } from '@vendure/core';
+import { StatusChangeDispatcher } from '../../src/core/status-dispatcher.service';
+import { GatewayClient } from '../../src/gateway/gateway.client';
+import { InvoiceRecord } from '../../src/persistence/invoice.entity';
+import { ReconciliationService } from '../../src/reconciliation/open-invoices.reconciler';
 import { TEST_CARDS } from '../../src/sandbox';
 import { WebhookInboxProcessor } from '../../src/webhooks/webhook-inbox.processor';
 import { waitFor } from '../support/app';
@@ -338,6 +344,70 @@ describeEachDatabase('InvoicePaymentsPlugin in a real Vendure server', (kind) =>
     const { settlePayment } = await env.admin.query(SETTLE_PAYMENT, { id: held.payments[0].id });
     expect(settlePayment).toMatchObject({ state: 'Settled' });
     expect((await settled(cart.id)).payments).toHaveLength(1);
+  });
+
+  /** A closed attempt of the order's, whose invoice lands at the service anyway (as one that timed out would). */
+  async function lateInvoiceOf(holder: InvoiceRecord, attempt: number) {
+    const repo = env.get(TransactionalConnection).rawConnection.getRepository(InvoiceRecord);
+    const referrer = holder.referrer.replace(/-\d+$/, `-${attempt}`);
+    await repo.insert({
+      ...holder,
+      ...{ gatewayId: null, gatewayUuid: null, gatewayInvoiceId: null, statusCode: null, statusText: null },
+      id: randomUUID(),
+      attempt,
+      referrer,
+      creationState: 'failed',
+      openOrderId: null,
+      failureReason: 'not created',
+      statusTokenHash: null,
+      previousTokenHash: null,
+      version: 1,
+    });
+    const client = { name: 'Maria Silva', document: '52998224725', email: 'maria@example.com' };
+    const line = {
+      id: 'order',
+      title: 'Order',
+      quantity: 1,
+      discountCents: 0,
+      unitAmountCents: holder.amountCents,
+    };
+    return env.get(GatewayClient).createInvoice({
+      client,
+      payment: { method: 'pix', physical: false, id: holder.orderId, referrer, products: [line] },
+    });
+  }
+  const sweepAndNotify = async () => {
+    expect((await env.get(ReconciliationService).sweep()).error).toBeNull();
+    await env.get(StatusChangeDispatcher).drain();
+  };
+
+  it("a duplicate invoice's changes do not move the order: no Payment for it; paid, a note says to refund it", async () => {
+    const cart = await cartReadyToPay(env, `dup-${kind}@example.com`);
+    const session = await startPayment(env, { method: 'pix', document: CPF });
+    const records = env.get(TransactionalConnection).rawConnection.getRepository(InvoiceRecord);
+    const holder = await records.findOneByOrFail({ gatewayId: session.invoiceId! });
+
+    // Unpaid, it is canceled as the duplicate of the order's invoice: no Declined Payment for it.
+    const unpaid = await lateInvoiceOf(holder, 2);
+    await sweepAndNotify();
+    expect(env.sandbox.controls.getInvoice(unpaid.id)!.statusCode).toBe(6);
+    expect((await adminOrder(env, cart.id)).payments).toEqual([]);
+
+    // The order is paid; then another late invoice arrives paid: the order keeps its one Payment.
+    await env.sandbox.controls.pay(session.invoiceId!);
+    await settled(cart.id);
+    const paid = await lateInvoiceOf(holder, 3);
+    await env.sandbox.controls.pay(paid.id);
+    await sweepAndNotify();
+    expect(await records.findOneByOrFail({ gatewayId: paid.id })).toMatchObject({
+      statusCode: 5,
+      duplicateOf: holder.id,
+    });
+    const order = await settled(cart.id);
+    expect(order.payments.map((p) => [p.transactionId, p.state])).toEqual([[session.invoiceId, 'Settled']]);
+    expect(notes(order)).toContainEqual(
+      expect.stringContaining(`the order follows ${session.invoiceId}; refund ${paid.id}`),
+    );
   });
 
   it('a coupon reaches the invoice as the line discount Vendure prorated; the invoice total is the order total', async () => {
