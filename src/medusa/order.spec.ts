@@ -201,6 +201,52 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
       );
     });
 
+    it.each([
+      ['a number', 52998224725, /must be a string/],
+      ['an object', { cpf: '52998224725' }, /must be a string/],
+      ['a control character', '529982247\u202E25', /control characters/],
+    ])(
+      "the storefront's document as %s is a 400 naming data.document, never ignored",
+      (_, document, problem) => {
+        expect(() => build({ cart, document })).toThrow(
+          expect.objectContaining({ fields: { 'data.document': [expect.stringMatching(problem)] } }),
+        );
+        // Refused even when the signed-in customer has a CPF of its own, as data.first_name is.
+        const signedIn = () =>
+          buildCheckoutData({
+            sessionId: 'payses_d',
+            amountCents: 5990,
+            currencyCode: 'brl',
+            context: { customer },
+            data: { cart, document },
+            defaultMethod: 'pix',
+          });
+        expect(signedIn).toThrow(
+          expect.objectContaining({ fields: { 'data.document': [expect.any(String)] } }),
+        );
+      },
+    );
+
+    it.each([
+      ['"3" for a card', 'card', '3', /integer from 1 to 12/],
+      ['2.5 for a card', 'card', 2.5, /integer from 1 to 12/],
+      ['"3" for PIX', 'pix', '3', /must be 1/],
+    ])(
+      'installments %s reach the mapping and are a 400 naming installments',
+      (_, method, installments, problem) => {
+        const card = { token: 't', expiry: '12/40', holder_name: 'MARIA SOUZA' };
+        const data = build({ cart, method, card, installments });
+        expect(() =>
+          mapOrderToInvoice(
+            { amount: 5990, currency_code: 'brl', data },
+            resolveCheckoutOptions({ methods: ['pix', 'card'], maxInstallments: 12 }),
+            Date.now(),
+            DEFAULT_WIRE_PROFILE.timeZone,
+          ),
+        ).toThrow(expect.objectContaining({ fields: { installments: [expect.stringMatching(problem)] } }));
+      },
+    );
+
     it('without a name anywhere is refused, naming order.customer.first_name', () => {
       const data = build({ cart: { ...cart, billing_address: null } });
       expect(() =>

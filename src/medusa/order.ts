@@ -65,6 +65,8 @@ export interface MedusaOrderSource {
   defaultMethod: PaymentMethod;
   /** Most characters of the storefront's `data.first_name` and `data.last_name` (`checkout.textLimits.name`). */
   nameMax?: number;
+  /** Most characters of the storefront's `data.document` (`checkout.textLimits.document`). */
+  documentMax?: number;
 }
 
 /**
@@ -77,6 +79,7 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
   const customer = source.context?.customer;
   const cart = cartOf(choice.cart);
   const address = customer?.billing_address ? addressOf(customer.billing_address) : null;
+  const given = storefrontChoice(choice, source);
   const order: CheckoutOrder = {
     id: source.sessionId,
     reference: source.sessionId,
@@ -93,15 +96,13 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
       },
     ],
     customer: {
-      name: payerName(customer, storefrontName(choice, source.nameMax), cart) ?? undefined,
+      name: payerName(customer, given.name, cart) ?? undefined,
       email: customer?.email || cart?.email || undefined,
       phone: customer?.phone || address?.phone || cartPhone(cart) || undefined,
       document:
         (source.documentKeys ?? DEFAULT_DOCUMENT_KEYS)
           .map((key) => text(customer?.metadata?.[key]))
-          .find((value) => value !== null) ??
-        text(choice.document) ??
-        undefined,
+          .find((value) => value !== null) ?? given.document,
     },
     shipping_address: address?.address ?? null,
   };
@@ -113,7 +114,10 @@ export function buildCheckoutData(source: MedusaOrderSource): InitiatePaymentDat
     const { token, expiry, holder_name } = card as CheckoutCard;
     data.card = { token, expiry, holder_name };
   }
-  if (typeof choice.installments === 'number') data.installments = choice.installments;
+  // Passed as given, whatever its type: the mapping refuses anything but a whole number in range (a 400 naming
+  // `installments`), so a "3" is never charged in one installment.
+  if (choice.installments !== undefined && choice.installments !== null)
+    data.installments = choice.installments;
   return data;
 }
 
@@ -140,6 +144,7 @@ export async function checkoutRequestOf(
     documentKeys,
     defaultMethod: method ?? options.methods[0],
     nameMax: options.textLimits.name,
+    documentMax: options.textLimits.document,
   });
   return { amount, currency_code, data, options };
 }
@@ -166,14 +171,22 @@ function payerName(
   );
 }
 
-/** The storefront's `data.first_name` and `data.last_name`, checked as any input (a 400 naming the field). */
-function storefrontName(choice: Record<string, unknown>, max = DEFAULT_TEXT_LIMITS.name): string | null {
+/**
+ * The storefront's `data.first_name`, `data.last_name` and `data.document`, checked as any input (a 400 naming the
+ * field), also when Medusa's customer has its own: a wrong value is never silently dropped for another.
+ */
+function storefrontChoice(
+  choice: Record<string, unknown>,
+  { nameMax = DEFAULT_TEXT_LIMITS.name, documentMax = DEFAULT_TEXT_LIMITS.document }: MedusaOrderSource,
+): { name: string | null; document: string | undefined } {
   const errors = new FieldErrorCollector();
-  const rule = { max, option: 'checkout.textLimits.name' };
+  const rule = { max: nameMax, option: 'checkout.textLimits.name' };
   const first = readText(errors, 'data.first_name', choice.first_name, rule);
   const last = readText(errors, 'data.last_name', choice.last_name, rule);
+  const documentRule = { max: documentMax, option: 'checkout.textLimits.document' };
+  const document = readText(errors, 'data.document', choice.document, documentRule);
   errors.throwIfAny();
-  return fullName(first, last) || null;
+  return { name: fullName(first, last) || null, document };
 }
 
 function fullName(first: unknown, last: unknown): string {
