@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { In } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { InvoiceStatusCode } from '../domain/status-table';
 import { InvoiceRecord, InvoiceStatusHistory } from '../persistence/invoice.entity';
 import { logger, MedusaRuntimeServices, webhookActionOfRecord } from './runtime';
@@ -24,7 +24,7 @@ export type ProcessMedusaPayment = (input: Required<MedusaWebhookActionResult>) 
 export interface MedusaSyncOptions {
   /** How far back the first run of a process looks for status changes. Default 259200000 (3 days). */
   lookbackMs?: number;
-  /** Sessions looked at per run. Default 200. */
+  /** Sessions read per page: a run reads page after page until a short one. A whole number from 1; default 200. */
   batchSize?: number;
 }
 
@@ -36,12 +36,18 @@ export interface MedusaSyncResult {
 
 /** Codes whose change Medusa hears as a webhook action it processes: authorized and paid. */
 const ACTED_CODES = [InvoiceStatusCode.Authorized, InvoiceStatusCode.Paid];
+/** Rows are committed a little after their `createdAt` is read: each run reads again from a minute before the last. */
+const OVERLAP_MS = 60_000;
 const cursors = new WeakMap<INestApplicationContext, { since: Date; retry: Set<string> }>();
+
+/** A record whose invoice moved to authorized or paid, at its latest such change. */
+type Changed = { recordId: string; at: string };
 
 /**
  * Runs Medusa's `processPaymentWorkflow` (`process`) for each session whose invoice the module saw authorized or paid
- * since the last run and that Medusa does not show so yet; idempotent. `app`: a runtime `invoicePaymentsRuntime`
- * started. See docs/medusa.md, "Startup and outages".
+ * since the last run and that Medusa does not show so yet; idempotent. The records are read oldest change first, a
+ * page of `batchSize` at a time, until a short page: however many changed, none is left behind, and one page is held
+ * at a time. `app`: a runtime `invoicePaymentsRuntime` started. See docs/medusa.md, "Startup and outages".
  */
 export async function syncMedusaPayments(
   app: INestApplicationContext,
@@ -56,16 +62,64 @@ export async function syncMedusaPayments(
     since: new Date(started.getTime() - (options.lookbackMs ?? 3 * 86_400_000)),
     retry: new Set<string>(),
   };
-  const changed = await dataSource
+  const since = new Date(cursor.since.getTime() - OVERLAP_MS);
+  const size = options.batchSize ?? 200;
+  // A page of none would never come back short.
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new Error(`batchSize must be a whole number from 1: ${size}`);
+  const retry = new Set<string>();
+  const sync = (ids: string[]) => syncRecords(dataSource, payments, process, ids, result, retry);
+  // Those Medusa could not process last run first, then every record changed since, page by page.
+  await sync([...cursor.retry]);
+  let after: Changed | undefined;
+  for (;;) {
+    const page = await changedSince(dataSource, since, after, size);
+    await sync(page.map((row) => row.recordId).filter((id) => !cursor.retry.has(id)));
+    if (page.length < size) break;
+    after = page[page.length - 1];
+  }
+  cursors.set(app, { since: started, retry });
+  return result;
+}
+
+/**
+ * A page of the records with an applied change to authorized or paid since `since`, each once, in the order of its
+ * latest such change (then its id), after `after`: keyset pages, stable however many rows there are.
+ */
+function changedSince(dataSource: DataSource, since: Date, after: Changed | undefined, size: number) {
+  const latest = 'MAX(h.createdAt)';
+  const query = dataSource
     .getRepository(InvoiceStatusHistory)
     .createQueryBuilder('h')
-    .select('DISTINCT h.invoiceRecordId', 'recordId')
+    .select('h.invoiceRecordId', 'recordId')
+    .addSelect(latest, 'at')
     .where('h.applied = :applied', { applied: true })
     .andWhere('h.toCode IN (:...codes)', { codes: ACTED_CODES })
-    .andWhere('h.createdAt >= :since', { since: new Date(cursor.since.getTime() - 60_000).toISOString() })
-    .limit(options.batchSize ?? 200)
-    .getRawMany<{ recordId: string }>();
-  const ids = [...new Set([...cursor.retry, ...changed.map((c) => c.recordId)])];
+    .andWhere('h.createdAt >= :since', { since: since.toISOString() })
+    .groupBy('h.invoiceRecordId');
+  // Timestamps are ISO text of one length: ordered as text, they are ordered in time.
+  if (after) {
+    query.having(`(${latest} > :at OR (${latest} = :at AND h.invoiceRecordId > :id))`, {
+      at: after.at,
+      id: after.recordId,
+    });
+  }
+  return query
+    .orderBy(latest, 'ASC')
+    .addOrderBy('h.invoiceRecordId', 'ASC')
+    .limit(size)
+    .getRawMany<Changed>();
+}
+
+/** Processes in Medusa each of these records' sessions it does not show authorized or paid yet. */
+async function syncRecords(
+  dataSource: DataSource,
+  payments: MedusaPaymentSessions,
+  process: ProcessMedusaPayment,
+  ids: string[],
+  result: MedusaSyncResult,
+  retry: Set<string>,
+): Promise<void> {
   const records = ids.length ? await dataSource.getRepository(InvoiceRecord).findBy({ id: In(ids) }) : [];
   const actions = records
     .map((record) => ({ record, action: webhookActionOfRecord(record) }))
@@ -77,7 +131,6 @@ export async function syncMedusaPayments(
       )
     : [];
   const byId = new Map(sessions.map((s) => [s.id, s]));
-  const retry = new Set<string>();
   for (const { record, action } of actions) {
     const session = byId.get(record.orderId);
     if (!session) continue; // not a Medusa session (another host on the same tables)
@@ -95,6 +148,4 @@ export async function syncMedusaPayments(
       );
     }
   }
-  cursors.set(app, { since: started, retry });
-  return result;
 }
