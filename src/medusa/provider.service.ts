@@ -1,7 +1,8 @@
 import { InvoicePaymentProvider } from '../checkout/invoice-payment.provider';
 import type { InvoicePaymentSessionData } from '../core/checkout.types';
 import { checkOptions } from '../options/resolve';
-import { checkoutRequestOf, DEFAULT_DOCUMENT_KEYS, medusaAmountToCents } from './order';
+import { checkoutRequestOf, DEFAULT_DOCUMENT_KEYS } from './order';
+import { refundForMedusa } from './refund';
 import {
   invoicePaymentsRuntime,
   loadMedusaFramework,
@@ -90,18 +91,14 @@ export class InvoicePaymentsMedusaProvider extends medusa.AbstractPaymentProvide
     return this.forward('capturePayment', input);
   }
 
-  /** Refunds Medusa's amount (major units, converted exactly to cents) of a paid invoice, once per Medusa refund. */
+  /**
+   * Refunds Medusa's amount of a paid invoice, once per Medusa refund; a lost answer is confirmed before Medusa is
+   * answered, as Medusa keeps no refund pending (see `refundForMedusa`).
+   */
   async refundPayment(input: Input): Promise<Output> {
-    return this.run(async (provider) => {
-      const out = await provider.refundPayment({
-        ...sessionOf(input),
-        amount: medusaAmountToCents(input.amount),
-        requestedBy: 'medusa',
-        // Medusa names each refund (`context.idempotency_key`, its refund's id): a retry never refunds twice.
-        idempotencyKey: input.context?.idempotency_key || undefined,
-      });
-      return { data: dataOf(out.data) };
-    });
+    return this.run(async (_provider, services) => ({
+      data: dataOf((await refundForMedusa(services, input)).data),
+    }));
   }
 
   cancelPayment(input: Input): Promise<Output> {

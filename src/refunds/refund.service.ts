@@ -85,6 +85,26 @@ export class RefundService {
     return this.send(claim.claimed, record);
   }
 
+  /**
+   * Waits for the outcome of an `unknown` refund: read back on the ledger's own schedule (its `next_check_at`) until
+   * it settles, and once more when its window closes (`settlesAt`: an unchanged total then means not made). Returns
+   * the row then: still `unknown` only when the service could not tell (unreachable, or a total moved by another
+   * amount), and the ledger goes on confirming it. For a host that keeps no refund pending (Medusa, docs/medusa.md).
+   */
+  async awaitOutcome(refund: InvoiceRefund): Promise<InvoiceRefund> {
+    let row = await this.refunds.reread(refund);
+    const until = row.settlesAt?.getTime() ?? this.clock.now();
+    while (row.state === 'unknown') {
+      const now = this.clock.now();
+      const next = Math.min(until, row.nextCheckAt?.getTime() ?? until);
+      if (next > now) await sleep(next - now);
+      const closed = this.clock.now() >= until;
+      row = await this.settlement.settle(await this.refunds.reread(row));
+      if (closed) break;
+    }
+    return row;
+  }
+
   /** The invoice's refunds, newest first, and what remains refundable (in flight counts as spent). */
   async ledger(record: InvoiceRecord): Promise<{ refundableCents: number; refunds: InvoiceRefund[] }> {
     const refunds = await this.refunds.list(record.id);
