@@ -17,6 +17,7 @@ import { TrackingErrorKind1763700011100 } from './1763700011100-TrackingErrorKin
 import { InvoicePaymentsScaleIndexes1763700013700 } from './1763700013700-InvoicePaymentsScaleIndexes';
 import { ShopperStatusToken1763700014000 } from './1763700014000-ShopperStatusToken';
 import { WebhookInboxWaitingFor1763700015200 } from './1763700015200-WebhookInboxWaitingFor';
+import { ReconciliationWatchedFrom1763700015300 } from './1763700015300-ReconciliationWatchedFrom';
 
 /** Every migration of the module, oldest first; each capability appends its migration class here. */
 const MODULE_MIGRATIONS = [
@@ -38,6 +39,7 @@ const MODULE_MIGRATIONS = [
   InvoicePaymentsScaleIndexes1763700013700,
   ShopperStatusToken1763700014000,
   WebhookInboxWaitingFor1763700015200,
+  ReconciliationWatchedFrom1763700015300,
 ];
 
 /**

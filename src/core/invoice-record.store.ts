@@ -15,6 +15,7 @@ import {
 import { foreignReferrerOwner, insertNextAttempt, type ClaimInput } from './attempt-claim';
 import { CheckoutValidationError, InvoiceRecordNotFoundError } from './invoice.errors';
 import { CLOCK, type Clock } from '../domain/clock';
+import { backOnSchedule } from './reconciliation-watch';
 
 /** A creation-state move: the states the record must be in (compare-and-set), and what the move writes. */
 export interface CreationMove {
@@ -151,9 +152,10 @@ export class InvoiceRecordStore {
     return this.update(record.id, { duplicateOf: null }, ['duplicate_of = :was'], { was });
   }
 
-  /** Puts a record the reconciliation took off its schedule back on it, due now. */
+  /** Puts a record the reconciliation took off its schedule back on it ({@link backOnSchedule}: due now). */
   backOnSchedule(id: string): Promise<boolean> {
-    return this.update(id, { nextCheckAt: this.clock.date() }, [`next_check_at >= '${NEVER.toISOString()}'`]);
+    const offSchedule = `next_check_at >= '${NEVER.toISOString()}'`;
+    return this.update(id, backOnSchedule(this.clock.date()), [offSchedule]);
   }
 
   /** Sets a column that is still `null` (`open_order_id`, `duplicate_of`); false when it was set, or refused. */

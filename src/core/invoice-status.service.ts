@@ -38,6 +38,7 @@ import {
   CreationMoveRefusedError,
 } from './invoice.errors';
 import { creationMoveRefusal, type CreationMove } from './invoice-record.store';
+import { scheduleAfterWrite } from './reconciliation-watch';
 
 /**
  * The one path that changes an invoice record's status: the transition table decides, every report is kept in the
@@ -73,7 +74,7 @@ export class InvoiceStatusService {
     let plan: StatusPlan | null = null;
     if (record?.id === report.recordId && known && movable && this.dialect.guardedStatusWrite) {
       plan = await this.plan(this.dataSource.manager, record, known, report, creation);
-      if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record.version, known)))
+      if (Object.keys(plan.patch).length === 0 || !(await this.writeGuarded(plan, record, known)))
         plan = null;
     }
     plan ??= await runInTransaction(this.dataSource, (em) => this.writeLocked(em, report, creation));
@@ -153,16 +154,17 @@ export class InvoiceStatusService {
     return planStatus(record, known, report, extra, handOverLease, this.clock.now());
   }
 
-  /** History row and record patch in one CTE, written (`true`) only if the record is at `version`, `known` holds. */
+  /** History row and record patch in one CTE, written (`true`) only if the record is as read and `known` holds. */
   // Every history writer updates the record, so its version moves with either.
-  private async writeGuarded({ history, patch }: StatusPlan, version: number, known: KnownHistory) {
+  private async writeGuarded({ history, patch }: StatusPlan, record: InvoiceRecord, known: KnownHistory) {
     const shape = Object.keys(patch);
     const statement = this.statements.get(shape.join()) ?? guardedStatusStatement(this.dataSource, shape);
     this.statements.set(shape.join(), statement);
     const prepare = (c: ColumnMetadata, v: unknown) => this.dataSource.driver.preparePersistentValue(v, c);
     const params: unknown[] = [
       history.invoiceRecordId,
-      version,
+      record.version,
+      record.nextCheckAt?.toISOString() ?? null,
       ...statement.patchColumns.map((c) => prepare(c, patch[c.propertyName as keyof InvoiceRecord])),
       known.latest,
       known.openChanges,
@@ -244,6 +246,8 @@ export function planStatus(
     if (statusIs(report.code, 'releasesOrder')) patch.openOrderId = null;
     if (mismatch) patch.amountMismatch = true;
   }
+  // Back on the reconciliation's schedule in this same write, when it applies a watched status or moves the due date.
+  Object.assign(patch, scheduleAfterWrite(record, patch, new Date(now)));
   const written: InvoiceRecord =
     Object.keys(patch).length > 0 ? { ...record, ...patch, version: record.version + 1 } : record;
   const result: StatusReportResult = {

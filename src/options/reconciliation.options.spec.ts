@@ -48,6 +48,20 @@ describe('nextCheckAt (the reconciliation schedule)', () => {
     expect(nextCheckAt({ createdAt: created, dueDate: null }, at(31 * DAY), o, SP)).toBeNull();
   });
 
+  it('counts the window of a record put back on the schedule from the put-back, not from its creation', () => {
+    const putBack = at(40 * DAY); // a paid slip refunded long after its window ended
+    const record = { createdAt: created, dueDate: due, watchedFrom: putBack };
+    expect(windowEnd(record, o, SP)).toBe(putBack.getTime() + 30 * DAY);
+    // Checked as a new one from then: the steps, then hourly, then daily, until the window's end.
+    expect(nextCheckAt(record, putBack, o, SP)?.getTime()).toBe(putBack.getTime() + MIN);
+    expect(nextCheckAt(record, new Date(putBack.getTime() + 2 * DAY), o, SP)?.getTime()).toBe(
+      putBack.getTime() + 3 * DAY,
+    );
+    expect(nextCheckAt(record, new Date(putBack.getTime() + 30 * DAY), o, SP)).toBeNull();
+    // Never put back: from its creation, as before.
+    expect(nextCheckAt({ ...record, watchedFrom: null }, putBack, o, SP)).toBeNull();
+  });
+
   it('ends the window where the service counts its days, not at a fixed offset (a service in Tokyo, A2)', () => {
     const short = { ...o, minimumWindowMs: 0 };
     const record = { createdAt: created, dueDate: due };

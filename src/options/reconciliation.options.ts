@@ -46,12 +46,21 @@ export function resolveReconciliationOptions(
   return { ...numbers, stepsMs: [...steps].sort((a, b) => a - b), ...(workers ? {} : { intervalMs: 0 }) };
 }
 
-/** `dueDate`: `YYYY-MM-DD` (a day of the service's time zone), or `null`. */
-type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'>;
+/**
+ * `dueDate`: `YYYY-MM-DD` (a day of the service's time zone), or `null`. `watchedFrom`: when the record was put back
+ * on the schedule (absent or `null`: never, its window counts from its creation).
+ */
+type Schedulable = Pick<InvoiceRecord, 'createdAt' | 'dueDate'> & Partial<Pick<InvoiceRecord, 'watchedFrom'>>;
+
+/** Where the record's window starts: when it was last put back on the schedule, else its creation. */
+export function watchStart(record: Schedulable): number {
+  return (record.watchedFrom ?? record.createdAt).getTime();
+}
 
 /**
  * When an open invoice is next looked up: the next point of its age's schedule (the steps, hourly, then daily), the
  * last being its window's end (see {@link windowEnd}) so every invoice gets one look at it; `null` past the window.
+ * The age counts from {@link watchStart}: a record put back on the schedule is checked as a new one from then.
  * `serviceZone`: where the service counts its days (the wire profile's `timeZone`, A2).
  */
 export function nextCheckAt(
@@ -60,7 +69,7 @@ export function nextCheckAt(
   options: ResolvedOpenReconciliationOptions,
   serviceZone: string,
 ): Date | null {
-  const created = record.createdAt.getTime();
+  const created = watchStart(record);
   const end = windowEnd(record, options, serviceZone);
   const age = now.getTime() - created;
   if (now.getTime() >= end) return null;
@@ -79,14 +88,14 @@ export function nextCheckAt(
 
 /**
  * The due day's end in `serviceZone` (midnight there, whatever its offset that day) plus `dueDateMarginMs`, and at
- * least `minimumWindowMs` after creation.
+ * least `minimumWindowMs` after the window's start ({@link watchStart}: creation, or the put-back).
  */
 export function windowEnd(
   record: Schedulable,
   options: ResolvedOpenReconciliationOptions,
   serviceZone: string,
 ): number {
-  const minimum = record.createdAt.getTime() + options.minimumWindowMs;
+  const minimum = watchStart(record) + options.minimumWindowMs;
   if (!record.dueDate || !/^\d{4}-\d{2}-\d{2}$/.test(record.dueDate)) return minimum;
   const dueEnd = dayEndIn(record.dueDate, serviceZone).getTime();
   return Number.isFinite(dueEnd) ? Math.max(minimum, dueEnd + options.dueDateMarginMs) : minimum;

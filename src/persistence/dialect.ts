@@ -189,19 +189,21 @@ const CASTABLE = ['text', 'integer', 'bigint', 'boolean'];
 
 /**
  * The status path's guarded statement (PostgreSQL): the record patched and its history row inserted only while the
- * record is at its version and its history as read. `$1` the record's id, `$2` its version, the patch's values, the
- * guard's latest and open count, the history's.
+ * record is at its version, its schedule and its history as read. `$1` the record's id, `$2` its version, `$3` its
+ * `next_check_at` (the reconciliation moves it without a version bump, and the patch may put the record back on
+ * the schedule), the patch's values, the guard's latest and open count, the history's.
  */
 export function guardedStatusStatement(dataSource: DataSource, properties: string[]) {
   const record = dataSource.getMetadata(InvoiceRecord);
   const history = dataSource.getMetadata(InvoiceStatusHistory);
-  let n = 2;
+  let n = 3;
   const patchColumns = properties.map((property) => {
     const column = record.findColumnWithPropertyName(property);
     if (!column) throw new Error(`guarded status statement: InvoiceRecord has no column for ${property}`);
     return column;
   });
   const version = `"${record.versionColumn?.databaseName ?? 'version'}"`;
+  const nextCheck = record.findColumnWithPropertyName('nextCheckAt')?.databaseName ?? 'next_check_at';
   const sets = [...patchColumns.map((c) => `"${c.databaseName}" = $${++n}`), `${version} = ${version} + 1`];
   const latest = `$${++n}`;
   const open = `$${++n}`;
@@ -214,7 +216,7 @@ export function guardedStatusStatement(dataSource: DataSource, properties: strin
   });
   const sql =
     `WITH upd AS (UPDATE "${record.tableName}" SET ${sets.join(', ')} ` +
-    `WHERE "id" = $1 AND ${version} = $2 ` +
+    `WHERE "id" = $1 AND ${version} = $2 AND "${nextCheck}" IS NOT DISTINCT FROM CAST($3 AS TEXT) ` +
     `AND (SELECT MAX(h."created_at") FROM ${table} h WHERE h."invoice_record_id" = $1) ` +
     `IS NOT DISTINCT FROM CAST(${latest} AS TEXT) ` +
     `AND (SELECT COUNT(*) FROM ${table} h WHERE h."invoice_record_id" = $1 ` +

@@ -187,6 +187,10 @@ export class InvoiceRecord {
   @TimestampColumn('next_check_at', { nullable: true })
   nextCheckAt!: Date | null;
 
+  /** Where the reconciliation's window starts: `null` at creation, else when it was last put back on the schedule. */
+  @TimestampColumn('watched_from', { nullable: true })
+  watchedFrom!: Date | null;
+
   /** Last payload received for this invoice, as JSON text. */
   @Column({ name: 'raw_snapshot', type: 'text', nullable: true })
   rawSnapshot!: string | null;

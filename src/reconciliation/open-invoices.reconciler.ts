@@ -10,6 +10,7 @@ import { InvoiceStatusService } from '../core/invoice-status.service';
 import { acquireLease, releaseLease } from '../persistence/named-lease';
 import { CallCeiling, Poller } from '../core/queue/poller';
 import { statusIs } from '../domain/status-table';
+import { isWatched } from '../core/reconciliation-watch';
 import { decideTransition } from '../core/status-report';
 import { runReturning } from '../persistence/dialect';
 import { GatewayClient } from '../gateway/gateway.client';
@@ -23,6 +24,7 @@ import {
   nextCheckAt,
   RECONCILIATION_OPTIONS,
   type ResolvedOpenReconciliationOptions,
+  watchStart,
 } from '../options/reconciliation.options';
 import { countRound } from '../core/otel';
 
@@ -86,13 +88,17 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     await releaseLease(this.dataSource, RECONCILIATION_LEASE, this.holder).catch(() => undefined);
   }
 
-  /** Makes the invoices created within `catchUpOnStartMs` due now (webhooks missed while down); returns how many. */
+  /**
+   * Makes the invoices created (or put back on the schedule) within `catchUpOnStartMs` due now (webhooks missed while
+   * down); returns how many.
+   */
   async catchUp(): Promise<number> {
     if (this.options.catchUpOnStartMs <= 0) return 0;
     const now = this.clock.date();
     const since = new Date(now.getTime() - this.options.catchUpOnStartMs).toISOString();
     const where =
-      '(next_check_at IS NULL OR (next_check_at > :at AND next_check_at < :never)) AND created_at >= :since';
+      '(next_check_at IS NULL OR (next_check_at > :at AND next_check_at < :never)) ' +
+      'AND (created_at >= :since OR watched_from >= :since)';
     return this.reschedule(where, { at: now.toISOString(), never: NEVER.toISOString(), since }).catch(
       (err) => {
         this.logger.warn(`reconciliation catch-up failed: ${message(err)}`);
@@ -148,7 +154,7 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     const next = nextCheckAt(record, now, this.options, zone);
     // A record seen for the first time before its first step is only scheduled: the checkout just asked.
     const firstStep = this.options.stepsMs[0] ?? 0;
-    if (record.nextCheckAt === null && now.getTime() - record.createdAt.getTime() < firstStep) {
+    if (record.nextCheckAt === null && now.getTime() - watchStart(record) < firstStep) {
       return next ? this.scheduleCheck(record.id, next) : this.takeOff(record);
     }
     if (!this.ceiling.take()) return; // stays due: the next round takes it
@@ -282,12 +288,6 @@ export class OpenInvoicesReconciler extends Poller<ReconciliationRound> implemen
     const update = `UPDATE ${table} SET next_check_at = :at WHERE ${where} RETURNING id`;
     return (await runReturning(this.dataSource, update, params)).length;
   }
-}
-
-/** Watched by the reconciler: a status not final (or none yet), or a creation not settled. */
-export function isWatched(record: Pick<InvoiceRecord, 'statusCode' | 'creationState'>): boolean {
-  if (record.creationState === 'failed') return false;
-  return record.statusCode === null || statusIs(record.statusCode, 'watched');
 }
 
 export { OpenInvoicesReconciler as ReconciliationService };

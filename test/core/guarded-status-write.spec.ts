@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { planStatus } from '../../src/core/invoice-status.service';
 import { NO_HISTORY, type StatusReport } from '../../src/core/status-report';
-import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
+import { InvoiceRecord, InvoiceStatusHistory, NEVER } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase } from '../support/databases';
 import { waitFor } from '../support/wait-for';
 import { insertInvoiceRecord } from './fixtures';
@@ -117,6 +117,37 @@ describeEachDatabase('InvoiceStatusService.apply with the record as read', (kind
     expect(result).toMatchObject({ applied: true, previousCode: 1 });
     expect((await historyOf(s.ds, before.id)).map((r) => r.toCode)).toEqual([1, 5]);
     expect(await read(before.id)).toMatchObject({ statusCode: 5, version: before.version + 2 });
+  });
+
+  it('puts a record off the schedule back on it in the statement itself, with the watched status it applies', async () => {
+    const rec = await read((await insertInvoiceRecord(s.ds, { statusCode: 5, nextCheckAt: NEVER })).id);
+    const refund = { recordId: rec.id, code: 7, source: 'operation' } as const;
+    await s.h.service.apply(refund, { record: rec, known: NO_HISTORY });
+    expect(await statements()).toEqual([true]);
+    const back = await read(rec.id);
+    expect(back).toMatchObject({ statusCode: 7, version: rec.version + 1 });
+    expect(back.nextCheckAt?.getTime()).toBeLessThan(NEVER.getTime());
+    expect(back.watchedFrom).toEqual(back.nextCheckAt);
+  });
+
+  it('writes nothing by the statement when the reconciliation took the record off since (no version bump)', async () => {
+    const due = new Date(Date.now() + 60_000);
+    const rec = await read((await insertInvoiceRecord(s.ds, { statusCode: 1, nextCheckAt: due })).id);
+    // Its window ended: the reconciliation's own write, which leaves the version as it is.
+    await s.ds.query('UPDATE invoice_payments_invoice SET next_check_at = $1 WHERE id = $2', [
+      NEVER.toISOString(),
+      rec.id,
+    ]);
+    const { result } = await s.h.service.apply(
+      { recordId: rec.id, code: 2, source: 'webhook' },
+      { record: rec, known: NO_HISTORY },
+    );
+    expect(await statements()).toEqual([false]);
+    // The locked path read it off the schedule: the watched status it applied put it back.
+    expect(result).toMatchObject({ applied: true, previousCode: 1 });
+    const back = await read(rec.id);
+    expect(back.statusCode).toBe(2);
+    expect(back.nextCheckAt?.getTime()).toBeLessThan(NEVER.getTime());
   });
 
   it('writes nothing by the statement when the history moved without the record (a refused report)', async () => {

@@ -9,6 +9,7 @@ import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-Trac
 import { WebhookInbox1763700001000 } from '../../migrations/1763700001000-WebhookInbox';
 import { InvoicePaymentsScaleIndexes1763700013700 } from '../../migrations/1763700013700-InvoicePaymentsScaleIndexes';
 import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
+import { ReconciliationWatchedFrom1763700015300 } from '../../migrations/1763700015300-ReconciliationWatchedFrom';
 import { InvoiceRecord, InvoiceStatusHistory } from '../../src/persistence/invoice.entity';
 import { describeEachDatabase, openTestDatabase, TestDatabase } from '../support/databases';
 
@@ -50,6 +51,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
         TrackingOutbox1763700002000,
         InvoicePaymentsScaleIndexes1763700013700,
         ShopperStatusToken1763700014000,
+        ReconciliationWatchedFrom1763700015300,
       ],
       migrationsRun: false,
     });
@@ -69,6 +71,7 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
       'InvoiceCustomer1763700011000',
       'InvoicePaymentsScaleIndexes1763700013700',
       'ShopperStatusToken1763700014000',
+      'ReconciliationWatchedFrom1763700015300',
     ]);
     const qr = db.dataSource.createQueryRunner();
     try {
@@ -159,10 +162,12 @@ describeEachDatabase('InvoicePaymentsInit migration', (kind) => {
     ).rejects.toThrow(/unique|duplicate/i);
   });
 
-  it('drops the token columns, the scale indexes, the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
+  it('drops the window start, the token columns, the scale indexes, the customer columns, the reconciliation column and lease table, the lease column, then both tables, on the way down', async () => {
     await db.dataSource.undoLastMigration();
     const qr = db.dataSource.createQueryRunner();
     try {
+      expect(await qr.hasColumn('invoice_payments_invoice', 'watched_from')).toBe(false);
+      await db.dataSource.undoLastMigration();
       for (const column of ['status_token_hash', 'previous_token_hash']) {
         expect(await qr.hasColumn('invoice_payments_invoice', column)).toBe(false);
       }

@@ -255,3 +255,147 @@ describeEachDatabase('the reconciliation lease', (kind) => {
     }
   });
 });
+
+/**
+ * A record the reconciliation took off its schedule (found final, or its window ended) comes back on it when a status
+ * it watches is applied or its due date moves, in the same write, its window counting from then; one whose applied
+ * status is not watched stays off. Each scene loses the webhook of the change that follows, so only the
+ * reconciliation can bring the record to what the service holds.
+ */
+describeEachDatabase('reconciliation: a record back on the schedule', (kind) => {
+  let db: TestDatabase;
+  let sandbox: SandboxServer;
+  beforeAll(async () => {
+    db = await openCheckoutDatabase(kind);
+    sandbox = await startSandbox({ webhookRetry: { attempts: 1, baseDelayMs: 10 } });
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await db.destroy();
+  });
+
+  const DAY = 86_400_000;
+  /** The module on a clock the test moves; no round runs on its own. */
+  const startStore = (clock: ManualClock) =>
+    startHostApp(
+      db,
+      [
+        InvoicePaymentsModule.forRoot({
+          gateway: { baseUrl: sandbox.url, accessToken: SANDBOX_TOKEN, mode: 'sandbox' },
+          reconciliation: { intervalMs: 0 },
+        }),
+      ],
+      { overrides: [[CLOCK, clock]] },
+    );
+  const repo = () => db.dataSource.getRepository(InvoiceRecord);
+  const isNever = (date: Date | null) => date?.toISOString() === NEVER.toISOString();
+  /** A bank slip of a new order, the only record due: earlier tests' records are off the schedule. */
+  const newSlip = async (provider: InvoicePaymentProvider) => {
+    const session = await provider.initiatePayment(checkout(makeOrder(), 'billet'));
+    const id = session.data.invoiceRecordId;
+    await repo().update({ id: Not(id) }, { nextCheckAt: NEVER });
+    return repo().findOneByOrFail({ id });
+  };
+  /** Runs `change` at the service with its webhooks dropped: the store never hears of it. */
+  const unheard = async (change: () => Promise<unknown>) => {
+    sandbox.controls.setWebhookFaults({ drop: 5 });
+    try {
+      await change();
+      await sandbox.controls.waitForDeliveries();
+    } finally {
+      sandbox.controls.clearFaults();
+    }
+  };
+  const serviceCode = (gatewayId: string | null) =>
+    sandbox.controls.getInvoice(gatewayId as string)?.statusCode;
+
+  it('an overdue slip whose due date moves after its window is looked up again: its lost payment is applied', async () => {
+    const clock = new ManualClock();
+    const app = await startStore(clock);
+    try {
+      const provider = app.app.get(InvoicePaymentProvider);
+      const reconciler = app.app.get(OpenInvoicesReconciler);
+      const slip = await newSlip(provider);
+      await sandbox.controls.overdue(slip.gatewayId as string);
+      // Past its window (30 days from creation, due date plus 3): found overdue, then off the schedule.
+      clock.advance(40 * DAY);
+      await reconciler.runOnce();
+      const off = await repo().findOneByOrFail({ id: slip.id });
+      expect(off.statusCode).toBe(15);
+      expect(isNever(off.nextCheckAt)).toBe(true);
+
+      // The store moves the due date: the slip is payable again, and back on the schedule in that write.
+      const dueDate = new Date(clock.now() + 5 * DAY).toISOString().slice(0, 10);
+      await provider.changeDueDate({ data: { invoiceRecordId: slip.id }, dueDate });
+      const moved = await repo().findOneByOrFail({ id: slip.id });
+      expect(moved).toMatchObject({ statusCode: 15, dueDate });
+      expect(isNever(moved.nextCheckAt)).toBe(false);
+
+      await unheard(() => sandbox.controls.pay(slip.gatewayId as string));
+      clock.advance(DAY);
+      expect(await reconciler.runOnce()).toMatchObject({ checked: 1, applied: 1 });
+      const paid = await repo().findOneByOrFail({ id: slip.id });
+      expect(paid.statusCode).toBe(5);
+      expect(paid.statusCode).toBe(serviceCode(slip.gatewayId));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a paid slip refunded after it left the schedule is watched from the refund: its lost completion is applied', async () => {
+    const clock = new ManualClock();
+    const app = await startStore(clock);
+    try {
+      const provider = app.app.get(InvoicePaymentProvider);
+      const reconciler = app.app.get(OpenInvoicesReconciler);
+      const slip = await newSlip(provider);
+      await sandbox.controls.pay(slip.gatewayId as string);
+      await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
+      clock.advance(40 * DAY);
+      await reconciler.runOnce(); // paid is final: off the schedule, with no call
+      expect(isNever((await repo().findOneByOrFail({ id: slip.id })).nextCheckAt)).toBe(true);
+
+      // The refund asked for: 7 (awaiting refund) is watched, so the record is back, its window from now.
+      const amount = slip.amountCents;
+      await provider.refundPayment({ data: { invoiceRecordId: slip.id }, amount, idempotencyKey: slip.id });
+      const asked = await repo().findOneByOrFail({ id: slip.id });
+      expect(asked.statusCode).toBe(7);
+      expect(isNever(asked.nextCheckAt)).toBe(false);
+      // Looked up at once, still 7: kept on the schedule (the window from creation ended long ago).
+      expect(await reconciler.runOnce()).toMatchObject({ checked: 1, applied: 0 });
+      expect(isNever((await repo().findOneByOrFail({ id: slip.id })).nextCheckAt)).toBe(false);
+
+      await unheard(() => sandbox.controls.completeRefund(slip.gatewayId as string));
+      clock.advance(DAY);
+      expect(await reconciler.runOnce()).toMatchObject({ checked: 1, applied: 1 });
+      const refunded = await repo().findOneByOrFail({ id: slip.id });
+      expect(refunded.statusCode).toBe(9);
+      expect(refunded.statusCode).toBe(serviceCode(slip.gatewayId));
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a record off the schedule stays off when the status applied to it is not watched', async () => {
+    const clock = new ManualClock();
+    const app = await startStore(clock);
+    try {
+      const provider = app.app.get(InvoicePaymentProvider);
+      const reconciler = app.app.get(OpenInvoicesReconciler);
+      const slip = await newSlip(provider);
+      await sandbox.controls.pay(slip.gatewayId as string);
+      await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
+      clock.advance(40 * DAY);
+      await reconciler.runOnce();
+      // Contested (10): a person's matter, not the reconciliation's.
+      await sandbox.controls.contest(slip.gatewayId as string);
+      await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
+      const contested = await repo().findOneByOrFail({ id: slip.id });
+      expect(contested.statusCode).toBe(10);
+      expect(isNever(contested.nextCheckAt)).toBe(true);
+      expect(await reconciler.runOnce()).toMatchObject({ checked: 0 });
+    } finally {
+      await app.close();
+    }
+  });
+});

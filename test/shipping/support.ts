@@ -7,6 +7,7 @@ import { InvoicePaymentsInit1763700000000 } from '../../migrations/1763700000000
 import { CheckoutSettlement1763700005500 } from '../../migrations/1763700005500-CheckoutSettlement';
 import { InvoiceCustomer1763700011000 } from '../../migrations/1763700011000-InvoiceCustomer';
 import { ShopperStatusToken1763700014000 } from '../../migrations/1763700014000-ShopperStatusToken';
+import { ReconciliationWatchedFrom1763700015300 } from '../../migrations/1763700015300-ReconciliationWatchedFrom';
 import { TrackingErrorKind1763700011100 } from '../../migrations/1763700011100-TrackingErrorKind';
 import { TrackingOutbox1763700002000 } from '../../migrations/1763700002000-TrackingOutbox';
 import { InvoicePaymentsEvents, type InvoicePaymentsAlert } from '../../src/core/events';
@@ -42,6 +43,7 @@ export function openShippingDatabase(kind: DatabaseKind): Promise<TestDatabase> 
       TrackingOutbox1763700002000,
       StatusNotifyLease1763700006000,
       OpenInvoiceReconciliation1763700009000,
+      ReconciliationWatchedFrom1763700015300,
     ],
   });
 }
