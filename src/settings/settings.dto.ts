@@ -26,7 +26,13 @@ import { publicHttpsProblem } from '../gateway/webhook-destination';
 import { checkWireProfileData } from '../gateway/wire-profile.check';
 import { MERCHANT_TOKEN } from '../options/webhooks.options';
 import type { SecretBox } from './secret-box';
-import type { EffectiveSettings, InvoicePaymentsSettingsService, SettingsUpdate } from './settings.service';
+import type { SettingsUpdate } from './settings-row';
+import {
+  SettingsConflictError,
+  type EffectiveSettings,
+  type InvoicePaymentsSettingsService,
+  type SettingsCheck,
+} from './settings.service';
 
 /** The `ecommerce` columns are 32-bit `integer`s on PostgreSQL. */
 const MAX_ECOMMERCE_ID = 2_147_483_647;
@@ -162,15 +168,32 @@ export async function saveSettings(
       if (problem) (errors[field] ??= []).push(`${field} ${problem} (production mode)`);
     }
   }
-  const newHost = typeof body.baseUrl === 'string' && originOf(body.baseUrl) !== originOf(current.baseUrl);
-  if (newHost && body.accessToken === undefined && current.accessToken) {
-    (errors.accessToken ??= []).push(
-      'is required with a new baseUrl (or null to clear it): the stored token is never sent to a new host',
-    );
-  }
   if (body.wireProfile) Object.assign(errors, checkWireProfileData(body.wireProfile));
   if (Object.keys(errors).length > 0) throw adminValidationError(problemsOf(errors));
-  return maskSettings(await settings.update(body));
+  return maskSettings(await settings.update(body, tokenStaysWithItsHost(body, current.baseUrl)));
+}
+
+/**
+ * Judged on what the save writes, not on what was read before it: no token reaches a host it was not given for.
+ * A new host needs its token in the same save: not the one kept, nor the module options' one that `null` brings
+ * back, unless both are then the options' (the deployer's own pair). A save that gives a token, a host or a mode is
+ * refused as a conflict if another admin moved the host since it was checked.
+ */
+function tokenStaysWithItsHost(body: UpdateSettingsDto, checkedHost: string | null): SettingsCheck {
+  return (before, after, saved) => {
+    const touches = body.accessToken !== undefined || body.baseUrl !== undefined || body.mode !== undefined;
+    if (touches && originOf(before.baseUrl) !== originOf(checkedHost)) {
+      throw new SettingsConflictError('the service address was changed by someone else meanwhile; try again');
+    }
+    const newHost = originOf(after.baseUrl) !== originOf(before.baseUrl);
+    // Both the options' own: the deployer's pair.
+    const options = !saved.includes('baseUrl') && !saved.includes('accessToken');
+    if (newHost && after.accessToken && typeof body.accessToken !== 'string' && !options) {
+      const problem =
+        'is required with a new baseUrl: no saved token, nor the options one, goes to a new host';
+      throw adminValidationError(problemsOf({ accessToken: [problem] }));
+    }
+  };
 }
 
 function originOf(url: string | null): string | null {

@@ -14,17 +14,14 @@ import { INVOICE_PAYMENTS_OPTIONS } from '../options/resolve';
 import type { InvoicePaymentsModuleOptions } from '../options/options';
 import {
   BUILT_IN_DEFAULTS,
-  PAYMENT_METHODS,
   SECRET_SETTINGS,
-  SETTING_LIST,
   settingsDefaultsOf,
   type InvoicePaymentsSettingsValues,
-  type SecretSettingName,
   type SettingName,
 } from '../options/settings.schema';
-import type { PaymentMethod } from '../gateway/types';
 import { WEBHOOK_MERCHANT_TOKEN_SOURCE, type WebhookMerchantTokenSource } from '../webhooks/delivery-checks';
 import { SecretBox } from './secret-box';
+import { applyUpdate, savedValues, secretColumn, secretContext, type SettingsUpdate } from './settings-row';
 import { InvoicePaymentsSettingsRecord } from './settings.entity';
 
 /** The one row of settings (the store's), named in the admin API's answers (`storeId`). */
@@ -39,8 +36,15 @@ export interface EffectiveSettings extends InvoicePaymentsSettingsValues {
   updatedAt: Date | null;
 }
 
-/** Absent: left as it is; `null`: back to the module options' default. */
-export type SettingsUpdate = { [K in SettingName]?: InvoicePaymentsSettingsValues[K] | null };
+/**
+ * Judges a save by the settings in force before it and after it, as written, and the settings the row then holds
+ * (the others are the module options'); throws to refuse it.
+ */
+export type SettingsCheck = (
+  before: InvoicePaymentsSettingsValues,
+  after: InvoicePaymentsSettingsValues,
+  saved: SettingName[],
+) => void;
 
 /** Two admins saved at once and this save lost every retry. Over the admin API: 409. */
 export class SettingsConflictError extends Error {
@@ -95,7 +99,11 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource, 
   }
 
   /** Saves a change (absent: unchanged, `null`: back to the default); secrets encrypted with the current key. */
-  async update(update: SettingsUpdate): Promise<EffectiveSettings> {
+  /**
+   * Saves `update`. `check` sees the settings in force before and after it, as this save writes them (a save that
+   * lost a race runs again on the fresh row, and so does `check`); what it throws is the save's answer, nothing saved.
+   */
+  async update(update: SettingsUpdate, check?: SettingsCheck): Promise<EffectiveSettings> {
     const secrets = SECRET_SETTINGS.filter((name) => update[name] !== undefined).map((name) => {
       const value = update[name];
       const encrypted =
@@ -103,8 +111,10 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource, 
       return [secretColumn(name), encrypted] as const;
     });
     await this.saveWithRetry(STORE_ID, (row) => {
+      const before = this.valuesOf(row);
       applyUpdate(row, update);
       Object.assign(row, Object.fromEntries(secrets), { updatedAt: this.clock.date() });
+      check?.(before, this.valuesOf(row), Object.keys(savedValues(row, this.box)) as SettingName[]);
     });
     this.invalidate();
     const fields = Object.keys(update).filter((k) => update[k as SettingName] !== undefined);
@@ -169,39 +179,23 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource, 
 
   private async load(): Promise<EffectiveSettings> {
     const row = await this.rows.findOneBy({ id: STORE_ID });
-    const saved = row ? this.savedValues(row) : {};
+    const saved = row ? savedValues(row, this.box) : {};
     return {
-      ...this.defaults,
-      ...saved,
-      enabledMethods: [...(saved.enabledMethods ?? this.defaults.enabledMethods)],
+      ...this.valuesOf(row),
       storeId: STORE_ID,
       overridden: (Object.keys(saved) as SettingName[]).sort(),
       updatedAt: row?.updatedAt ?? null,
     };
   }
 
-  /** What a row holds; a `null` column is the default. */
-  private savedValues(row: InvoicePaymentsSettingsRecord): Partial<InvoicePaymentsSettingsValues> {
-    const out: Partial<InvoicePaymentsSettingsValues> = {};
-    const columns = row as unknown as Record<string, unknown>;
-    for (const name of COLUMN_SETTINGS) {
-      if (columns[name] !== null) (out as Record<string, unknown>)[name] = columns[name];
-    }
-    for (const name of SECRET_SETTINGS) {
-      const value = row[secretColumn(name)];
-      if (value !== null) out[name] = this.box.decrypt(value, secretContext(row.id, name));
-    }
-    if (row.ecommerceStoreId !== null && row.ecommerceCheckout !== null) {
-      out.ecommerce = { storeId: row.ecommerceStoreId, checkout: row.ecommerceCheckout };
-    }
-    if (row.enabledMethods !== null) {
-      out.enabledMethods = row.enabledMethods
-        .split(',')
-        .map((m) => m.trim())
-        .filter((m): m is PaymentMethod => (PAYMENT_METHODS as readonly string[]).includes(m));
-    }
-    if (row.wireProfile !== null) out.wireProfile = parseProfile(row.wireProfile);
-    return out;
+  /** The settings a row puts in force: the defaults overridden by what it holds. */
+  private valuesOf(row: InvoicePaymentsSettingsRecord | null): InvoicePaymentsSettingsValues {
+    const saved = row ? savedValues(row, this.box) : {};
+    return {
+      ...this.defaults,
+      ...saved,
+      enabledMethods: [...(saved.enabledMethods ?? this.defaults.enabledMethods)],
+    };
   }
 
   /** Read, change, write in one transaction if nobody wrote in between (version check); the loser retries. */
@@ -248,39 +242,6 @@ export const settingsReaders: Provider[] = [
   { provide: WEBHOOK_MERCHANT_TOKEN_SOURCE, useExisting: InvoicePaymentsSettingsService },
   { provide: GATEWAY_CONNECTION_SOURCE, useExisting: InvoicePaymentsSettingsService },
 ];
-
-const secretColumn = (name: SecretSettingName) => `${name}Enc` as const;
-
-/** Bound to a secret's ciphertext: the value only decrypts in its own row and column. */
-const secretContext = (rowId: string, name: SecretSettingName) =>
-  `invoice_payments_settings:${rowId}:${name}`;
-
-/** Kinds kept as is in the row's column of the setting's name. */
-const COLUMN_KINDS: readonly string[] = ['mode', 'int', 'url', 'text'];
-const COLUMN_SETTINGS = SETTING_LIST.filter(([, d]) => COLUMN_KINDS.includes(d.kind)).map(([n]) => n);
-
-/** Writes a change into the row, secrets excluded. */
-function applyUpdate(row: InvoicePaymentsSettingsRecord, update: SettingsUpdate): void {
-  const columns = row as unknown as Record<string, unknown>;
-  for (const name of COLUMN_SETTINGS) if (update[name] !== undefined) columns[name] = update[name];
-  const { ecommerce, enabledMethods, wireProfile } = update;
-  if (ecommerce !== undefined) {
-    row.ecommerceStoreId = ecommerce?.storeId ?? null;
-    row.ecommerceCheckout = ecommerce?.checkout ?? null;
-  }
-  if (enabledMethods !== undefined) row.enabledMethods = enabledMethods?.join(',') ?? null;
-  if (wireProfile !== undefined) row.wireProfile = wireProfile === null ? null : JSON.stringify(wireProfile);
-}
-
-/** A saved profile that no longer parses is ignored (the options' profile applies), not fatal. */
-function parseProfile(text: string): InvoicePaymentsSettingsValues['wireProfile'] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
 
 /** ~41 bits: no two installations share one in practice. */
 function newNamespace(): string {

@@ -105,10 +105,58 @@ describeEachDatabase('runtime settings', (kind) => {
       expect(atService(other, second.data.gatewayId as string)).toBeDefined();
       expect(atService(sandbox, second.data.gatewayId as string)?.referrer).not.toBe(second.data.referrer);
 
-      // And back to the default with null.
-      await put(app, { baseUrl: null });
+      // Back to the options' host: the token saved for the other one does not go with it, the options' pair does.
+      const back = await app.http().put(`${A}/settings`).set(adminAuth).send({ baseUrl: null });
+      expect(back.status).toBe(400);
+      expect(Object.keys(back.body.errors)).toEqual(['accessToken']);
+      await put(app, { baseUrl: null, accessToken: null });
       const third = await app.provider.initiatePayment(checkout(makeOrder(), 'pix'));
       expect(atService(sandbox, third.data.gatewayId as string)?.referrer).toBe(third.data.referrer);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("no token reaches a host it was not given for: not the options' one by null, not one saved in a race", async () => {
+    const app = await start({ accessToken: OPTIONS_TOKEN, admin: { encryption: { keys: { k1 } } } });
+    const settings = () => app.http().get(`${A}/settings`).set(adminAuth);
+    try {
+      // `null` brings back the options' token: with a new host, it would go there.
+      const refused = await app
+        .http()
+        .put(`${A}/settings`)
+        .set(adminAuth)
+        .send({ baseUrl: other.url, accessToken: null });
+      expect(refused.status).toBe(400);
+      expect(Object.keys(refused.body.errors)).toEqual(['accessToken']);
+      expect((await settings()).body.baseUrl).toBe(sandbox.url);
+
+      // Admin B saves a token for the host B saw; admin A moves the host before B's save lands.
+      const update = app.settings.update.bind(app.settings);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const bChecked = new Promise<void>((resolve) => (entered = resolve));
+      jest.spyOn(app.settings, 'update').mockImplementation(async (body, check) => {
+        if (body.accessToken === SAVED) {
+          entered();
+          await gate;
+        }
+        return update(body, check);
+      });
+      const b = app
+        .http()
+        .put(`${A}/settings`)
+        .set(adminAuth)
+        .send({ accessToken: SAVED })
+        .then((r) => r);
+      await bChecked;
+      await put(app, { baseUrl: other.url, accessToken: 'tok_admin_a_for_other' });
+      release();
+      expect((await b).status).toBe(409);
+      const now = (await settings()).body;
+      expect(now.baseUrl).toBe(other.url);
+      expect(now.accessToken.last4).toBe('…ther');
     } finally {
       await app.close();
     }
