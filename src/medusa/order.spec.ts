@@ -1,7 +1,9 @@
 import { DEFAULT_WIRE_PROFILE } from '../gateway/wire-profile';
 import { CheckoutValidationError } from '../core/invoice.errors';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
-import { buildCheckoutData } from './order';
+import type { InvoiceCreationService } from '../checkout/invoice-creation.service';
+import { buildCheckoutData, checkoutRequestOf } from './order';
+import type { MedusaProviderInput } from './types';
 import { resolveCheckoutOptions } from '../options/checkout.options';
 
 const customer = {
@@ -258,5 +260,52 @@ describe('buildCheckoutData (the order of a Medusa session, built on the server)
         ),
       ).toThrow(expect.objectContaining({ fields: { 'order.customer.first_name': [expect.any(String)] } }));
     });
+  });
+});
+
+describe('checkoutRequestOf (the request the checkout gets for a Medusa session)', () => {
+  const options = resolveCheckoutOptions({});
+  const checkout = { current: async () => options } as unknown as InvoiceCreationService;
+  const request = (address: Record<string, unknown>, amount: unknown = 50) =>
+    checkoutRequestOf(
+      checkout,
+      {
+        amount,
+        currency_code: 'brl',
+        context: { customer: { ...customer, billing_address: address } },
+        data: { method: 'pix' },
+      } as unknown as MedusaProviderInput,
+      'payses_9',
+      undefined,
+    );
+  const NOW = Date.parse('2026-11-30T15:00:00Z');
+
+  // Audit: Medusa keeps free-form addresses; a saved one without a bairro, or with the state in words, blocked
+  // every payment of a signed-in customer, naming a field the shopper cannot see.
+  it.each([
+    ['no bairro', { ...customer.billing_address, metadata: { number: '1000' } }],
+    ['the state in words', { ...customer.billing_address, province: 'São Paulo' }],
+  ])('leaves out a saved address the service would refuse (%s): the payment goes on', async (_, address) => {
+    const { amount, currency_code, data } = await request(address);
+    expect(data.order.shipping_address).toBeNull();
+    const mapped = mapOrderToInvoice(
+      { amount, currency_code, data },
+      options,
+      NOW,
+      DEFAULT_WIRE_PROFILE.timeZone,
+    );
+    expect(mapped.params.client.address).toBeUndefined();
+    expect(mapped.params.client.document).toBe('52998224725');
+  });
+
+  it('keeps a saved address the service takes', async () => {
+    const { data } = await request(customer.billing_address);
+    expect(data.order.shipping_address).toMatchObject({ district: 'Bela Vista', province: 'SP' });
+  });
+
+  it("refuses an amount with a fraction of a cent as the request's fault, naming amount", async () => {
+    const err = await request(customer.billing_address, '33.3333333333').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CheckoutValidationError);
+    expect((err as CheckoutValidationError).fields).toEqual({ amount: ['must be an amount in whole cents'] });
   });
 });

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import type { InvoiceCreationService } from '../checkout/invoice-creation.service';
-import { FieldErrorCollector } from '../core/invoice.errors';
+import { mapAddress } from '../checkout/address-mapping';
+import { CheckoutValidationError, FieldErrorCollector } from '../core/invoice.errors';
 import type {
   CheckoutAddress,
   CheckoutCard,
@@ -11,7 +12,7 @@ import { readText } from '../domain/text-and-days';
 import { asRecord, sentText } from '../gateway/json';
 import { majorUnitsToCents, MoneyFormatError, type Cents } from '../gateway/money';
 import type { PaymentMethod } from '../gateway/types';
-import { DEFAULT_TEXT_LIMITS } from '../options/checkout.options';
+import { DEFAULT_TEXT_LIMITS, type ResolvedCheckoutOptions } from '../options/checkout.options';
 import type {
   MedusaAddress,
   MedusaBigNumberInput,
@@ -132,7 +133,7 @@ export async function checkoutRequestOf(
   documentKeys: string[] | undefined,
   method?: PaymentMethod,
 ) {
-  const amount = medusaAmountToCents(input.amount);
+  const amount = sessionAmountOf(input);
   const currency_code = input.currency_code as string;
   const options = await checkout.current();
   const data = buildCheckoutData({
@@ -146,7 +147,35 @@ export async function checkoutRequestOf(
     nameMax: options.textLimits.name,
     documentMax: options.textLimits.document,
   });
+  // Medusa's invoices are digital (the provider is not told what was bought), so the customer's saved address is
+  // optional. Medusa keeps addresses as free text (no bairro, a province in words) that often do not fit the
+  // service's: one that does not is left out, rather than refusing a payment for a field the shopper cannot see.
+  const address = data.order.shipping_address;
+  if (address && !fitsTheService(address, data.order, options)) data.order.shipping_address = null;
   return { amount, currency_code, data, options };
+}
+
+/** The payment collection's amount; a fraction of a cent is the request's fault (a 400 naming `amount`). */
+function sessionAmountOf(input: MedusaProviderInput): Cents {
+  try {
+    return medusaAmountToCents(input.amount);
+  } catch (err) {
+    if (err instanceof MoneyFormatError) {
+      throw new CheckoutValidationError({ amount: ['must be an amount in whole cents'] });
+    }
+    throw err;
+  }
+}
+
+/** Whether the checkout's own address check takes the address as it is. */
+function fitsTheService(
+  address: CheckoutAddress,
+  order: CheckoutOrder,
+  options: ResolvedCheckoutOptions,
+): boolean {
+  const problems = new FieldErrorCollector();
+  mapAddress(address, order, options, problems);
+  return !problems.has();
 }
 
 /**
