@@ -1,5 +1,11 @@
 import { DEFAULT_WIRE_PROFILE } from '../gateway/wire-profile';
-import type { Order } from '@vendure/core';
+import {
+  DefaultOrderTaxCalculationStrategy,
+  Order,
+  OrderLevelTaxCalculationStrategy,
+  OrderLine,
+  type OrderTaxCalculationStrategy,
+} from '@vendure/core';
 import { mapOrderToInvoice } from '../checkout/order-mapping';
 import { toCheckoutOrder } from './order-mapping';
 import { resolveCheckoutOptions } from '../options/checkout.options';
@@ -37,6 +43,7 @@ function vendureOrder(overrides: Partial<Record<string, unknown>> = {}): Order {
       { id: 1, description: 'Embalagem para presente', priceWithTax: 500 },
       { id: 2, description: 'Desconto PIX', priceWithTax: -300 },
     ],
+    subTotalWithTax: 10782 + 900 + 500 - 300,
     shippingWithTax: 1500,
     totalWithTax: 10782 + 900 + 500 - 300 + 1500,
     customer: { firstName: 'Maria', lastName: 'Silva', emailAddress: 'maria@example.com', phoneNumber: null },
@@ -111,5 +118,81 @@ describe('toCheckoutOrder (Vendure order → the checkout order)', () => {
     const blank = { firstName: ' ', lastName: '  ', emailAddress: 'maria@example.com', phoneNumber: null };
     const named = toCheckoutOrder(vendureOrder({ customer: blank, shippingAddress: { fullName: 'João' } }));
     expect(named.customer.name).toBe('João');
+  });
+
+  describe("with Vendure's real entities and tax strategies", () => {
+    /** A line of one unit at a tax-inclusive catalogue price (as Brazilian stores show them), 10 % tax. */
+    function line(id: number, listPrice: number): OrderLine {
+      return new OrderLine({
+        id,
+        productVariantId: id,
+        productVariant: { sku: `SKU-${id}`, name: `Produto ${id}` },
+        listPrice,
+        listPriceIncludesTax: true,
+        quantity: 1,
+        adjustments: [],
+        taxLines: [{ description: 'ICMS', taxRate: 10 }],
+      } as unknown as OrderLine);
+    }
+
+    /** Two lines at `listPrice`, the totals computed by `strategy` as Vendure computes them. */
+    function realOrder(listPrice: number, strategy: OrderTaxCalculationStrategy): Order {
+      const order = new Order({
+        id: 7,
+        code: 'ABC123',
+        currencyCode: 'BRL',
+        lines: [line(1, listPrice), line(2, listPrice)],
+        surcharges: [],
+        shippingLines: [],
+        customer: { firstName: 'Maria', lastName: 'Silva', emailAddress: 'maria@example.com' },
+        shippingAddress: vendureOrder().shippingAddress,
+      } as unknown as Order);
+      Object.assign(order, strategy.calculateOrderTotals(order));
+      return order;
+    }
+
+    function invoiceTotal(vendure: Order): number {
+      const order = toCheckoutOrder(vendure, { document: '52998224725' });
+      const request = { amount: order.total, currency_code: 'BRL', data: { order, method: 'pix' as const } };
+      return mapOrderToInvoice(request, resolveCheckoutOptions({}), Date.now(), DEFAULT_WIRE_PROFILE.timeZone)
+        .totalCents;
+    }
+
+    it('order-level tax rounded up (2 × R$ 10,06: lines 20,12, order 20,13): one more item for the cent', () => {
+      const vendure = realOrder(1006, new OrderLevelTaxCalculationStrategy());
+      expect(vendure.totalWithTax).toBe(2013);
+      // The checkout takes it: its items, discounts and shipping add up to the total.
+      expect(invoiceTotal(vendure)).toBe(2013);
+      const order = toCheckoutOrder(vendure);
+      expect(order.items).toHaveLength(3);
+      expect(order.items[2]).toEqual({
+        id: 'tax-rounding',
+        title: 'Arredondamento de impostos',
+        quantity: 1,
+        unit_price: 1,
+        requires_shipping: false,
+      });
+      expect(order.discount_total).toBe(0);
+    });
+
+    it('order-level tax rounded down (2 × R$ 10,07: lines 20,14, order 20,13): the cent goes as discount', () => {
+      const vendure = realOrder(1007, new OrderLevelTaxCalculationStrategy());
+      expect(vendure.totalWithTax).toBe(2013);
+      // The checkout takes it: its items, discounts and shipping add up to the total.
+      expect(invoiceTotal(vendure)).toBe(2013);
+      const order = toCheckoutOrder(vendure);
+      expect(order.items.map((item) => item.id)).toEqual(['SKU-1', 'SKU-2']);
+      expect(order.discount_total).toBe(1);
+    });
+
+    it('the default strategy (tax rounded per line) adds nothing', () => {
+      const vendure = realOrder(1006, new DefaultOrderTaxCalculationStrategy());
+      expect(vendure.totalWithTax).toBe(2012);
+      // The checkout takes it: its items, discounts and shipping add up to the total.
+      expect(invoiceTotal(vendure)).toBe(2012);
+      const order = toCheckoutOrder(vendure);
+      expect(order.items.map((item) => item.id)).toEqual(['SKU-1', 'SKU-2']);
+      expect(order.discount_total).toBe(0);
+    });
   });
 });

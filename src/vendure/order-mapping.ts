@@ -13,10 +13,17 @@ export interface OrderMappingExtras {
  * A Vendure order (loaded as `OrderService.findOne` loads it) as the checkout takes it; Vendure's integer minor units
  * pass unchanged. Lines at `linePriceWithTax`, discounted to the prorated price (promotions); a line whose tax was
  * rounded on the line goes as one item `quantity × title`, so no cent is lost. A negative surcharge is a discount.
+ *
+ * Vendure's `OrderLevelTaxCalculationStrategy` (3.6+) rounds tax once per rate on the summed net amounts, so the order's
+ * `subTotalWithTax` may differ from the sum of its lines and surcharges by a cent or so per rate. That difference goes
+ * as one more item (`tax-rounding`) when the order is worth more, or as more discount when it is worth less, so the
+ * items add up to `totalWithTax`. With the default strategy the two agree and nothing is added.
  */
 export function toCheckoutOrder(order: Order, extras: OrderMappingExtras = {}): CheckoutOrder {
   const items: CheckoutOrderItem[] = [];
   let discountTotal = 0;
+  // What the lines and surcharges sent add up to, to compare with the subtotal Vendure charges.
+  let sentSubTotal = 0;
   for (const line of order.lines ?? []) {
     const lineGross = line.linePriceWithTax;
     const discount = Math.max(0, lineGross - line.proratedLinePriceWithTax);
@@ -33,6 +40,7 @@ export function toCheckoutOrder(order: Order, extras: OrderMappingExtras = {}): 
       requires_shipping: true,
     });
     discountTotal += discount;
+    sentSubTotal += line.proratedLinePriceWithTax;
   }
   for (const surcharge of order.surcharges ?? []) {
     if (surcharge.priceWithTax > 0) {
@@ -46,6 +54,19 @@ export function toCheckoutOrder(order: Order, extras: OrderMappingExtras = {}): 
     } else {
       discountTotal -= surcharge.priceWithTax;
     }
+    sentSubTotal += surcharge.priceWithTax;
+  }
+  const rounding = order.subTotalWithTax - sentSubTotal;
+  if (rounding > 0) {
+    items.push({
+      id: 'tax-rounding',
+      title: 'Arredondamento de impostos',
+      quantity: 1,
+      unit_price: rounding,
+      requires_shipping: false,
+    });
+  } else if (rounding < 0) {
+    discountTotal -= rounding;
   }
   const customer = order.customer;
   const a = order.shippingAddress;
