@@ -352,55 +352,47 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
       }
     });
 
-    it("a write's retry never leaves after the call's timeout: the service that comes up late gets nothing", async () => {
+    /**
+     * A client whose first attempt is refused; while it backs off (its first retry logged), the service comes up and
+     * the clock moves past the longest timeout, as after slow DNS failures.
+     */
+    async function lateService(): Promise<{ client: GatewayClient; late: () => Promise<RecordingProxy> }> {
       const port = await freePort();
       const clock = new ShiftedClock(Date.now());
       let starting: Promise<RecordingProxy> | undefined;
-      // The first attempt is refused; while the client backs off, the service comes up and the create window ends
-      // (as after slow DNS failures). A refund or creation reads the service's silence after that window as "not
-      // made", so a retry leaving now could take money that is already counted as not taken.
       h.logger.onWarn = () => {
         starting ??= RecordingProxy.start(h.sandbox.url, port);
         clock.advance(30_000);
       };
-      try {
-        const c = h.client(
-          { baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 5 } },
-          undefined,
-          clock,
-        );
-        const err = await failure(c.createInvoice(validCreateParams()));
-        expect(err).toBeInstanceOf(GatewayNetworkError);
-        expect(err).toMatchObject({ kind: 'network', sent: false, networkCode: 'ECONNREFUSED' });
-        expect(h.logger.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
-        const late = await starting!;
-        expect(late.apiRequests()).toHaveLength(0);
-        expect(await client.findInvoiceByReferrer('order-1-a1')).toBeNull();
-      } finally {
-        await (await starting)?.close();
-      }
+      closeLate = async () => (await starting)?.close();
+      const retry = { maxAttempts: 5 };
+      return {
+        client: h.client({ baseUrl: `http://127.0.0.1:${port}`, retry }, undefined, clock),
+        late: () => starting!,
+      };
+    }
+    let closeLate: () => Promise<unknown> = async () => undefined;
+    afterEach(async () => {
+      await closeLate();
+      closeLate = async () => undefined;
+    });
+
+    it("a write's retry never leaves after the call's timeout: the service that comes up late gets nothing", async () => {
+      // A refund or creation reads the service's silence after that window as "not made", so a retry leaving now
+      // could take money that is already counted as not taken.
+      const { client: c, late } = await lateService();
+      const err = await failure(c.createInvoice(validCreateParams()));
+      expect(err).toBeInstanceOf(GatewayNetworkError);
+      expect(err).toMatchObject({ kind: 'network', sent: false, networkCode: 'ECONNREFUSED' });
+      expect(h.logger.lines.filter((l) => l.level === 'warn')).toHaveLength(1);
+      expect((await late()).apiRequests()).toHaveLength(0);
+      expect(await client.findInvoiceByReferrer('order-1-a1')).toBeNull();
     });
 
     it('a read keeps its retries when an attempt runs past its timeout (a read cannot take money twice)', async () => {
-      const port = await freePort();
-      const clock = new ShiftedClock(Date.now());
-      let starting: Promise<RecordingProxy> | undefined;
-      h.logger.onWarn = () => {
-        starting ??= RecordingProxy.start(h.sandbox.url, port);
-        clock.advance(30_000);
-      };
-      try {
-        const c = h.client(
-          { baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 5 } },
-          undefined,
-          clock,
-        );
-        await expect(c.listInvoices()).resolves.toMatchObject({ items: [] });
-        const late = await starting!;
-        expect(late.apiRequests().filter((r) => r.method === 'GET')).toHaveLength(1);
-      } finally {
-        await (await starting)?.close();
-      }
+      const { client: c, late } = await lateService();
+      await expect(c.listInvoices()).resolves.toMatchObject({ items: [] });
+      expect((await late()).apiRequests().filter((r) => r.method === 'GET')).toHaveLength(1);
     });
 
     it('connection refused every time → GatewayNetworkError with sent=false after maxAttempts', async () => {

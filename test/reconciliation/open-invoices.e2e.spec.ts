@@ -342,18 +342,28 @@ describeEachDatabase('reconciliation: a record back on the schedule', (kind) => 
     }
   });
 
+  /** A bank slip paid and seen paid, then 40 days on: paid is final, so the reconciliation took it off, with no call. */
+  const paidOffSchedule = async (
+    provider: InvoicePaymentProvider,
+    reconciler: OpenInvoicesReconciler,
+    clock: ManualClock,
+  ) => {
+    const slip = await newSlip(provider);
+    await sandbox.controls.pay(slip.gatewayId as string);
+    await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
+    clock.advance(40 * DAY);
+    await reconciler.runOnce();
+    expect(isNever((await repo().findOneByOrFail({ id: slip.id })).nextCheckAt)).toBe(true);
+    return slip;
+  };
+
   it('a paid slip refunded after it left the schedule is watched from the refund: its lost completion is applied', async () => {
     const clock = new ManualClock();
     const app = await startStore(clock);
     try {
       const provider = app.app.get(InvoicePaymentProvider);
       const reconciler = app.app.get(OpenInvoicesReconciler);
-      const slip = await newSlip(provider);
-      await sandbox.controls.pay(slip.gatewayId as string);
-      await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
-      clock.advance(40 * DAY);
-      await reconciler.runOnce(); // paid is final: off the schedule, with no call
-      expect(isNever((await repo().findOneByOrFail({ id: slip.id })).nextCheckAt)).toBe(true);
+      const slip = await paidOffSchedule(provider, reconciler, clock);
 
       // The refund asked for: 7 (awaiting refund) is watched, so the record is back, its window from now.
       const amount = slip.amountCents;
@@ -382,11 +392,7 @@ describeEachDatabase('reconciliation: a record back on the schedule', (kind) => 
     try {
       const provider = app.app.get(InvoicePaymentProvider);
       const reconciler = app.app.get(OpenInvoicesReconciler);
-      const slip = await newSlip(provider);
-      await sandbox.controls.pay(slip.gatewayId as string);
-      await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
-      clock.advance(40 * DAY);
-      await reconciler.runOnce();
+      const slip = await paidOffSchedule(provider, reconciler, clock);
       // Contested (10): a person's matter, not the reconciliation's.
       await sandbox.controls.contest(slip.gatewayId as string);
       await provider.retrievePayment({ data: { invoiceRecordId: slip.id } });
