@@ -191,10 +191,13 @@ export class GatewayTransport {
       secrets: [conn.accessToken, ...(request.secrets ?? []), ...basicSecrets],
     };
     const timeoutMs = this.timeouts[TIMEOUT_OF[request.safety]];
-    const endsBy = request.safety === 'read' ? Number.POSITIVE_INFINITY : this.clock.now() + timeoutMs;
+    // The window opens as the first attempt starts, so that attempt has the whole timeout.
+    let endsBy: number | undefined;
     let failed: unknown;
     const once = async () => {
-      const left = endsBy - this.clock.now();
+      const now = this.clock.now();
+      endsBy ??= request.safety === 'read' ? Number.POSITIVE_INFINITY : now + timeoutMs;
+      const left = endsBy - now;
       // The backoff ran past the window: the last failure, which never left, is the call's.
       if (failed !== undefined && left <= 0) throw failed;
       return this.attempt(conn, request, ctx, Math.min(timeoutMs, left)).catch((err: unknown) => {
@@ -202,16 +205,16 @@ export class GatewayTransport {
         throw err;
       });
     };
-    const policy = this.retryPolicy(request, endsBy);
+    const policy = this.retryPolicy(request, () => this.clock.now() < (endsBy ?? Number.POSITIVE_INFINITY));
     const call = { baseUrl: conn.baseUrl, operation: request.operation };
     return this.observer.observe(call, () => policy.execute(once));
   }
 
   /** Retries of what failed safely (`failures.retryable`) while the call's window lasts, each one logged. */
-  private retryPolicy(sent: RequestPlan, endsBy: number) {
+  private retryPolicy(sent: RequestPlan, windowOpen: () => boolean) {
     const { maxAttempts, maxRetryAfterMs } = this.retrySettings;
     const retryable = cockatiel.handleWhen(
-      (err) => failures.retryable(err, sent.safety, maxRetryAfterMs) && this.clock.now() < endsBy,
+      (err) => failures.retryable(err, sent.safety, maxRetryAfterMs) && windowOpen(),
     );
     const backoff = new cockatiel.DelegateBackoff(this.delayFor);
     const policy = cockatiel.retry(retryable, { maxAttempts: Math.max(0, maxAttempts - 1), backoff });

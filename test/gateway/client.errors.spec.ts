@@ -14,10 +14,11 @@ import {
   GatewayValidationError,
 } from '../../src/gateway/errors';
 import { GatewayClient } from '../../src/gateway/gateway.client';
+import type { GatewayCallObserver } from '../../src/gateway/gateway.options';
 import { validCreateParams } from './fixtures';
-import { Harness, READ_ONLY_TOKEN, startHarness } from './support/harness';
+import { Harness, READ_ONLY_TOKEN, startHarness, TOKEN } from './support/harness';
 import { RecordingProxy } from './support/recording-proxy';
-import { ShiftedClock } from '../support/clock';
+import { ManualClock, ShiftedClock } from '../support/clock';
 
 /** Runs `call`, which must fail, and returns the error. */
 async function failure(call: Promise<unknown>): Promise<Error & Record<string, unknown>> {
@@ -286,6 +287,31 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
       expect(err).toBeInstanceOf(GatewayOutcomeUnknownError);
       expect(err).toMatchObject({ reason: 'timeout', sent: true });
       expect(count('DELETE', '/invoices')).toBe(1);
+    });
+
+    it("a write's first attempt has its whole timeout, however long the way to it took", async () => {
+      h.proxy.addRule({
+        match: (r) => r.method === 'POST' && r.path === '/invoices',
+        action: { kind: 'hold' },
+      });
+      const clock = new ManualClock();
+      // Time passes between the call and its first attempt (a busy machine): the observer wraps that stretch.
+      const observer: GatewayCallObserver = {
+        observe: (_call, work) => {
+          clock.advance(100);
+          return work();
+        },
+      };
+      const options = {
+        baseUrl: h.proxy.url,
+        accessToken: TOKEN,
+        mode: 'sandbox' as const,
+        logger: h.logger,
+      };
+      const slow = new GatewayClient({ ...options, timeouts: { createMs: 300 } }, undefined, observer, clock);
+      const err = await failure(slow.createInvoice(validCreateParams()));
+      expect(err).toBeInstanceOf(GatewayOutcomeUnknownError);
+      expect(err.message).toMatch(/^createInvoice\(referrer=order-1-a1\): no answer within 300 ms/);
     });
 
     it('creation timing out after the service stored it → outcome unknown, then findInvoiceByReferrer finds it', async () => {
