@@ -293,6 +293,7 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
       h.proxy.addRule({
         match: (r) => r.method === 'POST' && r.path === '/invoices',
         action: { kind: 'hold' },
+        times: 1,
       });
       const clock = new ManualClock();
       // Time passes between the call and its first attempt (a busy machine): the observer wraps that stretch.
@@ -312,6 +313,7 @@ describe('GatewayClient errors and retries (sandbox over HTTP)', () => {
       const err = await failure(slow.createInvoice(validCreateParams()));
       expect(err).toBeInstanceOf(GatewayOutcomeUnknownError);
       expect(err.message).toMatch(/^createInvoice\(referrer=order-1-a1\): no answer within 300 ms/);
+      await h.proxy.settled();
     });
 
     it('creation timing out after the service stored it → outcome unknown, then findInvoiceByReferrer finds it', async () => {
