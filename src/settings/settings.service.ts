@@ -111,10 +111,11 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource, 
       return [secretColumn(name), encrypted] as const;
     });
     await this.saveWithRetry(STORE_ID, (row) => {
-      const before = this.valuesOf(row);
+      const before = this.inForce(savedValues(row, this.box));
       applyUpdate(row, update);
       Object.assign(row, Object.fromEntries(secrets), { updatedAt: this.clock.date() });
-      check?.(before, this.valuesOf(row), Object.keys(savedValues(row, this.box)) as SettingName[]);
+      const saved = savedValues(row, this.box);
+      check?.(before, this.inForce(saved), Object.keys(saved) as SettingName[]);
     });
     this.invalidate();
     const fields = Object.keys(update).filter((k) => update[k as SettingName] !== undefined);
@@ -181,16 +182,15 @@ export class InvoicePaymentsSettingsService implements GatewayConnectionSource, 
     const row = await this.rows.findOneBy({ id: STORE_ID });
     const saved = row ? savedValues(row, this.box) : {};
     return {
-      ...this.valuesOf(row),
+      ...this.inForce(saved),
       storeId: STORE_ID,
       overridden: (Object.keys(saved) as SettingName[]).sort(),
       updatedAt: row?.updatedAt ?? null,
     };
   }
 
-  /** The settings a row puts in force: the defaults overridden by what it holds. */
-  private valuesOf(row: InvoicePaymentsSettingsRecord | null): InvoicePaymentsSettingsValues {
-    const saved = row ? savedValues(row, this.box) : {};
+  /** The settings in force: the defaults overridden by what a row holds (its secrets decrypted once, by the caller). */
+  private inForce(saved: Partial<InvoicePaymentsSettingsValues>): InvoicePaymentsSettingsValues {
     return {
       ...this.defaults,
       ...saved,
